@@ -1,0 +1,279 @@
+//! The spanned syntax tree: what the user wrote, before names are resolved.
+//!
+//! Every node keeps its span so diagnostics can point at the exact token and
+//! the formatter can put comments back where they were.
+
+use crate::span::Span;
+
+/// A name as written, with its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    /// The text of the name.
+    pub name: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A whole `.fsm` file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct File {
+    /// The machines, in source order. Machines that failed to parse are absent.
+    pub machines: Vec<MachineAst>,
+    /// Every comment in the file (line and doc), in source order.
+    pub comments: Vec<Comment>,
+}
+
+/// A `//` or `///` comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    /// The span of the whole comment, from the first `/` to the end of the line.
+    pub span: Span,
+    /// True for a `///` doc comment.
+    pub doc: bool,
+    /// The text after the slashes (for docs, one leading space removed).
+    pub text: String,
+}
+
+/// `#[allow(code, ...)]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attr {
+    /// The whole attribute.
+    pub span: Span,
+    /// The codes listed, as written.
+    pub codes: Vec<Ident>,
+}
+
+/// `machine Name { ... }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineAst {
+    /// From the first attribute (or `machine`) to the closing brace.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// `#[allow(...)]` attributes.
+    pub attrs: Vec<Attr>,
+    /// The machine's name.
+    pub name: Ident,
+    /// Declarations, states and `any` blocks, in source order.
+    pub items: Vec<MachineItem>,
+}
+
+/// One item of a machine body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MachineItem {
+    /// `action a, b;`, `guard g;` or `output o;`.
+    Decl(DeclAst),
+    /// A state.
+    State(StateAst),
+    /// `any { ... }`.
+    Any(AnyAst),
+}
+
+impl MachineItem {
+    /// The span of the item.
+    pub fn span(&self) -> Span {
+        match self {
+            MachineItem::Decl(d) => d.span,
+            MachineItem::State(s) => s.span,
+            MachineItem::Any(a) => a.span,
+        }
+    }
+}
+
+/// Which kind of name a declaration declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DeclKind {
+    /// `action`
+    Action,
+    /// `guard`
+    Guard,
+    /// `output`
+    Output,
+}
+
+impl DeclKind {
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            DeclKind::Action => "action",
+            DeclKind::Guard => "guard",
+            DeclKind::Output => "output",
+        }
+    }
+}
+
+/// `action a, b;` and friends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclAst {
+    /// The whole declaration.
+    pub span: Span,
+    /// Doc comment lines; they apply to every name declared.
+    pub docs: Vec<String>,
+    /// Which kind of name.
+    pub kind: DeclKind,
+    /// The names declared.
+    pub names: Vec<Ident>,
+}
+
+/// `initial` or `terminal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModifierKind {
+    /// `initial`
+    Initial,
+    /// `terminal`
+    Terminal,
+}
+
+/// A state modifier keyword with its span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Modifier {
+    /// Which modifier.
+    pub kind: ModifierKind,
+    /// The keyword's span.
+    pub span: Span,
+}
+
+/// `initial? terminal? state name (; | { ... })`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateAst {
+    /// From the first attribute or modifier to `;` or `}`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// `#[allow(...)]` attributes.
+    pub attrs: Vec<Attr>,
+    /// Modifiers in source order.
+    pub modifiers: Vec<Modifier>,
+    /// The state's name.
+    pub name: Ident,
+    /// `None` for `state x;`, `Some` for `state x { ... }`.
+    pub body: Option<Vec<StateItem>>,
+}
+
+impl StateAst {
+    /// The first modifier of `kind`, if present.
+    pub fn modifier(&self, kind: ModifierKind) -> Option<Modifier> {
+        self.modifiers.iter().copied().find(|m| m.kind == kind)
+    }
+}
+
+/// One item of a state body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateItem {
+    /// `enter emit ...;` or `exit emit ...;`.
+    Hook(HookAst),
+    /// `on ...;`.
+    Transition(TransitionAst),
+}
+
+impl StateItem {
+    /// The span of the item.
+    pub fn span(&self) -> Span {
+        match self {
+            StateItem::Hook(h) => h.span,
+            StateItem::Transition(t) => t.span,
+        }
+    }
+}
+
+/// `enter` or `exit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookKind {
+    /// Outputs emitted when the state is entered.
+    Enter,
+    /// Outputs emitted when the state is left.
+    Exit,
+}
+
+/// `enter emit a, b;` / `exit emit c;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookAst {
+    /// The whole clause.
+    pub span: Span,
+    /// Enter or exit.
+    pub kind: HookKind,
+    /// The outputs.
+    pub outputs: Vec<Ident>,
+}
+
+/// `any { on ...; }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnyAst {
+    /// The whole block.
+    pub span: Span,
+    /// The `any` keyword.
+    pub keyword: Span,
+    /// Its transitions.
+    pub transitions: Vec<TransitionAst>,
+}
+
+/// `on ACTION [GUARD]? (priority INT)? (-> TARGET)? (emit OUTPUT, ...)? ;`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransitionAst {
+    /// From `on` to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// The action.
+    pub action: Ident,
+    /// The guard expression, without the brackets.
+    pub guard: Option<GuardAst>,
+    /// `priority N`.
+    pub priority: Option<Priority>,
+    /// `-> target`; `None` for an internal transition.
+    pub target: Option<Ident>,
+    /// `emit a, b`.
+    pub emits: Vec<Ident>,
+}
+
+/// `priority N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priority {
+    /// The value.
+    pub value: i32,
+    /// The span of the number.
+    pub span: Span,
+}
+
+/// A guard expression as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GuardAst {
+    /// A guard name.
+    Name(Ident),
+    /// `!inner`
+    Not(Span, Box<GuardAst>),
+    /// `lhs && rhs`
+    And(Span, Box<GuardAst>, Box<GuardAst>),
+    /// `lhs || rhs`
+    Or(Span, Box<GuardAst>, Box<GuardAst>),
+    /// `(inner)`, kept so the formatter keeps the user's grouping.
+    Paren(Span, Box<GuardAst>),
+}
+
+impl GuardAst {
+    /// The span of the whole expression.
+    pub fn span(&self) -> Span {
+        match self {
+            GuardAst::Name(i) => i.span,
+            GuardAst::Not(s, _) | GuardAst::And(s, ..) | GuardAst::Or(s, ..) | GuardAst::Paren(s, _) => *s,
+        }
+    }
+
+    /// Every name in the expression, left to right.
+    pub fn names(&self) -> Vec<&Ident> {
+        let mut out = Vec::new();
+        self.collect_names(&mut out);
+        out
+    }
+
+    fn collect_names<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        match self {
+            GuardAst::Name(i) => out.push(i),
+            GuardAst::Not(_, e) | GuardAst::Paren(_, e) => e.collect_names(out),
+            GuardAst::And(_, a, b) | GuardAst::Or(_, a, b) => {
+                a.collect_names(out);
+                b.collect_names(out);
+            }
+        }
+    }
+}

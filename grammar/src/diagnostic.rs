@@ -1,0 +1,232 @@
+//! The one diagnostic type of the front end, and the catalogue of codes.
+
+use crate::span::Span;
+use std::fmt;
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The definition is wrong; nothing is generated.
+    Error,
+    /// The definition works but is probably not what was meant.
+    Warning,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        })
+    }
+}
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident; )*) => {
+        /// A stable diagnostic code. The kebab-case name never changes once released.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The kebab-case name, e.g. `unknown-state`.
+            pub fn name(self) -> &'static str {
+                match self { $(Code::$variant => $name,)* }
+            }
+
+            /// The severity a diagnostic with this code has unless the user
+            /// changes it with `--deny`.
+            pub fn default_severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The text does not follow the grammar.
+    Syntax = "syntax", Error;
+    /// Two machines with one name.
+    DuplicateMachine = "duplicate-machine", Error;
+    /// Two states with one name in a machine.
+    DuplicateState = "duplicate-state", Error;
+    /// A transition targets a state that does not exist.
+    UnknownState = "unknown-state", Error;
+    /// No state is marked `initial`.
+    MissingInitial = "missing-initial", Error;
+    /// More than one state is marked `initial`.
+    MultipleInitial = "multiple-initial", Error;
+    /// A `terminal` state has transitions.
+    TerminalHasTransitions = "terminal-has-transitions", Error;
+    /// The same (state, action, guard, priority) twice.
+    DuplicateTransition = "duplicate-transition", Error;
+    /// A transition that an earlier candidate always pre-empts.
+    ShadowedTransition = "shadowed-transition", Error;
+    /// An action used but not declared, in a machine that declares actions.
+    UndeclaredAction = "undeclared-action", Error;
+    /// A guard used but not declared, in a machine that declares guards.
+    UndeclaredGuard = "undeclared-guard", Error;
+    /// An output used but not declared, in a machine that declares outputs.
+    UndeclaredOutput = "undeclared-output", Error;
+    /// Two names that become the same Rust identifier.
+    NameCollision = "name-collision", Error;
+    /// A state that cannot be reached from the initial state.
+    UnreachableState = "unreachable-state", Warning;
+    /// A reachable state from which no terminal state can be reached.
+    NoPathToTerminal = "no-path-to-terminal", Warning;
+    /// A non-terminal state with no transition to another state.
+    DeadEnd = "dead-end", Warning;
+    /// Two guarded candidates at one priority whose guards can both hold.
+    AmbiguousPriority = "ambiguous-priority", Warning;
+    /// A guard expression that can never hold.
+    UnsatisfiableGuard = "unsatisfiable-guard", Warning;
+    /// A declared action, guard or output that is never used.
+    UnusedDeclaration = "unused-declaration", Warning;
+    /// A name declared twice.
+    DuplicateDeclaration = "duplicate-declaration", Warning;
+    /// `#[allow(...)]` or `--allow` names no known code.
+    UnknownCode = "unknown-code", Warning;
+}
+
+impl Code {
+    /// Look a code up by its kebab-case name.
+    pub fn from_name(name: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.name() == name)
+    }
+
+    /// The documentation anchor of this code.
+    pub fn url(self) -> String {
+        format!("{DOCS_URL}#{}", self.name())
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where the diagnostics catalogue lives.
+pub const DOCS_URL: &str = "https://github.com/fsmc/fsmc/blob/main/docs/diagnostics.md";
+
+/// A secondary label: another place that explains the primary one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// Where.
+    pub span: Span,
+    /// What it says, e.g. "first defined here".
+    pub message: String,
+}
+
+/// One problem found in a `.fsm` text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: Code,
+    /// Error or warning (after `--deny` and friends were applied).
+    pub severity: Severity,
+    /// One sentence naming the things involved.
+    pub message: String,
+    /// The exact token or construct at fault.
+    pub span: Span,
+    /// The text of the primary label.
+    pub label: String,
+    /// Other places that help explain this one.
+    pub secondary: Vec<Label>,
+    /// What to do about it.
+    pub help: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's default severity.
+    pub fn new(
+        code: Code,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            message: message.into(),
+            span,
+            label: label.into(),
+            secondary: Vec::new(),
+            help: help.into(),
+        }
+    }
+
+    /// Add a secondary label.
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+impl miette::Diagnostic for Diagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(format!("fsm::{}", self.code.name())))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.help))
+    }
+
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.code.url()))
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let primary = miette::LabeledSpan::new_primary_with_span(Some(self.label.clone()), self.span);
+        let rest = self
+            .secondary
+            .iter()
+            .map(|l| miette::LabeledSpan::new_with_span(Some(l.message.clone()), l.span));
+        Some(Box::new(std::iter::once(primary).chain(rest)))
+    }
+}
+
+/// Sort diagnostics by position, then code, so output is deterministic.
+pub fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        (a.span.start, a.span.end, a.code, &a.message).cmp(&(b.span.start, b.span.end, b.code, &b.message))
+    });
+}
+
+/// Render a list of names as `` `a`, `b` or `c` ``.
+pub(crate) fn one_of(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}

@@ -1,0 +1,477 @@
+//! Parsing: pest pairs into the spanned AST, with recovery at machine level.
+//!
+//! A syntax error inside one machine does not hide the others: when the whole
+//! file fails to parse, it is split at top-level braces and every machine is
+//! parsed on its own, so each broken machine reports its own syntax error and
+//! the intact ones are still checked.
+
+use crate::ast::*;
+use crate::comments::{self, DocIndex};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+use crate::syntax_error;
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "fsm.pest"]
+pub(crate) struct FsmParser;
+
+/// The result of parsing: the machines that parsed, and the syntax errors.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The syntax tree. Machines with syntax errors are missing from it.
+    pub file: File,
+    /// Syntax diagnostics, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parse a whole `.fsm` text.
+pub fn parse(text: &str) -> Parsed {
+    let comments = comments::scan(text);
+    let docs = DocIndex::new(text, &comments);
+    let mut diagnostics = Vec::new();
+    let machines = match FsmParser::parse(Rule::file, text) {
+        Ok(mut pairs) => {
+            let file = pairs.next().expect("the file rule always yields one pair");
+            let mut b = Builder::new(&docs, 0, &mut diagnostics);
+            file.into_inner()
+                .filter(|p| p.as_rule() == Rule::machine)
+                .map(|p| b.machine(p))
+                .collect()
+        }
+        Err(_) => parse_segments(text, &docs, &mut diagnostics),
+    };
+    Parsed {
+        file: File { machines, comments },
+        diagnostics,
+    }
+}
+
+fn parse_segments(text: &str, docs: &DocIndex<'_>, diagnostics: &mut Vec<Diagnostic>) -> Vec<MachineAst> {
+    let mut machines = Vec::new();
+    for (start, end) in top_level_segments(text) {
+        let segment = &text[start..end];
+        match FsmParser::parse(Rule::machine_entry, segment) {
+            Ok(mut pairs) => {
+                let entry = pairs.next().expect("the entry rule always yields one pair");
+                let machine = entry
+                    .into_inner()
+                    .find(|p| p.as_rule() == Rule::machine)
+                    .expect("a parsed entry holds a machine");
+                machines.push(Builder::new(docs, start, diagnostics).machine(machine));
+            }
+            Err(err) => diagnostics.push(syntax_error::from_pest(&err, text, start)),
+        }
+    }
+    machines
+}
+
+/// Split `text` into chunks that each end where a top-level `}` closes, skipping
+/// comments. Leading comments and whitespace go with the following chunk; a
+/// trailing chunk without a closing brace runs to the end of the text.
+fn top_level_segments(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut segments = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(text.len(), |n| i + n);
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    segments.push((start, i + 1));
+                    start = i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !text[start..].trim().is_empty() && !only_comments(&text[start..]) {
+        segments.push((start, text.len()));
+    }
+    segments
+}
+
+fn only_comments(text: &str) -> bool {
+    text.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with("//")
+    })
+}
+
+/// Builds AST nodes from pairs; `offset` shifts spans of a parsed segment back
+/// to positions in the whole text.
+struct Builder<'a, 'd> {
+    docs: &'a DocIndex<'a>,
+    offset: usize,
+    diagnostics: &'d mut Vec<Diagnostic>,
+}
+
+impl<'a, 'd> Builder<'a, 'd> {
+    fn new(docs: &'a DocIndex<'a>, offset: usize, diagnostics: &'d mut Vec<Diagnostic>) -> Self {
+        Builder {
+            docs,
+            offset,
+            diagnostics,
+        }
+    }
+
+    fn span(&self, pair: &Pair<'_, Rule>) -> Span {
+        Span::from(pair.as_span()).shifted(self.offset)
+    }
+
+    fn ident(&self, pair: Pair<'_, Rule>) -> Ident {
+        debug_assert_eq!(pair.as_rule(), Rule::ident);
+        Ident {
+            name: pair.as_str().to_string(),
+            span: self.span(&pair),
+        }
+    }
+
+    fn ident_list(&self, pair: Pair<'_, Rule>) -> Vec<Ident> {
+        pair.into_inner()
+            .filter(|p| p.as_rule() == Rule::ident)
+            .map(|p| self.ident(p))
+            .collect()
+    }
+
+    fn machine(&mut self, pair: Pair<'_, Rule>) -> MachineAst {
+        let span = self.span(&pair);
+        let mut attrs = Vec::new();
+        let mut name = None;
+        let mut items = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::attrs => attrs = self.attrs(p),
+                Rule::ident => name = Some(self.ident(p)),
+                Rule::decl => items.push(MachineItem::Decl(self.decl(p))),
+                Rule::state => items.push(MachineItem::State(self.state(p))),
+                Rule::any_block => items.push(MachineItem::Any(self.any_block(p))),
+                _ => {}
+            }
+        }
+        MachineAst {
+            docs: self.docs.docs_before(span.start),
+            span,
+            attrs,
+            name: name.expect("grammar: a machine has a name"),
+            items,
+        }
+    }
+
+    fn attrs(&self, pair: Pair<'_, Rule>) -> Vec<Attr> {
+        pair.into_inner()
+            .map(|attr| Attr {
+                span: self.span(&attr),
+                codes: attr
+                    .into_inner()
+                    .filter(|p| p.as_rule() == Rule::lint_code)
+                    .map(|p| Ident {
+                        name: p.as_str().to_string(),
+                        span: self.span(&p),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    fn decl(&self, pair: Pair<'_, Rule>) -> DeclAst {
+        let span = self.span(&pair);
+        let mut kind = DeclKind::Action;
+        let mut names = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::decl_kind => {
+                    kind = match p.into_inner().next().map(|k| k.as_rule()) {
+                        Some(Rule::kw_guard) => DeclKind::Guard,
+                        Some(Rule::kw_output) => DeclKind::Output,
+                        _ => DeclKind::Action,
+                    }
+                }
+                Rule::ident_list => names = self.ident_list(p),
+                _ => {}
+            }
+        }
+        DeclAst {
+            docs: self.docs.docs_before(span.start),
+            span,
+            kind,
+            names,
+        }
+    }
+
+    fn state(&mut self, pair: Pair<'_, Rule>) -> StateAst {
+        let span = self.span(&pair);
+        let mut attrs = Vec::new();
+        let mut modifiers = Vec::new();
+        let mut name = None;
+        let mut body = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::attrs => attrs = self.attrs(p),
+                Rule::modifier => {
+                    let kw = p.into_inner().next().expect("grammar: a modifier is a keyword");
+                    let kind = if kw.as_rule() == Rule::kw_initial {
+                        ModifierKind::Initial
+                    } else {
+                        ModifierKind::Terminal
+                    };
+                    let m = Modifier {
+                        kind,
+                        span: self.span(&kw),
+                    };
+                    if let Some(first) = modifiers.iter().find(|x: &&Modifier| x.kind == kind) {
+                        self.diagnostics.push(
+                            Diagnostic::new(
+                                Code::Syntax,
+                                m.span,
+                                format!("`{}` is written twice", kw.as_str()),
+                                "written again here",
+                                format!("remove the second `{}`", kw.as_str()),
+                            )
+                            .with_label(first.span, "first written here"),
+                        );
+                    } else {
+                        modifiers.push(m);
+                    }
+                }
+                Rule::ident => name = Some(self.ident(p)),
+                Rule::state_body => body = Some(self.state_body(p)),
+                _ => {}
+            }
+        }
+        StateAst {
+            docs: self.docs.docs_before(span.start),
+            span,
+            attrs,
+            modifiers,
+            name: name.expect("grammar: a state has a name"),
+            body,
+        }
+    }
+
+    fn state_body(&mut self, pair: Pair<'_, Rule>) -> Vec<StateItem> {
+        let mut items = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::hook => items.push(StateItem::Hook(self.hook(p))),
+                Rule::transition => items.push(StateItem::Transition(self.transition(p))),
+                _ => {}
+            }
+        }
+        items
+    }
+
+    fn hook(&self, pair: Pair<'_, Rule>) -> HookAst {
+        let span = self.span(&pair);
+        let mut kind = HookKind::Enter;
+        let mut outputs = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::hook_kind => {
+                    if p.into_inner().next().map(|k| k.as_rule()) == Some(Rule::kw_exit) {
+                        kind = HookKind::Exit;
+                    }
+                }
+                Rule::ident_list => outputs = self.ident_list(p),
+                _ => {}
+            }
+        }
+        HookAst { span, kind, outputs }
+    }
+
+    fn any_block(&mut self, pair: Pair<'_, Rule>) -> AnyAst {
+        let span = self.span(&pair);
+        let mut keyword = span;
+        let mut transitions = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::kw_any => keyword = self.span(&p),
+                Rule::transition => transitions.push(self.transition(p)),
+                _ => {}
+            }
+        }
+        AnyAst {
+            span,
+            keyword,
+            transitions,
+        }
+    }
+
+    fn transition(&mut self, pair: Pair<'_, Rule>) -> TransitionAst {
+        let span = self.span(&pair);
+        let mut action = None;
+        let mut guard = None;
+        let mut priority = None;
+        let mut target = None;
+        let mut emits = Vec::new();
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::ident => action = Some(self.ident(p)),
+                Rule::guard => {
+                    let inner = p.into_inner().find(|q| q.as_rule() == Rule::guard_or);
+                    guard = inner.map(|q| self.guard_or(q));
+                }
+                Rule::priority => {
+                    let int = p
+                        .into_inner()
+                        .find(|q| q.as_rule() == Rule::int)
+                        .expect("grammar: priority has a number");
+                    priority = Some(self.priority(int));
+                }
+                Rule::target => {
+                    target = p.into_inner().find(|q| q.as_rule() == Rule::ident).map(|q| self.ident(q));
+                }
+                Rule::emit => {
+                    if let Some(list) = p.into_inner().find(|q| q.as_rule() == Rule::ident_list) {
+                        emits = self.ident_list(list);
+                    }
+                }
+                _ => {}
+            }
+        }
+        TransitionAst {
+            docs: self.docs.docs_before(span.start),
+            span,
+            action: action.expect("grammar: a transition names an action"),
+            guard,
+            priority,
+            target,
+            emits,
+        }
+    }
+
+    fn priority(&mut self, int: Pair<'_, Rule>) -> Priority {
+        let span = self.span(&int);
+        let value = int.as_str().parse::<i32>().unwrap_or_else(|_| {
+            self.diagnostics.push(Diagnostic::new(
+                Code::Syntax,
+                span,
+                format!("priority `{}` is out of range", int.as_str()),
+                "out of range",
+                format!("a priority is a whole number from {} to {}", i32::MIN, i32::MAX),
+            ));
+            0
+        });
+        Priority { value, span }
+    }
+
+    fn guard_or(&self, pair: Pair<'_, Rule>) -> GuardAst {
+        self.binary(pair, Rule::guard_and, GuardAst::Or)
+    }
+
+    fn guard_and(&self, pair: Pair<'_, Rule>) -> GuardAst {
+        self.binary(pair, Rule::guard_unary, GuardAst::And)
+    }
+
+    /// Left-associative chain of `operand (op operand)*`.
+    fn binary(
+        &self,
+        pair: Pair<'_, Rule>,
+        operand: Rule,
+        make: fn(Span, Box<GuardAst>, Box<GuardAst>) -> GuardAst,
+    ) -> GuardAst {
+        let mut operands = pair.into_inner().filter(|p| p.as_rule() == operand).map(|p| match operand {
+            Rule::guard_and => self.guard_and(p),
+            _ => self.guard_unary(p),
+        });
+        let first = operands.next().expect("grammar: a chain has an operand");
+        operands.fold(first, |lhs, rhs| {
+            let span = lhs.span().to(rhs.span());
+            make(span, Box::new(lhs), Box::new(rhs))
+        })
+    }
+
+    fn guard_unary(&self, pair: Pair<'_, Rule>) -> GuardAst {
+        let mut nots = Vec::new();
+        let mut primary = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::not_op => nots.push(self.span(&p)),
+                Rule::guard_primary => primary = Some(self.guard_primary(p)),
+                _ => {}
+            }
+        }
+        let mut expr = primary.expect("grammar: a unary guard has an operand");
+        for not in nots.into_iter().rev() {
+            let span = not.to(expr.span());
+            expr = GuardAst::Not(span, Box::new(expr));
+        }
+        expr
+    }
+
+    fn guard_primary(&self, pair: Pair<'_, Rule>) -> GuardAst {
+        let inner = pair.into_inner().next().expect("grammar: a primary guard has content");
+        match inner.as_rule() {
+            Rule::ident => GuardAst::Name(self.ident(inner)),
+            _ => {
+                let span = self.span(&inner);
+                let expr = inner
+                    .into_inner()
+                    .find(|p| p.as_rule() == Rule::guard_or)
+                    .map(|p| self.guard_or(p))
+                    .expect("grammar: parentheses hold an expression");
+                GuardAst::Paren(span, Box::new(expr))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_language_tour() {
+        let text = r#"
+/// The agent loop.
+machine Agent {
+    action user_input;
+    initial state waiting { on user_input -> calling emit send; }
+    state calling {
+        enter emit start_timer;
+        on llm_error [retries_left && !fatal] priority 1 -> error;
+        on text_delta emit display_text;
+    }
+    terminal state done;
+    #[allow(unreachable-state)]
+    state spare;
+    any { on shutdown -> done; }
+}
+"#;
+        let parsed = parse(text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let m = &parsed.file.machines[0];
+        assert_eq!(m.name.name, "Agent");
+        assert_eq!(m.docs, ["The agent loop."]);
+        assert_eq!(m.items.len(), 6);
+        let MachineItem::State(calling) = &m.items[2] else { panic!() };
+        let body = calling.body.as_ref().unwrap();
+        let StateItem::Transition(t) = &body[1] else { panic!() };
+        assert_eq!(t.priority.unwrap().value, 1);
+        assert_eq!(&text[t.guard.as_ref().unwrap().span().start..t.guard.as_ref().unwrap().span().end], "retries_left && !fatal");
+    }
+
+    #[test]
+    fn one_broken_machine_does_not_hide_another() {
+        let text = "machine A { initial state a { on x -> ; } }\nmachine B { initial state b; }\nmachine C { state }";
+        let parsed = parse(text);
+        assert_eq!(parsed.diagnostics.len(), 2);
+        assert_eq!(parsed.file.machines.len(), 1);
+        assert_eq!(parsed.file.machines[0].name.name, "B");
+    }
+
+    #[test]
+    fn keywords_are_contextual() {
+        let parsed = parse("machine M { initial state exit { on output -> type; } state type; }");
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    }
+}
