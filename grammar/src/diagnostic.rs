@@ -89,8 +89,8 @@ codes! {
     UnusedDeclaration = "unused-declaration", Warning;
     /// A name declared twice.
     DuplicateDeclaration = "duplicate-declaration", Warning;
-    /// `#[allow(...)]` or `--allow` names no known code.
-    UnknownCode = "unknown-code", Warning;
+    /// `#[allow(...)]` names no known code, or an error (errors cannot be allowed).
+    InvalidAllow = "invalid-allow", Warning;
 }
 
 impl Code {

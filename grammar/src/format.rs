@@ -1,0 +1,1 @@
+//! The canonical formatter (`fsmc fmt`).

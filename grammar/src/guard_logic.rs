@@ -1,0 +1,1 @@
+//! Satisfiability of guard expressions.

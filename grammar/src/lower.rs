@@ -1,0 +1,410 @@
+//! Lowering: the syntax tree into the semantic model. Resolves names, and
+//! reports the problems found while doing so: duplicate machines and states,
+//! unknown targets, initial-state problems, transitions in terminal states,
+//! and undeclared or duplicated declarations.
+
+use crate::ast::{self, DeclKind, GuardAst, HookKind, MachineItem, ModifierKind, StateItem};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::model::*;
+use crate::span::Span;
+use crate::suggest;
+use std::collections::HashMap;
+
+/// Lower every machine of `file`.
+pub fn lower(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> Model {
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut machines = Vec::new();
+    for m in &file.machines {
+        if let Some(first) = seen.get(m.name.name.as_str()) {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::DuplicateMachine,
+                    m.name.span,
+                    format!("machine `{}` is defined more than once", m.name.name),
+                    "defined again here",
+                    "rename one of the machines; every machine in a file needs its own name",
+                )
+                .with_label(*first, "first defined here"),
+            );
+        } else {
+            seen.insert(&m.name.name, m.name.span);
+        }
+        // Warnings found while lowering obey the machine's `#[allow(...)]`.
+        let mut local = Vec::new();
+        let lowered = Lowerer::new(&mut local).machine(m);
+        let allows = lowered.as_ref().map(|m| m.allows.as_slice()).unwrap_or_default();
+        diagnostics.extend(local.into_iter().filter(|d| d.is_error() || !allows.contains(&d.code)));
+        machines.extend(lowered);
+    }
+    Model { machines }
+}
+
+/// Interns action, guard or output names in order.
+#[derive(Default)]
+struct Symbols {
+    list: Vec<Symbol>,
+    index: HashMap<String, usize>,
+}
+
+impl Symbols {
+    fn declare(&mut self, ident: &ast::Ident, docs: &[String]) -> Result<(), Span> {
+        if let Some(&i) = self.index.get(&ident.name) {
+            return Err(self.list[i].declared.unwrap_or_default());
+        }
+        self.index.insert(ident.name.clone(), self.list.len());
+        self.list.push(Symbol {
+            name: ident.name.clone(),
+            docs: docs.to_vec(),
+            declared: Some(ident.span),
+            uses: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn use_(&mut self, ident: &ast::Ident) -> usize {
+        let i = *self.index.entry(ident.name.clone()).or_insert_with(|| {
+            self.list.push(Symbol {
+                name: ident.name.clone(),
+                docs: Vec::new(),
+                declared: None,
+                uses: Vec::new(),
+            });
+            self.list.len() - 1
+        });
+        self.list[i].uses.push(ident.span);
+        i
+    }
+}
+
+struct Lowerer<'d> {
+    diagnostics: &'d mut Vec<Diagnostic>,
+    actions: Symbols,
+    guards: Symbols,
+    outputs: Symbols,
+}
+
+impl<'d> Lowerer<'d> {
+    fn new(diagnostics: &'d mut Vec<Diagnostic>) -> Self {
+        Lowerer {
+            diagnostics,
+            actions: Symbols::default(),
+            guards: Symbols::default(),
+            outputs: Symbols::default(),
+        }
+    }
+
+    fn allows(&mut self, attrs: &[ast::Attr]) -> Vec<Code> {
+        let mut out = Vec::new();
+        for code in attrs.iter().flat_map(|a| &a.codes) {
+            match Code::from_name(&code.name) {
+                Some(c) if c.default_severity() == Severity::Warning => out.push(c),
+                Some(c) => self.diagnostics.push(Diagnostic::new(
+                    Code::InvalidAllow,
+                    code.span,
+                    format!("`{}` is an error and cannot be allowed", c.name()),
+                    "errors cannot be allowed",
+                    "fix the error instead; `#[allow(...)]` only silences warnings",
+                )),
+                None => {
+                    let names = Code::ALL.iter().map(|c| c.name());
+                    self.diagnostics.push(Diagnostic::new(
+                        Code::InvalidAllow,
+                        code.span,
+                        format!("`{}` is not a diagnostic code", code.name),
+                        "unknown code",
+                        suggest::help_for(
+                            &code.name,
+                            names,
+                            "see docs/diagnostics.md for the list of codes".into(),
+                        ),
+                    ))
+                }
+            }
+        }
+        out
+    }
+
+    fn machine(mut self, m: &ast::MachineAst) -> Option<Machine> {
+        let allows = self.allows(&m.attrs);
+
+        // Declarations first, so declared names come first in every list.
+        let mut declares = [false; 3];
+        for item in &m.items {
+            if let MachineItem::Decl(d) = item {
+                declares[d.kind as usize] = true;
+                for name in &d.names {
+                    let table = match d.kind {
+                        DeclKind::Action => &mut self.actions,
+                        DeclKind::Guard => &mut self.guards,
+                        DeclKind::Output => &mut self.outputs,
+                    };
+                    if let Err(first) = table.declare(name, &d.docs) {
+                        self.diagnostics.push(
+                            Diagnostic::new(
+                                Code::DuplicateDeclaration,
+                                name.span,
+                                format!("{} `{}` is declared more than once", d.kind.keyword(), name.name),
+                                "declared again here",
+                                "remove the second declaration",
+                            )
+                            .with_label(first, "first declared here"),
+                        );
+                    }
+                }
+            }
+        }
+
+        // States: register names, find the initial state.
+        let state_asts: Vec<&ast::StateAst> = m
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                MachineItem::State(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        let mut states: Vec<State> = Vec::new();
+        let mut bodies: Vec<&ast::StateAst> = Vec::new();
+        let mut by_name: HashMap<&str, StateId> = HashMap::new();
+        let mut initial: Option<(StateId, Span)> = None;
+        for s in &state_asts {
+            if let Some(&first) = by_name.get(s.name.name.as_str()) {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::DuplicateState,
+                        s.name.span,
+                        format!("state `{}` is defined more than once in machine `{}`", s.name.name, m.name.name),
+                        "defined again here",
+                        "rename one of the states, or merge their transitions into one",
+                    )
+                    .with_label(states[first.index()].span, "first defined here"),
+                );
+                continue;
+            }
+            let id = StateId::from_index(states.len());
+            by_name.insert(&s.name.name, id);
+            let allows = self.allows(&s.attrs);
+            let init = s.modifier(ModifierKind::Initial);
+            if let Some(kw) = init {
+                match initial {
+                    None => initial = Some((id, kw.span)),
+                    Some((first, first_kw)) => self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::MultipleInitial,
+                            kw.span,
+                            format!(
+                                "machine `{}` has more than one initial state: `{}` and `{}`",
+                                m.name.name, states[first.index()].name, s.name.name
+                            ),
+                            "second initial state",
+                            "a machine starts in exactly one state; remove `initial` from all but one",
+                        )
+                        .with_label(first_kw, "first initial state"),
+                    ),
+                }
+            }
+            states.push(State {
+                name: s.name.name.clone(),
+                span: s.name.span,
+                docs: s.docs.clone(),
+                initial: init.is_some(),
+                terminal: s.modifier(ModifierKind::Terminal).map(|k| k.span),
+                enter: Vec::new(),
+                exit: Vec::new(),
+                allows,
+            });
+            bodies.push(s);
+        }
+        if states.is_empty() {
+            self.diagnostics.push(Diagnostic::new(
+                Code::MissingInitial,
+                m.name.span,
+                format!("machine `{}` has no states", m.name.name),
+                "no states",
+                "add at least one state and mark it `initial`: `initial state idle;`",
+            ));
+            return None;
+        }
+        let initial = match initial {
+            Some((id, _)) => id,
+            None => {
+                self.diagnostics.push(Diagnostic::new(
+                    Code::MissingInitial,
+                    m.name.span,
+                    format!("machine `{}` has no initial state", m.name.name),
+                    "no state is marked `initial`",
+                    format!(
+                        "mark the state the machine starts in as initial, e.g. `initial state {}`",
+                        states[0].name
+                    ),
+                ));
+                StateId(0)
+            }
+        };
+
+        // Bodies: hooks and transitions.
+        let state_names: Vec<String> = states.iter().map(|s| s.name.clone()).collect();
+        let mut transitions = Vec::new();
+        let mut own = vec![Vec::new(); states.len()];
+        for (i, s) in bodies.iter().enumerate() {
+            let id = StateId::from_index(i);
+            for item in s.body.iter().flatten() {
+                match item {
+                    StateItem::Hook(h) => {
+                        let outs: Vec<OutputId> =
+                            h.outputs.iter().map(|o| OutputId::from_index(self.outputs.use_(o))).collect();
+                        let st = &mut states[i];
+                        match h.kind {
+                            HookKind::Enter => st.enter.extend(outs),
+                            HookKind::Exit => st.exit.extend(outs),
+                        }
+                    }
+                    StateItem::Transition(t) => {
+                        if let Some(kw) = states[i].terminal {
+                            self.diagnostics.push(
+                                Diagnostic::new(
+                                    Code::TerminalHasTransitions,
+                                    t.span,
+                                    format!("terminal state `{}` has a transition on `{}`", s.name.name, t.action.name),
+                                    "transition out of a terminal state",
+                                    format!(
+                                        "a terminal state ends the machine; remove this transition or drop `terminal` from `{}`",
+                                        s.name.name
+                                    ),
+                                )
+                                .with_label(kw, "declared terminal here"),
+                            );
+                        }
+                        if let Some(tr) = self.transition(t, Source::State(id), &by_name, &state_names) {
+                            own[i].push(TransitionId::from_index(transitions.len()));
+                            transitions.push(tr);
+                        }
+                    }
+                }
+            }
+        }
+        let mut any = Vec::new();
+        for block in m.items.iter().filter_map(|i| match i {
+            MachineItem::Any(a) => Some(a),
+            _ => None,
+        }) {
+            for t in &block.transitions {
+                if let Some(tr) = self.transition(t, Source::Any, &by_name, &state_names) {
+                    any.push(TransitionId::from_index(transitions.len()));
+                    transitions.push(tr);
+                }
+            }
+        }
+
+        self.undeclared(declares);
+        Some(Machine {
+            name: m.name.name.clone(),
+            span: m.name.span,
+            docs: m.docs.clone(),
+            allows,
+            states,
+            actions: self.actions.list,
+            guards: self.guards.list,
+            outputs: self.outputs.list,
+            initial,
+            transitions,
+            declares_actions: declares[DeclKind::Action as usize],
+            declares_guards: declares[DeclKind::Guard as usize],
+            declares_outputs: declares[DeclKind::Output as usize],
+            own,
+            any,
+        })
+    }
+
+    fn transition(
+        &mut self,
+        t: &ast::TransitionAst,
+        source: Source,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[String],
+    ) -> Option<Transition> {
+        let action = ActionId::from_index(self.actions.use_(&t.action));
+        let guard = t.guard.as_ref().map(|g| Guard {
+            expr: self.guard(g),
+            span: g.span(),
+        });
+        let emits = t.emits.iter().map(|o| OutputId::from_index(self.outputs.use_(o))).collect();
+        let target = match &t.target {
+            None => None,
+            Some(ident) => match by_name.get(ident.name.as_str()) {
+                Some(&id) => Some(id),
+                None => {
+                    self.diagnostics.push(Diagnostic::new(
+                        Code::UnknownState,
+                        ident.span,
+                        format!("transition on `{}` targets unknown state `{}`", t.action.name, ident.name),
+                        "no state with this name",
+                        suggest::help_for(
+                            &ident.name,
+                            state_names.iter().map(String::as_str),
+                            format!("define it with `state {};` or target an existing state", ident.name),
+                        ),
+                    ));
+                    return None;
+                }
+            },
+        };
+        Some(Transition {
+            source,
+            action,
+            action_span: t.action.span,
+            guard,
+            priority: t.priority.map_or(0, |p| p.value),
+            target,
+            emits,
+            span: t.span,
+            docs: t.docs.clone(),
+        })
+    }
+
+    fn guard(&mut self, g: &GuardAst) -> GuardExpr {
+        match g {
+            GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
+            GuardAst::Paren(_, e) => self.guard(e),
+            GuardAst::Not(_, e) => GuardExpr::Not(Box::new(self.guard(e))),
+            GuardAst::And(_, a, b) => GuardExpr::And(Box::new(self.guard(a)), Box::new(self.guard(b))),
+            GuardAst::Or(_, a, b) => GuardExpr::Or(Box::new(self.guard(a)), Box::new(self.guard(b))),
+        }
+    }
+
+    /// In a machine that declares names of a kind, every use of an undeclared
+    /// name of that kind is an error.
+    fn undeclared(&mut self, declares: [bool; 3]) {
+        let kinds = [
+            (DeclKind::Action, Code::UndeclaredAction, &self.actions),
+            (DeclKind::Guard, Code::UndeclaredGuard, &self.guards),
+            (DeclKind::Output, Code::UndeclaredOutput, &self.outputs),
+        ];
+        for (kind, code, table) in kinds {
+            if !declares[kind as usize] {
+                continue;
+            }
+            let declared = || table.list.iter().filter(|s| s.declared.is_some()).map(|s| s.name.as_str());
+            for sym in table.list.iter().filter(|s| s.declared.is_none()) {
+                for &span in &sym.uses {
+                    self.diagnostics.push(Diagnostic::new(
+                        code,
+                        span,
+                        format!("{} `{}` is not declared", kind.keyword(), sym.name),
+                        format!("undeclared {}", kind.keyword()),
+                        suggest::help_for(
+                            &sym.name,
+                            declared(),
+                            format!(
+                                "this machine declares its {}s, so add `{} {};`",
+                                kind.keyword(),
+                                kind.keyword(),
+                                sym.name
+                            ),
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The semantic model: names resolved to typed ids, everything in a
+//! deterministic order (declaration order), spans kept for diagnostics.
+//!
+//! Code generation, the dynamic engine and the JSON export all read this.
+
+use crate::diagnostic::Code;
+use crate::span::Span;
+use std::fmt::Write as _;
+
+macro_rules! ids {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// The index into the machine's list of this kind.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+
+            pub(crate) fn from_index(i: usize) -> Self {
+                $name(u32::try_from(i).expect("fewer than 2^32 items"))
+            }
+        }
+    )*};
+}
+
+ids! {
+    /// Index of a state in [`Machine::states`].
+    StateId;
+    /// Index of an action in [`Machine::actions`].
+    ActionId;
+    /// Index of a guard in [`Machine::guards`].
+    GuardId;
+    /// Index of an output in [`Machine::outputs`].
+    OutputId;
+    /// Index of a transition in [`Machine::transitions`].
+    TransitionId;
+}
+
+/// Every machine of one text, in source order.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// The machines.
+    pub machines: Vec<Machine>,
+}
+
+/// An action, guard or output name.
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    /// The name as written.
+    pub name: String,
+    /// Doc comment lines from its declaration.
+    pub docs: Vec<String>,
+    /// The span of the name in its declaration, if declared.
+    pub declared: Option<Span>,
+    /// Every place it is used, in source order.
+    pub uses: Vec<Span>,
+}
+
+impl Symbol {
+    /// Where to point at this name: its declaration, else its first use.
+    pub fn span(&self) -> Span {
+        self.declared.or_else(|| self.uses.first().copied()).unwrap_or_default()
+    }
+}
+
+/// A state.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// The name as written.
+    pub name: String,
+    /// The span of the name.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// Marked `initial`.
+    pub initial: bool,
+    /// The `terminal` keyword, if the state is terminal.
+    pub terminal: Option<Span>,
+    /// Outputs emitted on entering, in order.
+    pub enter: Vec<OutputId>,
+    /// Outputs emitted on leaving, in order.
+    pub exit: Vec<OutputId>,
+    /// Warnings silenced by `#[allow(...)]` on this state.
+    pub allows: Vec<Code>,
+}
+
+impl State {
+    /// True for a terminal state.
+    pub fn is_terminal(&self) -> bool {
+        self.terminal.is_some()
+    }
+}
+
+/// Where a transition was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    /// In this state's body.
+    State(StateId),
+    /// In an `any` block: it applies to every non-terminal state.
+    Any,
+}
+
+/// A guard expression over the machine's guards.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GuardExpr {
+    /// A guard.
+    Var(GuardId),
+    /// `!e`
+    Not(Box<GuardExpr>),
+    /// `a && b`
+    And(Box<GuardExpr>, Box<GuardExpr>),
+    /// `a || b`
+    Or(Box<GuardExpr>, Box<GuardExpr>),
+}
+
+impl GuardExpr {
+    /// Evaluate with `value` giving each guard's truth.
+    pub fn eval(&self, value: &mut impl FnMut(GuardId) -> bool) -> bool {
+        match self {
+            GuardExpr::Var(g) => value(*g),
+            GuardExpr::Not(e) => !e.eval(value),
+            GuardExpr::And(a, b) => a.eval(value) && b.eval(value),
+            GuardExpr::Or(a, b) => a.eval(value) || b.eval(value),
+        }
+    }
+
+    /// Every guard in the expression, left to right, with repeats.
+    pub fn vars(&self, out: &mut Vec<GuardId>) {
+        match self {
+            GuardExpr::Var(g) => out.push(*g),
+            GuardExpr::Not(e) => e.vars(out),
+            GuardExpr::And(a, b) | GuardExpr::Or(a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+        }
+    }
+}
+
+/// A guard expression and where it was written.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    /// The expression.
+    pub expr: GuardExpr,
+    /// The span inside the brackets.
+    pub span: Span,
+}
+
+/// A transition.
+#[derive(Clone, Debug)]
+pub struct Transition {
+    /// Where it was written.
+    pub source: Source,
+    /// The action that triggers it.
+    pub action: ActionId,
+    /// The span of the action name.
+    pub action_span: Span,
+    /// The guard, if any.
+    pub guard: Option<Guard>,
+    /// The priority; 0 when not written.
+    pub priority: i32,
+    /// The state entered; `None` for an internal transition.
+    pub target: Option<StateId>,
+    /// Outputs of the transition itself, in order.
+    pub emits: Vec<OutputId>,
+    /// The whole transition, `on` to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+}
+
+/// One machine.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// The name as written.
+    pub name: String,
+    /// The span of the name.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// Warnings silenced by `#[allow(...)]` on the machine.
+    pub allows: Vec<Code>,
+    /// States in declaration order.
+    pub states: Vec<State>,
+    /// Actions: declared ones first, then in order of first use.
+    pub actions: Vec<Symbol>,
+    /// Guards: declared ones first, then in order of first use.
+    pub guards: Vec<Symbol>,
+    /// Outputs: declared ones first, then in order of first use.
+    pub outputs: Vec<Symbol>,
+    /// The initial state.
+    pub initial: StateId,
+    /// Every transition in declaration order (state bodies and `any` blocks).
+    pub transitions: Vec<Transition>,
+    /// True when the machine declares actions (so all must be declared).
+    pub declares_actions: bool,
+    /// True when the machine declares guards.
+    pub declares_guards: bool,
+    /// True when the machine declares outputs.
+    pub declares_outputs: bool,
+    /// For each state, its own transitions in declaration order.
+    pub(crate) own: Vec<Vec<TransitionId>>,
+    /// The `any` transitions in declaration order.
+    pub(crate) any: Vec<TransitionId>,
+}
+
+impl Machine {
+    /// The state with id `id`.
+    pub fn state(&self, id: StateId) -> &State {
+        &self.states[id.index()]
+    }
+
+    /// The transition with id `id`.
+    pub fn transition(&self, id: TransitionId) -> &Transition {
+        &self.transitions[id.index()]
+    }
+
+    /// Ids of all states.
+    pub fn state_ids(&self) -> impl Iterator<Item = StateId> {
+        (0..self.states.len()).map(StateId::from_index)
+    }
+
+    /// Look a state up by name.
+    pub fn state_by_name(&self, name: &str) -> Option<StateId> {
+        self.states.iter().position(|s| s.name == name).map(StateId::from_index)
+    }
+
+    /// The transitions that apply in `state`, grouped by action, each group in
+    /// the order they are tried: highest priority first, ties in declaration
+    /// order, the state's own transitions before the `any` block's. Groups
+    /// follow the order of [`Machine::actions`]. Terminal states have none.
+    pub fn candidate_groups(&self, state: StateId) -> Vec<(ActionId, Vec<TransitionId>)> {
+        if self.state(state).is_terminal() {
+            return Vec::new();
+        }
+        let mut all: Vec<TransitionId> = self.own[state.index()].iter().chain(&self.any).copied().collect();
+        // Stable: equal keys keep own-before-any, then declaration order.
+        all.sort_by_key(|&t| {
+            let t = self.transition(t);
+            (t.action, std::cmp::Reverse(t.priority))
+        });
+        let mut groups: Vec<(ActionId, Vec<TransitionId>)> = Vec::new();
+        for t in all {
+            let action = self.transition(t).action;
+            match groups.last_mut() {
+                Some((a, ts)) if *a == action => ts.push(t),
+                _ => groups.push((action, vec![t])),
+            }
+        }
+        groups
+    }
+
+    /// The candidates for `action` in `state`, in the order they are tried.
+    pub fn candidates(&self, state: StateId, action: ActionId) -> Vec<TransitionId> {
+        self.candidate_groups(state)
+            .into_iter()
+            .find(|(a, _)| *a == action)
+            .map(|(_, ts)| ts)
+            .unwrap_or_default()
+    }
+
+    /// The transitions written in `state`'s own body (none are lost for terminal states).
+    pub fn own_transitions(&self, state: StateId) -> &[TransitionId] {
+        &self.own[state.index()]
+    }
+
+    /// The transitions of the `any` blocks.
+    pub fn any_transitions(&self) -> &[TransitionId] {
+        &self.any
+    }
+
+    /// A guard expression as canonical text: minimal parentheses, except that
+    /// a right operand of the same operator keeps them, so the text parses back
+    /// to exactly this tree.
+    pub fn guard_text(&self, expr: &GuardExpr) -> String {
+        let mut out = String::new();
+        self.write_guard(expr, 0, &mut out);
+        out
+    }
+
+    fn write_guard(&self, expr: &GuardExpr, min_prec: u8, out: &mut String) {
+        let (prec, paren) = match expr {
+            GuardExpr::Or(..) => (1, min_prec > 1),
+            GuardExpr::And(..) => (2, min_prec > 2),
+            _ => (3, false),
+        };
+        if paren {
+            out.push('(');
+        }
+        match expr {
+            GuardExpr::Var(g) => out.push_str(&self.guards[g.index()].name),
+            GuardExpr::Not(e) => {
+                out.push('!');
+                self.write_guard(e, 3, out);
+            }
+            GuardExpr::And(a, b) | GuardExpr::Or(a, b) => {
+                self.write_guard(a, prec, out);
+                out.push_str(if prec == 1 { " || " } else { " && " });
+                self.write_guard(b, prec + 1, out);
+            }
+        }
+        if paren {
+            out.push(')');
+        }
+    }
+
+    /// The machine's canonical definition: names, states, hooks and
+    /// transitions in declaration order, without comments, docs or spans.
+    /// Two machines with the same canonical text behave identically.
+    pub fn canonical(&self) -> String {
+        let mut out = String::new();
+        let names = |ids: &[OutputId]| {
+            ids.iter().map(|o| self.outputs[o.index()].name.as_str()).collect::<Vec<_>>().join(",")
+        };
+        let _ = writeln!(out, "machine {}", self.name);
+        for (i, s) in self.states.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "state {} initial={} terminal={} enter=[{}] exit=[{}]",
+                s.name,
+                i == self.initial.index(),
+                s.is_terminal(),
+                names(&s.enter),
+                names(&s.exit)
+            );
+        }
+        for t in &self.transitions {
+            let from = match t.source {
+                Source::State(s) => self.state(s).name.as_str(),
+                Source::Any => "*",
+            };
+            let _ = writeln!(
+                out,
+                "on {} {} [{}] priority={} -> {} emit=[{}]",
+                from,
+                self.actions[t.action.index()].name,
+                t.guard.as_ref().map(|g| self.guard_text(&g.expr)).unwrap_or_default(),
+                t.priority,
+                t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
+                names(&t.emits)
+            );
+        }
+        out
+    }
+
+    /// A stable hash of [`Machine::canonical`]: 16 hex digits of 64-bit FNV-1a.
+    /// It is the same however the machine reached us (macro, `fsmc build`,
+    /// build script, JSON), and changes when behaviour can change.
+    pub fn fingerprint(&self) -> String {
+        format!("{:016x}", fnv1a64(self.canonical().as_bytes()))
+    }
+}
+
+/// 64-bit FNV-1a: tiny, dependency-free, and fixed forever by its definition.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}

@@ -1,0 +1,114 @@
+//! How `.fsm` names become Rust identifiers. Code generation and the
+//! `name-collision` check both use these functions, so they cannot disagree.
+
+/// `waiting_input` → `WaitingInput`, `waitingInput` → `WaitingInput`,
+/// `HTTP_ok` → `HTTPOk`. Names that would not start with a letter get a `V`
+/// in front (`_1` → `V1`).
+pub fn upper_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for part in name.split('_').filter(|p| !p.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert(0, 'V');
+    }
+    out
+}
+
+/// `hasKey` → `has_key`, `HTTPServer` → `http_server`, `a__b` → `a_b`.
+/// Names that would not start with a letter get a `v` in front (`_1` → `v_1`...
+/// precisely: `1` → `v1`).
+pub fn snake(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '_' {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            continue;
+        }
+        if c.is_ascii_uppercase() {
+            let prev = i.checked_sub(1).map(|j| chars[j]);
+            let next = chars.get(i + 1);
+            let boundary = match prev {
+                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
+                _ => false,
+            };
+            if boundary && !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert(0, 'v');
+    }
+    out
+}
+
+/// Rust keywords (strict and reserved, all editions).
+pub const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
+    "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// Keywords that cannot even be raw identifiers.
+const NOT_RAW: &[&str] = &["crate", "self", "Self", "super"];
+
+/// `ident` as it must be written in Rust source: `r#match` for keywords,
+/// `self_` for the few keywords that cannot be raw.
+pub fn escape(ident: &str) -> String {
+    if NOT_RAW.contains(&ident) {
+        format!("{ident}_")
+    } else if RUST_KEYWORDS.contains(&ident) {
+        format!("r#{ident}")
+    } else {
+        ident.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_case() {
+        assert_eq!(upper_camel("waiting_input"), "WaitingInput");
+        assert_eq!(upper_camel("waiting__input"), "WaitingInput");
+        assert_eq!(upper_camel("waitingInput"), "WaitingInput");
+        assert_eq!(upper_camel("type"), "Type");
+        assert_eq!(upper_camel("_"), "V");
+        assert_eq!(upper_camel("_1"), "V1");
+    }
+
+    #[test]
+    fn snake_case() {
+        assert_eq!(snake("hasKey"), "has_key");
+        assert_eq!(snake("has_key"), "has_key");
+        assert_eq!(snake("HTTPServer"), "http_server");
+        assert_eq!(snake("Agent"), "agent");
+        assert_eq!(snake("a__b"), "a_b");
+        assert_eq!(snake("_x"), "x");
+        assert_eq!(snake("_1"), "v1");
+    }
+
+    #[test]
+    fn keywords_are_escaped() {
+        assert_eq!(escape("match"), "r#match");
+        assert_eq!(escape("self"), "self_");
+        assert_eq!(escape("door"), "door");
+    }
+}

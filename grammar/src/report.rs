@@ -1,0 +1,1 @@
+//! Diagnostic reporters: human (miette), JSON and GitHub annotations.
