@@ -1,0 +1,92 @@
+//! `name-collision`: two different names that generate the same Rust
+//! identifier (`waiting_input` and `waiting__input` both become
+//! `WaitingInput`), or a machine whose type name clashes with an item
+//! generated next to it. Uses the same mapping as code generation.
+
+use super::{Scope, Sink};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::model::{Machine, Model};
+use crate::naming::{escape, snake, upper_camel};
+use crate::span::Span;
+use std::collections::HashMap;
+
+/// Names generated inside every machine's module; the machine type can't use them.
+pub const RESERVED_TYPE_NAMES: &[&str] = &["State", "Action", "Output", "Guards", "Fired", "FireError"];
+
+/// Collisions between machines of one file, and reserved machine names.
+pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
+    let mut modules = Seen::default();
+    let mut types = Seen::default();
+    for m in &model.machines {
+        let module = escape(&snake(&m.name));
+        let ty = escape(&upper_camel(&m.name));
+        for (seen, ident, what) in [(&mut modules, module, "module"), (&mut types, ty.clone(), "type")] {
+            if let Some(first) = seen.insert(&ident, &m.name, m.span) {
+                out.push(collision("machine", what, &ident, (&m.name, m.span), first));
+            }
+        }
+        if RESERVED_TYPE_NAMES.contains(&ty.as_str()) {
+            out.push(Diagnostic::new(
+                Code::NameCollision,
+                m.span,
+                format!("machine `{}` would generate a type `{ty}`, which clashes with the `{ty}` enum generated beside it", m.name),
+                "reserved name",
+                format!("rename the machine; {} are generated in every machine's module", quoted(RESERVED_TYPE_NAMES)),
+            ));
+        }
+    }
+}
+
+/// Collisions among one machine's states, actions, outputs and guards.
+pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
+    let groups: [(&str, Vec<(&str, Span)>, fn(&str) -> String); 4] = [
+        ("state", m.states.iter().map(|s| (s.name.as_str(), s.span)).collect(), upper_camel),
+        ("action", m.actions.iter().map(|s| (s.name.as_str(), s.span())).collect(), upper_camel),
+        ("output", m.outputs.iter().map(|s| (s.name.as_str(), s.span())).collect(), upper_camel),
+        ("guard", m.guards.iter().map(|s| (s.name.as_str(), s.span())).collect(), snake),
+    ];
+    for (kind, names, map) in groups {
+        let mut seen = Seen::default();
+        for (name, span) in names {
+            let ident = escape(&map(name));
+            if let Some(first) = seen.insert(&ident, name, span) {
+                let what = if kind == "guard" { "method" } else { "variant" };
+                sink.push(Scope::Machine, collision(kind, what, &ident, (name, span), first));
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Seen {
+    first: HashMap<String, (String, Span)>,
+}
+
+impl Seen {
+    /// Record `ident` for `name`; if a different name already produced it, return that one.
+    fn insert(&mut self, ident: &str, name: &str, span: Span) -> Option<(String, Span)> {
+        match self.first.get(ident) {
+            Some((first, first_span)) if first != name => Some((first.clone(), *first_span)),
+            Some(_) => None,
+            None => {
+                self.first.insert(ident.to_string(), (name.to_string(), span));
+                None
+            }
+        }
+    }
+}
+
+fn collision(kind: &str, what: &str, ident: &str, (name, span): (&str, Span), (first, first_span): (String, Span)) -> Diagnostic {
+    Diagnostic::new(
+        Code::NameCollision,
+        span,
+        format!("{kind}s `{first}` and `{name}` both become the Rust {what} `{ident}`"),
+        format!("also becomes `{ident}`"),
+        format!("rename one of them; generated code needs a distinct identifier for each {kind}"),
+    )
+    .with_label(first_span, format!("`{first}` becomes `{ident}` here"))
+}
+
+fn quoted(names: &[&str]) -> String {
+    crate::diagnostic::one_of(&names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>())
+}
