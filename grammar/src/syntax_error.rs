@@ -32,6 +32,7 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnos
                     }
                 }
             }
+            words.sort_by_key(|w| ORDER.iter().position(|o| o == w).unwrap_or(ORDER.len()));
             words
         }
         ErrorVariant::CustomError { message } => vec![message.clone()],
@@ -44,6 +45,46 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnos
     };
     Diagnostic::new(Code::Syntax, span, message, label, help(err, context))
 }
+
+/// Expected tokens are listed in the order they may appear in the grammar,
+/// so `on x => b` says "expected `[`, `priority`, `->`, `emit` or `;`".
+const ORDER: &[&str] = &[
+    "`#[allow(...)]`",
+    "`machine`",
+    "`action`",
+    "`guard`",
+    "`output`",
+    "`initial`",
+    "`terminal`",
+    "`state`",
+    "`any`",
+    "`on`",
+    "`enter`",
+    "`exit`",
+    "a name",
+    "a machine name",
+    "a state name",
+    "an action name",
+    "an output name",
+    "a guard name",
+    "a diagnostic code",
+    "`!`",
+    "`(`",
+    "`&&`",
+    "`||`",
+    "`)`",
+    "`[`",
+    "`]`",
+    "`priority`",
+    "a number",
+    "`->`",
+    "`emit`",
+    "`,`",
+    "`{`",
+    "`;`",
+    "`}`",
+    "end of file",
+];
 
 /// The words for what a rule starts with. `context` is the token before the
 /// error, which tells a state name from an action name.
@@ -106,12 +147,19 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
 
 fn help(err: &Error<Rule>, context: &str) -> String {
     let expects = |r: Rule| matches!(&err.variant, ErrorVariant::ParsingError { positives, .. } if positives.contains(&r));
+    let in_guard = ["[", "!", "&&", "||", "("].contains(&context) || expects(Rule::rbracket);
     if context == "->" {
         "a transition's target is the name of a state: `on ACTION -> STATE;`".into()
     } else if expects(Rule::semi) && (expects(Rule::target) || expects(Rule::emit) || expects(Rule::guard)) {
         "a transition reads `on ACTION [GUARD] priority N -> TARGET emit OUTPUT, ...;`, every part after the action optional, ending with `;`".into()
     } else if expects(Rule::semi) {
         "every declaration and transition ends with `;`".into()
+    } else if in_guard {
+        "a guard is a guard name, `!g`, `a && b`, `a || b` or `( ... )`, inside `[` `]`".into()
+    } else if context == "machine" {
+        "a machine starts with its name: `machine Name { ... }`".into()
+    } else if ["enter", "exit"].contains(&context) {
+        "hooks read `enter emit OUTPUT, ...;` and `exit emit OUTPUT, ...;`".into()
     } else if expects(Rule::machine) || expects(Rule::kw_machine) {
         "a file holds machines: `machine Name { ... }`".into()
     } else if expects(Rule::state) || expects(Rule::decl) || expects(Rule::any_block) {
