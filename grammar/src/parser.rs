@@ -61,10 +61,99 @@ fn parse_segments(text: &str, docs: &DocIndex<'_>, diagnostics: &mut Vec<Diagnos
                     .expect("a parsed entry holds a machine");
                 machines.push(Builder::new(docs, start, diagnostics).machine(machine));
             }
-            Err(err) => diagnostics.push(syntax_error::from_pest(&err, text, start)),
+            Err(err) => {
+                diagnostics.push(syntax_error::from_pest(&err, text, start));
+                more_syntax_errors(text, start, end, &err, diagnostics);
+            }
         }
     }
     machines
+}
+
+/// Most syntax errors a single machine reports.
+const MAX_ERRORS_PER_MACHINE: usize = 20;
+
+/// Find the machine's further syntax errors: blank out the statement holding
+/// the error (spaces, so positions stay put) and parse again, until it parses
+/// or no progress is made. The machine itself is not checked further: its
+/// model would be missing the broken statements, and every diagnostic that
+/// caused would be noise.
+fn more_syntax_errors(
+    text: &str,
+    start: usize,
+    end: usize,
+    first: &pest::error::Error<Rule>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut buf = text[start..end].to_string();
+    let mut err_pos = error_offset(first);
+    for _ in 1..MAX_ERRORS_PER_MACHINE {
+        let Some((from, to)) = statement_around(&buf, err_pos) else { return };
+        blank(&mut buf, from, to);
+        match FsmParser::parse(Rule::machine_entry, &buf) {
+            Ok(_) => return,
+            Err(err) => {
+                let pos = error_offset(&err);
+                if pos <= err_pos {
+                    return; // no progress: the rest is one broken construct
+                }
+                diagnostics.push(syntax_error::from_pest(&err, text, start));
+                err_pos = pos;
+            }
+        }
+    }
+}
+
+fn error_offset(err: &pest::error::Error<Rule>) -> usize {
+    match err.location {
+        pest::error::InputLocation::Pos(p) => p,
+        pest::error::InputLocation::Span((s, _)) => s,
+    }
+}
+
+/// The statement containing byte `pos`: from just after the previous `;`, `{`
+/// or `}` to the next `;` (inclusive), or to just before the next `}`. When a
+/// `{` comes first, the statement is a block and runs to its matching `}`.
+fn statement_around(buf: &str, pos: usize) -> Option<(usize, usize)> {
+    let bytes = buf.as_bytes();
+    if pos >= bytes.len() {
+        return None;
+    }
+    let from = bytes[..pos].iter().rposition(|b| matches!(b, b';' | b'{' | b'}')).map_or(0, |i| i + 1);
+    let mut depth = 0usize;
+    let mut i = pos;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            // The statement before a `}` ends there; a stray `}` is its own statement.
+            b'}' if depth == 0 => {
+                let stmt_end = if buf[from..i].trim().is_empty() { i + 1 } else { i };
+                return Some((from, stmt_end));
+            }
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((from, i + 1));
+                }
+            }
+            b';' if depth == 0 => return Some((from, i + 1)),
+            _ => {}
+        }
+        i += 1;
+    }
+    Some((from, bytes.len()))
+}
+
+/// Replace `buf[from..to]` with spaces, keeping newlines and the byte length.
+fn blank(buf: &mut String, from: usize, to: usize) {
+    let replacement: String = buf[from..to]
+        .chars()
+        .flat_map(|c| {
+            let keep = c == '\n';
+            std::iter::repeat_n(if keep { '\n' } else { ' ' }, if keep { 1 } else { c.len_utf8() })
+        })
+        .collect();
+    buf.replace_range(from..to, &replacement);
 }
 
 /// Split `text` into chunks that each end where a top-level `}` closes, skipping
@@ -467,6 +556,15 @@ machine Agent {
         assert_eq!(parsed.diagnostics.len(), 2);
         assert_eq!(parsed.file.machines.len(), 1);
         assert_eq!(parsed.file.machines[0].name.name, "B");
+    }
+
+    #[test]
+    fn every_broken_statement_of_a_machine_is_reported() {
+        let text = "machine A {\n initial state a { on x -> ; on y => a; }\n stat b;\n state c { on z -> a }\n}";
+        let parsed = parse(text);
+        let found: Vec<&str> = parsed.diagnostics.iter().map(|d| &text[d.span.start..d.span.end]).collect();
+        assert_eq!(found, [";", "=", "stat", "}"], "{:?}", parsed.diagnostics);
+        assert!(parsed.file.machines.is_empty());
     }
 
     #[test]
