@@ -365,10 +365,8 @@ impl<'a, 'd> Builder<'a, 'd> {
         let mut outputs = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::hook_kind => {
-                    if p.into_inner().next().map(|k| k.as_rule()) == Some(Rule::kw_exit) {
-                        kind = HookKind::Exit;
-                    }
+                Rule::hook_kind if p.into_inner().next().map(|k| k.as_rule()) == Some(Rule::kw_exit) => {
+                    kind = HookKind::Exit;
                 }
                 Rule::ident_list => outputs = self.ident_list(p),
                 _ => {}

@@ -39,7 +39,7 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
 
 /// Collisions among one machine's states, actions, outputs and guards.
 pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
-    let groups: [(&str, Vec<(&str, Span)>, fn(&str) -> String); 4] = [
+    let groups: [NameGroup<'_>; 4] = [
         ("state", m.states.iter().map(|s| (s.name.as_str(), s.span)).collect(), upper_camel),
         ("action", m.actions.iter().map(|s| (s.name.as_str(), s.span())).collect(), upper_camel),
         ("output", m.outputs.iter().map(|s| (s.name.as_str(), s.span())).collect(), upper_camel),
@@ -56,6 +56,9 @@ pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
         }
     }
 }
+
+/// A kind of name, its names with spans, and how each becomes a Rust identifier.
+type NameGroup<'a> = (&'static str, Vec<(&'a str, Span)>, fn(&str) -> String);
 
 #[derive(Default)]
 struct Seen {
