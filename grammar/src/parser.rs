@@ -365,7 +365,7 @@ impl<'a, 'd> Builder<'a, 'd> {
         let mut outputs = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::hook_kind if p.into_inner().next().map(|k| k.as_rule()) == Some(Rule::kw_exit) => {
+                Rule::hook_kind if p.as_str() == "exit" => {
                     kind = HookKind::Exit;
                 }
                 Rule::ident_list => outputs = self.ident_list(p),
