@@ -14,11 +14,19 @@ pub fn scan(text: &str) -> Vec<Comment> {
     while i + 1 < bytes.len() {
         if bytes[i] == b'/' && bytes[i + 1] == b'/' {
             let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
-            let end = if end > i && bytes[end - 1] == b'\r' { end - 1 } else { end };
+            let end = if end > i && bytes[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
             let raw = &text[i..end];
             let doc = raw.starts_with("///") && !raw.starts_with("////");
             let body = if doc { &raw[3..] } else { &raw[2..] };
-            let text = if doc { body.strip_prefix(' ').unwrap_or(body) } else { body };
+            let text = if doc {
+                body.strip_prefix(' ').unwrap_or(body)
+            } else {
+                body
+            };
             out.push(Comment {
                 span: Span::new(i, end),
                 doc,

@@ -111,8 +111,8 @@ impl fmt::Display for Code {
     }
 }
 
-/// Where the diagnostics catalogue lives.
-pub const DOCS_URL: &str = "https://github.com/fsmc/fsmc/blob/main/docs/diagnostics.md";
+/// Where the diagnostics catalogue lives, relative to the repository root.
+pub const DOCS_URL: &str = "docs/diagnostics.md";
 
 /// A secondary label: another place that explains the primary one.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -135,7 +135,10 @@ mod tests {
         let (a, na, b) = (var(0), not(var(0)), var(1));
         assert_eq!(satisfiable(&[(&b, true), (&a, false), (&na, false)]), Some(false));
         // `a || b` then `a`: `a` never fires alone.
-        assert_eq!(satisfiable(&[(&a, true), (&or(var(0), var(1)), false)]), Some(false));
+        assert_eq!(
+            satisfiable(&[(&a, true), (&or(var(0), var(1)), false)]),
+            Some(false)
+        );
     }
 
     #[test]

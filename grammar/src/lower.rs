@@ -33,7 +33,11 @@ pub fn lower(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> Model {
         let mut local = Vec::new();
         let lowered = Lowerer::new(&mut local).machine(m);
         let allows = lowered.as_ref().map(|m| m.allows.as_slice()).unwrap_or_default();
-        diagnostics.extend(local.into_iter().filter(|d| d.is_error() || !allows.contains(&d.code)));
+        diagnostics.extend(
+            local
+                .into_iter()
+                .filter(|d| d.is_error() || !allows.contains(&d.code)),
+        );
         machines.extend(lowered);
     }
     Model { machines }
@@ -173,7 +177,10 @@ impl<'d> Lowerer<'d> {
                     Diagnostic::new(
                         Code::DuplicateState,
                         s.name.span,
-                        format!("state `{}` is defined more than once in machine `{}`", s.name.name, m.name.name),
+                        format!(
+                            "state `{}` is defined more than once in machine `{}`",
+                            s.name.name, m.name.name
+                        ),
                         "defined again here",
                         "rename one of the states, or merge their transitions into one",
                     )
@@ -194,7 +201,9 @@ impl<'d> Lowerer<'d> {
                             kw.span,
                             format!(
                                 "machine `{}` has more than one initial state: `{}` and `{}`",
-                                m.name.name, states[first.index()].name, s.name.name
+                                m.name.name,
+                                states[first.index()].name,
+                                s.name.name
                             ),
                             "second initial state",
                             "a machine starts in exactly one state; remove `initial` from all but one",
@@ -251,8 +260,11 @@ impl<'d> Lowerer<'d> {
             for item in s.body.iter().flatten() {
                 match item {
                     StateItem::Hook(h) => {
-                        let outs: Vec<OutputId> =
-                            h.outputs.iter().map(|o| OutputId::from_index(self.outputs.use_(o))).collect();
+                        let outs: Vec<OutputId> = h
+                            .outputs
+                            .iter()
+                            .map(|o| OutputId::from_index(self.outputs.use_(o)))
+                            .collect();
                         let st = &mut states[i];
                         match h.kind {
                             HookKind::Enter => st.enter.extend(outs),
@@ -328,7 +340,11 @@ impl<'d> Lowerer<'d> {
             expr: self.guard(g),
             span: g.span(),
         });
-        let emits = t.emits.iter().map(|o| OutputId::from_index(self.outputs.use_(o))).collect();
+        let emits = t
+            .emits
+            .iter()
+            .map(|o| OutputId::from_index(self.outputs.use_(o)))
+            .collect();
         let target = match &t.target {
             None => None,
             Some(ident) => match by_name.get(ident.name.as_str()) {
@@ -337,12 +353,18 @@ impl<'d> Lowerer<'d> {
                     self.diagnostics.push(Diagnostic::new(
                         Code::UnknownState,
                         ident.span,
-                        format!("transition on `{}` targets unknown state `{}`", t.action.name, ident.name),
+                        format!(
+                            "transition on `{}` targets unknown state `{}`",
+                            t.action.name, ident.name
+                        ),
                         "no state with this name",
                         suggest::help_for(
                             &ident.name,
                             state_names.iter().map(String::as_str),
-                            format!("define it with `state {};` or target an existing state", ident.name),
+                            format!(
+                                "define it with `state {};` or target an existing state",
+                                ident.name
+                            ),
                         ),
                     ));
                     return None;
@@ -384,7 +406,13 @@ impl<'d> Lowerer<'d> {
             if !declares[kind as usize] {
                 continue;
             }
-            let declared = || table.list.iter().filter(|s| s.declared.is_some()).map(|s| s.name.as_str());
+            let declared = || {
+                table
+                    .list
+                    .iter()
+                    .filter(|s| s.declared.is_some())
+                    .map(|s| s.name.as_str())
+            };
             for sym in table.list.iter().filter(|s| s.declared.is_none()) {
                 for &span in &sym.uses {
                     self.diagnostics.push(Diagnostic::new(

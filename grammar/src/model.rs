@@ -62,7 +62,9 @@ pub struct Symbol {
 impl Symbol {
     /// Where to point at this name: its declaration, else its first use.
     pub fn span(&self) -> Span {
-        self.declared.or_else(|| self.uses.first().copied()).unwrap_or_default()
+        self.declared
+            .or_else(|| self.uses.first().copied())
+            .unwrap_or_default()
     }
 }
 
@@ -225,7 +227,10 @@ impl Machine {
 
     /// Look a state up by name.
     pub fn state_by_name(&self, name: &str) -> Option<StateId> {
-        self.states.iter().position(|s| s.name == name).map(StateId::from_index)
+        self.states
+            .iter()
+            .position(|s| s.name == name)
+            .map(StateId::from_index)
     }
 
     /// The transitions that apply in `state`, grouped by action, each group in
@@ -313,7 +318,10 @@ impl Machine {
     pub fn canonical(&self) -> String {
         let mut out = String::new();
         let names = |ids: &[OutputId]| {
-            ids.iter().map(|o| self.outputs[o.index()].name.as_str()).collect::<Vec<_>>().join(",")
+            ids.iter()
+                .map(|o| self.outputs[o.index()].name.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
         };
         let _ = writeln!(out, "machine {}", self.name);
         for (i, s) in self.states.iter().enumerate() {
@@ -337,7 +345,10 @@ impl Machine {
                 "on {} {} [{}] priority={} -> {} emit=[{}]",
                 from,
                 self.actions[t.action.index()].name,
-                t.guard.as_ref().map(|g| self.guard_text(&g.expr)).unwrap_or_default(),
+                t.guard
+                    .as_ref()
+                    .map(|g| self.guard_text(&g.expr))
+                    .unwrap_or_default(),
                 t.priority,
                 t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
                 names(&t.emits)

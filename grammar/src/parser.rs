@@ -88,7 +88,9 @@ fn more_syntax_errors(
     let mut buf = text[start..end].to_string();
     let mut err_pos = error_offset(first);
     for _ in 1..MAX_ERRORS_PER_MACHINE {
-        let Some((from, to)) = statement_around(&buf, err_pos) else { return };
+        let Some((from, to)) = statement_around(&buf, err_pos) else {
+            return;
+        };
         blank(&mut buf, from, to);
         match FsmParser::parse(Rule::machine_entry, &buf) {
             Ok(_) => return,
@@ -119,7 +121,10 @@ fn statement_around(buf: &str, pos: usize) -> Option<(usize, usize)> {
     if pos >= bytes.len() {
         return None;
     }
-    let from = bytes[..pos].iter().rposition(|b| matches!(b, b';' | b'{' | b'}')).map_or(0, |i| i + 1);
+    let from = bytes[..pos]
+        .iter()
+        .rposition(|b| matches!(b, b';' | b'{' | b'}'))
+        .map_or(0, |i| i + 1);
     let mut depth = 0usize;
     let mut i = pos;
     while i < bytes.len() {
@@ -415,7 +420,10 @@ impl<'a, 'd> Builder<'a, 'd> {
                     priority = Some(self.priority(int));
                 }
                 Rule::target => {
-                    target = p.into_inner().find(|q| q.as_rule() == Rule::ident).map(|q| self.ident(q));
+                    target = p
+                        .into_inner()
+                        .find(|q| q.as_rule() == Rule::ident)
+                        .map(|q| self.ident(q));
                 }
                 Rule::emit => {
                     if let Some(list) = p.into_inner().find(|q| q.as_rule() == Rule::ident_list) {
@@ -466,10 +474,13 @@ impl<'a, 'd> Builder<'a, 'd> {
         operand: Rule,
         make: fn(Span, Box<GuardAst>, Box<GuardAst>) -> GuardAst,
     ) -> GuardAst {
-        let mut operands = pair.into_inner().filter(|p| p.as_rule() == operand).map(|p| match operand {
-            Rule::guard_and => self.guard_and(p),
-            _ => self.guard_unary(p),
-        });
+        let mut operands = pair
+            .into_inner()
+            .filter(|p| p.as_rule() == operand)
+            .map(|p| match operand {
+                Rule::guard_and => self.guard_and(p),
+                _ => self.guard_unary(p),
+            });
         let first = operands.next().expect("grammar: a chain has an operand");
         operands.fold(first, |lhs, rhs| {
             let span = lhs.span().to(rhs.span());
@@ -496,7 +507,10 @@ impl<'a, 'd> Builder<'a, 'd> {
     }
 
     fn guard_primary(&self, pair: Pair<'_, Rule>) -> GuardAst {
-        let inner = pair.into_inner().next().expect("grammar: a primary guard has content");
+        let inner = pair
+            .into_inner()
+            .next()
+            .expect("grammar: a primary guard has content");
         match inner.as_rule() {
             Rule::ident => GuardAst::Name(self.ident(inner)),
             _ => {
@@ -540,11 +554,18 @@ machine Agent {
         assert_eq!(m.name.name, "Agent");
         assert_eq!(m.docs, ["The agent loop."]);
         assert_eq!(m.items.len(), 6);
-        let MachineItem::State(calling) = &m.items[2] else { panic!() };
+        let MachineItem::State(calling) = &m.items[2] else {
+            panic!()
+        };
         let body = calling.body.as_ref().unwrap();
-        let StateItem::Transition(t) = &body[1] else { panic!() };
+        let StateItem::Transition(t) = &body[1] else {
+            panic!()
+        };
         assert_eq!(t.priority.unwrap().value, 1);
-        assert_eq!(&text[t.guard.as_ref().unwrap().span().start..t.guard.as_ref().unwrap().span().end], "retries_left && !fatal");
+        assert_eq!(
+            &text[t.guard.as_ref().unwrap().span().start..t.guard.as_ref().unwrap().span().end],
+            "retries_left && !fatal"
+        );
     }
 
     #[test]
@@ -558,9 +579,14 @@ machine Agent {
 
     #[test]
     fn every_broken_statement_of_a_machine_is_reported() {
-        let text = "machine A {\n initial state a { on x -> ; on y => a; }\n stat b;\n state c { on z -> a }\n}";
+        let text =
+            "machine A {\n initial state a { on x -> ; on y => a; }\n stat b;\n state c { on z -> a }\n}";
         let parsed = parse(text);
-        let found: Vec<&str> = parsed.diagnostics.iter().map(|d| &text[d.span.start..d.span.end]).collect();
+        let found: Vec<&str> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| &text[d.span.start..d.span.end])
+            .collect();
         assert_eq!(found, [";", "=", "stat", "}"], "{:?}", parsed.diagnostics);
         assert!(parsed.file.machines.is_empty());
     }

@@ -1,1 +1,400 @@
-//! Diagnostic reporters: human (miette), JSON and GitHub annotations.
+//! Diagnostic reporters, one per output format: human (miette's graphical
+//! report), JSON, and GitHub Actions annotations.
+//!
+//! Every reporter is a pure function from diagnostics to text, so the CLI only
+//! decides where the text goes and the output can be tested exactly.
+//!
+//! Positions in the JSON and GitHub formats are 1-based lines and columns, and
+//! columns count characters, not bytes. The end position is the one just past
+//! the last character of the span (exclusive), like LSP and ESLint.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::span::{LineCol, LineIndex};
+
+/// Render `diagnostics` of one file as miette graphical reports with the source
+/// snippet, each followed by a blank line.
+///
+/// `width` is the column at which text is wrapped. With `color` false the
+/// output is plain unicode without escape sequences, stable for snapshots.
+/// The documentation URL is printed as text after the code rather than as a
+/// terminal hyperlink, so it is visible (and clickable) in every terminal.
+#[cfg(feature = "fancy")]
+pub fn human(file_name: &str, source: &str, diagnostics: &[Diagnostic], width: usize, color: bool) -> String {
+    use miette::{GraphicalReportHandler, GraphicalTheme, NamedSource};
+
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
+        .with_links(false);
+    let source = NamedSource::new(file_name, source.to_string());
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        let with_source = WithSource {
+            diagnostic,
+            source: &source,
+        };
+        handler
+            .render_report(&mut out, &with_source)
+            .expect("writing to a String cannot fail");
+        out.push('\n');
+    }
+    out
+}
+
+/// A diagnostic together with the named source it points into, which is what
+/// miette needs to draw the snippet. Borrowing both keeps rendering linear in
+/// the number of diagnostics instead of copying the source for each.
+#[cfg(feature = "fancy")]
+struct WithSource<'a> {
+    diagnostic: &'a Diagnostic,
+    source: &'a miette::NamedSource<String>,
+}
+
+#[cfg(feature = "fancy")]
+impl std::fmt::Debug for WithSource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.diagnostic, f)
+    }
+}
+
+#[cfg(feature = "fancy")]
+impl std::fmt::Display for WithSource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.diagnostic, f)
+    }
+}
+
+#[cfg(feature = "fancy")]
+impl std::error::Error for WithSource<'_> {}
+
+#[cfg(feature = "fancy")]
+impl miette::Diagnostic for WithSource<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        miette::Diagnostic::code(self.diagnostic)
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        miette::Diagnostic::severity(self.diagnostic)
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        miette::Diagnostic::help(self.diagnostic)
+    }
+
+    fn url<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        miette::Diagnostic::url(self.diagnostic)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        miette::Diagnostic::labels(self.diagnostic)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(self.source)
+    }
+}
+
+/// One diagnostic as an object of the JSON report. The fields, their names
+/// and their order are part of the output format.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct JsonDiagnostic {
+    /// The kebab-case code, e.g. `unknown-state`.
+    pub code: &'static str,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// The one-sentence message.
+    pub message: String,
+    /// The file, as the user named it.
+    pub file: String,
+    /// 1-based line of the start of the span.
+    pub line: usize,
+    /// 1-based column (in characters) of the start of the span.
+    pub column: usize,
+    /// 1-based line of the end of the span.
+    pub end_line: usize,
+    /// 1-based column (in characters) just past the end of the span.
+    pub end_column: usize,
+    /// What to do about it.
+    pub help: String,
+}
+
+/// The JSON records of one file's diagnostics. Collect the records of every
+/// file and render them once with [`json_array`], so that a run over several
+/// files prints one array.
+pub fn json(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Vec<JsonDiagnostic> {
+    let index = LineIndex::new(source);
+    diagnostics
+        .iter()
+        .map(|d| {
+            let (start, end) = positions(&index, source, d);
+            JsonDiagnostic {
+                code: d.code.name(),
+                severity: d.severity,
+                message: d.message.clone(),
+                file: file_name.to_string(),
+                line: start.line,
+                column: start.column,
+                end_line: end.line,
+                end_column: end.column,
+                help: d.help.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Render records as one pretty-printed JSON array followed by a newline.
+/// An empty run gives `[]`.
+pub fn json_array(records: &[JsonDiagnostic]) -> String {
+    let mut out = serde_json::to_string_pretty(records).expect("JSON records always serialize");
+    out.push('\n');
+    out
+}
+
+/// Render `diagnostics` of one file as GitHub Actions workflow commands, one
+/// line each:
+///
+/// ```text
+/// ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=CODE::MESSAGE
+/// ```
+///
+/// Warnings use `::warning`. GitHub only accepts columns on annotations that
+/// start and end on one line, so a span over several lines gives `line` and
+/// `endLine` without `col` and `endColumn`. Values are escaped as the runner
+/// expects.
+pub fn github(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
+    let index = LineIndex::new(source);
+    let file = escape_property(file_name);
+    let mut out = String::new();
+    for d in diagnostics {
+        let (start, end) = positions(&index, source, d);
+        let command = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let position = if start.line == end.line {
+            format!(
+                "line={},col={},endLine={},endColumn={}",
+                start.line, start.column, end.line, end.column
+            )
+        } else {
+            format!("line={},endLine={}", start.line, end.line)
+        };
+        out.push_str(&format!(
+            "::{command} file={file},{position},title={}::{}\n",
+            escape_property(d.code.name()),
+            escape_data(&d.message),
+        ));
+    }
+    out
+}
+
+/// The start and (exclusive) end position of a diagnostic's primary span.
+fn positions(index: &LineIndex, source: &str, d: &Diagnostic) -> (LineCol, LineCol) {
+    (
+        index.line_col(source, d.span.start),
+        index.line_col(source, d.span.end),
+    )
+}
+
+/// Escape the message of a workflow command.
+fn escape_data(value: &str) -> String {
+    value
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a property value of a workflow command, where `:` and `,` are
+/// separators.
+fn escape_property(value: &str) -> String {
+    escape_data(value).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The closing line of a run, e.g. `checked 5 files: 1 error, 2 warnings`, or
+/// `checked 1 file: no errors or warnings`.
+pub fn summary(files: usize, errors: usize, warnings: usize) -> String {
+    let problems = match (errors, warnings) {
+        (0, 0) => "no errors or warnings".to_string(),
+        (e, 0) => plural(e, "error"),
+        (0, w) => plural(w, "warning"),
+        (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    };
+    format!("checked {}: {problems}", plural(files, "file"))
+}
+
+/// `1 error`, `2 errors`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Code;
+    use crate::span::Span;
+
+    /// `ü` is two bytes, so byte offsets and character columns differ after it.
+    const SOURCE: &str = "machine M {\n    /// ü\n    initial state a { on go -> bb; }\n}\n";
+
+    fn span_of(needle: &str) -> Span {
+        let start = SOURCE.find(needle).expect("needle is in the source");
+        Span::new(start, start + needle.len())
+    }
+
+    fn unknown_state() -> Diagnostic {
+        Diagnostic::new(
+            Code::UnknownState,
+            span_of("bb"),
+            "transition on `go` targets unknown state `bb`",
+            "no state with this name",
+            "did you mean `b`?",
+        )
+    }
+
+    fn duplicate_declaration() -> Diagnostic {
+        Diagnostic::new(
+            Code::DuplicateDeclaration,
+            span_of("go"),
+            "action `go` is declared more than once, 50% of the time\nreally",
+            "declared again here",
+            "remove it",
+        )
+        .with_label(span_of("a"), "first declared here")
+    }
+
+    #[test]
+    fn json_counts_columns_in_characters() {
+        // Line 2 is `    /// ü`; the diagnostic spans `ü` itself.
+        let start = SOURCE.find('ü').unwrap();
+        let mut d = unknown_state();
+        d.span = Span::new(start, start + 'ü'.len_utf8());
+        let records = json("m.fsm", SOURCE, &[d]);
+        assert_eq!(
+            (
+                records[0].line,
+                records[0].column,
+                records[0].end_line,
+                records[0].end_column
+            ),
+            (2, 9, 2, 10)
+        );
+    }
+
+    #[test]
+    fn json_renders_one_array_with_exactly_the_documented_fields() {
+        let mut records = json("a.fsm", SOURCE, &[unknown_state()]);
+        records.extend(json("b,c.fsm", "", &[]));
+        assert_eq!(
+            json_array(&records),
+            r#"[
+  {
+    "code": "unknown-state",
+    "severity": "error",
+    "message": "transition on `go` targets unknown state `bb`",
+    "file": "a.fsm",
+    "line": 3,
+    "column": 32,
+    "end_line": 3,
+    "end_column": 34,
+    "help": "did you mean `b`?"
+  }
+]
+"#
+        );
+        assert_eq!(json_array(&[]), "[]\n");
+    }
+
+    #[test]
+    fn github_lines_escape_properties_and_messages() {
+        let out = github(
+            "dir/x,y:z.fsm",
+            SOURCE,
+            &[unknown_state(), duplicate_declaration()],
+        );
+        assert_eq!(
+            out,
+            "::error file=dir/x%2Cy%3Az.fsm,line=3,col=32,endLine=3,endColumn=34,title=unknown-state\
+             ::transition on `go` targets unknown state `bb`\n\
+             ::warning file=dir/x%2Cy%3Az.fsm,line=3,col=26,endLine=3,endColumn=28,\
+             title=duplicate-declaration::action `go` is declared more than once, 50%25 of the time%0Areally\n"
+        );
+    }
+
+    #[test]
+    fn github_omits_columns_for_spans_over_several_lines() {
+        let mut d = unknown_state();
+        d.span = Span::new(0, SOURCE.len() - 1);
+        assert_eq!(
+            github("m.fsm", SOURCE, &[d]),
+            "::error file=m.fsm,line=1,endLine=4,title=unknown-state\
+             ::transition on `go` targets unknown state `bb`\n"
+        );
+    }
+
+    #[test]
+    fn github_counts_columns_in_characters() {
+        let start = SOURCE.find('ü').unwrap();
+        let mut d = unknown_state();
+        d.span = Span::new(start, start + 'ü'.len_utf8());
+        assert!(github("m.fsm", SOURCE, &[d]).contains(",line=2,col=9,endLine=2,endColumn=10,"));
+    }
+
+    #[test]
+    fn summary_counts_errors_and_warnings() {
+        assert_eq!(summary(1, 0, 0), "checked 1 file: no errors or warnings");
+        assert_eq!(summary(2, 1, 0), "checked 2 files: 1 error");
+        assert_eq!(summary(5, 0, 2), "checked 5 files: 2 warnings");
+        assert_eq!(summary(3, 2, 1), "checked 3 files: 2 errors, 1 warning");
+    }
+
+    #[cfg(feature = "fancy")]
+    #[test]
+    fn human_draws_the_snippet_code_url_and_help_without_color() {
+        let out = human("m.fsm", SOURCE, &[unknown_state()], 80, false);
+        assert_eq!(
+            out,
+            "fsm::unknown-state (docs/diagnostics.md#unknown-state)
+
+  × transition on `go` targets unknown state `bb`
+   ╭─[m.fsm:3:32]
+ 2 │     /// ü
+ 3 │     initial state a { on go -> bb; }
+   ·                                ─┬
+   ·                                 ╰── no state with this name
+ 4 │ }
+   ╰────
+  help: did you mean `b`?
+
+"
+        );
+        assert!(!out.contains('\u{1b}'), "no escape sequences without color");
+    }
+
+    #[cfg(feature = "fancy")]
+    #[test]
+    fn human_shows_secondary_labels_and_warnings() {
+        let out = human("m.fsm", SOURCE, &[duplicate_declaration()], 80, false);
+        assert!(out.starts_with("fsm::duplicate-declaration ("), "{out}");
+        assert!(
+            out.contains("  ⚠ action `go` is declared more than once"),
+            "{out}"
+        );
+        assert!(out.contains("first declared here"), "{out}");
+        assert!(out.contains("declared again here"), "{out}");
+    }
+
+    #[cfg(feature = "fancy")]
+    #[test]
+    fn human_with_color_uses_escape_sequences() {
+        let out = human("m.fsm", SOURCE, &[unknown_state()], 80, true);
+        assert!(out.contains('\u{1b}'));
+    }
+}

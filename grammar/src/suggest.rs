@@ -10,7 +10,11 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         if cand == name {
             continue;
         }
-        let d = if cand.eq_ignore_ascii_case(name) { 0 } else { distance(name, cand) };
+        let d = if cand.eq_ignore_ascii_case(name) {
+            0
+        } else {
+            distance(name, cand)
+        };
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, cand));
         }
@@ -19,7 +23,11 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// A help line: "did you mean `x`?" or the fallback.
-pub(crate) fn help_for<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, fallback: String) -> String {
+pub(crate) fn help_for<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    fallback: String,
+) -> String {
     match closest(name, candidates) {
         Some(c) => format!("did you mean `{c}`?"),
         None => fallback,

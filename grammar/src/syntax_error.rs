@@ -41,7 +41,10 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnos
         (format!("unexpected {found_words}"), "unexpected here".to_string())
     } else {
         let list = one_of(&expected);
-        (format!("expected {list}, found {found_words}"), format!("expected {list}"))
+        (
+            format!("expected {list}, found {found_words}"),
+            format!("expected {list}"),
+        )
     };
     Diagnostic::new(Code::Syntax, span, message, label, help(err, context))
 }
@@ -165,7 +168,8 @@ fn help(err: &Error<Rule>, context: &str) -> String {
     } else if expects(Rule::state) || expects(Rule::decl) || expects(Rule::any_block) {
         "a machine body holds `action`/`guard`/`output` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
     } else if expects(Rule::transition) || expects(Rule::hook) {
-        "a state body holds transitions (`on ACTION -> TARGET;`) and `enter emit ...;` / `exit emit ...;`".into()
+        "a state body holds transitions (`on ACTION -> TARGET;`) and `enter emit ...;` / `exit emit ...;`"
+            .into()
     } else {
         "see docs/dsl.md for the grammar of this construct".into()
     }
@@ -205,6 +209,9 @@ fn previous_token(text: &str, pos: usize) -> &str {
     if start < before.len() {
         &before[start..]
     } else {
-        before.chars().last().map_or("", |c| &before[before.len() - c.len_utf8()..])
+        before
+            .chars()
+            .last()
+            .map_or("", |c| &before[before.len() - c.len_utf8()..])
     }
 }

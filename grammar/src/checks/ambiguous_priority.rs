@@ -22,7 +22,10 @@ fn check_list(m: &Machine, list: &[TransitionId], sink: &mut Sink<'_>) {
     for &t in list {
         let tr = m.transition(t);
         if tr.guard.is_some() {
-            groups.entry((tr.action.index(), tr.priority)).or_default().push(t);
+            groups
+                .entry((tr.action.index(), tr.priority))
+                .or_default()
+                .push(t);
         }
     }
     for group in groups.values().filter(|g| g.len() > 1) {
@@ -30,7 +33,12 @@ fn check_list(m: &Machine, list: &[TransitionId], sink: &mut Sink<'_>) {
             let b = m.transition(later);
             let gb = &b.guard.as_ref().expect("grouped transitions are guarded").expr;
             let overlap = group[..j].iter().copied().find(|&earlier| {
-                let ga = &m.transition(earlier).guard.as_ref().expect("grouped transitions are guarded").expr;
+                let ga = &m
+                    .transition(earlier)
+                    .guard
+                    .as_ref()
+                    .expect("grouped transitions are guarded")
+                    .expr;
                 // Only warn when both can fire: if `later` can never fire, that
                 // is shadowing (an error) and reported there.
                 guard_logic::satisfiable(&[(ga, true), (gb, true)]) == Some(true)

@@ -95,8 +95,7 @@ impl Graph {
         let has_exit = m
             .state_ids()
             .map(|s| {
-                live(s)
-                    && (succ[s.index()].iter().any(|&t| t != s) || any_targets.iter().any(|&t| t != s))
+                live(s) && (succ[s.index()].iter().any(|&t| t != s) || any_targets.iter().any(|&t| t != s))
             })
             .collect();
 

@@ -85,41 +85,64 @@ mod tests {
     #[test]
     fn a_state_may_override_an_any_transition() {
         let text = "machine M { initial state a { on stop -> b; } state b; any { on stop -> c; } terminal state c; }";
-        assert!(!codes(text).iter().any(|(c, _)| *c == Code::ShadowedTransition), "{:?}", codes(text));
+        assert!(
+            !codes(text).iter().any(|(c, _)| *c == Code::ShadowedTransition),
+            "{:?}",
+            codes(text)
+        );
     }
 
     #[test]
     fn an_any_transition_shadowed_everywhere_is_reported() {
-        let text = "machine M { initial state a { on stop -> b; } state b { on stop -> a; } any { on stop -> a; } }";
+        let text =
+            "machine M { initial state a { on stop -> b; } state b { on stop -> a; } any { on stop -> a; } }";
         let found = codes(text);
-        assert!(found.contains(&(Code::ShadowedTransition, "on stop -> a;".into())), "{found:?}");
+        assert!(
+            found.contains(&(Code::ShadowedTransition, "on stop -> a;".into())),
+            "{found:?}"
+        );
     }
 
     #[test]
     fn exclusive_guards_are_not_ambiguous_but_cover_later_candidates() {
         let text = "machine M { initial state a { on go [x] -> a; on go [!x] -> b; on go -> c; } state b; state c; }";
         let found = codes(text);
-        assert!(!found.iter().any(|(c, _)| *c == Code::AmbiguousPriority), "{found:?}");
-        assert!(found.contains(&(Code::ShadowedTransition, "on go -> c;".into())), "{found:?}");
+        assert!(
+            !found.iter().any(|(c, _)| *c == Code::AmbiguousPriority),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&(Code::ShadowedTransition, "on go -> c;".into())),
+            "{found:?}"
+        );
     }
 
     #[test]
     fn a_narrower_later_guard_is_shadowed() {
         let text = "machine M { initial state a { on go [x] -> b; on go [x && y] -> c; } state b; state c; }";
         let found = codes(text);
-        assert!(found.contains(&(Code::ShadowedTransition, "on go [x && y] -> c;".into())), "{found:?}");
+        assert!(
+            found.contains(&(Code::ShadowedTransition, "on go [x && y] -> c;".into())),
+            "{found:?}"
+        );
     }
 
     #[test]
     fn priority_decides_before_declaration_order() {
-        let text = "machine M { initial state a { on go -> b; on go [x] priority 1 -> c; } state b; state c; }";
-        assert!(codes(text).iter().all(|(c, _)| !matches!(c, Code::ShadowedTransition | Code::AmbiguousPriority)));
+        let text =
+            "machine M { initial state a { on go -> b; on go [x] priority 1 -> c; } state b; state c; }";
+        assert!(codes(text)
+            .iter()
+            .all(|(c, _)| !matches!(c, Code::ShadowedTransition | Code::AmbiguousPriority)));
     }
 
     #[test]
     fn allow_on_a_state_silences_only_that_state() {
         let text = "machine M { initial state a; #[allow(unreachable-state)] state b; state c; }";
-        let found: Vec<_> = codes(text).into_iter().filter(|(c, _)| *c == Code::UnreachableState).collect();
+        let found: Vec<_> = codes(text)
+            .into_iter()
+            .filter(|(c, _)| *c == Code::UnreachableState)
+            .collect();
         assert_eq!(found, [(Code::UnreachableState, "c".to_string())]);
     }
 
@@ -127,8 +150,14 @@ mod tests {
     fn errors_cannot_be_allowed() {
         let text = "#[allow(unknown-state)] machine M { initial state a { on go -> nowhere; } }";
         let found = codes(text);
-        assert!(found.contains(&(Code::InvalidAllow, "unknown-state".into())), "{found:?}");
-        assert!(found.contains(&(Code::UnknownState, "nowhere".into())), "{found:?}");
+        assert!(
+            found.contains(&(Code::InvalidAllow, "unknown-state".into())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&(Code::UnknownState, "nowhere".into())),
+            "{found:?}"
+        );
     }
 
     #[test]
@@ -139,7 +168,12 @@ mod tests {
         assert!(found.contains(&(Code::NoPathToTerminal, "c".into())), "{found:?}");
         assert!(found.contains(&(Code::DeadEnd, "d".into())), "{found:?}");
         assert!(found.contains(&(Code::UnreachableState, "d".into())), "{found:?}");
-        assert!(!found.iter().any(|(c, s)| *c == Code::NoPathToTerminal && s == "d"), "{found:?}");
+        assert!(
+            !found
+                .iter()
+                .any(|(c, s)| *c == Code::NoPathToTerminal && s == "d"),
+            "{found:?}"
+        );
     }
 
     #[test]
@@ -150,20 +184,34 @@ mod tests {
 
     #[test]
     fn declared_names_must_cover_every_use() {
-        let text = "machine M { action go; guard ok; initial state a { on go [ok && okk] -> a; on stop -> a; } }";
+        let text =
+            "machine M { action go; guard ok; initial state a { on go [ok && okk] -> a; on stop -> a; } }";
         let found = codes(text);
-        assert!(found.contains(&(Code::UndeclaredGuard, "okk".into())), "{found:?}");
-        assert!(found.contains(&(Code::UndeclaredAction, "stop".into())), "{found:?}");
+        assert!(
+            found.contains(&(Code::UndeclaredGuard, "okk".into())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&(Code::UndeclaredAction, "stop".into())),
+            "{found:?}"
+        );
     }
 
     #[test]
     fn collisions_follow_the_generated_identifiers() {
         let text = "machine M { guard hasKey, has_key; initial state a { on go [hasKey || has_key] -> a; } }";
         let found = codes(text);
-        assert!(found.contains(&(Code::NameCollision, "has_key".into())), "{found:?}");
+        assert!(
+            found.contains(&(Code::NameCollision, "has_key".into())),
+            "{found:?}"
+        );
         let text = "machine State { initial state a; } machine state { initial state a; }";
         let found = codes(text);
         // Same module, same type, and both types clash with the generated `State` enum.
-        assert_eq!(found.iter().filter(|(c, _)| *c == Code::NameCollision).count(), 4, "{found:?}");
+        assert_eq!(
+            found.iter().filter(|(c, _)| *c == Code::NameCollision).count(),
+            4,
+            "{found:?}"
+        );
     }
 }

@@ -40,10 +40,26 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
 /// Collisions among one machine's states, actions, outputs and guards.
 pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
     let groups: [NameGroup<'_>; 4] = [
-        ("state", m.states.iter().map(|s| (s.name.as_str(), s.span)).collect(), upper_camel),
-        ("action", m.actions.iter().map(|s| (s.name.as_str(), s.span())).collect(), upper_camel),
-        ("output", m.outputs.iter().map(|s| (s.name.as_str(), s.span())).collect(), upper_camel),
-        ("guard", m.guards.iter().map(|s| (s.name.as_str(), s.span())).collect(), snake),
+        (
+            "state",
+            m.states.iter().map(|s| (s.name.as_str(), s.span)).collect(),
+            upper_camel,
+        ),
+        (
+            "action",
+            m.actions.iter().map(|s| (s.name.as_str(), s.span())).collect(),
+            upper_camel,
+        ),
+        (
+            "output",
+            m.outputs.iter().map(|s| (s.name.as_str(), s.span())).collect(),
+            upper_camel,
+        ),
+        (
+            "guard",
+            m.guards.iter().map(|s| (s.name.as_str(), s.span())).collect(),
+            snake,
+        ),
     ];
     for (kind, names, map) in groups {
         let mut seen = Seen::default();
@@ -79,7 +95,13 @@ impl Seen {
     }
 }
 
-fn collision(kind: &str, what: &str, ident: &str, (name, span): (&str, Span), (first, first_span): (String, Span)) -> Diagnostic {
+fn collision(
+    kind: &str,
+    what: &str,
+    ident: &str,
+    (name, span): (&str, Span),
+    (first, first_span): (String, Span),
+) -> Diagnostic {
     Diagnostic::new(
         Code::NameCollision,
         span,

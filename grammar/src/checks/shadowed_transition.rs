@@ -68,7 +68,12 @@ fn shadowed_by(m: &Machine, earlier: &[TransitionId], t: TransitionId) -> Option
     }
     let mut terms: Vec<Term<'_>> = Vec::with_capacity(earlier.len() + 1);
     terms.extend(own.map(|g| (&g.expr, true)));
-    terms.extend(earlier.iter().filter_map(|&e| m.transition(e).guard.as_ref()).map(|g| (&g.expr, false)));
+    terms.extend(
+        earlier
+            .iter()
+            .filter_map(|&e| m.transition(e).guard.as_ref())
+            .map(|g| (&g.expr, false)),
+    );
     match guard_logic::satisfiable(&terms) {
         Some(false) => earlier.last().copied(),
         _ => None,

@@ -5,7 +5,11 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Symbol};
 
 pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
-    let kinds: [(&str, &[Symbol]); 3] = [("action", &m.actions), ("guard", &m.guards), ("output", &m.outputs)];
+    let kinds: [(&str, &[Symbol]); 3] = [
+        ("action", &m.actions),
+        ("guard", &m.guards),
+        ("output", &m.outputs),
+    ];
     for (kind, symbols) in kinds {
         for sym in symbols.iter().filter(|s| s.uses.is_empty()) {
             let Some(span) = sym.declared else { continue };

@@ -1,0 +1,495 @@
+//! End-to-end tests of the `fsmc` binary: exit statuses, where output goes,
+//! and the shape of every report format.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A machine without any diagnostic.
+const CLEAN: &str = "\
+machine Door {
+    initial state closed { on open -> opened; }
+    state opened { on close -> closed; }
+}
+";
+
+/// `opend` is a typo for `opened`: one `unknown-state` error on line 2.
+const TYPO: &str = "\
+machine Door {
+    initial state closed { on open -> opend; }
+    state opened { on close -> closed; }
+}
+";
+
+/// `spare` cannot be reached: warnings only.
+const UNREACHABLE: &str = "\
+machine Door {
+    initial state closed { on open -> opened; }
+    state opened { on close -> closed; }
+    state spare { on open -> closed; }
+}
+";
+
+/// A machine that parses but is not in the canonical layout.
+const MESSY: &str =
+    "machine Door{initial state closed{on open->opened;}\n  state opened {on close   -> closed;}}";
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "fsmc-cli-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("create scratch dir");
+        Scratch(dir)
+    }
+
+    /// Write `text` to `relative`, creating directories.
+    fn write(&self, relative: &str, text: &str) -> &Self {
+        let path = self.path(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+        self
+    }
+
+    fn read(&self, relative: &str) -> String {
+        fs::read_to_string(self.path(relative)).unwrap()
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.0.join(relative)
+    }
+
+    /// Run `fsmc` with `args` in this directory.
+    fn fsmc(&self, args: &[&str]) -> Run {
+        let output = Command::new(env!("CARGO_BIN_EXE_fsmc"))
+            .args(args)
+            .current_dir(&self.0)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run fsmc");
+        Run(output)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The outcome of one run of the binary.
+struct Run(Output);
+
+impl Run {
+    fn code(&self) -> i32 {
+        self.0.status.code().expect("fsmc exited normally")
+    }
+
+    fn stdout(&self) -> String {
+        String::from_utf8(self.0.stdout.clone()).unwrap()
+    }
+
+    fn stderr(&self) -> String {
+        String::from_utf8(self.0.stderr.clone()).unwrap()
+    }
+
+    /// Assert the exit status, showing both streams when it differs.
+    fn expect(self, code: i32) -> Run {
+        assert_eq!(
+            self.code(),
+            code,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+
+    fn json(&self) -> Vec<serde_json::Value> {
+        serde_json::from_str(&self.stdout()).expect("stdout is a JSON array")
+    }
+}
+
+fn codes(records: &[serde_json::Value]) -> Vec<&str> {
+    records.iter().map(|r| r["code"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn a_clean_file_exits_0_with_a_summary() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", CLEAN);
+    let run = dir.fsmc(&["check", "door.fsm"]).expect(0);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(run.stderr(), "checked 1 file: no errors or warnings\n");
+}
+
+#[test]
+fn a_typo_in_a_target_is_an_error_that_points_at_it_and_suggests_the_state() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", TYPO);
+    let run = dir.fsmc(&["check", "door.fsm"]).expect(1);
+    let stderr = run.stderr();
+    assert_eq!(run.stdout(), "");
+    assert!(stderr.contains("fsm::unknown-state"), "{stderr}");
+    assert!(stderr.contains("[door.fsm:2:39]"), "{stderr}");
+    assert!(stderr.contains("no state with this name"), "{stderr}");
+    assert!(stderr.contains("help: did you mean `opened`?"), "{stderr}");
+    assert!(stderr.contains("docs/diagnostics.md#unknown-state"), "{stderr}");
+    let summary = stderr.lines().last().unwrap();
+    assert!(summary.starts_with("checked 1 file: 1 error"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "no colour when not on a terminal: {stderr}"
+    );
+}
+
+#[test]
+fn json_is_one_array_of_flat_records_over_all_files() {
+    let dir = Scratch::new();
+    dir.write("a.fsm", TYPO)
+        .write("b.fsm", TYPO)
+        .write("c.fsm", CLEAN);
+    let run = dir
+        .fsmc(&["check", "--format", "json", "a.fsm", "b.fsm", "c.fsm"])
+        .expect(1);
+    assert_eq!(run.stderr(), "", "no summary in machine-readable formats");
+    let records = run.json();
+    let unknown: Vec<_> = records.iter().filter(|r| r["code"] == "unknown-state").collect();
+    assert_eq!(unknown.len(), 2, "{records:#?}");
+    assert_eq!(unknown[0]["file"], "a.fsm");
+    assert_eq!(unknown[1]["file"], "b.fsm");
+    let record = unknown[0].as_object().unwrap();
+    let mut keys: Vec<_> = record.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    let mut expected = vec![
+        "code",
+        "severity",
+        "message",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "help",
+    ];
+    expected.sort_unstable();
+    assert_eq!(keys, expected);
+    assert_eq!(record["severity"], "error");
+    assert_eq!(
+        record["message"],
+        "transition on `open` targets unknown state `opend`"
+    );
+    assert_eq!(
+        (
+            &record["line"],
+            &record["column"],
+            &record["end_line"],
+            &record["end_column"]
+        ),
+        (&2.into(), &39.into(), &2.into(), &44.into())
+    );
+    assert_eq!(record["help"], "did you mean `opened`?");
+}
+
+#[test]
+fn json_of_a_clean_run_is_an_empty_array() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", CLEAN);
+    let run = dir.fsmc(&["check", "--format=json"]).expect(0);
+    assert_eq!(run.stdout(), "[]\n");
+}
+
+#[test]
+fn github_prints_one_annotation_per_diagnostic() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", TYPO);
+    let run = dir.fsmc(&["check", "--format", "github", "door.fsm"]).expect(1);
+    let stdout = run.stdout();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("title=unknown-state"))
+        .unwrap_or_else(|| panic!("no unknown-state annotation in {stdout}"));
+    assert_eq!(
+        line,
+        "::error file=door.fsm,line=2,col=39,endLine=2,endColumn=44,title=unknown-state\
+         ::transition on `open` targets unknown state `opend`"
+    );
+    assert!(stdout
+        .lines()
+        .all(|l| l.starts_with("::error ") || l.starts_with("::warning ")));
+}
+
+#[test]
+fn warnings_pass_unless_denied() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", UNREACHABLE);
+    let run = dir.fsmc(&["check", "--format", "json"]).expect(0);
+    let records = run.json();
+    assert!(codes(&records).contains(&"unreachable-state"), "{records:#?}");
+    assert!(records.iter().all(|r| r["severity"] == "warning"), "{records:#?}");
+
+    let run = dir
+        .fsmc(&["check", "--format", "json", "--deny-warnings"])
+        .expect(1);
+    assert!(run.json().iter().all(|r| r["severity"] == "error"));
+
+    let run = dir
+        .fsmc(&["check", "--format", "json", "--deny", "unreachable-state"])
+        .expect(1);
+    let denied: Vec<_> = run
+        .json()
+        .into_iter()
+        .filter(|r| r["code"] == "unreachable-state")
+        .collect();
+    assert!(!denied.is_empty() && denied.iter().all(|r| r["severity"] == "error"));
+}
+
+#[test]
+fn allowed_warnings_disappear() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", UNREACHABLE);
+    let allowed = warning_codes(&dir);
+    let list = allowed.join(",");
+    let run = dir
+        .fsmc(&["check", "--format", "json", "--deny-warnings", "--allow", &list])
+        .expect(0);
+    assert_eq!(run.stdout(), "[]\n");
+
+    // Repeating the flag works as well as a comma-separated list.
+    let mut args = vec!["check", "--format", "json", "--deny-warnings"];
+    for code in &allowed {
+        args.extend(["--allow", code.as_str()]);
+    }
+    dir.fsmc(&args).expect(0);
+}
+
+/// The distinct warning codes the files in `dir` give, so tests do not
+/// depend on the exact set of checks.
+fn warning_codes(dir: &Scratch) -> Vec<String> {
+    let run = dir.fsmc(&["check", "--format", "json"]).expect(0);
+    let mut codes: Vec<String> = codes(&run.json()).into_iter().map(str::to_string).collect();
+    codes.sort();
+    codes.dedup();
+    assert!(!codes.is_empty());
+    codes
+}
+
+#[test]
+fn an_unknown_code_on_the_command_line_is_a_usage_error_with_a_suggestion() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", CLEAN);
+    let run = dir.fsmc(&["check", "--allow", "unreachable-stat"]).expect(2);
+    assert!(
+        run.stderr()
+            .contains("unknown diagnostic code `unreachable-stat`; did you mean `unreachable-state`?"),
+        "{}",
+        run.stderr()
+    );
+    let run = dir
+        .fsmc(&["check", "--deny", "dead-end,nonsense-code-xyz"])
+        .expect(2);
+    assert!(
+        run.stderr()
+            .contains("unknown diagnostic code `nonsense-code-xyz`"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn errors_cannot_be_allowed_and_a_code_cannot_be_both_allowed_and_denied() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", TYPO);
+    let run = dir.fsmc(&["check", "--allow", "unknown-state"]).expect(2);
+    assert!(run
+        .stderr()
+        .contains("`unknown-state` is an error; only warnings can be allowed"));
+    let run = dir
+        .fsmc(&["check", "--allow", "dead-end", "--deny", "dead-end"])
+        .expect(2);
+    assert_eq!(run.stderr(), "error: `dead-end` is both allowed and denied\n");
+}
+
+#[test]
+fn a_missing_file_gets_one_clear_line_and_exit_2_while_the_rest_is_checked() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", CLEAN);
+    let run = dir.fsmc(&["check", "missing.fsm", "door.fsm"]).expect(2);
+    let stderr = run.stderr();
+    let mut lines = stderr.lines();
+    let first = lines.next().unwrap();
+    assert!(
+        first.starts_with("error: cannot read `missing.fsm`: "),
+        "{stderr}"
+    );
+    if cfg!(unix) {
+        assert_eq!(
+            first,
+            "error: cannot read `missing.fsm`: No such file or directory (os error 2)"
+        );
+    }
+    assert_eq!(
+        lines.next(),
+        Some("checked 1 file: no errors or warnings; 1 path could not be checked")
+    );
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_an_io_error() {
+    let dir = Scratch::new();
+    fs::write(dir.path("bad.fsm"), [0x66, 0xff, 0xfe]).unwrap();
+    let run = dir.fsmc(&["check", "bad.fsm"]).expect(2);
+    assert!(
+        run.stderr().starts_with("error: cannot read `bad.fsm`: "),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn directories_are_searched_in_name_order_skipping_hidden_and_target() {
+    let dir = Scratch::new();
+    for file in [
+        "b.fsm",
+        "a/z.fsm",
+        "a/c.fsm",
+        ".git/x.fsm",
+        "target/t.fsm",
+        "notes.txt",
+    ] {
+        dir.write(file, TYPO);
+    }
+    let run = dir.fsmc(&["check", "--format", "json"]).expect(1);
+    let mut files: Vec<String> = run
+        .json()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap().replace('\\', "/"))
+        .collect();
+    files.dedup();
+    assert_eq!(files, ["a/c.fsm", "a/z.fsm", "b.fsm"]);
+
+    let run = dir.fsmc(&["check", "a"]).expect(1);
+    let stderr = run.stderr();
+    assert!(
+        stderr
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("checked 2 files: 2 errors"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_directory_without_fsm_files_is_an_error() {
+    let dir = Scratch::new();
+    dir.write("empty/readme.txt", "nothing here");
+    let run = dir.fsmc(&["check", "empty"]).expect(2);
+    assert!(
+        run.stderr()
+            .starts_with("error: no `.fsm` files found in `empty`\n"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn no_subcommand_is_a_usage_error() {
+    let dir = Scratch::new();
+    dir.fsmc(&[]).expect(2);
+    dir.fsmc(&["check", "--format", "xml"]).expect(2);
+}
+
+fn canonical(text: &str) -> String {
+    fsm_grammar::format::format(text).expect("the input parses")
+}
+
+#[test]
+fn fmt_check_lists_files_that_would_change_and_writes_nothing() {
+    let dir = Scratch::new();
+    dir.write("messy.fsm", MESSY).write("tidy.fsm", &canonical(CLEAN));
+    let run = dir.fsmc(&["fmt", "--check"]).expect(1);
+    assert_eq!(run.stdout(), "messy.fsm\n");
+    assert_eq!(
+        run.stderr(),
+        "1 file would be reformatted, 1 file already formatted\n"
+    );
+    assert_eq!(dir.read("messy.fsm"), MESSY);
+
+    dir.fsmc(&["fmt", "--check", "tidy.fsm"]).expect(0);
+}
+
+#[test]
+fn fmt_rewrites_only_files_that_change() {
+    let dir = Scratch::new();
+    dir.write("messy.fsm", MESSY).write("tidy.fsm", &canonical(CLEAN));
+    let long_ago = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    set_modified(&dir.path("tidy.fsm"), long_ago);
+
+    let run = dir.fsmc(&["fmt"]).expect(0);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(run.stderr(), "1 file reformatted, 1 file already formatted\n");
+    assert_eq!(dir.read("messy.fsm"), canonical(MESSY));
+    assert_eq!(
+        modified(&dir.path("tidy.fsm")),
+        long_ago,
+        "an unchanged file is not written"
+    );
+
+    dir.fsmc(&["fmt", "--check"]).expect(0);
+}
+
+#[test]
+fn fmt_reports_syntax_errors_and_leaves_the_file_alone() {
+    let dir = Scratch::new();
+    let broken = "machine Door { initial state closed { on open opened; } }\n";
+    dir.write("broken.fsm", broken).write("messy.fsm", MESSY);
+    let run = dir.fsmc(&["fmt"]).expect(1);
+    assert!(run.stderr().contains("fsm::syntax"), "{}", run.stderr());
+    assert!(run.stderr().contains("broken.fsm"), "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .ends_with("\n1 file reformatted, 0 files already formatted, 1 file with errors\n"),
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(dir.read("broken.fsm"), broken);
+    assert_eq!(
+        dir.read("messy.fsm"),
+        canonical(MESSY),
+        "other files are still formatted"
+    );
+}
+
+#[test]
+fn fmt_of_a_missing_file_exits_2() {
+    let dir = Scratch::new();
+    let run = dir.fsmc(&["fmt", "missing.fsm"]).expect(2);
+    assert!(
+        run.stderr().starts_with("error: cannot read `missing.fsm`: "),
+        "{}",
+        run.stderr()
+    );
+}
+
+fn set_modified(path: &Path, time: std::time::SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+fn modified(path: &Path) -> std::time::SystemTime {
+    fs::metadata(path).unwrap().modified().unwrap()
+}
