@@ -224,9 +224,18 @@ pub fn sort(diagnostics: &mut [Diagnostic]) {
 
 /// Render a list of names as `` `a`, `b` or `c` ``.
 pub(crate) fn one_of(names: &[String]) -> String {
+    listing(names, "or")
+}
+
+/// Render a list of names as `` `a`, `b` and `c` ``.
+pub(crate) fn all_of(names: &[String]) -> String {
+    listing(names, "and")
+}
+
+fn listing(names: &[String], conjunction: &str) -> String {
     match names {
         [] => String::new(),
         [one] => one.clone(),
-        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+        [init @ .., last] => format!("{} {conjunction} {}", init.join(", "), last),
     }
 }

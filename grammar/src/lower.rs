@@ -82,6 +82,8 @@ impl Symbols {
 
 struct Lowerer<'d> {
     diagnostics: &'d mut Vec<Diagnostic>,
+    /// A transition was dropped (its target does not exist).
+    incomplete: bool,
     actions: Symbols,
     guards: Symbols,
     outputs: Symbols,
@@ -91,6 +93,7 @@ impl<'d> Lowerer<'d> {
     fn new(diagnostics: &'d mut Vec<Diagnostic>) -> Self {
         Lowerer {
             diagnostics,
+            incomplete: false,
             actions: Symbols::default(),
             guards: Symbols::default(),
             outputs: Symbols::default(),
@@ -171,6 +174,7 @@ impl<'d> Lowerer<'d> {
         let mut bodies: Vec<&ast::StateAst> = Vec::new();
         let mut by_name: HashMap<&str, StateId> = HashMap::new();
         let mut initial: Option<(StateId, Span)> = None;
+        let mut duplicates: Vec<&ast::StateAst> = Vec::new();
         for s in &state_asts {
             if let Some(&first) = by_name.get(s.name.name.as_str()) {
                 self.diagnostics.push(
@@ -186,6 +190,7 @@ impl<'d> Lowerer<'d> {
                     )
                     .with_label(states[first.index()].span, "first defined here"),
                 );
+                duplicates.push(*s);
                 continue;
             }
             let id = StateId::from_index(states.len());
@@ -295,6 +300,20 @@ impl<'d> Lowerer<'d> {
                 }
             }
         }
+        // A duplicate state's body is not part of the model, but its names are
+        // still resolved so that their problems are reported too.
+        for s in &duplicates {
+            for item in s.body.iter().flatten() {
+                match item {
+                    StateItem::Hook(h) => h.outputs.iter().for_each(|o| {
+                        self.outputs.use_(o);
+                    }),
+                    StateItem::Transition(t) => {
+                        let _ = self.transition(t, Source::Any, &by_name, &state_names);
+                    }
+                }
+            }
+        }
         let mut any = Vec::new();
         for block in m.items.iter().filter_map(|i| match i {
             MachineItem::Any(a) => Some(a),
@@ -325,6 +344,7 @@ impl<'d> Lowerer<'d> {
             declares_outputs: declares[DeclKind::Output as usize],
             own,
             any,
+            incomplete: self.incomplete || !duplicates.is_empty(),
         })
     }
 
@@ -367,6 +387,7 @@ impl<'d> Lowerer<'d> {
                             ),
                         ),
                     ));
+                    self.incomplete = true;
                     return None;
                 }
             },

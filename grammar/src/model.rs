@@ -207,6 +207,10 @@ pub struct Machine {
     pub(crate) own: Vec<Vec<TransitionId>>,
     /// The `any` transitions in declaration order.
     pub(crate) any: Vec<TransitionId>,
+    /// Lowering dropped part of the machine (a transition to an unknown
+    /// state, a duplicate state's body), so its graph is not the one the user
+    /// wrote and the graph checks stay silent rather than report phantoms.
+    pub(crate) incomplete: bool,
 }
 
 impl Machine {

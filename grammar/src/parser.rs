@@ -92,6 +92,9 @@ fn more_syntax_errors(
             return;
         };
         blank(&mut buf, from, to);
+        if only_comments(&buf) {
+            return; // what was left was the stray text itself
+        }
         match FsmParser::parse(Rule::machine_entry, &buf) {
             Ok(_) => return,
             Err(err) => {
@@ -589,6 +592,18 @@ machine Agent {
             .collect();
         assert_eq!(found, [";", "=", "stat", "}"], "{:?}", parsed.diagnostics);
         assert!(parsed.file.machines.is_empty());
+    }
+
+    #[test]
+    fn a_stray_brace_after_a_machine_is_one_error() {
+        let text = "machine D { initial terminal state a; }\n}\n";
+        let parsed = parse(text);
+        assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
+        assert_eq!(
+            &text[parsed.diagnostics[0].span.start..parsed.diagnostics[0].span.end],
+            "}"
+        );
+        assert_eq!(parsed.file.machines.len(), 1);
     }
 
     #[test]

@@ -2,9 +2,11 @@
 
 /// The candidate closest to `name`, if it is close enough to be a plausible
 /// typo: equal ignoring case, or within an edit distance of about a third of
-/// the name's length (at least 1).
+/// the name's length (at least 1, and 0 for names of one or two letters,
+/// where any other short name would otherwise "match").
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    let limit = if len <= 2 { 0 } else { (len / 3).max(1) };
     let mut best: Option<(usize, &'a str)> = None;
     for cand in candidates {
         if cand == name {
@@ -68,5 +70,7 @@ mod tests {
         assert_eq!(closest("erorr", states), Some("error"));
         assert_eq!(closest("shutdown", states), None);
         assert_eq!(distance("ab", "ba"), 1);
+        assert_eq!(closest("c", ["a", "b"]), None);
+        assert_eq!(closest("A", ["a", "b"]), Some("a"));
     }
 }

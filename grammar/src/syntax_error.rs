@@ -14,9 +14,11 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnos
             InputLocation::Span((s, _)) => s,
         };
     let pos = floor_char_boundary(text, pos.min(text.len()));
+    // Point at the next token, never at whitespace.
+    let pos = pos + (text[pos..].len() - text[pos..].trim_start().len());
     let found = token_at(text, pos);
-    let span = Span::new(pos, pos + found.len());
-    let found_words = if found.is_empty() {
+    let at_end = found.is_empty();
+    let found_words = if at_end {
         "end of file".to_string()
     } else {
         format!("`{found}`")
@@ -37,16 +39,56 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnos
         }
         ErrorVariant::CustomError { message } => vec![message.clone()],
     };
-    let (message, label) = if expected.is_empty() {
-        (format!("unexpected {found_words}"), "unexpected here".to_string())
-    } else {
-        let list = one_of(&expected);
-        (
-            format!("expected {list}, found {found_words}"),
-            format!("expected {list}"),
-        )
+    let list = one_of(&expected);
+    // At the end of the file there is nothing to underline: point at the
+    // last token instead, and say what should follow it.
+    let (span, label) = match (at_end, last_token_span(text, pos)) {
+        (true, Some(last)) if !expected.is_empty() => (last, format!("expected {list} after this")),
+        _ if expected.is_empty() => (Span::new(pos, pos + found.len()), "unexpected here".to_string()),
+        _ => (Span::new(pos, pos + found.len()), format!("expected {list}")),
     };
-    Diagnostic::new(Code::Syntax, span, message, label, help(err, context))
+    let message = if expected.is_empty() {
+        format!("unexpected {found_words}")
+    } else {
+        format!("expected {list}, found {found_words}")
+    };
+    let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help(&expected, context));
+    if at_end && expected.iter().any(|w| w == "`}`") {
+        if let Some(open) = unclosed_brace(text, offset, pos) {
+            diagnostic = diagnostic.with_label(Span::new(open, open + 1), "this `{` is never closed");
+        }
+    }
+    diagnostic
+}
+
+/// The span of the last character before `pos` that is not whitespace.
+fn last_token_span(text: &str, pos: usize) -> Option<Span> {
+    let before = text[..pos].trim_end();
+    let c = before.chars().last()?;
+    Some(Span::new(before.len() - c.len_utf8(), before.len()))
+}
+
+/// The innermost `{` between `from` and `to` that is still open at `to`
+/// (comments skipped).
+fn unclosed_brace(text: &str, from: usize, to: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut open = Vec::new();
+    let mut i = from;
+    while i < to.min(bytes.len()) {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(text.len(), |n| i + n);
+                continue;
+            }
+            b'{' => open.push(i),
+            b'}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    open.pop()
 }
 
 /// Expected tokens are listed in the order they may appear in the grammar,
@@ -148,28 +190,35 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
     }
 }
 
-fn help(err: &Error<Rule>, context: &str) -> String {
-    let expects = |r: Rule| matches!(&err.variant, ErrorVariant::ParsingError { positives, .. } if positives.contains(&r));
-    let in_guard = ["[", "!", "&&", "||", "("].contains(&context) || expects(Rule::rbracket);
+fn help(expected: &[String], context: &str) -> String {
+    let expects = |w: &str| expected.iter().any(|e| e == w);
+    let in_guard =
+        ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
     if context == "->" {
         "a transition's target is the name of a state: `on ACTION -> STATE;`".into()
-    } else if expects(Rule::semi) && (expects(Rule::target) || expects(Rule::emit) || expects(Rule::guard)) {
-        "a transition reads `on ACTION [GUARD] priority N -> TARGET emit OUTPUT, ...;`, every part after the action optional, ending with `;`".into()
-    } else if expects(Rule::semi) {
-        "every declaration and transition ends with `;`".into()
     } else if in_guard {
         "a guard is a guard name, `!g`, `a && b`, `a || b` or `( ... )`, inside `[` `]`".into()
+    } else if expects("`->`") || expects("`priority`") {
+        "a transition reads `on ACTION [GUARD] priority N -> TARGET emit OUTPUT, ...;`, every part after the action optional, ending with `;`".into()
+    } else if context == "emit" || context == "," {
+        "`emit` takes a comma-separated list of output names: `emit a, b;`".into()
     } else if context == "machine" {
         "a machine starts with its name: `machine Name { ... }`".into()
     } else if ["enter", "exit"].contains(&context) {
         "hooks read `enter emit OUTPUT, ...;` and `exit emit OUTPUT, ...;`".into()
-    } else if expects(Rule::machine) || expects(Rule::kw_machine) {
+    } else if context == "priority" {
+        "a priority is a whole number, such as `priority 2` or `priority -1`".into()
+    } else if expects("`machine`") {
         "a file holds machines: `machine Name { ... }`".into()
-    } else if expects(Rule::state) || expects(Rule::decl) || expects(Rule::any_block) {
+    } else if expects("`state`") || expects("`any`") {
         "a machine body holds `action`/`guard`/`output` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
-    } else if expects(Rule::transition) || expects(Rule::hook) {
+    } else if expects("`on`") {
         "a state body holds transitions (`on ACTION -> TARGET;`) and `enter emit ...;` / `exit emit ...;`"
             .into()
+    } else if expects("`;`") {
+        "every declaration and transition ends with `;`".into()
+    } else if expects("`}`") {
+        "every `{` needs a matching `}`".into()
     } else {
         "see docs/dsl.md for the grammar of this construct".into()
     }

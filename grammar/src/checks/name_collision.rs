@@ -20,9 +20,20 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
     for m in &model.machines {
         let module = escape(&snake(&m.name));
         let ty = escape(&upper_camel(&m.name));
-        for (seen, ident, what) in [(&mut modules, module, "module"), (&mut types, ty.clone(), "type")] {
-            if let Some(first) = seen.insert(&ident, &m.name, m.span) {
-                out.push(collision("machine", what, &ident, (&m.name, m.span), first));
+        let module_clash = modules.insert(&module, &m.name, m.span);
+        let type_clash = types.insert(&ty, &m.name, m.span);
+        // One diagnostic when both names clash with the same machine.
+        match (module_clash, type_clash) {
+            (Some(a), Some(b)) if a == b => out.push(collision(
+                "machine",
+                "module and type",
+                &format!("{module}`/`{ty}"),
+                (&m.name, m.span),
+                a,
+            )),
+            (a, b) => {
+                out.extend(a.map(|first| collision("machine", "module", &module, (&m.name, m.span), first)));
+                out.extend(b.map(|first| collision("machine", "type", &ty, (&m.name, m.span), first)));
             }
         }
         if RESERVED_TYPE_NAMES.contains(&ty.as_str()) {
@@ -31,7 +42,7 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
                 m.span,
                 format!("machine `{}` would generate a type `{ty}`, which clashes with the `{ty}` enum generated beside it", m.name),
                 "reserved name",
-                format!("rename the machine; {} are generated in every machine's module", quoted(RESERVED_TYPE_NAMES)),
+                format!("rename the machine; {} are generated in every machine's module", all_quoted(RESERVED_TYPE_NAMES)),
             ));
         }
     }
@@ -109,9 +120,16 @@ fn collision(
         format!("also becomes `{ident}`"),
         format!("rename one of them; generated code needs a distinct identifier for each {kind}"),
     )
-    .with_label(first_span, format!("`{first}` becomes `{ident}` here"))
+    .with_label(
+        first_span,
+        if first == ident {
+            format!("`{first}` is already `{ident}`")
+        } else {
+            format!("`{first}` becomes `{ident}` here")
+        },
+    )
 }
 
-fn quoted(names: &[&str]) -> String {
-    crate::diagnostic::one_of(&names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>())
+fn all_quoted(names: &[&str]) -> String {
+    crate::diagnostic::all_of(&names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>())
 }
