@@ -82,8 +82,11 @@ impl Symbols {
 
 struct Lowerer<'d> {
     diagnostics: &'d mut Vec<Diagnostic>,
-    /// A transition was dropped (its target does not exist).
+    /// A transition was dropped and there is no telling where it went.
     incomplete: bool,
+    /// Where dropped transitions probably went: a misspelled target's
+    /// suggestion, a duplicate state's edges.
+    guessed_edges: Vec<(Source, StateId)>,
     actions: Symbols,
     guards: Symbols,
     outputs: Symbols,
@@ -94,6 +97,7 @@ impl<'d> Lowerer<'d> {
         Lowerer {
             diagnostics,
             incomplete: false,
+            guessed_edges: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
             outputs: Symbols::default(),
@@ -174,7 +178,7 @@ impl<'d> Lowerer<'d> {
         let mut bodies: Vec<&ast::StateAst> = Vec::new();
         let mut by_name: HashMap<&str, StateId> = HashMap::new();
         let mut initial: Option<(StateId, Span)> = None;
-        let mut duplicates: Vec<&ast::StateAst> = Vec::new();
+        let mut duplicates: Vec<(StateId, &ast::StateAst)> = Vec::new();
         for s in &state_asts {
             if let Some(&first) = by_name.get(s.name.name.as_str()) {
                 self.diagnostics.push(
@@ -190,7 +194,7 @@ impl<'d> Lowerer<'d> {
                     )
                     .with_label(states[first.index()].span, "first defined here"),
                 );
-                duplicates.push(*s);
+                duplicates.push((first, *s));
                 continue;
             }
             let id = StateId::from_index(states.len());
@@ -302,14 +306,21 @@ impl<'d> Lowerer<'d> {
         }
         // A duplicate state's body is not part of the model, but its names are
         // still resolved so that their problems are reported too.
-        for s in &duplicates {
+        // For the graph checks, its edges count as the first definition's.
+        for &(first, s) in &duplicates {
             for item in s.body.iter().flatten() {
                 match item {
                     StateItem::Hook(h) => h.outputs.iter().for_each(|o| {
                         self.outputs.use_(o);
                     }),
                     StateItem::Transition(t) => {
-                        let _ = self.transition(t, Source::Any, &by_name, &state_names);
+                        let source = Source::State(first);
+                        if let Some(to) = self
+                            .transition(t, source, &by_name, &state_names)
+                            .and_then(|t| t.target)
+                        {
+                            self.guessed_edges.push((source, to));
+                        }
                     }
                 }
             }
@@ -344,7 +355,8 @@ impl<'d> Lowerer<'d> {
             declares_outputs: declares[DeclKind::Output as usize],
             own,
             any,
-            incomplete: self.incomplete || !duplicates.is_empty(),
+            incomplete: self.incomplete,
+            guessed_edges: self.guessed_edges,
         })
     }
 
@@ -387,7 +399,12 @@ impl<'d> Lowerer<'d> {
                             ),
                         ),
                     ));
-                    self.incomplete = true;
+                    // The graph checks assume the suggested state was meant;
+                    // with no plausible match they cannot know, and stay silent.
+                    match suggest::closest(&ident.name, state_names.iter().map(String::as_str)) {
+                        Some(meant) => self.guessed_edges.push((source, by_name[meant])),
+                        None => self.incomplete = true,
+                    }
                     return None;
                 }
             },

@@ -207,10 +207,14 @@ pub struct Machine {
     pub(crate) own: Vec<Vec<TransitionId>>,
     /// The `any` transitions in declaration order.
     pub(crate) any: Vec<TransitionId>,
-    /// Lowering dropped part of the machine (a transition to an unknown
-    /// state, a duplicate state's body), so its graph is not the one the user
-    /// wrote and the graph checks stay silent rather than report phantoms.
+    /// Lowering dropped a transition to an unknown state with no plausible
+    /// intended target, so the graph is not the one the user wrote and the
+    /// graph checks stay silent rather than report phantoms.
     pub(crate) incomplete: bool,
+    /// Edges the model lacks but the user evidently meant: a misspelled
+    /// target's "did you mean" state, and the edges of a duplicate state's
+    /// body (counted as the first definition's). Only the graph checks use them.
+    pub(crate) guessed_edges: Vec<(Source, StateId)>,
 }
 
 impl Machine {

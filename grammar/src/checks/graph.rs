@@ -24,9 +24,9 @@ impl Graph {
         let mut succ: Vec<Vec<StateId>> = vec![Vec::new(); n];
         let mut pred: Vec<Vec<StateId>> = vec![Vec::new(); n];
         let mut any_targets: Vec<StateId> = Vec::new();
-        for t in &m.transitions {
-            let Some(to) = t.target else { continue };
-            match t.source {
+        let edges = m.transitions.iter().filter_map(|t| Some((t.source, t.target?)));
+        for (source, to) in edges.chain(m.guessed_edges.iter().copied()) {
+            match source {
                 Source::State(from) if live(from) => {
                     succ[from.index()].push(to);
                     pred[to.index()].push(from);
