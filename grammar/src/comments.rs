@@ -27,8 +27,10 @@ pub fn scan(text: &str) -> Vec<Comment> {
             } else {
                 body
             };
+            // Trailing whitespace is not part of the comment: a doc comment
+            // ending in spaces must still touch the item below it.
             out.push(Comment {
-                span: Span::new(i, end),
+                span: Span::new(i, i + raw.trim_end().len()),
                 doc,
                 text: text.trim_end().to_string(),
             });
