@@ -19,6 +19,10 @@ pub struct Ident {
 pub struct File {
     /// The machines, in source order. Machines that failed to parse are absent.
     pub machines: Vec<MachineAst>,
+    /// The names of the machines that failed to parse, where a name could be
+    /// read (`machine Name` at the start of the broken text), so that code
+    /// generation can still emit a stand-in for each.
+    pub unparsed: Vec<Ident>,
     /// Every comment in the file (line and doc), in source order.
     pub comments: Vec<Comment>,
 }

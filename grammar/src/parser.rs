@@ -31,6 +31,7 @@ pub fn parse(text: &str) -> Parsed {
     let comments = comments::scan(text);
     let docs = DocIndex::new(text, &comments);
     let mut diagnostics = Vec::new();
+    let mut unparsed = Vec::new();
     let machines = match FsmParser::parse(Rule::file, text) {
         Ok(mut pairs) => {
             let file = pairs.next().expect("the file rule always yields one pair");
@@ -40,15 +41,24 @@ pub fn parse(text: &str) -> Parsed {
                 .map(|p| b.machine(p))
                 .collect()
         }
-        Err(_) => parse_segments(text, &docs, &mut diagnostics),
+        Err(_) => parse_segments(text, &docs, &mut diagnostics, &mut unparsed),
     };
     Parsed {
-        file: File { machines, comments },
+        file: File {
+            machines,
+            unparsed,
+            comments,
+        },
         diagnostics,
     }
 }
 
-fn parse_segments(text: &str, docs: &DocIndex<'_>, diagnostics: &mut Vec<Diagnostic>) -> Vec<MachineAst> {
+fn parse_segments(
+    text: &str,
+    docs: &DocIndex<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+    unparsed: &mut Vec<Ident>,
+) -> Vec<MachineAst> {
     let mut machines = Vec::new();
     for (start, end) in top_level_segments(text) {
         let segment = &text[start..end];
@@ -62,6 +72,7 @@ fn parse_segments(text: &str, docs: &DocIndex<'_>, diagnostics: &mut Vec<Diagnos
                 machines.push(Builder::new(docs, start, diagnostics).machine(machine));
             }
             Err(err) => {
+                unparsed.extend(machine_name(text, start, end));
                 diagnostics.push(syntax_error::from_pest(&err, text, start));
                 more_syntax_errors(text, start, end, &err, diagnostics);
             }
@@ -195,6 +206,48 @@ fn top_level_segments(text: &str) -> Vec<(usize, usize)> {
         segments.push((start, text.len()));
     }
     segments
+}
+
+/// The `Name` of `machine Name` in `text[start..end]`, if the segment starts
+/// (after comments and attributes) with those two words.
+fn machine_name(text: &str, start: usize, end: usize) -> Option<Ident> {
+    let segment = &text[start..end];
+    let mut offset = 0;
+    for line in segment.split_inclusive('\n') {
+        let code = line.split("//").next().unwrap_or("");
+        if let Some(at) = find_word(code, "machine") {
+            let after = &code[at + "machine".len()..];
+            let name_start = after.len() - after.trim_start().len();
+            let name: String = after[name_start..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let first_ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+            if !first_ok || name_start == 0 {
+                return None;
+            }
+            let s = start + offset + at + "machine".len() + name_start;
+            return Some(Ident {
+                span: Span::new(s, s + name.len()),
+                name,
+            });
+        }
+        if !code.trim().is_empty() && !code.trim_start().starts_with('#') {
+            return None;
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The byte offset of `word` in `code` as a whole word.
+fn find_word(code: &str, word: &str) -> Option<usize> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
 }
 
 fn only_comments(text: &str) -> bool {
@@ -578,6 +631,12 @@ machine Agent {
         assert_eq!(parsed.diagnostics.len(), 2);
         assert_eq!(parsed.file.machines.len(), 1);
         assert_eq!(parsed.file.machines[0].name.name, "B");
+        let names: Vec<&str> = parsed.file.unparsed.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["A", "C"]);
+        assert_eq!(
+            &text[parsed.file.unparsed[1].span.start..parsed.file.unparsed[1].span.end],
+            "C"
+        );
     }
 
     #[test]

@@ -1,0 +1,56 @@
+//! The pipeline both forms of `fsm!` share: check the text, report every
+//! diagnostic on the tokens it concerns, then generate the machines, or stubs
+//! of them when there are errors so that follow-on errors in the user's code
+//! do not bury the real one.
+
+use crate::report;
+use fsm_grammar::{Diagnostic, Severity};
+use proc_macro2::{Span, TokenStream};
+
+/// Where one form of the macro shows the diagnostics of its text.
+pub(crate) trait Origin {
+    /// How `diagnostic` is shown: its message and the tokens it goes on.
+    fn show(&self, diagnostic: &Diagnostic) -> Shown;
+
+    /// The error for a text that defines no machine at all.
+    fn no_machine(&self) -> Shown;
+}
+
+/// A message and the first and last tokens it is shown on.
+pub(crate) struct Shown {
+    /// The whole message, code and help included.
+    pub(crate) message: String,
+    /// The token the message starts at.
+    pub(crate) first: Span,
+    /// The token it ends at (a warning shows on `first` only).
+    pub(crate) last: Span,
+}
+
+/// What code generation needs besides the checked text.
+pub(crate) struct Generation<'a> {
+    /// Names of machines the checker may have lost to syntax errors; they
+    /// get stubs too.
+    pub(crate) machine_names: &'a [String],
+    /// The `.fsm` file the text was read from, which the generated code
+    /// includes so that cargo rebuilds when it changes.
+    pub(crate) source_file: Option<String>,
+}
+
+/// Check `text` and expand it: every diagnostic, then the generated code.
+pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation<'_>) -> TokenStream {
+    let checked = fsm_grammar::check(text);
+    let mut expanded = TokenStream::new();
+    for diagnostic in &checked.diagnostics {
+        let shown = origin.show(diagnostic);
+        expanded.extend(match diagnostic.severity {
+            Severity::Error => report::error(&shown.message, shown.first, shown.last),
+            Severity::Warning => report::warning(diagnostic.code, &shown.message, shown.first),
+        });
+    }
+    if checked.diagnostics.is_empty() && checked.model.machines.is_empty() {
+        let shown = origin.no_machine();
+        expanded.extend(report::error(&shown.message, shown.first, shown.last));
+    }
+    expanded.extend(crate::generate::machines(&checked, generation));
+    expanded
+}

@@ -1,0 +1,33 @@
+//! The hand-over to `fsm-codegen`: the machines when the text is clean, stubs
+//! of them otherwise.
+
+use crate::expand::Generation;
+use fsm_codegen::Options;
+use fsm_grammar::Checked;
+use proc_macro2::TokenStream;
+
+/// The generated code for `checked`.
+///
+/// With errors, every machine gets a stub: those in the model with what the
+/// model knows of them, the ones a syntax error kept out of it by name only.
+/// A name is stubbed once, so a duplicated machine adds no error of its own.
+pub(crate) fn machines(checked: &Checked, generation: &Generation<'_>) -> TokenStream {
+    let options = Options {
+        source_file: generation.source_file.clone(),
+        ..Options::default()
+    };
+    if !checked.has_errors() {
+        return fsm_codegen::model_tokens(&checked.model, &options);
+    }
+    let mut stubbed: Vec<&str> = Vec::new();
+    let mut stubs = TokenStream::new();
+    let in_model = checked.model.machines.iter().map(|m| (m.name.as_str(), Some(m)));
+    let by_name = generation.machine_names.iter().map(|name| (name.as_str(), None));
+    for (name, partial) in in_model.chain(by_name) {
+        if !stubbed.contains(&name) {
+            stubbed.push(name);
+            stubs.extend(fsm_codegen::stub_tokens(name, partial, &options));
+        }
+    }
+    stubs
+}

@@ -1,0 +1,171 @@
+//! `fsm! { machine Door { ... } }`: the definition written in Rust source.
+//!
+//! The tokens are laid back out as text (see [`crate::layout`]) and every
+//! diagnostic goes on the exact tokens its byte range covers.
+
+use crate::expand::{self, Generation, Origin, Shown};
+use crate::layout::{self, LaidOut, Locate, SpanLocations};
+use fsm_grammar::Diagnostic;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use std::fmt::Write as _;
+
+/// Expand an inline definition.
+pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
+    let machine_names = machine_names(&tokens);
+    let laid_out = layout::lay_out(tokens, &SpanLocations);
+    let origin = Inline {
+        laid_out: &laid_out,
+        locate: &SpanLocations,
+    };
+    let generation = Generation {
+        machine_names: &machine_names,
+        source_file: None,
+    };
+    expand::expand(&laid_out.text, &origin, &generation)
+}
+
+/// Diagnostics of an inline definition, on its tokens.
+pub(crate) struct Inline<'a> {
+    pub(crate) laid_out: &'a LaidOut,
+    pub(crate) locate: &'a dyn Locate,
+}
+
+impl Inline<'_> {
+    fn spans(&self, range: fsm_grammar::Span) -> (Span, Span) {
+        self.laid_out
+            .spans(range)
+            .unwrap_or((Span::call_site(), Span::call_site()))
+    }
+
+    /// `file:line:column` of the token at `range`, for a note.
+    fn position(&self, range: fsm_grammar::Span) -> String {
+        let (span, _) = self.spans(range);
+        let file = self.locate.file(span);
+        match self.locate.start(span) {
+            Some(start) => format!("{file}:{}:{}", start.line, start.column + 1),
+            None => file,
+        }
+    }
+}
+
+impl Origin for Inline<'_> {
+    /// The message, then the secondary labels as notes (rustc shows one span
+    /// per `compile_error!`), then the help:
+    ///
+    /// ```text
+    /// state `a` is defined more than once in machine `M` [fsm::duplicate-state]
+    /// note: first defined here: src/main.rs:4:23
+    /// help: rename one of the states, or merge their transitions into one
+    /// ```
+    fn show(&self, diagnostic: &Diagnostic) -> Shown {
+        let mut message = format!("{} [fsm::{}]", diagnostic.message, diagnostic.code.name());
+        for label in &diagnostic.secondary {
+            // Writing to a String cannot fail.
+            let _ = write!(
+                message,
+                "\nnote: {}: {}",
+                label.message,
+                self.position(label.span)
+            );
+        }
+        let _ = write!(message, "\nhelp: {}", diagnostic.help);
+        let (first, last) = self.spans(diagnostic.span);
+        Shown { message, first, last }
+    }
+
+    fn no_machine(&self) -> Shown {
+        Shown {
+            message: "`fsm!` defines no machine\nhelp: write one, like \
+                      `fsm! { machine Door { initial state closed; } }`, \
+                      or read one from a file with `fsm!(file = \"machines/door.fsm\")`"
+                .to_string(),
+            first: Span::call_site(),
+            last: Span::call_site(),
+        }
+    }
+}
+
+/// The names written after `machine` at the top level, valid or not. A
+/// machine with a syntax error is missing from the checker's model, but its
+/// name is still worth a stub.
+fn machine_names(tokens: &TokenStream) -> Vec<String> {
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    tokens
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [TokenTree::Ident(keyword), TokenTree::Ident(name)] if keyword == "machine" => {
+                let name = name.to_string();
+                is_fsm_identifier(&name).then_some(name)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the `.fsm` grammar accepts `name` as a name (ASCII only, unlike
+/// Rust); other names are syntax errors and get no stub.
+fn is_fsm_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::LineColumn;
+    use std::str::FromStr;
+
+    /// Real positions of text parsed by proc-macro2, in a made-up file.
+    struct InMain;
+
+    impl Locate for InMain {
+        fn start(&self, span: Span) -> Option<LineColumn> {
+            SpanLocations.start(span)
+        }
+
+        fn source_text(&self, span: Span) -> Option<String> {
+            SpanLocations.source_text(span)
+        }
+
+        fn file(&self, _: Span) -> String {
+            "src/main.rs".to_string()
+        }
+    }
+
+    fn messages(source: &str) -> Vec<String> {
+        let tokens = TokenStream::from_str(source).expect("test source lexes");
+        let laid_out = layout::lay_out(tokens, &InMain);
+        let inline = Inline {
+            laid_out: &laid_out,
+            locate: &InMain,
+        };
+        fsm_grammar::check(&laid_out.text)
+            .diagnostics
+            .iter()
+            .map(|diagnostic| inline.show(diagnostic).message)
+            .collect()
+    }
+
+    #[test]
+    fn a_message_has_the_code_the_secondary_places_and_the_help() {
+        let source = "machine M {\n    initial state a { on go -> b; }\n    terminal state b;\n    terminal state a;\n}";
+        assert_eq!(
+            messages(source),
+            [
+                "state `a` is defined more than once in machine `M` [fsm::duplicate-state]\n\
+                 note: first defined here: src/main.rs:2:19\n\
+                 help: rename one of the states, or merge their transitions into one"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_machine_name_is_found_even_in_broken_machines() {
+        let tokens = TokenStream::from_str(
+            "machine Door { initial state a } machine Dör {} /// doc\nmachine r#type {} machine",
+        )
+        .expect("lexes");
+        assert_eq!(machine_names(&tokens), ["Door"]);
+    }
+}

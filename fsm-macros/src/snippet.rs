@@ -1,0 +1,180 @@
+//! A diagnostic in a `.fsm` file, rendered as plain text in rustc's layout.
+//!
+//! For `fsm!(file = "...")` rustc can only point at the path literal, so the
+//! message itself carries the file, line and column and the marked source
+//! lines. It is plain text on purpose: rustc prints it inside its own error,
+//! where colors and box drawing would not belong.
+
+use fsm_grammar::{Diagnostic, LineIndex};
+use std::fmt::Write as _;
+
+/// Tabs are shown as this many spaces, as rustc does.
+const TAB: &str = "    ";
+
+/// Render `diagnostic` of the file `path` whose text is `source`:
+///
+/// ```text
+/// transition on `open` targets unknown state `opned` [fsm::unknown-state]
+///  --> machines/door.fsm:3:30
+///   |
+/// 3 |     state closed { on open -> opned; }
+///   |                               ^^^^^ no state with this name
+///   |
+///   = help: did you mean `opened`?
+/// ```
+pub(crate) fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
+    let index = LineIndex::new(source);
+    let mut marks: Vec<Mark> = std::iter::once(Mark {
+        range: (diagnostic.span.start, diagnostic.span.end),
+        marker: '^',
+        label: &diagnostic.label,
+    })
+    .chain(diagnostic.secondary.iter().map(|label| Mark {
+        range: (label.span.start, label.span.end),
+        marker: '-',
+        label: &label.message,
+    }))
+    .collect();
+    // Top to bottom, the primary mark first among marks at one place.
+    marks.sort_by_key(|mark| {
+        let start = index.line_col(source, mark.range.0);
+        (start.line, start.column, mark.marker != '^')
+    });
+
+    let start = index.line_col(source, diagnostic.span.start);
+    let last_line = marks
+        .iter()
+        .map(|mark| index.line_col(source, mark.range.0).line)
+        .max()
+        .unwrap_or(start.line);
+    let width = last_line.to_string().len();
+    let gutter = " ".repeat(width);
+
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "{} [fsm::{}]", diagnostic.message, diagnostic.code.name());
+    let _ = writeln!(out, "{gutter}--> {path}:{}:{}", start.line, start.column);
+    let _ = writeln!(out, "{gutter} |");
+    let mut shown_line = None;
+    for mark in &marks {
+        let from = index.line_col(source, mark.range.0);
+        let line_text = line(source, from.line);
+        if shown_line != Some(from.line) {
+            if shown_line.is_some_and(|shown| from.line > shown + 1) {
+                let _ = writeln!(out, "...");
+            }
+            let _ = writeln!(out, "{:>width$} | {}", from.line, line_text.replace('\t', TAB));
+            shown_line = Some(from.line);
+        }
+        // The mark runs to the span's end or, for a span over several lines,
+        // to the end of its first line; at least one character wide.
+        let to = index.line_col(source, mark.range.1);
+        let line_length = line_text.chars().count() + 1;
+        let end_column = if to.line == from.line {
+            to.column
+        } else {
+            line_length
+        };
+        let before: String = line_text.chars().take(from.column - 1).collect();
+        let marked: String = line_text
+            .chars()
+            .skip(from.column - 1)
+            .take(end_column.saturating_sub(from.column))
+            .collect();
+        let indent = before.replace('\t', TAB).chars().count();
+        let length = marked.replace('\t', TAB).chars().count().max(1);
+        let markers = mark.marker.to_string().repeat(length);
+        let mark_line = format!("{gutter} | {}{markers} {}", " ".repeat(indent), mark.label);
+        let _ = writeln!(out, "{}", mark_line.trim_end());
+    }
+    let _ = writeln!(out, "{gutter} |");
+    let _ = write!(out, "{gutter} = help: {}", diagnostic.help);
+    out
+}
+
+/// One marked place: `^` for the primary one, `-` for the others.
+struct Mark<'d> {
+    range: (usize, usize),
+    marker: char,
+    label: &'d str,
+}
+
+/// Line `number` (1-based) of `source`, without its line ending.
+fn line(source: &str, number: usize) -> &str {
+    let text = source.split('\n').nth(number - 1).unwrap_or("");
+    text.strip_suffix('\r').unwrap_or(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fsm_grammar::Code;
+
+    fn diagnostic(source: &str, code: Code) -> Diagnostic {
+        fsm_grammar::check(source)
+            .diagnostics
+            .into_iter()
+            .find(|d| d.code == code)
+            .expect("the source has the diagnostic")
+    }
+
+    #[test]
+    fn renders_the_primary_mark_under_the_exact_token() {
+        let source = "machine Door {\n    initial state closed { on open -> opned; }\n    \
+                      state opened { on close -> closed; }\n}\n";
+        let rendered = render("door.fsm", source, &diagnostic(source, Code::UnknownState));
+        assert_eq!(
+            rendered,
+            "transition on `open` targets unknown state `opned` [fsm::unknown-state]\n \
+             --> door.fsm:2:39\n  \
+             |\n\
+             2 |     initial state closed { on open -> opned; }\n  \
+             |                                       ^^^^^ no state with this name\n  \
+             |\n  \
+             = help: did you mean `opened`?"
+        );
+    }
+
+    #[test]
+    fn secondary_marks_show_their_own_lines_in_order() {
+        let source = "machine M {\n    initial state a;\n\n\n\n\n\n\n\n\n    state a;\n}\n";
+        let rendered = render("m.fsm", source, &diagnostic(source, Code::DuplicateState));
+        assert_eq!(
+            rendered,
+            "state `a` is defined more than once in machine `M` [fsm::duplicate-state]\n  \
+             --> m.fsm:11:11\n   \
+             |\n \
+             2 |     initial state a;\n   \
+             |                   - first defined here\n\
+             ...\n\
+             11 |     state a;\n   \
+             |           ^ defined again here\n   \
+             |\n   \
+             = help: rename one of the states, or merge their transitions into one"
+        );
+    }
+
+    #[test]
+    fn tabs_are_expanded_in_the_line_and_the_mark_alike() {
+        let source = "machine M {\n\tinitial state a { on go -> nowhere; }\n}\n";
+        let rendered = render("m.fsm", source, &diagnostic(source, Code::UnknownState));
+        assert!(
+            rendered.contains(
+                "2 |     initial state a { on go -> nowhere; }\n  \
+                 |                                ^^^^^^^ no state with this name"
+            ),
+            "{rendered}"
+        );
+    }
+
+    #[test]
+    fn an_empty_span_at_the_end_of_the_file_marks_one_column_past_the_text() {
+        let source = "machine";
+        let at_end = fsm_grammar::Span::new(source.len(), source.len());
+        let diagnostic = Diagnostic::new(Code::Syntax, at_end, "cut short", "here", "go on");
+        assert_eq!(
+            render("m.fsm", source, &diagnostic),
+            "cut short [fsm::syntax]\n --> m.fsm:1:8\n  |\n1 | machine\n  |        ^ here\n  |\n  = help: go on"
+        );
+    }
+}

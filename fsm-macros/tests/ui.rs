@@ -1,0 +1,43 @@
+//! trybuild UI tests: what users see in `cargo build`.
+//!
+//! One case per diagnostic code, named after it (`unknown-state` →
+//! `tests/ui/unknown_state.rs`), each showing the diagnostic on the exact
+//! token; the cases of the `file = "..."` form; and the cases that must build.
+//! Regenerate the expected output with `TRYBUILD=overwrite cargo test -p
+//! fsm-macros --test ui`, then read every changed `.stderr`.
+
+use fsm_grammar::Code;
+use std::fs;
+use std::path::Path;
+
+#[test]
+fn ui() {
+    install_fixtures();
+    let cases = trybuild::TestCases::new();
+    // Every code has its case: a new code without one fails here, because
+    // trybuild reports a case file that does not exist.
+    for code in Code::ALL {
+        cases.compile_fail(format!("tests/ui/{}.rs", code.name().replace('-', "_")));
+    }
+    cases.compile_fail("tests/ui/file_*.rs");
+    cases.compile_fail("tests/ui/form_*.rs");
+    cases.pass("tests/ui/pass_*.rs");
+}
+
+/// `file = "..."` paths are relative to the crate root, which for the cases is
+/// trybuild's project under `<target>/tests/trybuild/fsm-macros`: the
+/// fixtures of `tests/ui/machines` go there, so the cases name them as users
+/// would (`file = "machines/door.fsm"`).
+fn install_fixtures() {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR is a directory inside the target directory");
+    let installed = target.join("tests/trybuild/fsm-macros/machines");
+    fs::create_dir_all(&installed).expect("create the fixture directory");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/machines");
+    for entry in fs::read_dir(&fixtures).expect("tests/ui/machines exists") {
+        let path = entry.expect("list tests/ui/machines").path();
+        let name = path.file_name().expect("a listed file has a name");
+        fs::copy(&path, installed.join(name)).expect("copy a fixture");
+    }
+}

@@ -1,0 +1,11 @@
+use fsm_runtime::fsm;
+
+fsm! {
+    machine Door {
+        initial state closed { on open -> opened; }
+        terminal state opened;
+        state opened;
+    }
+}
+
+fn main() {}

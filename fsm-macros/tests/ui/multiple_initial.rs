@@ -1,0 +1,10 @@
+use fsm_runtime::fsm;
+
+fsm! {
+    machine Door {
+        initial state closed { on open -> opened; }
+        initial terminal state opened;
+    }
+}
+
+fn main() {}

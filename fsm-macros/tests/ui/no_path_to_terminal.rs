@@ -1,0 +1,16 @@
+// Warnings are `deprecated` lints on the token; denied here because trybuild
+// only compares the output of builds that fail.
+#![deny(deprecated)]
+
+use fsm_runtime::fsm;
+
+fsm! {
+    machine Door {
+        initial state closed { on open -> opened; on lock -> locked; }
+        terminal state opened;
+        state locked { on jiggle -> jammed; }
+        state jammed { on jiggle -> locked; }
+    }
+}
+
+fn main() {}

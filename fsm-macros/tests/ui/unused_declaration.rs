@@ -1,0 +1,15 @@
+// Warnings are `deprecated` lints on the token; denied here because trybuild
+// only compares the output of builds that fail.
+#![deny(deprecated)]
+
+use fsm_runtime::fsm;
+
+fsm! {
+    machine Door {
+        action open, knock;
+        initial state closed { on open -> opened; }
+        terminal state opened;
+    }
+}
+
+fn main() {}
