@@ -27,17 +27,14 @@ pub(crate) struct Shown {
 }
 
 /// What code generation needs besides the checked text.
-pub(crate) struct Generation<'a> {
-    /// Names of machines the checker may have lost to syntax errors; they
-    /// get stubs too.
-    pub(crate) machine_names: &'a [String],
+pub(crate) struct Generation {
     /// The `.fsm` file the text was read from, which the generated code
     /// includes so that cargo rebuilds when it changes.
     pub(crate) source_file: Option<String>,
 }
 
 /// Check `text` and expand it: every diagnostic, then the generated code.
-pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation<'_>) -> TokenStream {
+pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation) -> TokenStream {
     let checked = fsm_grammar::check(text);
     let mut expanded = TokenStream::new();
     for diagnostic in &checked.diagnostics {

@@ -35,10 +35,7 @@ pub(crate) fn expand(path: &str, literal: Span) -> TokenStream {
         text: &text,
         literal,
     };
-    let generation = Generation {
-        machine_names: &[],
-        source_file,
-    };
+    let generation = Generation { source_file };
     expand::expand(&text, &origin, &generation)
 }
 

@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 /// With errors, every machine gets a stub: those in the model with what the
 /// model knows of them, the ones a syntax error kept out of it by name only.
 /// A name is stubbed once, so a duplicated machine adds no error of its own.
-pub(crate) fn machines(checked: &Checked, generation: &Generation<'_>) -> TokenStream {
+pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStream {
     let options = Options {
         source_file: generation.source_file.clone(),
         ..Options::default()
@@ -22,7 +22,11 @@ pub(crate) fn machines(checked: &Checked, generation: &Generation<'_>) -> TokenS
     let mut stubbed: Vec<&str> = Vec::new();
     let mut stubs = TokenStream::new();
     let in_model = checked.model.machines.iter().map(|m| (m.name.as_str(), Some(m)));
-    let by_name = generation.machine_names.iter().map(|name| (name.as_str(), None));
+    let by_name = checked
+        .file
+        .unparsed
+        .iter()
+        .map(|name| (name.name.as_str(), None));
     for (name, partial) in in_model.chain(by_name) {
         if !stubbed.contains(&name) {
             stubbed.push(name);

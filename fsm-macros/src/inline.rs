@@ -6,21 +6,17 @@
 use crate::expand::{self, Generation, Origin, Shown};
 use crate::layout::{self, LaidOut, Locate, SpanLocations};
 use fsm_grammar::Diagnostic;
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use std::fmt::Write as _;
 
 /// Expand an inline definition.
 pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
-    let machine_names = machine_names(&tokens);
     let laid_out = layout::lay_out(tokens, &SpanLocations);
     let origin = Inline {
         laid_out: &laid_out,
         locate: &SpanLocations,
     };
-    let generation = Generation {
-        machine_names: &machine_names,
-        source_file: None,
-    };
+    let generation = Generation { source_file: None };
     expand::expand(&laid_out.text, &origin, &generation)
 }
 
@@ -85,31 +81,6 @@ impl Origin for Inline<'_> {
     }
 }
 
-/// The names written after `machine` at the top level, valid or not. A
-/// machine with a syntax error is missing from the checker's model, but its
-/// name is still worth a stub.
-fn machine_names(tokens: &TokenStream) -> Vec<String> {
-    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    tokens
-        .windows(2)
-        .filter_map(|pair| match pair {
-            [TokenTree::Ident(keyword), TokenTree::Ident(name)] if keyword == "machine" => {
-                let name = name.to_string();
-                is_fsm_identifier(&name).then_some(name)
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-/// Whether the `.fsm` grammar accepts `name` as a name (ASCII only, unlike
-/// Rust); other names are syntax errors and get no stub.
-fn is_fsm_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,14 +129,5 @@ mod tests {
                  help: rename one of the states, or merge their transitions into one"
             ]
         );
-    }
-
-    #[test]
-    fn every_machine_name_is_found_even_in_broken_machines() {
-        let tokens = TokenStream::from_str(
-            "machine Door { initial state a } machine Dör {} /// doc\nmachine r#type {} machine",
-        )
-        .expect("lexes");
-        assert_eq!(machine_names(&tokens), ["Door"]);
     }
 }
