@@ -1,1 +1,118 @@
-//! Placeholder: filled in by the code-generation issue.
+//! `fsm-codegen`: the one code generator of fsmc.
+//!
+//! It turns a checked [`Model`] into Rust. The `fsm!` macro, `fsmc build` and
+//! build scripts all call it, so the same `.fsm` text gives the same code
+//! every way:
+//!
+//! - [`machine_tokens`] and [`model_tokens`] give tokens (the macro);
+//! - [`render_source`] and [`render_model`] give formatted source with an
+//!   `// @generated` header (`fsmc build`);
+//! - [`compile`] and [`Config`] write that source into `OUT_DIR` from a build
+//!   script.
+//!
+//! Output is deterministic: the same input gives byte-identical tokens and
+//! source.
+//!
+//! # What a machine becomes
+//!
+//! A module named after the machine in snake case (`door` for `Door`) holding:
+//!
+//! - `State`, `Action` and `Output` enums (variants in UpperCamelCase, the
+//!   `.fsm` names in `name()`, `Display` and `FromStr`, every variant in
+//!   `ALL`), each implementing `fsm_runtime::Symbol`;
+//! - a `Guards` trait with one `fn name(&self) -> bool` per guard, when the
+//!   machine has guards;
+//! - the machine type (`Door`) with `new`, `state`, `fire`, `can_fire`,
+//!   `transition`, `valid_actions`, `is_terminal`, `snapshot`, `restore` and
+//!   `restore_with`, implementing `fsm_runtime::Machine` and
+//!   `fsm_runtime::Fire`;
+//! - private `static` tables of outputs, valid actions and rejected
+//!   candidates, which results and errors borrow so `fire` never allocates.
+//!
+//! The module's rustdoc lists the states and transitions as tables.
+//!
+//! # Using it from a build script
+//!
+//! ```toml
+//! [dependencies]
+//! fsm-runtime = "0.1"
+//!
+//! [build-dependencies]
+//! fsm-codegen = "0.1"
+//! ```
+//!
+//! ```no_run
+//! // build.rs, in `fn main`: one `door.rs` per file, into `OUT_DIR`.
+//! fsm_codegen::compile(&["machines/door.fsm"]).unwrap_or_else(|error| panic!("{error}"));
+//! ```
+//!
+//! ```ignore
+//! // src/lib.rs: the module `door` from `$OUT_DIR/door.rs`.
+//! fsm_runtime::include_fsm!("door");
+//! ```
+
+#[cfg(feature = "render")]
+mod build_script;
+mod docs;
+mod enums;
+mod guards;
+mod idents;
+mod machine;
+mod name_conflicts;
+mod options;
+#[cfg(feature = "render")]
+mod render;
+mod snapshot;
+mod stub;
+mod tables;
+mod transitions;
+
+#[cfg(feature = "render")]
+pub use build_script::{compile, Config, Error, FileStatus, GeneratedFile};
+pub use options::Options;
+#[cfg(feature = "render")]
+pub use render::{render_model, render_source};
+
+use fsm_grammar::Model;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Tokens for one checked machine: `pub mod <snake_name> { ... }`.
+///
+/// A machine named like an item of its own module (`State`), which the
+/// front end's `name-collision` check rejects, becomes a `compile_error!`.
+pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
+    match name_conflicts::module_item_conflict(machine) {
+        Some(message) => compile_error(&message),
+        None => machine::machine_module(machine, options),
+    }
+}
+
+/// Tokens for every machine of a checked model, in order. A machine whose
+/// module name an earlier machine already has becomes a `compile_error!`.
+pub fn model_tokens(model: &Model, options: &Options) -> TokenStream {
+    (0..model.machines.len())
+        .map(|index| match name_conflicts::module_conflict(model, index) {
+            Some(message) => compile_error(&message),
+            None => machine_tokens(&model.machines[index], options),
+        })
+        .collect()
+}
+
+/// A minimal, always-compiling stand-in for a machine that failed to check,
+/// to emit next to its errors so the user's code that uses it does not drown
+/// the real error in follow-on ones: the module, the enums, the `Guards`
+/// trait and the machine type with the real signatures, as far as `partial`
+/// (the front end's model of the broken machine) tells them. Nothing when
+/// `machine_name` cannot be a module name.
+pub fn stub_tokens(
+    machine_name: &str,
+    partial: Option<&fsm_grammar::model::Machine>,
+    options: &Options,
+) -> TokenStream {
+    stub::stub_module(machine_name, partial, options)
+}
+
+fn compile_error(message: &str) -> TokenStream {
+    quote!(::core::compile_error!(#message);)
+}

@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 ///
 /// With errors, every machine gets a stub: those in the model with what the
 /// model knows of them, the ones a syntax error kept out of it by name only.
-/// A name is stubbed once, so a duplicated machine adds no error of its own.
+/// A module is stubbed once, so a duplicated machine adds no error of its own.
 pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStream {
     let options = Options {
         source_file: generation.source_file.clone(),
@@ -19,7 +19,8 @@ pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStrea
     if !checked.has_errors() {
         return fsm_codegen::model_tokens(&checked.model, &options);
     }
-    let mut stubbed: Vec<&str> = Vec::new();
+    // Keyed by module name: `Door` and `door` would both stub `mod door`.
+    let mut stubbed: Vec<String> = Vec::new();
     let mut stubs = TokenStream::new();
     let in_model = checked.model.machines.iter().map(|m| (m.name.as_str(), Some(m)));
     let by_name = checked
@@ -28,8 +29,9 @@ pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStrea
         .iter()
         .map(|name| (name.name.as_str(), None));
     for (name, partial) in in_model.chain(by_name) {
-        if !stubbed.contains(&name) {
-            stubbed.push(name);
+        let module = fsm_grammar::naming::escape(&fsm_grammar::naming::snake(name));
+        if !stubbed.contains(&module) {
+            stubbed.push(module);
             stubs.extend(fsm_codegen::stub_tokens(name, partial, &options));
         }
     }

@@ -1,1 +1,140 @@
-//! Placeholder: filled in by the code-generation issue.
+//! The runtime of fsmc state machines.
+//!
+//! A machine is written in the `.fsm` language and turned into Rust by
+//! `fsm-codegen`, reached through the [`fsm!`] macro, `fsmc build`, or a build
+//! script. The generated code is a module holding `State`, `Action` and
+//! `Output` enums, a `Guards` trait when the machine has guards, and the
+//! machine type; this crate holds what all machines share:
+//!
+//! - [`Machine`] and [`Fire`], the traits every generated machine implements,
+//!   so that generic code can drive any of them;
+//! - [`Fired`], what a successful `fire` reports, and [`FireError`], why an
+//!   action did not fire. Neither allocates;
+//! - [`Snapshot`], a machine's state stored with the machine's name and the
+//!   fingerprint of its definition, and [`RestoreError`];
+//! - [`Symbol`], the generated enums seen generically.
+//!
+//! The machine performs no I/O and calls nothing but its guards. The caller
+//! fires an action, performs the outputs it gets back, and feeds the results
+//! in as further actions.
+//!
+//! # Features
+//!
+//! - `macros` (default): re-export [`fsm!`], so a machine needs this one
+//!   dependency.
+//! - `serde`: `Serialize` and `Deserialize` for [`Snapshot`] and, by name, for
+//!   every generated `State`, `Action` and `Output`.
+//! - `tracing`: log every transition (machine, from, action, to) and every
+//!   rejected action at `DEBUG`, with target `fsm_runtime`. Without it the
+//!   logging compiles to nothing.
+//!
+//! # Generated code from a build script
+//!
+//! `fsm_codegen::compile(&["machines/door.fsm"])` in `build.rs` writes
+//! `door.rs` into `OUT_DIR`; [`include_fsm!`]`("door")` brings it in.
+
+#[macro_use]
+mod value_traits;
+
+mod fire_error;
+mod fired;
+mod machine;
+mod snapshot;
+mod symbol;
+mod symbol_serde;
+mod trace;
+
+pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
+pub use fired::Fired;
+pub use machine::{Fire, Machine, NoGuards};
+pub use snapshot::{FingerprintPolicy, RestoreError, Snapshot};
+pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
+
+/// Define state machines in the `.fsm` language, inline or from a file.
+///
+/// Each machine becomes a module named after it (`door`) holding its
+/// `State`, `Action` and `Output` enums, its `Guards` trait and the machine
+/// type (`Door`):
+///
+/// ```
+/// fsm_runtime::fsm! {
+///     machine Door {
+///         initial state closed { on open -> opened; on lock [has_key] -> locked emit engage_bolt; }
+///         state opened { on close -> closed; }
+///         state locked { on unlock -> closed; }
+///     }
+/// }
+///
+/// struct Keys { has_key: bool }
+///
+/// impl door::Guards for Keys {
+///     fn has_key(&self) -> bool {
+///         self.has_key
+///     }
+/// }
+///
+/// let mut door = door::Door::new();
+/// let fired = door.fire(door::Action::Lock, &Keys { has_key: true })?;
+/// assert_eq!(fired.outputs, [door::Output::EngageBolt]);
+/// assert_eq!(door.state(), door::State::Locked);
+///
+/// let error = door.fire(door::Action::Open, &Keys { has_key: true }).unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     "action `open` is not valid in state `locked`; valid actions: `unlock`"
+/// );
+/// # Ok::<(), door::FireError>(())
+/// ```
+///
+/// `fsm_runtime::fsm!(file = "machines/door.fsm");` reads the definition
+/// from a file instead, with the path relative to the crate root; editing
+/// the file rebuilds the crate.
+#[cfg(feature = "macros")]
+pub use fsm_macros::fsm;
+
+/// Include the Rust that `fsm_codegen::compile` wrote into `OUT_DIR` for the
+/// `.fsm` file of this stem: `include_fsm!("door")` for `machines/door.fsm`.
+///
+/// ```ignore
+/// fsm_runtime::include_fsm!("door");
+///
+/// let mut door = door::Door::new();
+/// ```
+#[macro_export]
+macro_rules! include_fsm {
+    ($stem:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $stem, ".rs"));
+    };
+}
+
+/// What generated code names, and nothing else names: generated code reaches
+/// everything, even `Option` and `Result`, through this path, so that the
+/// user's own items (a machine called `Result`) cannot change its meaning.
+/// Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::__symbol_serde as symbol_serde;
+    pub use crate::{
+        Candidate, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards, ParseSymbolError,
+        RestoreError, Snapshot, Symbol, SymbolKind,
+    };
+    pub use core::default::Default;
+    pub use core::fmt;
+    pub use core::option::Option::{self, None, Some};
+    pub use core::result::Result::{self, Err, Ok};
+    pub use core::str::FromStr;
+    pub use core::{include_str, matches};
+
+    #[cfg(feature = "serde")]
+    pub use crate::symbol_serde::{deserialize_symbol, serialize_symbol};
+    #[cfg(feature = "serde")]
+    pub use serde;
+
+    /// The body of every method of a stub machine, emitted next to the
+    /// `compile_error!` of a definition that failed to check. The build fails,
+    /// so it never runs.
+    #[cold]
+    pub const fn stub() -> ! {
+        panic!("this machine's definition has errors; this is a stub that never runs")
+    }
+}

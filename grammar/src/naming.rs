@@ -57,6 +57,11 @@ pub fn snake(name: &str) -> String {
     out
 }
 
+/// The items generated in every machine's module besides the machine type,
+/// so no machine may be named like one of them (the `name-collision` check
+/// and code generation both read this list).
+pub const MODULE_ITEMS: &[&str] = &["State", "Action", "Output", "Guards", "Fired", "FireError"];
+
 /// Rust keywords (strict and reserved, all editions).
 pub const RUST_KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",

@@ -6,12 +6,9 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Model};
-use crate::naming::{escape, snake, upper_camel};
+use crate::naming::{escape, snake, upper_camel, MODULE_ITEMS};
 use crate::span::Span;
 use std::collections::HashMap;
-
-/// Names generated inside every machine's module; the machine type can't use them.
-pub const RESERVED_TYPE_NAMES: &[&str] = &["State", "Action", "Output", "Guards", "Fired", "FireError"];
 
 /// Collisions between machines of one file, and reserved machine names.
 pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
@@ -36,13 +33,13 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
                 out.extend(b.map(|first| collision("machine", "type", &ty, (&m.name, m.span), first)));
             }
         }
-        if RESERVED_TYPE_NAMES.contains(&ty.as_str()) {
+        if MODULE_ITEMS.contains(&ty.as_str()) {
             out.push(Diagnostic::new(
                 Code::NameCollision,
                 m.span,
                 format!("machine `{}` would generate a type `{ty}`, which clashes with the `{ty}` enum generated beside it", m.name),
                 "reserved name",
-                format!("rename the machine; {} are generated in every machine's module", all_quoted(RESERVED_TYPE_NAMES)),
+                format!("rename the machine; {} are generated in every machine's module", all_quoted(MODULE_ITEMS)),
             ));
         }
     }

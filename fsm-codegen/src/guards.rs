@@ -1,0 +1,145 @@
+//! The `Guards` trait, and guard expressions as Rust conditions.
+
+use crate::docs::{doc_attrs, doc_attrs_of};
+use crate::idents::Idents;
+use fsm_grammar::model::{GuardExpr, GuardId, Symbol};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::BTreeSet;
+
+/// The `Guards` trait: one `fn name(&self) -> bool` per guard. Nothing when
+/// the machine has no guards.
+pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents) -> TokenStream {
+    if guards.is_empty() {
+        return TokenStream::new();
+    }
+    let machine_ident = &idents.machine;
+    let summary = doc_attrs_of(&[
+        format!("The conditions [`{machine_ident}`] asks about when an action has guarded"),
+        "transitions. The caller implements them over whatever state it carries.".to_string(),
+    ]);
+    let methods = guards.iter().zip(&idents.guards).map(|(guard, method)| {
+        let docs = doc_attrs(&guard.docs, &format!("Whether the guard `{}` holds.", guard.name));
+        quote! {
+            #docs
+            fn #method(&self) -> bool;
+        }
+    });
+    quote! {
+        #summary
+        ///
+        /// Each guard is evaluated only when a candidate transition needs it,
+        /// and at most once per `fire`.
+        pub trait Guards {
+            #(#methods)*
+        }
+    }
+}
+
+/// The guards that appear more than once in `exprs` (counting repeats inside
+/// one expression): their value is cached in a local so each is evaluated at
+/// most once per `fire`.
+pub(crate) fn repeated_guards<'a>(exprs: impl IntoIterator<Item = &'a GuardExpr>) -> BTreeSet<GuardId> {
+    let mut vars = Vec::new();
+    for expr in exprs {
+        expr.vars(&mut vars);
+    }
+    vars.sort();
+    vars.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect()
+}
+
+/// `expr` as a short-circuiting Rust condition over `guards`. Guards in
+/// `cached` go through their cache local.
+pub(crate) fn condition(expr: &GuardExpr, cached: &BTreeSet<GuardId>, idents: &Idents) -> TokenStream {
+    condition_at(expr, 0, cached, idents)
+}
+
+/// Precedence: `||` 1, `&&` 2, `!` and guards 3. Parentheses only where the
+/// tree needs them (a right operand of the same operator keeps them, as in
+/// the canonical guard text), so rustc never sees unused ones.
+fn condition_at(expr: &GuardExpr, min: u8, cached: &BTreeSet<GuardId>, idents: &Idents) -> TokenStream {
+    let (precedence, tokens) = match expr {
+        GuardExpr::Var(guard) => {
+            let method = &idents.guards[guard.index()];
+            let call = quote!(Guards::#method(guards));
+            if cached.contains(guard) {
+                let cache = &idents.guard_caches[guard.index()];
+                (3, quote!(*#cache.get_or_insert_with(|| #call)))
+            } else {
+                (3, call)
+            }
+        }
+        GuardExpr::Not(inner) => {
+            let inner = condition_at(inner, 3, cached, idents);
+            (3, quote!(!#inner))
+        }
+        GuardExpr::And(left, right) => {
+            let left = condition_at(left, 2, cached, idents);
+            let right = condition_at(right, 3, cached, idents);
+            (2, quote!(#left && #right))
+        }
+        GuardExpr::Or(left, right) => {
+            let left = condition_at(left, 1, cached, idents);
+            let right = condition_at(right, 2, cached, idents);
+            (1, quote!(#left || #right))
+        }
+    };
+    if precedence < min {
+        quote!((#tokens))
+    } else {
+        tokens
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The condition generated for the guard of the machine's only transition.
+    fn condition_of(guard: &str) -> String {
+        let text = format!("machine M {{ initial state s {{ on go [{guard}] -> s; }} }}");
+        let model = fsm_grammar::check(&text).into_model().unwrap();
+        let machine = &model.machines[0];
+        let expr = &machine.transitions[0].guard.as_ref().unwrap().expr;
+        let cached = repeated_guards([expr]);
+        condition(expr, &cached, &Idents::new(machine)).to_string()
+    }
+
+    #[test]
+    fn parentheses_only_where_the_tree_needs_them() {
+        assert_eq!(
+            condition_of("a || b && c"),
+            "Guards :: a (guards) || Guards :: b (guards) && Guards :: c (guards)"
+        );
+        assert_eq!(
+            condition_of("(a || b) && c"),
+            "(Guards :: a (guards) || Guards :: b (guards)) && Guards :: c (guards)"
+        );
+        assert_eq!(
+            condition_of("a && (b && c)"),
+            "Guards :: a (guards) && (Guards :: b (guards) && Guards :: c (guards))"
+        );
+        assert_eq!(
+            condition_of("!(a && b)"),
+            "! (Guards :: a (guards) && Guards :: b (guards))"
+        );
+        assert_eq!(condition_of("!!a"), "! ! Guards :: a (guards)");
+    }
+
+    #[test]
+    fn repeated_guards_go_through_their_cache() {
+        assert_eq!(
+            condition_of("a && !a || b"),
+            "* cached_a . get_or_insert_with (|| Guards :: a (guards)) && ! * cached_a . get_or_insert_with (|| \
+             Guards :: a (guards)) || Guards :: b (guards)"
+        );
+    }
+
+    #[test]
+    fn keywords_are_escaped() {
+        assert_eq!(
+            condition_of("type && self"),
+            "Guards :: r#type (guards) && Guards :: self_ (guards)"
+        );
+    }
+}

@@ -1,0 +1,139 @@
+//! The `static` tables that `fire` and its errors borrow: output sequences,
+//! valid actions and rejected candidates. Equal tables are emitted once; they
+//! are numbered in the order the generators first ask for them, so the output
+//! is deterministic.
+
+use crate::idents::Idents;
+use fsm_grammar::model::{ActionId, OutputId, StateId};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+use std::collections::BTreeMap;
+
+/// A guarded candidate as its rejection reports it: guard text and target.
+pub(crate) type RejectedCandidate = (String, Option<StateId>);
+
+/// Interned tables of one machine.
+#[derive(Default)]
+pub(crate) struct Tables {
+    outputs: Interner<OutputId>,
+    valid_actions: Interner<ActionId>,
+    rejected: Interner<RejectedCandidate>,
+}
+
+impl Tables {
+    /// `&OUTPUTS_n` for `outputs`, `&[]` when empty.
+    pub fn outputs(&mut self, outputs: Vec<OutputId>) -> TokenStream {
+        self.outputs.reference("OUTPUTS", outputs)
+    }
+
+    /// `&VALID_ACTIONS_n` for `actions`, `&[]` when empty.
+    pub fn valid_actions(&mut self, actions: Vec<ActionId>) -> TokenStream {
+        self.valid_actions.reference("VALID_ACTIONS", actions)
+    }
+
+    /// `&REJECTED_n` for `candidates`.
+    pub fn rejected(&mut self, candidates: Vec<RejectedCandidate>) -> TokenStream {
+        self.rejected.reference("REJECTED", candidates)
+    }
+
+    /// The `static` items of every table asked for.
+    pub fn statics(&self, idents: &Idents) -> TokenStream {
+        let outputs = self.outputs.statics("OUTPUTS", &quote!(Output), |&o| {
+            let variant = &idents.outputs[o.index()];
+            quote!(Output::#variant)
+        });
+        let actions = self
+            .valid_actions
+            .statics("VALID_ACTIONS", &quote!(Action), |&a| {
+                let variant = &idents.actions[a.index()];
+                quote!(Action::#variant)
+            });
+        let machine_ident = &idents.machine;
+        let rejected = self.rejected.statics(
+            "REJECTED",
+            &quote!(__fsm::Candidate<#machine_ident>),
+            |(guard, target)| {
+                let target = match target {
+                    Some(s) => {
+                        let variant = &idents.states[s.index()];
+                        quote!(__fsm::Some(State::#variant))
+                    }
+                    None => quote!(__fsm::None),
+                };
+                quote!(__fsm::Candidate { guard: #guard, target: #target })
+            },
+        );
+        quote!(#outputs #actions #rejected)
+    }
+}
+
+/// Distinct sequences of `T`, numbered by first request.
+struct Interner<T: Ord + Clone> {
+    index: BTreeMap<Vec<T>, usize>,
+    tables: Vec<Vec<T>>,
+}
+
+impl<T: Ord + Clone> Default for Interner<T> {
+    fn default() -> Self {
+        Interner {
+            index: BTreeMap::new(),
+            tables: Vec::new(),
+        }
+    }
+}
+
+impl<T: Ord + Clone> Interner<T> {
+    fn reference(&mut self, prefix: &str, items: Vec<T>) -> TokenStream {
+        if items.is_empty() {
+            return quote!(&[]);
+        }
+        let next = self.tables.len();
+        let number = *self.index.entry(items.clone()).or_insert(next);
+        if number == next {
+            self.tables.push(items);
+        }
+        let name = static_name(prefix, number);
+        quote!(&#name)
+    }
+
+    fn statics(&self, prefix: &str, ty: &TokenStream, item: impl Fn(&T) -> TokenStream) -> TokenStream {
+        self.tables
+            .iter()
+            .enumerate()
+            .map(|(number, items)| {
+                let name = static_name(prefix, number);
+                let len = Literal::usize_unsuffixed(items.len());
+                let items = items.iter().map(&item);
+                quote!(static #name: [#ty; #len] = [#(#items),*];)
+            })
+            .collect()
+    }
+}
+
+fn static_name(prefix: &str, number: usize) -> Ident {
+    Ident::new(&format!("{prefix}_{number}"), Span::call_site())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_tables_are_emitted_once_in_first_use_order() {
+        let mut tables = Tables::default();
+        let o = |i: u32| OutputId(i);
+        assert_eq!(tables.outputs(vec![o(1), o(0)]).to_string(), "& OUTPUTS_0");
+        assert_eq!(tables.outputs(vec![o(0)]).to_string(), "& OUTPUTS_1");
+        assert_eq!(tables.outputs(vec![o(1), o(0)]).to_string(), "& OUTPUTS_0");
+        assert_eq!(tables.outputs(Vec::new()).to_string(), "& []");
+        assert_eq!(tables.outputs.tables, [vec![o(1), o(0)], vec![o(0)]]);
+        assert_eq!(
+            tables.valid_actions(vec![ActionId(0)]).to_string(),
+            "& VALID_ACTIONS_0"
+        );
+        assert_eq!(
+            tables.rejected(vec![("g".into(), None)]).to_string(),
+            "& REJECTED_0"
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! The body of `Fire::transition`: one `match (state, action)` arm per action
+//! valid in a state, trying its candidates in the order of
+//! `Machine::candidate_groups`, and one arm per state for the invalid rest.
+
+use crate::guards::{condition, repeated_guards};
+use crate::idents::Idents;
+use crate::tables::Tables;
+use fsm_grammar::model::{ActionId, Machine, OutputId, StateId, TransitionId};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// How the parameters of `transition` are named: `_state` and `_guards` when
+/// unused, so no machine, however degenerate, triggers a warning.
+pub(crate) struct Params {
+    pub state: TokenStream,
+    pub guards: TokenStream,
+}
+
+/// The parameter names and the body of `transition` for `machine`.
+pub(crate) fn transition_body(
+    machine: &Machine,
+    idents: &Idents,
+    tables: &mut Tables,
+) -> (Params, TokenStream) {
+    if machine.actions.is_empty() {
+        // `Action` has no variants, so the function cannot be called.
+        let params = Params {
+            state: quote!(_state),
+            guards: quote!(_guards),
+        };
+        return (params, quote!(match action {}));
+    }
+    let mut uses_guards = false;
+    let mut arms = Vec::new();
+    for state in machine.state_ids() {
+        let groups = machine.candidate_groups(state);
+        let state_variant = &idents.states[state.index()];
+        for (action, candidates) in &groups {
+            let candidates = reachable(machine, candidates);
+            uses_guards |= candidates.iter().any(|&t| machine.transition(t).guard.is_some());
+            let action_variant = &idents.actions[action.index()];
+            let body = group_body(machine, idents, tables, state, &candidates);
+            arms.push(quote!((State::#state_variant, Action::#action_variant) => #body,));
+        }
+        if groups.len() < machine.actions.len() {
+            let valid = tables.valid_actions(groups.iter().map(|(a, _)| *a).collect::<Vec<ActionId>>());
+            let terminal = machine.state(state).is_terminal();
+            arms.push(quote! {
+                (State::#state_variant, _) => __fsm::Err(FireError::invalid(state, action, #valid, #terminal)),
+            });
+        }
+    }
+    let params = Params {
+        state: quote!(state),
+        guards: if uses_guards {
+            quote!(guards)
+        } else {
+            quote!(_guards)
+        },
+    };
+    (params, quote!(match (state, action) { #(#arms)* }))
+}
+
+/// The candidates up to and including the first unguarded one: those after it
+/// can never fire (the checker reports them as `shadowed-transition`).
+fn reachable(machine: &Machine, candidates: &[TransitionId]) -> Vec<TransitionId> {
+    match candidates
+        .iter()
+        .position(|&t| machine.transition(t).guard.is_none())
+    {
+        Some(last) => candidates[..=last].to_vec(),
+        None => candidates.to_vec(),
+    }
+}
+
+/// `Ok(Fired)` for the first candidate whose guard holds, else the
+/// rejection, as an `if` / `else if` chain.
+fn group_body(
+    machine: &Machine,
+    idents: &Idents,
+    tables: &mut Tables,
+    state: StateId,
+    candidates: &[TransitionId],
+) -> TokenStream {
+    let cached = repeated_guards(
+        candidates
+            .iter()
+            .filter_map(|&t| machine.transition(t).guard.as_ref().map(|g| &g.expr)),
+    );
+    let mut branches = Vec::new();
+    let mut fallback = None;
+    for &t in candidates {
+        let fired = fired(machine, idents, tables, state, t);
+        match &machine.transition(t).guard {
+            Some(guard) => {
+                let condition = condition(&guard.expr, &cached, idents);
+                branches.push(quote!(if #condition { #fired }));
+            }
+            None => fallback = Some(fired),
+        }
+    }
+    let fallback = fallback.unwrap_or_else(|| {
+        let rejected = tables.rejected(
+            candidates
+                .iter()
+                .map(|&t| {
+                    let transition = machine.transition(t);
+                    let guard = transition.guard.as_ref().map(|g| machine.guard_text(&g.expr));
+                    (guard.unwrap_or_default(), transition.target)
+                })
+                .collect(),
+        );
+        quote!(__fsm::Err(FireError::rejected(state, action, #rejected)))
+    });
+    if branches.is_empty() {
+        return fallback;
+    }
+    let caches = cached.iter().map(|g| {
+        let cache = &idents.guard_caches[g.index()];
+        quote!(let mut #cache: __fsm::Option<bool> = __fsm::None;)
+    });
+    quote!({
+        #(#caches)*
+        #(#branches)else* else { #fallback }
+    })
+}
+
+/// `Ok(Fired { .. })` for transition `t` taken from `state`.
+fn fired(
+    machine: &Machine,
+    idents: &Idents,
+    tables: &mut Tables,
+    state: StateId,
+    t: TransitionId,
+) -> TokenStream {
+    let transition = machine.transition(t);
+    let (to, outputs) = match transition.target {
+        None => (quote!(state), transition.emits.clone()),
+        Some(target) => {
+            let variant = &idents.states[target.index()];
+            let outputs: Vec<OutputId> = machine
+                .state(state)
+                .exit
+                .iter()
+                .chain(&transition.emits)
+                .chain(&machine.state(target).enter)
+                .copied()
+                .collect();
+            (quote!(State::#variant), outputs)
+        }
+    };
+    let outputs = tables.outputs(outputs);
+    quote!(__fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs }))
+}

@@ -1,0 +1,198 @@
+//! Why a `fire` did not happen. Every error borrows `'static` tables that the
+//! generated code holds, so building one never allocates.
+
+use crate::machine::Machine;
+use crate::symbol::{write_names, Symbol};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// Why an action did not fire. The machine is unchanged.
+pub enum FireError<M: Machine> {
+    /// No transition for the action exists in the current state.
+    InvalidTransition(InvalidTransition<M>),
+    /// Transitions exist, but the guard of every one of them was false.
+    GuardRejected(GuardRejected<M>),
+}
+
+impl<M: Machine> FireError<M> {
+    /// An [`InvalidTransition`]: `action` has no transition in `state`,
+    /// where `valid` are the actions that do.
+    pub const fn invalid(
+        state: M::State,
+        action: M::Action,
+        valid: &'static [M::Action],
+        terminal: bool,
+    ) -> Self {
+        FireError::InvalidTransition(InvalidTransition {
+            state,
+            action,
+            valid,
+            terminal,
+        })
+    }
+
+    /// A [`GuardRejected`]: the guard of each of `candidates` was false.
+    pub const fn rejected(state: M::State, action: M::Action, candidates: &'static [Candidate<M>]) -> Self {
+        FireError::GuardRejected(GuardRejected {
+            state,
+            action,
+            candidates,
+        })
+    }
+
+    /// The state in which the action was fired.
+    pub fn state(&self) -> M::State {
+        match self {
+            FireError::InvalidTransition(e) => e.state,
+            FireError::GuardRejected(e) => e.state,
+        }
+    }
+
+    /// The action that was fired.
+    pub fn action(&self) -> M::Action {
+        match self {
+            FireError::InvalidTransition(e) => e.action,
+            FireError::GuardRejected(e) => e.action,
+        }
+    }
+}
+
+/// An action with no transition in the current state.
+pub struct InvalidTransition<M: Machine> {
+    /// The current state.
+    pub state: M::State,
+    /// The action that was fired.
+    pub action: M::Action,
+    /// The actions that have a transition in `state`, in declaration order.
+    pub valid: &'static [M::Action],
+    /// True when `state` is terminal (and `valid` therefore empty).
+    pub terminal: bool,
+}
+
+/// An action whose every candidate transition was rejected by its guard.
+pub struct GuardRejected<M: Machine> {
+    /// The current state.
+    pub state: M::State,
+    /// The action that was fired.
+    pub action: M::Action,
+    /// The candidates, in the order their guards were evaluated; each
+    /// guard was false.
+    pub candidates: &'static [Candidate<M>],
+}
+
+/// A guarded transition that was a candidate for an action.
+pub struct Candidate<M: Machine> {
+    /// The guard expression, as canonical `.fsm` text (`!a && b`).
+    pub guard: &'static str,
+    /// The state it leads to; `None` for an internal transition.
+    pub target: Option<M::State>,
+}
+
+impl<M: Machine> fmt::Display for InvalidTransition<M> {
+    /// `` action `close` is not valid in state `closed`; valid actions: `open`, `lock` ``
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "action `{}` is not valid in state `{}`",
+            self.action, self.state
+        )?;
+        if self.terminal {
+            f.write_str(": the state is terminal")
+        } else if self.valid.is_empty() {
+            f.write_str("; no action is valid in this state")
+        } else {
+            f.write_str("; valid actions: ")?;
+            write_names(f, self.valid.iter().map(|a| a.name()))
+        }
+    }
+}
+
+impl<M: Machine> fmt::Display for GuardRejected<M> {
+    /// `` action `review` rejected in state `running`: guard `ok` was false (-> done), ... ``
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "action `{}` rejected in state `{}`: ", self.action, self.state)?;
+        for (i, candidate) in self.candidates.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "guard `{}` was false ", candidate.guard)?;
+            match candidate.target {
+                Some(target) => write!(f, "(-> {target})")?,
+                None => f.write_str("(internal)")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<M: Machine> fmt::Display for FireError<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FireError::InvalidTransition(e) => e.fmt(f),
+            FireError::GuardRejected(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<M: Machine> std::error::Error for InvalidTransition<M> {}
+impl<M: Machine> std::error::Error for GuardRejected<M> {}
+
+impl<M: Machine> std::error::Error for FireError<M> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FireError::InvalidTransition(e) => Some(e),
+            FireError::GuardRejected(e) => Some(e),
+        }
+    }
+}
+
+impl<M: Machine> fmt::Debug for FireError<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FireError::InvalidTransition(e) => f.debug_tuple("InvalidTransition").field(e).finish(),
+            FireError::GuardRejected(e) => f.debug_tuple("GuardRejected").field(e).finish(),
+        }
+    }
+}
+
+impl_value_traits! {
+    InvalidTransition { state, action, valid, terminal }
+    GuardRejected { state, action, candidates }
+    Candidate { guard, target }
+}
+
+// By hand, like `impl_value_traits!`: derives would demand the traits of `M`.
+impl<M: Machine> Clone for FireError<M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M: Machine> Copy for FireError<M> {}
+
+impl<M: Machine> PartialEq for FireError<M> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (FireError::InvalidTransition(a), FireError::InvalidTransition(b)) => a == b,
+            (FireError::GuardRejected(a), FireError::GuardRejected(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl<M: Machine> Eq for FireError<M> {}
+
+impl<M: Machine> Hash for FireError<M> {
+    fn hash<H: Hasher>(&self, hasher: &mut H) {
+        match self {
+            FireError::InvalidTransition(e) => {
+                0u8.hash(hasher);
+                e.hash(hasher);
+            }
+            FireError::GuardRejected(e) => {
+                1u8.hash(hasher);
+                e.hash(hasher);
+            }
+        }
+    }
+}

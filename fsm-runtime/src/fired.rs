@@ -1,0 +1,40 @@
+//! What a successful `fire` reports.
+
+use crate::machine::Machine;
+use crate::symbol::Symbol;
+use std::fmt;
+
+/// A transition that fired.
+///
+/// `outputs` are the outputs the caller must now perform, in order: the exit
+/// outputs of the state left, the transition's own `emit`, then the enter
+/// outputs of the state entered. An internal transition (one without a
+/// target) emits only its own outputs and leaves `to == from`; a
+/// self-transition also has `to == from` but runs exit and enter.
+pub struct Fired<M: Machine> {
+    /// The state before.
+    pub from: M::State,
+    /// The state after.
+    pub to: M::State,
+    /// The action that was fired.
+    pub action: M::Action,
+    /// The outputs to perform, in order.
+    pub outputs: &'static [M::Output],
+}
+
+impl_value_traits! {
+    Fired { from, to, action, outputs }
+}
+
+/// `` `closed` --open--> `opened` (emit `engage_bolt`) ``
+impl<M: Machine> fmt::Display for Fired<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` --{}--> `{}`", self.from, self.action, self.to)?;
+        if !self.outputs.is_empty() {
+            f.write_str(" (emit ")?;
+            crate::symbol::write_names(f, self.outputs.iter().map(|o| o.name()))?;
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}

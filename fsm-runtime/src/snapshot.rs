@@ -1,0 +1,242 @@
+//! Snapshots: a machine's current state with enough identity to restore it
+//! safely later, possibly into a newer build.
+
+use crate::machine::Machine;
+use crate::symbol::{write_names, Symbol};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A machine's state, stored.
+///
+/// With the `serde` feature it serializes to
+/// `{"type": "fsm", "machine": "Door", "fingerprint": "…", "current_state": "opened"}`.
+///
+/// Taking a snapshot does not allocate; reading one back (from JSON, or with
+/// [`Snapshot::new`] from owned strings) does.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Snapshot {
+    machine: Cow<'static, str>,
+    fingerprint: Cow<'static, str>,
+    current_state: Cow<'static, str>,
+}
+
+impl Snapshot {
+    /// A snapshot of machine `machine` (its name), whose definition has
+    /// `fingerprint`, in state `current_state` (its name).
+    pub fn new(
+        machine: impl Into<Cow<'static, str>>,
+        fingerprint: impl Into<Cow<'static, str>>,
+        current_state: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Snapshot {
+            machine: machine.into(),
+            fingerprint: fingerprint.into(),
+            current_state: current_state.into(),
+        }
+    }
+
+    /// The name of the machine.
+    pub fn machine(&self) -> &str {
+        &self.machine
+    }
+
+    /// The fingerprint of the definition the snapshot was taken from.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The name of the state.
+    pub fn current_state(&self) -> &str {
+        &self.current_state
+    }
+
+    /// The state of `M` this snapshot holds. Checks, in this order, that it
+    /// is a snapshot of `M`, that the definition is the same (unless `policy`
+    /// ignores that), and that the state exists.
+    pub fn state_of<M: Machine>(&self, policy: FingerprintPolicy) -> Result<M::State, RestoreError> {
+        if self.machine != M::NAME {
+            return Err(RestoreError::OtherMachine {
+                expected: M::NAME,
+                found: self.machine.to_string(),
+            });
+        }
+        if policy == FingerprintPolicy::Strict && self.fingerprint != M::FINGERPRINT {
+            return Err(RestoreError::FingerprintMismatch {
+                machine: M::NAME,
+                expected: M::FINGERPRINT,
+                found: self.fingerprint.to_string(),
+            });
+        }
+        M::State::from_name(&self.current_state).ok_or_else(|| RestoreError::UnknownState {
+            machine: M::NAME,
+            state: self.current_state.to_string(),
+            known: <M::State as Symbol>::NAMES,
+        })
+    }
+}
+
+/// Whether restoring accepts a snapshot taken from a different definition of
+/// the same machine.
+///
+/// The fingerprint changes whenever behaviour can change (a transition, a
+/// guard, a priority). A state that still exists is often still meaningful,
+/// but only the application can tell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FingerprintPolicy {
+    /// Refuse it with [`RestoreError::FingerprintMismatch`].
+    #[default]
+    Strict,
+    /// Accept it if its state still exists.
+    Ignore,
+}
+
+/// Why a snapshot could not be restored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RestoreError {
+    /// The snapshot belongs to another machine.
+    OtherMachine {
+        /// The machine restoring.
+        expected: &'static str,
+        /// The machine in the snapshot.
+        found: String,
+    },
+    /// The snapshot was taken from a different definition of the machine.
+    FingerprintMismatch {
+        /// The machine.
+        machine: &'static str,
+        /// The fingerprint of this build's definition.
+        expected: &'static str,
+        /// The fingerprint in the snapshot.
+        found: String,
+    },
+    /// The snapshot names a state the machine does not have.
+    UnknownState {
+        /// The machine.
+        machine: &'static str,
+        /// The state in the snapshot.
+        state: String,
+        /// The machine's states.
+        known: &'static [&'static str],
+    },
+}
+
+impl fmt::Display for RestoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RestoreError::OtherMachine { expected, found } => {
+                write!(f, "the snapshot is of machine `{found}`, not `{expected}`")
+            }
+            RestoreError::FingerprintMismatch {
+                machine,
+                expected,
+                found,
+            } => write!(
+                f,
+                "the snapshot of machine `{machine}` was taken from a different definition \
+                 (fingerprint {found}, this build has {expected}); restore it with \
+                 `FingerprintPolicy::Ignore` to accept it"
+            ),
+            RestoreError::UnknownState {
+                machine,
+                state,
+                known,
+            } => {
+                write!(
+                    f,
+                    "the snapshot's state `{state}` does not exist in machine `{machine}`; its states are "
+                )?;
+                write_names(f, known.iter().copied())
+            }
+        }
+    }
+}
+
+impl std::error::Error for RestoreError {}
+
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use super::Snapshot;
+    use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::ser::{SerializeStruct, Serializer};
+    use std::fmt;
+
+    const TYPE: &str = "fsm";
+    const FIELDS: &[&str] = &["type", "machine", "fingerprint", "current_state"];
+
+    impl serde::Serialize for Snapshot {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("Snapshot", 4)?;
+            s.serialize_field("type", TYPE)?;
+            s.serialize_field("machine", &*self.machine)?;
+            s.serialize_field("fingerprint", &*self.fingerprint)?;
+            s.serialize_field("current_state", &*self.current_state)?;
+            s.end()
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Snapshot {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_struct("Snapshot", FIELDS, SnapshotVisitor)
+        }
+    }
+
+    struct SnapshotVisitor;
+
+    fn check_type<E: de::Error>(found: &str) -> Result<(), E> {
+        if found == TYPE {
+            Ok(())
+        } else {
+            Err(E::custom(format_args!(
+                "not an fsm snapshot: `type` is `{found}`, expected `{TYPE}`"
+            )))
+        }
+    }
+
+    impl<'de> Visitor<'de> for SnapshotVisitor {
+        type Value = Snapshot;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an fsm snapshot with `type`, `machine`, `fingerprint` and `current_state`")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Snapshot, A::Error> {
+            let mut kind: Option<String> = None;
+            let mut machine: Option<String> = None;
+            let mut fingerprint: Option<String> = None;
+            let mut current_state: Option<String> = None;
+            while let Some(key) = map.next_key::<String>()? {
+                let slot = match key.as_str() {
+                    "type" => &mut kind,
+                    "machine" => &mut machine,
+                    "fingerprint" => &mut fingerprint,
+                    "current_state" => &mut current_state,
+                    // Unknown fields are skipped, so stores may add their own.
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                if slot.is_some() {
+                    return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                }
+                *slot = Some(map.next_value()?);
+            }
+            check_type(&kind.ok_or_else(|| de::Error::missing_field("type"))?)?;
+            Ok(Snapshot::new(
+                machine.ok_or_else(|| de::Error::missing_field("machine"))?,
+                fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?,
+                current_state.ok_or_else(|| de::Error::missing_field("current_state"))?,
+            ))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Snapshot, A::Error> {
+            let mut next = |index: usize| -> Result<String, A::Error> {
+                seq.next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(index, &self))
+            };
+            check_type(&next(0)?)?;
+            Ok(Snapshot::new(next(1)?, next(2)?, next(3)?))
+        }
+    }
+}

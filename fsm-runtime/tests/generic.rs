@@ -1,0 +1,167 @@
+//! Generic code drives any generated machine through `Machine` and `Fire`:
+//! with guards by value, as `dyn Guards`, borrowing data, and without guards.
+
+#![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
+
+include!("generated/door.rs");
+include!("generated/keywords.rs");
+
+use fsm_runtime::{Fire, FireError, Fired, Machine, NoGuards, Symbol};
+
+/// What a history or store would do: fire, and keep what happened.
+struct Recorded<M: Machine> {
+    machine: M,
+    log: Vec<Fired<M>>,
+    rejected: Vec<FireError<M>>,
+}
+
+impl<M: Machine> Recorded<M> {
+    fn new() -> Self {
+        Recorded {
+            machine: M::new(),
+            log: Vec::new(),
+            rejected: Vec::new(),
+        }
+    }
+
+    fn fire<G: ?Sized>(&mut self, action: M::Action, guards: &G) -> bool
+    where
+        M: Fire<G>,
+    {
+        match self.machine.fire(action, guards) {
+            Ok(fired) => {
+                self.log.push(fired);
+                true
+            }
+            Err(error) => {
+                self.rejected.push(error);
+                false
+            }
+        }
+    }
+
+    /// The states visited, by name.
+    fn path(&self) -> Vec<&'static str> {
+        let mut path = vec![M::INITIAL.name()];
+        path.extend(self.log.iter().map(|f| f.to.name()));
+        path
+    }
+}
+
+/// Guards that borrow their data: `&dyn Guards + 'static` could not take it.
+struct Keyring<'a> {
+    keys: &'a [&'a str],
+}
+
+impl door::Guards for Keyring<'_> {
+    fn has_key(&self) -> bool {
+        self.keys.contains(&"front door")
+    }
+}
+
+#[test]
+fn drives_a_machine_with_borrowed_guards() {
+    let keys = vec!["front door"];
+    let keyring = Keyring { keys: &keys };
+    let mut door = Recorded::<door::Door>::new();
+    assert!(door.fire(door::Action::Lock, &keyring));
+    assert!(!door.fire(door::Action::Open, &keyring));
+    assert!(door.fire(door::Action::Unlock, &keyring));
+    assert_eq!(door.path(), ["closed", "locked", "closed"]);
+    assert_eq!(door.rejected.len(), 1);
+}
+
+#[test]
+fn drives_a_machine_through_dyn_guards() {
+    let keys = vec![];
+    let keyring = Keyring { keys: &keys };
+    let guards: &dyn door::Guards = &keyring;
+    let mut door = Recorded::<door::Door>::new();
+    assert!(!door.fire(door::Action::Lock, guards));
+    assert!(matches!(door.rejected[0], FireError::GuardRejected(_)));
+}
+
+#[test]
+fn drives_a_machine_without_guards() {
+    let mut machine = Recorded::<result::Result>::new();
+    assert!(machine.fire(result::Action::Err, &NoGuards));
+    // A machine without guards ignores whatever guards value it is given.
+    assert!(machine.fire(result::Action::Some, &"anything"));
+    assert_eq!(machine.path(), ["Ok", "None", "Ok"]);
+    assert_eq!(machine.log[1].outputs, [result::Output::Option]);
+    // The inherent `fire` takes no guards at all.
+    let mut direct = result::Result::new();
+    assert_eq!(direct.fire(result::Action::Err).unwrap().to, result::State::None);
+}
+
+/// Snapshot and restore, knowing nothing of the machine.
+fn reload<M: Machine>(machine: &M) -> M {
+    M::restore(&machine.snapshot()).expect("a snapshot of this very build")
+}
+
+#[test]
+fn snapshots_work_generically() {
+    let door = door::Door::from_state(door::State::Opened);
+    assert_eq!(reload(&door), door);
+    let matched = r#match::Match::from_state(r#match::State::Self_);
+    assert_eq!(reload(&matched), matched);
+    assert_eq!(matched.snapshot().current_state(), "self");
+    assert_eq!(matched.snapshot().machine(), "match");
+}
+
+struct Keywords;
+
+impl r#match::Guards for Keywords {
+    fn r#if(&self) -> bool {
+        true
+    }
+
+    fn self_(&self) -> bool {
+        true
+    }
+
+    fn crate_(&self) -> bool {
+        false
+    }
+
+    fn r#type(&self) -> bool {
+        false
+    }
+
+    fn clone(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn keyword_names_work() {
+    use r#match::{Action, Match, Output, State};
+    let mut machine = Match::new();
+    let fired = machine.fire(Action::Match, &Keywords).unwrap();
+    assert_eq!((fired.to, fired.outputs), (State::Loop, &[Output::Box][..]));
+    assert_eq!(State::Loop.name(), "loop");
+    assert_eq!("Self".parse::<Action>(), Ok(Action::Self_));
+    assert_eq!("self".parse::<State>(), Ok(State::Self_));
+    machine.fire(Action::Match, &Keywords).unwrap();
+    // `clone` is a guard here, not `Clone::clone`.
+    assert_eq!(machine.fire(Action::Move, &Keywords).unwrap().to, State::Fn);
+    assert!(machine.is_terminal());
+    let error = Match::new().fire(Action::Return, &Keywords).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "action `return` rejected in state `type`: guard `crate` was false (-> self)"
+    );
+}
+
+#[test]
+fn a_machine_named_like_the_guards_parameter() {
+    struct Yes;
+    impl g::Guards for Yes {
+        fn g(&self) -> bool {
+            true
+        }
+    }
+    let mut machine = g::G::new();
+    let fired = machine.fire(g::Action::T, &Yes).unwrap();
+    assert_eq!((fired.from, fired.to), (g::State::S, g::State::S));
+}
