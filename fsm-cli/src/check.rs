@@ -5,7 +5,7 @@ use crate::exit::Exit;
 use crate::files;
 use clap::{Args, ValueEnum};
 use fsm_grammar::report::{self, JsonDiagnostic};
-use fsm_grammar::{Code, LintOptions, Severity};
+use fsm_grammar::{Code, Diagnostic, LintOptions, Severity};
 use std::path::PathBuf;
 
 /// Arguments of `fsmc check`.
@@ -26,6 +26,14 @@ pub struct CheckArgs {
     #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
 
+    #[command(flatten)]
+    diagnostics: DiagnosticArgs,
+}
+
+/// How diagnostics are reported and which ones count: the flags `fsmc check`
+/// and `fsmc build` share.
+#[derive(Debug, Args)]
+pub struct DiagnosticArgs {
     /// How to report diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -43,7 +51,31 @@ pub struct CheckArgs {
     deny_warnings: bool,
 }
 
-/// The output formats of `fsmc check`.
+impl DiagnosticArgs {
+    /// The lint options the flags ask for.
+    ///
+    /// # Errors
+    ///
+    /// A one-line message when a code is both allowed and denied.
+    pub fn lint_options(&self) -> Result<LintOptions, String> {
+        if let Some(code) = self.allow.iter().find(|code| self.deny.contains(code)) {
+            return Err(format!("`{code}` is both allowed and denied"));
+        }
+        Ok(LintOptions {
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            deny_warnings: self.deny_warnings,
+        })
+    }
+
+    /// Whether the report is for people (a graphical report and a summary
+    /// line on stderr) rather than for tools.
+    pub fn is_human(&self) -> bool {
+        self.format == Format::Human
+    }
+}
+
+/// The formats diagnostics are reported in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// Graphical reports with the source snippet (on stderr).
@@ -54,16 +86,67 @@ enum Format {
     Github,
 }
 
+/// Reports the diagnostics of one file after another in the format chosen
+/// by [`DiagnosticArgs`], and counts them.
+pub struct Reporter {
+    format: Format,
+    style: HumanStyle,
+    /// `--format json` prints one array for all files, at the end.
+    json_records: Vec<JsonDiagnostic>,
+    /// Errors reported so far.
+    pub errors: usize,
+    /// Warnings reported so far.
+    pub warnings: usize,
+}
+
+impl Reporter {
+    /// A reporter in the format `args` chose.
+    pub fn new(args: &DiagnosticArgs) -> Reporter {
+        Reporter {
+            format: args.format,
+            style: HumanStyle::detect(),
+            json_records: Vec::new(),
+            errors: 0,
+            warnings: 0,
+        }
+    }
+
+    /// Report the diagnostics of `source`, read from the file `name`.
+    /// Returns whether any of them is an error.
+    pub fn report(&mut self, name: &str, source: &str, diagnostics: &[Diagnostic]) -> bool {
+        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+        self.errors += errors;
+        self.warnings += diagnostics.len() - errors;
+        match self.format {
+            Format::Human => console::stderr(&report::human(
+                name,
+                source,
+                diagnostics,
+                self.style.width,
+                self.style.color,
+            )),
+            Format::Json => self.json_records.extend(report::json(name, source, diagnostics)),
+            Format::Github => console::stdout(&report::github(name, source, diagnostics)),
+        }
+        errors > 0
+    }
+
+    /// Print what the format holds back until every file is reported.
+    pub fn finish(self) {
+        if self.format == Format::Json {
+            console::stdout(&report::json_array(&self.json_records));
+        }
+    }
+}
+
 /// Check the files and report; see [`CheckArgs`] for the exit status.
 pub fn run(args: &CheckArgs) -> Exit {
-    if let Some(code) = args.allow.iter().find(|code| args.deny.contains(code)) {
-        console::error(format_args!("`{code}` is both allowed and denied"));
-        return Exit::Trouble;
-    }
-    let options = LintOptions {
-        allow: args.allow.clone(),
-        deny: args.deny.clone(),
-        deny_warnings: args.deny_warnings,
+    let options = match args.diagnostics.lint_options() {
+        Ok(options) => options,
+        Err(message) => {
+            console::error(message);
+            return Exit::Trouble;
+        }
     };
     let mut exit = Exit::Clean;
     let found = files::find(&args.paths);
@@ -73,9 +156,8 @@ pub fn run(args: &CheckArgs) -> Exit {
         exit.raise(Exit::Trouble);
     }
 
-    let style = HumanStyle::detect();
-    let mut json_records: Vec<JsonDiagnostic> = Vec::new();
-    let (mut checked, mut errors, mut warnings) = (0, 0, 0);
+    let mut reporter = Reporter::new(&args.diagnostics);
+    let mut checked = 0;
     for path in &found.files {
         let source = match files::read(path) {
             Ok(source) => source,
@@ -88,39 +170,21 @@ pub fn run(args: &CheckArgs) -> Exit {
         };
         checked += 1;
         let diagnostics = options.apply(fsm_grammar::check(&source).diagnostics);
-        let file_errors = diagnostics.iter().filter(|d| d.is_error()).count();
-        if file_errors > 0 {
+        if reporter.report(&path.display().to_string(), &source, &diagnostics) {
             exit.raise(Exit::Problems);
-        }
-        errors += file_errors;
-        warnings += diagnostics.len() - file_errors;
-        let name = path.display().to_string();
-        match args.format {
-            Format::Human => console::stderr(&report::human(
-                &name,
-                &source,
-                &diagnostics,
-                style.width,
-                style.color,
-            )),
-            Format::Json => json_records.extend(report::json(&name, &source, &diagnostics)),
-            Format::Github => console::stdout(&report::github(&name, &source, &diagnostics)),
         }
     }
 
-    match args.format {
-        Format::Human => {
-            let mut summary = report::summary(checked, errors, warnings);
-            match failed_paths {
-                0 => {}
-                1 => summary.push_str("; 1 path could not be checked"),
-                n => summary.push_str(&format!("; {n} paths could not be checked")),
-            }
-            console::stderr(&format!("{summary}\n"));
+    if args.diagnostics.is_human() {
+        let mut summary = report::summary(checked, reporter.errors, reporter.warnings);
+        match failed_paths {
+            0 => {}
+            1 => summary.push_str("; 1 path could not be checked"),
+            n => summary.push_str(&format!("; {n} paths could not be checked")),
         }
-        Format::Json => console::stdout(&report::json_array(&json_records)),
-        Format::Github => {}
+        console::stderr(&format!("{summary}\n"));
     }
+    reporter.finish();
     exit
 }
 

@@ -4,11 +4,16 @@
 //! where reports go. Parsing, checking, formatting and rendering diagnostics
 //! all live in `fsm-grammar`.
 
+mod build;
 mod check;
+mod checked_source;
 mod console;
 mod exit;
+mod export;
 mod files;
 mod fmt;
+mod graph;
+mod import;
 
 use clap::{Parser, Subcommand};
 
@@ -27,6 +32,14 @@ enum Command {
     Check(check::CheckArgs),
     /// Rewrite `.fsm` files into the canonical layout.
     Fmt(fmt::FmtArgs),
+    /// Generate Rust from `.fsm` files, one formatted `.rs` file each.
+    Build(build::BuildArgs),
+    /// Write a `.fsm` file's machines as JSON.
+    Export(export::ExportArgs),
+    /// Turn a JSON machine document into `.fsm` source.
+    Import(import::ImportArgs),
+    /// Draw a machine as a Mermaid, DOT or SVG diagram.
+    Graph(graph::GraphArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -35,6 +48,10 @@ fn main() -> std::process::ExitCode {
     let exit = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Fmt(args) => fmt::run(&args),
+        Command::Build(args) => build::run(&args),
+        Command::Export(args) => export::run(&args),
+        Command::Import(args) => import::run(&args),
+        Command::Graph(args) => graph::run(&args),
     };
     exit.into()
 }

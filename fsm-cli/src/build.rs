@@ -1,0 +1,335 @@
+//! `fsmc build`: write the Rust that `fsm-codegen` generates for `.fsm`
+//! files, one formatted `<stem>.rs` per file, or check that it is up to date.
+//!
+//! Generation goes through `fsm_codegen::Config`, the builder build scripts
+//! use, so `fsmc build`, a build script and the `fsm!` macro give the same
+//! code for the same file.
+
+use crate::check::{DiagnosticArgs, Reporter};
+use crate::console;
+use crate::exit::Exit;
+use crate::files;
+use clap::Args;
+use fsm_codegen::{Config, FileStatus, GeneratedFile};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `fsmc build`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Directories are searched recursively for `*.fsm` files as by `fsmc check`. Each file becomes \
+`DIR/<stem>.rs` (`machines/door.fsm` gives `DIR/door.rs`), holding one module per machine; bring it \
+into a crate with `include!(\"generated/door.rs\");`. Files are only written when their contents \
+change, so cargo does not rebuild needlessly.
+
+Diagnostics are reported as by `fsmc check`. A file with errors is not generated and the files \
+already in DIR are left alone; warnings do not stop generation unless --deny-warnings is given.
+
+With --check, nothing is written: each generated file that is missing or differs from what the \
+`.fsm` file gives is listed on stderr, for CI to catch a forgotten regeneration.
+
+Exit status:
+  0  every file was generated (or, with --check, is up to date)
+  1  errors, warnings under --deny-warnings, or with --check files that are missing or stale
+  2  usage errors, and files or directories that cannot be read or written")]
+pub struct BuildArgs {
+    /// `.fsm` files and directories to generate Rust from.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+
+    /// The directory to write the `.rs` files into (created when missing).
+    #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+    out_dir: PathBuf,
+
+    /// Write nothing; list generated files that are missing or stale and exit 1 if there are any.
+    #[arg(long)]
+    check: bool,
+
+    /// The path generated code names the runtime by, when the dependency is renamed or
+    /// re-exported: e.g. `fsm` for `fsm = { package = "fsm-runtime", ... }` [default: ::fsm_runtime]
+    #[arg(long, value_name = "PATH")]
+    runtime_crate: Option<String>,
+
+    #[command(flatten)]
+    diagnostics: DiagnosticArgs,
+}
+
+/// What happened to the files of one run, for the summary line.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Written because they were missing or stale.
+    written: usize,
+    /// Already up to date.
+    unchanged: usize,
+    /// Missing, under `--check`.
+    missing: usize,
+    /// Stale, under `--check`.
+    stale: usize,
+    /// Inputs not generated: errors in them, or they could not be read.
+    not_generated: usize,
+}
+
+/// Generate the files, or check them; see [`BuildArgs`] for the exit status.
+pub fn run(args: &BuildArgs) -> Exit {
+    let options = match args.diagnostics.lint_options() {
+        Ok(options) => options,
+        Err(message) => {
+            console::error(message);
+            return Exit::Trouble;
+        }
+    };
+    let mut config = Config::new();
+    config.cargo_directives(false).lints(options.clone());
+    if let Some(path) = &args.runtime_crate {
+        config.runtime_crate(path);
+    }
+    // Generating no file validates the configuration (the runtime path), so
+    // a bad flag stops the run before anything is reported.
+    if let Err(error) = config.generate(&[] as &[&Path]) {
+        console::error(error);
+        return Exit::Trouble;
+    }
+
+    let mut exit = Exit::Clean;
+    let found = files::find(&args.paths);
+    for error in &found.errors {
+        console::error(error);
+        exit.raise(Exit::Trouble);
+    }
+    if found.files.is_empty() {
+        // Nothing to generate: the errors above say why, a summary adds nothing.
+        return exit;
+    }
+
+    // Report every file's diagnostics the way `fsmc check` does; only the
+    // files without errors go on to the generator.
+    let mut tally = Tally::default();
+    let mut reporter = Reporter::new(&args.diagnostics);
+    let mut valid = Vec::new();
+    for path in &found.files {
+        let source = match files::read(path) {
+            Ok(source) => source,
+            Err(error) => {
+                console::error(error);
+                exit.raise(Exit::Trouble);
+                tally.not_generated += 1;
+                continue;
+            }
+        };
+        let diagnostics = options.apply(fsm_grammar::check(&source).diagnostics);
+        if reporter.report(&path.display().to_string(), &source, &diagnostics) {
+            exit.raise(Exit::Problems);
+            tally.not_generated += 1;
+        } else {
+            valid.push(path);
+        }
+    }
+    let (errors, warnings) = (reporter.errors, reporter.warnings);
+    reporter.finish();
+
+    // The generator checks each file again. That costs a second check of
+    // valid input, and buys the one code path build scripts take too.
+    match config.generate(&valid) {
+        Ok(generated) if args.check => exit.raise(check_files(&generated, args, &mut tally)),
+        Ok(generated) => exit.raise(write_files(&generated, &args.out_dir, &mut tally)),
+        Err(error) => {
+            // Two inputs with one stem, or an input that changed since it
+            // was read: nothing is written.
+            console::error(error);
+            exit.raise(Exit::Trouble);
+            tally.not_generated += valid.len();
+        }
+    }
+
+    console::stderr(&format!("{}\n", summary(&tally, args.check, errors, warnings)));
+    exit
+}
+
+/// Write each file that is missing or stale into `dir`.
+fn write_files(generated: &[GeneratedFile], dir: &Path, tally: &mut Tally) -> Exit {
+    if generated.is_empty() {
+        return Exit::Clean;
+    }
+    if let Err(error) = std::fs::create_dir_all(dir) {
+        console::error(format_args!("cannot create `{}`: {error}", dir.display()));
+        tally.not_generated += generated.len();
+        return Exit::Trouble;
+    }
+    let mut exit = Exit::Clean;
+    for file in generated {
+        match file.write_if_changed(dir) {
+            Ok(true) => tally.written += 1,
+            Ok(false) => tally.unchanged += 1,
+            Err(error) => {
+                console::error(files::FileError::Io {
+                    verb: "write",
+                    path: file.path_in(dir),
+                    error,
+                });
+                tally.not_generated += 1;
+                exit.raise(Exit::Trouble);
+            }
+        }
+    }
+    exit
+}
+
+/// Compare each file with what is in the output directory, listing the
+/// missing and stale ones.
+fn check_files(generated: &[GeneratedFile], args: &BuildArgs, tally: &mut Tally) -> Exit {
+    let mut exit = Exit::Clean;
+    for file in generated {
+        let path = file.path_in(&args.out_dir);
+        let problem = match file.status_in(&args.out_dir) {
+            Ok(FileStatus::UpToDate) => {
+                tally.unchanged += 1;
+                continue;
+            }
+            Ok(FileStatus::Stale) => {
+                tally.stale += 1;
+                "stale"
+            }
+            Ok(FileStatus::Missing) => {
+                tally.missing += 1;
+                "missing"
+            }
+            Err(error) => {
+                console::error(files::FileError::Io {
+                    verb: "read",
+                    path,
+                    error,
+                });
+                tally.not_generated += 1;
+                exit.raise(Exit::Trouble);
+                continue;
+            }
+        };
+        console::stderr(&format!(
+            "{problem}: {} (run `{}` to regenerate)\n",
+            path.display(),
+            regenerate_command(args)
+        ));
+        exit.raise(Exit::Problems);
+    }
+    exit
+}
+
+/// The command that brings the files up to date: this one without
+/// `--check` and without the flags that do not change what is written.
+fn regenerate_command(args: &BuildArgs) -> String {
+    let mut words = vec!["fsmc".to_string(), "build".to_string()];
+    words.extend(
+        args.paths
+            .iter()
+            .map(|path| shell_word(&path.display().to_string())),
+    );
+    words.push("-o".to_string());
+    words.push(shell_word(&args.out_dir.display().to_string()));
+    if let Some(path) = &args.runtime_crate {
+        words.push("--runtime-crate".to_string());
+        words.push(shell_word(path));
+    }
+    words.join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: unchanged when it holds no special
+/// character, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `generated 3 files (1 written, 2 unchanged)`, or under `--check`
+/// `checked 3 generated files: 1 up to date, 1 stale, 1 missing`, followed
+/// by the diagnostics and the inputs that were not generated.
+fn summary(tally: &Tally, check: bool, errors: usize, warnings: usize) -> String {
+    let mut summary = if check {
+        let checked = tally.unchanged + tally.stale + tally.missing;
+        let states: Vec<String> = [
+            (tally.unchanged, "up to date"),
+            (tally.stale, "stale"),
+            (tally.missing, "missing"),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, state)| format!("{n} {state}"))
+        .collect();
+        let mut line = format!("checked {}", count(checked, "generated file"));
+        if !states.is_empty() {
+            line.push_str(&format!(": {}", states.join(", ")));
+        }
+        line
+    } else {
+        format!(
+            "generated {} ({} written, {} unchanged)",
+            count(tally.written + tally.unchanged, "file"),
+            tally.written,
+            tally.unchanged
+        )
+    };
+    match (errors, warnings) {
+        (0, 0) => {}
+        (e, 0) => summary.push_str(&format!("; {}", count(e, "error"))),
+        (0, w) => summary.push_str(&format!("; {}", count(w, "warning"))),
+        (e, w) => summary.push_str(&format!("; {}, {}", count(e, "error"), count(w, "warning"))),
+    }
+    if tally.not_generated > 0 {
+        summary.push_str(&format!("; {} not generated", count(tally.not_generated, "file")));
+    }
+    summary
+}
+
+/// `1 file`, `2 files`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("machines/door.fsm"), "machines/door.fsm");
+        assert_eq!(shell_word("::my_crate::fsm"), "::my_crate::fsm");
+        assert_eq!(shell_word("my machines"), "'my machines'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn summaries_count_what_happened() {
+        let tally = Tally {
+            written: 1,
+            unchanged: 2,
+            ..Tally::default()
+        };
+        assert_eq!(
+            summary(&tally, false, 0, 0),
+            "generated 3 files (1 written, 2 unchanged)"
+        );
+        let tally = Tally {
+            unchanged: 1,
+            stale: 1,
+            missing: 1,
+            not_generated: 1,
+            ..Tally::default()
+        };
+        assert_eq!(
+            summary(&tally, true, 1, 2),
+            "checked 3 generated files: 1 up to date, 1 stale, 1 missing; 1 error, 2 warnings; \
+             1 file not generated"
+        );
+        assert_eq!(
+            summary(&Tally::default(), true, 0, 1),
+            "checked 0 generated files; 1 warning"
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Reading a `.fsm` file for the commands that turn its checked model into
+//! something else (`export`, `graph`), choosing its machines, and writing
+//! their output.
+
+use crate::console::{self, HumanStyle};
+use crate::exit::Exit;
+use crate::files;
+use fsm_grammar::model::Machine;
+use fsm_grammar::{report, Model};
+use std::path::{Path, PathBuf};
+
+/// Read and check `path`. Warnings are reported on stderr and the model is
+/// returned; errors are reported and refuse the file (status 1); a file that
+/// cannot be read is status 2.
+pub fn load(path: &Path, verb: &str) -> Result<Model, Exit> {
+    let source = files::read(path).map_err(|error| {
+        console::error(error);
+        Exit::Trouble
+    })?;
+    let checked = fsm_grammar::check(&source);
+    if !checked.diagnostics.is_empty() {
+        let style = HumanStyle::detect();
+        console::stderr(&report::human(
+            &path.display().to_string(),
+            &source,
+            &checked.diagnostics,
+            style.width,
+            style.color,
+        ));
+    }
+    let errors = checked.diagnostics.iter().filter(|d| d.is_error()).count();
+    match errors {
+        0 => Ok(checked.model),
+        n => {
+            let errors = if n == 1 {
+                "1 error".to_string()
+            } else {
+                format!("{n} errors")
+            };
+            console::error(format_args!("`{}` has {errors}; nothing {verb}", path.display()));
+            Err(Exit::Problems)
+        }
+    }
+}
+
+/// The machine named `name`, or a usage error (status 2) naming the
+/// machines there are.
+pub fn machine<'m>(model: &'m Model, name: &str, path: &Path) -> Result<&'m Machine, Exit> {
+    if let Some(machine) = model.machines.iter().find(|m| m.name == name) {
+        return Ok(machine);
+    }
+    let names = model.machines.iter().map(|m| m.name.as_str());
+    let hint = match fsm_grammar::suggest::closest(name, names) {
+        Some(close) => format!("; did you mean `{close}`?"),
+        None => format!("; it defines {}", machine_list(model)),
+    };
+    console::error(format_args!(
+        "`{}` defines no machine named `{name}`{hint}",
+        path.display()
+    ));
+    Err(Exit::Trouble)
+}
+
+/// `` `A` and `B` ``, or `no machine`.
+pub fn machine_list(model: &Model) -> String {
+    let names: Vec<String> = model.machines.iter().map(|m| format!("`{}`", m.name)).collect();
+    match names.as_slice() {
+        [] => "no machine".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Write `text` to `output`, or to stdout when there is none.
+pub fn write_output(output: Option<&PathBuf>, text: &str) -> Exit {
+    match output {
+        None => {
+            console::stdout(text);
+            Exit::Clean
+        }
+        Some(path) => match files::write(path, text) {
+            Ok(()) => Exit::Clean,
+            Err(error) => {
+                console::error(error);
+                Exit::Trouble
+            }
+        },
+    }
+}

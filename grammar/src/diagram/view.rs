@@ -1,0 +1,128 @@
+//! What every diagram shows, computed once from the model: the states with
+//! the lines written inside them, the `any` pseudo-state, and the labelled
+//! edges. The renderers only decide how to spell it.
+
+use crate::model::{Machine, OutputId, Source, Transition, TransitionId};
+use std::collections::HashSet;
+
+/// The drawable content of one machine.
+pub(crate) struct View {
+    /// The machine's name.
+    pub name: String,
+    /// The states, in declaration order.
+    pub states: Vec<StateView>,
+    /// Index into `states` of the initial state.
+    pub initial: usize,
+    /// The `any` pseudo-state: present when the machine has `any` transitions.
+    pub any: Option<Vec<String>>,
+    /// Transitions that change state (or re-enter it), in declaration order.
+    pub edges: Vec<Edge>,
+}
+
+/// One state.
+pub(crate) struct StateView {
+    pub name: String,
+    pub terminal: bool,
+    /// `enter / ...`, `exit / ...`, then one line per internal transition.
+    pub lines: Vec<String>,
+}
+
+/// Where an edge starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EdgeSource {
+    /// A state, by index.
+    State(usize),
+    /// The `any` pseudo-state.
+    Any,
+}
+
+/// A transition with a target.
+pub(crate) struct Edge {
+    pub from: EdgeSource,
+    /// Index of the target state.
+    pub to: usize,
+    pub label: String,
+}
+
+impl View {
+    pub(crate) fn new(machine: &Machine) -> View {
+        let mut states: Vec<StateView> = machine
+            .states
+            .iter()
+            .map(|s| {
+                let mut lines = Vec::new();
+                for (hook, outputs) in [("enter", &s.enter), ("exit", &s.exit)] {
+                    if !outputs.is_empty() {
+                        lines.push(format!("{hook} / {}", output_list(machine, outputs)));
+                    }
+                }
+                StateView {
+                    name: s.name.clone(),
+                    terminal: s.is_terminal(),
+                    lines,
+                }
+            })
+            .collect();
+        // Transitions that share their action with another candidate in a
+        // state where they apply: only for them does the order matter.
+        let competing: HashSet<TransitionId> = machine
+            .state_ids()
+            .flat_map(|s| machine.candidate_groups(s))
+            .filter(|(_, group)| group.len() > 1)
+            .flat_map(|(_, group)| group)
+            .collect();
+        let mut any_lines = Vec::new();
+        let mut edges = Vec::new();
+        let own = machine
+            .state_ids()
+            .flat_map(|s| machine.own_transitions(s).iter().copied());
+        for id in own.chain(machine.any_transitions().iter().copied()) {
+            let t = machine.transition(id);
+            let label = label(machine, t, competing.contains(&id));
+            let from = match t.source {
+                Source::State(s) => EdgeSource::State(s.index()),
+                Source::Any => EdgeSource::Any,
+            };
+            match (t.target, from) {
+                (Some(to), _) => edges.push(Edge {
+                    from,
+                    to: to.index(),
+                    label,
+                }),
+                (None, EdgeSource::State(s)) => states[s].lines.push(label),
+                (None, EdgeSource::Any) => any_lines.push(label),
+            }
+        }
+        View {
+            name: machine.name.clone(),
+            states,
+            initial: machine.initial.index(),
+            any: (!machine.any_transitions().is_empty()).then_some(any_lines),
+            edges,
+        }
+    }
+}
+
+/// `action [guard] (pN) / outputs`, the priority only when the transition
+/// competes with another candidate.
+fn label(machine: &Machine, t: &Transition, competes: bool) -> String {
+    let mut label = machine.actions[t.action.index()].name.clone();
+    if let Some(guard) = &t.guard {
+        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
+    }
+    if competes {
+        label.push_str(&format!(" (p{})", t.priority));
+    }
+    if !t.emits.is_empty() {
+        label.push_str(&format!(" / {}", output_list(machine, &t.emits)));
+    }
+    label
+}
+
+fn output_list(machine: &Machine, outputs: &[OutputId]) -> String {
+    outputs
+        .iter()
+        .map(|o| machine.outputs[o.index()].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,185 @@
+//! The model as JSON, in the shape of seed 004's `execution_fsm_v1.json`.
+//!
+//! Every member is written in declaration order, so the output is
+//! deterministic and reads like the `.fsm` it came from. Optional members
+//! are left out when they would be empty or hold the default
+//! (`description`, `allow`, `enter`, `exit`, `on`, `guard`, `priority` 0,
+//! `to` for internal transitions, `emit`, the declaration lists of kinds the
+//! machine does not declare, `any`). See `docs/json.md` for every field.
+
+use super::json_value::JsonValue;
+use super::FORMAT_VERSION;
+use crate::diagnostic::Code;
+use crate::model::{ActionId, Machine, OutputId, Symbol, TransitionId};
+use crate::Model;
+
+/// One machine as a pretty-printed JSON document (two-space indentation,
+/// ending with a newline).
+///
+/// The machine should come from a text without errors (`fsmc export`
+/// refuses others); the output for a machine with errors is well-formed but
+/// describes only what the model kept.
+///
+/// ```
+/// let model = fsm_grammar::check("machine M { initial state a { on go -> b; } terminal state b; }")
+///     .into_model()
+///     .unwrap();
+/// let json = fsm_grammar::interchange::to_json(&model.machines[0]);
+/// assert!(json.starts_with("{\n  \"fsm_id\": \"M\",\n  \"version\": \"1.0\",\n"));
+/// ```
+pub fn to_json(machine: &Machine) -> String {
+    machine_value(machine).to_pretty_string()
+}
+
+/// Every machine of a model: the machine's document when there is exactly
+/// one, else an array of them in source order (an empty array for none).
+/// [`super::from_json`] reads both forms.
+pub fn model_to_json(model: &Model) -> String {
+    match model.machines.as_slice() {
+        [machine] => to_json(machine),
+        machines => JsonValue::Array(machines.iter().map(machine_value).collect()).to_pretty_string(),
+    }
+}
+
+/// Builds an object member by member, leaving out optional members that are absent.
+#[derive(Default)]
+struct ObjectBuilder(Vec<(String, JsonValue)>);
+
+impl ObjectBuilder {
+    fn put(&mut self, key: &str, value: JsonValue) {
+        self.0.push((key.to_string(), value));
+    }
+
+    fn put_some(&mut self, key: &str, value: Option<JsonValue>) {
+        if let Some(value) = value {
+            self.put(key, value);
+        }
+    }
+
+    fn into_value(self) -> JsonValue {
+        JsonValue::Object(self.0)
+    }
+}
+
+fn machine_value(machine: &Machine) -> JsonValue {
+    let mut doc = ObjectBuilder::default();
+    doc.put("fsm_id", JsonValue::string(&machine.name));
+    doc.put("version", JsonValue::string(FORMAT_VERSION));
+    doc.put_some("description", description(&machine.docs));
+    doc.put_some("allow", allow(&machine.allows));
+    doc.put(
+        "initial_state",
+        JsonValue::string(&machine.state(machine.initial).name),
+    );
+    doc.put(
+        "terminal_states",
+        JsonValue::strings(
+            machine
+                .states
+                .iter()
+                .filter(|s| s.is_terminal())
+                .map(|s| s.name.as_str()),
+        ),
+    );
+    let kinds = [
+        ("actions", machine.declares_actions, &machine.actions),
+        ("guards", machine.declares_guards, &machine.guards),
+        ("outputs", machine.declares_outputs, &machine.outputs),
+    ];
+    for (key, declares, symbols) in kinds {
+        if declares {
+            doc.put(key, declarations(symbols));
+        }
+    }
+    let states = machine
+        .state_ids()
+        .map(|id| {
+            let state = machine.state(id);
+            let mut members = ObjectBuilder::default();
+            members.put_some("description", description(&state.docs));
+            members.put_some("allow", allow(&state.allows));
+            members.put_some("enter", outputs(machine, &state.enter));
+            members.put_some("exit", outputs(machine, &state.exit));
+            members.put_some("on", on(machine, machine.own_transitions(id)));
+            (state.name.clone(), members.into_value())
+        })
+        .collect();
+    doc.put("states", JsonValue::Object(states));
+    doc.put_some("any", on(machine, machine.any_transitions()));
+    doc.into_value()
+}
+
+/// Doc lines joined with `\n`; `None` when there are none.
+fn description(docs: &[String]) -> Option<JsonValue> {
+    (!docs.is_empty()).then(|| JsonValue::string(docs.join("\n")))
+}
+
+fn allow(codes: &[Code]) -> Option<JsonValue> {
+    (!codes.is_empty()).then(|| JsonValue::strings(codes.iter().map(|c| c.name())))
+}
+
+fn outputs(machine: &Machine, ids: &[OutputId]) -> Option<JsonValue> {
+    (!ids.is_empty())
+        .then(|| JsonValue::strings(ids.iter().map(|o| machine.outputs[o.index()].name.as_str())))
+}
+
+/// `{"name": {"description": ...}}` for every declared symbol, in declaration order.
+fn declarations(symbols: &[Symbol]) -> JsonValue {
+    JsonValue::Object(
+        symbols
+            .iter()
+            .filter(|s| s.declared.is_some())
+            .map(|s| {
+                let mut members = ObjectBuilder::default();
+                members.put_some("description", description(&s.docs));
+                (s.name.clone(), members.into_value())
+            })
+            .collect(),
+    )
+}
+
+/// The `on` object of a list of transitions: one member per action, in order
+/// of first appearance; a single candidate as an object, several as an
+/// array in declaration order. `None` when there are no transitions.
+fn on(machine: &Machine, transitions: &[TransitionId]) -> Option<JsonValue> {
+    let mut groups: Vec<(ActionId, Vec<TransitionId>)> = Vec::new();
+    for &id in transitions {
+        let action = machine.transition(id).action;
+        match groups.iter_mut().find(|(a, _)| *a == action) {
+            Some((_, ids)) => ids.push(id),
+            None => groups.push((action, vec![id])),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let members = groups
+        .into_iter()
+        .map(|(action, ids)| {
+            let value = match ids.as_slice() {
+                [one] => candidate(machine, *one),
+                many => JsonValue::Array(many.iter().map(|&id| candidate(machine, id)).collect()),
+            };
+            (machine.actions[action.index()].name.clone(), value)
+        })
+        .collect();
+    Some(JsonValue::Object(members))
+}
+
+fn candidate(machine: &Machine, id: TransitionId) -> JsonValue {
+    let t = machine.transition(id);
+    let mut members = ObjectBuilder::default();
+    members.put_some("description", description(&t.docs));
+    members.put_some(
+        "guard",
+        t.guard
+            .as_ref()
+            .map(|g| JsonValue::string(machine.guard_text(&g.expr))),
+    );
+    if t.priority != 0 {
+        members.put("priority", JsonValue::Number(t.priority.into()));
+    }
+    members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
+    members.put_some("emit", outputs(machine, &t.emits));
+    members.into_value()
+}

@@ -1,0 +1,236 @@
+//! Guard expressions written as JSON strings: `"retries_left && !fatal"`.
+//!
+//! The syntax is the `.fsm` guard syntax (`!`, `&&`, `||`, parentheses,
+//! identifiers). It is checked here, before any `.fsm` is written, so that a
+//! mistake is reported at the guard's JSON path and cannot leak into the
+//! surrounding `.fsm` text (a `]` or `;` in the string could otherwise end
+//! the guard early).
+
+/// A token of a guard expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token<'a> {
+    Name(&'a str),
+    Not,
+    And,
+    Or,
+    Open,
+    Close,
+}
+
+impl Token<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Token::Name(name) => format!("`{name}`"),
+            Token::Not => "`!`".into(),
+            Token::And => "`&&`".into(),
+            Token::Or => "`||`".into(),
+            Token::Open => "`(`".into(),
+            Token::Close => "`)`".into(),
+        }
+    }
+}
+
+/// Check `text` and return it as `.fsm` guard text (tokens separated by
+/// single spaces; the formatter lays it out), or what is wrong with it.
+pub(super) fn parse(text: &str) -> Result<String, String> {
+    let tokens = tokenize(text)?;
+    let mut parser = Parser {
+        tokens: &tokens,
+        pos: 0,
+        depth: 0,
+    };
+    parser.or()?;
+    if let Some(token) = parser.peek() {
+        return Err(format!(
+            "unexpected {} after a complete guard expression",
+            token.describe()
+        ));
+    }
+    Ok(tokens
+        .iter()
+        .map(|t| match t {
+            Token::Name(name) => name,
+            Token::Not => "!",
+            Token::And => "&&",
+            Token::Or => "||",
+            Token::Open => "(",
+            Token::Close => ")",
+        })
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
+    let mut tokens = Vec::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let (token, len) = match c {
+            c if c.is_whitespace() => {
+                rest = &rest[c.len_utf8()..];
+                continue;
+            }
+            '!' => (Token::Not, 1),
+            '(' => (Token::Open, 1),
+            ')' => (Token::Close, 1),
+            '&' if rest.starts_with("&&") => (Token::And, 2),
+            '|' if rest.starts_with("||") => (Token::Or, 2),
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let len = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                (Token::Name(&rest[..len]), len)
+            }
+            '&' => return Err("`&` must be doubled: `&&`".into()),
+            '|' => return Err("`|` must be doubled: `||`".into()),
+            c => {
+                return Err(format!(
+                "unexpected character `{c}`; a guard is made of guard names, `!`, `&&`, `||` and parentheses"
+            ))
+            }
+        };
+        tokens.push(token);
+        rest = &rest[len..];
+    }
+    if tokens.is_empty() {
+        return Err("the guard is empty; leave out `guard` for a transition without one".into());
+    }
+    if tokens.len() > MAX_TOKENS {
+        return Err(format!("the guard is longer than {MAX_TOKENS} tokens"));
+    }
+    Ok(tokens)
+}
+
+/// Recursive descent over `or := and ("||" and)*`, `and := unary ("&&" unary)*`,
+/// `unary := "!"* primary`, `primary := name | "(" or ")"`.
+struct Parser<'t, 'a> {
+    tokens: &'t [Token<'a>],
+    pos: usize,
+    /// Open parentheses around the current position.
+    depth: usize,
+}
+
+/// How deeply parentheses and `!` may nest, and how many tokens a guard may
+/// have. The front end walks guard trees recursively, so larger input is
+/// refused here rather than allowed to exhaust the stack later.
+const MAX_DEPTH: usize = 100;
+const MAX_TOKENS: usize = 1000;
+
+impl Parser<'_, '_> {
+    fn peek(&self) -> Option<&Token<'_>> {
+        self.tokens.get(self.pos)
+    }
+
+    fn or(&mut self) -> Result<(), String> {
+        self.and()?;
+        while self.peek() == Some(&Token::Or) {
+            self.pos += 1;
+            self.and()?;
+        }
+        Ok(())
+    }
+
+    fn and(&mut self) -> Result<(), String> {
+        self.unary()?;
+        while self.peek() == Some(&Token::And) {
+            self.pos += 1;
+            self.unary()?;
+        }
+        Ok(())
+    }
+
+    fn unary(&mut self) -> Result<(), String> {
+        let depth = self.depth;
+        while self.peek() == Some(&Token::Not) {
+            self.pos += 1;
+            self.deeper()?;
+        }
+        let result = self.primary();
+        self.depth = depth;
+        result
+    }
+
+    fn deeper(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!("`!` and parentheses nest more than {MAX_DEPTH} deep"));
+        }
+        Ok(())
+    }
+
+    fn primary(&mut self) -> Result<(), String> {
+        match self.peek() {
+            Some(Token::Name(_)) => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(Token::Open) => {
+                self.pos += 1;
+                self.deeper()?;
+                self.or()?;
+                match self.peek() {
+                    Some(Token::Close) => {
+                        self.pos += 1;
+                        Ok(())
+                    }
+                    Some(token) => Err(format!("expected `)`, found {}", token.describe())),
+                    None => Err("unclosed `(`: expected `)` at the end".into()),
+                }
+            }
+            Some(token) => Err(format!(
+                "expected a guard name, `!` or `(`, found {}",
+                token.describe()
+            )),
+            None => Err("expected a guard name, `!` or `(` at the end".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn accepts_the_fsm_guard_syntax() {
+        assert_eq!(parse("a").unwrap(), "a");
+        assert_eq!(
+            parse("  retries_left&&!fatal ").unwrap(),
+            "retries_left && ! fatal"
+        );
+        assert_eq!(parse("!!(a || b) && c").unwrap(), "! ! ( a || b ) && c");
+    }
+
+    #[test]
+    fn explains_what_is_wrong() {
+        assert_eq!(
+            parse("a &&").unwrap_err(),
+            "expected a guard name, `!` or `(` at the end"
+        );
+        assert_eq!(parse("(a").unwrap_err(), "unclosed `(`: expected `)` at the end");
+        assert_eq!(
+            parse("a b").unwrap_err(),
+            "unexpected `b` after a complete guard expression"
+        );
+        assert_eq!(parse("a & b").unwrap_err(), "`&` must be doubled: `&&`");
+        assert!(parse("a] -> x; on b [c")
+            .unwrap_err()
+            .starts_with("unexpected character `]`"));
+        assert!(parse(" ").unwrap_err().starts_with("the guard is empty"));
+        let deep = format!("{}a{}", "(".repeat(400), ")".repeat(400));
+        assert_eq!(
+            parse(&deep).unwrap_err(),
+            "`!` and parentheses nest more than 100 deep"
+        );
+        assert_eq!(
+            parse(&format!("{}a", "!".repeat(101))).unwrap_err(),
+            "`!` and parentheses nest more than 100 deep"
+        );
+        assert!(parse(&format!("{}a", "!".repeat(100))).is_ok());
+        assert!(parse(&vec!["a"; 600].join(" && "))
+            .unwrap_err()
+            .contains("longer than 1000 tokens"));
+        assert_eq!(
+            parse("|| a").unwrap_err(),
+            "expected a guard name, `!` or `(`, found `||`"
+        );
+    }
+}

@@ -1,0 +1,83 @@
+//! JSON paths: where in the document a problem is, `$.states.idle.on.start.to`.
+
+use std::fmt;
+
+/// A path from the document root, written like JSONPath: `$`, then `.key`
+/// for keys that are identifiers, `["key"]` for other keys, `[i]` for
+/// array indices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JsonPath(Vec<Segment>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+impl JsonPath {
+    /// `$`.
+    pub(crate) fn root() -> JsonPath {
+        JsonPath::default()
+    }
+
+    /// This path followed by the member `key`.
+    pub(crate) fn key(&self, key: &str) -> JsonPath {
+        let mut path = self.clone();
+        path.0.push(Segment::Key(key.to_string()));
+        path
+    }
+
+    /// This path followed by the element `index`.
+    pub(crate) fn index(&self, index: usize) -> JsonPath {
+        let mut path = self.clone();
+        path.0.push(Segment::Index(index));
+        path
+    }
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("$")?;
+        for segment in &self.0 {
+            match segment {
+                Segment::Key(key) if is_plain(key) => write!(f, ".{key}")?,
+                Segment::Key(key) => write!(f, "[{}]", serde_json::Value::from(key.as_str()))?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A key that can be written after a dot: an identifier.
+fn is_plain(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::JsonPath;
+
+    #[test]
+    fn paths_read_like_jsonpath() {
+        let root = JsonPath::root();
+        assert_eq!(root.to_string(), "$");
+        let path = root
+            .key("states")
+            .key("idle")
+            .key("on")
+            .key("start")
+            .index(1)
+            .key("to");
+        assert_eq!(path.to_string(), "$.states.idle.on.start[1].to");
+        assert_eq!(
+            root.index(0).key("fsm.transition").to_string(),
+            "$[0][\"fsm.transition\"]"
+        );
+        assert_eq!(root.key("a \"b\"").to_string(), "$[\"a \\\"b\\\"\"]");
+    }
+}

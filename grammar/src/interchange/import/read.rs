@@ -1,0 +1,617 @@
+//! Reading the JSON document into machine specifications, reporting every
+//! problem of its shape at its JSON path.
+//!
+//! Names are turned into `.fsm` identifiers as they are read (see
+//! [`super::names`]). References to states (`initial_state`,
+//! `terminal_states`, every `to`) are resolved here, so that a misspelled
+//! state is reported with the document's other problems; everything else
+//! that can be wrong with a well-shaped document is left to the `.fsm`
+//! checks, which see the written machine.
+
+use super::diagnostics::Sink;
+use super::guard;
+use super::names::{Kind, Name, Names};
+use super::path::JsonPath;
+use crate::interchange::json_value::JsonValue;
+use crate::suggest;
+use std::collections::{HashMap, HashSet};
+
+/// The members a machine object may have (`$schema` is accepted and ignored).
+const MACHINE_FIELDS: &[&str] = &[
+    "$schema",
+    "fsm_id",
+    "version",
+    "description",
+    "allow",
+    "initial_state",
+    "terminal_states",
+    "actions",
+    "guards",
+    "outputs",
+    "states",
+    "any",
+];
+const STATE_FIELDS: &[&str] = &["description", "allow", "enter", "exit", "on"];
+const CANDIDATE_FIELDS: &[&str] = &["description", "guard", "priority", "to", "emit"];
+const DECLARATION_FIELDS: &[&str] = &["description"];
+
+/// One machine of the document.
+#[derive(Debug)]
+pub(super) struct MachineSpec {
+    /// The machine object.
+    pub path: JsonPath,
+    pub name: Option<Name>,
+    pub docs: Vec<String>,
+    pub allow: Vec<Code>,
+    /// `action`, `guard` and `output` declarations, for the kinds declared.
+    pub declarations: Vec<Declarations>,
+    pub states: Vec<StateSpec>,
+    pub any: Vec<ActionSpec>,
+}
+
+/// An `#[allow(...)]` entry as written.
+#[derive(Debug)]
+pub(super) struct Code {
+    pub name: String,
+    pub path: JsonPath,
+}
+
+/// The declared names of one kind.
+#[derive(Debug)]
+pub(super) struct Declarations {
+    /// `action`, `guard` or `output`.
+    pub keyword: &'static str,
+    pub symbols: Vec<SymbolSpec>,
+}
+
+/// One declared name.
+#[derive(Debug)]
+pub(super) struct SymbolSpec {
+    pub name: Name,
+    pub docs: Vec<String>,
+}
+
+/// One state.
+#[derive(Debug)]
+pub(super) struct StateSpec {
+    pub name: Name,
+    pub docs: Vec<String>,
+    pub allow: Vec<Code>,
+    pub initial: bool,
+    pub terminal: bool,
+    pub enter: Vec<Name>,
+    pub exit: Vec<Name>,
+    pub on: Vec<ActionSpec>,
+}
+
+/// The candidates of one action in a state or the `any` block.
+#[derive(Debug)]
+pub(super) struct ActionSpec {
+    pub name: Name,
+    pub candidates: Vec<CandidateSpec>,
+}
+
+/// One transition.
+#[derive(Debug)]
+pub(super) struct CandidateSpec {
+    pub path: JsonPath,
+    pub docs: Vec<String>,
+    /// `.fsm` guard text and its path.
+    pub guard: Option<(String, JsonPath)>,
+    pub priority: Option<(i32, JsonPath)>,
+    pub to: Option<Name>,
+    pub emit: Vec<Name>,
+}
+
+/// Read every machine of the document. Problems go to `sink`; the specs are
+/// only complete when it holds no errors.
+pub(super) fn document(value: &JsonValue, sink: &mut Sink) -> Vec<MachineSpec> {
+    let mut machine_names = Names::default();
+    let root = JsonPath::root();
+    let mut reader = Reader { sink };
+    match value {
+        JsonValue::Object(_) => reader
+            .machine(value, &root, &mut machine_names)
+            .into_iter()
+            .collect(),
+        JsonValue::Array(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| reader.machine(item, &root.index(i), &mut machine_names))
+            .collect(),
+        other => {
+            reader.sink.error(
+                &root,
+                format!(
+                    "expected a machine object or an array of machine objects, found {}",
+                    other.kind()
+                ),
+                "see docs/json.md for the format",
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// The members of an object, looked up by key.
+struct Members<'v>(Vec<(&'v str, &'v JsonValue)>);
+
+impl<'v> Members<'v> {
+    fn get(&self, key: &str) -> Option<&'v JsonValue> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+}
+
+struct Reader<'s> {
+    sink: &'s mut Sink,
+}
+
+impl Reader<'_> {
+    fn type_error(&mut self, path: &JsonPath, expected: &str, found: &JsonValue) {
+        self.sink.error(
+            path,
+            format!("expected {expected}, found {}", found.kind()),
+            "see docs/json.md for the format",
+        );
+    }
+
+    /// The members of an object whose keys are names (`states`, `on`, ...).
+    /// A key given twice is an error, and only its first member is kept.
+    fn entries<'v>(
+        &mut self,
+        value: &'v JsonValue,
+        path: &JsonPath,
+        expected: &str,
+        entry: &str,
+    ) -> Option<Members<'v>> {
+        let JsonValue::Object(members) = value else {
+            self.type_error(path, expected, value);
+            return None;
+        };
+        let mut kept: Vec<(&str, &JsonValue)> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (key, member) in members {
+            if !seen.insert(key) {
+                self.sink.error(
+                    &path.key(key),
+                    format!("{entry} `{key}` is given more than once in this object"),
+                    "JSON objects keep one member per key; merge the two",
+                );
+            } else {
+                kept.push((key, member));
+            }
+        }
+        Some(Members(kept))
+    }
+
+    /// The members of an object with a fixed set of fields. Unknown fields
+    /// are errors that suggest the closest known field.
+    fn fields<'v>(
+        &mut self,
+        value: &'v JsonValue,
+        path: &JsonPath,
+        expected: &str,
+        known: &[&str],
+    ) -> Option<Members<'v>> {
+        let members = self.entries(value, path, expected, "field")?;
+        for (key, _) in &members.0 {
+            if !known.contains(key) {
+                let help = suggest::help_for(
+                    key,
+                    known.iter().copied(),
+                    format!("the fields here are {}", listing(known)),
+                );
+                self.sink
+                    .error(&path.key(key), format!("unknown field `{key}`"), help);
+            }
+        }
+        Some(members)
+    }
+
+    fn string<'v>(&mut self, value: &'v JsonValue, path: &JsonPath) -> Option<&'v str> {
+        match value {
+            JsonValue::String(s) => Some(s),
+            other => {
+                self.type_error(path, "a string", other);
+                None
+            }
+        }
+    }
+
+    /// The strings of an array, each with its path.
+    fn strings<'v>(&mut self, value: &'v JsonValue, path: &JsonPath) -> Vec<(&'v str, JsonPath)> {
+        let JsonValue::Array(items) = value else {
+            self.type_error(path, "an array of strings", value);
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| {
+                let path = path.index(i);
+                self.string(item, &path).map(|s| (s, path))
+            })
+            .collect()
+    }
+
+    fn names(
+        &mut self,
+        value: Option<&JsonValue>,
+        path: &JsonPath,
+        kind: Kind,
+        names: &mut Names,
+    ) -> Vec<Name> {
+        let Some(value) = value else {
+            return Vec::new();
+        };
+        self.strings(value, path)
+            .into_iter()
+            .map(|(s, path)| names.resolve(kind, s, &path, self.sink))
+            .collect()
+    }
+
+    /// A `description` as doc lines: split at newlines, each line without
+    /// trailing whitespace (doc comments cannot keep it).
+    fn docs(&mut self, members: &Members<'_>, path: &JsonPath) -> Vec<String> {
+        let Some(value) = members.get("description") else {
+            return Vec::new();
+        };
+        match self.string(value, &path.key("description")) {
+            Some(text) => text.split('\n').map(|line| line.trim_end().to_string()).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn allow(&mut self, members: &Members<'_>, path: &JsonPath) -> Vec<Code> {
+        let Some(value) = members.get("allow") else {
+            return Vec::new();
+        };
+        let mut codes = Vec::new();
+        for (name, path) in self.strings(value, &path.key("allow")) {
+            let mut chars = name.chars();
+            let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if well_formed {
+                codes.push(Code {
+                    name: name.to_string(),
+                    path,
+                });
+            } else {
+                self.sink.error(
+                    &path,
+                    format!("`{name}` is not a diagnostic code"),
+                    "codes are kebab-case warning names such as `unreachable-state`; see docs/diagnostics.md",
+                );
+            }
+        }
+        codes
+    }
+
+    fn machine(
+        &mut self,
+        value: &JsonValue,
+        path: &JsonPath,
+        machine_names: &mut Names,
+    ) -> Option<MachineSpec> {
+        let members = self.fields(value, path, "a machine object", MACHINE_FIELDS)?;
+        for (key, help) in [
+            ("fsm_id", "name the machine: `\"fsm_id\": \"door\"`"),
+            (
+                "initial_state",
+                "name the state the machine starts in: `\"initial_state\": \"idle\"`",
+            ),
+            ("states", "list the states: `\"states\": {\"idle\": {}}`"),
+        ] {
+            if members.get(key).is_none() {
+                self.sink.error(path, format!("missing field `{key}`"), help);
+            }
+        }
+        let mut names = Names::default();
+        if let Some(schema) = members.get("$schema") {
+            self.string(schema, &path.key("$schema"));
+        }
+        let name = members
+            .get("fsm_id")
+            .and_then(|v| self.string(v, &path.key("fsm_id")))
+            .map(|s| machine_names.resolve(Kind::Machine, s, &path.key("fsm_id"), self.sink));
+        if let Some(version) = members.get("version") {
+            self.version(version, &path.key("version"));
+        }
+        let docs = self.docs(&members, path);
+        let allow = self.allow(&members, path);
+
+        let mut declarations = Vec::new();
+        for (key, keyword, kind) in [
+            ("actions", "action", Kind::Action),
+            ("guards", "guard", Kind::Guard),
+            ("outputs", "output", Kind::Output),
+        ] {
+            if let Some(value) = members.get(key) {
+                let symbols = self.declarations(value, &path.key(key), keyword, kind, &mut names);
+                declarations.push(Declarations { keyword, symbols });
+            }
+        }
+
+        let states_value = members.get("states");
+        let mut states = match states_value {
+            Some(value) => self.states(value, &path.key("states"), &mut names),
+            None => Vec::new(),
+        };
+        let any = match members.get("any") {
+            Some(value) => self.on(value, &path.key("any"), &mut names),
+            None => Vec::new(),
+        };
+
+        // `initial_state`, `terminal_states` and every `to` refer to states.
+        let by_ident: HashMap<&str, usize> = states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.ident.as_str(), i))
+            .collect();
+        let mut state_ref = |reader: &mut Self, value: &JsonValue, path: &JsonPath| -> Option<usize> {
+            let text = reader.string(value, path)?;
+            let ident = names.resolve(Kind::State, text, path, reader.sink).ident;
+            let found = by_ident.get(ident.as_str()).copied();
+            if found.is_none() && states_value.is_some() {
+                reader.unknown_state(text, &ident, path, &states);
+            }
+            found
+        };
+        let initial = members
+            .get("initial_state")
+            .and_then(|v| state_ref(self, v, &path.key("initial_state")));
+        let mut terminals: HashSet<usize> = HashSet::new();
+        if let Some(value) = members.get("terminal_states") {
+            let list_path = path.key("terminal_states");
+            match value {
+                JsonValue::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let item_path = list_path.index(i);
+                        if let Some(index) = state_ref(self, item, &item_path) {
+                            if !terminals.insert(index) {
+                                self.sink.error(
+                                    &item_path,
+                                    format!("state `{}` is listed twice", states[index].name.ident),
+                                    "list each terminal state once",
+                                );
+                            }
+                        }
+                    }
+                }
+                other => self.type_error(&list_path, "an array of state names", other),
+            }
+        }
+        if states_value.is_some() {
+            let targets = states
+                .iter()
+                .flat_map(|s| &s.on)
+                .chain(&any)
+                .flat_map(|a| &a.candidates)
+                .filter_map(|c| c.to.as_ref());
+            for to in targets {
+                if !by_ident.contains_key(to.ident.as_str()) {
+                    self.unknown_state(&to.text, &to.ident, &to.path, &states);
+                }
+            }
+        }
+        if let Some(index) = initial {
+            states[index].initial = true;
+        }
+        for index in terminals {
+            states[index].terminal = true;
+        }
+
+        Some(MachineSpec {
+            path: path.clone(),
+            name,
+            docs,
+            allow,
+            declarations,
+            states,
+            any,
+        })
+    }
+
+    /// A reference at `path` to the state `text` (identifier `ident`) that
+    /// `states` does not define.
+    fn unknown_state(&mut self, text: &str, ident: &str, path: &JsonPath, states: &[StateSpec]) {
+        let help = suggest::help_for(
+            ident,
+            states.iter().map(|s| s.name.ident.as_str()),
+            "name one of the keys of `states`".to_string(),
+        );
+        self.sink.error(path, format!("unknown state `{text}`"), help);
+    }
+
+    /// The format version: `"1"` or `"1.<minor>"`.
+    fn version(&mut self, value: &JsonValue, path: &JsonPath) {
+        let Some(version) = self.string(value, path) else {
+            return;
+        };
+        let supported = version == "1"
+            || version
+                .strip_prefix("1.")
+                .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()));
+        if !supported {
+            self.sink.error(
+                path,
+                format!("unsupported format version `{version}`"),
+                format!(
+                    "this fsmc reads version 1 documents (`\"version\": \"{}\"`)",
+                    crate::interchange::FORMAT_VERSION
+                ),
+            );
+        }
+    }
+
+    fn declarations(
+        &mut self,
+        value: &JsonValue,
+        path: &JsonPath,
+        keyword: &str,
+        kind: Kind,
+        names: &mut Names,
+    ) -> Vec<SymbolSpec> {
+        let expected = format!("an object of {keyword} declarations");
+        let Some(members) = self.entries(value, path, &expected, keyword) else {
+            return Vec::new();
+        };
+        let mut symbols = Vec::new();
+        for (key, value) in members.0 {
+            let path = path.key(key);
+            let name = names.resolve(kind, key, &path, self.sink);
+            let expected = format!("an {keyword} declaration object (`{{}}` or `{{\"description\": ...}}`)");
+            let docs = match self.fields(value, &path, &expected, DECLARATION_FIELDS) {
+                Some(fields) => self.docs(&fields, &path),
+                None => Vec::new(),
+            };
+            symbols.push(SymbolSpec { name, docs });
+        }
+        symbols
+    }
+
+    fn states(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Vec<StateSpec> {
+        let Some(members) = self.entries(value, path, "an object of states", "state") else {
+            return Vec::new();
+        };
+        let mut states: Vec<StateSpec> = Vec::new();
+        for (key, value) in members.0 {
+            let path = path.key(key);
+            let name = names.resolve(Kind::State, key, &path, self.sink);
+            let mut state = StateSpec {
+                name,
+                docs: Vec::new(),
+                allow: Vec::new(),
+                initial: false,
+                terminal: false,
+                enter: Vec::new(),
+                exit: Vec::new(),
+                on: Vec::new(),
+            };
+            if let Some(fields) = self.fields(value, &path, "a state object", STATE_FIELDS) {
+                state.docs = self.docs(&fields, &path);
+                state.allow = self.allow(&fields, &path);
+                state.enter = self.names(fields.get("enter"), &path.key("enter"), Kind::Output, names);
+                state.exit = self.names(fields.get("exit"), &path.key("exit"), Kind::Output, names);
+                if let Some(on) = fields.get("on") {
+                    state.on = self.on(on, &path.key("on"), names);
+                }
+            }
+            states.push(state);
+        }
+        states
+    }
+
+    /// An `on` (or `any`) object: action → one transition object, or an
+    /// array of them in declaration order.
+    fn on(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Vec<ActionSpec> {
+        let Some(members) = self.entries(value, path, "an object of actions", "action") else {
+            return Vec::new();
+        };
+        let mut actions = Vec::new();
+        for (key, value) in members.0 {
+            let path = path.key(key);
+            let name = names.resolve(Kind::Action, key, &path, self.sink);
+            let candidates = match value {
+                JsonValue::Object(_) => self.candidate(value, &path, names).into_iter().collect(),
+                JsonValue::Array(items) if items.is_empty() => {
+                    self.sink.error(
+                        &path,
+                        format!("action `{key}` has an empty list of transitions"),
+                        "give at least one transition, or remove the action",
+                    );
+                    Vec::new()
+                }
+                JsonValue::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| self.candidate(item, &path.index(i), names))
+                    .collect(),
+                other => {
+                    self.type_error(&path, "a transition object or an array of them", other);
+                    Vec::new()
+                }
+            };
+            actions.push(ActionSpec { name, candidates });
+        }
+        actions
+    }
+
+    fn candidate(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Option<CandidateSpec> {
+        let fields = self.fields(value, path, "a transition object", CANDIDATE_FIELDS)?;
+        let docs = self.docs(&fields, path);
+        let guard = fields.get("guard").and_then(|value| {
+            let path = path.key("guard");
+            let text = self.string(value, &path)?;
+            match guard::parse(text) {
+                Ok(fsm) => Some((fsm, path)),
+                Err(problem) => {
+                    self.sink.error(
+                        &path,
+                        format!("invalid guard `{text}`: {problem}"),
+                        "guards use `.fsm` syntax: names, `!`, `&&`, `||` and parentheses",
+                    );
+                    None
+                }
+            }
+        });
+        let priority = fields.get("priority").and_then(|value| {
+            let path = path.key("priority");
+            self.priority(value, &path).map(|p| (p, path))
+        });
+        let to = fields.get("to").and_then(|value| {
+            let path = path.key("to");
+            let text = self.string(value, &path)?;
+            Some(names.resolve(Kind::State, text, &path, self.sink))
+        });
+        let emit = self.names(fields.get("emit"), &path.key("emit"), Kind::Output, names);
+        Some(CandidateSpec {
+            path: path.clone(),
+            docs,
+            guard,
+            priority,
+            to,
+            emit,
+        })
+    }
+
+    fn priority(&mut self, value: &JsonValue, path: &JsonPath) -> Option<i32> {
+        let JsonValue::Number(number) = value else {
+            self.type_error(path, "an integer", value);
+            return None;
+        };
+        let Some(wide) = number.as_i64().or_else(|| number.as_u64().map(|_| i64::MAX)) else {
+            self.sink.error(
+                path,
+                format!("priority `{number}` is not an integer"),
+                "priorities are whole numbers, e.g. `1` or `-1`",
+            );
+            return None;
+        };
+        match i32::try_from(wide) {
+            Ok(priority) => Some(priority),
+            Err(_) => {
+                self.sink.error(
+                    path,
+                    format!("priority `{number}` is out of range"),
+                    format!(
+                        "priorities are 32-bit signed integers, {} to {}",
+                        i32::MIN,
+                        i32::MAX
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// `` `a`, `b` and `c` ``.
+fn listing(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}

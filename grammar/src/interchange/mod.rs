@@ -1,0 +1,24 @@
+//! JSON interchange: machines as JSON documents in the shape of seed 004's
+//! `execution_fsm_v1.json`, and back.
+//!
+//! - [`to_json`] / [`model_to_json`] write checked machines as JSON.
+//! - [`from_json`] reads such a document (or one written by hand, or by
+//!   another tool) and returns the equivalent `.fsm` source in canonical
+//!   form, or diagnostics located by JSON path.
+//!
+//! The round trip `.fsm` → JSON → `.fsm` keeps the model: the same
+//! [`Machine::canonical`](crate::model::Machine::canonical) text and so the
+//! same fingerprint, the same doc comments, declarations and
+//! `#[allow(...)]` attributes. The format is specified field by field in
+//! `docs/json.md`, with a JSON Schema in `docs/fsm-machine.schema.json`.
+
+mod export;
+mod import;
+mod json_value;
+
+pub use export::{model_to_json, to_json};
+pub use import::{from_json, render, ImportDiagnostic, Imported};
+
+/// The version of the JSON format that [`to_json`] writes in `version`.
+/// [`from_json`] reads every `1.x` version.
+pub const FORMAT_VERSION: &str = "1.0";

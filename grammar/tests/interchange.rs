@@ -1,0 +1,406 @@
+//! The JSON interchange: exports of every example and fixture (snapshots,
+//! the JSON Schema, exact round trips), the seed's `execution_fsm_v1.json`,
+//! and malformed documents, each reported at its JSON path.
+
+mod random_machine;
+
+use fsm_grammar::interchange::{from_json, model_to_json, render, ImportDiagnostic};
+use fsm_grammar::model::{Machine, Symbol};
+use fsm_grammar::{check, Code, Model};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("grammar/ lives in the workspace")
+        .to_path_buf()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The files of `dir` (relative to the workspace) ending in `.ext`, sorted.
+fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let dir = workspace().join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .{ext} files in {}", dir.display());
+    files
+}
+
+/// Every machine source that checks without errors: the examples and the
+/// `ok/` and `warn/` fixtures.
+fn clean_sources() -> Vec<PathBuf> {
+    ["examples", "tests/fixtures/ok", "tests/fixtures/warn"]
+        .iter()
+        .flat_map(|dir| files(dir, "fsm"))
+        .collect()
+}
+
+fn model_of(text: &str, name: &str) -> Model {
+    check(text)
+        .into_model()
+        .unwrap_or_else(|d| panic!("{name} has errors: {d:#?}"))
+}
+
+fn symbols(list: &[Symbol]) -> Vec<(&str, &[String], bool)> {
+    list.iter()
+        .map(|s| (s.name.as_str(), s.docs.as_slice(), s.declared.is_some()))
+        .collect()
+}
+
+/// Everything a machine means, apart from spans: what the round trip keeps.
+fn assert_same_machine(a: &Machine, b: &Machine, context: &str) {
+    assert_eq!(a.canonical(), b.canonical(), "{context}: canonical form");
+    assert_eq!(a.fingerprint(), b.fingerprint(), "{context}: fingerprint");
+    assert_eq!(a.docs, b.docs, "{context}: machine docs");
+    assert_eq!(a.allows, b.allows, "{context}: machine allows");
+    for (sa, sb) in a.states.iter().zip(&b.states) {
+        assert_eq!(sa.docs, sb.docs, "{context}: docs of state {}", sa.name);
+        assert_eq!(sa.allows, sb.allows, "{context}: allows of state {}", sa.name);
+    }
+    for (ta, tb) in a.transitions.iter().zip(&b.transitions) {
+        assert_eq!(ta.docs, tb.docs, "{context}: transition docs");
+    }
+    assert_eq!(
+        (a.declares_actions, a.declares_guards, a.declares_outputs),
+        (b.declares_actions, b.declares_guards, b.declares_outputs),
+        "{context}: declared kinds"
+    );
+    assert_eq!(symbols(&a.actions), symbols(&b.actions), "{context}: actions");
+    assert_eq!(symbols(&a.guards), symbols(&b.guards), "{context}: guards");
+    assert_eq!(symbols(&a.outputs), symbols(&b.outputs), "{context}: outputs");
+}
+
+/// `.fsm` → JSON → `.fsm` gives the same model, the imported text is in
+/// canonical layout, and exporting it again gives the same JSON.
+fn assert_round_trip(source: &str, context: &str) {
+    let model = model_of(source, context);
+    let json = model_to_json(&model);
+    let imported =
+        from_json(&json).unwrap_or_else(|d| panic!("{context}: import failed:\n{}", render(context, &d)));
+    let again = model_of(&imported.source, &format!("{context} (imported)"));
+    assert_eq!(
+        model.machines.len(),
+        again.machines.len(),
+        "{context}: machine count"
+    );
+    for (a, b) in model.machines.iter().zip(&again.machines) {
+        assert_same_machine(a, b, &format!("{context}, machine {}", a.name));
+    }
+    assert_eq!(
+        fsm_grammar::format::format(&imported.source).as_ref(),
+        Ok(&imported.source),
+        "{context}: the imported text is not in canonical layout"
+    );
+    assert_eq!(
+        model_to_json(&again),
+        json,
+        "{context}: exporting the import again"
+    );
+}
+
+#[test]
+fn every_example_and_fixture_round_trips_exactly() {
+    for path in clean_sources() {
+        assert_round_trip(&read(&path), &path.display().to_string());
+    }
+}
+
+#[test]
+fn imports_keep_the_warnings_of_the_source() {
+    // `duplicate-declaration` and `invalid-allow` describe text that the
+    // model does not keep (the second declaration, the unknown code), so
+    // they cannot survive; every other warning must.
+    let dropped = [Code::DuplicateDeclaration, Code::InvalidAllow];
+    for path in clean_sources() {
+        let source = read(&path);
+        let mut expected: Vec<Code> = check(&source)
+            .diagnostics
+            .iter()
+            .map(|d| d.code)
+            .filter(|c| !dropped.contains(c))
+            .collect();
+        let json = model_to_json(&check(&source).model);
+        let imported = from_json(&json).unwrap();
+        let mut found: Vec<Code> = imported.diagnostics.iter().filter_map(|d| d.code).collect();
+        expected.sort();
+        found.sort();
+        assert_eq!(found, expected, "{}", path.display());
+        assert!(
+            imported.diagnostics.iter().all(|d| !d.is_error()),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+fn snapshot_name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn exports_of_the_examples() {
+    insta::glob!("../../examples", "*.fsm", |path| {
+        let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
+        insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(json);
+        });
+    });
+}
+
+#[test]
+fn exports_of_fixtures() {
+    insta::glob!(
+        "../../tests/fixtures",
+        "ok/{tour,hooks,declarations,contextual-keywords,multiple-machines,any-blocks,comments,allow}.fsm",
+        |path| {
+            let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
+            insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+                insta::assert_snapshot!(json);
+            });
+        }
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The seed's document
+// ---------------------------------------------------------------------------
+
+fn seed() -> String {
+    read(&workspace().join("tests/fixtures/json/execution_fsm_v1.json"))
+}
+
+#[test]
+fn the_seed_document_imports_and_checks_clean() {
+    let imported = from_json(&seed()).unwrap_or_else(|d| panic!("{}", render("seed", &d)));
+    // The one note is the rename of `fsm.transition`, reported once.
+    assert_eq!(
+        imported.diagnostics,
+        [ImportDiagnostic {
+            severity: fsm_grammar::Severity::Warning,
+            code: None,
+            path: "$.states.idle.on.start.emit[0]".into(),
+            message: "output `fsm.transition` is not a valid .fsm name; it is imported as `fsm_transition`"
+                .into(),
+            help: Some("names match `[A-Za-z_][A-Za-z0-9_]*`; other characters become `_`".into()),
+        }]
+    );
+    assert!(check(&imported.source).diagnostics.is_empty());
+    insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("seed_execution_fsm_v1", imported.source);
+    });
+}
+
+#[test]
+fn the_seed_document_means_what_examples_execution_fsm_says() {
+    // examples/execution.fsm is the seed written by hand, under the name
+    // `ExecutionFsmV1`: apart from that line, the canonical forms agree.
+    let imported = model_of(&from_json(&seed()).unwrap().source, "seed");
+    let example = model_of(
+        &read(&workspace().join("examples/execution.fsm")),
+        "execution.fsm",
+    );
+    let body = |m: &Machine| m.canonical().split_once('\n').unwrap().1.to_string();
+    assert_eq!(body(&imported.machines[0]), body(&example.machines[0]));
+}
+
+// ---------------------------------------------------------------------------
+// Malformed and inconsistent documents
+// ---------------------------------------------------------------------------
+
+#[test]
+fn malformed_documents_are_reported_at_their_json_paths() {
+    insta::glob!("../../tests/fixtures/json", "err/*.json", |path| {
+        let name = snapshot_name(path);
+        let diagnostics = match from_json(&read(path)) {
+            Ok(imported) => panic!("{name} imported:\n{}", imported.source),
+            Err(diagnostics) => diagnostics,
+        };
+        assert!(diagnostics.iter().any(ImportDiagnostic::is_error), "{name}");
+        insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(render(&name, &diagnostics));
+        });
+    });
+}
+
+#[test]
+fn any_text_imports_or_fails_without_panicking() {
+    let seed = seed();
+    // Every prefix of the seed: truncated documents are invalid JSON or miss
+    // fields, never a crash.
+    for end in (0..seed.len()).filter(|&i| seed.is_char_boundary(i)) {
+        if let Err(diagnostics) = from_json(&seed[..end]) {
+            assert!(diagnostics.iter().any(ImportDiagnostic::is_error));
+        }
+    }
+    for text in [
+        "",
+        "null",
+        "[]",
+        "[1, {}]",
+        "{\"states\": {\"a\": {\"on\": {\"x\": [[]]}}}}",
+    ] {
+        let _ = from_json(text);
+    }
+}
+
+#[test]
+fn an_empty_array_is_a_file_without_machines() {
+    let imported = from_json("[]").unwrap();
+    assert_eq!(imported.source, "");
+    assert_eq!(model_to_json(&Model::default()), "[]\n");
+}
+
+// ---------------------------------------------------------------------------
+// The JSON Schema
+// ---------------------------------------------------------------------------
+
+fn schema() -> &'static jsonschema::Validator {
+    static SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let text = read(&workspace().join("docs/fsm-machine.schema.json"));
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+        assert_eq!(
+            schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+            "the schema declares draft 2020-12"
+        );
+        jsonschema::draft202012::meta::validate(&schema).expect("the schema is a valid draft 2020-12 schema");
+        jsonschema::draft202012::new(&schema).expect("the schema compiles")
+    })
+}
+
+fn schema_errors(json: &str) -> Vec<String> {
+    let value: serde_json::Value = serde_json::from_str(json).expect("valid JSON");
+    schema()
+        .iter_errors(&value)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn exported_documents_and_the_seed_match_the_schema() {
+    for path in clean_sources() {
+        let json = model_to_json(&check(&read(&path)).model);
+        let errors = schema_errors(&json);
+        assert!(errors.is_empty(), "{}: {errors:#?}\n{json}", path.display());
+    }
+    let errors = schema_errors(&seed());
+    assert!(errors.is_empty(), "seed: {errors:#?}");
+}
+
+#[test]
+fn the_schema_rejects_what_the_importer_rejects_for_its_shape() {
+    // The documents whose problems are of shape alone (not of meaning, which
+    // a schema cannot see) must fail the schema too.
+    for name in [
+        "missing-fields.json",
+        "not-a-machine.json",
+        "unknown-fields.json",
+        "wrong-types.json",
+        "empty-candidate-list.json",
+        "bad-priority.json",
+    ] {
+        let text = read(&workspace().join("tests/fixtures/json/err").join(name));
+        assert!(!schema_errors(&text).is_empty(), "the schema accepts {name}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Random machines
+// ---------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn random_machines_round_trip_exactly(text in random_machine::machine_text()) {
+        let checked = check(&text);
+        prop_assume!(!checked.has_errors());
+        assert_round_trip(&text, &text);
+        let json = model_to_json(&checked.model);
+        let errors = schema_errors(&json);
+        prop_assert!(errors.is_empty(), "{errors:#?}\n{json}");
+    }
+}
+
+#[test]
+fn the_example_in_docs_json_md_is_exact() {
+    let doc = read(&workspace().join("docs/json.md"));
+    let block = |fence: &str| {
+        let start = doc
+            .find(fence)
+            .unwrap_or_else(|| panic!("docs/json.md has no {fence} block"))
+            + fence.len();
+        let end = start + doc[start..].find("```").unwrap();
+        doc[start..end].to_string()
+    };
+    let source = block("```fsm\n");
+    let json = block("```json\n");
+    assert_eq!(model_to_json(&model_of(&source, "docs/json.md")), json);
+    let imported = from_json(&json).unwrap();
+    let a = model_of(&source, "docs/json.md");
+    let b = model_of(&imported.source, "docs/json.md (imported)");
+    assert_same_machine(&a.machines[0], &b.machines[0], "docs/json.md");
+}
+
+/// What firing does, state by state: for each action, its candidates in the
+/// order they are tried.
+fn firing_table(m: &Machine) -> Vec<String> {
+    let mut table = Vec::new();
+    for s in m.state_ids() {
+        for (action, candidates) in m.candidate_groups(s) {
+            for t in candidates {
+                let t = m.transition(t);
+                table.push(format!(
+                    "{} {} [{}] {} -> {:?} {:?}",
+                    m.state(s).name,
+                    m.actions[action.index()].name,
+                    t.guard
+                        .as_ref()
+                        .map(|g| m.guard_text(&g.expr))
+                        .unwrap_or_default(),
+                    t.priority,
+                    t.target.map(|to| &m.state(to).name),
+                    t.emits
+                        .iter()
+                        .map(|o| &m.outputs[o.index()].name)
+                        .collect::<Vec<_>>(),
+                ));
+            }
+        }
+    }
+    table
+}
+
+#[test]
+fn interleaved_actions_come_back_grouped_and_fire_the_same() {
+    // JSON groups a state's candidates by action, so `b` moves after both
+    // `a` transitions; what fires, and in which order, does not change.
+    let source = "machine M {
+        initial state s {
+            on a [x] -> t;
+            on b -> t;
+            on a -> s emit o;
+        }
+        terminal state t;
+    }";
+    let model = model_of(source, "interleaved");
+    let imported = from_json(&model_to_json(&model)).unwrap();
+    assert!(
+        imported
+            .source
+            .contains("on a [x] -> t;\n        on a -> s emit o;\n        on b -> t;"),
+        "{}",
+        imported.source
+    );
+    let again = model_of(&imported.source, "interleaved (imported)");
+    assert_eq!(firing_table(&model.machines[0]), firing_table(&again.machines[0]));
+}
