@@ -23,6 +23,7 @@ pub mod diagnostic;
 pub mod diagram;
 pub mod format;
 mod guard_logic;
+pub mod limits;
 pub mod interchange;
 mod lower;
 pub mod model;

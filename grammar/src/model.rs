@@ -343,24 +343,34 @@ impl Machine {
                 names(&s.exit)
             );
         }
-        for t in &self.transitions {
-            let from = match t.source {
-                Source::State(s) => self.state(s).name.as_str(),
-                Source::Any => "*",
-            };
-            let _ = writeln!(
-                out,
-                "on {} {} [{}] priority={} -> {} emit=[{}]",
-                from,
-                self.actions[t.action.index()].name,
-                t.guard
-                    .as_ref()
-                    .map(|g| self.guard_text(&g.expr))
-                    .unwrap_or_default(),
-                t.priority,
-                t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
-                names(&t.emits)
-            );
+        // Per source (each state's body, then `any`), transitions grouped by
+        // action in order of the action's first transition there, declaration
+        // order within a group: interleaving actions in a body changes nothing
+        // about firing, so it must not change the fingerprint either.
+        let sources = self.own.iter().map(Vec::as_slice).chain([self.any.as_slice()]);
+        for list in sources {
+            let mut grouped: Vec<TransitionId> = list.to_vec();
+            let first_seen = |a: ActionId| list.iter().position(|&t| self.transition(t).action == a);
+            grouped.sort_by_key(|&t| first_seen(self.transition(t).action));
+            for t in grouped.into_iter().map(|t| self.transition(t)) {
+                let from = match t.source {
+                    Source::State(s) => self.state(s).name.as_str(),
+                    Source::Any => "*",
+                };
+                let _ = writeln!(
+                    out,
+                    "on {} {} [{}] priority={} -> {} emit=[{}]",
+                    from,
+                    self.actions[t.action.index()].name,
+                    t.guard
+                        .as_ref()
+                        .map(|g| self.guard_text(&g.expr))
+                        .unwrap_or_default(),
+                    t.priority,
+                    t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
+                    names(&t.emits)
+                );
+            }
         }
         out
     }
@@ -381,4 +391,27 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    fn fingerprint(text: &str) -> String {
+        let checked = crate::check(text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        checked.model.machines[0].fingerprint()
+    }
+
+    #[test]
+    fn interleaving_actions_in_a_body_keeps_the_fingerprint() {
+        let a = "machine M { initial state s { on a [g] -> t; on b -> t; on a -> s; } state t { on b -> s; } }";
+        let b = "machine M { initial state s { on a [g] -> t; on a -> s; on b -> t; } state t { on b -> s; } }";
+        assert_eq!(fingerprint(a), fingerprint(b));
+    }
+
+    #[test]
+    fn reordering_candidates_of_one_action_changes_the_fingerprint() {
+        let a = "machine M { initial state s { on a [g] -> t; on a [h] -> s; } state t { on b -> s; } }";
+        let b = "machine M { initial state s { on a [h] -> s; on a [g] -> t; } state t { on b -> s; } }";
+        assert_ne!(fingerprint(a), fingerprint(b));
+    }
 }

@@ -29,6 +29,15 @@ pub struct Parsed {
 /// Parse a whole `.fsm` text.
 pub fn parse(text: &str) -> Parsed {
     let comments = comments::scan(text);
+    if let Some(too_large) = crate::limits::check(text) {
+        return Parsed {
+            file: File {
+                comments,
+                ..File::default()
+            },
+            diagnostics: vec![too_large],
+        };
+    }
     let docs = DocIndex::new(text, &comments);
     let mut diagnostics = Vec::new();
     let mut unparsed = Vec::new();

@@ -112,8 +112,10 @@ struct Parser<'t, 'a> {
 /// How deeply parentheses and `!` may nest, and how many tokens a guard may
 /// have. The front end walks guard trees recursively, so larger input is
 /// refused here rather than allowed to exhaust the stack later.
-const MAX_DEPTH: usize = 100;
-const MAX_TOKENS: usize = 1000;
+/// They are the `.fsm` front end's own limits (`crate::limits`), so an
+/// imported guard never fails later where the JSON path is lost.
+const MAX_DEPTH: usize = crate::limits::MAX_GUARD_DEPTH;
+const MAX_TOKENS: usize = 2 * crate::limits::MAX_GUARD_OPERATORS + 1;
 
 impl Parser<'_, '_> {
     fn peek(&self) -> Option<&Token<'_>> {
@@ -215,19 +217,19 @@ mod tests {
             .unwrap_err()
             .starts_with("unexpected character `]`"));
         assert!(parse(" ").unwrap_err().starts_with("the guard is empty"));
-        let deep = format!("{}a{}", "(".repeat(400), ")".repeat(400));
+        let deep = format!("{}a{}", "(".repeat(100), ")".repeat(100));
         assert_eq!(
             parse(&deep).unwrap_err(),
-            "`!` and parentheses nest more than 100 deep"
+            "`!` and parentheses nest more than 64 deep"
         );
         assert_eq!(
-            parse(&format!("{}a", "!".repeat(101))).unwrap_err(),
-            "`!` and parentheses nest more than 100 deep"
+            parse(&format!("{}a", "!".repeat(65))).unwrap_err(),
+            "`!` and parentheses nest more than 64 deep"
         );
-        assert!(parse(&format!("{}a", "!".repeat(100))).is_ok());
+        assert!(parse(&format!("{}a", "!".repeat(64))).is_ok());
         assert!(parse(&vec!["a"; 600].join(" && "))
             .unwrap_err()
-            .contains("longer than 1000 tokens"));
+            .contains("longer than 513 tokens"));
         assert_eq!(
             parse("|| a").unwrap_err(),
             "expected a guard name, `!` or `(`, found `||`"

@@ -1,0 +1,104 @@
+//! Size limits on guard expressions.
+//!
+//! Guards are trees, and the parser, lowering, evaluation and printing all
+//! recurse over them. A hostile or generated text such as `[!!!!…]` or
+//! `[a && a && …]` thousands deep would overflow the stack, so a linear scan
+//! refuses it up front with a `syntax` diagnostic. The limits are far beyond
+//! anything a person writes.
+
+use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
+
+/// Deepest nesting of parentheses and `!` in one guard.
+pub const MAX_GUARD_DEPTH: usize = 64;
+/// Most `&&`/`||`/`!` operators in one guard.
+pub const MAX_GUARD_OPERATORS: usize = 256;
+
+/// The first guard (`[ ... ]`, comments skipped) over a limit, as a diagnostic.
+pub(crate) fn check(text: &str) -> Option<Diagnostic> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    // Inside a bracket: (start, paren depth, run of `!`, operators).
+    let mut guard: Option<(usize, usize, usize, usize)> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            i = text[i..].find('\n').map_or(text.len(), |n| i + n);
+            continue;
+        }
+        match (b, guard.as_mut()) {
+            (b'[', None) => guard = Some((i, 0, 0, 0)),
+            (b']', Some(_)) => guard = None,
+            (b'(', Some(g)) => g.1 += 1,
+            (b')', Some(g)) => {
+                g.1 = g.1.saturating_sub(1);
+                g.2 = 0;
+            }
+            (b'!', Some(g)) => {
+                g.2 += 1;
+                g.3 += 1;
+            }
+            (b'&' | b'|', Some(g)) if bytes.get(i + 1) == Some(&b) => {
+                g.3 += 1;
+                g.2 = 0;
+                i += 1;
+            }
+            (c, Some(g)) if !c.is_ascii_whitespace() => g.2 = 0,
+            _ => {}
+        }
+        if let Some((start, depth, nots, ops)) = guard {
+            if depth + nots > MAX_GUARD_DEPTH || ops > MAX_GUARD_OPERATORS {
+                let what = if ops > MAX_GUARD_OPERATORS {
+                    format!("more than {MAX_GUARD_OPERATORS} operators")
+                } else {
+                    format!("nested more than {MAX_GUARD_DEPTH} levels deep")
+                };
+                return Some(Diagnostic::new(
+                    Code::Syntax,
+                    Span::new(start, start + 1),
+                    format!("this guard expression is {what}"),
+                    "guard too large",
+                    "split the condition into named guards; the caller can combine them in Rust",
+                ));
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_guards_pass() {
+        assert!(
+            check("machine M { initial state a { on x [!(a && b) || !!c] -> a; } } #[allow(dead-end)]")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn deep_or_long_guards_are_refused_not_overflowed() {
+        let deep = format!(
+            "machine M {{ initial state a {{ on x [{}a{}] -> a; }} }}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
+        let nots = format!(
+            "machine M {{ initial state a {{ on x [{}a] -> a; }} }}",
+            "!".repeat(100_000)
+        );
+        let long = format!(
+            "machine M {{ initial state a {{ on x [a{}] -> a; }} }}",
+            " && a".repeat(100_000)
+        );
+        for text in [deep, nots, long] {
+            let checked = crate::check(&text);
+            assert_eq!(checked.diagnostics.len(), 1, "{:?}", checked.diagnostics);
+            assert_eq!(checked.diagnostics[0].code, Code::Syntax);
+            assert!(crate::format::format(&text).is_err());
+        }
+    }
+}
