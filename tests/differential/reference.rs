@@ -1,0 +1,214 @@
+//! The reference interpreter: the firing rules of `docs/dsl.md`, written as
+//! plainly as possible over `fsm_grammar::model::Machine`, for tests only.
+//!
+//! It deliberately does not call `Machine::candidate_groups` or
+//! `Machine::candidates` (what code generation uses): the candidate order is
+//! derived here again from the spec, so that a mistake there shows up as a
+//! disagreement. It only borrows `Machine::guard_text` for the canonical
+//! text of a guard, which is presentation, not behaviour.
+//!
+//! The rules, from "Priorities and how a transition is chosen", "`any`
+//! blocks", "Terminal states" and "What firing a transition emits":
+//!
+//! - the candidates for action `A` in state `S` are the transitions on `A`
+//!   written in `S`'s body and in the `any` blocks, except that a terminal
+//!   state has none (no action is valid there);
+//! - they are tried highest priority first; at equal priority the state's
+//!   own transitions before the `any` ones; then in declaration order;
+//! - the first whose guard holds, or that has none, is taken; guards are
+//!   evaluated lazily in that order, each at most once per firing;
+//! - candidates but none taken: `GuardRejected`, listing every candidate;
+//!   no candidates: `InvalidTransition`, listing the actions that have some,
+//!   in declaration order;
+//! - a taken transition emits the exit outputs of the state left, its own
+//!   outputs, then the enter outputs of the state entered; an internal one
+//!   (no target) only its own; a self transition all three.
+
+use crate::engine::{Candidate, Engine, Outcome, TestGuards};
+use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, Source, StateId, Transition};
+use fsm_runtime::Snapshot;
+use std::cmp::Reverse;
+
+/// One machine and its current state.
+pub struct Reference<'m> {
+    machine: &'m Machine,
+    state: StateId,
+}
+
+impl<'m> Reference<'m> {
+    /// `machine` in its initial state.
+    pub fn new(machine: &'m Machine) -> Self {
+        Reference {
+            machine,
+            state: machine.initial,
+        }
+    }
+
+    /// A snapshot of `machine` in the state named `state`, as every engine
+    /// must write it: the machine's name, the model's fingerprint, the
+    /// state's name.
+    pub fn snapshot_in(machine: &Machine, state: &str) -> Snapshot {
+        Snapshot::new(machine.name.clone(), machine.fingerprint(), state.to_owned())
+    }
+
+    /// The transitions tried when `action` is fired in `state`, in order.
+    fn candidates(&self, state: StateId, action: ActionId) -> Vec<&'m Transition> {
+        if self.machine.state(state).is_terminal() {
+            return Vec::new();
+        }
+        let transitions = &self.machine.transitions;
+        let own = transitions
+            .iter()
+            .filter(|t| t.source == Source::State(state) && t.action == action);
+        let any = transitions
+            .iter()
+            .filter(|t| t.source == Source::Any && t.action == action);
+        // Own before `any`, each in declaration order; the stable sort by
+        // priority keeps that order among equal priorities.
+        let mut candidates: Vec<&Transition> = own.chain(any).collect();
+        candidates.sort_by_key(|t| Reverse(t.priority));
+        candidates
+    }
+
+    /// The actions with at least one candidate in `state`, in declaration order.
+    fn valid_in(&self, state: StateId) -> Vec<String> {
+        self.machine
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|&(index, _)| !self.candidates(state, action_id(index)).is_empty())
+            .map(|(_, action)| action.name.clone())
+            .collect()
+    }
+
+    fn state_name(&self, state: StateId) -> String {
+        self.machine.state(state).name.clone()
+    }
+
+    fn output_names(&self, outputs: &[OutputId]) -> Vec<String> {
+        outputs
+            .iter()
+            .map(|o| self.machine.outputs[o.index()].name.clone())
+            .collect()
+    }
+}
+
+impl Engine for Reference<'_> {
+    fn kind(&self) -> &'static str {
+        "reference"
+    }
+
+    fn state(&self) -> String {
+        self.state_name(self.state)
+    }
+
+    fn valid_actions(&self) -> Vec<String> {
+        self.valid_in(self.state)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.machine.state(self.state).is_terminal()
+    }
+
+    fn fire(&mut self, action_name: &str, guards: &TestGuards) -> Outcome {
+        let state = self.state;
+        let Some(index) = self.machine.actions.iter().position(|a| a.name == action_name) else {
+            return Outcome::UnknownAction {
+                state: self.state_name(state),
+                action: action_name.to_owned(),
+            };
+        };
+        let candidates = self.candidates(state, action_id(index));
+        if candidates.is_empty() {
+            return Outcome::InvalidTransition {
+                state: self.state_name(state),
+                action: action_name.to_owned(),
+                valid: self.valid_in(state),
+                terminal: self.is_terminal(),
+            };
+        }
+        // One cache for the whole firing: each guard is asked at most once.
+        let mut known: Vec<Option<bool>> = vec![None; self.machine.guards.len()];
+        for transition in &candidates {
+            let taken = match &transition.guard {
+                None => true,
+                Some(guard) => holds(&guard.expr, &mut known, guards),
+            };
+            if !taken {
+                continue;
+            }
+            let mut outputs = Vec::new();
+            let to = match transition.target {
+                None => {
+                    outputs.extend(self.output_names(&transition.emits));
+                    state
+                }
+                Some(target) => {
+                    outputs.extend(self.output_names(&self.machine.state(state).exit));
+                    outputs.extend(self.output_names(&transition.emits));
+                    outputs.extend(self.output_names(&self.machine.state(target).enter));
+                    target
+                }
+            };
+            self.state = to;
+            return Outcome::Fired {
+                from: self.state_name(state),
+                to: self.state_name(to),
+                action: action_name.to_owned(),
+                outputs,
+            };
+        }
+        Outcome::GuardRejected {
+            state: self.state_name(state),
+            action: action_name.to_owned(),
+            candidates: candidates
+                .iter()
+                .map(|t| Candidate {
+                    guard: t
+                        .guard
+                        .as_ref()
+                        .map(|g| self.machine.guard_text(&g.expr))
+                        .unwrap_or_default(),
+                    target: t.target.map(|s| self.state_name(s)),
+                })
+                .collect(),
+        }
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Reference::snapshot_in(self.machine, &self.state())
+    }
+
+    fn restore(&mut self, snapshot: &Snapshot) -> Result<(), String> {
+        if snapshot.machine() != self.machine.name {
+            return Err(format!("the snapshot is of machine `{}`", snapshot.machine()));
+        }
+        if snapshot.fingerprint() != self.machine.fingerprint() {
+            return Err(format!(
+                "fingerprint {} is not this definition's",
+                snapshot.fingerprint()
+            ));
+        }
+        self.state = self
+            .machine
+            .state_by_name(snapshot.current_state())
+            .ok_or_else(|| format!("no state `{}`", snapshot.current_state()))?;
+        Ok(())
+    }
+}
+
+/// Whether `expr` holds, evaluating `&&` and `||` left to right with short
+/// circuits and asking `guards` only for guards not in `known` yet.
+fn holds(expr: &GuardExpr, known: &mut [Option<bool>], guards: &TestGuards) -> bool {
+    match expr {
+        GuardExpr::Var(g) => *known[g.index()].get_or_insert_with(|| guards.guard(g.index())),
+        GuardExpr::Not(e) => !holds(e, known, guards),
+        GuardExpr::And(a, b) => holds(a, known, guards) && holds(b, known, guards),
+        GuardExpr::Or(a, b) => holds(a, known, guards) || holds(b, known, guards),
+    }
+}
+
+/// The id of the action at `index` of `Machine::actions`.
+fn action_id(index: usize) -> ActionId {
+    ActionId(u32::try_from(index).expect("fewer than 2^32 actions"))
+}
