@@ -1,10 +1,10 @@
 //! End-to-end tests of the `fsmc` binary: exit statuses, where output goes,
 //! and the shape of every report format.
 
+mod harness;
+
+use harness::{modified, set_modified, Scratch};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A machine without any diagnostic.
 const CLEAN: &str = "\
@@ -34,89 +34,6 @@ machine Door {
 /// A machine that parses but is not in the canonical layout.
 const MESSY: &str =
     "machine Door{initial state closed{on open->opened;}\n  state opened {on close   -> closed;}}";
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "fsmc-cli-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
-
-    /// Write `text` to `relative`, creating directories.
-    fn write(&self, relative: &str, text: &str) -> &Self {
-        let path = self.path(relative);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-        self
-    }
-
-    fn read(&self, relative: &str) -> String {
-        fs::read_to_string(self.path(relative)).unwrap()
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.0.join(relative)
-    }
-
-    /// Run `fsmc` with `args` in this directory.
-    fn fsmc(&self, args: &[&str]) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_fsmc"))
-            .args(args)
-            .current_dir(&self.0)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run fsmc");
-        Run(output)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The outcome of one run of the binary.
-struct Run(Output);
-
-impl Run {
-    fn code(&self) -> i32 {
-        self.0.status.code().expect("fsmc exited normally")
-    }
-
-    fn stdout(&self) -> String {
-        String::from_utf8(self.0.stdout.clone()).unwrap()
-    }
-
-    fn stderr(&self) -> String {
-        String::from_utf8(self.0.stderr.clone()).unwrap()
-    }
-
-    /// Assert the exit status, showing both streams when it differs.
-    fn expect(self, code: i32) -> Run {
-        assert_eq!(
-            self.code(),
-            code,
-            "stdout:\n{}\nstderr:\n{}",
-            self.stdout(),
-            self.stderr()
-        );
-        self
-    }
-
-    fn json(&self) -> Vec<serde_json::Value> {
-        serde_json::from_str(&self.stdout()).expect("stdout is a JSON array")
-    }
-}
 
 fn codes(records: &[serde_json::Value]) -> Vec<&str> {
     records.iter().map(|r| r["code"].as_str().unwrap()).collect()
@@ -479,17 +396,4 @@ fn fmt_of_a_missing_file_exits_2() {
         "{}",
         run.stderr()
     );
-}
-
-fn set_modified(path: &Path, time: std::time::SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(time)
-        .unwrap();
-}
-
-fn modified(path: &Path) -> std::time::SystemTime {
-    fs::metadata(path).unwrap().modified().unwrap()
 }
