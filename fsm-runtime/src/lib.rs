@@ -27,6 +27,8 @@
 //! - `tracing`: log every transition (machine, from, action, to) and every
 //!   rejected action at `DEBUG`, with target `fsm_runtime`. Without it the
 //!   logging compiles to nothing.
+//! - `dynamic`: [`dynamic`], machines loaded at run time (from `.fsm` text,
+//!   JSON or a builder) and run without generated code.
 //!
 //! # Generated code from a build script
 //!
@@ -36,6 +38,8 @@
 #[macro_use]
 mod value_traits;
 
+#[cfg(feature = "dynamic")]
+pub mod dynamic;
 mod fire_error;
 mod fired;
 mod machine;

@@ -1,0 +1,104 @@
+//! Machines without generated code: definitions loaded at run time and run
+//! by an interpreter with the semantics of generated code (feature
+//! `dynamic`).
+//!
+//! For an orchestrator that loads workflow definitions at run time, machines
+//! stored in a database, or definitions written by other tools. Everything
+//! goes through the one front end of `fsmc`:
+//!
+//! - a [`Definition`] comes from `.fsm` text ([`Definition::from_fsm`]), from
+//!   the JSON format of `fsmc export` ([`Definition::from_json`]), from a
+//!   [`DefinitionBuilder`], or from a checked model
+//!   ([`Definition::from_machine`]). Each passes the checks of `fsmc check`
+//!   and fails with its diagnostics ([`DefinitionError`]);
+//! - an [`Engine`] binds each guard the definition names to a closure over a
+//!   [`serde_json::Value`] ([`EngineBuilder::guard`]); a guard left unbound
+//!   fails when the engine is built ([`BindError`]);
+//! - [`Engine::fire`] takes `&self`, is atomic, and may be called from many
+//!   threads. It chooses transitions exactly as generated code does, reports
+//!   the same [`Fired`] information, and fails with errors whose messages are
+//!   word for word those of generated code ([`FireError`]), plus
+//!   [`UnknownAction`] for a name the definition has never heard of;
+//! - [`Engine::snapshot`] and [`Engine::restore`] use the [`Snapshot`]
+//!   format, machine name and fingerprint of generated code, so a snapshot
+//!   moves freely between a generated machine and an engine for the same
+//!   source.
+//!
+//! Internally every name is interned: firing by name costs one hash lookup
+//! of the action's name, and [`Engine::fire_id`] none.
+//!
+//! # Example
+//!
+//! ```
+//! use fsm_runtime::dynamic::{Definition, Engine};
+//! use serde_json::json;
+//!
+//! let definition = Definition::builder("Review")
+//!     .initial("idle")
+//!     .state("running")
+//!     .state("revising")
+//!     .terminal("done")
+//!     .transition("idle", "start", "running")
+//!     .guarded_transition("running", "review", "done", "quality_guard", 1)
+//!     .transition("running", "review", "revising")
+//!     .transition("revising", "restart", "running")
+//!     .build()?;
+//!
+//! let engine = Engine::builder(definition)
+//!     .guard("quality_guard", |input| input["score"].as_u64().is_some_and(|s| s >= 8))
+//!     .build()?;
+//!
+//! engine.fire("start", &json!({}))?;
+//! let fired = engine.fire("review", &json!({"score": 5}))?;
+//! assert_eq!((fired.from_name(), fired.to_name()), ("running", "revising"));
+//!
+//! let error = engine.fire("review", &json!({})).unwrap_err();
+//! assert_eq!(error.to_string(), "action `review` is not valid in state `revising`; valid actions: `restart`");
+//!
+//! let error = engine.fire("restrat", &json!({})).unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "unknown action `restrat` in machine `Review`; expected one of `start`, `review`, `restart` \
+//!      (did you mean `restart`?)"
+//! );
+//!
+//! engine.fire("restart", &json!({}))?;
+//! engine.fire("review", &json!({"score": 9}))?;
+//! assert!(engine.is_terminal());
+//!
+//! let snapshot = engine.snapshot();
+//! assert_eq!(snapshot.current_state(), "done");
+//! assert_eq!(snapshot.fingerprint(), engine.definition().fingerprint());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`Snapshot`]: crate::Snapshot
+
+mod bind_error;
+mod builder;
+mod builder_problem;
+mod condition;
+mod definition;
+mod definition_error;
+mod engine;
+mod engine_builder;
+mod fire_error;
+mod fired;
+mod ids;
+mod json;
+mod name_index;
+mod restore_error;
+mod tables;
+mod trace;
+
+pub use bind_error::{BindError, BindProblem};
+pub use builder::{DefinitionBuilder, TransitionDef};
+pub use builder_problem::{BuilderProblem, NameKind, StateUse};
+pub use definition::Definition;
+pub use definition_error::DefinitionError;
+pub use engine::Engine;
+pub use engine_builder::EngineBuilder;
+pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition, UnknownAction};
+pub use fired::Fired;
+pub use ids::{ActionId, OutputId, StateId};
+pub use restore_error::RestoreError;

@@ -1,0 +1,58 @@
+//! The `tracing` feature for the dynamic engine: the same events, with the
+//! same fields, as generated machines log (see `crate::trace`).
+
+use super::fire_error::FireError;
+use super::fired::Fired;
+
+/// Log a transition at `DEBUG`: machine, from, action, to, outputs.
+#[inline]
+pub(crate) fn fired(fired: &Fired<'_>) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "fsm_runtime",
+        machine = fired.definition().name(),
+        from = fired.from_name(),
+        action = fired.action_name(),
+        to = fired.to_name(),
+        outputs = fired.outputs.len(),
+        "transition"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = fired;
+}
+
+/// Log a rejected action at `DEBUG`: machine, state, action, and why. An
+/// unknown action is refused before the state is read, and is logged
+/// without one.
+#[inline]
+pub(crate) fn rejected(error: &FireError) {
+    #[cfg(feature = "tracing")]
+    match error {
+        FireError::UnknownAction(e) => tracing::debug!(
+            target: "fsm_runtime",
+            machine = e.definition.name(),
+            action = e.action(),
+            error = %error,
+            "rejected"
+        ),
+        FireError::InvalidTransition(super::fire_error::InvalidTransition {
+            state,
+            action,
+            definition,
+        })
+        | FireError::GuardRejected(super::fire_error::GuardRejected {
+            state,
+            action,
+            definition,
+        }) => tracing::debug!(
+            target: "fsm_runtime",
+            machine = definition.name(),
+            state = definition.state_name(*state),
+            action = definition.action_name(*action),
+            error = %error,
+            "rejected"
+        ),
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = error;
+}
