@@ -56,21 +56,24 @@ impl Snapshot {
     pub fn state_of<M: Machine>(&self, policy: FingerprintPolicy) -> Result<M::State, RestoreError> {
         if self.machine != M::NAME {
             return Err(RestoreError::OtherMachine {
-                expected: M::NAME,
+                expected: M::NAME.to_owned(),
                 found: self.machine.to_string(),
             });
         }
         if policy == FingerprintPolicy::Strict && self.fingerprint != M::FINGERPRINT {
             return Err(RestoreError::FingerprintMismatch {
-                machine: M::NAME,
-                expected: M::FINGERPRINT,
+                machine: M::NAME.to_owned(),
+                expected: M::FINGERPRINT.to_owned(),
                 found: self.fingerprint.to_string(),
             });
         }
         M::State::from_name(&self.current_state).ok_or_else(|| RestoreError::UnknownState {
-            machine: M::NAME,
+            machine: M::NAME.to_owned(),
             state: self.current_state.to_string(),
-            known: <M::State as Symbol>::NAMES,
+            known: <M::State as Symbol>::NAMES
+                .iter()
+                .map(|&s| s.to_owned())
+                .collect(),
         })
     }
 }
@@ -90,34 +93,36 @@ pub enum FingerprintPolicy {
     Ignore,
 }
 
-/// Why a snapshot could not be restored.
+/// Why a snapshot could not be restored, into a generated machine or a
+/// dynamic engine alike. It owns its names (restoring is no hot path, and a
+/// definition loaded at run time has no `'static` ones).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RestoreError {
     /// The snapshot belongs to another machine.
     OtherMachine {
         /// The machine restoring.
-        expected: &'static str,
+        expected: String,
         /// The machine in the snapshot.
         found: String,
     },
     /// The snapshot was taken from a different definition of the machine.
     FingerprintMismatch {
         /// The machine.
-        machine: &'static str,
-        /// The fingerprint of this build's definition.
-        expected: &'static str,
+        machine: String,
+        /// The fingerprint of the definition restoring.
+        expected: String,
         /// The fingerprint in the snapshot.
         found: String,
     },
     /// The snapshot names a state the machine does not have.
     UnknownState {
         /// The machine.
-        machine: &'static str,
+        machine: String,
         /// The state in the snapshot.
         state: String,
-        /// The machine's states.
-        known: &'static [&'static str],
+        /// The machine's states, in declaration order.
+        known: Vec<String>,
     },
 }
 
@@ -146,7 +151,7 @@ impl fmt::Display for RestoreError {
                     f,
                     "the snapshot's state `{state}` does not exist in machine `{machine}`; its states are "
                 )?;
-                write_names(f, known.iter().copied())
+                write_names(f, known.iter().map(String::as_str))
             }
         }
     }

@@ -196,7 +196,7 @@ fn restoring_another_machine_fails() {
     assert_eq!(
         error,
         RestoreError::OtherMachine {
-            expected: "Door",
+            expected: "Door".into(),
             found: "Window".into()
         }
     );

@@ -87,10 +87,10 @@ mod fired;
 mod ids;
 mod json;
 mod name_index;
-mod restore_error;
 mod tables;
 mod trace;
 
+pub use crate::RestoreError;
 pub use bind_error::{BindError, BindProblem};
 pub use builder::{DefinitionBuilder, TransitionDef};
 pub use builder_problem::{BuilderProblem, NameKind, StateUse};
@@ -101,4 +101,3 @@ pub use engine_builder::EngineBuilder;
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition, UnknownAction};
 pub use fired::Fired;
 pub use ids::{ActionId, OutputId, StateId};
-pub use restore_error::RestoreError;
