@@ -4,11 +4,12 @@
 //! generated machines that exercise every check — `fsm_grammar::check` must
 //! not panic, must be deterministic, and every span it reports (diagnostics,
 //! their secondary labels, and the model) must lie inside the text on char
-//! boundaries, because the CLI slices the text with them. For texts without
+//! boundaries, because the CLI slices the text with them; and the human, JSON
+//! and GitHub reports of `fsmc check` render them. For texts without
 //! syntax errors the formatter must succeed, be idempotent, keep every comment
 //! and keep every machine's meaning (`Machine::canonical`).
 
-use fsm_grammar::{check, Checked, Code, Span};
+use fsm_grammar::{check, report, Checked, Code, Span};
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::test_runner::TestCaseError;
@@ -43,7 +44,10 @@ fn well_formed(text: &str, checked: &Checked) -> Result<(), TestCaseError> {
         prop_assert!(!d.help.is_empty(), "{what} has no help line");
     }
     prop_assert!(
-        checked.diagnostics.windows(2).all(|w| w[0].span.start <= w[1].span.start),
+        checked
+            .diagnostics
+            .windows(2)
+            .all(|w| w[0].span.start <= w[1].span.start),
         "diagnostics are not sorted by position"
     );
     for m in &checked.model.machines {
@@ -70,11 +74,71 @@ fn well_formed(text: &str, checked: &Checked) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The three reporters of `fsmc check` render every diagnostic, whatever the text.
+fn reports_render(text: &str, checked: &Checked) -> Result<(), TestCaseError> {
+    let diagnostics = &checked.diagnostics;
+    let human = report::human("input.fsm", text, diagnostics, 80, false);
+    prop_assert_eq!(human.is_empty(), diagnostics.is_empty());
+    for d in diagnostics {
+        let code = format!("fsm::{}", d.code);
+        prop_assert!(
+            human.contains(&code),
+            "the human report lacks `{}`:\n{}",
+            code,
+            human
+        );
+    }
+
+    let records = report::json("input.fsm", text, diagnostics);
+    prop_assert_eq!(records.len(), diagnostics.len());
+    for r in &records {
+        prop_assert!(
+            r.line >= 1 && r.column >= 1,
+            "position {}:{} is not 1-based",
+            r.line,
+            r.column
+        );
+        prop_assert!(
+            (r.line, r.column) <= (r.end_line, r.end_column),
+            "`{}` ends at {}:{}, before it starts at {}:{}",
+            r.code,
+            r.end_line,
+            r.end_column,
+            r.line,
+            r.column
+        );
+    }
+    let array: serde_json::Value = serde_json::from_str(&report::json_array(&records))
+        .map_err(|e| TestCaseError::fail(format!("the JSON report does not parse: {e}")))?;
+    prop_assert_eq!(array.as_array().map(Vec::len), Some(diagnostics.len()));
+
+    let github = report::github("input.fsm", text, diagnostics);
+    prop_assert_eq!(
+        github.lines().count(),
+        diagnostics.len(),
+        "not one annotation per line:\n{}",
+        github
+    );
+    for line in github.lines() {
+        prop_assert!(
+            line.starts_with("::error file=") || line.starts_with("::warning file="),
+            "{}",
+            line
+        );
+    }
+    Ok(())
+}
+
 /// Check `text`, assert the invariants, and that a second run agrees.
 fn check_well_formed(text: &str) -> Result<Checked, TestCaseError> {
     let checked = check(text);
     well_formed(text, &checked)?;
-    prop_assert_eq!(&check(text).diagnostics, &checked.diagnostics, "check is not deterministic");
+    reports_render(text, &checked)?;
+    prop_assert_eq!(
+        &check(text).diagnostics,
+        &checked.diagnostics,
+        "check is not deterministic"
+    );
     Ok(checked)
 }
 
@@ -93,7 +157,10 @@ fn codes(checked: &Checked) -> Vec<Code> {
 }
 
 fn comments(text: &str) -> Vec<(bool, String)> {
-    fsm_grammar::comments::scan(text).into_iter().map(|c| (c.doc, c.text)).collect()
+    fsm_grammar::comments::scan(text)
+        .into_iter()
+        .map(|c| (c.doc, c.text))
+        .collect()
 }
 
 /// The formatter's contract on a text that checked as `checked`.
@@ -101,21 +168,50 @@ fn format_round_trips(text: &str, checked: &Checked) -> Result<(), TestCaseError
     let formatted = fsm_grammar::format::format(text);
     if has_syntax_error(checked) {
         // Formatting must not silently drop the machines that failed to parse.
-        prop_assert!(formatted.is_err(), "format succeeded on a text with syntax errors");
+        prop_assert!(
+            formatted.is_err(),
+            "format succeeded on a text with syntax errors"
+        );
         return Ok(());
     }
     let formatted = match formatted {
         Ok(f) => f,
-        Err(e) => return Err(TestCaseError::fail(format!("format failed on a text that parses: {e:?}"))),
+        Err(e) => {
+            return Err(TestCaseError::fail(format!(
+                "format failed on a text that parses: {e:?}"
+            )))
+        }
     };
     let again = check_well_formed(&formatted)?;
-    prop_assert!(!has_syntax_error(&again), "formatted text does not parse:\n{formatted}");
-    prop_assert_eq!(canonical(&again), canonical(checked), "format changed a machine:\n{}", formatted);
-    prop_assert_eq!(codes(&again), codes(checked), "format changed the diagnostics:\n{}", formatted);
-    prop_assert_eq!(comments(&formatted), comments(text), "format lost or changed a comment:\n{}", formatted);
+    prop_assert!(
+        !has_syntax_error(&again),
+        "formatted text does not parse:\n{formatted}"
+    );
+    prop_assert_eq!(
+        canonical(&again),
+        canonical(checked),
+        "format changed a machine:\n{}",
+        formatted
+    );
+    prop_assert_eq!(
+        codes(&again),
+        codes(checked),
+        "format changed the diagnostics:\n{}",
+        formatted
+    );
+    prop_assert_eq!(
+        comments(&formatted),
+        comments(text),
+        "format lost or changed a comment:\n{}",
+        formatted
+    );
     match fsm_grammar::format::format(&formatted) {
         Ok(twice) => prop_assert_eq!(twice, formatted, "format is not idempotent"),
-        Err(e) => return Err(TestCaseError::fail(format!("format failed on its own output: {e:?}"))),
+        Err(e) => {
+            return Err(TestCaseError::fail(format!(
+                "format failed on its own output: {e:?}"
+            )))
+        }
     }
     Ok(())
 }
@@ -163,9 +259,13 @@ machine Broken { state c { on z -> c; on z -> c; } }
 fn seeds() -> &'static [String] {
     static SEEDS: OnceLock<Vec<String>> = OnceLock::new();
     SEEDS.get_or_init(|| {
-        let files = fsm_tests::fixture_files().into_iter().chain(fsm_tests::example_files());
+        let files = fsm_tests::fixture_files()
+            .into_iter()
+            .chain(fsm_tests::example_files());
         let mut seeds: Vec<String> = files
-            .map(|p| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display())))
+            .map(|p| {
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
+            })
             .collect();
         seeds.extend(INLINE_SEEDS.iter().map(|s| s.to_string()));
         seeds
@@ -179,13 +279,66 @@ fn seeds() -> &'static [String] {
 /// Tokens and fragments inserted by mutations: the language's punctuation and
 /// keywords, odd numbers, attributes, comments, and characters outside ASCII.
 const TOKENS: &[&str] = &[
-    "{", "}", ";", ",", "->", "-", ">", "[", "]", "(", ")", "!", "&&", "||", "&", "|", "#", "on ",
-    "state ", "initial ", "terminal ", "machine ", "any ", "emit ", "enter ", "exit ", "action ",
-    "guard ", "output ", "priority ", "priority -3 ", "priority 2147483647 ", "priority 2147483648 ",
-    "priority -2147483649 ", "priority 99999999999999999999999 ", "#[allow(dead-end)]",
-    "#[allow(syntax)]", "#[allow(no-such-code)]", "#[allow()]", "///", "//", "/// doc\n",
-    "// note\n", "\n", "\r\n", "\r", "\t", " ", "x", "_", "0", "é", "日本", "🦀", "\u{FEFF}",
-    "\u{0}", "\u{200B}", "Ω", "machine M { initial state a; }", "state s { on e -> s; }",
+    "{",
+    "}",
+    ";",
+    ",",
+    "->",
+    "-",
+    ">",
+    "[",
+    "]",
+    "(",
+    ")",
+    "!",
+    "&&",
+    "||",
+    "&",
+    "|",
+    "#",
+    "on ",
+    "state ",
+    "initial ",
+    "terminal ",
+    "machine ",
+    "any ",
+    "emit ",
+    "enter ",
+    "exit ",
+    "action ",
+    "guard ",
+    "output ",
+    "priority ",
+    "priority -3 ",
+    "priority 2147483647 ",
+    "priority 2147483648 ",
+    "priority -2147483649 ",
+    "priority 99999999999999999999999 ",
+    "#[allow(dead-end)]",
+    "#[allow(syntax)]",
+    "#[allow(no-such-code)]",
+    "#[allow()]",
+    "///",
+    "//",
+    "/// doc\n",
+    "// note\n",
+    "\n",
+    "\r\n",
+    "\r",
+    "\t",
+    " ",
+    "x",
+    "_",
+    "0",
+    "é",
+    "日本",
+    "🦀",
+    "\u{FEFF}",
+    "\u{0}",
+    "\u{200B}",
+    "Ω",
+    "machine M { initial state a; }",
+    "state s { on e -> s; }",
 ];
 
 #[derive(Clone, Debug)]
@@ -280,15 +433,29 @@ fn mutated_seed() -> impl Strategy<Value = String> {
 /// Small name pools, so names repeat (duplicates, collisions, shadowing) and
 /// include contextual keywords, Rust keywords and colliding spellings.
 const STATE_NAMES: &[&str] = &[
-    "idle", "running", "done", "waiting_input", "waiting__input", "WaitingInput", "exit", "state",
-    "type", "s1",
+    "idle",
+    "running",
+    "done",
+    "waiting_input",
+    "waiting__input",
+    "WaitingInput",
+    "exit",
+    "state",
+    "type",
+    "s1",
 ];
 const ACTION_NAMES: &[&str] = &["go", "stop", "retry", "tick", "on", "emit", "priority", "self"];
 const GUARD_NAMES: &[&str] = &["a", "b", "ready", "any"];
 const OUTPUT_NAMES: &[&str] = &["log", "beep", "output", "Log"];
 const LINT_NAMES: &[&str] = &[
-    "unreachable-state", "dead-end", "no-path-to-terminal", "ambiguous-priority",
-    "unsatisfiable-guard", "unused-declaration", "syntax", "not-a-code",
+    "unreachable-state",
+    "dead-end",
+    "no-path-to-terminal",
+    "ambiguous-priority",
+    "unsatisfiable-guard",
+    "unused-declaration",
+    "syntax",
+    "not-a-code",
 ];
 
 fn guard_expr() -> impl Strategy<Value = String> {
@@ -347,7 +514,10 @@ fn transition_group() -> impl Strategy<Value = String> {
     (
         select(ACTION_NAMES),
         -1i32..=1,
-        prop::collection::vec((prop::option::weighted(0.8, guard_expr()), select(STATE_NAMES)), 2..4),
+        prop::collection::vec(
+            (prop::option::weighted(0.8, guard_expr()), select(STATE_NAMES)),
+            2..4,
+        ),
     )
         .prop_map(|(action, priority, transitions)| {
             let lines: Vec<String> = transitions
@@ -381,11 +551,23 @@ fn modifiers() -> impl Strategy<Value = &'static str> {
 
 /// Some text between items: nothing but a space, newlines, or comments.
 fn gap() -> impl Strategy<Value = &'static str> {
-    select(&[" ", "\n    ", "\n\n    ", " // why\n    ", "\n    /// What it is.\n    ", "\t"][..])
+    select(
+        &[
+            " ",
+            "\n    ",
+            "\n\n    ",
+            " // why\n    ",
+            "\n    /// What it is.\n    ",
+            "\t",
+        ][..],
+    )
 }
 
 fn joined(items: Vec<(String, &'static str)>) -> String {
-    items.into_iter().map(|(item, gap)| format!("{gap}{item}")).collect()
+    items
+        .into_iter()
+        .map(|(item, gap)| format!("{gap}{item}"))
+        .collect()
 }
 
 fn machine_item() -> impl Strategy<Value = String> {
@@ -419,8 +601,11 @@ fn machine() -> impl Strategy<Value = String> {
 }
 
 fn generated_file() -> impl Strategy<Value = String> {
-    prop::collection::vec((machine(), select(&["", "\n", "// between\n", "/// Docs.\n"][..])), 1..3)
-        .prop_map(|machines| machines.into_iter().map(|(m, gap)| format!("{gap}{m}")).collect())
+    prop::collection::vec(
+        (machine(), select(&["", "\n", "// between\n", "/// Docs.\n"][..])),
+        1..3,
+    )
+    .prop_map(|machines| machines.into_iter().map(|(m, gap)| format!("{gap}{m}")).collect())
 }
 
 // ---------------------------------------------------------------------------
