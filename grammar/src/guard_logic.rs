@@ -14,16 +14,34 @@ use crate::model::{GuardExpr, GuardId};
 /// A requirement: `expr` must evaluate to `value`.
 pub(crate) type Term<'a> = (&'a GuardExpr, bool);
 
-/// Assignments explored before giving up.
-const BUDGET: usize = 1 << 16;
+/// Term evaluations one question may cost before the answer is "unknown".
+const BUDGET: usize = 1 << 18;
+
+/// Work allowed for a series of questions, counted in term evaluations, so a
+/// check asking many questions about one huge group stays linear overall
+/// instead of paying the full budget for each.
+pub(crate) struct Budget(usize);
+
+impl Budget {
+    /// A budget of `n` term evaluations.
+    pub(crate) fn new(n: usize) -> Self {
+        Budget(n)
+    }
+
+    /// True once nothing is left: further questions would all be "unknown".
+    pub(crate) fn is_spent(&self) -> bool {
+        self.0 == 0
+    }
+}
 
 /// `Some(true)` if some assignment of the guards meets every term,
 /// `Some(false)` if none does, `None` if the search budget ran out.
 pub(crate) fn satisfiable(terms: &[Term<'_>]) -> Option<bool> {
-    satisfiable_within(terms, BUDGET)
+    satisfiable_within(terms, &mut Budget::new(BUDGET))
 }
 
-fn satisfiable_within(terms: &[Term<'_>], budget: usize) -> Option<bool> {
+/// [`satisfiable`], charging the work to `budget`.
+pub(crate) fn satisfiable_within(terms: &[Term<'_>], budget: &mut Budget) -> Option<bool> {
     let mut vars = Vec::new();
     for (e, _) in terms {
         e.vars(&mut vars);
@@ -33,7 +51,7 @@ fn satisfiable_within(terms: &[Term<'_>], budget: usize) -> Option<bool> {
     let mut search = Search {
         vars: &vars,
         assignment: Vec::with_capacity(vars.len()),
-        budget,
+        budget: &mut budget.0,
     };
     search.run(terms)
 }
@@ -46,15 +64,16 @@ pub(crate) fn can_hold(expr: &GuardExpr) -> bool {
 struct Search<'v> {
     vars: &'v [GuardId],
     assignment: Vec<(GuardId, bool)>,
-    budget: usize,
+    budget: &'v mut usize,
 }
 
 impl Search<'_> {
     fn run(&mut self, terms: &[Term<'_>]) -> Option<bool> {
-        if self.budget == 0 {
+        if *self.budget < terms.len() {
+            *self.budget = 0;
             return None;
         }
-        self.budget -= 1;
+        *self.budget -= terms.len();
         let mut decided = true;
         for (e, want) in terms {
             match self.eval(e) {
@@ -151,6 +170,6 @@ mod tests {
         }
         assert_eq!(satisfiable(&[(&e, true)]), Some(true));
         // With a tiny budget the same question is unknown, never a wrong "no".
-        assert_eq!(satisfiable_within(&[(&e, true)], 3), None);
+        assert_eq!(satisfiable_within(&[(&e, true)], &mut Budget::new(3)), None);
     }
 }

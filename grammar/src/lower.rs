@@ -84,6 +84,8 @@ struct Lowerer<'d> {
     diagnostics: &'d mut Vec<Diagnostic>,
     /// A transition was dropped and there is no telling where it went.
     incomplete: bool,
+    /// How many more "did you mean" searches this machine may run.
+    suggestions_left: usize,
     /// Where dropped transitions probably went: a misspelled target's
     /// suggestion, a duplicate state's edges.
     guessed_edges: Vec<(Source, StateId)>,
@@ -97,6 +99,7 @@ impl<'d> Lowerer<'d> {
         Lowerer {
             diagnostics,
             incomplete: false,
+            suggestions_left: MAX_SUGGESTIONS,
             guessed_edges: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
@@ -382,6 +385,11 @@ impl<'d> Lowerer<'d> {
             Some(ident) => match by_name.get(ident.name.as_str()) {
                 Some(&id) => Some(id),
                 None => {
+                    let meant = limited_closest(
+                        &mut self.suggestions_left,
+                        &ident.name,
+                        state_names.iter().map(String::as_str),
+                    );
                     self.diagnostics.push(Diagnostic::new(
                         Code::UnknownState,
                         ident.span,
@@ -390,18 +398,17 @@ impl<'d> Lowerer<'d> {
                             t.action.name, ident.name
                         ),
                         "no state with this name",
-                        suggest::help_for(
-                            &ident.name,
-                            state_names.iter().map(String::as_str),
-                            format!(
+                        match meant {
+                            Some(meant) => format!("did you mean `{meant}`?"),
+                            None => format!(
                                 "define it with `state {};` or target an existing state",
                                 ident.name
                             ),
-                        ),
+                        },
                     ));
                     // The graph checks assume the suggested state was meant;
                     // with no plausible match they cannot know, and stay silent.
-                    match suggest::closest(&ident.name, state_names.iter().map(String::as_str)) {
+                    match meant {
                         Some(meant) => self.guessed_edges.push((source, by_name[meant])),
                         None => self.incomplete = true,
                     }
@@ -452,25 +459,43 @@ impl<'d> Lowerer<'d> {
                     .map(|s| s.name.as_str())
             };
             for sym in table.list.iter().filter(|s| s.declared.is_none()) {
+                let help = match limited_closest(&mut self.suggestions_left, &sym.name, declared()) {
+                    Some(meant) => format!("did you mean `{meant}`?"),
+                    None => format!(
+                        "this machine declares its {}s, so add `{} {};`",
+                        kind.keyword(),
+                        kind.keyword(),
+                        sym.name
+                    ),
+                };
                 for &span in &sym.uses {
                     self.diagnostics.push(Diagnostic::new(
                         code,
                         span,
                         format!("{} `{}` is not declared", kind.keyword(), sym.name),
                         format!("undeclared {}", kind.keyword()),
-                        suggest::help_for(
-                            &sym.name,
-                            declared(),
-                            format!(
-                                "this machine declares its {}s, so add `{} {};`",
-                                kind.keyword(),
-                                kind.keyword(),
-                                sym.name
-                            ),
-                        ),
+                        help.clone(),
                     ));
                 }
             }
         }
     }
+}
+
+/// "Did you mean" searches per machine. Each compares one name with every
+/// candidate, so a machine with thousands of misspellings would otherwise cost
+/// their product; past this many, help falls back to the generic advice.
+const MAX_SUGGESTIONS: usize = 256;
+
+/// [`suggest::closest`], while `left` allows.
+fn limited_closest<'a>(
+    left: &mut usize,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    if *left == 0 {
+        return None;
+    }
+    *left -= 1;
+    suggest::closest(name, candidates)
 }

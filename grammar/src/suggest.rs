@@ -9,7 +9,8 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     let limit = if len <= 2 { 0 } else { (len / 3).max(1) };
     let mut best: Option<(usize, &'a str)> = None;
     for cand in candidates {
-        if cand == name {
+        // The length alone rules most candidates out without the distance.
+        if cand == name || cand.len().abs_diff(name.len()) > limit {
             continue;
         }
         let d = if cand.eq_ignore_ascii_case(name) {

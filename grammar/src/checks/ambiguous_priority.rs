@@ -5,7 +5,7 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::guard_logic;
+use crate::guard_logic::{self, Budget};
 use crate::model::{Machine, Source, TransitionId};
 use std::collections::BTreeMap;
 
@@ -28,8 +28,14 @@ fn check_list(m: &Machine, list: &[TransitionId], sink: &mut Sink<'_>) {
                 .push(t);
         }
     }
+    // One budget for the whole list: pairwise questions on a huge group stay
+    // bounded, and past the budget the remaining pairs are not judged.
+    let mut budget = Budget::new(1 << 20);
     for group in groups.values().filter(|g| g.len() > 1) {
         for (j, &later) in group.iter().enumerate().skip(1) {
+            if budget.is_spent() {
+                return;
+            }
             let b = m.transition(later);
             let gb = &b.guard.as_ref().expect("grouped transitions are guarded").expr;
             let overlap = group[..j].iter().copied().find(|&earlier| {
@@ -41,8 +47,8 @@ fn check_list(m: &Machine, list: &[TransitionId], sink: &mut Sink<'_>) {
                     .expr;
                 // Only warn when both can fire: if `later` can never fire, that
                 // is shadowing (an error) and reported there.
-                guard_logic::satisfiable(&[(ga, true), (gb, true)]) == Some(true)
-                    && guard_logic::satisfiable(&[(gb, true), (ga, false)]) == Some(true)
+                guard_logic::satisfiable_within(&[(ga, true), (gb, true)], &mut budget) == Some(true)
+                    && guard_logic::satisfiable_within(&[(gb, true), (ga, false)], &mut budget) == Some(true)
             });
             if let Some(earlier) = overlap {
                 report(m, earlier, later, sink);

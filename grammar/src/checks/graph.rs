@@ -92,11 +92,16 @@ impl Graph {
             }
         }
 
+        // `any_targets` is sorted and deduplicated: with two or more, every
+        // state has one that is not itself.
+        let any_exit = |s: StateId| match any_targets.as_slice() {
+            [] => false,
+            [only] => *only != s,
+            _ => true,
+        };
         let has_exit = m
             .state_ids()
-            .map(|s| {
-                live(s) && (succ[s.index()].iter().any(|&t| t != s) || any_targets.iter().any(|&t| t != s))
-            })
+            .map(|s| live(s) && (succ[s.index()].iter().any(|&t| t != s) || any_exit(s)))
             .collect();
 
         Graph {

@@ -10,35 +10,71 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::guard_logic::{self, Term};
-use crate::model::{Machine, Source, TransitionId};
+use crate::guard_logic::{self, Budget, Term};
+use crate::model::{ActionId, Machine, Source, TransitionId};
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+
+/// Term evaluations one candidate group may cost in all; past that, its
+/// remaining candidates are not judged (no diagnostic rather than a guess).
+const GROUP_BUDGET: usize = 1 << 20;
 
 pub(crate) fn check(m: &Machine, is_duplicate: &[bool], sink: &mut Sink<'_>) {
+    let by_priority = |list: &mut Vec<TransitionId>| list.sort_by_key(|&t| Reverse(m.transition(t).priority));
+    // The `any` candidates per action. In a state without transitions of its
+    // own on that action they are the whole group, identical in every such
+    // state: judged once, counted for all of them.
+    let mut any_groups: BTreeMap<ActionId, Vec<TransitionId>> = BTreeMap::new();
+    for &t in m.any_transitions() {
+        any_groups.entry(m.transition(t).action).or_default().push(t);
+    }
+    any_groups.values_mut().for_each(by_priority);
+    // Per action of the `any` block: how many live states write their own
+    // transitions on it (the rest see the `any` group alone).
+    let mut overriding_states: BTreeMap<ActionId, usize> = BTreeMap::new();
+    let live_states = m.states.iter().filter(|s| !s.is_terminal()).count();
     // For `any` transitions: in how many states each applies, in how many it
     // is shadowed, and one transition that shadows it.
     let mut any_applies = vec![0usize; m.transitions.len()];
     let mut any_shadowed: Vec<(usize, Option<TransitionId>)> = vec![(0, None); m.transitions.len()];
+    let mut note_any = |t: TransitionId, states: usize, by: Option<TransitionId>| {
+        any_applies[t.index()] += states;
+        if let Some(by) = by {
+            let entry = &mut any_shadowed[t.index()];
+            entry.0 += states;
+            entry.1.get_or_insert(by);
+        }
+    };
 
-    for s in m.state_ids() {
-        for (_, group) in m.candidate_groups(s) {
-            for (i, &t) in group.iter().enumerate() {
-                let tr = m.transition(t);
-                let shadower = shadowed_by(m, &group[..i], t);
-                match tr.source {
-                    Source::Any => {
-                        any_applies[t.index()] += 1;
-                        if let Some(by) = shadower {
-                            let entry = &mut any_shadowed[t.index()];
-                            entry.0 += 1;
-                            entry.1.get_or_insert(by);
-                        }
-                    }
+    for s in m.state_ids().filter(|&s| !m.state(s).is_terminal()) {
+        let mut own: BTreeMap<ActionId, Vec<TransitionId>> = BTreeMap::new();
+        for &t in m.own_transitions(s) {
+            own.entry(m.transition(t).action).or_default().push(t);
+        }
+        for action in own.keys().filter(|a| any_groups.contains_key(a)) {
+            *overriding_states.entry(*action).or_default() += 1;
+        }
+        for (action, mut group) in own {
+            // Own before `any` on equal priority: the sort is stable.
+            group.extend(any_groups.get(&action).into_iter().flatten());
+            by_priority(&mut group);
+            for (t, by) in judge(m, &group) {
+                match m.transition(t).source {
+                    Source::Any => note_any(t, 1, by),
                     Source::State(_) => {
-                        if let (Some(by), false) = (shadower, is_duplicate[t.index()]) {
+                        if let (Some(by), false) = (by, is_duplicate[t.index()]) {
                             report(m, t, by, None, sink);
                         }
                     }
                 }
+            }
+        }
+    }
+    for (action, group) in &any_groups {
+        let states = live_states - overriding_states.get(action).copied().unwrap_or(0);
+        if states > 0 {
+            for (t, by) in judge(m, group) {
+                note_any(t, states, by);
             }
         }
     }
@@ -52,32 +88,42 @@ pub(crate) fn check(m: &Machine, is_duplicate: &[bool], sink: &mut Sink<'_>) {
     }
 }
 
-/// If `t` can never fire after `earlier`, the earlier candidate to blame: the
-/// first unguarded one, or else the last guarded one.
-fn shadowed_by(m: &Machine, earlier: &[TransitionId], t: TransitionId) -> Option<TransitionId> {
-    if earlier.is_empty() {
-        return None;
+/// Each candidate of `group` (in firing order) with the earlier candidate to
+/// blame if it can never fire: the first unguarded one, or else the last
+/// guarded one before it.
+fn judge(m: &Machine, group: &[TransitionId]) -> Vec<(TransitionId, Option<TransitionId>)> {
+    let mut budget = Budget::new(GROUP_BUDGET);
+    let mut unguarded: Option<TransitionId> = None;
+    let mut earlier: Vec<Term<'_>> = Vec::new();
+    let mut out = Vec::with_capacity(group.len());
+    for (i, &t) in group.iter().enumerate() {
+        let guard = m.transition(t).guard.as_ref();
+        let by = match (unguarded, guard) {
+            (Some(u), _) => Some(u),
+            (None, _) if i == 0 => None,
+            // Past the group's budget, candidates are not judged.
+            (None, _) if budget.is_spent() => None,
+            // A guard that can never hold is `unsatisfiable-guard`, not shadowing.
+            (None, Some(g)) if !guard_logic::can_hold(&g.expr) => None,
+            // Can its guard (or, unguarded, anything) hold while every earlier guard fails?
+            (None, guard) => {
+                let mut terms = Vec::with_capacity(earlier.len() + 1);
+                terms.extend(guard.map(|g| (&g.expr, true)));
+                terms.extend_from_slice(&earlier);
+                match guard_logic::satisfiable_within(&terms, &mut budget) {
+                    Some(false) => Some(group[i - 1]),
+                    _ => None,
+                }
+            }
+        };
+        out.push((t, by));
+        match guard {
+            None if unguarded.is_none() => unguarded = Some(t),
+            Some(g) => earlier.push((&g.expr, false)),
+            None => {}
+        }
     }
-    if let Some(&u) = earlier.iter().find(|&&e| m.transition(e).guard.is_none()) {
-        return Some(u);
-    }
-    let own = m.transition(t).guard.as_ref();
-    // A guard that can never hold is `unsatisfiable-guard`, not shadowing.
-    if own.is_some_and(|g| !guard_logic::can_hold(&g.expr)) {
-        return None;
-    }
-    let mut terms: Vec<Term<'_>> = Vec::with_capacity(earlier.len() + 1);
-    terms.extend(own.map(|g| (&g.expr, true)));
-    terms.extend(
-        earlier
-            .iter()
-            .filter_map(|&e| m.transition(e).guard.as_ref())
-            .map(|g| (&g.expr, false)),
-    );
-    match guard_logic::satisfiable(&terms) {
-        Some(false) => earlier.last().copied(),
-        _ => None,
-    }
+    out
 }
 
 fn report(m: &Machine, t: TransitionId, by: TransitionId, any_states: Option<usize>, sink: &mut Sink<'_>) {

@@ -1,0 +1,64 @@
+//! The agent loop of seed 002: a coding agent whose control flow is a
+//! synchronous, pure state machine, driven by a caller that owns every piece
+//! of I/O.
+//!
+//! The machine comes from `examples/agent_loop.fsm`, shared with `fsmc check`
+//! and the workspace tests. It only decides; this crate is the caller:
+//!
+//! - [`Agent`] fires an action for each [`Event`], performs the outputs it
+//!   gets back (asks the LLM, starts tools, displays text, runs hooks) and
+//!   turns their results into further events;
+//! - [`Context`] is what the caller carries between events (the
+//!   conversation, the retry count, the tool batch) and [`Facts`] answers the
+//!   machine's guards from it;
+//! - [`ScriptedLlm`] is a deterministic fake LLM replaying a script of
+//!   streamed events;
+//! - [`ToolRunner`] runs each tool call on its own thread; results come back
+//!   through a channel in whatever order the calls finish;
+//! - [`RetryPolicy`] bounds the retries of a failed LLM request and spaces
+//!   them with exponential backoff, slept on a [`Clock`];
+//! - [`Checkpoint`] stores the machine's snapshot with the context, so a
+//!   restarted process resumes where the old one stopped.
+//!
+//! One turn: the LLM asks for a tool, gets its result, and answers.
+//!
+//! ```
+//! use agent_loop::{
+//!     Agent, Arrival, FakeClock, Latency, LlmEvent, RetryPolicy, ScriptedLlm, State, ToolCall, ToolRunner,
+//! };
+//!
+//! let llm = ScriptedLlm::new([
+//!     vec![LlmEvent::ToolCallDelta(ToolCall::new(1, "grep", "helo")), LlmEvent::Completed],
+//!     vec![LlmEvent::TextDelta("It is in src/main.rs.".to_owned()), LlmEvent::Completed],
+//! ]);
+//! let tools = ToolRunner::new(Latency::None, Arrival::AsFinished);
+//! let mut agent = Agent::new(llm, tools, FakeClock::new(), RetryPolicy::default());
+//!
+//! agent.submit("Where is the typo?")?;
+//! assert_eq!(agent.state(), State::WaitingForUserInput);
+//! assert_eq!(agent.display(), ["It is in src/main.rs."]);
+//! // The user's message, the tool call, its result, the answer.
+//! assert_eq!(agent.context().conversation().len(), 4);
+//! # Ok::<(), agent_loop::FireError>(())
+//! ```
+
+mod agent;
+mod backoff;
+mod checkpoint;
+mod context;
+mod conversation;
+mod facts;
+mod llm;
+mod tools;
+
+fsm_runtime::fsm!(file = "../agent_loop.fsm");
+
+pub use crate::agent_loop::{Action, AgentLoop, FireError, Fired, Output, State};
+pub use agent::{Agent, Event};
+pub use backoff::{Clock, FakeClock, RetryPolicy, SystemClock};
+pub use checkpoint::Checkpoint;
+pub use context::Context;
+pub use conversation::{Message, ToolCall, ToolCallId, ToolResult};
+pub use facts::Facts;
+pub use llm::{Llm, LlmEvent, ScriptedLlm};
+pub use tools::{is_mutating, run_tool, Arrival, Latency, ToolRunner};

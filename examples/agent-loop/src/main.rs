@@ -1,0 +1,117 @@
+//! A scripted session of the agent loop, traced event by event: a turn with
+//! concurrent tools, a failed request retried after a backoff, post-tool
+//! hooks, a restart from a checkpoint, a request that fails for good, and a
+//! shutdown. Run it with `cargo run -p agent-loop`.
+//!
+//! The LLM is a script and the tools are fakes, but the tools really run on
+//! threads and the backoff really sleeps (a few milliseconds); the output is
+//! the same on every run.
+
+use agent_loop::{
+    Agent, Arrival, Checkpoint, Event, Latency, LlmEvent, RetryPolicy, ScriptedLlm, State, SystemClock,
+    ToolCall, ToolRunner,
+};
+use std::time::Duration;
+
+fn main() {
+    let policy = RetryPolicy {
+        max_retries: 3,
+        base_delay: Duration::from_millis(5),
+        max_delay: Duration::from_millis(40),
+    };
+    let tools = ToolRunner::new(Latency::PerTool, Arrival::ByLatency);
+    let mut agent = Agent::new(script(), tools, SystemClock, policy);
+    let mut printed = 0;
+
+    if let Err(error) = agent.submit("Fix the typo in src/main.rs") {
+        println!("error: {error}");
+    }
+    printed = print_trace(&agent, printed);
+
+    // The next turn stops mid-request: the LLM failed and a retry is
+    // scheduled when the process goes down.
+    if let Err(error) = agent.handle(Event::UserInput("Add a changelog entry".to_owned())) {
+        println!("error: {error}");
+    }
+    while agent.state() != State::Error {
+        match agent.next_event() {
+            Some(event) => {
+                let _ = agent.handle(event);
+            }
+            None => break,
+        }
+    }
+    print_trace(&agent, printed);
+    let json = match agent.checkpoint().to_json() {
+        Ok(json) => json,
+        Err(error) => return println!("error: {error}"),
+    };
+    let checkpoint = match Checkpoint::from_json(&json) {
+        Ok(checkpoint) => checkpoint,
+        Err(error) => return println!("error: {error}"),
+    };
+    println!("--- restart: {} bytes of checkpoint", json.len());
+    println!(
+        "    machine: {}",
+        serde_json::to_string(&checkpoint.machine).unwrap_or_default()
+    );
+    println!(
+        "    context: {} messages, {} retries made",
+        checkpoint.context.conversation().len(),
+        checkpoint.context.retries()
+    );
+
+    let (llm, tools, clock) = agent.into_parts();
+    let mut agent = match Agent::resume(&checkpoint, llm, tools, clock, policy) {
+        Ok(agent) => agent,
+        Err(error) => return println!("error: {error}"),
+    };
+    agent.run();
+    printed = print_trace(&agent, 0);
+
+    if let Err(error) = agent.submit("Release it") {
+        println!("error: {error}");
+    }
+    printed = print_trace(&agent, printed);
+
+    if let Err(error) = agent.shutdown() {
+        println!("error: {error}");
+    }
+    let _ = agent.submit("Are you there?");
+    print_trace(&agent, printed);
+}
+
+/// Print the trace lines after the first `from`; return the new count.
+fn print_trace<L, C>(agent: &Agent<L, C>, from: usize) -> usize {
+    for line in &agent.trace()[from..] {
+        println!("{line}");
+    }
+    agent.trace().len()
+}
+
+fn script() -> ScriptedLlm {
+    use LlmEvent::{Completed, Error, TextDelta, ToolCallDelta};
+    let text = |text: &str| TextDelta(text.to_owned());
+    ScriptedLlm::new([
+        vec![
+            text("I'll look at the file first."),
+            ToolCallDelta(ToolCall::new(1, "read_file", "src/main.rs")),
+            ToolCallDelta(ToolCall::new(2, "grep", "helo")),
+            Completed,
+        ],
+        vec![Error("503 Service Unavailable".to_owned())],
+        vec![
+            text("Found \"helo\"; fixing it and running the tests."),
+            ToolCallDelta(ToolCall::new(3, "edit_file", "src/main.rs")),
+            ToolCallDelta(ToolCall::new(4, "bash", "cargo test")),
+            Completed,
+        ],
+        vec![text("Fixed the typo; the tests pass."), Completed],
+        vec![Error("timeout after 30s".to_owned())],
+        vec![text("Added an entry to CHANGELOG.md."), Completed],
+        vec![Error("429 Too Many Requests".to_owned())],
+        vec![Error("429 Too Many Requests".to_owned())],
+        vec![Error("429 Too Many Requests".to_owned())],
+        vec![Error("429 Too Many Requests".to_owned())],
+    ])
+}

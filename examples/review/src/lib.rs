@@ -1,0 +1,40 @@
+//! The guarded review machine of seed 000, the `FsmStrategy` execution
+//! strategy: an agent runs, its work is reviewed, and it revises until the
+//! review passes.
+//!
+//! The machine comes from `examples/review.fsm`, shared with `fsmc check` and
+//! the workspace tests. `review` has two transitions out of `running`: the one
+//! guarded by `quality_guard` has priority 1 and is tried first; the unguarded
+//! one is the fallback. This crate adds what the seed puts around the table:
+//!
+//! - [`QualityCheck`], the guard, answered from a draft's score;
+//! - [`Reviewer`], the caller's loop: review each draft, revise until one
+//!   passes or the revision budget is spent;
+//! - [`Strategy`], the machine behind a mutex, so that several threads (the
+//!   agent runner, a stop signal) can fire actions atomically.
+//!
+//! ```
+//! use review::{Action, QualityCheck, Review, State};
+//!
+//! let mut review = Review::from_state(State::Running);
+//! let low = QualityCheck { score: 40, threshold: 80 };
+//! assert_eq!(review.fire(Action::Review, &low)?.to, State::Revising);
+//!
+//! let error = review.fire(Action::Finish, &low).unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "action `finish` is not valid in state `revising`; valid actions: `restart`"
+//! );
+//! # Ok::<(), review::FireError>(())
+//! ```
+
+mod quality;
+mod reviewer;
+mod strategy;
+
+fsm_runtime::fsm!(file = "../review.fsm");
+
+pub use crate::review::{Action, FireError, Fired, Review, State};
+pub use quality::QualityCheck;
+pub use reviewer::{Draft, Outcome, Reviewer};
+pub use strategy::Strategy;
