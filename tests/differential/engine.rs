@@ -1,7 +1,7 @@
 //! What the implementations under test have in common: the [`Engine`] trait
 //! they are driven through, the guard values they are handed
 //! ([`TestGuards`]), and the engine-neutral form of what a `fire` did
-//! ([`Outcome`]), compared field by field.
+//! ([`Report`], [`Outcome`]), compared field by field.
 //!
 //! An implementation plugs in by implementing [`Engine`] over names: actions
 //! come in as `&str`, and states, actions, outputs and guards go out as
@@ -28,11 +28,11 @@ pub trait Engine {
     /// Whether the current state is terminal.
     fn is_terminal(&self) -> bool;
 
-    /// Fire the action named `action`, asking `guards` for guard values.
-    /// An engine that cannot be handed this name at all (generated code
-    /// only knows its own actions) returns [`Outcome::NotApplicable`] and
-    /// changes nothing.
-    fn fire(&mut self, action: &str, guards: &TestGuards) -> Outcome;
+    /// Fire the action named `action`, asking `guards` for guard values, in
+    /// the order the engine evaluates them. An engine that cannot be handed
+    /// this name at all (generated code only knows its own actions) reports
+    /// [`Outcome::NotApplicable`] and changes nothing.
+    fn fire(&mut self, action: &str, guards: &TestGuards) -> Report;
 
     /// A snapshot of the current state.
     fn snapshot(&self) -> Snapshot;
@@ -78,6 +78,25 @@ impl TestGuards {
     pub fn calls(&self) -> Vec<usize> {
         self.calls.borrow().clone()
     }
+
+    /// Every guard's value, by guard index, without recording anything: for
+    /// an engine that takes its guard values as data rather than asking for
+    /// them one by one (it must then report each evaluation with
+    /// [`guard`](Self::guard), in order).
+    pub fn values(&self) -> &[bool] {
+        &self.values
+    }
+}
+
+/// What an engine says about one `fire`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// What happened, with every detail.
+    pub outcome: Outcome,
+    /// How the implementation words it: the `Display` of the transition or
+    /// error it returned. The words are compared between the implementations
+    /// that have them (the reference interpreter has none, `None`).
+    pub text: Option<String>,
 }
 
 /// What firing one action did, with every detail an engine reports, as names.

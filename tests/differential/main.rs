@@ -8,23 +8,30 @@
 //! run. Agreeing means, after every `fire`: the same outcome with every detail
 //! (outputs in order, the valid actions of an `InvalidTransition` in order,
 //! the terminal flag, the rejected candidates' guard texts and targets in
-//! order), the same guards evaluated in the same order (which pins down
-//! laziness and "at most once"), and the same state, valid actions and
-//! terminal flag afterwards.
+//! order, an unknown action name refused as such), the same guards evaluated
+//! in the same order (which pins down laziness and "at most once"), and the
+//! same state, valid actions and terminal flag afterwards. Between the
+//! implementations, it also means the same words: the `Display` of every
+//! transition and error.
 //!
-//! The implementations are [`engine::Engine`]s. Today they are the generated
-//! code (`build.rs` generates every machine); the dynamic engine plugs in by
-//! implementing `Engine` and being added in [`engines_under_test`].
+//! The implementations are [`engine::Engine`]s, listed in
+//! [`engines_under_test`]: the generated code (`build.rs` generates every
+//! machine) and the dynamic engine, twice: each machine loaded from its
+//! file's text, and loaded again from the JSON the first definition exports
+//! (which must be the same machine). Snapshots must restore from each of
+//! them, and from the reference, into every other, in every state.
 //!
 //! `PROPTEST_CASES` overrides the number of random sequences per machine and
 //! `PROPTEST_RNG_SEED` fixes the seed.
 
+mod dynamic;
 mod engine;
 mod generated;
 mod reference;
 
 use engine::{Engine, Outcome, TestGuards};
 use fsm_grammar::model::Machine;
+use fsm_runtime::dynamic::Definition;
 use fsm_tests::{example_files, fixtures_dir, fsm_files, relative_name, workspace_root};
 use generated::{GeneratedMachine, MACHINES};
 use proptest::prelude::*;
@@ -34,6 +41,7 @@ use reference::Reference;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Random sequences per machine, unless `PROPTEST_CASES` says otherwise.
 const CASES: u32 = 256;
@@ -45,14 +53,20 @@ const MAX_ASSIGNMENTS: u64 = 1 << 10;
 /// How many disagreements a failing exhaustive test prints.
 const SHOWN_FAILURES: usize = 20;
 
-/// One machine, its model and its generated code.
+/// One machine: its model, its generated code and its dynamic definition.
 struct Subject {
     /// The `.fsm` file, relative to the workspace root.
     file: String,
     machine: Machine,
     generated: &'static GeneratedMachine,
-    /// A name that is not an action of the machine.
-    unknown_action: String,
+    /// The machine loaded from the file's text by the dynamic engine.
+    definition: Arc<Definition>,
+    /// The machine loaded from `definition`'s JSON export.
+    json_definition: Arc<Definition>,
+    /// Names that are not actions of the machine: one unlike any, and, when
+    /// the machine has actions, one that only differs from an action in case
+    /// (a typo the dynamic engine suggests a correction for).
+    unknown_actions: Vec<String>,
 }
 
 impl Subject {
@@ -64,17 +78,21 @@ impl Subject {
 /// The engines compared with the reference, each holding `subject`'s machine
 /// in its initial state.
 fn engines_under_test(subject: &Subject) -> Vec<Box<dyn Engine>> {
-    // The dynamic engine (`fsm_runtime::dynamic`) joins here.
-    vec![(subject.generated.engine)()]
+    vec![
+        (subject.generated.engine)(),
+        dynamic::engine("dynamic", &subject.definition, &subject.machine),
+        dynamic::engine("dynamic (from JSON)", &subject.json_definition, &subject.machine),
+    ]
 }
 
 /// Every machine of the examples and the ok and warn fixtures, paired with
-/// its generated code.
+/// its generated code and loaded by the dynamic engine.
 ///
 /// # Panics
 ///
-/// When a file has errors, or when the machines `build.rs` generated are not
-/// exactly these.
+/// When a file has errors, when the machines `build.rs` generated are not
+/// exactly these, or when the dynamic engine cannot load one, from its text
+/// or from its JSON export.
 fn subjects() -> Vec<Subject> {
     let mut files: Vec<PathBuf> = example_files();
     files.extend(fsm_files(&fixtures_dir().join("ok")));
@@ -104,15 +122,26 @@ fn subjects() -> Vec<Subject> {
                 "{file}: `{}` has more than 64 guards; widen the guard bits",
                 machine.name
             );
-            let mut unknown_action = String::from("no_such_action");
-            while machine.actions.iter().any(|a| a.name == unknown_action) {
-                unknown_action.push('_');
+            let is_action = |name: &str| machine.actions.iter().any(|a| a.name == name);
+            let mut unlike_any = String::from("no_such_action");
+            while is_action(&unlike_any) {
+                unlike_any.push('_');
             }
+            let miscased = machine
+                .actions
+                .iter()
+                .map(|a| a.name.to_uppercase())
+                .find(|name| !is_action(name));
+            let unknown_actions = [unlike_any].into_iter().chain(miscased).collect();
+            let definition = dynamic::definition(&text, &machine.name);
+            let json_definition = dynamic::definition_from_json(&definition);
             subjects.push(Subject {
                 file: file.clone(),
+                definition,
+                json_definition,
                 machine,
                 generated,
-                unknown_action,
+                unknown_actions,
             });
         }
     }
@@ -125,7 +154,7 @@ fn subjects() -> Vec<Subject> {
 }
 
 // ---------------------------------------------------------------------------
-// Generated constants and snapshots
+// Identity and snapshots
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -143,12 +172,35 @@ fn every_machine_is_generated_with_the_models_fingerprint() {
 }
 
 #[test]
+fn every_machine_is_loaded_by_the_dynamic_engine_with_the_models_name_and_fingerprint() {
+    for subject in &subjects() {
+        for (definition, source) in [
+            (&subject.definition, "text"),
+            (&subject.json_definition, "JSON export"),
+        ] {
+            let title = subject.title();
+            assert_eq!(
+                definition.name(),
+                subject.machine.name,
+                "{title}, from its {source}"
+            );
+            assert_eq!(
+                definition.fingerprint(),
+                subject.machine.fingerprint(),
+                "{title}: the fingerprint of the dynamic definition from its {source} is not the model's",
+            );
+        }
+    }
+}
+
+#[test]
 fn snapshots_round_trip_between_engines_in_every_state() {
     for subject in &subjects() {
         let machine = &subject.machine;
-        for engine in &mut engines_under_test(subject) {
+        let title = subject.title();
+        let mut engines = engines_under_test(subject);
+        for engine in &mut engines {
             let kind = engine.kind();
-            let title = subject.title();
             assert_eq!(
                 engine.snapshot(),
                 Reference::snapshot_in(machine, &machine.states[machine.initial.index()].name),
@@ -172,23 +224,78 @@ fn snapshots_round_trip_between_engines_in_every_state() {
                     "{title}: {kind} snapshot after restoring"
                 );
             }
-            let before = engine.state();
-            let state = &machine.states[0].name;
-            let refused = [
-                snapshot(&format!("{}_other", machine.name), &machine.fingerprint(), state),
-                snapshot(&machine.name, "0000000000000000", state),
-                snapshot(&machine.name, &machine.fingerprint(), "no_such_state"),
-            ];
-            for snapshot in refused {
-                assert!(
-                    engine.restore(&snapshot).is_err(),
-                    "{title}: the {kind} engine restored {snapshot:?}"
-                );
+        }
+        let state = &machine.states[0].name;
+        let refused = [
+            snapshot(&format!("{}_other", machine.name), &machine.fingerprint(), state),
+            snapshot(&machine.name, "0000000000000000", state),
+            snapshot(&machine.name, &machine.fingerprint(), "no_such_state"),
+        ];
+        for snapshot in refused {
+            // Every implementation refuses with the runtime's one
+            // `RestoreError`: in the same words.
+            let mut refusals: Vec<(&str, String)> = Vec::new();
+            for engine in &mut engines {
+                let kind = engine.kind();
+                let before = engine.state();
+                match engine.restore(&snapshot) {
+                    Ok(()) => panic!("{title}: the {kind} engine restored {snapshot:?}"),
+                    Err(error) => refusals.push((kind, error)),
+                }
                 assert_eq!(
                     engine.state(),
                     before,
                     "{title}: a refused restore moved the {kind} engine"
                 );
+            }
+            let (first_kind, first) = &refusals[0];
+            for (kind, error) in &refusals[1..] {
+                assert_eq!(
+                    error, first,
+                    "{title}: the {kind} and {first_kind} engines refuse {snapshot:?} in different words"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn snapshots_restore_from_every_engine_into_every_other_in_every_state() {
+    for subject in &subjects() {
+        let machine = &subject.machine;
+        let title = subject.title();
+        let mut engines: Vec<Box<dyn Engine + '_>> = vec![Box::new(Reference::new(machine))];
+        engines.extend(engines_under_test(subject));
+        for state in &machine.states {
+            for writer in 0..engines.len() {
+                let written = engines[writer].kind();
+                engines[writer]
+                    .restore(&Reference::snapshot_in(machine, &state.name))
+                    .unwrap_or_else(|e| {
+                        panic!(
+                            "{title}: the {written} engine cannot restore `{}`: {e}",
+                            state.name
+                        )
+                    });
+                let snapshot = engines[writer].snapshot();
+                for reader in &mut engines {
+                    let kind = reader.kind();
+                    if let Err(error) = reader.restore(&snapshot) {
+                        panic!(
+                            "{title}: the {kind} engine cannot restore the {written} engine's {snapshot:?}: {error}"
+                        );
+                    }
+                    assert_eq!(
+                        reader.state(),
+                        state.name,
+                        "{title}: the {kind} engine's state after restoring the {written} engine's snapshot"
+                    );
+                    assert_eq!(
+                        reader.snapshot(),
+                        snapshot,
+                        "{title}: the {kind} engine's snapshot after restoring the {written} engine's"
+                    );
+                }
             }
         }
     }
@@ -206,6 +313,8 @@ fn snapshot(machine: &str, fingerprint: &str, state: &str) -> fsm_runtime::Snaps
 #[derive(Debug, PartialEq, Eq)]
 struct Observation {
     outcome: Outcome,
+    /// How the engine words the outcome (`None` for the reference).
+    text: Option<String>,
     /// The guards evaluated, by name, in order.
     guards_asked: Vec<String>,
     /// What the engine says afterwards.
@@ -232,9 +341,10 @@ impl Status {
 
 fn fire(machine: &Machine, engine: &mut dyn Engine, action: &str, values: &[bool]) -> Observation {
     let guards = TestGuards::new(values.to_vec());
-    let outcome = engine.fire(action, &guards);
+    let report = engine.fire(action, &guards);
     Observation {
-        outcome,
+        outcome: report.outcome,
+        text: report.text,
         guards_asked: guards
             .calls()
             .into_iter()
@@ -244,15 +354,62 @@ fn fire(machine: &Machine, engine: &mut dyn Engine, action: &str, values: &[bool
     }
 }
 
-/// Whether `subject`'s observation agrees with the reference's. An engine
-/// that cannot be handed an unknown action name at all agrees on everything
-/// but the outcome, which it does not have.
+/// Whether `subject`'s observation agrees with the reference's, words
+/// aside (the reference has none). An engine that cannot be handed an
+/// unknown action name at all agrees on everything but the outcome, which it
+/// does not have.
 fn agrees(reference: &Observation, subject: &Observation) -> bool {
-    match (&reference.outcome, &subject.outcome) {
-        (Outcome::UnknownAction { .. }, Outcome::NotApplicable) => {
-            reference.guards_asked == subject.guards_asked && reference.after == subject.after
+    let outcome = match (&reference.outcome, &subject.outcome) {
+        (Outcome::UnknownAction { .. }, Outcome::NotApplicable) => true,
+        (expected, actual) => expected == actual,
+    };
+    outcome && reference.guards_asked == subject.guards_asked && reference.after == subject.after
+}
+
+/// When two engines that word their outcomes word one step differently, what
+/// each said. `observed` holds each engine's kind and observation of the
+/// step; every engine's words are compared with the first's.
+fn words_disagreement(machine: &Machine, observed: &[(&str, Observation)]) -> Option<String> {
+    let mut worded = observed.iter().filter(|(_, o)| o.text.is_some());
+    let (first_kind, first) = worded.next()?;
+    worded
+        .find(|(_, other)| !words_agree(machine, first, other))
+        .map(|(kind, other)| {
+            format!(
+                "the {first_kind} and {kind} engines word it differently\n    \
+                 {first_kind}: {}\n    {kind}: {}",
+                first.text.as_deref().unwrap_or_default(),
+                other.text.as_deref().unwrap_or_default(),
+            )
+        })
+}
+
+/// Whether two engines word one step the same way. Generated code cannot be
+/// handed an unknown name: its words for one are those of parsing it as an
+/// `Action`, which the dynamic engine's `UnknownAction` repeats, adding the
+/// closest action's name when it is a plausible typo.
+fn words_agree(machine: &Machine, a: &Observation, b: &Observation) -> bool {
+    let (Some(a_text), Some(b_text)) = (&a.text, &b.text) else {
+        return true;
+    };
+    match (&a.outcome, &b.outcome) {
+        (Outcome::NotApplicable, Outcome::UnknownAction { action, .. }) => {
+            *b_text == with_suggestion(a_text, machine, action)
         }
-        _ => reference == subject,
+        (Outcome::UnknownAction { action, .. }, Outcome::NotApplicable) => {
+            *a_text == with_suggestion(b_text, machine, action)
+        }
+        _ => a_text == b_text,
+    }
+}
+
+/// `parse_error`, the words of generated code for the unknown action name
+/// `action`, followed by the suggestion the dynamic engine adds.
+fn with_suggestion(parse_error: &str, machine: &Machine, action: &str) -> String {
+    let actions = machine.actions.iter().map(|a| a.name.as_str());
+    match fsm_grammar::suggest::closest(action, actions) {
+        Some(closest) => format!("{parse_error} (did you mean `{closest}`?)"),
+        None => parse_error.to_owned(),
     }
 }
 
@@ -277,8 +434,12 @@ fn describe(observation: &Observation) -> String {
         valid,
         terminal,
     } = &observation.after;
+    let words = match &observation.text {
+        Some(text) => format!("\n        in words: {text}"),
+        None => String::new(),
+    };
     format!(
-        "{}\n        guards asked: [{}]\n        then in `{state}`, valid [{}], terminal: {terminal}",
+        "{}{words}\n        guards asked: [{}]\n        then in `{state}`, valid [{}], terminal: {terminal}",
         observation.outcome,
         observation.guards_asked.join(", "),
         valid.join(", ")
@@ -319,7 +480,7 @@ fn engines_agree_with_the_reference_on_every_single_step() {
             .actions
             .iter()
             .map(|a| a.name.as_str())
-            .chain([subject.unknown_action.as_str()]);
+            .chain(subject.unknown_actions.iter().map(String::as_str));
         for state in &machine.states {
             let start = Reference::snapshot_in(machine, &state.name);
             for action in actions.clone() {
@@ -337,6 +498,7 @@ fn engines_agree_with_the_reference_on_every_single_step() {
                         .expect("the reference restores its own snapshot");
                     let expected = fire(machine, &mut reference, action, &values);
                     seen.extend(outcome_kind(&expected.outcome));
+                    let mut observed = Vec::new();
                     for mut engine in engines_under_test(subject) {
                         engine.restore(&start).unwrap_or_else(|e| {
                             panic!(
@@ -360,6 +522,15 @@ fn engines_agree_with_the_reference_on_every_single_step() {
                                 describe(&actual),
                             ));
                         }
+                        observed.push((engine.kind(), actual));
+                    }
+                    if let Some(disagreement) = words_disagreement(machine, &observed) {
+                        failures.push(format!(
+                            "{}: `{action}` in `{}` with guards {}: {disagreement}",
+                            subject.title(),
+                            state.name,
+                            guard_text(machine, &values),
+                        ));
                     }
                 }
             }
@@ -460,14 +631,14 @@ enum Pick {
     /// Any action of the machine.
     Any(Index),
     /// A name that is not an action of the machine.
-    Unknown,
+    Unknown(Index),
 }
 
 fn cases() -> impl Strategy<Value = Case> {
     let pick = prop_oneof![
         14 => any::<Index>().prop_map(Pick::Valid),
         5 => any::<Index>().prop_map(Pick::Any),
-        1 => Just(Pick::Unknown),
+        1 => any::<Index>().prop_map(Pick::Unknown),
     ];
     let step = (pick, any::<u64>()).prop_map(|(pick, guards)| Step { pick, guards });
     let mode = prop_oneof![Just(GuardMode::PerStep), any::<u64>().prop_map(GuardMode::Fixed)];
@@ -525,7 +696,9 @@ fn run(subject: &Subject, case: &Case) -> Result<(), String> {
                 }
             }
             Pick::Any(index) => any_action(subject, index),
-            Pick::Unknown => subject.unknown_action.clone(),
+            Pick::Unknown(index) => {
+                subject.unknown_actions[index.index(subject.unknown_actions.len())].clone()
+            }
         };
         let mask = match case.guards {
             GuardMode::PerStep => step.guards,
@@ -539,6 +712,7 @@ fn run(subject: &Subject, case: &Case) -> Result<(), String> {
             guard_text(machine, &values)
         );
         let expected = fire(machine, &mut reference, &action, &values);
+        let mut observed = Vec::new();
         for engine in &mut engines {
             let actual = fire(machine, engine.as_mut(), &action, &values);
             if !agrees(&expected, &actual) {
@@ -554,17 +728,25 @@ fn run(subject: &Subject, case: &Case) -> Result<(), String> {
                     describe(&actual),
                 ));
             }
+            observed.push((engine.kind(), actual));
+        }
+        if let Some(disagreement) = words_disagreement(machine, &observed) {
+            return Err(format!(
+                "{}: at step {}, {disagreement}\n{trace}",
+                subject.title(),
+                number + 1,
+            ));
         }
         let _ = writeln!(trace, "       {}", expected.outcome);
     }
     Ok(())
 }
 
-/// Any action of the machine, or the unknown name when it has none.
+/// Any action of the machine, or an unknown name when it has none.
 fn any_action(subject: &Subject, index: Index) -> String {
     let actions = &subject.machine.actions;
     if actions.is_empty() {
-        subject.unknown_action.clone()
+        subject.unknown_actions[0].clone()
     } else {
         actions[index.index(actions.len())].name.clone()
     }

@@ -24,7 +24,7 @@
 //!   outputs, then the enter outputs of the state entered; an internal one
 //!   (no target) only its own; a self transition all three.
 
-use crate::engine::{Candidate, Engine, Outcome, TestGuards};
+use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
 use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, Source, StateId, Transition};
 use fsm_runtime::Snapshot;
 use std::cmp::Reverse;
@@ -91,26 +91,9 @@ impl<'m> Reference<'m> {
             .map(|o| self.machine.outputs[o.index()].name.clone())
             .collect()
     }
-}
 
-impl Engine for Reference<'_> {
-    fn kind(&self) -> &'static str {
-        "reference"
-    }
-
-    fn state(&self) -> String {
-        self.state_name(self.state)
-    }
-
-    fn valid_actions(&self) -> Vec<String> {
-        self.valid_in(self.state)
-    }
-
-    fn is_terminal(&self) -> bool {
-        self.machine.state(self.state).is_terminal()
-    }
-
-    fn fire(&mut self, action_name: &str, guards: &TestGuards) -> Outcome {
+    /// Fire the action named `action_name`, asking `guards` for guard values.
+    fn outcome_of(&mut self, action_name: &str, guards: &TestGuards) -> Outcome {
         let state = self.state;
         let Some(index) = self.machine.actions.iter().position(|a| a.name == action_name) else {
             return Outcome::UnknownAction {
@@ -172,6 +155,32 @@ impl Engine for Reference<'_> {
                     target: t.target.map(|s| self.state_name(s)),
                 })
                 .collect(),
+        }
+    }
+}
+
+impl Engine for Reference<'_> {
+    fn kind(&self) -> &'static str {
+        "reference"
+    }
+
+    fn state(&self) -> String {
+        self.state_name(self.state)
+    }
+
+    fn valid_actions(&self) -> Vec<String> {
+        self.valid_in(self.state)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.machine.state(self.state).is_terminal()
+    }
+
+    /// The reference has no words of its own: only the outcome.
+    fn fire(&mut self, action: &str, guards: &TestGuards) -> Report {
+        Report {
+            outcome: self.outcome_of(action, guards),
+            text: None,
         }
     }
 
