@@ -403,8 +403,10 @@ mod tests {
 
     #[test]
     fn interleaving_actions_in_a_body_keeps_the_fingerprint() {
-        let a = "machine M { initial state s { on a [g] -> t; on b -> t; on a -> s; } state t { on b -> s; } }";
-        let b = "machine M { initial state s { on a [g] -> t; on a -> s; on b -> t; } state t { on b -> s; } }";
+        let a =
+            "machine M { initial state s { on a [g] -> t; on b -> t; on a -> s; } state t { on b -> s; } }";
+        let b =
+            "machine M { initial state s { on a [g] -> t; on a -> s; on b -> t; } state t { on b -> s; } }";
         assert_eq!(fingerprint(a), fingerprint(b));
     }
 
