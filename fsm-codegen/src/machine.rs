@@ -229,18 +229,21 @@ pub(crate) fn inherent_impl(
             /// and returns the outputs for the caller to perform; on error it
             /// stays where it is. Neither allocates.
             #guards_doc
+            #[inline]
             pub fn fire #generics(&mut self, action: Action #param) -> __fsm::Result<Fired, FireError> {
                 __fsm::Fire::fire(self, action, #argument)
             }
 
             /// True when firing `action` now would succeed. Changes nothing.
             #guards_doc
+            #[inline]
             pub fn can_fire #generics(&self, action: Action #param) -> bool {
                 __fsm::Fire::can_fire(self, action, #argument)
             }
 
             /// What firing `action` in `state` would do, without a machine.
             #guards_doc
+            #[inline]
             pub fn transition #generics(state: State, action: Action #param) -> __fsm::Result<Fired, FireError> {
                 <Self as __fsm::Fire<#ty>>::transition(state, action, #argument)
             }
@@ -339,6 +342,9 @@ fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenSt
     let guards = &params.guards;
     quote! {
         impl<#g: #bound ?Sized> __fsm::Fire<#g> for #machine_ident {
+            // Inlined into the caller's loop this `match` costs what a
+            // hand-written one does (see bench/README.md).
+            #[inline]
             fn transition(#state: State, action: Action, #guards: &#g) -> __fsm::Result<Fired, FireError> {
                 #body
             }

@@ -385,6 +385,7 @@ pub mod agent_loop {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -396,6 +397,7 @@ pub mod agent_loop {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -403,6 +405,7 @@ pub mod agent_loop {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -480,6 +483,7 @@ pub mod agent_loop {
         }
     }
     impl<G: Guards + ?Sized> __fsm::Fire<G> for AgentLoop {
+        #[inline]
         fn transition(
             state: State,
             action: Action,

@@ -197,6 +197,7 @@ pub mod broken {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -208,6 +209,7 @@ pub mod broken {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -215,6 +217,7 @@ pub mod broken {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -462,14 +465,17 @@ pub mod colliding {
         /// Fire `action`: on success the machine moves to the new state
         /// and returns the outputs for the caller to perform; on error it
         /// stays where it is. Neither allocates.
+        #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
+        #[inline]
         pub fn transition(
             state: State,
             action: Action,
@@ -710,14 +716,17 @@ pub mod unparsed {
         /// Fire `action`: on success the machine moves to the new state
         /// and returns the outputs for the caller to perform; on error it
         /// stays where it is. Neither allocates.
+        #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
+        #[inline]
         pub fn transition(
             state: State,
             action: Action,

@@ -240,6 +240,7 @@ pub mod door {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -251,6 +252,7 @@ pub mod door {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -258,6 +260,7 @@ pub mod door {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -331,6 +334,7 @@ pub mod door {
         }
     }
     impl<G: Guards + ?Sized> __fsm::Fire<G> for Door {
+        #[inline]
         fn transition(
             state: State,
             action: Action,

@@ -169,14 +169,17 @@ pub mod idle {
         /// Fire `action`: on success the machine moves to the new state
         /// and returns the outputs for the caller to perform; on error it
         /// stays where it is. Neither allocates.
+        #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
+        #[inline]
         pub fn transition(
             state: State,
             action: Action,
@@ -249,6 +252,7 @@ pub mod idle {
         }
     }
     impl<G: ?Sized> __fsm::Fire<G> for Idle {
+        #[inline]
         fn transition(
             _state: State,
             action: Action,
@@ -458,6 +462,7 @@ pub mod sink {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -469,6 +474,7 @@ pub mod sink {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -476,6 +482,7 @@ pub mod sink {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -547,6 +554,7 @@ pub mod sink {
         }
     }
     impl<G: Guards + ?Sized> __fsm::Fire<G> for Sink {
+        #[inline]
         fn transition(
             state: State,
             action: Action,
@@ -752,14 +760,17 @@ pub mod total {
         /// Fire `action`: on success the machine moves to the new state
         /// and returns the outputs for the caller to perform; on error it
         /// stays where it is. Neither allocates.
+        #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
+        #[inline]
         pub fn transition(
             state: State,
             action: Action,
@@ -833,6 +844,7 @@ pub mod total {
         }
     }
     impl<G: ?Sized> __fsm::Fire<G> for Total {
+        #[inline]
         fn transition(
             state: State,
             action: Action,
@@ -1052,14 +1064,17 @@ pub mod acronyms {
         /// Fire `action`: on success the machine moves to the new state
         /// and returns the outputs for the caller to perform; on error it
         /// stays where it is. Neither allocates.
+        #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
+        #[inline]
         pub fn transition(
             state: State,
             action: Action,
@@ -1133,6 +1148,7 @@ pub mod acronyms {
         }
     }
     impl<G: ?Sized> __fsm::Fire<G> for Acronyms {
+        #[inline]
         fn transition(
             state: State,
             action: Action,

@@ -264,6 +264,7 @@ pub mod r#match {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -275,6 +276,7 @@ pub mod r#match {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -282,6 +284,7 @@ pub mod r#match {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -356,6 +359,7 @@ pub mod r#match {
         }
     }
     impl<G: Guards + ?Sized> __fsm::Fire<G> for Match {
+        #[inline]
         fn transition(
             state: State,
             action: Action,
@@ -671,14 +675,17 @@ pub mod result {
         /// Fire `action`: on success the machine moves to the new state
         /// and returns the outputs for the caller to perform; on error it
         /// stays where it is. Neither allocates.
+        #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
+        #[inline]
         pub fn transition(
             state: State,
             action: Action,
@@ -752,6 +759,7 @@ pub mod result {
         }
     }
     impl<G: ?Sized> __fsm::Fire<G> for Result {
+        #[inline]
         fn transition(
             state: State,
             action: Action,
@@ -989,6 +997,7 @@ pub mod g {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G2: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -1000,6 +1009,7 @@ pub mod g {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G2: Guards + ?Sized>(
             &self,
             action: Action,
@@ -1011,6 +1021,7 @@ pub mod g {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G2: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -1082,6 +1093,7 @@ pub mod g {
         }
     }
     impl<G2: Guards + ?Sized> __fsm::Fire<G2> for G {
+        #[inline]
         fn transition(
             state: State,
             action: Action,

@@ -243,6 +243,7 @@ pub mod review {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -254,6 +255,7 @@ pub mod review {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -261,6 +263,7 @@ pub mod review {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -335,6 +338,7 @@ pub mod review {
         }
     }
     impl<G: Guards + ?Sized> __fsm::Fire<G> for Review {
+        #[inline]
         fn transition(
             state: State,
             action: Action,

@@ -366,6 +366,7 @@ pub mod semantics {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn fire<G: Guards + ?Sized>(
             &mut self,
             action: Action,
@@ -377,6 +378,7 @@ pub mod semantics {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
@@ -384,6 +386,7 @@ pub mod semantics {
         ///
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
+        #[inline]
         pub fn transition<G: Guards + ?Sized>(
             state: State,
             action: Action,
@@ -458,6 +461,7 @@ pub mod semantics {
         }
     }
     impl<G: Guards + ?Sized> __fsm::Fire<G> for Semantics {
+        #[inline]
         fn transition(
             state: State,
             action: Action,
