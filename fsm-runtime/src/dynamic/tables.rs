@@ -8,6 +8,10 @@ use super::ids::{ActionId, GuardId, OutputId, StateId};
 use fsm_grammar::model::{Machine, TransitionId};
 use std::ops::Range;
 
+/// The largest states × actions for which the dense lookup table is built
+/// (4 MiB of `u32`); larger machines binary-search each state's actions.
+const DENSE_LIMIT: usize = 1 << 20;
+
 /// A range of a flat array, in 8 bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Slice {
@@ -62,6 +66,12 @@ pub(crate) struct Tables {
     outputs: Box<[OutputId]>,
     /// Every guard expression.
     conditions: Conditions,
+    /// `group_candidates` index per (state, action), `u32::MAX` where the
+    /// action is not valid: one load instead of a search on every fire. Only
+    /// built while states × actions stays small (see [`DENSE_LIMIT`]).
+    dense: Option<Box<[u32]>>,
+    /// The number of actions: the row length of `dense`.
+    action_count: usize,
     /// Per transition of the machine: its guard as canonical text (empty
     /// when unguarded), for `GuardRejected`.
     guard_texts: Box<[Box<str>]>,
@@ -127,7 +137,21 @@ impl Tables {
             state_groups.push(Slice::since(first_group, group_actions.len()));
         }
 
+        let action_count = machine.actions.len();
+        let dense = (machine.states.len().saturating_mul(action_count) <= DENSE_LIMIT).then(|| {
+            let mut dense = vec![u32::MAX; machine.states.len() * action_count];
+            for (state, groups) in state_groups.iter().enumerate() {
+                for group in groups.range() {
+                    let action = group_actions[group].index();
+                    dense[state * action_count + action] = group as u32;
+                }
+            }
+            dense.into_boxed_slice()
+        });
+
         Tables {
+            dense,
+            action_count,
             state_groups: state_groups.into(),
             group_actions: group_actions.into(),
             group_candidates: group_candidates.into(),
@@ -149,10 +173,18 @@ impl Tables {
     /// `None` when the action is not valid there.
     #[inline]
     pub(crate) fn candidates(&self, state: StateId, action: ActionId) -> Option<&[Candidate]> {
-        let groups = self.state_groups[state.index()];
-        let position = self.group_actions[groups.range()].binary_search(&action).ok()?;
-        let group = self.group_candidates[groups.start as usize + position];
-        Some(&self.candidates[group.range()])
+        let group = match &self.dense {
+            Some(dense) => match dense[state.index() * self.action_count + action.index()] {
+                u32::MAX => return None,
+                group => group as usize,
+            },
+            None => {
+                let groups = self.state_groups[state.index()];
+                let position = self.group_actions[groups.range()].binary_search(&action).ok()?;
+                groups.start as usize + position
+            }
+        };
+        Some(&self.candidates[self.group_candidates[group].range()])
     }
 
     /// The first of `candidates` whose guard holds (an unguarded one always
