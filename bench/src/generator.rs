@@ -17,6 +17,7 @@
 //!   shadowed;
 //! - exactly the names used are declared.
 
+use crate::xorshift::XorShift;
 use std::fmt::Write as _;
 
 /// A generated machine.
@@ -103,47 +104,6 @@ const TERMINALS: &[&str] = &["done", "failed", "cancelled"];
 
 /// Transitions in the `any` block (see [`write_any_block`]).
 const ANY_TRANSITIONS: usize = 4;
-
-/// xorshift64: tiny, deterministic, good enough to shuffle a workload.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> Self {
-        // xorshift never leaves 0.
-        XorShift(seed.max(1))
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// Uniform-enough in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True with probability `percent` / 100.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    /// `k` distinct indices below `n` (`k <= n`).
-    fn distinct(&mut self, k: usize, n: usize) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::with_capacity(k);
-        while out.len() < k {
-            let i = self.below(n);
-            if !out.contains(&i) {
-                out.push(i);
-            }
-        }
-        out
-    }
-}
 
 /// The transitions a state writes for one action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,25 @@
-//! Workloads for the front-end benchmark: a deterministic generator of large,
-//! realistic `.fsm` machines that check clean.
+//! Benchmarks of fsmc, each a binary under `src/bin/`:
 //!
-//! The benchmark binary is `check_throughput` (`src/bin/check_throughput.rs`).
+//! - `check_throughput`: the front end (`fsm_grammar::check`, `parse`,
+//!   `format`) on large generated machines ([`generator`]), and with
+//!   `--adversarial`, on the shapes that once made it quadratic
+//!   ([`adversarial`]);
+//! - `runtime_speed`: ns per event of the agent machine of seed 002 in the
+//!   generated code, a hand-written `match`, smlang, statig, rust-fsm, the
+//!   dynamic engine and a literal rendering of seed 000's design
+//!   ([`subjects`]), over one random [`trace`];
+//! - `compile_time`: the incremental `cargo build` of a crate holding a
+//!   200-state, 1,000-transition machine through `fsm!` against the same
+//!   machine in smlang ([`compile_bench`]).
 
+pub mod adversarial;
+pub mod agent;
+pub mod alloc_counter;
+pub mod compile_bench;
 pub mod generator;
+pub mod harness;
+pub mod host;
+pub mod subjects;
+pub mod table;
+pub mod trace;
+pub mod xorshift;

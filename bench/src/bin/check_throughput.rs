@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput
 //! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput -- --emit /tmp/fsm-bench
+//! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput -- --adversarial
 //! ```
 //!
 //! Generates machines of 1,000, 10,000 and 100,000 transitions (see
@@ -14,8 +15,15 @@
 //!
 //! `--emit DIR` writes the machines to `DIR/bench_{1k,10k,100k}.fsm` instead,
 //! so the whole CLI can be timed with e.g. `hyperfine 'fsmc check DIR/bench_100k.fsm'`.
+//!
+//! `--adversarial` times `check` on the shapes of `fsm_bench::adversarial`
+//! instead, each at two sizes (the second twice the first), and prints the
+//! growth of the time: about 2 when the checks are linear, 4 when quadratic.
 
+use fsm_bench::adversarial::{self, Shape};
 use fsm_bench::generator::{self, Generated};
+use fsm_bench::host;
+use fsm_bench::table::{bytes, millis, thousands};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,22 +33,26 @@ use std::time::{Duration, Instant};
 const SIZES: &[(usize, usize)] = &[(1_000, 11), (10_000, 11), (100_000, 5)];
 
 const USAGE: &str = "\
-usage: check_throughput [--sizes N,N,...] [--runs N] [--emit DIR]
+usage: check_throughput [--sizes N,N,...] [--runs N] [--emit DIR] [--adversarial]
 
   --sizes N,N,...  machine sizes in transitions (default 1000,10000,100000)
   --runs N         timed runs per size and phase (default 11, and 5 from 100000 on)
   --emit DIR       write the machines to DIR/bench_<size>.fsm and exit, for timing
-                   `fsmc check` by hand (e.g. with hyperfine)";
+                   `fsmc check` by hand (e.g. with hyperfine)
+  --adversarial    time `check` on the adversarial shapes instead, at two sizes each
+                   (runs default to 5)";
 
 struct Options {
     sizes: Vec<(usize, usize)>,
     emit: Option<PathBuf>,
+    adversarial: Option<usize>,
 }
 
 fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut sizes: Vec<usize> = SIZES.iter().map(|&(n, _)| n).collect();
     let mut runs: Option<usize> = None;
     let mut emit = None;
+    let mut adversarial = false;
     let mut args = args;
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("`{flag}` needs a value"));
@@ -62,6 +74,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
                 });
             }
             "--emit" => emit = Some(PathBuf::from(value("--emit")?)),
+            "--adversarial" => adversarial = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unexpected argument `{other}`")),
         }
@@ -70,7 +83,11 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
         .into_iter()
         .map(|n| (n, runs.unwrap_or(if n >= 100_000 { 5 } else { 11 })))
         .collect();
-    Ok(Options { sizes, emit })
+    Ok(Options {
+        sizes,
+        emit,
+        adversarial: adversarial.then_some(runs.unwrap_or(5)),
+    })
 }
 
 fn main() -> ExitCode {
@@ -85,6 +102,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(runs) = options.adversarial {
+        run_adversarial(runs);
+        return ExitCode::SUCCESS;
+    }
     match &options.emit {
         Some(dir) => emit(dir, &options.sizes),
         None => {
@@ -175,6 +196,7 @@ struct Row {
 }
 
 fn run(sizes: &[(usize, usize)]) {
+    println!("Machine: {}\n", host::summary());
     println!(
         "fsm-grammar front end on generated machines (seed {:#x}); wall time per call, median and min of N runs\n",
         generator::SEED
@@ -256,41 +278,62 @@ fn print_row(row: &Row, phase: &str, t: Timing, diagnostics: &str) {
         thousands(row.states as u64),
         bytes(row.bytes),
         row.runs,
-        duration(t.median),
-        duration(t.min),
+        millis(t.median),
+        millis(t.min),
         row.bytes as f64 / 1e6 / secs,
         thousands((row.transitions as f64 / secs) as u64),
     );
 }
 
-fn duration(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1e3;
-    if ms >= 100.0 {
-        format!("{ms:.0} ms")
-    } else if ms >= 10.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.2} ms")
-    }
+/// `check` on one adversarial machine.
+struct AdversarialRow {
+    size: usize,
+    bytes: usize,
+    check: Timing,
+    diagnostics: usize,
 }
 
-/// Decimal units, like the MB/s column.
-fn bytes(n: usize) -> String {
-    if n >= 1_000_000 {
-        format!("{:.2} MB", n as f64 / 1e6)
-    } else {
-        format!("{:.0} kB", n as f64 / 1e3)
-    }
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
+fn run_adversarial(runs: usize) {
+    println!("Machine: {}\n", host::summary());
+    println!(
+        "`fsm_grammar::check` on adversarial machines; wall time per call, median and min of {runs} runs\n"
+    );
+    println!("| shape | size | text | median | min | diagnostics | growth for 2× size |");
+    println!("|:---|---:|---:|---:|---:|---:|---:|");
+    for shape in adversarial::SHAPES {
+        let rows: Vec<AdversarialRow> = [shape.size, 2 * shape.size]
+            .into_iter()
+            .map(|size| adversarial_row(shape, size, runs))
+            .collect();
+        let growth = rows[1].check.median.as_secs_f64() / rows[0].check.median.as_secs_f64();
+        for (i, row) in rows.iter().enumerate() {
+            println!(
+                "| {} | {} {} | {} | {} | {} | {} | {} |",
+                shape.name,
+                thousands(row.size as u64),
+                shape.unit,
+                bytes(row.bytes),
+                millis(row.check.median),
+                millis(row.check.min),
+                thousands(row.diagnostics as u64),
+                if i == 1 {
+                    format!("{growth:.2}×")
+                } else {
+                    String::new()
+                },
+            );
         }
-        out.push(c);
     }
-    out
+    println!("\nLoad average at the end: {}.", host::load_average());
+}
+
+fn adversarial_row(shape: &Shape, size: usize, runs: usize) -> AdversarialRow {
+    let text = (shape.build)(size);
+    let diagnostics = fsm_grammar::check(&text).diagnostics.len();
+    AdversarialRow {
+        size,
+        bytes: text.len(),
+        check: time(runs, || fsm_grammar::check(&text)),
+        diagnostics,
+    }
 }
