@@ -13,6 +13,7 @@ mod export;
 mod files;
 mod fmt;
 mod graph;
+mod history;
 mod import;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +41,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Draw a machine as a Mermaid, DOT or SVG diagram.
     Graph(graph::GraphArgs),
+    /// Print the history a stored snapshot carries, as a table.
+    History(history::HistoryArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -52,6 +55,7 @@ fn main() -> std::process::ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Import(args) => import::run(&args),
         Command::Graph(args) => graph::run(&args),
+        Command::History(args) => history::run(&args),
     };
     exit.into()
 }

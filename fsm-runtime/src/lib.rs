@@ -12,6 +12,11 @@
 //!   action did not fire. Neither allocates;
 //! - [`Snapshot`], a machine's state stored with the machine's name and the
 //!   fingerprint of its definition, and [`RestoreError`];
+//! - [`History`], the transitions a machine took, with their times (every
+//!   one or the last N), which a [`Snapshot`] can carry; [`Recorded`], a
+//!   machine that records its own;
+//! - [`Shared`], a machine many threads fire at atomically, recording a
+//!   history in the order the machine really moved;
 //! - [`Symbol`], the generated enums seen generically.
 //!
 //! The machine performs no I/O and calls nothing but its guards. The caller
@@ -29,6 +34,9 @@
 //!   logging compiles to nothing.
 //! - `dynamic`: [`dynamic`], machines loaded at run time (from `.fsm` text,
 //!   JSON or a builder) and run without generated code.
+//! - `store`: [`store`], durable snapshots by instance id: the
+//!   [`Store`](store::Store) trait, whose saves are compare-and-swaps on a
+//!   version, and [`FileStore`](store::FileStore), one JSON file per instance.
 //!
 //! # Generated code from a build script
 //!
@@ -42,15 +50,23 @@ mod value_traits;
 pub mod dynamic;
 mod fire_error;
 mod fired;
+mod history;
 mod machine;
+mod shared;
 mod snapshot;
+#[cfg(feature = "store")]
+pub mod store;
 mod symbol;
 mod symbol_serde;
 mod trace;
 
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
+pub use history::{
+    Clock, History, HistoryEntry, ParseTimestampError, Recorded, Retention, SystemClock, Timestamp,
+};
 pub use machine::{Fire, Machine, NoGuards};
+pub use shared::Shared;
 pub use snapshot::{FingerprintPolicy, RestoreError, Snapshot};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 

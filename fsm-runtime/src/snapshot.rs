@@ -1,23 +1,31 @@
 //! Snapshots: a machine's current state with enough identity to restore it
 //! safely later, possibly into a newer build.
 
+use crate::history::{History, HistoryEntry};
 use crate::machine::Machine;
 use crate::symbol::{write_names, Symbol};
 use std::borrow::Cow;
 use std::fmt;
 
-/// A machine's state, stored.
+/// A machine's state, stored, and optionally its history.
 ///
 /// With the `serde` feature it serializes to
-/// `{"type": "fsm", "machine": "Door", "fingerprint": "…", "current_state": "opened"}`.
+/// `{"type": "fsm", "machine": "Door", "fingerprint": "…", "current_state": "opened"}`,
+/// followed by `"history": [...]` (see [`HistoryEntry`]) when it carries
+/// history entries; without entries the field is left out, so a snapshot
+/// without history reads and writes exactly as before histories existed.
 ///
 /// Taking a snapshot does not allocate; reading one back (from JSON, or with
-/// [`Snapshot::new`] from owned strings) does.
+/// [`Snapshot::new`] from owned strings) does, and so does attaching a
+/// history.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Snapshot {
     machine: Cow<'static, str>,
     fingerprint: Cow<'static, str>,
     current_state: Cow<'static, str>,
+    /// Sequence numbers increase, whether the entries came from a
+    /// [`History`] or were deserialized (which checks).
+    history: Vec<HistoryEntry>,
 }
 
 impl Snapshot {
@@ -32,7 +40,22 @@ impl Snapshot {
             machine: machine.into(),
             fingerprint: fingerprint.into(),
             current_state: current_state.into(),
+            history: Vec::new(),
         }
+    }
+
+    /// This snapshot, carrying the entries `history` keeps (replacing any it
+    /// carried). [`History::resumed_from`] and
+    /// [`Recorded::restore`](crate::Recorded::restore) read them back.
+    pub fn with_history(mut self, history: &History) -> Self {
+        self.history = history.iter().cloned().collect();
+        self
+    }
+
+    /// The history entries it carries, oldest first; empty when it was taken
+    /// without a history.
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
     }
 
     /// The name of the machine.
@@ -162,20 +185,27 @@ impl std::error::Error for RestoreError {}
 #[cfg(feature = "serde")]
 mod serde_impls {
     use super::Snapshot;
+    use crate::history::{check_order, HistoryEntry};
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
     use std::fmt;
 
     const TYPE: &str = "fsm";
-    const FIELDS: &[&str] = &["type", "machine", "fingerprint", "current_state"];
+    const FIELDS: &[&str] = &["type", "machine", "fingerprint", "current_state", "history"];
 
     impl serde::Serialize for Snapshot {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut s = serializer.serialize_struct("Snapshot", 4)?;
+            let has_history = !self.history.is_empty();
+            let mut s = serializer.serialize_struct("Snapshot", 4 + usize::from(has_history))?;
             s.serialize_field("type", TYPE)?;
             s.serialize_field("machine", &*self.machine)?;
             s.serialize_field("fingerprint", &*self.fingerprint)?;
             s.serialize_field("current_state", &*self.current_state)?;
+            if has_history {
+                s.serialize_field("history", &self.history)?;
+            } else {
+                s.skip_field("history")?;
+            }
             s.end()
         }
     }
@@ -187,6 +217,13 @@ mod serde_impls {
     }
 
     struct SnapshotVisitor;
+
+    /// The snapshot, with `history` checked.
+    fn with_history<E: de::Error>(mut snapshot: Snapshot, history: Vec<HistoryEntry>) -> Result<Snapshot, E> {
+        check_order(&history).map_err(E::custom)?;
+        snapshot.history = history;
+        Ok(snapshot)
+    }
 
     fn check_type<E: de::Error>(found: &str) -> Result<(), E> {
         if found == TYPE {
@@ -210,12 +247,19 @@ mod serde_impls {
             let mut machine: Option<String> = None;
             let mut fingerprint: Option<String> = None;
             let mut current_state: Option<String> = None;
+            let mut history: Option<Vec<HistoryEntry>> = None;
             while let Some(key) = map.next_key::<String>()? {
                 let slot = match key.as_str() {
                     "type" => &mut kind,
                     "machine" => &mut machine,
                     "fingerprint" => &mut fingerprint,
                     "current_state" => &mut current_state,
+                    "history" => {
+                        if history.replace(map.next_value()?).is_some() {
+                            return Err(de::Error::custom("duplicate field `history`"));
+                        }
+                        continue;
+                    }
                     // Unknown fields are skipped, so stores may add their own.
                     _ => {
                         map.next_value::<de::IgnoredAny>()?;
@@ -228,11 +272,12 @@ mod serde_impls {
                 *slot = Some(map.next_value()?);
             }
             check_type(&kind.ok_or_else(|| de::Error::missing_field("type"))?)?;
-            Ok(Snapshot::new(
+            let snapshot = Snapshot::new(
                 machine.ok_or_else(|| de::Error::missing_field("machine"))?,
                 fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?,
                 current_state.ok_or_else(|| de::Error::missing_field("current_state"))?,
-            ))
+            );
+            with_history(snapshot, history.unwrap_or_default())
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Snapshot, A::Error> {
@@ -241,7 +286,10 @@ mod serde_impls {
                     .ok_or_else(|| de::Error::invalid_length(index, &self))
             };
             check_type(&next(0)?)?;
-            Ok(Snapshot::new(next(1)?, next(2)?, next(3)?))
+            let snapshot = Snapshot::new(next(1)?, next(2)?, next(3)?);
+            // The history is optional, and last.
+            let history = seq.next_element()?.unwrap_or_default();
+            with_history(snapshot, history)
         }
     }
 }

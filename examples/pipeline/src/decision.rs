@@ -1,0 +1,272 @@
+//! The decision table of seed 001: what to do next, from the statuses alone.
+//!
+//! | Statuses                                   | Decision                     |
+//! |--------------------------------------------|------------------------------|
+//! | run `delivered`                            | archive: nothing left to do  |
+//! | run `failed`                               | report the failure           |
+//! | run `delivering`                           | deliver `final.md`           |
+//! | a phase `failed`                           | fail the run, notify         |
+//! | final phase `completed`                    | start delivering             |
+//! | a phase `paused`                           | wait for the user / resume   |
+//! | next phase `pending`                       | spawn it                     |
+//! | phase `running` past its timeout + grace   | mark it failed               |
+//! | phase `running` with workers to start      | start them                   |
+//! | phase `running`, within its limit          | wait                         |
+//!
+//! It reads only stored statuses (and whether a phase is overdue), never
+//! what the orchestrator did before: after a crash, the next trigger reaches
+//! the same decision, so an action cut short is simply taken again.
+
+use crate::machines::{phase, run, worker};
+use crate::workflow::Mode;
+
+/// One phase, as the table sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseView {
+    /// The phase's status.
+    pub state: phase::State,
+    /// Its workers' statuses, in definition order.
+    pub workers: Vec<worker::State>,
+    /// How the phase runs its workers.
+    pub mode: Mode,
+    /// Whether it has been running longer than its timeout plus the grace.
+    pub overdue: bool,
+}
+
+/// What the orchestrator does next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The result was delivered: archive, stop.
+    Archive,
+    /// The run failed: report it, stop.
+    ReportFailure,
+    /// Write `final.md` to the outbox and record the delivery.
+    Deliver,
+    /// Phase `phase` failed: fail the run.
+    FailRun {
+        /// Its index.
+        phase: usize,
+    },
+    /// The final phase completed: start delivering.
+    StartDelivery,
+    /// Phase `phase` waits for the user: stop until resumed.
+    Pause {
+        /// Its index.
+        phase: usize,
+    },
+    /// The user resumed after phase `phase`.
+    Resume {
+        /// Its index.
+        phase: usize,
+    },
+    /// Every earlier phase completed: spawn phase `phase`.
+    SpawnPhase {
+        /// Its index.
+        phase: usize,
+    },
+    /// Phase `phase` ran out of time.
+    TimeOut {
+        /// Its index.
+        phase: usize,
+    },
+    /// Start workers `workers` of running phase `phase`.
+    StartWorkers {
+        /// The phase's index.
+        phase: usize,
+        /// The workers' indexes in the phase.
+        workers: Vec<usize>,
+    },
+    /// Nothing to do until a worker finishes or time passes.
+    Wait,
+}
+
+/// The row of the decision table that applies. `resume` is the user's
+/// request to go on after a paused phase.
+pub fn decide(run: run::State, phases: &[PhaseView], resume: bool) -> Decision {
+    match run {
+        run::State::Delivered => return Decision::Archive,
+        run::State::Failed => return Decision::ReportFailure,
+        run::State::Delivering => return Decision::Deliver,
+        run::State::Running => {}
+    }
+    if let Some(phase) = phases.iter().position(|view| view.state == phase::State::Failed) {
+        return Decision::FailRun { phase };
+    }
+    if phases
+        .last()
+        .is_some_and(|view| view.state == phase::State::Completed)
+    {
+        return Decision::StartDelivery;
+    }
+    let Some(current) = phases
+        .iter()
+        .position(|view| view.state != phase::State::Completed)
+    else {
+        return Decision::Wait;
+    };
+    let view = &phases[current];
+    match view.state {
+        phase::State::Paused if resume => Decision::Resume { phase: current },
+        phase::State::Paused => Decision::Pause { phase: current },
+        phase::State::Pending => Decision::SpawnPhase { phase: current },
+        phase::State::Running if view.overdue => Decision::TimeOut { phase: current },
+        phase::State::Running => {
+            let workers = workers_to_start(view);
+            if workers.is_empty() {
+                Decision::Wait
+            } else {
+                Decision::StartWorkers {
+                    phase: current,
+                    workers,
+                }
+            }
+        }
+        phase::State::Completed | phase::State::Failed => unreachable!("handled above"),
+    }
+}
+
+/// The pending workers of a running phase that may start now: all of them in
+/// a parallel phase; in a sequential one, the first, once no other runs.
+fn workers_to_start(view: &PhaseView) -> Vec<usize> {
+    let pending = view
+        .workers
+        .iter()
+        .enumerate()
+        .filter(|(_, state)| **state == worker::State::Pending)
+        .map(|(index, _)| index);
+    match view.mode {
+        Mode::Parallel => pending.collect(),
+        Mode::Sequential => {
+            if view.workers.contains(&worker::State::Running) {
+                Vec::new()
+            } else {
+                pending.take(1).collect()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use phase::State as P;
+    use worker::State as W;
+
+    fn view(state: P, workers: &[W]) -> PhaseView {
+        PhaseView {
+            state,
+            workers: workers.to_vec(),
+            mode: Mode::Parallel,
+            overdue: false,
+        }
+    }
+
+    fn seed(collect: P, a: W, b: W, synthesis: P, synthesizer: W) -> Vec<PhaseView> {
+        vec![
+            view(collect, &[a, b]),
+            PhaseView {
+                mode: Mode::Sequential,
+                ..view(synthesis, &[synthesizer])
+            },
+        ]
+    }
+
+    #[test]
+    fn a_new_run_spawns_the_first_phase() {
+        let phases = seed(P::Pending, W::Pending, W::Pending, P::Pending, W::Pending);
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::SpawnPhase { phase: 0 }
+        );
+    }
+
+    #[test]
+    fn a_running_phase_starts_its_pending_workers_then_waits() {
+        let phases = seed(P::Running, W::Pending, W::Running, P::Pending, W::Pending);
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::StartWorkers {
+                phase: 0,
+                workers: vec![0]
+            }
+        );
+        let phases = seed(P::Running, W::Completed, W::Running, P::Pending, W::Pending);
+        assert_eq!(decide(run::State::Running, &phases, false), Decision::Wait);
+    }
+
+    #[test]
+    fn a_sequential_phase_starts_one_worker_at_a_time() {
+        let mut phase = view(P::Running, &[W::Completed, W::Running, W::Pending, W::Pending]);
+        phase.mode = Mode::Sequential;
+        assert_eq!(
+            decide(run::State::Running, std::slice::from_ref(&phase), false),
+            Decision::Wait
+        );
+        phase.workers[1] = W::Completed;
+        assert_eq!(
+            decide(run::State::Running, &[phase], false),
+            Decision::StartWorkers {
+                phase: 0,
+                workers: vec![2]
+            }
+        );
+    }
+
+    #[test]
+    fn all_workers_done_and_the_next_phase_pending_spawns_it() {
+        let phases = seed(P::Completed, W::Completed, W::Completed, P::Pending, W::Pending);
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::SpawnPhase { phase: 1 }
+        );
+    }
+
+    #[test]
+    fn the_final_phase_completed_starts_delivery() {
+        let phases = seed(
+            P::Completed,
+            W::Completed,
+            W::Completed,
+            P::Completed,
+            W::Completed,
+        );
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::StartDelivery
+        );
+        assert_eq!(decide(run::State::Delivering, &phases, false), Decision::Deliver);
+        assert_eq!(decide(run::State::Delivered, &phases, false), Decision::Archive);
+    }
+
+    #[test]
+    fn an_overdue_phase_times_out_and_a_failed_one_fails_the_run() {
+        let mut phases = seed(P::Running, W::Completed, W::Running, P::Pending, W::Pending);
+        phases[0].overdue = true;
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::TimeOut { phase: 0 }
+        );
+        phases[0].state = P::Failed;
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::FailRun { phase: 0 }
+        );
+        assert_eq!(
+            decide(run::State::Failed, &phases, false),
+            Decision::ReportFailure
+        );
+    }
+
+    #[test]
+    fn a_paused_phase_waits_for_the_user() {
+        let phases = seed(P::Paused, W::Completed, W::Completed, P::Pending, W::Pending);
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::Pause { phase: 0 }
+        );
+        assert_eq!(
+            decide(run::State::Running, &phases, true),
+            Decision::Resume { phase: 0 }
+        );
+    }
+}

@@ -1,0 +1,457 @@
+//! The orchestrator: the only writer of statuses.
+//!
+//! On every trigger (a heartbeat every `poll` while it waits) it runs the
+//! same steps, holding nothing in memory between them:
+//!
+//! 1. load every status from the store;
+//! 2. reconcile: a running worker whose output file exists is `completed`,
+//!    whatever the status said; one whose process is gone without an output
+//!    is `failed`; a phase whose workers all completed is `completed` (or
+//!    `paused`);
+//! 3. consult the [decision table](crate::decision) and act on its row.
+//!
+//! Every status change is a compare-and-swap save, made before the effect it
+//! announces when the effect can be repeated (spawning a phase, delivering),
+//! and after it when it cannot (starting a worker process, whose session
+//! lock tells a later orchestrator that it started). A `kill -9` at any point
+//! therefore leaves statuses from which the next run reaches the same
+//! decision. Two orchestrators on one directory are safe too: whoever saves
+//! second gets a conflict, reloads, and decides again.
+
+use crate::atomic_file;
+use crate::decision::{decide, Decision, PhaseView};
+use crate::error::Error;
+use crate::machines::{phase, run, worker, PhaseFacts};
+use crate::run_dir::{RunDir, RunRecord};
+use crate::session::{self, Session};
+use crate::status::{Status, StatusStore, Stored};
+use fsm_runtime::{Fire, Fired, Machine, NoGuards, Symbol};
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, SystemTime};
+
+/// How the orchestrator runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The program to run workers with (`<exe> worker --dir … --role …`).
+    pub worker_program: PathBuf,
+    /// How long each worker works.
+    pub work: Duration,
+    /// How long to wait between triggers when there is nothing to do.
+    pub poll: Duration,
+    /// How long past its timeout a phase may run before it is failed (the
+    /// seed's 120 s).
+    pub grace: Duration,
+    /// Go on after a paused phase.
+    pub resume: bool,
+}
+
+/// How a run of the orchestrator ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The result is in the outbox (now or by an earlier run).
+    Delivered {
+        /// `DIR/outbox/final.md`.
+        path: PathBuf,
+    },
+    /// A phase with `pause_after` completed; run again with `resume`.
+    Paused {
+        /// The phase.
+        phase: String,
+    },
+    /// A phase failed.
+    Failed {
+        /// The phase.
+        phase: String,
+    },
+}
+
+/// What one trigger did.
+enum Step {
+    /// Statuses changed: trigger again at once.
+    Progress,
+    /// Nothing to do until a worker finishes or time passes.
+    Wait,
+    /// The run is over for now.
+    Done(Outcome),
+}
+
+/// Runs the orchestrator on the run in `dir` until the result is delivered,
+/// the run pauses, or it fails. `out` gets one line per status change and
+/// per message to the user.
+pub fn run(
+    dir: &RunDir,
+    record: &RunRecord,
+    options: &Options,
+    out: &mut dyn Write,
+) -> Result<Outcome, Error> {
+    dir.create_dirs()?;
+    let mut orchestrator = Orchestrator {
+        dir,
+        record,
+        options,
+        store: StatusStore::open(&dir.status())?,
+        out,
+        children: Vec::new(),
+    };
+    loop {
+        match orchestrator.trigger() {
+            Ok(Step::Progress) => {}
+            Ok(Step::Wait) => {
+                orchestrator.reap();
+                std::thread::sleep(options.poll);
+            }
+            Ok(Step::Done(outcome)) => return Ok(outcome),
+            Err(error) if error.is_conflict() => {
+                orchestrator.say(format_args!("{error}; reloading"))?;
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// The guards of `Phase` for actions that have none.
+const NO_FACTS: PhaseFacts = PhaseFacts {
+    all_workers_done: false,
+    final_phase: false,
+    pause_after: false,
+};
+
+struct Orchestrator<'a> {
+    dir: &'a RunDir,
+    record: &'a RunRecord,
+    options: &'a Options,
+    store: StatusStore,
+    out: &'a mut dyn Write,
+    /// Workers this process started, reaped when they exit. Workers started
+    /// by an earlier orchestrator are not its children; their lock files
+    /// say whether they run.
+    children: Vec<Child>,
+}
+
+impl Orchestrator<'_> {
+    fn trigger(&mut self) -> Result<Step, Error> {
+        let mut status = self.store.load(&self.record.definition)?;
+        self.reconcile(&mut status)?;
+        let views = self.views(&status)?;
+        let decision = decide(status.run.machine.state(), &views, self.options.resume);
+        self.act(decision, &mut status)
+    }
+
+    /// Brings the statuses in line with the files: outputs that exist and
+    /// worker processes that are gone.
+    fn reconcile(&mut self, status: &mut Status) -> Result<(), Error> {
+        let definition = &self.record.definition;
+        for (p, phase_def) in definition.phases.iter().enumerate() {
+            if status.phases[p].machine.state() != phase::State::Running {
+                continue;
+            }
+            for (w, worker_def) in phase_def.workers.iter().enumerate() {
+                if status.workers[p][w].machine.state() != worker::State::Running {
+                    continue;
+                }
+                // Look at the lock first: once it is free, no worker can
+                // write the output any more, so a missing output is final.
+                let lock = self.dir.session(&worker_def.role);
+                let session = Session::probe(&lock).map_err(Error::io("locking", &lock))?;
+                let output = worker_def.output();
+                if self.dir.output(&output).exists() {
+                    let note = format!("{output} exists");
+                    self.fire(
+                        &mut status.workers[p][w],
+                        worker::Action::OutputDetected,
+                        &NoGuards,
+                        &note,
+                    )?;
+                } else if let Session::Free(_) = session {
+                    self.fire(
+                        &mut status.workers[p][w],
+                        worker::Action::SessionLost,
+                        &NoGuards,
+                        "its process exited without writing its output",
+                    )?;
+                    self.say(format_args!(
+                        "notify user: worker {} was lost; phase {} will fail at its timeout",
+                        worker_def.role, phase_def.id
+                    ))?;
+                }
+            }
+            let all_done = status.workers[p]
+                .iter()
+                .all(|stored| stored.machine.state() == worker::State::Completed);
+            if all_done {
+                let facts = PhaseFacts {
+                    all_workers_done: true,
+                    final_phase: p + 1 == definition.phases.len(),
+                    pause_after: phase_def.pause_after,
+                };
+                self.fire(
+                    &mut status.phases[p],
+                    phase::Action::OutputDetected,
+                    &facts,
+                    "all its workers completed",
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The phases as the decision table sees them.
+    ///
+    /// A phase's clock is the wall clock: its start was recorded by another
+    /// process, maybe before a reboot, which no monotonic clock survives. A
+    /// step of the system clock moves its deadline too.
+    fn views(&self, status: &Status) -> Result<Vec<PhaseView>, Error> {
+        let now = SystemTime::now();
+        let definition = &self.record.definition;
+        definition
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(p, phase_def)| {
+                let state = status.phases[p].machine.state();
+                let overdue = if state == phase::State::Running {
+                    // The phase's clock starts with its first worker.
+                    let mut started: Option<SystemTime> = None;
+                    for worker_def in &phase_def.workers {
+                        let lock = self.dir.session(&worker_def.role);
+                        let at = session::started_at(&lock).map_err(Error::io("reading", &lock))?;
+                        started = match (started, at) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        };
+                    }
+                    let limit = Duration::from_secs(phase_def.timeout()) + self.options.grace;
+                    let elapsed = |started| now.duration_since(started).unwrap_or_default();
+                    started.is_some_and(|started| elapsed(started) > limit)
+                } else {
+                    false
+                };
+                Ok(PhaseView {
+                    state,
+                    workers: status.workers[p]
+                        .iter()
+                        .map(|stored| stored.machine.state())
+                        .collect(),
+                    mode: phase_def.mode,
+                    overdue,
+                })
+            })
+            .collect()
+    }
+
+    fn act(&mut self, decision: Decision, status: &mut Status) -> Result<Step, Error> {
+        let definition = &self.record.definition;
+        match decision {
+            Decision::Archive => {
+                let path = self.dir.delivered();
+                self.say(format_args!(
+                    "result delivered to {}; run archived",
+                    path.display()
+                ))?;
+                Ok(Step::Done(Outcome::Delivered { path }))
+            }
+            Decision::ReportFailure => {
+                let phase = status
+                    .phases
+                    .iter()
+                    .zip(&definition.phases)
+                    .find(|(stored, _)| stored.machine.state() == phase::State::Failed)
+                    .map_or_else(String::new, |(_, phase_def)| phase_def.id.clone());
+                Ok(Step::Done(Outcome::Failed { phase }))
+            }
+            Decision::Deliver => {
+                self.deliver()?;
+                self.fire(
+                    &mut status.run,
+                    run::Action::Delivered,
+                    &NoGuards,
+                    "final.md is in the outbox",
+                )?;
+                Ok(Step::Progress)
+            }
+            Decision::FailRun { phase } => {
+                self.fire(&mut status.run, run::Action::PhaseFailed, &NoGuards, "")?;
+                self.say(format_args!(
+                    "notify user: phase {} failed",
+                    definition.phases[phase].id
+                ))?;
+                Ok(Step::Progress)
+            }
+            Decision::StartDelivery => {
+                let note = "the final phase completed";
+                self.fire(&mut status.run, run::Action::FinalPhaseCompleted, &NoGuards, note)?;
+                Ok(Step::Progress)
+            }
+            Decision::Pause { phase } => {
+                let phase_def = &definition.phases[phase];
+                let outputs: Vec<String> = phase_def.workers.iter().map(|w| w.output()).collect();
+                self.say(format_args!(
+                    "phase {} completed with {}; paused: run again with --resume to go on",
+                    phase_def.id,
+                    outputs.join(", ")
+                ))?;
+                Ok(Step::Done(Outcome::Paused {
+                    phase: phase_def.id.clone(),
+                }))
+            }
+            Decision::Resume { phase } => {
+                let note = "resumed by the user";
+                self.fire(&mut status.phases[phase], phase::Action::Resume, &NO_FACTS, note)?;
+                Ok(Step::Progress)
+            }
+            Decision::SpawnPhase { phase } => {
+                self.fire(&mut status.phases[phase], phase::Action::Spawn, &NO_FACTS, "")?;
+                Ok(Step::Progress)
+            }
+            Decision::TimeOut { phase } => {
+                for stored in &mut status.workers[phase] {
+                    if stored.machine.state() == worker::State::Running {
+                        self.fire(stored, worker::Action::Timeout, &NoGuards, "")?;
+                    }
+                }
+                let phase_def = &definition.phases[phase];
+                let note = format!(
+                    "running longer than {} s + {} s",
+                    phase_def.timeout(),
+                    self.options.grace.as_secs()
+                );
+                self.fire(
+                    &mut status.phases[phase],
+                    phase::Action::Timeout,
+                    &NO_FACTS,
+                    &note,
+                )?;
+                Ok(Step::Progress)
+            }
+            Decision::StartWorkers { phase, workers } => {
+                for w in workers {
+                    self.start_worker(status, phase, w)?;
+                }
+                Ok(Step::Progress)
+            }
+            Decision::Wait => Ok(Step::Wait),
+        }
+    }
+
+    /// Starts worker `w` of phase `p`, unless a process already runs it or
+    /// its output already exists.
+    fn start_worker(&mut self, status: &mut Status, p: usize, w: usize) -> Result<(), Error> {
+        let worker_def = &self.record.definition.phases[p].workers[w];
+        let stored = &mut status.workers[p][w];
+        let lock = self.dir.session(&worker_def.role);
+        let free = match Session::probe(&lock).map_err(Error::io("locking", &lock))? {
+            Session::Running => {
+                // Started by an orchestrator killed before it could record it.
+                let note = "its process was already running";
+                self.fire(stored, worker::Action::Spawn, &NoGuards, note)?;
+                return Ok(());
+            }
+            Session::Free(free) => free,
+        };
+        let output = worker_def.output();
+        if self.dir.output(&output).exists() {
+            let note = format!("{output} exists");
+            self.fire(stored, worker::Action::OutputDetected, &NoGuards, &note)?;
+            return Ok(());
+        }
+        // Check the transition before starting the process it announces.
+        let fired =
+            <worker::Worker as Fire>::transition(stored.machine.state(), worker::Action::Spawn, &NoGuards)
+                .map_err(|error| Error::Transition {
+                    id: stored.id.clone(),
+                    message: error.to_string(),
+                })?;
+        debug_assert_eq!(fired.outputs, [worker::Output::StartSession]);
+        let mut command = Command::new(&self.options.worker_program);
+        command
+            .arg("worker")
+            .arg("--dir")
+            .arg(self.dir.root())
+            .arg("--role")
+            .arg(&worker_def.role)
+            .arg("--work-ms")
+            .arg(self.options.work.as_millis().to_string())
+            .stdout(Stdio::null());
+        let child = free
+            .start(command)
+            .map_err(Error::io("starting a worker with", &self.options.worker_program))?;
+        self.children.push(child);
+        self.fire(stored, worker::Action::Spawn, &NoGuards, "")?;
+        Ok(())
+    }
+
+    /// Puts the final worker's output in the outbox as `final.md`, unless an
+    /// earlier attempt did: the file is created only if missing, so
+    /// repeating this after a crash delivers nothing twice.
+    fn deliver(&mut self) -> Result<(), Error> {
+        let source = self.dir.output(&self.record.definition.final_worker().output());
+        let result = fs::read(&source).map_err(Error::io("reading", &source))?;
+        let target = self.dir.delivered();
+        if atomic_file::create_new(&target, &result).map_err(Error::io("delivering", &target))? {
+            self.say(format_args!("delivered {}", target.display()))?;
+            return Ok(());
+        }
+        let delivered = fs::read(&target).map_err(Error::io("reading", &target))?;
+        if delivered != result {
+            return Err(Error::Run(format!(
+                "{} exists but differs from {}; it was not written by this run, so it is \
+                 left alone: move it away and run again",
+                target.display(),
+                source.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fires `action` on a status and saves it; logs the change.
+    fn fire<M, G>(
+        &mut self,
+        stored: &mut Stored<M>,
+        action: M::Action,
+        guards: &G,
+        note: &str,
+    ) -> Result<Fired<M>, Error>
+    where
+        M: Fire<G>,
+        G: ?Sized,
+    {
+        let fired = self.store.fire(stored, action, guards)?;
+        self.log(&stored.id, &fired, note)?;
+        Ok(fired)
+    }
+
+    fn log<M: Machine>(&mut self, id: &str, fired: &Fired<M>, note: &str) -> Result<(), Error> {
+        if fired.from == fired.to {
+            return Ok(());
+        }
+        let mut line = format!("{id}: {} -> {}", fired.from.name(), fired.to.name());
+        if !fired.outputs.is_empty() {
+            let outputs: Vec<&str> = fired.outputs.iter().map(|output| output.name()).collect();
+            line.push_str(&format!(" [{}]", outputs.join(", ")));
+        }
+        if !note.is_empty() {
+            line.push_str(&format!(": {note}"));
+        }
+        self.say(format_args!("{line}"))
+    }
+
+    fn say(&mut self, message: std::fmt::Arguments<'_>) -> Result<(), Error> {
+        writeln!(self.out, "{message}")
+            .and_then(|()| self.out.flush())
+            .map_err(|source| Error::Io {
+                doing: "writing to",
+                path: PathBuf::from("standard output"),
+                source,
+            })
+    }
+
+    /// Collects the exit status of workers that finished, so they do not
+    /// linger as zombies while the orchestrator runs.
+    fn reap(&mut self) {
+        self.children
+            .retain_mut(|child| !matches!(child.try_wait(), Ok(Some(_))));
+    }
+}

@@ -1,0 +1,302 @@
+//! Whole runs of the `pipeline` binary: delivery, resuming, two orchestrators
+//! at once, timeouts, lost workers, pauses, and bad input.
+
+mod common;
+
+use common::{assert_delivered, load, orchestrator, orchestrator_working, run, starts, stderr, stdout};
+use pipeline::machines::{phase, run as run_machine, worker};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Writes a one-pipeline `workflows.json` whose phases are the seed's, with
+/// `collect`'s timeout and `pause_after` replaced.
+fn workflows(dir: &Path, timeout: u64, pause_after: bool) -> PathBuf {
+    let text = format!(
+        r#"{{"research": {{"phases": [
+            {{"id": "collect", "mode": "parallel", "pause_after": {pause_after}, "workers": [
+                {{"role": "researcher-a", "model": "sonnet", "timeout": {timeout}, "task": "A"}},
+                {{"role": "researcher-b", "model": "sonnet", "timeout": {timeout}, "task": "B"}}]}},
+            {{"id": "synthesis", "mode": "sequential", "workers": [
+                {{"role": "synthesizer", "model": "opus", "timeout": 420, "final": true,
+                  "reads": ["researcher-a.md", "researcher-b.md"], "task": "S"}}]}}
+        ]}}}}"#
+    );
+    let path = dir.join("workflows.json");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// Waits until `path` exists.
+fn wait_for(path: &Path) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_run_delivers_the_synthesis_and_a_second_run_only_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(orchestrator(dir.path()).args(["--topic", "kill -9"]));
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    for line in [
+        "phase.collect: pending -> running [spawn_workers]",
+        "worker.researcher-a: pending -> running [start_session]",
+        "worker.researcher-b: running -> completed: researcher-b.md exists",
+        "phase.collect: running -> completed [mark_worker_completed, spawn_next_phase]: \
+         all its workers completed",
+        "phase.synthesis: running -> completed [mark_worker_completed, deliver_result, \
+         archive_run]: all its workers completed",
+        "run: running -> delivering [deliver_result]: the final phase completed",
+        "run: delivering -> delivered [archive_run]: final.md is in the outbox",
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
+    }
+    assert_delivered(dir.path());
+
+    let delivered = fs::read_to_string(dir.path().join("outbox/final.md")).unwrap();
+    assert!(
+        delivered.starts_with("# synthesizer\n\nTopic: kill -9\n"),
+        "{delivered}"
+    );
+    assert!(delivered.contains("## From researcher-a.md\n\n# researcher-a\n"));
+    assert!(delivered.contains("## From researcher-b.md\n\n# researcher-b\n"));
+
+    let again = run(&mut orchestrator(dir.path()));
+    assert!(again.status.success());
+    let dir_text = dir.path().display();
+    assert_eq!(
+        stdout(&again),
+        format!(
+            "pipeline research on \"kill -9\" in {dir_text}\n\
+             result delivered to {dir_text}/outbox/final.md; run archived\n"
+        )
+    );
+}
+
+#[test]
+fn status_prints_the_seed_shaped_json() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(run(&mut orchestrator(dir.path())).status.success());
+    let output = run(std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .args(["status", "--dir"])
+        .arg(dir.path()));
+    assert!(output.status.success(), "{output:?}");
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({
+            "pipeline": "research",
+            "topic": "FSA architecture",
+            "current_phase": 1,
+            "phases": [
+                {"id": "collect", "status": "completed", "workers": {
+                    "researcher-a": {"status": "completed"},
+                    "researcher-b": {"status": "completed"}}},
+                {"id": "synthesis", "status": "completed", "workers": {
+                    "synthesizer": {"status": "completed"}}},
+            ],
+            "run": "delivered",
+            "result_delivered": true,
+        })
+    );
+}
+
+#[test]
+fn two_orchestrators_started_at_once_deliver_once() {
+    for _ in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let first = orchestrator(dir.path()).spawn().unwrap();
+        let second = orchestrator(dir.path()).spawn().unwrap();
+        for output in [
+            first.wait_with_output().unwrap(),
+            second.wait_with_output().unwrap(),
+        ] {
+            assert!(output.status.success(), "{output:?}");
+            assert!(stdout(&output).contains("run archived"));
+        }
+        // Each worker started once, and `final.md` created once (the
+        // loser of the race found it and checked its contents).
+        assert_delivered(dir.path());
+    }
+}
+
+#[test]
+fn a_phase_past_its_timeout_fails_and_a_late_output_does_not_revive_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let definition = workflows(dir.path(), 0, false);
+    let run_dir = dir.path().join("run");
+    let output = run(orchestrator_working(&run_dir, 300)
+        .arg("--workflows")
+        .arg(&definition)
+        .args(["--grace-secs", "0"]));
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(stdout(&output)
+        .contains("phase.collect: running -> failed [notify_user]: running longer than 0 s + 0 s"));
+    assert!(stdout(&output).contains("notify user: phase collect failed"));
+    assert_eq!(
+        stderr(&output),
+        "error: phase collect failed; the run is over (failures are not retried)\n"
+    );
+
+    // The workers finish after the timeout: their outputs change nothing.
+    wait_for(&run_dir.join("researcher-a.md"));
+    wait_for(&run_dir.join("researcher-b.md"));
+    let again = run(orchestrator(&run_dir).args(["--grace-secs", "0"]));
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+    let (_, status) = load(&run_dir).unwrap();
+    assert_eq!(status.phases[0].machine.state(), phase::State::Failed);
+    assert_eq!(status.phases[1].machine.state(), phase::State::Pending);
+    for stored in &status.workers[0] {
+        assert_eq!(stored.machine.state(), worker::State::Failed);
+    }
+    assert_eq!(status.run.machine.state(), run_machine::State::Failed);
+    assert!(!run_dir.join("synthesizer.md").exists());
+    assert!(!run_dir.join("outbox/final.md").exists());
+    assert_eq!(starts(&run_dir).get("synthesizer"), None);
+}
+
+#[test]
+fn a_worker_that_dies_without_output_is_failed_and_its_phase_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let definition = workflows(dir.path(), 1, false);
+    let run_dir = dir.path().join("run");
+    let output = run(orchestrator(&run_dir)
+        .arg("--workflows")
+        .arg(&definition)
+        .args(["--grace-secs", "0"])
+        .env(pipeline::worker::CRASH_ENV, "researcher-b"));
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "worker.researcher-b: running -> failed: its process exited without writing its \
+             output"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("notify user: worker researcher-b was lost"));
+    assert!(text.contains("phase.collect: running -> failed [notify_user]"));
+    let (_, status) = load(&run_dir).unwrap();
+    assert_eq!(status.workers[0][0].machine.state(), worker::State::Completed);
+    assert_eq!(status.workers[0][1].machine.state(), worker::State::Failed);
+    assert_eq!(status.phases[0].machine.state(), phase::State::Failed);
+    assert_eq!(starts(&run_dir).get("researcher-b"), Some(&1), "not retried");
+}
+
+#[test]
+fn a_phase_with_pause_after_waits_for_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let definition = workflows(dir.path(), 600, true);
+    let run_dir = dir.path().join("run");
+    let output = run(orchestrator(&run_dir).arg("--workflows").arg(&definition));
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout(&output).contains(
+        "phase collect completed with researcher-a.md, researcher-b.md; paused: run again \
+         with --resume to go on"
+    ));
+    assert!(stdout(&output)
+        .contains("phase.collect: running -> paused [mark_worker_completed, summarize_to_user]"));
+
+    // Without --resume it stays paused.
+    assert!(run(&mut orchestrator(&run_dir)).status.success());
+    let (_, status) = load(&run_dir).unwrap();
+    assert_eq!(status.phases[0].machine.state(), phase::State::Paused);
+    assert_eq!(starts(&run_dir).get("synthesizer"), None);
+
+    let resumed = run(orchestrator(&run_dir).arg("--resume"));
+    assert!(resumed.status.success(), "{resumed:?}");
+    assert!(stdout(&resumed)
+        .contains("phase.collect: paused -> completed [spawn_next_phase]: resumed by the user"));
+    assert_delivered(&run_dir);
+}
+
+#[test]
+fn resuming_with_another_topic_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(run(&mut orchestrator(dir.path())).status.success());
+    let output = run(orchestrator(dir.path()).args(["--topic", "something else"]));
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {} holds a run with --topic \"FSA architecture\", not \"something else\"; \
+             leave --topic out to resume it, or choose another --dir\n",
+            dir.path().display()
+        )
+    );
+}
+
+#[test]
+fn a_bad_definition_is_reported_and_nothing_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("workflows.json");
+    fs::write(
+        &path,
+        r#"{"research": {"phases": [{"id": "collect", "mode": "parallel", "workers": [
+            {"role": "a", "model": "m", "timeout": 1, "task": "t", "reads": ["z.md"]}]}]}}"#,
+    )
+    .unwrap();
+    let run_dir = dir.path().join("run");
+    let output = run(orchestrator(&run_dir).arg("--workflows").arg(&path));
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: pipeline definition: pipeline \"research\": phases[0].workers[0].reads[0] \
+         \"z.md\" is not the output of a worker of an earlier phase\n\
+         pipeline \"research\": no worker is `\"final\": true`; one must be\n"
+    );
+    assert!(!run_dir.join("run.json").exists());
+}
+
+#[test]
+fn an_unknown_pipeline_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(orchestrator(dir.path()).args(["--pipeline", "content"]));
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: pipeline definition: there is no pipeline \"content\"; workflows.json defines \
+         research\n"
+    );
+}
+
+#[test]
+fn status_of_a_directory_without_a_run_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+        .args(["status", "--dir"])
+        .arg(dir.path()));
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        format!("error: {} holds no run\n", dir.path().display())
+    );
+}
+
+#[test]
+fn a_corrupt_status_is_reported_with_its_path_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(run(&mut orchestrator(dir.path())).status.success());
+    let path = dir.path().join("status/phase.collect.json");
+    fs::write(&path, "{\"version\": 2, \"snap").unwrap();
+    let output = run(&mut orchestrator(dir.path()));
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.starts_with(&format!(
+            "error: status store: the stored data of instance `phase.collect` at {} is \
+             corrupt: invalid JSON",
+            path.display()
+        )),
+        "{message}"
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\"version\": 2, \"snap");
+}

@@ -1,0 +1,146 @@
+//! End-to-end tests of `fsmc history`: the table it prints for snapshots and
+//! store files written by `fsm-runtime`, and its errors and exit statuses.
+
+mod harness;
+
+use fsm_runtime::store::{FileStore, Store};
+use fsm_runtime::{History, Snapshot};
+use harness::Scratch;
+use std::num::NonZeroUsize;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// Seed 004's run: started at 2026-01-10T09:32:15Z, then one step a second.
+fn seed_history(mut history: History) -> History {
+    let steps = [
+        ("idle", "start", "executing"),
+        ("executing", "heartbeat", "executing"),
+        ("executing", "error", "failed"),
+    ];
+    for (second, (from, action, to)) in (1_768_037_535..).zip(steps) {
+        let at = UNIX_EPOCH + Duration::from_secs(second);
+        history = history.with_clock(move || at);
+        history.record_names(from, action, to);
+    }
+    history
+}
+
+fn seed_snapshot() -> Snapshot {
+    Snapshot::new("Execution", "0123456789abcdef", "failed").with_history(&seed_history(History::new()))
+}
+
+const SEED_TABLE: &str = "\
+seq  time                      from       action     to
+  0  2026-01-10T09:32:15.000Z  idle       start      executing
+  1  2026-01-10T09:32:16.000Z  executing  heartbeat  executing
+  2  2026-01-10T09:32:17.000Z  executing  error      failed
+";
+
+#[test]
+fn prints_a_snapshots_history_as_a_table() {
+    let dir = Scratch::new();
+    dir.write(
+        "run.json",
+        &serde_json::to_string_pretty(&seed_snapshot()).unwrap(),
+    );
+    let run = dir.fsmc(&["history", "run.json"]).expect(0);
+    assert_eq!(run.stdout(), SEED_TABLE);
+    assert_eq!(run.stderr(), "");
+}
+
+#[test]
+fn prints_the_history_in_a_store_file() {
+    let dir = Scratch::new();
+    let store = FileStore::open(dir.path("instances")).unwrap();
+    let version = store.save("run-1", 0, &seed_snapshot()).unwrap();
+    store.save("run-1", version, &seed_snapshot()).unwrap();
+    let run = dir.fsmc(&["history", "instances/run-1.json"]).expect(0);
+    assert_eq!(run.stdout(), SEED_TABLE);
+}
+
+#[test]
+fn a_bounded_history_shows_where_it_starts() {
+    let dir = Scratch::new();
+    let history = seed_history(History::bounded(NonZeroUsize::new(2).unwrap()));
+    let snapshot = Snapshot::new("Execution", "0123456789abcdef", "failed").with_history(&history);
+    dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());
+    let run = dir.fsmc(&["history", "run.json"]).expect(0);
+    assert_eq!(
+        run.stdout(),
+        "\
+seq  time                      from       action     to
+  1  2026-01-10T09:32:16.000Z  executing  heartbeat  executing
+  2  2026-01-10T09:32:17.000Z  executing  error      failed
+"
+    );
+}
+
+#[test]
+fn a_snapshot_without_history_is_an_error() {
+    let dir = Scratch::new();
+    let snapshot = Snapshot::new("Execution", "0123456789abcdef", "idle");
+    dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());
+    let run = dir.fsmc(&["history", "run.json"]).expect(1);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        "error: `run.json` has no history: its snapshot of machine `Execution` (in state `idle`) was \
+         saved without one; record one with `fsm_runtime::Recorded` or `Shared::recording`\n"
+    );
+}
+
+#[test]
+fn input_that_is_not_a_snapshot_is_an_error() {
+    let dir = Scratch::new();
+    let cases = [
+        (
+            "notes.txt",
+            "hello",
+            "`notes.txt` is not JSON: expected value at line 1 column 1",
+        ),
+        (
+            "seed.json",
+            r#"{"id": "execution_fsm_v1", "current_state": "idle", "history": []}"#,
+            "`seed.json` is not a snapshot: missing field `type`",
+        ),
+        (
+            "graph.json",
+            r#"{"type": "graph", "machine": "M", "fingerprint": "f", "current_state": "a"}"#,
+            "`graph.json` is not a snapshot: not an fsm snapshot: `type` is `graph`, expected `fsm`",
+        ),
+        (
+            "bad-time.json",
+            r#"{"type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "a", "history": [
+                {"seq": 0, "from": "a", "to": "a", "action": "x", "timestamp": "2026-01-10 09:32:15"}]}"#,
+            "`bad-time.json` is not a snapshot: `2026-01-10 09:32:15` is not an RFC 3339 timestamp like \
+             `2026-01-10T09:32:15Z`: expected `T` between the date and the time",
+        ),
+        (
+            "store.json",
+            r#"{"version": 1, "snapshot": {"type": "fsm", "machine": "M"}}"#,
+            "`store.json` is a store file whose `snapshot` is invalid: missing field `fingerprint`",
+        ),
+        (
+            "list.json",
+            "[]",
+            "`list.json` is not a snapshot: expected a JSON object",
+        ),
+    ];
+    for (file, text, message) in cases {
+        dir.write(file, text);
+        let run = dir.fsmc(&["history", file]).expect(1);
+        assert_eq!(run.stdout(), "", "{file}");
+        assert_eq!(run.stderr(), format!("error: {message}\n"), "{file}");
+    }
+}
+
+#[test]
+fn a_file_that_cannot_be_read_is_trouble() {
+    let dir = Scratch::new();
+    let run = dir.fsmc(&["history", "missing.json"]).expect(2);
+    assert!(
+        run.stderr().starts_with("error: cannot read `missing.json`: "),
+        "{}",
+        run.stderr()
+    );
+    dir.fsmc(&["history"]).expect(2);
+}

@@ -1,0 +1,168 @@
+//! One recorded transition.
+
+use super::timestamp::Timestamp;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A transition a machine took, as a [`History`](crate::History) recorded
+/// it: names rather than typed values, so that generated machines and
+/// dynamic engines share one format.
+///
+/// With the `serde` feature it serializes to
+/// `{"seq": 0, "from": "idle", "to": "executing", "action": "start", "timestamp": "2026-01-10T09:32:15.000Z"}`.
+/// This is the `history` record of seed 004 (`from`, `to`, `timestamp`,
+/// `reason`) with the action as the reason, plus the sequence number.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct HistoryEntry {
+    pub(super) seq: u64,
+    pub(super) from: Cow<'static, str>,
+    pub(super) to: Cow<'static, str>,
+    pub(super) action: Cow<'static, str>,
+    pub(super) at: Timestamp,
+}
+
+impl HistoryEntry {
+    /// The entry's sequence number: how many transitions the history had
+    /// recorded before this one. Consecutive entries have consecutive numbers;
+    /// dropping old entries never renumbers the rest.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The state the transition left.
+    pub fn from(&self) -> &str {
+        &self.from
+    }
+
+    /// The action that fired it.
+    pub fn action(&self) -> &str {
+        &self.action
+    }
+
+    /// The state it entered; the same as [`from`](HistoryEntry::from) for
+    /// internal transitions and self-transitions.
+    pub fn to(&self) -> &str {
+        &self.to
+    }
+
+    /// When it fired.
+    pub fn at(&self) -> Timestamp {
+        self.at
+    }
+}
+
+/// `` #3 2026-01-10T09:32:15.000Z `idle` --start--> `executing` ``
+impl fmt::Display for HistoryEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "#{} {} `{}` --{}--> `{}`",
+            self.seq, self.at, self.from, self.action, self.to
+        )
+    }
+}
+
+/// Why a list of entries cannot be a history: a sequence number that does
+/// not increase. Entries may skip numbers (a store may drop some), but never
+/// go back.
+#[cfg(feature = "serde")]
+pub(crate) fn check_order(entries: &[HistoryEntry]) -> Result<(), String> {
+    match entries.windows(2).find(|pair| pair[1].seq <= pair[0].seq) {
+        Some(pair) => Err(format!(
+            "history entries must have increasing `seq`: {} follows {}",
+            pair[1].seq, pair[0].seq
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use super::HistoryEntry;
+    use crate::history::timestamp::Timestamp;
+    use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::ser::{SerializeStruct, Serializer};
+    use std::fmt;
+
+    const FIELDS: &[&str] = &["seq", "from", "to", "action", "timestamp"];
+
+    impl serde::Serialize for HistoryEntry {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("HistoryEntry", FIELDS.len())?;
+            s.serialize_field("seq", &self.seq)?;
+            s.serialize_field("from", &*self.from)?;
+            s.serialize_field("to", &*self.to)?;
+            s.serialize_field("action", &*self.action)?;
+            s.serialize_field("timestamp", &self.at)?;
+            s.end()
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for HistoryEntry {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_struct("HistoryEntry", FIELDS, EntryVisitor)
+        }
+    }
+
+    struct EntryVisitor;
+
+    /// Put `value` in `slot`, refusing a second value for `key`.
+    fn fill<T, E: de::Error>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), E> {
+        if slot.replace(value).is_some() {
+            return Err(E::custom(format_args!("duplicate field `{key}`")));
+        }
+        Ok(())
+    }
+
+    impl<'de> Visitor<'de> for EntryVisitor {
+        type Value = HistoryEntry;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a history entry with `seq`, `from`, `to`, `action` and `timestamp`")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryEntry, A::Error> {
+            let mut seq: Option<u64> = None;
+            let mut from: Option<String> = None;
+            let mut to: Option<String> = None;
+            let mut action: Option<String> = None;
+            let mut at: Option<Timestamp> = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "seq" => fill(&mut seq, &key, map.next_value()?)?,
+                    "from" => fill(&mut from, &key, map.next_value()?)?,
+                    "to" => fill(&mut to, &key, map.next_value()?)?,
+                    "action" => fill(&mut action, &key, map.next_value()?)?,
+                    "timestamp" => fill(&mut at, &key, map.next_value()?)?,
+                    // Unknown fields are skipped, as in snapshots.
+                    _ => {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(HistoryEntry {
+                seq: seq.ok_or_else(|| de::Error::missing_field("seq"))?,
+                from: from.ok_or_else(|| de::Error::missing_field("from"))?.into(),
+                to: to.ok_or_else(|| de::Error::missing_field("to"))?.into(),
+                action: action.ok_or_else(|| de::Error::missing_field("action"))?.into(),
+                at: at.ok_or_else(|| de::Error::missing_field("timestamp"))?,
+            })
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HistoryEntry, A::Error> {
+            let missing = |index: usize| de::Error::invalid_length(index, &EntryVisitor);
+            let number = seq.next_element()?.ok_or_else(|| missing(0))?;
+            let from: String = seq.next_element()?.ok_or_else(|| missing(1))?;
+            let to: String = seq.next_element()?.ok_or_else(|| missing(2))?;
+            let action: String = seq.next_element()?.ok_or_else(|| missing(3))?;
+            let at = seq.next_element()?.ok_or_else(|| missing(4))?;
+            Ok(HistoryEntry {
+                seq: number,
+                from: from.into(),
+                to: to.into(),
+                action: action.into(),
+                at,
+            })
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! Histories: the transitions a machine has taken, with when it took them.
+//!
+//! A [`History`] records what it is given; [`Recorded`] and
+//! [`Shared`](crate::Shared) feed it every successful fire of a generated
+//! machine, and [`History::record_names`] takes transitions from anywhere
+//! else (a dynamic engine, a replay). A [`Snapshot`] carries the entries,
+//! so a restored machine continues its history where it stopped.
+
+mod clock;
+mod entry;
+mod recorded;
+mod timestamp;
+
+pub use clock::{Clock, SystemClock};
+pub use entry::HistoryEntry;
+pub use recorded::Recorded;
+pub use timestamp::{ParseTimestampError, Timestamp};
+
+#[cfg(feature = "serde")]
+pub(crate) use entry::check_order;
+pub(crate) use recorded::fire_recording;
+
+use crate::fired::Fired;
+use crate::machine::Machine;
+use crate::snapshot::Snapshot;
+use crate::symbol::Symbol;
+use std::borrow::Cow;
+use std::collections::{vec_deque, VecDeque};
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+/// How many entries a [`History`] keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Retention {
+    /// Every entry.
+    #[default]
+    All,
+    /// The latest entries, this many: a ring buffer, for machines that run
+    /// for a long time.
+    Last(NonZeroUsize),
+}
+
+/// A recorder of transitions: every one, or the last N.
+///
+/// Each entry gets a sequence number ([`HistoryEntry::seq`]) counting from
+/// `0`, the time from the history's [`Clock`], and the names of its states
+/// and action. Internal transitions are recorded like any other, with
+/// `from == to`: each entry is one successful fire. Rejected actions are not
+/// recorded.
+///
+/// ```
+/// use fsm_runtime::{History, NoGuards, Recorded};
+/// use std::num::NonZeroUsize;
+///
+/// fsm_runtime::fsm! {
+///     machine Execution {
+///         initial state idle { on start -> executing; }
+///         state executing { on success -> completed; on error -> failed; }
+///         terminal state completed;
+///         terminal state failed;
+///     }
+/// }
+///
+/// let mut run = Recorded::with_history(
+///     execution::Execution::new(),
+///     History::bounded(NonZeroUsize::new(100).unwrap()),
+/// );
+/// run.fire(execution::Action::Start, &NoGuards)?;
+/// run.fire(execution::Action::Error, &NoGuards)?;
+///
+/// let steps: Vec<_> = run.history().iter().map(|e| (e.seq(), e.from(), e.action(), e.to())).collect();
+/// assert_eq!(steps, [(0, "idle", "start", "executing"), (1, "executing", "error", "failed")]);
+/// # Ok::<(), execution::FireError>(())
+/// ```
+#[derive(Clone)]
+pub struct History {
+    entries: VecDeque<HistoryEntry>,
+    retention: Retention,
+    next_seq: u64,
+    clock: Arc<dyn Clock>,
+}
+
+impl History {
+    /// An empty history that keeps every entry, timed by the [`SystemClock`].
+    pub fn new() -> History {
+        History::with_retention(Retention::All)
+    }
+
+    /// An empty history that keeps the last `capacity` entries, timed by the
+    /// [`SystemClock`].
+    pub fn bounded(capacity: NonZeroUsize) -> History {
+        History::with_retention(Retention::Last(capacity))
+    }
+
+    /// An empty history that keeps what `retention` says, timed by the
+    /// [`SystemClock`].
+    pub fn with_retention(retention: Retention) -> History {
+        History {
+            entries: VecDeque::new(),
+            retention,
+            next_seq: 0,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// This history, timing the entries it records from now on with `clock`.
+    pub fn with_clock(mut self, clock: impl Clock) -> History {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// This history with its entries replaced by those `snapshot` carries
+    /// (the latest of them, if there are more than it keeps), numbering the
+    /// next entry after the last one of the snapshot. Without entries in the
+    /// snapshot, it starts again from `0`.
+    pub fn resumed_from(mut self, snapshot: &Snapshot) -> History {
+        let entries = snapshot.history();
+        self.next_seq = entries.last().map_or(0, |last| last.seq + 1);
+        let keep = match self.retention {
+            Retention::All => entries.len(),
+            Retention::Last(capacity) => capacity.get().min(entries.len()),
+        };
+        self.entries = entries[entries.len() - keep..].iter().cloned().collect();
+        self
+    }
+
+    /// How many entries it keeps.
+    pub fn retention(&self) -> Retention {
+        self.retention
+    }
+
+    /// Record a transition of a generated machine; see [`Recorded`] and
+    /// [`Shared`](crate::Shared) to have every fire recorded.
+    pub fn record<M: Machine>(&mut self, fired: &Fired<M>) -> &HistoryEntry {
+        let at = self.now();
+        self.push_fired(at, fired)
+    }
+
+    /// Record a transition given by names: `from` --`action`--> `to`.
+    ///
+    /// For transitions that do not come from generated code, such as those of
+    /// a [`dynamic`](crate::dynamic) engine (`fired.from_name()`,
+    /// `fired.action_name()`, `fired.to_name()`). When several threads fire,
+    /// recording after the fire returns may record them out of order; record
+    /// under the same lock as the fire, as [`Shared`](crate::Shared) does.
+    pub fn record_names(
+        &mut self,
+        from: impl Into<Cow<'static, str>>,
+        action: impl Into<Cow<'static, str>>,
+        to: impl Into<Cow<'static, str>>,
+    ) -> &HistoryEntry {
+        let at = self.now();
+        self.push(at, from.into(), action.into(), to.into())
+    }
+
+    /// The entries kept, oldest first.
+    pub fn iter(&self) -> vec_deque::Iter<'_, HistoryEntry> {
+        self.entries.iter()
+    }
+
+    /// The number of entries kept.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no entry is kept.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The oldest entry kept.
+    pub fn first(&self) -> Option<&HistoryEntry> {
+        self.entries.front()
+    }
+
+    /// The latest entry.
+    pub fn last(&self) -> Option<&HistoryEntry> {
+        self.entries.back()
+    }
+
+    /// How many transitions were recorded in all, counting those no longer
+    /// kept (and, after [`History::resumed_from`], those recorded before):
+    /// the sequence number the next entry will get.
+    pub fn recorded(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// The time for an entry recorded now.
+    pub(crate) fn now(&self) -> Timestamp {
+        Timestamp::from_system_time(self.clock.now())
+    }
+
+    /// Record `fired`, at `at`.
+    pub(crate) fn push_fired<M: Machine>(&mut self, at: Timestamp, fired: &Fired<M>) -> &HistoryEntry {
+        self.push(
+            at,
+            Cow::Borrowed(fired.from.name()),
+            Cow::Borrowed(fired.action.name()),
+            Cow::Borrowed(fired.to.name()),
+        )
+    }
+
+    fn push(
+        &mut self,
+        at: Timestamp,
+        from: Cow<'static, str>,
+        action: Cow<'static, str>,
+        to: Cow<'static, str>,
+    ) -> &HistoryEntry {
+        if let Retention::Last(capacity) = self.retention {
+            if self.entries.len() == capacity.get() {
+                self.entries.pop_front();
+            }
+        }
+        self.entries.push_back(HistoryEntry {
+            seq: self.next_seq,
+            from,
+            to,
+            action,
+            at,
+        });
+        self.next_seq += 1;
+        self.entries.back().expect("an entry was just pushed")
+    }
+}
+
+impl Default for History {
+    /// [`History::new`].
+    fn default() -> History {
+        History::new()
+    }
+}
+
+impl fmt::Debug for History {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("History")
+            .field("retention", &self.retention)
+            .field("recorded", &self.next_seq)
+            .field("entries", &self.entries)
+            .field("clock", &clock::OpaqueClock)
+            .finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a History {
+    type Item = &'a HistoryEntry;
+    type IntoIter = vec_deque::Iter<'a, HistoryEntry>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
