@@ -11,6 +11,7 @@ use crate::exit::Exit;
 use crate::files;
 use clap::Args;
 use fsm_codegen::{Config, FileStatus, GeneratedFile};
+use fsm_grammar::report::plural;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `fsmc build`.
@@ -257,7 +258,7 @@ fn summary(tally: &Tally, check: bool, errors: usize, warnings: usize) -> String
         .filter(|&(n, _)| n > 0)
         .map(|(n, state)| format!("{n} {state}"))
         .collect();
-        let mut line = format!("checked {}", count(checked, "generated file"));
+        let mut line = format!("checked {}", plural(checked, "generated file"));
         if !states.is_empty() {
             line.push_str(&format!(": {}", states.join(", ")));
         }
@@ -265,31 +266,23 @@ fn summary(tally: &Tally, check: bool, errors: usize, warnings: usize) -> String
     } else {
         format!(
             "generated {} ({} written, {} unchanged)",
-            count(tally.written + tally.unchanged, "file"),
+            plural(tally.written + tally.unchanged, "file"),
             tally.written,
             tally.unchanged
         )
     };
     match (errors, warnings) {
         (0, 0) => {}
-        (e, 0) => summary.push_str(&format!("; {}", count(e, "error"))),
-        (0, w) => summary.push_str(&format!("; {}", count(w, "warning"))),
-        (e, w) => summary.push_str(&format!("; {}, {}", count(e, "error"), count(w, "warning"))),
+        (e, 0) => summary.push_str(&format!("; {}", plural(e, "error"))),
+        (0, w) => summary.push_str(&format!("; {}", plural(w, "warning"))),
+        (e, w) => summary.push_str(&format!("; {}, {}", plural(e, "error"), plural(w, "warning"))),
     }
     if tally.not_generated > 0 {
-        summary.push_str(&format!("; {} not generated", count(tally.not_generated, "file")));
+        summary.push_str(&format!("; {} not generated", plural(tally.not_generated, "file")));
     }
     summary
 }
 
-/// `1 file`, `2 files`.
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
 
 #[cfg(test)]
 mod tests {

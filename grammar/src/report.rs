@@ -226,8 +226,8 @@ pub fn summary(files: usize, errors: usize, warnings: usize) -> String {
     format!("checked {}: {problems}", plural(files, "file"))
 }
 
-/// `1 error`, `2 errors`.
-fn plural(n: usize, noun: &str) -> String {
+/// `1 error`, `2 errors`: a count with its noun, for summary lines.
+pub fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
