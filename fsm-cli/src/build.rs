@@ -278,11 +278,13 @@ fn summary(tally: &Tally, check: bool, errors: usize, warnings: usize) -> String
         (e, w) => summary.push_str(&format!("; {}, {}", plural(e, "error"), plural(w, "warning"))),
     }
     if tally.not_generated > 0 {
-        summary.push_str(&format!("; {} not generated", plural(tally.not_generated, "file")));
+        summary.push_str(&format!(
+            "; {} not generated",
+            plural(tally.not_generated, "file")
+        ));
     }
     summary
 }
-
 
 #[cfg(test)]
 mod tests {
