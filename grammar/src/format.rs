@@ -1,6 +1,6 @@
 //! The canonical formatter (`fsmc fmt`).
 //!
-//! [`format`] prints a file from its syntax tree, so the layout depends on what
+//! [`format()`] prints a file from its syntax tree, so the layout depends on what
 //! the file says and on where its comments and blank lines are, never on how the
 //! rest of it was spaced. Formatting is idempotent, and the formatted text
 //! checks to the same model (states, symbols, transitions and doc comments) with
