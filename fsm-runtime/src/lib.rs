@@ -32,7 +32,7 @@
 //! - `tracing`: log every transition (machine, from, action, to) and every
 //!   rejected action at `DEBUG`, with target `fsm_runtime`. Without it the
 //!   logging compiles to nothing.
-//! - `dynamic`: [`dynamic`], machines loaded at run time (from `.fsm` text,
+//! - `dynamic`: the `dynamic` module, machines loaded at run time (from `.fsm` text,
 //!   JSON or a builder) and run without generated code.
 //! - `store`: [`store`], durable snapshots by instance id: the
 //!   [`Store`](store::Store) trait, whose saves are compare-and-swaps on a

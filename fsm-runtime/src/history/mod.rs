@@ -140,7 +140,7 @@ impl History {
     /// Record a transition given by names: `from` --`action`--> `to`.
     ///
     /// For transitions that do not come from generated code, such as those of
-    /// a [`dynamic`](crate::dynamic) engine (`fired.from_name()`,
+    /// a `dynamic` engine (`fired.from_name()`,
     /// `fired.action_name()`, `fired.to_name()`). When several threads fire,
     /// recording after the fire returns may record them out of order; record
     /// under the same lock as the fire, as [`Shared`](crate::Shared) does.
