@@ -128,7 +128,7 @@ impl PgStore {
             .session
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if session.client.is_closed() {
+        if session.lost || session.client.is_closed() {
             if let Some(config) = &self.config {
                 let reconnect = config
                     .connect(NoTls)
@@ -152,7 +152,7 @@ impl PgStore {
         let row = session
             .client
             .query_opt(&session.current, &[&id])
-            .map_err(|error| backend(id, &error))?;
+            .map_err(|error| session.fail(id, &error))?;
         match row {
             None => Ok(0),
             Some(row) => self.version_in(id, row.try_get(0).map_err(|error| backend(id, &error))?),
@@ -185,7 +185,7 @@ impl Store for PgStore {
         let Some(row) = session
             .client
             .query_opt(&session.load, &[&id])
-            .map_err(|error| backend(id, &error))?
+            .map_err(|error| session.fail(id, &error))?
         else {
             return Ok(None);
         };
@@ -210,7 +210,7 @@ impl Store for PgStore {
             let inserted = session
                 .client
                 .execute(&session.insert, &[&id, &Json(snapshot)])
-                .map_err(|error| backend(id, &error))?;
+                .map_err(|error| session.fail(id, &error))?;
             return if inserted == 1 {
                 Ok(1)
             } else {
@@ -222,7 +222,7 @@ impl Store for PgStore {
             let updated = session
                 .client
                 .query_opt(&session.update, &[&id, &expected, &Json(snapshot)])
-                .map_err(|error| backend(id, &error))?;
+                .map_err(|error| session.fail(id, &error))?;
             if let Some(row) = updated {
                 let version: i64 = row.try_get(0).map_err(|error| backend(id, &error))?;
                 return Ok(version.unsigned_abs());
@@ -363,6 +363,11 @@ struct Session {
     current: Statement,
     insert: Statement,
     update: Statement,
+    /// A call failed in a way that leaves the connection unusable. The
+    /// client may not know yet (`is_closed` turns true only once its
+    /// connection task has seen the socket close), so the store keeps
+    /// track itself and reconnects on the next call.
+    lost: bool,
 }
 
 impl Session {
@@ -415,7 +420,21 @@ impl Session {
             current,
             insert,
             update,
+            lost: false,
         })
+    }
+
+    /// `error`, from a call on this session's client, as the store reports
+    /// it; marks the session lost unless the server answered the statement
+    /// with an ordinary error, after which the connection is still good.
+    fn fail(&mut self, id: &str, error: &postgres::Error) -> StoreError {
+        let answered = error
+            .as_db_error()
+            .is_some_and(|db| !matches!(db.severity(), "FATAL" | "PANIC"));
+        if error.is_closed() || !answered {
+            self.lost = true;
+        }
+        backend(id, error)
     }
 }
 
