@@ -40,7 +40,21 @@ impl Conditions {
 
     /// Evaluate `condition` with short-circuiting `&&` and `||`, asking
     /// `guard` for each guard's value unless `cache` already holds it.
+    #[inline]
     pub(crate) fn eval(
+        &self,
+        condition: ConditionId,
+        cache: &mut GuardCache,
+        guard: &mut impl FnMut(GuardId) -> bool,
+    ) -> bool {
+        // Most guards are a single name: no call into the recursion.
+        match self.nodes[condition.0 as usize] {
+            Node::Guard(id) => cache.get_or_eval(id, guard),
+            _ => self.eval_node(condition, cache, guard),
+        }
+    }
+
+    fn eval_node(
         &self,
         condition: ConditionId,
         cache: &mut GuardCache,
@@ -48,12 +62,14 @@ impl Conditions {
     ) -> bool {
         match self.nodes[condition.0 as usize] {
             Node::Guard(id) => cache.get_or_eval(id, guard),
-            Node::Not(inner) => !self.eval(ConditionId(inner), cache, guard),
+            Node::Not(inner) => !self.eval_node(ConditionId(inner), cache, guard),
             Node::And(left, right) => {
-                self.eval(ConditionId(left), cache, guard) && self.eval(ConditionId(right), cache, guard)
+                self.eval_node(ConditionId(left), cache, guard)
+                    && self.eval_node(ConditionId(right), cache, guard)
             }
             Node::Or(left, right) => {
-                self.eval(ConditionId(left), cache, guard) || self.eval(ConditionId(right), cache, guard)
+                self.eval_node(ConditionId(left), cache, guard)
+                    || self.eval_node(ConditionId(right), cache, guard)
             }
         }
     }
