@@ -100,7 +100,7 @@ fn input_that_is_not_a_snapshot_is_an_error() {
         (
             "seed.json",
             r#"{"id": "execution_fsm_v1", "current_state": "idle", "history": []}"#,
-            "`seed.json` is not a snapshot: missing field `type`",
+            "`seed.json` has no history: its runtime record of `execution_fsm_v1` has an empty `history`",
         ),
         (
             "graph.json",
@@ -131,6 +131,38 @@ fn input_that_is_not_a_snapshot_is_an_error() {
         assert_eq!(run.stdout(), "", "{file}");
         assert_eq!(run.stderr(), format!("error: {message}\n"), "{file}");
     }
+}
+
+#[test]
+fn prints_the_history_of_seed_004s_runtime_record() {
+    // The runtime record exactly as seed 004 prints it.
+    let dir = Scratch::new();
+    dir.write(
+        "record.json",
+        r#"{
+  "id": "execution_fsm_v1",
+  "states": ["idle", "executing", "completed", "failed"],
+  "current_state": "idle",
+
+  "history": [
+    {
+      "from": "idle",
+      "to": "executing",
+      "timestamp": "2026-01-10T09:32:15Z",
+      "reason": "start_execution"
+    }
+  ]
+}"#,
+    );
+    let run = dir.fsmc(&["history", "record.json"]).expect(0);
+    assert_eq!(run.stderr(), "");
+    assert_eq!(
+        run.stdout(),
+        "\
+seq  time                      from  action           to
+  0  2026-01-10T09:32:15.000Z  idle  start_execution  executing
+"
+    );
 }
 
 #[test]

@@ -555,6 +555,30 @@ fn bad_histories_in_json_are_reported_clearly() {
         error(json!([{"seq": 0, "from": "idle", "to": "executing", "timestamp": "2026-01-10T09:32:15Z"}])),
         "missing field `action`"
     );
+    // Seed 004 calls the action `reason`; `action` wins when both are given.
+    let entries = |history: serde_json::Value| -> Vec<String> {
+        let snapshot: Snapshot = serde_json::from_value(json!({
+            "type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "executing",
+            "history": history
+        }))
+        .unwrap();
+        snapshot.history().iter().map(|e| e.action().to_owned()).collect()
+    };
+    assert_eq!(
+        entries(
+            json!([{"seq": 0, "from": "idle", "to": "executing", "reason": "start_execution",
+                        "timestamp": "2026-01-10T09:32:15Z"}])
+        ),
+        ["start_execution"]
+    );
+    assert_eq!(
+        entries(
+            json!([{"seq": 0, "from": "idle", "to": "executing", "action": "start",
+                        "reason": "the user asked", "timestamp": "2026-01-10T09:32:15Z"}])
+        ),
+        ["start"]
+    );
+
     assert_eq!(
         error(
             json!([{"seq": 0, "from": "idle", "to": "executing", "action": "start",

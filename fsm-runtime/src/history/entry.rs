@@ -11,7 +11,9 @@ use std::fmt;
 /// With the `serde` feature it serializes to
 /// `{"seq": 0, "from": "idle", "to": "executing", "action": "start", "timestamp": "2026-01-10T09:32:15.000Z"}`.
 /// This is the `history` record of seed 004 (`from`, `to`, `timestamp`,
-/// `reason`) with the action as the reason, plus the sequence number.
+/// `reason`) with the action as the reason, plus the sequence number. When
+/// reading, an entry without `action` takes its `reason`, so the seed's
+/// records read as they are written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HistoryEntry {
     pub(super) seq: u64,
@@ -126,6 +128,7 @@ mod serde_impls {
             let mut from: Option<String> = None;
             let mut to: Option<String> = None;
             let mut action: Option<String> = None;
+            let mut reason: Option<String> = None;
             let mut at: Option<Timestamp> = None;
             while let Some(key) = map.next_key::<String>()? {
                 match key.as_str() {
@@ -134,6 +137,13 @@ mod serde_impls {
                     "to" => fill(&mut to, &key, map.next_value()?)?,
                     "action" => fill(&mut action, &key, map.next_value()?)?,
                     "timestamp" => fill(&mut at, &key, map.next_value()?)?,
+                    // Seed 004's name for the action. Kept only when there is
+                    // no `action`, since a record may give both.
+                    "reason" => {
+                        if let Some(text) = map.next_value::<Option<String>>()? {
+                            fill(&mut reason, &key, text)?;
+                        }
+                    }
                     // Unknown fields are skipped, as in snapshots.
                     _ => {
                         map.next_value::<de::IgnoredAny>()?;
@@ -144,7 +154,10 @@ mod serde_impls {
                 seq: seq.ok_or_else(|| de::Error::missing_field("seq"))?,
                 from: from.ok_or_else(|| de::Error::missing_field("from"))?.into(),
                 to: to.ok_or_else(|| de::Error::missing_field("to"))?.into(),
-                action: action.ok_or_else(|| de::Error::missing_field("action"))?.into(),
+                action: action
+                    .or(reason)
+                    .ok_or_else(|| de::Error::missing_field("action"))?
+                    .into(),
                 at: at.ok_or_else(|| de::Error::missing_field("timestamp"))?,
             })
         }
