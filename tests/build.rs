@@ -102,8 +102,6 @@ impl Glue {
         let _ = writeln!(
             self.items,
             "/// The generated code of `{relative}`.\n\
-             // Driven through the runtime's traits: its inherent API goes unused.\n\
-             #[allow(dead_code)]\n\
              pub mod {module} {{\n    include!({generated:?});\n}}\n"
         );
         for machine in machines {

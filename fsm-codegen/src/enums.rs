@@ -82,7 +82,16 @@ pub(crate) fn symbol_enum(
     };
     quote! {
         #summary
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(
+            __fsm::Clone,
+            __fsm::Copy,
+            __fsm::Debug,
+            __fsm::PartialEq,
+            __fsm::Eq,
+            __fsm::PartialOrd,
+            __fsm::Ord,
+            __fsm::Hash
+        )]
         pub enum #ty {
             #(#docs #idents,)*
         }

@@ -51,13 +51,22 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
     }
 }
 
-/// Clippy lints the `.fsm` names or guards can trigger in generated code,
-/// which the user cannot fix there (`waiting_a`, `waiting_b` as `WaitingA`,
-/// `WaitingB`; two guarded candidates with the same target; a guard the
-/// checker already warned is unsatisfiable).
+/// Lints generated code can trigger which the user cannot fix there.
+///
+/// rustc's `dead_code`: a module included into a private one (the way
+/// `include_fsm!` is used) whose API is only partly used, say without
+/// `restore_with`, would otherwise warn, and fail crates built with
+/// `#![deny(warnings)]`. rustc's `unreachable_pub`, for the same placement:
+/// the generated items are `pub` for whoever can reach the module.
+///
+/// Clippy's, from the `.fsm` names or guards: `waiting_a`, `waiting_b` as
+/// `WaitingA`, `WaitingB`; two guarded candidates with the same target; a
+/// guard the checker already warned is unsatisfiable.
 pub(crate) fn module_lints() -> TokenStream {
     quote! {
         #[allow(
+            dead_code,
+            unreachable_pub,
             clippy::enum_variant_names,
             clippy::upper_case_acronyms,
             clippy::if_same_then_else,
@@ -128,7 +137,7 @@ pub(crate) fn machine_type(name: &str, docs: &[String], idents: &Idents) -> Toke
         /// It holds only its current state: the caller fires actions, performs
         /// the outputs each transition returns, and feeds results back as
         /// further actions.
-        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
         pub struct #machine_ident {
             state: State,
         }
@@ -150,7 +159,7 @@ pub(crate) fn machine_type(name: &str, docs: &[String], idents: &Idents) -> Toke
 
 /// The guards parameter of the inherent methods, and how they pass it on.
 struct GuardsArgument {
-    /// `<G: Guards + ?Sized>`, or nothing.
+    /// `<G: Guards + ?__fsm::Sized>`, or nothing.
     generics: TokenStream,
     /// `, guards: &G`, or nothing.
     param: TokenStream,
@@ -171,7 +180,7 @@ fn guards_argument(has_guards: bool, idents: &Idents) -> GuardsArgument {
     }
     let g = &idents.guards_param;
     GuardsArgument {
-        generics: quote!(<#g: Guards + ?Sized>),
+        generics: quote!(<#g: Guards + ?__fsm::Sized>),
         param: quote!(, guards: &#g),
         argument: quote!(guards),
         ty: quote!(#g),
@@ -341,7 +350,7 @@ fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenSt
     let state = &params.state;
     let guards = &params.guards;
     quote! {
-        impl<#g: #bound ?Sized> __fsm::Fire<#g> for #machine_ident {
+        impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
             // Inlined into the caller's loop this `match` costs what a
             // hand-written one does (see bench/README.md).
             #[inline]

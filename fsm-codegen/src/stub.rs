@@ -156,7 +156,7 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
                 }
             }
 
-            impl<#g: #bound ?Sized> __fsm::Fire<#g> for #machine_ident {
+            impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
                 fn transition(
                     _state: State,
                     _action: Action,

@@ -123,7 +123,7 @@ pub use fsm_macros::fsm;
 #[macro_export]
 macro_rules! include_fsm {
     ($stem:literal) => {
-        include!(concat!(env!("OUT_DIR"), "/", $stem, ".rs"));
+        ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/", $stem, ".rs"));
     };
 }
 
@@ -138,8 +138,13 @@ pub mod __private {
         Candidate, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards, ParseSymbolError,
         RestoreError, Snapshot, Symbol, SymbolKind,
     };
+    // Traits and, under the same names, their derive macros.
+    pub use core::clone::Clone;
+    pub use core::cmp::{Eq, Ord, PartialEq, PartialOrd};
     pub use core::default::Default;
-    pub use core::fmt;
+    pub use core::fmt::{self, Debug};
+    pub use core::hash::Hash;
+    pub use core::marker::{Copy, Sized};
     pub use core::option::Option::{self, None, Some};
     pub use core::result::Result::{self, Err, Ok};
     pub use core::str::FromStr;

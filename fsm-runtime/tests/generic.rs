@@ -165,3 +165,38 @@ fn a_machine_named_like_the_guards_parameter() {
     let fired = machine.fire(g::Action::T, &Yes).unwrap();
     assert_eq!((fired.from, fired.to), (g::State::S, g::State::S));
 }
+
+#[test]
+fn machines_named_like_prelude_items() {
+    struct Sends(bool);
+    impl sized::Guards for Sends {
+        fn send(&self) -> bool {
+            self.0
+        }
+    }
+    // `Sized` is the machine type, and its `fire` still takes unsized guards.
+    let guards: &dyn sized::Guards = &Sends(true);
+    let mut machine = sized::Sized::default();
+    let fired = machine.fire(sized::Action::Clone, guards).unwrap();
+    assert_eq!(
+        (fired.to, fired.outputs),
+        (sized::State::Copy, &[sized::Output::Into][..])
+    );
+    assert!(machine.is_terminal());
+    assert!(!sized::Sized::new().can_fire(sized::Action::Clone, &Sends(false)));
+    let mut recorded = Recorded::<sized::Sized>::new();
+    assert!(recorded.fire(sized::Action::Clone, guards));
+
+    let mut machine = option::Option::new();
+    let fired = machine.fire(option::Action::Iterator).unwrap();
+    assert_eq!(
+        fired.outputs,
+        [option::Output::String, option::Output::Vec, option::Output::Box]
+    );
+    assert_eq!(reload(&machine), machine);
+    assert_eq!("ToString".parse::<option::State>(), Ok(option::State::ToString));
+    assert_eq!(
+        option::Option::transition(option::State::ToString, option::Action::From).map(|f| f.to),
+        Ok(option::State::Some)
+    );
+}

@@ -38,6 +38,8 @@
 /// | `error` | `retry_timeout_fired` |  | 0 | `calling_llm` | `send_llm_request` |
 /// | any | `shutdown_requested` |  | 0 | `shutting_down` | `shutdown` |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -47,7 +49,16 @@
 pub mod agent_loop {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`AgentLoop`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// Idle until the user speaks.
         WaitingForUserInput,
@@ -131,7 +142,16 @@ pub mod agent_loop {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`AgentLoop`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The user sent a message.
         UserInput,
@@ -235,7 +255,16 @@ pub mod agent_loop {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`AgentLoop`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {
         /// The output `send_llm_request`.
         SendLlmRequest,
@@ -350,7 +379,7 @@ pub mod agent_loop {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct AgentLoop {
         state: State,
     }
@@ -386,7 +415,7 @@ pub mod agent_loop {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G: Guards + ?Sized>(
+        pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G,
@@ -398,7 +427,11 @@ pub mod agent_loop {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
@@ -406,7 +439,7 @@ pub mod agent_loop {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G: Guards + ?Sized>(
+        pub fn transition<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -482,7 +515,7 @@ pub mod agent_loop {
             __fsm::matches!(state, State::ShuttingDown)
         }
     }
-    impl<G: Guards + ?Sized> __fsm::Fire<G> for AgentLoop {
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for AgentLoop {
         #[inline]
         fn transition(
             state: State,

@@ -2,6 +2,8 @@
 
 /// A stub of the `Broken` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -11,7 +13,16 @@
 pub mod broken {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Broken`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `idle`.
         Idle,
@@ -59,7 +70,16 @@ pub mod broken {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Broken`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `go`.
         Go,
@@ -107,7 +127,16 @@ pub mod broken {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Broken`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {
         /// The output `done`.
         Done,
@@ -164,7 +193,7 @@ pub mod broken {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Broken {
         state: State,
     }
@@ -198,7 +227,7 @@ pub mod broken {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G: Guards + ?Sized>(
+        pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G,
@@ -210,7 +239,11 @@ pub mod broken {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
@@ -218,7 +251,7 @@ pub mod broken {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G: Guards + ?Sized>(
+        pub fn transition<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -286,7 +319,7 @@ pub mod broken {
             __fsm::stub()
         }
     }
-    impl<G: Guards + ?Sized> __fsm::Fire<G> for Broken {
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Broken {
         fn transition(
             _state: State,
             _action: Action,
@@ -298,6 +331,8 @@ pub mod broken {
 }
 /// A stub of the `Colliding` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -307,7 +342,16 @@ pub mod broken {
 pub mod colliding {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Colliding`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `waiting_input`.
         WaitingInput,
@@ -351,7 +395,16 @@ pub mod colliding {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Colliding`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `go`.
         Go,
@@ -395,7 +448,16 @@ pub mod colliding {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Colliding`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -435,7 +497,7 @@ pub mod colliding {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Colliding {
         state: State,
     }
@@ -545,7 +607,7 @@ pub mod colliding {
             __fsm::stub()
         }
     }
-    impl<G: ?Sized> __fsm::Fire<G> for Colliding {
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Colliding {
         fn transition(
             _state: State,
             _action: Action,
@@ -557,6 +619,8 @@ pub mod colliding {
 }
 /// A stub of the `Unparsed` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -566,7 +630,16 @@ pub mod colliding {
 pub mod unparsed {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Unparsed`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `stub`.
         Stub,
@@ -610,7 +683,16 @@ pub mod unparsed {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Unparsed`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {}
     impl Action {
         /// Every action, in declaration order.
@@ -646,7 +728,16 @@ pub mod unparsed {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Unparsed`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -686,7 +777,7 @@ pub mod unparsed {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Unparsed {
         state: State,
     }
@@ -796,7 +887,7 @@ pub mod unparsed {
             __fsm::stub()
         }
     }
-    impl<G: ?Sized> __fsm::Fire<G> for Unparsed {
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Unparsed {
         fn transition(
             _state: State,
             _action: Action,

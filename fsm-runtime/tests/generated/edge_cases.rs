@@ -10,6 +10,8 @@
 /// |---|---|---|---|
 /// | `only` | initial |  |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -19,7 +21,16 @@
 pub mod idle {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Idle`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `only`.
         Only,
@@ -63,7 +74,16 @@ pub mod idle {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Idle`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {}
     impl Action {
         /// Every action, in declaration order.
@@ -99,7 +119,16 @@ pub mod idle {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Idle`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -139,7 +168,7 @@ pub mod idle {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Idle {
         state: State,
     }
@@ -251,7 +280,7 @@ pub mod idle {
             false
         }
     }
-    impl<G: ?Sized> __fsm::Fire<G> for Idle {
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Idle {
         #[inline]
         fn transition(
             _state: State,
@@ -282,6 +311,8 @@ pub mod idle {
 /// |---|---|---|---|---|---|
 /// | any | `poke` |  | 0 | `done` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -291,7 +322,16 @@ pub mod idle {
 pub mod sink {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Sink`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `done`.
         Done,
@@ -335,7 +375,16 @@ pub mod sink {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Sink`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `poke`.
         Poke,
@@ -379,7 +428,16 @@ pub mod sink {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Sink`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -429,7 +487,7 @@ pub mod sink {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Sink {
         state: State,
     }
@@ -463,7 +521,7 @@ pub mod sink {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G: Guards + ?Sized>(
+        pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G,
@@ -475,7 +533,11 @@ pub mod sink {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
@@ -483,7 +545,7 @@ pub mod sink {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G: Guards + ?Sized>(
+        pub fn transition<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -553,7 +615,7 @@ pub mod sink {
             __fsm::matches!(state, State::Done)
         }
     }
-    impl<G: Guards + ?Sized> __fsm::Fire<G> for Sink {
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Sink {
         #[inline]
         fn transition(
             state: State,
@@ -589,6 +651,8 @@ pub mod sink {
 /// | `on` | `toggle` |  | 0 | `off` |  |
 /// | `off` | `toggle` |  | 0 | `on` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -598,7 +662,16 @@ pub mod sink {
 pub mod total {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Total`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `on`.
         On,
@@ -646,7 +719,16 @@ pub mod total {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Total`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `toggle`.
         Toggle,
@@ -690,7 +772,16 @@ pub mod total {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Total`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -730,7 +821,7 @@ pub mod total {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Total {
         state: State,
     }
@@ -843,7 +934,7 @@ pub mod total {
             false
         }
     }
-    impl<G: ?Sized> __fsm::Fire<G> for Total {
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Total {
         #[inline]
         fn transition(
             state: State,
@@ -893,6 +984,8 @@ pub mod total {
 /// | `HTTP_waiting` | `HTTP_go` |  | 0 | `HTTP_sending` |  |
 /// | `HTTP_sending` | `HTTP_go` |  | 0 | `HTTP_waiting` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -902,7 +995,16 @@ pub mod total {
 pub mod acronyms {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Acronyms`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `HTTP_waiting`.
         HTTPWaiting,
@@ -950,7 +1052,16 @@ pub mod acronyms {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Acronyms`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `HTTP_go`.
         HTTPGo,
@@ -994,7 +1105,16 @@ pub mod acronyms {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Acronyms`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -1034,7 +1154,7 @@ pub mod acronyms {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Acronyms {
         state: State,
     }
@@ -1147,7 +1267,7 @@ pub mod acronyms {
             false
         }
     }
-    impl<G: ?Sized> __fsm::Fire<G> for Acronyms {
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Acronyms {
         #[inline]
         fn transition(
             state: State,

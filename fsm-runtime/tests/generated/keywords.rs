@@ -27,6 +27,8 @@
 /// | `loop` | `match` |  | 0 | `type` | `box` |
 /// | `self` | `return` |  | 0 | `fn` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -36,7 +38,16 @@
 pub mod r#match {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Match`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `type`.
         Type,
@@ -97,7 +108,16 @@ pub mod r#match {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Match`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `match`.
         Match,
@@ -158,7 +178,16 @@ pub mod r#match {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Match`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {
         /// The output `box`.
         Box,
@@ -231,7 +260,7 @@ pub mod r#match {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Match {
         state: State,
     }
@@ -265,7 +294,7 @@ pub mod r#match {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G: Guards + ?Sized>(
+        pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G,
@@ -277,7 +306,11 @@ pub mod r#match {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
@@ -285,7 +318,7 @@ pub mod r#match {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G: Guards + ?Sized>(
+        pub fn transition<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -358,7 +391,7 @@ pub mod r#match {
             __fsm::matches!(state, State::Fn)
         }
     }
-    impl<G: Guards + ?Sized> __fsm::Fire<G> for Match {
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Match {
         #[inline]
         fn transition(
             state: State,
@@ -492,6 +525,8 @@ pub mod r#match {
 /// | `Ok` | `Err` |  | 0 | `None` |  |
 /// | `None` | `Some` |  | 0 | `Ok` | `Option` |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -501,7 +536,16 @@ pub mod r#match {
 pub mod result {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Result`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `Ok`.
         Ok,
@@ -549,7 +593,16 @@ pub mod result {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Result`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `Err`.
         Err,
@@ -597,7 +650,16 @@ pub mod result {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Result`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {
         /// The output `Option`.
         Option,
@@ -645,7 +707,7 @@ pub mod result {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Result {
         state: State,
     }
@@ -758,7 +820,7 @@ pub mod result {
             false
         }
     }
-    impl<G: ?Sized> __fsm::Fire<G> for Result {
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Result {
         #[inline]
         fn transition(
             state: State,
@@ -818,6 +880,8 @@ pub mod result {
 /// |---|---|---|---|---|---|
 /// | `s` | `t` | `g` | 0 | `s` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -827,7 +891,16 @@ pub mod result {
 pub mod g {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`G`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `s`.
         S,
@@ -871,7 +944,16 @@ pub mod g {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`G`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `t`.
         T,
@@ -915,7 +997,16 @@ pub mod g {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`G`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -964,7 +1055,7 @@ pub mod g {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct G {
         state: State,
     }
@@ -998,7 +1089,7 @@ pub mod g {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G2: Guards + ?Sized>(
+        pub fn fire<G2: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G2,
@@ -1010,7 +1101,7 @@ pub mod g {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G2: Guards + ?Sized>(
+        pub fn can_fire<G2: Guards + ?__fsm::Sized>(
             &self,
             action: Action,
             guards: &G2,
@@ -1022,7 +1113,7 @@ pub mod g {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G2: Guards + ?Sized>(
+        pub fn transition<G2: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G2,
@@ -1092,7 +1183,7 @@ pub mod g {
             false
         }
     }
-    impl<G2: Guards + ?Sized> __fsm::Fire<G2> for G {
+    impl<G2: Guards + ?__fsm::Sized> __fsm::Fire<G2> for G {
         #[inline]
         fn transition(
             state: State,
@@ -1122,4 +1213,770 @@ pub mod g {
             target: __fsm::Some(State::S),
         },
     ];
+}
+/// A machine whose type shadows the prelude's `Sized`, which generated code
+/// names as a bound.
+///
+/// Generated by fsmc from the `.fsm` definition of `Sized`, whose fingerprint is `57689035393de97d`.
+///
+/// # States
+///
+/// | State | Kind | Enter emits | Exit emits |
+/// |---|---|---|---|
+/// | `Default` | initial |  |  |
+/// | `Copy` | terminal |  |  |
+///
+/// # Transitions
+///
+/// The candidates for one action are tried from the highest priority down; ties go to
+/// the state's own transitions first, then to `any`, each in declaration order.
+///
+/// | From | Action | Guard | Priority | To | Emits |
+/// |---|---|---|---|---|---|
+/// | `Default` | `Clone` | `Send` | 0 | `Copy` | `Into` |
+#[allow(
+    dead_code,
+    unreachable_pub,
+    clippy::enum_variant_names,
+    clippy::upper_case_acronyms,
+    clippy::if_same_then_else,
+    clippy::nonminimal_bool,
+    clippy::overly_complex_bool_expr
+)]
+pub mod sized {
+    use ::fsm_runtime::__private as __fsm;
+    /// The states of [`Sized`].
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum State {
+        /// The state `Default`.
+        Default,
+        /// The state `Copy`.
+        Copy,
+    }
+    impl State {
+        /// Every state, in declaration order.
+        pub const ALL: &'static [State] = &[State::Default, State::Copy];
+        /// The name of the state, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                State::Default => "Default",
+                State::Copy => "Copy",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for State {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for State {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for State {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::State;
+        const MACHINE: &'static str = "Sized";
+        const ALL: &'static [Self] = State::ALL;
+        const NAMES: &'static [&'static str] = &["Default", "Copy"];
+        fn name(self) -> &'static str {
+            State::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "Default" => __fsm::Some(State::Default),
+                "Copy" => __fsm::Some(State::Copy),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(State);
+    /// The actions [`Sized`] accepts: what the caller fires.
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum Action {
+        /// The action `Clone`.
+        Clone,
+    }
+    impl Action {
+        /// Every action, in declaration order.
+        pub const ALL: &'static [Action] = &[Action::Clone];
+        /// The name of the action, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                Action::Clone => "Clone",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for Action {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for Action {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for Action {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::Action;
+        const MACHINE: &'static str = "Sized";
+        const ALL: &'static [Self] = Action::ALL;
+        const NAMES: &'static [&'static str] = &["Clone"];
+        fn name(self) -> &'static str {
+            Action::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "Clone" => __fsm::Some(Action::Clone),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(Action);
+    /// The outputs [`Sized`] emits: what the caller performs.
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum Output {
+        /// The output `Into`.
+        Into,
+    }
+    impl Output {
+        /// Every output, in declaration order.
+        pub const ALL: &'static [Output] = &[Output::Into];
+        /// The name of the output, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                Output::Into => "Into",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for Output {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for Output {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for Output {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::Output;
+        const MACHINE: &'static str = "Sized";
+        const ALL: &'static [Self] = Output::ALL;
+        const NAMES: &'static [&'static str] = &["Into"];
+        fn name(self) -> &'static str {
+            Output::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "Into" => __fsm::Some(Output::Into),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(Output);
+    /// The conditions [`Sized`] asks about when an action has guarded
+    /// transitions. The caller implements them over whatever state it carries.
+    ///
+    /// Each guard is evaluated only when a candidate transition needs it,
+    /// and at most once per `fire`.
+    pub trait Guards {
+        /// Whether the guard `Send` holds.
+        fn send(&self) -> bool;
+    }
+    /// A machine whose type shadows the prelude's `Sized`, which generated code
+    /// names as a bound.
+    ///
+    /// It holds only its current state: the caller fires actions, performs
+    /// the outputs each transition returns, and feeds results back as
+    /// further actions.
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    pub struct Sized {
+        state: State,
+    }
+    impl __fsm::Default for Sized {
+        /// The machine in its initial state.
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    /// What a successful [`Sized::fire`] reports.
+    pub type Fired = __fsm::Fired<Sized>;
+    /// Why [`Sized::fire`] did not fire.
+    pub type FireError = __fsm::FireError<Sized>;
+    impl Sized {
+        /// A `Sized` machine in its initial state, `Default`.
+        pub const fn new() -> Self {
+            Self { state: State::Default }
+        }
+        /// A machine in `state`.
+        pub const fn from_state(state: State) -> Self {
+            Self { state }
+        }
+        /// The current state.
+        pub const fn state(&self) -> State {
+            self.state
+        }
+        /// Fire `action`: on success the machine moves to the new state
+        /// and returns the outputs for the caller to perform; on error it
+        /// stays where it is. Neither allocates.
+        ///
+        /// Guards are evaluated lazily, in the order the candidates are
+        /// tried, each at most once.
+        #[inline]
+        pub fn fire<G: Guards + ?__fsm::Sized>(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, guards)
+        }
+        /// True when firing `action` now would succeed. Changes nothing.
+        ///
+        /// Guards are evaluated lazily, in the order the candidates are
+        /// tried, each at most once.
+        #[inline]
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
+            __fsm::Fire::can_fire(self, action, guards)
+        }
+        /// What firing `action` in `state` would do, without a machine.
+        ///
+        /// Guards are evaluated lazily, in the order the candidates are
+        /// tried, each at most once.
+        #[inline]
+        pub fn transition<G: Guards + ?__fsm::Sized>(
+            state: State,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+        }
+        /// The actions that have a transition in the current state, in
+        /// declaration order (whether or not their guards hold).
+        pub fn valid_actions(&self) -> &'static [Action] {
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
+        }
+        /// True when the current state is terminal.
+        pub fn is_terminal(&self) -> bool {
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
+        }
+        /// The current state with the machine's name and fingerprint, ready
+        /// to be stored.
+        pub fn snapshot(&self) -> __fsm::Snapshot {
+            __fsm::Machine::snapshot(self)
+        }
+        /// The machine in the state of `snapshot`, which must come from this
+        /// machine and this exact definition.
+        ///
+        /// # Errors
+        ///
+        /// When the snapshot is of another machine, was taken from a
+        /// different definition (see `restore_with`), or names a state this
+        /// machine does not have.
+        pub fn restore(
+            snapshot: &__fsm::Snapshot,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            <Self as __fsm::Machine>::restore(snapshot)
+        }
+        /// The machine in the state of `snapshot`; `policy` decides whether a
+        /// snapshot taken from a different definition is accepted.
+        ///
+        /// # Errors
+        ///
+        /// As [`Self::restore`], except that the fingerprint is only checked
+        /// under `FingerprintPolicy::Strict`.
+        pub fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+        }
+    }
+    impl __fsm::Machine for Sized {
+        type State = State;
+        type Action = Action;
+        type Output = Output;
+        const NAME: &'static str = "Sized";
+        const FINGERPRINT: &'static str = "57689035393de97d";
+        const INITIAL: State = State::Default;
+        fn from_state(state: State) -> Self {
+            Self { state }
+        }
+        fn state(&self) -> State {
+            self.state
+        }
+        fn valid_actions_in(state: State) -> &'static [Action] {
+            match state {
+                State::Default => &VALID_ACTIONS_0,
+                State::Copy => &[],
+            }
+        }
+        fn is_terminal_state(state: State) -> bool {
+            __fsm::matches!(state, State::Copy)
+        }
+    }
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Sized {
+        #[inline]
+        fn transition(
+            state: State,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            match (state, action) {
+                (State::Default, Action::Clone) => {
+                    if Guards::send(guards) {
+                        __fsm::Ok(Fired {
+                            from: state,
+                            to: State::Copy,
+                            action,
+                            outputs: &OUTPUTS_0,
+                        })
+                    } else {
+                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                    }
+                }
+                (State::Copy, _) => {
+                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                }
+            }
+        }
+    }
+    static OUTPUTS_0: [Output; 1] = [Output::Into];
+    static VALID_ACTIONS_0: [Action; 1] = [Action::Clone];
+    static REJECTED_0: [__fsm::Candidate<Sized>; 1] = [
+        __fsm::Candidate {
+            guard: "Send",
+            target: __fsm::Some(State::Copy),
+        },
+    ];
+}
+/// A machine whose type shadows the prelude's `Option`, with states and
+/// outputs named like the prelude's traits and types.
+///
+/// Generated by fsmc from the `.fsm` definition of `Option`, whose fingerprint is `f0955279e65e269b`.
+///
+/// # States
+///
+/// | State | Kind | Enter emits | Exit emits |
+/// |---|---|---|---|
+/// | `Some` | initial |  |  |
+/// | `ToString` |  |  |  |
+/// | `None` | terminal |  |  |
+///
+/// # Transitions
+///
+/// The candidates for one action are tried from the highest priority down; ties go to
+/// the state's own transitions first, then to `any`, each in declaration order.
+///
+/// | From | Action | Guard | Priority | To | Emits |
+/// |---|---|---|---|---|---|
+/// | `Some` | `Iterator` |  | 0 | `None` | `String`, `Vec`, `Box` |
+/// | `Some` | `ToString` |  | 0 | `ToString` |  |
+/// | `ToString` | `From` |  | 0 | `Some` |  |
+#[allow(
+    dead_code,
+    unreachable_pub,
+    clippy::enum_variant_names,
+    clippy::upper_case_acronyms,
+    clippy::if_same_then_else,
+    clippy::nonminimal_bool,
+    clippy::overly_complex_bool_expr
+)]
+pub mod option {
+    use ::fsm_runtime::__private as __fsm;
+    /// The states of [`Option`].
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum State {
+        /// The state `Some`.
+        Some,
+        /// The state `ToString`.
+        ToString,
+        /// The state `None`.
+        None,
+    }
+    impl State {
+        /// Every state, in declaration order.
+        pub const ALL: &'static [State] = &[State::Some, State::ToString, State::None];
+        /// The name of the state, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                State::Some => "Some",
+                State::ToString => "ToString",
+                State::None => "None",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for State {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for State {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for State {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::State;
+        const MACHINE: &'static str = "Option";
+        const ALL: &'static [Self] = State::ALL;
+        const NAMES: &'static [&'static str] = &["Some", "ToString", "None"];
+        fn name(self) -> &'static str {
+            State::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "Some" => __fsm::Some(State::Some),
+                "ToString" => __fsm::Some(State::ToString),
+                "None" => __fsm::Some(State::None),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(State);
+    /// The actions [`Option`] accepts: what the caller fires.
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum Action {
+        /// The action `Iterator`.
+        Iterator,
+        /// The action `ToString`.
+        ToString,
+        /// The action `From`.
+        From,
+    }
+    impl Action {
+        /// Every action, in declaration order.
+        pub const ALL: &'static [Action] = &[
+            Action::Iterator,
+            Action::ToString,
+            Action::From,
+        ];
+        /// The name of the action, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                Action::Iterator => "Iterator",
+                Action::ToString => "ToString",
+                Action::From => "From",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for Action {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for Action {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for Action {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::Action;
+        const MACHINE: &'static str = "Option";
+        const ALL: &'static [Self] = Action::ALL;
+        const NAMES: &'static [&'static str] = &["Iterator", "ToString", "From"];
+        fn name(self) -> &'static str {
+            Action::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "Iterator" => __fsm::Some(Action::Iterator),
+                "ToString" => __fsm::Some(Action::ToString),
+                "From" => __fsm::Some(Action::From),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(Action);
+    /// The outputs [`Option`] emits: what the caller performs.
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum Output {
+        /// The output `String`.
+        String,
+        /// The output `Vec`.
+        Vec,
+        /// The output `Box`.
+        Box,
+    }
+    impl Output {
+        /// Every output, in declaration order.
+        pub const ALL: &'static [Output] = &[Output::String, Output::Vec, Output::Box];
+        /// The name of the output, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                Output::String => "String",
+                Output::Vec => "Vec",
+                Output::Box => "Box",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for Output {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for Output {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for Output {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::Output;
+        const MACHINE: &'static str = "Option";
+        const ALL: &'static [Self] = Output::ALL;
+        const NAMES: &'static [&'static str] = &["String", "Vec", "Box"];
+        fn name(self) -> &'static str {
+            Output::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "String" => __fsm::Some(Output::String),
+                "Vec" => __fsm::Some(Output::Vec),
+                "Box" => __fsm::Some(Output::Box),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(Output);
+    /// A machine whose type shadows the prelude's `Option`, with states and
+    /// outputs named like the prelude's traits and types.
+    ///
+    /// It holds only its current state: the caller fires actions, performs
+    /// the outputs each transition returns, and feeds results back as
+    /// further actions.
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    pub struct Option {
+        state: State,
+    }
+    impl __fsm::Default for Option {
+        /// The machine in its initial state.
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    /// What a successful [`Option::fire`] reports.
+    pub type Fired = __fsm::Fired<Option>;
+    /// Why [`Option::fire`] did not fire.
+    pub type FireError = __fsm::FireError<Option>;
+    impl Option {
+        /// A `Option` machine in its initial state, `Some`.
+        pub const fn new() -> Self {
+            Self { state: State::Some }
+        }
+        /// A machine in `state`.
+        pub const fn from_state(state: State) -> Self {
+            Self { state }
+        }
+        /// The current state.
+        pub const fn state(&self) -> State {
+            self.state
+        }
+        /// Fire `action`: on success the machine moves to the new state
+        /// and returns the outputs for the caller to perform; on error it
+        /// stays where it is. Neither allocates.
+        #[inline]
+        pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        /// True when firing `action` now would succeed. Changes nothing.
+        #[inline]
+        pub fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+        /// What firing `action` in `state` would do, without a machine.
+        #[inline]
+        pub fn transition(
+            state: State,
+            action: Action,
+        ) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::transition(state, action, &__fsm::NoGuards)
+        }
+        /// The actions that have a transition in the current state, in
+        /// declaration order (whether or not their guards hold).
+        pub fn valid_actions(&self) -> &'static [Action] {
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
+        }
+        /// True when the current state is terminal.
+        pub fn is_terminal(&self) -> bool {
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
+        }
+        /// The current state with the machine's name and fingerprint, ready
+        /// to be stored.
+        pub fn snapshot(&self) -> __fsm::Snapshot {
+            __fsm::Machine::snapshot(self)
+        }
+        /// The machine in the state of `snapshot`, which must come from this
+        /// machine and this exact definition.
+        ///
+        /// # Errors
+        ///
+        /// When the snapshot is of another machine, was taken from a
+        /// different definition (see `restore_with`), or names a state this
+        /// machine does not have.
+        pub fn restore(
+            snapshot: &__fsm::Snapshot,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            <Self as __fsm::Machine>::restore(snapshot)
+        }
+        /// The machine in the state of `snapshot`; `policy` decides whether a
+        /// snapshot taken from a different definition is accepted.
+        ///
+        /// # Errors
+        ///
+        /// As [`Self::restore`], except that the fingerprint is only checked
+        /// under `FingerprintPolicy::Strict`.
+        pub fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+        }
+    }
+    impl __fsm::Machine for Option {
+        type State = State;
+        type Action = Action;
+        type Output = Output;
+        const NAME: &'static str = "Option";
+        const FINGERPRINT: &'static str = "f0955279e65e269b";
+        const INITIAL: State = State::Some;
+        fn from_state(state: State) -> Self {
+            Self { state }
+        }
+        fn state(&self) -> State {
+            self.state
+        }
+        fn valid_actions_in(state: State) -> &'static [Action] {
+            match state {
+                State::Some => &VALID_ACTIONS_0,
+                State::ToString => &VALID_ACTIONS_1,
+                State::None => &[],
+            }
+        }
+        fn is_terminal_state(state: State) -> bool {
+            __fsm::matches!(state, State::None)
+        }
+    }
+    impl<G: ?__fsm::Sized> __fsm::Fire<G> for Option {
+        #[inline]
+        fn transition(
+            state: State,
+            action: Action,
+            _guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            match (state, action) {
+                (State::Some, Action::Iterator) => {
+                    __fsm::Ok(Fired {
+                        from: state,
+                        to: State::None,
+                        action,
+                        outputs: &OUTPUTS_0,
+                    })
+                }
+                (State::Some, Action::ToString) => {
+                    __fsm::Ok(Fired {
+                        from: state,
+                        to: State::ToString,
+                        action,
+                        outputs: &[],
+                    })
+                }
+                (State::Some, _) => {
+                    __fsm::Err(
+                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                    )
+                }
+                (State::ToString, Action::From) => {
+                    __fsm::Ok(Fired {
+                        from: state,
+                        to: State::Some,
+                        action,
+                        outputs: &[],
+                    })
+                }
+                (State::ToString, _) => {
+                    __fsm::Err(
+                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                    )
+                }
+                (State::None, _) => {
+                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                }
+            }
+        }
+    }
+    static OUTPUTS_0: [Output; 3] = [Output::String, Output::Vec, Output::Box];
+    static VALID_ACTIONS_0: [Action; 2] = [Action::Iterator, Action::ToString];
+    static VALID_ACTIONS_1: [Action; 1] = [Action::From];
 }

@@ -27,6 +27,8 @@
 /// | `running` | `review` | `!quality_ok && retries_left` | 0 | `revising` |  |
 /// | `revising` | `restart` |  | 0 | `running` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -36,7 +38,16 @@
 pub mod review {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Review`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `idle`.
         Idle,
@@ -97,7 +108,16 @@ pub mod review {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Review`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `start`.
         Start,
@@ -158,7 +178,16 @@ pub mod review {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Review`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {}
     impl Output {
         /// Every output, in declaration order.
@@ -210,7 +239,7 @@ pub mod review {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Review {
         state: State,
     }
@@ -244,7 +273,7 @@ pub mod review {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G: Guards + ?Sized>(
+        pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G,
@@ -256,7 +285,11 @@ pub mod review {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
@@ -264,7 +297,7 @@ pub mod review {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G: Guards + ?Sized>(
+        pub fn transition<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -337,7 +370,7 @@ pub mod review {
             __fsm::matches!(state, State::Done)
         }
     }
-    impl<G: Guards + ?Sized> __fsm::Fire<G> for Review {
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Review {
         #[inline]
         fn transition(
             state: State,

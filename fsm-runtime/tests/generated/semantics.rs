@@ -35,6 +35,8 @@
 /// | any | `race` |  | 0 | `a` | `any_race_fallback` |
 /// | any | `finish` |  | 0 | `end` |  |
 #[allow(
+    dead_code,
+    unreachable_pub,
     clippy::enum_variant_names,
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
@@ -44,7 +46,16 @@
 pub mod semantics {
     use ::fsm_runtime::__private as __fsm;
     /// The states of [`Semantics`].
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum State {
         /// The state `a`.
         A,
@@ -100,7 +111,16 @@ pub mod semantics {
     }
     __fsm::symbol_serde!(State);
     /// The actions [`Semantics`] accepts: what the caller fires.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Action {
         /// The action `go`.
         Go,
@@ -190,7 +210,16 @@ pub mod semantics {
     }
     __fsm::symbol_serde!(Action);
     /// The outputs [`Semantics`] emits: what the caller performs.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
     pub enum Output {
         /// The output `enter_a`.
         EnterA,
@@ -333,7 +362,7 @@ pub mod semantics {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub struct Semantics {
         state: State,
     }
@@ -367,7 +396,7 @@ pub mod semantics {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn fire<G: Guards + ?Sized>(
+        pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
             guards: &G,
@@ -379,7 +408,11 @@ pub mod semantics {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn can_fire<G: Guards + ?Sized>(&self, action: Action, guards: &G) -> bool {
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
             __fsm::Fire::can_fire(self, action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
@@ -387,7 +420,7 @@ pub mod semantics {
         /// Guards are evaluated lazily, in the order the candidates are
         /// tried, each at most once.
         #[inline]
-        pub fn transition<G: Guards + ?Sized>(
+        pub fn transition<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -460,7 +493,7 @@ pub mod semantics {
             __fsm::matches!(state, State::End)
         }
     }
-    impl<G: Guards + ?Sized> __fsm::Fire<G> for Semantics {
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Semantics {
         #[inline]
         fn transition(
             state: State,
