@@ -79,10 +79,13 @@ use quote::quote;
 
 /// Tokens for one checked machine: `pub mod <snake_name> { ... }`.
 ///
-/// A machine named like an item of its own module (`State`), which the
+/// A machine named like an item of its own module (`State`), or with a
+/// state, action or output named like an item of its enum (`ALL`), which the
 /// front end's `name-collision` check rejects, becomes a `compile_error!`.
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
-    match name_conflicts::module_item_conflict(machine) {
+    let conflict =
+        name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
+    match conflict {
         Some(message) => compile_error(&message),
         None => machine::machine_module(machine, options),
     }

@@ -25,6 +25,35 @@ pub(crate) fn module_item_conflict(machine: &Machine) -> Option<String> {
     })
 }
 
+/// The associated items of every generated enum, which no variant may be
+/// named like; the front end reserves the same names, from the same list.
+pub(crate) use fsm_grammar::naming::ENUM_ITEMS;
+
+/// Why one of `machine`'s enums cannot be generated, if one cannot: a state,
+/// action or output whose variant would be named like an associated item of
+/// its enum (`State::ALL`).
+pub(crate) fn enum_item_conflict(machine: &Machine) -> Option<String> {
+    let states = machine.states.iter().map(|s| ("state", "State", s.name.as_str()));
+    let actions = machine
+        .actions
+        .iter()
+        .map(|a| ("action", "Action", a.name.as_str()));
+    let outputs = machine
+        .outputs
+        .iter()
+        .map(|o| ("output", "Output", o.name.as_str()));
+    states.chain(actions).chain(outputs).find_map(|(kind, ty, name)| {
+        let variant = type_ident(name).to_string();
+        ENUM_ITEMS.contains(&variant.as_str()).then(|| {
+            format!(
+                "{kind} `{name}` of machine `{}` would generate the variant `{ty}::{variant}`, \
+                 which its enum already defines as a constant",
+                machine.name
+            )
+        })
+    })
+}
+
 /// Why `model.machines[index]` cannot be generated next to an earlier machine
 /// with the same module name, if it cannot.
 pub(crate) fn module_conflict(model: &Model, index: usize) -> Option<String> {

@@ -10,7 +10,7 @@ use crate::enums::{symbol_enum, Kind, Variant};
 use crate::guards::guards_trait;
 use crate::idents::{is_fsm_ident, type_ident, value_ident, Idents};
 use crate::machine::{inherent_impl, machine_type, module_lints, module_prelude};
-use crate::name_conflicts::MODULE_ITEMS;
+use crate::name_conflicts::{ENUM_ITEMS, MODULE_ITEMS};
 use crate::options::Options;
 use fsm_grammar::model::{Machine, Symbol};
 use proc_macro2::{Ident, TokenStream};
@@ -170,7 +170,7 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
 }
 
 /// The entries whose names are identifiers and whose generated identifiers
-/// are not taken by an earlier entry.
+/// are neither reserved (`ALL`) nor taken by an earlier entry.
 fn distinct<'a>(
     entries: impl Iterator<Item = (&'a str, &'a [String])>,
     make: fn(&str) -> Ident,
@@ -182,7 +182,7 @@ fn distinct<'a>(
             continue;
         }
         let ident = make(name).to_string();
-        if !seen.contains(&ident) {
+        if !seen.contains(&ident) && !ENUM_ITEMS.contains(&ident.as_str()) {
             seen.push(ident);
             kept.push((name, docs));
         }

@@ -174,6 +174,87 @@ fn every_module_item_is_a_name_the_front_end_reserves() {
     }
 }
 
+/// The inherent associated items of the generated enums whose names a
+/// variant could take: those that are their own UpperCamelCase form. (A
+/// trait's items are reached through the trait, which a variant cannot
+/// shadow: `<State as Symbol>::NAMES`.)
+fn enum_items_a_variant_could_take(tokens: proc_macro2::TokenStream) -> Vec<String> {
+    let file: syn::File = syn::parse2(tokens).unwrap();
+    let [syn::Item::Mod(module)] = &file.items[..] else {
+        panic!("expected one module");
+    };
+    let mut names = Vec::new();
+    for item in &module.content.as_ref().unwrap().1 {
+        let syn::Item::Impl(block) = item else { continue };
+        if block.trait_.is_some() {
+            continue;
+        }
+        let syn::Type::Path(ty) = &*block.self_ty else {
+            continue;
+        };
+        let ty = ty.path.segments.last().unwrap().ident.to_string();
+        if !["State", "Action", "Output"].contains(&ty.as_str()) {
+            continue;
+        }
+        for item in &block.items {
+            let name = match item {
+                syn::ImplItem::Const(c) => c.ident.to_string(),
+                syn::ImplItem::Fn(f) => f.sig.ident.to_string(),
+                syn::ImplItem::Type(t) => t.ident.to_string(),
+                _ => continue,
+            };
+            if fsm_grammar::naming::upper_camel(&name) == name && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// The variants of every enum of the one module in `tokens`.
+fn enum_variants(tokens: proc_macro2::TokenStream) -> Vec<String> {
+    let file: syn::File = syn::parse2(tokens).unwrap();
+    let [syn::Item::Mod(module)] = &file.items[..] else {
+        panic!("expected one module");
+    };
+    let mut variants = Vec::new();
+    for item in &module.content.as_ref().unwrap().1 {
+        if let syn::Item::Enum(e) = item {
+            variants.extend(e.variants.iter().map(|v| v.ident.to_string()));
+        }
+    }
+    variants
+}
+
+#[test]
+fn every_enum_item_a_variant_could_take_is_reserved() {
+    let model = fsm_grammar::check(DOOR).into_model().unwrap();
+    let items = enum_items_a_variant_could_take(machine_tokens(&model.machines[0], &Options::default()));
+    assert_eq!(items, fsm_grammar::naming::ENUM_ITEMS);
+    for name in ["ALL", "A_LL"] {
+        for text in [
+            format!("machine M {{ initial state {name}; }}"),
+            format!("machine M {{ initial state a {{ on {name} -> a; }} }}"),
+            format!("machine M {{ initial state a {{ on go -> a emit {name}; }} }}"),
+        ] {
+            // The front end rejects the name on the name itself...
+            let diagnostics = render_source(&text, "m.fsm", &Options::default()).unwrap_err();
+            let collision = diagnostics.iter().find(|d| d.code == Code::NameCollision);
+            let collision = collision.unwrap_or_else(|| panic!("`{name}` is not reserved: {diagnostics:#?}"));
+            assert_eq!(&text[collision.span.start..collision.span.end], name);
+            // ... code generation, handed the unchecked model, refuses too ...
+            let model = fsm_grammar::check(&text).model;
+            let tokens = machine_tokens(&model.machines[0], &Options::default()).to_string();
+            assert!(tokens.starts_with(":: core :: compile_error !"), "{tokens}");
+            // ... and the stub leaves the name out, so it compiles.
+            let stub = stub_tokens("M", Some(&model.machines[0]), &Options::default());
+            let variants = enum_variants(stub);
+            assert!(!variants.contains(&"ALL".to_string()), "{variants:?}");
+        }
+    }
+}
+
 #[test]
 fn two_machines_with_one_module_become_one_module_and_an_error() {
     let text = "machine Door { initial state a; }\nmachine door { initial state a; }";

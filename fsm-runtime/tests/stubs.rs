@@ -26,6 +26,12 @@ fn use_colliding() -> Result<Fired<colliding::Colliding>, FireError<colliding::C
 }
 
 #[allow(dead_code)]
+fn use_sized(guards: &dyn sized::Guards) -> bool {
+    // `Sized` is the machine; its methods still take unsized guards.
+    sized::Sized::new().can_fire(sized::Action::Go, guards)
+}
+
+#[allow(dead_code)]
 fn use_unparsed<M: Machine + Fire>(machine: &mut M, action: M::Action) -> bool {
     machine.fire(action, &NoGuards).is_ok()
 }
@@ -36,6 +42,10 @@ fn stubs_keep_the_names_and_signatures() {
     assert_eq!(<broken::Broken as Machine>::NAME, "Broken");
     assert_eq!(colliding::State::ALL.len(), 1);
     assert_eq!(unparsed::State::ALL.len(), 1, "a stub always has a state to hold");
+    // Names that become the reserved `ALL` are left out.
+    assert_eq!(sized::State::ALL, [sized::State::Open]);
+    assert_eq!(sized::Action::ALL, [sized::Action::Close, sized::Action::Go]);
+    assert!(sized::Output::ALL.is_empty());
     let _: fn(&mut unparsed::Unparsed, unparsed::Action) -> bool = use_unparsed::<unparsed::Unparsed>;
 }
 

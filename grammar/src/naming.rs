@@ -62,6 +62,13 @@ pub fn snake(name: &str) -> String {
 /// and code generation both read this list).
 pub const MODULE_ITEMS: &[&str] = &["State", "Action", "Output", "Guards", "Fired", "FireError"];
 
+/// The associated items generated on every `State`, `Action` and `Output`
+/// enum whose names a variant could take, so no state, action or output may
+/// become a variant named like one of them: `State::ALL` would mean the
+/// variant, not the list of every state (the `name-collision` check and code
+/// generation both read this list).
+pub const ENUM_ITEMS: &[&str] = &["ALL"];
+
 /// Rust keywords (strict and reserved, all editions).
 pub const RUST_KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",

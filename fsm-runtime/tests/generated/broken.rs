@@ -617,6 +617,323 @@ pub mod colliding {
         }
     }
 }
+/// A stub of the `Sized` machine, whose definition has errors. Fix them to get the real one.
+#[allow(
+    dead_code,
+    unreachable_pub,
+    clippy::enum_variant_names,
+    clippy::upper_case_acronyms,
+    clippy::if_same_then_else,
+    clippy::nonminimal_bool,
+    clippy::overly_complex_bool_expr
+)]
+pub mod sized {
+    use ::fsm_runtime::__private as __fsm;
+    /// The states of [`Sized`].
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum State {
+        /// The state `open`.
+        Open,
+    }
+    impl State {
+        /// Every state, in declaration order.
+        pub const ALL: &'static [State] = &[State::Open];
+        /// The name of the state, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                State::Open => "open",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for State {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for State {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for State {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::State;
+        const MACHINE: &'static str = "Sized";
+        const ALL: &'static [Self] = State::ALL;
+        const NAMES: &'static [&'static str] = &["open"];
+        fn name(self) -> &'static str {
+            State::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "open" => __fsm::Some(State::Open),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(State);
+    /// The actions [`Sized`] accepts: what the caller fires.
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum Action {
+        /// The action `close`.
+        Close,
+        /// The action `go`.
+        Go,
+    }
+    impl Action {
+        /// Every action, in declaration order.
+        pub const ALL: &'static [Action] = &[Action::Close, Action::Go];
+        /// The name of the action, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {
+                Action::Close => "close",
+                Action::Go => "go",
+            }
+        }
+    }
+    impl __fsm::fmt::Display for Action {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for Action {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for Action {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::Action;
+        const MACHINE: &'static str = "Sized";
+        const ALL: &'static [Self] = Action::ALL;
+        const NAMES: &'static [&'static str] = &["close", "go"];
+        fn name(self) -> &'static str {
+            Action::name(self)
+        }
+        fn from_name(name: &str) -> __fsm::Option<Self> {
+            match name {
+                "close" => __fsm::Some(Action::Close),
+                "go" => __fsm::Some(Action::Go),
+                _ => __fsm::None,
+            }
+        }
+    }
+    __fsm::symbol_serde!(Action);
+    /// The outputs [`Sized`] emits: what the caller performs.
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::PartialOrd,
+        __fsm::Ord,
+        __fsm::Hash
+    )]
+    pub enum Output {}
+    impl Output {
+        /// Every output, in declaration order.
+        pub const ALL: &'static [Output] = &[];
+        /// The name of the output, as written in the definition.
+        pub const fn name(self) -> &'static str {
+            match self {}
+        }
+    }
+    impl __fsm::fmt::Display for Output {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.write_str(self.name())
+        }
+    }
+    impl __fsm::FromStr for Output {
+        type Err = __fsm::ParseSymbolError;
+        fn from_str(name: &str) -> __fsm::Result<Self, __fsm::ParseSymbolError> {
+            <Self as __fsm::Symbol>::from_name(name)
+                .ok_or_else(|| __fsm::ParseSymbolError::new::<Self>(name))
+        }
+    }
+    impl __fsm::Symbol for Output {
+        const KIND: __fsm::SymbolKind = __fsm::SymbolKind::Output;
+        const MACHINE: &'static str = "Sized";
+        const ALL: &'static [Self] = Output::ALL;
+        const NAMES: &'static [&'static str] = &[];
+        fn name(self) -> &'static str {
+            Output::name(self)
+        }
+        fn from_name(_name: &str) -> __fsm::Option<Self> {
+            __fsm::None
+        }
+    }
+    __fsm::symbol_serde!(Output);
+    /// The conditions [`Sized`] asks about when an action has guarded
+    /// transitions. The caller implements them over whatever state it carries.
+    ///
+    /// Each guard is evaluated only when a candidate transition needs it,
+    /// and at most once per `fire`.
+    pub trait Guards {
+        /// Whether the guard `ready` holds.
+        fn ready(&self) -> bool;
+    }
+    /// The `Sized` state machine.
+    ///
+    /// It holds only its current state: the caller fires actions, performs
+    /// the outputs each transition returns, and feeds results back as
+    /// further actions.
+    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    pub struct Sized {
+        state: State,
+    }
+    impl __fsm::Default for Sized {
+        /// The machine in its initial state.
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    /// What a successful [`Sized::fire`] reports.
+    pub type Fired = __fsm::Fired<Sized>;
+    /// Why [`Sized::fire`] did not fire.
+    pub type FireError = __fsm::FireError<Sized>;
+    impl Sized {
+        /// A `Sized` machine in its initial state, `open`.
+        pub const fn new() -> Self {
+            Self { state: State::Open }
+        }
+        /// A machine in `state`.
+        pub const fn from_state(state: State) -> Self {
+            Self { state }
+        }
+        /// The current state.
+        pub const fn state(&self) -> State {
+            self.state
+        }
+        /// Fire `action`: on success the machine moves to the new state
+        /// and returns the outputs for the caller to perform; on error it
+        /// stays where it is. Neither allocates.
+        ///
+        /// Guards are evaluated lazily, in the order the candidates are
+        /// tried, each at most once.
+        #[inline]
+        pub fn fire<G: Guards + ?__fsm::Sized>(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, guards)
+        }
+        /// True when firing `action` now would succeed. Changes nothing.
+        ///
+        /// Guards are evaluated lazily, in the order the candidates are
+        /// tried, each at most once.
+        #[inline]
+        pub fn can_fire<G: Guards + ?__fsm::Sized>(
+            &self,
+            action: Action,
+            guards: &G,
+        ) -> bool {
+            __fsm::Fire::can_fire(self, action, guards)
+        }
+        /// What firing `action` in `state` would do, without a machine.
+        ///
+        /// Guards are evaluated lazily, in the order the candidates are
+        /// tried, each at most once.
+        #[inline]
+        pub fn transition<G: Guards + ?__fsm::Sized>(
+            state: State,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+        }
+        /// The actions that have a transition in the current state, in
+        /// declaration order (whether or not their guards hold).
+        pub fn valid_actions(&self) -> &'static [Action] {
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
+        }
+        /// True when the current state is terminal.
+        pub fn is_terminal(&self) -> bool {
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
+        }
+        /// The current state with the machine's name and fingerprint, ready
+        /// to be stored.
+        pub fn snapshot(&self) -> __fsm::Snapshot {
+            __fsm::Machine::snapshot(self)
+        }
+        /// The machine in the state of `snapshot`, which must come from this
+        /// machine and this exact definition.
+        ///
+        /// # Errors
+        ///
+        /// When the snapshot is of another machine, was taken from a
+        /// different definition (see `restore_with`), or names a state this
+        /// machine does not have.
+        pub fn restore(
+            snapshot: &__fsm::Snapshot,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            <Self as __fsm::Machine>::restore(snapshot)
+        }
+        /// The machine in the state of `snapshot`; `policy` decides whether a
+        /// snapshot taken from a different definition is accepted.
+        ///
+        /// # Errors
+        ///
+        /// As [`Self::restore`], except that the fingerprint is only checked
+        /// under `FingerprintPolicy::Strict`.
+        pub fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+        }
+    }
+    impl __fsm::Machine for Sized {
+        type State = State;
+        type Action = Action;
+        type Output = Output;
+        const NAME: &'static str = "Sized";
+        const FINGERPRINT: &'static str = "";
+        const INITIAL: State = State::Open;
+        fn from_state(state: State) -> Self {
+            Self { state }
+        }
+        fn state(&self) -> State {
+            self.state
+        }
+        fn valid_actions_in(_state: State) -> &'static [Action] {
+            __fsm::stub()
+        }
+        fn is_terminal_state(_state: State) -> bool {
+            __fsm::stub()
+        }
+    }
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Sized {
+        fn transition(
+            _state: State,
+            _action: Action,
+            _guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::stub()
+        }
+    }
+}
 /// A stub of the `Unparsed` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
     dead_code,

@@ -6,7 +6,7 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Model};
-use crate::naming::{escape, snake, upper_camel, MODULE_ITEMS};
+use crate::naming::{escape, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS};
 use crate::span::Span;
 use std::collections::HashMap;
 
@@ -76,9 +76,44 @@ pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
             if let Some(first) = seen.insert(&ident, name, span) {
                 let what = if kind == "guard" { "method" } else { "variant" };
                 sink.push(Scope::Machine, collision(kind, what, &ident, (name, span), first));
+            } else if kind != "guard" && ENUM_ITEMS.contains(&ident.as_str()) {
+                // Once per name: a second spelling is a collision already.
+                sink.push(Scope::Machine, reserved_variant(kind, &ident, (name, span)));
             }
         }
     }
+}
+
+/// A state, action or output that would become a variant named like an
+/// associated item of its enum (`State::ALL`).
+fn reserved_variant(kind: &str, ident: &str, (name, span): (&str, Span)) -> Diagnostic {
+    let ty = match kind {
+        "state" => "State",
+        "action" => "Action",
+        _ => "Output",
+    };
+    let becomes = if name == ident {
+        format!("{kind} `{name}` would generate the variant `{ty}::{ident}`")
+    } else {
+        format!("{kind} `{name}` would become the variant `{ty}::{ident}`")
+    };
+    Diagnostic::new(
+        Code::NameCollision,
+        span,
+        format!("{becomes}, which clashes with the constant `{ty}::{ident}` listing every {kind}"),
+        "reserved name",
+        format!(
+            "rename the {kind} (`{}` instead of `{name}`, say): every generated `State`, `Action` and \
+             `Output` enum has an associated constant `{ident}`, so no variant may be named that",
+            suggestion(name),
+        ),
+    )
+}
+
+/// A name close to `name` that does not become a reserved variant: `ALL` →
+/// `all`, which becomes `All`.
+fn suggestion(name: &str) -> String {
+    name.to_ascii_lowercase()
 }
 
 /// A kind of name, its names with spans, and how each becomes a Rust identifier.
