@@ -7,6 +7,10 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 /// Why an action did not fire. The machine is unchanged.
+///
+/// It displays as the specific error of its variant, which is not repeated
+/// as its [`source`](std::error::Error::source): match on the variant to get
+/// at it.
 pub enum FireError<M: Machine> {
     /// No transition for the action exists in the current state.
     InvalidTransition(InvalidTransition<M>),
@@ -137,14 +141,11 @@ impl<M: Machine> fmt::Display for FireError<M> {
 impl<M: Machine> std::error::Error for InvalidTransition<M> {}
 impl<M: Machine> std::error::Error for GuardRejected<M> {}
 
-impl<M: Machine> std::error::Error for FireError<M> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            FireError::InvalidTransition(e) => Some(e),
-            FireError::GuardRejected(e) => Some(e),
-        }
-    }
-}
+/// No `source`: a `FireError` displays as the error it holds (thiserror's
+/// `#[error(transparent)]`), so reporting that error again as its source
+/// would print the message twice in a chain (anyhow's `{:#}`). Match on the
+/// variant to reach the specific error.
+impl<M: Machine> std::error::Error for FireError<M> {}
 
 impl<M: Machine> fmt::Debug for FireError<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -80,12 +80,28 @@ fn guard_rejection_names_the_guard() {
 
 #[test]
 fn errors_are_std_errors() {
-    let error: Box<dyn std::error::Error> =
-        Box::new(Door::new().fire(Action::Unlock, &Key(true)).unwrap_err());
-    assert!(
-        error.source().is_some(),
-        "FireError exposes the specific error as its source"
+    let fire_error = Door::new().fire(Action::Unlock, &Key(true)).unwrap_err();
+    let error: Box<dyn std::error::Error> = Box::new(fire_error);
+    // A `FireError` displays as the error it holds, so it does not report
+    // that error again as its source: a chain (anyhow's `{:#}`) would print
+    // the message twice.
+    assert!(error.source().is_none());
+    let mut chain = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(inner) = source {
+        chain.push(inner.to_string());
+        source = inner.source();
+    }
+    assert_eq!(
+        chain,
+        ["action `unlock` is not valid in state `closed`; valid actions: `open`, `lock`"]
     );
+    // The specific error is the variant's.
+    let FireError::InvalidTransition(invalid) = fire_error else {
+        panic!("expected InvalidTransition, got {fire_error:?}");
+    };
+    assert_eq!(invalid.to_string(), fire_error.to_string());
+    assert_eq!(invalid.valid, [Action::Open, Action::Lock]);
 }
 
 #[test]
