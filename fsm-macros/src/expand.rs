@@ -31,6 +31,9 @@ pub(crate) struct Generation {
     /// The `.fsm` file the text was read from, which the generated code
     /// includes so that cargo rebuilds when it changes.
     pub(crate) source_file: Option<String>,
+    /// The path of the runtime crate: `$crate` as `fsm_runtime::fsm!` passes
+    /// it, so a renamed dependency works, else `::fsm_runtime`.
+    pub(crate) runtime: TokenStream,
 }
 
 /// Check `text` and expand it: every diagnostic, then the generated code.

@@ -10,8 +10,9 @@ use fsm_grammar::Diagnostic;
 use proc_macro2::{Span, TokenStream};
 use std::path::PathBuf;
 
-/// Expand the file at `path`, written as the literal at `literal`.
-pub(crate) fn expand(path: &str, literal: Span) -> TokenStream {
+/// Expand the file at `path`, written as the literal at `literal`, for the
+/// runtime crate at `runtime`.
+pub(crate) fn expand(path: &str, literal: Span, runtime: TokenStream) -> TokenStream {
     let crate_root = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
@@ -35,7 +36,7 @@ pub(crate) fn expand(path: &str, literal: Span) -> TokenStream {
         text: &text,
         literal,
     };
-    let generation = Generation { source_file };
+    let generation = Generation { source_file, runtime };
     expand::expand(&text, &origin, &generation)
 }
 

@@ -5,6 +5,7 @@ use crate::expand::Generation;
 use fsm_codegen::Options;
 use fsm_grammar::Checked;
 use proc_macro2::TokenStream;
+use quote::quote;
 
 /// The generated code for `checked`.
 ///
@@ -12,9 +13,10 @@ use proc_macro2::TokenStream;
 /// model knows of them, the ones a syntax error kept out of it by name only.
 /// A module is stubbed once, so a duplicated machine adds no error of its own.
 pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStream {
+    let runtime = &generation.runtime;
     let options = Options {
+        runtime_path: quote!(#runtime::__private),
         source_file: generation.source_file.clone(),
-        ..Options::default()
     };
     if !checked.has_errors() {
         return fsm_codegen::model_tokens(&checked.model, &options);

@@ -9,14 +9,17 @@ use fsm_grammar::Diagnostic;
 use proc_macro2::{Span, TokenStream};
 use std::fmt::Write as _;
 
-/// Expand an inline definition.
-pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
+/// Expand an inline definition, for the runtime crate at `runtime`.
+pub(crate) fn expand(tokens: TokenStream, runtime: TokenStream) -> TokenStream {
     let laid_out = layout::lay_out(tokens, &SpanLocations);
     let origin = Inline {
         laid_out: &laid_out,
         locate: &SpanLocations,
     };
-    let generation = Generation { source_file: None };
+    let generation = Generation {
+        source_file: None,
+        runtime,
+    };
     expand::expand(&laid_out.text, &origin, &generation)
 }
 

@@ -1,7 +1,28 @@
-//! What was passed to `fsm!`: a definition, or `file = "path"`.
+//! What was passed to `fsm!`: the runtime's path, then a definition or
+//! `file = "path"`.
 
 use crate::report;
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::quote;
+
+/// The path of the runtime crate, and the rest of the input.
+///
+/// `fsm_runtime::fsm!` is a `macro_rules!` wrapper that calls this macro as
+/// `@runtime($crate) <its input>`, so the generated code names the runtime
+/// by `$crate`, which follows a renamed dependency. The user's tokens are
+/// passed on untouched, spans and all. Called directly, without the prefix,
+/// the macro assumes the runtime is `::fsm_runtime`.
+pub(crate) fn runtime(input: TokenStream) -> (TokenStream, TokenStream) {
+    let mut tokens = input.clone().into_iter();
+    if let (Some(TokenTree::Punct(at)), Some(TokenTree::Ident(keyword)), Some(TokenTree::Group(path))) =
+        (tokens.next(), tokens.next(), tokens.next())
+    {
+        if at.as_char() == '@' && keyword == "runtime" && path.delimiter() == Delimiter::Parenthesis {
+            return (path.stream(), tokens.collect());
+        }
+    }
+    (quote!(::fsm_runtime), input)
+}
 
 /// The two forms of the macro.
 pub(crate) enum Invocation {
@@ -88,6 +109,28 @@ mod tests {
         for source in ["machine M { initial state a; }", "", "/// doc\nmachine M {}"] {
             assert!(matches!(parse(source), Ok(Invocation::Inline(_))), "{source}");
         }
+    }
+
+    #[test]
+    fn the_runtime_prefix_is_split_off() {
+        let split = |source: &str| {
+            let (runtime, rest) = runtime(TokenStream::from_str(source).expect("test input lexes"));
+            (runtime.to_string(), rest.to_string())
+        };
+        assert_eq!(
+            split("@runtime(::my_runtime) machine M {}"),
+            (":: my_runtime".to_string(), "machine M { }".to_string())
+        );
+        assert_eq!(
+            split(r#"@runtime(crate::rt) file = "a.fsm""#),
+            ("crate :: rt".to_string(), r#"file = "a.fsm""#.to_string())
+        );
+        // Without the prefix (the macro called directly), the default path.
+        assert_eq!(
+            split("machine M {}"),
+            (":: fsm_runtime".to_string(), "machine M { }".to_string())
+        );
+        assert_eq!(split(""), (":: fsm_runtime".to_string(), String::new()));
     }
 
     #[test]

@@ -1,5 +1,8 @@
-//! The `fsm!` macro of fsmc. Use it through `fsm-runtime`, which re-exports
-//! it as `fsm_runtime::fsm!` under its default `macros` feature.
+//! The `fsm!` macro of fsmc. Use it through `fsm-runtime`, which wraps it
+//! as `fsm_runtime::fsm!` under its default `macros` feature: the wrapper
+//! passes the runtime's path (`$crate`) ahead of the definition, so the
+//! generated code works under a renamed dependency (see
+//! `invocation::runtime`). Called directly, it assumes `::fsm_runtime`.
 //!
 //! The macro is a thin front door: it turns its input into `.fsm` text, hands
 //! that to `fsm_grammar::check` and the checked model to `fsm-codegen`. It
@@ -68,10 +71,13 @@ pub fn fsm(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let input = proc_macro2::TokenStream::from(input);
     // The macro must never fail with "proc macro panicked": a bug anywhere
     // below is still reported as an error, with a plea to report it.
-    let expanded = panic::catch_unwind(AssertUnwindSafe(|| match Invocation::parse(input) {
-        Ok(Invocation::Inline(tokens)) => inline::expand(tokens),
-        Ok(Invocation::File { path, literal }) => file::expand(&path, literal),
-        Err(error) => error,
+    let expanded = panic::catch_unwind(AssertUnwindSafe(|| {
+        let (runtime, input) = invocation::runtime(input);
+        match Invocation::parse(input) {
+            Ok(Invocation::Inline(tokens)) => inline::expand(tokens, runtime),
+            Ok(Invocation::File { path, literal }) => file::expand(&path, literal, runtime),
+            Err(error) => error,
+        }
     }));
     let expanded = expanded.unwrap_or_else(|payload| {
         let reason = payload

@@ -109,8 +109,19 @@ pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 /// `fsm_runtime::fsm!(file = "machines/door.fsm");` reads the definition
 /// from a file instead, with the path relative to the crate root; editing
 /// the file rebuilds the crate.
+///
+/// The generated code names this crate by `$crate`, so it works under any
+/// name: a renamed dependency (`rt = { package = "fsm-runtime" }`, then
+/// `rt::fsm!`), or a crate that re-exports this one.
 #[cfg(feature = "macros")]
-pub use fsm_macros::fsm;
+#[macro_export]
+macro_rules! fsm {
+    // The proc macro takes the path of this crate first; the definition's
+    // tokens go on as they are, so its diagnostics keep their exact spans.
+    ($($definition:tt)*) => {
+        $crate::__private::fsm_impl! { @runtime($crate) $($definition)* }
+    };
+}
 
 /// Include the Rust that `fsm_codegen::compile` wrote into `OUT_DIR` for the
 /// `.fsm` file of this stem: `include_fsm!("door")` for `machines/door.fsm`.
@@ -149,6 +160,11 @@ pub mod __private {
     pub use core::result::Result::{self, Err, Ok};
     pub use core::str::FromStr;
     pub use core::{include_str, matches};
+
+    /// The proc macro behind [`fsm!`](crate::fsm), which passes it this
+    /// crate's path.
+    #[cfg(feature = "macros")]
+    pub use fsm_macros::fsm as fsm_impl;
 
     #[cfg(feature = "serde")]
     pub use crate::symbol_serde::{deserialize_symbol, serialize_symbol};
