@@ -314,3 +314,107 @@ fn a_panicking_guard_leaves_the_engine_unchanged_and_usable() {
     assert_eq!(engine.state_name(), "closed");
     assert_eq!(engine.fire("open", &json!(true)).unwrap().to_name(), "opened");
 }
+
+#[test]
+fn a_recording_engine_keeps_its_history_in_its_snapshots() {
+    use fsm_runtime::History;
+    use std::time::{Duration, SystemTime};
+
+    let definition = Arc::new(
+        Definition::from_fsm(
+            "machine Execution {
+                initial state idle { on start -> executing; }
+                state executing { on progress; on success -> completed; }
+                terminal state completed;
+            }",
+        )
+        .unwrap(),
+    );
+    let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_768_037_535);
+    let recording = || {
+        Engine::builder(Arc::clone(&definition))
+            .history(History::new().with_clock(move || at))
+            .build()
+            .unwrap()
+    };
+    let engine = recording();
+    assert!(engine.fire("progress", &Value::Null).is_err());
+    for action in ["start", "progress", "success"] {
+        engine.fire(action, &Value::Null).unwrap();
+    }
+    let entries = |engine: &Engine| {
+        engine
+            .with_history(|history| history.iter().map(ToString::to_string).collect::<Vec<_>>())
+            .unwrap()
+    };
+    assert_eq!(
+        entries(&engine),
+        [
+            "#0 2026-01-10T09:32:15.000Z `idle` --start--> `executing`",
+            "#1 2026-01-10T09:32:15.000Z `executing` --progress--> `executing`",
+            "#2 2026-01-10T09:32:15.000Z `executing` --success--> `completed`",
+        ]
+    );
+    let snapshot = engine.snapshot();
+    assert_eq!(snapshot.current_state(), "completed");
+    assert_eq!(snapshot.history().len(), 3);
+
+    // A recording engine restored from it resumes the history.
+    let resumed = recording();
+    resumed.restore(&snapshot).unwrap();
+    assert_eq!(entries(&resumed), entries(&engine));
+    assert_eq!(resumed.snapshot(), snapshot);
+
+    // One without a history neither records nor carries one.
+    let plain = Engine::new(Arc::clone(&definition)).unwrap();
+    plain.fire("start", &Value::Null).unwrap();
+    assert_eq!(plain.with_history(|history| history.len()), None);
+    assert!(plain.snapshot().history().is_empty());
+}
+
+#[test]
+fn a_recording_engine_fired_from_many_threads_records_one_chain() {
+    use fsm_runtime::History;
+
+    let definition = Definition::from_fsm(
+        "machine Ring {
+            initial state a { on step -> b; }
+            state b { on step -> c; }
+            state c { on step -> a; }
+        }",
+    )
+    .unwrap();
+    let engine = Arc::new(
+        Engine::builder(definition)
+            .history(History::new())
+            .build()
+            .unwrap(),
+    );
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let engine = Arc::clone(&engine);
+            std::thread::spawn(move || {
+                for _ in 0..2_000 {
+                    engine.fire("step", &Value::Null).unwrap();
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    // `with_history` holds the lock: ask for the state first.
+    let state = engine.state_name();
+    engine
+        .with_history(|history| {
+            assert_eq!(history.len(), 8_000);
+            let entries: Vec<_> = history.iter().collect();
+            assert_eq!(entries[0].from(), "a");
+            for (i, pair) in entries.windows(2).enumerate() {
+                assert_eq!(pair[0].seq() + 1, pair[1].seq(), "entry {i}");
+                assert_eq!(pair[0].to(), pair[1].from(), "entry {i}");
+            }
+            assert_eq!(entries.last().unwrap().to(), state);
+        })
+        .unwrap();
+}

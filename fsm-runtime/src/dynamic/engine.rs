@@ -8,6 +8,7 @@ use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownActi
 use super::fired::Fired;
 use super::ids::{ActionId, StateId};
 use super::trace;
+use crate::history::History;
 use crate::snapshot::{FingerprintPolicy, Snapshot};
 use crate::RestoreError;
 use serde_json::Value;
@@ -37,6 +38,15 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 /// which would deadlock. A guard that panics leaves the engine unchanged and
 /// usable: the state is only written once a transition has been chosen.
 ///
+/// # History
+///
+/// An engine built with [`EngineBuilder::history`] records every transition
+/// under its lock, so the history's order is the order in which the engine
+/// really moved, and its [`snapshot`](Self::snapshot) carries the entries.
+/// The history's clock runs under the lock too, as guards do. Recording
+/// copies the three names of each entry: that is the one allocation of a
+/// recording engine's `fire`.
+///
 /// # Cost
 ///
 /// [`fire`](Self::fire) hashes the action's name once;
@@ -51,11 +61,13 @@ pub struct Engine {
 }
 
 /// What the lock guards.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 struct Current {
     state: StateId,
     /// The `seq` of the next transition.
     seq: u64,
+    /// Where transitions are recorded, if anywhere.
+    history: Option<History>,
 }
 
 impl Engine {
@@ -71,12 +83,20 @@ impl Engine {
         EngineBuilder::new(definition)
     }
 
-    pub(crate) fn from_parts(definition: Arc<Definition>, guards: Box<[GuardFn]>) -> Engine {
+    pub(crate) fn from_parts(
+        definition: Arc<Definition>,
+        guards: Box<[GuardFn]>,
+        history: Option<History>,
+    ) -> Engine {
         let state = definition.initial();
         Engine {
             definition,
             guards,
-            current: Mutex::new(Current { state, seq: 0 }),
+            current: Mutex::new(Current {
+                state,
+                seq: 0,
+                history,
+            }),
         }
     }
 
@@ -169,11 +189,16 @@ impl Engine {
             }
         };
         let to = candidate.target.unwrap_or(from);
+        if let Some(history) = &mut current.history {
+            history.record_names(
+                definition.state_name(from).to_owned(),
+                definition.action_name(action).to_owned(),
+                definition.state_name(to).to_owned(),
+            );
+        }
         let seq = current.seq;
-        *current = Current {
-            state: to,
-            seq: seq + 1,
-        };
+        current.state = to;
+        current.seq = seq + 1;
         drop(current);
         let fired = Fired {
             seq,
@@ -213,9 +238,23 @@ impl Engine {
 
     /// The current state, with the machine's name and fingerprint, ready to
     /// be stored: the same snapshot generated code takes for the same
-    /// source, so either can restore the other's.
+    /// source, so either can restore the other's. It carries the history's
+    /// entries when the engine records one, taken with the state under one
+    /// lock.
     pub fn snapshot(&self) -> Snapshot {
-        self.definition.snapshot_in(self.state())
+        let current = self.lock();
+        let snapshot = self.definition.snapshot_in(current.state);
+        match &current.history {
+            Some(history) => snapshot.with_history(history),
+            None => snapshot,
+        }
+    }
+
+    /// Call `f` with the history, locked (nothing fires until it returns),
+    /// or return `None` when the engine records none. `f` must not use the
+    /// engine: the lock is not reentrant, so that would deadlock.
+    pub fn with_history<R>(&self, f: impl FnOnce(&History) -> R) -> Option<R> {
+        self.lock().history.as_ref().map(f)
     }
 
     /// Move to the state of `snapshot`, which must come from this machine and
@@ -223,7 +262,9 @@ impl Engine {
     /// state. On error the engine is unchanged.
     ///
     /// Restoring is not a transition: [`fired_count`](Self::fired_count)
-    /// keeps counting from where it was.
+    /// keeps counting from where it was. An engine that records a history
+    /// takes the snapshot's entries in place of its own (see
+    /// [`History::resumed_from`]).
     pub fn restore(&self, snapshot: &Snapshot) -> Result<StateId, RestoreError> {
         self.restore_with(snapshot, FingerprintPolicy::Strict)
     }
@@ -236,7 +277,12 @@ impl Engine {
         policy: FingerprintPolicy,
     ) -> Result<StateId, RestoreError> {
         let state = self.definition.state_of(snapshot, policy)?;
-        self.lock().state = state;
+        let mut current = self.lock();
+        current.state = state;
+        current.history = current
+            .history
+            .take()
+            .map(|history| history.resumed_from(snapshot));
         Ok(state)
     }
 
@@ -271,14 +317,17 @@ impl fmt::Debug for Engine {
         let mut s = f.debug_struct("Engine");
         s.field("machine", &self.definition.name());
         let current = match self.current.try_lock() {
-            Ok(current) => Some(*current),
-            Err(TryLockError::Poisoned(poisoned)) => Some(*poisoned.into_inner()),
+            Ok(current) => Some((current.state, current.seq)),
+            Err(TryLockError::Poisoned(poisoned)) => {
+                let current = poisoned.into_inner();
+                Some((current.state, current.seq))
+            }
             Err(TryLockError::WouldBlock) => None,
         };
         match current {
-            Some(current) => s
-                .field("state", &self.definition.state_name(current.state))
-                .field("fired_count", &current.seq),
+            Some((state, seq)) => s
+                .field("state", &self.definition.state_name(state))
+                .field("fired_count", &seq),
             None => s.field("state", &format_args!("<locked>")),
         };
         s.finish_non_exhaustive()

@@ -3,6 +3,7 @@
 use super::bind_error::{BindError, BindProblem};
 use super::definition::Definition;
 use super::engine::Engine;
+use crate::history::History;
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
@@ -38,6 +39,7 @@ pub struct EngineBuilder {
     /// Indexed by guard id.
     guards: Vec<Option<GuardFn>>,
     problems: Vec<BindProblem>,
+    history: Option<History>,
 }
 
 impl EngineBuilder {
@@ -49,6 +51,7 @@ impl EngineBuilder {
             definition,
             guards,
             problems: Vec::new(),
+            history: None,
         }
     }
 
@@ -70,6 +73,13 @@ impl EngineBuilder {
         self
     }
 
+    /// Record every transition of the engine into `history`, under the
+    /// engine's lock; see [`Engine`]'s section on history.
+    pub fn history(mut self, history: History) -> Self {
+        self.history = Some(history);
+        self
+    }
+
     /// The engine, in the definition's initial state; or every problem with
     /// the guards: unknown names, names bound twice, guards left unbound.
     pub fn build(self) -> Result<Engine, BindError> {
@@ -77,6 +87,7 @@ impl EngineBuilder {
             definition,
             guards,
             mut problems,
+            history,
         } = self;
         let unbound: Vec<String> = definition
             .guard_names()
@@ -94,7 +105,7 @@ impl EngineBuilder {
             });
         }
         let guards = guards.into_iter().flatten().collect();
-        Ok(Engine::from_parts(definition, guards))
+        Ok(Engine::from_parts(definition, guards, history))
     }
 }
 
