@@ -157,9 +157,13 @@ impl Engine {
 
     /// [`fire`](Self::fire) an action given by id: no hashing at all.
     ///
+    /// Resolve the id with this engine's definition
+    /// ([`Definition::action_id`]): an id is an index, so one from another
+    /// definition fires whichever action has that index here.
+    ///
     /// # Panics
     ///
-    /// When `action` is not an action of this engine's definition.
+    /// When `action` is out of range for this engine's definition.
     pub fn fire_id(&self, action: ActionId, input: &Value) -> Result<Fired<'_>, FireError> {
         self.assert_action(action);
         let definition = &*self.definition;
