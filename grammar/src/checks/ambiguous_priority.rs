@@ -9,28 +9,35 @@ use crate::guard_logic::{self, Budget};
 use crate::model::{Machine, Source, TransitionId};
 use std::collections::BTreeMap;
 
-pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
+/// `never_fires`: per transition, whether it is shadowed (or a duplicate);
+/// those are reported as such and never as ambiguous.
+pub(crate) fn check(m: &Machine, never_fires: &[bool], budget: &mut Budget, sink: &mut Sink<'_>) {
     for s in m.state_ids() {
-        check_list(m, m.own_transitions(s), sink);
+        check_list(m, m.own_transitions(s), never_fires, budget, sink);
     }
-    check_list(m, m.any_transitions(), sink);
+    check_list(m, m.any_transitions(), never_fires, budget, sink);
 }
 
 /// Transitions written in one place, grouped by (action, priority).
-fn check_list(m: &Machine, list: &[TransitionId], sink: &mut Sink<'_>) {
+fn check_list(
+    m: &Machine,
+    list: &[TransitionId],
+    never_fires: &[bool],
+    budget: &mut Budget,
+    sink: &mut Sink<'_>,
+) {
     let mut groups: BTreeMap<(usize, i32), Vec<TransitionId>> = BTreeMap::new();
     for &t in list {
         let tr = m.transition(t);
-        if tr.guard.is_some() {
+        if tr.guard.is_some() && !never_fires[t.index()] {
             groups
                 .entry((tr.action.index(), tr.priority))
                 .or_default()
                 .push(t);
         }
     }
-    // One budget for the whole list: pairwise questions on a huge group stay
-    // bounded, and past the budget the remaining pairs are not judged.
-    let mut budget = Budget::new(1 << 20);
+    // The machine's budget bounds the pairwise questions on a huge group; past
+    // it, the remaining pairs are not judged.
     for group in groups.values().filter(|g| g.len() > 1) {
         for (j, &later) in group.iter().enumerate().skip(1) {
             if budget.is_spent() {
@@ -47,8 +54,8 @@ fn check_list(m: &Machine, list: &[TransitionId], sink: &mut Sink<'_>) {
                     .expr;
                 // Only warn when both can fire: if `later` can never fire, that
                 // is shadowing (an error) and reported there.
-                guard_logic::satisfiable_within(&[(ga, true), (gb, true)], &mut budget) == Some(true)
-                    && guard_logic::satisfiable_within(&[(gb, true), (ga, false)], &mut budget) == Some(true)
+                guard_logic::satisfiable_within(&[(ga, true), (gb, true)], budget) == Some(true)
+                    && guard_logic::satisfiable_within(&[(gb, true), (ga, false)], budget) == Some(true)
             });
             if let Some(earlier) = overlap {
                 report(m, earlier, later, sink);

@@ -13,6 +13,7 @@ mod unsatisfiable_guard;
 mod unused_declaration;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::guard_logic::Budget;
 use crate::model::{Machine, Model, Source, StateId};
 
 /// Run every check over every machine of `model`.
@@ -26,10 +27,12 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
             dead_end::check(machine, &graph, &mut sink);
             no_path_to_terminal::check(machine, &graph, &mut sink);
         }
+        // One budget for every guard question about this machine.
+        let mut budget = Budget::for_machine(machine);
         let duplicates = duplicate_transition::check(machine, &mut sink);
-        shadowed_transition::check(machine, &duplicates, &mut sink);
-        ambiguous_priority::check(machine, &mut sink);
-        unsatisfiable_guard::check(machine, &mut sink);
+        let never_fires = shadowed_transition::check(machine, &duplicates, &mut budget, &mut sink);
+        ambiguous_priority::check(machine, &never_fires, &mut budget, &mut sink);
+        unsatisfiable_guard::check(machine, &mut budget, &mut sink);
         unused_declaration::check(machine, &mut sink);
         name_collision::check_names(machine, &mut sink);
     }

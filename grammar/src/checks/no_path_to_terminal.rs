@@ -6,16 +6,27 @@ use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::Machine;
 
+/// Terminal states named in the help at most.
+const NAMED: usize = 3;
+
 pub(crate) fn check(m: &Machine, graph: &Graph, sink: &mut Sink<'_>) {
     if !graph.has_terminal {
         return;
     }
-    let terminals: Vec<String> = m
+    // Name a few terminal states, not all: the help is repeated for every
+    // state reported, so listing them all would grow as states × terminals.
+    let mut terminals: Vec<String> = m
         .states
         .iter()
         .filter(|s| s.is_terminal())
+        .take(NAMED + 1)
         .map(|s| format!("`{}`", s.name))
         .collect();
+    let total = m.states.iter().filter(|s| s.is_terminal()).count();
+    if total > NAMED {
+        terminals.truncate(NAMED);
+        terminals.push(format!("{} more terminal states", total - NAMED));
+    }
     for s in m.state_ids() {
         let i = s.index();
         // A dead end is reported as such; an unreachable state as unreachable.

@@ -2,13 +2,13 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::guard_logic;
+use crate::guard_logic::{self, Budget};
 use crate::model::Machine;
 
-pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
+pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) {
     for t in &m.transitions {
         let Some(g) = &t.guard else { continue };
-        if guard_logic::satisfiable(&[(&g.expr, true)]) != Some(false) {
+        if guard_logic::satisfiable_within(&[(&g.expr, true)], budget) != Some(false) {
             continue;
         }
         sink.push(
