@@ -9,6 +9,7 @@
 //! | final phase `completed`                    | start delivering             |
 //! | a phase `paused`                           | wait for the user / resume   |
 //! | next phase `pending`                       | spawn it                     |
+//! | phase `running` with a `failed` worker     | mark it failed at once       |
 //! | phase `running` past its timeout + grace   | mark it failed               |
 //! | phase `running` with workers to start      | start them                   |
 //! | phase `running`, within its limit          | wait                         |
@@ -16,6 +17,11 @@
 //! It reads only stored statuses (and whether a phase is overdue), never
 //! what the orchestrator did before: after a crash, the next trigger reaches
 //! the same decision, so an action cut short is simply taken again.
+//!
+//! A failed worker (its process gone without an output, or killed) fails its
+//! phase at the next trigger, not at the phase's timeout: seed 001's stalled
+//! pipeline, silent for ten more minutes, is the failure this row prevents.
+//! Failures are reported, never retried.
 
 use crate::machines::{phase, run, worker};
 use crate::workflow::Mode;
@@ -64,10 +70,13 @@ pub enum Decision {
         /// Its index.
         phase: usize,
     },
-    /// Phase `phase` ran out of time.
-    TimeOut {
+    /// Phase `phase` failed: kill and fail its running workers, then mark
+    /// it failed.
+    FailPhase {
         /// Its index.
         phase: usize,
+        /// Why.
+        cause: FailureCause,
     },
     /// Start workers `workers` of running phase `phase`.
     StartWorkers {
@@ -78,6 +87,18 @@ pub enum Decision {
     },
     /// Nothing to do until a worker finishes or time passes.
     Wait,
+}
+
+/// Why a running phase fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureCause {
+    /// It ran longer than its timeout plus the grace.
+    Overdue,
+    /// One of its workers failed.
+    WorkerFailed {
+        /// The first failed worker's index in the phase.
+        worker: usize,
+    },
 }
 
 /// The row of the decision table that applies. `resume` is the user's
@@ -109,8 +130,23 @@ pub fn decide(run: run::State, phases: &[PhaseView], resume: bool) -> Decision {
         phase::State::Paused if resume => Decision::Resume { phase: current },
         phase::State::Paused => Decision::Pause { phase: current },
         phase::State::Pending => Decision::SpawnPhase { phase: current },
-        phase::State::Running if view.overdue => Decision::TimeOut { phase: current },
         phase::State::Running => {
+            if let Some(worker) = view
+                .workers
+                .iter()
+                .position(|state| *state == worker::State::Failed)
+            {
+                return Decision::FailPhase {
+                    phase: current,
+                    cause: FailureCause::WorkerFailed { worker },
+                };
+            }
+            if view.overdue {
+                return Decision::FailPhase {
+                    phase: current,
+                    cause: FailureCause::Overdue,
+                };
+            }
             let workers = workers_to_start(view);
             if workers.is_empty() {
                 Decision::Wait
@@ -244,7 +280,10 @@ mod tests {
         phases[0].overdue = true;
         assert_eq!(
             decide(run::State::Running, &phases, false),
-            Decision::TimeOut { phase: 0 }
+            Decision::FailPhase {
+                phase: 0,
+                cause: FailureCause::Overdue
+            }
         );
         phases[0].state = P::Failed;
         assert_eq!(
@@ -254,6 +293,30 @@ mod tests {
         assert_eq!(
             decide(run::State::Failed, &phases, false),
             Decision::ReportFailure
+        );
+    }
+
+    #[test]
+    fn a_failed_worker_fails_its_phase_at_once() {
+        // Within its timeout, with another worker still running.
+        let phases = seed(P::Running, W::Running, W::Failed, P::Pending, W::Pending);
+        assert_eq!(
+            decide(run::State::Running, &phases, false),
+            Decision::FailPhase {
+                phase: 0,
+                cause: FailureCause::WorkerFailed { worker: 1 }
+            }
+        );
+        // A sequential phase does not go on to its next worker.
+        let mut phase = view(P::Running, &[W::Completed, W::Failed, W::Pending]);
+        phase.mode = Mode::Sequential;
+        phase.overdue = true;
+        assert_eq!(
+            decide(run::State::Running, &[phase], false),
+            Decision::FailPhase {
+                phase: 0,
+                cause: FailureCause::WorkerFailed { worker: 1 }
+            }
         );
     }
 

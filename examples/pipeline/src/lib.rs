@@ -1,8 +1,9 @@
 //! The research pipeline of seed 001, rebuilt so that it survives `kill -9`.
 //!
 //! The seed's first pipeline lost updates: two workers finished at once, both
-//! rewrote `status.json`, and one completion vanished. Its fix has four
-//! parts, and each is a piece of this crate:
+//! rewrote `status.json`, and one completion vanished, and the pipeline then
+//! stalled silently until a timeout. Its fix has these parts, each a piece
+//! of this crate:
 //!
 //! - **one writer**: only the [orchestrator] writes statuses, and every
 //!   write is a compare-and-swap through a [`FileStore`](fsm_runtime::store::FileStore)
@@ -17,6 +18,10 @@
 //!   [decision table](decision);
 //! - **completion from files that exist**: a worker is done when its output
 //!   file exists, and outputs appear whole ([`atomic_file`]).
+//! - **failures surface at once**: a worker that exits without its output
+//!   fails its phase at the next trigger, not at the phase's timeout, and the
+//!   workers of a failed phase are killed ([`session::kill`]); the user is
+//!   told, nothing is retried.
 //!
 //! The definition comes from `workflows.json` in the seed's shape
 //! ([`workflow`]); a run lives in one directory ([`run_dir`]).

@@ -41,7 +41,8 @@ struct RunArgs {
     /// How long to wait between triggers, in milliseconds.
     #[arg(long, default_value_t = 50)]
     poll_ms: u64,
-    /// How long past its timeout a phase may run, in seconds.
+    /// How long past its timeout a phase may run, in seconds (any u64: the
+    /// sum saturates, so a huge grace means no timeout).
     #[arg(long, default_value_t = 120)]
     grace_secs: u64,
     /// Go on after a phase with `pause_after`.
@@ -101,6 +102,7 @@ fn orchestrate(args: RunArgs) -> Result<ExitCode, Error> {
         poll: Duration::from_millis(args.poll_ms),
         grace: Duration::from_secs(args.grace_secs),
         resume: args.resume,
+        checkpoint: None,
     };
     println!(
         "pipeline {} on {:?} in {}",

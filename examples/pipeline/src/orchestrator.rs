@@ -7,8 +7,17 @@
 //! 2. reconcile: a running worker whose output file exists is `completed`,
 //!    whatever the status said; one whose process is gone without an output
 //!    is `failed`; a phase whose workers all completed is `completed` (or
-//!    `paused`);
+//!    `paused`); a `failed` worker whose process still runs is killed;
 //! 3. consult the [decision table](crate::decision) and act on its row.
+//!
+//! A phase fails as soon as one of its workers failed, or when it runs past
+//! its timeout plus the grace. Its workers still running are then killed
+//! (SIGKILL to their process group) before they are marked `failed`, so none
+//! outlives its phase holding its lock; an output written late changes
+//! nothing, as only `running` workers of `running` phases are reconciled.
+//!
+//! On start and when it stops, the orchestrator sweeps `DIR/.tmp/` of the
+//! temporary files of processes that are gone ([`atomic_file::sweep`]).
 //!
 //! Every status change is a compare-and-swap save, made before the effect it
 //! announces when the effect can be repeated (spawning a phase, delivering),
@@ -19,11 +28,11 @@
 //! second gets a conflict, reloads, and decides again.
 
 use crate::atomic_file;
-use crate::decision::{decide, Decision, PhaseView};
+use crate::decision::{decide, Decision, FailureCause, PhaseView};
 use crate::error::Error;
 use crate::machines::{phase, run, worker, PhaseFacts};
 use crate::run_dir::{RunDir, RunRecord};
-use crate::session::{self, Session};
+use crate::session::{self, Kill, Session};
 use crate::status::{Status, StatusStore, Stored};
 use fsm_runtime::{Fire, Fired, Machine, NoGuards, Symbol};
 use std::fs;
@@ -46,7 +55,38 @@ pub struct Options {
     pub grace: Duration,
     /// Go on after a paused phase.
     pub resume: bool,
+    /// Called at each [`Checkpoint`] the orchestrator passes. For tests,
+    /// which kill the orchestrator there; the `pipeline` binary sets none.
+    pub checkpoint: Option<fn(Checkpoint)>,
 }
+
+/// Named points of the orchestrator's work where a crash is most telling:
+/// between an effect and the status save that records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// A worker process was started; its `running` status is not saved.
+    WorkerStarted,
+    /// The run is saved as `delivering`; `final.md` is not written.
+    Delivering,
+    /// The result is staged in `DIR/.tmp/`, not yet linked into the outbox.
+    DeliveryStaged,
+    /// `outbox/final.md` exists (and its staged copy still does); the run is
+    /// not yet saved as `delivered`.
+    DeliveryLinked,
+}
+
+impl Checkpoint {
+    /// Every checkpoint, in the order a run passes them.
+    pub const ALL: [Checkpoint; 4] = [
+        Checkpoint::WorkerStarted,
+        Checkpoint::Delivering,
+        Checkpoint::DeliveryStaged,
+        Checkpoint::DeliveryLinked,
+    ];
+}
+
+/// How long a killed worker may take to release its lock.
+const KILL_WAIT: Duration = Duration::from_secs(5);
 
 /// How a run of the orchestrator ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +136,7 @@ pub fn run(
         out,
         children: Vec::new(),
     };
+    orchestrator.sweep()?;
     loop {
         match orchestrator.trigger() {
             Ok(Step::Progress) => {}
@@ -103,7 +144,11 @@ pub fn run(
                 orchestrator.reap();
                 std::thread::sleep(options.poll);
             }
-            Ok(Step::Done(outcome)) => return Ok(outcome),
+            Ok(Step::Done(outcome)) => {
+                orchestrator.reap();
+                orchestrator.sweep()?;
+                return Ok(outcome);
+            }
             Err(error) if error.is_conflict() => {
                 orchestrator.say(format_args!("{error}; reloading"))?;
             }
@@ -145,6 +190,13 @@ impl Orchestrator<'_> {
     fn reconcile(&mut self, status: &mut Status) -> Result<(), Error> {
         let definition = &self.record.definition;
         for (p, phase_def) in definition.phases.iter().enumerate() {
+            // A failed worker still running: its kill was cut short (or a
+            // `SIGKILL` did not land in time).
+            for (w, worker_def) in phase_def.workers.iter().enumerate() {
+                if status.workers[p][w].machine.state() == worker::State::Failed {
+                    self.kill_worker(&worker_def.role)?;
+                }
+            }
             if status.phases[p].machine.state() != phase::State::Running {
                 continue;
             }
@@ -173,7 +225,8 @@ impl Orchestrator<'_> {
                         "its process exited without writing its output",
                     )?;
                     self.say(format_args!(
-                        "notify user: worker {} was lost; phase {} will fail at its timeout",
+                        "notify user: worker {} of phase {} was lost: its process exited \
+                         without writing its output",
                         worker_def.role, phase_def.id
                     ))?;
                 }
@@ -223,7 +276,8 @@ impl Orchestrator<'_> {
                             (a, b) => a.or(b),
                         };
                     }
-                    let limit = Duration::from_secs(phase_def.timeout()) + self.options.grace;
+                    // Saturating: a grace of `u64::MAX` seconds means "never".
+                    let limit = Duration::from_secs(phase_def.timeout()).saturating_add(self.options.grace);
                     let elapsed = |started| now.duration_since(started).unwrap_or_default();
                     started.is_some_and(|started| elapsed(started) > limit)
                 } else {
@@ -306,18 +360,37 @@ impl Orchestrator<'_> {
                 self.fire(&mut status.phases[phase], phase::Action::Spawn, &NO_FACTS, "")?;
                 Ok(Step::Progress)
             }
-            Decision::TimeOut { phase } => {
-                for stored in &mut status.workers[phase] {
+            Decision::FailPhase { phase, cause } => {
+                let phase_def = &definition.phases[phase];
+                let (note, worker_note) = match cause {
+                    FailureCause::Overdue => (
+                        format!(
+                            "running longer than {} s + {} s",
+                            phase_def.timeout(),
+                            self.options.grace.as_secs()
+                        ),
+                        "its phase ran out of time".to_owned(),
+                    ),
+                    FailureCause::WorkerFailed { worker } => {
+                        let role = &phase_def.workers[worker].role;
+                        (
+                            format!("its worker {role} failed"),
+                            format!("its phase failed with worker {role}"),
+                        )
+                    }
+                };
+                for (w, worker_def) in phase_def.workers.iter().enumerate() {
+                    let stored = &mut status.workers[phase][w];
                     if stored.machine.state() == worker::State::Running {
-                        self.fire(stored, worker::Action::Timeout, &NoGuards, "")?;
+                        // Killed first: a crash before the save leaves a
+                        // worker whose lock is free and output missing,
+                        // which the next trigger finds `failed` anyway.
+                        self.kill_worker(&worker_def.role)?;
+                        self.fire(stored, worker::Action::Timeout, &NoGuards, &worker_note)?;
                     }
                 }
-                let phase_def = &definition.phases[phase];
-                let note = format!(
-                    "running longer than {} s + {} s",
-                    phase_def.timeout(),
-                    self.options.grace.as_secs()
-                );
+                // `timeout` is the Phase machine's only way to `failed`
+                // (`examples/pipeline.fsm`); the note says why.
                 self.fire(
                     &mut status.phases[phase],
                     phase::Action::Timeout,
@@ -379,6 +452,7 @@ impl Orchestrator<'_> {
             .start(command)
             .map_err(Error::io("starting a worker with", &self.options.worker_program))?;
         self.children.push(child);
+        self.checkpoint(Checkpoint::WorkerStarted);
         self.fire(stored, worker::Action::Spawn, &NoGuards, "")?;
         Ok(())
     }
@@ -386,11 +460,24 @@ impl Orchestrator<'_> {
     /// Puts the final worker's output in the outbox as `final.md`, unless an
     /// earlier attempt did: the file is created only if missing, so
     /// repeating this after a crash delivers nothing twice.
+    ///
+    /// The result is staged in `DIR/.tmp/`, so the outbox never holds
+    /// anything but `final.md`, even after a crash.
     fn deliver(&mut self) -> Result<(), Error> {
+        self.checkpoint(Checkpoint::Delivering);
         let source = self.dir.output(&self.record.definition.final_worker().output());
         let result = fs::read(&source).map_err(Error::io("reading", &source))?;
         let target = self.dir.delivered();
-        if atomic_file::create_new(&target, &result).map_err(Error::io("delivering", &target))? {
+        let staged = atomic_file::Staged::write(&self.dir.temp(), &target, &result)
+            .map_err(Error::io("staging", &target))?;
+        self.checkpoint(Checkpoint::DeliveryStaged);
+        let created = staged
+            .link_new(&target)
+            .map_err(Error::io("delivering", &target))?;
+        self.checkpoint(Checkpoint::DeliveryLinked);
+        let temp = staged.path().to_owned();
+        staged.remove().map_err(Error::io("removing", &temp))?;
+        if created {
             self.say(format_args!("delivered {}", target.display()))?;
             return Ok(());
         }
@@ -453,5 +540,55 @@ impl Orchestrator<'_> {
     fn reap(&mut self) {
         self.children
             .retain_mut(|child| !matches!(child.try_wait(), Ok(Some(_))));
+    }
+
+    /// Kills the worker `role` if its process still runs (whoever started
+    /// it), and tells the user.
+    fn kill_worker(&mut self, role: &str) -> Result<(), Error> {
+        let lock = self.dir.session(role);
+        match session::kill(&lock, KILL_WAIT).map_err(Error::io("killing the worker of", &lock))? {
+            Kill::NotRunning => {}
+            Kill::Killed { pid } => {
+                // Ours to reap, if this orchestrator started it.
+                if let Some(index) = self
+                    .children
+                    .iter()
+                    .position(|child| i64::from(child.id()) == i64::from(pid))
+                {
+                    let _ = self.children.swap_remove(index).wait();
+                }
+                self.say(format_args!("killed worker {role} (process {pid})"))?;
+            }
+            Kill::PidUnknown => self.say(format_args!(
+                "notify user: worker {role} still runs and cannot be killed: its process id \
+                 was never recorded (see {})",
+                lock.display()
+            ))?,
+            Kill::StillRunning { pid } => self.say(format_args!(
+                "notify user: worker {role} (process {pid}) still runs {} s after SIGKILL",
+                KILL_WAIT.as_secs()
+            ))?,
+        }
+        Ok(())
+    }
+
+    /// Removes the temporary files that crashed processes left in
+    /// `DIR/.tmp/`.
+    fn sweep(&mut self) -> Result<(), Error> {
+        let temp = self.dir.temp();
+        let removed = atomic_file::sweep(&temp).map_err(Error::io("sweeping", &temp))?;
+        if removed > 0 {
+            self.say(format_args!(
+                "removed {removed} stale temporary file(s) from {}",
+                temp.display()
+            ))?;
+        }
+        Ok(())
+    }
+
+    fn checkpoint(&self, point: Checkpoint) {
+        if let Some(checkpoint) = self.options.checkpoint {
+            checkpoint(point);
+        }
     }
 }

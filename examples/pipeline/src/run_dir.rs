@@ -6,8 +6,14 @@
 //! DIR/<role>.md              each worker's output; its existence means "done"
 //! DIR/sessions/<role>.lock   held (flock) by a worker process while it runs
 //! DIR/starts.log             one line per worker process started
-//! DIR/outbox/final.md        the delivered result
+//! DIR/outbox/final.md        the delivered result, alone in the outbox
+//! DIR/.tmp/                  temporary files, named `<file>.<pid>.tmp`,
+//!                            until they are moved into place
 //! ```
+//!
+//! Temporary files never sit beside the outputs or in the outbox: a crash
+//! while writing leaves them in `.tmp/`, where the next orchestrator sweeps
+//! them ([`atomic_file::sweep`]).
 
 use crate::atomic_file;
 use crate::error::Error;
@@ -75,9 +81,20 @@ impl RunDir {
         self.outbox().join("final.md")
     }
 
+    /// Where files are staged before they are moved into place: on the
+    /// same filesystem as the outputs and the outbox.
+    pub fn temp(&self) -> PathBuf {
+        self.root.join(".tmp")
+    }
+
     /// Creates the directories of the run.
     pub fn create_dirs(&self) -> Result<(), Error> {
-        for dir in [self.status(), self.root.join("sessions"), self.outbox()] {
+        for dir in [
+            self.status(),
+            self.root.join("sessions"),
+            self.outbox(),
+            self.temp(),
+        ] {
             fs::create_dir_all(&dir).map_err(Error::io("creating", &dir))?;
         }
         Ok(())
@@ -155,7 +172,9 @@ impl RunRecord {
         let path = dir.record();
         let mut text = serde_json::to_string_pretty(&self).expect("a record serializes");
         text.push('\n');
-        if atomic_file::create_new(&path, text.as_bytes()).map_err(Error::io("creating", &path))? {
+        if atomic_file::create_new(&path, &dir.temp(), text.as_bytes())
+            .map_err(Error::io("creating", &path))?
+        {
             return Ok(self);
         }
         RunRecord::load(dir)?.ok_or_else(|| Error::Run(format!("{} vanished while starting", path.display())))

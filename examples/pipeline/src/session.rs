@@ -15,13 +15,19 @@
 //! The orchestrator decides whether to start a worker only while holding
 //! the lock, after checking for its output: a worker that is done is never
 //! started again, and two orchestrators never start the same worker.
+//!
+//! The lock file also records the start time (the phase's clock) and the
+//! worker's process id, which leads its own process group: a worker whose
+//! phase failed is [killed](kill) whoever started it.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// What a look at a worker's lock file found.
 #[derive(Debug)]
@@ -70,18 +76,29 @@ impl Session {
 }
 
 impl FreeSession {
-    /// Records the start time and starts `command` holding the lock (as its
-    /// standard input). The lock is released when the process exits.
-    pub fn start(mut self, mut command: Command) -> io::Result<Child> {
+    /// Records the start time, starts `command` holding the lock (as its
+    /// standard input) in a process group of its own, and records its
+    /// process id. The lock is released when the process exits.
+    ///
+    /// The lock file then reads `<start millis>\n<pid>\n`. A crash between
+    /// the start and the second line leaves a worker whose id is unknown:
+    /// it runs to its end, but cannot be killed at a timeout.
+    pub fn start(self, mut command: Command) -> io::Result<Child> {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_millis();
+        let started = format!("{now}\n");
         self.file.set_len(0)?;
-        self.file.rewind()?;
-        writeln!(self.file, "{now}")?;
-        self.file.rewind()?;
-        command.stdin(Stdio::from(self.file)).spawn()
+        self.file.write_all_at(started.as_bytes(), 0)?;
+        // `pwrite`: the offset, shared with the worker's standard input,
+        // stays at the start.
+        let record = self.file.try_clone()?;
+        // Its own group: a timeout kills the worker and whatever it started.
+        command.stdin(Stdio::from(self.file)).process_group(0);
+        let child = command.spawn()?;
+        record.write_all_at(format!("{}\n", child.id()).as_bytes(), started.len() as u64)?;
+        Ok(child)
     }
 
     /// The lock file.
@@ -90,19 +107,150 @@ impl FreeSession {
     }
 }
 
-/// When the worker of lock file `path` was last started, or `None` if it
-/// never was.
-pub fn started_at(path: &Path) -> io::Result<Option<SystemTime>> {
+/// What a worker's lock file says about its last start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Started {
+    /// When it was started.
+    pub at: SystemTime,
+    /// Its process id (and process group), unless the start was cut short
+    /// before it could be recorded.
+    pub pid: Option<libc::pid_t>,
+}
+
+/// The last start of the worker of lock file `path`, or `None` if it never
+/// was started.
+pub fn started(path: &Path) -> io::Result<Option<Started>> {
     let mut text = String::new();
     match File::open(path) {
         Ok(mut file) => file.read_to_string(&mut text)?,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error),
     };
-    // Empty or cut short: a start that was interrupted before the worker
-    // could be started.
-    Ok(text
-        .strip_suffix('\n')
+    // Only whole lines count: a line cut short is a start (or a record of
+    // its process id) that was interrupted.
+    let mut lines = text
+        .split_inclusive('\n')
+        .filter_map(|line| line.strip_suffix('\n'));
+    let Some(at) = lines
+        .next()
         .and_then(|millis| millis.parse::<u64>().ok())
-        .map(|millis| UNIX_EPOCH + Duration::from_millis(millis)))
+        .and_then(|millis| UNIX_EPOCH.checked_add(Duration::from_millis(millis)))
+    else {
+        return Ok(None);
+    };
+    // 0 and 1 would make `kill(-pid)` signal far more than one worker.
+    let pid = lines
+        .next()
+        .and_then(|pid| pid.parse::<libc::pid_t>().ok())
+        .filter(|pid| *pid > 1);
+    Ok(Some(Started { at, pid }))
+}
+
+/// When the worker of lock file `path` was last started, or `None` if it
+/// never was.
+pub fn started_at(path: &Path) -> io::Result<Option<SystemTime>> {
+    Ok(started(path)?.map(|started| started.at))
+}
+
+/// What [`kill`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kill {
+    /// No worker held the lock: nothing to kill.
+    NotRunning,
+    /// The worker (process `pid` and its group) was killed and its lock is
+    /// free.
+    Killed {
+        /// Its process id.
+        pid: libc::pid_t,
+    },
+    /// A worker holds the lock, but its process id was never recorded.
+    PidUnknown,
+    /// The worker was sent SIGKILL but still held the lock after `wait`.
+    StillRunning {
+        /// Its process id.
+        pid: libc::pid_t,
+    },
+}
+
+/// Kills the worker holding lock file `path`, if one does: SIGKILL to its
+/// process group, then waits up to `wait` for the lock to be released.
+///
+/// The id is signalled only while the lock is held, that is while the worker
+/// (the leader of that group) or a process it started is alive, so the id
+/// cannot have been reused by an unrelated process.
+pub fn kill(path: &Path, wait: Duration) -> io::Result<Kill> {
+    if let Session::Free(_) = Session::probe(path)? {
+        return Ok(Kill::NotRunning);
+    }
+    let Some(pid) = started(path)?.and_then(|started| started.pid) else {
+        return Ok(Kill::PidUnknown);
+    };
+    // SAFETY: `kill` reads no memory. `pid > 1`, so `-pid` names one group.
+    if unsafe { libc::kill(-pid, libc::SIGKILL) } != 0 {
+        let error = io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::ESRCH) {
+            return Err(error);
+        }
+        // No such group: it exited since the probe.
+    }
+    let start = Instant::now();
+    loop {
+        if let Session::Free(_) = Session::probe(path)? {
+            return Ok(Kill::Killed { pid });
+        }
+        if start.elapsed() >= wait {
+            return Ok(Kill::StillRunning { pid });
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn a_start_is_read_from_whole_lines_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.lock");
+        assert_eq!(started(&path).unwrap(), None);
+        let at = UNIX_EPOCH + Duration::from_millis(1234);
+        for (text, expected) in [
+            ("", None),
+            ("12", None),
+            ("1234\n", Some(Started { at, pid: None })),
+            ("1234\n56", Some(Started { at, pid: None })),
+            ("1234\n56\n", Some(Started { at, pid: Some(56) })),
+            ("1234\n1\n", Some(Started { at, pid: None })),
+            ("1234\n-5\n", Some(Started { at, pid: None })),
+        ] {
+            fs::write(&path, text).unwrap();
+            assert_eq!(started(&path).unwrap(), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_started_worker_holds_its_lock_until_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.lock");
+        let Session::Free(free) = Session::probe(&path).unwrap() else {
+            panic!("a new lock is free");
+        };
+        let mut command = Command::new("sleep");
+        command.arg("600");
+        let mut child = free.start(command).unwrap();
+        assert!(matches!(Session::probe(&path).unwrap(), Session::Running));
+        let pid = child.id() as libc::pid_t;
+        assert_eq!(started(&path).unwrap().unwrap().pid, Some(pid));
+
+        assert_eq!(
+            kill(&path, Duration::from_secs(10)).unwrap(),
+            Kill::Killed { pid }
+        );
+        assert!(matches!(Session::probe(&path).unwrap(), Session::Free(_)));
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
+        assert_eq!(kill(&path, Duration::from_secs(10)).unwrap(), Kill::NotRunning);
+    }
 }

@@ -16,6 +16,10 @@ use std::time::Duration;
 /// were killed mid-task (out of memory, a platform restart). For tests.
 pub const CRASH_ENV: &str = "PIPELINE_CRASH_WORKER";
 
+/// Set to a role, this worker never finishes, as if it hung (a stuck model
+/// call). For tests: its phase times out and the orchestrator kills it.
+pub const HANG_ENV: &str = "PIPELINE_HANG_WORKER";
+
 /// Runs worker `role` of the run in `dir`, working for `work`.
 pub fn run(dir: &RunDir, role: &str, work: Duration) -> Result<(), Error> {
     let record =
@@ -37,6 +41,11 @@ pub fn run(dir: &RunDir, role: &str, work: Duration) -> Result<(), Error> {
         .and_then(|mut file| file.write_all(line.as_bytes()))
         .map_err(Error::io("appending to", &log))?;
 
+    if std::env::var_os(HANG_ENV).is_some_and(|hang| hang == role) {
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
     std::thread::sleep(work);
     if std::env::var_os(CRASH_ENV).is_some_and(|crash| crash == role) {
         std::process::exit(3);
@@ -52,5 +61,5 @@ pub fn run(dir: &RunDir, role: &str, work: Duration) -> Result<(), Error> {
         report.push_str(&format!("\n## From {read}\n\n{text}"));
     }
     let output = dir.output(&worker.output());
-    atomic_file::replace(&output, report.as_bytes()).map_err(Error::io("writing", &output))
+    atomic_file::replace(&output, &dir.temp(), report.as_bytes()).map_err(Error::io("writing", &output))
 }

@@ -6,6 +6,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+/// The longest timeout a worker may have, in seconds: one week. Longer ones
+/// are refused as mistakes (and kept far from any overflow of the phase's
+/// clock).
+pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 60 * 60;
+
 /// Every pipeline type, by name (`"research"`).
 pub type Workflows = BTreeMap<String, Pipeline>;
 
@@ -54,7 +59,7 @@ pub struct WorkerDef {
     pub role: String,
     /// The model the worker would use.
     pub model: String,
-    /// Seconds the worker may run.
+    /// Seconds the worker may run, at most [`MAX_TIMEOUT_SECS`].
     pub timeout: u64,
     /// What the worker is asked to do.
     pub task: String,
@@ -141,6 +146,13 @@ impl Pipeline {
                     problems.push(format!(
                         "{at}.role {:?} is used by an earlier worker",
                         worker.role
+                    ));
+                }
+                if worker.timeout > MAX_TIMEOUT_SECS {
+                    problems.push(format!(
+                        "{at}.timeout of worker {:?} in phase {:?} is {} s, more than the \
+                         maximum of {MAX_TIMEOUT_SECS} s (one week)",
+                        worker.role, phase.id, worker.timeout
                     ));
                 }
                 if worker.is_final {
@@ -318,6 +330,27 @@ mod tests {
         assert!(
             error.starts_with("invalid workflows.json: unknown field `retries`"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_timeout_over_a_week_is_refused_with_its_phase_and_worker() {
+        let text = format!(
+            r#"{{"p": {{"phases": [{{"id": "one", "mode": "sequential", "workers": [
+                {{"role": "a", "model": "m", "timeout": {MAX_TIMEOUT_SECS}, "task": "t"}},
+                {{"role": "b", "model": "m", "timeout": {}, "task": "t"}},
+                {{"role": "c", "model": "m", "timeout": {}, "task": "t", "final": true}}]}}]}}}}"#,
+            MAX_TIMEOUT_SECS + 1,
+            u64::MAX
+        );
+        assert_eq!(
+            parse(&text, "p").unwrap_err().problems,
+            [
+                "pipeline \"p\": phases[0].workers[1].timeout of worker \"b\" in phase \"one\" \
+                 is 604801 s, more than the maximum of 604800 s (one week)",
+                "pipeline \"p\": phases[0].workers[2].timeout of worker \"c\" in phase \"one\" \
+                 is 18446744073709551615 s, more than the maximum of 604800 s (one week)",
+            ]
         );
     }
 

@@ -1,13 +1,20 @@
-//! The orchestrator killed with SIGKILL at random moments, and restarted,
-//! again and again: every run still ends with its result delivered exactly
-//! once, statuses that match the files, and no worker started twice.
+//! The orchestrator killed with SIGKILL at random moments, and at each of
+//! its named [checkpoints](Checkpoint), and restarted, again and again:
+//! every run still ends with its result delivered exactly once, statuses
+//! that match the files, nothing in the outbox but `final.md`, and no worker
+//! started twice.
 
 mod common;
 
-use common::{assert_consistent, assert_delivered, orchestrator, starts, stdout};
+use common::{assert_consistent, assert_delivered, files, orchestrator, starts, stdout};
+use pipeline::machines::run as run_machine;
+use pipeline::orchestrator::{self, Checkpoint, Options};
+use pipeline::run_dir::{RunDir, RunRecord};
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
-use std::process::Child;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Waits up to `limit` for `child` to exit; kills it (SIGKILL) if it has not.
@@ -64,6 +71,10 @@ fn runs_killed_at_random_moments_deliver_exactly_once() {
     let mut kills = 0;
     // How many kills found the run at each stage: (saves made, outputs written).
     let mut stages = std::collections::BTreeMap::new();
+    // Kills that found the run `delivering`: the window exactly-once is
+    // about. Random kills land there only by chance; the checkpoint test
+    // below lands there every time.
+    let mut delivering = 0;
     for run in 0..RUNS {
         let dir = tempfile::tempdir().unwrap();
         let mut inode = None;
@@ -80,6 +91,9 @@ fn runs_killed_at_random_moments_deliver_exactly_once() {
             }
             kills += 1;
             assert_consistent(dir.path());
+            if run_state(dir.path()) == Some(run_machine::State::Delivering) {
+                delivering += 1;
+            }
             *stages.entry(stage(dir.path())).or_insert(0) += 1;
             let now = delivered_inode(dir.path());
             if inode.is_some() {
@@ -109,5 +123,142 @@ fn runs_killed_at_random_moments_deliver_exactly_once() {
     }
     println!("{RUNS} runs, {kills} kills, in {:?}", start.elapsed());
     println!("kills by (status saves, outputs written): {stages:?}");
+    println!("kills while delivering: {delivering}");
     assert!(kills >= RUNS, "too few kills ({kills}) to mean anything");
+}
+
+fn run_state(dir: &Path) -> Option<run_machine::State> {
+    common::load(dir).map(|(_, status)| status.run.machine.state())
+}
+
+/// Set in the orchestrator that [`checkpoint_child`] runs: which checkpoint
+/// to die at, and in which run directory.
+const CHILD_ENV: &str = "PIPELINE_KILL_TEST_CHECKPOINT";
+
+static KILL_AT: OnceLock<Checkpoint> = OnceLock::new();
+
+fn die_at(point: Checkpoint) {
+    if KILL_AT.get() == Some(&point) {
+        // SAFETY: signals this process, which dies at once, as by `kill -9`.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+    }
+}
+
+/// Not a test on its own (without `CHILD_ENV` it returns at once): the
+/// orchestrator that [`runs_killed_at_each_checkpoint_deliver_exactly_once`]
+/// starts, as this test binary run again, so that it can be given a
+/// checkpoint to die at. The `pipeline` binary has no such hook.
+#[test]
+fn checkpoint_child() {
+    let Ok(spec) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let (point, dir) = spec.split_once(' ').unwrap();
+    let point = Checkpoint::ALL
+        .into_iter()
+        .find(|checkpoint| format!("{checkpoint:?}") == point)
+        .unwrap();
+    KILL_AT.set(point).unwrap();
+    let dir = RunDir::new(dir);
+    let record = RunRecord::start_or_resume(&dir, None, None, pipeline::WORKFLOWS).unwrap();
+    let options = Options {
+        worker_program: PathBuf::from(env!("CARGO_BIN_EXE_pipeline")),
+        work: Duration::from_millis(3),
+        poll: Duration::from_millis(2),
+        grace: Duration::from_secs(120),
+        resume: false,
+        checkpoint: Some(die_at),
+    };
+    orchestrator::run(&dir, &record, &options, &mut std::io::sink()).unwrap();
+}
+
+/// Runs the orchestrator on `dir` until it reaches `point`, where it dies
+/// by SIGKILL. Returns whether it did (else it finished without passing
+/// `point`).
+fn run_killed_at(dir: &Path, point: Checkpoint) -> bool {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["checkpoint_child", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, format!("{point:?} {}", dir.display()))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    if output.status.signal() == Some(libc::SIGKILL) {
+        return true;
+    }
+    assert!(output.status.success(), "{point:?}: {output:?}");
+    false
+}
+
+/// How many names `outbox/final.md` has: 2 while its staged copy is still
+/// linked in `.tmp/`.
+fn delivered_links(dir: &Path) -> Option<u64> {
+    std::fs::metadata(dir.join("outbox").join("final.md"))
+        .ok()
+        .map(|metadata| metadata.nlink())
+}
+
+#[test]
+fn runs_killed_at_each_checkpoint_deliver_exactly_once() {
+    const ROUNDS: usize = 3;
+    for point in Checkpoint::ALL {
+        for round in 0..ROUNDS {
+            let dir = tempfile::tempdir().unwrap();
+            let dir = dir.path();
+            // A fresh run passes every checkpoint: the kill lands.
+            assert!(run_killed_at(dir, point), "{point:?}: not reached");
+            assert_consistent(dir);
+            let run = run_state(dir);
+            let outbox = files(&dir.join("outbox"));
+            let temp = files(&dir.join(".tmp"));
+            match point {
+                Checkpoint::WorkerStarted => {
+                    assert_eq!(run, Some(run_machine::State::Running));
+                }
+                Checkpoint::Delivering => {
+                    assert_eq!(run, Some(run_machine::State::Delivering));
+                    assert!(outbox.is_empty(), "{outbox:?}");
+                }
+                Checkpoint::DeliveryStaged => {
+                    assert_eq!(run, Some(run_machine::State::Delivering));
+                    assert!(outbox.is_empty(), "{outbox:?}");
+                    assert_eq!(temp.len(), 1, "the staged result: {temp:?}");
+                }
+                Checkpoint::DeliveryLinked => {
+                    // Between the link and the `delivered` save, with the
+                    // result's second name still in `.tmp/`, not the outbox.
+                    assert_eq!(run, Some(run_machine::State::Delivering));
+                    assert_eq!(outbox, ["final.md"]);
+                    assert_eq!(delivered_links(dir), Some(2));
+                }
+            }
+            let mut inode = delivered_inode(dir);
+
+            // Killed again, at some checkpoint if it passes one.
+            let again = Checkpoint::ALL[fastrand::usize(..Checkpoint::ALL.len())];
+            run_killed_at(dir, again);
+            assert_consistent(dir);
+            if inode.is_some() {
+                assert_eq!(
+                    delivered_inode(dir),
+                    inode,
+                    "{point:?}, {again:?}: delivered again"
+                );
+            }
+            inode = delivered_inode(dir);
+
+            let output = orchestrator(dir).output().unwrap();
+            assert!(output.status.success(), "{point:?} round {round}: {output:?}");
+            assert!(stdout(&output).contains("run archived"), "{}", stdout(&output));
+            assert_delivered(dir);
+            if inode.is_some() {
+                assert_eq!(
+                    delivered_inode(dir),
+                    inode,
+                    "{point:?}, {again:?}: delivered again"
+                );
+            }
+            // The staged copy was swept: `final.md` has one name.
+            assert_eq!(delivered_links(dir), Some(1));
+        }
+    }
 }

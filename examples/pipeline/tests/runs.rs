@@ -1,12 +1,18 @@
 //! Whole runs of the `pipeline` binary: delivery, resuming, two orchestrators
-//! at once, timeouts, lost workers, pauses, and bad input.
+//! at once, timeouts, lost and hung workers, pauses, and bad input.
 
 mod common;
 
-use common::{assert_delivered, load, orchestrator, orchestrator_working, run, starts, stderr, stdout};
+use common::{
+    assert_delivered, kill_leftover_workers, load, orchestrator, orchestrator_working, pids, process_exists,
+    run, run_within, starts, stderr, stdout,
+};
 use pipeline::machines::{phase, run as run_machine, worker};
+use pipeline::run_dir::RunDir;
+use pipeline::session::Session;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Writes a one-pipeline `workflows.json` whose phases are the seed's, with
@@ -27,16 +33,12 @@ fn workflows(dir: &Path, timeout: u64, pause_after: bool) -> PathBuf {
     path
 }
 
-/// Waits until `path` exists.
-fn wait_for(path: &Path) {
-    let start = Instant::now();
-    while !path.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(5));
+/// Kills the workers of a run left running when a test ends, failed or not.
+struct KillLeftovers<'a>(&'a Path);
+
+impl Drop for KillLeftovers<'_> {
+    fn drop(&mut self) {
+        kill_leftover_workers(self.0);
     }
 }
 
@@ -85,7 +87,7 @@ fn a_run_delivers_the_synthesis_and_a_second_run_only_reports_it() {
 fn status_prints_the_seed_shaped_json() {
     let dir = tempfile::tempdir().unwrap();
     assert!(run(&mut orchestrator(dir.path())).status.success());
-    let output = run(std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+    let output = run(Command::new(env!("CARGO_BIN_EXE_pipeline"))
         .args(["status", "--dir"])
         .arg(dir.path()));
     assert!(output.status.success(), "{output:?}");
@@ -129,7 +131,7 @@ fn two_orchestrators_started_at_once_deliver_once() {
 }
 
 #[test]
-fn a_phase_past_its_timeout_fails_and_a_late_output_does_not_revive_it() {
+fn a_phase_past_its_timeout_fails_its_workers_are_killed_and_a_late_output_does_not_revive_it() {
     let dir = tempfile::tempdir().unwrap();
     let definition = workflows(dir.path(), 0, false);
     let run_dir = dir.path().join("run");
@@ -138,17 +140,32 @@ fn a_phase_past_its_timeout_fails_and_a_late_output_does_not_revive_it() {
         .arg(&definition)
         .args(["--grace-secs", "0"]));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    assert!(stdout(&output)
-        .contains("phase.collect: running -> failed [notify_user]: running longer than 0 s + 0 s"));
-    assert!(stdout(&output).contains("notify user: phase collect failed"));
+    let text = stdout(&output);
+    assert!(
+        text.contains("phase.collect: running -> failed [notify_user]: running longer than 0 s + 0 s"),
+        "{text}"
+    );
+    assert!(text.contains("worker.researcher-a: running -> failed: its phase ran out of time"));
+    assert!(text.contains("notify user: phase collect failed"));
     assert_eq!(
         stderr(&output),
         "error: phase collect failed; the run is over (failures are not retried)\n"
     );
 
-    // The workers finish after the timeout: their outputs change nothing.
-    wait_for(&run_dir.join("researcher-a.md"));
-    wait_for(&run_dir.join("researcher-b.md"));
+    // The workers were killed: past their 300 ms of work, no output.
+    std::thread::sleep(Duration::from_millis(600));
+    for role in ["researcher-a", "researcher-b"] {
+        assert!(
+            !run_dir.join(format!("{role}.md")).exists(),
+            "{role} was not killed"
+        );
+        assert_lock_free(&run_dir, role);
+    }
+
+    // An output that appears late anyway changes nothing.
+    for role in ["researcher-a", "researcher-b"] {
+        fs::write(run_dir.join(format!("{role}.md")), "late\n").unwrap();
+    }
     let again = run(orchestrator(&run_dir).args(["--grace-secs", "0"]));
     assert_eq!(again.status.code(), Some(1), "{again:?}");
     let (_, status) = load(&run_dir).unwrap();
@@ -163,32 +180,164 @@ fn a_phase_past_its_timeout_fails_and_a_late_output_does_not_revive_it() {
     assert_eq!(starts(&run_dir).get("synthesizer"), None);
 }
 
+/// Checks that no process holds the session lock of worker `role`, and
+/// that its process is gone.
+fn assert_lock_free(run_dir: &Path, role: &str) {
+    for pid in pids(run_dir, role) {
+        assert!(!process_exists(pid), "{role} (process {pid}) still runs");
+    }
+    let lock = RunDir::new(run_dir).session(role);
+    assert!(
+        matches!(Session::probe(&lock).unwrap(), Session::Free(_)),
+        "{role} still holds its lock"
+    );
+}
+
 #[test]
-fn a_worker_that_dies_without_output_is_failed_and_its_phase_times_out() {
+fn a_hung_worker_is_killed_when_its_phase_times_out() {
     let dir = tempfile::tempdir().unwrap();
     let definition = workflows(dir.path(), 1, false);
+    let run_dir = dir.path().join("run");
+    let _cleanup = KillLeftovers(&run_dir);
+    let start = Instant::now();
+    let output = run_within(
+        orchestrator(&run_dir)
+            .arg("--workflows")
+            .arg(&definition)
+            .args(["--grace-secs", "0"])
+            .env(pipeline::worker::HANG_ENV, "researcher-b"),
+        dir.path(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        start.elapsed() >= Duration::from_secs(1),
+        "failed before its timeout"
+    );
+    let text = stdout(&output);
+    let [pid] = pids(&run_dir, "researcher-b")[..] else {
+        panic!("researcher-b started once: {text}");
+    };
+    for line in [
+        "worker.researcher-a: running -> completed: researcher-a.md exists".to_owned(),
+        format!("killed worker researcher-b (process {pid})"),
+        "worker.researcher-b: running -> failed: its phase ran out of time".to_owned(),
+        "phase.collect: running -> failed [notify_user]: running longer than 1 s + 0 s".to_owned(),
+        "notify user: phase collect failed".to_owned(),
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
+    }
+    assert_lock_free(&run_dir, "researcher-b");
+    assert_eq!(starts(&run_dir).get("synthesizer"), None);
+}
+
+#[test]
+fn a_worker_that_dies_without_output_fails_its_phase_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // The seed's timeouts and grace: 600 s + 120 s, which the run must not
+    // wait for.
+    let definition = workflows(dir.path(), 600, false);
+    let run_dir = dir.path().join("run");
+    let _cleanup = KillLeftovers(&run_dir);
+    let output = run_within(
+        orchestrator(&run_dir)
+            .arg("--workflows")
+            .arg(&definition)
+            .env(pipeline::worker::CRASH_ENV, "researcher-b")
+            .env(pipeline::worker::HANG_ENV, "researcher-a"),
+        dir.path(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    for line in [
+        "worker.researcher-b: running -> failed: its process exited without writing its output",
+        "notify user: worker researcher-b of phase collect was lost: its process exited without \
+         writing its output",
+        "worker.researcher-a: running -> failed: its phase failed with worker researcher-b",
+        "phase.collect: running -> failed [notify_user]: its worker researcher-b failed",
+        "notify user: phase collect failed",
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
+    }
+    assert_eq!(
+        stderr(&output),
+        "error: phase collect failed; the run is over (failures are not retried)\n"
+    );
+    let (_, status) = load(&run_dir).unwrap();
+    assert_eq!(status.workers[0][0].machine.state(), worker::State::Failed);
+    assert_eq!(status.workers[0][1].machine.state(), worker::State::Failed);
+    assert_eq!(status.phases[0].machine.state(), phase::State::Failed);
+    assert_eq!(status.run.machine.state(), run_machine::State::Failed);
+    assert_eq!(starts(&run_dir).get("researcher-b"), Some(&1), "not retried");
+    // The hung researcher-a did not outlive its phase.
+    assert_lock_free(&run_dir, "researcher-a");
+}
+
+#[test]
+fn a_failed_worker_still_running_is_killed_by_the_next_orchestrator() {
+    let dir = tempfile::tempdir().unwrap();
+    let definition = workflows(dir.path(), 600, false);
     let run_dir = dir.path().join("run");
     let output = run(orchestrator(&run_dir)
         .arg("--workflows")
         .arg(&definition)
-        .args(["--grace-secs", "0"])
         .env(pipeline::worker::CRASH_ENV, "researcher-b"));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
-    let text = stdout(&output);
+    // As if an orchestrator was killed between marking researcher-b failed
+    // and killing it: a process holds its lock.
+    let lock = RunDir::new(&run_dir).session("researcher-b");
+    let Session::Free(free) = Session::probe(&lock).unwrap() else {
+        panic!("researcher-b's lock is held");
+    };
+    let mut sleeper = Command::new("sleep");
+    sleeper.arg("600");
+    let mut sleeper = free.start(sleeper).unwrap();
+    let pid = sleeper.id();
+
+    let again = run(&mut orchestrator(&run_dir));
+    // Wait for the kill to be reaped, then make sure it is gone either way.
+    let lock_free = matches!(Session::probe(&lock).unwrap(), Session::Free(_));
+    std::thread::sleep(Duration::from_millis(50));
+    let exited = sleeper.try_wait().unwrap();
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+    let text = stdout(&again);
     assert!(
-        text.contains(
-            "worker.researcher-b: running -> failed: its process exited without writing its \
-             output"
-        ),
+        text.contains(&format!("killed worker researcher-b (process {pid})")),
         "{text}"
     );
-    assert!(text.contains("notify user: worker researcher-b was lost"));
-    assert!(text.contains("phase.collect: running -> failed [notify_user]"));
-    let (_, status) = load(&run_dir).unwrap();
-    assert_eq!(status.workers[0][0].machine.state(), worker::State::Completed);
-    assert_eq!(status.workers[0][1].machine.state(), worker::State::Failed);
-    assert_eq!(status.phases[0].machine.state(), phase::State::Failed);
-    assert_eq!(starts(&run_dir).get("researcher-b"), Some(&1), "not retried");
+    assert!(lock_free);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(exited.and_then(|status| status.signal()), Some(libc::SIGKILL));
+}
+
+#[test]
+fn a_huge_grace_waits_forever_instead_of_overflowing() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(orchestrator(dir.path()).args(["--grace-secs", &u64::MAX.to_string()]));
+    assert!(output.status.success(), "{output:?}");
+    assert_delivered(dir.path());
+}
+
+#[test]
+fn a_timeout_over_a_week_is_refused_and_nothing_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let definition = workflows(dir.path(), u64::MAX, false);
+    let run_dir = dir.path().join("run");
+    let output = run(orchestrator(&run_dir).arg("--workflows").arg(&definition));
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert_eq!(
+        stderr(&output),
+        "error: pipeline definition: pipeline \"research\": phases[0].workers[0].timeout of \
+         worker \"researcher-a\" in phase \"collect\" is 18446744073709551615 s, more than the \
+         maximum of 604800 s (one week)\n\
+         pipeline \"research\": phases[0].workers[1].timeout of worker \"researcher-b\" in \
+         phase \"collect\" is 18446744073709551615 s, more than the maximum of 604800 s (one \
+         week)\n"
+    );
+    assert!(!run_dir.join("run.json").exists());
 }
 
 #[test]
@@ -271,7 +420,7 @@ fn an_unknown_pipeline_is_reported() {
 #[test]
 fn status_of_a_directory_without_a_run_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let output = run(std::process::Command::new(env!("CARGO_BIN_EXE_pipeline"))
+    let output = run(Command::new(env!("CARGO_BIN_EXE_pipeline"))
         .args(["status", "--dir"])
         .arg(dir.path()));
     assert_eq!(output.status.code(), Some(2));

@@ -58,13 +58,11 @@ pub fn starts(dir: &Path) -> BTreeMap<String, usize> {
     starts
 }
 
-/// The files in `dir` whose names do not start with `.` (temporary files
-/// left by a kill do).
-pub fn visible_files(dir: &Path) -> Vec<String> {
+/// Every file in `dir`, hidden ones included, sorted.
+pub fn files(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = match fs::read_dir(dir) {
         Ok(entries) => entries
             .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-            .filter(|name| !name.starts_with('.'))
             .collect(),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(error) => panic!("{error}"),
@@ -92,7 +90,9 @@ pub fn load(dir: &Path) -> Option<(RunRecord, Status)> {
 /// - a worker is past `pending` only once its phase is;
 /// - a completed phase has only completed workers;
 /// - a delivering or delivered run has its final phase completed;
-/// - a delivered run has `final.md` in the outbox, equal to the final output.
+/// - the outbox holds nothing but `final.md`, not even a hidden file, and
+///   a delivered run has it, equal to the final output;
+/// - the run directory holds no temporary file outside `.tmp/`.
 pub fn assert_consistent(dir: &Path) {
     for (role, count) in starts(dir) {
         assert_eq!(count, 1, "worker {role} was started {count} times");
@@ -129,8 +129,14 @@ pub fn assert_consistent(dir: &Path) {
             phase::State::Completed
         );
     }
+    for name in files(dir) {
+        assert!(
+            !name.ends_with(".tmp") || name == ".tmp",
+            "a temporary file outside .tmp/: {name}"
+        );
+    }
     let outbox = dir.join("outbox");
-    let delivered = visible_files(&outbox);
+    let delivered = files(&outbox);
     assert!(
         delivered.is_empty() || delivered == ["final.md"],
         "outbox: {delivered:?}"
@@ -148,7 +154,8 @@ pub fn assert_consistent(dir: &Path) {
 }
 
 /// Checks that the run in `dir` finished: every worker started once and
-/// completed, every phase completed, the result delivered.
+/// completed, every phase completed, the result delivered, and no temporary
+/// file left (the last orchestrator swept those that crashes left).
 pub fn assert_delivered(dir: &Path) {
     assert_consistent(dir);
     let (record, status) = load(dir).expect("a run");
@@ -160,5 +167,84 @@ pub fn assert_delivered(dir: &Path) {
         }
     }
     assert_eq!(status.run.machine.state(), run::State::Delivered);
-    assert_eq!(visible_files(&dir.join("outbox")), ["final.md"]);
+    assert_eq!(files(&dir.join("outbox")), ["final.md"]);
+    assert_eq!(
+        files(&dir.join(".tmp")),
+        Vec::<String>::new(),
+        "temporary files left"
+    );
+}
+
+/// Whether process `pid` runs: exists and is not a zombie (an exited
+/// process nobody reaped, as under an init that does not reap).
+pub fn process_exists(pid: u32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Kills (SIGKILL) the worker processes of the run in `dir` that still run,
+/// so that a failing test leaves none behind. Only processes whose command
+/// line names `dir` are signalled.
+pub fn kill_leftover_workers(dir: &Path) {
+    let text = fs::read_to_string(dir.join("starts.log")).unwrap_or_default();
+    for pid in text
+        .lines()
+        .filter_map(|line| line.split_once(' ')?.1.parse::<u32>().ok())
+    {
+        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let dir = dir.as_os_str().as_encoded_bytes();
+        if process_exists(pid) && cmdline.windows(dir.len()).any(|window| window == dir) {
+            // SAFETY: `kill` reads no memory; the process is this run's worker.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Runs `command` with its standard output and error in files in `dir`
+/// (not pipes, which a worker left running would hold open), for at most
+/// `limit`; then kills it (and fails) if it still runs.
+pub fn run_within(command: &mut Command, dir: &Path, limit: std::time::Duration) -> Output {
+    let out = dir.join("orchestrator.out");
+    let err = dir.join("orchestrator.err");
+    let mut child = command
+        .stdout(fs::File::create(&out).unwrap())
+        .stderr(fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!(
+                "still running after {limit:?}; stdout:\n{}",
+                fs::read_to_string(&out).unwrap()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: fs::read(&out).unwrap(),
+        stderr: fs::read(&err).unwrap(),
+    }
+}
+
+/// The process ids of the starts of worker `role`, from `starts.log`.
+pub fn pids(dir: &Path, role: &str) -> Vec<u32> {
+    fs::read_to_string(dir.join("starts.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .filter(|(name, _)| *name == role)
+        .map(|(_, pid)| pid.parse().unwrap())
+        .collect()
 }
