@@ -137,7 +137,7 @@ fn github_prints_one_annotation_per_diagnostic() {
     assert_eq!(
         line,
         "::error file=door.fsm,line=2,col=39,endLine=2,endColumn=44,title=unknown-state\
-         ::transition on `open` targets unknown state `opend`"
+         ::transition on `open` targets unknown state `opend`%0Ahelp: did you mean `opened`?"
     );
     assert!(stdout
         .lines()

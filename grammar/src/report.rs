@@ -158,13 +158,13 @@ pub fn json_array(records: &[JsonDiagnostic]) -> String {
 /// line each:
 ///
 /// ```text
-/// ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=CODE::MESSAGE
+/// ::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=CODE::MESSAGE%0Ahelp: HELP
 /// ```
 ///
-/// Warnings use `::warning`. GitHub only accepts columns on annotations that
-/// start and end on one line, so a span over several lines gives `line` and
-/// `endLine` without `col` and `endColumn`. Values are escaped as the runner
-/// expects.
+/// Warnings use `::warning`. Columns are given for spans over several lines
+/// too (GitHub accepts `col`/`endColumn` with a different `line`/`endLine`).
+/// The message is followed by the help on its own line (`%0A`), so the
+/// annotation says what to do. Values are escaped as the runner expects.
 pub fn github(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
     let index = LineIndex::new(source);
     let file = escape_property(file_name);
@@ -175,18 +175,19 @@ pub fn github(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Stri
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let position = if start.line == end.line {
-            format!(
-                "line={},col={},endLine={},endColumn={}",
-                start.line, start.column, end.line, end.column
-            )
+        let message = if d.help.is_empty() {
+            d.message.clone()
         } else {
-            format!("line={},endLine={}", start.line, end.line)
+            format!("{}\nhelp: {}", d.message, d.help)
         };
         out.push_str(&format!(
-            "::{command} file={file},{position},title={}::{}\n",
+            "::{command} file={file},line={},col={},endLine={},endColumn={},title={}::{}\n",
+            start.line,
+            start.column,
+            end.line,
+            end.column,
             escape_property(d.code.name()),
-            escape_data(&d.message),
+            escape_data(&message),
         ));
     }
     out
@@ -322,19 +323,21 @@ mod tests {
         assert_eq!(
             out,
             "::error file=dir/x%2Cy%3Az.fsm,line=3,col=32,endLine=3,endColumn=34,title=unknown-state\
-             ::transition on `go` targets unknown state `bb`\n\
+             ::transition on `go` targets unknown state `bb`%0Ahelp: did you mean `b`?\n\
              ::warning file=dir/x%2Cy%3Az.fsm,line=3,col=26,endLine=3,endColumn=28,\
-             title=duplicate-declaration::action `go` is declared more than once, 50%25 of the time%0Areally\n"
+             title=duplicate-declaration::action `go` is declared more than once, 50%25 of the time%0Areally\
+             %0Ahelp: remove it\n"
         );
     }
 
     #[test]
-    fn github_omits_columns_for_spans_over_several_lines() {
+    fn github_keeps_columns_for_spans_over_several_lines() {
         let mut d = unknown_state();
         d.span = Span::new(0, SOURCE.len() - 1);
+        d.help = String::new();
         assert_eq!(
             github("m.fsm", SOURCE, &[d]),
-            "::error file=m.fsm,line=1,endLine=4,title=unknown-state\
+            "::error file=m.fsm,line=1,col=1,endLine=4,endColumn=2,title=unknown-state\
              ::transition on `go` targets unknown state `bb`\n"
         );
     }
