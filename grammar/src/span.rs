@@ -84,7 +84,11 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
         let start = self.line_starts[line];
-        let column = text[start..offset].chars().count() + 1;
+        let mut column = text[start..offset].chars().count() + 1;
+        // A byte order mark is not a column of its own.
+        if start == 0 && offset > 0 && text.starts_with('\u{FEFF}') {
+            column -= 1;
+        }
         LineCol {
             line: line + 1,
             column,
@@ -113,5 +117,15 @@ mod tests {
         // `d` is byte 5 (ç is two bytes) but column 2.
         assert_eq!(idx.line_col(text, 5), LineCol { line: 2, column: 2 });
         assert_eq!(idx.line_col(text, 99), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_a_column() {
+        let text = "\u{FEFF}machine M\nab";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), LineCol { line: 1, column: 1 });
+        assert_eq!(idx.line_col(text, 3), LineCol { line: 1, column: 1 });
+        assert_eq!(idx.line_col(text, 11), LineCol { line: 1, column: 9 });
+        assert_eq!(idx.line_col(text, 14), LineCol { line: 2, column: 2 });
     }
 }
