@@ -10,12 +10,84 @@ use crate::comments::{self, DocIndex};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Span;
 use crate::syntax_error;
+use fast::{FastParser, Rule as F};
 use pest::iterators::Pair;
 use pest::Parser as _;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "fsm.pest"]
 pub(crate) struct FsmParser;
+
+/// The grammar of `fsm.pest` with every punctuation token and keyword silent,
+/// so a parse builds only the pairs the AST needs. It accepts exactly the
+/// same texts; text that fails here is parsed again with [`FsmParser`],
+/// whose named tokens make the syntax error say what was expected.
+mod fast {
+    #[derive(pest_derive::Parser)]
+    #[grammar_inline = r##"
+WHITESPACE = _{ " " | "\t" | "\r" | "\n" | "\u{FEFF}" }
+COMMENT    = _{ "//" ~ (!"\n" ~ ANY)* }
+
+file          = { SOI ~ machine* ~ EOI }
+machine_entry = { SOI ~ machine ~ EOI }
+
+machine      = { attrs ~ kw_machine ~ ident ~ "{" ~ machine_item* ~ "}" }
+machine_item = _{ decl | any_block | state }
+
+attrs     = { attr* }
+attr      = { "#" ~ "[" ~ kw_allow ~ "(" ~ (lint_code ~ ("," ~ lint_code)* ~ ","?)? ~ ")" ~ "]" }
+lint_code = @{ ASCII_ALPHA ~ (ASCII_ALPHANUMERIC | "-" | "_")* }
+
+decl      = { decl_kind ~ ident_list ~ ";" }
+decl_kind = @{ ("action" | "guard" | "output") ~ word_end }
+
+state      = { attrs ~ modifier* ~ kw_state ~ ident ~ (";" | state_body) }
+modifier   = @{ ("initial" | "terminal") ~ word_end }
+state_body = { "{" ~ state_item* ~ "}" }
+state_item = _{ hook | transition }
+hook       = { hook_kind ~ kw_emit ~ ident_list ~ ";" }
+hook_kind  = @{ ("enter" | "exit") ~ word_end }
+
+any_block = { kw_any ~ "{" ~ transition* ~ "}" }
+
+transition = { kw_on ~ ident ~ guard? ~ priority? ~ target? ~ emit? ~ ";" }
+guard      = { "[" ~ guard_or ~ "]" }
+priority   = { kw_priority ~ int }
+target     = { "->" ~ ident }
+emit       = { kw_emit ~ ident_list }
+ident_list = { ident ~ ("," ~ ident)* }
+
+guard_or      = { guard_and ~ ("||" ~ guard_and)* }
+guard_and     = { guard_unary ~ ("&&" ~ guard_unary)* }
+guard_unary   = { not_op* ~ guard_primary }
+guard_primary = { guard_paren | ident }
+guard_paren   = { "(" ~ guard_or ~ ")" }
+
+ident = @{ (ASCII_ALPHA | "_") ~ (ASCII_ALPHANUMERIC | "_")* }
+int   = @{ "-"? ~ ASCII_DIGIT+ }
+not_op = { "!" }
+
+// A keyword is a whole word: `only` is not `on` followed by `ly`. The test
+// runs before the keyword, on an atomic rule inside a lookahead, which builds
+// no pair; a lookahead after it would first skip whitespace in a silent rule.
+word_end    = _{ !(ASCII_ALPHANUMERIC | "_") }
+kw_machine  = _{ !not_machine ~ "machine" }
+kw_state    = _{ !not_state ~ "state" }
+kw_allow    = _{ !not_allow ~ "allow" }
+kw_any      = _{ !not_any ~ "any" }
+kw_on       = _{ !not_on ~ "on" }
+kw_emit     = _{ !not_emit ~ "emit" }
+kw_priority = _{ !not_priority ~ "priority" }
+not_machine  = @{ "machine" ~ (ASCII_ALPHANUMERIC | "_") }
+not_state    = @{ "state" ~ (ASCII_ALPHANUMERIC | "_") }
+not_allow    = @{ "allow" ~ (ASCII_ALPHANUMERIC | "_") }
+not_any      = @{ "any" ~ (ASCII_ALPHANUMERIC | "_") }
+not_on       = @{ "on" ~ (ASCII_ALPHANUMERIC | "_") }
+not_emit     = @{ "emit" ~ (ASCII_ALPHANUMERIC | "_") }
+not_priority = @{ "priority" ~ (ASCII_ALPHANUMERIC | "_") }
+"##]
+    pub(crate) struct FastParser;
+}
 
 /// The result of parsing: the machines that parsed, and the syntax errors.
 #[derive(Debug)]
@@ -29,29 +101,41 @@ pub struct Parsed {
 /// Parse a whole `.fsm` text.
 pub fn parse(text: &str) -> Parsed {
     let comments = comments::scan(text);
-    if let Some(too_large) = crate::limits::check(text) {
-        return Parsed {
-            file: File {
-                comments,
-                ..File::default()
-            },
-            diagnostics: vec![too_large],
-        };
-    }
-    let docs = DocIndex::new(text, &comments);
     let mut diagnostics = Vec::new();
-    let mut unparsed = Vec::new();
-    let machines = match FsmParser::parse(Rule::file, text) {
-        Ok(mut pairs) => {
-            let file = pairs.next().expect("the file rule always yields one pair");
-            let mut b = Builder::new(&docs, 0, &mut diagnostics);
-            file.into_inner()
-                .filter(|p| p.as_rule() == Rule::machine)
-                .map(|p| b.machine(p))
-                .collect()
+    // Guards over the size limits are reported and blanked, so the rest of
+    // the file is still parsed; the machines holding them are not checked.
+    let oversized = crate::limits::oversized_guards(text);
+    let blanked;
+    let text = if oversized.is_empty() {
+        text
+    } else {
+        let mut copy = text.to_string();
+        for (diagnostic, guard) in &oversized {
+            blank(&mut copy, guard.start, guard.end);
+            diagnostics.push(diagnostic.clone());
         }
-        Err(_) => parse_segments(text, &docs, &mut diagnostics, &mut unparsed),
+        blanked = copy;
+        &blanked
     };
+    let docs = DocIndex::new(text, &comments);
+    let mut unparsed = Vec::new();
+    // The hand-written parser handles text without syntax errors; pest
+    // finds and names the errors of the rest.
+    let mut machines = match direct::parse(text, &docs, &mut diagnostics) {
+        Some(machines) => machines,
+        None => parse_segments(text, &docs, &mut diagnostics, &mut unparsed),
+    };
+    if !oversized.is_empty() {
+        let (broken, kept): (Vec<MachineAst>, Vec<MachineAst>) = machines.into_iter().partition(|m| {
+            oversized
+                .iter()
+                .any(|(_, g)| m.span.start <= g.start && g.start < m.span.end)
+        });
+        machines = kept;
+        unparsed.extend(broken.into_iter().map(|m| m.name));
+        unparsed.sort_by_key(|i| i.span.start);
+        diagnostics.sort_by_key(|d| d.span.start);
+    }
     Parsed {
         file: File {
             machines,
@@ -69,21 +153,27 @@ fn parse_segments(
     unparsed: &mut Vec<Ident>,
 ) -> Vec<MachineAst> {
     let mut machines = Vec::new();
+    // A copy of the text in which recovery blanks the broken statements.
+    let mut buf: Option<String> = None;
     for (start, end) in top_level_segments(text) {
         let segment = &text[start..end];
+        if let Ok(mut pairs) = FastParser::parse(F::machine_entry, segment) {
+            let entry = pairs.next().expect("the entry rule always yields one pair");
+            let machine = entry
+                .into_inner()
+                .find(|p| p.as_rule() == F::machine)
+                .expect("a parsed entry holds a machine");
+            machines.push(Builder::new(docs, start, diagnostics).machine(machine));
+            continue;
+        }
         match FsmParser::parse(Rule::machine_entry, segment) {
-            Ok(mut pairs) => {
-                let entry = pairs.next().expect("the entry rule always yields one pair");
-                let machine = entry
-                    .into_inner()
-                    .find(|p| p.as_rule() == Rule::machine)
-                    .expect("a parsed entry holds a machine");
-                machines.push(Builder::new(docs, start, diagnostics).machine(machine));
-            }
+            // The two grammars accept the same texts.
+            Ok(_) => debug_assert!(false, "only the fast grammar refused {segment:?}"),
             Err(err) => {
                 unparsed.extend(machine_name(text, start, end));
-                diagnostics.push(syntax_error::from_pest(&err, text, start));
-                more_syntax_errors(text, start, end, &err, diagnostics);
+                diagnostics.push(syntax_error::from_pest(&err, text, start, start));
+                let buf = buf.get_or_insert_with(|| text.to_string());
+                more_syntax_errors(buf, start, end, start + error_offset(&err), diagnostics);
             }
         }
     }
@@ -93,39 +183,90 @@ fn parse_segments(
 /// Most syntax errors a single machine reports.
 const MAX_ERRORS_PER_MACHINE: usize = 20;
 
-/// Find the machine's further syntax errors: blank out the statement holding
-/// the error (spaces, so positions stay put) and parse again, until it parses
-/// or no progress is made. The machine itself is not checked further: its
-/// model would be missing the broken statements, and every diagnostic that
-/// caused would be noise.
+/// Find the further syntax errors of the machine in `buf[start..end]`: blank
+/// out the statement holding the error (spaces, so positions stay put) and
+/// parse on from there, until the rest parses or no progress is made. Each
+/// step parses only from the blanked statement to the next error, so the
+/// whole recovery is linear in the machine's length. The machine itself is
+/// not checked further: its model would be missing the broken statements,
+/// and every diagnostic that caused would be noise.
 fn more_syntax_errors(
-    text: &str,
+    buf: &mut String,
     start: usize,
     end: usize,
-    first: &pest::error::Error<Rule>,
+    first: usize,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut buf = text[start..end].to_string();
-    let mut err_pos = error_offset(first);
+    let mut err_pos = first;
     for _ in 1..MAX_ERRORS_PER_MACHINE {
-        let Some((from, to)) = statement_around(&buf, err_pos) else {
+        let Some((from, to)) = statement_around(&buf[start..end], err_pos - start) else {
             return;
         };
-        blank(&mut buf, from, to);
-        if only_comments(&buf) {
+        blank(buf, start + from, start + to);
+        if only_comments(&buf[start..end]) {
             return; // what was left was the stray text itself
         }
-        match FsmParser::parse(Rule::machine_entry, &buf) {
+        let (rule, at) = resume_point(buf, start, start + to);
+        match FsmParser::parse(rule, &buf[at..end]) {
             Ok(_) => return,
             Err(err) => {
-                let pos = error_offset(&err);
+                let pos = at + error_offset(&err);
                 if pos <= err_pos {
                     return; // no progress: the rest is one broken construct
                 }
-                diagnostics.push(syntax_error::from_pest(&err, text, start));
+                diagnostics.push(syntax_error::from_pest(&err, buf, start, at));
                 err_pos = pos;
             }
         }
+    }
+}
+
+/// Where to parse the rest of the machine starting at `buf[start..]` from,
+/// after a statement that ends at `at`: the entry rule for the block open at
+/// `at` (the machine body, a state body or an `any` block), or the whole
+/// machine again when the blocks open there are not one of those.
+fn resume_point(buf: &str, start: usize, at: usize) -> (Rule, usize) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Block {
+        Machine,
+        State,
+        Any,
+        Other,
+    }
+    let bytes = buf.as_bytes();
+    let mut open: Vec<Block> = Vec::new();
+    let mut i = start;
+    while i < at {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = buf[i..at].find('\n').map_or(at, |n| i + n);
+                continue;
+            }
+            b'{' => {
+                let before = buf[start..i].trim_end();
+                let word_start = before
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(0, |k| k + 1);
+                let block = match open.len() {
+                    0 => Block::Machine,
+                    1 if &before[word_start..] == "any" => Block::Any,
+                    1 => Block::State,
+                    _ => Block::Other,
+                };
+                open.push(block);
+            }
+            b'}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    match open.as_slice() {
+        [Block::Machine] => (Rule::machine_rest, at),
+        [Block::Machine, Block::State] => (Rule::state_rest, at),
+        [Block::Machine, Block::Any] => (Rule::any_rest, at),
+        _ => (Rule::machine_entry, start),
     }
 }
 
@@ -283,37 +424,37 @@ impl<'a, 'd> Builder<'a, 'd> {
         }
     }
 
-    fn span(&self, pair: &Pair<'_, Rule>) -> Span {
+    fn span(&self, pair: &Pair<'_, F>) -> Span {
         Span::from(pair.as_span()).shifted(self.offset)
     }
 
-    fn ident(&self, pair: Pair<'_, Rule>) -> Ident {
-        debug_assert_eq!(pair.as_rule(), Rule::ident);
+    fn ident(&self, pair: Pair<'_, F>) -> Ident {
+        debug_assert_eq!(pair.as_rule(), F::ident);
         Ident {
             name: pair.as_str().to_string(),
             span: self.span(&pair),
         }
     }
 
-    fn ident_list(&self, pair: Pair<'_, Rule>) -> Vec<Ident> {
+    fn ident_list(&self, pair: Pair<'_, F>) -> Vec<Ident> {
         pair.into_inner()
-            .filter(|p| p.as_rule() == Rule::ident)
+            .filter(|p| p.as_rule() == F::ident)
             .map(|p| self.ident(p))
             .collect()
     }
 
-    fn machine(&mut self, pair: Pair<'_, Rule>) -> MachineAst {
+    fn machine(&mut self, pair: Pair<'_, F>) -> MachineAst {
         let span = self.span(&pair);
         let mut attrs = Vec::new();
         let mut name = None;
         let mut items = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::attrs => attrs = self.attrs(p),
-                Rule::ident => name = Some(self.ident(p)),
-                Rule::decl => items.push(MachineItem::Decl(self.decl(p))),
-                Rule::state => items.push(MachineItem::State(self.state(p))),
-                Rule::any_block => items.push(MachineItem::Any(self.any_block(p))),
+                F::attrs => attrs = self.attrs(p),
+                F::ident => name = Some(self.ident(p)),
+                F::decl => items.push(MachineItem::Decl(self.decl(p))),
+                F::state => items.push(MachineItem::State(self.state(p))),
+                F::any_block => items.push(MachineItem::Any(self.any_block(p))),
                 _ => {}
             }
         }
@@ -326,13 +467,13 @@ impl<'a, 'd> Builder<'a, 'd> {
         }
     }
 
-    fn attrs(&self, pair: Pair<'_, Rule>) -> Vec<Attr> {
+    fn attrs(&self, pair: Pair<'_, F>) -> Vec<Attr> {
         pair.into_inner()
             .map(|attr| Attr {
                 span: self.span(&attr),
                 codes: attr
                     .into_inner()
-                    .filter(|p| p.as_rule() == Rule::lint_code)
+                    .filter(|p| p.as_rule() == F::lint_code)
                     .map(|p| Ident {
                         name: p.as_str().to_string(),
                         span: self.span(&p),
@@ -342,20 +483,20 @@ impl<'a, 'd> Builder<'a, 'd> {
             .collect()
     }
 
-    fn decl(&self, pair: Pair<'_, Rule>) -> DeclAst {
+    fn decl(&self, pair: Pair<'_, F>) -> DeclAst {
         let span = self.span(&pair);
         let mut kind = DeclKind::Action;
         let mut names = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::decl_kind => {
-                    kind = match p.into_inner().next().map(|k| k.as_rule()) {
-                        Some(Rule::kw_guard) => DeclKind::Guard,
-                        Some(Rule::kw_output) => DeclKind::Output,
+                F::decl_kind => {
+                    kind = match p.as_str() {
+                        "guard" => DeclKind::Guard,
+                        "output" => DeclKind::Output,
                         _ => DeclKind::Action,
                     }
                 }
-                Rule::ident_list => names = self.ident_list(p),
+                F::ident_list => names = self.ident_list(p),
                 _ => {}
             }
         }
@@ -367,7 +508,7 @@ impl<'a, 'd> Builder<'a, 'd> {
         }
     }
 
-    fn state(&mut self, pair: Pair<'_, Rule>) -> StateAst {
+    fn state(&mut self, pair: Pair<'_, F>) -> StateAst {
         let span = self.span(&pair);
         let mut attrs = Vec::new();
         let mut modifiers = Vec::new();
@@ -375,10 +516,10 @@ impl<'a, 'd> Builder<'a, 'd> {
         let mut body = None;
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::attrs => attrs = self.attrs(p),
-                Rule::modifier => {
-                    let kw = p.into_inner().next().expect("grammar: a modifier is a keyword");
-                    let kind = if kw.as_rule() == Rule::kw_initial {
+                F::attrs => attrs = self.attrs(p),
+                F::modifier => {
+                    let kw = p;
+                    let kind = if kw.as_str() == "initial" {
                         ModifierKind::Initial
                     } else {
                         ModifierKind::Terminal
@@ -402,8 +543,8 @@ impl<'a, 'd> Builder<'a, 'd> {
                         modifiers.push(m);
                     }
                 }
-                Rule::ident => name = Some(self.ident(p)),
-                Rule::state_body => body = Some(self.state_body(p)),
+                F::ident => name = Some(self.ident(p)),
+                F::state_body => body = Some(self.state_body(p)),
                 _ => {}
             }
         }
@@ -417,43 +558,42 @@ impl<'a, 'd> Builder<'a, 'd> {
         }
     }
 
-    fn state_body(&mut self, pair: Pair<'_, Rule>) -> Vec<StateItem> {
+    fn state_body(&mut self, pair: Pair<'_, F>) -> Vec<StateItem> {
         let mut items = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::hook => items.push(StateItem::Hook(self.hook(p))),
-                Rule::transition => items.push(StateItem::Transition(self.transition(p))),
+                F::hook => items.push(StateItem::Hook(self.hook(p))),
+                F::transition => items.push(StateItem::Transition(self.transition(p))),
                 _ => {}
             }
         }
         items
     }
 
-    fn hook(&self, pair: Pair<'_, Rule>) -> HookAst {
+    fn hook(&self, pair: Pair<'_, F>) -> HookAst {
         let span = self.span(&pair);
         let mut kind = HookKind::Enter;
         let mut outputs = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::hook_kind if p.as_str() == "exit" => {
+                F::hook_kind if p.as_str() == "exit" => {
                     kind = HookKind::Exit;
                 }
-                Rule::ident_list => outputs = self.ident_list(p),
+                F::ident_list => outputs = self.ident_list(p),
                 _ => {}
             }
         }
         HookAst { span, kind, outputs }
     }
 
-    fn any_block(&mut self, pair: Pair<'_, Rule>) -> AnyAst {
+    fn any_block(&mut self, pair: Pair<'_, F>) -> AnyAst {
         let span = self.span(&pair);
-        let mut keyword = span;
+        // The block starts with its keyword.
+        let keyword = Span::new(span.start, span.start + "any".len());
         let mut transitions = Vec::new();
         for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::kw_any => keyword = self.span(&p),
-                Rule::transition => transitions.push(self.transition(p)),
-                _ => {}
+            if p.as_rule() == F::transition {
+                transitions.push(self.transition(p));
             }
         }
         AnyAst {
@@ -463,7 +603,7 @@ impl<'a, 'd> Builder<'a, 'd> {
         }
     }
 
-    fn transition(&mut self, pair: Pair<'_, Rule>) -> TransitionAst {
+    fn transition(&mut self, pair: Pair<'_, F>) -> TransitionAst {
         let span = self.span(&pair);
         let mut action = None;
         let mut guard = None;
@@ -472,26 +612,26 @@ impl<'a, 'd> Builder<'a, 'd> {
         let mut emits = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::ident => action = Some(self.ident(p)),
-                Rule::guard => {
-                    let inner = p.into_inner().find(|q| q.as_rule() == Rule::guard_or);
+                F::ident => action = Some(self.ident(p)),
+                F::guard => {
+                    let inner = p.into_inner().find(|q| q.as_rule() == F::guard_or);
                     guard = inner.map(|q| self.guard_or(q));
                 }
-                Rule::priority => {
+                F::priority => {
                     let int = p
                         .into_inner()
-                        .find(|q| q.as_rule() == Rule::int)
+                        .find(|q| q.as_rule() == F::int)
                         .expect("grammar: priority has a number");
                     priority = Some(self.priority(int));
                 }
-                Rule::target => {
+                F::target => {
                     target = p
                         .into_inner()
-                        .find(|q| q.as_rule() == Rule::ident)
+                        .find(|q| q.as_rule() == F::ident)
                         .map(|q| self.ident(q));
                 }
-                Rule::emit => {
-                    if let Some(list) = p.into_inner().find(|q| q.as_rule() == Rule::ident_list) {
+                F::emit => {
+                    if let Some(list) = p.into_inner().find(|q| q.as_rule() == F::ident_list) {
                         emits = self.ident_list(list);
                     }
                 }
@@ -509,7 +649,7 @@ impl<'a, 'd> Builder<'a, 'd> {
         }
     }
 
-    fn priority(&mut self, int: Pair<'_, Rule>) -> Priority {
+    fn priority(&mut self, int: Pair<'_, F>) -> Priority {
         let span = self.span(&int);
         let value = int.as_str().parse::<i32>().unwrap_or_else(|_| {
             self.diagnostics.push(Diagnostic::new(
@@ -524,26 +664,26 @@ impl<'a, 'd> Builder<'a, 'd> {
         Priority { value, span }
     }
 
-    fn guard_or(&self, pair: Pair<'_, Rule>) -> GuardAst {
-        self.binary(pair, Rule::guard_and, GuardAst::Or)
+    fn guard_or(&self, pair: Pair<'_, F>) -> GuardAst {
+        self.binary(pair, F::guard_and, GuardAst::Or)
     }
 
-    fn guard_and(&self, pair: Pair<'_, Rule>) -> GuardAst {
-        self.binary(pair, Rule::guard_unary, GuardAst::And)
+    fn guard_and(&self, pair: Pair<'_, F>) -> GuardAst {
+        self.binary(pair, F::guard_unary, GuardAst::And)
     }
 
     /// Left-associative chain of `operand (op operand)*`.
     fn binary(
         &self,
-        pair: Pair<'_, Rule>,
-        operand: Rule,
+        pair: Pair<'_, F>,
+        operand: F,
         make: fn(Span, Box<GuardAst>, Box<GuardAst>) -> GuardAst,
     ) -> GuardAst {
         let mut operands = pair
             .into_inner()
             .filter(|p| p.as_rule() == operand)
             .map(|p| match operand {
-                Rule::guard_and => self.guard_and(p),
+                F::guard_and => self.guard_and(p),
                 _ => self.guard_unary(p),
             });
         let first = operands.next().expect("grammar: a chain has an operand");
@@ -553,13 +693,13 @@ impl<'a, 'd> Builder<'a, 'd> {
         })
     }
 
-    fn guard_unary(&self, pair: Pair<'_, Rule>) -> GuardAst {
+    fn guard_unary(&self, pair: Pair<'_, F>) -> GuardAst {
         let mut nots = Vec::new();
         let mut primary = None;
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::not_op => nots.push(self.span(&p)),
-                Rule::guard_primary => primary = Some(self.guard_primary(p)),
+                F::not_op => nots.push(self.span(&p)),
+                F::guard_primary => primary = Some(self.guard_primary(p)),
                 _ => {}
             }
         }
@@ -571,23 +711,431 @@ impl<'a, 'd> Builder<'a, 'd> {
         expr
     }
 
-    fn guard_primary(&self, pair: Pair<'_, Rule>) -> GuardAst {
+    fn guard_primary(&self, pair: Pair<'_, F>) -> GuardAst {
         let inner = pair
             .into_inner()
             .next()
             .expect("grammar: a primary guard has content");
         match inner.as_rule() {
-            Rule::ident => GuardAst::Name(self.ident(inner)),
+            F::ident => GuardAst::Name(self.ident(inner)),
             _ => {
                 let span = self.span(&inner);
                 let expr = inner
                     .into_inner()
-                    .find(|p| p.as_rule() == Rule::guard_or)
+                    .find(|p| p.as_rule() == F::guard_or)
                     .map(|p| self.guard_or(p))
                     .expect("grammar: parentheses hold an expression");
                 GuardAst::Paren(span, Box::new(expr))
             }
         }
+    }
+}
+
+/// A hand-written recursive-descent parser of the language of `fsm.pest`,
+/// for the common case of a text without syntax errors: it builds the AST
+/// straight from the bytes, without pest's per-rule bookkeeping, and gives up
+/// (returns `None`) at the first thing it does not accept. The caller then
+/// parses with pest, which finds and names the syntax errors. It accepts
+/// exactly the texts `fsm.pest` accepts, and builds the same AST as
+/// [`Builder`] (the tests compare the two).
+mod direct {
+    use super::*;
+
+    pub(super) fn parse(
+        text: &str,
+        docs: &DocIndex<'_>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<MachineAst>> {
+        let mut p = Direct {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            docs,
+            diagnostics: Vec::new(),
+        };
+        let mut machines = Vec::new();
+        p.skip();
+        while p.pos < p.bytes.len() {
+            machines.push(p.machine()?);
+            p.skip();
+        }
+        diagnostics.append(&mut p.diagnostics);
+        Some(machines)
+    }
+
+    struct Direct<'t, 'd> {
+        text: &'t str,
+        bytes: &'t [u8],
+        pos: usize,
+        docs: &'d DocIndex<'d>,
+        diagnostics: Vec<Diagnostic>,
+    }
+
+    fn is_word(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b == b'_'
+    }
+
+    impl Direct<'_, '_> {
+        /// Skip whitespace (`WHITESPACE`) and comments (`COMMENT`).
+        fn skip(&mut self) {
+            let b = self.bytes;
+            loop {
+                match b.get(self.pos) {
+                    Some(b' ' | b'\t' | b'\r' | b'\n') => self.pos += 1,
+                    Some(0xEF) if b[self.pos..].starts_with("\u{FEFF}".as_bytes()) => self.pos += 3,
+                    Some(b'/') if b.get(self.pos + 1) == Some(&b'/') => {
+                        self.pos = memchr_newline(b, self.pos);
+                    }
+                    _ => return,
+                }
+            }
+        }
+
+        /// Punctuation `s` after skipping.
+        fn punct(&mut self, s: &str) -> Option<Span> {
+            self.skip();
+            if self.bytes[self.pos..].starts_with(s.as_bytes()) {
+                let start = self.pos;
+                self.pos += s.len();
+                Some(Span::new(start, self.pos))
+            } else {
+                None
+            }
+        }
+
+        /// Whether keyword `kw` (a whole word) comes next, after skipping;
+        /// consumes it if so.
+        fn keyword(&mut self, kw: &str) -> Option<Span> {
+            self.skip();
+            let rest = &self.bytes[self.pos..];
+            if rest.starts_with(kw.as_bytes()) && !rest.get(kw.len()).is_some_and(|&b| is_word(b)) {
+                let start = self.pos;
+                self.pos += kw.len();
+                Some(Span::new(start, self.pos))
+            } else {
+                None
+            }
+        }
+
+        fn ident(&mut self) -> Option<Ident> {
+            self.skip();
+            let start = self.pos;
+            let b = self.bytes;
+            if !b
+                .get(start)
+                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+            {
+                return None;
+            }
+            let mut end = start + 1;
+            while b.get(end).is_some_and(|&c| is_word(c)) {
+                end += 1;
+            }
+            self.pos = end;
+            Some(Ident {
+                name: self.text[start..end].to_string(),
+                span: Span::new(start, end),
+            })
+        }
+
+        fn ident_list(&mut self) -> Option<Vec<Ident>> {
+            let mut list = vec![self.ident()?];
+            while self.punct(",").is_some() {
+                list.push(self.ident()?);
+            }
+            Some(list)
+        }
+
+        fn attrs(&mut self) -> Option<Vec<Attr>> {
+            let mut attrs = Vec::new();
+            while let Some(hash) = self.punct("#") {
+                self.punct("[")?;
+                self.keyword("allow")?;
+                self.punct("(")?;
+                let mut codes = Vec::new();
+                self.skip();
+                while let Some(code) = self.lint_code() {
+                    codes.push(code);
+                    if self.punct(",").is_none() {
+                        break;
+                    }
+                    self.skip();
+                }
+                self.punct(")")?;
+                let close = self.punct("]")?;
+                attrs.push(Attr {
+                    span: hash.to(close),
+                    codes,
+                });
+            }
+            Some(attrs)
+        }
+
+        /// `lint_code` at the current position (already skipped).
+        fn lint_code(&mut self) -> Option<Ident> {
+            let start = self.pos;
+            let b = self.bytes;
+            if !b.get(start).is_some_and(|c| c.is_ascii_alphabetic()) {
+                return None;
+            }
+            let mut end = start + 1;
+            while b.get(end).is_some_and(|&c| is_word(c) || c == b'-') {
+                end += 1;
+            }
+            self.pos = end;
+            Some(Ident {
+                name: self.text[start..end].to_string(),
+                span: Span::new(start, end),
+            })
+        }
+
+        fn machine(&mut self) -> Option<MachineAst> {
+            self.skip();
+            let start = self.pos;
+            let attrs = self.attrs()?;
+            self.keyword("machine")?;
+            let name = self.ident()?;
+            self.punct("{")?;
+            let mut items = Vec::new();
+            let close = loop {
+                if let Some(close) = self.punct("}") {
+                    break close;
+                }
+                items.push(self.machine_item()?);
+            };
+            let span = Span::new(start, close.end);
+            Some(MachineAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                attrs,
+                name,
+                items,
+            })
+        }
+
+        /// A declaration, an `any` block or a state (the current position is
+        /// skipped and is not `}`).
+        fn machine_item(&mut self) -> Option<MachineItem> {
+            let start = self.pos;
+            for (kw, kind) in [
+                ("action", DeclKind::Action),
+                ("guard", DeclKind::Guard),
+                ("output", DeclKind::Output),
+            ] {
+                if self.keyword(kw).is_some() {
+                    let names = self.ident_list()?;
+                    let semi = self.punct(";")?;
+                    let span = Span::new(start, semi.end);
+                    return Some(MachineItem::Decl(DeclAst {
+                        docs: self.docs.docs_before(span.start),
+                        span,
+                        kind,
+                        names,
+                    }));
+                }
+            }
+            if let Some(keyword) = self.keyword("any") {
+                self.punct("{")?;
+                let mut transitions = Vec::new();
+                let close = loop {
+                    if let Some(close) = self.punct("}") {
+                        break close;
+                    }
+                    self.keyword("on")?;
+                    transitions.push(self.transition_after_on()?);
+                };
+                return Some(MachineItem::Any(AnyAst {
+                    span: keyword.to(close),
+                    keyword,
+                    transitions,
+                }));
+            }
+            self.state(start).map(MachineItem::State)
+        }
+
+        fn state(&mut self, start: usize) -> Option<StateAst> {
+            let attrs = self.attrs()?;
+            let mut modifiers: Vec<Modifier> = Vec::new();
+            loop {
+                let (kind, span, word) = if let Some(s) = self.keyword("initial") {
+                    (ModifierKind::Initial, s, "initial")
+                } else if let Some(s) = self.keyword("terminal") {
+                    (ModifierKind::Terminal, s, "terminal")
+                } else {
+                    break;
+                };
+                if let Some(first) = modifiers.iter().find(|x| x.kind == kind) {
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::Syntax,
+                            span,
+                            format!("`{word}` is written twice"),
+                            "written again here",
+                            format!("remove the second `{word}`"),
+                        )
+                        .with_label(first.span, "first written here"),
+                    );
+                } else {
+                    modifiers.push(Modifier { kind, span });
+                }
+            }
+            self.keyword("state")?;
+            let name = self.ident()?;
+            let (end, body) = if let Some(semi) = self.punct(";") {
+                (semi.end, None)
+            } else {
+                self.punct("{")?;
+                let mut items = Vec::new();
+                let close = loop {
+                    if let Some(close) = self.punct("}") {
+                        break close;
+                    }
+                    items.push(self.state_item()?);
+                };
+                (close.end, Some(items))
+            };
+            let span = Span::new(start, end);
+            Some(StateAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                attrs,
+                modifiers,
+                name,
+                body,
+            })
+        }
+
+        fn state_item(&mut self) -> Option<StateItem> {
+            self.skip();
+            let start = self.pos;
+            let kind = if self.keyword("enter").is_some() {
+                HookKind::Enter
+            } else if self.keyword("exit").is_some() {
+                HookKind::Exit
+            } else {
+                self.keyword("on")?;
+                return self.transition_after_on().map(StateItem::Transition);
+            };
+            self.keyword("emit")?;
+            let outputs = self.ident_list()?;
+            let semi = self.punct(";")?;
+            Some(StateItem::Hook(HookAst {
+                span: Span::new(start, semi.end),
+                kind,
+                outputs,
+            }))
+        }
+
+        /// A transition whose `on` was just read.
+        fn transition_after_on(&mut self) -> Option<TransitionAst> {
+            let start = self.pos - "on".len();
+            let action = self.ident()?;
+            let guard = if self.punct("[").is_some() {
+                let g = self.guard_or()?;
+                self.punct("]")?;
+                Some(g)
+            } else {
+                None
+            };
+            let priority = if self.keyword("priority").is_some() {
+                Some(self.int()?)
+            } else {
+                None
+            };
+            let target = if self.punct("->").is_some() {
+                Some(self.ident()?)
+            } else {
+                None
+            };
+            let emits = if self.keyword("emit").is_some() {
+                self.ident_list()?
+            } else {
+                Vec::new()
+            };
+            let semi = self.punct(";")?;
+            let span = Span::new(start, semi.end);
+            Some(TransitionAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                action,
+                guard,
+                priority,
+                target,
+                emits,
+            })
+        }
+
+        fn int(&mut self) -> Option<Priority> {
+            self.skip();
+            let start = self.pos;
+            let b = self.bytes;
+            let mut end = start + usize::from(b.get(start) == Some(&b'-'));
+            let digits = end;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            if end == digits {
+                return None;
+            }
+            self.pos = end;
+            let span = Span::new(start, end);
+            let literal = &self.text[start..end];
+            let value = literal.parse::<i32>().unwrap_or_else(|_| {
+                self.diagnostics.push(Diagnostic::new(
+                    Code::Syntax,
+                    span,
+                    format!("priority `{literal}` is out of range"),
+                    "out of range",
+                    format!("a priority is a whole number from {} to {}", i32::MIN, i32::MAX),
+                ));
+                0
+            });
+            Some(Priority { value, span })
+        }
+
+        fn guard_or(&mut self) -> Option<GuardAst> {
+            let mut lhs = self.guard_and()?;
+            while self.punct("||").is_some() {
+                let rhs = self.guard_and()?;
+                lhs = GuardAst::Or(lhs.span().to(rhs.span()), Box::new(lhs), Box::new(rhs));
+            }
+            Some(lhs)
+        }
+
+        fn guard_and(&mut self) -> Option<GuardAst> {
+            let mut lhs = self.guard_unary()?;
+            while self.punct("&&").is_some() {
+                let rhs = self.guard_unary()?;
+                lhs = GuardAst::And(lhs.span().to(rhs.span()), Box::new(lhs), Box::new(rhs));
+            }
+            Some(lhs)
+        }
+
+        fn guard_unary(&mut self) -> Option<GuardAst> {
+            let mut nots = Vec::new();
+            while let Some(not) = self.punct("!") {
+                nots.push(not);
+            }
+            let mut expr = if let Some(open) = self.punct("(") {
+                let inner = self.guard_or()?;
+                let close = self.punct(")")?;
+                GuardAst::Paren(open.to(close), Box::new(inner))
+            } else {
+                GuardAst::Name(self.ident()?)
+            };
+            for not in nots.into_iter().rev() {
+                expr = GuardAst::Not(not.to(expr.span()), Box::new(expr));
+            }
+            Some(expr)
+        }
+    }
+
+    /// The position of the next `\n` at or after `from`, or the end.
+    fn memchr_newline(bytes: &[u8], from: usize) -> usize {
+        bytes[from..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |n| from + n)
     }
 }
 
@@ -672,6 +1220,96 @@ machine Agent {
             "}"
         );
         assert_eq!(parsed.file.machines.len(), 1);
+    }
+
+    /// The AST and diagnostics of the fast pest grammar, or `None` when it
+    /// refuses the text.
+    fn with_pest(text: &str) -> Option<(Vec<MachineAst>, Vec<Diagnostic>)> {
+        let comments = comments::scan(text);
+        let docs = DocIndex::new(text, &comments);
+        let mut diagnostics = Vec::new();
+        let mut pairs = FastParser::parse(F::file, text).ok()?;
+        let file = pairs.next().unwrap();
+        let mut b = Builder::new(&docs, 0, &mut diagnostics);
+        let machines = file
+            .into_inner()
+            .filter(|p| p.as_rule() == F::machine)
+            .map(|p| b.machine(p))
+            .collect();
+        Some((machines, diagnostics))
+    }
+
+    fn with_direct(text: &str) -> Option<(Vec<MachineAst>, Vec<Diagnostic>)> {
+        let comments = comments::scan(text);
+        let docs = DocIndex::new(text, &comments);
+        let mut diagnostics = Vec::new();
+        direct::parse(text, &docs, &mut diagnostics).map(|m| (m, diagnostics))
+    }
+
+    fn fixtures() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        let mut texts = Vec::new();
+        for dir in ["ok", "err"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "fsm") {
+                    texts.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        assert!(texts.len() > 20);
+        texts
+    }
+
+    /// The three grammars (the named one in `fsm.pest`, its silent copy and
+    /// the hand-written parser) accept the same texts, and the last two build
+    /// the same AST: on every fixture, and on every fixture with one token
+    /// removed or doubled.
+    #[test]
+    fn the_parsers_agree() {
+        let extra = [
+            "machine M { #[allow(a-b,)] initial terminal state s { on x [!(a&&b)||!!c] priority -3 -> s emit o, p; enter emit q; } any { on y; } }",
+            "machine M { state s { on x priority 99999999999; } }",
+            "machine M { initial initial state s; }",
+            "\u{FEFF}// c\nmachine M { state state; state on { on on -> on; } }",
+            "machine M { statex s; }",
+            "machine M { #[allow(,)] state s; }",
+            "machine M { state s { on x [a || ] ; } }",
+            "machine M { state s { on x priority - 1; } }",
+            "machine M { state s { on x emit; } }",
+            "machine M { state sé; }",
+            "#[allow(x)]",
+            "",
+        ];
+        let mut texts: Vec<String> = fixtures();
+        texts.extend(extra.iter().map(|s| s.to_string()));
+        let mut variants = Vec::new();
+        for text in &texts {
+            variants.push(text.clone());
+            let mut i = 0;
+            while i < text.len() {
+                let rest = &text[i..];
+                let c = rest.chars().next().unwrap();
+                let len = if c.is_ascii_alphanumeric() || c == '_' {
+                    rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len())
+                } else {
+                    c.len_utf8()
+                };
+                if !c.is_whitespace() {
+                    variants.push(format!("{}{}", &text[..i], &text[i + len..]));
+                    variants.push(format!("{}{}", &text[..i + len], &text[i..]));
+                }
+                i += len;
+            }
+        }
+        for text in &variants {
+            let named = FsmParser::parse(Rule::file, text).is_ok();
+            let pest = with_pest(text);
+            let direct = with_direct(text);
+            assert_eq!(named, pest.is_some(), "{text}");
+            assert_eq!(pest, direct, "{text}");
+        }
     }
 
     #[test]

@@ -6,8 +6,9 @@ use crate::parser::Rule;
 use crate::span::{floor_char_boundary, Span};
 use pest::error::{Error, ErrorVariant, InputLocation};
 
-/// Convert a pest error on `text[offset..]` into a diagnostic on `text`.
-pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnostic {
+/// Convert a pest error on `text[offset..]` into a diagnostic on `text`, in
+/// the machine that starts at `machine_start` (at or before `offset`).
+pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, offset: usize) -> Diagnostic {
     let pos = offset
         + match err.location {
             InputLocation::Pos(p) => p,
@@ -52,13 +53,47 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, offset: usize) -> Diagnos
     } else {
         format!("expected {list}, found {found_words}")
     };
-    let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help(&expected, context));
+    let help = match keyword_suggestion(text, pos, found, &expected) {
+        Some(keyword) => format!("did you mean `{keyword}`?"),
+        None if in_attribute(text, pos) => {
+            "an attribute reads `#[allow(CODE, ...)]` with the codes of docs/diagnostics.md".into()
+        }
+        None => help(&expected, context),
+    };
+    let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help);
     if at_end && expected.iter().any(|w| w == "`}`") {
-        if let Some(open) = unclosed_brace(text, offset, pos) {
+        if let Some(open) = unclosed_brace(text, machine_start, pos) {
             diagnostic = diagnostic.with_label(Span::new(open, open + 1), "this `{` is never closed");
         }
     }
     diagnostic
+}
+
+/// The keyword the user probably meant when a word, or `=>`, stands where
+/// keywords were expected: `stat` for `state`, `prio` for `priority`.
+fn keyword_suggestion<'e>(text: &str, pos: usize, found: &str, expected: &'e [String]) -> Option<&'e str> {
+    let keywords = || {
+        expected
+            .iter()
+            .filter_map(|e| e.strip_prefix('`')?.strip_suffix('`'))
+    };
+    if found == "=" && text[pos..].starts_with("=>") {
+        return keywords().find(|k| *k == "->");
+    }
+    if !found.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        return None;
+    }
+    let words = || keywords().filter(|k| k.chars().all(|c| c.is_ascii_alphabetic()));
+    crate::suggest::closest(found, words())
+        .or_else(|| words().find(|k| found.len() >= 2 && k.starts_with(found)))
+}
+
+/// Whether `pos` is inside an attribute: after `#[` with no `]` between.
+fn in_attribute(text: &str, pos: usize) -> bool {
+    let before = &text[..pos];
+    before
+        .rfind('[')
+        .is_some_and(|open| before[..open].trim_end().ends_with('#') && !before[open..].contains(']'))
 }
 
 /// The span of the last character before `pos` that is not whitespace.
@@ -186,7 +221,9 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         or_op => vec!["`||`"],
         machine_item => vec!["`action`", "`guard`", "`output`", "`state`", "`any`"],
         state_item => vec!["`on`", "`enter`", "`exit`"],
-        file | machine_entry | WHITESPACE | COMMENT | word_end => vec![],
+        file | machine_entry | machine_rest | state_rest | any_rest | WHITESPACE | COMMENT | word_end => {
+            vec![]
+        }
     }
 }
 
