@@ -1,6 +1,8 @@
 //! Generates the Rust of every machine the differential test drives: the
-//! `.fsm` files directly under `examples/`, `tests/fixtures/ok/` and
-//! `tests/fixtures/warn/` (warnings do not stop code generation).
+//! `.fsm` files directly under `examples/` and the example crates that have
+//! their own, `tests/fixtures/ok/` and `tests/fixtures/warn/` (warnings do
+//! not stop code generation). The differential test fails for an example
+//! file missing here.
 //!
 //! Each directory's files go through `fsm_codegen::Config` into their own
 //! subdirectory of `OUT_DIR`, because output files are named by the input's
@@ -24,6 +26,7 @@ use std::path::{Path, PathBuf};
 /// root, with the name of their output subdirectory.
 const SOURCE_DIRS: &[(&str, &str)] = &[
     ("examples", "examples"),
+    ("examples/pipeline", "examples_pipeline"),
     ("tests/fixtures/ok", "ok"),
     ("tests/fixtures/warn", "warn"),
 ];

@@ -25,10 +25,17 @@ pub fn fixture_files() -> Vec<PathBuf> {
     files
 }
 
-/// Every `.fsm` file directly inside `examples/`, sorted by path. Example
-/// crates in subdirectories are not included.
+/// Every `.fsm` file of the examples, sorted by path: those directly inside
+/// `examples/` and those of the example crates (`examples/*/*.fsm`, such as
+/// the pipeline's machine of a run).
 pub fn example_files() -> Vec<PathBuf> {
-    fsm_files(&workspace_root().join("examples"))
+    let examples = workspace_root().join("examples");
+    let mut files = fsm_files(&examples);
+    for dir in subdirectories(&examples) {
+        files.extend(fsm_files(&dir));
+    }
+    files.sort();
+    files
 }
 
 /// The `.fsm` files directly inside `dir`, sorted by path.
