@@ -1,8 +1,19 @@
 //! The state graph facts the liveness checks share, each computed once in
-//! time linear in states plus transitions.
+//! time linear in states plus transitions (up to a logarithmic factor).
+//!
+//! A state that handles an action itself with an unguarded transition does not
+//! get the `any` edges on that action it overrides: those of the same or a
+//! lower priority, which by the selection order (docs/dsl.md) are tried after
+//! its own and never fire there. That is the deliberate override, not an
+//! error. Candidates shadowed in any other way (within a state's own
+//! transitions, within the `any` block, or an own one by an `any` one) are
+//! reported as `shadowed-transition` (an error) and keep their edges, like
+//! guessed edges, so one mistake is not reported again as unreachable states. Guards are not
+//! evaluated here: guarded candidates all count.
 
-use crate::model::{Machine, Source, StateId};
-use std::collections::VecDeque;
+use crate::model::{ActionId, Machine, Source, StateId};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, VecDeque};
 
 pub(crate) struct Graph {
     /// Reachable from the initial state.
@@ -15,43 +26,94 @@ pub(crate) struct Graph {
     pub has_terminal: bool,
 }
 
+/// The `any` edges, per action (`None`: guessed edges
+/// without one, which no state overrides), highest priority first.
+type AnyEdges = BTreeMap<Option<ActionId>, Vec<(i32, StateId)>>;
+
 impl Graph {
     pub(crate) fn new(m: &Machine) -> Self {
         let n = m.states.len();
         let live = |s: StateId| !m.state(s).is_terminal();
-        // Own edges of non-terminal states, and the `any` targets that every
-        // non-terminal state shares.
+        let tr = |t| m.transition(t);
+
+        // `any` edges per action, highest priority first.
+        let mut any_edges: AnyEdges = BTreeMap::new();
+        for &t in m.any_transitions() {
+            if let Some(to) = tr(t).target {
+                any_edges
+                    .entry(Some(tr(t).action))
+                    .or_default()
+                    .push((tr(t).priority, to));
+            }
+        }
+        for edges in any_edges.values_mut() {
+            edges.sort_by_key(|&(p, _)| Reverse(p));
+        }
+        for &(source, to) in &m.guessed_edges {
+            if source == Source::Any {
+                any_edges.entry(None).or_default().push((i32::MAX, to));
+            }
+        }
+
+        // Own edges, and per state and action the highest priority of an
+        // unguarded own transition: the `any` edges it overrides.
         let mut succ: Vec<Vec<StateId>> = vec![Vec::new(); n];
         let mut pred: Vec<Vec<StateId>> = vec![Vec::new(); n];
-        let mut any_targets: Vec<StateId> = Vec::new();
-        let edges = m.transitions.iter().filter_map(|t| Some((t.source, t.target?)));
-        for (source, to) in edges.chain(m.guessed_edges.iter().copied()) {
-            match source {
-                Source::State(from) if live(from) => {
+        let mut overrides: Vec<BTreeMap<ActionId, i32>> = vec![BTreeMap::new(); n];
+        for s in m.state_ids().filter(|&s| live(s)) {
+            for &t in m.own_transitions(s) {
+                let t = tr(t);
+                if let Some(to) = t.target {
+                    succ[s.index()].push(to);
+                    pred[to.index()].push(s);
+                }
+                if t.guard.is_none() {
+                    let q = overrides[s.index()].entry(t.action).or_insert(t.priority);
+                    *q = (*q).max(t.priority);
+                }
+            }
+        }
+        for &(source, to) in &m.guessed_edges {
+            if let Source::State(from) = source {
+                if live(from) {
                     succ[from.index()].push(to);
                     pred[to.index()].push(from);
                 }
-                Source::State(_) => {}
-                Source::Any => any_targets.push(to),
             }
         }
-        any_targets.sort_unstable();
-        any_targets.dedup();
+        // Whether `s` overrides the `any` edge on `action` at priority `p`.
+        let killed = |s: StateId, action: Option<ActionId>, p: i32| {
+            action
+                .and_then(|a| overrides[s.index()].get(&a))
+                .is_some_and(|&q| q >= p)
+        };
 
-        // Forward search; the `any` targets join the frontier once, at the
-        // first non-terminal state visited.
+        // Forward search. Per action, the `any` edges released so far are a
+        // prefix (by priority) of its list; actions some visited state does
+        // not override at all are released whole and dropped from `pending`.
         let mut reachable = vec![false; n];
         let mut queue = VecDeque::from([m.initial]);
         reachable[m.initial.index()] = true;
-        let mut any_done = false;
+        let mut released: BTreeMap<Option<ActionId>, usize> = any_edges.keys().map(|&a| (a, 0)).collect();
+        let mut pending: Vec<Option<ActionId>> = any_edges.keys().copied().collect();
         while let Some(s) = queue.pop_front() {
-            let any = if live(s) && !any_done {
-                any_done = true;
-                any_targets.as_slice()
-            } else {
-                &[]
-            };
-            for &to in succ[s.index()].iter().chain(any) {
+            let mut next: Vec<StateId> = succ[s.index()].clone();
+            if live(s) {
+                pending.retain(|&action| {
+                    let edges = &any_edges[&action];
+                    let upto = match action.and_then(|a| overrides[s.index()].get(&a)) {
+                        Some(&q) => edges.partition_point(|&(p, _)| p > q),
+                        None => edges.len(),
+                    };
+                    let done = released.get_mut(&action).expect("every action has an entry");
+                    if upto > *done {
+                        next.extend(edges[*done..upto].iter().map(|&(_, to)| to));
+                        *done = upto;
+                    }
+                    upto < edges.len()
+                });
+            }
+            for to in next {
                 if !reachable[to.index()] {
                     reachable[to.index()] = true;
                     queue.push_back(to);
@@ -59,49 +121,73 @@ impl Graph {
             }
         }
 
-        // Backward search from the terminal states. Reaching an `any` target
-        // means every non-terminal state reaches a terminal one.
+        // Backward search from the terminal states. Reaching the target of an
+        // `any` edge means every live state that does not override it does.
+        let mut any_into: Vec<Vec<(Option<ActionId>, i32)>> = vec![Vec::new(); n];
+        for (&action, edges) in &any_edges {
+            for &(p, to) in edges {
+                any_into[to.index()].push((action, p));
+            }
+        }
         let mut reaches_terminal = vec![false; n];
         let mut queue: VecDeque<StateId> = m.state_ids().filter(|&s| !live(s)).collect();
         for &s in &queue {
             reaches_terminal[s.index()] = true;
         }
-        let is_any_target = {
-            let mut v = vec![false; n];
-            for t in &any_targets {
-                v[t.index()] = true;
-            }
-            v
-        };
-        let mut all_live_done = false;
+        // Live states not yet known to reach a terminal state.
+        let mut waiting: Vec<StateId> = m.state_ids().filter(|&s| live(s)).collect();
+        // Per action, the highest priority of an `any` edge already followed back.
+        let mut best: BTreeMap<Option<ActionId>, i32> = BTreeMap::new();
         while let Some(s) = queue.pop_front() {
-            let mut visit = |p: StateId, queue: &mut VecDeque<StateId>| {
+            for &p in &pred[s.index()] {
                 if !reaches_terminal[p.index()] {
                     reaches_terminal[p.index()] = true;
                     queue.push_back(p);
                 }
-            };
-            for &p in &pred[s.index()] {
-                visit(p, &mut queue);
             }
-            if is_any_target[s.index()] && !all_live_done {
-                all_live_done = true;
-                for p in m.state_ids().filter(|&p| live(p)) {
-                    visit(p, &mut queue);
+            for &(action, p) in &any_into[s.index()] {
+                if best.get(&action).is_some_and(|&b| b >= p) {
+                    continue;
                 }
+                best.insert(action, p);
+                waiting.retain(|&w| {
+                    if reaches_terminal[w.index()] {
+                        return false;
+                    }
+                    if killed(w, action, p) {
+                        return true;
+                    }
+                    reaches_terminal[w.index()] = true;
+                    queue.push_back(w);
+                    false
+                });
             }
         }
 
-        // `any_targets` is sorted and deduplicated: with two or more, every
-        // state has one that is not itself.
-        let any_exit = |s: StateId| match any_targets.as_slice() {
-            [] => false,
-            [only] => *only != s,
-            _ => true,
-        };
+        // A way out: an own edge to another state, or an `any` edge to
+        // another state that the state does not override. Counted: the `any`
+        // edges not into `s`, minus those `s` overrides that are not into `s`.
+        let total: usize = any_edges.values().map(Vec::len).sum();
         let has_exit = m
             .state_ids()
-            .map(|s| live(s) && (succ[s.index()].iter().any(|&t| t != s) || any_exit(s)))
+            .map(|s| {
+                if !live(s) {
+                    return false;
+                }
+                if succ[s.index()].iter().any(|&t| t != s) {
+                    return true;
+                }
+                let overridden: usize = overrides[s.index()]
+                    .iter()
+                    .map(|(&a, &q)| {
+                        let edges = any_edges.get(&Some(a)).map(Vec::as_slice).unwrap_or_default();
+                        edges.len() - edges.partition_point(|&(p, _)| p > q)
+                    })
+                    .sum();
+                let into = &any_into[s.index()];
+                let overridden_into = into.iter().filter(|&&(a, p)| killed(s, a, p)).count();
+                (total - into.len()) > (overridden - overridden_into)
+            })
             .collect();
 
         Graph {
