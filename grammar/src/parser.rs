@@ -1312,6 +1312,141 @@ machine Agent {
         }
     }
 
+    /// Syntax recovery as it was first written: after blanking each broken
+    /// statement, the whole machine is parsed again.
+    fn recover_by_reparsing(text: &str) -> Vec<Diagnostic> {
+        let comments = comments::scan(text);
+        let docs = DocIndex::new(text, &comments);
+        let mut diagnostics = Vec::new();
+        if direct::parse(text, &docs, &mut diagnostics).is_some() {
+            return diagnostics;
+        }
+        let mut buf = text.to_string();
+        for (start, end) in top_level_segments(text) {
+            if let Ok(mut pairs) = FastParser::parse(F::machine_entry, &text[start..end]) {
+                let entry = pairs.next().unwrap();
+                let machine = entry.into_inner().find(|p| p.as_rule() == F::machine).unwrap();
+                Builder::new(&docs, start, &mut diagnostics).machine(machine);
+                continue;
+            }
+            let err = FsmParser::parse(Rule::machine_entry, &text[start..end]).unwrap_err();
+            diagnostics.push(syntax_error::from_pest(&err, text, start, start));
+            let mut err_pos = start + error_offset(&err);
+            for _ in 1..MAX_ERRORS_PER_MACHINE {
+                let Some((from, to)) = statement_around(&buf[start..end], err_pos - start) else {
+                    break;
+                };
+                blank(&mut buf, start + from, start + to);
+                if only_comments(&buf[start..end]) {
+                    break;
+                }
+                match FsmParser::parse(Rule::machine_entry, &buf[start..end]) {
+                    Ok(_) => break,
+                    Err(err) => {
+                        let pos = start + error_offset(&err);
+                        if pos <= err_pos {
+                            break;
+                        }
+                        diagnostics.push(syntax_error::from_pest(&err, &buf, start, start));
+                        err_pos = pos;
+                    }
+                }
+            }
+        }
+        diagnostics
+    }
+
+    /// Parsing on from the broken statement finds the same errors as parsing
+    /// the whole machine again, on the fixtures with a token removed or
+    /// doubled (and with two tokens removed, for several errors).
+    #[test]
+    fn recovery_finds_what_reparsing_finds() {
+        for text in fixtures() {
+            let tokens: Vec<usize> = text
+                .char_indices()
+                .filter(|&(i, c)| {
+                    !c.is_whitespace()
+                        && !text[..i].ends_with(|p: char| p.is_ascii_alphanumeric() || p == '_')
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let token_end = |i: usize| {
+                let rest = &text[i..];
+                let c = rest.chars().next().unwrap();
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    i + rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len())
+                } else {
+                    i + c.len_utf8()
+                }
+            };
+            let mut variants = Vec::new();
+            // Every third token, to keep the test quick.
+            for (n, &i) in tokens.iter().enumerate().step_by(3) {
+                let e = token_end(i);
+                variants.push(format!("{}{}", &text[..i], &text[e..]));
+                variants.push(format!("{}{}", &text[..e], &text[i..]));
+                if let Some(&j) = tokens.get(n + 7) {
+                    let f = token_end(j);
+                    variants.push(format!("{}{}{}", &text[..i], &text[e..j], &text[f..]));
+                }
+            }
+            for v in &variants {
+                assert_eq!(parse(v).diagnostics, recover_by_reparsing(v), "{v}");
+            }
+        }
+    }
+
+    #[test]
+    fn labels_and_help_of_syntax_errors() {
+        let text = "machine A {\n initial state a { on x -> a; }\n state d { on x -> ;";
+        let parsed = parse(text);
+        let found: Vec<&str> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| &text[d.span.start..d.span.end])
+            .collect();
+        // The error at the end of the file is labelled after the last token
+        // left once the broken `on x -> ;` is skipped, not on its `;`.
+        assert_eq!(found, [";", "{"], "{:?}", parsed.diagnostics);
+
+        let help = |text: &str| parse(text).diagnostics[0].help.clone();
+        assert!(
+            help("machine A { #[allow(] state a; }").contains("#[allow(CODE, ...)]"),
+            "{}",
+            help("machine A { #[allow(] state a; }")
+        );
+        assert_eq!(help("machine A { stat a; }"), "did you mean `state`?");
+        assert_eq!(
+            help("machine A { state a { on x prio 2; } }"),
+            "did you mean `priority`?"
+        );
+        assert_eq!(help("machine A { state a { on x => a; } }"), "did you mean `->`?");
+        assert_eq!(
+            help("machine A { #[alow(dead-end)] state a; }"),
+            "did you mean `allow`?"
+        );
+        assert!(help("machine A { state a { on x [(b] -> a; } }").starts_with("a guard is"));
+    }
+
+    #[test]
+    fn recovery_parses_on_from_the_broken_statement() {
+        // Twenty broken transitions in a long machine: each is reported.
+        let mut text = String::from("machine A {\n initial state s0 { on go -> s1; }\n");
+        for i in 1..2000 {
+            let arrow = if i % 100 == 0 { "=>" } else { "->" };
+            text.push_str(&format!(" state s{i} {{ on go {arrow} s{}; }}\n", i + 1));
+        }
+        text.push_str(" state s2000;\n}\n");
+        let parsed = parse(&text);
+        assert_eq!(parsed.diagnostics.len(), 19, "{:?}", parsed.diagnostics);
+        assert!(parsed
+            .diagnostics
+            .iter()
+            .all(|d| &text[d.span.start..d.span.end] == "="));
+    }
+
     #[test]
     fn keywords_are_contextual() {
         let parsed = parse("machine M { initial state exit { on output -> type; } state type; }");
