@@ -362,8 +362,10 @@ impl Orchestrator<'_> {
             }
             Decision::FailPhase { phase, cause } => {
                 let phase_def = &definition.phases[phase];
-                let (note, worker_note) = match cause {
+                let (phase_action, worker_action, note, worker_note) = match cause {
                     FailureCause::Overdue => (
+                        phase::Action::Timeout,
+                        worker::Action::Timeout,
                         format!(
                             "running longer than {} s + {} s",
                             phase_def.timeout(),
@@ -374,6 +376,8 @@ impl Orchestrator<'_> {
                     FailureCause::WorkerFailed { worker } => {
                         let role = &phase_def.workers[worker].role;
                         (
+                            phase::Action::WorkerFailed,
+                            worker::Action::Cancelled,
                             format!("its worker {role} failed"),
                             format!("its phase failed with worker {role}"),
                         )
@@ -386,17 +390,10 @@ impl Orchestrator<'_> {
                         // worker whose lock is free and output missing,
                         // which the next trigger finds `failed` anyway.
                         self.kill_worker(&worker_def.role)?;
-                        self.fire(stored, worker::Action::Timeout, &NoGuards, &worker_note)?;
+                        self.fire(stored, worker_action, &NoGuards, &worker_note)?;
                     }
                 }
-                // `timeout` is the Phase machine's only way to `failed`
-                // (`examples/pipeline.fsm`); the note says why.
-                self.fire(
-                    &mut status.phases[phase],
-                    phase::Action::Timeout,
-                    &NO_FACTS,
-                    &note,
-                )?;
+                self.fire(&mut status.phases[phase], phase_action, &NO_FACTS, &note)?;
                 Ok(Step::Progress)
             }
             Decision::StartWorkers { phase, workers } => {
