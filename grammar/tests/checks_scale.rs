@@ -124,3 +124,18 @@ fn no_path_to_terminal_names_a_few_terminal_states() {
     assert!(help.contains("97 more terminal states"), "{help}");
     assert!(!help.contains("`t3`"), "{help}");
 }
+
+#[test]
+fn an_any_transition_of_higher_priority_is_not_overridden() {
+    // `a` handles `stop` itself, but the (guarded) `any` one has a higher
+    // priority and is tried first: `done` is reachable, nothing is reported.
+    let text = "machine M { initial state a { on stop -> a; on go -> a; } terminal state done; any { on stop [urgent] priority 1 -> done; } }";
+    assert_eq!(codes(text), []);
+    // At equal priority the state's own goes first: `done` is unreachable.
+    let text = "machine M { initial state a { on stop -> a; on go -> b; } state b { on go -> a; on stop -> b; } terminal state done; any { on stop -> done; } }";
+    let found = codes(text);
+    assert!(
+        found.contains(&(Code::UnreachableState, "done".to_string())),
+        "{found:?}"
+    );
+}
