@@ -1,4 +1,14 @@
-//! Parsing: pest pairs into the spanned AST, with recovery at machine level.
+//! Parsing: `.fsm` text into the spanned AST, with recovery at machine level.
+//!
+//! `fsm.pest` defines the language, and three parsers implement it. Text
+//! without syntax errors, the common case, goes through a hand-written
+//! recursive-descent parser (`direct`) that builds the AST straight from the
+//! text: pest's per-rule bookkeeping made it most of the cost of `fsmc
+//! check`. Text it refuses goes to pest: `FsmParser`, the grammar of
+//! `fsm.pest` whose every token is a named rule, finds each syntax error and
+//! says what was expected in words, and its silent copy in `fast` parses
+//! the machines that have none. The `the_parsers_agree` test holds the three
+//! to the same language and the two AST builders to the same trees.
 //!
 //! A syntax error inside one machine does not hide the others: when the whole
 //! file fails to parse, it is split at top-level braces and every machine is
