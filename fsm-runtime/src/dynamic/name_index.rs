@@ -4,10 +4,8 @@
 //! A general-purpose hash map spends more on hashing and probing a short
 //! name than the rest of a `fire` costs. The names are known when the
 //! definition is built, so a small open-addressing table does better: its
-//! hash reads at most two 8-byte words of the name, and those words with the
-//! length are the whole name when it has at most 16 bytes. Each name's words
-//! are kept beside it, so a probe compares three integers instead of calling
-//! `memcmp`; only longer names compare their bytes too.
+//! hash reads at most two 8-byte words of the name (which covers every byte
+//! of names up to 16 bytes), and a hit costs one comparison of the name.
 //!
 //! The keys are the definition's own names; only the looked-up text comes
 //! from outside, and it cannot make the keys collide. Names that share their
@@ -19,8 +17,6 @@
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NameIndex {
     names: Box<[Box<str>]>,
-    /// Per name: its [`Key`].
-    keys: Box<[Key]>,
     /// Indices into `names`, or [`EMPTY`]; a power of two long, at least
     /// twice the number of names, so probing always reaches an empty slot.
     slots: Box<[u32]>,
@@ -30,52 +26,11 @@ pub(crate) struct NameIndex {
 
 const EMPTY: u32 = u32::MAX;
 
-/// A name's length and its first and last (at most) 8 bytes: all of it when
-/// it has at most 16 bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Key {
-    len: usize,
-    head: u64,
-    tail: u64,
-}
-
-impl Key {
-    #[inline]
-    fn of(name: &[u8]) -> Key {
-        let len = name.len();
-        let (head, tail) = if len >= 8 {
-            (word8(&name[..8]), word8(&name[len - 8..]))
-        } else if len >= 4 {
-            (u64::from(word4(&name[..4])), u64::from(word4(&name[len - 4..])))
-        } else if len > 0 {
-            let bytes = u64::from(name[0]) | u64::from(name[len / 2]) << 8 | u64::from(name[len - 1]) << 16;
-            (bytes, 0)
-        } else {
-            (0, 0)
-        };
-        Key { len, head, tail }
-    }
-
-    /// True when the key is the whole name, so that equal keys are equal
-    /// names.
-    #[inline]
-    fn is_whole(self) -> bool {
-        self.len <= 16
-    }
-
-    #[inline]
-    fn hash(self) -> u64 {
-        const K: u64 = 0x9e37_79b9_7f4a_7c15;
-        ((self.head ^ (self.len as u64).rotate_right(8)).wrapping_mul(K) ^ self.tail).wrapping_mul(K)
-    }
-}
-
 impl NameIndex {
     /// An index of `names`, numbered in order. Names are unique in a checked
     /// machine; were one repeated, the first would keep its number.
     pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
         let names: Box<[Box<str>]> = names.into_iter().map(Box::from).collect();
-        let keys: Box<[Key]> = names.iter().map(|name| Key::of(name.as_bytes())).collect();
         assert!(
             names.len() < EMPTY as usize,
             "fewer than 2^32 - 1 names of a kind"
@@ -85,10 +40,9 @@ impl NameIndex {
             slots: vec![EMPTY; len].into(),
             shift: 64 - len.trailing_zeros(),
             names: Box::default(),
-            keys: Box::default(),
         };
         for (i, name) in names.iter().enumerate() {
-            let mut slot = index.first_slot(keys[i]);
+            let mut slot = index.first_slot(name.as_bytes());
             loop {
                 match index.slots[slot] {
                     EMPTY => {
@@ -102,7 +56,6 @@ impl NameIndex {
             }
         }
         index.names = names;
-        index.keys = keys;
         index
     }
 
@@ -110,25 +63,41 @@ impl NameIndex {
     #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<usize> {
         let mask = self.slots.len() - 1;
-        let key = Key::of(name.as_bytes());
-        let mut slot = self.first_slot(key);
+        let mut slot = self.first_slot(name.as_bytes());
         loop {
             let index = self.slots[slot];
             if index == EMPTY {
                 return None;
             }
-            let i = index as usize;
-            if self.keys[i] == key && (key.is_whole() || *self.names[i] == *name) {
-                return Some(i);
+            if *self.names[index as usize] == *name {
+                return Some(index as usize);
             }
             slot = (slot + 1) & mask;
         }
     }
 
     #[inline]
-    fn first_slot(&self, key: Key) -> usize {
-        (key.hash() >> self.shift) as usize
+    fn first_slot(&self, name: &[u8]) -> usize {
+        (hash(name) >> self.shift) as usize
     }
+}
+
+/// A hash of the length and of (at most) the first and last 8 bytes.
+#[inline]
+fn hash(name: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let len = name.len();
+    let (head, tail) = if len >= 8 {
+        (word8(&name[..8]), word8(&name[len - 8..]))
+    } else if len >= 4 {
+        (u64::from(word4(&name[..4])), u64::from(word4(&name[len - 4..])))
+    } else if len > 0 {
+        let bytes = u64::from(name[0]) | u64::from(name[len / 2]) << 8 | u64::from(name[len - 1]) << 16;
+        (bytes, 0)
+    } else {
+        (0, 0)
+    };
+    ((head ^ (len as u64).rotate_right(8)).wrapping_mul(K) ^ tail).wrapping_mul(K)
 }
 
 #[inline]
