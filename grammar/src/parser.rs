@@ -253,13 +253,17 @@ fn resume_point(buf: &str, start: usize, at: usize) -> (Rule, usize) {
                 continue;
             }
             b'{' => {
+                // The word before the brace (the text after the last
+                // character that cannot be part of one, which may be wider
+                // than a byte: a BOM counts as whitespace).
                 let before = buf[start..i].trim_end();
-                let word_start = before
-                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .map_or(0, |k| k + 1);
+                let word = before
+                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or_default();
                 let block = match open.len() {
                     0 => Block::Machine,
-                    1 if &before[word_start..] == "any" => Block::Any,
+                    1 if word == "any" => Block::Any,
                     1 => Block::State,
                     _ => Block::Other,
                 };
@@ -1455,6 +1459,16 @@ machine Agent {
             .diagnostics
             .iter()
             .all(|d| &text[d.span.start..d.span.end] == "="));
+    }
+
+    #[test]
+    fn recovery_steps_over_wide_whitespace_before_a_block() {
+        // A BOM (3 bytes, whitespace to the grammar) before the word that
+        // opens a block, and a syntax error after that block.
+        let text = "machine M {\n    state \u{FEFF}b { on y -> a; }\n    state a { on x -> ; }\n}\n";
+        let parsed = parse(text);
+        assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
+        assert_eq!(parsed.diagnostics[0].code, Code::Syntax);
     }
 
     #[test]
