@@ -82,7 +82,17 @@ use quote::quote;
 /// A machine named like an item of its own module (`State`), or with a
 /// state, action or output named like an item of its enum (`ALL`), which the
 /// front end's `name-collision` check rejects, becomes a `compile_error!`.
+///
+/// So does a machine that uses a construct code generation does not support
+/// yet (a context, a payload, an effect, a delay or a timer): generating it
+/// without them would be silently wrong.
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
+    if let Some((construct, span)) = machine.unsupported_construct() {
+        return compile_error(&format!(
+            "machine `{}` uses {construct} (bytes {}..{} of its .fsm text), which code generation does not support yet",
+            machine.name, span.start, span.end
+        ));
+    }
     let conflict =
         name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
     match conflict {

@@ -90,6 +90,7 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
         .iter()
         .map(|(name, docs)| Symbol {
             name: name.to_string(),
+            payload: None,
             docs: docs.to_vec(),
             declared: None,
             uses: Vec::new(),

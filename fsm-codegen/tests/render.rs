@@ -278,3 +278,25 @@ fn a_stub_needs_a_name_that_can_be_a_module() {
     assert!(tokens.contains("pub mod r#match"), "{tokens}");
     assert!(tokens.contains("pub struct Match"), "{tokens}");
 }
+
+/// A machine with a construct code generation does not support yet becomes
+/// a `compile_error!` naming it and where it is, never code that ignores it.
+#[test]
+fn constructs_not_yet_generated_are_refused() {
+    let cases = [
+        ("machine M { context C; initial terminal state s; }", "a context", "C"),
+        ("machine M { action a(P); initial state s { on a; } }", "an action payload", "P"),
+        ("machine M { guard g(P); action a(P); initial state s { on a [g]; } }", "a guard payload", "P"),
+        ("machine M { context C; effect e; initial state s { on a do e; } }", "a context", "C"),
+        ("machine M { initial state s { after 1s -> s; } }", "a timer (`after`)", "after 1s -> s;"),
+    ];
+    for (text, construct, at) in cases {
+        let checked = fsm_grammar::check(text);
+        assert!(!checked.has_errors(), "{text}: {:?}", checked.diagnostics);
+        let tokens = machine_tokens(&checked.model.machines[0], &Options::default()).to_string();
+        let start = text.find(at).unwrap();
+        let expected = format!("uses {construct} (bytes {}..{}", start, start + at.len());
+        assert!(tokens.contains("compile_error"), "{tokens}");
+        assert!(tokens.contains(&expected.replace('`', "`")), "{tokens}\nexpected {expected}");
+    }
+}

@@ -308,3 +308,24 @@ fn the_seed_json_loads_and_runs() {
     assert_eq!(engine.state_name(), "failed");
     assert!(engine.is_terminal());
 }
+
+/// A machine with a construct the engine does not run yet is refused with
+/// the construct and its span, never run without it.
+#[test]
+fn constructs_not_yet_run_are_refused() {
+    let text = "machine M { initial state s { on go -> t; } state t { after 30s -> s; } }";
+    match Definition::from_fsm(text) {
+        Err(DefinitionError::Unsupported { machine, construct, span }) => {
+            assert_eq!(machine, "M");
+            assert_eq!(construct, "a timer (`after`)");
+            assert_eq!(&text[span.start..span.end], "after 30s -> s;");
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = "machine M { context C; action go(P); initial state s { on go -> s; } }";
+    let err = Definition::from_fsm(text).unwrap_err();
+    assert!(err.to_string().contains("uses a context (bytes 20..21)"), "{err}");
+    let checked = fsm_grammar::check(text);
+    let panicked = std::panic::catch_unwind(|| Definition::from_machine(&checked.model.machines[0]));
+    assert!(panicked.is_err());
+}

@@ -65,7 +65,9 @@ pub struct MachineAst {
 /// One item of a machine body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MachineItem {
-    /// `action a, b;`, `guard g;` or `output o;`.
+    /// `context TYPE;`.
+    Context(ContextAst),
+    /// `action a, b;`, `guard g(T);`, `output o;`, `effect e;` or `delay d;`.
     Decl(DeclAst),
     /// A state.
     State(StateAst),
@@ -77,6 +79,7 @@ impl MachineItem {
     /// The span of the item.
     pub fn span(&self) -> Span {
         match self {
+            MachineItem::Context(c) => c.span,
             MachineItem::Decl(d) => d.span,
             MachineItem::State(s) => s.span,
             MachineItem::Any(a) => a.span,
@@ -93,6 +96,10 @@ pub enum DeclKind {
     Guard,
     /// `output`
     Output,
+    /// `effect`
+    Effect,
+    /// `delay`
+    Delay,
 }
 
 impl DeclKind {
@@ -102,8 +109,40 @@ impl DeclKind {
             DeclKind::Action => "action",
             DeclKind::Guard => "guard",
             DeclKind::Output => "output",
+            DeclKind::Effect => "effect",
+            DeclKind::Delay => "delay",
         }
     }
+
+    /// Whether its names may carry a payload type (`action a(T);`).
+    pub fn takes_payload(self) -> bool {
+        matches!(self, DeclKind::Action | DeclKind::Guard | DeclKind::Effect)
+    }
+}
+
+/// A Rust type as written in a `.fsm` file (`Decision`, `Vec<String>`).
+/// fsmc does not check it; rustc does, where the machine is generated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeAst {
+    /// The whole type.
+    pub span: Span,
+    /// The type in canonical form: no whitespace except `, ` between
+    /// arguments and `; ` in arrays; no trailing commas except in a
+    /// one-element tuple (`(T,)`).
+    pub text: String,
+}
+
+/// `context TYPE;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextAst {
+    /// The whole declaration.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// The `context` keyword.
+    pub keyword: Span,
+    /// The type.
+    pub ty: TypeAst,
 }
 
 /// `action a, b;` and friends.
@@ -117,6 +156,9 @@ pub struct DeclAst {
     pub kind: DeclKind,
     /// The names declared.
     pub names: Vec<Ident>,
+    /// The payload type of each name, in the order of `names`
+    /// (`action a(T), b;` gives `[Some(T), None]`).
+    pub payloads: Vec<Option<TypeAst>>,
 }
 
 /// `initial` or `terminal`.
@@ -168,6 +210,8 @@ pub enum StateItem {
     Hook(HookAst),
     /// `on ...;`.
     Transition(TransitionAst),
+    /// `after ...;`.
+    Timer(TimerAst),
 }
 
 impl StateItem {
@@ -176,6 +220,7 @@ impl StateItem {
         match self {
             StateItem::Hook(h) => h.span,
             StateItem::Transition(t) => t.span,
+            StateItem::Timer(t) => t.span,
         }
     }
 }
@@ -189,13 +234,15 @@ pub enum HookKind {
     Exit,
 }
 
-/// `enter emit a, b;` / `exit emit c;`.
+/// `enter do e emit a, b;` / `exit emit c;`: `do`, `emit` or both.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HookAst {
     /// The whole clause.
     pub span: Span,
     /// Enter or exit.
     pub kind: HookKind,
+    /// The effects (`do`), run before the outputs are emitted.
+    pub effects: Vec<Ident>,
     /// The outputs.
     pub outputs: Vec<Ident>,
 }
@@ -211,7 +258,7 @@ pub struct AnyAst {
     pub transitions: Vec<TransitionAst>,
 }
 
-/// `on ACTION [GUARD]? (priority INT)? (-> TARGET)? (emit OUTPUT, ...)? ;`
+/// `on ACTION [GUARD]? (priority INT)? (-> TARGET)? (do EFFECT, ...)? (emit OUTPUT, ...)? ;`
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransitionAst {
     /// From `on` to `;`.
@@ -226,8 +273,51 @@ pub struct TransitionAst {
     pub priority: Option<Priority>,
     /// `-> target`; `None` for an internal transition.
     pub target: Option<Ident>,
+    /// `do e, f`.
+    pub effects: Vec<Ident>,
     /// `emit a, b`.
     pub emits: Vec<Ident>,
+}
+
+/// `after DELAY [GUARD]? (priority INT)? (-> TARGET)? (do ...)? (emit ...)? ;`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerAst {
+    /// From `after` to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// The `after` keyword.
+    pub keyword: Span,
+    /// How long after entering the state it fires.
+    pub delay: DelayAst,
+    /// The guard expression, without the brackets.
+    pub guard: Option<GuardAst>,
+    /// `priority N`.
+    pub priority: Option<Priority>,
+    /// `-> target`; `None` for an internal timer.
+    pub target: Option<Ident>,
+    /// `do e, f`.
+    pub effects: Vec<Ident>,
+    /// `emit a, b`.
+    pub emits: Vec<Ident>,
+}
+
+/// The delay of a timer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DelayAst {
+    /// A literal such as `30s`, unchecked: lowering reads the number and unit.
+    Literal(Ident),
+    /// The name of a declared `delay`, computed by the context.
+    Name(Ident),
+}
+
+impl DelayAst {
+    /// The literal or name as written.
+    pub fn ident(&self) -> &Ident {
+        match self {
+            DelayAst::Literal(i) | DelayAst::Name(i) => i,
+        }
+    }
 }
 
 /// `priority N`.

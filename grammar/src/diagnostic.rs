@@ -73,6 +73,17 @@ codes! {
     UndeclaredGuard = "undeclared-guard", Error;
     /// An output used but not declared, in a machine that declares outputs.
     UndeclaredOutput = "undeclared-output", Error;
+    /// A guard or effect with a payload type used where that payload is not
+    /// carried: on an action with another payload or none, on a timer, or in a hook.
+    PayloadMismatch = "payload-mismatch", Error;
+    /// Effects or delays in a machine without a `context`.
+    MissingContext = "missing-context", Error;
+    /// An effect used but not declared, in a machine that declares effects.
+    UndeclaredEffect = "undeclared-effect", Error;
+    /// A delay used but not declared, in a machine that declares delays.
+    UndeclaredDelay = "undeclared-delay", Error;
+    /// A timer's duration is zero, over a week, or has an unknown unit.
+    InvalidDuration = "invalid-duration", Error;
     /// Two names that become the same Rust identifier.
     NameCollision = "name-collision", Error;
     /// A state that cannot be reached from the initial state.
@@ -85,7 +96,10 @@ codes! {
     AmbiguousPriority = "ambiguous-priority", Warning;
     /// A guard expression that can never hold.
     UnsatisfiableGuard = "unsatisfiable-guard", Warning;
-    /// A declared action, guard or output that is never used.
+    /// A timer that never fires: an unguarded timer of its state with a
+    /// target and a shorter literal delay always leaves first.
+    TimerShadowed = "timer-shadowed", Warning;
+    /// A declared action, guard, output, effect or delay that is never used.
     UnusedDeclaration = "unused-declaration", Warning;
     /// A name declared twice.
     DuplicateDeclaration = "duplicate-declaration", Warning;

@@ -61,8 +61,8 @@
 //!   one level deeper.
 
 use crate::ast::{
-    AnyAst, Attr, Comment, DeclAst, GuardAst, HookAst, HookKind, Ident, MachineAst, MachineItem,
-    ModifierKind, StateAst, StateItem, TransitionAst,
+    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HookAst, HookKind, Ident, MachineAst, MachineItem,
+    ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
 };
 use crate::diagnostic::Diagnostic;
 use crate::parser;
@@ -495,11 +495,13 @@ impl<'t> Printer<'t> {
     fn node(&mut self, node: Node<'_>, depth: usize) -> Printed {
         match node {
             Node::Machine(m) => self.machine(m, depth),
+            Node::Item(MachineItem::Context(c)) => self.context(c, depth),
             Node::Item(MachineItem::Decl(d)) => self.decl(d, depth),
             Node::Item(MachineItem::State(s)) => self.state(s, depth),
             Node::Item(MachineItem::Any(a)) => self.any(a, depth),
             Node::StateItem(StateItem::Hook(h)) => self.hook(h, depth),
             Node::StateItem(StateItem::Transition(t)) | Node::Transition(t) => self.transition(t, depth),
+            Node::StateItem(StateItem::Timer(t)) => self.timer(t, depth),
         }
     }
 
@@ -556,10 +558,35 @@ impl<'t> Printer<'t> {
         self.item(&[], header.list, Some((a.span, &nodes, EmptyBody::Braces)), depth)
     }
 
+    fn context(&mut self, c: &ContextAst, depth: usize) -> Printed {
+        let mut tokens = Tokens::new(self.text, c.span.start);
+        tokens.at("context", c.keyword);
+        tokens.at(&c.ty.text, c.ty.span);
+        tokens.fixed(";");
+        self.item(&[], tokens.list, None, depth)
+    }
+
     fn decl(&mut self, d: &DeclAst, depth: usize) -> Printed {
         let mut tokens = Tokens::new(self.text, d.span.start);
         tokens.fixed(d.kind.keyword());
-        tokens.ident_list(&d.names);
+        for (i, (name, payload)) in d.names.iter().zip(&d.payloads).enumerate() {
+            if i > 0 {
+                tokens.fixed(",");
+            }
+            tokens.ident(name);
+            if let (true, Some(last)) = (i > 0, tokens.list.last_mut()) {
+                last.wrap = Wrap::ListItem;
+            }
+            if let Some(ty) = payload {
+                // `name(Type)`: the type is one token, in canonical form.
+                tokens.glued("(");
+                tokens.at(&ty.text, ty.span);
+                if let Some(last) = tokens.list.last_mut() {
+                    last.glued = true;
+                }
+                tokens.glued(")");
+            }
+        }
         tokens.fixed(";");
         self.item(&[], tokens.list, None, depth)
     }
@@ -570,8 +597,14 @@ impl<'t> Printer<'t> {
             HookKind::Enter => "enter",
             HookKind::Exit => "exit",
         });
-        tokens.fixed("emit");
-        tokens.ident_list(&h.outputs);
+        if !h.effects.is_empty() {
+            tokens.fixed("do");
+            tokens.ident_list(&h.effects);
+        }
+        if !h.outputs.is_empty() {
+            tokens.clause("emit");
+            tokens.ident_list(&h.outputs);
+        }
         tokens.fixed(";");
         self.item(&[], tokens.list, None, depth)
     }
@@ -580,26 +613,56 @@ impl<'t> Printer<'t> {
         let mut tokens = Tokens::new(self.text, t.span.start);
         tokens.fixed("on");
         tokens.ident(&t.action);
-        if let Some(guard) = &t.guard {
+        tokens.tail(&t.guard, t.priority, &t.target, &t.effects, &t.emits);
+        self.item(&[], tokens.list, None, depth)
+    }
+
+    fn timer(&mut self, t: &TimerAst, depth: usize) -> Printed {
+        let mut tokens = Tokens::new(self.text, t.span.start);
+        tokens.at("after", t.keyword);
+        tokens.ident(t.delay.ident());
+        tokens.tail(&t.guard, t.priority, &t.target, &t.effects, &t.emits);
+        self.item(&[], tokens.list, None, depth)
+    }
+}
+
+impl Tokens<'_> {
+    /// A transition's or timer's clauses after its trigger, and the `;`.
+    fn tail(
+        &mut self,
+        guard: &Option<GuardAst>,
+        priority: Option<Priority>,
+        target: &Option<Ident>,
+        effects: &[Ident],
+        emits: &[Ident],
+    ) {
+        let tokens = self;
+        if let Some(guard) = guard {
             tokens.fixed("[");
             tokens.guard(guard);
             tokens.fixed("]");
         }
-        if let Some(priority) = t.priority {
+        if let Some(priority) = priority {
             tokens.clause("priority");
             tokens.at(&priority.value.to_string(), priority.span);
         }
-        if let Some(target) = &t.target {
+        if let Some(target) = target {
             tokens.clause("->");
             tokens.ident(target);
         }
-        if !t.emits.is_empty() {
+        if !effects.is_empty() {
+            tokens.clause("do");
+            tokens.ident_list(effects);
+        }
+        if !emits.is_empty() {
             tokens.clause("emit");
-            tokens.ident_list(&t.emits);
+            tokens.ident_list(emits);
         }
         tokens.fixed(";");
-        self.item(&[], tokens.list, None, depth)
     }
+}
+
+impl Printer<'_> {
 
     /// An item: its attributes, its header line, and its braced body if any
     /// (the span of the whole item, its child nodes, how to print it empty).

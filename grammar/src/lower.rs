@@ -51,13 +51,14 @@ struct Symbols {
 }
 
 impl Symbols {
-    fn declare(&mut self, ident: &ast::Ident, docs: &[String]) -> Result<(), Span> {
+    fn declare(&mut self, ident: &ast::Ident, docs: &[String], payload: Option<RustType>) -> Result<(), Span> {
         if let Some(&i) = self.index.get(&ident.name) {
             return Err(self.list[i].declared.unwrap_or_default());
         }
         self.index.insert(ident.name.clone(), self.list.len());
         self.list.push(Symbol {
             name: ident.name.clone(),
+            payload,
             docs: docs.to_vec(),
             declared: Some(ident.span),
             uses: Vec::new(),
@@ -69,6 +70,7 @@ impl Symbols {
         let i = *self.index.entry(ident.name.clone()).or_insert_with(|| {
             self.list.push(Symbol {
                 name: ident.name.clone(),
+                payload: None,
                 docs: Vec::new(),
                 declared: None,
                 uses: Vec::new(),
@@ -92,6 +94,8 @@ struct Lowerer<'d> {
     actions: Symbols,
     guards: Symbols,
     outputs: Symbols,
+    effects: Symbols,
+    delays: Symbols,
 }
 
 impl<'d> Lowerer<'d> {
@@ -104,6 +108,8 @@ impl<'d> Lowerer<'d> {
             actions: Symbols::default(),
             guards: Symbols::default(),
             outputs: Symbols::default(),
+            effects: Symbols::default(),
+            delays: Symbols::default(),
         }
     }
 
@@ -142,17 +148,44 @@ impl<'d> Lowerer<'d> {
         let allows = self.allows(&m.attrs);
 
         // Declarations first, so declared names come first in every list.
-        let mut declares = [false; 3];
+        let mut declares = [false; 5];
+        let mut context: Option<RustType> = None;
         for item in &m.items {
+            if let MachineItem::Context(c) = item {
+                match &context {
+                    None => {
+                        context = Some(RustType {
+                            text: c.ty.text.clone(),
+                            span: c.ty.span,
+                        })
+                    }
+                    Some(first) => self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::DuplicateDeclaration,
+                            c.keyword,
+                            format!("machine `{}` declares its context more than once", m.name.name),
+                            "declared again here",
+                            "a machine owns one context; remove this declaration",
+                        )
+                        .with_label(first.span, "first declared here"),
+                    ),
+                }
+            }
             if let MachineItem::Decl(d) = item {
                 declares[d.kind as usize] = true;
-                for name in &d.names {
+                for (name, payload) in d.names.iter().zip(&d.payloads) {
                     let table = match d.kind {
                         DeclKind::Action => &mut self.actions,
                         DeclKind::Guard => &mut self.guards,
                         DeclKind::Output => &mut self.outputs,
+                        DeclKind::Effect => &mut self.effects,
+                        DeclKind::Delay => &mut self.delays,
                     };
-                    if let Err(first) = table.declare(name, &d.docs) {
+                    let payload = payload.as_ref().map(|t| RustType {
+                        text: t.text.clone(),
+                        span: t.span,
+                    });
+                    if let Err(first) = table.declare(name, &d.docs, payload) {
                         self.diagnostics.push(
                             Diagnostic::new(
                                 Code::DuplicateDeclaration,
@@ -232,6 +265,8 @@ impl<'d> Lowerer<'d> {
                 terminal: s.modifier(ModifierKind::Terminal).map(|k| k.span),
                 enter: Vec::new(),
                 exit: Vec::new(),
+                enter_effects: Vec::new(),
+                exit_effects: Vec::new(),
                 allows,
             });
             bodies.push(s);
@@ -266,6 +301,7 @@ impl<'d> Lowerer<'d> {
         // Bodies: hooks and transitions.
         let state_names: Vec<String> = states.iter().map(|s| s.name.clone()).collect();
         let mut transitions = Vec::new();
+        let mut timers = Vec::new();
         let mut own = vec![Vec::new(); states.len()];
         for (i, s) in bodies.iter().enumerate() {
             let id = StateId::from_index(i);
@@ -277,10 +313,38 @@ impl<'d> Lowerer<'d> {
                             .iter()
                             .map(|o| OutputId::from_index(self.outputs.use_(o)))
                             .collect();
+                        let effects = self.effects(&h.effects);
+                        self.check_payloads(&Carrier::Hook(h.kind), None, &h.effects);
                         let st = &mut states[i];
                         match h.kind {
-                            HookKind::Enter => st.enter.extend(outs),
-                            HookKind::Exit => st.exit.extend(outs),
+                            HookKind::Enter => {
+                                st.enter.extend(outs);
+                                st.enter_effects.extend(effects);
+                            }
+                            HookKind::Exit => {
+                                st.exit.extend(outs);
+                                st.exit_effects.extend(effects);
+                            }
+                        }
+                    }
+                    StateItem::Timer(t) => {
+                        if let Some(kw) = states[i].terminal {
+                            self.diagnostics.push(
+                                Diagnostic::new(
+                                    Code::TerminalHasTransitions,
+                                    t.span,
+                                    format!("terminal state `{}` has a timer", s.name.name),
+                                    "timer in a terminal state",
+                                    format!(
+                                        "a terminal state ends the machine; remove this timer or drop `terminal` from `{}`",
+                                        s.name.name
+                                    ),
+                                )
+                                .with_label(kw, "declared terminal here"),
+                            );
+                        }
+                        if let Some(timer) = self.timer(t, id, &by_name, &state_names) {
+                            timers.push(timer);
                         }
                     }
                     StateItem::Transition(t) => {
@@ -313,9 +377,18 @@ impl<'d> Lowerer<'d> {
         for &(first, s) in &duplicates {
             for item in s.body.iter().flatten() {
                 match item {
-                    StateItem::Hook(h) => h.outputs.iter().for_each(|o| {
-                        self.outputs.use_(o);
-                    }),
+                    StateItem::Hook(h) => {
+                        h.outputs.iter().for_each(|o| {
+                            self.outputs.use_(o);
+                        });
+                        self.effects(&h.effects);
+                    }
+                    StateItem::Timer(t) => {
+                        let source = Source::State(first);
+                        if let Some(to) = self.timer(t, first, &by_name, &state_names).and_then(|t| t.target) {
+                            self.guessed_edges.push((source, to));
+                        }
+                    }
                     StateItem::Transition(t) => {
                         let source = Source::State(first);
                         if let Some(to) = self
@@ -342,7 +415,10 @@ impl<'d> Lowerer<'d> {
         }
 
         self.undeclared(declares);
-        Some(Machine {
+        if context.is_none() {
+            self.missing_context();
+        }
+        let machine = Machine {
             name: m.name.name.clone(),
             span: m.name.span,
             docs: m.docs.clone(),
@@ -351,15 +427,142 @@ impl<'d> Lowerer<'d> {
             actions: self.actions.list,
             guards: self.guards.list,
             outputs: self.outputs.list,
+            context,
+            effects: self.effects.list,
+            delays: self.delays.list,
+            timers,
             initial,
             transitions,
             declares_actions: declares[DeclKind::Action as usize],
             declares_guards: declares[DeclKind::Guard as usize],
             declares_outputs: declares[DeclKind::Output as usize],
+            declares_effects: declares[DeclKind::Effect as usize],
+            declares_delays: declares[DeclKind::Delay as usize],
             own,
             any,
             incomplete: self.incomplete,
             guessed_edges: self.guessed_edges,
+        };
+        Some(machine)
+    }
+
+    fn effects(&mut self, list: &[ast::Ident]) -> Vec<EffectId> {
+        list.iter()
+            .map(|e| EffectId::from_index(self.effects.use_(e)))
+            .collect()
+    }
+
+    /// A guard or effect declared with a payload type may only be used where
+    /// that payload is carried: on an action with the same payload type.
+    fn check_payloads(&mut self, carrier: &Carrier<'_>, guard: Option<&GuardAst>, effects: &[ast::Ident]) {
+        let names = guard.map(GuardAst::names).unwrap_or_default();
+        let uses = names
+            .into_iter()
+            .map(|i| ("guard", &self.guards, i))
+            .chain(effects.iter().map(|i| ("effect", &self.effects, i)));
+        let mut found = Vec::new();
+        for (kind, table, ident) in uses {
+            let Some(payload) = table.index.get(&ident.name).and_then(|&i| table.list[i].payload.as_ref()) else {
+                continue;
+            };
+            let carries = match carrier {
+                Carrier::Action(_, Some(p)) if *p == payload.text => continue,
+                Carrier::Action(action, Some(p)) => format!("action `{action}` carries `{p}`"),
+                Carrier::Action(action, None) => format!("action `{action}` carries no payload"),
+                Carrier::Timer => "timers carry no payload".to_string(),
+                Carrier::Hook(HookKind::Enter) => "`enter` hooks carry no payload".to_string(),
+                Carrier::Hook(HookKind::Exit) => "`exit` hooks carry no payload".to_string(),
+            };
+            found.push(
+                Diagnostic::new(
+                    Code::PayloadMismatch,
+                    ident.span,
+                    format!("{kind} `{}` reads a `{}` payload, but {carries}", ident.name, payload.text),
+                    format!("needs a `{}` payload", payload.text),
+                    format!(
+                        "use `{}` only on actions declared with `({})`, or declare a {kind} without a payload",
+                        ident.name, payload.text
+                    ),
+                )
+                .with_label(payload.span, "payload type declared here"),
+            );
+        }
+        self.diagnostics.extend(found);
+    }
+
+    /// Effects and delays need a context to act on.
+    fn missing_context(&mut self) {
+        for (kind, table) in [("effect", &self.effects), ("delay", &self.delays)] {
+            for sym in &table.list {
+                self.diagnostics.push(Diagnostic::new(
+                    Code::MissingContext,
+                    sym.span(),
+                    format!("{kind} `{}` needs a context, and this machine has none", sym.name),
+                    format!("{kind} without a context"),
+                    format!(
+                        "declare the Rust type the machine owns, e.g. `context MyContext;`; the {kind} is one of its methods"
+                    ),
+                ));
+            }
+        }
+    }
+
+    fn timer(
+        &mut self,
+        t: &ast::TimerAst,
+        state: StateId,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[String],
+    ) -> Option<Timer> {
+        let delay = match &t.delay {
+            ast::DelayAst::Name(name) => Some(Delay::Named(DelayId::from_index(self.delays.use_(name)))),
+            ast::DelayAst::Literal(lit) => match crate::duration::parse(&lit.name) {
+                Ok(d) => Some(Delay::Literal(d)),
+                Err(problem) => {
+                    self.diagnostics.push(Diagnostic::new(
+                        Code::InvalidDuration,
+                        lit.span,
+                        format!("`{}` is not a valid timer duration: {problem}", lit.name),
+                        problem,
+                        "a duration is a whole number and a unit (`ms`, `s`, `m`, `h`), from 1ms to a week (`168h`)",
+                    ));
+                    None
+                }
+            },
+        };
+        let guard = t.guard.as_ref().map(|g| Guard {
+            expr: self.guard(g),
+            span: g.span(),
+        });
+        let effects = self.effects(&t.effects);
+        self.check_payloads(&Carrier::Timer, t.guard.as_ref(), &t.effects);
+        let emits = t
+            .emits
+            .iter()
+            .map(|o| OutputId::from_index(self.outputs.use_(o)))
+            .collect();
+        let target = match &t.target {
+            None => None,
+            Some(ident) => Some(self.resolve_target(ident, "timer", Source::State(state), by_name, state_names)?),
+        };
+        let Some(delay) = delay else {
+            // The graph checks still see where it went.
+            if let Some(to) = target {
+                self.guessed_edges.push((Source::State(state), to));
+            }
+            return None;
+        };
+        Some(Timer {
+            state,
+            delay,
+            delay_span: t.delay.ident().span,
+            guard,
+            priority: t.priority.map_or(0, |p| p.value),
+            target,
+            effects,
+            emits,
+            span: t.span,
+            docs: t.docs.clone(),
         })
     }
 
@@ -380,41 +583,19 @@ impl<'d> Lowerer<'d> {
             .iter()
             .map(|o| OutputId::from_index(self.outputs.use_(o)))
             .collect();
+        let effects = self.effects(&t.effects);
+        let carried = self.actions.list[action.index()].payload.as_ref().map(|p| p.text.clone());
+        self.check_payloads(
+            &Carrier::Action(&t.action.name, carried.as_deref()),
+            t.guard.as_ref(),
+            &t.effects,
+        );
         let target = match &t.target {
             None => None,
-            Some(ident) => match by_name.get(ident.name.as_str()) {
-                Some(&id) => Some(id),
-                None => {
-                    let meant = limited_closest(
-                        &mut self.suggestions_left,
-                        &ident.name,
-                        state_names.iter().map(String::as_str),
-                    );
-                    self.diagnostics.push(Diagnostic::new(
-                        Code::UnknownState,
-                        ident.span,
-                        format!(
-                            "transition on `{}` targets unknown state `{}`",
-                            t.action.name, ident.name
-                        ),
-                        "no state with this name",
-                        match meant {
-                            Some(meant) => format!("did you mean `{meant}`?"),
-                            None => format!(
-                                "define it with `state {};` or target an existing state",
-                                ident.name
-                            ),
-                        },
-                    ));
-                    // The graph checks assume the suggested state was meant;
-                    // with no plausible match they cannot know, and stay silent.
-                    match meant {
-                        Some(meant) => self.guessed_edges.push((source, by_name[meant])),
-                        None => self.incomplete = true,
-                    }
-                    return None;
-                }
-            },
+            Some(ident) => {
+                let what = format!("transition on `{}`", t.action.name);
+                Some(self.resolve_target(ident, &what, source, by_name, state_names)?)
+            }
         };
         Some(Transition {
             source,
@@ -423,10 +604,48 @@ impl<'d> Lowerer<'d> {
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
+            effects,
             emits,
             span: t.span,
             docs: t.docs.clone(),
         })
+    }
+
+    /// The state a transition or timer targets; `None` (reported) when
+    /// there is no such state.
+    fn resolve_target(
+        &mut self,
+        ident: &ast::Ident,
+        what: &str,
+        source: Source,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[String],
+    ) -> Option<StateId> {
+        if let Some(&id) = by_name.get(ident.name.as_str()) {
+            return Some(id);
+        }
+        let meant = limited_closest(
+            &mut self.suggestions_left,
+            &ident.name,
+            state_names.iter().map(String::as_str),
+        );
+        self.diagnostics.push(Diagnostic::new(
+            Code::UnknownState,
+            ident.span,
+            format!("{what} targets unknown state `{}`", ident.name),
+            "no state with this name",
+            match meant {
+                Some(meant) => format!("did you mean `{meant}`?"),
+                None => format!("define it with `state {};` or target an existing state", ident.name),
+            },
+        ));
+        // The graph checks assume the suggested state was meant;
+        // with no plausible match they cannot know, and stay silent.
+        match meant {
+            Some(meant) => self.guessed_edges.push((source, by_name[meant])),
+            None => self.incomplete = true,
+        }
+        None
     }
 
     fn guard(&mut self, g: &GuardAst) -> GuardExpr {
@@ -441,11 +660,13 @@ impl<'d> Lowerer<'d> {
 
     /// In a machine that declares names of a kind, every use of an undeclared
     /// name of that kind is an error.
-    fn undeclared(&mut self, declares: [bool; 3]) {
+    fn undeclared(&mut self, declares: [bool; 5]) {
         let kinds = [
             (DeclKind::Action, Code::UndeclaredAction, &self.actions),
             (DeclKind::Guard, Code::UndeclaredGuard, &self.guards),
             (DeclKind::Output, Code::UndeclaredOutput, &self.outputs),
+            (DeclKind::Effect, Code::UndeclaredEffect, &self.effects),
+            (DeclKind::Delay, Code::UndeclaredDelay, &self.delays),
         ];
         for (kind, code, table) in kinds {
             if !declares[kind as usize] {
@@ -480,6 +701,16 @@ impl<'d> Lowerer<'d> {
             }
         }
     }
+}
+
+/// What a transition, timer or hook carries, for the payload check.
+enum Carrier<'a> {
+    /// An action, with its name and payload type.
+    Action(&'a str, Option<&'a str>),
+    /// A timer: no payload.
+    Timer,
+    /// A hook: no payload.
+    Hook(HookKind),
 }
 
 /// "Did you mean" searches per machine. Each compares one name with every

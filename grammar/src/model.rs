@@ -37,6 +37,23 @@ ids! {
     OutputId;
     /// Index of a transition in [`Machine::transitions`].
     TransitionId;
+    /// Index of an effect in [`Machine::effects`].
+    EffectId;
+    /// Index of a delay in [`Machine::delays`].
+    DelayId;
+    /// Index of a timer in [`Machine::timers`].
+    TimerId;
+}
+
+/// A Rust type named in the machine (the context, a payload). fsmc does not
+/// check it; rustc does where the machine is generated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RustType {
+    /// Canonical text (see [`crate::ast::TypeAst::text`]); two types are the
+    /// same payload when their texts are equal.
+    pub text: String,
+    /// Where it was written.
+    pub span: Span,
 }
 
 /// Every machine of one text, in source order.
@@ -46,11 +63,14 @@ pub struct Model {
     pub machines: Vec<Machine>,
 }
 
-/// An action, guard or output name.
+/// An action, guard, output, effect or delay name.
 #[derive(Clone, Debug)]
 pub struct Symbol {
     /// The name as written.
     pub name: String,
+    /// The payload type of an action, guard or effect declared with one
+    /// (`action decided(Decision);`).
+    pub payload: Option<RustType>,
     /// Doc comment lines from its declaration.
     pub docs: Vec<String>,
     /// The span of the name in its declaration, if declared.
@@ -85,6 +105,10 @@ pub struct State {
     pub enter: Vec<OutputId>,
     /// Outputs emitted on leaving, in order.
     pub exit: Vec<OutputId>,
+    /// Effects run on entering (`enter do ...;`), in order, before `enter`'s outputs.
+    pub enter_effects: Vec<EffectId>,
+    /// Effects run on leaving (`exit do ...;`), in order.
+    pub exit_effects: Vec<EffectId>,
     /// Warnings silenced by `#[allow(...)]` on this state.
     pub allows: Vec<Code>,
 }
@@ -166,9 +190,50 @@ pub struct Transition {
     pub priority: i32,
     /// The state entered; `None` for an internal transition.
     pub target: Option<StateId>,
+    /// Effects of the transition itself (`do ...`), in order.
+    pub effects: Vec<EffectId>,
     /// Outputs of the transition itself, in order.
     pub emits: Vec<OutputId>,
     /// The whole transition, `on` to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+}
+
+/// How long a timer waits after its state is entered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Delay {
+    /// A literal duration (`30s`), between 1 ms and a week.
+    Literal(core::time::Duration),
+    /// A declared `delay`, computed by the context when the state is entered.
+    Named(DelayId),
+}
+
+/// A timer transition: `after DELAY [GUARD] priority N -> TARGET do ... emit ...;`,
+/// armed when its state is entered and disarmed when it is left.
+///
+/// Timers are kept apart from [`Transition`]s, which are all triggered by
+/// an action: code that walks transitions by action keeps working, and code
+/// that cannot run timers must look at [`Machine::timers`] to refuse them.
+#[derive(Clone, Debug)]
+pub struct Timer {
+    /// The state whose body holds it.
+    pub state: StateId,
+    /// How long after entering `state` it fires.
+    pub delay: Delay,
+    /// The span of the duration or delay name.
+    pub delay_span: Span,
+    /// The guard, if any, evaluated when the timer fires.
+    pub guard: Option<Guard>,
+    /// The priority among the state's timers with the same delay; 0 when not written.
+    pub priority: i32,
+    /// The state entered; `None` for an internal timer.
+    pub target: Option<StateId>,
+    /// Effects, in order.
+    pub effects: Vec<EffectId>,
+    /// Outputs, in order.
+    pub emits: Vec<OutputId>,
+    /// The whole timer, `after` to `;`.
     pub span: Span,
     /// Doc comment lines.
     pub docs: Vec<String>,
@@ -193,6 +258,14 @@ pub struct Machine {
     pub guards: Vec<Symbol>,
     /// Outputs: declared ones first, then in order of first use.
     pub outputs: Vec<Symbol>,
+    /// The context type (`context T;`), if declared.
+    pub context: Option<RustType>,
+    /// Effects: declared ones first, then in order of first use.
+    pub effects: Vec<Symbol>,
+    /// Delays: declared ones first, then in order of first use.
+    pub delays: Vec<Symbol>,
+    /// Timers in declaration order.
+    pub timers: Vec<Timer>,
     /// The initial state.
     pub initial: StateId,
     /// Every transition in declaration order (state bodies and `any` blocks).
@@ -203,6 +276,10 @@ pub struct Machine {
     pub declares_guards: bool,
     /// True when the machine declares outputs.
     pub declares_outputs: bool,
+    /// True when the machine declares effects.
+    pub declares_effects: bool,
+    /// True when the machine declares delays.
+    pub declares_delays: bool,
     /// For each state, its own transitions in declaration order.
     pub(crate) own: Vec<Vec<TransitionId>>,
     /// The `any` transitions in declaration order.
@@ -285,6 +362,41 @@ impl Machine {
         &self.any
     }
 
+    /// The timers written in `state`'s body, in declaration order.
+    pub fn timers_of(&self, state: StateId) -> impl Iterator<Item = (TimerId, &Timer)> {
+        self.timers
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| t.state == state)
+            .map(|(i, t)| (TimerId::from_index(i), t))
+    }
+
+    /// The first construct of the language that code generation and the
+    /// dynamic engine do not support yet (a context, a payload, an effect,
+    /// a delay or a timer), with its span, so they can refuse the machine
+    /// rather than run it wrongly.
+    pub fn unsupported_construct(&self) -> Option<(&'static str, Span)> {
+        let mut found: Vec<(&'static str, Span)> = Vec::new();
+        found.extend(self.context.as_ref().map(|c| ("a context", c.span)));
+        let payloads = [("an action payload", &self.actions), ("a guard payload", &self.guards)];
+        for (what, list) in payloads {
+            found.extend(list.iter().filter_map(|s| Some((what, s.payload.as_ref()?.span))));
+        }
+        found.extend(self.effects.iter().map(|s| ("an effect", s.span())));
+        found.extend(self.delays.iter().map(|s| ("a delay", s.span())));
+        found.extend(self.timers.iter().map(|t| ("a timer (`after`)", t.span)));
+        found.into_iter().min_by_key(|(_, span)| span.start)
+    }
+
+    /// A delay as written canonically: a literal in the largest unit that
+    /// divides it (`90s`, `2m`, `250ms`), or the delay's name.
+    pub fn delay_text(&self, delay: Delay) -> String {
+        match delay {
+            Delay::Named(d) => self.delays[d.index()].name.clone(),
+            Delay::Literal(d) => duration_text(d),
+        }
+    }
+
     /// A guard expression as canonical text: minimal parentheses, except that
     /// a right operand of the same operator keeps them, so the text parses back
     /// to exactly this tree.
@@ -331,9 +443,39 @@ impl Machine {
                 .collect::<Vec<_>>()
                 .join(",")
         };
+        let effects = |ids: &[EffectId]| {
+            ids.iter()
+                .map(|e| self.effects[e.index()].name.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        // The constructs of contexts, payloads, effects and timers add lines
+        // and fields only where a machine uses them, so the fingerprint of a
+        // machine without them is what it was before they existed (snapshots
+        // taken then still restore).
         let _ = writeln!(out, "machine {}", self.name);
+        if let Some(c) = &self.context {
+            let _ = writeln!(out, "context {}", c.text);
+        }
+        for (kind, list) in [("action", &self.actions), ("guard", &self.guards)] {
+            for s in list {
+                if let Some(p) = &s.payload {
+                    let _ = writeln!(out, "{kind} {}({})", s.name, p.text);
+                }
+            }
+        }
+        for s in &self.effects {
+            match &s.payload {
+                Some(p) => writeln!(out, "effect {}({})", s.name, p.text),
+                None => writeln!(out, "effect {}", s.name),
+            }
+            .ok();
+        }
+        for s in &self.delays {
+            let _ = writeln!(out, "delay {}", s.name);
+        }
         for (i, s) in self.states.iter().enumerate() {
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "state {} initial={} terminal={} enter=[{}] exit=[{}]",
                 s.name,
@@ -342,6 +484,15 @@ impl Machine {
                 names(&s.enter),
                 names(&s.exit)
             );
+            if !s.enter_effects.is_empty() || !s.exit_effects.is_empty() {
+                let _ = write!(
+                    out,
+                    " enter_do=[{}] exit_do=[{}]",
+                    effects(&s.enter_effects),
+                    effects(&s.exit_effects)
+                );
+            }
+            out.push('\n');
         }
         // Per source (each state's body, then `any`), transitions grouped by
         // action in order of the action's first transition there, declaration
@@ -357,9 +508,9 @@ impl Machine {
                     Source::State(s) => self.state(s).name.as_str(),
                     Source::Any => "*",
                 };
-                let _ = writeln!(
+                let _ = write!(
                     out,
-                    "on {} {} [{}] priority={} -> {} emit=[{}]",
+                    "on {} {} [{}] priority={} -> {}",
                     from,
                     self.actions[t.action.index()].name,
                     t.guard
@@ -368,9 +519,31 @@ impl Machine {
                         .unwrap_or_default(),
                     t.priority,
                     t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
-                    names(&t.emits)
                 );
+                if !t.effects.is_empty() {
+                    let _ = write!(out, " do=[{}]", effects(&t.effects));
+                }
+                let _ = writeln!(out, " emit=[{}]", names(&t.emits));
             }
+        }
+        for t in &self.timers {
+            let _ = writeln!(
+                out,
+                "after {} {} [{}] priority={} -> {} do=[{}] emit=[{}]",
+                self.state(t.state).name,
+                match t.delay {
+                    Delay::Literal(d) => format!("{}ms", d.as_millis()),
+                    Delay::Named(d) => self.delays[d.index()].name.clone(),
+                },
+                t.guard
+                    .as_ref()
+                    .map(|g| self.guard_text(&g.expr))
+                    .unwrap_or_default(),
+                t.priority,
+                t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
+                effects(&t.effects),
+                names(&t.emits)
+            );
         }
         out
     }
@@ -381,6 +554,17 @@ impl Machine {
     pub fn fingerprint(&self) -> String {
         format!("{:016x}", fnv1a64(self.canonical().as_bytes()))
     }
+}
+
+/// A duration in the largest of `h`, `m`, `s`, `ms` that divides it.
+pub fn duration_text(d: core::time::Duration) -> String {
+    let ms = d.as_millis();
+    for (unit, size) in [("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
+        if ms > 0 && ms.is_multiple_of(size) {
+            return format!("{}{unit}", ms / size);
+        }
+    }
+    format!("{ms}ms")
 }
 
 /// 64-bit FNV-1a: tiny, dependency-free, and fixed forever by its definition.

@@ -579,13 +579,32 @@ mod direct {
         /// skipped and is not `}`).
         fn machine_item(&mut self) -> Option<MachineItem> {
             let start = self.pos;
+            if let Some(keyword) = self.keyword("context") {
+                let ty = self.rust_type()?;
+                let semi = self.punct(";")?;
+                let span = Span::new(start, semi.end);
+                return Some(MachineItem::Context(ContextAst {
+                    docs: self.docs.docs_before(span.start),
+                    span,
+                    keyword,
+                    ty,
+                }));
+            }
             for (kw, kind) in [
                 ("action", DeclKind::Action),
                 ("guard", DeclKind::Guard),
                 ("output", DeclKind::Output),
+                ("effect", DeclKind::Effect),
+                ("delay", DeclKind::Delay),
             ] {
                 if self.keyword(kw).is_some() {
-                    let names = self.ident_list()?;
+                    let (names, payloads) = if kind.takes_payload() {
+                        self.typed_names()?
+                    } else {
+                        let names = self.ident_list()?;
+                        let payloads = vec![None; names.len()];
+                        (names, payloads)
+                    };
                     let semi = self.punct(";")?;
                     let span = Span::new(start, semi.end);
                     return Some(MachineItem::Decl(DeclAst {
@@ -593,6 +612,7 @@ mod direct {
                         span,
                         kind,
                         names,
+                        payloads,
                     }));
                 }
             }
@@ -674,24 +694,205 @@ mod direct {
                 HookKind::Enter
             } else if self.keyword("exit").is_some() {
                 HookKind::Exit
+            } else if let Some(keyword) = self.keyword("after") {
+                return self.timer_after_keyword(keyword).map(StateItem::Timer);
             } else {
                 self.keyword("on")?;
                 return self.transition_after_on().map(StateItem::Transition);
             };
-            self.keyword("emit")?;
-            let outputs = self.ident_list()?;
+            let effects = self.effects()?;
+            let outputs = self.emits()?;
+            if effects.is_empty() && outputs.is_empty() {
+                return None;
+            }
             let semi = self.punct(";")?;
             Some(StateItem::Hook(HookAst {
                 span: Span::new(start, semi.end),
                 kind,
+                effects,
                 outputs,
             }))
+        }
+
+        /// `do e, f` if it comes next; `None` if it is broken.
+        fn effects(&mut self) -> Option<Vec<Ident>> {
+            if self.keyword("do").is_some() {
+                self.ident_list()
+            } else {
+                Some(Vec::new())
+            }
+        }
+
+        /// `emit a, b` if it comes next; `None` if it is broken.
+        fn emits(&mut self) -> Option<Vec<Ident>> {
+            if self.keyword("emit").is_some() {
+                self.ident_list()
+            } else {
+                Some(Vec::new())
+            }
+        }
+
+        /// `name(TYPE)?, ...` of a declaration whose names take payloads.
+        fn typed_names(&mut self) -> Option<(Vec<Ident>, Vec<Option<TypeAst>>)> {
+            let mut names = Vec::new();
+            let mut payloads = Vec::new();
+            loop {
+                names.push(self.ident()?);
+                payloads.push(if self.punct("(").is_some() {
+                    let ty = self.rust_type()?;
+                    self.punct(")")?;
+                    Some(ty)
+                } else {
+                    None
+                });
+                if self.punct(",").is_none() {
+                    return Some((names, payloads));
+                }
+            }
+        }
+
+        /// A Rust type (`rust_type`), in canonical text.
+        fn rust_type(&mut self) -> Option<TypeAst> {
+            self.skip();
+            let start = self.pos;
+            let mut text = String::new();
+            self.type_into(&mut text)?;
+            Some(TypeAst {
+                span: Span::new(start, self.pos),
+                text,
+            })
+        }
+
+        fn type_into(&mut self, out: &mut String) -> Option<()> {
+            if self.punct("(").is_some() {
+                out.push('(');
+                let n = self.type_list(")", out)?;
+                if n == (1, true) {
+                    out.push(',');
+                }
+                out.push(')');
+            } else if self.punct("[").is_some() {
+                out.push('[');
+                self.type_into(out)?;
+                self.punct(";")?;
+                self.skip();
+                let digits = self.bytes[self.pos..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                if digits == 0 {
+                    return None;
+                }
+                out.push_str("; ");
+                out.push_str(&self.text[self.pos..self.pos + digits]);
+                self.pos += digits;
+                self.punct("]")?;
+                out.push(']');
+            } else {
+                if self.punct("::").is_some() {
+                    out.push_str("::");
+                }
+                out.push_str(&self.ident()?.name);
+                while self.punct("::").is_some() {
+                    out.push_str("::");
+                    out.push_str(&self.ident()?.name);
+                }
+                if self.punct("<").is_some() {
+                    out.push('<');
+                    self.type_list(">", out)?;
+                    out.push('>');
+                }
+            }
+            Some(())
+        }
+
+        /// `(TYPE (, TYPE)* ,?)? CLOSE` after the opening token, for tuples
+        /// (which may be empty) and generic arguments (which may not): the
+        /// number of types and whether a comma trailed.
+        fn type_list(&mut self, close: &str, out: &mut String) -> Option<(usize, bool)> {
+            let mut n = 0;
+            if close == ")" && self.punct(close).is_some() {
+                return Some((0, false));
+            }
+            loop {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                self.type_into(out)?;
+                n += 1;
+                if self.punct(",").is_some() {
+                    if self.punct(close).is_some() {
+                        return Some((n, true));
+                    }
+                } else {
+                    self.punct(close)?;
+                    return Some((n, false));
+                }
+            }
+        }
+
+        /// A timer whose `after` was just read.
+        fn timer_after_keyword(&mut self, keyword: Span) -> Option<TimerAst> {
+            self.skip();
+            let delay = if self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                let start = self.pos;
+                let mut end = start;
+                while self.bytes.get(end).is_some_and(|&c| is_word(c)) {
+                    end += 1;
+                }
+                self.pos = end;
+                DelayAst::Literal(Ident {
+                    name: self.text[start..end].to_string(),
+                    span: Span::new(start, end),
+                })
+            } else {
+                DelayAst::Name(self.ident()?)
+            };
+            let (guard, priority, target, effects, emits, semi) = self.transition_tail()?;
+            let span = keyword.to(semi);
+            Some(TimerAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                keyword,
+                delay,
+                guard,
+                priority,
+                target,
+                effects,
+                emits,
+            })
         }
 
         /// A transition whose `on` was just read.
         fn transition_after_on(&mut self) -> Option<TransitionAst> {
             let start = self.pos - "on".len();
             let action = self.ident()?;
+            let (guard, priority, target, effects, emits, semi) = self.transition_tail()?;
+            let span = Span::new(start, semi.end);
+            Some(TransitionAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                action,
+                guard,
+                priority,
+                target,
+                effects,
+                emits,
+            })
+        }
+
+        /// What follows a transition's trigger, to the `;`.
+        #[allow(clippy::type_complexity)]
+        fn transition_tail(
+            &mut self,
+        ) -> Option<(
+            Option<GuardAst>,
+            Option<Priority>,
+            Option<Ident>,
+            Vec<Ident>,
+            Vec<Ident>,
+            Span,
+        )> {
             let guard = if self.punct("[").is_some() {
                 let g = self.guard_or()?;
                 self.punct("]")?;
@@ -709,22 +910,10 @@ mod direct {
             } else {
                 None
             };
-            let emits = if self.keyword("emit").is_some() {
-                self.ident_list()?
-            } else {
-                Vec::new()
-            };
+            let effects = self.effects()?;
+            let emits = self.emits()?;
             let semi = self.punct(";")?;
-            let span = Span::new(start, semi.end);
-            Some(TransitionAst {
-                docs: self.docs.docs_before(span.start),
-                span,
-                action,
-                guard,
-                priority,
-                target,
-                emits,
-            })
+            Some((guard, priority, target, effects, emits, semi))
         }
 
         fn int(&mut self) -> Option<Priority> {
@@ -885,15 +1074,20 @@ machine Agent {
     }
 
     /// The spans of the leaf tokens that carry content (names, lint codes,
-    /// numbers) in a parse of `fsm.pest`, in source order, or `None` when it
+    /// numbers, durations, whole types) in a parse of `fsm.pest`, in source order, or `None` when it
     /// refuses the text.
     fn pest_leaves(text: &str) -> Option<Vec<Span>> {
-        let pairs = FsmParser::parse(Rule::file, text).ok()?;
-        let mut out: Vec<Span> = pairs
-            .flatten()
-            .filter(|p| matches!(p.as_rule(), Rule::ident | Rule::lint_code | Rule::int))
-            .map(|p| Span::from(p.as_span()))
-            .collect();
+        fn walk(pair: pest::iterators::Pair<'_, Rule>, out: &mut Vec<Span>) {
+            match pair.as_rule() {
+                // A type is one leaf: the AST keeps it whole.
+                Rule::ident | Rule::lint_code | Rule::int | Rule::duration | Rule::rust_type => {
+                    out.push(Span::from(pair.as_span()));
+                }
+                _ => pair.into_inner().for_each(|p| walk(p, out)),
+            }
+        }
+        let mut out = Vec::new();
+        FsmParser::parse(Rule::file, text).ok()?.for_each(|p| walk(p, &mut out));
         out.sort_by_key(|s| (s.start, s.end));
         Some(out)
     }
@@ -903,14 +1097,23 @@ machine Agent {
         fn guard(g: &GuardAst, out: &mut Vec<Span>) {
             out.extend(g.names().iter().map(|i| i.span));
         }
-        fn transition(t: &TransitionAst, out: &mut Vec<Span>) {
-            out.push(t.action.span);
-            if let Some(g) = &t.guard {
+        fn tail(
+            g: &Option<GuardAst>,
+            p: Option<Priority>,
+            target: &Option<Ident>,
+            lists: [&[Ident]; 2],
+            out: &mut Vec<Span>,
+        ) {
+            if let Some(g) = g {
                 guard(g, out);
             }
-            out.extend(t.priority.map(|p| p.span));
-            out.extend(t.target.as_ref().map(|i| i.span));
-            out.extend(t.emits.iter().map(|i| i.span));
+            out.extend(p.map(|p| p.span));
+            out.extend(target.as_ref().map(|i| i.span));
+            out.extend(lists.iter().flat_map(|l| l.iter()).map(|i| i.span));
+        }
+        fn transition(t: &TransitionAst, out: &mut Vec<Span>) {
+            out.push(t.action.span);
+            tail(&t.guard, t.priority, &t.target, [&t.effects, &t.emits], out);
         }
         let mut out = Vec::new();
         for m in machines {
@@ -921,15 +1124,26 @@ machine Agent {
             out.push(m.name.span);
             for item in &m.items {
                 match item {
-                    MachineItem::Decl(d) => out.extend(d.names.iter().map(|i| i.span)),
+                    MachineItem::Context(c) => out.push(c.ty.span),
+                    MachineItem::Decl(d) => {
+                        assert_eq!(d.names.len(), d.payloads.len());
+                        out.extend(d.names.iter().map(|i| i.span));
+                        out.extend(d.payloads.iter().flatten().map(|t| t.span));
+                    }
                     MachineItem::Any(a) => a.transitions.iter().for_each(|t| transition(t, &mut out)),
                     MachineItem::State(s) => {
                         attrs(&s.attrs, &mut out);
                         out.push(s.name.span);
                         for item in s.body.iter().flatten() {
                             match item {
-                                StateItem::Hook(h) => out.extend(h.outputs.iter().map(|i| i.span)),
+                                StateItem::Hook(h) => {
+                                    out.extend(h.effects.iter().chain(&h.outputs).map(|i| i.span));
+                                }
                                 StateItem::Transition(t) => transition(t, &mut out),
+                                StateItem::Timer(t) => {
+                                    out.push(t.delay.ident().span);
+                                    tail(&t.guard, t.priority, &t.target, [&t.effects, &t.emits], &mut out);
+                                }
                             }
                         }
                     }
@@ -982,6 +1196,14 @@ machine Agent {
             "machine M { state sé; }",
             "#[allow(x)]",
             "",
+            "machine M { context crate::llm::Ctx<Vec<(u32, String,)>, [u8; 4], (), (A,)>; action a(::x::Y), b, c((A, B)); guard g(T); effect e, f(Vec<Vec<u8>>); delay d; output o; }",
+            "machine M { context T; initial state s { enter do e emit o; exit do e, f; on a [g] priority 1 -> s do e, f emit o; on a do e; after 30s [g] priority 2 -> s do e emit o; after d; after 10xyz -> s; } }",
+            "machine M { state after { on do -> do do do emit emit; after after -> after; } state do; state delay { on context -> effect; } }",
+            "machine M { context &'static str; }",
+            "machine M { action a(Vec<String); }",
+            "machine M { action a(Foo::<T>); }",
+            "machine M { output o(T); delay d(T); }",
+            "machine M { state s { enter; after; after -> s; on x do; } any { after 1s; } }",
         ];
         let mut texts: Vec<String> = fixtures();
         texts.extend(extra.iter().map(|s| s.to_string()));

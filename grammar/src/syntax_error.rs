@@ -134,11 +134,15 @@ const ORDER: &[&str] = &[
     "`action`",
     "`guard`",
     "`output`",
+    "`effect`",
+    "`delay`",
+    "`context`",
     "`initial`",
     "`terminal`",
     "`state`",
     "`any`",
     "`on`",
+    "`after`",
     "`enter`",
     "`exit`",
     "a name",
@@ -147,6 +151,10 @@ const ORDER: &[&str] = &[
     "an action name",
     "an output name",
     "a guard name",
+    "an effect name",
+    "a delay name",
+    "a duration",
+    "a Rust type",
     "a diagnostic code",
     "`!`",
     "`(`",
@@ -158,7 +166,11 @@ const ORDER: &[&str] = &[
     "`priority`",
     "a number",
     "`->`",
+    "`do`",
     "`emit`",
+    "`::`",
+    "`<`",
+    "`>`",
     "`,`",
     "`{`",
     "`;`",
@@ -180,6 +192,9 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
             "action" => "an action name",
             "guard" => "a guard name",
             "output" => "an output name",
+            "effect" | "do" => "an effect name",
+            "delay" => "a delay name",
+            "after" => "a delay name",
             "," => "a name",
             _ => "a name",
         }],
@@ -188,7 +203,23 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         EOI => vec!["end of file"],
         machine | kw_machine => vec!["`machine`"],
         attrs | attr | hash => vec!["`#[allow(...)]`"],
-        decl | decl_kind => vec!["`action`", "`guard`", "`output`"],
+        decl => vec!["`action`", "`guard`", "`output`", "`effect`", "`delay`"],
+        decl_kind => vec!["`action`", "`guard`", "`effect`"],
+        plain_kind => vec!["`output`", "`delay`"],
+        context_decl | kw_context => vec!["`context`"],
+        kw_effect => vec!["`effect`"],
+        kw_delay => vec!["`delay`"],
+        timer | kw_after => vec!["`after`"],
+        effects | kw_do => vec!["`do`"],
+        delay => vec!["a duration", "a delay name"],
+        duration => vec!["a duration"],
+        rust_type | type_path | type_tuple | type_array => vec!["a Rust type"],
+        typed_name => vec!["a name"],
+        payload => vec!["`(`"],
+        type_args | langle => vec!["`<`"],
+        rangle => vec!["`>`"],
+        path_sep => vec!["`::`"],
+        uint => vec!["a number"],
         state | modifier => vec!["`state`", "`initial`", "`terminal`"],
         kw_state => vec!["`state`"],
         kw_initial => vec!["`initial`"],
@@ -220,7 +251,7 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         and_op => vec!["`&&`"],
         or_op => vec!["`||`"],
         machine_item => vec!["`action`", "`guard`", "`output`", "`state`", "`any`"],
-        state_item => vec!["`on`", "`enter`", "`exit`"],
+        state_item => vec!["`on`", "`after`", "`enter`", "`exit`"],
         file | machine_entry | machine_rest | state_rest | any_rest | WHITESPACE | COMMENT | word_end => {
             vec![]
         }
@@ -236,21 +267,25 @@ fn help(expected: &[String], context: &str) -> String {
     } else if in_guard {
         "a guard is a guard name, `!g`, `a && b`, `a || b` or `( ... )`, inside `[` `]`".into()
     } else if expects("`->`") || expects("`priority`") {
-        "a transition reads `on ACTION [GUARD] priority N -> TARGET emit OUTPUT, ...;`, every part after the action optional, ending with `;`".into()
+        "a transition reads `on ACTION [GUARD] priority N -> TARGET do EFFECT, ... emit OUTPUT, ...;`, every part after the action optional, ending with `;`".into()
     } else if context == "emit" || context == "," {
         "`emit` takes a comma-separated list of output names: `emit a, b;`".into()
     } else if context == "machine" {
         "a machine starts with its name: `machine Name { ... }`".into()
     } else if ["enter", "exit"].contains(&context) {
-        "hooks read `enter emit OUTPUT, ...;` and `exit emit OUTPUT, ...;`".into()
+        "hooks read `enter do EFFECT, ... emit OUTPUT, ...;` and `exit ...;`, with `do`, `emit` or both".into()
+    } else if expects("a Rust type") || expects("`>`") || expects("`::`") {
+        "a type is a Rust path with optional generic arguments (`Decision`, `crate::llm::Decision`, `Vec<String>`), a tuple `(A, B)` or an array `[T; N]`; references are not supported, since payloads and contexts are owned".into()
+    } else if context == "after" || expects("a duration") {
+        "a timer reads `after DURATION -> TARGET;`: a duration such as `250ms`, `30s`, `10m` or `2h`, or a declared `delay` name".into()
     } else if context == "priority" {
         "a priority is a whole number, such as `priority 2` or `priority -1`".into()
     } else if expects("`machine`") {
         "a file holds machines: `machine Name { ... }`".into()
     } else if expects("`state`") || expects("`any`") {
-        "a machine body holds `action`/`guard`/`output` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
+        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
     } else if expects("`on`") {
-        "a state body holds transitions (`on ACTION -> TARGET;`) and `enter emit ...;` / `exit emit ...;`"
+        "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`) and `enter emit ...;` / `exit emit ...;`"
             .into()
     } else if expects("`;`") {
         "every declaration and transition ends with `;`".into()

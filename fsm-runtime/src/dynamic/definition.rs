@@ -73,7 +73,20 @@ impl Definition {
     /// errors ([`fsm_grammar::Checked::into_model`]). A machine from a text
     /// with errors gives a definition that behaves as its model says, which
     /// is not necessarily what the text meant.
+    ///
+    /// # Panics
+    ///
+    /// If the machine uses a construct the engine does not run yet (a
+    /// context, a payload, an effect, a delay or a timer): running it without
+    /// them would be wrong, silently. [`Definition::from_fsm`] returns
+    /// [`DefinitionError::Unsupported`] instead.
     pub fn from_machine(machine: &Machine) -> Definition {
+        if let Some((construct, span)) = machine.unsupported_construct() {
+            panic!(
+                "machine `{}` uses {construct} (bytes {}..{}), which the dynamic engine does not support yet",
+                machine.name, span.start, span.end
+            );
+        }
         Definition::new(machine.clone(), Vec::new())
     }
 
@@ -124,6 +137,13 @@ impl Definition {
             .into_iter()
             .nth(index)
             .expect("index found above");
+        if let Some((construct, span)) = machine.unsupported_construct() {
+            return Err(DefinitionError::Unsupported {
+                machine: machine.name,
+                construct,
+                span,
+            });
+        }
         Ok(Definition::new(machine, warnings))
     }
 

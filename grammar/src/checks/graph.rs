@@ -9,7 +9,8 @@
 //! transitions, within the `any` block, or an own one by an `any` one) are
 //! reported as `shadowed-transition` (an error) and keep their edges, like
 //! guessed edges, so one mistake is not reported again as unreachable states. Guards are not
-//! evaluated here: guarded candidates all count.
+//! evaluated here: guarded candidates all count. Timers (`after`) are edges
+//! of their state like its own transitions.
 
 use crate::model::{ActionId, Machine, Source, StateId};
 use std::cmp::Reverse;
@@ -71,6 +72,14 @@ impl Graph {
                     let q = overrides[s.index()].entry(t.action).or_insert(t.priority);
                     *q = (*q).max(t.priority);
                 }
+            }
+        }
+        // Timer edges count like own edges: a state left only by a timer is
+        // not a dead end. They override no `any` edge (a timer is no action).
+        for t in &m.timers {
+            if let (Some(to), true) = (t.target, live(t.state)) {
+                succ[t.state.index()].push(to);
+                pred[to.index()].push(t.state);
             }
         }
         for &(source, to) in &m.guessed_edges {
