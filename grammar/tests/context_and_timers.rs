@@ -232,3 +232,12 @@ machine M {
     let after = fsm_grammar::check(&formatted).model.machines[0].fingerprint();
     assert_eq!(before, after);
 }
+
+#[test]
+fn a_timer_after_an_unguarded_shorter_one_is_shadowed() {
+    let text = "machine M { initial state s { after 1m -> t; after 30s [g] -> t; after 2m -> t; after 90s; } terminal state t; }";
+    assert_eq!(
+        found(text),
+        [(Code::TimerShadowed, "2m"), (Code::TimerShadowed, "90s")]
+    );
+}

@@ -8,6 +8,7 @@ mod graph;
 mod name_collision;
 mod no_path_to_terminal;
 mod shadowed_transition;
+mod timer_shadowed;
 mod unreachable_state;
 mod unsatisfiable_guard;
 mod unused_declaration;
@@ -33,6 +34,7 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
         let never_fires = shadowed_transition::check(machine, &duplicates, &mut budget, &mut sink);
         ambiguous_priority::check(machine, &never_fires, &mut budget, &mut sink);
         unsatisfiable_guard::check(machine, &mut budget, &mut sink);
+        timer_shadowed::check(machine, &mut sink);
         unused_declaration::check(machine, &mut sink);
         name_collision::check_names(machine, &mut sink);
     }
