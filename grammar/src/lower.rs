@@ -480,8 +480,10 @@ impl<'d> Lowerer<'d> {
                     format!("{kind} `{}` reads a `{}` payload, but {carries}", ident.name, payload.text),
                     format!("needs a `{}` payload", payload.text),
                     format!(
-                        "use `{}` only on actions declared with `({})`, or declare a {kind} without a payload",
-                        ident.name, payload.text
+                        "use `{}` only on actions declared with `({})`, or declare {} {kind} without a payload",
+                        ident.name,
+                        payload.text,
+                        if kind == "effect" { "an" } else { "a" }
                     ),
                 )
                 .with_label(payload.span, "payload type declared here"),

@@ -95,6 +95,18 @@ pub fn parse(text: &str) -> Parsed {
     }
 }
 
+/// A Rust type written alone (a JSON document's context or payload), in
+/// the canonical text the parser gives it, or `None` when it is not a type
+/// of the language. Types nested more than 64 deep are refused, as the
+/// parser recurses on them.
+pub(crate) fn canonical_type(text: &str) -> Option<String> {
+    let depth = text.bytes().filter(|b| matches!(b, b'<' | b'(' | b'[')).count();
+    if depth > 64 || text.contains("//") {
+        return None;
+    }
+    direct::rust_type_alone(text)
+}
+
 fn parse_segments(
     text: &str,
     docs: &DocIndex<'_>,
@@ -423,6 +435,21 @@ mod direct {
         }
         diagnostics.append(&mut p.diagnostics);
         Some(machine)
+    }
+
+    /// The whole of `text` as one Rust type, in canonical text.
+    pub(super) fn rust_type_alone(text: &str) -> Option<String> {
+        let docs = DocIndex::new(text, &[]);
+        let mut p = Direct {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            docs: &docs,
+            diagnostics: Vec::new(),
+        };
+        let ty = p.rust_type()?;
+        p.skip();
+        (p.pos == p.bytes.len()).then_some(ty.text)
     }
 
     struct Direct<'t, 'd> {

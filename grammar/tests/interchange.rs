@@ -50,9 +50,12 @@ fn model_of(text: &str, name: &str) -> Model {
         .unwrap_or_else(|d| panic!("{name} has errors: {d:#?}"))
 }
 
-fn symbols(list: &[Symbol]) -> Vec<(&str, &[String], bool)> {
+fn symbols(list: &[Symbol]) -> Vec<(&str, &[String], bool, Option<&str>)> {
     list.iter()
-        .map(|s| (s.name.as_str(), s.docs.as_slice(), s.declared.is_some()))
+        .map(|s| {
+            let payload = s.payload.as_ref().map(|p| p.text.as_str());
+            (s.name.as_str(), s.docs.as_slice(), s.declared.is_some(), payload)
+        })
         .collect()
 }
 
@@ -69,11 +72,24 @@ fn assert_same_machine(a: &Machine, b: &Machine, context: &str) {
     for (ta, tb) in a.transitions.iter().zip(&b.transitions) {
         assert_eq!(ta.docs, tb.docs, "{context}: transition docs");
     }
-    assert_eq!(
-        (a.declares_actions, a.declares_guards, a.declares_outputs),
-        (b.declares_actions, b.declares_guards, b.declares_outputs),
-        "{context}: declared kinds"
-    );
+    assert_eq!(a.timers.len(), b.timers.len(), "{context}: timer count");
+    for (ta, tb) in a.timers.iter().zip(&b.timers) {
+        assert_eq!(ta.docs, tb.docs, "{context}: timer docs");
+    }
+    let context_type = |m: &Machine| m.context.as_ref().map(|c| c.text.clone());
+    assert_eq!(context_type(a), context_type(b), "{context}: context type");
+    let declares = |m: &Machine| {
+        (
+            m.declares_actions,
+            m.declares_guards,
+            m.declares_outputs,
+            m.declares_effects,
+            m.declares_delays,
+        )
+    };
+    assert_eq!(declares(a), declares(b), "{context}: declared kinds");
+    assert_eq!(symbols(&a.effects), symbols(&b.effects), "{context}: effects");
+    assert_eq!(symbols(&a.delays), symbols(&b.delays), "{context}: delays");
     assert_eq!(symbols(&a.actions), symbols(&b.actions), "{context}: actions");
     assert_eq!(symbols(&a.guards), symbols(&b.guards), "{context}: guards");
     assert_eq!(symbols(&a.outputs), symbols(&b.outputs), "{context}: outputs");
@@ -160,7 +176,7 @@ fn exports_of_the_examples() {
 fn exports_of_fixtures() {
     insta::glob!(
         "../../tests/fixtures",
-        "ok/{tour,hooks,declarations,contextual-keywords,multiple-machines,any-blocks,comments,allow}.fsm",
+        "ok/{tour,hooks,declarations,contextual-keywords,multiple-machines,any-blocks,comments,allow,context-router,context-timers}.fsm",
         |path| {
             let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
             insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
@@ -307,6 +323,7 @@ fn the_schema_rejects_what_the_importer_rejects_for_its_shape() {
         "wrong-types.json",
         "empty-candidate-list.json",
         "bad-priority.json",
+        "context-shape.json",
     ] {
         let text = read(&workspace().join("tests/fixtures/json/err").join(name));
         assert!(!schema_errors(&text).is_empty(), "the schema accepts {name}");
@@ -403,4 +420,75 @@ fn interleaved_actions_come_back_grouped_and_fire_the_same() {
     );
     let again = model_of(&imported.source, "interleaved (imported)");
     assert_eq!(firing_table(&model.machines[0]), firing_table(&again.machines[0]));
+}
+
+// ---------------------------------------------------------------------------
+// Context, payloads, effects and timers
+// ---------------------------------------------------------------------------
+
+/// The `json` and `fsm` blocks of a section of docs/json.md.
+fn doc_blocks(section: &str) -> (String, String) {
+    let doc = read(&workspace().join("docs/json.md"));
+    let start = doc.find(section).unwrap_or_else(|| panic!("docs/json.md has no {section}"));
+    let doc = &doc[start..];
+    let block = |fence: &str| {
+        let start = doc.find(fence).unwrap() + fence.len();
+        let end = start + doc[start..].find("```").unwrap();
+        doc[start..end].to_string()
+    };
+    (block("```json\n"), block("```fsm\n"))
+}
+
+#[test]
+fn the_context_example_in_docs_json_md_imports_to_its_fsm() {
+    let (json, source) = doc_blocks("## Context, payloads, effects and timers");
+    let imported = from_json(&json).unwrap_or_else(|d| panic!("{}", render("docs/json.md", &d)));
+    assert!(imported.diagnostics.is_empty(), "{:#?}", imported.diagnostics);
+    assert_eq!(imported.source, source);
+    assert_round_trip(&source, "docs/json.md, context example");
+}
+
+#[test]
+fn delays_and_types_are_read_as_written_and_exported_canonically() {
+    let json = r#"{
+      "fsm_id": "m",
+      "initial_state": "a",
+      "terminal_states": ["b"],
+      "context": " crate :: Ctx < Vec < u8 > , ( u32 , ) > ",
+      "actions": {"go": {"payload": "[ u8 ; 4 ]"}},
+      "states": {
+        "a": {
+          "on": {"go": {"to": "b"}},
+          "after": [
+            {"delay": "90000ms", "to": "b"},
+            {"delay": "tool-timeout", "effects": ["tick"]}
+          ]
+        },
+        "b": {}
+      }
+    }"#;
+    let imported = from_json(json).unwrap_or_else(|d| panic!("{}", render("test", &d)));
+    let messages: Vec<String> = imported.diagnostics.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        ["$.states.a.after[1].delay: delay `tool-timeout` is not a valid .fsm name; it is imported as `tool_timeout`"]
+    );
+    assert!(imported.source.contains("context crate::Ctx<Vec<u8>, (u32,)>;"), "{}", imported.source);
+    assert!(imported.source.contains("action go([u8; 4]);"), "{}", imported.source);
+    assert!(imported.source.contains("after 90000ms -> b;"), "{}", imported.source);
+    assert!(imported.source.contains("after tool_timeout do tick;"), "{}", imported.source);
+    let exported = model_to_json(&model_of(&imported.source, "imported"));
+    assert!(exported.contains(r#""delay": "90s""#), "{exported}");
+    assert!(exported.contains(r#""context": "crate::Ctx<Vec<u8>, (u32,)>""#), "{exported}");
+    assert!(schema_errors(&exported).is_empty());
+}
+
+#[test]
+fn the_schema_accepts_the_new_members_and_rejects_bad_delays() {
+    let (json, _) = doc_blocks("## Context, payloads, effects and timers");
+    assert_eq!(schema_errors(&json), Vec::<String>::new());
+    let bad = json.replace(r#""delay": "30s""#, r#""delay": "2.5s""#);
+    assert!(!schema_errors(&bad).is_empty());
+    let missing = json.replace(r#""delay": "30s", "#, "");
+    assert!(!schema_errors(&missing).is_empty());
 }

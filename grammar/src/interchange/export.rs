@@ -4,13 +4,14 @@
 //! deterministic and reads like the `.fsm` it came from. Optional members
 //! are left out when they would be empty or hold the default
 //! (`description`, `allow`, `enter`, `exit`, `on`, `guard`, `priority` 0,
-//! `to` for internal transitions, `emit`, the declaration lists of kinds the
-//! machine does not declare, `any`). See `docs/json.md` for every field.
+//! `to` for internal transitions, `emit`, `effects`, `context`, `after`,
+//! payloads, the declaration lists of kinds the machine does not declare,
+//! `any`). See `docs/json.md` for every field.
 
 use super::json_value::JsonValue;
 use super::FORMAT_VERSION;
 use crate::diagnostic::Code;
-use crate::model::{ActionId, Machine, OutputId, Symbol, TransitionId};
+use crate::model::{ActionId, EffectId, Machine, OutputId, Symbol, Timer, TransitionId};
 use crate::Model;
 
 /// One machine as a pretty-printed JSON document (two-space indentation,
@@ -81,10 +82,13 @@ fn machine_value(machine: &Machine) -> JsonValue {
                 .map(|s| s.name.as_str()),
         ),
     );
+    doc.put_some("context", machine.context.as_ref().map(|c| JsonValue::string(&c.text)));
     let kinds = [
         ("actions", machine.declares_actions, &machine.actions),
         ("guards", machine.declares_guards, &machine.guards),
         ("outputs", machine.declares_outputs, &machine.outputs),
+        ("effects", machine.declares_effects, &machine.effects),
+        ("delays", machine.declares_delays, &machine.delays),
     ];
     for (key, declares, symbols) in kinds {
         if declares {
@@ -100,7 +104,13 @@ fn machine_value(machine: &Machine) -> JsonValue {
             members.put_some("allow", allow(&state.allows));
             members.put_some("enter", outputs(machine, &state.enter));
             members.put_some("exit", outputs(machine, &state.exit));
+            members.put_some("enter_effects", effects(machine, &state.enter_effects));
+            members.put_some("exit_effects", effects(machine, &state.exit_effects));
             members.put_some("on", on(machine, machine.own_transitions(id)));
+            let timers: Vec<JsonValue> = machine.timers_of(id).map(|(_, t)| timer(machine, t)).collect();
+            if !timers.is_empty() {
+                members.put("after", JsonValue::Array(timers));
+            }
             (state.name.clone(), members.into_value())
         })
         .collect();
@@ -123,7 +133,12 @@ fn outputs(machine: &Machine, ids: &[OutputId]) -> Option<JsonValue> {
         .then(|| JsonValue::strings(ids.iter().map(|o| machine.outputs[o.index()].name.as_str())))
 }
 
-/// `{"name": {"description": ...}}` for every declared symbol, in declaration order.
+fn effects(machine: &Machine, ids: &[EffectId]) -> Option<JsonValue> {
+    (!ids.is_empty())
+        .then(|| JsonValue::strings(ids.iter().map(|e| machine.effects[e.index()].name.as_str())))
+}
+
+/// `{"name": {"description": ..., "payload": ...}}` for every declared symbol, in declaration order.
 fn declarations(symbols: &[Symbol]) -> JsonValue {
     JsonValue::Object(
         symbols
@@ -132,6 +147,7 @@ fn declarations(symbols: &[Symbol]) -> JsonValue {
             .map(|s| {
                 let mut members = ObjectBuilder::default();
                 members.put_some("description", description(&s.docs));
+                members.put_some("payload", s.payload.as_ref().map(|p| JsonValue::string(&p.text)));
                 (s.name.clone(), members.into_value())
             })
             .collect(),
@@ -180,6 +196,27 @@ fn candidate(machine: &Machine, id: TransitionId) -> JsonValue {
         members.put("priority", JsonValue::Number(t.priority.into()));
     }
     members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
+    members.put_some("effects", effects(machine, &t.effects));
+    members.put_some("emit", outputs(machine, &t.emits));
+    members.into_value()
+}
+
+/// A timer object: `delay` first, then the members of a transition object.
+fn timer(machine: &Machine, t: &Timer) -> JsonValue {
+    let mut members = ObjectBuilder::default();
+    members.put("delay", JsonValue::string(machine.delay_text(t.delay)));
+    members.put_some("description", description(&t.docs));
+    members.put_some(
+        "guard",
+        t.guard
+            .as_ref()
+            .map(|g| JsonValue::string(machine.guard_text(&g.expr))),
+    );
+    if t.priority != 0 {
+        members.put("priority", JsonValue::Number(t.priority.into()));
+    }
+    members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
+    members.put_some("effects", effects(machine, &t.effects));
     members.put_some("emit", outputs(machine, &t.emits));
     members.into_value()
 }

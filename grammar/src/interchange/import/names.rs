@@ -20,6 +20,8 @@ pub(super) enum Kind {
     Action,
     Guard,
     Output,
+    Effect,
+    Delay,
 }
 
 impl Kind {
@@ -30,6 +32,8 @@ impl Kind {
             Kind::Action => "action",
             Kind::Guard => "guard",
             Kind::Output => "output",
+            Kind::Effect => "effect",
+            Kind::Delay => "delay",
         }
     }
 }

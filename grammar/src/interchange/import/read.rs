@@ -25,15 +25,30 @@ const MACHINE_FIELDS: &[&str] = &[
     "allow",
     "initial_state",
     "terminal_states",
+    "context",
     "actions",
     "guards",
     "outputs",
+    "effects",
+    "delays",
     "states",
     "any",
 ];
-const STATE_FIELDS: &[&str] = &["description", "allow", "enter", "exit", "on"];
-const CANDIDATE_FIELDS: &[&str] = &["description", "guard", "priority", "to", "emit"];
+const STATE_FIELDS: &[&str] = &[
+    "description",
+    "allow",
+    "enter",
+    "exit",
+    "enter_effects",
+    "exit_effects",
+    "on",
+    "after",
+];
+const CANDIDATE_FIELDS: &[&str] = &["description", "guard", "priority", "to", "effects", "emit"];
+const TIMER_FIELDS: &[&str] = &["delay", "description", "guard", "priority", "to", "effects", "emit"];
 const DECLARATION_FIELDS: &[&str] = &["description"];
+/// The fields of a declaration of a kind whose names take payloads.
+const TYPED_DECLARATION_FIELDS: &[&str] = &["description", "payload"];
 
 /// One machine of the document.
 #[derive(Debug)]
@@ -43,7 +58,10 @@ pub(super) struct MachineSpec {
     pub name: Option<Name>,
     pub docs: Vec<String>,
     pub allow: Vec<Code>,
-    /// `action`, `guard` and `output` declarations, for the kinds declared.
+    /// The context type in canonical `.fsm` text, and its path.
+    pub context: Option<(String, JsonPath)>,
+    /// `action`, `guard`, `output`, `effect` and `delay` declarations, for
+    /// the kinds declared.
     pub declarations: Vec<Declarations>,
     pub states: Vec<StateSpec>,
     pub any: Vec<ActionSpec>,
@@ -59,7 +77,7 @@ pub(super) struct Code {
 /// The declared names of one kind.
 #[derive(Debug)]
 pub(super) struct Declarations {
-    /// `action`, `guard` or `output`.
+    /// `action`, `guard`, `output`, `effect` or `delay`.
     pub keyword: &'static str,
     pub symbols: Vec<SymbolSpec>,
 }
@@ -69,6 +87,8 @@ pub(super) struct Declarations {
 pub(super) struct SymbolSpec {
     pub name: Name,
     pub docs: Vec<String>,
+    /// The payload type in canonical `.fsm` text, and its path.
+    pub payload: Option<(String, JsonPath)>,
 }
 
 /// One state.
@@ -81,7 +101,27 @@ pub(super) struct StateSpec {
     pub terminal: bool,
     pub enter: Vec<Name>,
     pub exit: Vec<Name>,
+    pub enter_effects: Vec<Name>,
+    pub exit_effects: Vec<Name>,
     pub on: Vec<ActionSpec>,
+    pub after: Vec<TimerSpec>,
+}
+
+/// One timer: its delay (a literal such as `30s`, or a delay's name) and
+/// the rest, as for a transition.
+#[derive(Debug)]
+pub(super) struct TimerSpec {
+    pub delay: Option<DelaySpec>,
+    pub body: CandidateSpec,
+}
+
+/// The delay of a timer.
+#[derive(Debug)]
+pub(super) enum DelaySpec {
+    /// A duration literal, lexically well formed; the checks read its value.
+    Literal(String, JsonPath),
+    /// The name of a delay.
+    Name(Name),
 }
 
 /// The candidates of one action in a state or the `any` block.
@@ -100,6 +140,7 @@ pub(super) struct CandidateSpec {
     pub guard: Option<(String, JsonPath)>,
     pub priority: Option<(i32, JsonPath)>,
     pub to: Option<Name>,
+    pub effects: Vec<Name>,
     pub emit: Vec<Name>,
 }
 
@@ -320,11 +361,17 @@ impl Reader<'_> {
         let docs = self.docs(&members, path);
         let allow = self.allow(&members, path);
 
+        let context = members.get("context").and_then(|value| {
+            let path = path.key("context");
+            self.rust_type(value, &path).map(|text| (text, path))
+        });
         let mut declarations = Vec::new();
         for (key, keyword, kind) in [
             ("actions", "action", Kind::Action),
             ("guards", "guard", Kind::Guard),
             ("outputs", "output", Kind::Output),
+            ("effects", "effect", Kind::Effect),
+            ("delays", "delay", Kind::Delay),
         ] {
             if let Some(value) = members.get(key) {
                 let symbols = self.declarations(value, &path.key(key), keyword, kind, &mut names);
@@ -382,11 +429,13 @@ impl Reader<'_> {
             }
         }
         if states_value.is_some() {
+            let timers = states.iter().flat_map(|s| &s.after).map(|t| &t.body);
             let targets = states
                 .iter()
                 .flat_map(|s| &s.on)
                 .chain(&any)
                 .flat_map(|a| &a.candidates)
+                .chain(timers)
                 .filter_map(|c| c.to.as_ref());
             for to in targets {
                 if !by_ident.contains_key(to.ident.as_str()) {
@@ -406,6 +455,7 @@ impl Reader<'_> {
             name,
             docs,
             allow,
+            context,
             declarations,
             states,
             any,
@@ -456,16 +506,24 @@ impl Reader<'_> {
         let Some(members) = self.entries(value, path, &expected, keyword) else {
             return Vec::new();
         };
+        let typed = matches!(kind, Kind::Action | Kind::Guard | Kind::Effect);
+        let known = if typed { TYPED_DECLARATION_FIELDS } else { DECLARATION_FIELDS };
         let mut symbols = Vec::new();
         for (key, value) in members.0 {
             let path = path.key(key);
             let name = names.resolve(kind, key, &path, self.sink);
             let expected = format!("an {keyword} declaration object (`{{}}` or `{{\"description\": ...}}`)");
-            let docs = match self.fields(value, &path, &expected, DECLARATION_FIELDS) {
-                Some(fields) => self.docs(&fields, &path),
-                None => Vec::new(),
+            let (docs, payload) = match self.fields(value, &path, &expected, known) {
+                Some(fields) => {
+                    let payload = fields.get("payload").and_then(|value| {
+                        let path = path.key("payload");
+                        self.rust_type(value, &path).map(|text| (text, path))
+                    });
+                    (self.docs(&fields, &path), payload)
+                }
+                None => (Vec::new(), None),
             };
-            symbols.push(SymbolSpec { name, docs });
+            symbols.push(SymbolSpec { name, docs, payload });
         }
         symbols
     }
@@ -486,15 +544,27 @@ impl Reader<'_> {
                 terminal: false,
                 enter: Vec::new(),
                 exit: Vec::new(),
+                enter_effects: Vec::new(),
+                exit_effects: Vec::new(),
                 on: Vec::new(),
+                after: Vec::new(),
             };
             if let Some(fields) = self.fields(value, &path, "a state object", STATE_FIELDS) {
                 state.docs = self.docs(&fields, &path);
                 state.allow = self.allow(&fields, &path);
                 state.enter = self.names(fields.get("enter"), &path.key("enter"), Kind::Output, names);
                 state.exit = self.names(fields.get("exit"), &path.key("exit"), Kind::Output, names);
+                for (key, list) in [
+                    ("enter_effects", &mut state.enter_effects),
+                    ("exit_effects", &mut state.exit_effects),
+                ] {
+                    *list = self.names(fields.get(key), &path.key(key), Kind::Effect, names);
+                }
                 if let Some(on) = fields.get("on") {
                     state.on = self.on(on, &path.key("on"), names);
+                }
+                if let Some(after) = fields.get("after") {
+                    state.after = self.timers(after, &path.key("after"), names);
                 }
             }
             states.push(state);
@@ -513,7 +583,11 @@ impl Reader<'_> {
             let path = path.key(key);
             let name = names.resolve(Kind::Action, key, &path, self.sink);
             let candidates = match value {
-                JsonValue::Object(_) => self.candidate(value, &path, names).into_iter().collect(),
+                JsonValue::Object(_) => self
+                    .candidate(value, &path, names, CANDIDATE_FIELDS)
+                    .map(|(c, _)| c)
+                    .into_iter()
+                    .collect(),
                 JsonValue::Array(items) if items.is_empty() => {
                     self.sink.error(
                         &path,
@@ -525,7 +599,10 @@ impl Reader<'_> {
                 JsonValue::Array(items) => items
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, item)| self.candidate(item, &path.index(i), names))
+                    .filter_map(|(i, item)| {
+                        self.candidate(item, &path.index(i), names, CANDIDATE_FIELDS)
+                            .map(|(c, _)| c)
+                    })
                     .collect(),
                 other => {
                     self.type_error(&path, "a transition object or an array of them", other);
@@ -537,8 +614,80 @@ impl Reader<'_> {
         actions
     }
 
-    fn candidate(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Option<CandidateSpec> {
-        let fields = self.fields(value, path, "a transition object", CANDIDATE_FIELDS)?;
+    /// A state's `after`: an array of timer objects in declaration order.
+    fn timers(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Vec<TimerSpec> {
+        let JsonValue::Array(items) = value else {
+            self.type_error(path, "an array of timer objects", value);
+            return Vec::new();
+        };
+        let mut timers = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = path.index(i);
+            let Some((body, fields)) = self.candidate(item, &path, names, TIMER_FIELDS) else {
+                continue;
+            };
+            let delay = match fields.get("delay") {
+                Some(value) => self.delay(value, &path.key("delay"), names),
+                None => {
+                    self.sink.error(
+                        &path,
+                        "missing field `delay`",
+                        "say how long the timer waits: `\"delay\": \"30s\"`, or the name of a delay",
+                    );
+                    None
+                }
+            };
+            timers.push(TimerSpec { delay, body });
+        }
+        timers
+    }
+
+    /// A timer's `delay`: a duration literal when it starts with a digit,
+    /// else the name of a delay.
+    fn delay(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Option<DelaySpec> {
+        let text = self.string(value, path)?;
+        if !text.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(DelaySpec::Name(names.resolve(Kind::Delay, text, path, self.sink)));
+        }
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        if text.bytes().skip(digits).all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Some(DelaySpec::Literal(text.to_string(), path.clone()));
+        }
+        self.sink.error(
+            path,
+            format!("invalid delay `{text}`"),
+            "a delay is a whole number and a unit (`250ms`, `30s`, `10m`, `2h`), or the name of a delay",
+        );
+        None
+    }
+
+    /// A Rust type (a context or payload) in canonical `.fsm` text.
+    fn rust_type(&mut self, value: &JsonValue, path: &JsonPath) -> Option<String> {
+        let text = self.string(value, path)?;
+        match crate::parser::canonical_type(text) {
+            Some(canonical) => Some(canonical),
+            None => {
+                self.sink.error(
+                    path,
+                    format!("invalid Rust type `{text}`"),
+                    "types are Rust paths with generic arguments (`crate::llm::Decision`, `Vec<String>`), tuples or arrays; no references or lifetimes",
+                );
+                None
+            }
+        }
+    }
+
+    /// A transition object, or a timer object when `known` is
+    /// [`TIMER_FIELDS`]; the members come back for the timer's `delay`.
+    fn candidate<'v>(
+        &mut self,
+        value: &'v JsonValue,
+        path: &JsonPath,
+        names: &mut Names,
+        known: &[&str],
+    ) -> Option<(CandidateSpec, Members<'v>)> {
+        let expected = if known == TIMER_FIELDS { "a timer object" } else { "a transition object" };
+        let fields = self.fields(value, path, expected, known)?;
         let docs = self.docs(&fields, path);
         let guard = fields.get("guard").and_then(|value| {
             let path = path.key("guard");
@@ -564,15 +713,18 @@ impl Reader<'_> {
             let text = self.string(value, &path)?;
             Some(names.resolve(Kind::State, text, &path, self.sink))
         });
+        let effects = self.names(fields.get("effects"), &path.key("effects"), Kind::Effect, names);
         let emit = self.names(fields.get("emit"), &path.key("emit"), Kind::Output, names);
-        Some(CandidateSpec {
+        let candidate = CandidateSpec {
             path: path.clone(),
             docs,
             guard,
             priority,
             to,
+            effects,
             emit,
-        })
+        };
+        Some((candidate, fields))
     }
 
     fn priority(&mut self, value: &JsonValue, path: &JsonPath) -> Option<i32> {

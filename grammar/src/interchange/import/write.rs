@@ -7,7 +7,7 @@
 
 use super::names::Name;
 use super::path::JsonPath;
-use super::read::{ActionSpec, Code, MachineSpec, StateSpec};
+use super::read::{ActionSpec, CandidateSpec, Code, DelaySpec, MachineSpec, StateSpec};
 use crate::span::Span;
 
 /// `.fsm` text and where each part of it came from.
@@ -137,6 +137,12 @@ impl Writer {
                     w.push("\n");
                 }
             };
+            if let Some((ty, path)) = &spec.context {
+                separate(w);
+                w.push("    context ");
+                w.push_from(ty, path);
+                w.push(";\n");
+            }
             for declarations in &spec.declarations {
                 separate(w);
                 // Consecutive names with the same docs share one declaration,
@@ -151,6 +157,11 @@ impl Writer {
                             w.push(", ");
                         }
                         w.name(&symbol.name);
+                        if let Some((ty, path)) = &symbol.payload {
+                            w.push("(");
+                            w.push_from(ty, path);
+                            w.push(")");
+                        }
                     }
                     w.push(";\n");
                 }
@@ -184,16 +195,35 @@ impl Writer {
             w.push("state ");
             w.name(&state.name);
             w.push(" {\n");
-            for (keyword, outputs) in [("enter", &state.enter), ("exit", &state.exit)] {
-                if !outputs.is_empty() {
+            let hooks = [
+                ("enter", &state.enter_effects, &state.enter),
+                ("exit", &state.exit_effects, &state.exit),
+            ];
+            for (keyword, effects, outputs) in hooks {
+                if !effects.is_empty() || !outputs.is_empty() {
                     w.push("        ");
                     w.push(keyword);
-                    w.push(" emit ");
-                    w.names(outputs);
+                    w.effects_and_emits(effects, outputs);
                     w.push(";\n");
                 }
             }
             w.transitions(&state.on);
+            for timer in &state.after {
+                let c = &timer.body;
+                w.docs("        ", &c.docs);
+                w.push("        ");
+                w.from(&c.path, |w| {
+                    w.push("after ");
+                    match &timer.delay {
+                        Some(DelaySpec::Literal(text, path)) => w.push_from(text, path),
+                        Some(DelaySpec::Name(name)) => w.name(name),
+                        // Only reached when the reader reported the missing delay.
+                        None => w.push("1s"),
+                    }
+                    w.rest(c);
+                });
+                w.push("\n");
+            }
             w.push("    }\n");
         });
     }
@@ -206,27 +236,42 @@ impl Writer {
                 self.from(&candidate.path, |w| {
                     w.push("on ");
                     w.push_from(&action.name.ident, &candidate.path);
-                    if let Some((guard, path)) = &candidate.guard {
-                        w.push(" [");
-                        w.push_from(guard, path);
-                        w.push("]");
-                    }
-                    if let Some((priority, path)) = &candidate.priority {
-                        w.push(" priority ");
-                        w.push_from(&priority.to_string(), path);
-                    }
-                    if let Some(to) = &candidate.to {
-                        w.push(" -> ");
-                        w.name(to);
-                    }
-                    if !candidate.emit.is_empty() {
-                        w.push(" emit ");
-                        w.names(&candidate.emit);
-                    }
-                    w.push(";");
+                    w.rest(candidate);
                 });
                 self.push("\n");
             }
+        }
+    }
+
+    /// What follows the action or delay: guard, priority, target, effects,
+    /// outputs and the `;`.
+    fn rest(&mut self, candidate: &CandidateSpec) {
+        if let Some((guard, path)) = &candidate.guard {
+            self.push(" [");
+            self.push_from(guard, path);
+            self.push("]");
+        }
+        if let Some((priority, path)) = &candidate.priority {
+            self.push(" priority ");
+            self.push_from(&priority.to_string(), path);
+        }
+        if let Some(to) = &candidate.to {
+            self.push(" -> ");
+            self.name(to);
+        }
+        self.effects_and_emits(&candidate.effects, &candidate.emit);
+        self.push(";");
+    }
+
+    /// ` do e, f emit o, p`, each part only when it has names.
+    fn effects_and_emits(&mut self, effects: &[Name], outputs: &[Name]) {
+        if !effects.is_empty() {
+            self.push(" do ");
+            self.names(effects);
+        }
+        if !outputs.is_empty() {
+            self.push(" emit ");
+            self.names(outputs);
         }
     }
 }
