@@ -44,7 +44,22 @@ fn main() {
     for &(source, out_name) in SOURCE_DIRS {
         let dir = workspace.join(source);
         println!("cargo:rerun-if-changed={}", dir.display());
-        let files = fsm_files(&dir);
+        // TODO(issue 9): generate every file again when code generation
+        // supports contexts, payloads, effects, delays and timers; until
+        // then the fixtures using them are left out (`not_yet_generated` in
+        // tests/lib.rs, which the differential test uses to skip them too).
+        let files: Vec<PathBuf> = fsm_files(&dir)
+            .into_iter()
+            .filter(|file| {
+                let text = std::fs::read_to_string(file)
+                    .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+                !fsm_grammar::check(&text)
+                    .model
+                    .machines
+                    .iter()
+                    .any(|m| m.unsupported_construct().is_some())
+            })
+            .collect();
         for file in &files {
             println!("cargo:rerun-if-changed={}", file.display());
         }

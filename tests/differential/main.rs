@@ -101,6 +101,10 @@ fn subjects() -> Vec<Subject> {
     for path in files {
         let file = relative_name(&path, workspace_root());
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
+        // TODO(issue 9): drive these too when the engines run them.
+        if fsm_tests::not_yet_generated(&text) {
+            continue;
+        }
         let checked = fsm_grammar::check(&text);
         assert!(
             !checked.has_errors(),
