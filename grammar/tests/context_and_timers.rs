@@ -241,3 +241,60 @@ fn a_timer_after_an_unguarded_shorter_one_is_shadowed() {
         [(Code::TimerShadowed, "2m"), (Code::TimerShadowed, "90s")]
     );
 }
+
+/// Each diagnostic's code, the text it underlines and the texts its other
+/// labels underline.
+fn found_with_labels(text: &str) -> Vec<(Code, &str, Vec<&str>)> {
+    fsm_grammar::check(text)
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let labels = d.secondary.iter().map(|l| &text[l.span.start..l.span.end]).collect();
+            (d.code, &text[d.span.start..d.span.end], labels)
+        })
+        .collect()
+}
+
+#[test]
+fn timers_with_the_same_delay_are_one_group_of_candidates() {
+    // Shadowed: an unguarded timer, or guards that cover the later one.
+    let text = "machine M { initial state s { on x -> u; after 30s -> t; after 30s [g] -> t; } state u { after 1m [a] -> t; after 1m [!a] -> t; after 1m emit o; } terminal state t; }";
+    assert_eq!(
+        found_with_labels(text),
+        [
+            (Code::ShadowedTransition, "after 30s [g] -> t;", vec!["after 30s -> t;"]),
+            (Code::ShadowedTransition, "after 1m emit o;", vec!["after 1m [!a] -> t;"]),
+        ]
+    );
+    // A higher priority is tried first, whatever the order of declaration;
+    // the same literal written in another unit is the same delay.
+    let text = "machine M { initial state s { on x -> t; after 60s -> t; after 1m [g] priority 1 -> t; } terminal state t; }";
+    assert_eq!(found_with_labels(text), []);
+    // Named delays group by name; different delays never shadow each other here.
+    let text = "machine M { context C; delay d, e; initial state s { on x -> t; after d -> t; after e -> t; after d [g] -> t; } terminal state t; }";
+    assert_eq!(
+        found_with_labels(text),
+        [(Code::ShadowedTransition, "after d [g] -> t;", vec!["after d -> t;"])]
+    );
+}
+
+#[test]
+fn duplicate_and_ambiguous_timers() {
+    let text = "machine M { initial state s { on x -> t; after 30s [g] -> t; after 30s [g] emit o; after 30s [h] -> t; after 30s [k] priority 1 -> t; } terminal state t; }";
+    assert_eq!(
+        found_with_labels(text),
+        [
+            (Code::DuplicateTransition, "after 30s [g] emit o;", vec!["after 30s [g] -> t;"]),
+            (Code::AmbiguousPriority, "h", vec!["g"]),
+        ]
+    );
+    // A duplicate is reported once, never again as shadowed or by `timer-shadowed`.
+    let text = "machine M { initial state s { on x -> t; after 10s -> t; after 1m -> t; after 1m -> t; } terminal state t; }";
+    assert_eq!(
+        found_with_labels(text),
+        [
+            (Code::TimerShadowed, "1m", vec!["10s"]),
+            (Code::DuplicateTransition, "after 1m -> t;", vec!["after 1m -> t;"]),
+        ]
+    );
+}

@@ -8,6 +8,7 @@ mod graph;
 mod name_collision;
 mod no_path_to_terminal;
 mod shadowed_transition;
+mod timer_groups;
 mod timer_shadowed;
 mod unreachable_state;
 mod unsatisfiable_guard;
@@ -34,7 +35,8 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
         let never_fires = shadowed_transition::check(machine, &duplicates, &mut budget, &mut sink);
         ambiguous_priority::check(machine, &never_fires, &mut budget, &mut sink);
         unsatisfiable_guard::check(machine, &mut budget, &mut sink);
-        timer_shadowed::check(machine, &mut sink);
+        let timers_never_fire = timer_groups::check(machine, &mut budget, &mut sink);
+        timer_shadowed::check(machine, &timers_never_fire, &mut sink);
         unused_declaration::check(machine, &mut sink);
         name_collision::check_names(machine, &mut sink);
     }

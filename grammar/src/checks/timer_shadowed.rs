@@ -1,12 +1,15 @@
 //! `timer-shadowed`: a timer that can never fire, because an unguarded timer
 //! of the same state with a target and a shorter literal delay always leaves
 //! the state first. Named delays are computed at run time and never compared.
+//! Timers that never fire within their own delay's group (a duplicate, or
+//! shadowed by the timers of the same delay) are reported as such, not here.
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Delay, Machine};
 
-pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
+/// `never_fires`: per timer, whether it is already reported as never firing.
+pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
     for s in m.state_ids() {
         let leaves_first = m
             .timers_of(s)
@@ -16,9 +19,9 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
             })
             .min_by_key(|(d, _)| *d);
         let Some((first, by)) = leaves_first else { continue };
-        for (_, t) in m.timers_of(s) {
+        for (id, t) in m.timers_of(s) {
             let Delay::Literal(d) = t.delay else { continue };
-            if d <= first {
+            if d <= first || never_fires[id.index()] {
                 continue;
             }
             sink.push(
