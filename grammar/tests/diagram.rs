@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 
 /// Fixtures that together use every construct a diagram shows.
 const FIXTURES: &str =
-    "ok/{tour,hooks,any-blocks,priorities,guards,contextual-keywords,initial-terminal,multiple-machines}.fsm";
+    "ok/{tour,hooks,any-blocks,priorities,guards,contextual-keywords,initial-terminal,multiple-machines,context-router,context-timers}.fsm";
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -92,6 +92,50 @@ fn dot_of_fixtures() {
     insta::glob!("../../tests/fixtures", FIXTURES, |path| snapshot!(diagrams(
         path, dot
     )));
+}
+
+/// The labels of effects and timers, in both text formats: effects after
+/// `/`, outputs after them introduced by `emit`, timers as `after DELAY`
+/// edges or, without a target, lines inside their state.
+#[test]
+fn effects_and_timers_are_labelled() {
+    let text = "machine M {
+        context C;
+        action go(P);
+        effect arm, count, record(P);
+        delay backoff;
+        initial state a {
+            enter do arm emit started;
+            exit do count;
+            on go -> b do count, record emit sent;
+            on go [g] priority 1 -> b do record;
+            after 30s [h] do count;
+            after 30s emit log_slow;
+            after backoff [g] -> b emit gave_up;
+        }
+        terminal state b;
+    }";
+    let machine = &check(text).into_model().unwrap().machines[0];
+    let mermaid = mermaid(machine);
+    for line in [
+        "a : enter / arm emit started",
+        "a : exit / count",
+        "a : after 30s [h] (p0) / count",
+        "a : after 30s (p0) / log_slow",
+        "a --> b : go (p0) / count, record emit sent",
+        "a --> b : go [g] (p1) / record",
+        "a --> b : after backoff [g] / gave_up",
+    ] {
+        assert!(mermaid.contains(&format!("    {line}\n")), "no `{line}` in\n{mermaid}");
+    }
+    let dot = dot(machine);
+    for label in [
+        r#""a" [label="a\nenter / arm emit started\nexit / count\nafter 30s [h] (p0) / count\nafter 30s (p0) / log_slow"]"#,
+        r#""a" -> "b" [label="go (p0) / count, record emit sent"]"#,
+        r#""a" -> "b" [label="after backoff [g] / gave_up"]"#,
+    ] {
+        assert!(dot.contains(label), "no `{label}` in\n{dot}");
+    }
 }
 
 #[test]

@@ -7,12 +7,23 @@
 //! - terminal states lead to the end marker (Mermaid) or are double circles
 //!   (DOT, SVG);
 //! - an edge per transition with a target, labelled
-//!   `action [guard] (pN) / outputs`, where the priority `(pN)` appears
-//!   only on transitions that compete with another candidate for the same
-//!   action in a state where they apply;
-//! - inside each state, its `enter / ...` and `exit / ...` hooks and its
-//!   internal transitions (no target: no state change, no hooks), labelled
-//!   the same way;
+//!   `action [guard] (pN) / effects emit outputs`, where the priority `(pN)`
+//!   appears only on transitions that compete with another candidate for
+//!   the same action in a state where they apply;
+//! - after ` / `, what firing does, in the order it happens: the effects,
+//!   then the outputs, introduced by `emit` when effects come before them
+//!   (`decided [wants_tool] / count_step, record emit execute_tool`). Without
+//!   effects, outputs read as they always have (`llm_error / display_error`),
+//!   and effects alone read `decided [ready_to_answer] / count_step, record`,
+//!   as issue 9 spells them; the names tell effects and outputs apart, and
+//!   the `.fsm` or JSON says which is which;
+//! - an edge per timer with a target, labelled the same way with
+//!   `after DELAY` for the action (`after 30s`, `after tool_timeout [g] /
+//!   report_timeout`); `(pN)` appears when another timer of the state has
+//!   the same delay, the timers' own candidate group;
+//! - inside each state, its hooks (`enter / arm emit started`,
+//!   `exit / stopped`), then its internal transitions (no target: no state
+//!   change, no hooks), then its internal timers, labelled the same way;
 //! - `any` transitions are drawn once, from a dashed pseudo-state named
 //!   `any` that stands for every non-terminal state, rather than repeated
 //!   from every state.

@@ -2,7 +2,7 @@
 //! the lines written inside them, the `any` pseudo-state, and the labelled
 //! edges. The renderers only decide how to spell it.
 
-use crate::model::{Machine, OutputId, Source, Transition, TransitionId};
+use crate::model::{EffectId, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId};
 use std::collections::HashSet;
 
 /// The drawable content of one machine.
@@ -15,7 +15,8 @@ pub(crate) struct View {
     pub initial: usize,
     /// The `any` pseudo-state: present when the machine has `any` transitions.
     pub any: Option<Vec<String>>,
-    /// Transitions that change state (or re-enter it), in declaration order.
+    /// Transitions that change state (or re-enter it), in declaration order,
+    /// then timers with a target, in declaration order.
     pub edges: Vec<Edge>,
 }
 
@@ -23,7 +24,8 @@ pub(crate) struct View {
 pub(crate) struct StateView {
     pub name: String,
     pub terminal: bool,
-    /// `enter / ...`, `exit / ...`, then one line per internal transition.
+    /// `enter / ...`, `exit / ...`, then one line per internal transition,
+    /// then one per internal timer.
     pub lines: Vec<String>,
 }
 
@@ -36,7 +38,7 @@ pub(crate) enum EdgeSource {
     Any,
 }
 
-/// A transition with a target.
+/// A transition or timer with a target.
 pub(crate) struct Edge {
     pub from: EdgeSource,
     /// Index of the target state.
@@ -51,9 +53,13 @@ impl View {
             .iter()
             .map(|s| {
                 let mut lines = Vec::new();
-                for (hook, outputs) in [("enter", &s.enter), ("exit", &s.exit)] {
-                    if !outputs.is_empty() {
-                        lines.push(format!("{hook} / {}", output_list(machine, outputs)));
+                let hooks = [
+                    ("enter", &s.enter_effects, &s.enter),
+                    ("exit", &s.exit_effects, &s.exit),
+                ];
+                for (hook, effects, outputs) in hooks {
+                    if !effects.is_empty() || !outputs.is_empty() {
+                        lines.push(format!("{hook}{}", consequences(machine, effects, outputs)));
                     }
                 }
                 StateView {
@@ -93,6 +99,31 @@ impl View {
                 (None, EdgeSource::Any) => any_lines.push(label),
             }
         }
+        // Timers with the same delay in one state compete like the
+        // candidates of one action.
+        let competing_timers: HashSet<TimerId> = machine
+            .state_ids()
+            .flat_map(|s| {
+                let timers: Vec<(TimerId, &Timer)> = machine.timers_of(s).collect();
+                timers
+                    .iter()
+                    .filter(|(_, t)| timers.iter().filter(|(_, u)| u.delay == t.delay).count() > 1)
+                    .map(|(id, _)| *id)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for (i, t) in machine.timers.iter().enumerate() {
+            let competes = competing_timers.contains(&TimerId::from_index(i));
+            let label = timer_label(machine, t, competes);
+            match t.target {
+                Some(to) => edges.push(Edge {
+                    from: EdgeSource::State(t.state.index()),
+                    to: to.index(),
+                    label,
+                }),
+                None => states[t.state.index()].lines.push(label),
+            }
+        }
         View {
             name: machine.name.clone(),
             states,
@@ -103,8 +134,8 @@ impl View {
     }
 }
 
-/// `action [guard] (pN) / outputs`, the priority only when the transition
-/// competes with another candidate.
+/// `action [guard] (pN) / effects emit outputs` (see [`consequences`]), the
+/// priority only when the transition competes with another candidate.
 fn label(machine: &Machine, t: &Transition, competes: bool) -> String {
     let mut label = machine.actions[t.action.index()].name.clone();
     if let Some(guard) = &t.guard {
@@ -113,10 +144,40 @@ fn label(machine: &Machine, t: &Transition, competes: bool) -> String {
     if competes {
         label.push_str(&format!(" (p{})", t.priority));
     }
-    if !t.emits.is_empty() {
-        label.push_str(&format!(" / {}", output_list(machine, &t.emits)));
-    }
+    label.push_str(&consequences(machine, &t.effects, &t.emits));
     label
+}
+
+/// `after DELAY [guard] (pN) / effects emit outputs`, the priority only when
+/// another timer of the state has the same delay.
+fn timer_label(machine: &Machine, t: &Timer, competes: bool) -> String {
+    let mut label = format!("after {}", machine.delay_text(t.delay));
+    if let Some(guard) = &t.guard {
+        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
+    }
+    if competes {
+        label.push_str(&format!(" (p{})", t.priority));
+    }
+    label.push_str(&consequences(machine, &t.effects, &t.emits));
+    label
+}
+
+/// What firing does, after ` / `: the effects, then the outputs, introduced
+/// by `emit` when effects come before them (`/ count_step, record emit
+/// execute_tool`); outputs alone read as they always have (`/ o1, o2`).
+/// Empty when there are neither.
+fn consequences(machine: &Machine, effects: &[EffectId], outputs: &[OutputId]) -> String {
+    let effect_list = effects
+        .iter()
+        .map(|e| machine.effects[e.index()].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match (effects.is_empty(), outputs.is_empty()) {
+        (true, true) => String::new(),
+        (true, false) => format!(" / {}", output_list(machine, outputs)),
+        (false, true) => format!(" / {effect_list}"),
+        (false, false) => format!(" / {effect_list} emit {}", output_list(machine, outputs)),
+    }
 }
 
 fn output_list(machine: &Machine, outputs: &[OutputId]) -> String {
