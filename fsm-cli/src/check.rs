@@ -13,7 +13,8 @@ use std::path::PathBuf;
 #[command(after_long_help = "\
 Directories are searched recursively for `*.fsm` files, in name order, skipping hidden entries \
 and `target/`. A directory without any `.fsm` file is an error, so a mistyped path cannot pass \
-silently. A file named explicitly is checked whatever its extension.
+silently. A file named explicitly is checked whatever its extension. `-` reads \
+a file from standard input; reports call it `<stdin>`, or the name given with --stdin-filename.
 
 Human reports go to stderr with a summary line; `json` and `github` reports go to stdout.
 
@@ -22,9 +23,13 @@ Exit status:
   1  errors, or warnings under --deny-warnings
   2  usage errors, and files or directories that cannot be read")]
 pub struct CheckArgs {
-    /// Files and directories to check.
+    /// Files and directories to check; `-` reads standard input.
     #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
+
+    /// The file name reports give standard input (`-`).
+    #[arg(long, value_name = "NAME", default_value = files::STDIN_NAME)]
+    stdin_filename: String,
 
     #[command(flatten)]
     diagnostics: DiagnosticArgs,
@@ -149,17 +154,21 @@ pub fn run(args: &CheckArgs) -> Exit {
         }
     };
     let mut exit = Exit::Clean;
-    let found = files::find(&args.paths);
-    let mut failed_paths = found.errors.len();
-    for error in &found.errors {
+    let (inputs, errors) = files::find_inputs(&args.paths);
+    let mut failed_paths = errors.len();
+    for error in &errors {
         console::error(error);
         exit.raise(Exit::Trouble);
     }
 
     let mut reporter = Reporter::new(&args.diagnostics);
     let mut checked = 0;
-    for path in &found.files {
-        let source = match files::read(path) {
+    for input in &inputs {
+        let (name, read) = match input {
+            files::Input::File(path) => (path.display().to_string(), files::read(path)),
+            files::Input::Stdin => (args.stdin_filename.clone(), files::read_stdin()),
+        };
+        let source = match read {
             Ok(source) => source,
             Err(error) => {
                 console::error(error);
@@ -170,7 +179,7 @@ pub fn run(args: &CheckArgs) -> Exit {
         };
         checked += 1;
         let diagnostics = options.apply(fsm_grammar::check(&source).diagnostics);
-        if reporter.report(&path.display().to_string(), &source, &diagnostics) {
+        if reporter.report(&name, &source, &diagnostics) {
             exit.raise(Exit::Problems);
         }
     }

@@ -397,3 +397,149 @@ fn fmt_of_a_missing_file_exits_2() {
         run.stderr()
     );
 }
+
+#[test]
+fn check_reads_standard_input_and_names_it() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["check", "-"], TYPO).expect(1);
+    let stderr = run.stderr();
+    assert!(stderr.contains("[<stdin>:2:39]"), "{stderr}");
+    assert_eq!(run.summary(), "checked 1 file: 1 error");
+
+    let run = dir
+        .fsmc_with_stdin(
+            &[
+                "check",
+                "--format",
+                "json",
+                "--stdin-filename",
+                "machines/door.fsm",
+                "-",
+            ],
+            TYPO,
+        )
+        .expect(1);
+    let records = run.json();
+    assert_eq!(records[0]["file"], "machines/door.fsm", "{records:#?}");
+    assert_eq!(records[0]["code"], "unknown-state");
+
+    dir.fsmc_with_stdin(&["check", "-"], CLEAN).expect(0);
+}
+
+#[test]
+fn check_reads_standard_input_among_files_once() {
+    let dir = Scratch::new();
+    dir.write("a.fsm", TYPO).write("b.fsm", TYPO);
+    let run = dir
+        .fsmc_with_stdin(&["check", "--format", "json", "a.fsm", "-", "b.fsm", "-"], TYPO)
+        .expect(1);
+    let files: Vec<String> = run
+        .json()
+        .iter()
+        .filter(|r| r["code"] == "unknown-state")
+        .map(|r| r["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["a.fsm", "<stdin>", "b.fsm"]);
+}
+
+#[test]
+fn standard_input_that_is_not_utf8_is_an_io_error() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["check", "-"], [0x66, 0xff, 0xfe]).expect(2);
+    assert!(
+        run.stderr().starts_with("error: cannot read standard input: "),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn fmt_of_standard_input_writes_standard_output_only() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["fmt", "-"], MESSY).expect(0);
+    assert_eq!(run.stdout(), canonical(MESSY));
+    assert_eq!(run.stderr(), "", "a filter prints no summary");
+    assert!(!dir.exists("-"));
+
+    // Already formatted text comes back whole.
+    let run = dir.fsmc_with_stdin(&["fmt", "-"], canonical(CLEAN)).expect(0);
+    assert_eq!(run.stdout(), canonical(CLEAN));
+}
+
+#[test]
+fn fmt_of_standard_input_with_syntax_errors_prints_nothing_on_stdout() {
+    let dir = Scratch::new();
+    let broken = "machine Door { initial state closed { on open opened; } }\n";
+    let run = dir
+        .fsmc_with_stdin(&["fmt", "--stdin-filename", "door.fsm", "-"], broken)
+        .expect(1);
+    assert_eq!(run.stdout(), "");
+    assert!(run.stderr().contains("fsm::syntax"), "{}", run.stderr());
+    assert!(run.stderr().contains("[door.fsm:1:"), "{}", run.stderr());
+}
+
+#[test]
+fn fmt_check_of_standard_input_reports_like_a_file() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["fmt", "--check", "-"], MESSY).expect(1);
+    assert_eq!(run.stdout(), "<stdin>\n");
+    assert_eq!(
+        run.stderr(),
+        "1 file would be reformatted, 0 files already formatted\n"
+    );
+    let run = dir
+        .fsmc_with_stdin(&["fmt", "--check", "--stdin-filename", "door.fsm", "-"], MESSY)
+        .expect(1);
+    assert_eq!(run.stdout(), "door.fsm\n");
+    let run = dir
+        .fsmc_with_stdin(&["fmt", "--check", "-"], canonical(CLEAN))
+        .expect(0);
+    assert_eq!(run.stdout(), "");
+}
+
+/// `text` with CRLF line endings.
+fn crlf(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}
+
+#[test]
+fn fmt_keeps_crlf_line_endings_and_the_byte_order_mark() {
+    let dir = Scratch::new();
+    dir.write("crlf.fsm", &crlf(MESSY))
+        .write("bom.fsm", &format!("\u{feff}{MESSY}"))
+        .write("both.fsm", &format!("\u{feff}{}", crlf(MESSY)));
+    dir.fsmc(&["fmt"]).expect(0);
+    assert_eq!(dir.read("crlf.fsm"), crlf(&canonical(MESSY)));
+    assert_eq!(dir.read("bom.fsm"), format!("\u{feff}{}", canonical(MESSY)));
+    assert_eq!(
+        dir.read("both.fsm"),
+        format!("\u{feff}{}", crlf(&canonical(MESSY)))
+    );
+    dir.fsmc(&["fmt", "--check"]).expect(0);
+}
+
+#[test]
+fn fmt_check_passes_a_formatted_crlf_file_with_a_byte_order_mark() {
+    let dir = Scratch::new();
+    dir.write("crlf.fsm", &crlf(&canonical(CLEAN)))
+        .write("bom.fsm", &format!("\u{feff}{}", crlf(&canonical(CLEAN))));
+    let run = dir.fsmc(&["fmt", "--check"]).expect(0);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        "0 files would be reformatted, 2 files already formatted\n"
+    );
+}
+
+#[test]
+fn fmt_takes_the_line_ending_of_the_first_line() {
+    let dir = Scratch::new();
+    // Mixed endings: the first line's CRLF wins, as with rustfmt.
+    let mixed = "machine Door {\r\n    initial state closed { on open -> opened; }\n    state opened { on close -> closed; }\n}\n";
+    dir.write("mixed.fsm", mixed);
+    dir.fsmc(&["fmt", "mixed.fsm"]).expect(0);
+    assert_eq!(dir.read("mixed.fsm"), crlf(&canonical(mixed)));
+
+    let run = dir.fsmc_with_stdin(&["fmt", "-"], crlf(MESSY)).expect(0);
+    assert_eq!(run.stdout(), crlf(&canonical(MESSY)), "standard input too");
+}
