@@ -147,6 +147,19 @@ pub enum RestoreError {
         /// The machine's states, in declaration order.
         known: Vec<String>,
     },
+    /// The snapshot's history ends with a sequence number above
+    /// [`History::MAX_RESUMED_SEQ`], too close to the top of `u64` for the
+    /// history to go on numbering its entries. Such numbers do not come from
+    /// a [`History`], which counts from `0`; the snapshot was edited or
+    /// written by something else.
+    SeqOutOfRange {
+        /// The machine.
+        machine: String,
+        /// The `seq` of the snapshot's last history entry.
+        seq: u64,
+        /// The largest `seq` a restored history may end with.
+        max: u64,
+    },
 }
 
 impl fmt::Display for RestoreError {
@@ -176,6 +189,11 @@ impl fmt::Display for RestoreError {
                 )?;
                 write_names(f, known.iter().map(String::as_str))
             }
+            RestoreError::SeqOutOfRange { machine, seq, max } => write!(
+                f,
+                "the snapshot's history of machine `{machine}` ends at `seq` {seq}, above {max}, \
+                 the largest a restored history can go on numbering from"
+            ),
         }
     }
 }

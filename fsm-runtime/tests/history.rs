@@ -510,8 +510,86 @@ fn restoring_into_a_smaller_history_keeps_the_latest_entries() {
     assert_eq!(resumed.history().recorded(), 6);
 
     // A history resumed from a snapshot without entries starts from 0.
-    let empty = History::new().resumed_from(&Execution::new().snapshot());
+    let empty = History::new().resumed_from(&Execution::new().snapshot()).unwrap();
     assert_eq!((empty.len(), empty.recorded()), (0, 0));
+}
+
+/// `Execution` as a dynamic definition.
+fn execution_definition() -> Definition {
+    Definition::from_fsm(
+        "machine Execution {
+            initial state idle { on start -> executing; }
+            state executing { on heartbeat; on retry -> executing; on success -> completed; on error -> failed; }
+            terminal state completed;
+            terminal state failed;
+        }",
+    )
+    .unwrap()
+}
+
+/// A snapshot of `Execution` in `executing` whose history ends with `seq`.
+fn snapshot_ending_at(seq: u64) -> Snapshot {
+    serde_json::from_value(json!({
+        "type": "fsm", "machine": "Execution", "fingerprint": Execution::FINGERPRINT,
+        "current_state": "executing",
+        "history": [{"seq": seq, "from": "idle", "to": "executing", "action": "start",
+                     "timestamp": "2026-01-10T09:32:15Z"}],
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_history_too_close_to_the_top_of_u64_is_refused_on_restore() {
+    // Each of these used to panic at `seq + 1` (debug builds) or wrap to 0
+    // and save a snapshot that could not be read back (release builds);
+    // u64::MAX - 1 got one fire further before the same happened.
+    for seq in [u64::MAX, u64::MAX - 1, History::MAX_RESUMED_SEQ + 1] {
+        let snapshot = snapshot_ending_at(seq);
+        let expected = RestoreError::SeqOutOfRange {
+            machine: "Execution".to_owned(),
+            seq,
+            max: History::MAX_RESUMED_SEQ,
+        };
+        assert_eq!(Recorded::<Execution>::restore(&snapshot).unwrap_err(), expected);
+        assert_eq!(History::new().resumed_from(&snapshot).unwrap_err(), expected);
+        assert_eq!(
+            expected.to_string(),
+            format!(
+                "the snapshot's history of machine `Execution` ends at `seq` {seq}, above \
+                 9223372036854775807, the largest a restored history can go on numbering from"
+            )
+        );
+
+        // A dynamic engine that records a history refuses it too, unchanged.
+        let ignore = FingerprintPolicy::Ignore;
+        let engine = Engine::builder(execution_definition())
+            .history(History::new())
+            .build()
+            .unwrap();
+        engine.fire("start", &json!({})).unwrap();
+        engine.fire("success", &json!({})).unwrap();
+        let before = engine.snapshot();
+        assert_eq!(engine.restore_with(&snapshot, ignore).unwrap_err(), expected);
+        assert_eq!(engine.snapshot(), before);
+        // One without a history ignores the entries, as the plain machine does.
+        let plain = Engine::new(execution_definition()).unwrap();
+        assert_eq!(plain.state_name(), "idle");
+        plain.restore_with(&snapshot, ignore).unwrap();
+        assert_eq!(plain.state_name(), "executing");
+        assert_eq!(Execution::restore(&snapshot).unwrap().state(), State::Executing);
+    }
+
+    // The largest accepted goes on numbering, and what it saves reads back.
+    let snapshot = snapshot_ending_at(History::MAX_RESUMED_SEQ);
+    let mut run = Recorded::<Execution>::restore(&snapshot).unwrap();
+    run.fire(Action::Heartbeat, &NoGuards).unwrap();
+    run.fire(Action::Success, &NoGuards).unwrap();
+    let seqs: Vec<u64> = run.history().iter().map(HistoryEntry::seq).collect();
+    let max = History::MAX_RESUMED_SEQ;
+    assert_eq!(seqs, [max, max + 1, max + 2]);
+    let text = serde_json::to_string(&run.snapshot()).unwrap();
+    let read: Snapshot = serde_json::from_str(&text).unwrap();
+    assert_eq!(read, run.snapshot());
 }
 
 #[test]
