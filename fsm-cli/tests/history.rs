@@ -166,6 +166,74 @@ seq  time                      from  action           to
 }
 
 #[test]
+fn a_key_given_twice_is_an_error_and_the_store_file_is_kept() {
+    let dir = Scratch::new();
+    let store = FileStore::open(dir.path("instances")).unwrap();
+    store.save("run-1", 0, &seed_snapshot()).unwrap();
+    let path = store.path_of("run-1").unwrap();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    // A second `version`: `serde_json::Value` kept the last one.
+    let edited = saved.replacen("\"version\": 1\n", "\"version\": 1,\n  \"version\": 5\n", 1);
+    assert_ne!(edited, saved);
+    std::fs::write(&path, &edited).unwrap();
+    let line = edited.lines().count() - 1;
+    let run = dir.fsmc(&["history", "instances/run-1.json"]).expect(1);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        format!(
+            "error: `instances/run-1.json` is ambiguous: duplicate key `version` at line {line} column 11\n"
+        )
+    );
+    // The store refuses it too, and leaves it as it is.
+    let error = store.load("run-1").unwrap_err().to_string();
+    assert!(
+        error.ends_with(&format!(
+            "is corrupt: duplicate key `version` at line {line} column 11"
+        )),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+}
+
+#[test]
+fn a_runtime_record_entry_without_reason_is_named_by_its_index() {
+    let dir = Scratch::new();
+    dir.write(
+        "record.json",
+        r#"{"id": "execution_fsm_v1", "history": [
+            {"from": "idle", "to": "executing", "timestamp": "2026-01-10T09:32:15Z", "reason": "start_execution"},
+            {"from": "executing", "to": "completed", "timestamp": "2026-01-10T09:40:00Z"}]}"#,
+    );
+    let run = dir.fsmc(&["history", "record.json"]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "error: `record.json` is a runtime record whose `history` is invalid: entry 1: missing field \
+         `reason`\n"
+    );
+}
+
+#[test]
+fn names_of_any_length_print_and_are_cut() {
+    // Format padding stops at 65,535: this panicked.
+    let dir = Scratch::new();
+    let long = "s".repeat(65_536);
+    let mut history = History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+    history.record_names("idle", "start", long.clone());
+    let snapshot = Snapshot::new("Execution", "0123456789abcdef", long).with_history(&history);
+    dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());
+    let run = dir.fsmc(&["history", "run.json"]).expect(0);
+    assert_eq!(run.stderr(), "");
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "seq  time                      from  action  to\n  0  2026-01-10T09:32:15.000Z  idle  start   {}…\n",
+            "s".repeat(63)
+        )
+    );
+}
+
+#[test]
 fn a_file_that_cannot_be_read_is_trouble() {
     let dir = Scratch::new();
     let run = dir.fsmc(&["history", "missing.json"]).expect(2);

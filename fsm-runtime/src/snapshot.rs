@@ -206,6 +206,7 @@ mod serde_impls {
     use crate::history::{check_order, HistoryEntry};
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
+    use std::collections::HashSet;
     use std::fmt;
 
     const TYPE: &str = "fsm";
@@ -266,6 +267,7 @@ mod serde_impls {
             let mut fingerprint: Option<String> = None;
             let mut current_state: Option<String> = None;
             let mut history: Option<Vec<HistoryEntry>> = None;
+            let mut others = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
                 let slot = match key.as_str() {
                     "type" => &mut kind,
@@ -278,9 +280,14 @@ mod serde_impls {
                         }
                         continue;
                     }
-                    // Unknown fields are skipped, so stores may add their own.
+                    // Unknown fields are skipped, so stores may add their
+                    // own; but each once, as the fields read.
                     _ => {
+                        if others.contains(&key) {
+                            return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                        }
                         map.next_value::<de::IgnoredAny>()?;
+                        others.insert(key);
                         continue;
                     }
                 };
