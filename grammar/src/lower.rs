@@ -14,6 +14,9 @@ use std::collections::HashMap;
 pub fn lower(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> Model {
     let mut seen: HashMap<&str, Span> = HashMap::new();
     let mut machines = Vec::new();
+    // "Did you mean" searches compare a name with every candidate: one
+    // budget bounds them over the whole file, however many typos it holds.
+    let mut suggestions = suggest::Budget::per_file();
     for m in &file.machines {
         if let Some(first) = seen.get(m.name.name.as_str()) {
             diagnostics.push(
@@ -31,7 +34,7 @@ pub fn lower(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> Model {
         }
         // Warnings found while lowering obey the machine's `#[allow(...)]`.
         let mut local = Vec::new();
-        let lowered = Lowerer::new(&mut local).machine(m);
+        let lowered = Lowerer::new(&mut local, &mut suggestions).machine(m);
         let allows = lowered.as_ref().map(|m| m.allows.as_slice()).unwrap_or_default();
         diagnostics.extend(
             local
@@ -84,8 +87,8 @@ struct Lowerer<'d> {
     diagnostics: &'d mut Vec<Diagnostic>,
     /// A transition was dropped and there is no telling where it went.
     incomplete: bool,
-    /// How many more "did you mean" searches this machine may run.
-    suggestions_left: usize,
+    /// What the file's "did you mean" searches may still spend.
+    suggestions: &'d mut suggest::Budget,
     /// Where dropped transitions probably went: a misspelled target's
     /// suggestion, a duplicate state's edges.
     guessed_edges: Vec<(Source, StateId)>,
@@ -95,11 +98,11 @@ struct Lowerer<'d> {
 }
 
 impl<'d> Lowerer<'d> {
-    fn new(diagnostics: &'d mut Vec<Diagnostic>) -> Self {
+    fn new(diagnostics: &'d mut Vec<Diagnostic>, suggestions: &'d mut suggest::Budget) -> Self {
         Lowerer {
             diagnostics,
             incomplete: false,
-            suggestions_left: MAX_SUGGESTIONS,
+            suggestions,
             guessed_edges: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
@@ -129,7 +132,8 @@ impl<'d> Lowerer<'d> {
                         suggest::help_for(
                             &code.name,
                             names,
-                            "see docs/diagnostics.md for the list of codes".into(),
+                            self.suggestions,
+                            "`fsmc explain` lists the codes".into(),
                         ),
                     ))
                 }
@@ -385,10 +389,10 @@ impl<'d> Lowerer<'d> {
             Some(ident) => match by_name.get(ident.name.as_str()) {
                 Some(&id) => Some(id),
                 None => {
-                    let meant = limited_closest(
-                        &mut self.suggestions_left,
+                    let meant = suggest::closest_within(
                         &ident.name,
                         state_names.iter().map(String::as_str),
+                        self.suggestions,
                     );
                     self.diagnostics.push(Diagnostic::new(
                         Code::UnknownState,
@@ -459,7 +463,7 @@ impl<'d> Lowerer<'d> {
                     .map(|s| s.name.as_str())
             };
             for sym in table.list.iter().filter(|s| s.declared.is_none()) {
-                let help = match limited_closest(&mut self.suggestions_left, &sym.name, declared()) {
+                let help = match suggest::closest_within(&sym.name, declared(), self.suggestions) {
                     Some(meant) => format!("did you mean `{meant}`?"),
                     None => format!(
                         "this machine declares its {}s, so add `{} {};`",
@@ -480,22 +484,4 @@ impl<'d> Lowerer<'d> {
             }
         }
     }
-}
-
-/// "Did you mean" searches per machine. Each compares one name with every
-/// candidate, so a machine with thousands of misspellings would otherwise cost
-/// their product; past this many, help falls back to the generic advice.
-const MAX_SUGGESTIONS: usize = 256;
-
-/// [`suggest::closest`], while `left` allows.
-fn limited_closest<'a>(
-    left: &mut usize,
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    if *left == 0 {
-        return None;
-    }
-    *left -= 1;
-    suggest::closest(name, candidates)
 }

@@ -108,7 +108,10 @@ pub(super) struct CandidateSpec {
 pub(super) fn document(value: &JsonValue, sink: &mut Sink) -> Vec<MachineSpec> {
     let mut machine_names = Names::default();
     let root = JsonPath::root();
-    let mut reader = Reader { sink };
+    let mut reader = Reader {
+        sink,
+        suggestions: suggest::Budget::per_file(),
+    };
     match value {
         JsonValue::Object(_) => reader
             .machine(value, &root, &mut machine_names)
@@ -144,6 +147,8 @@ impl<'v> Members<'v> {
 
 struct Reader<'s> {
     sink: &'s mut Sink,
+    /// What the document's "did you mean" searches may still spend.
+    suggestions: suggest::Budget,
 }
 
 impl Reader<'_> {
@@ -199,6 +204,7 @@ impl Reader<'_> {
                 let help = suggest::help_for(
                     key,
                     known.iter().copied(),
+                    &mut self.suggestions,
                     format!("the fields here are {}", listing(known)),
                 );
                 self.sink
@@ -280,7 +286,7 @@ impl Reader<'_> {
                 self.sink.error(
                     &path,
                     format!("`{name}` is not a diagnostic code"),
-                    "codes are kebab-case warning names such as `unreachable-state`; see docs/diagnostics.md",
+                    "codes are kebab-case warning names such as `unreachable-state`; `fsmc explain` lists them",
                 );
             }
         }
@@ -418,6 +424,7 @@ impl Reader<'_> {
         let help = suggest::help_for(
             ident,
             states.iter().map(|s| s.name.ident.as_str()),
+            &mut self.suggestions,
             "name one of the keys of `states`".to_string(),
         );
         self.sink.error(path, format!("unknown state `{text}`"), help);
