@@ -22,6 +22,8 @@
 //! `class`, ...) are drawn under an alias.
 
 mod dot;
+#[cfg(feature = "svg")]
+mod layout;
 mod mermaid;
 #[cfg(feature = "svg")]
 mod svg;
