@@ -438,8 +438,14 @@ impl<'d> Lowerer<'d> {
             GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
             GuardAst::Paren(_, e) => self.guard(e),
             GuardAst::Not(_, e) => GuardExpr::Not(Box::new(self.guard(e))),
-            GuardAst::And(_, a, b) => GuardExpr::And(Box::new(self.guard(a)), Box::new(self.guard(b))),
-            GuardAst::Or(_, a, b) => GuardExpr::Or(Box::new(self.guard(a)), Box::new(self.guard(b))),
+            GuardAst::And(_, a, b) => {
+                let (a, b) = (self.guard(a), self.guard(b));
+                chain(true, a, b)
+            }
+            GuardAst::Or(_, a, b) => {
+                let (a, b) = (self.guard(a), self.guard(b));
+                chain(false, a, b)
+            }
         }
     }
 
@@ -484,4 +490,38 @@ impl<'d> Lowerer<'d> {
             }
         }
     }
+}
+
+/// `a && b` (`and`) or `a || b` with a chain of one operator kept
+/// left-nested: `a || (b || c)` becomes `(a || b) || c`, the tree that
+/// `a || b || c` parses to. The operands stay in order, so evaluation order
+/// and short-circuiting are unchanged, and the model (so its canonical text
+/// and fingerprint) does not depend on how such a chain was parenthesised.
+fn chain(and: bool, left: GuardExpr, right: GuardExpr) -> GuardExpr {
+    let join = |a: GuardExpr, b: Box<GuardExpr>| match and {
+        true => GuardExpr::And(Box::new(a), b),
+        false => GuardExpr::Or(Box::new(a), b),
+    };
+    // The right operand is already left-nested: take its operands off its
+    // left spine, then hang them after `left` in order.
+    let mut rest = Vec::new();
+    let mut first = right;
+    loop {
+        match first {
+            GuardExpr::And(l, r) if and => {
+                rest.push(r);
+                first = *l;
+            }
+            GuardExpr::Or(l, r) if !and => {
+                rest.push(r);
+                first = *l;
+            }
+            _ => break,
+        }
+    }
+    let mut out = join(left, Box::new(first));
+    for operand in rest.into_iter().rev() {
+        out = join(out, operand);
+    }
+    out
 }
