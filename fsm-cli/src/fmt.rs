@@ -110,8 +110,8 @@ pub fn run(args: &FmtArgs) -> Exit {
     }
 
     // A filter's caller wants the text, not a summary of one input.
-    let only_stdin = inputs == [Input::Stdin] && errors.is_empty();
-    if !(only_stdin && !args.check) {
+    let is_filter = inputs == [Input::Stdin] && errors.is_empty() && !args.check;
+    if !is_filter {
         let verb = if args.check {
             "would be reformatted"
         } else {

@@ -59,7 +59,14 @@ fn a_typo_in_a_target_is_an_error_that_points_at_it_and_suggests_the_state() {
     assert!(stderr.contains("[door.fsm:2:39]"), "{stderr}");
     assert!(stderr.contains("no state with this name"), "{stderr}");
     assert!(stderr.contains("help: did you mean `opened`?"), "{stderr}");
-    assert!(stderr.contains("docs/diagnostics.md#unknown-state"), "{stderr}");
+    assert!(
+        stderr.contains("fsm::unknown-state (run `fsmc explain unknown-state`)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("docs/"),
+        "no path that only a checkout has: {stderr}"
+    );
     let summary = stderr.lines().last().unwrap();
     assert!(summary.starts_with("checked 1 file: 1 error"), "{stderr}");
     assert!(
@@ -542,4 +549,74 @@ fn fmt_takes_the_line_ending_of_the_first_line() {
 
     let run = dir.fsmc_with_stdin(&["fmt", "-"], crlf(MESSY)).expect(0);
     assert_eq!(run.stdout(), crlf(&canonical(MESSY)), "standard input too");
+}
+
+#[test]
+fn explain_prints_what_a_report_says_to_run() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", TYPO);
+    let stderr = dir.fsmc(&["check", "door.fsm"]).expect(1).stderr();
+    let command = stderr
+        .split("(run `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no command to run in {stderr}"));
+    let args: Vec<&str> = command.split(' ').collect();
+    assert_eq!(args, ["fsmc", "explain", "unknown-state"]);
+    let run = dir.fsmc(&args[1..]).expect(0);
+    assert_eq!(run.stderr(), "");
+    let text = run.stdout();
+    assert!(
+        text.starts_with(
+            "fsm::unknown-state\n\nError. A transition targets a state the machine does not define.\n\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n    machine Door {\n        initial state closed { on open -> opend; }\n"),
+        "code blocks are indented, without fences: {text}"
+    );
+    assert!(text.contains("\nFix: correct the name"), "{text}");
+    assert!(!text.contains("```") && !text.contains("**"), "{text}");
+}
+
+#[test]
+fn explain_takes_the_code_as_reports_show_it() {
+    let dir = Scratch::new();
+    let plain = dir.fsmc(&["explain", "dead-end"]).expect(0).stdout();
+    let namespaced = dir.fsmc(&["explain", "fsm::dead-end"]).expect(0).stdout();
+    assert_eq!(plain, namespaced);
+}
+
+#[test]
+fn explain_of_an_unknown_code_suggests_the_closest() {
+    let dir = Scratch::new();
+    let run = dir.fsmc(&["explain", "unreachable-stat"]).expect(2);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        "error: unknown diagnostic code `unreachable-stat`; did you mean `unreachable-state`?\n"
+    );
+    let run = dir.fsmc(&["explain", "nonsense"]).expect(2);
+    assert_eq!(
+        run.stderr(),
+        "error: unknown diagnostic code `nonsense`; run `fsmc explain` to list the codes\n"
+    );
+}
+
+#[test]
+fn explain_without_a_code_lists_every_code() {
+    let dir = Scratch::new();
+    let run = dir.fsmc(&["explain"]).expect(0);
+    let list = run.stdout();
+    assert_eq!(list, dir.fsmc(&["explain", "--list"]).expect(0).stdout());
+    for code in fsm_grammar::Code::ALL {
+        assert!(
+            list.contains(&format!("\n  {code} ")),
+            "{code} is listed:\n{list}"
+        );
+    }
+    assert!(list.starts_with("Errors:\n  syntax "), "{list}");
+    assert!(list.contains("\nWarnings:\n"), "{list}");
+    dir.fsmc(&["explain", "--list", "dead-end"]).expect(2);
 }

@@ -75,6 +75,8 @@ codes! {
     UndeclaredOutput = "undeclared-output", Error;
     /// Two names that become the same Rust identifier.
     NameCollision = "name-collision", Error;
+    /// `true` or `false` used as a guard name.
+    ReservedName = "reserved-name", Error;
     /// A state that cannot be reached from the initial state.
     UnreachableState = "unreachable-state", Warning;
     /// A reachable state from which no terminal state can be reached.
@@ -99,9 +101,10 @@ impl Code {
         Code::ALL.iter().copied().find(|c| c.name() == name)
     }
 
-    /// The documentation anchor of this code.
-    pub fn url(self) -> String {
-        format!("{DOCS_URL}#{}", self.name())
+    /// The command that prints this code's documentation:
+    /// `fsmc explain unknown-state`. Reports say to run it.
+    pub fn explain_command(self) -> String {
+        format!("fsmc explain {}", self.name())
     }
 }
 
@@ -110,9 +113,6 @@ impl fmt::Display for Code {
         f.write_str(self.name())
     }
 }
-
-/// Where the diagnostics catalogue lives, relative to the repository root.
-pub const DOCS_URL: &str = "docs/diagnostics.md";
 
 /// A secondary label: another place that explains the primary one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -201,8 +201,9 @@ impl miette::Diagnostic for Diagnostic {
         Some(Box::new(&self.help))
     }
 
+    /// Shown after the code: `fsm::unknown-state (run `fsmc explain unknown-state`)`.
     fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.code.url()))
+        Some(Box::new(format!("run `{}`", self.code.explain_command())))
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {

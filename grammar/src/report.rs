@@ -364,7 +364,7 @@ mod tests {
         let out = human("m.fsm", SOURCE, &[unknown_state()], 80, false);
         assert_eq!(
             out,
-            "fsm::unknown-state (docs/diagnostics.md#unknown-state)
+            "fsm::unknown-state (run `fsmc explain unknown-state`)
 
   × transition on `go` targets unknown state `bb`
    ╭─[m.fsm:3:32]
