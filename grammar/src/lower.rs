@@ -151,6 +151,15 @@ impl<'d> Lowerer<'d> {
             if let MachineItem::Decl(d) = item {
                 declares[d.kind as usize] = true;
                 for name in &d.names {
+                    if d.kind == DeclKind::Guard && is_reserved_guard_name(&name.name) {
+                        self.diagnostics.push(Diagnostic::new(
+                            Code::ReservedName,
+                            name.span,
+                            format!("`{}` cannot be the name of a guard", name.name),
+                            "reserved in guard expressions",
+                            "`true` and `false` are reserved so that `[true]` cannot look like a constant; give the guard a name that says what it checks",
+                        ));
+                    }
                     let table = match d.kind {
                         DeclKind::Action => &mut self.actions,
                         DeclKind::Guard => &mut self.guards,
@@ -375,6 +384,9 @@ impl<'d> Lowerer<'d> {
         state_names: &[String],
     ) -> Option<Transition> {
         let action = ActionId::from_index(self.actions.use_(&t.action));
+        if let Some(g) = &t.guard {
+            self.reserved_guard_names(g);
+        }
         let guard = t.guard.as_ref().map(|g| Guard {
             expr: self.guard(g),
             span: g.span(),
@@ -433,6 +445,36 @@ impl<'d> Lowerer<'d> {
         })
     }
 
+    /// `true` and `false` are not guards: a guard of its own, `[true]` or
+    /// `[false]`, says nothing a transition cannot say without it, and one
+    /// inside an expression can be simplified away.
+    fn reserved_guard_names(&mut self, g: &GuardAst) {
+        let mut whole = g;
+        while let GuardAst::Paren(_, inner) = whole {
+            whole = inner;
+        }
+        for ident in g.names() {
+            if !is_reserved_guard_name(&ident.name) {
+                continue;
+            }
+            let alone = matches!(whole, GuardAst::Name(i) if std::ptr::eq(i, ident));
+            let help = match (alone, ident.name.as_str()) {
+                (true, "true") => "a transition without a guard always applies: remove the guard".to_string(),
+                (true, _) => "a transition that can never fire does nothing: remove it, or comment it out".to_string(),
+                (false, word) => format!(
+                    "guards are names the program evaluates, and there are no constants: simplify the expression without `{word}`"
+                ),
+            };
+            self.diagnostics.push(Diagnostic::new(
+                Code::ReservedName,
+                ident.span,
+                format!("`{}` is not a guard", ident.name),
+                "reserved in guard expressions",
+                help,
+            ));
+        }
+    }
+
     fn guard(&mut self, g: &GuardAst) -> GuardExpr {
         match g {
             GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
@@ -468,7 +510,14 @@ impl<'d> Lowerer<'d> {
                     .filter(|s| s.declared.is_some())
                     .map(|s| s.name.as_str())
             };
-            for sym in table.list.iter().filter(|s| s.declared.is_none()) {
+            // `true` and `false` are reported as reserved, not as undeclared:
+            // declaring them is no fix.
+            let undeclared = table
+                .list
+                .iter()
+                .filter(|s| s.declared.is_none())
+                .filter(|s| kind != DeclKind::Guard || !is_reserved_guard_name(&s.name));
+            for sym in undeclared {
                 let help = match suggest::closest_within(&sym.name, declared(), self.suggestions) {
                     Some(meant) => format!("did you mean `{meant}`?"),
                     None => format!(
@@ -490,6 +539,11 @@ impl<'d> Lowerer<'d> {
             }
         }
     }
+}
+
+/// `true` and `false`, which cannot name guards.
+fn is_reserved_guard_name(name: &str) -> bool {
+    matches!(name, "true" | "false")
 }
 
 /// `a && b` (`and`) or `a || b` with a chain of one operator kept
