@@ -4,7 +4,7 @@
 //!   `Code::ALL`, each stating the code's severity, and the first example of
 //!   each section reports it.
 //! - Those sections are exactly `fsm-cli/src/explain.md`, the text
-//!   `fsmc explain` prints (reports say `run `fsmc explain CODE``).
+//!   `fsmc explain` prints (reports say ``run `fsmc explain CODE` ``).
 //! - Every complete machine shown in `docs/dsl.md` checks clean, and its
 //!   canonical-form example is exactly what `Machine::canonical` prints.
 

@@ -201,7 +201,7 @@ impl miette::Diagnostic for Diagnostic {
         Some(Box::new(&self.help))
     }
 
-    /// Shown after the code: `fsm::unknown-state (run `fsmc explain unknown-state`)`.
+    /// Shown after the code, as in ``fsm::unknown-state (run `fsmc explain unknown-state`)``.
     fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(format!("run `{}`", self.code.explain_command())))
     }
