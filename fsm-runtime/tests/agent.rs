@@ -126,7 +126,7 @@ fn shutdown_succeeds_from_every_state() {
         let mut agent = AgentLoop::from_state(state);
         let result = agent.fire(Action::ShutdownRequested, &Turn::default());
         if state == State::ShuttingDown {
-            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal));
+            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal()));
             continue;
         }
         let fired = result.unwrap_or_else(|e| panic!("shutdown from {state}: {e}"));
