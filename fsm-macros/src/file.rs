@@ -2,10 +2,11 @@
 //!
 //! The path is relative to the crate root (`CARGO_MANIFEST_DIR`). rustc can
 //! only point at the path literal, so each message carries the file, line,
-//! column and the marked source lines (see [`crate::snippet`]).
+//! column and the marked source lines (see [`fsm_codegen::snippet`]).
 
 use crate::expand::{self, Generation, Origin, Shown};
-use crate::{generate, report, snippet};
+use crate::{generate, report};
+use fsm_codegen::snippet;
 use fsm_grammar::Diagnostic;
 use proc_macro2::{Span, TokenStream};
 use std::io;

@@ -61,7 +61,6 @@ mod inline;
 mod invocation;
 mod layout;
 mod report;
-mod snippet;
 
 use invocation::Invocation;
 use std::panic::{self, AssertUnwindSafe};
