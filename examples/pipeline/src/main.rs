@@ -104,12 +104,22 @@ fn orchestrate(args: RunArgs) -> Result<ExitCode, Error> {
         resume: args.resume,
         checkpoint: None,
     };
-    println!(
-        "pipeline {} on {:?} in {}",
-        record.pipeline,
-        record.topic,
-        dir.root().display()
-    );
+    // A run picked up where an earlier orchestrator left it says so, and where.
+    let status = StatusStore::open(&dir.status())?.load(&record.definition)?;
+    match status.resumes_at(&record) {
+        Some(phase) => println!(
+            "resuming run of pipeline {} on {:?} in {} at phase {phase}",
+            record.pipeline,
+            record.topic,
+            dir.root().display()
+        ),
+        None => println!(
+            "pipeline {} on {:?} in {}",
+            record.pipeline,
+            record.topic,
+            dir.root().display()
+        ),
+    }
     match orchestrator::run(&dir, &record, &options, &mut std::io::stdout())? {
         Outcome::Delivered { .. } | Outcome::Paused { .. } => Ok(ExitCode::SUCCESS),
         Outcome::Failed { phase } => {

@@ -354,14 +354,21 @@ fn a_phase_with_pause_after_waits_for_resume() {
     assert!(stdout(&output)
         .contains("phase.collect: running -> paused [mark_worker_completed, summarize_to_user]"));
 
-    // Without --resume it stays paused.
-    assert!(run(&mut orchestrator(&run_dir)).status.success());
+    // Without --resume it stays paused. A run picked up says so, and where.
+    let again = run(&mut orchestrator(&run_dir));
+    assert!(again.status.success());
+    let first_line = format!(
+        "resuming run of pipeline research on \"FSA architecture\" in {} at phase collect",
+        run_dir.display()
+    );
+    assert_eq!(stdout(&again).lines().next(), Some(first_line.as_str()));
     let (_, status) = load(&run_dir).unwrap();
     assert_eq!(status.phases[0].machine.state(), phase::State::Paused);
     assert_eq!(starts(&run_dir).get("synthesizer"), None);
 
     let resumed = run(orchestrator(&run_dir).arg("--resume"));
     assert!(resumed.status.success(), "{resumed:?}");
+    assert_eq!(stdout(&resumed).lines().next(), Some(first_line.as_str()));
     assert!(stdout(&resumed)
         .contains("phase.collect: paused -> completed [spawn_next_phase]: resumed by the user"));
     assert_delivered(&run_dir);
