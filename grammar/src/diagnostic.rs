@@ -1,5 +1,6 @@
 //! The one diagnostic type of the front end, and the catalogue of codes.
 
+use crate::elide::elide;
 use crate::span::Span;
 use std::fmt;
 
@@ -151,14 +152,16 @@ impl Diagnostic {
         label: impl Into<String>,
         help: impl Into<String>,
     ) -> Self {
+        // Names of any length are quoted shortened, so one diagnostic prints
+        // a bounded amount of text; the span still covers the whole name.
         Diagnostic {
             code,
             severity: code.default_severity(),
-            message: message.into(),
+            message: elide(message.into()),
             span,
-            label: label.into(),
+            label: elide(label.into()),
             secondary: Vec::new(),
-            help: help.into(),
+            help: elide(help.into()),
         }
     }
 
@@ -166,7 +169,7 @@ impl Diagnostic {
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
         self.secondary.push(Label {
             span,
-            message: message.into(),
+            message: elide(message.into()),
         });
         self
     }

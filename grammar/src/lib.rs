@@ -21,6 +21,7 @@ mod checks;
 pub mod comments;
 pub mod diagnostic;
 pub mod diagram;
+mod elide;
 pub mod format;
 mod guard_logic;
 pub mod interchange;

@@ -40,8 +40,8 @@ impl fmt::Display for JsonPath {
         f.write_str("$")?;
         for segment in &self.0 {
             match segment {
-                Segment::Key(key) if is_plain(key) => write!(f, ".{key}")?,
-                Segment::Key(key) => write!(f, "[{}]", serde_json::Value::from(key.as_str()))?,
+                Segment::Key(key) if is_plain(key) => write!(f, ".{}", crate::elide::name(key))?,
+                Segment::Key(key) => write!(f, "[{}]", serde_json::Value::from(&*crate::elide::name(key)))?,
                 Segment::Index(i) => write!(f, "[{i}]")?,
             }
         }
