@@ -4,6 +4,12 @@
 //!
 //! Instance ids: `run`, `phase.<id>`, `worker.<role>`. An instance never
 //! saved is in its machine's initial state, at version 0.
+//!
+//! Each machine is [`Recorded`]: its snapshot carries the history of the
+//! transitions that changed its state, with when they happened, so
+//! `fsmc history DIR/status/phase.collect.json` shows how a phase got where
+//! it is. (Internal transitions, like a phase's `tick` on every heartbeat,
+//! change nothing and are neither saved nor recorded.)
 
 use crate::error::Error;
 use crate::machines::phase::{self, Phase};
@@ -12,23 +18,23 @@ use crate::machines::worker::Worker;
 use crate::run_dir::RunRecord;
 use crate::workflow::Pipeline;
 use fsm_runtime::store::{FileStore, Store, Version};
-use fsm_runtime::{Fire, Fired, Machine};
+use fsm_runtime::{Fire, Fired, Machine, Recorded};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
 /// A status machine as stored, with the version it was loaded or saved at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Stored<M> {
+#[derive(Clone, Debug)]
+pub struct Stored<M: Machine> {
     /// The store instance.
     pub id: String,
     /// The version the machine was loaded or last saved at.
     pub version: Version,
-    /// The machine.
-    pub machine: M,
+    /// The machine, and the history of its state changes.
+    pub machine: Recorded<M>,
 }
 
 /// Every status of a run, as loaded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Status {
     /// The run: whether the result was delivered.
     pub run: Stored<Run>,
@@ -76,8 +82,8 @@ impl StatusStore {
 
     fn load_one<M: Machine>(&self, id: String) -> Result<Stored<M>, Error> {
         let (version, machine) = match self.store.load(&id)? {
-            None => (0, M::new()),
-            Some((version, snapshot)) => match M::restore(&snapshot) {
+            None => (0, Recorded::new(M::new())),
+            Some((version, snapshot)) => match Recorded::restore(&snapshot) {
                 Ok(machine) => (version, machine),
                 Err(source) => return Err(Error::Restore { id, source }),
             },
@@ -183,11 +189,11 @@ mod tests {
     use crate::machines::worker::Worker;
     use crate::machines::PhaseFacts;
 
-    fn stored<M>(id: &str, machine: M) -> Stored<M> {
+    fn stored<M: Machine>(id: &str, machine: M) -> Stored<M> {
         Stored {
             id: id.to_owned(),
             version: 1,
-            machine,
+            machine: Recorded::new(machine),
         }
     }
 

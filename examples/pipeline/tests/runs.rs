@@ -456,3 +456,90 @@ fn a_corrupt_status_is_reported_with_its_path_and_kept() {
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\"version\": 2, \"snap");
 }
+
+/// `(seq, from, action, to)` of every entry of a recorded history.
+fn transitions<M: fsm_runtime::Machine>(
+    stored: &pipeline::status::Stored<M>,
+) -> Vec<(u64, String, String, String)> {
+    stored
+        .machine
+        .history()
+        .iter()
+        .map(|e| {
+            (
+                e.seq(),
+                e.from().to_owned(),
+                e.action().to_owned(),
+                e.to().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn entry(seq: u64, from: &str, action: &str, to: &str) -> (u64, String, String, String) {
+    (seq, from.to_owned(), action.to_owned(), to.to_owned())
+}
+
+#[test]
+fn every_status_file_carries_the_history_of_its_state_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(run(&mut orchestrator(dir.path())).status.success());
+    let (_, status) = load(dir.path()).unwrap();
+    let phase_history = [
+        entry(0, "pending", "spawn", "running"),
+        entry(1, "running", "output_detected", "completed"),
+    ];
+    assert_eq!(transitions(&status.phases[0]), phase_history);
+    assert_eq!(transitions(&status.phases[1]), phase_history);
+    assert_eq!(
+        transitions(&status.run),
+        [
+            entry(0, "running", "final_phase_completed", "delivering"),
+            entry(1, "delivering", "delivered", "delivered"),
+        ]
+    );
+    for worker in status.workers.iter().flatten() {
+        assert_eq!(
+            transitions(worker),
+            [
+                entry(0, "pending", "spawn", "running"),
+                entry(1, "running", "output_detected", "completed"),
+            ],
+            "{}",
+            worker.id
+        );
+    }
+    // In time order, as `fsmc history` prints them.
+    let times: Vec<_> = status.phases[0]
+        .machine
+        .history()
+        .iter()
+        .map(|e| e.at())
+        .collect();
+    assert!(times.windows(2).all(|pair| pair[0] <= pair[1]), "{times:?}");
+
+    // The README's walkthrough shows `fsmc history` on this file: the same
+    // transitions, in the table's columns (the times are those of the run
+    // it was taken from).
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let command = "fsmc history /tmp/research/status/phase.collect.json\n";
+    let shown = readme
+        .split(command)
+        .nth(1)
+        .and_then(|rest| rest.split("```text\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README shows `fsmc history` on the pipeline's phase.collect.json");
+    let mut lines = shown.lines();
+    assert_eq!(
+        lines.next(),
+        Some("seq  time                      from     action           to")
+    );
+    let rows: Vec<(u64, String, String, String)> = lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(cells.len(), 5, "{line:?}");
+            entry(cells[0].parse().unwrap(), cells[2], cells[3], cells[4])
+        })
+        .collect();
+    assert_eq!(rows, phase_history);
+}
