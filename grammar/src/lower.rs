@@ -190,8 +190,8 @@ impl<'d> Lowerer<'d> {
                 _ => None,
             })
             .collect();
-        let mut states: Vec<State> = Vec::new();
-        let mut bodies: Vec<&ast::StateAst> = Vec::new();
+        let mut states: Vec<State> = Vec::with_capacity(state_asts.len());
+        let mut bodies: Vec<&ast::StateAst> = Vec::with_capacity(state_asts.len());
         let mut by_name: HashMap<&str, StateId> = HashMap::new();
         let mut initial: Option<(StateId, Span)> = None;
         let mut duplicates: Vec<(StateId, &ast::StateAst)> = Vec::new();
@@ -277,8 +277,14 @@ impl<'d> Lowerer<'d> {
         };
 
         // Bodies: hooks and transitions.
-        let state_names: Vec<String> = states.iter().map(|s| s.name.clone()).collect();
-        let mut transitions = Vec::new();
+        let state_names: Vec<&str> = bodies.iter().map(|s| s.name.name.as_str()).collect();
+        debug_assert!(state_names.iter().zip(&states).all(|(a, b)| *a == b.name));
+        let count = bodies
+            .iter()
+            .flat_map(|s| s.body.iter().flatten())
+            .filter(|i| matches!(i, StateItem::Transition(_)))
+            .count();
+        let mut transitions = Vec::with_capacity(count);
         let mut own = vec![Vec::new(); states.len()];
         for (i, s) in bodies.iter().enumerate() {
             let id = StateId::from_index(i);
@@ -381,7 +387,7 @@ impl<'d> Lowerer<'d> {
         t: &ast::TransitionAst,
         source: Source,
         by_name: &HashMap<&str, StateId>,
-        state_names: &[String],
+        state_names: &[&str],
     ) -> Option<Transition> {
         let action = ActionId::from_index(self.actions.use_(&t.action));
         if let Some(g) = &t.guard {
@@ -401,11 +407,8 @@ impl<'d> Lowerer<'d> {
             Some(ident) => match by_name.get(ident.name.as_str()) {
                 Some(&id) => Some(id),
                 None => {
-                    let meant = suggest::closest_within(
-                        &ident.name,
-                        state_names.iter().map(String::as_str),
-                        self.suggestions,
-                    );
+                    let meant =
+                        suggest::closest_within(&ident.name, state_names.iter().copied(), self.suggestions);
                     self.diagnostics.push(Diagnostic::new(
                         Code::UnknownState,
                         ident.span,

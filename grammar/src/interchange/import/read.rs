@@ -352,12 +352,12 @@ impl Reader<'_> {
         let by_ident: HashMap<&str, usize> = states
             .iter()
             .enumerate()
-            .map(|(i, s)| (s.name.ident.as_str(), i))
+            .map(|(i, s)| (&*s.name.ident, i))
             .collect();
         let mut state_ref = |reader: &mut Self, value: &JsonValue, path: &JsonPath| -> Option<usize> {
             let text = reader.string(value, path)?;
             let ident = names.resolve(Kind::State, text, path, reader.sink).ident;
-            let found = by_ident.get(ident.as_str()).copied();
+            let found = by_ident.get(&*ident).copied();
             if found.is_none() && states_value.is_some() {
                 reader.unknown_state(text, &ident, path, &states);
             }
@@ -395,7 +395,7 @@ impl Reader<'_> {
                 .flat_map(|a| &a.candidates)
                 .filter_map(|c| c.to.as_ref());
             for to in targets {
-                if !by_ident.contains_key(to.ident.as_str()) {
+                if !by_ident.contains_key(&*to.ident) {
                     self.unknown_state(&to.text, &to.ident, &to.path, &states);
                 }
             }
@@ -423,7 +423,7 @@ impl Reader<'_> {
     fn unknown_state(&mut self, text: &str, ident: &str, path: &JsonPath, states: &[StateSpec]) {
         let help = suggest::help_for(
             ident,
-            states.iter().map(|s| s.name.ident.as_str()),
+            states.iter().map(|s| &*s.name.ident),
             &mut self.suggestions,
             "name one of the keys of `states`".to_string(),
         );
