@@ -145,8 +145,10 @@ impl Status {
             .map(|phase| phase.id.as_str())
     }
 
-    /// The status in the shape of the seed's `status.json`, for people to
-    /// read: `pipeline status --dir DIR` prints it.
+    /// The status as one `status.json`-style object (pipeline, topic,
+    /// current phase, each phase's status and its workers', whether the
+    /// result was delivered), for people to read: `pipeline status --dir DIR`
+    /// prints it.
     pub fn to_json(&self, record: &RunRecord) -> Value {
         let phases: Vec<Value> = record
             .definition
@@ -197,7 +199,7 @@ mod tests {
         }
     }
 
-    /// The seed's research pipeline with `collect` in `collect` and
+    /// The built-in research pipeline with `collect` in `collect` and
     /// `synthesis` in `synthesis`, and the run in `run`.
     fn run_status(collect: Phase, synthesis: Phase, run: Run) -> (RunRecord, Status) {
         let record = RunRecord {

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Writes a one-pipeline `workflows.json` whose phases are the seed's, with
-/// `collect`'s timeout and `pause_after` replaced.
+/// Writes a one-pipeline `workflows.json` whose phases are the built-in ones,
+/// with `collect`'s timeout and `pause_after` replaced.
 fn workflows(dir: &Path, timeout: u64, pause_after: bool) -> PathBuf {
     let text = format!(
         r#"{{"research": {{"phases": [
@@ -84,7 +84,7 @@ fn a_run_delivers_the_synthesis_and_a_second_run_only_reports_it() {
 }
 
 #[test]
-fn status_prints_the_seed_shaped_json() {
+fn status_prints_the_run_as_status_json() {
     let dir = tempfile::tempdir().unwrap();
     assert!(run(&mut orchestrator(dir.path())).status.success());
     let output = run(Command::new(env!("CARGO_BIN_EXE_pipeline"))
@@ -234,7 +234,7 @@ fn a_hung_worker_is_killed_when_its_phase_times_out() {
 #[test]
 fn a_worker_that_dies_without_output_fails_its_phase_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    // The seed's timeouts and grace: 600 s + 120 s, which the run must not
+    // The built-in timeouts and grace: 600 s + 120 s, which the run must not
     // wait for.
     let definition = workflows(dir.path(), 600, false);
     let run_dir = dir.path().join("run");
