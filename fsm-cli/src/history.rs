@@ -15,10 +15,12 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 #[command(after_long_help = "\
 FILE is a snapshot as `serde_json` writes `fsm_runtime::Snapshot` ({\"type\": \"fsm\", \"machine\", \
 \"fingerprint\", \"current_state\", \"history\"}), a `FileStore` file ({\"version\", \"snapshot\"}), \
-or seed 004's runtime record ({\"id\", \"current_state\", \"history\": [{\"from\", \"to\", \"timestamp\", \
-\"reason\"}]}, entries numbered in order when they carry no `seq`). The history is the one recorded by `fsm_runtime::Recorded` or `fsm_runtime::Shared::recording`; \
-it prints oldest first, with timestamps in UTC, and names wider than 64 columns cut to an `…`. \
-A key given twice in one JSON object is an error, whatever the file.
+or a runtime record, the JSON in which an execution runtime logs a machine's state changes \
+({\"id\", \"current_state\", \"history\": [{\"from\", \"to\", \"timestamp\", \"reason\"}]}, the \
+action under `reason`, entries numbered in order when they carry no `seq`). The history is the \
+one recorded by `fsm_runtime::Recorded` or `fsm_runtime::Shared::recording`; it prints oldest \
+first, with timestamps in UTC, and names wider than 64 columns cut to an `…`. A key given twice \
+in one JSON object is an error, whatever the file.
 
 Exit status:
   0  printed
@@ -62,9 +64,9 @@ struct FileHistory {
     empty_because: String,
 }
 
-/// The history in `text`: a snapshot, a store file, or seed 004's runtime
-/// record; or what is wrong with it, as the rest of a sentence that starts
-/// with the file name.
+/// The history in `text`: a snapshot, a store file, or a runtime record; or
+/// what is wrong with it, as the rest of a sentence that starts with the file
+/// name.
 fn read_history(text: &str) -> Result<FileHistory, String> {
     // Not `serde_json::Value`'s reader, which keeps the last of two values
     // for one key.
@@ -78,15 +80,15 @@ fn read_history(text: &str) -> Result<FileHistory, String> {
     let Some(object) = value.as_object_mut() else {
         return Err("is not a snapshot: expected a JSON object".to_owned());
     };
-    // A snapshot has a `type`; a store file wraps one in `snapshot`; seed
-    // 004's record has neither, just a `history`.
+    // A snapshot has a `type`; a store file wraps one in `snapshot`; a
+    // runtime record has neither, just a `history`.
     let snapshot: Snapshot = if object.contains_key("type") {
         serde_json::from_value(value).map_err(|error| format!("is not a snapshot: {error}"))?
     } else if let Some(snapshot) = object.remove("snapshot") {
         serde_json::from_value(snapshot)
             .map_err(|error| format!("is a store file whose `snapshot` is invalid: {error}"))?
     } else if let Some(history) = object.remove("history") {
-        return seed_record_history(history, object.get("id"));
+        return runtime_record_history(history, object.get("id"));
     } else {
         return Err(
             "is not a snapshot: expected an object with `type` (a snapshot), `snapshot` (a store \
@@ -105,10 +107,11 @@ fn read_history(text: &str) -> Result<FileHistory, String> {
     })
 }
 
-/// The `history` of seed 004's runtime record (`{"id", "states",
-/// "current_state", "history": [{"from", "to", "timestamp", "reason"}]}`):
-/// entries without a `seq` are numbered by their position.
-fn seed_record_history(history: Value, id: Option<&Value>) -> Result<FileHistory, String> {
+/// The `history` of a runtime record, the JSON in which an execution runtime
+/// logs a machine's state changes (`{"id", "states", "current_state",
+/// "history": [{"from", "to", "timestamp", "reason"}]}`): entries without a
+/// `seq` are numbered by their position.
+fn runtime_record_history(history: Value, id: Option<&Value>) -> Result<FileHistory, String> {
     let Value::Array(items) = history else {
         return Err("is not a runtime record: its `history` is not an array".to_owned());
     };
@@ -307,7 +310,7 @@ seq  time                      from   action  to
     }
 
     #[test]
-    fn seed_004_records_are_numbered_in_order() {
+    fn runtime_record_entries_are_numbered_in_order() {
         let history = read_history(
             r#"{"id": "execution_fsm_v1", "states": ["idle", "executing", "completed", "failed"],
                 "current_state": "completed", "history": [
