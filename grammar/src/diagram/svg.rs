@@ -347,16 +347,17 @@ fn loop_path(points: &[Point]) -> String {
     )
 }
 
-/// A coordinate with at most one decimal, never `-0`.
+/// A coordinate with at most one decimal, never `-0`. Written from
+/// integer tenths: formatting floats with a precision is slow, and large
+/// diagrams have hundreds of thousands of coordinates.
 fn num(value: f64) -> String {
-    let rounded = (value * 10.0).round() / 10.0;
-    if rounded == 0.0 {
-        return "0".to_string();
-    }
-    if rounded.fract() == 0.0 {
-        format!("{rounded:.0}")
+    let tenths = (value * 10.0).round() as i64;
+    let (whole, tenth) = (tenths / 10, (tenths % 10).abs());
+    let sign = if tenths < 0 && whole == 0 { "-" } else { "" };
+    if tenth == 0 {
+        format!("{sign}{whole}")
     } else {
-        format!("{rounded:.1}")
+        format!("{sign}{whole}.{tenth}")
     }
 }
 
@@ -393,6 +394,9 @@ mod tests {
         assert_eq!(num(-0.01), "0");
         assert_eq!(num(12.0), "12");
         assert_eq!(num(12.34), "12.3");
+        assert_eq!(num(-0.46), "-0.5");
+        assert_eq!(num(-12.34), "-12.3");
+        assert_eq!(num(0.04), "0");
     }
 
     #[test]

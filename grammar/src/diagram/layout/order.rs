@@ -18,12 +18,38 @@ const WORK: usize = 6_000_000;
 const TRANSPOSE_LIMIT: usize = 3_000;
 
 /// Order every rank of `graph.ranks` (which must be empty on entry).
+///
+/// Small graphs try four starts (children in either order, the first
+/// sweep down or up), as a single start often ends in a local minimum.
 pub(super) fn order(graph: &mut Layered) {
-    initial(graph);
     let links: usize = graph.down.iter().map(Vec::len).sum();
     let sweeps = (WORK / (links + graph.slots.len()).max(1)).clamp(2, MAX_SWEEPS);
-    let transpose = graph.slots.len() <= TRANSPOSE_LIMIT;
+    let small = graph.slots.len() <= TRANSPOSE_LIMIT;
+    let starts: &[(bool, bool)] = if small {
+        &[(false, false), (true, false), (false, true), (true, true)]
+    } else {
+        &[(false, false)]
+    };
+    let mut best: Option<(usize, Vec<Vec<usize>>)> = None;
+    for &(reversed, upward_first) in starts {
+        for rank in &mut graph.ranks {
+            rank.clear();
+        }
+        initial(graph, reversed);
+        let found = improve(graph, sweeps, small, upward_first);
+        if best.as_ref().is_none_or(|b| found < b.0) {
+            best = Some((found, graph.ranks.clone()));
+        }
+        if found == 0 {
+            break;
+        }
+    }
+    graph.ranks = best.expect("at least one start").1;
+}
 
+/// Barycenter sweeps from the current order; leaves the best order seen in
+/// `graph.ranks` and returns its crossings.
+fn improve(graph: &mut Layered, sweeps: usize, transpose: bool, upward_first: bool) -> usize {
     let mut pos = positions(graph);
     let mut best = graph.ranks.clone();
     let mut best_crossings = crossings(graph, &pos);
@@ -32,7 +58,7 @@ pub(super) fn order(graph: &mut Layered) {
         if best_crossings == 0 || idle >= PATIENCE {
             break;
         }
-        let downward = sweep % 2 == 0;
+        let downward = (sweep % 2 == 0) != upward_first;
         barycenter_sweep(graph, &mut pos, downward);
         if transpose {
             transpose_all(graph, &mut pos);
@@ -47,11 +73,13 @@ pub(super) fn order(graph: &mut Layered) {
         }
     }
     graph.ranks = best;
+    best_crossings
 }
 
 /// Place nodes rank by rank in depth-first order from the top, so each
-/// tree of edges starts out uncrossed.
-fn initial(graph: &mut Layered) {
+/// tree of edges starts out uncrossed; `reversed` visits children last
+/// first.
+fn initial(graph: &mut Layered, reversed: bool) {
     let n = graph.slots.len();
     let mut by_rank: Vec<usize> = (0..n).collect();
     by_rank.sort_by_key(|&v| graph.slots[v].rank);
@@ -65,11 +93,17 @@ fn initial(graph: &mut Layered) {
         stack.push(start);
         while let Some(v) = stack.pop() {
             graph.ranks[graph.slots[v].rank].push(v);
-            for &w in graph.down[v].iter().rev() {
+            let children = &graph.down[v];
+            let mut push = |w: usize| {
                 if !seen[w] {
                     seen[w] = true;
                     stack.push(w);
                 }
+            };
+            if reversed {
+                children.iter().copied().for_each(&mut push);
+            } else {
+                children.iter().rev().copied().for_each(&mut push);
             }
         }
     }

@@ -12,6 +12,8 @@ use super::{Kind, Layered, Slot, EDGE_GAP, NODE_GAP, RANK_GAP};
 
 /// Down-and-up sweep pairs.
 const ROUNDS: usize = 6;
+/// Layered nodes times rounds allowed: large graphs get fewer rounds.
+const WORK: usize = 2_000_000;
 /// How strongly a node without neighbours on the swept side stays put.
 const INERTIA: f64 = 0.01;
 
@@ -35,7 +37,8 @@ pub(super) fn position(graph: &Layered) -> Placed {
         }
     }
     let count = graph.ranks.len();
-    for _ in 0..ROUNDS {
+    let rounds = (WORK / graph.slots.len().max(1)).clamp(1, ROUNDS);
+    for _ in 0..rounds {
         for r in 1..count {
             place(graph, &mut x, r, true, false);
         }
