@@ -1,4 +1,4 @@
-//! The agent loop of seed 002: the caller performs the outputs and feeds the
+//! The loop of a coding agent: the caller performs the outputs and feeds the
 //! results back as actions; the machine only decides.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]

@@ -1,4 +1,4 @@
-//! The door of the issue: firing, error texts, names, snapshots and restore.
+//! The door of the README: firing, error texts, names, snapshots and restore.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 

@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 fsm_runtime::fsm! {
-    /// Seed 004's execution machine, with a heartbeat.
+    /// The `execution_fsm_v1` machine of an execution runtime, with a
+    /// heartbeat.
     machine Execution {
         initial state idle { on start -> executing; }
         state executing {
@@ -30,17 +31,17 @@ fsm_runtime::fsm! {
 
 use execution::{Action, Execution, State};
 
-/// 2026-01-10T09:32:15Z, the timestamp of seed 004.
-const SEED_SECONDS: u64 = 1_768_037_535;
+/// 2026-01-10T09:32:15Z, the timestamp of a run of `execution_fsm_v1`.
+const RUN_SECONDS: u64 = 1_768_037_535;
 
-/// A clock that starts at seed 004's timestamp and ticks one second per
+/// A clock that starts at that run's timestamp and ticks one second per
 /// call; shares its call count.
 fn ticking_clock() -> (impl Fn() -> SystemTime + Send + Sync + 'static, Arc<AtomicU64>) {
     let calls = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&calls);
     let clock = move || {
         let n = counter.fetch_add(1, Ordering::SeqCst);
-        UNIX_EPOCH + Duration::from_secs(SEED_SECONDS + n)
+        UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + n)
     };
     (clock, calls)
 }
@@ -68,8 +69,8 @@ fn cap(n: usize) -> NonZeroUsize {
 fn timestamps_are_rfc_3339_in_utc_with_milliseconds() {
     let at = |millis: u64| Timestamp::from_unix_millis(millis).unwrap().to_string();
     assert_eq!(at(0), "1970-01-01T00:00:00.000Z");
-    assert_eq!(at(SEED_SECONDS * 1000), "2026-01-10T09:32:15.000Z");
-    assert_eq!(at(SEED_SECONDS * 1000 + 7), "2026-01-10T09:32:15.007Z");
+    assert_eq!(at(RUN_SECONDS * 1000), "2026-01-10T09:32:15.000Z");
+    assert_eq!(at(RUN_SECONDS * 1000 + 7), "2026-01-10T09:32:15.007Z");
     // `date -u -d @951782400` and friends: leap days, a century that is a
     // leap year, the last millisecond of a year.
     assert_eq!(at(951_782_400_000), "2000-02-29T00:00:00.000Z");
@@ -86,12 +87,12 @@ fn timestamps_are_rfc_3339_in_utc_with_milliseconds() {
 
 #[test]
 fn timestamps_come_from_system_time_truncated_and_clamped() {
-    let time = UNIX_EPOCH + Duration::from_nanos(SEED_SECONDS * 1_000_000_000 + 123_999_999);
+    let time = UNIX_EPOCH + Duration::from_nanos(RUN_SECONDS * 1_000_000_000 + 123_999_999);
     let at = Timestamp::from_system_time(time);
     assert_eq!(at.to_string(), "2026-01-10T09:32:15.123Z");
     assert_eq!(
         at.to_system_time(),
-        UNIX_EPOCH + Duration::from_millis(SEED_SECONDS * 1000 + 123)
+        UNIX_EPOCH + Duration::from_millis(RUN_SECONDS * 1000 + 123)
     );
     assert_eq!(
         Timestamp::from(UNIX_EPOCH - Duration::from_secs(1)),
@@ -108,7 +109,7 @@ fn timestamps_come_from_system_time_truncated_and_clamped() {
 
 #[test]
 fn timestamps_parse_any_rfc_3339_form() {
-    let seed = Timestamp::from_unix_millis(SEED_SECONDS * 1000).unwrap();
+    let start = Timestamp::from_unix_millis(RUN_SECONDS * 1000).unwrap();
     for text in [
         "2026-01-10T09:32:15Z",
         "2026-01-10t09:32:15z",
@@ -118,7 +119,7 @@ fn timestamps_parse_any_rfc_3339_form() {
         "2026-01-10T04:02:15-05:30",
         "2026-01-10T09:32:15-00:00",
     ] {
-        assert_eq!(text.parse(), Ok(seed), "{text}");
+        assert_eq!(text.parse(), Ok(start), "{text}");
     }
     assert_eq!(
         "2026-01-10T09:32:15.5Z"
@@ -452,7 +453,7 @@ fn restoring_brings_the_history_back_and_continues_it() {
     let mut resumed = Recorded::<Execution>::restore_with(
         &snapshot,
         FingerprintPolicy::Strict,
-        History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(SEED_SECONDS + 60)),
+        History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + 60)),
     )
     .unwrap();
     assert_eq!(resumed.state(), State::Executing);
@@ -667,7 +668,8 @@ fn bad_histories_in_json_are_reported_clearly() {
         error(json!([{"seq": 0, "from": "idle", "to": "executing", "timestamp": "2026-01-10T09:32:15Z"}])),
         "missing field `action`"
     );
-    // Seed 004 calls the action `reason`; `action` wins when both are given.
+    // A runtime record calls the action `reason`; `action` wins when both are
+    // given.
     let entries = |history: serde_json::Value| -> Vec<String> {
         let snapshot: Snapshot = serde_json::from_value(json!({
             "type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "executing",

@@ -10,10 +10,11 @@ use std::fmt;
 ///
 /// With the `serde` feature it serializes to
 /// `{"seq": 0, "from": "idle", "to": "executing", "action": "start", "timestamp": "2026-01-10T09:32:15.000Z"}`.
-/// This is the `history` record of seed 004 (`from`, `to`, `timestamp`,
-/// `reason`) with the action as the reason, plus the sequence number. When
-/// reading, an entry without `action` takes its `reason`, so the seed's
-/// records read as they are written.
+/// This is an entry of a runtime record's `history`, the JSON in which an
+/// execution runtime logs a machine's state changes (`from`, `to`,
+/// `timestamp`, `reason`), with the action as the reason, plus the sequence
+/// number. When reading, an entry without `action` takes its `reason`, so
+/// such records read as they are written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HistoryEntry {
     pub(super) seq: u64,
@@ -144,8 +145,8 @@ mod serde_impls {
                     "to" => fill(&mut to, &key, map.next_value()?)?,
                     "action" => fill(&mut action, &key, map.next_value()?)?,
                     "timestamp" => fill(&mut at, &key, map.next_value()?)?,
-                    // Seed 004's name for the action. Kept only when there is
-                    // no `action`, since a record may give both.
+                    // A runtime record's name for the action. Kept only when
+                    // there is no `action`, since a record may give both.
                     "reason" => {
                         if std::mem::replace(&mut seen_reason, true) {
                             return Err(duplicate(&key));
