@@ -111,7 +111,9 @@ impl miette::SourceCode for Cropped<'_> {
         let to = (from + span.len()).min(self.text.len());
         let line_start = self.text[..from].rfind('\n').map_or(0, |i| i + 1);
         let line_end = self.text[to..].find('\n').map_or(self.text.len(), |i| to + i);
-        let own = self.text.read_span(&miette::SourceSpan::from(line_start..line_end), 0, 0)?;
+        let own = self
+            .text
+            .read_span(&miette::SourceSpan::from(line_start..line_end), 0, 0)?;
         if longest(own.data()) <= LONG_LINE {
             return Ok(named(
                 own.data(),

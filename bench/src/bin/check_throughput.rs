@@ -398,8 +398,12 @@ fn run_memory(sizes: &[(usize, usize)]) {
         let g = generate(n);
         let subject = format!("generated, {} transitions", thousands(n as u64));
         let text = g.text.as_str();
-        memory_row(&subject, text.len(), "check", || !fsm_grammar::check(text).has_errors());
-        memory_row(&subject, text.len(), "format", || fsm_grammar::format::format(text).is_ok());
+        memory_row(&subject, text.len(), "check", || {
+            !fsm_grammar::check(text).has_errors()
+        });
+        memory_row(&subject, text.len(), "format", || {
+            fsm_grammar::format::format(text).is_ok()
+        });
         let json = fsm_grammar::interchange::model_to_json(&fsm_grammar::check(text).model);
         memory_row(&subject, json.len(), "JSON import", || {
             fsm_grammar::interchange::from_json(&json).is_ok()
@@ -407,9 +411,15 @@ fn run_memory(sizes: &[(usize, usize)]) {
     }
     let (fsm, json) = chain(100_000);
     let subject = "chain of 100,000 states";
-    memory_row(subject, fsm.len(), "check", || !fsm_grammar::check(&fsm).has_errors());
-    memory_row(subject, json.len(), "JSON import", || fsm_grammar::interchange::from_json(&json).is_ok());
-    memory_row(subject, json.len(), "Definition::from_json", || Definition::from_json(&json).is_ok());
+    memory_row(subject, fsm.len(), "check", || {
+        !fsm_grammar::check(&fsm).has_errors()
+    });
+    memory_row(subject, json.len(), "JSON import", || {
+        fsm_grammar::interchange::from_json(&json).is_ok()
+    });
+    memory_row(subject, json.len(), "Definition::from_json", || {
+        Definition::from_json(&json).is_ok()
+    });
     drop((fsm, json));
     let name = "a".repeat(50_000_000);
     let json = format!(
@@ -417,6 +427,10 @@ fn run_memory(sizes: &[(usize, usize)]) {
     );
     drop(name);
     let subject = "one 50 MB action name";
-    memory_row(subject, json.len(), "JSON import", || fsm_grammar::interchange::from_json(&json).is_ok());
-    memory_row(subject, json.len(), "Definition::from_json", || Definition::from_json(&json).is_ok());
+    memory_row(subject, json.len(), "JSON import", || {
+        fsm_grammar::interchange::from_json(&json).is_ok()
+    });
+    memory_row(subject, json.len(), "Definition::from_json", || {
+        Definition::from_json(&json).is_ok()
+    });
 }

@@ -67,13 +67,16 @@ pub(super) struct Name {
     pub path: JsonPath,
 }
 
+/// The JSON name that took an identifier, and the identifier's shared text.
+type Owner = (Arc<str>, Arc<str>);
+
 /// The identifiers handed out for one namespace scope (a machine, or the
 /// document for machine names), remembering which JSON name each came from.
 #[derive(Default)]
 pub(super) struct Names {
     /// Per kind and identifier, the JSON name that took it, and the
     /// identifier's shared text.
-    owners: HashMap<Kind, HashMap<Arc<str>, (Arc<str>, Arc<str>)>>,
+    owners: HashMap<Kind, HashMap<Arc<str>, Owner>>,
     /// Names already reported as colliding, so each is reported once.
     collided: HashSet<(Kind, String)>,
 }
