@@ -420,5 +420,5 @@ fn intersection(a: (f64, f64), b: (f64, f64), c: (f64, f64), d: (f64, f64)) -> O
     let u = (q.0 * r.1 - q.1 * r.0) / denom;
     // Half-open on one side, so a crossing at a shared sample point of
     // consecutive segments counts once.
-    ((0.0..1.0).contains(&t) && (0.0..1.0).contains(&u)).then(|| (a.0 + t * r.0, a.1 + t * r.1))
+    ((0.0..1.0).contains(&t) && (0.0..1.0).contains(&u)).then_some((a.0 + t * r.0, a.1 + t * r.1))
 }

@@ -32,8 +32,8 @@ const START_RADIUS: f64 = 6.0;
 const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace";
 
 /// The machine as a standalone SVG document: the same picture as
-/// [`dot`](super::dot), laid out top to bottom by [`super::layout`]. The
-/// output is deterministic.
+/// [`dot()`](super::dot()), laid out top to bottom by fsmc's own layered
+/// layout, with no external program. The output is deterministic.
 ///
 /// ```
 /// let model = fsm_grammar::check("machine M { initial state a { on go -> b; } terminal state b; }")
