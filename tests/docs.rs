@@ -1,8 +1,10 @@
 //! The language documents stay true to the front end.
 //!
 //! - `docs/diagnostics.md` has one `## code` section per code, in the order of
-//!   `Code::ALL` (diagnostics link to `docs/diagnostics.md#code`), each stating
-//!   the code's severity, and the first example of each section reports it.
+//!   `Code::ALL`, each stating the code's severity, and the first example of
+//!   each section reports it.
+//! - Those sections are exactly `fsm-cli/src/explain.md`, the text
+//!   `fsmc explain` prints (reports say ``run `fsmc explain CODE` ``).
 //! - Every complete machine shown in `docs/dsl.md` checks clean, and its
 //!   canonical-form example is exactly what `Machine::canonical` prints.
 
@@ -71,6 +73,46 @@ fn diagnostics_md_has_a_section_per_code_in_catalogue_order() {
     assert_eq!(
         headings, codes,
         "docs/diagnostics.md must have exactly one `## code` section per code, in the order of Code::ALL"
+    );
+}
+
+/// Set to rewrite `docs/diagnostics.md` from `fsm-cli/src/explain.md`.
+const UPDATE_DOCS: &str = "FSMC_UPDATE_DOCS";
+
+#[test]
+fn diagnostics_md_sections_are_what_fsmc_explain_prints() {
+    let root = workspace_root();
+    let source_path = root.join("fsm-cli/src/explain.md");
+    let source = std::fs::read_to_string(&source_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", source_path.display()));
+    let doc_path = root.join("docs/diagnostics.md");
+    let doc = read_doc("diagnostics.md");
+    let first_section = doc
+        .find("\n## ")
+        .map(|at| at + 1)
+        .expect("docs/diagnostics.md has sections");
+    let (intro, sections) = doc.split_at(first_section);
+    if sections == source {
+        return;
+    }
+    if std::env::var_os(UPDATE_DOCS).is_some() {
+        std::fs::write(&doc_path, format!("{intro}{source}"))
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", doc_path.display()));
+        return;
+    }
+    let line = sections
+        .lines()
+        .zip(source.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| sections.lines().count().min(source.lines().count()));
+    panic!(
+        "the code sections of docs/diagnostics.md differ from fsm-cli/src/explain.md, the text \
+         `fsmc explain` prints, from its line {} on:\n  docs: {:?}\n  explain.md: {:?}\n\
+         Edit fsm-cli/src/explain.md and copy it into the docs with \
+         `{UPDATE_DOCS}=1 cargo test -p fsm-tests --test docs`.",
+        line + 1,
+        sections.lines().nth(line).unwrap_or("(end)"),
+        source.lines().nth(line).unwrap_or("(end)"),
     );
 }
 

@@ -7,7 +7,7 @@
 //! warnings only, `err/` gives at least one error. A fixture named after a
 //! code (`err/unknown-state.fsm`, `err/syntax-bad-guard.fsm`) must report that
 //! code, and every code must have a fixture. The `.fsm` files directly under
-//! `examples/` (the machines of the seeds) must check clean.
+//! `examples/` (the machines the example crates run) must check clean.
 
 use fsm_grammar::model::Machine;
 use fsm_grammar::{check, report, Checked, Code, Diagnostic};
@@ -20,8 +20,8 @@ use std::path::Path;
 /// depend on the terminal.
 const WIDTH: usize = 100;
 
-/// The seed machines that `examples/` must hold.
-const SEED_EXAMPLES: &[&str] = &[
+/// The machines that `examples/` must hold.
+const EXAMPLE_MACHINES: &[&str] = &[
     "agent_loop.fsm",
     "execution.fsm",
     "pipeline.fsm",
@@ -97,10 +97,10 @@ fn examples_check_clean() {
         .iter()
         .map(|p| relative_name(p, &workspace_root().join("examples")))
         .collect();
-    for seed in SEED_EXAMPLES {
+    for machine in EXAMPLE_MACHINES {
         assert!(
-            names.iter().any(|n| n == seed),
-            "examples/{seed} is missing; found {names:?}"
+            names.iter().any(|n| n == machine),
+            "examples/{machine} is missing; found {names:?}"
         );
     }
     for path in &files {

@@ -473,6 +473,50 @@ fn guard_expr() -> impl Strategy<Value = String> {
     })
 }
 
+/// `leaves` joined by `op`, grouped with parentheses as `splits` picks: the
+/// same chain as `a OP b OP c ...`, written some other way.
+fn grouped(leaves: &[String], op: &str, splits: &mut impl Iterator<Item = Index>) -> String {
+    if leaves.len() == 1 {
+        return leaves[0].clone();
+    }
+    let at = 1 + splits.next().map_or(0, |i| i.index(leaves.len() - 1));
+    let side = |part: &[String], splits: &mut _| {
+        let text = grouped(part, op, splits);
+        if part.len() > 1 {
+            format!("({text})")
+        } else {
+            text
+        }
+    };
+    let left = side(&leaves[..at], splits);
+    let right = side(&leaves[at..], splits);
+    format!("{left} {op} {right}")
+}
+
+/// A chain of one operator over 2 to 8 operands, flat and grouped at random.
+fn regrouped_chain() -> impl Strategy<Value = (String, String)> {
+    let operand = prop_oneof![
+        3 => select(GUARD_NAMES).prop_map(str::to_string),
+        1 => select(GUARD_NAMES).prop_map(|g| format!("!{g}")),
+        1 => (select(GUARD_NAMES), select(GUARD_NAMES)).prop_map(|(a, b)| format!("({a} && {b})")),
+        1 => (select(GUARD_NAMES), select(GUARD_NAMES)).prop_map(|(a, b)| format!("!({a} || {b})")),
+    ];
+    (
+        prop::collection::vec(operand, 2..=8),
+        select(&["&&", "||"][..]),
+        prop::collection::vec(any::<Index>(), 8),
+    )
+        .prop_map(|(leaves, op, splits)| {
+            let flat = leaves.join(&format!(" {op} "));
+            (flat, grouped(&leaves, op, &mut splits.into_iter()))
+        })
+}
+
+/// A machine with one guarded transition.
+fn guarded_machine(guard: &str) -> String {
+    format!("machine M {{ initial state s {{ on go [{guard}] -> t; }} state t {{ on back -> s; }} }}")
+}
+
 fn names(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(select(pool), 1..=max).prop_map(|n| n.join(", "))
 }
@@ -638,6 +682,22 @@ proptest! {
     }
 
     #[test]
+    fn regrouping_a_chain_keeps_its_canonical_form((flat, regrouped) in regrouped_chain()) {
+        let flat_checked = check_well_formed(&guarded_machine(&flat))?;
+        let regrouped_checked = check_well_formed(&guarded_machine(&regrouped))?;
+        prop_assert!(!flat_checked.has_errors() && !regrouped_checked.has_errors());
+        prop_assert_eq!(canonical(&regrouped_checked), canonical(&flat_checked), "{}", regrouped);
+        // The canonical guard parses back to the very same tree.
+        let m = &regrouped_checked.model.machines[0];
+        let text = m.guard_text(&m.transitions[0].guard.as_ref().expect("guarded").expr);
+        let again = check_well_formed(&guarded_machine(&text))?;
+        prop_assert_eq!(
+            &again.model.machines[0].transitions[0].guard.as_ref().expect("guarded").expr,
+            &m.transitions[0].guard.as_ref().expect("guarded").expr
+        );
+    }
+
+    #[test]
     fn generated_machines_parse_and_check(text in generated_file()) {
         let checked = check_well_formed(&text)?;
         prop_assert!(
@@ -655,4 +715,29 @@ fn seeds_check_and_format_round_trip() {
         let checked = check_well_formed(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         format_round_trips(text, &checked).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
+}
+
+/// A snapshot taken before someone added harmless parentheses to a guard
+/// still restores: the fingerprint is the canonical form's.
+#[test]
+fn a_snapshot_survives_parentheses_added_to_a_guard_chain() {
+    use fsm_runtime::dynamic::Definition;
+    use fsm_runtime::FingerprintPolicy;
+    let before = Definition::from_fsm(&guarded_machine("a || b || c && d && e")).expect("checks");
+    let snapshot = before.snapshot_in(before.state_id("t").expect("state t"));
+    for after in [
+        "a || (b || c && d && e)",
+        "(a || b) || (c && (d && e))",
+        "a || (b || (c && d) && e)",
+    ] {
+        let after = Definition::from_fsm(&guarded_machine(after)).expect("checks");
+        assert_eq!(after.fingerprint(), before.fingerprint());
+        assert_eq!(
+            after.state_of(&snapshot, FingerprintPolicy::Strict).ok(),
+            after.state_id("t")
+        );
+    }
+    // Parentheses that change the meaning change the fingerprint.
+    let other = Definition::from_fsm(&guarded_machine("(a || b || c) && d && e")).expect("checks");
+    assert!(other.state_of(&snapshot, FingerprintPolicy::Strict).is_err());
 }

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 #[command(after_long_help = "\
 Directories are searched recursively for `*.fsm` files, in name order, skipping hidden entries \
 and `target/`. A directory without any `.fsm` file is an error, so a mistyped path cannot pass \
-silently. A file named explicitly is checked whatever its extension.
+silently. A file named explicitly is checked whatever its extension. `-` reads \
+a file from standard input; reports call it `<stdin>`, or the name given with --stdin-filename.
 
 Human reports go to stderr with a summary line; `json` and `github` reports go to stdout.
 
@@ -22,9 +23,13 @@ Exit status:
   1  errors, or warnings under --deny-warnings
   2  usage errors, and files or directories that cannot be read")]
 pub struct CheckArgs {
-    /// Files and directories to check.
+    /// Files and directories to check; `-` reads standard input.
     #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
+
+    /// The file name reports give standard input (`-`).
+    #[arg(long, value_name = "NAME", default_value = files::STDIN_NAME)]
+    stdin_filename: String,
 
     #[command(flatten)]
     diagnostics: DiagnosticArgs,
@@ -149,17 +154,21 @@ pub fn run(args: &CheckArgs) -> Exit {
         }
     };
     let mut exit = Exit::Clean;
-    let found = files::find(&args.paths);
-    let mut failed_paths = found.errors.len();
-    for error in &found.errors {
+    let (inputs, errors) = files::find_inputs(&args.paths);
+    let mut failed_paths = errors.len();
+    for error in &errors {
         console::error(error);
         exit.raise(Exit::Trouble);
     }
 
     let mut reporter = Reporter::new(&args.diagnostics);
     let mut checked = 0;
-    for path in &found.files {
-        let source = match files::read(path) {
+    for input in &inputs {
+        let (name, read) = match input {
+            files::Input::File(path) => (path.display().to_string(), files::read(path)),
+            files::Input::Stdin => (args.stdin_filename.clone(), files::read_stdin()),
+        };
+        let source = match read {
             Ok(source) => source,
             Err(error) => {
                 console::error(error);
@@ -170,7 +179,7 @@ pub fn run(args: &CheckArgs) -> Exit {
         };
         checked += 1;
         let diagnostics = options.apply(fsm_grammar::check(&source).diagnostics);
-        if reporter.report(&path.display().to_string(), &source, &diagnostics) {
+        if reporter.report(&name, &source, &diagnostics) {
             exit.raise(Exit::Problems);
         }
     }
@@ -190,13 +199,13 @@ pub fn run(args: &CheckArgs) -> Exit {
 
 /// A diagnostic code as written on the command line: `unknown-state`, or
 /// `fsm::unknown-state` as the human report shows it.
-fn parse_code(text: &str) -> Result<Code, String> {
+pub fn parse_code(text: &str) -> Result<Code, String> {
     let name = text.strip_prefix("fsm::").unwrap_or(text);
     Code::from_name(name).ok_or_else(|| {
         let names = Code::ALL.iter().map(|code| code.name());
         match fsm_grammar::suggest::closest(name, names) {
             Some(close) => format!("unknown diagnostic code `{name}`; did you mean `{close}`?"),
-            None => format!("unknown diagnostic code `{name}`; the codes are listed in docs/diagnostics.md"),
+            None => format!("unknown diagnostic code `{name}`; run `fsmc explain` to list the codes"),
         }
     })
 }
@@ -226,7 +235,10 @@ mod tests {
             parse_code("unreachable-stat"),
             Err("unknown diagnostic code `unreachable-stat`; did you mean `unreachable-state`?".into())
         );
-        assert!(parse_code("zzz").unwrap_err().contains("docs/diagnostics.md"));
+        assert_eq!(
+            parse_code("zzz"),
+            Err("unknown diagnostic code `zzz`; run `fsmc explain` to list the codes".into())
+        );
     }
 
     #[test]

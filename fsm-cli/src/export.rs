@@ -10,8 +10,10 @@ use std::path::PathBuf;
 /// Arguments of `fsmc export`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-The JSON format (the shape of seed 004's `execution_fsm_v1.json`, extended with guards, \
-priorities, hooks, `any` and declarations) is documented in docs/json.md, with a JSON Schema in \
+The JSON format builds on the `execution_fsm_v1.json` format, in which an execution runtime \
+declares its machines (`fsm_id`, `version`, `initial_state`, `terminal_states`, and `states` with \
+`description` and `on: {action: {to, emit}}`), and extends it with guards, priorities, hooks, \
+`any` and declarations. docs/json.md documents it, with a JSON Schema in \
 docs/fsm-machine.schema.json. A file with one machine gives one JSON object; a file with several \
 gives an array of them, unless --machine picks one. `fsmc import` reads both back.
 

@@ -5,12 +5,21 @@
 //! skips hidden entries and `target/` directories and does not follow symbolic
 //! links to directories (so it cannot loop). Entries of a directory are
 //! visited in name order, so the result never depends on the file system.
+//!
+//! `fsmc check` and `fsmc fmt` also read standard input, named `-` on the
+//! command line as rustfmt and ruff do; see [`Input`].
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::fs;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+/// How standard input is named on the command line.
+pub const STDIN_ARG: &str = "-";
+
+/// What reports call standard input unless `--stdin-filename` says otherwise.
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// The extension of fsmc sources.
 const EXTENSION: &str = "fsm";
@@ -27,6 +36,11 @@ pub enum FileError {
         /// Why it failed.
         error: io::Error,
     },
+    /// Standard input could not be read, or is not UTF-8.
+    Stdin {
+        /// Why.
+        error: io::Error,
+    },
     /// A directory named on the command line holds no `.fsm` file.
     NoSources {
         /// The directory.
@@ -40,6 +54,7 @@ impl fmt::Display for FileError {
             FileError::Io { verb, path, error } => {
                 write!(f, "cannot {verb} `{}`: {error}", path.display())
             }
+            FileError::Stdin { error } => write!(f, "cannot read standard input: {error}"),
             FileError::NoSources { dir } => {
                 write!(f, "no `.{EXTENSION}` files found in `{}`", dir.display())
             }
@@ -55,6 +70,59 @@ pub struct Found {
     pub files: Vec<PathBuf>,
     /// Paths that do not exist, unreadable directories, empty directories.
     pub errors: Vec<FileError>,
+}
+
+/// One source a command reads: a file, or standard input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A file found on disk.
+    File(PathBuf),
+    /// Standard input (`-` on the command line).
+    Stdin,
+}
+
+/// The inputs named by `paths`, where `-` is standard input: the files of
+/// [`find`], with standard input in its place among them (once, however
+/// often `-` is named).
+pub fn find_inputs(paths: &[PathBuf]) -> (Vec<Input>, Vec<FileError>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    let mut stdin_seen = false;
+    for chunk in paths.split_inclusive(|path| is_stdin(path)) {
+        let (files, stdin) = match chunk.split_last() {
+            Some((last, files)) if is_stdin(last) => (files, true),
+            _ => (chunk, false),
+        };
+        let found = find(files);
+        inputs.extend(found.files.into_iter().map(Input::File));
+        errors.extend(found.errors);
+        if stdin && !stdin_seen {
+            stdin_seen = true;
+            inputs.push(Input::Stdin);
+        }
+    }
+    // A file named in two chunks (`a.fsm - a.fsm`) is read once.
+    let mut seen = BTreeSet::new();
+    inputs.retain(|input| match input {
+        Input::File(path) => seen.insert(path.clone()),
+        Input::Stdin => true,
+    });
+    (inputs, errors)
+}
+
+/// Whether a command-line path means standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN_ARG
+}
+
+/// Read all of standard input as UTF-8 text.
+pub fn read_stdin() -> Result<String, FileError> {
+    let mut text = String::new();
+    io::stdin()
+        .lock()
+        .read_to_string(&mut text)
+        .map(|_| text)
+        .map_err(|error| FileError::Stdin { error })
 }
 
 /// Find the files named by `paths`.

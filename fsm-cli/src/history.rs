@@ -7,21 +7,24 @@ use clap::Args;
 use fsm_runtime::{HistoryEntry, Snapshot};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::fmt::Write;
 use std::path::PathBuf;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Arguments of `fsmc history`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 FILE is a snapshot as `serde_json` writes `fsm_runtime::Snapshot` ({\"type\": \"fsm\", \"machine\", \
 \"fingerprint\", \"current_state\", \"history\"}), a `FileStore` file ({\"version\", \"snapshot\"}), \
-or seed 004's runtime record ({\"id\", \"current_state\", \"history\": [{\"from\", \"to\", \"timestamp\", \
-\"reason\"}]}, entries numbered in order when they carry no `seq`). The history is the one recorded by `fsm_runtime::Recorded` or `fsm_runtime::Shared::recording`; \
-it prints oldest first, with timestamps in UTC.
+or a runtime record, the JSON in which an execution runtime logs a machine's state changes \
+({\"id\", \"current_state\", \"history\": [{\"from\", \"to\", \"timestamp\", \"reason\"}]}, the \
+action under `reason`, entries numbered in order when they carry no `seq`). The history is the \
+one recorded by `fsm_runtime::Recorded` or `fsm_runtime::Shared::recording`; it prints oldest \
+first, with timestamps in UTC, and names wider than 64 columns cut to an `…`. A key given twice \
+in one JSON object is an error, whatever the file.
 
 Exit status:
   0  printed
-  1  the file is not JSON, not a snapshot or record, or carries no history
+  1  the file is not JSON, has a key twice, is not a snapshot or record, or carries no history
   2  usage errors, and files that cannot be read")]
 pub struct HistoryArgs {
     /// The snapshot or store file.
@@ -61,23 +64,31 @@ struct FileHistory {
     empty_because: String,
 }
 
-/// The history in `text`: a snapshot, a store file, or seed 004's runtime
-/// record; or what is wrong with it, as the rest of a sentence that starts
-/// with the file name.
+/// The history in `text`: a snapshot, a store file, or a runtime record; or
+/// what is wrong with it, as the rest of a sentence that starts with the file
+/// name.
 fn read_history(text: &str) -> Result<FileHistory, String> {
-    let mut value: Value = serde_json::from_str(text).map_err(|error| format!("is not JSON: {error}"))?;
+    // Not `serde_json::Value`'s reader, which keeps the last of two values
+    // for one key.
+    let mut value = fsm_runtime::json::from_str(text).map_err(|error| {
+        if error.is_data() {
+            format!("is ambiguous: {error}") // a duplicate key
+        } else {
+            format!("is not JSON: {error}")
+        }
+    })?;
     let Some(object) = value.as_object_mut() else {
         return Err("is not a snapshot: expected a JSON object".to_owned());
     };
-    // A snapshot has a `type`; a store file wraps one in `snapshot`; seed
-    // 004's record has neither, just a `history`.
+    // A snapshot has a `type`; a store file wraps one in `snapshot`; a
+    // runtime record has neither, just a `history`.
     let snapshot: Snapshot = if object.contains_key("type") {
         serde_json::from_value(value).map_err(|error| format!("is not a snapshot: {error}"))?
     } else if let Some(snapshot) = object.remove("snapshot") {
         serde_json::from_value(snapshot)
             .map_err(|error| format!("is a store file whose `snapshot` is invalid: {error}"))?
     } else if let Some(history) = object.remove("history") {
-        return seed_record_history(history, object.get("id"));
+        return runtime_record_history(history, object.get("id"));
     } else {
         return Err(
             "is not a snapshot: expected an object with `type` (a snapshot), `snapshot` (a store \
@@ -96,20 +107,23 @@ fn read_history(text: &str) -> Result<FileHistory, String> {
     })
 }
 
-/// The `history` of seed 004's runtime record (`{"id", "states",
-/// "current_state", "history": [{"from", "to", "timestamp", "reason"}]}`):
-/// entries without a `seq` are numbered by their position.
-fn seed_record_history(history: Value, id: Option<&Value>) -> Result<FileHistory, String> {
-    let Value::Array(mut entries) = history else {
+/// The `history` of a runtime record, the JSON in which an execution runtime
+/// logs a machine's state changes (`{"id", "states", "current_state",
+/// "history": [{"from", "to", "timestamp", "reason"}]}`): entries without a
+/// `seq` are numbered by their position.
+fn runtime_record_history(history: Value, id: Option<&Value>) -> Result<FileHistory, String> {
+    let Value::Array(items) = history else {
         return Err("is not a runtime record: its `history` is not an array".to_owned());
     };
-    for (index, entry) in entries.iter_mut().enumerate() {
-        if let Value::Object(fields) = entry {
-            fields.entry("seq").or_insert_with(|| Value::from(index));
-        }
-    }
-    let entries: Vec<HistoryEntry> = serde_json::from_value(Value::Array(entries))
-        .map_err(|error| format!("is a runtime record whose `history` is invalid: {error}"))?;
+    let entries = items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            record_entry(index, item).map_err(|error| {
+                format!("is a runtime record whose `history` is invalid: entry {index}: {error}")
+            })
+        })
+        .collect::<Result<Vec<HistoryEntry>, String>>()?;
     if let Some(pair) = entries.windows(2).find(|pair| pair[1].seq() <= pair[0].seq()) {
         return Err(format!(
             "is a runtime record whose `history` is invalid: entries must have increasing `seq`: {} \
@@ -128,10 +142,43 @@ fn seed_record_history(history: Value, id: Option<&Value>) -> Result<FileHistory
     })
 }
 
+/// Entry `index` of a runtime record's `history`: `{"from", "to",
+/// "timestamp", "reason"}`, numbered `index` unless it has its own `seq`.
+fn record_entry(index: usize, item: Value) -> Result<HistoryEntry, String> {
+    let Value::Object(mut fields) = item else {
+        let found = match item {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => unreachable!("objects are read above"),
+        };
+        return Err(format!(
+            "expected an object with `from`, `to`, `timestamp` and `reason`, found {found}"
+        ));
+    };
+    // The record names the action `reason`; `HistoryEntry` takes it, but
+    // would call it `action` (its own name) if both were missing.
+    let has_action =
+        fields.contains_key("action") || fields.get("reason").is_some_and(|reason| !reason.is_null());
+    if !has_action {
+        return Err("missing field `reason`".to_owned());
+    }
+    fields.entry("seq").or_insert_with(|| Value::from(index));
+    serde_json::from_value(Value::Object(fields)).map_err(|error| error.to_string())
+}
+
 const HEADERS: [&str; 5] = ["seq", "time", "from", "action", "to"];
 
+/// The widest a name is shown, in terminal columns: longer ones are cut,
+/// ending in `…`.
+const MAX_CELL_WIDTH: usize = 64;
+
 /// The entries as a table with a header: columns separated by two spaces,
-/// `seq` right-aligned, the rest left-aligned, no trailing spaces.
+/// `seq` right-aligned, the rest left-aligned, no trailing spaces. Widths
+/// are terminal columns (a CJK character takes two), and names wider than
+/// [`MAX_CELL_WIDTH`] are cut.
 fn table(entries: &[HistoryEntry]) -> String {
     let rows: Vec<[Cow<'_, str>; 5]> = entries
         .iter()
@@ -145,21 +192,27 @@ fn table(entries: &[HistoryEntry]) -> String {
             ]
         })
         .collect();
-    let mut widths = HEADERS.map(|header| header.chars().count());
-    for row in &rows {
+    let header = HEADERS.map(Cow::Borrowed);
+    let mut widths = [0; 5];
+    for row in std::iter::once(&header).chain(&rows) {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
+            *width = (*width).max(cell.width());
         }
     }
     let mut out = String::new();
-    let header = HEADERS.map(Cow::Borrowed);
     for row in std::iter::once(&header).chain(&rows) {
         let mut line = String::new();
         for (column, (cell, width)) in row.iter().zip(widths).enumerate() {
+            // By hand: `format!`'s padding counts chars, not columns, and
+            // stops at 65,535.
+            let padding = " ".repeat(width - cell.width());
             if column == 0 {
-                let _ = write!(line, "{cell:>width$}");
+                line.push_str(&padding);
+                line.push_str(cell);
             } else {
-                let _ = write!(line, "  {cell:<width$}");
+                line.push_str("  ");
+                line.push_str(cell);
+                line.push_str(&padding);
             }
         }
         out.push_str(line.trim_end());
@@ -169,13 +222,30 @@ fn table(entries: &[HistoryEntry]) -> String {
 }
 
 /// A name as shown in the table: names read from a file may hold control
-/// characters, which would break the layout, so those are escaped.
+/// characters, which would break the layout, so those are escaped; and a
+/// name wider than [`MAX_CELL_WIDTH`] columns is cut to that width, its
+/// last column an `…`.
 fn cell(name: &str) -> Cow<'_, str> {
-    if name.chars().any(char::is_control) {
+    let shown = if name.chars().any(char::is_control) {
         Cow::Owned(name.escape_debug().to_string())
     } else {
         Cow::Borrowed(name)
+    };
+    if shown.width() <= MAX_CELL_WIDTH {
+        return shown;
     }
+    let mut cut = String::new();
+    let mut width = 0;
+    for c in shown.chars() {
+        let next = width + c.width().unwrap_or(0);
+        if next > MAX_CELL_WIDTH - 1 {
+            break;
+        }
+        cut.push(c);
+        width = next;
+    }
+    cut.push('…');
+    Cow::Owned(cut)
 }
 
 #[cfg(test)]
@@ -240,7 +310,7 @@ seq  time                      from   action  to
     }
 
     #[test]
-    fn seed_004_records_are_numbered_in_order() {
+    fn runtime_record_entries_are_numbered_in_order() {
         let history = read_history(
             r#"{"id": "execution_fsm_v1", "states": ["idle", "executing", "completed", "failed"],
                 "current_state": "completed", "history": [
@@ -275,7 +345,118 @@ seq  time                      from   action  to
             read_history(r#"{"history": [{"from": "a", "to": "b", "timestamp": "2026-01-10T09:32:15Z"}]}"#)
                 .map(|_| ())
                 .unwrap_err(),
-            "is a runtime record whose `history` is invalid: missing field `action`"
+            "is a runtime record whose `history` is invalid: entry 0: missing field `reason`"
+        );
+    }
+
+    #[test]
+    fn runtime_record_errors_name_the_entry_and_the_records_own_fields() {
+        let error = |entries: &str| {
+            read_history(&format!(r#"{{"id": "x", "history": [{entries}]}}"#))
+                .map(|_| ())
+                .unwrap_err()
+        };
+        let good = r#"{"from": "a", "to": "b", "timestamp": "2026-01-10T09:32:15Z", "reason": "go"}"#;
+        // Said `missing field `action``, a field the record format does not have.
+        assert_eq!(
+            error(&format!(
+                r#"{good}, {{"from": "b", "to": "c", "timestamp": "2026-01-10T09:32:16Z", "reason": null}}"#
+            )),
+            "is a runtime record whose `history` is invalid: entry 1: missing field `reason`"
+        );
+        assert_eq!(
+            error(&format!(
+                r#"{good}, {good}, {{"from": "b", "to": "c", "reason": "go"}}"#
+            )),
+            "is a runtime record whose `history` is invalid: entry 2: missing field `timestamp`"
+        );
+        assert_eq!(
+            error(&format!("{good}, 7")),
+            "is a runtime record whose `history` is invalid: entry 1: expected an object with `from`, \
+             `to`, `timestamp` and `reason`, found a number"
+        );
+        // An `action` stands in for the `reason`, as snapshots write it.
+        let history = read_history(
+            r#"{"history": [{"from": "a", "to": "b", "timestamp": "2026-01-10T09:32:15Z", "action": "go"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(history.entries[0].action(), "go");
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_wherever_it_is() {
+        let error = |text: &str| read_history(text).map(|_| ()).unwrap_err();
+        let snapshot = r#"{"type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "a"}"#;
+        // Read as version 5 before.
+        assert_eq!(
+            error(&format!(
+                r#"{{"version": 1, "version": 5, "snapshot": {snapshot}}}"#
+            )),
+            "is ambiguous: duplicate key `version` at line 1 column 24"
+        );
+        assert_eq!(
+            error(
+                r#"{"type": "fsm", "machine": "M", "machine": "N", "fingerprint": "f", "current_state": "a"}"#
+            ),
+            "is ambiguous: duplicate key `machine` at line 1 column 41"
+        );
+        assert_eq!(
+            error(
+                r#"{"history": [{"from": "a", "to": "b", "timestamp": "2026-01-10T09:32:15Z", "reason": "go", "reason": "stop"}]}"#
+            ),
+            "is ambiguous: duplicate key `reason` at line 1 column 99"
+        );
+    }
+
+    #[test]
+    fn cells_of_any_width_are_aligned_and_long_ones_cut() {
+        let entry = |name: &str| {
+            format!(
+                r#"{{"seq": 0, "from": "{name}", "to": "b", "action": "go", "timestamp": "2026-01-10T09:32:15Z"}}"#
+            )
+        };
+        // Formatting padding panicked from 65,536 characters on.
+        let long = "x".repeat(70_000);
+        let history = read_history(&format!(
+            r#"{{"type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "b", "history": [{}]}}"#,
+            entry(&long)
+        ))
+        .unwrap();
+        let printed = table(&history.entries);
+        assert_eq!(
+            printed,
+            format!(
+                "seq  time                      from{}  action  to\n  0  2026-01-10T09:32:15.000Z  {}…  go      b\n",
+                " ".repeat(60),
+                "x".repeat(63)
+            )
+        );
+        // Columns are terminal columns: a CJK character takes two.
+        let history = read_history(&format!(
+            r#"{{"type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "b", "history": [{}, {}]}}"#,
+            entry("待機"),
+            entry("abcde").replace(r#""seq": 0"#, r#""seq": 1"#)
+        ))
+        .unwrap();
+        assert_eq!(
+            table(&history.entries),
+            "\
+seq  time                      from   action  to
+  0  2026-01-10T09:32:15.000Z  待機   go      b
+  1  2026-01-10T09:32:15.000Z  abcde  go      b
+"
+        );
+        // A wide character is not split at the cut.
+        let wide = "待".repeat(40);
+        let history = read_history(&format!(
+            r#"{{"type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "b", "history": [{}]}}"#,
+            entry(&wide)
+        ))
+        .unwrap();
+        let row = table(&history.entries).lines().nth(1).unwrap().to_owned();
+        assert_eq!(
+            row,
+            format!("  0  2026-01-10T09:32:15.000Z  {}…  go      b", "待".repeat(31))
         );
     }
 }

@@ -11,9 +11,10 @@ use std::path::PathBuf;
 /// Arguments of `fsmc import`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-Reads one machine object or an array of them (docs/json.md), seed 004's `execution_fsm_v1.json` \
-included, and writes the equivalent `.fsm` in the canonical layout of `fsmc fmt`. Names that are \
-not `.fsm` identifiers are rewritten (`fsm.transition` becomes `fsm_transition`) with a warning.
+Reads one machine object or an array of them (docs/json.md), documents in the \
+`execution_fsm_v1.json` format included, and writes the equivalent `.fsm` in the canonical \
+layout of `fsmc fmt`. Names that are not `.fsm` identifiers are rewritten (`fsm.transition` \
+becomes `fsm_transition`) with a warning.
 
 Every problem is reported on stderr at its JSON path, e.g. `$.states.idle.on.start.to`: the \
 document's shape first, then, for a well-shaped document, what `fsmc check` finds in the \

@@ -9,6 +9,7 @@ mod check;
 mod checked_source;
 mod console;
 mod exit;
+mod explain;
 mod export;
 mod files;
 mod fmt;
@@ -43,6 +44,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Print the history a stored snapshot carries, as a table.
     History(history::HistoryArgs),
+    /// Explain a diagnostic code: what it means, an example, and the fix.
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -56,6 +59,7 @@ fn main() -> std::process::ExitCode {
         Command::Import(args) => import::run(&args),
         Command::Graph(args) => graph::run(&args),
         Command::History(args) => history::run(&args),
+        Command::Explain(args) => explain::run(&args),
     };
     exit.into()
 }

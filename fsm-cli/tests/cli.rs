@@ -59,7 +59,14 @@ fn a_typo_in_a_target_is_an_error_that_points_at_it_and_suggests_the_state() {
     assert!(stderr.contains("[door.fsm:2:39]"), "{stderr}");
     assert!(stderr.contains("no state with this name"), "{stderr}");
     assert!(stderr.contains("help: did you mean `opened`?"), "{stderr}");
-    assert!(stderr.contains("docs/diagnostics.md#unknown-state"), "{stderr}");
+    assert!(
+        stderr.contains("fsm::unknown-state (run `fsmc explain unknown-state`)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("docs/"),
+        "no path that only a checkout has: {stderr}"
+    );
     let summary = stderr.lines().last().unwrap();
     assert!(summary.starts_with("checked 1 file: 1 error"), "{stderr}");
     assert!(
@@ -396,4 +403,220 @@ fn fmt_of_a_missing_file_exits_2() {
         "{}",
         run.stderr()
     );
+}
+
+#[test]
+fn check_reads_standard_input_and_names_it() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["check", "-"], TYPO).expect(1);
+    let stderr = run.stderr();
+    assert!(stderr.contains("[<stdin>:2:39]"), "{stderr}");
+    assert_eq!(run.summary(), "checked 1 file: 1 error");
+
+    let run = dir
+        .fsmc_with_stdin(
+            &[
+                "check",
+                "--format",
+                "json",
+                "--stdin-filename",
+                "machines/door.fsm",
+                "-",
+            ],
+            TYPO,
+        )
+        .expect(1);
+    let records = run.json();
+    assert_eq!(records[0]["file"], "machines/door.fsm", "{records:#?}");
+    assert_eq!(records[0]["code"], "unknown-state");
+
+    dir.fsmc_with_stdin(&["check", "-"], CLEAN).expect(0);
+}
+
+#[test]
+fn check_reads_standard_input_among_files_once() {
+    let dir = Scratch::new();
+    dir.write("a.fsm", TYPO).write("b.fsm", TYPO);
+    let run = dir
+        .fsmc_with_stdin(&["check", "--format", "json", "a.fsm", "-", "b.fsm", "-"], TYPO)
+        .expect(1);
+    let files: Vec<String> = run
+        .json()
+        .iter()
+        .filter(|r| r["code"] == "unknown-state")
+        .map(|r| r["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["a.fsm", "<stdin>", "b.fsm"]);
+}
+
+#[test]
+fn standard_input_that_is_not_utf8_is_an_io_error() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["check", "-"], [0x66, 0xff, 0xfe]).expect(2);
+    assert!(
+        run.stderr().starts_with("error: cannot read standard input: "),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn fmt_of_standard_input_writes_standard_output_only() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["fmt", "-"], MESSY).expect(0);
+    assert_eq!(run.stdout(), canonical(MESSY));
+    assert_eq!(run.stderr(), "", "a filter prints no summary");
+    assert!(!dir.exists("-"));
+
+    // Already formatted text comes back whole.
+    let run = dir.fsmc_with_stdin(&["fmt", "-"], canonical(CLEAN)).expect(0);
+    assert_eq!(run.stdout(), canonical(CLEAN));
+}
+
+#[test]
+fn fmt_of_standard_input_with_syntax_errors_prints_nothing_on_stdout() {
+    let dir = Scratch::new();
+    let broken = "machine Door { initial state closed { on open opened; } }\n";
+    let run = dir
+        .fsmc_with_stdin(&["fmt", "--stdin-filename", "door.fsm", "-"], broken)
+        .expect(1);
+    assert_eq!(run.stdout(), "");
+    assert!(run.stderr().contains("fsm::syntax"), "{}", run.stderr());
+    assert!(run.stderr().contains("[door.fsm:1:"), "{}", run.stderr());
+}
+
+#[test]
+fn fmt_check_of_standard_input_reports_like_a_file() {
+    let dir = Scratch::new();
+    let run = dir.fsmc_with_stdin(&["fmt", "--check", "-"], MESSY).expect(1);
+    assert_eq!(run.stdout(), "<stdin>\n");
+    assert_eq!(
+        run.stderr(),
+        "1 file would be reformatted, 0 files already formatted\n"
+    );
+    let run = dir
+        .fsmc_with_stdin(&["fmt", "--check", "--stdin-filename", "door.fsm", "-"], MESSY)
+        .expect(1);
+    assert_eq!(run.stdout(), "door.fsm\n");
+    let run = dir
+        .fsmc_with_stdin(&["fmt", "--check", "-"], canonical(CLEAN))
+        .expect(0);
+    assert_eq!(run.stdout(), "");
+}
+
+/// `text` with CRLF line endings.
+fn crlf(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}
+
+#[test]
+fn fmt_keeps_crlf_line_endings_and_the_byte_order_mark() {
+    let dir = Scratch::new();
+    dir.write("crlf.fsm", &crlf(MESSY))
+        .write("bom.fsm", &format!("\u{feff}{MESSY}"))
+        .write("both.fsm", &format!("\u{feff}{}", crlf(MESSY)));
+    dir.fsmc(&["fmt"]).expect(0);
+    assert_eq!(dir.read("crlf.fsm"), crlf(&canonical(MESSY)));
+    assert_eq!(dir.read("bom.fsm"), format!("\u{feff}{}", canonical(MESSY)));
+    assert_eq!(
+        dir.read("both.fsm"),
+        format!("\u{feff}{}", crlf(&canonical(MESSY)))
+    );
+    dir.fsmc(&["fmt", "--check"]).expect(0);
+}
+
+#[test]
+fn fmt_check_passes_a_formatted_crlf_file_with_a_byte_order_mark() {
+    let dir = Scratch::new();
+    dir.write("crlf.fsm", &crlf(&canonical(CLEAN)))
+        .write("bom.fsm", &format!("\u{feff}{}", crlf(&canonical(CLEAN))));
+    let run = dir.fsmc(&["fmt", "--check"]).expect(0);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        "0 files would be reformatted, 2 files already formatted\n"
+    );
+}
+
+#[test]
+fn fmt_takes_the_line_ending_of_the_first_line() {
+    let dir = Scratch::new();
+    // Mixed endings: the first line's CRLF wins, as with rustfmt.
+    let mixed = "machine Door {\r\n    initial state closed { on open -> opened; }\n    state opened { on close -> closed; }\n}\n";
+    dir.write("mixed.fsm", mixed);
+    dir.fsmc(&["fmt", "mixed.fsm"]).expect(0);
+    assert_eq!(dir.read("mixed.fsm"), crlf(&canonical(mixed)));
+
+    let run = dir.fsmc_with_stdin(&["fmt", "-"], crlf(MESSY)).expect(0);
+    assert_eq!(run.stdout(), crlf(&canonical(MESSY)), "standard input too");
+}
+
+#[test]
+fn explain_prints_what_a_report_says_to_run() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", TYPO);
+    let stderr = dir.fsmc(&["check", "door.fsm"]).expect(1).stderr();
+    let command = stderr
+        .split("(run `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no command to run in {stderr}"));
+    let args: Vec<&str> = command.split(' ').collect();
+    assert_eq!(args, ["fsmc", "explain", "unknown-state"]);
+    let run = dir.fsmc(&args[1..]).expect(0);
+    assert_eq!(run.stderr(), "");
+    let text = run.stdout();
+    assert!(
+        text.starts_with(
+            "fsm::unknown-state\n\nError. A transition targets a state the machine does not define.\n\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n    machine Door {\n        initial state closed { on open -> opend; }\n"),
+        "code blocks are indented, without fences: {text}"
+    );
+    assert!(text.contains("\nFix: correct the name"), "{text}");
+    assert!(!text.contains("```") && !text.contains("**"), "{text}");
+}
+
+#[test]
+fn explain_takes_the_code_as_reports_show_it() {
+    let dir = Scratch::new();
+    let plain = dir.fsmc(&["explain", "dead-end"]).expect(0).stdout();
+    let namespaced = dir.fsmc(&["explain", "fsm::dead-end"]).expect(0).stdout();
+    assert_eq!(plain, namespaced);
+}
+
+#[test]
+fn explain_of_an_unknown_code_suggests_the_closest() {
+    let dir = Scratch::new();
+    let run = dir.fsmc(&["explain", "unreachable-stat"]).expect(2);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        "error: unknown diagnostic code `unreachable-stat`; did you mean `unreachable-state`?\n"
+    );
+    let run = dir.fsmc(&["explain", "nonsense"]).expect(2);
+    assert_eq!(
+        run.stderr(),
+        "error: unknown diagnostic code `nonsense`; run `fsmc explain` to list the codes\n"
+    );
+}
+
+#[test]
+fn explain_without_a_code_lists_every_code() {
+    let dir = Scratch::new();
+    let run = dir.fsmc(&["explain"]).expect(0);
+    let list = run.stdout();
+    assert_eq!(list, dir.fsmc(&["explain", "--list"]).expect(0).stdout());
+    for code in fsm_grammar::Code::ALL {
+        assert!(
+            list.contains(&format!("\n  {code} ")),
+            "{code} is listed:\n{list}"
+        );
+    }
+    assert!(list.starts_with("Errors:\n  syntax "), "{list}");
+    assert!(list.contains("\nWarnings:\n"), "{list}");
+    dir.fsmc(&["explain", "--list", "dead-end"]).expect(2);
 }

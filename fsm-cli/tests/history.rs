@@ -9,8 +9,9 @@ use harness::Scratch;
 use std::num::NonZeroUsize;
 use std::time::{Duration, UNIX_EPOCH};
 
-/// Seed 004's run: started at 2026-01-10T09:32:15Z, then one step a second.
-fn seed_history(mut history: History) -> History {
+/// A run of `execution_fsm_v1`: started at 2026-01-10T09:32:15Z, then one
+/// step a second.
+fn execution_history(mut history: History) -> History {
     let steps = [
         ("idle", "start", "executing"),
         ("executing", "heartbeat", "executing"),
@@ -24,11 +25,11 @@ fn seed_history(mut history: History) -> History {
     history
 }
 
-fn seed_snapshot() -> Snapshot {
-    Snapshot::new("Execution", "0123456789abcdef", "failed").with_history(&seed_history(History::new()))
+fn execution_snapshot() -> Snapshot {
+    Snapshot::new("Execution", "0123456789abcdef", "failed").with_history(&execution_history(History::new()))
 }
 
-const SEED_TABLE: &str = "\
+const EXECUTION_TABLE: &str = "\
 seq  time                      from       action     to
   0  2026-01-10T09:32:15.000Z  idle       start      executing
   1  2026-01-10T09:32:16.000Z  executing  heartbeat  executing
@@ -40,10 +41,10 @@ fn prints_a_snapshots_history_as_a_table() {
     let dir = Scratch::new();
     dir.write(
         "run.json",
-        &serde_json::to_string_pretty(&seed_snapshot()).unwrap(),
+        &serde_json::to_string_pretty(&execution_snapshot()).unwrap(),
     );
     let run = dir.fsmc(&["history", "run.json"]).expect(0);
-    assert_eq!(run.stdout(), SEED_TABLE);
+    assert_eq!(run.stdout(), EXECUTION_TABLE);
     assert_eq!(run.stderr(), "");
 }
 
@@ -51,16 +52,16 @@ fn prints_a_snapshots_history_as_a_table() {
 fn prints_the_history_in_a_store_file() {
     let dir = Scratch::new();
     let store = FileStore::open(dir.path("instances")).unwrap();
-    let version = store.save("run-1", 0, &seed_snapshot()).unwrap();
-    store.save("run-1", version, &seed_snapshot()).unwrap();
+    let version = store.save("run-1", 0, &execution_snapshot()).unwrap();
+    store.save("run-1", version, &execution_snapshot()).unwrap();
     let run = dir.fsmc(&["history", "instances/run-1.json"]).expect(0);
-    assert_eq!(run.stdout(), SEED_TABLE);
+    assert_eq!(run.stdout(), EXECUTION_TABLE);
 }
 
 #[test]
 fn a_bounded_history_shows_where_it_starts() {
     let dir = Scratch::new();
-    let history = seed_history(History::bounded(NonZeroUsize::new(2).unwrap()));
+    let history = execution_history(History::bounded(NonZeroUsize::new(2).unwrap()));
     let snapshot = Snapshot::new("Execution", "0123456789abcdef", "failed").with_history(&history);
     dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());
     let run = dir.fsmc(&["history", "run.json"]).expect(0);
@@ -98,9 +99,9 @@ fn input_that_is_not_a_snapshot_is_an_error() {
             "`notes.txt` is not JSON: expected value at line 1 column 1",
         ),
         (
-            "seed.json",
+            "run.json",
             r#"{"id": "execution_fsm_v1", "current_state": "idle", "history": []}"#,
-            "`seed.json` has no history: its runtime record of `execution_fsm_v1` has an empty `history`",
+            "`run.json` has no history: its runtime record of `execution_fsm_v1` has an empty `history`",
         ),
         (
             "graph.json",
@@ -134,8 +135,9 @@ fn input_that_is_not_a_snapshot_is_an_error() {
 }
 
 #[test]
-fn prints_the_history_of_seed_004s_runtime_record() {
-    // The runtime record exactly as seed 004 prints it.
+fn prints_the_history_of_a_runtime_record() {
+    // A runtime record as an execution runtime writes it: the action under
+    // `reason`, no `seq`.
     let dir = Scratch::new();
     dir.write(
         "record.json",
@@ -162,6 +164,74 @@ fn prints_the_history_of_seed_004s_runtime_record() {
 seq  time                      from  action           to
   0  2026-01-10T09:32:15.000Z  idle  start_execution  executing
 "
+    );
+}
+
+#[test]
+fn a_key_given_twice_is_an_error_and_the_store_file_is_kept() {
+    let dir = Scratch::new();
+    let store = FileStore::open(dir.path("instances")).unwrap();
+    store.save("run-1", 0, &execution_snapshot()).unwrap();
+    let path = store.path_of("run-1").unwrap();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    // A second `version`: `serde_json::Value` kept the last one.
+    let edited = saved.replacen("\"version\": 1\n", "\"version\": 1,\n  \"version\": 5\n", 1);
+    assert_ne!(edited, saved);
+    std::fs::write(&path, &edited).unwrap();
+    let line = edited.lines().count() - 1;
+    let run = dir.fsmc(&["history", "instances/run-1.json"]).expect(1);
+    assert_eq!(run.stdout(), "");
+    assert_eq!(
+        run.stderr(),
+        format!(
+            "error: `instances/run-1.json` is ambiguous: duplicate key `version` at line {line} column 11\n"
+        )
+    );
+    // The store refuses it too, and leaves it as it is.
+    let error = store.load("run-1").unwrap_err().to_string();
+    assert!(
+        error.ends_with(&format!(
+            "is corrupt: duplicate key `version` at line {line} column 11"
+        )),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+}
+
+#[test]
+fn a_runtime_record_entry_without_reason_is_named_by_its_index() {
+    let dir = Scratch::new();
+    dir.write(
+        "record.json",
+        r#"{"id": "execution_fsm_v1", "history": [
+            {"from": "idle", "to": "executing", "timestamp": "2026-01-10T09:32:15Z", "reason": "start_execution"},
+            {"from": "executing", "to": "completed", "timestamp": "2026-01-10T09:40:00Z"}]}"#,
+    );
+    let run = dir.fsmc(&["history", "record.json"]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "error: `record.json` is a runtime record whose `history` is invalid: entry 1: missing field \
+         `reason`\n"
+    );
+}
+
+#[test]
+fn names_of_any_length_print_and_are_cut() {
+    // Format padding stops at 65,535: this panicked.
+    let dir = Scratch::new();
+    let long = "s".repeat(65_536);
+    let mut history = History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+    history.record_names("idle", "start", long.clone());
+    let snapshot = Snapshot::new("Execution", "0123456789abcdef", long).with_history(&history);
+    dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());
+    let run = dir.fsmc(&["history", "run.json"]).expect(0);
+    assert_eq!(run.stderr(), "");
+    assert_eq!(
+        run.stdout(),
+        format!(
+            "seq  time                      from  action  to\n  0  2026-01-10T09:32:15.000Z  idle  start   {}…\n",
+            "s".repeat(63)
+        )
     );
 }
 

@@ -39,9 +39,9 @@ machine Light { initial state red { on timer -> green; } state green { on timer 
 machine Button { initial state idle { on press -> pressed; } terminal state pressed; }
 ";
 
-fn seed_json() -> String {
+fn execution_fsm_v1_json() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/json/execution_fsm_v1.json");
-    fs::read_to_string(path).expect("the seed fixture")
+    fs::read_to_string(path).expect("tests/fixtures/json/execution_fsm_v1.json")
 }
 
 // ---------------------------------------------------------------------------
@@ -155,9 +155,9 @@ fn unreadable_and_unwritable_paths_exit_2_with_one_line() {
 // ---------------------------------------------------------------------------
 
 #[test]
-fn import_accepts_the_seed_document_and_the_result_checks_clean() {
+fn import_accepts_an_execution_fsm_v1_document_and_the_result_checks_clean() {
     let dir = Scratch::new();
-    dir.write("execution_fsm_v1.json", &seed_json());
+    dir.write("execution_fsm_v1.json", &execution_fsm_v1_json());
     let run = dir
         .fsmc(&["import", "execution_fsm_v1.json", "-o", "execution.fsm"])
         .expect(0);
@@ -181,7 +181,7 @@ fn import_accepts_the_seed_document_and_the_result_checks_clean() {
 #[test]
 fn import_reports_every_problem_at_its_json_path() {
     let dir = Scratch::new();
-    let broken = seed_json()
+    let broken = execution_fsm_v1_json()
         .replace("\"to\": \"completed\"", "\"to\": \"complted\"")
         .replace("\"initial_state\": \"idle\"", "\"initial_state\": \"idel\"");
     dir.write("broken.json", &broken);

@@ -1,20 +1,54 @@
-//! The build-script API: a one-liner ([`compile`]) and a builder ([`Config`]),
-//! in the style of lalrpop and prost-build. `fsmc build` uses the same
-//! builder, so both write identical files.
+//! The build-script API: one-liners ([`compile_or_exit`], [`compile`]) and a
+//! builder ([`Config`]), in the style of lalrpop and prost-build. `fsmc build`
+//! uses the same builder, so both write identical files.
 
 use crate::options::Options;
 use crate::render::render_model;
 use fsm_grammar::{Diagnostic, LineIndex, LintOptions, Severity};
 use std::fmt;
-use std::io;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+
+/// Generate Rust for each `.fsm` file into `OUT_DIR`, as [`compile`] does,
+/// and on an error fail the build script cleanly: print the error on
+/// standard error, which cargo shows when a build script fails, and exit
+/// with status 1. The one line a build script needs:
+///
+/// ```no_run
+/// // build.rs, in `fn main`:
+/// fsm_codegen::compile_or_exit(&["machines/door.fsm"]);
+/// ```
+///
+/// A file with errors is shown as `fsmc check` shows it, each diagnostic with
+/// its code, the marked source lines and its help, laid out as rustc lays out
+/// its own (see [`Error::render`]), with no panic message or backtrace:
+///
+/// ```text
+/// error: transition on `open` targets unknown state `opend` [fsm::unknown-state]
+///  --> machines/door.fsm:4:20
+///   |
+/// 4 |         on open -> opend;
+///   |                    ^^^^^ no state with this name
+///   |
+///   = help: did you mean `opened`?
+///
+/// error: could not generate code from `machines/door.fsm` due to 1 error
+/// ```
+pub fn compile_or_exit(files: &[impl AsRef<Path>]) {
+    Config::new().compile_or_exit(files)
+}
 
 /// Generate Rust for each `.fsm` file into `OUT_DIR`, one `<stem>.rs` per
 /// file, for `fsm_runtime::include_fsm!("<stem>")` to include.
 ///
 /// Prints `cargo:rerun-if-changed` for every input and `cargo:warning` for
-/// every warning, and only rewrites files whose contents change. Paths are
-/// relative to the package root, where cargo runs build scripts.
+/// every line of every warning (its position, code and message, then its
+/// help), and only rewrites files whose contents change. Paths are relative
+/// to the package root, where cargo runs build scripts.
+///
+/// To stop a build script on an error, [`compile_or_exit`] prints it as the
+/// user wants to read it; `panic!("{error}")` adds a panic message and, with
+/// `RUST_BACKTRACE`, a backtrace of the build script.
 ///
 /// # Errors
 ///
@@ -119,14 +153,14 @@ impl Config {
                     path: path.to_path_buf(),
                     report: report(path, &text, &errors),
                     diagnostics: errors,
+                    text,
                 });
             }
             let contents = render_model(&checked.model, &display_name, &options);
             if self.cargo_directives {
-                for line in report(path, &text, &warnings)
-                    .lines()
-                    .filter(|l| !l.starts_with(' '))
-                {
+                // A directive is one line: each line of the report gets its
+                // own, so the help line is not lost.
+                for line in report(path, &text, &warnings).lines() {
                     println!("cargo:warning={line}");
                 }
             }
@@ -161,6 +195,21 @@ impl Config {
             })?;
         }
         Ok(())
+    }
+
+    /// [`Config::compile`], and on an error print it on standard error as
+    /// [`Error::render`] lays it out and exit with status 1: what a build
+    /// script does with an error, without a panic message or backtrace. See
+    /// [`compile_or_exit`].
+    pub fn compile_or_exit(&self, files: &[impl AsRef<Path>]) {
+        if let Err(error) = self.compile(files) {
+            let mut stderr = io::stderr().lock();
+            // Nowhere is left to report a failure to write the report.
+            let _ = stderr.write_all(error.render().as_bytes());
+            let _ = stderr.flush();
+            let _ = io::stdout().flush();
+            std::process::exit(1);
+        }
     }
 
     fn options(&self) -> Result<Options, Error> {
@@ -272,6 +321,8 @@ pub enum Error {
         report: String,
         /// The errors.
         diagnostics: Vec<Diagnostic>,
+        /// The text of the file, which the diagnostics' spans index.
+        text: String,
     },
     /// Two inputs would be written to the same file.
     SameOutput {
@@ -301,6 +352,7 @@ impl fmt::Display for Error {
                 path,
                 report,
                 diagnostics,
+                ..
             } => {
                 let count = diagnostics.len();
                 let s = if count == 1 { "" } else { "s" };
@@ -329,12 +381,53 @@ impl fmt::Display for Error {
     }
 }
 
+impl Error {
+    /// The error as [`compile_or_exit`] prints it. For a file with errors,
+    /// each diagnostic as `error: message [fsm::code]`, its position, the
+    /// marked source lines and its help, in rustc's layout (see
+    /// [`crate::snippet::render`]), then a line that says which file failed;
+    /// otherwise `error: ` and the message. Ends with a line break.
+    pub fn render(&self) -> String {
+        match self {
+            Error::Invalid {
+                path,
+                diagnostics,
+                text,
+                ..
+            } => {
+                let shown = path.display().to_string();
+                let mut out = String::new();
+                for diagnostic in diagnostics {
+                    out.push_str(severity(diagnostic));
+                    out.push_str(": ");
+                    out.push_str(&crate::snippet::render(&shown, text, diagnostic));
+                    out.push_str("\n\n");
+                }
+                let count = diagnostics.len();
+                let s = if count == 1 { "" } else { "s" };
+                out.push_str(&format!(
+                    "error: could not generate code from `{shown}` due to {count} error{s}\n"
+                ));
+                out
+            }
+            other => format!("error: {other}\n"),
+        }
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Read { source, .. } | Error::Write { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+fn severity(diagnostic: &Diagnostic) -> &'static str {
+    match diagnostic.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
     }
 }
 
@@ -345,10 +438,7 @@ fn report(path: &Path, text: &str, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
     for d in diagnostics {
         let at = index.line_col(text, d.span.start);
-        let severity = match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
+        let severity = severity(d);
         out.push_str(&format!(
             "{}:{}:{}: {severity}[fsm::{}]: {}\n",
             path.display(),

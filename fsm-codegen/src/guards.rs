@@ -115,9 +115,10 @@ mod tests {
             condition_of("(a || b) && c"),
             "(Guards :: a (guards) || Guards :: b (guards)) && Guards :: c (guards)"
         );
+        // A chain of one operator is flat in the model, however it was grouped.
         assert_eq!(
             condition_of("a && (b && c)"),
-            "Guards :: a (guards) && (Guards :: b (guards) && Guards :: c (guards))"
+            "Guards :: a (guards) && Guards :: b (guards) && Guards :: c (guards)"
         );
         assert_eq!(
             condition_of("!(a && b)"),

@@ -8,7 +8,8 @@
 //! - [`render_source`] and [`render_model`] give formatted source with an
 //!   `// @generated` header (`fsmc build`);
 //! - [`compile`] and [`Config`] write that source into `OUT_DIR` from a build
-//!   script.
+//!   script, and [`compile_or_exit`] fails the build script with the
+//!   diagnostics shown as [`snippet::render`] lays them out.
 //!
 //! Output is deterministic: the same input gives byte-identical tokens and
 //! source.
@@ -42,8 +43,9 @@
 //! ```
 //!
 //! ```no_run
-//! // build.rs, in `fn main`: one `door.rs` per file, into `OUT_DIR`.
-//! fsm_codegen::compile(&["machines/door.fsm"]).unwrap_or_else(|error| panic!("{error}"));
+//! // build.rs, in `fn main`: one `door.rs` per file, into `OUT_DIR`; on an
+//! // error, the diagnostics on standard error and exit status 1.
+//! fsm_codegen::compile_or_exit(&["machines/door.fsm"]);
 //! ```
 //!
 //! ```ignore
@@ -63,12 +65,13 @@ mod options;
 #[cfg(feature = "render")]
 mod render;
 mod snapshot;
+pub mod snippet;
 mod stub;
 mod tables;
 mod transitions;
 
 #[cfg(feature = "render")]
-pub use build_script::{compile, Config, Error, FileStatus, GeneratedFile};
+pub use build_script::{compile, compile_or_exit, Config, Error, FileStatus, GeneratedFile};
 pub use options::Options;
 #[cfg(feature = "render")]
 pub use render::{render_model, render_source};

@@ -60,7 +60,7 @@ impl Tables {
                     }
                     None => quote!(__fsm::None),
                 };
-                quote!(__fsm::Candidate { guard: #guard, target: #target })
+                quote!(__fsm::Candidate::new(#guard, #target))
             },
         );
         quote!(#outputs #actions #rejected)

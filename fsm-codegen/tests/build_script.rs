@@ -188,3 +188,119 @@ fn the_one_liner_writes_into_out_dir() {
     std::env::remove_var("OUT_DIR");
     assert!(dir.join("door.rs").exists());
 }
+
+/// A file with one error, and a warning that must not be printed with it.
+const TYPO: &str = "machine Door {\n    initial state closed {\n        on open -> opend;\n    }\n    state opened { on close -> closed; }\n}\n";
+
+#[test]
+fn an_invalid_file_renders_as_rustc_lays_out_its_diagnostics() {
+    let dir = scratch("render");
+    let input = write(&dir, "door.fsm", TYPO);
+    let error = quiet().generate(&[&input]).unwrap_err();
+    let path = input.display();
+    assert_eq!(
+        error.render(),
+        format!(
+            "error: transition on `open` targets unknown state `opend` [fsm::unknown-state]\n \
+             --> {path}:3:20\n  \
+             |\n\
+             3 |         on open -> opend;\n  \
+             |                    ^^^^^ no state with this name\n  \
+             |\n  \
+             = help: did you mean `opened`?\n\
+             \n\
+             error: could not generate code from `{path}` due to 1 error\n"
+        )
+    );
+    let missing = quiet().generate(&[dir.join("nope.fsm")]).unwrap_err();
+    assert_eq!(missing.render(), format!("error: {missing}\n"));
+}
+
+/// The environment variable that makes this test binary, run again as a
+/// child, act as a build script: `compile_or_exit` on the file it names.
+const AS_BUILD_SCRIPT: &str = "FSM_CODEGEN_TEST_AS_BUILD_SCRIPT";
+
+/// Run the test `name` of this binary in a child process acting as a build
+/// script on `input`, writing into `out_dir`.
+fn run_as_build_script(name: &str, input: &Path, out_dir: &Path) -> std::process::Output {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(AS_BUILD_SCRIPT, input)
+        .env("OUT_DIR", out_dir)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap()
+}
+
+/// In the child: what a user's `build.rs` does. Returns whether this is the child.
+fn act_as_build_script() -> bool {
+    match std::env::var_os(AS_BUILD_SCRIPT) {
+        Some(input) => {
+            fsm_codegen::compile_or_exit(&[PathBuf::from(input)]);
+            true
+        }
+        None => false,
+    }
+}
+
+#[test]
+fn compile_or_exit_prints_the_diagnostics_and_exits_with_status_1() {
+    if act_as_build_script() {
+        return;
+    }
+    let dir = scratch("or-exit");
+    let input = write(&dir, "door.fsm", TYPO);
+    let output = run_as_build_script(
+        "compile_or_exit_prints_the_diagnostics_and_exits_with_status_1",
+        &input,
+        &dir,
+    );
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // Exactly the rendered error: no panic message, no backtrace.
+    let expected = quiet().generate(&[&input]).unwrap_err().render();
+    assert_eq!(stderr, expected);
+    assert!(!dir.join("door.rs").exists());
+}
+
+#[test]
+fn compile_or_exit_writes_the_file_and_keeps_each_warnings_help_line() {
+    if act_as_build_script() {
+        return;
+    }
+    let dir = scratch("or-exit-warning");
+    let input = write(
+        &dir,
+        "door.fsm",
+        "machine Door {\n    initial state closed { on open -> opened; }\n    state opened { on close -> closed; }\n    state spare { on open -> opened; }\n}\n",
+    );
+    let output = run_as_build_script(
+        "compile_or_exit_writes_the_file_and_keeps_each_warnings_help_line",
+        &input,
+        &dir,
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}");
+    assert!(dir.join("door.rs").exists());
+    let path = input.display();
+    // The test harness prints `test name ... ` before the child's first line.
+    let directives: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.find("cargo:").map(|at| &line[at..]))
+        .collect();
+    // One directive per line of text: a `cargo:warning` is one line, and the
+    // help is a line of its own.
+    assert_eq!(
+        directives,
+        [
+            format!("cargo:rerun-if-changed={path}"),
+            format!(
+                "cargo:warning={path}:4:11: warning[fsm::unreachable-state]: state `spare` cannot be \
+                 reached from the initial state `closed`"
+            ),
+            "cargo:warning=    help: add a transition that targets `spare`, remove the state, or \
+             silence this with `#[allow(unreachable-state)]`"
+                .to_string(),
+        ]
+    );
+}

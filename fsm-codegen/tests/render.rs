@@ -15,7 +15,7 @@ machine Door {
 ";
 
 const REVIEW: &str = "\
-/// The guarded review of seed 000.
+/// A guarded review step.
 machine Review {
     /// The work is good enough.
     guard quality_ok;

@@ -44,7 +44,7 @@ pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation) -
         let shown = origin.show(diagnostic);
         expanded.extend(match diagnostic.severity {
             Severity::Error => report::error(&shown.message, shown.first, shown.last),
-            Severity::Warning => report::warning(diagnostic.code, &shown.message, shown.first),
+            Severity::Warning => report::warning(&shown.message, shown.first),
         });
     }
     if checked.diagnostics.is_empty() && checked.model.machines.is_empty() {

@@ -3,6 +3,7 @@
 
 use crate::expand::Generation;
 use fsm_codegen::Options;
+use fsm_grammar::model::Machine;
 use fsm_grammar::Checked;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -13,24 +14,43 @@ use quote::quote;
 /// model knows of them, the ones a syntax error kept out of it by name only.
 /// A module is stubbed once, so a duplicated machine adds no error of its own.
 pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStream {
-    let runtime = &generation.runtime;
-    let options = Options {
-        runtime_path: quote!(#runtime::__private),
-        source_file: generation.source_file.clone(),
-    };
+    let options = options(generation);
     if !checked.has_errors() {
         return fsm_codegen::model_tokens(&checked.model, &options);
     }
-    // Keyed by module name: `Door` and `door` would both stub `mod door`.
-    let mut stubbed: Vec<String> = Vec::new();
-    let mut stubs = TokenStream::new();
+    stubs(checked, generation)
+}
+
+/// A stub of every machine `checked` names, whether or not it has errors:
+/// those in the model with what the model knows of them, the ones a syntax
+/// error kept out of it by name only.
+pub(crate) fn stubs(checked: &Checked, generation: &Generation) -> TokenStream {
     let in_model = checked.model.machines.iter().map(|m| (m.name.as_str(), Some(m)));
     let by_name = checked
         .file
         .unparsed
         .iter()
         .map(|name| (name.name.as_str(), None));
-    for (name, partial) in in_model.chain(by_name) {
+    stubs_of(in_model.chain(by_name), generation)
+}
+
+/// A stub of each machine of `names`, knowing nothing but the name.
+pub(crate) fn stubs_named<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    generation: &Generation,
+) -> TokenStream {
+    stubs_of(names.into_iter().map(|name| (name, None)), generation)
+}
+
+fn stubs_of<'a>(
+    machines: impl Iterator<Item = (&'a str, Option<&'a Machine>)>,
+    generation: &Generation,
+) -> TokenStream {
+    let options = options(generation);
+    // Keyed by module name: `Door` and `door` would both stub `mod door`.
+    let mut stubbed: Vec<String> = Vec::new();
+    let mut stubs = TokenStream::new();
+    for (name, partial) in machines {
         let module = fsm_grammar::naming::escape(&fsm_grammar::naming::snake(name));
         if !stubbed.contains(&module) {
             stubbed.push(module);
@@ -38,4 +58,12 @@ pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStrea
         }
     }
     stubs
+}
+
+fn options(generation: &Generation) -> Options {
+    let runtime = &generation.runtime;
+    Options {
+        runtime_path: quote!(#runtime::__private),
+        source_file: generation.source_file.clone(),
+    }
 }

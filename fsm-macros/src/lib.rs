@@ -41,13 +41,14 @@
 //!   there is an error the macro still emits a stub of each machine, so code
 //!   that uses it does not fail with follow-on errors.
 //! - **Warnings** cannot be emitted by a proc macro on stable Rust, so each
-//!   one is the use of a `#[deprecated]` item whose note is the warning.
-//!   rustc shows it as a warning on the first token it concerns (``use of
-//!   deprecated unit struct `_::fsm::unreachable_state`: state `spare` cannot
-//!   be reached ...``); cargo hides it for dependencies; and it is silenced
-//!   like the lint it is: with `#[allow(unreachable-state)]` in the
-//!   definition, or `#[allow(deprecated)]` in Rust. A crate built with
-//!   `-D warnings` fails on it, as it should.
+//!   one is a lint expectation that cannot be fulfilled, whose reason is the
+//!   warning: rustc shows ``warning: this lint expectation is unfulfilled``
+//!   on the first token it concerns, with the message, code and help as its
+//!   note. Cargo hides it for dependencies, and it is silenced like the lint
+//!   it is: with `#[allow(unreachable-state)]` in the definition, or
+//!   `#[allow(unfulfilled_lint_expectations)]` in Rust. A crate built with
+//!   `-D warnings` fails on it, as it should. Like rustc's own lints, the
+//!   warnings show once the crate has no errors.
 //!
 //! `//` comments inside the inline form are dropped by rustc before the macro
 //! sees them; `///` doc comments arrive as `#[doc]` attributes and become
@@ -60,7 +61,6 @@ mod inline;
 mod invocation;
 mod layout;
 mod report;
-mod snippet;
 
 use invocation::Invocation;
 use std::panic::{self, AssertUnwindSafe};

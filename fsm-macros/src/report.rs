@@ -1,8 +1,7 @@
 //! How a diagnostic reaches the user through rustc on stable Rust, where a
 //! proc macro has no diagnostic API: an error becomes `compile_error!`, a
-//! warning becomes the use of a `#[deprecated]` item.
+//! warning an unfulfilled `#[expect]` whose reason is the warning.
 
-use fsm_grammar::Code;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
@@ -17,28 +16,43 @@ pub(crate) fn error(message: &str, first: Span, last: Span) -> TokenStream {
     quote!(#path #arguments)
 }
 
-/// A warning at `at`: a deprecated unit struct, named after the code and
-/// carrying the message as its note, used at that token. rustc then warns
-/// ``use of deprecated unit struct `_::fsm::dead_end`: MESSAGE`` there, and
-/// the user can silence it like any lint: `#[allow(...)]` in the `.fsm` text,
-/// or `#[allow(deprecated)]` in Rust.
+/// A warning at `at`: a lint expectation that cannot be fulfilled, with the
+/// whole message (code and help included) as its reason. rustc shows it as
 ///
-/// rustc reports a deprecated path on its last segment only, whatever the
-/// spans of the others, so a warning marks one token: the first of its range.
-pub(crate) fn warning(code: Code, message: &str, at: Span) -> TokenStream {
-    let name = code.name().replace('-', "_");
-    let definition = Ident::new(&name, Span::call_site());
-    let usage = Ident::new(&name, at);
-    // Each warning is a block of its own, so two with one code do not clash.
+/// ```text
+/// warning: this lint expectation is unfulfilled
+///   --> src/main.rs:11:15
+///    |
+/// 11 |         state spare { on open -> opened; }
+///    |               ^^^^^
+///    |
+///    = note: state `spare` cannot be reached from the initial state `closed` [fsm::unreachable-state]
+///            help: add a transition that targets `spare`, remove the state, or ...
+/// ```
+///
+/// The one other stable way to put a message of our own into a warning,
+/// `#[deprecated(note = ...)]`, prefixes it with "use of deprecated unit
+/// struct `...`", which tells the user something false. `#[must_use = ...]`
+/// shows the message as a note too, but after a line naming the invented
+/// item by a path that changes with the module and with how many warnings
+/// the crate has, and for a function call it suggests writing `let _ =` into
+/// the definition. An expectation's line is always the same, and it needs
+/// no item at all. (Like rustc's own lints, warnings are only reported when
+/// the crate has no errors.)
+///
+/// The expected lint is `variant_size_differences`: allowed by default, in
+/// no lint group and about enums only, so it never fires on the empty
+/// constant and nothing a crate sets for its own code conflicts with it
+/// (`#[expect]` of a lint the crate forbids is an error). The lint's name
+/// carries the span, because rustc reports an unfulfilled expectation there.
+/// The user silences a warning with `#[allow(...)]` in the definition, or
+/// with `#[allow(unfulfilled_lint_expectations)]` in Rust; a crate built
+/// with `-D warnings` fails on it, as it should.
+pub(crate) fn warning(message: &str, at: Span) -> TokenStream {
+    let lint = Ident::new("variant_size_differences", at);
     quote! {
-        const _: () = {
-            mod fsm {
-                #[deprecated(note = #message)]
-                #[allow(non_camel_case_types)]
-                pub struct #definition;
-            }
-            let _ = fsm::#usage;
-        };
+        #[expect(#lint, reason = #message)]
+        const _: () = ();
     }
 }
 
@@ -56,13 +70,14 @@ mod tests {
     }
 
     #[test]
-    fn a_warning_uses_a_deprecated_item_named_after_the_code() {
-        let tokens = warning(Code::DeadEnd, "stuck", Span::call_site());
+    fn a_warning_is_an_unfulfilled_expectation_whose_reason_is_the_message() {
+        let tokens = warning("stuck [fsm::dead-end]\nhelp: add a way out", Span::call_site());
         assert_eq!(
             tokens.to_string(),
-            "const _ : () = { mod fsm { # [deprecated (note = \"stuck\")] \
-             # [allow (non_camel_case_types)] pub struct dead_end ; } \
-             let _ = fsm :: dead_end ; } ;"
+            "# [expect (variant_size_differences , reason = \"stuck [fsm::dead-end]\\nhelp: add a way out\")] \
+             const _ : () = () ;"
         );
+        // Nothing in it says "deprecated", the old way's "use of deprecated unit struct".
+        assert!(!tokens.to_string().contains("deprecated"));
     }
 }

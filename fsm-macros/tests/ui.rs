@@ -3,6 +3,9 @@
 //! One case per diagnostic code, named after it (`unknown-state` →
 //! `tests/ui/unknown_state.rs`), each showing the diagnostic on the exact
 //! token; the cases of the `file = "..."` form; and the cases that must build.
+//! The cases that build deny warnings, so a passing run prints nothing:
+//! trybuild shows the warnings of such a case in a `WARNINGS:` block that
+//! reads like a failure.
 //! Regenerate the expected output with `TRYBUILD=overwrite cargo test -p
 //! fsm-macros --test ui`, then read every changed `.stderr`.
 
@@ -21,7 +24,30 @@ fn ui() {
     }
     cases.compile_fail("tests/ui/file_*.rs");
     cases.compile_fail("tests/ui/form_*.rs");
+    cases.compile_fail("tests/ui/warning_level.rs");
     cases.pass("tests/ui/pass_*.rs");
+}
+
+/// trybuild prints the warnings of a case that builds, so every such case
+/// denies them: one that warns fails instead of cluttering a passing run.
+#[test]
+fn the_cases_that_build_deny_warnings() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    let mut checked = 0;
+    for entry in fs::read_dir(&dir).expect("tests/ui exists") {
+        let path = entry.expect("list tests/ui").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !(name.starts_with("pass_") && name.ends_with(".rs")) {
+            continue;
+        }
+        let text = fs::read_to_string(&path).expect("read a case");
+        assert!(
+            text.lines().any(|line| line.starts_with("#![deny(warnings")),
+            "{name} must start with `#![deny(warnings)]`"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "found only {checked} passing cases");
 }
 
 /// `file = "..."` paths are relative to the crate root, which for the cases is

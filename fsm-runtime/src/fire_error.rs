@@ -11,6 +11,35 @@ use std::hash::{Hash, Hasher};
 /// It displays as the specific error of its variant, which is not repeated
 /// as its [`source`](std::error::Error::source): match on the variant to get
 /// at it.
+///
+/// Every error is read through methods, and the dynamic engine's
+/// [`FireError`](crate::dynamic::FireError) has the same variants and
+/// methods (`state()`, `action()`, `valid()`, `terminal()`, `candidates()`),
+/// returning this machine's typed `State` and `Action` where the dynamic
+/// engine returns ids. Code written against one reads the same against the
+/// other:
+///
+/// ```
+/// use fsm_runtime::{FireError, NoGuards};
+///
+/// fsm_runtime::fsm! {
+///     machine Door {
+///         initial state closed { on open -> opened; }
+///         state opened { on close -> closed; }
+///     }
+/// }
+/// use door::{Action, Door, State};
+///
+/// let mut door = Door::new();
+/// match door.fire(Action::Close) {
+///     Err(FireError::InvalidTransition(e)) => {
+///         assert_eq!((e.state(), e.action()), (State::Closed, Action::Close));
+///         assert_eq!(e.valid(), [Action::Open]);
+///         assert!(!e.terminal());
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 pub enum FireError<M: Machine> {
     /// No transition for the action exists in the current state.
     InvalidTransition(InvalidTransition<M>),
@@ -20,7 +49,7 @@ pub enum FireError<M: Machine> {
 
 impl<M: Machine> FireError<M> {
     /// An [`InvalidTransition`]: `action` has no transition in `state`,
-    /// where `valid` are the actions that do.
+    /// where `valid` are the actions that do. For generated code.
     pub const fn invalid(
         state: M::State,
         action: M::Action,
@@ -36,6 +65,7 @@ impl<M: Machine> FireError<M> {
     }
 
     /// A [`GuardRejected`]: the guard of each of `candidates` was false.
+    /// For generated code.
     pub const fn rejected(state: M::State, action: M::Action, candidates: &'static [Candidate<M>]) -> Self {
         FireError::GuardRejected(GuardRejected {
             state,
@@ -63,33 +93,83 @@ impl<M: Machine> FireError<M> {
 
 /// An action with no transition in the current state.
 pub struct InvalidTransition<M: Machine> {
+    state: M::State,
+    action: M::Action,
+    valid: &'static [M::Action],
+    terminal: bool,
+}
+
+impl<M: Machine> InvalidTransition<M> {
     /// The current state.
-    pub state: M::State,
+    pub fn state(&self) -> M::State {
+        self.state
+    }
+
     /// The action that was fired.
-    pub action: M::Action,
-    /// The actions that have a transition in `state`, in declaration order.
-    pub valid: &'static [M::Action],
-    /// True when `state` is terminal (and `valid` therefore empty).
-    pub terminal: bool,
+    pub fn action(&self) -> M::Action {
+        self.action
+    }
+
+    /// The actions that have a transition in the state, in declaration
+    /// order.
+    pub fn valid(&self) -> &'static [M::Action] {
+        self.valid
+    }
+
+    /// True when the state is terminal (and [`valid`](Self::valid)
+    /// therefore empty).
+    pub fn terminal(&self) -> bool {
+        self.terminal
+    }
 }
 
 /// An action whose every candidate transition was rejected by its guard.
 pub struct GuardRejected<M: Machine> {
+    state: M::State,
+    action: M::Action,
+    candidates: &'static [Candidate<M>],
+}
+
+impl<M: Machine> GuardRejected<M> {
     /// The current state.
-    pub state: M::State,
+    pub fn state(&self) -> M::State {
+        self.state
+    }
+
     /// The action that was fired.
-    pub action: M::Action,
-    /// The candidates, in the order their guards were evaluated; each
-    /// guard was false.
-    pub candidates: &'static [Candidate<M>],
+    pub fn action(&self) -> M::Action {
+        self.action
+    }
+
+    /// The candidates, in the order their guards were evaluated; each guard
+    /// was false.
+    pub fn candidates(&self) -> &'static [Candidate<M>] {
+        self.candidates
+    }
 }
 
 /// A guarded transition that was a candidate for an action.
 pub struct Candidate<M: Machine> {
+    guard: &'static str,
+    target: Option<M::State>,
+}
+
+impl<M: Machine> Candidate<M> {
+    /// The candidate with guard `guard` leading to `target`. For generated
+    /// code, which keeps them in `static` tables.
+    pub const fn new(guard: &'static str, target: Option<M::State>) -> Self {
+        Candidate { guard, target }
+    }
+
     /// The guard expression, as canonical `.fsm` text (`!a && b`).
-    pub guard: &'static str,
+    pub fn guard(&self) -> &'static str {
+        self.guard
+    }
+
     /// The state it leads to; `None` for an internal transition.
-    pub target: Option<M::State>,
+    pub fn target(&self) -> Option<M::State> {
+        self.target
+    }
 }
 
 impl<M: Machine> fmt::Display for InvalidTransition<M> {

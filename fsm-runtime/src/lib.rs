@@ -34,7 +34,9 @@
 //!   logging compiles to nothing.
 //! - `dynamic`: the `dynamic` module, machines loaded at run time (from `.fsm` text,
 //!   JSON or a builder) and run without generated code.
-//! - `store`: [`store`], durable snapshots by instance id: the
+//! - `json`: [`json`], JSON read as `serde_json` reads it except that an
+//!   object giving a key twice is an error; store files are read with it.
+//! - `store` (implies `json`): [`store`], durable snapshots by instance id: the
 //!   [`Store`](store::Store) trait, whose saves are compare-and-swaps on a
 //!   version, and [`FileStore`](store::FileStore), one JSON file per instance.
 //!
@@ -51,6 +53,8 @@ pub mod dynamic;
 mod fire_error;
 mod fired;
 mod history;
+#[cfg(feature = "json")]
+pub mod json;
 mod machine;
 mod shared;
 mod snapshot;

@@ -147,6 +147,19 @@ pub enum RestoreError {
         /// The machine's states, in declaration order.
         known: Vec<String>,
     },
+    /// The snapshot's history ends with a sequence number above
+    /// [`History::MAX_RESUMED_SEQ`], too close to the top of `u64` for the
+    /// history to go on numbering its entries. Such numbers do not come from
+    /// a [`History`], which counts from `0`; the snapshot was edited or
+    /// written by something else.
+    SeqOutOfRange {
+        /// The machine.
+        machine: String,
+        /// The `seq` of the snapshot's last history entry.
+        seq: u64,
+        /// The largest `seq` a restored history may end with.
+        max: u64,
+    },
 }
 
 impl fmt::Display for RestoreError {
@@ -176,6 +189,11 @@ impl fmt::Display for RestoreError {
                 )?;
                 write_names(f, known.iter().map(String::as_str))
             }
+            RestoreError::SeqOutOfRange { machine, seq, max } => write!(
+                f,
+                "the snapshot's history of machine `{machine}` ends at `seq` {seq}, above {max}, \
+                 the largest a restored history can go on numbering from"
+            ),
         }
     }
 }
@@ -188,6 +206,7 @@ mod serde_impls {
     use crate::history::{check_order, HistoryEntry};
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
+    use std::collections::HashSet;
     use std::fmt;
 
     const TYPE: &str = "fsm";
@@ -248,6 +267,7 @@ mod serde_impls {
             let mut fingerprint: Option<String> = None;
             let mut current_state: Option<String> = None;
             let mut history: Option<Vec<HistoryEntry>> = None;
+            let mut others = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
                 let slot = match key.as_str() {
                     "type" => &mut kind,
@@ -260,9 +280,14 @@ mod serde_impls {
                         }
                         continue;
                     }
-                    // Unknown fields are skipped, so stores may add their own.
+                    // Unknown fields are skipped, so stores may add their
+                    // own; but each once, as the fields read.
                     _ => {
+                        if others.contains(&key) {
+                            return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                        }
                         map.next_value::<de::IgnoredAny>()?;
+                        others.insert(key);
                         continue;
                     }
                 };

@@ -1,4 +1,4 @@
-//! The agent loop of seed 002: the caller performs the outputs and feeds the
+//! The loop of a coding agent: the caller performs the outputs and feeds the
 //! results back as actions; the machine only decides.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
@@ -126,7 +126,7 @@ fn shutdown_succeeds_from_every_state() {
         let mut agent = AgentLoop::from_state(state);
         let result = agent.fire(Action::ShutdownRequested, &Turn::default());
         if state == State::ShuttingDown {
-            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal));
+            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal()));
             continue;
         }
         let fired = result.unwrap_or_else(|e| panic!("shutdown from {state}: {e}"));

@@ -1,4 +1,4 @@
-//! The door of the issue: firing, error texts, names, snapshots and restore.
+//! The door of the README: firing, error texts, names, snapshots and restore.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
@@ -49,10 +49,10 @@ fn invalid_transition_lists_the_valid_actions() {
     let FireError::InvalidTransition(invalid) = error else {
         panic!("expected InvalidTransition, got {error:?}");
     };
-    assert_eq!(invalid.state, State::Closed);
-    assert_eq!(invalid.action, Action::Close);
-    assert_eq!(invalid.valid, [Action::Open, Action::Lock]);
-    assert!(!invalid.terminal);
+    assert_eq!(invalid.state(), State::Closed);
+    assert_eq!(invalid.action(), Action::Close);
+    assert_eq!(invalid.valid(), [Action::Open, Action::Lock]);
+    assert!(!invalid.terminal());
     assert_eq!(
         door.state(),
         State::Closed,
@@ -71,9 +71,9 @@ fn guard_rejection_names_the_guard() {
     let FireError::GuardRejected(rejected) = error else {
         panic!("expected GuardRejected, got {error:?}");
     };
-    assert_eq!(rejected.candidates.len(), 1);
-    assert_eq!(rejected.candidates[0].guard, "has_key");
-    assert_eq!(rejected.candidates[0].target, Some(State::Locked));
+    assert_eq!(rejected.candidates().len(), 1);
+    assert_eq!(rejected.candidates()[0].guard(), "has_key");
+    assert_eq!(rejected.candidates()[0].target(), Some(State::Locked));
     assert_eq!((error.state(), error.action()), (State::Closed, Action::Lock));
     assert_eq!(door.state(), State::Closed);
 }
@@ -101,7 +101,7 @@ fn errors_are_std_errors() {
         panic!("expected InvalidTransition, got {fire_error:?}");
     };
     assert_eq!(invalid.to_string(), fire_error.to_string());
-    assert_eq!(invalid.valid, [Action::Open, Action::Lock]);
+    assert_eq!(invalid.valid(), [Action::Open, Action::Lock]);
 }
 
 #[test]

@@ -282,9 +282,9 @@ fn json_problems_are_located_by_path() {
 }
 
 #[test]
-fn the_seed_json_loads_and_runs() {
-    let seed = include_str!("../../tests/fixtures/json/execution_fsm_v1.json");
-    let definition = Definition::from_json(seed).unwrap();
+fn an_execution_fsm_v1_document_loads_and_runs() {
+    let document = include_str!("../../tests/fixtures/json/execution_fsm_v1.json");
+    let definition = Definition::from_json(document).unwrap();
     assert_eq!(definition.name(), "execution_fsm_v1");
     assert!(definition.warnings().is_empty(), "{:?}", definition.warnings());
     let renamed: Vec<String> = definition

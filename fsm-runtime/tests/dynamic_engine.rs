@@ -161,7 +161,7 @@ fn guards_are_asked_lazily_each_at_most_once() {
     let FireError::GuardRejected(rejected) = &error else {
         panic!("{error:?}")
     };
-    let guards: Vec<&str> = rejected.candidates().map(|c| c.guard).collect();
+    let guards: Vec<&str> = rejected.candidates().map(|c| c.guard()).collect();
     assert_eq!(guards, ["authorized && !alarm", "override"]);
 
     // A guard repeated across candidates is asked once.

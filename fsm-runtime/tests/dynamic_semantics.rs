@@ -194,22 +194,22 @@ fn every_state_action_and_guard_combination_agrees_with_generated_code() {
                                 FireError::InvalidTransition(d),
                             ) => {
                                 compared[1] += 1;
-                                assert_eq!(d.terminal(), g.terminal, "{context}");
+                                assert_eq!(d.terminal(), g.terminal(), "{context}");
                                 let valid: Vec<&str> =
                                     d.valid().iter().map(|&a| definition.action_name(a)).collect();
-                                let expected: Vec<&str> = g.valid.iter().map(|a| a.name()).collect();
+                                let expected: Vec<&str> = g.valid().iter().map(|a| a.name()).collect();
                                 assert_eq!(valid, expected, "{context}");
                             }
                             (fsm_runtime::FireError::GuardRejected(g), FireError::GuardRejected(d)) => {
                                 compared[2] += 1;
                                 let candidates: Vec<(&str, Option<&str>)> = d
                                     .candidates()
-                                    .map(|c| (c.guard, c.target.map(|t| definition.state_name(t))))
+                                    .map(|c| (c.guard(), c.target().map(|t| definition.state_name(t))))
                                     .collect();
                                 let expected: Vec<(&str, Option<&str>)> = g
-                                    .candidates
+                                    .candidates()
                                     .iter()
-                                    .map(|c| (c.guard, c.target.map(|t| t.name())))
+                                    .map(|c| (c.guard(), c.target().map(|t| t.name())))
                                     .collect();
                                 assert_eq!(candidates, expected, "{context}");
                             }

@@ -255,6 +255,30 @@ fn an_unknown_field_is_corrupt() {
 }
 
 #[test]
+fn a_key_given_twice_is_corrupt_at_any_depth() {
+    // serde_json::Value keeps the last one: this loaded as version 5.
+    assert_corrupt(
+        br#"{"version": 1, "version": 5, "snapshot": {"type": "fsm", "machine": "Door", "fingerprint": "f", "current_state": "s"}}"#,
+        "duplicate key `version` at line 1 column 24",
+    );
+    // In the snapshot, a field it reads and one it skips.
+    assert_corrupt(
+        br#"{"version": 1, "snapshot": {"type": "fsm", "machine": "Door", "fingerprint": "f", "current_state": "s", "current_state": "t"}}"#,
+        "duplicate key `current_state`",
+    );
+    assert_corrupt(
+        br#"{"version": 1, "snapshot": {"type": "fsm", "machine": "Door", "fingerprint": "f", "current_state": "s", "note": 1, "note": 2}}"#,
+        "duplicate key `note`",
+    );
+    // In a history entry.
+    assert_corrupt(
+        br#"{"version": 1, "snapshot": {"type": "fsm", "machine": "Door", "fingerprint": "f", "current_state": "s",
+            "history": [{"seq": 0, "from": "a", "to": "s", "action": "x", "action": "y", "timestamp": "2026-01-10T09:32:15Z"}]}}"#,
+        "duplicate key `action` at line 2 column",
+    );
+}
+
+#[test]
 fn a_json_array_is_corrupt() {
     assert_corrupt(b"[1, 2]", "expected a JSON object");
 }

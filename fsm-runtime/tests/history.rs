@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 fsm_runtime::fsm! {
-    /// Seed 004's execution machine, with a heartbeat.
+    /// The `execution_fsm_v1` machine of an execution runtime, with a
+    /// heartbeat.
     machine Execution {
         initial state idle { on start -> executing; }
         state executing {
@@ -30,17 +31,17 @@ fsm_runtime::fsm! {
 
 use execution::{Action, Execution, State};
 
-/// 2026-01-10T09:32:15Z, the timestamp of seed 004.
-const SEED_SECONDS: u64 = 1_768_037_535;
+/// 2026-01-10T09:32:15Z, the timestamp of a run of `execution_fsm_v1`.
+const RUN_SECONDS: u64 = 1_768_037_535;
 
-/// A clock that starts at seed 004's timestamp and ticks one second per
+/// A clock that starts at that run's timestamp and ticks one second per
 /// call; shares its call count.
 fn ticking_clock() -> (impl Fn() -> SystemTime + Send + Sync + 'static, Arc<AtomicU64>) {
     let calls = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&calls);
     let clock = move || {
         let n = counter.fetch_add(1, Ordering::SeqCst);
-        UNIX_EPOCH + Duration::from_secs(SEED_SECONDS + n)
+        UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + n)
     };
     (clock, calls)
 }
@@ -68,8 +69,8 @@ fn cap(n: usize) -> NonZeroUsize {
 fn timestamps_are_rfc_3339_in_utc_with_milliseconds() {
     let at = |millis: u64| Timestamp::from_unix_millis(millis).unwrap().to_string();
     assert_eq!(at(0), "1970-01-01T00:00:00.000Z");
-    assert_eq!(at(SEED_SECONDS * 1000), "2026-01-10T09:32:15.000Z");
-    assert_eq!(at(SEED_SECONDS * 1000 + 7), "2026-01-10T09:32:15.007Z");
+    assert_eq!(at(RUN_SECONDS * 1000), "2026-01-10T09:32:15.000Z");
+    assert_eq!(at(RUN_SECONDS * 1000 + 7), "2026-01-10T09:32:15.007Z");
     // `date -u -d @951782400` and friends: leap days, a century that is a
     // leap year, the last millisecond of a year.
     assert_eq!(at(951_782_400_000), "2000-02-29T00:00:00.000Z");
@@ -86,12 +87,12 @@ fn timestamps_are_rfc_3339_in_utc_with_milliseconds() {
 
 #[test]
 fn timestamps_come_from_system_time_truncated_and_clamped() {
-    let time = UNIX_EPOCH + Duration::from_nanos(SEED_SECONDS * 1_000_000_000 + 123_999_999);
+    let time = UNIX_EPOCH + Duration::from_nanos(RUN_SECONDS * 1_000_000_000 + 123_999_999);
     let at = Timestamp::from_system_time(time);
     assert_eq!(at.to_string(), "2026-01-10T09:32:15.123Z");
     assert_eq!(
         at.to_system_time(),
-        UNIX_EPOCH + Duration::from_millis(SEED_SECONDS * 1000 + 123)
+        UNIX_EPOCH + Duration::from_millis(RUN_SECONDS * 1000 + 123)
     );
     assert_eq!(
         Timestamp::from(UNIX_EPOCH - Duration::from_secs(1)),
@@ -108,7 +109,7 @@ fn timestamps_come_from_system_time_truncated_and_clamped() {
 
 #[test]
 fn timestamps_parse_any_rfc_3339_form() {
-    let seed = Timestamp::from_unix_millis(SEED_SECONDS * 1000).unwrap();
+    let start = Timestamp::from_unix_millis(RUN_SECONDS * 1000).unwrap();
     for text in [
         "2026-01-10T09:32:15Z",
         "2026-01-10t09:32:15z",
@@ -118,7 +119,7 @@ fn timestamps_parse_any_rfc_3339_form() {
         "2026-01-10T04:02:15-05:30",
         "2026-01-10T09:32:15-00:00",
     ] {
-        assert_eq!(text.parse(), Ok(seed), "{text}");
+        assert_eq!(text.parse(), Ok(start), "{text}");
     }
     assert_eq!(
         "2026-01-10T09:32:15.5Z"
@@ -452,7 +453,7 @@ fn restoring_brings_the_history_back_and_continues_it() {
     let mut resumed = Recorded::<Execution>::restore_with(
         &snapshot,
         FingerprintPolicy::Strict,
-        History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(SEED_SECONDS + 60)),
+        History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + 60)),
     )
     .unwrap();
     assert_eq!(resumed.state(), State::Executing);
@@ -510,8 +511,86 @@ fn restoring_into_a_smaller_history_keeps_the_latest_entries() {
     assert_eq!(resumed.history().recorded(), 6);
 
     // A history resumed from a snapshot without entries starts from 0.
-    let empty = History::new().resumed_from(&Execution::new().snapshot());
+    let empty = History::new().resumed_from(&Execution::new().snapshot()).unwrap();
     assert_eq!((empty.len(), empty.recorded()), (0, 0));
+}
+
+/// `Execution` as a dynamic definition.
+fn execution_definition() -> Definition {
+    Definition::from_fsm(
+        "machine Execution {
+            initial state idle { on start -> executing; }
+            state executing { on heartbeat; on retry -> executing; on success -> completed; on error -> failed; }
+            terminal state completed;
+            terminal state failed;
+        }",
+    )
+    .unwrap()
+}
+
+/// A snapshot of `Execution` in `executing` whose history ends with `seq`.
+fn snapshot_ending_at(seq: u64) -> Snapshot {
+    serde_json::from_value(json!({
+        "type": "fsm", "machine": "Execution", "fingerprint": Execution::FINGERPRINT,
+        "current_state": "executing",
+        "history": [{"seq": seq, "from": "idle", "to": "executing", "action": "start",
+                     "timestamp": "2026-01-10T09:32:15Z"}],
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_history_too_close_to_the_top_of_u64_is_refused_on_restore() {
+    // Each of these used to panic at `seq + 1` (debug builds) or wrap to 0
+    // and save a snapshot that could not be read back (release builds);
+    // u64::MAX - 1 got one fire further before the same happened.
+    for seq in [u64::MAX, u64::MAX - 1, History::MAX_RESUMED_SEQ + 1] {
+        let snapshot = snapshot_ending_at(seq);
+        let expected = RestoreError::SeqOutOfRange {
+            machine: "Execution".to_owned(),
+            seq,
+            max: History::MAX_RESUMED_SEQ,
+        };
+        assert_eq!(Recorded::<Execution>::restore(&snapshot).unwrap_err(), expected);
+        assert_eq!(History::new().resumed_from(&snapshot).unwrap_err(), expected);
+        assert_eq!(
+            expected.to_string(),
+            format!(
+                "the snapshot's history of machine `Execution` ends at `seq` {seq}, above \
+                 9223372036854775807, the largest a restored history can go on numbering from"
+            )
+        );
+
+        // A dynamic engine that records a history refuses it too, unchanged.
+        let ignore = FingerprintPolicy::Ignore;
+        let engine = Engine::builder(execution_definition())
+            .history(History::new())
+            .build()
+            .unwrap();
+        engine.fire("start", &json!({})).unwrap();
+        engine.fire("success", &json!({})).unwrap();
+        let before = engine.snapshot();
+        assert_eq!(engine.restore_with(&snapshot, ignore).unwrap_err(), expected);
+        assert_eq!(engine.snapshot(), before);
+        // One without a history ignores the entries, as the plain machine does.
+        let plain = Engine::new(execution_definition()).unwrap();
+        assert_eq!(plain.state_name(), "idle");
+        plain.restore_with(&snapshot, ignore).unwrap();
+        assert_eq!(plain.state_name(), "executing");
+        assert_eq!(Execution::restore(&snapshot).unwrap().state(), State::Executing);
+    }
+
+    // The largest accepted goes on numbering, and what it saves reads back.
+    let snapshot = snapshot_ending_at(History::MAX_RESUMED_SEQ);
+    let mut run = Recorded::<Execution>::restore(&snapshot).unwrap();
+    run.fire(Action::Heartbeat, &NoGuards).unwrap();
+    run.fire(Action::Success, &NoGuards).unwrap();
+    let seqs: Vec<u64> = run.history().iter().map(HistoryEntry::seq).collect();
+    let max = History::MAX_RESUMED_SEQ;
+    assert_eq!(seqs, [max, max + 1, max + 2]);
+    let text = serde_json::to_string(&run.snapshot()).unwrap();
+    let read: Snapshot = serde_json::from_str(&text).unwrap();
+    assert_eq!(read, run.snapshot());
 }
 
 #[test]
@@ -526,6 +605,40 @@ fn restoring_checks_the_machine_before_the_history() {
         Recorded::<Execution>::restore(&snapshot),
         Err(RestoreError::FingerprintMismatch { .. })
     ));
+}
+
+#[test]
+fn snapshots_and_entries_refuse_a_field_given_twice() {
+    let error = |text: &str| serde_json::from_str::<Snapshot>(text).unwrap_err().to_string();
+    let head = r#""type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "a""#;
+    let entry = r#""seq": 0, "from": "a", "to": "a", "action": "x", "timestamp": "2026-01-10T09:32:15Z""#;
+    // Fields it skips, as well as fields it reads.
+    assert_eq!(
+        error(&format!(r#"{{{head}, "note": 1, "note": 2}}"#)),
+        "duplicate field `note` at line 1 column 91"
+    );
+    assert_eq!(
+        error(&format!(r#"{{{head}, "current_state": "b"}}"#)),
+        "duplicate field `current_state` at line 1 column 89"
+    );
+    assert_eq!(
+        error(&format!(
+            r#"{{{head}, "history": [{{{entry}, "note": 1, "note": 2}}]}}"#
+        )),
+        "duplicate field `note` at line 1 column 190"
+    );
+    // `reason` too, even when the first one is null.
+    assert_eq!(
+        error(&format!(
+            r#"{{{head}, "history": [{{{entry}, "reason": null, "reason": "y"}}]}}"#
+        )),
+        "duplicate field `reason` at line 1 column 197"
+    );
+    let once = format!(r#"{{{head}, "note": 1, "history": [{{{entry}, "note": 1, "reason": null}}]}}"#);
+    assert_eq!(
+        serde_json::from_str::<Snapshot>(&once).unwrap().history().len(),
+        1
+    );
 }
 
 #[test]
@@ -555,7 +668,8 @@ fn bad_histories_in_json_are_reported_clearly() {
         error(json!([{"seq": 0, "from": "idle", "to": "executing", "timestamp": "2026-01-10T09:32:15Z"}])),
         "missing field `action`"
     );
-    // Seed 004 calls the action `reason`; `action` wins when both are given.
+    // A runtime record calls the action `reason`; `action` wins when both are
+    // given.
     let entries = |history: serde_json::Value| -> Vec<String> {
         let snapshot: Snapshot = serde_json::from_value(json!({
             "type": "fsm", "machine": "M", "fingerprint": "f", "current_state": "executing",

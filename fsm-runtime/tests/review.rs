@@ -1,4 +1,4 @@
-//! The guarded review machine of seed 000: the transition is chosen by
+//! A guarded review step: the transition is chosen by
 //! priority, and a rejection says which guard rejected each candidate.
 
 #![deny(warnings)]

@@ -220,8 +220,8 @@ fn any_does_not_apply_to_terminal_states() {
         let FireError::InvalidTransition(invalid) = error else {
             panic!("expected InvalidTransition, got {error:?}");
         };
-        assert!(invalid.terminal);
-        assert!(invalid.valid.is_empty());
+        assert!(invalid.terminal());
+        assert!(invalid.valid().is_empty());
     }
 }
 

@@ -1,5 +1,6 @@
 //! The one diagnostic type of the front end, and the catalogue of codes.
 
+use crate::elide::elide;
 use crate::span::Span;
 use std::fmt;
 
@@ -86,6 +87,8 @@ codes! {
     InvalidDuration = "invalid-duration", Error;
     /// Two names that become the same Rust identifier.
     NameCollision = "name-collision", Error;
+    /// `true` or `false` used as a guard name.
+    ReservedName = "reserved-name", Error;
     /// A state that cannot be reached from the initial state.
     UnreachableState = "unreachable-state", Warning;
     /// A reachable state from which no terminal state can be reached.
@@ -113,9 +116,10 @@ impl Code {
         Code::ALL.iter().copied().find(|c| c.name() == name)
     }
 
-    /// The documentation anchor of this code.
-    pub fn url(self) -> String {
-        format!("{DOCS_URL}#{}", self.name())
+    /// The command that prints this code's documentation:
+    /// `fsmc explain unknown-state`. Reports say to run it.
+    pub fn explain_command(self) -> String {
+        format!("fsmc explain {}", self.name())
     }
 }
 
@@ -124,9 +128,6 @@ impl fmt::Display for Code {
         f.write_str(self.name())
     }
 }
-
-/// Where the diagnostics catalogue lives, relative to the repository root.
-pub const DOCS_URL: &str = "docs/diagnostics.md";
 
 /// A secondary label: another place that explains the primary one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,14 +166,16 @@ impl Diagnostic {
         label: impl Into<String>,
         help: impl Into<String>,
     ) -> Self {
+        // Names of any length are quoted shortened, so one diagnostic prints
+        // a bounded amount of text; the span still covers the whole name.
         Diagnostic {
             code,
             severity: code.default_severity(),
-            message: message.into(),
+            message: elide(message.into()),
             span,
-            label: label.into(),
+            label: elide(label.into()),
             secondary: Vec::new(),
-            help: help.into(),
+            help: elide(help.into()),
         }
     }
 
@@ -180,7 +183,7 @@ impl Diagnostic {
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
         self.secondary.push(Label {
             span,
-            message: message.into(),
+            message: elide(message.into()),
         });
         self
     }
@@ -215,8 +218,9 @@ impl miette::Diagnostic for Diagnostic {
         Some(Box::new(&self.help))
     }
 
+    /// Shown after the code, as in ``fsm::unknown-state (run `fsmc explain unknown-state`)``.
     fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.code.url()))
+        Some(Box::new(format!("run `{}`", self.code.explain_command())))
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {

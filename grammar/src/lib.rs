@@ -22,6 +22,7 @@ pub mod comments;
 pub mod diagnostic;
 pub mod diagram;
 pub mod duration;
+mod elide;
 pub mod format;
 mod guard_logic;
 pub mod interchange;

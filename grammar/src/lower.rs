@@ -14,6 +14,9 @@ use std::collections::HashMap;
 pub fn lower(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> Model {
     let mut seen: HashMap<&str, Span> = HashMap::new();
     let mut machines = Vec::new();
+    // "Did you mean" searches compare a name with every candidate: one
+    // budget bounds them over the whole file, however many typos it holds.
+    let mut suggestions = suggest::Budget::per_file();
     for m in &file.machines {
         if let Some(first) = seen.get(m.name.name.as_str()) {
             diagnostics.push(
@@ -31,7 +34,7 @@ pub fn lower(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> Model {
         }
         // Warnings found while lowering obey the machine's `#[allow(...)]`.
         let mut local = Vec::new();
-        let lowered = Lowerer::new(&mut local).machine(m);
+        let lowered = Lowerer::new(&mut local, &mut suggestions).machine(m);
         let allows = lowered.as_ref().map(|m| m.allows.as_slice()).unwrap_or_default();
         diagnostics.extend(
             local
@@ -86,8 +89,8 @@ struct Lowerer<'d> {
     diagnostics: &'d mut Vec<Diagnostic>,
     /// A transition was dropped and there is no telling where it went.
     incomplete: bool,
-    /// How many more "did you mean" searches this machine may run.
-    suggestions_left: usize,
+    /// What the file's "did you mean" searches may still spend.
+    suggestions: &'d mut suggest::Budget,
     /// Where dropped transitions probably went: a misspelled target's
     /// suggestion, a duplicate state's edges.
     guessed_edges: Vec<(Source, StateId)>,
@@ -99,11 +102,11 @@ struct Lowerer<'d> {
 }
 
 impl<'d> Lowerer<'d> {
-    fn new(diagnostics: &'d mut Vec<Diagnostic>) -> Self {
+    fn new(diagnostics: &'d mut Vec<Diagnostic>, suggestions: &'d mut suggest::Budget) -> Self {
         Lowerer {
             diagnostics,
             incomplete: false,
-            suggestions_left: MAX_SUGGESTIONS,
+            suggestions,
             guessed_edges: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
@@ -135,7 +138,8 @@ impl<'d> Lowerer<'d> {
                         suggest::help_for(
                             &code.name,
                             names,
-                            "see docs/diagnostics.md for the list of codes".into(),
+                            self.suggestions,
+                            "`fsmc explain` lists the codes".into(),
                         ),
                     ))
                 }
@@ -174,6 +178,15 @@ impl<'d> Lowerer<'d> {
             if let MachineItem::Decl(d) = item {
                 declares[d.kind as usize] = true;
                 for (name, payload) in d.names.iter().zip(&d.payloads) {
+                    if d.kind == DeclKind::Guard && is_reserved_guard_name(&name.name) {
+                        self.diagnostics.push(Diagnostic::new(
+                            Code::ReservedName,
+                            name.span,
+                            format!("`{}` cannot be the name of a guard", name.name),
+                            "reserved in guard expressions",
+                            "`true` and `false` are reserved so that `[true]` cannot look like a constant; give the guard a name that says what it checks",
+                        ));
+                    }
                     let table = match d.kind {
                         DeclKind::Action => &mut self.actions,
                         DeclKind::Guard => &mut self.guards,
@@ -210,8 +223,8 @@ impl<'d> Lowerer<'d> {
                 _ => None,
             })
             .collect();
-        let mut states: Vec<State> = Vec::new();
-        let mut bodies: Vec<&ast::StateAst> = Vec::new();
+        let mut states: Vec<State> = Vec::with_capacity(state_asts.len());
+        let mut bodies: Vec<&ast::StateAst> = Vec::with_capacity(state_asts.len());
         let mut by_name: HashMap<&str, StateId> = HashMap::new();
         let mut initial: Option<(StateId, Span)> = None;
         let mut duplicates: Vec<(StateId, &ast::StateAst)> = Vec::new();
@@ -299,8 +312,14 @@ impl<'d> Lowerer<'d> {
         };
 
         // Bodies: hooks and transitions.
-        let state_names: Vec<String> = states.iter().map(|s| s.name.clone()).collect();
-        let mut transitions = Vec::new();
+        let state_names: Vec<&str> = bodies.iter().map(|s| s.name.name.as_str()).collect();
+        debug_assert!(state_names.iter().zip(&states).all(|(a, b)| *a == b.name));
+        let count = bodies
+            .iter()
+            .flat_map(|s| s.body.iter().flatten())
+            .filter(|i| matches!(i, StateItem::Transition(_)))
+            .count();
+        let mut transitions = Vec::with_capacity(count);
         let mut timers = Vec::new();
         let mut own = vec![Vec::new(); states.len()];
         for (i, s) in bodies.iter().enumerate() {
@@ -514,7 +533,7 @@ impl<'d> Lowerer<'d> {
         t: &ast::TimerAst,
         state: StateId,
         by_name: &HashMap<&str, StateId>,
-        state_names: &[String],
+        state_names: &[&str],
     ) -> Option<Timer> {
         let delay = match &t.delay {
             ast::DelayAst::Name(name) => Some(Delay::Named(DelayId::from_index(self.delays.use_(name)))),
@@ -532,6 +551,9 @@ impl<'d> Lowerer<'d> {
                 }
             },
         };
+        if let Some(g) = &t.guard {
+            self.reserved_guard_names(g);
+        }
         let guard = t.guard.as_ref().map(|g| Guard {
             expr: self.guard(g),
             span: g.span(),
@@ -573,9 +595,12 @@ impl<'d> Lowerer<'d> {
         t: &ast::TransitionAst,
         source: Source,
         by_name: &HashMap<&str, StateId>,
-        state_names: &[String],
+        state_names: &[&str],
     ) -> Option<Transition> {
         let action = ActionId::from_index(self.actions.use_(&t.action));
+        if let Some(g) = &t.guard {
+            self.reserved_guard_names(g);
+        }
         let guard = t.guard.as_ref().map(|g| Guard {
             expr: self.guard(g),
             span: g.span(),
@@ -621,16 +646,12 @@ impl<'d> Lowerer<'d> {
         what: &str,
         source: Source,
         by_name: &HashMap<&str, StateId>,
-        state_names: &[String],
+        state_names: &[&str],
     ) -> Option<StateId> {
         if let Some(&id) = by_name.get(ident.name.as_str()) {
             return Some(id);
         }
-        let meant = limited_closest(
-            &mut self.suggestions_left,
-            &ident.name,
-            state_names.iter().map(String::as_str),
-        );
+        let meant = suggest::closest_within(&ident.name, state_names.iter().copied(), self.suggestions);
         self.diagnostics.push(Diagnostic::new(
             Code::UnknownState,
             ident.span,
@@ -650,13 +671,49 @@ impl<'d> Lowerer<'d> {
         None
     }
 
+    /// `true` and `false` are not guards: a guard of its own, `[true]` or
+    /// `[false]`, says nothing a transition cannot say without it, and one
+    /// inside an expression can be simplified away.
+    fn reserved_guard_names(&mut self, g: &GuardAst) {
+        let mut whole = g;
+        while let GuardAst::Paren(_, inner) = whole {
+            whole = inner;
+        }
+        for ident in g.names() {
+            if !is_reserved_guard_name(&ident.name) {
+                continue;
+            }
+            let alone = matches!(whole, GuardAst::Name(i) if std::ptr::eq(i, ident));
+            let help = match (alone, ident.name.as_str()) {
+                (true, "true") => "a transition without a guard always applies: remove the guard".to_string(),
+                (true, _) => "a transition that can never fire does nothing: remove it, or comment it out".to_string(),
+                (false, word) => format!(
+                    "guards are names the program evaluates, and there are no constants: simplify the expression without `{word}`"
+                ),
+            };
+            self.diagnostics.push(Diagnostic::new(
+                Code::ReservedName,
+                ident.span,
+                format!("`{}` is not a guard", ident.name),
+                "reserved in guard expressions",
+                help,
+            ));
+        }
+    }
+
     fn guard(&mut self, g: &GuardAst) -> GuardExpr {
         match g {
             GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
             GuardAst::Paren(_, e) => self.guard(e),
             GuardAst::Not(_, e) => GuardExpr::Not(Box::new(self.guard(e))),
-            GuardAst::And(_, a, b) => GuardExpr::And(Box::new(self.guard(a)), Box::new(self.guard(b))),
-            GuardAst::Or(_, a, b) => GuardExpr::Or(Box::new(self.guard(a)), Box::new(self.guard(b))),
+            GuardAst::And(_, a, b) => {
+                let (a, b) = (self.guard(a), self.guard(b));
+                chain(true, a, b)
+            }
+            GuardAst::Or(_, a, b) => {
+                let (a, b) = (self.guard(a), self.guard(b));
+                chain(false, a, b)
+            }
         }
     }
 
@@ -681,8 +738,15 @@ impl<'d> Lowerer<'d> {
                     .filter(|s| s.declared.is_some())
                     .map(|s| s.name.as_str())
             };
-            for sym in table.list.iter().filter(|s| s.declared.is_none()) {
-                let help = match limited_closest(&mut self.suggestions_left, &sym.name, declared()) {
+            // `true` and `false` are reported as reserved, not as undeclared:
+            // declaring them is no fix.
+            let undeclared = table
+                .list
+                .iter()
+                .filter(|s| s.declared.is_none())
+                .filter(|s| kind != DeclKind::Guard || !is_reserved_guard_name(&s.name));
+            for sym in undeclared {
+                let help = match suggest::closest_within(&sym.name, declared(), self.suggestions) {
                     Some(meant) => format!("did you mean `{meant}`?"),
                     None => format!(
                         "this machine declares its {}s, so add `{} {};`",
@@ -715,20 +779,41 @@ enum Carrier<'a> {
     Hook(HookKind),
 }
 
-/// "Did you mean" searches per machine. Each compares one name with every
-/// candidate, so a machine with thousands of misspellings would otherwise cost
-/// their product; past this many, help falls back to the generic advice.
-const MAX_SUGGESTIONS: usize = 256;
+/// `true` and `false`, which cannot name guards.
+fn is_reserved_guard_name(name: &str) -> bool {
+    matches!(name, "true" | "false")
+}
 
-/// [`suggest::closest`], while `left` allows.
-fn limited_closest<'a>(
-    left: &mut usize,
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    if *left == 0 {
-        return None;
+/// `a && b` (`and`) or `a || b` with a chain of one operator kept
+/// left-nested: `a || (b || c)` becomes `(a || b) || c`, the tree that
+/// `a || b || c` parses to. The operands stay in order, so evaluation order
+/// and short-circuiting are unchanged, and the model (so its canonical text
+/// and fingerprint) does not depend on how such a chain was parenthesised.
+fn chain(and: bool, left: GuardExpr, right: GuardExpr) -> GuardExpr {
+    let join = |a: GuardExpr, b: Box<GuardExpr>| match and {
+        true => GuardExpr::And(Box::new(a), b),
+        false => GuardExpr::Or(Box::new(a), b),
+    };
+    // The right operand is already left-nested: take its operands off its
+    // left spine, then hang them after `left` in order.
+    let mut rest = Vec::new();
+    let mut first = right;
+    loop {
+        match first {
+            GuardExpr::And(l, r) if and => {
+                rest.push(r);
+                first = *l;
+            }
+            GuardExpr::Or(l, r) if !and => {
+                rest.push(r);
+                first = *l;
+            }
+            _ => break,
+        }
     }
-    *left -= 1;
-    suggest::closest(name, candidates)
+    let mut out = join(left, Box::new(first));
+    for operand in rest.into_iter().rev() {
+        out = join(out, operand);
+    }
+    out
 }

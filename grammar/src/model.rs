@@ -397,9 +397,10 @@ impl Machine {
         }
     }
 
-    /// A guard expression as canonical text: minimal parentheses, except that
-    /// a right operand of the same operator keeps them, so the text parses back
-    /// to exactly this tree.
+    /// A guard expression as canonical text, with the fewest parentheses that
+    /// keep its meaning. A chain of one operator is printed flat however it
+    /// nests (`a || (b || c)` as `a || b || c`); the checked model nests such
+    /// chains to the left, so its text parses back to exactly its tree.
     pub fn guard_text(&self, expr: &GuardExpr) -> String {
         let mut out = String::new();
         self.write_guard(expr, 0, &mut out);
@@ -424,7 +425,13 @@ impl Machine {
             GuardExpr::And(a, b) | GuardExpr::Or(a, b) => {
                 self.write_guard(a, prec, out);
                 out.push_str(if prec == 1 { " || " } else { " && " });
-                self.write_guard(b, prec + 1, out);
+                // `||` and `&&` are associative: a right operand of the same
+                // operator needs no parentheses.
+                let same = matches!(
+                    (expr, &**b),
+                    (GuardExpr::Or(..), GuardExpr::Or(..)) | (GuardExpr::And(..), GuardExpr::And(..))
+                );
+                self.write_guard(b, if same { prec } else { prec + 1 }, out);
             }
         }
         if paren {
@@ -592,6 +599,61 @@ mod tests {
         let b =
             "machine M { initial state s { on a [g] -> t; on a -> s; on b -> t; } state t { on b -> s; } }";
         assert_eq!(fingerprint(a), fingerprint(b));
+    }
+
+    fn guard_text(guard: &str) -> String {
+        let text =
+            format!("machine M {{ initial state s {{ on a [{guard}] -> t; }} state t {{ on b -> s; }} }}");
+        let checked = crate::check(&text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        let m = &checked.model.machines[0];
+        m.guard_text(&m.transitions[0].guard.as_ref().expect("guarded").expr)
+    }
+
+    #[test]
+    fn chains_of_one_operator_print_flat_however_they_are_grouped() {
+        for (written, canonical) in [
+            ("a || (b || c)", "a || b || c"),
+            ("(a || b) || c", "a || b || c"),
+            ("a || (b || (c || d))", "a || b || c || d"),
+            ("(a || (b || c)) || d", "a || b || c || d"),
+            ("a && (b && c)", "a && b && c"),
+            ("a && (!b && (c && d))", "a && !b && c && d"),
+            ("x || (a && (b && c)) || (d || e)", "x || a && b && c || d || e"),
+            // Different operators keep the parentheses their meaning needs.
+            ("a && (b || c)", "a && (b || c)"),
+            ("(a && b) || c", "a && b || c"),
+            ("!(a || b) || (c || !d)", "!(a || b) || c || !d"),
+            ("a && (b || c) && (d && e)", "a && (b || c) && d && e"),
+        ] {
+            assert_eq!(guard_text(written), canonical, "{written}");
+        }
+        let m = |g: &str| {
+            format!("machine M {{ initial state s {{ on a [{g}] -> t; }} state t {{ on b -> s; }} }}")
+        };
+        assert_eq!(fingerprint(&m("a || (b || c)")), fingerprint(&m("a || b || c")));
+        assert_eq!(fingerprint(&m("a && (b && c)")), fingerprint(&m("a && b && c")));
+        // The order of the operands is the order of evaluation: it stays.
+        assert_ne!(fingerprint(&m("a || (c || b)")), fingerprint(&m("a || b || c")));
+        assert_ne!(fingerprint(&m("a && (b || c)")), fingerprint(&m("(a && b) || c")));
+    }
+
+    #[test]
+    fn the_model_nests_chains_to_the_left_as_their_flat_text_parses() {
+        let tree = |g: &str| {
+            let text =
+                format!("machine M {{ initial state s {{ on x [{g}] -> t; }} state t {{ on y -> s; }} }}");
+            let checked = crate::check(&text);
+            assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+            checked.model.machines[0].transitions[0]
+                .guard
+                .clone()
+                .expect("guarded")
+                .expr
+        };
+        assert_eq!(tree("a || (b || (c || d))"), tree("a || b || c || d"));
+        assert_eq!(tree("(a && b) && (c && d)"), tree("a && b && c && d"));
+        assert_eq!(tree("a || (b && (c && d)) || e"), tree("a || b && c && d || e"));
     }
 
     #[test]

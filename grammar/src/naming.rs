@@ -23,9 +23,13 @@ pub fn upper_camel(name: &str) -> String {
 /// Names that would not start with a letter get a `v` in front (`_1` → `v_1`...
 /// precisely: `1` → `v1`).
 pub fn snake(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
+    // The neighbours of each character, without a copy of the name as
+    // `char`s (4 bytes each).
+    let mut prev: Option<char> = None;
+    let mut chars = name.chars().peekable();
     let mut out = String::with_capacity(name.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
+    while let Some(c) = chars.next() {
+        let (before, next) = (prev.replace(c), chars.peek().copied());
         if c == '_' {
             if !out.is_empty() && !out.ends_with('_') {
                 out.push('_');
@@ -33,9 +37,7 @@ pub fn snake(name: &str) -> String {
             continue;
         }
         if c.is_ascii_uppercase() {
-            let prev = i.checked_sub(1).map(|j| chars[j]);
-            let next = chars.get(i + 1);
-            let boundary = match prev {
+            let boundary = match before {
                 Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
                 Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
                 _ => false,
@@ -84,12 +86,18 @@ const NOT_RAW: &[&str] = &["crate", "self", "Self", "super"];
 /// `ident` as it must be written in Rust source: `r#match` for keywords,
 /// `self_` for the few keywords that cannot be raw.
 pub fn escape(ident: &str) -> String {
-    if NOT_RAW.contains(&ident) {
+    escape_owned(ident.to_string())
+}
+
+/// [`escape`] of an owned identifier: one that needs no escape is returned
+/// as it is, without a copy.
+pub fn escape_owned(ident: String) -> String {
+    if NOT_RAW.contains(&ident.as_str()) {
         format!("{ident}_")
-    } else if RUST_KEYWORDS.contains(&ident) {
+    } else if RUST_KEYWORDS.contains(&ident.as_str()) {
         format!("r#{ident}")
     } else {
-        ident.to_string()
+        ident
     }
 }
 

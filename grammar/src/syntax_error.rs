@@ -56,7 +56,7 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
     let help = match keyword_suggestion(text, pos, found, &expected) {
         Some(keyword) => format!("did you mean `{keyword}`?"),
         None if in_attribute(text, pos) => {
-            "an attribute reads `#[allow(CODE, ...)]` with the codes of docs/diagnostics.md".into()
+            "an attribute reads `#[allow(CODE, ...)]`; `fsmc explain` lists the codes".into()
         }
         None => help(&expected, context),
     };

@@ -1,5 +1,6 @@
-//! The one-liner of the build-script route, exactly as the docs show it.
+//! The one-liner of the build-script route, exactly as the README shows it
+//! (`tests/readme.rs` holds the two to each other).
 
 fn main() {
-    fsm_codegen::compile(&["machines/door.fsm"]).unwrap_or_else(|error| panic!("{error}"));
+    fsm_codegen::compile_or_exit(&["machines/door.fsm"]);
 }

@@ -148,8 +148,8 @@ impl DynamicEngine {
                 candidates: error
                     .candidates()
                     .map(|c| Candidate {
-                        guard: c.guard.to_owned(),
-                        target: c.target.map(state_name),
+                        guard: c.guard().to_owned(),
+                        target: c.target().map(state_name),
                     })
                     .collect(),
             },

@@ -73,20 +73,20 @@ impl<M: Fire<TestGuards>> Engine for GeneratedEngine<M> {
                 outputs: names(fired.outputs),
             },
             Err(FireError::InvalidTransition(error)) => Outcome::InvalidTransition {
-                state: error.state.name().to_owned(),
-                action: error.action.name().to_owned(),
-                valid: names(error.valid),
-                terminal: error.terminal,
+                state: error.state().name().to_owned(),
+                action: error.action().name().to_owned(),
+                valid: names(error.valid()),
+                terminal: error.terminal(),
             },
             Err(FireError::GuardRejected(error)) => Outcome::GuardRejected {
-                state: error.state.name().to_owned(),
-                action: error.action.name().to_owned(),
+                state: error.state().name().to_owned(),
+                action: error.action().name().to_owned(),
                 candidates: error
-                    .candidates
+                    .candidates()
                     .iter()
                     .map(|c| Candidate {
-                        guard: c.guard.to_owned(),
-                        target: c.target.map(|s| s.name().to_owned()),
+                        guard: c.guard().to_owned(),
+                        target: c.target().map(|s| s.name().to_owned()),
                     })
                     .collect(),
             },

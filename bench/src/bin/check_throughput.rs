@@ -4,6 +4,7 @@
 //! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput
 //! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput -- --emit /tmp/fsm-bench
 //! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput -- --adversarial
+//! cargo run --release --manifest-path bench/Cargo.toml --bin check_throughput -- --memory
 //! ```
 //!
 //! Generates machines of 1,000, 10,000 and 100,000 transitions (see
@@ -19,8 +20,15 @@
 //! `--adversarial` times `check` on the shapes of `fsm_bench::adversarial`
 //! instead, each at two sizes (the second twice the first), and prints the
 //! growth of the time: about 2 when the checks are linear, 4 when quadratic.
+//!
+//! `--memory` measures, instead of time, the peak of live heap bytes (a
+//! counting global allocator, `fsm_bench::alloc_counter`) of `check`,
+//! `format`, the JSON import and `Definition::from_json` on the generated
+//! machines, a chain of 100,000 states, and a document whose one action name
+//! is 50 MB long, each as a multiple of its input's size.
 
 use fsm_bench::adversarial::{self, Shape};
+use fsm_bench::alloc_counter::{self, CountingAllocator};
 use fsm_bench::generator::{self, Generated};
 use fsm_bench::host;
 use fsm_bench::table::{bytes, millis, thousands};
@@ -29,23 +37,28 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+#[global_allocator]
+static ALLOC: CountingAllocator = CountingAllocator;
+
 /// Default sizes, in transitions, with the number of timed runs of each.
 const SIZES: &[(usize, usize)] = &[(1_000, 11), (10_000, 11), (100_000, 5)];
 
 const USAGE: &str = "\
-usage: check_throughput [--sizes N,N,...] [--runs N] [--emit DIR] [--adversarial]
+usage: check_throughput [--sizes N,N,...] [--runs N] [--emit DIR] [--adversarial] [--memory]
 
   --sizes N,N,...  machine sizes in transitions (default 1000,10000,100000)
   --runs N         timed runs per size and phase (default 11, and 5 from 100000 on)
   --emit DIR       write the machines to DIR/bench_<size>.fsm and exit, for timing
                    `fsmc check` by hand (e.g. with hyperfine)
   --adversarial    time `check` on the adversarial shapes instead, at two sizes each
-                   (runs default to 5)";
+                   (runs default to 5)
+  --memory         measure the peak heap of each phase instead of its time";
 
 struct Options {
     sizes: Vec<(usize, usize)>,
     emit: Option<PathBuf>,
     adversarial: Option<usize>,
+    memory: bool,
 }
 
 fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -53,6 +66,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut runs: Option<usize> = None;
     let mut emit = None;
     let mut adversarial = false;
+    let mut memory = false;
     let mut args = args;
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("`{flag}` needs a value"));
@@ -75,6 +89,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
             }
             "--emit" => emit = Some(PathBuf::from(value("--emit")?)),
             "--adversarial" => adversarial = true,
+            "--memory" => memory = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unexpected argument `{other}`")),
         }
@@ -87,6 +102,7 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
         sizes,
         emit,
         adversarial: adversarial.then_some(runs.unwrap_or(5)),
+        memory,
     })
 }
 
@@ -102,6 +118,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if options.memory {
+        run_memory(&options.sizes);
+        return ExitCode::SUCCESS;
+    }
     if let Some(runs) = options.adversarial {
         run_adversarial(runs);
         return ExitCode::SUCCESS;
@@ -336,4 +356,81 @@ fn adversarial_row(shape: &Shape, size: usize, runs: usize) -> AdversarialRow {
         check: time(runs, || fsm_grammar::check(&text)),
         diagnostics,
     }
+}
+
+/// One row of the memory table: the peak heap of `phase` on an input of
+/// `input` bytes.
+fn memory_row(subject: &str, input: usize, phase: &str, f: impl FnOnce() -> bool) {
+    let (ok, peak) = alloc_counter::peak(f);
+    assert!(ok, "{phase} failed on {subject}");
+    println!(
+        "| {subject} | {} | {phase} | {} | {:.1}× |",
+        bytes(input),
+        bytes(usize::try_from(peak).unwrap_or(usize::MAX)),
+        peak as f64 / input as f64
+    );
+}
+
+/// A chain of `n` states, as `.fsm` text and as a JSON document.
+fn chain(n: usize) -> (String, String) {
+    use std::fmt::Write as _;
+    let mut fsm = String::from("machine Chain {\n    initial state s0 { on next -> s1; }\n");
+    let mut json = String::from(r#"{"fsm_id": "Chain", "initial_state": "s0", "terminal_states": ["#);
+    let _ = write!(json, r#""s{}"], "states": {{"#, n - 1);
+    for i in 1..n - 1 {
+        let _ = writeln!(fsm, "    state s{i} {{ on next -> s{}; }}", i + 1);
+    }
+    for i in 0..n - 1 {
+        let _ = write!(json, r#""s{i}": {{"on": {{"next": {{"to": "s{}"}}}}}}, "#, i + 1);
+    }
+    let _ = writeln!(fsm, "    terminal state s{};\n}}", n - 1);
+    let _ = write!(json, r#""s{}": {{}}}}}}"#, n - 1);
+    (fsm, json)
+}
+
+fn run_memory(sizes: &[(usize, usize)]) {
+    use fsm_runtime::dynamic::Definition;
+    println!("Machine: {}\n", host::summary());
+    println!("Peak live heap bytes of one call, and its multiple of the input's size\n");
+    println!("| input | size | phase | peak heap | × input |");
+    println!("|:---|---:|:---|---:|---:|");
+    for &(n, _) in sizes {
+        let g = generate(n);
+        let subject = format!("generated, {} transitions", thousands(n as u64));
+        let text = g.text.as_str();
+        memory_row(&subject, text.len(), "check", || {
+            !fsm_grammar::check(text).has_errors()
+        });
+        memory_row(&subject, text.len(), "format", || {
+            fsm_grammar::format::format(text).is_ok()
+        });
+        let json = fsm_grammar::interchange::model_to_json(&fsm_grammar::check(text).model);
+        memory_row(&subject, json.len(), "JSON import", || {
+            fsm_grammar::interchange::from_json(&json).is_ok()
+        });
+    }
+    let (fsm, json) = chain(100_000);
+    let subject = "chain of 100,000 states";
+    memory_row(subject, fsm.len(), "check", || {
+        !fsm_grammar::check(&fsm).has_errors()
+    });
+    memory_row(subject, json.len(), "JSON import", || {
+        fsm_grammar::interchange::from_json(&json).is_ok()
+    });
+    memory_row(subject, json.len(), "Definition::from_json", || {
+        Definition::from_json(&json).is_ok()
+    });
+    drop((fsm, json));
+    let name = "a".repeat(50_000_000);
+    let json = format!(
+        r#"{{"fsm_id": "Big", "initial_state": "x", "terminal_states": ["y"], "states": {{"x": {{"on": {{"{name}": {{"to": "y"}}}}}}, "y": {{}}}}}}"#
+    );
+    drop(name);
+    let subject = "one 50 MB action name";
+    memory_row(subject, json.len(), "JSON import", || {
+        fsm_grammar::interchange::from_json(&json).is_ok()
+    });
+    memory_row(subject, json.len(), "Definition::from_json", || {
+        Definition::from_json(&json).is_ok()
+    });
 }

@@ -13,8 +13,8 @@ use fsm_runtime::RestoreError;
 use std::collections::VecDeque;
 use std::fmt;
 
-/// Something that happened, for the agent to act on: the seed's
-/// `AgentEvent`. Each one is fired as one action of the machine.
+/// Something that happened, for the agent to act on. Each one is fired as
+/// one action of the machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The user sent a message.

@@ -1,5 +1,6 @@
-//! What the caller carries between events: the seed's per-state context
-//! (conversation, retries, tool executions), kept next to the machine.
+//! What the caller carries between events: the context each state of the
+//! loop works with (conversation, retries, tool executions), kept next to
+//! the machine.
 
 use crate::agent::Event;
 use crate::agent_loop::{Fired, State};

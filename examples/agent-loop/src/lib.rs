@@ -1,6 +1,5 @@
-//! The agent loop of seed 002: a coding agent whose control flow is a
-//! synchronous, pure state machine, driven by a caller that owns every piece
-//! of I/O.
+//! The loop of a coding agent whose control flow is a synchronous, pure state
+//! machine, driven by a caller that owns every piece of I/O.
 //!
 //! The machine comes from `examples/agent_loop.fsm`, shared with `fsmc check`
 //! and the workspace tests. It only decides; this crate is the caller:

@@ -11,9 +11,24 @@ use agent_loop::{
     Agent, Arrival, Checkpoint, Event, Latency, LlmEvent, RetryPolicy, ScriptedLlm, State, SystemClock,
     ToolCall, ToolRunner,
 };
+use clap::Parser;
 use std::time::Duration;
 
+/// Runs a scripted session of the agent loop and prints its trace: a turn
+/// with concurrent tools, a failed request retried after a backoff, post-tool
+/// hooks, a restart from a checkpoint, a request that fails for good, and a
+/// shutdown.
+///
+/// The LLM is a script and the tools are fakes; the output is the same on
+/// every run. The demo takes no arguments.
+#[derive(Parser)]
+#[command(version)]
+struct Cli {}
+
 fn main() {
+    // `--help` and `--version` print and exit; anything else is refused
+    // with the usage, rather than ignored.
+    let Cli {} = Cli::parse();
     let policy = RetryPolicy {
         max_retries: 3,
         base_delay: Duration::from_millis(5),

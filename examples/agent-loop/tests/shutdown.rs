@@ -27,8 +27,8 @@ fn assert_everything_rejected(machine: &mut AgentLoop, guards: &Facts) -> Result
         let FireError::InvalidTransition(invalid) = error else {
             return Err(TestCaseError::fail(format!("{action}: {error:?}")));
         };
-        prop_assert!(invalid.terminal);
-        prop_assert!(invalid.valid.is_empty());
+        prop_assert!(invalid.terminal());
+        prop_assert!(invalid.valid().is_empty());
         prop_assert_eq!(
             error.to_string(),
             format!("action `{action}` is not valid in state `shutting_down`: the state is terminal")
@@ -78,7 +78,7 @@ fn shutdown_succeeds_from_every_state_constructed_directly() {
         let mut machine = AgentLoop::from_state(state);
         let result = machine.fire(Action::ShutdownRequested, &Facts::default());
         if state == State::ShuttingDown {
-            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal));
+            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal()));
         } else {
             assert_eq!(result.unwrap().to, State::ShuttingDown, "from {state}");
         }
@@ -141,7 +141,7 @@ proptest! {
         ];
         for event in late {
             let error = agent.handle(event).unwrap_err();
-            prop_assert!(matches!(error, FireError::InvalidTransition(e) if e.terminal));
+            prop_assert!(matches!(error, FireError::InvalidTransition(e) if e.terminal()));
         }
         prop_assert_eq!(agent.state(), State::ShuttingDown);
     }

@@ -1,4 +1,5 @@
-//! The decision table of seed 001: what to do next, from the statuses alone.
+//! The orchestrator's decision table: what to do next, from the statuses
+//! alone.
 //!
 //! | Statuses                                   | Decision                     |
 //! |--------------------------------------------|------------------------------|
@@ -19,8 +20,9 @@
 //! the same decision, so an action cut short is simply taken again.
 //!
 //! A failed worker (its process gone without an output, or killed) fails its
-//! phase at the next trigger, not at the phase's timeout: seed 001's stalled
-//! pipeline, silent for ten more minutes, is the failure this row prevents.
+//! phase at the next trigger, not at the phase's timeout: a pipeline that
+//! waits for the timeout stalls, silent, for ten more minutes, which is the
+//! failure this row prevents.
 //! Failures are reported, never retried.
 
 use crate::machines::{phase, run, worker};
@@ -197,7 +199,7 @@ mod tests {
         }
     }
 
-    fn seed(collect: P, a: W, b: W, synthesis: P, synthesizer: W) -> Vec<PhaseView> {
+    fn research(collect: P, a: W, b: W, synthesis: P, synthesizer: W) -> Vec<PhaseView> {
         vec![
             view(collect, &[a, b]),
             PhaseView {
@@ -209,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_new_run_spawns_the_first_phase() {
-        let phases = seed(P::Pending, W::Pending, W::Pending, P::Pending, W::Pending);
+        let phases = research(P::Pending, W::Pending, W::Pending, P::Pending, W::Pending);
         assert_eq!(
             decide(run::State::Running, &phases, false),
             Decision::SpawnPhase { phase: 0 }
@@ -218,7 +220,7 @@ mod tests {
 
     #[test]
     fn a_running_phase_starts_its_pending_workers_then_waits() {
-        let phases = seed(P::Running, W::Pending, W::Running, P::Pending, W::Pending);
+        let phases = research(P::Running, W::Pending, W::Running, P::Pending, W::Pending);
         assert_eq!(
             decide(run::State::Running, &phases, false),
             Decision::StartWorkers {
@@ -226,7 +228,7 @@ mod tests {
                 workers: vec![0]
             }
         );
-        let phases = seed(P::Running, W::Completed, W::Running, P::Pending, W::Pending);
+        let phases = research(P::Running, W::Completed, W::Running, P::Pending, W::Pending);
         assert_eq!(decide(run::State::Running, &phases, false), Decision::Wait);
     }
 
@@ -250,7 +252,7 @@ mod tests {
 
     #[test]
     fn all_workers_done_and_the_next_phase_pending_spawns_it() {
-        let phases = seed(P::Completed, W::Completed, W::Completed, P::Pending, W::Pending);
+        let phases = research(P::Completed, W::Completed, W::Completed, P::Pending, W::Pending);
         assert_eq!(
             decide(run::State::Running, &phases, false),
             Decision::SpawnPhase { phase: 1 }
@@ -259,7 +261,7 @@ mod tests {
 
     #[test]
     fn the_final_phase_completed_starts_delivery() {
-        let phases = seed(
+        let phases = research(
             P::Completed,
             W::Completed,
             W::Completed,
@@ -276,7 +278,7 @@ mod tests {
 
     #[test]
     fn an_overdue_phase_times_out_and_a_failed_one_fails_the_run() {
-        let mut phases = seed(P::Running, W::Completed, W::Running, P::Pending, W::Pending);
+        let mut phases = research(P::Running, W::Completed, W::Running, P::Pending, W::Pending);
         phases[0].overdue = true;
         assert_eq!(
             decide(run::State::Running, &phases, false),
@@ -299,7 +301,7 @@ mod tests {
     #[test]
     fn a_failed_worker_fails_its_phase_at_once() {
         // Within its timeout, with another worker still running.
-        let phases = seed(P::Running, W::Running, W::Failed, P::Pending, W::Pending);
+        let phases = research(P::Running, W::Running, W::Failed, P::Pending, W::Pending);
         assert_eq!(
             decide(run::State::Running, &phases, false),
             Decision::FailPhase {
@@ -322,7 +324,7 @@ mod tests {
 
     #[test]
     fn a_paused_phase_waits_for_the_user() {
-        let phases = seed(P::Paused, W::Completed, W::Completed, P::Pending, W::Pending);
+        let phases = research(P::Paused, W::Completed, W::Completed, P::Pending, W::Pending);
         assert_eq!(
             decide(run::State::Running, &phases, false),
             Decision::Pause { phase: 0 }

@@ -1,9 +1,9 @@
-//! The research pipeline of seed 001, rebuilt so that it survives `kill -9`.
+//! A multi-agent research pipeline, built so that it survives `kill -9`.
 //!
-//! The seed's first pipeline lost updates: two workers finished at once, both
-//! rewrote `status.json`, and one completion vanished, and the pipeline then
-//! stalled silently until a timeout. Its fix has these parts, each a piece
-//! of this crate:
+//! A pipeline whose workers update a shared `status.json` themselves loses
+//! updates: two workers finish at once, both rewrite `status.json`, one
+//! completion vanishes, and the pipeline then stalls silently until a
+//! timeout. The fix has these parts, each a piece of this crate:
 //!
 //! - **one writer**: only the [orchestrator] writes statuses, and every
 //!   write is a compare-and-swap through a [`FileStore`](fsm_runtime::store::FileStore)
@@ -23,8 +23,9 @@
 //!   workers of a failed phase are killed ([`session::kill`]); the user is
 //!   told, nothing is retried.
 //!
-//! The definition comes from `workflows.json` in the seed's shape
-//! ([`workflow`]); a run lives in one directory ([`run_dir`]).
+//! The definition comes from `workflows.json`, the pipelines with their
+//! phases and each phase's workers ([`workflow`]); a run lives in one
+//! directory ([`run_dir`]).
 //!
 //! `cargo run -p pipeline -- --dir DIR` runs the pipeline; running the same
 //! command again, after any crash, resumes it.
@@ -42,5 +43,6 @@ pub mod workflow;
 
 pub use error::Error;
 
-/// The seed's `workflows.json`, used unless `--workflows` names another.
+/// The built-in `workflows.json` (one `research` pipeline: two researchers
+/// in parallel, then a synthesizer), used unless `--workflows` names another.
 pub const WORKFLOWS: &str = include_str!("../workflows.json");

@@ -1,5 +1,5 @@
 //! The statuses, as machines: `Phase` and `Worker` from `examples/pipeline.fsm`
-//! (the seed's phase and worker statuses), and `Run` from `run.fsm` (whether
+//! (the statuses of `status.json`'s phases and workers), and `Run` from `run.fsm` (whether
 //! the result was delivered).
 
 fsm_runtime::fsm!(file = "../pipeline.fsm");

@@ -1,4 +1,5 @@
-//! `pipeline`: run, resume, or inspect a run of the seed 001 pipeline.
+//! `pipeline`: run, resume, or inspect a run of a multi-agent research
+//! pipeline.
 
 use clap::{Args, Parser, Subcommand};
 use pipeline::orchestrator::{self, Options, Outcome};
@@ -32,7 +33,8 @@ struct RunArgs {
     /// The topic to start it on [default: "FSA architecture"].
     #[arg(long)]
     topic: Option<String>,
-    /// The `workflows.json` to start from [default: the seed's, built in].
+    /// The `workflows.json` to start from [default: the built-in one, which
+    /// defines `research`].
     #[arg(long)]
     workflows: Option<PathBuf>,
     /// How long each worker works, in milliseconds.
@@ -52,8 +54,9 @@ struct RunArgs {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the run's status as JSON, in the shape of the seed's
-    /// `status.json`.
+    /// Print the run's status as JSON: the pipeline, the topic, the current
+    /// phase, each phase's status and its workers', and whether the result
+    /// was delivered.
     Status {
         /// The run's directory.
         #[arg(long)]
@@ -104,12 +107,22 @@ fn orchestrate(args: RunArgs) -> Result<ExitCode, Error> {
         resume: args.resume,
         checkpoint: None,
     };
-    println!(
-        "pipeline {} on {:?} in {}",
-        record.pipeline,
-        record.topic,
-        dir.root().display()
-    );
+    // A run picked up where an earlier orchestrator left it says so, and where.
+    let status = StatusStore::open(&dir.status())?.load(&record.definition)?;
+    match status.resumes_at(&record) {
+        Some(phase) => println!(
+            "resuming run of pipeline {} on {:?} in {} at phase {phase}",
+            record.pipeline,
+            record.topic,
+            dir.root().display()
+        ),
+        None => println!(
+            "pipeline {} on {:?} in {}",
+            record.pipeline,
+            record.topic,
+            dir.root().display()
+        ),
+    }
     match orchestrator::run(&dir, &record, &options, &mut std::io::stdout())? {
         Outcome::Delivered { .. } | Outcome::Paused { .. } => Ok(ExitCode::SUCCESS),
         Outcome::Failed { phase } => {

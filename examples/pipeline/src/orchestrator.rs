@@ -50,8 +50,8 @@ pub struct Options {
     pub work: Duration,
     /// How long to wait between triggers when there is nothing to do.
     pub poll: Duration,
-    /// How long past its timeout a phase may run before it is failed (the
-    /// seed's 120 s).
+    /// How long past its timeout a phase may run before it is failed
+    /// (`pipeline` uses 120 s unless `--grace-secs` says otherwise).
     pub grace: Duration,
     /// Go on after a paused phase.
     pub resume: bool,

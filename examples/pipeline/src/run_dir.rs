@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// The pipeline a new run follows unless told otherwise.
 pub const DEFAULT_PIPELINE: &str = "research";
 
-/// The topic of a new run unless told otherwise: the seed's.
+/// The topic of a new run unless told otherwise.
 pub const DEFAULT_TOPIC: &str = "FSA architecture";
 
 /// The paths of a run directory.

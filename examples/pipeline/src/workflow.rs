@@ -1,5 +1,5 @@
-//! `workflows.json`: the static definition of every pipeline, in the shape of
-//! seed 001. It never changes at run time; a run keeps a copy of its own
+//! `workflows.json`: the static definition of every pipeline, by name: its
+//! phases, and each phase's workers. It never changes at run time; a run keeps a copy of its own
 //! pipeline (see [`crate::run_dir`]).
 
 use serde::{Deserialize, Serialize};
@@ -256,11 +256,11 @@ impl std::error::Error for DefinitionError {}
 mod tests {
     use super::*;
 
-    const SEED: &str = include_str!("../workflows.json");
+    const BUILT_IN: &str = include_str!("../workflows.json");
 
     #[test]
-    fn the_seed_definition_is_valid() {
-        let pipeline = parse(SEED, "research").unwrap();
+    fn the_built_in_definition_is_valid() {
+        let pipeline = parse(BUILT_IN, "research").unwrap();
         assert_eq!(pipeline.phases.len(), 2);
         assert_eq!(pipeline.phases[0].timeout(), 600);
         assert_eq!(pipeline.final_worker().role, "synthesizer");
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn an_unknown_pipeline_lists_the_known_ones() {
-        let error = parse(SEED, "review").unwrap_err();
+        let error = parse(BUILT_IN, "review").unwrap_err();
         assert_eq!(
             error.to_string(),
             "there is no pipeline \"review\"; workflows.json defines research"

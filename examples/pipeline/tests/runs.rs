@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Writes a one-pipeline `workflows.json` whose phases are the seed's, with
-/// `collect`'s timeout and `pause_after` replaced.
+/// Writes a one-pipeline `workflows.json` whose phases are the built-in ones,
+/// with `collect`'s timeout and `pause_after` replaced.
 fn workflows(dir: &Path, timeout: u64, pause_after: bool) -> PathBuf {
     let text = format!(
         r#"{{"research": {{"phases": [
@@ -84,7 +84,7 @@ fn a_run_delivers_the_synthesis_and_a_second_run_only_reports_it() {
 }
 
 #[test]
-fn status_prints_the_seed_shaped_json() {
+fn status_prints_the_run_as_status_json() {
     let dir = tempfile::tempdir().unwrap();
     assert!(run(&mut orchestrator(dir.path())).status.success());
     let output = run(Command::new(env!("CARGO_BIN_EXE_pipeline"))
@@ -234,7 +234,7 @@ fn a_hung_worker_is_killed_when_its_phase_times_out() {
 #[test]
 fn a_worker_that_dies_without_output_fails_its_phase_at_once() {
     let dir = tempfile::tempdir().unwrap();
-    // The seed's timeouts and grace: 600 s + 120 s, which the run must not
+    // The built-in timeouts and grace: 600 s + 120 s, which the run must not
     // wait for.
     let definition = workflows(dir.path(), 600, false);
     let run_dir = dir.path().join("run");
@@ -354,14 +354,21 @@ fn a_phase_with_pause_after_waits_for_resume() {
     assert!(stdout(&output)
         .contains("phase.collect: running -> paused [mark_worker_completed, summarize_to_user]"));
 
-    // Without --resume it stays paused.
-    assert!(run(&mut orchestrator(&run_dir)).status.success());
+    // Without --resume it stays paused. A run picked up says so, and where.
+    let again = run(&mut orchestrator(&run_dir));
+    assert!(again.status.success());
+    let first_line = format!(
+        "resuming run of pipeline research on \"FSA architecture\" in {} at phase collect",
+        run_dir.display()
+    );
+    assert_eq!(stdout(&again).lines().next(), Some(first_line.as_str()));
     let (_, status) = load(&run_dir).unwrap();
     assert_eq!(status.phases[0].machine.state(), phase::State::Paused);
     assert_eq!(starts(&run_dir).get("synthesizer"), None);
 
     let resumed = run(orchestrator(&run_dir).arg("--resume"));
     assert!(resumed.status.success(), "{resumed:?}");
+    assert_eq!(stdout(&resumed).lines().next(), Some(first_line.as_str()));
     assert!(stdout(&resumed)
         .contains("phase.collect: paused -> completed [spawn_next_phase]: resumed by the user"));
     assert_delivered(&run_dir);
@@ -448,4 +455,91 @@ fn a_corrupt_status_is_reported_with_its_path_and_kept() {
         "{message}"
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "{\"version\": 2, \"snap");
+}
+
+/// `(seq, from, action, to)` of every entry of a recorded history.
+fn transitions<M: fsm_runtime::Machine>(
+    stored: &pipeline::status::Stored<M>,
+) -> Vec<(u64, String, String, String)> {
+    stored
+        .machine
+        .history()
+        .iter()
+        .map(|e| {
+            (
+                e.seq(),
+                e.from().to_owned(),
+                e.action().to_owned(),
+                e.to().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn entry(seq: u64, from: &str, action: &str, to: &str) -> (u64, String, String, String) {
+    (seq, from.to_owned(), action.to_owned(), to.to_owned())
+}
+
+#[test]
+fn every_status_file_carries_the_history_of_its_state_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(run(&mut orchestrator(dir.path())).status.success());
+    let (_, status) = load(dir.path()).unwrap();
+    let phase_history = [
+        entry(0, "pending", "spawn", "running"),
+        entry(1, "running", "output_detected", "completed"),
+    ];
+    assert_eq!(transitions(&status.phases[0]), phase_history);
+    assert_eq!(transitions(&status.phases[1]), phase_history);
+    assert_eq!(
+        transitions(&status.run),
+        [
+            entry(0, "running", "final_phase_completed", "delivering"),
+            entry(1, "delivering", "delivered", "delivered"),
+        ]
+    );
+    for worker in status.workers.iter().flatten() {
+        assert_eq!(
+            transitions(worker),
+            [
+                entry(0, "pending", "spawn", "running"),
+                entry(1, "running", "output_detected", "completed"),
+            ],
+            "{}",
+            worker.id
+        );
+    }
+    // In time order, as `fsmc history` prints them.
+    let times: Vec<_> = status.phases[0]
+        .machine
+        .history()
+        .iter()
+        .map(|e| e.at())
+        .collect();
+    assert!(times.windows(2).all(|pair| pair[0] <= pair[1]), "{times:?}");
+
+    // The README's walkthrough shows `fsmc history` on this file: the same
+    // transitions, in the table's columns (the times are those of the run
+    // it was taken from).
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let command = "fsmc history /tmp/research/status/phase.collect.json\n";
+    let shown = readme
+        .split(command)
+        .nth(1)
+        .and_then(|rest| rest.split("```text\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README shows `fsmc history` on the pipeline's phase.collect.json");
+    let mut lines = shown.lines();
+    assert_eq!(
+        lines.next(),
+        Some("seq  time                      from     action           to")
+    );
+    let rows: Vec<(u64, String, String, String)> = lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(cells.len(), 5, "{line:?}");
+            entry(cells[0].parse().unwrap(), cells[2], cells[3], cells[4])
+        })
+        .collect();
+    assert_eq!(rows, phase_history);
 }

@@ -1,11 +1,13 @@
-//! The guarded review machine of seed 000, the `FsmStrategy` execution
-//! strategy: an agent runs, its work is reviewed, and it revises until the
-//! review passes.
+//! A guarded review step, the example machine of the string-keyed strategy
+//! design (an agent's action strategy, `FsmStrategy`, whose transitions sit
+//! in a table keyed by state and action name): an agent runs, its work is
+//! reviewed, and it revises until the review passes.
 //!
 //! The machine comes from `examples/review.fsm`, shared with `fsmc check` and
 //! the workspace tests. `review` has two transitions out of `running`: the one
 //! guarded by `quality_guard` has priority 1 and is tried first; the unguarded
-//! one is the fallback. This crate adds what the seed puts around the table:
+//! one is the fallback. This crate adds what that design puts around the
+//! table:
 //!
 //! - [`QualityCheck`], the guard, answered from a draft's score;
 //! - [`Reviewer`], the caller's loop: review each draft, revise until one

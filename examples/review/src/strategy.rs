@@ -1,5 +1,6 @@
-//! The seed's `FsmStrategy`: the current state behind a mutex, so that
-//! several threads can fire actions and each transition is atomic.
+//! The machine as a strategy, like the string-keyed design's `FsmStrategy`:
+//! the current state behind a mutex, so that several threads can fire actions
+//! and each transition is atomic.
 
 use crate::review::{self, Action, FireError, Fired, Review, State};
 use fsm_runtime::Snapshot;

@@ -116,9 +116,9 @@ fn an_invalid_action_names_the_valid_ones() {
         let FireError::InvalidTransition(invalid) = error else {
             panic!("expected an invalid transition, got {error:?}");
         };
-        assert_eq!((invalid.state, invalid.action), (state, action));
-        assert_eq!(invalid.valid, valid);
-        assert!(!invalid.terminal);
+        assert_eq!((invalid.state(), invalid.action()), (state, action));
+        assert_eq!(invalid.valid(), valid);
+        assert!(!invalid.terminal());
         assert_eq!(error.to_string(), message);
         assert_eq!(review.state(), state, "a rejected action changes nothing");
     }
@@ -133,8 +133,8 @@ fn every_action_in_done_says_the_state_is_terminal() {
         let FireError::InvalidTransition(invalid) = error else {
             panic!("expected an invalid transition, got {error:?}");
         };
-        assert!(invalid.terminal);
-        assert!(invalid.valid.is_empty());
+        assert!(invalid.terminal());
+        assert!(invalid.valid().is_empty());
         assert_eq!(
             error.to_string(),
             format!("action `{action}` is not valid in state `done`: the state is terminal")

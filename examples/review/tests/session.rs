@@ -110,7 +110,7 @@ fn racing_threads_see_one_transition_each() {
     assert_eq!((fired[0].from, fired[0].to), (State::Running, State::Done));
     for error in results.iter().filter_map(|r| r.as_ref().err()) {
         assert!(
-            matches!(error, AnyFireError::InvalidTransition(e) if e.terminal && e.state == State::Done),
+            matches!(error, AnyFireError::InvalidTransition(e) if e.terminal() && e.state() == State::Done),
             "{error:?}"
         );
     }

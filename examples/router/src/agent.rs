@@ -82,7 +82,7 @@ pub struct Agent<L: Llm> {
 }
 
 impl<L: Llm> Agent<L> {
-    /// The seed's default budget.
+    /// The default budget: ten decisions.
     pub const DEFAULT_MAX_STEPS: u32 = 10;
 
     /// An agent for `query`, deciding with `llm` and calling the tools of

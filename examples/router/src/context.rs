@@ -3,8 +3,8 @@
 use crate::decision::Arguments;
 use crate::tools::ToolError;
 
-/// The seed's `ExecutionContext`: the user's query and the history of tool
-/// calls and results, which the model sees at every decision.
+/// The user's query and the history of tool calls and results: what the
+/// model sees at every decision.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Context {
     /// The user's question.

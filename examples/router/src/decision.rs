@@ -6,7 +6,7 @@ use std::fmt;
 /// A tool call's arguments, by name, in name order.
 pub type Arguments = BTreeMap<String, String>;
 
-/// The model's decision, the seed's `Decision` JSON:
+/// The model's decision, as the JSON it must answer with:
 /// `{"call_tool": true, "tool_name": "get_stock_price", "arguments": {"ticker": "AAPL"}, "ready_to_answer": false}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {

@@ -1,5 +1,5 @@
-//! The router agent of seed 003 (the Finance.AI FSM agent): the LLM decides
-//! *transitions* within a rigid structure instead of deciding everything.
+//! A tool-calling router agent: the LLM decides *transitions* within a rigid
+//! structure instead of deciding everything.
 //!
 //! The machine comes from `examples/router.fsm`: `route` decides, `call_tool`
 //! executes, `answer` and `fail` end the run. This crate is the caller around

@@ -7,7 +7,7 @@ use std::fmt;
 
 /// What the agent asks of a language model.
 pub trait Llm {
-    /// The next step, given everything so far (the seed's `_decide`).
+    /// The next step, given everything so far.
     ///
     /// # Errors
     ///

@@ -19,7 +19,7 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
-/// The seed's `ToolRegistry`: the tools by name. A decision naming a tool
+/// The tools by name. A decision naming a tool
 /// that is not here is not a tool call (the model hallucinated it).
 #[derive(Clone, Debug, Default)]
 pub struct ToolRegistry {

@@ -6,8 +6,9 @@
 #![allow(dead_code)]
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
@@ -53,15 +54,42 @@ impl Scratch {
         self.0.join(relative)
     }
 
-    /// Run `fsmc` with `args` in this directory, without colour.
+    /// Run `fsmc` with `args` in this directory, without colour, with
+    /// nothing on standard input.
     pub fn fsmc(&self, args: &[&str]) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_fsmc"))
-            .args(args)
-            .current_dir(&self.0)
-            .env("NO_COLOR", "1")
+        let output = self
+            .command(args)
+            .stdin(Stdio::null())
             .output()
             .expect("run fsmc");
         Run(output)
+    }
+
+    /// Run `fsmc` with `args` in this directory, without colour, with
+    /// `input` on standard input.
+    pub fn fsmc_with_stdin(&self, args: &[&str], input: impl AsRef<[u8]>) -> Run {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run fsmc");
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let input = input.as_ref().to_vec();
+        // Write from another thread, so a large input cannot deadlock
+        // against output that fills its pipe.
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let output = child.wait_with_output().expect("wait for fsmc");
+        // fsmc may stop reading early (a usage error); a broken pipe is fine.
+        let _ = writer.join().expect("the writer does not panic");
+        Run(output)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_fsmc"));
+        command.args(args).current_dir(&self.0).env("NO_COLOR", "1");
+        command
     }
 }
 

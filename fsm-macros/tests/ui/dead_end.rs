@@ -1,6 +1,6 @@
-// Warnings are `deprecated` lints on the token; denied here because trybuild
-// only compares the output of builds that fail.
-#![deny(deprecated)]
+// Warnings are lints on the token; denied here, as `-D warnings` does, because
+// trybuild only compares the output of builds that fail.
+#![deny(warnings)]
 
 use fsm_runtime::fsm;
 

@@ -8,7 +8,7 @@ use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownActi
 use super::fired::Fired;
 use super::ids::{ActionId, StateId};
 use super::trace;
-use crate::history::History;
+use crate::history::{next_seq_after, History};
 use crate::snapshot::{FingerprintPolicy, Snapshot};
 use crate::RestoreError;
 use serde_json::Value;
@@ -268,7 +268,8 @@ impl Engine {
     /// Restoring is not a transition: [`fired_count`](Self::fired_count)
     /// keeps counting from where it was. An engine that records a history
     /// takes the snapshot's entries in place of its own (see
-    /// [`History::resumed_from`]).
+    /// [`History::resumed_from`]), and refuses a snapshot whose history
+    /// it could not go on numbering ([`RestoreError::SeqOutOfRange`]).
     pub fn restore(&self, snapshot: &Snapshot) -> Result<StateId, RestoreError> {
         self.restore_with(snapshot, FingerprintPolicy::Strict)
     }
@@ -282,11 +283,15 @@ impl Engine {
     ) -> Result<StateId, RestoreError> {
         let state = self.definition.state_of(snapshot, policy)?;
         let mut current = self.lock();
+        if current.history.is_some() {
+            // Checked before anything changes.
+            let next_seq = next_seq_after(snapshot)?;
+            current.history = current
+                .history
+                .take()
+                .map(|history| history.resumed_at(snapshot, next_seq));
+        }
         current.state = state;
-        current.history = current
-            .history
-            .take()
-            .map(|history| history.resumed_from(snapshot));
         Ok(state)
     }
 

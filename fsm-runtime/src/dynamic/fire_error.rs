@@ -10,6 +10,32 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Why an action did not fire. The engine is unchanged.
+///
+/// The variants and methods of generated code's
+/// [`FireError`](crate::FireError) (`state()`, `action()`, `valid()`,
+/// `terminal()`, `candidates()`), returning the definition's ids where
+/// generated code returns its typed `State` and `Action`, plus
+/// [`UnknownAction`] for text that names no action. Code written against
+/// one reads the same against the other:
+///
+/// ```
+/// use fsm_runtime::dynamic::{Definition, Engine, FireError};
+///
+/// let engine = Engine::new(Definition::from_fsm(
+///     "machine Door { initial state closed { on open -> opened; } state opened { on close -> closed; } }",
+/// )?)?;
+/// match engine.fire("close", &serde_json::json!({})) {
+///     Err(FireError::InvalidTransition(e)) => {
+///         let definition = e.definition();
+///         assert_eq!(definition.state_name(e.state()), "closed");
+///         assert_eq!(definition.action_name(e.action()), "close");
+///         assert_eq!(e.valid(), [definition.action_id("open").unwrap()]);
+///         assert!(!e.terminal());
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub enum FireError {
     /// The definition has no action of that name.
@@ -28,6 +54,16 @@ impl FireError {
             FireError::UnknownAction(_) => None,
             FireError::InvalidTransition(e) => Some(e.state),
             FireError::GuardRejected(e) => Some(e.state),
+        }
+    }
+
+    /// The action that was fired; `None` for an unknown action, whose text
+    /// is [`UnknownAction::action`].
+    pub fn action(&self) -> Option<ActionId> {
+        match self {
+            FireError::UnknownAction(_) => None,
+            FireError::InvalidTransition(e) => Some(e.action),
+            FireError::GuardRejected(e) => Some(e.action),
         }
     }
 }
@@ -106,10 +142,20 @@ pub struct GuardRejected {
 /// A guarded transition that was a candidate for an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Candidate<'a> {
+    guard: &'a str,
+    target: Option<StateId>,
+}
+
+impl<'a> Candidate<'a> {
     /// The guard expression, as canonical `.fsm` text (`!a && b`).
-    pub guard: &'a str,
+    pub fn guard(&self) -> &'a str {
+        self.guard
+    }
+
     /// The state it leads to; `None` for an internal transition.
-    pub target: Option<StateId>,
+    pub fn target(&self) -> Option<StateId> {
+        self.target
+    }
 }
 
 impl GuardRejected {

@@ -1,5 +1,6 @@
-//! Definitions from JSON documents in the shape of seed 004's
-//! `execution_fsm_v1.json` (see `docs/json.md`).
+//! Definitions from JSON machine documents (see `docs/json.md`), a format
+//! that builds on the `execution_fsm_v1.json` format in which an execution
+//! runtime declares its machines.
 //!
 //! There is one front end: the document is imported as `.fsm` source by
 //! [`fsm_grammar::interchange::from_json`], which reports problems by JSON

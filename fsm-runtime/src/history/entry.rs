@@ -10,10 +10,11 @@ use std::fmt;
 ///
 /// With the `serde` feature it serializes to
 /// `{"seq": 0, "from": "idle", "to": "executing", "action": "start", "timestamp": "2026-01-10T09:32:15.000Z"}`.
-/// This is the `history` record of seed 004 (`from`, `to`, `timestamp`,
-/// `reason`) with the action as the reason, plus the sequence number. When
-/// reading, an entry without `action` takes its `reason`, so the seed's
-/// records read as they are written.
+/// This is an entry of a runtime record's `history`, the JSON in which an
+/// execution runtime logs a machine's state changes (`from`, `to`,
+/// `timestamp`, `reason`), with the action as the reason, plus the sequence
+/// number. When reading, an entry without `action` takes its `reason`, so
+/// such records read as they are written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HistoryEntry {
     pub(super) seq: u64,
@@ -84,6 +85,7 @@ mod serde_impls {
     use crate::history::timestamp::Timestamp;
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
+    use std::collections::HashSet;
     use std::fmt;
 
     const FIELDS: &[&str] = &["seq", "from", "to", "action", "timestamp"];
@@ -111,9 +113,13 @@ mod serde_impls {
     /// Put `value` in `slot`, refusing a second value for `key`.
     fn fill<T, E: de::Error>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), E> {
         if slot.replace(value).is_some() {
-            return Err(E::custom(format_args!("duplicate field `{key}`")));
+            return Err(duplicate(key));
         }
         Ok(())
+    }
+
+    fn duplicate<E: de::Error>(key: &str) -> E {
+        E::custom(format_args!("duplicate field `{key}`"))
     }
 
     impl<'de> Visitor<'de> for EntryVisitor {
@@ -130,6 +136,8 @@ mod serde_impls {
             let mut action: Option<String> = None;
             let mut reason: Option<String> = None;
             let mut at: Option<Timestamp> = None;
+            let mut seen_reason = false;
+            let mut others = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
                 match key.as_str() {
                     "seq" => fill(&mut seq, &key, map.next_value()?)?,
@@ -137,16 +145,22 @@ mod serde_impls {
                     "to" => fill(&mut to, &key, map.next_value()?)?,
                     "action" => fill(&mut action, &key, map.next_value()?)?,
                     "timestamp" => fill(&mut at, &key, map.next_value()?)?,
-                    // Seed 004's name for the action. Kept only when there is
-                    // no `action`, since a record may give both.
+                    // A runtime record's name for the action. Kept only when
+                    // there is no `action`, since a record may give both.
                     "reason" => {
-                        if let Some(text) = map.next_value::<Option<String>>()? {
-                            fill(&mut reason, &key, text)?;
+                        if std::mem::replace(&mut seen_reason, true) {
+                            return Err(duplicate(&key));
                         }
+                        reason = map.next_value::<Option<String>>()?;
                     }
-                    // Unknown fields are skipped, as in snapshots.
+                    // Unknown fields are skipped, as in snapshots, but each
+                    // only once.
                     _ => {
+                        if others.contains(&key) {
+                            return Err(duplicate(&key));
+                        }
                         map.next_value::<de::IgnoredAny>()?;
+                        others.insert(key);
                     }
                 }
             }

@@ -22,7 +22,7 @@ pub(crate) use recorded::fire_recording;
 
 use crate::fired::Fired;
 use crate::machine::Machine;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{RestoreError, Snapshot};
 use crate::symbol::Symbol;
 use std::borrow::Cow;
 use std::collections::{vec_deque, VecDeque};
@@ -110,13 +110,33 @@ impl History {
         self
     }
 
+    /// The largest `seq` a history resumed from a snapshot may end with:
+    /// `2^63 - 1`, the largest a PostgreSQL `bigint` or a signed 64-bit
+    /// integer holds. A history resumed from there still numbers `2^63`
+    /// transitions, more than a billion a second fire in 290 years, so its
+    /// numbers never run out. Restoring a snapshot whose history ends
+    /// later is [`RestoreError::SeqOutOfRange`]: such numbers do not come
+    /// from a [`History`], which counts from `0`.
+    pub const MAX_RESUMED_SEQ: u64 = i64::MAX.unsigned_abs();
+
     /// This history with its entries replaced by those `snapshot` carries
     /// (the latest of them, if there are more than it keeps), numbering the
     /// next entry after the last one of the snapshot. Without entries in the
     /// snapshot, it starts again from `0`.
-    pub fn resumed_from(mut self, snapshot: &Snapshot) -> History {
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::SeqOutOfRange`] when the snapshot's last entry has a
+    /// `seq` above [`History::MAX_RESUMED_SEQ`]; nothing is resumed then.
+    pub fn resumed_from(self, snapshot: &Snapshot) -> Result<History, RestoreError> {
+        let next_seq = next_seq_after(snapshot)?;
+        Ok(self.resumed_at(snapshot, next_seq))
+    }
+
+    /// [`History::resumed_from`], with `next_seq` from [`next_seq_after`].
+    pub(crate) fn resumed_at(mut self, snapshot: &Snapshot, next_seq: u64) -> History {
+        self.next_seq = next_seq;
         let entries = snapshot.history();
-        self.next_seq = entries.last().map_or(0, |last| last.seq + 1);
         let keep = match self.retention {
             Retention::All => entries.len(),
             Retention::Last(capacity) => capacity.get().min(entries.len()),
@@ -220,8 +240,28 @@ impl History {
             action,
             at,
         });
-        self.next_seq += 1;
+        // Unreachable: a history counts from 0, or resumes at most from
+        // `MAX_RESUMED_SEQ`, and then needs 2^63 fires to get here.
+        self.next_seq = self
+            .next_seq
+            .checked_add(1)
+            .expect("a history numbers fewer than 2^64 transitions");
         self.entries.back().expect("an entry was just pushed")
+    }
+}
+
+/// The `seq` of the entry recorded after the history `snapshot` carries:
+/// `0` without one, else one more than its last, which must leave room for
+/// the numbers to come (see [`History::MAX_RESUMED_SEQ`]).
+pub(crate) fn next_seq_after(snapshot: &Snapshot) -> Result<u64, RestoreError> {
+    match snapshot.history().last() {
+        None => Ok(0),
+        Some(last) if last.seq <= History::MAX_RESUMED_SEQ => Ok(last.seq + 1),
+        Some(last) => Err(RestoreError::SeqOutOfRange {
+            machine: snapshot.machine().to_owned(),
+            seq: last.seq,
+            max: History::MAX_RESUMED_SEQ,
+        }),
     }
 }
 

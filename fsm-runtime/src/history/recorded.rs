@@ -99,13 +99,19 @@ impl<M: Machine> Recorded<M> {
     /// a snapshot of a different definition is accepted. The snapshot's
     /// entries replace those of `history`, which gives the retention and the
     /// clock (see [`History::resumed_from`]).
+    ///
+    /// # Errors
+    ///
+    /// What [`Machine::restore_with`] refuses, then
+    /// [`RestoreError::SeqOutOfRange`] for a history whose sequence numbers
+    /// are too close to the top of `u64` to continue.
     pub fn restore_with(
         snapshot: &Snapshot,
         policy: FingerprintPolicy,
         history: History,
     ) -> Result<Recorded<M>, RestoreError> {
         let machine = M::restore_with(snapshot, policy)?;
-        Ok(Recorded::with_history(machine, history.resumed_from(snapshot)))
+        Ok(Recorded::with_history(machine, history.resumed_from(snapshot)?))
     }
 
     /// The machine and its history.

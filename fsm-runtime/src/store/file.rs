@@ -193,8 +193,14 @@ fn decode(bytes: &[u8]) -> Result<(Version, Snapshot), String> {
     if bytes.is_empty() {
         return Err("the file is empty (truncated?)".to_owned());
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|error| format!("invalid JSON: {error}"))?;
+    // Not `serde_json::Value`, which keeps the last of two values for one key.
+    let value = crate::json::from_slice(bytes).map_err(|error| {
+        if error.is_data() {
+            error.to_string() // a duplicate key
+        } else {
+            format!("invalid JSON: {error}")
+        }
+    })?;
     let Some(record) = value.as_object() else {
         return Err("expected a JSON object with `version` and `snapshot`".to_owned());
     };

@@ -190,6 +190,9 @@ impl Store for PgStore {
             return Ok(None);
         };
         let version = self.version_in(id, row.try_get(0).map_err(|error| backend(id, &error))?)?;
+        // A `jsonb` column holds no duplicate keys: PostgreSQL keeps one
+        // value per key when it stores a document, so unlike `FileStore` this
+        // reader has none to refuse.
         let json: Option<serde_json::Value> = row.try_get(1).map_err(|error| backend(id, &error))?;
         let json = json.ok_or_else(|| self.corrupt(id, "its snapshot is NULL".to_owned()))?;
         let snapshot = serde_json::from_value(json)

@@ -762,29 +762,14 @@ pub mod semantics {
     static VALID_ACTIONS_1: [Action; 3] = [Action::Race, Action::Back, Action::Finish];
     static VALID_ACTIONS_2: [Action; 3] = [Action::Go, Action::Race, Action::Finish];
     static REJECTED_0: [__fsm::Candidate<Semantics>; 3] = [
-        __fsm::Candidate {
-            guard: "x",
-            target: __fsm::Some(State::B),
-        },
-        __fsm::Candidate {
-            guard: "!x && y",
-            target: __fsm::Some(State::C),
-        },
-        __fsm::Candidate {
-            guard: "x || y || z",
-            target: __fsm::Some(State::C),
-        },
+        __fsm::Candidate::new("x", __fsm::Some(State::B)),
+        __fsm::Candidate::new("!x && y", __fsm::Some(State::C)),
+        __fsm::Candidate::new("x || y || z", __fsm::Some(State::C)),
     ];
     static REJECTED_1: [__fsm::Candidate<Semantics>; 1] = [
-        __fsm::Candidate {
-            guard: "x && x",
-            target: __fsm::Some(State::C),
-        },
+        __fsm::Candidate::new("x && x", __fsm::Some(State::C)),
     ];
     static REJECTED_2: [__fsm::Candidate<Semantics>; 1] = [
-        __fsm::Candidate {
-            guard: "z",
-            target: __fsm::Some(State::B),
-        },
+        __fsm::Candidate::new("z", __fsm::Some(State::B)),
     ];
 }

@@ -68,7 +68,9 @@ impl Graph {
                     succ[s.index()].push(to);
                     pred[to.index()].push(s);
                 }
-                if t.guard.is_none() {
+                // Only `any` edges can be overridden: without them the map
+                // stays empty (a map per state is most of this graph's memory).
+                if t.guard.is_none() && !m.any_transitions().is_empty() {
                     let q = overrides[s.index()].entry(t.action).or_insert(t.priority);
                     *q = (*q).max(t.priority);
                 }

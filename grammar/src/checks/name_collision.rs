@@ -6,7 +6,7 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Model};
-use crate::naming::{escape, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS};
+use crate::naming::{escape, escape_owned, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS};
 use crate::span::Span;
 use std::collections::HashMap;
 
@@ -72,7 +72,7 @@ pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
     for (kind, names, map) in groups {
         let mut seen = Seen::default();
         for (name, span) in names {
-            let ident = escape(&map(name));
+            let ident = escape_owned(map(name));
             if let Some(first) = seen.insert(&ident, name, span) {
                 let what = if kind == "guard" { "method" } else { "variant" };
                 sink.push(Scope::Machine, collision(kind, what, &ident, (name, span), first));

@@ -1,11 +1,22 @@
 //! Diagrams of a machine: Mermaid, Graphviz DOT, and (with the `svg`
 //! feature) SVG drawn without any external program.
 //!
+//! - `view.rs` decides what every diagram shows (below);
+//! - `mermaid.rs` and `dot.rs` spell it for a program that lays it out;
+//! - `layout/` is fsmc's own layered (Sugiyama) layout of labelled
+//!   directed graphs, in time close to linear: each edge label is a node on
+//!   its own edge, edges are routed around every box, and crossings are
+//!   reduced by barycenter sweeps. Its module docs say why it is ours
+//!   rather than the `dagre` or `rust-sugiyama` crates, and how composite
+//!   states will fit in;
+//! - `svg.rs` sizes the boxes to their text (a monospace font, so widths
+//!   are exact), runs the layout and writes the SVG.
+//!
 //! All three draw the same picture, computed once by `view.rs`:
 //!
 //! - the initial state is pointed at from a start marker (`[*]`, a dot);
-//! - terminal states lead to the end marker (Mermaid) or are double circles
-//!   (DOT, SVG);
+//! - terminal states lead to the end marker (Mermaid), are double circles
+//!   (DOT) or double-bordered boxes (SVG);
 //! - an edge per transition with a target, labelled
 //!   `action [guard] (pN) / effects emit outputs`, where the priority `(pN)`
 //!   appears only on transitions that compete with another candidate for
@@ -28,11 +39,14 @@
 //!   `any` that stands for every non-terminal state, rather than repeated
 //!   from every state.
 //!
-//! Names are `.fsm` identifiers, so labels need no escaping in any of the
-//! formats; the few state names Mermaid reads as keywords (`state`, `note`,
-//! `class`, ...) are drawn under an alias.
+//! Names are `.fsm` identifiers, so labels need little escaping: DOT
+//! quotes them, SVG escapes the `&&` of guards as XML, and the few state
+//! names Mermaid reads as keywords (`state`, `note`, `class`, ...) are
+//! drawn under an alias.
 
 mod dot;
+#[cfg(feature = "svg")]
+mod layout;
 mod mermaid;
 #[cfg(feature = "svg")]
 mod svg;

@@ -168,6 +168,8 @@ impl<'de> Visitor<'de> for JsonValueVisitor {
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
+        // Documents are mostly small objects: no growth slack in each.
+        items.shrink_to_fit();
         Ok(JsonValue::Array(items))
     }
 
@@ -177,6 +179,7 @@ impl<'de> Visitor<'de> for JsonValueVisitor {
             let value = map.next_value()?;
             members.push((key, value));
         }
+        members.shrink_to_fit();
         Ok(JsonValue::Object(members))
     }
 }

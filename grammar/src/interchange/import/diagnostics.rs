@@ -76,12 +76,14 @@ impl Sink {
         message: String,
         help: Option<String>,
     ) {
+        // Names of any length are quoted shortened (keys in the path too),
+        // so one diagnostic prints a bounded amount of text.
         self.0.push(ImportDiagnostic {
             severity,
             code,
-            path: path.to_string(),
-            message,
-            help,
+            path: crate::elide::elide(path.to_string()),
+            message: crate::elide::elide(message),
+            help: help.map(crate::elide::elide),
         });
     }
 

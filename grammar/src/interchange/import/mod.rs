@@ -75,20 +75,24 @@ pub fn from_json(text: &str) -> Result<Imported, Vec<ImportDiagnostic>> {
             return Err(sink.into_vec());
         }
     };
+    // Each stage is dropped as soon as the next one has what it needs, so
+    // the peak is one stage's, not the sum of all.
     let specs = read::document(&value, &mut sink);
+    drop(value);
     if sink.has_errors() {
         return Err(sink.into_vec());
     }
 
     let written = write::machines(&specs);
-    let checked = crate::check(&written.text);
-    for d in &checked.diagnostics {
+    drop(specs);
+    let diagnostics = crate::check(&written.text).diagnostics;
+    for d in diagnostics {
         sink.push(
             d.severity,
             Some(d.code),
             &written.origin(d.span),
-            d.message.clone(),
-            Some(d.help.clone()),
+            d.message,
+            Some(d.help),
         );
     }
     if sink.has_errors() {

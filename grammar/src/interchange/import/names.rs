@@ -11,6 +11,7 @@
 use super::diagnostics::Sink;
 use super::path::JsonPath;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// What a name names; each kind is its own namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,21 +58,29 @@ pub(super) fn identifier(name: &str) -> String {
 }
 
 /// A name resolved to its identifier, with the place it was read.
+///
+/// A name is used many times in a document; every use shares one copy of
+/// its text (and of its identifier, the same text unless it was rewritten).
 #[derive(Clone, Debug)]
 pub(super) struct Name {
     /// The name as written in the JSON.
-    pub text: String,
+    pub text: Arc<str>,
     /// The `.fsm` identifier.
-    pub ident: String,
+    pub ident: Arc<str>,
     /// Where the name was written.
     pub path: JsonPath,
 }
+
+/// The JSON name that took an identifier, and the identifier's shared text.
+type Owner = (Arc<str>, Arc<str>);
 
 /// The identifiers handed out for one namespace scope (a machine, or the
 /// document for machine names), remembering which JSON name each came from.
 #[derive(Default)]
 pub(super) struct Names {
-    owners: HashMap<(Kind, String), String>,
+    /// Per kind and identifier, the JSON name that took it, and the
+    /// identifier's shared text.
+    owners: HashMap<Kind, HashMap<Arc<str>, Owner>>,
     /// Names already reported as colliding, so each is reported once.
     collided: HashSet<(Kind, String)>,
 }
@@ -82,19 +91,28 @@ impl Names {
     /// identifier already taken is an error.
     pub(super) fn resolve(&mut self, kind: Kind, name: &str, path: &JsonPath, sink: &mut Sink) -> Name {
         let ident = identifier(name);
-        match self.owners.get(&(kind, ident.clone())) {
-            Some(owner) if owner != name && self.collided.insert((kind, name.to_string())) => sink.error(
-                path,
-                format!(
-                    "{} `{name}` and {} `{owner}` both become the identifier `{ident}`",
-                    kind.word(),
-                    kind.word()
-                ),
-                "rename one of them; names outside `[A-Za-z0-9_]` are rewritten with `_` (see docs/json.md)",
-            ),
-            Some(_) => {}
+        let owners = self.owners.entry(kind).or_default();
+        let (text, ident) = match owners.get(ident.as_str()) {
+            Some((owner, shared)) if &**owner == name => (owner.clone(), shared.clone()),
+            Some((owner, shared)) => {
+                if self.collided.insert((kind, name.to_string())) {
+                    sink.error(
+                        path,
+                        format!(
+                            "{} `{name}` and {} `{owner}` both become the identifier `{ident}`",
+                            kind.word(),
+                            kind.word()
+                        ),
+                        "rename one of them; names outside `[A-Za-z0-9_]` are rewritten with `_` (see docs/json.md)",
+                    );
+                }
+                (Arc::from(name), shared.clone())
+            }
             None => {
-                if ident != name {
+                let text: Arc<str> = Arc::from(name);
+                let shared = if ident == name {
+                    text.clone()
+                } else {
                     sink.warning(
                         path,
                         format!(
@@ -103,12 +121,14 @@ impl Names {
                         ),
                         "names match `[A-Za-z_][A-Za-z0-9_]*`; other characters become `_`",
                     );
-                }
-                self.owners.insert((kind, ident.clone()), name.to_string());
+                    Arc::from(ident)
+                };
+                owners.insert(shared.clone(), (text.clone(), shared.clone()));
+                (text, shared)
             }
-        }
+        };
         Name {
-            text: name.to_string(),
+            text,
             ident,
             path: path.clone(),
         }
@@ -136,10 +156,7 @@ mod tests {
         let root = JsonPath::root();
         let a = names.resolve(Kind::Output, "fsm.transition", &root.key("a"), &mut sink);
         let b = names.resolve(Kind::Output, "fsm.transition", &root.key("b"), &mut sink);
-        assert_eq!(
-            (a.ident.as_str(), b.ident.as_str()),
-            ("fsm_transition", "fsm_transition")
-        );
+        assert_eq!((&*a.ident, &*b.ident), ("fsm_transition", "fsm_transition"));
         assert_eq!(sink.len(), 1);
         names.resolve(Kind::Output, "fsm_transition", &root.key("c"), &mut sink);
         names.resolve(Kind::Output, "fsm_transition", &root.key("again"), &mut sink);

@@ -1,16 +1,27 @@
 //! JSON paths: where in the document a problem is, `$.states.idle.on.start.to`.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A path from the document root, written like JSONPath: `$`, then `.key`
 /// for keys that are identifiers, `["key"]` for other keys, `[i]` for
 /// array indices.
+///
+/// Every name read from a document keeps the path it was read at, so a path
+/// is a shared list: extending one allocates its last segment only, and a
+/// clone allocates nothing, however long the keys before it are.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct JsonPath(Vec<Segment>);
+pub(crate) struct JsonPath(Option<Arc<Node>>);
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
+struct Node {
+    parent: JsonPath,
+    segment: Segment,
+}
+
+#[derive(Debug, PartialEq, Eq)]
 enum Segment {
-    Key(String),
+    Key(Box<str>),
     Index(usize),
 }
 
@@ -22,26 +33,41 @@ impl JsonPath {
 
     /// This path followed by the member `key`.
     pub(crate) fn key(&self, key: &str) -> JsonPath {
-        let mut path = self.clone();
-        path.0.push(Segment::Key(key.to_string()));
-        path
+        self.then(Segment::Key(key.into()))
     }
 
     /// This path followed by the element `index`.
     pub(crate) fn index(&self, index: usize) -> JsonPath {
-        let mut path = self.clone();
-        path.0.push(Segment::Index(index));
-        path
+        self.then(Segment::Index(index))
+    }
+
+    fn then(&self, segment: Segment) -> JsonPath {
+        JsonPath(Some(Arc::new(Node {
+            parent: self.clone(),
+            segment,
+        })))
+    }
+
+    /// The segments from the root.
+    fn segments(&self) -> Vec<&Segment> {
+        let mut out = Vec::new();
+        let mut at = self;
+        while let Some(node) = &at.0 {
+            out.push(&node.segment);
+            at = &node.parent;
+        }
+        out.reverse();
+        out
     }
 }
 
 impl fmt::Display for JsonPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("$")?;
-        for segment in &self.0 {
+        for segment in self.segments() {
             match segment {
-                Segment::Key(key) if is_plain(key) => write!(f, ".{key}")?,
-                Segment::Key(key) => write!(f, "[{}]", serde_json::Value::from(key.as_str()))?,
+                Segment::Key(key) if is_plain(key) => write!(f, ".{}", crate::elide::name(key))?,
+                Segment::Key(key) => write!(f, "[{}]", serde_json::Value::from(&*crate::elide::name(key)))?,
                 Segment::Index(i) => write!(f, "[{i}]")?,
             }
         }

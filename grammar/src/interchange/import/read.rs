@@ -149,7 +149,10 @@ pub(super) struct CandidateSpec {
 pub(super) fn document(value: &JsonValue, sink: &mut Sink) -> Vec<MachineSpec> {
     let mut machine_names = Names::default();
     let root = JsonPath::root();
-    let mut reader = Reader { sink };
+    let mut reader = Reader {
+        sink,
+        suggestions: suggest::Budget::per_file(),
+    };
     match value {
         JsonValue::Object(_) => reader
             .machine(value, &root, &mut machine_names)
@@ -185,6 +188,8 @@ impl<'v> Members<'v> {
 
 struct Reader<'s> {
     sink: &'s mut Sink,
+    /// What the document's "did you mean" searches may still spend.
+    suggestions: suggest::Budget,
 }
 
 impl Reader<'_> {
@@ -240,6 +245,7 @@ impl Reader<'_> {
                 let help = suggest::help_for(
                     key,
                     known.iter().copied(),
+                    &mut self.suggestions,
                     format!("the fields here are {}", listing(known)),
                 );
                 self.sink
@@ -321,7 +327,7 @@ impl Reader<'_> {
                 self.sink.error(
                     &path,
                     format!("`{name}` is not a diagnostic code"),
-                    "codes are kebab-case warning names such as `unreachable-state`; see docs/diagnostics.md",
+                    "codes are kebab-case warning names such as `unreachable-state`; `fsmc explain` lists them",
                 );
             }
         }
@@ -393,12 +399,12 @@ impl Reader<'_> {
         let by_ident: HashMap<&str, usize> = states
             .iter()
             .enumerate()
-            .map(|(i, s)| (s.name.ident.as_str(), i))
+            .map(|(i, s)| (&*s.name.ident, i))
             .collect();
         let mut state_ref = |reader: &mut Self, value: &JsonValue, path: &JsonPath| -> Option<usize> {
             let text = reader.string(value, path)?;
             let ident = names.resolve(Kind::State, text, path, reader.sink).ident;
-            let found = by_ident.get(ident.as_str()).copied();
+            let found = by_ident.get(&*ident).copied();
             if found.is_none() && states_value.is_some() {
                 reader.unknown_state(text, &ident, path, &states);
             }
@@ -438,7 +444,7 @@ impl Reader<'_> {
                 .chain(timers)
                 .filter_map(|c| c.to.as_ref());
             for to in targets {
-                if !by_ident.contains_key(to.ident.as_str()) {
+                if !by_ident.contains_key(&*to.ident) {
                     self.unknown_state(&to.text, &to.ident, &to.path, &states);
                 }
             }
@@ -467,7 +473,8 @@ impl Reader<'_> {
     fn unknown_state(&mut self, text: &str, ident: &str, path: &JsonPath, states: &[StateSpec]) {
         let help = suggest::help_for(
             ident,
-            states.iter().map(|s| s.name.ident.as_str()),
+            states.iter().map(|s| &*s.name.ident),
+            &mut self.suggestions,
             "name one of the keys of `states`".to_string(),
         );
         self.sink.error(path, format!("unknown state `{text}`"), help);

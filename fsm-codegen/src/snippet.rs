@@ -1,9 +1,13 @@
-//! A diagnostic in a `.fsm` file, rendered as plain text in rustc's layout.
+//! A diagnostic in a `.fsm` file, rendered as plain text in rustc's layout:
+//! the message and code, the file, line and column, the source lines with
+//! the problem marked, and the help.
 //!
-//! For `fsm!(file = "...")` rustc can only point at the path literal, so the
-//! message itself carries the file, line and column and the marked source
-//! lines. It is plain text on purpose: rustc prints it inside its own error,
-//! where colors and box drawing would not belong.
+//! Both ways a `.fsm` file reaches cargo's output use it: `fsm!(file = "...")`,
+//! where rustc can only point at the path literal so the message carries the
+//! rest, and the build-script API, whose standard error cargo shows when the
+//! script fails. It is plain text on purpose: it is printed inside rustc's and
+//! cargo's own output, where colors and box drawing would not belong, and it
+//! needs no dependency beyond the front end.
 
 use fsm_grammar::{Diagnostic, LineIndex};
 use std::fmt::Write as _;
@@ -22,7 +26,7 @@ const TAB: &str = "    ";
 ///   |
 ///   = help: did you mean `opened`?
 /// ```
-pub(crate) fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
+pub fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
     let index = LineIndex::new(source);
     let mut marks: Vec<Mark> = std::iter::once(Mark {
         range: (diagnostic.span.start, diagnostic.span.end),

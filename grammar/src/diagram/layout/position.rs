@@ -1,0 +1,137 @@
+//! Coordinates: x of each node's anchor within its rank, y of each rank.
+//!
+//! Every node wants the weighted mean x of its neighbours in the rank just
+//! placed; the wishes of one rank are then projected exactly onto its
+//! separation constraints (`x[i + 1] - x[i] >= gap`) by pool adjacent
+//! violators, a linear-time least-squares fit. Links between two dummies
+//! weigh most and links to a box least, as in Graphviz, so long edges run
+//! straight and boxes centre over their edges. Sweeps alternate down and
+//! up and end with one that looks both ways.
+
+use super::{Kind, Layered, Slot, EDGE_GAP, NODE_GAP, RANK_GAP};
+
+/// Down-and-up sweep pairs.
+const ROUNDS: usize = 6;
+/// Layered nodes times rounds allowed: large graphs get fewer rounds.
+const WORK: usize = 2_000_000;
+/// How strongly a node without neighbours on the swept side stays put.
+const INERTIA: f64 = 0.01;
+
+/// The placed ranks.
+pub(super) struct Placed {
+    /// The anchor x of each layered node.
+    pub x: Vec<f64>,
+    /// The top and bottom of each rank's band.
+    pub bands: Vec<(f64, f64)>,
+}
+
+pub(super) fn position(graph: &Layered) -> Placed {
+    let mut x = vec![0.0; graph.slots.len()];
+    for rank in &graph.ranks {
+        let mut at = 0.0;
+        for (i, &v) in rank.iter().enumerate() {
+            if i > 0 {
+                at += gap(&graph.slots[rank[i - 1]], &graph.slots[v]);
+            }
+            x[v] = at;
+        }
+    }
+    let count = graph.ranks.len();
+    let rounds = (WORK / graph.slots.len().max(1)).clamp(1, ROUNDS);
+    for _ in 0..rounds {
+        for r in 1..count {
+            place(graph, &mut x, r, true, false);
+        }
+        for r in (0..count.saturating_sub(1)).rev() {
+            place(graph, &mut x, r, false, true);
+        }
+    }
+    for r in 0..count {
+        place(graph, &mut x, r, true, true);
+    }
+
+    let mut bands = Vec::with_capacity(count);
+    let mut top = 0.0;
+    for rank in &graph.ranks {
+        let height = rank.iter().map(|&v| graph.slots[v].height).fold(0.0, f64::max);
+        bands.push((top, top + height));
+        top += height + RANK_GAP;
+    }
+    Placed { x, bands }
+}
+
+/// The distance between the anchors of neighbours `a` (left) and `b`.
+fn gap(a: &Slot, b: &Slot) -> f64 {
+    let space = match (a.kind, b.kind) {
+        (Kind::Real(_), _) | (_, Kind::Real(_)) => NODE_GAP,
+        _ => EDGE_GAP,
+    };
+    a.right + space + b.left
+}
+
+/// How much a link between `a` and `b` wants to be vertical.
+fn weight(a: &Slot, b: &Slot) -> f64 {
+    match (a.kind, b.kind) {
+        (Kind::Real(_), Kind::Real(_)) => 1.0,
+        (Kind::Real(_), _) | (_, Kind::Real(_)) => 2.0,
+        _ => 8.0,
+    }
+}
+
+/// Place rank `r` where its neighbours above and/or below want it.
+fn place(graph: &Layered, x: &mut [f64], r: usize, above: bool, below: bool) {
+    let rank = &graph.ranks[r];
+    if rank.is_empty() {
+        return;
+    }
+    // Wishes shifted by the cumulative gaps, so the constraints become
+    // "non-decreasing", then pooled.
+    let mut offset = 0.0;
+    let mut blocks: Vec<(f64, f64, usize)> = Vec::with_capacity(rank.len()); // (mean, weight, count)
+    for (i, &v) in rank.iter().enumerate() {
+        if i > 0 {
+            offset += gap(&graph.slots[rank[i - 1]], &graph.slots[v]);
+        }
+        let (mut sum, mut total) = (0.0, 0.0);
+        let sides = [(above, &graph.up), (below, &graph.down)];
+        for (wanted, near) in sides {
+            if wanted {
+                for &u in &near[v] {
+                    let w = weight(&graph.slots[v], &graph.slots[u]);
+                    sum += w * x[u];
+                    total += w;
+                }
+            }
+        }
+        let (wish, w) = if total > 0.0 {
+            (sum / total, total)
+        } else {
+            (x[v], INERTIA)
+        };
+        let mut block = (wish - offset, w, 1);
+        while let Some(&last) = blocks.last() {
+            if last.0 < block.0 {
+                break;
+            }
+            blocks.pop();
+            let weight = last.1 + block.1;
+            block = (
+                (last.0 * last.1 + block.0 * block.1) / weight,
+                weight,
+                last.2 + block.2,
+            );
+        }
+        blocks.push(block);
+    }
+    let mut i = 0;
+    let mut offset = 0.0;
+    for (mean, _, count) in blocks {
+        for _ in 0..count {
+            if i > 0 {
+                offset += gap(&graph.slots[rank[i - 1]], &graph.slots[rank[i]]);
+            }
+            x[rank[i]] = mean + offset;
+            i += 1;
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! Edge routes: ports, polylines through the dummies, self-loops, and the
+//! final translation of everything into the drawing's frame.
+//!
+//! An edge leaves its top node through a port on that node's bottom side
+//! and enters its bottom node on the top side; the ports of one side are
+//! spread in the order of where their edges go, so edges of one node do
+//! not cross at the node. Between the ports the polyline runs vertically
+//! through each rank band at its dummy's x, inside the dummy's own slot,
+//! and diagonally only in the gaps between bands, where there are no
+//! boxes: no edge can cross a box.
+
+use super::position::Placed;
+use super::{Graph, Kind, Layered, Layout, Point, Rect, Route, Size, LABEL_GAP, MARGIN};
+
+/// How far a self-loop reaches right of its node.
+const LOOP_OUT: f64 = 18.0;
+/// Vertical room of one self-loop, its label included.
+const LOOP_STEP: f64 = 22.0;
+/// Ports of one side stay this far from the box's corners.
+const PORT_INSET: f64 = 10.0;
+/// The widest spacing of neighbouring ports.
+const PORT_SPACING: f64 = 14.0;
+
+/// The self-loops of each node, drawn at its right.
+pub(super) struct SelfLoops {
+    by_node: Vec<Vec<usize>>,
+    label_width: Vec<f64>,
+}
+
+impl SelfLoops {
+    pub(super) fn new(graph: &Graph) -> SelfLoops {
+        let mut by_node = vec![Vec::new(); graph.nodes.len()];
+        let mut label_width = vec![0.0f64; graph.nodes.len()];
+        for (i, edge) in graph.edges.iter().enumerate() {
+            if edge.from == edge.to {
+                by_node[edge.from].push(i);
+                let width = edge.label.map_or(0.0, |s| s.width);
+                label_width[edge.from] = label_width[edge.from].max(width);
+            }
+        }
+        SelfLoops { by_node, label_width }
+    }
+
+    /// The room a node's loops and their labels need at its right.
+    pub(super) fn extra(&self, node: usize) -> Size {
+        let loops = self.by_node[node].len();
+        if loops == 0 {
+            return Size {
+                width: 0.0,
+                height: 0.0,
+            };
+        }
+        Size {
+            width: LOOP_OUT + LABEL_GAP + self.label_width[node],
+            height: loops as f64 * LOOP_STEP,
+        }
+    }
+}
+
+pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &SelfLoops) -> Layout {
+    let x = &placed.x;
+    let band = |v: usize| placed.bands[layered.slots[v].rank];
+    let nodes: Vec<Rect> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, size)| {
+            let (top, bottom) = band(i);
+            Rect {
+                x: x[i] - size.width / 2.0,
+                y: (top + bottom - size.height) / 2.0,
+                width: size.width,
+                height: size.height,
+            }
+        })
+        .collect();
+
+    // Ports: the bottom side of each chain's top node, the top side of its
+    // bottom node, spread in the order of the next point along the chain.
+    let mut bottom_side: Vec<Vec<(f64, usize)>> = vec![Vec::new(); nodes.len()];
+    let mut top_side: Vec<Vec<(f64, usize)>> = vec![Vec::new(); nodes.len()];
+    for (c, chain) in layered.chains.iter().enumerate() {
+        let n = chain.nodes.len();
+        bottom_side[chain.nodes[0]].push((x[chain.nodes[1]], c));
+        top_side[chain.nodes[n - 1]].push((x[chain.nodes[n - 2]], c));
+    }
+    let mut leave = vec![0.0; layered.chains.len()];
+    let mut enter = vec![0.0; layered.chains.len()];
+    for (node, rect) in nodes.iter().enumerate() {
+        for (side, port) in [
+            (&mut bottom_side[node], &mut leave),
+            (&mut top_side[node], &mut enter),
+        ] {
+            side.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let k = side.len();
+            let usable = (rect.width - 2.0 * PORT_INSET).max(0.0);
+            let spacing = if k > 1 {
+                (usable / (k - 1) as f64).min(PORT_SPACING)
+            } else {
+                0.0
+            };
+            let centre = rect.x + rect.width / 2.0;
+            for (i, &(_, c)) in side.iter().enumerate() {
+                port[c] = centre + (i as f64 - (k - 1) as f64 / 2.0) * spacing;
+            }
+        }
+    }
+
+    let mut routes: Vec<Option<Route>> = (0..graph.edges.len()).map(|_| None).collect();
+    for (c, chain) in layered.chains.iter().enumerate() {
+        let (first, last) = (chain.nodes[0], chain.nodes[chain.nodes.len() - 1]);
+        let mut points = Vec::with_capacity(2 * chain.nodes.len());
+        let from = nodes[first];
+        points.push(Point {
+            x: leave[c],
+            y: from.y + from.height,
+        });
+        points.push(Point {
+            x: leave[c],
+            y: band(first).1,
+        });
+        let mut label = None;
+        for &d in &chain.nodes[1..chain.nodes.len() - 1] {
+            let (top, bottom) = band(d);
+            points.push(Point { x: x[d], y: top });
+            points.push(Point { x: x[d], y: bottom });
+            if let Kind::Label(e) = layered.slots[d].kind {
+                let size = graph.edges[e].label.expect("a label slot has a label");
+                label = Some(Rect {
+                    x: x[d] + LABEL_GAP,
+                    y: (top + bottom - size.height) / 2.0,
+                    width: size.width,
+                    height: size.height,
+                });
+            }
+        }
+        let to = nodes[last];
+        points.push(Point {
+            x: enter[c],
+            y: band(last).0,
+        });
+        points.push(Point { x: enter[c], y: to.y });
+        points.dedup();
+        if chain.reversed {
+            points.reverse();
+        }
+        if label.is_none() {
+            if let Some(size) = graph.edges[chain.edge].label {
+                label = Some(beside_middle(&points, size));
+            }
+        }
+        routes[chain.edge] = Some(Route { points, label });
+    }
+
+    for (node, edges) in loops.by_node.iter().enumerate() {
+        let rect = nodes[node];
+        let right = rect.x + rect.width;
+        let centre = rect.y + rect.height / 2.0;
+        let k = edges.len() as f64;
+        let (low, high) = (rect.y + 3.0, rect.y + rect.height - 3.0);
+        for (j, &e) in edges.iter().enumerate() {
+            let y = centre - k * LOOP_STEP / 2.0 + LOOP_STEP * (j as f64 + 0.5);
+            let out = right + LOOP_OUT;
+            let points = vec![
+                Point {
+                    x: right,
+                    y: (y - 4.0).clamp(low, high),
+                },
+                Point { x: out, y: y - 7.0 },
+                Point { x: out, y: y + 7.0 },
+                Point {
+                    x: right,
+                    y: (y + 4.0).clamp(low, high),
+                },
+            ];
+            let label = graph.edges[e].label.map(|size| Rect {
+                x: out + LABEL_GAP,
+                y: y - size.height / 2.0,
+                width: size.width,
+                height: size.height,
+            });
+            routes[e] = Some(Route { points, label });
+        }
+    }
+
+    let edges: Vec<Route> = routes
+        .into_iter()
+        .map(|r| r.expect("every edge is a chain or a self-loop"))
+        .collect();
+    frame(nodes, edges)
+}
+
+/// A label box beside the middle of the polyline's longest segment, for an
+/// edge whose span left no rank for its label.
+fn beside_middle(points: &[Point], size: Size) -> Rect {
+    let (a, b) = points
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .max_by(|p, q| length(p.0, p.1).total_cmp(&length(q.0, q.1)))
+        .unwrap_or((points[0], points[0]));
+    Rect {
+        x: (a.x + b.x) / 2.0 + LABEL_GAP,
+        y: (a.y + b.y - size.height) / 2.0,
+        width: size.width,
+        height: size.height,
+    }
+}
+
+fn length(a: Point, b: Point) -> f64 {
+    (a.x - b.x).hypot(a.y - b.y)
+}
+
+/// Move everything so the drawing starts at the margin, and measure it.
+fn frame(mut nodes: Vec<Rect>, mut edges: Vec<Route>) -> Layout {
+    let (mut min_x, mut min_y, mut max_x, mut max_y) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    let mut cover = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        min_x = min_x.min(x0);
+        min_y = min_y.min(y0);
+        max_x = max_x.max(x1);
+        max_y = max_y.max(y1);
+    };
+    for r in nodes.iter().chain(edges.iter().filter_map(|e| e.label.as_ref())) {
+        cover(r.x, r.y, r.x + r.width, r.y + r.height);
+    }
+    for p in edges.iter().flat_map(|e| &e.points) {
+        cover(p.x, p.y, p.x, p.y);
+    }
+    if nodes.is_empty() {
+        (min_x, min_y, max_x, max_y) = (0.0, 0.0, 0.0, 0.0);
+    }
+    let (dx, dy) = (MARGIN - min_x, MARGIN - min_y);
+    for r in nodes
+        .iter_mut()
+        .chain(edges.iter_mut().filter_map(|e| e.label.as_mut()))
+    {
+        r.x += dx;
+        r.y += dy;
+    }
+    for p in edges.iter_mut().flat_map(|e| &mut e.points) {
+        p.x += dx;
+        p.y += dy;
+    }
+    Layout {
+        nodes,
+        edges,
+        width: max_x - min_x + 2.0 * MARGIN,
+        height: max_y - min_y + 2.0 * MARGIN,
+    }
+}
