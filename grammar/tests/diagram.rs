@@ -343,7 +343,8 @@ fn picture(svg: &str) -> Picture {
                     // Wrapped labels: one tspan per line.
                     let text: String = pair[1]
                         .descendants()
-                        .filter_map(|n| n.is_text().then(|| n.text().unwrap()))
+                        .filter(|n| n.is_text())
+                        .map(|n| n.text().unwrap())
                         .collect();
                     labels.push((text, rect_of(pair[0])));
                 }
