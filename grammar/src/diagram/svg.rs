@@ -43,7 +43,7 @@ const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, m
 ///     .unwrap();
 /// let svg = fsm_grammar::diagram::svg(&model.machines[0]);
 /// assert!(svg.starts_with("<?xml"));
-/// assert!(svg.contains(">go</text>"));
+/// assert!(svg.contains(">go</tspan>"));
 /// ```
 pub fn svg(machine: &Machine) -> String {
     let view = View::new(machine);
