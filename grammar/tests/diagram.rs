@@ -384,7 +384,12 @@ fn picture(svg: &str) -> Picture {
             ("g", "labels") => {
                 let children: Vec<_> = node.children().filter(|c| c.is_element()).collect();
                 for pair in children.chunks(2) {
-                    let text = pair[1].text().unwrap_or("").to_string();
+                    // Wrapped labels: one tspan per line.
+                    let text: String = pair[1]
+                        .descendants()
+                        .filter(|n| n.is_text())
+                        .map(|n| n.text().unwrap())
+                        .collect();
                     labels.push((text, rect_of(pair[0])));
                 }
             }

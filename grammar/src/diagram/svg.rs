@@ -25,6 +25,8 @@ const PAD_Y: f64 = 5.0;
 const RULE: f64 = 5.0;
 /// How far the inner border of a terminal state sits inside the outer.
 const INSET: f64 = 3.5;
+/// Edge labels longer than this many columns are wrapped.
+const WRAP: usize = 36;
 /// Padding inside an edge label's box.
 const LABEL_PAD: f64 = 3.0;
 /// The start marker's radius.
@@ -41,7 +43,7 @@ const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, m
 ///     .unwrap();
 /// let svg = fsm_grammar::diagram::svg(&model.machines[0]);
 /// assert!(svg.starts_with("<?xml"));
-/// assert!(svg.contains(">go</text>"));
+/// assert!(svg.contains(">go</tspan>"));
 /// ```
 pub fn svg(machine: &Machine) -> String {
     let view = View::new(machine);
@@ -173,18 +175,29 @@ impl Drawing {
         out.push_str("<g class=\"labels\">\n");
         for (route, text) in placed.edges.iter().zip(&self.labels) {
             if let (Some(rect), Some(text)) = (route.label, text) {
-                let _ = writeln!(
+                let _ = write!(
                     out,
                     "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"white\" fill-opacity=\"0.85\"/>\
-                     <text x=\"{}\" y=\"{}\" fill=\"#1a4480\" xml:space=\"preserve\">{}</text>",
+                     <text fill=\"#1a4480\" xml:space=\"preserve\">",
                     num(rect.x),
                     num(rect.y),
                     num(rect.width),
                     num(rect.height),
-                    num(rect.x + LABEL_PAD),
-                    num(rect.y + LABEL_PAD / 2.0 + BASELINE),
-                    escape(text)
                 );
+                // One tspan per line; a space ends every line but the last,
+                // so the text content is the label itself.
+                let lines = wrap(text);
+                for (i, line) in lines.iter().enumerate() {
+                    let space = if i + 1 < lines.len() { " " } else { "" };
+                    let _ = write!(
+                        out,
+                        "<tspan x=\"{}\" y=\"{}\">{}{space}</tspan>",
+                        num(rect.x + LABEL_PAD),
+                        num(rect.y + LABEL_PAD / 2.0 + BASELINE + LINE * i as f64),
+                        escape(line)
+                    );
+                }
+                out.push_str("</text>\n");
             }
         }
         out.push_str("</g>\n</svg>\n");
@@ -263,12 +276,59 @@ fn box_size(name: &str, lines: &[String], terminal: bool) -> Size {
     }
 }
 
-/// The size of an edge label's box.
+/// The size of an edge label's box, wrapped as [`wrap`] does.
 fn label_size(text: &str) -> Size {
+    let lines = wrap(text);
+    let widest = lines.iter().map(|l| text_width(l)).fold(0.0, f64::max);
     Size {
-        width: (text_width(text) + 2.0 * LABEL_PAD).ceil(),
-        height: LINE + LABEL_PAD,
+        width: (widest + 2.0 * LABEL_PAD).ceil(),
+        height: LINE * lines.len() as f64 + LABEL_PAD,
     }
+}
+
+/// A label longer than [`WRAP`] columns, cut at spaces into lines of at
+/// most that many (a longer word keeps its own line), starting a new line
+/// at ` / ` so the outputs read apart from the trigger. Joined with single
+/// spaces the lines give back the label.
+fn wrap(text: &str) -> Vec<&str> {
+    if text.chars().count() <= WRAP {
+        return vec![text];
+    }
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut last_space = None;
+    let mut columns = 0;
+    for (i, c) in text.char_indices() {
+        if c == ' ' {
+            let outputs = text[i..].starts_with(" / ");
+            if outputs && columns > 0 {
+                lines.push(&text[start..i]);
+                start = i + 1;
+                columns = 0;
+                last_space = None;
+                continue;
+            }
+            if columns >= WRAP {
+                lines.push(&text[start..i]);
+                start = i + 1;
+                columns = 0;
+                last_space = None;
+                continue;
+            }
+            last_space = Some(i);
+        }
+        columns += 1;
+        if columns > WRAP {
+            if let Some(space) = last_space {
+                lines.push(&text[start..space]);
+                columns = text[space + 1..=i].chars().count();
+                start = space + 1;
+                last_space = None;
+            }
+        }
+    }
+    lines.push(&text[start..]);
+    lines
 }
 
 /// The width of `text` in the monospace font: East Asian wide characters
@@ -397,6 +457,25 @@ mod tests {
         assert_eq!(num(-0.46), "-0.5");
         assert_eq!(num(-12.34), "-12.3");
         assert_eq!(num(0.04), "0");
+    }
+
+    #[test]
+    fn long_labels_wrap_at_spaces_and_before_outputs() {
+        assert_eq!(wrap("go [ready] / start"), ["go [ready] / start"]);
+        let label = "output_detected [all_workers_done && final_phase] (p3) / mark_worker_completed, deliver_result, archive_run";
+        let lines = wrap(label);
+        assert_eq!(
+            lines,
+            [
+                "output_detected [all_workers_done &&",
+                "final_phase] (p3)",
+                "/ mark_worker_completed,",
+                "deliver_result, archive_run"
+            ]
+        );
+        assert_eq!(lines.join(" "), label);
+        let word = "a".repeat(50);
+        assert_eq!(wrap(&format!("{word} b")), [word.as_str(), "b"]);
     }
 
     #[test]

@@ -14,7 +14,8 @@ use super::{Graph, Kind, Layered, Layout, Point, Rect, Route, Size, LABEL_GAP, M
 
 /// How far a self-loop reaches right of its node.
 const LOOP_OUT: f64 = 18.0;
-/// Vertical room of one self-loop, its label included.
+/// Vertical room of one self-loop with a one-line label; taller labels
+/// get more.
 const LOOP_STEP: f64 = 22.0;
 /// Ports of one side stay this far from the box's corners.
 const PORT_INSET: f64 = 10.0;
@@ -25,20 +26,29 @@ const PORT_SPACING: f64 = 14.0;
 pub(super) struct SelfLoops {
     by_node: Vec<Vec<usize>>,
     label_width: Vec<f64>,
+    /// The vertical room of each of the node's loops.
+    step: Vec<f64>,
 }
 
 impl SelfLoops {
     pub(super) fn new(graph: &Graph) -> SelfLoops {
         let mut by_node = vec![Vec::new(); graph.nodes.len()];
         let mut label_width = vec![0.0f64; graph.nodes.len()];
+        let mut step = vec![LOOP_STEP; graph.nodes.len()];
         for (i, edge) in graph.edges.iter().enumerate() {
             if edge.from == edge.to {
                 by_node[edge.from].push(i);
                 let width = edge.label.map_or(0.0, |s| s.width);
                 label_width[edge.from] = label_width[edge.from].max(width);
+                let height = edge.label.map_or(0.0, |s| s.height + 4.0);
+                step[edge.from] = step[edge.from].max(height);
             }
         }
-        SelfLoops { by_node, label_width }
+        SelfLoops {
+            by_node,
+            label_width,
+            step,
+        }
     }
 
     /// The room a node's loops and their labels need at its right.
@@ -52,7 +62,7 @@ impl SelfLoops {
         }
         Size {
             width: LOOP_OUT + LABEL_GAP + self.label_width[node],
-            height: loops as f64 * LOOP_STEP,
+            height: loops as f64 * self.step[node],
         }
     }
 }
@@ -159,7 +169,8 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
         let k = edges.len() as f64;
         let (low, high) = (rect.y + 3.0, rect.y + rect.height - 3.0);
         for (j, &e) in edges.iter().enumerate() {
-            let y = centre - k * LOOP_STEP / 2.0 + LOOP_STEP * (j as f64 + 0.5);
+            let step = loops.step[node];
+            let y = centre - k * step / 2.0 + step * (j as f64 + 0.5);
             let out = right + LOOP_OUT;
             let points = vec![
                 Point {
