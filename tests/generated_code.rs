@@ -20,7 +20,8 @@ fn generated_code() {
         // refuses them with a `compile_error!`.
         if fsm_tests::not_yet_generated(&text) {
             assert!(
-                source.contains("compile_error!") && source.contains("which code generation does not support yet"),
+                source.contains("compile_error!")
+                    && source.contains("which code generation does not support yet"),
                 "{file_name}: expected the refusal of code generation:\n{source}"
             );
             return;

@@ -284,11 +284,31 @@ fn a_stub_needs_a_name_that_can_be_a_module() {
 #[test]
 fn constructs_not_yet_generated_are_refused() {
     let cases = [
-        ("machine M { context C; initial terminal state s; }", "a context", "C"),
-        ("machine M { action a(P); initial state s { on a; } }", "an action payload", "P"),
-        ("machine M { guard g(P); action a(P); initial state s { on a [g]; } }", "a guard payload", "P"),
-        ("machine M { context C; effect e; initial state s { on a do e; } }", "a context", "C"),
-        ("machine M { initial state s { after 1s -> s; } }", "a timer (`after`)", "after 1s -> s;"),
+        (
+            "machine M { context C; initial terminal state s; }",
+            "a context",
+            "C",
+        ),
+        (
+            "machine M { action a(P); initial state s { on a; } }",
+            "an action payload",
+            "P",
+        ),
+        (
+            "machine M { guard g(P); action a(P); initial state s { on a [g]; } }",
+            "a guard payload",
+            "P",
+        ),
+        (
+            "machine M { context C; effect e; initial state s { on a do e; } }",
+            "a context",
+            "C",
+        ),
+        (
+            "machine M { initial state s { after 1s -> s; } }",
+            "a timer (`after`)",
+            "after 1s -> s;",
+        ),
     ];
     for (text, construct, at) in cases {
         let checked = fsm_grammar::check(text);

@@ -315,7 +315,11 @@ fn an_execution_fsm_v1_document_loads_and_runs() {
 fn constructs_not_yet_run_are_refused() {
     let text = "machine M { initial state s { on go -> t; } state t { after 30s -> s; } }";
     match Definition::from_fsm(text) {
-        Err(DefinitionError::Unsupported { machine, construct, span }) => {
+        Err(DefinitionError::Unsupported {
+            machine,
+            construct,
+            span,
+        }) => {
             assert_eq!(machine, "M");
             assert_eq!(construct, "a timer (`after`)");
             assert_eq!(&text[span.start..span.end], "after 30s -> s;");

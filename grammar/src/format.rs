@@ -663,7 +663,6 @@ impl Tokens<'_> {
 }
 
 impl Printer<'_> {
-
     /// An item: its attributes, its header line, and its braced body if any
     /// (the span of the whole item, its child nodes, how to print it empty).
     fn item(

@@ -54,7 +54,12 @@ struct Symbols {
 }
 
 impl Symbols {
-    fn declare(&mut self, ident: &ast::Ident, docs: &[String], payload: Option<RustType>) -> Result<(), Span> {
+    fn declare(
+        &mut self,
+        ident: &ast::Ident,
+        docs: &[String],
+        payload: Option<RustType>,
+    ) -> Result<(), Span> {
         if let Some(&i) = self.index.get(&ident.name) {
             return Err(self.list[i].declared.unwrap_or_default());
         }
@@ -404,7 +409,10 @@ impl<'d> Lowerer<'d> {
                     }
                     StateItem::Timer(t) => {
                         let source = Source::State(first);
-                        if let Some(to) = self.timer(t, first, &by_name, &state_names).and_then(|t| t.target) {
+                        if let Some(to) = self
+                            .timer(t, first, &by_name, &state_names)
+                            .and_then(|t| t.target)
+                        {
                             self.guessed_edges.push((source, to));
                         }
                     }
@@ -481,7 +489,11 @@ impl<'d> Lowerer<'d> {
             .chain(effects.iter().map(|i| ("effect", &self.effects, i)));
         let mut found = Vec::new();
         for (kind, table, ident) in uses {
-            let Some(payload) = table.index.get(&ident.name).and_then(|&i| table.list[i].payload.as_ref()) else {
+            let Some(payload) = table
+                .index
+                .get(&ident.name)
+                .and_then(|&i| table.list[i].payload.as_ref())
+            else {
                 continue;
             };
             let carries = match carrier {
@@ -567,7 +579,9 @@ impl<'d> Lowerer<'d> {
             .collect();
         let target = match &t.target {
             None => None,
-            Some(ident) => Some(self.resolve_target(ident, "timer", Source::State(state), by_name, state_names)?),
+            Some(ident) => {
+                Some(self.resolve_target(ident, "timer", Source::State(state), by_name, state_names)?)
+            }
         };
         let Some(delay) = delay else {
             // The graph checks still see where it went.
@@ -611,7 +625,10 @@ impl<'d> Lowerer<'d> {
             .map(|o| OutputId::from_index(self.outputs.use_(o)))
             .collect();
         let effects = self.effects(&t.effects);
-        let carried = self.actions.list[action.index()].payload.as_ref().map(|p| p.text.clone());
+        let carried = self.actions.list[action.index()]
+            .payload
+            .as_ref()
+            .map(|p| p.text.clone());
         self.check_payloads(
             &Carrier::Action(&t.action.name, carried.as_deref()),
             t.guard.as_ref(),
@@ -659,7 +676,10 @@ impl<'d> Lowerer<'d> {
             "no state with this name",
             match meant {
                 Some(meant) => format!("did you mean `{meant}`?"),
-                None => format!("define it with `state {};` or target an existing state", ident.name),
+                None => format!(
+                    "define it with `state {};` or target an existing state",
+                    ident.name
+                ),
             },
         ));
         // The graph checks assume the suggested state was meant;

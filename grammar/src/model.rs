@@ -378,7 +378,10 @@ impl Machine {
     pub fn unsupported_construct(&self) -> Option<(&'static str, Span)> {
         let mut found: Vec<(&'static str, Span)> = Vec::new();
         found.extend(self.context.as_ref().map(|c| ("a context", c.span)));
-        let payloads = [("an action payload", &self.actions), ("a guard payload", &self.guards)];
+        let payloads = [
+            ("an action payload", &self.actions),
+            ("a guard payload", &self.guards),
+        ];
         for (what, list) in payloads {
             found.extend(list.iter().filter_map(|s| Some((what, s.payload.as_ref()?.span))));
         }

@@ -1118,7 +1118,9 @@ machine Agent {
             }
         }
         let mut out = Vec::new();
-        FsmParser::parse(Rule::file, text).ok()?.for_each(|p| walk(p, &mut out));
+        FsmParser::parse(Rule::file, text)
+            .ok()?
+            .for_each(|p| walk(p, &mut out));
         out.sort_by_key(|s| (s.start, s.end));
         Some(out)
     }

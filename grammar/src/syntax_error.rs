@@ -273,7 +273,8 @@ fn help(expected: &[String], context: &str) -> String {
     } else if context == "machine" {
         "a machine starts with its name: `machine Name { ... }`".into()
     } else if ["enter", "exit"].contains(&context) {
-        "hooks read `enter do EFFECT, ... emit OUTPUT, ...;` and `exit ...;`, with `do`, `emit` or both".into()
+        "hooks read `enter do EFFECT, ... emit OUTPUT, ...;` and `exit ...;`, with `do`, `emit` or both"
+            .into()
     } else if expects("a Rust type") || expects("`>`") || expects("`::`") {
         "a type is a Rust path with optional generic arguments (`Decision`, `crate::llm::Decision`, `Vec<String>`), a tuple `(A, B)` or an array `[T; N]`; references are not supported, since payloads and contexts are owned".into()
     } else if context == "after" || expects("a duration") {

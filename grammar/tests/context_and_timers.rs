@@ -61,13 +61,20 @@ fn the_router_of_the_issue_lowers_to_the_model() {
     let m = machine(ROUTER);
     assert_eq!(m.context.as_ref().unwrap().text, "RouterContext");
     let payload = |s: &fsm_grammar::model::Symbol| s.payload.as_ref().map(|p| p.text.clone());
-    assert_eq!(payload(&m.actions[1]).as_deref(), Some("crate::tools::ToolResult"));
+    assert_eq!(
+        payload(&m.actions[1]).as_deref(),
+        Some("crate::tools::ToolResult")
+    );
     assert_eq!(payload(&m.actions[2]), None);
     assert_eq!(payload(&m.guards[1]).as_deref(), Some("Decision"));
     let effects: Vec<&str> = m.effects.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(effects, ["count_step", "record", "store_result"]);
     let t = &m.transitions[1];
-    let names: Vec<&str> = t.effects.iter().map(|e| m.effects[e.index()].name.as_str()).collect();
+    let names: Vec<&str> = t
+        .effects
+        .iter()
+        .map(|e| m.effects[e.index()].name.as_str())
+        .collect();
     assert_eq!(names, ["count_step", "record"]);
     let call_tool = m.state_by_name("call_tool").unwrap();
     assert_eq!(m.state(call_tool).enter_effects.len(), 1);
@@ -126,7 +133,11 @@ fn payload_mismatch_is_on_the_guard_or_effect_name() {
     assert_eq!(codes, [Code::PayloadMismatch; 4], "{found:?}");
     let diagnostics = fsm_grammar::check(text).diagnostics;
     assert!(diagnostics[0].message.contains("`enter` hooks carry no payload"));
-    assert!(diagnostics[1].message.contains("action `b` carries `Q`"), "{}", diagnostics[1].message);
+    assert!(
+        diagnostics[1].message.contains("action `b` carries `Q`"),
+        "{}",
+        diagnostics[1].message
+    );
     assert!(diagnostics[2].message.contains("action `c` carries no payload"));
     assert!(diagnostics[3].message.contains("timers carry no payload"));
     assert!(found.iter().all(|f| f.1 == "g" || f.1 == "e"));
@@ -135,7 +146,10 @@ fn payload_mismatch_is_on_the_guard_or_effect_name() {
 #[test]
 fn effects_and_delays_need_a_context_and_declarations() {
     let text = "machine M { effect e; initial state s { on a -> t do e; after d -> t; } terminal state t; }";
-    assert_eq!(found(text), [(Code::MissingContext, "e"), (Code::MissingContext, "d")]);
+    assert_eq!(
+        found(text),
+        [(Code::MissingContext, "e"), (Code::MissingContext, "d")]
+    );
 
     let text = "machine M { context C; effect e; delay d; initial state s { on a -> t do e, f; after d -> t; after x -> t; } terminal state t; }";
     assert_eq!(
@@ -201,7 +215,11 @@ fn types_are_canonical_and_references_are_syntax_errors() {
 fn keywords_stay_contextual() {
     let text = "machine M { initial state after { on do -> delay; on effect -> context; } state delay { on after -> after; } state context; action do, effect, after; }";
     let checked = fsm_grammar::check(text);
-    assert!(checked.diagnostics.iter().all(|d| d.code != Code::Syntax), "{:?}", checked.diagnostics);
+    assert!(
+        checked.diagnostics.iter().all(|d| d.code != Code::Syntax),
+        "{:?}",
+        checked.diagnostics
+    );
 }
 
 #[test]
@@ -249,7 +267,11 @@ fn found_with_labels(text: &str) -> Vec<(Code, &str, Vec<&str>)> {
         .diagnostics
         .iter()
         .map(|d| {
-            let labels = d.secondary.iter().map(|l| &text[l.span.start..l.span.end]).collect();
+            let labels = d
+                .secondary
+                .iter()
+                .map(|l| &text[l.span.start..l.span.end])
+                .collect();
             (d.code, &text[d.span.start..d.span.end], labels)
         })
         .collect()
@@ -262,8 +284,16 @@ fn timers_with_the_same_delay_are_one_group_of_candidates() {
     assert_eq!(
         found_with_labels(text),
         [
-            (Code::ShadowedTransition, "after 30s [g] -> t;", vec!["after 30s -> t;"]),
-            (Code::ShadowedTransition, "after 1m emit o;", vec!["after 1m [!a] -> t;"]),
+            (
+                Code::ShadowedTransition,
+                "after 30s [g] -> t;",
+                vec!["after 30s -> t;"]
+            ),
+            (
+                Code::ShadowedTransition,
+                "after 1m emit o;",
+                vec!["after 1m [!a] -> t;"]
+            ),
         ]
     );
     // A higher priority is tried first, whatever the order of declaration;
@@ -274,7 +304,11 @@ fn timers_with_the_same_delay_are_one_group_of_candidates() {
     let text = "machine M { context C; delay d, e; initial state s { on x -> t; after d -> t; after e -> t; after d [g] -> t; } terminal state t; }";
     assert_eq!(
         found_with_labels(text),
-        [(Code::ShadowedTransition, "after d [g] -> t;", vec!["after d -> t;"])]
+        [(
+            Code::ShadowedTransition,
+            "after d [g] -> t;",
+            vec!["after d -> t;"]
+        )]
     );
 }
 
@@ -284,7 +318,11 @@ fn duplicate_and_ambiguous_timers() {
     assert_eq!(
         found_with_labels(text),
         [
-            (Code::DuplicateTransition, "after 30s [g] emit o;", vec!["after 30s [g] -> t;"]),
+            (
+                Code::DuplicateTransition,
+                "after 30s [g] emit o;",
+                vec!["after 30s [g] -> t;"]
+            ),
             (Code::AmbiguousPriority, "h", vec!["g"]),
         ]
     );
@@ -294,7 +332,11 @@ fn duplicate_and_ambiguous_timers() {
         found_with_labels(text),
         [
             (Code::TimerShadowed, "1m", vec!["10s"]),
-            (Code::DuplicateTransition, "after 1m -> t;", vec!["after 1m -> t;"]),
+            (
+                Code::DuplicateTransition,
+                "after 1m -> t;",
+                vec!["after 1m -> t;"]
+            ),
         ]
     );
 }

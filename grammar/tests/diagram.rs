@@ -129,7 +129,10 @@ fn effects_and_timers_are_labelled() {
         "a --> b : go [g] (p1) / record",
         "a --> b : after backoff [g] / gave_up",
     ] {
-        assert!(mermaid.contains(&format!("    {line}\n")), "no `{line}` in\n{mermaid}");
+        assert!(
+            mermaid.contains(&format!("    {line}\n")),
+            "no `{line}` in\n{mermaid}"
+        );
     }
     let dot = dot(machine);
     for label in [

@@ -429,7 +429,9 @@ fn interleaved_actions_come_back_grouped_and_fire_the_same() {
 /// The `json` and `fsm` blocks of a section of docs/json.md.
 fn doc_blocks(section: &str) -> (String, String) {
     let doc = read(&workspace().join("docs/json.md"));
-    let start = doc.find(section).unwrap_or_else(|| panic!("docs/json.md has no {section}"));
+    let start = doc
+        .find(section)
+        .unwrap_or_else(|| panic!("docs/json.md has no {section}"));
     let doc = &doc[start..];
     let block = |fence: &str| {
         let start = doc.find(fence).unwrap() + fence.len();
@@ -473,13 +475,32 @@ fn delays_and_types_are_read_as_written_and_exported_canonically() {
         messages,
         ["$.states.a.after[1].delay: delay `tool-timeout` is not a valid .fsm name; it is imported as `tool_timeout`"]
     );
-    assert!(imported.source.contains("context crate::Ctx<Vec<u8>, (u32,)>;"), "{}", imported.source);
-    assert!(imported.source.contains("action go([u8; 4]);"), "{}", imported.source);
-    assert!(imported.source.contains("after 90000ms -> b;"), "{}", imported.source);
-    assert!(imported.source.contains("after tool_timeout do tick;"), "{}", imported.source);
+    assert!(
+        imported.source.contains("context crate::Ctx<Vec<u8>, (u32,)>;"),
+        "{}",
+        imported.source
+    );
+    assert!(
+        imported.source.contains("action go([u8; 4]);"),
+        "{}",
+        imported.source
+    );
+    assert!(
+        imported.source.contains("after 90000ms -> b;"),
+        "{}",
+        imported.source
+    );
+    assert!(
+        imported.source.contains("after tool_timeout do tick;"),
+        "{}",
+        imported.source
+    );
     let exported = model_to_json(&model_of(&imported.source, "imported"));
     assert!(exported.contains(r#""delay": "90s""#), "{exported}");
-    assert!(exported.contains(r#""context": "crate::Ctx<Vec<u8>, (u32,)>""#), "{exported}");
+    assert!(
+        exported.contains(r#""context": "crate::Ctx<Vec<u8>, (u32,)>""#),
+        "{exported}"
+    );
     assert!(schema_errors(&exported).is_empty());
 }
 

@@ -96,7 +96,10 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         }
         let t = timer(m, id);
         // Guards that cannot hold at all are `unsatisfiable-guard`'s.
-        if t.guard.as_ref().is_some_and(|g| !guard_logic::can_hold(&g.expr, budget)) {
+        if t.guard
+            .as_ref()
+            .is_some_and(|g| !guard_logic::can_hold(&g.expr, budget))
+        {
             continue;
         }
         // The first earlier timer that, with those before it, covers every

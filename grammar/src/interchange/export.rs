@@ -82,7 +82,10 @@ fn machine_value(machine: &Machine) -> JsonValue {
                 .map(|s| s.name.as_str()),
         ),
     );
-    doc.put_some("context", machine.context.as_ref().map(|c| JsonValue::string(&c.text)));
+    doc.put_some(
+        "context",
+        machine.context.as_ref().map(|c| JsonValue::string(&c.text)),
+    );
     let kinds = [
         ("actions", machine.declares_actions, &machine.actions),
         ("guards", machine.declares_guards, &machine.guards),

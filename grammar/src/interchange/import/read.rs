@@ -45,7 +45,15 @@ const STATE_FIELDS: &[&str] = &[
     "after",
 ];
 const CANDIDATE_FIELDS: &[&str] = &["description", "guard", "priority", "to", "effects", "emit"];
-const TIMER_FIELDS: &[&str] = &["delay", "description", "guard", "priority", "to", "effects", "emit"];
+const TIMER_FIELDS: &[&str] = &[
+    "delay",
+    "description",
+    "guard",
+    "priority",
+    "to",
+    "effects",
+    "emit",
+];
 const DECLARATION_FIELDS: &[&str] = &["description"];
 /// The fields of a declaration of a kind whose names take payloads.
 const TYPED_DECLARATION_FIELDS: &[&str] = &["description", "payload"];
@@ -514,7 +522,11 @@ impl Reader<'_> {
             return Vec::new();
         };
         let typed = matches!(kind, Kind::Action | Kind::Guard | Kind::Effect);
-        let known = if typed { TYPED_DECLARATION_FIELDS } else { DECLARATION_FIELDS };
+        let known = if typed {
+            TYPED_DECLARATION_FIELDS
+        } else {
+            DECLARATION_FIELDS
+        };
         let mut symbols = Vec::new();
         for (key, value) in members.0 {
             let path = path.key(key);
@@ -657,7 +669,11 @@ impl Reader<'_> {
             return Some(DelaySpec::Name(names.resolve(Kind::Delay, text, path, self.sink)));
         }
         let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-        if text.bytes().skip(digits).all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        if text
+            .bytes()
+            .skip(digits)
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
             return Some(DelaySpec::Literal(text.to_string(), path.clone()));
         }
         self.sink.error(
@@ -693,7 +709,11 @@ impl Reader<'_> {
         names: &mut Names,
         known: &[&str],
     ) -> Option<(CandidateSpec, Members<'v>)> {
-        let expected = if known == TIMER_FIELDS { "a timer object" } else { "a transition object" };
+        let expected = if known == TIMER_FIELDS {
+            "a timer object"
+        } else {
+            "a transition object"
+        };
         let fields = self.fields(value, path, expected, known)?;
         let docs = self.docs(&fields, path);
         let guard = fields.get("guard").and_then(|value| {
