@@ -28,7 +28,7 @@ pub struct Shape {
     pub build: fn(usize) -> String,
 }
 
-/// Every shape, at the sizes of issue 2's adversarial cases (the larger of
+/// Every shape, at the sizes of the checker's adversarial cases (the larger of
 /// each pair).
 pub const SHAPES: &[Shape] = &[
     Shape {

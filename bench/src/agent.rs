@@ -1,4 +1,4 @@
-//! The agent machine of seed 002 (`examples/agent_loop.fsm`) as the runtime
+//! The coding agent's loop (`examples/agent_loop.fsm`) as the runtime
 //! benchmark sees it: plain enums for its states, actions and outputs, and a
 //! struct of its guard values.
 //!

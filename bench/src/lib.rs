@@ -4,9 +4,9 @@
 //!   `format`) on large generated machines ([`generator`]), and with
 //!   `--adversarial`, on the shapes that once made it quadratic
 //!   ([`adversarial`]);
-//! - `runtime_speed`: ns per event of the agent machine of seed 002 in the
+//! - `runtime_speed`: ns per event of the coding agent's loop in the
 //!   generated code, a hand-written `match`, smlang, statig, rust-fsm, the
-//!   dynamic engine and a literal rendering of seed 000's design
+//!   dynamic engine and a literal rendering of the string-keyed strategy design
 //!   ([`subjects`]), over one random [`trace`];
 //! - `compile_time`: the incremental `cargo build` of a crate holding a
 //!   200-state, 1,000-transition machine through `fsm!` against the same

@@ -10,10 +10,6 @@ use harness::Scratch;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Documents still being reworded elsewhere. Each must still hold such a
-/// reference, so that the entry goes once it is fixed.
-const PENDING: &[&str] = &["docs/dsl.md", "bench/README.md"];
-
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -103,13 +99,6 @@ fn documents_describe_things_in_their_own_words() {
         let name = relative(&path);
         let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let found = references(&text);
-        if PENDING.contains(&name.as_str()) {
-            assert!(
-                !found.is_empty(),
-                "{name} no longer refers to a seed or an issue: remove it from PENDING"
-            );
-            continue;
-        }
         checked += 1;
         problems.extend(found.into_iter().map(|line| format!("{name}: {line}")));
     }

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 /// at it.
 ///
 /// Every error is read through methods, and the dynamic engine's
-/// [`FireError`](crate::dynamic::FireError) has the same variants and
+/// `dynamic::FireError` (feature `dynamic`) has the same variants and
 /// methods (`state()`, `action()`, `valid()`, `terminal()`, `candidates()`),
 /// returning this machine's typed `State` and `Action` where the dynamic
 /// engine returns ids. Code written against one reads the same against the

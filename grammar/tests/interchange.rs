@@ -1,5 +1,5 @@
 //! The JSON interchange: exports of every example and fixture (snapshots,
-//! the JSON Schema, exact round trips), the seed's `execution_fsm_v1.json`,
+//! the JSON Schema, exact round trips), an `execution_fsm_v1.json` document,
 //! and malformed documents, each reported at its JSON path.
 
 mod random_machine;
@@ -187,7 +187,7 @@ fn exports_of_fixtures() {
 }
 
 // ---------------------------------------------------------------------------
-// The seed's document
+// An `execution_fsm_v1.json` document
 // ---------------------------------------------------------------------------
 
 fn seed() -> String {
@@ -217,7 +217,7 @@ fn the_seed_document_imports_and_checks_clean() {
 
 #[test]
 fn the_seed_document_means_what_examples_execution_fsm_says() {
-    // examples/execution.fsm is the seed written by hand, under the name
+    // examples/execution.fsm is that document written by hand, under the name
     // `ExecutionFsmV1`: apart from that line, the canonical forms agree.
     let imported = model_of(&from_json(&seed()).unwrap().source, "seed");
     let example = model_of(

@@ -1,4 +1,4 @@
-//! ns per event of the agent machine of seed 002 in every implementation,
+//! ns per event of the coding agent's loop in every implementation,
 //! side by side.
 //!
 //! ```text
@@ -106,7 +106,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     println!("Machine: {}", host::summary());
     println!(
-        "Agent machine of seed 002 (`examples/agent_loop.fsm`); {} events per trace (seed {:#x}); \
+        "The coding agent's loop (`examples/agent_loop.fsm`); {} events per trace (seed {:#x}); \
          median of {} timed runs.\n",
         thousands(options.events as u64),
         trace::SEED,
@@ -287,7 +287,7 @@ fn print_tables(label: &str, trace: &Trace, rows: &[Row], runs: usize, load: (&s
         if let Some(literal) = literal {
             let speedup = paired_ratio(literal, engine);
             target(
-                &format!("seed 000 design / dynamic engine {how} (speed-up)"),
+                &format!("string-keyed design / dynamic engine {how} (speed-up)"),
                 speedup,
                 "≥ 5×",
                 speedup >= 5.0,

@@ -1,5 +1,5 @@
-//! A literal rendering of seed 000's `FsmStrategy`: the design issue 4's
-//! dynamic engine replaces, written as the seed describes it.
+//! A literal rendering of the string-keyed strategy design (`FsmStrategy`):
+//! what the dynamic engine replaces, written as that design describes it.
 //!
 //! - `transitions: HashMap<(FsmStateId, ActionId), Vec<FsmTransition>>`,
 //!   with `FsmStateId` and `ActionId` newtypes around `String`; each list
@@ -13,7 +13,7 @@
 //!   and fails with `InvalidTransition` (state, action, the valid actions)
 //!   or `GuardRejected` (naming the guards).
 //!
-//! What the seed does not have, emulated as its user would:
+//! What that design does not have, emulated as its user would:
 //! - outputs: an `emit: Vec<String>` on each transition, returned by
 //!   reference with the chosen transition;
 //! - internal transitions: a transition back to the same state (the agent
@@ -21,7 +21,7 @@
 //! - `any`: the builder registers the transition for every non-terminal
 //!   state.
 //!
-//! The seed's `(String, String)` key cannot be looked up by `(&str, &str)`,
+//! The design's `(String, String)` key cannot be looked up by `(&str, &str)`,
 //! so each `execute` clones the current state and the action into a key;
 //! and each transition clones the target into the state. That is the design,
 //! not a choice of this benchmark.
@@ -51,7 +51,7 @@ pub trait GuardCondition: Send + Sync {
     fn evaluate(&self, input: &Value) -> bool;
 }
 
-/// The guard the seed ships: a named closure.
+/// The guard the design ships: a named closure.
 pub struct ClosureGuard {
     name: String,
     f: Box<dyn Fn(&Value) -> bool + Send + Sync>,
@@ -85,7 +85,7 @@ pub struct FsmTransition {
     pub guard: Option<Box<dyn GuardCondition>>,
     /// Higher is tried first.
     pub priority: i32,
-    /// The outputs (not in the seed; see the module docs).
+    /// The outputs (not in the design; see the module docs).
     pub emit: Vec<String>,
 }
 
@@ -135,7 +135,7 @@ impl fmt::Display for FsmError {
 
 impl std::error::Error for FsmError {}
 
-/// The seed's strategy.
+/// The design's strategy.
 pub struct FsmStrategy {
     initial: FsmStateId,
     current: Mutex<FsmStateId>,
@@ -192,7 +192,7 @@ impl FsmStrategy {
     }
 }
 
-/// The seed's builder, reduced to what the agent machine needs.
+/// The design's builder, reduced to what the agent machine needs.
 pub struct FsmStrategyBuilder {
     initial: Option<FsmStateId>,
     states: Vec<FsmStateId>,
@@ -408,7 +408,7 @@ fn action_ids() -> &'static [ActionId] {
     })
 }
 
-/// The seed's design, [`agent_strategy`].
+/// The string-keyed design, [`agent_strategy`].
 pub struct Literal {
     strategy: FsmStrategy,
 }
@@ -431,7 +431,7 @@ impl Default for Literal {
 impl Subject for Literal {
     type Event = (&'static ActionId, &'static Value);
 
-    const NAME: &'static str = "seed 000's design, literally";
+    const NAME: &'static str = "the string-keyed design, literally";
 
     fn prepare(&self, step: &Step) -> Self::Event {
         let index = Action::ALL.iter().position(|&a| a == step.action).unwrap();

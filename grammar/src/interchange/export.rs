@@ -1,4 +1,5 @@
-//! The model as JSON, in the shape of seed 004's `execution_fsm_v1.json`.
+//! The model as JSON, in the shape of the `execution_fsm_v1.json` format,
+//! in which an execution runtime declares its machines.
 //!
 //! Every member is written in declaration order, so the output is
 //! deterministic and reads like the `.fsm` it came from. Optional members

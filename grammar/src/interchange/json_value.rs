@@ -55,7 +55,7 @@ impl JsonValue {
         }
     }
 
-    /// The text, two spaces per level like the seed's documents. Objects take
+    /// The text, two spaces per level like `execution_fsm_v1.json` documents. Objects take
     /// one member per line; arrays of scalars stay on one line
     /// (`["a", "b"]`), other arrays take one element per line. Ends with a
     /// newline.

@@ -1,5 +1,5 @@
-//! JSON interchange: machines as JSON documents in the shape of seed 004's
-//! `execution_fsm_v1.json`, and back.
+//! JSON interchange: machines as JSON documents in the shape of the
+//! `execution_fsm_v1.json` format, and back.
 //!
 //! - [`to_json`] / [`model_to_json`] write checked machines as JSON.
 //! - [`from_json`] reads such a document (or one written by hand, or by

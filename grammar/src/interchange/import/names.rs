@@ -3,8 +3,8 @@
 //! A name in the JSON may be any string, but `.fsm` names match
 //! `[A-Za-z_][A-Za-z0-9_]*`. [`identifier`] maps one to the other: every
 //! character outside that set becomes `_`, and a name that would start with
-//! a digit (or be empty) gets a `_` in front. Seed 004's `fsm.transition`
-//! becomes `fsm_transition`. The rule is a pure function, so every use of a
+//! a digit (or be empty) gets a `_` in front. An `execution_fsm_v1.json`
+//! output named `fsm.transition` becomes `fsm_transition`. The rule is a pure function, so every use of a
 //! name maps the same way; two different names that map to one identifier
 //! are an error, since merging them would change the machine.
 
