@@ -60,18 +60,25 @@ pub fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
     let _ = writeln!(out, "{gutter}--> {path}:{}:{}", start.line, start.column);
     let _ = writeln!(out, "{gutter} |");
     let mut shown_line = None;
+    // Where the shown part of the current line starts, in characters: 0, or
+    // for a very long line the first mark's column (the part before it is `…`).
+    let mut skip = 0;
     for mark in &marks {
         let from = index.line_col(source, mark.range.0);
         let line_text = line(source, from.line);
+        let long = line_text.len() > LONG_LINE;
         if shown_line != Some(from.line) {
             if shown_line.is_some_and(|shown| from.line > shown + 1) {
                 let _ = writeln!(out, "...");
             }
-            let _ = writeln!(out, "{:>width$} | {}", from.line, line_text.replace('\t', TAB));
+            skip = if long { from.column - 1 } else { 0 };
+            let shown = shown_part(line_text, skip, long);
+            let _ = writeln!(out, "{:>width$} | {}", from.line, shown.replace('\t', TAB));
             shown_line = Some(from.line);
         }
         // The mark runs to the span's end or, for a span over several lines,
-        // to the end of its first line; at least one character wide.
+        // to the end of its first line; at least one character wide, and on
+        // a very long line no wider than what is shown of it.
         let to = index.line_col(source, mark.range.1);
         let line_length = line_text.chars().count() + 1;
         let end_column = if to.line == from.line {
@@ -79,12 +86,23 @@ pub fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
         } else {
             line_length
         };
-        let before: String = line_text.chars().take(from.column - 1).collect();
-        let marked: String = line_text
-            .chars()
-            .skip(from.column - 1)
-            .take(end_column.saturating_sub(from.column))
-            .collect();
+        let start = (from.column - 1).max(skip);
+        let (before, marked): (String, String) = if long {
+            let before = format!(
+                "{}{}",
+                if skip > 0 { "…" } else { "" },
+                slice(line_text, skip, start - skip)
+            );
+            let width = (end_column - 1)
+                .saturating_sub(start)
+                .min(WINDOW - (start - skip).min(WINDOW));
+            (before, slice(line_text, start, width))
+        } else {
+            (
+                line_text.chars().take(from.column - 1).collect(),
+                slice(line_text, from.column - 1, end_column.saturating_sub(from.column)),
+            )
+        };
         let indent = before.replace('\t', TAB).chars().count();
         let length = marked.replace('\t', TAB).chars().count().max(1);
         let markers = mark.marker.to_string().repeat(length);
@@ -94,6 +112,32 @@ pub fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
     let _ = writeln!(out, "{gutter} |");
     let _ = write!(out, "{gutter} = help: {}", diagnostic.help);
     out
+}
+
+/// A line longer than this many bytes is shown in part: [`WINDOW`]
+/// characters from its first mark, so one huge name cannot flood the output.
+const LONG_LINE: usize = 480;
+/// How many characters of a long line are shown.
+const WINDOW: usize = 120;
+
+/// What is shown of a line: all of it, or for a long line `…`, [`WINDOW`]
+/// characters from character `skip`, and `…` if more follows.
+fn shown_part(line: &str, skip: usize, long: bool) -> String {
+    if !long {
+        return line.to_string();
+    }
+    let mut rest = line.chars().skip(skip);
+    let mut shown: String = if skip > 0 { "…".into() } else { String::new() };
+    shown.extend(rest.by_ref().take(WINDOW));
+    if rest.next().is_some() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// `count` characters of `line` from character `skip`.
+fn slice(line: &str, skip: usize, count: usize) -> String {
+    line.chars().skip(skip).take(count).collect()
 }
 
 /// One marked place: `^` for the primary one, `-` for the others.
@@ -156,6 +200,20 @@ mod tests {
              |\n   \
              = help: rename one of the states, or merge their transitions into one"
         );
+    }
+
+    #[test]
+    fn a_very_long_line_is_shown_in_part_from_its_mark() {
+        let name = "x".repeat(1_000_000);
+        let source = format!("machine M {{\n    initial state a {{ on go -> {name}; }}\n}}\n");
+        let rendered = render("m.fsm", &source, &diagnostic(&source, Code::UnknownState));
+        assert!(rendered.len() < 2_000, "{} bytes", rendered.len());
+        // The column stays exact, and the mark sits under the shown name.
+        assert!(rendered.contains(" --> m.fsm:2:32\n"), "{rendered}");
+        let shown = format!("2 | …{}…\n", "x".repeat(WINDOW));
+        assert!(rendered.contains(&shown), "{rendered}");
+        let marks = format!("  |  {} no state with this name", "^".repeat(WINDOW));
+        assert!(rendered.contains(&marks), "{rendered}");
     }
 
     #[test]
