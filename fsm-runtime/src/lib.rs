@@ -48,6 +48,7 @@
 #[macro_use]
 mod value_traits;
 
+pub mod clock;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
 mod fire_error;
@@ -64,14 +65,15 @@ mod symbol;
 mod symbol_serde;
 mod trace;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
-pub use history::{
-    Clock, History, HistoryEntry, ParseTimestampError, Recorded, Retention, SystemClock, Timestamp,
-};
+pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
 pub use machine::{Fire, Machine, NoGuards};
 pub use shared::Shared;
-pub use snapshot::{FingerprintPolicy, RestoreError, Snapshot};
+#[cfg(feature = "serde")]
+pub use snapshot::SnapshotError;
+pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 
 /// Define state machines in the `.fsm` language, inline or from a file.

@@ -1,31 +1,82 @@
 //! Snapshots: a machine's current state with enough identity to restore it
 //! safely later, possibly into a newer build.
 
-use crate::history::{History, HistoryEntry};
+use crate::history::{History, HistoryEntry, Timestamp};
 use crate::machine::Machine;
 use crate::symbol::{write_names, Symbol};
 use std::borrow::Cow;
 use std::fmt;
 
-/// A machine's state, stored, and optionally its history.
+/// A machine's state, stored, with its context, its armed timers and
+/// optionally its history.
 ///
 /// With the `serde` feature it serializes to
 /// `{"type": "fsm", "machine": "Door", "fingerprint": "…", "current_state": "opened"}`,
-/// followed by `"history": [...]` (see [`HistoryEntry`]) when it carries
-/// history entries; without entries the field is left out, so a snapshot
-/// without history reads and writes exactly as before histories existed.
+/// followed by `"context": …` (the machine's context, as the context type
+/// serializes it) for a machine with a context, `"timers": [...]` (see
+/// [`ArmedTimer`]) when timers are armed, and `"history": [...]` (see
+/// [`HistoryEntry`]) when it carries history entries. Each field is left out
+/// when there is nothing to put in it, so a snapshot of a machine without
+/// them reads and writes exactly as before they existed. The format is
+/// described in `docs/json.md`.
 ///
-/// Taking a snapshot does not allocate; reading one back (from JSON, or with
-/// [`Snapshot::new`] from owned strings) does, and so does attaching a
-/// history.
+/// Taking a snapshot of a machine without a context or armed timers does not
+/// allocate; reading one back (from JSON, or with [`Snapshot::new`] from
+/// owned strings) does, and so does attaching a history, timers or a context.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Snapshot {
     machine: Cow<'static, str>,
     fingerprint: Cow<'static, str>,
     current_state: Cow<'static, str>,
+    /// The context, as JSON: the snapshot stays one type whatever the
+    /// context's, and reads back from any self-describing format.
+    #[cfg(feature = "serde")]
+    context: Option<serde_json::Value>,
+    timers: Vec<ArmedTimer>,
     /// Sequence numbers increase, whether the entries came from a
     /// [`History`] or were deserialized (which checks).
     history: Vec<HistoryEntry>,
+}
+
+/// A timer armed when the snapshot was taken: which one, and when it is due.
+///
+/// With the `serde` feature it serializes to
+/// `{"state": "call_tool", "timer": 0, "due": "2026-01-10T09:32:45.000Z"}`.
+/// `timer` is the timer's index among the `after` transitions of `state`,
+/// in declaration order; `due` is absolute (UTC, to the millisecond), so a
+/// machine restored after a crash keeps the deadline first promised.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArmedTimer {
+    state: Cow<'static, str>,
+    timer: u32,
+    due: Timestamp,
+}
+
+impl ArmedTimer {
+    /// Timer number `timer` (counting from `0` in declaration order) of
+    /// state `state` (its name), due at `due`.
+    pub fn new(state: impl Into<Cow<'static, str>>, timer: u32, due: Timestamp) -> ArmedTimer {
+        ArmedTimer {
+            state: state.into(),
+            timer,
+            due,
+        }
+    }
+
+    /// The name of the state whose timer this is.
+    pub fn state(&self) -> &str {
+        &self.state
+    }
+
+    /// The timer's index among the state's timers, in declaration order.
+    pub fn timer(&self) -> u32 {
+        self.timer
+    }
+
+    /// When the timer is due.
+    pub fn due(&self) -> Timestamp {
+        self.due
+    }
 }
 
 impl Snapshot {
@@ -40,8 +91,81 @@ impl Snapshot {
             machine: machine.into(),
             fingerprint: fingerprint.into(),
             current_state: current_state.into(),
+            #[cfg(feature = "serde")]
+            context: None,
+            timers: Vec::new(),
             history: Vec::new(),
         }
+    }
+
+    /// This snapshot, with the timers `timers` armed (replacing any it
+    /// carried).
+    pub fn with_timers(mut self, timers: impl IntoIterator<Item = ArmedTimer>) -> Self {
+        self.timers = timers.into_iter().collect();
+        self
+    }
+
+    /// The timers armed when the snapshot was taken; empty when none were
+    /// (or the machine has none).
+    pub fn timers(&self) -> &[ArmedTimer] {
+        &self.timers
+    }
+
+    /// This snapshot, carrying `context` (replacing any it carried).
+    #[cfg(feature = "serde")]
+    pub fn with_context(mut self, context: serde_json::Value) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    /// This snapshot, carrying `context` serialized (replacing any it
+    /// carried).
+    ///
+    /// # Errors
+    ///
+    /// When `context` does not serialize to JSON: a map whose keys are not
+    /// strings, or a `Serialize` impl that fails.
+    #[cfg(feature = "serde")]
+    pub fn with_context_of<C: serde::Serialize + ?Sized>(self, context: &C) -> Result<Self, SnapshotError> {
+        match serde_json::to_value(context) {
+            Ok(value) => Ok(self.with_context(value)),
+            Err(error) => Err(SnapshotError {
+                machine: self.machine.to_string(),
+                message: error.to_string(),
+            }),
+        }
+    }
+
+    /// The context it carries, as JSON; `None` for a snapshot of a machine
+    /// without a context (or one written before contexts existed).
+    #[cfg(feature = "serde")]
+    pub fn context(&self) -> Option<&serde_json::Value> {
+        self.context.as_ref()
+    }
+
+    /// The context it carries, deserialized as a `C`.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::MissingContext`] when it carries none, and
+    /// [`RestoreError::InvalidContext`], naming the field, when it does not
+    /// deserialize as a `C`.
+    #[cfg(feature = "serde")]
+    pub fn context_as<C: serde::de::DeserializeOwned>(&self) -> Result<C, RestoreError> {
+        let value = self
+            .context
+            .as_ref()
+            .ok_or_else(|| RestoreError::MissingContext {
+                machine: self.machine.to_string(),
+            })?;
+        serde_path_to_error::deserialize(value).map_err(|error| {
+            let path = error.path().to_string();
+            RestoreError::InvalidContext {
+                machine: self.machine.to_string(),
+                field: if path == "." { String::new() } else { path },
+                message: error.into_inner().to_string(),
+            }
+        })
     }
 
     /// This snapshot, carrying the entries `history` keeps (replacing any it
@@ -100,6 +224,77 @@ impl Snapshot {
         })
     }
 }
+
+impl Snapshot {
+    /// The deadlines of the timers it carries, checked against the machine
+    /// it restores into: each is placed at its index in the returned
+    /// array, whose length `N` is the most timers any state of the machine
+    /// has; `timer_counts(state)` gives how many timers `state` has. Every
+    /// timer must belong to the snapshot's current state (timers are
+    /// disarmed when their state is left). For generated code.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::UnknownTimer`] for a timer of another state, or past
+    /// the timers of the current state.
+    #[doc(hidden)]
+    pub fn deadlines<const N: usize>(
+        &self,
+        timer_count: usize,
+    ) -> Result<[Option<Timestamp>; N], RestoreError> {
+        let mut deadlines = [None; N];
+        for armed in &self.timers {
+            let index = armed.timer as usize;
+            if armed.state != self.current_state || index >= timer_count.min(N) {
+                return Err(RestoreError::UnknownTimer {
+                    machine: self.machine.to_string(),
+                    current_state: self.current_state.to_string(),
+                    state: armed.state.to_string(),
+                    timer: armed.timer,
+                    timers: timer_count as u32,
+                });
+            }
+            deadlines[index] = Some(armed.due);
+        }
+        Ok(deadlines)
+    }
+}
+
+/// Why a machine's snapshot could not be taken: its context did not
+/// serialize.
+#[cfg(feature = "serde")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotError {
+    machine: String,
+    message: String,
+}
+
+#[cfg(feature = "serde")]
+impl SnapshotError {
+    /// The machine whose snapshot failed.
+    pub fn machine(&self) -> &str {
+        &self.machine
+    }
+
+    /// What the serializer said.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+#[cfg(feature = "serde")]
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the context of machine `{}` does not serialize: {}",
+            self.machine, self.message
+        )
+    }
+}
+
+#[cfg(feature = "serde")]
+impl std::error::Error for SnapshotError {}
 
 /// Whether restoring accepts a snapshot taken from a different definition of
 /// the same machine.
@@ -160,6 +355,38 @@ pub enum RestoreError {
         /// The largest `seq` a restored history may end with.
         max: u64,
     },
+    /// The machine has a context and the snapshot carries none (it was
+    /// written for a machine without one).
+    MissingContext {
+        /// The machine.
+        machine: String,
+    },
+    /// The snapshot's context does not deserialize as the machine's context
+    /// type.
+    InvalidContext {
+        /// The machine.
+        machine: String,
+        /// Where in the context the problem is, as a path of fields and
+        /// indices (`retries`, `history[2].role`); empty when it is the
+        /// context as a whole.
+        field: String,
+        /// What the deserializer said.
+        message: String,
+    },
+    /// The snapshot arms a timer the machine does not have in the
+    /// snapshot's state.
+    UnknownTimer {
+        /// The machine.
+        machine: String,
+        /// The snapshot's current state.
+        current_state: String,
+        /// The state the timer belongs to, in the snapshot.
+        state: String,
+        /// The timer's index, in the snapshot.
+        timer: u32,
+        /// How many timers the current state has.
+        timers: u32,
+    },
 }
 
 impl fmt::Display for RestoreError {
@@ -194,6 +421,46 @@ impl fmt::Display for RestoreError {
                 "the snapshot's history of machine `{machine}` ends at `seq` {seq}, above {max}, \
                  the largest a restored history can go on numbering from"
             ),
+            RestoreError::MissingContext { machine } => write!(
+                f,
+                "the snapshot of machine `{machine}` carries no `context`, and the machine has one"
+            ),
+            RestoreError::InvalidContext {
+                machine,
+                field,
+                message,
+            } => {
+                write!(
+                    f,
+                    "the snapshot's context of machine `{machine}` does not deserialize"
+                )?;
+                if !field.is_empty() {
+                    write!(f, " at field `{field}`")?;
+                }
+                write!(f, ": {message}")
+            }
+            RestoreError::UnknownTimer {
+                machine,
+                current_state,
+                state,
+                timer,
+                timers,
+            } => {
+                if state != current_state {
+                    write!(
+                        f,
+                        "the snapshot of machine `{machine}` arms a timer of state `{state}`, \
+                         but only the timers of its current state `{current_state}` can be armed"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the snapshot of machine `{machine}` arms timer {timer} of state `{state}`, \
+                         which has {timers} timer{}",
+                        if *timers == 1 { "" } else { "s" }
+                    )
+                }
+            }
         }
     }
 }
@@ -202,24 +469,44 @@ impl std::error::Error for RestoreError {}
 
 #[cfg(feature = "serde")]
 mod serde_impls {
-    use super::Snapshot;
-    use crate::history::{check_order, HistoryEntry};
+    use super::{ArmedTimer, Snapshot};
+    use crate::history::{check_order, HistoryEntry, Timestamp};
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
     use std::collections::HashSet;
     use std::fmt;
 
     const TYPE: &str = "fsm";
-    const FIELDS: &[&str] = &["type", "machine", "fingerprint", "current_state", "history"];
+    const FIELDS: &[&str] = &[
+        "type",
+        "machine",
+        "fingerprint",
+        "current_state",
+        "context",
+        "timers",
+        "history",
+    ];
 
     impl serde::Serialize for Snapshot {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let has_history = !self.history.is_empty();
-            let mut s = serializer.serialize_struct("Snapshot", 4 + usize::from(has_history))?;
+            let has_timers = !self.timers.is_empty();
+            let len =
+                4 + usize::from(self.context.is_some()) + usize::from(has_timers) + usize::from(has_history);
+            let mut s = serializer.serialize_struct("Snapshot", len)?;
             s.serialize_field("type", TYPE)?;
             s.serialize_field("machine", &*self.machine)?;
             s.serialize_field("fingerprint", &*self.fingerprint)?;
             s.serialize_field("current_state", &*self.current_state)?;
+            match &self.context {
+                Some(context) => s.serialize_field("context", context)?,
+                None => s.skip_field("context")?,
+            }
+            if has_timers {
+                s.serialize_field("timers", &self.timers)?;
+            } else {
+                s.skip_field("timers")?;
+            }
             if has_history {
                 s.serialize_field("history", &self.history)?;
             } else {
@@ -254,6 +541,14 @@ mod serde_impls {
         }
     }
 
+    /// `value` into `slot`, unless the field was given before.
+    fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, key: &str) -> Result<(), E> {
+        if slot.replace(value).is_some() {
+            return Err(E::custom(format_args!("duplicate field `{key}`")));
+        }
+        Ok(())
+    }
+
     impl<'de> Visitor<'de> for SnapshotVisitor {
         type Value = Snapshot;
 
@@ -266,6 +561,8 @@ mod serde_impls {
             let mut machine: Option<String> = None;
             let mut fingerprint: Option<String> = None;
             let mut current_state: Option<String> = None;
+            let mut context: Option<serde_json::Value> = None;
+            let mut timers: Option<Vec<ArmedTimer>> = None;
             let mut history: Option<Vec<HistoryEntry>> = None;
             let mut others = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
@@ -274,10 +571,16 @@ mod serde_impls {
                     "machine" => &mut machine,
                     "fingerprint" => &mut fingerprint,
                     "current_state" => &mut current_state,
+                    "context" => {
+                        once(&mut context, map.next_value()?, &key)?;
+                        continue;
+                    }
+                    "timers" => {
+                        once(&mut timers, map.next_value()?, &key)?;
+                        continue;
+                    }
                     "history" => {
-                        if history.replace(map.next_value()?).is_some() {
-                            return Err(de::Error::custom("duplicate field `history`"));
-                        }
+                        once(&mut history, map.next_value()?, &key)?;
                         continue;
                     }
                     // Unknown fields are skipped, so stores may add their
@@ -291,20 +594,24 @@ mod serde_impls {
                         continue;
                     }
                 };
-                if slot.is_some() {
-                    return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
-                }
-                *slot = Some(map.next_value()?);
+                let value = map.next_value()?;
+                once(slot, value, &key)?;
             }
             check_type(&kind.ok_or_else(|| de::Error::missing_field("type"))?)?;
-            let snapshot = Snapshot::new(
+            let mut snapshot = Snapshot::new(
                 machine.ok_or_else(|| de::Error::missing_field("machine"))?,
                 fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?,
                 current_state.ok_or_else(|| de::Error::missing_field("current_state"))?,
             );
+            snapshot.context = context;
+            snapshot.timers = timers.unwrap_or_default();
             with_history(snapshot, history.unwrap_or_default())
         }
 
+        /// Formats that write structs as sequences (not self-describing)
+        /// hold the four fields and the optional history, as before
+        /// contexts and timers existed; a context needs a self-describing
+        /// format such as JSON.
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Snapshot, A::Error> {
             let mut next = |index: usize| -> Result<String, A::Error> {
                 seq.next_element()?
@@ -315,6 +622,64 @@ mod serde_impls {
             // The history is optional, and last.
             let history = seq.next_element()?.unwrap_or_default();
             with_history(snapshot, history)
+        }
+    }
+
+    impl serde::Serialize for ArmedTimer {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("ArmedTimer", 3)?;
+            s.serialize_field("state", &*self.state)?;
+            s.serialize_field("timer", &self.timer)?;
+            s.serialize_field("due", &self.due)?;
+            s.end()
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for ArmedTimer {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_struct("ArmedTimer", &["state", "timer", "due"], ArmedTimerVisitor)
+        }
+    }
+
+    struct ArmedTimerVisitor;
+
+    impl<'de> Visitor<'de> for ArmedTimerVisitor {
+        type Value = ArmedTimer;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an armed timer with `state`, `timer` and `due`")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ArmedTimer, A::Error> {
+            let mut state: Option<String> = None;
+            let mut timer: Option<u32> = None;
+            let mut due: Option<Timestamp> = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "state" => once(&mut state, map.next_value()?, &key)?,
+                    "timer" => once(&mut timer, map.next_value()?, &key)?,
+                    "due" => once(&mut due, map.next_value()?, &key)?,
+                    _ => return Err(de::Error::unknown_field(&key, &["state", "timer", "due"])),
+                }
+            }
+            Ok(ArmedTimer::new(
+                state.ok_or_else(|| de::Error::missing_field("state"))?,
+                timer.ok_or_else(|| de::Error::missing_field("timer"))?,
+                due.ok_or_else(|| de::Error::missing_field("due"))?,
+            ))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ArmedTimer, A::Error> {
+            let state: String = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+            let timer = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+            let due = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::invalid_length(2, &self))?;
+            Ok(ArmedTimer::new(state, timer, due))
         }
     }
 }

@@ -6,12 +6,10 @@
 //! else (a dynamic engine, a replay). A [`Snapshot`] carries the entries,
 //! so a restored machine continues its history where it stopped.
 
-mod clock;
 mod entry;
 mod recorded;
 mod timestamp;
 
-pub use clock::{Clock, SystemClock};
 pub use entry::HistoryEntry;
 pub use recorded::Recorded;
 pub use timestamp::{ParseTimestampError, Timestamp};
@@ -20,6 +18,7 @@ pub use timestamp::{ParseTimestampError, Timestamp};
 pub(crate) use entry::check_order;
 pub(crate) use recorded::fire_recording;
 
+use crate::clock::{self, Clock, SystemClock};
 use crate::fired::Fired;
 use crate::machine::Machine;
 use crate::snapshot::{RestoreError, Snapshot};
