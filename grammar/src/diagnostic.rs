@@ -155,6 +155,9 @@ pub struct Diagnostic {
     pub secondary: Vec<Label>,
     /// What to do about it.
     pub help: String,
+    /// The text the help suggests in place of the text at `span` ("did you
+    /// mean `x`?"), so that an editor can offer it as a quick fix.
+    pub suggestion: Option<String>,
 }
 
 impl Diagnostic {
@@ -176,7 +179,14 @@ impl Diagnostic {
             label: elide(label.into()),
             secondary: Vec::new(),
             help: elide(help.into()),
+            suggestion: None,
         }
+    }
+
+    /// Set the replacement that the help suggests for the text at `span`.
+    pub fn with_suggestion(mut self, replacement: impl Into<String>) -> Self {
+        self.suggestion = Some(replacement.into());
+        self
     }
 
     /// Add a secondary label.
@@ -255,5 +265,47 @@ fn listing(names: &[String], conjunction: &str) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} {conjunction} {}", init.join(", "), last),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Code;
+
+    /// The suggestion of the first diagnostic with `code`, and the text it replaces.
+    fn suggestion(text: &str, code: Code) -> Option<(String, &str)> {
+        let checked = crate::check(text);
+        let d = checked.diagnostics.iter().find(|d| d.code == code)?;
+        Some((d.suggestion.clone()?, &text[d.span.start..d.span.end]))
+    }
+
+    #[test]
+    fn did_you_mean_carries_the_replacement_for_the_span() {
+        let unknown = "machine M { initial state opened { on go -> opend; } }";
+        assert_eq!(
+            suggestion(unknown, Code::UnknownState),
+            Some(("opened".into(), "opend"))
+        );
+        let undeclared = "machine M { action open; initial state a { on opne -> a; } }";
+        assert_eq!(
+            suggestion(undeclared, Code::UndeclaredAction),
+            Some(("open".into(), "opne"))
+        );
+        let allow = "#[allow(dead-ends)] machine M { initial state a; }";
+        assert_eq!(
+            suggestion(allow, Code::InvalidAllow),
+            Some(("dead-end".into(), "dead-ends"))
+        );
+        let keyword = "machine M { initial stat a; }";
+        assert_eq!(suggestion(keyword, Code::Syntax), Some(("state".into(), "stat")));
+    }
+
+    #[test]
+    fn help_without_a_replacement_has_no_suggestion() {
+        let far = "machine M { initial state a { on go -> zzzzzz; } }";
+        assert_eq!(suggestion(far, Code::UnknownState), None);
+        // `=>` for `->`: the help names `->`, but the span is one character.
+        let arrow = "machine M { initial state a { on x => a; } }";
+        assert_eq!(suggestion(arrow, Code::Syntax), None);
     }
 }

@@ -135,18 +135,22 @@ impl<'d> Lowerer<'d> {
                 )),
                 None => {
                     let names = Code::ALL.iter().map(|c| c.name());
-                    self.diagnostics.push(Diagnostic::new(
+                    let meant = suggest::closest_within(&code.name, names, self.suggestions);
+                    let help = match meant {
+                        Some(meant) => format!("did you mean `{meant}`?"),
+                        None => "`fsmc explain` lists the codes".into(),
+                    };
+                    let diagnostic = Diagnostic::new(
                         Code::InvalidAllow,
                         code.span,
                         format!("`{}` is not a diagnostic code", code.name),
                         "unknown code",
-                        suggest::help_for(
-                            &code.name,
-                            names,
-                            self.suggestions,
-                            "`fsmc explain` lists the codes".into(),
-                        ),
-                    ))
+                        help,
+                    );
+                    self.diagnostics.push(match meant {
+                        Some(meant) => diagnostic.with_suggestion(meant),
+                        None => diagnostic,
+                    })
                 }
             }
         }
@@ -669,7 +673,7 @@ impl<'d> Lowerer<'d> {
             return Some(id);
         }
         let meant = suggest::closest_within(&ident.name, state_names.iter().copied(), self.suggestions);
-        self.diagnostics.push(Diagnostic::new(
+        let diagnostic = Diagnostic::new(
             Code::UnknownState,
             ident.span,
             format!("{what} targets unknown state `{}`", ident.name),
@@ -681,7 +685,11 @@ impl<'d> Lowerer<'d> {
                     ident.name
                 ),
             },
-        ));
+        );
+        self.diagnostics.push(match meant {
+            Some(meant) => diagnostic.with_suggestion(meant),
+            None => diagnostic,
+        });
         // The graph checks assume the suggested state was meant;
         // with no plausible match they cannot know, and stay silent.
         match meant {
@@ -766,7 +774,8 @@ impl<'d> Lowerer<'d> {
                 .filter(|s| s.declared.is_none())
                 .filter(|s| kind != DeclKind::Guard || !is_reserved_guard_name(&s.name));
             for sym in undeclared {
-                let help = match suggest::closest_within(&sym.name, declared(), self.suggestions) {
+                let meant = suggest::closest_within(&sym.name, declared(), self.suggestions);
+                let help = match meant {
                     Some(meant) => format!("did you mean `{meant}`?"),
                     None => format!(
                         "this machine declares its {}s, so add `{} {};`",
@@ -776,13 +785,17 @@ impl<'d> Lowerer<'d> {
                     ),
                 };
                 for &span in &sym.uses {
-                    self.diagnostics.push(Diagnostic::new(
+                    let diagnostic = Diagnostic::new(
                         code,
                         span,
                         format!("{} `{}` is not declared", kind.keyword(), sym.name),
                         format!("undeclared {}", kind.keyword()),
                         help.clone(),
-                    ));
+                    );
+                    self.diagnostics.push(match meant {
+                        Some(meant) => diagnostic.with_suggestion(meant),
+                        None => diagnostic,
+                    });
                 }
             }
         }

@@ -53,7 +53,8 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
     } else {
         format!("expected {list}, found {found_words}")
     };
-    let help = match keyword_suggestion(text, pos, found, &expected) {
+    let keyword = keyword_suggestion(text, pos, found, &expected);
+    let help = match keyword {
         Some(keyword) => format!("did you mean `{keyword}`?"),
         None if in_attribute(text, pos) => {
             "an attribute reads `#[allow(CODE, ...)]`; `fsmc explain` lists the codes".into()
@@ -61,6 +62,11 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
         None => help(&expected, context),
     };
     let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help);
+    // A misspelled keyword is replaced whole; `=>` for `->` is two tokens
+    // where the span covers one, so it gets the help but no replacement.
+    if let Some(keyword) = keyword.filter(|_| span == Span::new(pos, pos + found.len()) && found != "=") {
+        diagnostic = diagnostic.with_suggestion(keyword);
+    }
     if at_end && expected.iter().any(|w| w == "`}`") {
         if let Some(open) = unclosed_brace(text, machine_start, pos) {
             diagnostic = diagnostic.with_label(Span::new(open, open + 1), "this `{` is never closed");
