@@ -51,17 +51,37 @@ pub(crate) fn repeated_guards<'a>(exprs: impl IntoIterator<Item = &'a GuardExpr>
 /// `expr` as a short-circuiting Rust condition over `guards`. Guards in
 /// `cached` go through their cache local.
 pub(crate) fn condition(expr: &GuardExpr, cached: &BTreeSet<GuardId>, idents: &Idents) -> TokenStream {
-    condition_at(expr, 0, cached, idents)
+    let call = |guard: GuardId| {
+        let method = &idents.guards[guard.index()];
+        quote!(Guards::#method(guards))
+    };
+    condition_with(expr, cached, idents, &call)
+}
+
+/// [`condition`], with each guard evaluated by `call` (a `Context` method, a
+/// guard with a payload).
+pub(crate) fn condition_with(
+    expr: &GuardExpr,
+    cached: &BTreeSet<GuardId>,
+    idents: &Idents,
+    call: &dyn Fn(GuardId) -> TokenStream,
+) -> TokenStream {
+    condition_at(expr, 0, cached, idents, call)
 }
 
 /// Precedence: `||` 1, `&&` 2, `!` and guards 3. Parentheses only where the
 /// tree needs them (a right operand of the same operator keeps them, as in
 /// the canonical guard text), so rustc never sees unused ones.
-fn condition_at(expr: &GuardExpr, min: u8, cached: &BTreeSet<GuardId>, idents: &Idents) -> TokenStream {
+fn condition_at(
+    expr: &GuardExpr,
+    min: u8,
+    cached: &BTreeSet<GuardId>,
+    idents: &Idents,
+    call: &dyn Fn(GuardId) -> TokenStream,
+) -> TokenStream {
     let (precedence, tokens) = match expr {
         GuardExpr::Var(guard) => {
-            let method = &idents.guards[guard.index()];
-            let call = quote!(Guards::#method(guards));
+            let call = call(*guard);
             if cached.contains(guard) {
                 let cache = &idents.guard_caches[guard.index()];
                 (3, quote!(*#cache.get_or_insert_with(|| #call)))
@@ -70,17 +90,17 @@ fn condition_at(expr: &GuardExpr, min: u8, cached: &BTreeSet<GuardId>, idents: &
             }
         }
         GuardExpr::Not(inner) => {
-            let inner = condition_at(inner, 3, cached, idents);
+            let inner = condition_at(inner, 3, cached, idents, call);
             (3, quote!(!#inner))
         }
         GuardExpr::And(left, right) => {
-            let left = condition_at(left, 2, cached, idents);
-            let right = condition_at(right, 3, cached, idents);
+            let left = condition_at(left, 2, cached, idents, call);
+            let right = condition_at(right, 3, cached, idents, call);
             (2, quote!(#left && #right))
         }
         GuardExpr::Or(left, right) => {
-            let left = condition_at(left, 1, cached, idents);
-            let right = condition_at(right, 2, cached, idents);
+            let left = condition_at(left, 1, cached, idents, call);
+            let right = condition_at(right, 2, cached, idents, call);
             (1, quote!(#left || #right))
         }
     };

@@ -274,7 +274,7 @@ pub(crate) fn inherent_impl(
 }
 
 /// `impl Machine`: names, fingerprint, and the per-state tables.
-fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenStream {
+pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenStream {
     let machine_ident = &idents.machine;
     let name = &machine.name;
     let fingerprint = machine.fingerprint();

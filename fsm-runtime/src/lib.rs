@@ -49,6 +49,7 @@
 mod value_traits;
 
 pub mod clock;
+mod context;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
 mod fire_error;
@@ -66,6 +67,7 @@ mod symbol_serde;
 mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use context::{Rejected, TimerFired, TimerRejected};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
 pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
@@ -150,11 +152,16 @@ macro_rules! include_fsm {
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__if_serde as if_serde;
     pub use crate::__symbol_serde as symbol_serde;
+    pub use crate::context::deadline;
     pub use crate::{
-        Candidate, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards, ParseSymbolError,
-        RestoreError, Snapshot, Symbol, SymbolKind,
+        ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,
+        ParseSymbolError, Rejected, RestoreError, Snapshot, Symbol, SymbolKind, SystemClock, TimerFired,
+        TimerRejected, Timestamp,
     };
+    pub use core::ops::FnMut;
+    pub use core::time::Duration;
     // Traits and, under the same names, their derive macros.
     pub use core::clone::Clone;
     pub use core::cmp::{Eq, Ord, PartialEq, PartialOrd};
@@ -175,7 +182,11 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::symbol_serde::{deserialize_symbol, serialize_symbol};
     #[cfg(feature = "serde")]
+    pub use crate::SnapshotError;
+    #[cfg(feature = "serde")]
     pub use serde;
+    #[cfg(feature = "serde")]
+    pub use serde::{de::DeserializeOwned, Serialize};
 
     /// The body of every method of a stub machine, emitted next to the
     /// `compile_error!` of a definition that failed to check. The build fails,

@@ -80,3 +80,20 @@ mod impls {
 
 #[cfg(feature = "serde")]
 pub use impls::{deserialize_symbol, serialize_symbol};
+
+/// The items it is given, with the `serde` feature; nothing without. Generated
+/// code wraps the methods that serialize a context in it.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_serde {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// Without the `serde` feature: nothing.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_serde {
+    ($($item:item)*) => {};
+}
