@@ -309,27 +309,18 @@ fn an_execution_fsm_v1_document_loads_and_runs() {
     assert!(engine.is_terminal());
 }
 
-/// A machine with a construct the engine does not run yet is refused with
-/// the construct and its span, never run without it.
+/// Machines with a context, payloads, effects, delays and timers load, from
+/// text and from a checked model: the engine runs every construct of the
+/// language (it used to refuse them with `DefinitionError::Unsupported`).
 #[test]
-fn constructs_not_yet_run_are_refused() {
-    let text = "machine M { initial state s { on go -> t; } state t { after 30s -> s; } }";
-    match Definition::from_fsm(text) {
-        Err(DefinitionError::Unsupported {
-            machine,
-            construct,
-            span,
-        }) => {
-            assert_eq!(machine, "M");
-            assert_eq!(construct, "a timer (`after`)");
-            assert_eq!(&text[span.start..span.end], "after 30s -> s;");
-        }
-        other => panic!("{other:?}"),
-    }
-    let text = "machine M { context C; action go(P); initial state s { on go -> s; } }";
-    let err = Definition::from_fsm(text).unwrap_err();
-    assert!(err.to_string().contains("uses a context (bytes 20..21)"), "{err}");
+fn every_construct_loads() {
+    let text = "machine M { context C; action go(P); effect note(P); delay wait; \
+                initial state s { on go -> t do note; } state t { after wait -> s; after 30s -> s; } }";
+    let definition = Definition::from_fsm(text).unwrap();
+    assert!(definition.has_context());
+    assert_eq!(definition.effect_names().collect::<Vec<_>>(), ["note"]);
+    assert_eq!(definition.delay_names().collect::<Vec<_>>(), ["wait"]);
     let checked = fsm_grammar::check(text);
-    let panicked = std::panic::catch_unwind(|| Definition::from_machine(&checked.model.machines[0]));
-    assert!(panicked.is_err());
+    let from_model = Definition::from_machine(&checked.model.machines[0]);
+    assert_eq!(from_model.fingerprint(), definition.fingerprint());
 }

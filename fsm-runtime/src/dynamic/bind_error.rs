@@ -1,10 +1,11 @@
-//! Why an engine could not be built: guards bound wrongly.
+//! Why an engine could not be built: guards, effects or delays bound wrongly.
 
 use crate::symbol::write_names;
 use std::fmt;
 
 /// Why [`EngineBuilder::build`](super::EngineBuilder::build) failed: every
-/// guard the definition names must be bound exactly once, and nothing else.
+/// guard, effect and delay the definition names must be bound exactly once,
+/// and nothing else.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindError {
     pub(crate) machine: String,
@@ -35,6 +36,71 @@ pub enum BindProblem {
         /// Its name.
         guard: String,
     },
+    /// Effects or delays of the definition that nobody bound, in the
+    /// definition's order.
+    UnboundNames {
+        /// Effects or delays.
+        kind: Binding,
+        /// Their names.
+        names: Vec<String>,
+    },
+    /// An effect or delay was bound under a name the definition does not
+    /// have (for that kind).
+    UnknownName {
+        /// Effect or delay.
+        kind: Binding,
+        /// The name it was bound under.
+        name: String,
+        /// The definition's name of that kind closest to it, if one is close.
+        suggestion: Option<String>,
+        /// The definition's names of that kind, in order.
+        known: Vec<String>,
+    },
+    /// An effect or delay was bound twice.
+    NameBoundTwice {
+        /// Effect or delay.
+        kind: Binding,
+        /// Its name.
+        name: String,
+    },
+}
+
+/// What an [`EngineBuilder`](super::EngineBuilder) binds by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Binding {
+    /// A guard: `.guard(name, |payload| ...)` or
+    /// `.context_guard(name, |context, payload| ...)`.
+    Guard,
+    /// An effect: `.effect(name, |context, payload| ...)`.
+    Effect,
+    /// A delay: `.delay(name, |context| ...)`.
+    Delay,
+}
+
+impl Binding {
+    /// `"guard"`, `"effect"` or `"delay"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Binding::Guard => "guard",
+            Binding::Effect => "effect",
+            Binding::Delay => "delay",
+        }
+    }
+
+    /// How to bind one, for messages.
+    const fn how(self) -> &'static str {
+        match self {
+            Binding::Guard => "`.guard(name, |input| ...)`",
+            Binding::Effect => "`.effect(name, |context, payload| ...)`",
+            Binding::Delay => "`.delay(name, |context| ...)`",
+        }
+    }
+}
+
+impl fmt::Display for Binding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl BindError {
@@ -47,6 +113,21 @@ impl BindError {
     /// bound, then the unbound guards.
     pub fn problems(&self) -> &[BindProblem] {
         &self.problems
+    }
+
+    /// The effects (or delays, for [`Binding::Delay`]; guards, for
+    /// [`Binding::Guard`]) of the definition that nobody bound.
+    pub fn unbound_of(&self, kind: Binding) -> &[String] {
+        if kind == Binding::Guard {
+            return self.unbound();
+        }
+        self.problems
+            .iter()
+            .find_map(|p| match p {
+                BindProblem::UnboundNames { kind: k, names } if *k == kind => Some(names.as_slice()),
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     /// The guards of the definition that nobody bound.
@@ -86,7 +167,39 @@ impl fmt::Display for BindProblem {
                 }
             }
             BindProblem::BoundTwice { guard } => write!(f, "guard `{guard}` is bound twice"),
+            BindProblem::UnboundNames { kind, names } => {
+                let plural = if names.len() == 1 { "" } else { "s" };
+                write!(f, "{kind}{plural} ")?;
+                write_names(f, names.iter().map(String::as_str))?;
+                f.write_str(if names.len() == 1 { " is" } else { " are" })?;
+                write!(f, " not bound; bind each with {}", kind.how())
+            }
+            BindProblem::UnknownName {
+                kind,
+                name,
+                suggestion,
+                known,
+            } => {
+                write!(f, "`{name}` is not {} {kind} of the machine", article(*kind))?;
+                match suggestion {
+                    Some(close) => write!(f, " (did you mean `{close}`?)"),
+                    None if known.is_empty() => write!(f, ", which has no {kind}s"),
+                    None => {
+                        write!(f, "; its {kind}s are ")?;
+                        write_names(f, known.iter().map(String::as_str))
+                    }
+                }
+            }
+            BindProblem::NameBoundTwice { kind, name } => write!(f, "{kind} `{name}` is bound twice"),
         }
+    }
+}
+
+/// `a` or `an`.
+fn article(kind: Binding) -> &'static str {
+    match kind {
+        Binding::Effect => "an",
+        Binding::Guard | Binding::Delay => "a",
     }
 }
 

@@ -73,20 +73,7 @@ impl Definition {
     /// errors ([`fsm_grammar::Checked::into_model`]). A machine from a text
     /// with errors gives a definition that behaves as its model says, which
     /// is not necessarily what the text meant.
-    ///
-    /// # Panics
-    ///
-    /// If the machine uses a construct the engine does not run yet (a
-    /// context, a payload, an effect, a delay or a timer): running it without
-    /// them would be wrong, silently. [`Definition::from_fsm`] returns
-    /// [`DefinitionError::Unsupported`] instead.
     pub fn from_machine(machine: &Machine) -> Definition {
-        if let Some((construct, span)) = machine.unsupported_construct() {
-            panic!(
-                "machine `{}` uses {construct} (bytes {}..{}), which the dynamic engine does not support yet",
-                machine.name, span.start, span.end
-            );
-        }
         Definition::new(machine.clone(), Vec::new())
     }
 
@@ -137,13 +124,6 @@ impl Definition {
             .into_iter()
             .nth(index)
             .expect("index found above");
-        if let Some((construct, span)) = machine.unsupported_construct() {
-            return Err(DefinitionError::Unsupported {
-                machine: machine.name,
-                construct,
-                span,
-            });
-        }
         Ok(Definition::new(machine, warnings))
     }
 
@@ -228,6 +208,23 @@ impl Definition {
     /// use. An engine binds each of them.
     pub fn guard_names(&self) -> impl ExactSizeIterator<Item = &str> {
         self.machine.guards.iter().map(|g| g.name.as_str())
+    }
+
+    /// The name of every effect: declared ones first, then in order of
+    /// first use. An engine binds each of them.
+    pub fn effect_names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.machine.effects.iter().map(|e| e.name.as_str())
+    }
+
+    /// The name of every declared delay. An engine binds each of them.
+    pub fn delay_names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.machine.delays.iter().map(|d| d.name.as_str())
+    }
+
+    /// True when the machine declares a context (`context T;`): its
+    /// snapshots carry the engine's context.
+    pub fn has_context(&self) -> bool {
+        self.machine.context.is_some()
     }
 
     /// The name of `state`.

@@ -3,20 +3,54 @@
 
 use super::bind_error::BindError;
 use super::definition::Definition;
-use super::engine_builder::{EngineBuilder, GuardFn};
+use super::engine_builder::{Bound, EngineBuilder};
 use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownAction};
-use super::fired::Fired;
+use super::fired::{Fired, FiredTimer};
 use super::ids::{ActionId, StateId};
+use super::tables::{EffectCall, TimerDelay};
 use super::trace;
 use crate::history::{next_seq_after, History};
 use crate::snapshot::{FingerprintPolicy, Snapshot};
-use crate::RestoreError;
+use crate::{ArmedTimer, Clock, RestoreError, Timestamp};
 use serde_json::Value;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::time::Duration;
+
+/// The payload of hooks' effects and of timers' guards and effects.
+static NULL: Value = Value::Null;
 
 /// A running machine: a [`Definition`], a closure for each of its guards,
-/// and the current state.
+/// effects and delays, its context, the current state and its armed timers.
+///
+/// # Context, payloads and effects
+///
+/// The context is a value of type `C` the engine owns ([`serde_json::Value`]
+/// unless the engine is built with [`Engine::with_context`]); payloads are
+/// [`serde_json::Value`]s, given to [`fire`](Self::fire) by reference, so a
+/// rejected action leaves its payload with the caller. Guards see the
+/// context as it was before the firing; only once a transition is chosen do
+/// its effects run, in the order of its outputs: the `exit do` effects of
+/// the state left, the transition's own `do` effects, then the `enter do`
+/// effects of the state entered (an internal transition runs only its own).
+/// A transition's guards and own effects receive the payload; hooks'
+/// effects, and timers' guards and effects, receive `null`. No effect runs
+/// when the action is rejected.
+///
+/// # Timers
+///
+/// A state's timers are armed when it is entered (the initial state's when
+/// the engine is built), at the engine's [clock](EngineBuilder::clock)'s
+/// time plus their delay, rounded up to the millisecond (at least one);
+/// a named delay is computed by its closure from the context as it is once
+/// the entering effects ran. Leaving the state disarms them; an internal
+/// transition keeps them; a self transition re-arms them.
+/// [`next_deadline`](Self::next_deadline) says when the next is due, and
+/// [`fire_due`](Self::fire_due) fires every timer due, each exactly once.
+/// Timers of a state with the same delay form a group: when it is due, the
+/// first whose guard holds fires (by priority, then declaration order) and
+/// the group is disarmed, whether one fired or none did. An internal timer
+/// (without a target) thus fires once per entry into its state.
 ///
 /// # Firing
 ///
@@ -30,13 +64,15 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 ///
 /// # The lock
 ///
-/// The lock guards the current state and the sequence number only; the
-/// definition is immutable and read without locking. It is held while the
-/// guards run, because the transition they choose must start from the state
-/// they were asked about. So guards should be quick predicates over their
-/// input, and a guard must not fire at (or otherwise lock) its own engine,
+/// The lock guards the current state, the context, the armed timers and the
+/// sequence number; the definition is immutable and read without locking.
+/// It is held while guards and effects run, because the transition they
+/// choose must start from the state they were asked about. So they should
+/// be quick, and must not fire at (or otherwise lock) their own engine,
 /// which would deadlock. A guard that panics leaves the engine unchanged and
-/// usable: the state is only written once a transition has been chosen.
+/// usable: the state is only written once a transition has been chosen and
+/// its effects ran. An effect that panics leaves the state unchanged and the
+/// context as the effects before it left it.
 ///
 /// # History
 ///
@@ -45,59 +81,83 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 /// really moved, and its [`snapshot`](Self::snapshot) carries the entries.
 /// The history's clock runs under the lock too, as guards do. Recording
 /// copies the three names of each entry: that is the one allocation of a
-/// recording engine's `fire`.
+/// recording engine's `fire`. A timer's entry is recorded with the action
+/// `after DELAY` (`after 30s`).
 ///
 /// # Cost
 ///
 /// [`fire`](Self::fire) hashes the action's name once;
 /// [`fire_id`](Self::fire_id) takes an id resolved in advance with
 /// [`Definition::action_id`] and hashes nothing. Neither allocates or clones
-/// a string on success.
-pub struct Engine {
+/// a string on success, nor reads the clock unless the state entered has
+/// timers.
+pub struct Engine<C = Value> {
     definition: Arc<Definition>,
-    /// Indexed by guard id.
-    guards: Box<[GuardFn]>,
-    current: Mutex<Current>,
+    bound: Bound<C>,
+    clock: Box<dyn Clock>,
+    current: Mutex<Current<C>>,
 }
 
 /// What the lock guards.
 #[derive(Debug)]
-struct Current {
+struct Current<C> {
     state: StateId,
     /// The `seq` of the next transition.
     seq: u64,
     /// Where transitions are recorded, if anywhere.
     history: Option<History>,
+    context: C,
+    /// Per timer group of the current state: its deadline while armed.
+    armed: Vec<Option<Timestamp>>,
 }
 
 impl Engine {
-    /// An engine for a definition that has no guards, in its initial state.
-    /// Fails, listing them, when the definition has guards; bind them with
-    /// [`Engine::builder`].
+    /// An engine for a definition that has no guards, effects or delays, in
+    /// its initial state, with a `null` context. Fails, listing them, when
+    /// the definition has some; bind them with [`Engine::builder`].
     pub fn new(definition: impl Into<Arc<Definition>>) -> Result<Engine, BindError> {
         EngineBuilder::new(definition).build()
     }
 
-    /// A builder that binds the definition's guards.
+    /// A builder that binds the definition's guards, effects and delays,
+    /// for an engine whose context is a JSON value (`null` unless given
+    /// with [`EngineBuilder::context`]).
     pub fn builder(definition: impl Into<Arc<Definition>>) -> EngineBuilder {
         EngineBuilder::new(definition)
+    }
+}
+
+impl<C> Engine<C> {
+    /// A builder for an engine that owns `context`, a value of any type:
+    /// its guards, effects and delays read and update it.
+    pub fn with_context(definition: impl Into<Arc<Definition>>, context: C) -> EngineBuilder<C> {
+        EngineBuilder::with_context(definition, context)
     }
 
     pub(crate) fn from_parts(
         definition: Arc<Definition>,
-        guards: Box<[GuardFn]>,
+        bound: Bound<C>,
+        clock: Box<dyn Clock>,
+        context: C,
         history: Option<History>,
-    ) -> Engine {
+    ) -> Engine<C> {
         let state = definition.initial();
-        Engine {
+        let armed = Vec::with_capacity(definition.tables.max_timer_groups());
+        let engine = Engine {
             definition,
-            guards,
+            bound,
+            clock,
             current: Mutex::new(Current {
                 state,
                 seq: 0,
                 history,
+                context,
+                armed,
             }),
-        }
+        };
+        // The initial state is entered now: arm its timers.
+        engine.arm(&mut engine.lock());
+        engine
     }
 
     /// The definition.
@@ -126,24 +186,50 @@ impl Engine {
         self.definition.valid_actions(self.state())
     }
 
-    /// How many transitions this engine has fired: the `seq` the next one
-    /// will get.
+    /// How many transitions this engine has fired (timers' included): the
+    /// `seq` the next one will get.
     pub fn fired_count(&self) -> u64 {
         self.lock().seq
     }
 
-    /// Fire the action called `action`, with `input` for the guards: on
-    /// success the engine moves to [`Fired::to`] and the caller performs
-    /// [`Fired::outputs`]; on error it stays where it is.
+    /// Call `f` with the context, locked (nothing fires until it returns).
+    /// `f` must not use the engine: the lock is not reentrant.
+    pub fn with_context_ref<R>(&self, f: impl FnOnce(&C) -> R) -> R {
+        f(&self.lock().context)
+    }
+
+    /// A copy of the context.
+    pub fn context(&self) -> C
+    where
+        C: Clone,
+    {
+        self.lock().context.clone()
+    }
+
+    /// The context, taking the engine apart.
+    pub fn into_context(self) -> C {
+        self.current
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .context
+    }
+
+    /// Fire the action called `action`, with `payload` for its guards and
+    /// effects: on success the engine moves to [`Fired::to`], having run the
+    /// transition's effects on the context, and the caller performs
+    /// [`Fired::outputs`]; on error it stays where it is, nothing ran but
+    /// guards, and the payload is still the caller's.
+    ///
+    /// Machines without payloads take their guards' input here, as before.
     ///
     /// Fails with [`FireError::UnknownAction`] for a name the definition
     /// does not have, [`FireError::InvalidTransition`] when the action has
     /// no transition in the current state, and [`FireError::GuardRejected`]
     /// when every candidate's guard is false. With the `tracing` feature,
     /// every outcome is logged.
-    pub fn fire(&self, action: &str, input: &Value) -> Result<Fired<'_>, FireError> {
+    pub fn fire(&self, action: &str, payload: &Value) -> Result<Fired<'_>, FireError> {
         match self.definition.action_id(action) {
-            Some(action) => self.fire_id(action, input),
+            Some(action) => self.fire_id(action, payload),
             None => {
                 let error = FireError::UnknownAction(UnknownAction {
                     action: action.into(),
@@ -164,19 +250,22 @@ impl Engine {
     /// # Panics
     ///
     /// When `action` is out of range for this engine's definition.
-    pub fn fire_id(&self, action: ActionId, input: &Value) -> Result<Fired<'_>, FireError> {
+    pub fn fire_id(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         self.assert_action(action);
         let definition = &*self.definition;
         let tables = &definition.tables;
-        let mut current = self.lock();
+        let mut guard = self.lock();
+        let current = &mut *guard;
         let from = current.state;
+        let guards = &self.bound.guards;
+        let context = &current.context;
         let chosen = tables
             .candidates(from, action)
-            .map(|candidates| tables.select(candidates, |guard| (self.guards[guard.index()])(input)));
+            .map(|candidates| tables.select(candidates, |g| (guards[g.index()])(context, payload)));
         let candidate = match chosen {
             Some(Some(candidate)) => candidate,
             Some(None) => {
-                drop(current);
+                drop(guard);
                 return Err(self.refuse(FireError::GuardRejected(GuardRejected {
                     state: from,
                     action,
@@ -184,7 +273,7 @@ impl Engine {
                 })));
             }
             None => {
-                drop(current);
+                drop(guard);
                 return Err(self.refuse(FireError::InvalidTransition(InvalidTransition {
                     state: from,
                     action,
@@ -192,6 +281,7 @@ impl Engine {
                 })));
             }
         };
+        self.run_effects(&mut current.context, tables.effects(candidate), payload);
         let to = candidate.target.unwrap_or(from);
         if let Some(history) = &mut current.history {
             history.record_names(
@@ -203,7 +293,10 @@ impl Engine {
         let seq = current.seq;
         current.state = to;
         current.seq = seq + 1;
-        drop(current);
+        if candidate.target.is_some() {
+            self.arm(current);
+        }
+        drop(guard);
         let fired = Fired {
             seq,
             from,
@@ -216,13 +309,14 @@ impl Engine {
         Ok(fired)
     }
 
-    /// True when firing the action called `action` now would succeed.
-    /// Evaluates the guards it needs, exactly as [`fire`](Self::fire) would,
-    /// but changes nothing. False for an unknown action.
-    pub fn can_fire(&self, action: &str, input: &Value) -> bool {
+    /// True when firing the action called `action` with `payload` now would
+    /// succeed. Evaluates the guards it needs, exactly as
+    /// [`fire`](Self::fire) would, but changes nothing and runs no effect.
+    /// False for an unknown action.
+    pub fn can_fire(&self, action: &str, payload: &Value) -> bool {
         self.definition
             .action_id(action)
-            .is_some_and(|action| self.can_fire_id(action, input))
+            .is_some_and(|action| self.can_fire_id(action, payload))
     }
 
     /// [`can_fire`](Self::can_fire) an action given by id.
@@ -230,28 +324,87 @@ impl Engine {
     /// # Panics
     ///
     /// When `action` is not an action of this engine's definition.
-    pub fn can_fire_id(&self, action: ActionId, input: &Value) -> bool {
+    pub fn can_fire_id(&self, action: ActionId, payload: &Value) -> bool {
         self.assert_action(action);
         let tables = &self.definition.tables;
         let current = self.lock();
+        let guards = &self.bound.guards;
         tables
             .candidates(current.state, action)
-            .and_then(|candidates| tables.select(candidates, |guard| (self.guards[guard.index()])(input)))
+            .and_then(|candidates| {
+                tables.select(candidates, |g| (guards[g.index()])(&current.context, payload))
+            })
             .is_some()
     }
 
-    /// The current state, with the machine's name and fingerprint, ready to
-    /// be stored: the same snapshot generated code takes for the same
-    /// source, so either can restore the other's. It carries the history's
-    /// entries when the engine records one, taken with the state under one
-    /// lock.
-    pub fn snapshot(&self) -> Snapshot {
-        let current = self.lock();
-        let snapshot = self.definition.snapshot_in(current.state);
-        match &current.history {
-            Some(history) => snapshot.with_history(history),
-            None => snapshot,
+    /// When the next armed timer is due; `None` when none is armed.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        self.lock().armed.iter().flatten().min().copied()
+    }
+
+    /// Fire every timer due at the clock's current time, earliest deadline
+    /// first (ties in the order of the state's timer groups), each exactly
+    /// once, and return what fired, in order; the caller performs each one's
+    /// outputs. Timers armed by these transitions are due after the time
+    /// read, so they wait for a later call. A due group none of whose
+    /// guards holds is disarmed without firing.
+    pub fn fire_due(&self) -> Vec<FiredTimer<'_>> {
+        let mut fired = Vec::new();
+        let mut guard = self.lock();
+        if guard.armed.iter().all(Option::is_none) {
+            return fired;
         }
+        let now = Timestamp::from_system_time(self.clock.now());
+        let definition = &*self.definition;
+        let tables = &definition.tables;
+        let guards = &self.bound.guards;
+        loop {
+            let current = &mut *guard;
+            let due = current
+                .armed
+                .iter()
+                .enumerate()
+                .filter_map(|(group, due)| due.filter(|due| *due <= now).map(|due| (due, group)))
+                .min();
+            let Some((due, group)) = due else { break };
+            current.armed[group] = None;
+            let from = current.state;
+            let timer_group = &tables.timer_groups(from)[group];
+            let context = &current.context;
+            let Some(candidate) = tables.select_timer(timer_group, |g| (guards[g.index()])(context, &NULL))
+            else {
+                continue;
+            };
+            self.run_effects(&mut current.context, tables.timer_effects(candidate), &NULL);
+            let to = candidate.target.unwrap_or(from);
+            if let Some(history) = &mut current.history {
+                history.record_names(
+                    definition.state_name(from).to_owned(),
+                    format!("after {}", self.delay_text(timer_group.delay)),
+                    definition.state_name(to).to_owned(),
+                );
+            }
+            let seq = current.seq;
+            current.state = to;
+            current.seq = seq + 1;
+            if candidate.target.is_some() {
+                self.arm_at(current, now);
+            }
+            fired.push(FiredTimer {
+                seq,
+                from,
+                to,
+                timer: candidate.index as usize,
+                due,
+                outputs: tables.timer_outputs(candidate),
+                definition,
+            });
+        }
+        drop(guard);
+        for f in &fired {
+            trace::fired_timer(f);
+        }
+        fired
     }
 
     /// Call `f` with the history, locked (nothing fires until it returns),
@@ -261,16 +414,82 @@ impl Engine {
         self.lock().history.as_ref().map(f)
     }
 
-    /// Move to the state of `snapshot`, which must come from this machine and
-    /// this exact definition ([`FingerprintPolicy::Strict`]). Returns the
-    /// state. On error the engine is unchanged.
+    /// The current state, its context (for a machine that declares one) and
+    /// its armed timers, with the machine's name and fingerprint, ready to
+    /// be stored: the same snapshot generated code takes for the same
+    /// source, so either can restore the other's. It carries the history's
+    /// entries when the engine records one, all taken under one lock.
+    ///
+    /// Each armed timer is listed with its deadline, every timer of a group
+    /// (the timers of the state with the same delay) with the group's.
+    ///
+    /// # Errors
+    ///
+    /// When the context does not serialize to JSON.
+    pub fn try_snapshot(&self) -> Result<Snapshot, crate::SnapshotError>
+    where
+        C: serde::Serialize,
+    {
+        let current = self.lock();
+        let definition = &*self.definition;
+        let mut snapshot = definition.snapshot_in(current.state);
+        if definition.has_context() {
+            snapshot = snapshot.with_context_of(&current.context)?;
+        }
+        if current.armed.iter().any(Option::is_some) {
+            let state = definition.state_name(current.state);
+            let groups = definition.tables.timer_group_of(current.state);
+            snapshot = snapshot.with_timers(groups.iter().enumerate().filter_map(|(timer, &group)| {
+                let due = current.armed[group as usize]?;
+                Some(ArmedTimer::new(state.to_owned(), timer as u32, due))
+            }));
+        }
+        Ok(match &current.history {
+            Some(history) => snapshot.with_history(history),
+            None => snapshot,
+        })
+    }
+
+    /// [`try_snapshot`](Self::try_snapshot), for a context that always
+    /// serializes (as a JSON value does).
+    ///
+    /// # Panics
+    ///
+    /// When the context does not serialize to JSON: a map with keys that
+    /// are not strings, or a `Serialize` impl that fails.
+    pub fn snapshot(&self) -> Snapshot
+    where
+        C: serde::Serialize,
+    {
+        self.try_snapshot().unwrap_or_else(|e| {
+            panic!(
+                "cannot snapshot the engine of machine `{}`: {e}",
+                self.definition.name()
+            )
+        })
+    }
+
+    /// Move to the state of `snapshot`, with its context and its armed
+    /// timers (at their original deadlines, so a timeout armed before a
+    /// crash fires when first promised); the snapshot must come from this
+    /// machine and this exact definition ([`FingerprintPolicy::Strict`]).
+    /// Returns the state. On error the engine is unchanged.
     ///
     /// Restoring is not a transition: [`fired_count`](Self::fired_count)
-    /// keeps counting from where it was. An engine that records a history
-    /// takes the snapshot's entries in place of its own (see
-    /// [`History::resumed_from`]), and refuses a snapshot whose history
-    /// it could not go on numbering ([`RestoreError::SeqOutOfRange`]).
-    pub fn restore(&self, snapshot: &Snapshot) -> Result<StateId, RestoreError> {
+    /// keeps counting from where it was, and no effect runs. An engine
+    /// that records a history takes the snapshot's entries in place of its
+    /// own (see [`History::resumed_from`]), and refuses a snapshot whose
+    /// history it could not go on numbering ([`RestoreError::SeqOutOfRange`]).
+    ///
+    /// For a machine with a context, fails with
+    /// [`RestoreError::MissingContext`] when the snapshot carries none and
+    /// [`RestoreError::InvalidContext`], naming the field, when it does not
+    /// read back as a `C`; with [`RestoreError::UnknownTimer`] for a timer
+    /// the snapshot's state does not have.
+    pub fn restore(&self, snapshot: &Snapshot) -> Result<StateId, RestoreError>
+    where
+        C: serde::de::DeserializeOwned,
+    {
         self.restore_with(snapshot, FingerprintPolicy::Strict)
     }
 
@@ -280,8 +499,33 @@ impl Engine {
         &self,
         snapshot: &Snapshot,
         policy: FingerprintPolicy,
-    ) -> Result<StateId, RestoreError> {
-        let state = self.definition.state_of(snapshot, policy)?;
+    ) -> Result<StateId, RestoreError>
+    where
+        C: serde::de::DeserializeOwned,
+    {
+        let definition = &*self.definition;
+        let state = definition.state_of(snapshot, policy)?;
+        let context = if definition.has_context() {
+            Some(snapshot.context_as::<C>()?)
+        } else {
+            None
+        };
+        let groups = definition.tables.timer_group_of(state);
+        let mut armed = vec![None::<Timestamp>; definition.tables.timer_groups(state).len()];
+        for timer in snapshot.timers() {
+            let index = timer.timer() as usize;
+            if timer.state() != snapshot.current_state() || index >= groups.len() {
+                return Err(RestoreError::UnknownTimer {
+                    machine: definition.name().to_owned(),
+                    current_state: snapshot.current_state().to_owned(),
+                    state: timer.state().to_owned(),
+                    timer: timer.timer(),
+                    timers: groups.len() as u32,
+                });
+            }
+            let slot = &mut armed[groups[index] as usize];
+            *slot = Some(slot.map_or(timer.due(), |due| due.min(timer.due())));
+        }
         let mut current = self.lock();
         if current.history.is_some() {
             // Checked before anything changes.
@@ -292,13 +536,57 @@ impl Engine {
                 .map(|history| history.resumed_at(snapshot, next_seq));
         }
         current.state = state;
+        if let Some(context) = context {
+            current.context = context;
+        }
+        current.armed.clear();
+        current.armed.extend(armed);
         Ok(state)
+    }
+
+    /// Run `effects` on `context` in order.
+    #[inline]
+    fn run_effects(&self, context: &mut C, effects: &[EffectCall], payload: &Value) {
+        for call in effects {
+            let payload = if call.payload { payload } else { &NULL };
+            (self.bound.effects[call.effect as usize])(context, payload);
+        }
+    }
+
+    /// Arm the timers of the state just entered, at the clock's time.
+    fn arm(&self, current: &mut Current<C>) {
+        current.armed.clear();
+        if !self.definition.tables.timer_groups(current.state).is_empty() {
+            let now = Timestamp::from_system_time(self.clock.now());
+            self.arm_at(current, now);
+        }
+    }
+
+    /// Arm the timers of the state just entered, at `now`.
+    fn arm_at(&self, current: &mut Current<C>, now: Timestamp) {
+        current.armed.clear();
+        for group in self.definition.tables.timer_groups(current.state) {
+            let delay = match group.delay {
+                TimerDelay::Literal(delay) => delay,
+                TimerDelay::Named(delay) => (self.bound.delays[delay as usize])(&current.context),
+            };
+            current.armed.push(Some(deadline(now, delay)));
+        }
+    }
+
+    /// A timer group's delay as written (`30s`, `backoff`).
+    fn delay_text(&self, delay: TimerDelay) -> String {
+        let machine = self.definition.machine();
+        match delay {
+            TimerDelay::Literal(d) => machine.delay_text(fsm_grammar::model::Delay::Literal(d)),
+            TimerDelay::Named(d) => machine.delays[d as usize].name.clone(),
+        }
     }
 
     /// The lock on the current state. A guard that panicked poisoned it, but
     /// the state is only written after the guards ran, so it is consistent.
     #[inline]
-    fn lock(&self) -> MutexGuard<'_, Current> {
+    fn lock(&self) -> MutexGuard<'_, Current<C>> {
         self.current.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -319,7 +607,14 @@ impl Engine {
     }
 }
 
-impl fmt::Debug for Engine {
+/// `now + delay`, rounded up to the millisecond, at least one later.
+fn deadline(now: Timestamp, delay: Duration) -> Timestamp {
+    let millis = delay.as_millis() + u128::from(!delay.subsec_nanos().is_multiple_of(1_000_000));
+    let millis = u64::try_from(millis).unwrap_or(u64::MAX).max(1);
+    Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or(Timestamp::MAX)
+}
+
+impl<C> fmt::Debug for Engine<C> {
     /// Never waits for the lock (a guard may be printing its own engine):
     /// while another thread holds it, the state shows as `<locked>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

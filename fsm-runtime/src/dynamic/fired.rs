@@ -106,3 +106,97 @@ impl PartialEq for Fired<'_> {
 }
 
 impl Eq for Fired<'_> {}
+
+/// A timer that fired in an [`Engine`](super::Engine)'s
+/// [`fire_due`](super::Engine::fire_due): like [`Fired`], with the timer in
+/// place of the action.
+///
+/// `outputs` are ordered as a transition's: the exit outputs of the state
+/// left, the timer's own, then the enter outputs of the state entered; an
+/// internal timer emits only its own and leaves `to == from`.
+#[derive(Clone, Copy)]
+pub struct FiredTimer<'e> {
+    /// The position of this transition among all the engine has fired
+    /// (actions' and timers').
+    pub seq: u64,
+    /// The state before, whose timer it is.
+    pub from: StateId,
+    /// The state after.
+    pub to: StateId,
+    /// The timer's index among the timers of `from`, in declaration order.
+    pub timer: usize,
+    /// When it was due.
+    pub due: crate::Timestamp,
+    /// The outputs to perform, in order.
+    pub outputs: &'e [OutputId],
+    pub(crate) definition: &'e Definition,
+}
+
+impl<'e> FiredTimer<'e> {
+    /// The definition the ids belong to.
+    pub fn definition(&self) -> &'e Definition {
+        self.definition
+    }
+
+    /// The name of the state before.
+    pub fn from_name(&self) -> &'e str {
+        self.definition.state_name(self.from)
+    }
+
+    /// The name of the state after.
+    pub fn to_name(&self) -> &'e str {
+        self.definition.state_name(self.to)
+    }
+
+    /// The timer's delay as written: `30s`, or the name of a delay.
+    pub fn delay_text(&self) -> String {
+        let machine = self.definition.machine();
+        let state = machine
+            .state_ids()
+            .nth(self.from.index())
+            .expect("a state of the definition");
+        let (_, timer) = machine
+            .timers_of(state)
+            .nth(self.timer)
+            .expect("a fired timer is a timer of its state");
+        machine.delay_text(timer.delay)
+    }
+
+    /// The names of the outputs, in order.
+    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> {
+        let definition = self.definition;
+        self.outputs.iter().map(move |&o| definition.output_name(o))
+    }
+}
+
+/// `` `call_tool` --after 30s--> `fail` (emit `report_timeout`) ``.
+impl fmt::Display for FiredTimer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` --after {}--> `{}`",
+            self.from_name(),
+            self.delay_text(),
+            self.to_name()
+        )?;
+        if !self.outputs.is_empty() {
+            f.write_str(" (emit ")?;
+            write_names(f, self.output_names())?;
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for FiredTimer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FiredTimer")
+            .field("seq", &self.seq)
+            .field("from", &self.from_name())
+            .field("to", &self.to_name())
+            .field("timer", &self.timer)
+            .field("due", &self.due)
+            .field("outputs", &self.output_names().collect::<Vec<_>>())
+            .finish()
+    }
+}

@@ -91,7 +91,7 @@ mod tables;
 mod trace;
 
 pub use crate::RestoreError;
-pub use bind_error::{BindError, BindProblem};
+pub use bind_error::{BindError, BindProblem, Binding};
 pub use builder::{DefinitionBuilder, TransitionDef};
 pub use builder_problem::{BuilderProblem, NameKind, StateUse};
 pub use definition::Definition;
@@ -99,5 +99,5 @@ pub use definition_error::DefinitionError;
 pub use engine::Engine;
 pub use engine_builder::EngineBuilder;
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition, UnknownAction};
-pub use fired::Fired;
+pub use fired::{Fired, FiredTimer};
 pub use ids::{ActionId, OutputId, StateId};

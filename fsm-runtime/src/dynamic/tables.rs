@@ -1,12 +1,15 @@
 //! The selection tables: for every state, the actions valid in it and, for
 //! each, its candidate transitions in the order they are tried. Built once
 //! from `Machine::candidate_groups`, the order generated code uses, into flat
-//! arrays of small ids.
+//! arrays of small ids. The same for timers: for every state, its timer
+//! groups (the timers that share a delay), each with its candidates in the
+//! order they are tried.
 
 use super::condition::{ConditionId, Conditions, GuardCache};
 use super::ids::{ActionId, GuardId, OutputId, StateId};
-use fsm_grammar::model::{Machine, TransitionId};
+use fsm_grammar::model::{Delay, Machine, TransitionId};
 use std::ops::Range;
+use std::time::Duration;
 
 /// The largest states × actions for which the dense lookup table is built
 /// (4 MiB of `u32`); larger machines binary-search each state's actions.
@@ -47,6 +50,49 @@ pub(crate) struct Candidate {
     pub(crate) target: Option<StateId>,
     /// The outputs, in [`Tables::outputs`].
     outputs: Slice,
+    /// The effects, in [`Tables::effects`].
+    effects: Slice,
+}
+
+/// An effect a candidate runs, and whether it is given the payload of the
+/// firing action (a transition's own `do`) or `null` (a hook's `do`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EffectCall {
+    /// The effect's index in the machine.
+    pub(crate) effect: u32,
+    /// True for a transition's own effects.
+    pub(crate) payload: bool,
+}
+
+/// How long a timer group waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimerDelay {
+    /// A literal duration.
+    Literal(Duration),
+    /// A declared delay, by index, computed by the context on entry.
+    Named(u32),
+}
+
+/// The timers of one state that share a delay: armed together, and when
+/// due, the first whose guard holds fires.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimerGroup {
+    pub(crate) delay: TimerDelay,
+    /// Its candidates, a range of `timer_candidates`.
+    candidates: Slice,
+}
+
+/// A timer as a candidate of its group.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimerCandidate {
+    condition: Option<ConditionId>,
+    /// The timer's index among its state's timers, in declaration order
+    /// (the `timer` of a snapshot).
+    pub(crate) index: u32,
+    /// The state entered; `None` for an internal timer.
+    pub(crate) target: Option<StateId>,
+    outputs: Slice,
+    effects: Slice,
 }
 
 /// The selection tables of one definition.
@@ -61,9 +107,26 @@ pub(crate) struct Tables {
     group_candidates: Box<[Slice]>,
     /// Every candidate of every group, in the order they are tried.
     candidates: Box<[Candidate]>,
-    /// Every candidate's outputs: exit outputs of the state left, the
-    /// transition's own, then enter outputs of the state entered.
+    /// Every candidate's outputs (transitions' and timers'): exit outputs
+    /// of the state left, the transition's own, then enter outputs of the
+    /// state entered.
     outputs: Box<[OutputId]>,
+    /// Every candidate's effects, in the same order as its outputs.
+    effects: Box<[EffectCall]>,
+    /// Per state: its timer groups, a range of `timer_groups`.
+    state_timers: Box<[Slice]>,
+    /// Every timer group, per state in the order ties fire: by the
+    /// priority of their first timer, then declaration order.
+    timer_groups: Box<[TimerGroup]>,
+    /// Every timer group's candidates, in the order they are tried.
+    timer_candidates: Box<[TimerCandidate]>,
+    /// The most timer groups of any state.
+    max_timer_groups: usize,
+    /// Per state: the group of each of its timers, in declaration order,
+    /// a range of `timer_group_of`.
+    state_timer_groups: Box<[Slice]>,
+    /// Per timer of a state: the index of its group among the state's.
+    timer_group_of: Box<[u32]>,
     /// Every guard expression.
     conditions: Conditions,
     /// `group_candidates` index per (state, action), `u32::MAX` where the
@@ -99,31 +162,61 @@ impl Tables {
         let mut group_candidates = Vec::new();
         let mut candidates = Vec::new();
         let mut outputs = Vec::new();
+        let mut effects = Vec::new();
+        // The outputs and effects of a move from `state`, `own` being the
+        // transition's or timer's own, into `target` (none: internal).
+        let push_steps = |outputs: &mut Vec<OutputId>,
+                          effects: &mut Vec<EffectCall>,
+                          state: fsm_grammar::model::StateId,
+                          own: (&[fsm_grammar::model::OutputId], &[fsm_grammar::model::EffectId]),
+                          payload: bool,
+                          target: Option<fsm_grammar::model::StateId>| {
+            let (first_output, first_effect) = (outputs.len(), effects.len());
+            let call = |payload: bool| {
+                move |e: &fsm_grammar::model::EffectId| EffectCall {
+                    effect: e.index() as u32,
+                    payload,
+                }
+            };
+            match target {
+                None => {
+                    outputs.extend(own.0.iter().map(output_id));
+                    effects.extend(own.1.iter().map(call(payload)));
+                }
+                Some(target) => {
+                    let (from, to) = (machine.state(state), machine.state(target));
+                    outputs.extend(from.exit.iter().chain(own.0).chain(&to.enter).map(output_id));
+                    effects.extend(from.exit_effects.iter().map(call(false)));
+                    effects.extend(own.1.iter().map(call(payload)));
+                    effects.extend(to.enter_effects.iter().map(call(false)));
+                }
+            }
+            (
+                Slice::since(first_output, outputs.len()),
+                Slice::since(first_effect, effects.len()),
+            )
+        };
         for state in machine.state_ids() {
             let first_group = group_actions.len();
             for (action, group) in machine.candidate_groups(state) {
                 let first_candidate = candidates.len();
                 for t in group {
                     let transition = machine.transition(t);
-                    let first_output = outputs.len();
-                    match transition.target {
-                        None => outputs.extend(transition.emits.iter().map(output_id)),
-                        Some(target) => outputs.extend(
-                            machine
-                                .state(state)
-                                .exit
-                                .iter()
-                                .chain(&transition.emits)
-                                .chain(&machine.state(target).enter)
-                                .map(output_id),
-                        ),
-                    }
+                    let (output_slice, effect_slice) = push_steps(
+                        &mut outputs,
+                        &mut effects,
+                        state,
+                        (&transition.emits, &transition.effects),
+                        true,
+                        transition.target,
+                    );
                     let condition = transition_conditions[t.index()];
                     candidates.push(Candidate {
                         condition,
                         transition: t,
                         target: transition.target.map(|s| StateId::from_index(s.index())),
-                        outputs: Slice::since(first_output, outputs.len()),
+                        outputs: output_slice,
+                        effects: effect_slice,
                     });
                     // Candidates after an unguarded one can never fire (the
                     // checker reports them); generated code drops them too.
@@ -136,6 +229,66 @@ impl Tables {
             }
             state_groups.push(Slice::since(first_group, group_actions.len()));
         }
+
+        let mut state_timers = Vec::with_capacity(machine.states.len());
+        let mut timer_groups: Vec<TimerGroup> = Vec::new();
+        let mut timer_candidates = Vec::new();
+        let mut state_timer_groups = Vec::with_capacity(machine.states.len());
+        let mut timer_group_of = Vec::new();
+        for state in machine.state_ids() {
+            let mut timers: Vec<_> = machine.timers_of(state).enumerate().collect();
+            // Stable: equal priorities keep declaration order.
+            timers.sort_by_key(|(_, (_, t))| std::cmp::Reverse(t.priority));
+            let mut delays: Vec<Delay> = Vec::new();
+            for (_, (_, t)) in &timers {
+                if !delays.contains(&t.delay) {
+                    delays.push(t.delay);
+                }
+            }
+            let first = timer_group_of.len();
+            for (_, timer) in machine.timers_of(state) {
+                let group = delays
+                    .iter()
+                    .position(|d| *d == timer.delay)
+                    .expect("collected above");
+                timer_group_of.push(group as u32);
+            }
+            state_timer_groups.push(Slice::since(first, timer_group_of.len()));
+            let first_group = timer_groups.len();
+            for delay in delays {
+                let first_candidate = timer_candidates.len();
+                for (index, (_, timer)) in timers.iter().filter(|(_, (_, t))| t.delay == delay) {
+                    let (output_slice, effect_slice) = push_steps(
+                        &mut outputs,
+                        &mut effects,
+                        state,
+                        (&timer.emits, &timer.effects),
+                        false,
+                        timer.target,
+                    );
+                    let condition = timer.guard.as_ref().map(|g| conditions.add(&g.expr));
+                    timer_candidates.push(TimerCandidate {
+                        condition,
+                        index: *index as u32,
+                        target: timer.target.map(|s| StateId::from_index(s.index())),
+                        outputs: output_slice,
+                        effects: effect_slice,
+                    });
+                    if condition.is_none() {
+                        break;
+                    }
+                }
+                timer_groups.push(TimerGroup {
+                    delay: match delay {
+                        Delay::Literal(d) => TimerDelay::Literal(d),
+                        Delay::Named(d) => TimerDelay::Named(d.index() as u32),
+                    },
+                    candidates: Slice::since(first_candidate, timer_candidates.len()),
+                });
+            }
+            state_timers.push(Slice::since(first_group, timer_groups.len()));
+        }
+        let max_timer_groups = state_timers.iter().map(|s| s.len as usize).max().unwrap_or(0);
 
         let action_count = machine.actions.len();
         let dense = (machine.states.len().saturating_mul(action_count) <= DENSE_LIMIT).then(|| {
@@ -157,6 +310,13 @@ impl Tables {
             group_candidates: group_candidates.into(),
             candidates: candidates.into(),
             outputs: outputs.into(),
+            effects: effects.into(),
+            state_timers: state_timers.into(),
+            timer_groups: timer_groups.into(),
+            timer_candidates: timer_candidates.into(),
+            max_timer_groups,
+            state_timer_groups: state_timer_groups.into(),
+            timer_group_of: timer_group_of.into(),
             conditions,
             guard_texts: guard_texts.into(),
         }
@@ -206,6 +366,57 @@ impl Tables {
     #[inline]
     pub(crate) fn outputs(&self, candidate: &Candidate) -> &[OutputId] {
         &self.outputs[candidate.outputs.range()]
+    }
+
+    /// The effects of `candidate`, in the order they run.
+    #[inline]
+    pub(crate) fn effects(&self, candidate: &Candidate) -> &[EffectCall] {
+        &self.effects[candidate.effects.range()]
+    }
+
+    /// The timer groups of `state`, in the order ties fire.
+    #[inline]
+    pub(crate) fn timer_groups(&self, state: StateId) -> &[TimerGroup] {
+        &self.timer_groups[self.state_timers[state.index()].range()]
+    }
+
+    /// For each timer of `state`, in declaration order, the index of its
+    /// group among the state's.
+    pub(crate) fn timer_group_of(&self, state: StateId) -> &[u32] {
+        &self.timer_group_of[self.state_timer_groups[state.index()].range()]
+    }
+
+    /// The most timer groups of any state.
+    pub(crate) fn max_timer_groups(&self) -> usize {
+        self.max_timer_groups
+    }
+
+    /// The first candidate of `group` whose guard holds, asking `guard`
+    /// lazily, each guard at most once.
+    pub(crate) fn select_timer(
+        &self,
+        group: &TimerGroup,
+        mut guard: impl FnMut(GuardId) -> bool,
+    ) -> Option<&TimerCandidate> {
+        let mut cache = GuardCache::default();
+        self.timer_candidates[group.candidates.range()]
+            .iter()
+            .find(|candidate| match candidate.condition {
+                None => true,
+                Some(condition) => self.conditions.eval(condition, &mut cache, &mut guard),
+            })
+    }
+
+    /// The outputs of a timer candidate.
+    #[inline]
+    pub(crate) fn timer_outputs(&self, candidate: &TimerCandidate) -> &[OutputId] {
+        &self.outputs[candidate.outputs.range()]
+    }
+
+    /// The effects of a timer candidate.
+    #[inline]
+    pub(crate) fn timer_effects(&self, candidate: &TimerCandidate) -> &[EffectCall] {
+        &self.effects[candidate.effects.range()]
     }
 
     /// The guard of `candidate` as canonical text; empty when unguarded.

@@ -2,7 +2,7 @@
 //! same fields, as generated machines log (see `crate::trace`).
 
 use super::fire_error::FireError;
-use super::fired::Fired;
+use super::fired::{Fired, FiredTimer};
 
 /// Log a transition at `DEBUG`: machine, from, action, to, outputs.
 #[inline]
@@ -16,6 +16,24 @@ pub(crate) fn fired(fired: &Fired<'_>) {
         to = fired.to_name(),
         outputs = fired.outputs.len(),
         "transition"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = fired;
+}
+
+/// Log a timer's transition at `DEBUG`: machine, from, timer (its delay),
+/// to, outputs.
+#[inline]
+pub(crate) fn fired_timer(fired: &FiredTimer<'_>) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "fsm_runtime",
+        machine = fired.definition().name(),
+        from = fired.from_name(),
+        timer = %fired.delay_text(),
+        to = fired.to_name(),
+        outputs = fired.outputs.len(),
+        "timer"
     );
     #[cfg(not(feature = "tracing"))]
     let _ = fired;
