@@ -279,16 +279,12 @@ fn a_stub_needs_a_name_that_can_be_a_module() {
     assert!(tokens.contains("pub struct Match"), "{tokens}");
 }
 
-/// A machine with a construct code generation does not support yet becomes
-/// a `compile_error!` naming it and where it is, never code that ignores it.
+/// A machine without a context whose payloads or timers code generation does
+/// not support yet becomes a `compile_error!` naming the construct and where
+/// it is, never code that ignores it.
 #[test]
 fn constructs_not_yet_generated_are_refused() {
     let cases = [
-        (
-            "machine M { context C; initial terminal state s; }",
-            "a context",
-            "C",
-        ),
         (
             "machine M { action a(P); initial state s { on a; } }",
             "an action payload",
@@ -298,11 +294,6 @@ fn constructs_not_yet_generated_are_refused() {
             "machine M { guard g(P); action a(P); initial state s { on a [g]; } }",
             "a guard payload",
             "P",
-        ),
-        (
-            "machine M { context C; effect e; initial state s { on a do e; } }",
-            "a context",
-            "C",
         ),
         (
             "machine M { initial state s { after 1s -> s; } }",
@@ -318,5 +309,24 @@ fn constructs_not_yet_generated_are_refused() {
         let expected = format!("uses {construct} (bytes {}..{}", start, start + at.len());
         assert!(tokens.contains("compile_error"), "{tokens}");
         assert!(tokens.contains(&expected), "{tokens}\nexpected {expected}");
+    }
+}
+
+/// A machine with a context is generated, not refused: the `Event` enum, the
+/// `Context` trait with its effects, and a machine that owns the context.
+#[test]
+fn a_machine_with_a_context_is_generated() {
+    let text = "machine M { context C; action a(P); effect e(P); initial state s { on a do e; } }";
+    let checked = fsm_grammar::check(text);
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let tokens = machine_tokens(&checked.model.machines[0], &Options::default()).to_string();
+    assert!(!tokens.contains("compile_error"), "{tokens}");
+    for expected in [
+        "pub enum Event { # [doc = \" The action `a`.\"] A (P) , }",
+        "fn e (& mut self , payload : & P) ;",
+        "pub fn new (context : C) -> Self",
+        "Context :: e (& mut self . context , payload) ;",
+    ] {
+        assert!(tokens.contains(expected), "{tokens}\nexpected {expected}");
     }
 }
