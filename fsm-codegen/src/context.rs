@@ -206,6 +206,8 @@ impl Gen<'_> {
             /// chosen transition's effects run, in the order of its outputs
             /// (exit hook, the transition's `do`, enter hook). A delay is read
             /// when its state is entered, after the effects.
+            // The payload types are the user's, as written (`&String`).
+            #[allow(clippy::ptr_arg)]
             pub trait Context {
                 #(#guards)*
                 #(#effects)*
@@ -570,7 +572,7 @@ impl Gen<'_> {
                 let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
                 for &index in Self::timer_order(state) {
                     if let __fsm::Some(due) = self.deadlines[index] {
-                        if due <= now && next.map_or(true, |(_, earliest)| due < earliest) {
+                        if due <= now && !__fsm::matches!(next, __fsm::Some((_, earliest)) if earliest <= due) {
                             next = __fsm::Some((index, due));
                         }
                     }

@@ -344,6 +344,7 @@ pub mod call {
     /// chosen transition's effects run, in the order of its outputs
     /// (exit hook, the transition's `do`, enter hook). A delay is read
     /// when its state is entered, after the effects.
+    #[allow(clippy::ptr_arg)]
     pub trait Context {
         /// Whether the guard `retries_left` holds.
         fn retries_left(&self) -> bool;
@@ -696,7 +697,11 @@ pub mod call {
             let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
             for &index in Self::timer_order(state) {
                 if let __fsm::Some(due) = self.deadlines[index] {
-                    if due <= now && next.map_or(true, |(_, earliest)| due < earliest) {
+                    if due <= now
+                        && !__fsm::matches!(
+                            next, __fsm::Some((_, earliest)) if earliest <= due
+                        )
+                    {
                         next = __fsm::Some((index, due));
                     }
                 }
