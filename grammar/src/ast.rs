@@ -197,6 +197,16 @@ pub struct StateAst {
 }
 
 impl StateAst {
+    /// The states declared directly in this state's body, in source order.
+    pub fn children(&self) -> impl Iterator<Item = &StateAst> {
+        self.body.iter().flatten().filter_map(|item| match item {
+            StateItem::State(s) => Some(s),
+            _ => None,
+        })
+    }
+}
+
+impl StateAst {
     /// The first modifier of `kind`, if present.
     pub fn modifier(&self, kind: ModifierKind) -> Option<Modifier> {
         self.modifiers.iter().copied().find(|m| m.kind == kind)
@@ -212,6 +222,8 @@ pub enum StateItem {
     Transition(TransitionAst),
     /// `after ...;`.
     Timer(TimerAst),
+    /// A nested state: the state holding it is composite.
+    State(StateAst),
 }
 
 impl StateItem {
@@ -221,6 +233,7 @@ impl StateItem {
             StateItem::Hook(h) => h.span,
             StateItem::Transition(t) => t.span,
             StateItem::Timer(t) => t.span,
+            StateItem::State(s) => s.span,
         }
     }
 }
@@ -273,6 +286,8 @@ pub struct TransitionAst {
     pub priority: Option<Priority>,
     /// `-> target`; `None` for an internal transition.
     pub target: Option<Ident>,
+    /// `.history` or `.deep_history` after the target.
+    pub history: Option<HistoryAst>,
     /// `do e, f`.
     pub effects: Vec<Ident>,
     /// `emit a, b`.
@@ -296,10 +311,40 @@ pub struct TimerAst {
     pub priority: Option<Priority>,
     /// `-> target`; `None` for an internal timer.
     pub target: Option<Ident>,
+    /// `.history` or `.deep_history` after the target.
+    pub history: Option<HistoryAst>,
     /// `do e, f`.
     pub effects: Vec<Ident>,
     /// `emit a, b`.
     pub emits: Vec<Ident>,
+}
+
+/// Which history a target enters (`-> X.history`, `-> X.deep_history`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HistoryKind {
+    /// `.history`: the child of `X` last active, or `X`'s initial child the first time.
+    Shallow,
+    /// `.deep_history`: the leaf last active inside `X`, or `X`'s initial leaf the first time.
+    Deep,
+}
+
+impl HistoryKind {
+    /// The word after the dot.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            HistoryKind::Shallow => "history",
+            HistoryKind::Deep => "deep_history",
+        }
+    }
+}
+
+/// `.history` or `.deep_history` after a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryAst {
+    /// Which history.
+    pub kind: HistoryKind,
+    /// The span of the word after the dot.
+    pub span: Span,
 }
 
 /// The delay of a timer.

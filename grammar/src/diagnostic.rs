@@ -89,6 +89,12 @@ codes! {
     NameCollision = "name-collision", Error;
     /// `true` or `false` used as a guard name.
     ReservedName = "reserved-name", Error;
+    /// A state that holds states is marked `terminal`.
+    CompositeTerminal = "composite-terminal", Error;
+    /// `-> X.history` or `-> X.deep_history` where `X` holds no states.
+    HistoryOfLeaf = "history-of-leaf", Error;
+    /// States nested deeper than the limit.
+    NestingTooDeep = "nesting-too-deep", Error;
     /// A state that cannot be reached from the initial state.
     UnreachableState = "unreachable-state", Warning;
     /// A reachable state from which no terminal state can be reached.

@@ -61,8 +61,8 @@
 //!   one level deeper.
 
 use crate::ast::{
-    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HookAst, HookKind, Ident, MachineAst, MachineItem,
-    ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
+    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HistoryAst, HookAst, HookKind, Ident, MachineAst,
+    MachineItem, ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
 };
 use crate::diagnostic::Diagnostic;
 use crate::parser;
@@ -502,6 +502,9 @@ impl<'t> Printer<'t> {
             Node::StateItem(StateItem::Hook(h)) => self.hook(h, depth),
             Node::StateItem(StateItem::Transition(t)) | Node::Transition(t) => self.transition(t, depth),
             Node::StateItem(StateItem::Timer(t)) => self.timer(t, depth),
+            // Nested states print like top-level ones, one level deeper; the
+            // parser bounds the depth (`limits::MAX_STATE_DEPTH`).
+            Node::StateItem(StateItem::State(s)) => self.state(s, depth),
         }
     }
 
@@ -613,7 +616,7 @@ impl<'t> Printer<'t> {
         let mut tokens = Tokens::new(self.text, t.span.start);
         tokens.fixed("on");
         tokens.ident(&t.action);
-        tokens.tail(&t.guard, t.priority, &t.target, &t.effects, &t.emits);
+        tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
         self.item(&[], tokens.list, None, depth)
     }
 
@@ -621,7 +624,7 @@ impl<'t> Printer<'t> {
         let mut tokens = Tokens::new(self.text, t.span.start);
         tokens.at("after", t.keyword);
         tokens.ident(t.delay.ident());
-        tokens.tail(&t.guard, t.priority, &t.target, &t.effects, &t.emits);
+        tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
         self.item(&[], tokens.list, None, depth)
     }
 }
@@ -632,7 +635,7 @@ impl Tokens<'_> {
         &mut self,
         guard: &Option<GuardAst>,
         priority: Option<Priority>,
-        target: &Option<Ident>,
+        (target, history): (&Option<Ident>, Option<HistoryAst>),
         effects: &[Ident],
         emits: &[Ident],
     ) {
@@ -649,6 +652,13 @@ impl Tokens<'_> {
         if let Some(target) = target {
             tokens.clause("->");
             tokens.ident(target);
+            if let Some(history) = history {
+                tokens.glued(".");
+                tokens.at(history.kind.keyword(), history.span);
+                if let Some(last) = tokens.list.last_mut() {
+                    last.glued = true;
+                }
+            }
         }
         if !effects.is_empty() {
             tokens.clause("do");

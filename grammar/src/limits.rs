@@ -1,4 +1,4 @@
-//! Size limits on guard expressions.
+//! Size limits on guard expressions and on the nesting of states.
 //!
 //! Guards are trees, and the parser, lowering, evaluation and printing all
 //! recurse over them. A hostile or generated text such as `[!!!!…]` or
@@ -14,6 +14,80 @@ use crate::span::Span;
 pub const MAX_GUARD_DEPTH: usize = 64;
 /// Most `&&`/`||`/`!` operators in one guard.
 pub const MAX_GUARD_OPERATORS: usize = 256;
+/// Deepest nesting of states: a top-level state is at depth 1, its children
+/// at depth 2. The parser, lowering, the formatter, the JSON reader and
+/// writer and the diagrams recurse over the state tree; this bound keeps
+/// every one of them far from the stack's end, whatever the input.
+pub const MAX_STATE_DEPTH: usize = 32;
+
+/// The diagnostic for a state nested deeper than [`MAX_STATE_DEPTH`], on its
+/// name (or on what stands for it, in a text that is not a machine).
+pub(crate) fn too_deep(span: Span, name: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::NestingTooDeep,
+        span,
+        format!("state `{name}` is nested more than {MAX_STATE_DEPTH} levels deep"),
+        "nested too deep",
+        format!(
+            "states may nest at most {MAX_STATE_DEPTH} levels; flatten the hierarchy (an `any` block or a shared parent higher up often says the same)"
+        ),
+    )
+}
+
+/// Every block (`{ ... }`, comments skipped) opened deeper than a machine
+/// body and [`MAX_STATE_DEPTH`] levels of states: its diagnostic, and the
+/// span from its `{` to the matching `}` (or the end of the text), for the
+/// parser to replace with `;` and spaces, so that `state x { ... }` reads
+/// `state x ;` and the rest of the file is still parsed. A linear scan: the
+/// text is never recursed into.
+pub(crate) fn oversized_nesting(text: &str) -> Vec<(Diagnostic, Span)> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    // The block over the limit: its `{`, the depth outside it, and its diagnostic.
+    let mut over: Option<(usize, usize, Diagnostic)> = None;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(text.len(), |n| i + n);
+                continue;
+            }
+            b'{' => {
+                if over.is_none() && depth > MAX_STATE_DEPTH {
+                    let before = text[..i].trim_end();
+                    let name_len = before
+                        .bytes()
+                        .rev()
+                        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                        .count();
+                    let span = match name_len {
+                        0 => Span::new(i, i + 1),
+                        n => Span::new(before.len() - n, before.len()),
+                    };
+                    let name = &text[span.start..span.end];
+                    over = Some((i, depth, too_deep(span, name)));
+                }
+                depth += 1;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if let Some((_, outside, _)) = &over {
+                    if depth == *outside {
+                        let (open, _, d) = over.take().expect("checked");
+                        found.push((d, Span::new(open, i + 1)));
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if let Some((open, _, d)) = over {
+        found.push((d, Span::new(open, text.len())));
+    }
+    found
+}
 
 /// Every guard (`[ ... ]`, comments skipped) over a limit: its diagnostic, and
 /// the span of the whole guard from `[` to `]` (or to the next `;` or `}`, or the
@@ -119,6 +193,42 @@ mod tests {
             assert_eq!(checked.diagnostics[0].code, Code::Syntax);
             assert!(crate::format::format(&text).is_err());
         }
+    }
+
+    fn nested(depth: usize) -> String {
+        let mut text = String::from("machine M {\n");
+        for i in 0..depth {
+            text.push_str(&format!("initial state s{i} {{ on go{i} -> s0;\n"));
+        }
+        text.push_str(&"}\n".repeat(depth));
+        text.push_str("}\n");
+        text
+    }
+
+    #[test]
+    fn states_nested_to_the_limit_pass() {
+        let text = nested(MAX_STATE_DEPTH);
+        assert!(oversized_nesting(&text).is_empty());
+        let checked = crate::check(&text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    }
+
+    #[test]
+    fn states_nested_too_deep_are_refused_not_overflowed() {
+        for depth in [MAX_STATE_DEPTH + 1, 100_000] {
+            let text = nested(depth);
+            let checked = crate::check(&text);
+            assert_eq!(checked.diagnostics.len(), 1, "{:?}", checked.diagnostics);
+            let d = &checked.diagnostics[0];
+            assert_eq!(d.code, Code::NestingTooDeep);
+            assert_eq!(&text[d.span.start..d.span.end], format!("s{MAX_STATE_DEPTH}"));
+            assert!(checked.model.machines.is_empty());
+            assert!(crate::format::format(&text).is_err());
+        }
+        // Braces alone, unbalanced: still one error, no overflow.
+        let text = format!("machine M {{ {}", "{".repeat(100_000));
+        let checked = crate::check(&text);
+        assert!(checked.diagnostics.iter().any(|d| d.code == Code::NestingTooDeep));
     }
 
     #[test]

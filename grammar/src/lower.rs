@@ -99,6 +99,8 @@ struct Lowerer<'d> {
     /// Where dropped transitions probably went: a misspelled target's
     /// suggestion, a duplicate state's edges.
     guessed_edges: Vec<(Source, StateId)>,
+    /// Per state, whether it holds states (for `history-of-leaf`).
+    composite: Vec<bool>,
     actions: Symbols,
     guards: Symbols,
     outputs: Symbols,
@@ -113,6 +115,7 @@ impl<'d> Lowerer<'d> {
             incomplete: false,
             suggestions,
             guessed_edges: Vec::new(),
+            composite: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
             outputs: Symbols::default(),
@@ -223,22 +226,38 @@ impl<'d> Lowerer<'d> {
             }
         }
 
-        // States: register names, find the initial state.
-        let state_asts: Vec<&ast::StateAst> = m
+        // States, in declaration order (a parent before its children), with
+        // the index of their parent in this list. A stack, not recursion: the
+        // parser bounds the depth, and this does not depend on it.
+        let mut state_asts: Vec<(&ast::StateAst, Option<usize>)> = Vec::new();
+        let mut stack: Vec<(&ast::StateAst, Option<usize>)> = m
             .items
             .iter()
+            .rev()
             .filter_map(|i| match i {
-                MachineItem::State(s) => Some(s),
+                MachineItem::State(s) => Some((s, None)),
                 _ => None,
             })
             .collect();
+        while let Some((s, parent)) = stack.pop() {
+            let index = state_asts.len();
+            state_asts.push((s, parent));
+            let children: Vec<&ast::StateAst> = s.children().collect();
+            stack.extend(children.into_iter().rev().map(|c| (c, Some(index))));
+        }
+        // The state each entry of `state_asts` became: its own, or the first
+        // definition of its name for a duplicate.
+        let mut lowered_as: Vec<StateId> = Vec::with_capacity(state_asts.len());
         let mut states: Vec<State> = Vec::with_capacity(state_asts.len());
         let mut bodies: Vec<&ast::StateAst> = Vec::with_capacity(state_asts.len());
         let mut by_name: HashMap<&str, StateId> = HashMap::new();
         let mut initial: Option<(StateId, Span)> = None;
         let mut duplicates: Vec<(StateId, &ast::StateAst)> = Vec::new();
-        for s in &state_asts {
+        debug_assert!(lowered_as.is_empty());
+        for &(s, parent) in &state_asts {
+            let parent = parent.map(|p| lowered_as[p]);
             if let Some(&first) = by_name.get(s.name.name.as_str()) {
+                lowered_as.push(first);
                 self.diagnostics.push(
                     Diagnostic::new(
                         Code::DuplicateState,
@@ -252,14 +271,15 @@ impl<'d> Lowerer<'d> {
                     )
                     .with_label(states[first.index()].span, "first defined here"),
                 );
-                duplicates.push((first, *s));
+                duplicates.push((first, s));
                 continue;
             }
             let id = StateId::from_index(states.len());
+            lowered_as.push(id);
             by_name.insert(&s.name.name, id);
             let allows = self.allows(&s.attrs);
             let init = s.modifier(ModifierKind::Initial);
-            if let Some(kw) = init {
+            if let (Some(kw), None) = (init, parent) {
                 match initial {
                     None => initial = Some((id, kw.span)),
                     Some((first, first_kw)) => self.diagnostics.push(
@@ -290,9 +310,17 @@ impl<'d> Lowerer<'d> {
                 enter_effects: Vec::new(),
                 exit_effects: Vec::new(),
                 allows,
+                parent,
+                children: Vec::new(),
+                depth: parent.map_or(1, |p| states[p.index()].depth + 1),
             });
+            if let Some(p) = parent {
+                states[p.index()].children.push(id);
+            }
             bodies.push(s);
         }
+        self.composites(&m.name.name, &states, &bodies);
+        self.composite = states.iter().map(|s| !s.children.is_empty()).collect();
         if states.is_empty() {
             self.diagnostics.push(Diagnostic::new(
                 Code::MissingInitial,
@@ -396,6 +424,8 @@ impl<'d> Lowerer<'d> {
                             transitions.push(tr);
                         }
                     }
+                    // Lowered in its own turn, as a state of the list.
+                    StateItem::State(_) => {}
                 }
             }
         }
@@ -429,6 +459,7 @@ impl<'d> Lowerer<'d> {
                             self.guessed_edges.push((source, to));
                         }
                     }
+                    StateItem::State(_) => {}
                 }
             }
         }
@@ -587,6 +618,7 @@ impl<'d> Lowerer<'d> {
                 Some(self.resolve_target(ident, "timer", Source::State(state), by_name, state_names)?)
             }
         };
+        let history = self.history(t.target.as_ref(), target, t.history);
         let Some(delay) = delay else {
             // The graph checks still see where it went.
             if let Some(to) = target {
@@ -601,6 +633,7 @@ impl<'d> Lowerer<'d> {
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
+            history,
             effects,
             emits,
             span: t.span,
@@ -645,6 +678,7 @@ impl<'d> Lowerer<'d> {
                 Some(self.resolve_target(ident, &what, source, by_name, state_names)?)
             }
         };
+        let history = self.history(t.target.as_ref(), target, t.history);
         Some(Transition {
             source,
             action,
@@ -652,11 +686,111 @@ impl<'d> Lowerer<'d> {
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
+            history,
             effects,
             emits,
             span: t.span,
             docs: t.docs.clone(),
         })
+    }
+
+    /// The history a target enters, if written; `history-of-leaf` (and no
+    /// history) when the target holds no states.
+    fn history(
+        &mut self,
+        ident: Option<&ast::Ident>,
+        target: Option<StateId>,
+        history: Option<ast::HistoryAst>,
+    ) -> Option<HistoryKind> {
+        let (ident, target, history) = (ident?, target?, history?);
+        if self.composite.get(target.index()).copied().unwrap_or(false) {
+            return Some(history.kind);
+        }
+        self.diagnostics.push(Diagnostic::new(
+            Code::HistoryOfLeaf,
+            ident.span.to(history.span),
+            format!(
+                "`{}.{}` names the history of `{}`, which holds no states",
+                ident.name,
+                history.kind.keyword(),
+                ident.name
+            ),
+            "no history: not a composite state",
+            format!(
+                "only a state with states inside has a history; target `{}` itself",
+                ident.name
+            ),
+        ));
+        None
+    }
+
+    /// Per composite state: exactly one `initial` child (reported on the
+    /// composite's name), and no `terminal`.
+    fn composites(&mut self, machine: &str, states: &[State], bodies: &[&ast::StateAst]) {
+        for (state, ast) in states.iter().zip(bodies) {
+            let Some(&first) = state.children.first() else {
+                continue;
+            };
+            if let Some(kw) = ast.modifier(ModifierKind::Terminal) {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::CompositeTerminal,
+                        kw.span,
+                        format!("state `{}` holds states, so it cannot be terminal", state.name),
+                        "a composite state is never where the machine ends",
+                        format!(
+                            "remove `terminal` from `{}`, and mark the child the machine ends in as `terminal` instead",
+                            state.name
+                        ),
+                    )
+                    .with_label(state.span, "holds states"),
+                );
+            }
+            let initials: Vec<(StateId, Span)> = state
+                .children
+                .iter()
+                .filter_map(|&c| Some((c, bodies[c.index()].modifier(ModifierKind::Initial)?.span)))
+                .collect();
+            match initials.as_slice() {
+                [] => self.diagnostics.push(Diagnostic::new(
+                    Code::MissingInitial,
+                    state.span,
+                    format!(
+                        "composite state `{}` in machine `{machine}` has no initial state",
+                        state.name
+                    ),
+                    "none of its states is marked `initial`",
+                    format!(
+                        "mark the state entering `{}` starts in, e.g. `initial state {}`",
+                        state.name,
+                        states[first.index()].name
+                    ),
+                )),
+                [_] => {}
+                [(a, first_kw), rest @ ..] => {
+                    let names: Vec<String> = std::iter::once(a)
+                        .chain(rest.iter().map(|(c, _)| c))
+                        .map(|c| format!("`{}`", states[c.index()].name))
+                        .collect();
+                    let mut d = Diagnostic::new(
+                        Code::MultipleInitial,
+                        state.span,
+                        format!(
+                            "composite state `{}` has more than one initial state: {}",
+                            state.name,
+                            names.join(" and ")
+                        ),
+                        "more than one initial state inside",
+                        "entering a composite state enters exactly one of its states; remove `initial` from all but one",
+                    )
+                    .with_label(*first_kw, "first initial state");
+                    for (_, kw) in rest {
+                        d = d.with_label(*kw, "another initial state");
+                    }
+                    self.diagnostics.push(d);
+                }
+            }
+        }
     }
 
     /// The state a transition or timer targets; `None` (reported) when

@@ -3,8 +3,12 @@
 //!
 //! Code generation, the dynamic engine and the JSON export all read this.
 
+mod hierarchy;
+
+pub use crate::ast::HistoryKind;
 use crate::diagnostic::Code;
 use crate::span::Span;
+pub use hierarchy::{HistoryMemory, Path};
 use std::fmt::Write as _;
 
 macro_rules! ids {
@@ -111,12 +115,25 @@ pub struct State {
     pub exit_effects: Vec<EffectId>,
     /// Warnings silenced by `#[allow(...)]` on this state.
     pub allows: Vec<Code>,
+    /// The state whose body holds this one; `None` at the top level.
+    pub parent: Option<StateId>,
+    /// The states in this one's body, in declaration order. A state with
+    /// children is *composite*; one without is a *leaf*.
+    pub children: Vec<StateId>,
+    /// 1 at the top level, 2 for a child of a top-level state, and so on
+    /// (the `any` block is level 0). At most [`crate::limits::MAX_STATE_DEPTH`].
+    pub depth: u32,
 }
 
 impl State {
     /// True for a terminal state.
     pub fn is_terminal(&self) -> bool {
         self.terminal.is_some()
+    }
+
+    /// True for a state that holds states.
+    pub fn is_composite(&self) -> bool {
+        !self.children.is_empty()
     }
 }
 
@@ -190,6 +207,9 @@ pub struct Transition {
     pub priority: i32,
     /// The state entered; `None` for an internal transition.
     pub target: Option<StateId>,
+    /// `-> X.history` / `-> X.deep_history`: the target (a composite state)
+    /// is entered through its history (see [`Machine::entry_path`]).
+    pub history: Option<HistoryKind>,
     /// Effects of the transition itself (`do ...`), in order.
     pub effects: Vec<EffectId>,
     /// Outputs of the transition itself, in order.
@@ -229,6 +249,8 @@ pub struct Timer {
     pub priority: i32,
     /// The state entered; `None` for an internal timer.
     pub target: Option<StateId>,
+    /// Entered through its history, as for [`Transition::history`].
+    pub history: Option<HistoryKind>,
     /// Effects, in order.
     pub effects: Vec<EffectId>,
     /// Outputs, in order.
@@ -266,7 +288,8 @@ pub struct Machine {
     pub delays: Vec<Symbol>,
     /// Timers in declaration order.
     pub timers: Vec<Timer>,
-    /// The initial state.
+    /// The initial state among the top-level states (possibly composite:
+    /// the machine starts in [`Machine::initial_leaf`]).
     pub initial: StateId,
     /// Every transition in declaration order (state bodies and `any` blocks).
     pub transitions: Vec<Transition>,
@@ -319,15 +342,17 @@ impl Machine {
     }
 
     /// The transitions that apply in `state`, grouped by action, each group in
-    /// the order they are tried: highest priority first, ties in declaration
-    /// order, the state's own transitions before the `any` block's. Groups
+    /// the order they are tried: highest priority first; at equal priority the
+    /// innermost first (the state's own transitions, then its parent's, and
+    /// so on out to the `any` block's); then in declaration order. Groups
     /// follow the order of [`Machine::actions`]. Terminal states have none.
     pub fn candidate_groups(&self, state: StateId) -> Vec<(ActionId, Vec<TransitionId>)> {
         if self.state(state).is_terminal() {
             return Vec::new();
         }
-        let mut all: Vec<TransitionId> = self.own[state.index()].iter().chain(&self.any).copied().collect();
-        // Stable: equal keys keep own-before-any, then declaration order.
+        let levels = self.ancestors_or_self(state).map(|s| &self.own[s.index()]);
+        let mut all: Vec<TransitionId> = levels.chain([&self.any]).flatten().copied().collect();
+        // Stable: equal keys keep innermost first, then declaration order.
         all.sort_by_key(|&t| {
             let t = self.transition(t);
             (t.action, std::cmp::Reverse(t.priority))
@@ -502,6 +527,12 @@ impl Machine {
                     effects(&s.exit_effects)
                 );
             }
+            // Nesting adds to the line only where it is used, as above. A
+            // child's `initial=` is its own mark (the machine's is for the
+            // top level).
+            if let Some(p) = s.parent {
+                let _ = write!(out, " parent={} child_initial={}", self.state(p).name, s.initial);
+            }
             out.push('\n');
         }
         // Per source (each state's body, then `any`), transitions grouped by
@@ -528,7 +559,7 @@ impl Machine {
                         .map(|g| self.guard_text(&g.expr))
                         .unwrap_or_default(),
                     t.priority,
-                    t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
+                    self.target_text(t.target, t.history),
                 );
                 if !t.effects.is_empty() {
                     let _ = write!(out, " do=[{}]", effects(&t.effects));
@@ -550,12 +581,22 @@ impl Machine {
                     .map(|g| self.guard_text(&g.expr))
                     .unwrap_or_default(),
                 t.priority,
-                t.target.map(|s| self.state(s).name.as_str()).unwrap_or("."),
+                self.target_text(t.target, t.history),
                 effects(&t.effects),
                 names(&t.emits)
             );
         }
         out
+    }
+
+    /// A target as the canonical text writes it: `.` for none, the state's
+    /// name, or `name.history` / `name.deep_history`.
+    fn target_text(&self, target: Option<StateId>, history: Option<HistoryKind>) -> String {
+        match (target, history) {
+            (None, _) => ".".to_string(),
+            (Some(s), None) => self.state(s).name.clone(),
+            (Some(s), Some(h)) => format!("{}.{}", self.state(s).name, h.keyword()),
+        }
     }
 
     /// A stable hash of [`Machine::canonical`]: 16 hex digits of 64-bit FNV-1a.
@@ -657,6 +698,31 @@ mod tests {
         assert_eq!(tree("a || (b || (c || d))"), tree("a || b || c || d"));
         assert_eq!(tree("(a && b) && (c && d)"), tree("a && b && c && d"));
         assert_eq!(tree("a || (b && (c && d)) || e"), tree("a || b && c && d || e"));
+    }
+
+    #[test]
+    fn flat_machines_keep_their_fingerprints_and_nesting_adds_to_them() {
+        // Fingerprints from before nesting existed (tests/snapshots holds the same).
+        let fixture = |name: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../tests/fixtures/ok")
+                .join(name);
+            fingerprint(&std::fs::read_to_string(path).unwrap())
+        };
+        assert_eq!(fixture("hooks.fsm"), "e7e1390e5251bbe7");
+        assert_eq!(fixture("initial-terminal.fsm"), "804e6387e34c91f7");
+        // Nesting a state, or entering through history, changes it.
+        let flat = "machine M { initial state p { on x -> a; } state a { on y -> p; } }";
+        let nested = "machine M { initial state p { on x -> a; initial state a { on y -> p; } } }";
+        let history =
+            "machine M { initial state p { on x -> a; initial state a { on y -> p; } } state q { on z -> p.history; } }";
+        let plain = "machine M { initial state p { on x -> a; initial state a { on y -> p; } } state q { on z -> p; } }";
+        let checked = |t: &str| crate::check(t).model.machines[0].fingerprint();
+        assert_ne!(checked(flat), checked(nested));
+        assert_ne!(checked(history), checked(plain));
+        assert!(crate::check(history).model.machines[0]
+            .canonical()
+            .contains("-> p.history"));
     }
 
     #[test]

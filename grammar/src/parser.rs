@@ -53,9 +53,12 @@ pub fn parse(text: &str) -> Parsed {
     let mut diagnostics = Vec::new();
     // Guards over the size limits are reported and blanked, so the rest of
     // the file is still parsed; the machines holding them are not checked.
-    let oversized = crate::limits::oversized_guards(text);
+    // So are states nested too deep: their bodies become `;`, and the
+    // parsers, which recurse on nesting, never see the depth.
+    let mut oversized = crate::limits::oversized_guards(text);
+    let nesting = crate::limits::oversized_nesting(text);
     let blanked;
-    let text = if oversized.is_empty() {
+    let text = if oversized.is_empty() && nesting.is_empty() {
         text
     } else {
         let mut copy = text.to_string();
@@ -63,6 +66,13 @@ pub fn parse(text: &str) -> Parsed {
             blank(&mut copy, guard.start, guard.end);
             diagnostics.push(diagnostic.clone());
         }
+        for (diagnostic, body) in &nesting {
+            blank(&mut copy, body.start, body.end);
+            copy.replace_range(body.start..body.start + 1, ";");
+            diagnostics.push(diagnostic.clone());
+        }
+        oversized.extend(nesting);
+        diagnostics.sort_by_key(|d| d.span.start);
         blanked = copy;
         &blanked
     };
@@ -727,9 +737,12 @@ mod direct {
                 HookKind::Exit
             } else if let Some(keyword) = self.keyword("after") {
                 return self.timer_after_keyword(keyword).map(StateItem::Timer);
-            } else {
-                self.keyword("on")?;
+            } else if self.keyword("on").is_some() {
                 return self.transition_after_on().map(StateItem::Transition);
+            } else {
+                // A nested state. Depth is bounded before parsing starts
+                // (`limits::oversized_nesting`), so this recursion is too.
+                return self.state(start).map(StateItem::State);
             };
             let effects = self.effects()?;
             let outputs = self.emits()?;
@@ -879,7 +892,7 @@ mod direct {
             } else {
                 DelayAst::Name(self.ident()?)
             };
-            let (guard, priority, target, effects, emits, semi) = self.transition_tail()?;
+            let (guard, priority, (target, history), effects, emits, semi) = self.transition_tail()?;
             let span = keyword.to(semi);
             Some(TimerAst {
                 docs: self.docs.docs_before(span.start),
@@ -889,6 +902,7 @@ mod direct {
                 guard,
                 priority,
                 target,
+                history,
                 effects,
                 emits,
             })
@@ -898,7 +912,7 @@ mod direct {
         fn transition_after_on(&mut self) -> Option<TransitionAst> {
             let start = self.pos - "on".len();
             let action = self.ident()?;
-            let (guard, priority, target, effects, emits, semi) = self.transition_tail()?;
+            let (guard, priority, (target, history), effects, emits, semi) = self.transition_tail()?;
             let span = Span::new(start, semi.end);
             Some(TransitionAst {
                 docs: self.docs.docs_before(span.start),
@@ -907,6 +921,7 @@ mod direct {
                 guard,
                 priority,
                 target,
+                history,
                 effects,
                 emits,
             })
@@ -919,7 +934,7 @@ mod direct {
         ) -> Option<(
             Option<GuardAst>,
             Option<Priority>,
-            Option<Ident>,
+            (Option<Ident>, Option<HistoryAst>),
             Vec<Ident>,
             Vec<Ident>,
             Span,
@@ -937,9 +952,23 @@ mod direct {
                 None
             };
             let target = if self.punct("->").is_some() {
-                Some(self.ident()?)
+                let state = self.ident()?;
+                let history = if self.punct(".").is_some() {
+                    let kind = if let Some(span) = self.keyword("deep_history") {
+                        (HistoryKind::Deep, span)
+                    } else {
+                        (HistoryKind::Shallow, self.keyword("history")?)
+                    };
+                    Some(HistoryAst {
+                        kind: kind.0,
+                        span: kind.1,
+                    })
+                } else {
+                    None
+                };
+                (Some(state), history)
             } else {
-                None
+                (None, None)
             };
             let effects = self.effects()?;
             let emits = self.emits()?;
@@ -1111,7 +1140,12 @@ machine Agent {
         fn walk(pair: pest::iterators::Pair<'_, Rule>, out: &mut Vec<Span>) {
             match pair.as_rule() {
                 // A type is one leaf: the AST keeps it whole.
-                Rule::ident | Rule::lint_code | Rule::int | Rule::duration | Rule::rust_type => {
+                Rule::ident
+                | Rule::lint_code
+                | Rule::int
+                | Rule::duration
+                | Rule::rust_type
+                | Rule::history => {
                     out.push(Span::from(pair.as_span()));
                 }
                 _ => pair.into_inner().for_each(|p| walk(p, out)),
@@ -1133,7 +1167,7 @@ machine Agent {
         fn tail(
             g: &Option<GuardAst>,
             p: Option<Priority>,
-            target: &Option<Ident>,
+            (target, history): (&Option<Ident>, Option<HistoryAst>),
             lists: [&[Ident]; 2],
             out: &mut Vec<Span>,
         ) {
@@ -1142,17 +1176,47 @@ machine Agent {
             }
             out.extend(p.map(|p| p.span));
             out.extend(target.as_ref().map(|i| i.span));
+            out.extend(history.map(|h| h.span));
             out.extend(lists.iter().flat_map(|l| l.iter()).map(|i| i.span));
         }
         fn transition(t: &TransitionAst, out: &mut Vec<Span>) {
             out.push(t.action.span);
-            tail(&t.guard, t.priority, &t.target, [&t.effects, &t.emits], out);
+            tail(
+                &t.guard,
+                t.priority,
+                (&t.target, t.history),
+                [&t.effects, &t.emits],
+                out,
+            );
+        }
+        fn attrs(attrs: &[Attr], out: &mut Vec<Span>) {
+            out.extend(attrs.iter().flat_map(|a| &a.codes).map(|c| c.span));
+        }
+        fn state(s: &StateAst, out: &mut Vec<Span>) {
+            attrs(&s.attrs, out);
+            out.push(s.name.span);
+            for item in s.body.iter().flatten() {
+                match item {
+                    StateItem::Hook(h) => {
+                        out.extend(h.effects.iter().chain(&h.outputs).map(|i| i.span));
+                    }
+                    StateItem::Transition(t) => transition(t, out),
+                    StateItem::Timer(t) => {
+                        out.push(t.delay.ident().span);
+                        tail(
+                            &t.guard,
+                            t.priority,
+                            (&t.target, t.history),
+                            [&t.effects, &t.emits],
+                            out,
+                        );
+                    }
+                    StateItem::State(s) => state(s, out),
+                }
+            }
         }
         let mut out = Vec::new();
         for m in machines {
-            let attrs = |attrs: &[Attr], out: &mut Vec<Span>| {
-                out.extend(attrs.iter().flat_map(|a| &a.codes).map(|c| c.span));
-            };
             attrs(&m.attrs, &mut out);
             out.push(m.name.span);
             for item in &m.items {
@@ -1164,22 +1228,7 @@ machine Agent {
                         out.extend(d.payloads.iter().flatten().map(|t| t.span));
                     }
                     MachineItem::Any(a) => a.transitions.iter().for_each(|t| transition(t, &mut out)),
-                    MachineItem::State(s) => {
-                        attrs(&s.attrs, &mut out);
-                        out.push(s.name.span);
-                        for item in s.body.iter().flatten() {
-                            match item {
-                                StateItem::Hook(h) => {
-                                    out.extend(h.effects.iter().chain(&h.outputs).map(|i| i.span));
-                                }
-                                StateItem::Transition(t) => transition(t, &mut out),
-                                StateItem::Timer(t) => {
-                                    out.push(t.delay.ident().span);
-                                    tail(&t.guard, t.priority, &t.target, [&t.effects, &t.emits], &mut out);
-                                }
-                            }
-                        }
-                    }
+                    MachineItem::State(s) => state(s, &mut out),
                 }
             }
         }
@@ -1237,6 +1286,10 @@ machine Agent {
             "machine M { action a(Foo::<T>); }",
             "machine M { output o(T); delay d(T); }",
             "machine M { state s { enter; after; after -> s; on x do; } any { after 1s; } }",
+            "machine M { initial state a { on x -> b.history; after 1s -> b.deep_history emit o; state c; #[allow(dead-end)] initial terminal state d { state e { } } } state b { on y -> a . history; state history; state deep_history { on z -> history; } } }",
+            "machine M { state a { on x -> b.; on y -> b.deep; on z -> b.history.history; } }",
+            "machine M { state a { on x -> .history; state enter { exit emit o; } state exit; state on { on on -> on; } state after; } }",
+            "machine M { state a { initial; state b } }",
         ];
         let mut texts: Vec<String> = fixtures();
         texts.extend(extra.iter().map(|s| s.to_string()));

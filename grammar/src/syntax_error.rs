@@ -243,6 +243,10 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         guard => vec!["`[`"],
         priority | kw_priority => vec!["`priority`"],
         target | arrow => vec!["`->`"],
+        dot => vec!["`.`"],
+        history => vec!["`history`", "`deep_history`"],
+        kw_history => vec!["`history`"],
+        kw_deep_history => vec!["`deep_history`"],
         guard_or | guard_and | guard_unary | guard_primary => vec!["a guard name", "`!`", "`(`"],
         guard_paren | lparen => vec!["`(`"],
         ident_list => vec!["a name"],
@@ -257,7 +261,7 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         and_op => vec!["`&&`"],
         or_op => vec!["`||`"],
         machine_item => vec!["`action`", "`guard`", "`output`", "`state`", "`any`"],
-        state_item => vec!["`on`", "`after`", "`enter`", "`exit`"],
+        state_item => vec!["`on`", "`after`", "`enter`", "`exit`", "`state`"],
         file | machine_entry | machine_rest | state_rest | any_rest | WHITESPACE | COMMENT | word_end => {
             vec![]
         }
@@ -268,7 +272,9 @@ fn help(expected: &[String], context: &str) -> String {
     let expects = |w: &str| expected.iter().any(|e| e == w);
     let in_guard =
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
-    if context == "->" {
+    if context == "." {
+        "after a composite state's name, `.history` enters the child last active in it and `.deep_history` the state last active anywhere inside it".into()
+    } else if context == "->" {
         "a transition's target is the name of a state: `on ACTION -> STATE;`".into()
     } else if in_guard {
         "a guard is a guard name, `!g`, `a && b`, `a || b` or `( ... )`, inside `[` `]`".into()
@@ -292,7 +298,7 @@ fn help(expected: &[String], context: &str) -> String {
     } else if expects("`state`") || expects("`any`") {
         "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
     } else if expects("`on`") {
-        "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`) and `enter emit ...;` / `exit emit ...;`"
+        "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
             .into()
     } else if expects("`;`") {
         "every declaration and transition ends with `;`".into()

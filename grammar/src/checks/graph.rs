@@ -12,7 +12,7 @@
 //! evaluated here: guarded candidates all count. Timers (`after`) are edges
 //! of their state like its own transitions.
 
-use crate::model::{ActionId, Machine, Source, StateId};
+use crate::model::{ActionId, HistoryKind, Machine, Source, StateId};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -33,6 +33,9 @@ type AnyEdges = BTreeMap<Option<ActionId>, Vec<(i32, StateId)>>;
 
 impl Graph {
     pub(crate) fn new(m: &Machine) -> Self {
+        if m.is_nested() {
+            return Self::nested(m);
+        }
         let n = m.states.len();
         let live = |s: StateId| !m.state(s).is_terminal();
         let tr = |t| m.transition(t);
@@ -201,6 +204,101 @@ impl Graph {
             })
             .collect();
 
+        Graph {
+            reachable,
+            reaches_terminal,
+            has_exit,
+            has_terminal: m.states.iter().any(|s| s.is_terminal()),
+        }
+    }
+
+    /// The same facts for a machine with composite states, over its leaves
+    /// (the machine is always in a leaf). A leaf's edges are its candidates
+    /// on each action ([`Machine::candidate_groups`]: its own, its
+    /// ancestors' and the `any` block's) up to the first unguarded one, and
+    /// the timers of it and its ancestors. An edge into a composite enters
+    /// its initial leaf; into a history, its initial leaf going forward (any
+    /// other leaf it may resume was reached before) and, going backward,
+    /// every leaf inside it. A composite is reachable when a leaf inside it
+    /// is, and counts as having a way out and a path to a terminal state
+    /// (the checks report its leaves). Time: leaves × candidates of a leaf.
+    fn nested(m: &Machine) -> Self {
+        let n = m.states.len();
+        let live = |s: StateId| !m.state(s).is_terminal();
+        let leaf_of = |s: StateId| m.initial_descent(s).last().copied().unwrap_or(s);
+        let inside = |s: StateId| -> Vec<StateId> { m.leaves().filter(|&l| m.is_inside(l, s)).collect() };
+        let mut succ: Vec<Vec<StateId>> = vec![Vec::new(); n];
+        let mut pred: Vec<Vec<StateId>> = vec![Vec::new(); n];
+        let mut edge = |from: StateId, to: StateId, history: Option<HistoryKind>| {
+            succ[from.index()].push(leaf_of(to));
+            match history {
+                None => pred[leaf_of(to).index()].push(from),
+                Some(_) => inside(to).into_iter().for_each(|l| pred[l.index()].push(from)),
+            }
+        };
+        for leaf in m.leaves().filter(|&l| live(l)) {
+            for (_, group) in m.candidate_groups(leaf) {
+                for &t in &group {
+                    let t = m.transition(t);
+                    if let Some(to) = t.target {
+                        edge(leaf, to, t.history);
+                    }
+                    if t.guard.is_none() {
+                        break;
+                    }
+                }
+            }
+            for (_, t) in m.timers_in(leaf) {
+                if let Some(to) = t.target {
+                    edge(leaf, to, t.history);
+                }
+            }
+            for &(source, to) in &m.guessed_edges {
+                let applies = match source {
+                    Source::Any => true,
+                    Source::State(s) => s == leaf || m.is_inside(leaf, s),
+                };
+                if applies {
+                    edge(leaf, to, None);
+                }
+            }
+        }
+
+        let mut reachable = vec![false; n];
+        let start = m.initial_leaf();
+        let mut queue = VecDeque::from([start]);
+        reachable[start.index()] = true;
+        while let Some(s) = queue.pop_front() {
+            for &to in &succ[s.index()] {
+                if !reachable[to.index()] {
+                    reachable[to.index()] = true;
+                    queue.push_back(to);
+                }
+            }
+        }
+        let mut reaches_terminal = vec![false; n];
+        let mut queue: VecDeque<StateId> = m.leaves().filter(|&s| !live(s)).collect();
+        for &s in &queue {
+            reaches_terminal[s.index()] = true;
+        }
+        while let Some(s) = queue.pop_front() {
+            for &p in &pred[s.index()] {
+                if !reaches_terminal[p.index()] {
+                    reaches_terminal[p.index()] = true;
+                    queue.push_back(p);
+                }
+            }
+        }
+        let mut has_exit: Vec<bool> = m
+            .state_ids()
+            .map(|s| live(s) && succ[s.index()].iter().any(|&to| to != s))
+            .collect();
+        // Composites take their facts from their leaves.
+        for s in m.state_ids().filter(|&s| m.state(s).is_composite()) {
+            reachable[s.index()] = m.leaves().any(|l| reachable[l.index()] && m.is_inside(l, s));
+            has_exit[s.index()] = true;
+            reaches_terminal[s.index()] = true;
+        }
         Graph {
             reachable,
             reaches_terminal,

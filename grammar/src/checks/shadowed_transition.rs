@@ -58,6 +58,9 @@ pub(crate) fn check(
     budget: &mut Budget,
     sink: &mut Sink<'_>,
 ) -> Vec<bool> {
+    if m.is_nested() {
+        return check_nested(m, is_duplicate, budget, sink);
+    }
     let mut never = vec![false; m.transitions.len()];
     // Guards that cannot hold at all are `unsatisfiable-guard`, not shadowing.
     let holds: Vec<bool> = m
@@ -137,6 +140,52 @@ pub(crate) fn check(
                     report(m, t, by, Some(live_states), sink);
                 }
             }
+        }
+    }
+    never
+}
+
+/// With composite states: every live leaf's candidates on each action,
+/// across levels, are judged in firing order; a transition is reported when
+/// it can fire in none of the leaves it applies to. So a child's override of
+/// its parent's transition is not reported (the parent's still fires in its
+/// other children), and a parent's transition that every child overrides is.
+fn check_nested(m: &Machine, is_duplicate: &[bool], budget: &mut Budget, sink: &mut Sink<'_>) -> Vec<bool> {
+    let n = m.transitions.len();
+    let holds: Vec<bool> = m
+        .transitions
+        .iter()
+        .map(|t| {
+            t.guard
+                .as_ref()
+                .is_none_or(|g| guard_logic::can_hold(&g.expr, budget))
+        })
+        .collect();
+    let mut applies = vec![0usize; n];
+    let mut fires = vec![false; n];
+    let mut blame: Vec<Option<TransitionId>> = vec![None; n];
+    for leaf in m.leaves().filter(|&l| !m.state(l).is_terminal()) {
+        for (_, group) in m.candidate_groups(leaf) {
+            let judged = judge(m, &group, &holds, budget);
+            for (&t, v) in group.iter().zip(judged.verdicts) {
+                applies[t.index()] += 1;
+                match v {
+                    Verdict::Shadowed(by) => {
+                        blame[t.index()].get_or_insert(by);
+                    }
+                    Verdict::Fires | Verdict::Unknown => fires[t.index()] = true,
+                }
+            }
+        }
+    }
+    let mut never = vec![false; n];
+    for t in (0..n).map(TransitionId::from_index) {
+        let (Some(by), false) = (blame[t.index()], fires[t.index()]) else {
+            continue;
+        };
+        never[t.index()] = true;
+        if !is_duplicate[t.index()] {
+            report(m, t, by, Some(applies[t.index()]), sink);
         }
     }
     never
@@ -282,6 +331,9 @@ fn report(m: &Machine, t: TransitionId, by: TransitionId, any_states: Option<usi
     let blocker = m.transition(by);
     let action = &m.actions[tr.action.index()].name;
     let place = match (tr.source, any_states) {
+        (Source::State(s), _) if m.state(s).is_composite() => {
+            format!("in any state inside `{}`", m.state(s).name)
+        }
         (Source::State(s), _) => format!("in state `{}`", m.state(s).name),
         (Source::Any, Some(1)) => "in the one state the `any` block applies to".to_string(),
         (Source::Any, _) => "in any state".to_string(),
@@ -304,7 +356,8 @@ fn report(m: &Machine, t: TransitionId, by: TransitionId, any_states: Option<usi
             format!("this transition on `{action}` can never fire {place}: an earlier candidate always fires instead"),
             "never fires",
             format!(
-                "candidates are tried by priority, then in order of declaration; {why}. Raise this transition's priority, narrow the earlier guard, or remove it"
+                "candidates are tried by priority, then {}in order of declaration; {why}. Raise this transition's priority, narrow the earlier guard, or remove it",
+                if m.is_nested() { "innermost state first, then " } else { "" }
             ),
         )
         .with_label(blocker.span, label),

@@ -3,10 +3,15 @@
 use super::graph::Graph;
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::Machine;
+use crate::model::{Machine, StateId};
 
 pub(crate) fn check(m: &Machine, graph: &Graph, sink: &mut Sink<'_>) {
-    for s in m.state_ids().filter(|s| !graph.reachable[s.index()]) {
+    // Only the outermost unreachable state of a subtree: its states are unreachable with it.
+    let parent_reachable = |s: StateId| m.state(s).parent.is_none_or(|p| graph.reachable[p.index()]);
+    for s in m
+        .state_ids()
+        .filter(|&s| !graph.reachable[s.index()] && parent_reachable(s))
+    {
         let state = m.state(s);
         sink.push(
             Scope::State(s),

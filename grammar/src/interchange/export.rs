@@ -12,7 +12,9 @@
 use super::json_value::JsonValue;
 use super::FORMAT_VERSION;
 use crate::diagnostic::Code;
-use crate::model::{ActionId, EffectId, Machine, OutputId, Symbol, Timer, TransitionId};
+use crate::model::{
+    ActionId, EffectId, HistoryKind, Machine, OutputId, StateId, Symbol, Timer, TransitionId,
+};
 use crate::Model;
 
 /// One machine as a pretty-printed JSON document (two-space indentation,
@@ -99,9 +101,22 @@ fn machine_value(machine: &Machine) -> JsonValue {
             doc.put(key, declarations(symbols));
         }
     }
-    let states = machine
+    let top: Vec<StateId> = machine
         .state_ids()
-        .map(|id| {
+        .filter(|&s| machine.state(s).parent.is_none())
+        .collect();
+    doc.put("states", states(machine, &top));
+    doc.put_some("any", on(machine, machine.any_transitions()));
+    doc.into_value()
+}
+
+/// The `states` object of `ids`, with the states inside each, as XState's
+/// machine config nests them. Recursion is bounded by the model's depth
+/// limit ([`crate::limits::MAX_STATE_DEPTH`]).
+fn states(machine: &Machine, ids: &[StateId]) -> JsonValue {
+    let states = ids
+        .iter()
+        .map(|&id| {
             let state = machine.state(id);
             let mut members = ObjectBuilder::default();
             members.put_some("description", description(&state.docs));
@@ -115,12 +130,14 @@ fn machine_value(machine: &Machine) -> JsonValue {
             if !timers.is_empty() {
                 members.put("after", JsonValue::Array(timers));
             }
+            if let Some(child) = machine.initial_child(id) {
+                members.put("initial", JsonValue::string(&machine.state(child).name));
+                members.put("states", states(machine, &state.children));
+            }
             (state.name.clone(), members.into_value())
         })
         .collect();
-    doc.put("states", JsonValue::Object(states));
-    doc.put_some("any", on(machine, machine.any_transitions()));
-    doc.into_value()
+    JsonValue::Object(states)
 }
 
 /// Doc lines joined with `\n`; `None` when there are none.
@@ -200,9 +217,18 @@ fn candidate(machine: &Machine, id: TransitionId) -> JsonValue {
         members.put("priority", JsonValue::Number(t.priority.into()));
     }
     members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
+    members.put_some("history", t.history.map(history));
     members.put_some("effects", effects(machine, &t.effects));
     members.put_some("emit", outputs(machine, &t.emits));
     members.into_value()
+}
+
+/// `"shallow"` or `"deep"`.
+fn history(kind: HistoryKind) -> JsonValue {
+    JsonValue::string(match kind {
+        HistoryKind::Shallow => "shallow",
+        HistoryKind::Deep => "deep",
+    })
 }
 
 /// A timer object: `delay` first, then the members of a transition object.
@@ -220,6 +246,7 @@ fn timer(machine: &Machine, t: &Timer) -> JsonValue {
         members.put("priority", JsonValue::Number(t.priority.into()));
     }
     members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
+    members.put_some("history", t.history.map(history));
     members.put_some("effects", effects(machine, &t.effects));
     members.put_some("emit", outputs(machine, &t.emits));
     members.into_value()

@@ -43,14 +43,25 @@ const STATE_FIELDS: &[&str] = &[
     "exit_effects",
     "on",
     "after",
+    "initial",
+    "states",
 ];
-const CANDIDATE_FIELDS: &[&str] = &["description", "guard", "priority", "to", "effects", "emit"];
+const CANDIDATE_FIELDS: &[&str] = &[
+    "description",
+    "guard",
+    "priority",
+    "to",
+    "history",
+    "effects",
+    "emit",
+];
 const TIMER_FIELDS: &[&str] = &[
     "delay",
     "description",
     "guard",
     "priority",
     "to",
+    "history",
     "effects",
     "emit",
 ];
@@ -113,6 +124,28 @@ pub(super) struct StateSpec {
     pub exit_effects: Vec<Name>,
     pub on: Vec<ActionSpec>,
     pub after: Vec<TimerSpec>,
+    /// The states inside this one, from its `states` member.
+    pub children: Vec<StateSpec>,
+    /// Its `initial` member: the child it starts in.
+    pub initial_child: Option<(Name, JsonPath)>,
+}
+
+impl StateSpec {
+    /// This state and every state inside it, parents before children.
+    pub(super) fn subtree(&self) -> Vec<&StateSpec> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(s) = stack.pop() {
+            out.push(s);
+            stack.extend(s.children.iter().rev());
+        }
+        out
+    }
+}
+
+/// Every state of `states` and inside them, parents before children.
+pub(super) fn all_states(states: &[StateSpec]) -> Vec<&StateSpec> {
+    states.iter().flat_map(StateSpec::subtree).collect()
 }
 
 /// One timer: its delay (a literal such as `30s`, or a delay's name) and
@@ -148,6 +181,8 @@ pub(super) struct CandidateSpec {
     pub guard: Option<(String, JsonPath)>,
     pub priority: Option<(i32, JsonPath)>,
     pub to: Option<Name>,
+    /// `"history": "shallow"` or `"deep"`: `to` is entered through its history.
+    pub history: Option<(crate::ast::HistoryKind, JsonPath)>,
     pub effects: Vec<Name>,
     pub emit: Vec<Name>,
 }
@@ -395,7 +430,7 @@ impl Reader<'_> {
 
         let states_value = members.get("states");
         let mut states = match states_value {
-            Some(value) => self.states(value, &path.key("states"), &mut names),
+            Some(value) => self.states(value, &path.key("states"), &mut names, 1),
             None => Vec::new(),
         };
         let any = match members.get("any") {
@@ -403,8 +438,10 @@ impl Reader<'_> {
             None => Vec::new(),
         };
 
-        // `initial_state`, `terminal_states` and every `to` refer to states.
-        let by_ident: HashMap<&str, usize> = states
+        // `initial_state`, `terminal_states` and every `to` refer to states,
+        // at any depth (names are unique in the whole machine).
+        let flat = all_states(&states);
+        let by_ident: HashMap<&str, usize> = flat
             .iter()
             .enumerate()
             .map(|(i, s)| (&*s.name.ident, i))
@@ -414,7 +451,7 @@ impl Reader<'_> {
             let ident = names.resolve(Kind::State, text, path, reader.sink).ident;
             let found = by_ident.get(&*ident).copied();
             if found.is_none() && states_value.is_some() {
-                reader.unknown_state(text, &ident, path, &states);
+                reader.unknown_state(text, &ident, path, &flat);
             }
             found
         };
@@ -432,7 +469,7 @@ impl Reader<'_> {
                             if !terminals.insert(index) {
                                 self.sink.error(
                                     &item_path,
-                                    format!("state `{}` is listed twice", states[index].name.ident),
+                                    format!("state `{}` is listed twice", flat[index].name.ident),
                                     "list each terminal state once",
                                 );
                             }
@@ -443,8 +480,8 @@ impl Reader<'_> {
             }
         }
         if states_value.is_some() {
-            let timers = states.iter().flat_map(|s| &s.after).map(|t| &t.body);
-            let targets = states
+            let timers = flat.iter().flat_map(|s| &s.after).map(|t| &t.body);
+            let targets = flat
                 .iter()
                 .flat_map(|s| &s.on)
                 .chain(&any)
@@ -453,15 +490,56 @@ impl Reader<'_> {
                 .filter_map(|c| c.to.as_ref());
             for to in targets {
                 if !by_ident.contains_key(&*to.ident) {
-                    self.unknown_state(&to.text, &to.ident, &to.path, &states);
+                    self.unknown_state(&to.text, &to.ident, &to.path, &flat);
+                }
+            }
+            for s in &flat {
+                let Some((child, path)) = &s.initial_child else {
+                    continue;
+                };
+                if !s.children.iter().any(|c| c.name.ident == child.ident) {
+                    let help = suggest::help_for(
+                        &child.ident,
+                        s.children.iter().map(|c| &*c.name.ident),
+                        &mut self.suggestions,
+                        "name one of the keys of this state's `states`".to_string(),
+                    );
+                    self.sink.error(
+                        path,
+                        format!("`{}` is not a state inside `{}`", child.text, s.name.ident),
+                        help,
+                    );
                 }
             }
         }
-        if let Some(index) = initial {
-            states[index].initial = true;
+        // Marks go on the states by name: the top-level initial state, and
+        // every terminal state at any depth.
+        let terminal_names: HashSet<String> = terminals
+            .iter()
+            .map(|&i| flat[i].name.ident.to_string())
+            .collect();
+        let initial_name = initial.map(|i| flat[i].name.ident.to_string());
+        drop(flat);
+        if let Some(name) = initial_name {
+            match states.iter_mut().find(|s| *s.name.ident == *name) {
+                Some(s) => s.initial = true,
+                None => self.sink.error(
+                    &path.key("initial_state"),
+                    format!("`{name}` is not a top-level state"),
+                    "the machine starts in one of the keys of the top-level `states`; a composite state names its own start with `initial`",
+                ),
+            }
         }
-        for index in terminals {
-            states[index].terminal = true;
+        let mut stack: Vec<&mut StateSpec> = states.iter_mut().collect();
+        while let Some(s) = stack.pop() {
+            s.terminal = terminal_names.contains(&*s.name.ident);
+            if let Some((child, _)) = &s.initial_child {
+                let child = child.ident.clone();
+                for c in &mut s.children {
+                    c.initial = c.name.ident == child;
+                }
+            }
+            stack.extend(s.children.iter_mut());
         }
 
         Some(MachineSpec {
@@ -478,7 +556,7 @@ impl Reader<'_> {
 
     /// A reference at `path` to the state `text` (identifier `ident`) that
     /// `states` does not define.
-    fn unknown_state(&mut self, text: &str, ident: &str, path: &JsonPath, states: &[StateSpec]) {
+    fn unknown_state(&mut self, text: &str, ident: &str, path: &JsonPath, states: &[&StateSpec]) {
         let help = suggest::help_for(
             ident,
             states.iter().map(|s| &*s.name.ident),
@@ -547,10 +625,31 @@ impl Reader<'_> {
         symbols
     }
 
-    fn states(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Vec<StateSpec> {
+    /// The states of a `states` object at `depth` (1 for the machine's),
+    /// with the states inside them. Nesting deeper than
+    /// [`crate::limits::MAX_STATE_DEPTH`] is an error, and is not read: the
+    /// recursion stays bounded.
+    fn states(
+        &mut self,
+        value: &JsonValue,
+        path: &JsonPath,
+        names: &mut Names,
+        depth: usize,
+    ) -> Vec<StateSpec> {
         let Some(members) = self.entries(value, path, "an object of states", "state") else {
             return Vec::new();
         };
+        if depth > crate::limits::MAX_STATE_DEPTH {
+            self.sink.error(
+                path,
+                format!(
+                    "states are nested more than {} levels deep",
+                    crate::limits::MAX_STATE_DEPTH
+                ),
+                "flatten the hierarchy",
+            );
+            return Vec::new();
+        }
         let mut states: Vec<StateSpec> = Vec::new();
         for (key, value) in members.0 {
             let path = path.key(key);
@@ -567,6 +666,8 @@ impl Reader<'_> {
                 exit_effects: Vec::new(),
                 on: Vec::new(),
                 after: Vec::new(),
+                children: Vec::new(),
+                initial_child: None,
             };
             if let Some(fields) = self.fields(value, &path, "a state object", STATE_FIELDS) {
                 state.docs = self.docs(&fields, &path);
@@ -584,6 +685,16 @@ impl Reader<'_> {
                 }
                 if let Some(after) = fields.get("after") {
                     state.after = self.timers(after, &path.key("after"), names);
+                }
+                if let Some(children) = fields.get("states") {
+                    state.children = self.states(children, &path.key("states"), names, depth + 1);
+                }
+                if let Some(value) = fields.get("initial") {
+                    let path = path.key("initial");
+                    if let Some(text) = self.string(value, &path) {
+                        let name = names.resolve(Kind::State, text, &path, self.sink);
+                        state.initial_child = Some((name, path));
+                    }
                 }
             }
             states.push(state);
@@ -740,6 +851,29 @@ impl Reader<'_> {
             let text = self.string(value, &path)?;
             Some(names.resolve(Kind::State, text, &path, self.sink))
         });
+        let history = fields.get("history").and_then(|value| {
+            let path = path.key("history");
+            let kind = match self.string(value, &path)? {
+                "shallow" => crate::ast::HistoryKind::Shallow,
+                "deep" => crate::ast::HistoryKind::Deep,
+                other => {
+                    self.sink.error(
+                        &path,
+                        format!("unknown history `{other}`"),
+                        "`\"history\": \"shallow\"` enters the child last active in the target, `\"deep\"` the state last active anywhere inside it",
+                    );
+                    return None;
+                }
+            };
+            if to.is_none() {
+                self.sink.error(
+                    &path,
+                    "`history` without `to`",
+                    "name the composite state whose history is entered: `\"to\": \"connected\", \"history\": \"shallow\"`",
+                );
+            }
+            Some((kind, path))
+        });
         let effects = self.names(fields.get("effects"), &path.key("effects"), Kind::Effect, names);
         let emit = self.names(fields.get("emit"), &path.key("emit"), Kind::Output, names);
         let candidate = CandidateSpec {
@@ -748,6 +882,7 @@ impl Reader<'_> {
             guard,
             priority,
             to,
+            history,
             effects,
             emit,
         };

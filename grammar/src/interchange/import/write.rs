@@ -224,6 +224,10 @@ impl Writer {
                 });
                 w.push("\n");
             }
+            // The reader bounds the depth of this recursion.
+            for child in &state.children {
+                w.state(child);
+            }
             w.push("    }\n");
         });
     }
@@ -258,6 +262,10 @@ impl Writer {
         if let Some(to) = &candidate.to {
             self.push(" -> ");
             self.name(to);
+            if let Some((kind, path)) = &candidate.history {
+                self.push(".");
+                self.push_from(kind.keyword(), path);
+            }
         }
         self.effects_and_emits(&candidate.effects, &candidate.emit);
         self.push(";");

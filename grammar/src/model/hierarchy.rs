@@ -1,0 +1,463 @@
+//! The state tree's semantics, for code generation, the dynamic engine and
+//! the checks: ancestors and leaves, the candidates a leaf tries, and the
+//! states a transition exits and enters.
+//!
+//! It follows W3C SCXML 1.0, section 3.13 ("Selecting and Executing
+//! Transitions"), with one deliberate difference, described in docs/dsl.md:
+//! candidates are ordered by priority first and by depth second
+//! ([`Machine::candidate_groups`]), so that an explicit priority lets a
+//! parent's transition interrupt its children.
+//!
+//! - The machine is always in one leaf and in all of that leaf's ancestors.
+//! - A transition's *domain* is the innermost of its declaring state and that
+//!   state's ancestors that holds its target strictly inside (the machine
+//!   itself, above the top-level states, when none does). It exits the active
+//!   states inside the domain, innermost first, and enters the states from
+//!   below the domain down to the target, outermost first, then the target's
+//!   initial child, recursively. So a transition declared on a composite to a
+//!   state inside it does not leave the composite (a local transition), and a
+//!   transition to the state that declares it, or to one of that state's
+//!   ancestors, exits and re-enters it. An `any` transition is declared on the
+//!   machine itself.
+//! - `-> X.history` and `-> X.deep_history` target a point inside `X`: a
+//!   transition from outside `X` enters `X`; one from inside keeps it. History
+//!   is recorded as the exits happen ([`HistoryMemory::record`]), before the
+//!   entries read it, as SCXML does.
+
+use super::{HistoryKind, Machine, Source, StateId, Timer, TimerId};
+use std::collections::BTreeMap;
+
+/// What a transition leaves and enters, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Path {
+    /// States exited, innermost first: their `exit` hooks run in this order.
+    pub exits: Vec<StateId>,
+    /// States entered, outermost first: their `enter` hooks run in this order,
+    /// after the transition's own effects and outputs. The last is the new
+    /// leaf; empty for a transition without a target.
+    pub entries: Vec<StateId>,
+}
+
+/// For each composite state that has been left, the leaf that was active
+/// inside it when it was last left: enough for both `.history` (the child of
+/// the composite on the way to that leaf) and `.deep_history` (the leaf).
+/// Part of the machine's state: snapshots carry it, by state names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HistoryMemory {
+    /// Composite → the leaf last active inside it.
+    pub last_leaf: BTreeMap<StateId, StateId>,
+}
+
+impl HistoryMemory {
+    /// Record, for every composite state `path` exits, that `leaf` (the leaf
+    /// the machine was in) was last active inside it. Call it before
+    /// resolving the path's history target, as [`Machine::step`] does.
+    pub fn record(&mut self, m: &Machine, path_exits: &[StateId], leaf: StateId) {
+        for &s in path_exits {
+            if m.state(s).is_composite() {
+                self.last_leaf.insert(s, leaf);
+            }
+        }
+    }
+}
+
+impl Machine {
+    /// True when some state holds states.
+    pub fn is_nested(&self) -> bool {
+        self.states.iter().any(|s| s.parent.is_some())
+    }
+
+    /// `state`, then its parent, and so on up to its top-level ancestor.
+    pub fn ancestors_or_self(&self, state: StateId) -> impl Iterator<Item = StateId> + '_ {
+        std::iter::successors(Some(state), |&s| self.state(s).parent)
+    }
+
+    /// The states holding `state`, innermost first.
+    pub fn ancestors(&self, state: StateId) -> impl Iterator<Item = StateId> + '_ {
+        self.ancestors_or_self(state).skip(1)
+    }
+
+    /// True when `state` lies strictly inside `composite`.
+    pub fn is_inside(&self, state: StateId, composite: StateId) -> bool {
+        self.ancestors(state).any(|a| a == composite)
+    }
+
+    /// The states that hold no states, in declaration order.
+    pub fn leaves(&self) -> impl Iterator<Item = StateId> + '_ {
+        self.state_ids().filter(|&s| !self.state(s).is_composite())
+    }
+
+    /// The child a composite state starts in: the one marked `initial` (the
+    /// first child when none is, which only a machine with errors has).
+    /// `None` for a leaf.
+    pub fn initial_child(&self, state: StateId) -> Option<StateId> {
+        let children = &self.state(state).children;
+        children
+            .iter()
+            .copied()
+            .find(|&c| self.state(c).initial)
+            .or_else(|| children.first().copied())
+    }
+
+    /// `state`'s initial child, that one's, and so on down to a leaf
+    /// (empty for a leaf).
+    pub fn initial_descent(&self, state: StateId) -> Vec<StateId> {
+        std::iter::successors(self.initial_child(state), |&c| self.initial_child(c)).collect()
+    }
+
+    /// The states the machine enters when it starts, outermost first: the
+    /// initial state and its initial descent. The last is the leaf it starts in.
+    pub fn initial_path(&self) -> Vec<StateId> {
+        let mut path = vec![self.initial];
+        path.extend(self.initial_descent(self.initial));
+        path
+    }
+
+    /// The leaf the machine starts in.
+    pub fn initial_leaf(&self) -> StateId {
+        *self
+            .initial_path()
+            .last()
+            .expect("the path holds the initial state")
+    }
+
+    /// The timers armed while the machine is in `leaf`: those of `leaf` and of
+    /// every ancestor (a composite's timers stay armed while the machine
+    /// moves inside it), innermost level first, each level in declaration order.
+    pub fn timers_in(&self, leaf: StateId) -> Vec<(TimerId, &Timer)> {
+        self.ancestors_or_self(leaf)
+            .flat_map(|s| self.timers_of(s))
+            .collect()
+    }
+
+    /// The domain of a transition declared at `source` to `target` (through
+    /// its history when `history` is set): the state whose inside it changes,
+    /// `None` for the machine itself. See the module documentation.
+    pub fn domain(&self, source: Source, target: StateId, history: Option<HistoryKind>) -> Option<StateId> {
+        // Whether the target point lies strictly inside `d`.
+        let holds = |d: StateId| (history.is_some() && d == target) || self.is_inside(target, d);
+        let declared = match source {
+            Source::State(s) => Some(s),
+            Source::Any => None,
+        };
+        std::iter::successors(declared, |&s| self.state(s).parent).find(|&d| holds(d))
+    }
+
+    /// What a transition declared at `source`, taken while the machine is in
+    /// `leaf` (which lies in `source`, or is it), exits and enters, with
+    /// history targets resolved from `memory` as it is *after* the exits are
+    /// recorded (see [`Machine::step`], which does both). A transition
+    /// without a target exits and enters nothing.
+    pub fn path(
+        &self,
+        leaf: StateId,
+        source: Source,
+        target: Option<StateId>,
+        history: Option<HistoryKind>,
+        memory: &HistoryMemory,
+    ) -> Path {
+        let Some(target) = target else {
+            return Path::default();
+        };
+        debug_assert!(match source {
+            Source::State(s) => s == leaf || self.is_inside(leaf, s),
+            Source::Any => true,
+        });
+        let domain = self.domain(source, target, history);
+        let exits: Vec<StateId> = self
+            .ancestors_or_self(leaf)
+            .take_while(|&s| Some(s) != domain)
+            .collect();
+        let mut entries: Vec<StateId> = self
+            .ancestors_or_self(target)
+            .take_while(|&s| Some(s) != domain)
+            .collect();
+        entries.reverse();
+        match history {
+            None => entries.extend(self.initial_descent(target)),
+            Some(kind) => entries.extend(self.history_descent(target, kind, memory)),
+        }
+        Path { exits, entries }
+    }
+
+    /// The states entered below composite `state` through its history.
+    fn history_descent(&self, state: StateId, kind: HistoryKind, memory: &HistoryMemory) -> Vec<StateId> {
+        let Some(&leaf) = memory.last_leaf.get(&state) else {
+            return self.initial_descent(state);
+        };
+        // From just below `state` down to the remembered leaf.
+        let mut below: Vec<StateId> = self.ancestors_or_self(leaf).take_while(|&s| s != state).collect();
+        below.reverse();
+        match kind {
+            HistoryKind::Deep => below,
+            HistoryKind::Shallow => {
+                let child = below[0];
+                let mut out = vec![child];
+                out.extend(self.initial_descent(child));
+                out
+            }
+        }
+    }
+
+    /// Take a transition declared at `source` while in `leaf`: record the
+    /// history of the composites it exits, then resolve its entries. The
+    /// new leaf is the path's last entry (or `leaf` when it has none).
+    pub fn step(
+        &self,
+        leaf: StateId,
+        source: Source,
+        target: Option<StateId>,
+        history: Option<HistoryKind>,
+        memory: &mut HistoryMemory,
+    ) -> Path {
+        let exits = self.path(leaf, source, target, None, memory).exits;
+        memory.record(self, &exits, leaf);
+        self.path(leaf, source, target, history, memory)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CALL: &str = include_str!("../../../tests/fixtures/ok/phone-call.fsm");
+
+    fn machine(text: &str) -> Machine {
+        let checked = crate::check(text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        checked.model.machines.into_iter().next().expect("one machine")
+    }
+
+    /// The model, whatever the checks say of it.
+    fn lowered(text: &str) -> Machine {
+        crate::check(text)
+            .model
+            .machines
+            .into_iter()
+            .next()
+            .expect("one machine")
+    }
+
+    fn names(m: &Machine, ids: &[StateId]) -> Vec<String> {
+        ids.iter().map(|&s| m.state(s).name.clone()).collect()
+    }
+
+    fn id(m: &Machine, name: &str) -> StateId {
+        m.state_by_name(name).expect(name)
+    }
+
+    /// The transition `m` takes in `leaf` on `action` (the first candidate):
+    /// its path and the new leaf.
+    fn fire(
+        m: &Machine,
+        leaf: &str,
+        action: &str,
+        memory: &mut HistoryMemory,
+    ) -> (Vec<String>, Vec<String>, String) {
+        let leaf = id(m, leaf);
+        let action = m.actions.iter().position(|a| a.name == action).expect(action);
+        let t = m.candidates(leaf, crate::model::ActionId(action as u32))[0];
+        let t = m.transition(t);
+        let path = m.step(leaf, t.source, t.target, t.history, memory);
+        let next = path.entries.last().copied().unwrap_or(leaf);
+        (
+            names(m, &path.exits),
+            names(m, &path.entries),
+            m.state(next).name.clone(),
+        )
+    }
+
+    #[test]
+    fn the_tree() {
+        let m = machine(CALL);
+        assert!(m.is_nested());
+        let bridged = id(&m, "bridged");
+        assert_eq!(
+            names(&m, &m.ancestors(bridged).collect::<Vec<_>>()),
+            ["transferring", "connected"]
+        );
+        assert_eq!(m.state(bridged).depth, 3);
+        assert_eq!(m.state(id(&m, "idle")).depth, 1);
+        assert_eq!(
+            names(&m, &m.leaves().collect::<Vec<_>>()),
+            [
+                "idle",
+                "connecting",
+                "talking",
+                "on_hold",
+                "dialing_third",
+                "bridged",
+                "paused"
+            ]
+        );
+        assert_eq!(m.initial_leaf(), id(&m, "idle"));
+        assert_eq!(names(&m, &m.initial_descent(id(&m, "connected"))), ["talking"]);
+        assert_eq!(m.timers_in(bridged).len(), 1);
+        assert!(m.timers_in(id(&m, "idle")).is_empty());
+    }
+
+    #[test]
+    fn candidates_by_priority_then_depth_then_declaration() {
+        let m = machine(CALL);
+        let hang_up =
+            crate::model::ActionId(m.actions.iter().position(|a| a.name == "hang_up").unwrap() as u32);
+        // on_hold overrides its parent's hang_up; talking inherits it.
+        let from = |leaf: &str| {
+            m.candidates(id(&m, leaf), hang_up)
+                .iter()
+                .map(|&t| match m.transition(t).source {
+                    Source::State(s) => m.state(s).name.clone(),
+                    Source::Any => "*".into(),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(from("on_hold"), ["on_hold", "connected"]);
+        assert_eq!(from("talking"), ["connected"]);
+        assert_eq!(from("bridged"), ["connected"]);
+        assert!(from("idle").is_empty());
+
+        // An explicit priority lets a parent interrupt its child; `any` is
+        // the outermost level and skips terminal states.
+        let m = lowered(
+            "machine M { initial state p { on x -> q; on y priority 1 -> q; initial state a { on x -> b; on y -> b; } state b; } state q { on z -> p; } terminal state t; any { on x -> t; on y priority 1 -> t; } }",
+        );
+        let order = |leaf: &str, action: &str| {
+            let a = crate::model::ActionId(m.actions.iter().position(|x| x.name == action).unwrap() as u32);
+            m.candidates(id(&m, leaf), a)
+                .iter()
+                .map(|&t| {
+                    let t = m.transition(t);
+                    m.state(t.target.unwrap()).name.clone()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(order("a", "x"), ["b", "q", "t"]);
+        assert_eq!(order("a", "y"), ["q", "t", "b"]);
+        assert_eq!(order("b", "x"), ["q", "t"]);
+        assert!(order("t", "x").is_empty());
+    }
+
+    #[test]
+    fn exits_and_entries_follow_the_least_common_ancestor() {
+        let m = machine(CALL);
+        let mut memory = HistoryMemory::default();
+        // Into a composite: its initial child is entered after it.
+        assert_eq!(
+            fire(&m, "connecting", "answered", &mut memory),
+            (
+                vec!["connecting".into()],
+                vec!["connected".into(), "talking".into()],
+                "talking".into()
+            )
+        );
+        // Between siblings: the parent stays.
+        assert_eq!(
+            fire(&m, "talking", "transfer", &mut memory),
+            (
+                vec!["talking".into()],
+                vec!["transferring".into(), "dialing_third".into()],
+                "dialing_third".into()
+            )
+        );
+        // Inherited from two levels up: every level is exited, innermost first.
+        assert_eq!(
+            fire(&m, "bridged", "hang_up", &mut memory),
+            (
+                vec!["bridged".into(), "transferring".into(), "connected".into()],
+                vec!["idle".into()],
+                "idle".into()
+            )
+        );
+        // A leaf's own transition out of its ancestors.
+        assert_eq!(
+            fire(&m, "bridged", "complete", &mut memory).0,
+            ["bridged", "transferring", "connected"]
+        );
+    }
+
+    #[test]
+    fn local_and_self_transitions() {
+        let m = machine(
+            "machine M { initial state p { on in -> b; on again -> p; on up -> p; initial state a { on self -> a; on top -> p; } state b { on back -> a; } } }",
+        );
+        let mut memory = HistoryMemory::default();
+        // Declared on `p`, into `p`: `p` is not exited.
+        assert_eq!(
+            fire(&m, "a", "in", &mut memory),
+            (vec!["a".into()], vec!["b".into()], "b".into())
+        );
+        // Declared on `p`, to `p`: exited and re-entered, then its initial child.
+        assert_eq!(
+            fire(&m, "b", "again", &mut memory),
+            (
+                vec!["b".into(), "p".into()],
+                vec!["p".into(), "a".into()],
+                "a".into()
+            )
+        );
+        // A leaf to itself: exited and re-entered; its parent stays.
+        assert_eq!(
+            fire(&m, "a", "self", &mut memory),
+            (vec!["a".into()], vec!["a".into()], "a".into())
+        );
+        // A leaf to its own parent: the parent is exited and re-entered.
+        assert_eq!(
+            fire(&m, "a", "top", &mut memory),
+            (
+                vec!["a".into(), "p".into()],
+                vec!["p".into(), "a".into()],
+                "a".into()
+            )
+        );
+        // No target: nothing exits or enters.
+        let path = m.path(id(&m, "a"), Source::Any, None, None, &memory);
+        assert_eq!(path, Path::default());
+    }
+
+    #[test]
+    fn history_enters_the_child_or_leaf_last_active() {
+        let m = machine(CALL);
+        let mut memory = HistoryMemory::default();
+        // The first time, history is the initial child.
+        fire(&m, "idle", "dial", &mut memory);
+        fire(&m, "connecting", "answered", &mut memory);
+        assert_eq!(fire(&m, "talking", "pause", &mut memory).2, "paused");
+        assert_eq!(fire(&m, "paused", "resume", &mut memory).2, "talking");
+        // Shallow history of `connected` re-enters `transferring` at its initial child.
+        fire(&m, "talking", "transfer", &mut memory);
+        fire(&m, "dialing_third", "answered", &mut memory);
+        let (exits, entries, leaf) = fire(&m, "bridged", "pause", &mut memory);
+        assert_eq!(exits, ["bridged", "transferring", "connected"]);
+        assert_eq!(entries, ["paused"]);
+        assert_eq!(leaf, "paused");
+        assert_eq!(
+            fire(&m, "paused", "resume", &mut memory),
+            (
+                vec!["paused".into()],
+                vec!["connected".into(), "transferring".into(), "dialing_third".into()],
+                "dialing_third".into()
+            )
+        );
+        // Deep history re-enters the very leaf.
+        let connected = id(&m, "connected");
+        memory.last_leaf.insert(connected, id(&m, "bridged"));
+        let path = m.path(
+            id(&m, "paused"),
+            Source::State(id(&m, "paused")),
+            Some(connected),
+            Some(HistoryKind::Deep),
+            &memory,
+        );
+        assert_eq!(names(&m, &path.entries), ["connected", "transferring", "bridged"]);
+        // From inside, the composite itself is kept.
+        let path = m.path(
+            id(&m, "bridged"),
+            Source::State(id(&m, "bridged")),
+            Some(connected),
+            Some(HistoryKind::Shallow),
+            &memory,
+        );
+        assert_eq!(names(&m, &path.exits), ["bridged", "transferring"]);
+        assert_eq!(names(&m, &path.entries), ["transferring", "dialing_third"]);
+    }
+}
