@@ -19,11 +19,10 @@ fn generated_code() {
         // payloads and timers on machines without a context; until then it
         // refuses them with a `compile_error!`. Machines with a context are
         // generated and snapshotted.
-        let refused = fsm_grammar::check(&text)
-            .model
-            .machines
-            .iter()
-            .any(|m| m.context.is_none() && m.unsupported_construct().is_some());
+        let refused = fsm_grammar::check(&text).model.machines.iter().any(|m| {
+            // TODO(issue 10): snapshot nested machines when code generation supports them.
+            (m.context.is_none() && m.unsupported_construct().is_some()) || m.unsupported_nesting().is_some()
+        });
         if refused {
             assert!(
                 source.contains("compile_error!")

@@ -93,6 +93,15 @@ use quote::quote;
 /// becomes a `compile_error!`: generating it without them would be silently
 /// wrong.
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
+    // TODO(issue 10): generate nested machines (flattened candidates per
+    // leaf, `Region`, `parent()`, history in snapshots); until then they are
+    // refused, as running them flat would be silently wrong.
+    if let Some((construct, span)) = machine.unsupported_nesting() {
+        return compile_error(&format!(
+            "machine `{}` uses {construct} (bytes {}..{} of its .fsm text), which code generation does not support yet",
+            machine.name, span.start, span.end
+        ));
+    }
     if machine.context.is_some() {
         let conflict = name_conflicts::module_item_conflict(machine)
             .or_else(|| name_conflicts::enum_item_conflict(machine));

@@ -312,6 +312,28 @@ fn constructs_not_yet_generated_are_refused() {
     }
 }
 
+/// A machine with nested states becomes a `compile_error!` naming the first
+/// composite state, with or without a context (TODO(issue 10): generate it).
+#[test]
+fn nested_states_are_refused() {
+    for text in [
+        "machine M { initial state up { on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up.history; } }",
+        "machine M { context C; initial state up { on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up; } }",
+    ] {
+        let checked = fsm_grammar::check(text);
+        assert!(!checked.has_errors(), "{text}: {:?}", checked.diagnostics);
+        let tokens = machine_tokens(&checked.model.machines[0], &Options::default()).to_string();
+        let start = text.find("up {").unwrap();
+        let expected = format!(
+            "uses nested states (state `up` holds states) (bytes {}..{} of its .fsm text), which code generation does not support yet",
+            start,
+            start + 2
+        );
+        assert!(tokens.starts_with(":: core :: compile_error !"), "{tokens}");
+        assert!(tokens.contains(&expected), "{tokens}\nexpected {expected}");
+    }
+}
+
 /// A machine with a context is generated, not refused: the `Event` enum, the
 /// `Context` trait with its effects, and a machine that owns the context.
 #[test]

@@ -324,3 +324,37 @@ fn every_construct_loads() {
     let from_model = Definition::from_machine(&checked.model.machines[0]);
     assert_eq!(from_model.fingerprint(), definition.fingerprint());
 }
+
+/// Nested states are refused by name until the engine runs them
+/// (TODO(issue 10)): from text, from JSON and from a checked model.
+#[test]
+fn nested_states_are_refused_by_name() {
+    let text = "machine M { initial state up { on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up.history; } }";
+    let error = Definition::from_fsm(text).unwrap_err();
+    let DefinitionError::Unsupported {
+        machine,
+        construct,
+        span,
+    } = &error
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(machine, "M");
+    assert_eq!(construct, "nested states (state `up` holds states)");
+    assert_eq!(&text[span.start..span.end], "up");
+    assert!(
+        error
+            .to_string()
+            .contains("which the dynamic engine does not support yet"),
+        "{error}"
+    );
+    let checked = fsm_grammar::check(text);
+    let json = fsm_grammar::interchange::to_json(&checked.model.machines[0]);
+    assert!(matches!(
+        Definition::from_json(&json),
+        Err(DefinitionError::Unsupported { .. })
+    ));
+    let model = checked.model.machines[0].clone();
+    let panicked = std::panic::catch_unwind(move || Definition::from_machine(&model));
+    assert!(panicked.is_err());
+}

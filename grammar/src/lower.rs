@@ -275,6 +275,13 @@ impl<'d> Lowerer<'d> {
                 continue;
             }
             let id = StateId::from_index(states.len());
+            let depth = parent.map_or(1, |p| states[p.index()].depth + 1);
+            if depth as usize > crate::limits::MAX_STATE_DEPTH {
+                // A state without a body one level too deep: the parser's
+                // scan only sees the braces of bodies.
+                self.diagnostics
+                    .push(crate::limits::too_deep(s.name.span, &s.name.name));
+            }
             lowered_as.push(id);
             by_name.insert(&s.name.name, id);
             let allows = self.allows(&s.attrs);
@@ -312,7 +319,7 @@ impl<'d> Lowerer<'d> {
                 allows,
                 parent,
                 children: Vec::new(),
-                depth: parent.map_or(1, |p| states[p.index()].depth + 1),
+                depth,
             });
             if let Some(p) = parent {
                 states[p.index()].children.push(id);

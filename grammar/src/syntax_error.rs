@@ -295,11 +295,11 @@ fn help(expected: &[String], context: &str) -> String {
         "a priority is a whole number, such as `priority 2` or `priority -1`".into()
     } else if expects("`machine`") {
         "a file holds machines: `machine Name { ... }`".into()
-    } else if expects("`state`") || expects("`any`") {
-        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
     } else if expects("`on`") {
         "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
             .into()
+    } else if expects("`state`") || expects("`any`") {
+        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
     } else if expects("`;`") {
         "every declaration and transition ends with `;`".into()
     } else if expects("`}`") {

@@ -73,7 +73,20 @@ impl Definition {
     /// errors ([`fsm_grammar::Checked::into_model`]). A machine from a text
     /// with errors gives a definition that behaves as its model says, which
     /// is not necessarily what the text meant.
+    ///
+    /// # Panics
+    ///
+    /// If the machine has nested states, which the engine does not run yet:
+    /// running them flat would be wrong, silently. [`Definition::from_fsm`]
+    /// returns [`DefinitionError::Unsupported`] instead.
     pub fn from_machine(machine: &Machine) -> Definition {
+        // TODO(issue 10): run nested machines (Machine::step gives the path).
+        if let Some((construct, span)) = machine.unsupported_nesting() {
+            panic!(
+                "machine `{}` uses {construct} (bytes {}..{}), which the dynamic engine does not support yet",
+                machine.name, span.start, span.end
+            );
+        }
         Definition::new(machine.clone(), Vec::new())
     }
 
@@ -124,6 +137,14 @@ impl Definition {
             .into_iter()
             .nth(index)
             .expect("index found above");
+        // TODO(issue 10): run nested machines.
+        if let Some((construct, span)) = machine.unsupported_nesting() {
+            return Err(DefinitionError::Unsupported {
+                machine: machine.name,
+                construct,
+                span,
+            });
+        }
         Ok(Definition::new(machine, warnings))
     }
 
