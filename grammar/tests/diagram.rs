@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 
 /// Fixtures that together use every construct a diagram shows.
 const FIXTURES: &str =
-    "ok/{tour,hooks,any-blocks,priorities,guards,contextual-keywords,initial-terminal,multiple-machines,context-router,context-timers}.fsm";
+    "ok/{tour,hooks,any-blocks,priorities,guards,contextual-keywords,initial-terminal,multiple-machines,context-router,context-timers,phone-call}.fsm";
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -149,7 +149,12 @@ fn mermaid_draws_every_state_once_and_marks_start_and_ends() {
     for (name, machine) in all_machines() {
         let text = mermaid(&machine);
         assert!(text.contains("stateDiagram-v2\n"), "{name}");
-        assert_eq!(text.matches("[*] --> ").count(), 1, "{name}: one start");
+        let composites = machine.states.iter().filter(|s| s.is_composite()).count();
+        assert_eq!(
+            text.matches("[*] --> ").count(),
+            1 + composites,
+            "{name}: one start, and one in each composite state"
+        );
         let ends = machine.states.iter().filter(|s| s.is_terminal()).count();
         assert_eq!(
             text.matches(" --> [*]\n").count(),
@@ -423,9 +428,18 @@ fn dot_labels(machine: &Machine) -> Vec<String> {
         .lines()
         .filter_map(|line| line.split_once(" [label=\"").filter(|(l, _)| l.contains(" -> ")))
         .map(|(_, rest)| {
-            rest.trim_end_matches("\"];")
-                .replace("\\\"", "\"")
-                .replace("\\\\", "\\")
+            // Up to the first quote that no backslash escapes: `lhead` and
+            // `ltail` may follow.
+            let mut label = String::new();
+            let mut chars = rest.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => label.extend(chars.next()),
+                    '"' => break,
+                    c => label.push(c),
+                }
+            }
+            label
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! Graphviz DOT.
 
 use super::view::{EdgeSource, View};
-use crate::model::Machine;
+use crate::model::{Machine, StateId};
 use std::fmt::Write as _;
 
 /// The id of the initial pseudo-state's point. Not an identifier, so it
@@ -28,20 +28,15 @@ pub fn dot(machine: &Machine) -> String {
     let view = View::new(machine);
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote(&view.name));
+    let nested = machine.is_nested();
+    if nested {
+        // Edges may end at a cluster's border (`lhead`, `ltail`).
+        let _ = writeln!(out, "    compound=true;");
+    }
     let _ = writeln!(out, "    node [shape=box, style=rounded];");
     let _ = writeln!(out, "    {} [shape=point, width=0.15, label=\"\"];", quote(START));
-    for state in &view.states {
-        let mut attrs = Vec::new();
-        if !state.lines.is_empty() {
-            attrs.push(format!(
-                "label={}",
-                quote(&lines_label(&state.name, &state.lines))
-            ));
-        }
-        if state.terminal {
-            attrs.push("shape=doublecircle".to_string());
-        }
-        let _ = writeln!(out, "    {}{};", quote(&state.name), attributes(&attrs));
+    for s in machine.state_ids().filter(|&s| machine.state(s).parent.is_none()) {
+        state_node(machine, &view, s, 1, &mut out);
     }
     if let Some(lines) = &view.any {
         let _ = writeln!(
@@ -51,27 +46,86 @@ pub fn dot(machine: &Machine) -> String {
             quote(&lines_label("any", lines))
         );
     }
+    // A composite is a cluster, not a node: its edges attach to its initial
+    // leaf and are clipped at its border.
+    let leaf = |i: usize| {
+        let s = StateId(i as u32);
+        let leaf = machine.initial_descent(s).last().copied().unwrap_or(s);
+        (
+            view.states[leaf.index()].name.as_str(),
+            machine.state(s).is_composite(),
+        )
+    };
+    let (initial, clipped) = leaf(view.initial);
     let _ = writeln!(
         out,
-        "    {} -> {};",
+        "    {} -> {}{};",
         quote(START),
-        quote(&view.states[view.initial].name)
+        quote(initial),
+        attributes(
+            &clipped
+                .then(|| format!("lhead={}", quote(&cluster(&view.states[view.initial].name))))
+                .into_iter()
+                .collect::<Vec<_>>()
+        )
     );
     for edge in &view.edges {
+        let mut attrs = vec![format!("label={}", quote(&edge.label))];
         let from = match edge.from {
-            EdgeSource::State(i) => view.states[i].name.as_str(),
+            EdgeSource::State(i) => {
+                let (from, clipped) = leaf(i);
+                if clipped {
+                    attrs.push(format!("ltail={}", quote(&cluster(&view.states[i].name))));
+                }
+                from
+            }
             EdgeSource::Any => ANY,
         };
-        let _ = writeln!(
-            out,
-            "    {} -> {} [label={}];",
-            quote(from),
-            quote(&view.states[edge.to].name),
-            quote(&edge.label)
-        );
+        let (to, clipped) = leaf(edge.to);
+        if clipped {
+            attrs.push(format!("lhead={}", quote(&cluster(&view.states[edge.to].name))));
+        }
+        let _ = writeln!(out, "    {} -> {}{};", quote(from), quote(to), attributes(&attrs));
     }
     out.push_str("}\n");
     out
+}
+
+/// A leaf as a node, a composite as a cluster holding its states, at
+/// `depth` levels of indentation. Recursion is bounded by the model's depth limit.
+fn state_node(machine: &Machine, view: &View, s: StateId, depth: usize, out: &mut String) {
+    let indent = "    ".repeat(depth);
+    let state = &view.states[s.index()];
+    if machine.state(s).is_composite() {
+        let _ = writeln!(out, "{indent}subgraph {} {{", quote(&cluster(&state.name)));
+        let _ = writeln!(
+            out,
+            "{indent}    label={}; labeljust=l; style=rounded;",
+            quote(&lines_label(&state.name, &state.lines))
+        );
+        for &child in &machine.state(s).children {
+            state_node(machine, view, child, depth + 1, out);
+        }
+        let _ = writeln!(out, "{indent}}}");
+        return;
+    }
+    let mut attrs = Vec::new();
+    if !state.lines.is_empty() {
+        attrs.push(format!(
+            "label={}",
+            quote(&lines_label(&state.name, &state.lines))
+        ));
+    }
+    if state.terminal {
+        attrs.push("shape=doublecircle".to_string());
+    }
+    let _ = writeln!(out, "{indent}{}{};", quote(&state.name), attributes(&attrs));
+}
+
+/// The id of a composite state's cluster (Graphviz draws subgraphs named
+/// `cluster...` as boxes).
+fn cluster(name: &str) -> String {
+    format!("cluster_{name}")
 }
 
 /// The name, then one line per entry.

@@ -1,7 +1,7 @@
 //! Mermaid `stateDiagram-v2`.
 
 use super::view::{EdgeSource, View};
-use crate::model::Machine;
+use crate::model::{Machine, StateId};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -43,56 +43,155 @@ pub fn mermaid(machine: &Machine) -> String {
     let ids = Ids::new(&view);
     let mut out = String::new();
     let _ = writeln!(out, "---\ntitle: {}\n---\nstateDiagram-v2", view.name);
-    // Declaring a state by its display name keeps the name as the box's
-    // title: otherwise Mermaid titles it with its first description line.
-    for (state, id) in view.states.iter().zip(&ids.states) {
-        if *id != state.name || !state.lines.is_empty() {
-            let _ = writeln!(out, "    state \"{}\" as {id}", state.name);
-        }
-    }
+    let tops = machine.state_ids().filter(|&s| machine.state(s).parent.is_none());
+    declare(&view, &ids, tops, "    ", &mut out);
     if let Some(any) = &ids.any {
         let _ = writeln!(out, "    state \"any\" as {any}");
     }
     let _ = writeln!(out, "    [*] --> {}", ids.states[view.initial]);
-
-    // States that appear in some line below; the others are listed alone.
-    let mut drawn: HashSet<usize> = HashSet::from([view.initial]);
-    drawn.extend((0..view.states.len()).filter(|&i| !view.states[i].lines.is_empty()));
-    let sources = (0..view.states.len())
-        .map(EdgeSource::State)
-        .chain(view.any.is_some().then_some(EdgeSource::Any));
-    for source in sources {
-        let (id, lines) = match source {
-            EdgeSource::State(i) => (&ids.states[i], &view.states[i].lines),
-            EdgeSource::Any => match (&ids.any, &view.any) {
-                (Some(id), Some(lines)) => (id, lines),
-                _ => continue,
-            },
-        };
-        for line in lines {
-            let _ = writeln!(out, "    {id} : {line}");
-        }
-        for edge in view.edges.iter().filter(|e| e.from == source) {
-            let _ = writeln!(out, "    {id} --> {} : {}", ids.states[edge.to], edge.label);
-            if let EdgeSource::State(i) = source {
-                drawn.insert(i);
+    // Each edge is written in the innermost block holding both its ends
+    // (Mermaid places a state in the block it first meets it in).
+    let mut scoped: Vec<Vec<usize>> = vec![Vec::new(); view.states.len() + 1];
+    for (e, edge) in view.edges.iter().enumerate() {
+        let scope = match edge.from {
+            EdgeSource::State(i) => {
+                common_block(machine, StateId::from_index(i), StateId::from_index(edge.to))
             }
-            drawn.insert(edge.to);
-        }
+            EdgeSource::Any => None,
+        };
+        scoped[scope.map_or(0, |s| s.index() + 1)].push(e);
     }
-    for (i, state) in view.states.iter().enumerate() {
-        if state.terminal {
-            let _ = writeln!(out, "    {} --> [*]", ids.states[i]);
-        } else if !drawn.contains(&i) {
-            // A state nothing leads to or from still appears.
-            let _ = writeln!(out, "    {}", ids.states[i]);
-        }
-    }
+    let blocks = Blocks {
+        machine,
+        view: &view,
+        ids: &ids,
+        scoped,
+    };
+    blocks.body(None, 1, &mut out);
     if let Some(any) = &ids.any {
         let _ = writeln!(out, "    classDef anyState stroke-dasharray: 5 5");
         let _ = writeln!(out, "    class {any} anyState");
     }
     out
+}
+
+/// `state "name" as id` for the states among `states` that need it:
+/// declaring a state by its display name keeps the name as the box's title,
+/// where Mermaid would title it with its first description line. Written in
+/// the block that holds them, which is where Mermaid then places them.
+fn declare(view: &View, ids: &Ids, states: impl Iterator<Item = StateId>, indent: &str, out: &mut String) {
+    for s in states {
+        let (state, id) = (&view.states[s.index()], &ids.states[s.index()]);
+        if *id != state.name || !state.lines.is_empty() {
+            let _ = writeln!(out, "{indent}state \"{}\" as {id}", state.name);
+        }
+    }
+}
+
+/// The innermost composite state holding both `a` and `b` strictly inside
+/// it; `None` for the machine itself.
+fn common_block(machine: &Machine, a: StateId, b: StateId) -> Option<StateId> {
+    machine.ancestors(a).find(|&c| machine.is_inside(b, c))
+}
+
+/// What the blocks of a diagram hold.
+struct Blocks<'a> {
+    machine: &'a Machine,
+    view: &'a View,
+    ids: &'a Ids,
+    /// The edges (indices into `view.edges`) written in each block: the
+    /// machine's at 0, composite `s`'s at `s.index() + 1`.
+    scoped: Vec<Vec<usize>>,
+}
+
+impl Blocks<'_> {
+    /// The states, lines and edges of `scope` (the machine itself for
+    /// `None`), with composite states as `state id { [*] --> initial ... }`
+    /// blocks, at `depth` levels of indentation. Recursion is bounded by the
+    /// model's depth limit.
+    fn body(&self, scope: Option<StateId>, depth: usize, out: &mut String) {
+        let (machine, view, ids) = (self.machine, self.view, self.ids);
+        let indent = "    ".repeat(depth);
+        let members: Vec<usize> = match scope {
+            Some(s) => machine.state(s).children.iter().map(|c| c.index()).collect(),
+            None => machine
+                .state_ids()
+                .filter(|&s| machine.state(s).parent.is_none())
+                .map(|s| s.index())
+                .collect(),
+        };
+        for &m in &members {
+            let s = StateId::from_index(m);
+            if machine.state(s).is_composite() {
+                let _ = writeln!(out, "{indent}state {} {{", ids.states[m]);
+                declare(
+                    view,
+                    ids,
+                    machine.state(s).children.iter().copied(),
+                    &format!("{indent}    "),
+                    out,
+                );
+                if let Some(initial) = machine.initial_child(s) {
+                    let _ = writeln!(out, "{indent}    [*] --> {}", ids.states[initial.index()]);
+                }
+                self.body(Some(s), depth + 1, out);
+                let _ = writeln!(out, "{indent}}}");
+            }
+        }
+        // Members that appear in some line below; the others are listed
+        // alone. A block's initial state and composites already appear.
+        let mut drawn: HashSet<usize> = members
+            .iter()
+            .copied()
+            .filter(|&m| {
+                machine.state(StateId::from_index(m)).is_composite()
+                    || !view.states[m].lines.is_empty()
+                    || scope.is_some_and(|s| machine.initial_child(s) == Some(StateId::from_index(m)))
+            })
+            .collect();
+        if scope.is_none() {
+            drawn.insert(view.initial);
+        }
+        let edges = &self.scoped[scope.map_or(0, |s| s.index() + 1)];
+        for (i, state) in view.states.iter().enumerate() {
+            let here = machine.state(StateId::from_index(i)).parent == scope;
+            for line in state.lines.iter().filter(|_| here) {
+                let _ = writeln!(out, "{indent}{} : {line}", ids.states[i]);
+            }
+            for edge in edges.iter().map(|&e| &view.edges[e]) {
+                if edge.from == EdgeSource::State(i) {
+                    let _ = writeln!(
+                        out,
+                        "{indent}{} --> {} : {}",
+                        ids.states[i], ids.states[edge.to], edge.label
+                    );
+                    drawn.insert(i);
+                    drawn.insert(edge.to);
+                }
+            }
+        }
+        if let (Some(any), Some(lines)) = (&ids.any, &view.any) {
+            if scope.is_none() {
+                for line in lines {
+                    let _ = writeln!(out, "{indent}{any} : {line}");
+                }
+                for edge in edges.iter().map(|&e| &view.edges[e]) {
+                    if edge.from == EdgeSource::Any {
+                        let _ = writeln!(out, "{indent}{any} --> {} : {}", ids.states[edge.to], edge.label);
+                        drawn.insert(edge.to);
+                    }
+                }
+            }
+        }
+        for &m in &members {
+            if view.states[m].terminal {
+                let _ = writeln!(out, "{indent}{} --> [*]", ids.states[m]);
+            } else if !drawn.contains(&m) {
+                // A state nothing leads to or from still appears.
+                let _ = writeln!(out, "{indent}{}", ids.states[m]);
+            }
+        }
+    }
 }
 
 /// The Mermaid id of every state, and of the `any` pseudo-state.

@@ -2,7 +2,9 @@
 //! the lines written inside them, the `any` pseudo-state, and the labelled
 //! edges. The renderers only decide how to spell it.
 
-use crate::model::{EffectId, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId};
+use crate::model::{
+    EffectId, HistoryKind, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId,
+};
 use std::collections::HashSet;
 
 /// The drawable content of one machine.
@@ -84,7 +86,7 @@ impl View {
             .flat_map(|s| machine.own_transitions(s).iter().copied());
         for id in own.chain(machine.any_transitions().iter().copied()) {
             let t = machine.transition(id);
-            let label = label(machine, t, competing.contains(&id));
+            let label = label(machine, t, competing.contains(&id)) + history_mark(t.history);
             let from = match t.source {
                 Source::State(s) => EdgeSource::State(s.index()),
                 Source::Any => EdgeSource::Any,
@@ -114,7 +116,7 @@ impl View {
             .collect();
         for (i, t) in machine.timers.iter().enumerate() {
             let competes = competing_timers.contains(&TimerId::from_index(i));
-            let label = timer_label(machine, t, competes);
+            let label = timer_label(machine, t, competes) + history_mark(t.history);
             match t.target {
                 Some(to) => edges.push(Edge {
                     from: EdgeSource::State(t.state.index()),
@@ -186,4 +188,14 @@ fn output_list(machine: &Machine, outputs: &[OutputId]) -> String {
         .map(|o| machine.outputs[o.index()].name.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// How an edge's label says its target is entered through its history, as
+/// UML draws the history pseudo-states: ` (H)` and ` (H*)`.
+fn history_mark(history: Option<HistoryKind>) -> &'static str {
+    match history {
+        None => "",
+        Some(HistoryKind::Shallow) => " (H)",
+        Some(HistoryKind::Deep) => " (H*)",
+    }
 }
