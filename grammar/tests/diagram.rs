@@ -496,6 +496,12 @@ fn check_picture(name: &str, machine: &Machine) {
         }
     }
 
+    let composites: std::collections::HashSet<&str> = machine
+        .states
+        .iter()
+        .filter(|s| s.is_composite())
+        .map(|s| s.name.as_str())
+        .collect();
     // Each label beside its own edge, clear of every box and other label.
     for (i, (text, rect)) in pic.labels.iter().enumerate() {
         let edge = &pic.edges[i + 1];
@@ -509,16 +515,43 @@ fn check_picture(name: &str, machine: &Machine) {
             "{name}: label {text:?} is {near:.1}px from its edge\n{svg}"
         );
         for (state, b) in &pic.boxes {
-            assert!(!rect.overlaps(b), "{name}: label {text:?} covers {state}");
+            // A label may lie inside the box of a composite state its edge
+            // starts or ends in.
+            let own = composites.contains(state.as_str())
+                && (b.distance(edge[0]) < 1.0 || b.distance(edge[edge.len() - 1]) < 1.0);
+            assert!(own || !rect.overlaps(b), "{name}: label {text:?} covers {state}");
         }
         for (other, r) in &pic.labels[i + 1..] {
             assert!(!rect.overlaps(r), "{name}: labels {text:?} and {other:?} overlap");
         }
     }
-    // No two boxes overlap.
+    // No two boxes overlap, but a composite state's box holds the boxes of
+    // the states inside it.
+    let holds = |outer: &str, inner: &str| {
+        let mut state = machine.states.iter().find(|s| s.name == inner);
+        while let Some(s) = state.and_then(|s| s.parent) {
+            let parent = &machine.states[s.index()];
+            if parent.name == outer {
+                return true;
+            }
+            state = Some(parent);
+        }
+        false
+    };
     for (i, (a, ra)) in pic.boxes.iter().enumerate() {
         for (b, rb) in &pic.boxes[i + 1..] {
-            assert!(!ra.overlaps(rb), "{name}: {a} and {b} overlap");
+            if holds(a, b) || holds(b, a) {
+                let (outer, inner) = if holds(a, b) { (ra, rb) } else { (rb, ra) };
+                assert!(
+                    inner.x >= outer.x
+                        && inner.y >= outer.y
+                        && inner.x + inner.w <= outer.x + outer.w
+                        && inner.y + inner.h <= outer.y + outer.h,
+                    "{name}: {a} and {b}: the inner box sticks out"
+                );
+            } else {
+                assert!(!ra.overlaps(rb), "{name}: {a} and {b} overlap");
+            }
         }
     }
 }
@@ -571,5 +604,90 @@ proptest! {
         for machine in &checked.model.machines {
             check_picture(&text, machine);
         }
+    }
+}
+
+/// The agent loop with its working phases in a composite, paused and
+/// resumed through history.
+#[test]
+fn a_nested_agent_loop_is_drawn_with_boxes_around_its_phases() {
+    let text = "machine Agent {
+        initial state idle { on start -> working; }
+        state working {
+            on pause -> paused;
+            on cancel -> idle emit cancelled;
+            after 10m -> failed emit timed_out;
+            initial state calling_llm {
+                on tool_call -> running_tools;
+                on answer -> done emit reply;
+                on llm_error -> failed;
+            }
+            state running_tools {
+                on tools_done -> calling_llm;
+                on tool_error -> calling_llm emit report;
+            }
+        }
+        state paused { on resume -> working.history; on cancel -> idle; }
+        terminal state done;
+        terminal state failed;
+    }";
+    let model = check(text).into_model().unwrap();
+    let machine = &model.machines[0];
+    check_picture("agent", machine);
+    assert!(dot_labels(machine).contains(&"resume (H)".to_string()));
+}
+
+/// Composites `depth` levels deep, `width` to a level, with edges between
+/// levels, into and out of composites, to composites' history and from
+/// composites to themselves.
+fn nested_machine(width: usize, depth: usize) -> String {
+    fn block(text: &mut String, prefix: &str, width: usize, depth: usize, all: &mut Vec<String>) {
+        for i in 0..width {
+            let name = format!("{prefix}{i}");
+            let initial = if i == 0 { "initial " } else { "" };
+            all.push(name.clone());
+            let _ = write!(text, "{initial}state {name} {{ ");
+            if depth > 0 {
+                let _ = write!(text, "on again_{name} -> {name}; ");
+                block(text, &format!("{name}_"), width, depth - 1, all);
+            }
+            text.push_str("}\n");
+        }
+    }
+    let mut body = String::new();
+    let mut all = Vec::new();
+    block(&mut body, "s", width, depth, &mut all);
+    // Edges appended to the leaves: each leaf goes on to a state further
+    // down the list and back to an earlier one, and to a composite's history.
+    let composites: Vec<&String> = all
+        .iter()
+        .filter(|n| body.contains(&format!("state {n} {{ on again_")))
+        .collect();
+    for (i, name) in all.iter().enumerate() {
+        if composites.contains(&name) {
+            continue;
+        }
+        let ahead = &all[(i * 7 + 3) % all.len()];
+        let back = &all[(i * 3) % all.len()];
+        let mut edges = format!("on next -> {ahead}; on back -> {back}; ");
+        if let Some(c) = composites.get(i % composites.len().max(1)) {
+            let _ = write!(edges, "on resume -> {c}.history; ");
+        }
+        body = body.replacen(
+            &format!("state {name} {{ "),
+            &format!("state {name} {{ {edges}"),
+            1,
+        );
+    }
+    format!("machine Nested {{\n{body}}}\n")
+}
+
+#[test]
+fn nested_machines_are_drawn_with_boxes_inside_boxes() {
+    for (width, depth) in [(2, 1), (3, 2), (2, 3)] {
+        let text = nested_machine(width, depth);
+        let checked = check(&text);
+        assert!(!checked.has_errors(), "{text}\n{:#?}", checked.diagnostics);
+        check_picture(&text, &checked.model.machines[0]);
     }
 }

@@ -8,7 +8,7 @@
 //!   its own edge, edges are routed around every box, and crossings are
 //!   reduced by barycenter sweeps. Its module docs say why it is ours
 //!   rather than the `dagre` or `rust-sugiyama` crates, and how composite
-//!   states will fit in;
+//!   states are boxes laid out around their states;
 //! - `svg.rs` sizes the boxes to their text (a monospace font, so widths
 //!   are exact), runs the layout and writes the SVG.
 //!
@@ -35,6 +35,11 @@
 //! - inside each state, its hooks (`enter / arm emit started`,
 //!   `exit / stopped`), then its internal transitions (no target: no state
 //!   change, no hooks), then its internal timers, labelled the same way;
+//! - a composite state holds its states: a `state X { ... }` block
+//!   starting at its initial state (Mermaid), a cluster (DOT), a box with
+//!   its name and lines at the top left (SVG); an edge to or from the
+//!   composite itself ends at its border, and a target entered through its
+//!   history is marked ` (H)` or ` (H*)` in the label;
 //! - `any` transitions are drawn once, from a dashed pseudo-state named
 //!   `any` that stands for every non-terminal state, rather than repeated
 //!   from every state.

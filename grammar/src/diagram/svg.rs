@@ -47,7 +47,7 @@ const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, m
 /// ```
 pub fn svg(machine: &Machine) -> String {
     let view = View::new(machine);
-    let drawing = Drawing::new(&view);
+    let drawing = Drawing::new(machine, &view);
     let placed = layout::layout(&drawing.graph);
     drawing.render(&view, &placed)
 }
@@ -65,10 +65,13 @@ struct Drawing {
     shapes: Vec<Shape>,
     /// The label of each layout edge (`None` for the start edge).
     labels: Vec<Option<String>>,
+    /// The composite states (indices into the view's states), outermost
+    /// first, so that inner boxes are drawn over outer ones.
+    composites: Vec<usize>,
 }
 
 impl Drawing {
-    fn new(view: &View) -> Drawing {
+    fn new(machine: &Machine, view: &View) -> Drawing {
         let mut graph = Graph::default();
         let mut shapes = Vec::new();
         let mut labels = Vec::new();
@@ -89,11 +92,21 @@ impl Drawing {
             graph.nodes.len() - 1
         });
         let state = |i: usize| i + 1;
-        graph.edges.push(layout::Edge {
-            from: 0,
-            to: state(view.initial),
-            label: None,
-        });
+        if machine.is_nested() {
+            // A composite state's box is drawn around its states.
+            graph.parents = std::iter::once(None)
+                .chain(machine.states.iter().map(|s| s.parent.map(|p| state(p.index()))))
+                .chain(any.map(|_| None))
+                .collect();
+            // Inside a composite, its initial state leads.
+            graph.roots.extend(
+                machine
+                    .state_ids()
+                    .filter_map(|s| machine.initial_child(s))
+                    .map(|c| state(c.index())),
+            );
+        }
+        graph.edges.push(layout::Edge::new(0, state(view.initial), None));
         labels.push(None);
         for edge in &view.edges {
             let from = match (edge.from, any) {
@@ -102,20 +115,27 @@ impl Drawing {
                 // Edges from `any` exist only when the pseudo-state does.
                 (EdgeSource::Any, None) => continue,
             };
-            graph.edges.push(layout::Edge {
+            graph.edges.push(layout::Edge::new(
                 from,
-                to: state(edge.to),
-                label: Some(label_size(&edge.label)),
-            });
+                state(edge.to),
+                Some(label_size(&edge.label)),
+            ));
             labels.push(Some(edge.label.clone()));
         }
         // The start marker leads; `any` is searched last, so its edges
         // point down into the machine rather than up out of it.
-        graph.roots.push(0);
+        graph.roots.insert(0, 0);
+        let mut composites: Vec<usize> = machine
+            .state_ids()
+            .filter(|&s| machine.state(s).is_composite())
+            .map(|s| s.index())
+            .collect();
+        composites.sort_by_key(|&i| machine.ancestors(crate::model::StateId::from_index(i)).count());
         Drawing {
             graph,
             shapes,
             labels,
+            composites,
         }
     }
 
@@ -137,6 +157,15 @@ impl Drawing {
         );
         let _ = writeln!(out, "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
 
+        if !self.composites.is_empty() {
+            out.push_str("<g class=\"composites\">\n");
+            for &i in &self.composites {
+                let state = &view.states[i];
+                let header = placed.headers[i + 1].expect("a composite state has a header");
+                composite_box(&mut out, &placed.nodes[i + 1], &header, &state.name, &state.lines);
+            }
+            out.push_str("</g>\n");
+        }
         out.push_str("<g class=\"edges\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.2\">\n");
         for (route, edge) in placed.edges.iter().zip(&self.graph.edges) {
             let d = if edge.from == edge.to {
@@ -160,6 +189,7 @@ impl Drawing {
                         num(START_RADIUS)
                     );
                 }
+                Shape::State(i) if self.composites.contains(&i) => {}
                 Shape::State(i) => {
                     let state = &view.states[i];
                     state_box(&mut out, rect, &state.name, &state.lines, state.terminal, false);
@@ -203,6 +233,49 @@ impl Drawing {
         out.push_str("</g>\n</svg>\n");
         out
     }
+}
+
+/// A composite state's box, drawn under the edges and the boxes inside it:
+/// its name in bold and its lines in its header, at the top left.
+fn composite_box(out: &mut String, rect: &Rect, header: &Rect, name: &str, lines: &[String]) {
+    let _ = writeln!(
+        out,
+        "<g class=\"state\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\" \
+         fill=\"#f3f6fb\" fill-opacity=\"0.6\" stroke=\"#333\" stroke-width=\"1.2\"/>",
+        num(rect.x),
+        num(rect.y),
+        num(rect.width),
+        num(rect.height)
+    );
+    let top = header.y + PAD_Y;
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>",
+        num(header.x + PAD_X),
+        num(top + BASELINE),
+        escape(name)
+    );
+    if !lines.is_empty() {
+        let rule = top + LINE + RULE / 2.0;
+        let _ = writeln!(
+            out,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>",
+            num(header.x + PAD_X),
+            num(rule),
+            num(header.x + header.width - PAD_X),
+            num(rule)
+        );
+        for (i, line) in lines.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" xml:space=\"preserve\">{}</text>",
+                num(header.x + PAD_X),
+                num(top + LINE + RULE + LINE * i as f64 + BASELINE),
+                escape(line)
+            );
+        }
+    }
+    out.push_str("</g>\n");
 }
 
 /// A state's box: name in bold, then its inner lines under a rule.

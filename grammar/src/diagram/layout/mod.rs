@@ -48,23 +48,24 @@
 //!
 //! # Compound nodes (composite states)
 //!
-//! Nested states fit this design the way dagre does it: give [`Graph`] a
-//! parent per node; in [`rank`], add for each compound node a top and a
-//! bottom border node with edges to and from its children, so its children
-//! share a band of ranks; in [`order`], sort each compound node's children
-//! as one block (barycenter of the block), so they stay contiguous; in
-//! [`position`], add left and right border dummies per rank of the
-//! compound node, which the separation constraints then keep around the
-//! children; the compound node's box is the hull of its borders. Routing
-//! does not change: borders are nodes like any other.
+//! A [`Graph`] with parents is laid out by [`compound`], one box at a
+//! time with the pipeline above: inside, a compound node is a graph of its
+//! children, with its header on a rank of its own at the top left and
+//! *ports* where edges cross its border; outside, it is one node as large as
+//! that drawing. This is the recursive scheme of ELK's hierarchy handling
+//! rather than dagre's single graph with border nodes: boxes cannot overlap
+//! and no unrelated edge can enter a box by construction, where dagre's
+//! border chains only tend to stay straight. The price is that a box's
+//! children do not share ranks with the nodes beside the box.
 
+mod compound;
 mod order;
 mod position;
 mod rank;
 mod route;
 
 /// A point of the drawing, y pointing down.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Point {
     pub x: f64,
     pub y: f64,
@@ -89,13 +90,21 @@ pub(crate) struct Size {
 /// A graph to lay out.
 #[derive(Default)]
 pub(crate) struct Graph {
-    /// The size of each node's box.
+    /// The size of each node's box; for a compound node, the size of its
+    /// header (its title), which the layout puts at the top left of the box
+    /// it draws around the node's children.
     pub nodes: Vec<Size>,
     /// The edges, in the order the caller wants them considered.
     pub edges: Vec<Edge>,
     /// Nodes the depth-first search starts from, before the others: their
-    /// edges point down.
+    /// edges point down. For a compound node, its first child here leads
+    /// inside it.
     pub roots: Vec<usize>,
+    /// The node holding each node (a compound node, drawn as a box around
+    /// its children); empty when no node has a parent.
+    pub parents: Vec<Option<usize>>,
+    /// A node kept leftmost in its rank (a compound node's header).
+    pub(super) leftmost: Option<usize>,
 }
 
 /// An edge of a [`Graph`].
@@ -104,12 +113,30 @@ pub(crate) struct Edge {
     pub to: usize,
     /// The size of its label, if it has one.
     pub label: Option<Size>,
+    /// Where the edge meets its source's and its target's box, as an x
+    /// offset from the box's left side; `None` lets the layout choose.
+    pub(super) ports: [Option<f64>; 2],
+}
+
+impl Edge {
+    /// An edge whose ports the layout chooses.
+    pub(crate) fn new(from: usize, to: usize, label: Option<Size>) -> Edge {
+        Edge {
+            from,
+            to,
+            label,
+            ports: [None, None],
+        }
+    }
 }
 
 /// Where everything goes.
 pub(crate) struct Layout {
-    /// Each node's box, in the order of [`Graph::nodes`].
+    /// Each node's box, in the order of [`Graph::nodes`]; a compound
+    /// node's box holds its children's.
     pub nodes: Vec<Rect>,
+    /// Each compound node's header, inside its box; `None` for the others.
+    pub headers: Vec<Option<Rect>>,
     /// Each edge's route and label box, in the order of [`Graph::edges`].
     pub edges: Vec<Route>,
     /// The size of the drawing, margins included.
@@ -179,21 +206,38 @@ struct Layered {
 
 /// Lay the graph out. Deterministic: the same graph gives the same layout.
 pub(crate) fn layout(graph: &Graph) -> Layout {
-    let loops = route::SelfLoops::new(graph);
+    if graph.parents.iter().any(Option::is_some) {
+        return compound::layout(graph);
+    }
     let edges: Vec<rank::RankEdge> = graph
         .edges
         .iter()
         .filter(|e| e.from != e.to)
-        .map(|e| rank::RankEdge {
-            from: e.from,
-            to: e.to,
-            minlen: if e.label.is_some() { 2 } else { 1 },
-        })
+        .map(rank_edge)
         .collect();
     let ranking = rank::rank(graph.nodes.len(), &edges, &graph.roots);
+    place(graph, &ranking)
+}
 
-    let mut layered = layered(graph, &loops, &ranking);
+/// An edge as ranking sees it: a labelled edge spans two ranks at least.
+fn rank_edge(e: &Edge) -> rank::RankEdge {
+    rank::RankEdge {
+        from: e.from,
+        to: e.to,
+        minlen: if e.label.is_some() { 2 } else { 1 },
+    }
+}
+
+/// Everything after ranking: order, coordinates and routes.
+fn place(graph: &Graph, ranking: &rank::Ranking) -> Layout {
+    let loops = route::SelfLoops::new(graph);
+    let mut layered = layered(graph, &loops, ranking);
     order::order(&mut layered);
+    if let Some(first) = graph.leftmost {
+        let rank = &mut layered.ranks[layered.slots[first].rank];
+        rank.retain(|&v| v != first);
+        rank.insert(0, first);
+    }
     let placed = position::position(&layered);
     route::route(graph, &layered, &placed, &loops)
 }

@@ -115,6 +115,24 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
             }
         }
     }
+    // Ports fixed by the caller: where the edge goes on inside a compound
+    // node.
+    for (c, chain) in layered.chains.iter().enumerate() {
+        let edge = &graph.edges[chain.edge];
+        let (top, bottom) = (chain.nodes[0], chain.nodes[chain.nodes.len() - 1]);
+        let [at_from, at_to] = edge.ports;
+        let (at_top, at_bottom) = if chain.reversed {
+            (at_to, at_from)
+        } else {
+            (at_from, at_to)
+        };
+        if let Some(dx) = at_top {
+            leave[c] = nodes[top].x + dx;
+        }
+        if let Some(dx) = at_bottom {
+            enter[c] = nodes[bottom].x + dx;
+        }
+    }
 
     let mut routes: Vec<Option<Route>> = (0..graph.edges.len()).map(|_| None).collect();
     for (c, chain) in layered.chains.iter().enumerate() {
@@ -252,6 +270,7 @@ fn frame(mut nodes: Vec<Rect>, mut edges: Vec<Route>) -> Layout {
         p.y += dy;
     }
     Layout {
+        headers: vec![None; nodes.len()],
         nodes,
         edges,
         width: max_x - min_x + 2.0 * MARGIN,
