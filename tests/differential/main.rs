@@ -21,6 +21,12 @@
 //! (which must be the same machine). Snapshots must restore from each of
 //! them, and from the reference, into every other, in every state.
 //!
+//! Contexts, payloads, effects and timers are compared by [`timed`]: the
+//! dynamic engine against a reference interpreter of those rules, on random
+//! actions with payloads interleaved with random clock advances, comparing
+//! the context after every step (generated code joins it once the fixtures
+//! that use these constructs are generated).
+//!
 //! `PROPTEST_CASES` overrides the number of random sequences per machine and
 //! `PROPTEST_RNG_SEED` fixes the seed.
 
@@ -28,6 +34,7 @@ mod dynamic;
 mod engine;
 mod generated;
 mod reference;
+mod timed;
 
 use engine::{Engine, Outcome, TestGuards};
 use fsm_grammar::model::Machine;

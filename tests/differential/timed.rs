@@ -1,0 +1,425 @@
+//! The differential test of contexts, payloads, effects and timers: the
+//! dynamic engine against a reference interpreter written here from the
+//! rules of `docs/dsl.md` ("Context, payloads, effects and timers"), on
+//! every machine of the examples and the ok and warn fixtures, machines
+//! without these constructs included.
+//!
+//! Both run the same instrumented context ([`Ctx`]): every effect appends
+//! its name and payload to a log and bumps a counter; every guard's value is
+//! a hash of the guard, the counter and the payload, so a guard that saw the
+//! context after the effects, or an effect that ran on a rejection, or in
+//! the wrong order, or with the wrong payload, makes the two disagree; each
+//! named delay is computed from the counter. Random sequences of actions
+//! (with random payloads) are interleaved with random advances of a manual
+//! clock followed by `fire_due`, and after every step the outcome, the
+//! outputs, the state, the context and the next deadline must agree.
+//!
+//! The rules implemented by the reference, beyond those of `reference.rs`:
+//!
+//! - guards see the context as it was before the firing; a transition's
+//!   guards and `do` effects get the payload, hooks' effects and timers'
+//!   guards and effects get none (`null`);
+//! - a taken transition runs the exit hook's effects of the state left, its
+//!   own, then the enter hook's effects of the state entered (an internal
+//!   one only its own);
+//! - entering a state (the initial one when the machine is built) arms its
+//!   timers at now + delay, a named delay computed from the context once the
+//!   entering effects ran; leaving disarms them; an internal transition
+//!   keeps them; a self transition re-arms;
+//! - a state's timers with the same delay are one group, tried by priority
+//!   then declaration order; when the group is due the first whose guard
+//!   holds fires, and the group is disarmed either way;
+//! - `fire_due` fires the due groups earliest deadline first, ties in group
+//!   order (groups ordered by their best timer), each once; groups armed by
+//!   these firings wait for the next call.
+
+use fsm_grammar::model::{Delay, GuardExpr, Machine, StateId, Timer, Transition};
+use fsm_runtime::dynamic::{Definition, Engine};
+use fsm_runtime::{ManualClock, Timestamp};
+use fsm_tests::{example_files, fixtures_dir, fsm_files, relative_name, workspace_root};
+use serde_json::Value;
+use std::cmp::Reverse;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Random sequences per machine.
+const RUNS: u64 = 64;
+/// Steps per sequence.
+const STEPS: usize = 60;
+
+/// The context both implementations run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Ctx {
+    counter: u64,
+    log: Vec<String>,
+}
+
+fn payload_number(payload: &Value) -> u64 {
+    payload.as_u64().unwrap_or(99)
+}
+
+/// Guard `index`'s value in `ctx` for `payload`.
+fn guard_value(index: usize, ctx: &Ctx, payload: &Value) -> bool {
+    let mut x = (index as u64 + 1)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(ctx.counter.wrapping_mul(0xBF58_476D_1CE4_E5B9))
+        .wrapping_add(payload_number(payload).wrapping_mul(0x94D0_49BB_1331_11EB));
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    x ^= x >> 29;
+    x & 1 == 1
+}
+
+/// Effect `name`'s update of `ctx` with `payload`.
+fn run_effect(name: &str, ctx: &mut Ctx, payload: &Value) {
+    ctx.counter += 1;
+    ctx.log.push(format!("{name}({payload})"));
+}
+
+/// Delay `index`'s duration in `ctx`: whole and fractional milliseconds,
+/// from 1 ms to about 20 s.
+fn delay_value(index: usize, ctx: &Ctx) -> Duration {
+    Duration::from_micros(500 + 1_000 * ((ctx.counter * 7 + index as u64 * 3) % 20_000))
+}
+
+/// What one step did, as names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Fired {
+        from: String,
+        to: String,
+        outputs: Vec<String>,
+    },
+    Rejected,
+    Timers(Vec<(String, String, usize, Vec<String>)>),
+}
+
+/// The reference interpreter.
+struct Reference<'m> {
+    machine: &'m Machine,
+    state: StateId,
+    ctx: Ctx,
+    /// Per group of the current state: its deadline (ms) while armed.
+    armed: Vec<Option<u64>>,
+}
+
+/// The timers of `state` grouped by delay: groups in the order of their
+/// best timer, each in the order tried, as (index in state, timer).
+fn groups_of(machine: &Machine, state: StateId) -> Vec<Vec<(usize, &Timer)>> {
+    let mut timers: Vec<(usize, &Timer)> = machine
+        .timers
+        .iter()
+        .filter(|t| t.state == state)
+        .enumerate()
+        .collect();
+    timers.sort_by_key(|(_, t)| Reverse(t.priority));
+    let mut groups: Vec<Vec<(usize, &Timer)>> = Vec::new();
+    for (index, timer) in timers {
+        match groups.iter_mut().find(|g| g[0].1.delay == timer.delay) {
+            Some(group) => group.push((index, timer)),
+            None => groups.push(vec![(index, timer)]),
+        }
+    }
+    groups
+}
+
+fn holds(expr: &GuardExpr, ctx: &Ctx, payload: &Value) -> bool {
+    match expr {
+        GuardExpr::Var(g) => guard_value(g.index(), ctx, payload),
+        GuardExpr::Not(e) => !holds(e, ctx, payload),
+        GuardExpr::And(a, b) => holds(a, ctx, payload) && holds(b, ctx, payload),
+        GuardExpr::Or(a, b) => holds(a, ctx, payload) || holds(b, ctx, payload),
+    }
+}
+
+impl<'m> Reference<'m> {
+    fn new(machine: &'m Machine, now: u64) -> Self {
+        let mut reference = Reference {
+            machine,
+            state: machine.initial,
+            ctx: Ctx::default(),
+            armed: Vec::new(),
+        };
+        reference.arm(now);
+        reference
+    }
+
+    fn name(&self, state: StateId) -> String {
+        self.machine.state(state).name.clone()
+    }
+
+    fn arm(&mut self, now: u64) {
+        self.armed = groups_of(self.machine, self.state)
+            .iter()
+            .map(|group| {
+                let delay = match group[0].1.delay {
+                    Delay::Literal(d) => d,
+                    Delay::Named(d) => delay_value(d.index(), &self.ctx),
+                };
+                let millis = delay.as_nanos().div_ceil(1_000_000).max(1) as u64;
+                Some(now + millis)
+            })
+            .collect();
+    }
+
+    /// Move along a taken transition or timer: effects, outputs, state, timers.
+    fn take(
+        &mut self,
+        own_effects: &[fsm_grammar::model::EffectId],
+        own_emits: &[fsm_grammar::model::OutputId],
+        target: Option<StateId>,
+        payload: &Value,
+        now: &dyn Fn() -> u64,
+    ) -> Vec<String> {
+        let machine = self.machine;
+        let effect = |ctx: &mut Ctx, e: &fsm_grammar::model::EffectId, payload: &Value| {
+            run_effect(&machine.effects[e.index()].name, ctx, payload)
+        };
+        let output = |o: &fsm_grammar::model::OutputId| machine.outputs[o.index()].name.clone();
+        let mut outputs = Vec::new();
+        let from = machine.state(self.state);
+        if target.is_some() {
+            from.exit_effects
+                .iter()
+                .for_each(|e| effect(&mut self.ctx, e, &Value::Null));
+            outputs.extend(from.exit.iter().map(output));
+        }
+        own_effects.iter().for_each(|e| effect(&mut self.ctx, e, payload));
+        outputs.extend(own_emits.iter().map(output));
+        if let Some(target) = target {
+            let to = machine.state(target);
+            to.enter_effects
+                .iter()
+                .for_each(|e| effect(&mut self.ctx, e, &Value::Null));
+            outputs.extend(to.enter.iter().map(output));
+            self.state = target;
+            self.arm(now());
+        }
+        outputs
+    }
+
+    fn fire(&mut self, action: &str, payload: &Value, now: u64) -> Step {
+        let machine = self.machine;
+        let state = self.state;
+        if machine.state(state).is_terminal() {
+            return Step::Rejected;
+        }
+        let Some(action) = machine.actions.iter().position(|a| a.name == action) else {
+            return Step::Rejected;
+        };
+        let mut candidates: Vec<&Transition> = machine
+            .transitions
+            .iter()
+            .filter(|t| t.source == fsm_grammar::model::Source::State(state) && t.action.index() == action)
+            .chain(
+                machine
+                    .transitions
+                    .iter()
+                    .filter(|t| t.source == fsm_grammar::model::Source::Any && t.action.index() == action),
+            )
+            .collect();
+        candidates.sort_by_key(|t| Reverse(t.priority));
+        let Some(taken) = candidates.into_iter().find(|t| {
+            t.guard
+                .as_ref()
+                .is_none_or(|g| holds(&g.expr, &self.ctx, payload))
+        }) else {
+            return Step::Rejected;
+        };
+        let outputs = self.take(&taken.effects, &taken.emits, taken.target, payload, &|| now);
+        Step::Fired {
+            from: self.name(state),
+            to: self.name(self.state),
+            outputs,
+        }
+    }
+
+    fn fire_due(&mut self, now: u64) -> Step {
+        let mut fired = Vec::new();
+        loop {
+            let due = self
+                .armed
+                .iter()
+                .enumerate()
+                .filter_map(|(group, due)| due.filter(|d| *d <= now).map(|d| (d, group)))
+                .min();
+            let Some((_, group)) = due else { break };
+            self.armed[group] = None;
+            let state = self.state;
+            let groups = groups_of(self.machine, state);
+            let Some(&(index, timer)) = groups[group].iter().find(|(_, t)| {
+                t.guard
+                    .as_ref()
+                    .is_none_or(|g| holds(&g.expr, &self.ctx, &Value::Null))
+            }) else {
+                continue;
+            };
+            let outputs = self.take(&timer.effects, &timer.emits, timer.target, &Value::Null, &|| now);
+            fired.push((self.name(state), self.name(self.state), index, outputs));
+        }
+        Step::Timers(fired)
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.armed.iter().flatten().min().copied()
+    }
+}
+
+/// A dynamic engine of `definition` running [`Ctx`] on `clock`.
+fn dynamic_engine(definition: &Arc<Definition>, clock: &ManualClock) -> Engine<Ctx> {
+    let machine = definition.machine();
+    let mut builder = Engine::with_context(Arc::clone(definition), Ctx::default()).clock(clock.clone());
+    for (index, guard) in machine.guards.iter().enumerate() {
+        builder = builder.context_guard(&guard.name, move |ctx, payload| guard_value(index, ctx, payload));
+    }
+    for effect in &machine.effects {
+        let name = effect.name.clone();
+        builder = builder.effect(&effect.name, move |ctx, payload| run_effect(&name, ctx, payload));
+    }
+    for (index, delay) in machine.delays.iter().enumerate() {
+        builder = builder.delay(&delay.name, move |ctx| delay_value(index, ctx));
+    }
+    builder
+        .build()
+        .unwrap_or_else(|e| panic!("machine `{}`: {e}", machine.name))
+}
+
+fn dynamic_step(engine: &Engine<Ctx>, action: &str, payload: &Value) -> Step {
+    match engine.fire(action, payload) {
+        Ok(fired) => Step::Fired {
+            from: fired.from_name().to_owned(),
+            to: fired.to_name().to_owned(),
+            outputs: fired.output_names().map(str::to_owned).collect(),
+        },
+        Err(_) => Step::Rejected,
+    }
+}
+
+fn dynamic_due(engine: &Engine<Ctx>) -> Step {
+    Step::Timers(
+        engine
+            .fire_due()
+            .iter()
+            .map(|f| {
+                (
+                    f.from_name().to_owned(),
+                    f.to_name().to_owned(),
+                    f.timer,
+                    f.output_names().map(str::to_owned).collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// xorshift64*, for sequences reproducible from their seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1)
+    }
+}
+
+/// 2026-01-10T09:00:00Z, in milliseconds.
+const START: u64 = 1_768_035_600_000;
+
+#[test]
+fn the_dynamic_engine_agrees_with_the_reference_on_context_payloads_effects_and_timers() {
+    let mut files = example_files();
+    files.extend(fsm_files(&fixtures_dir().join("ok")));
+    files.extend(fsm_files(&fixtures_dir().join("warn")));
+    let mut machines = 0;
+    let mut timers_fired = 0;
+    let mut effects_run = 0;
+    for path in files {
+        let file = relative_name(&path, workspace_root());
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
+        let model = fsm_grammar::check(&text)
+            .into_model()
+            .unwrap_or_else(|_| panic!("{file} has errors"));
+        for machine in &model.machines {
+            machines += 1;
+            let definition = Arc::new(
+                Definition::from_fsm_named(&text, &machine.name)
+                    .unwrap_or_else(|e| panic!("{file}: `{}`: {e}", machine.name)),
+            );
+            // Machines with timers get more runs: they are few, and their
+            // sequences are where the engines can differ most.
+            let runs = if machine.timers.is_empty() {
+                RUNS
+            } else {
+                32 * RUNS
+            };
+            for seed in 1..=runs {
+                let title = format!("{file}: machine `{}`, seed {seed}", machine.name);
+                let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+                let clock = ManualClock::new(UNIX_EPOCH + Duration::from_millis(START));
+                let engine = dynamic_engine(&definition, &clock);
+                let mut reference = Reference::new(machine, START);
+                let mut trail = Vec::new();
+                for step in 0..STEPS {
+                    let (expected, actual) = if machine.actions.is_empty() || rng.below(3) == 0 {
+                        // Mostly short advances, sometimes past every delay.
+                        let by = match rng.below(4) {
+                            0 => rng.below(30_000_000),
+                            _ => rng.below(25_000),
+                        };
+                        clock.advance(Duration::from_millis(by));
+                        trail.push(format!("advance {by}ms"));
+                        let now = Timestamp::from_system_time(clock_now(&clock)).unix_millis();
+                        (reference.fire_due(now), dynamic_due(&engine))
+                    } else {
+                        let action = &machine.actions[rng.below(machine.actions.len() as u64) as usize].name;
+                        let payload = Value::from(rng.below(4));
+                        trail.push(format!("fire {action}({payload})"));
+                        let now = Timestamp::from_system_time(clock_now(&clock)).unix_millis();
+                        (
+                            reference.fire(action, &payload, now),
+                            dynamic_step(&engine, action, &payload),
+                        )
+                    };
+                    if let Step::Timers(fired) = &expected {
+                        timers_fired += fired.len();
+                    }
+                    let context = engine.with_context_ref(Ctx::clone);
+                    let context_matches = context == reference.ctx;
+                    let deadline = engine.next_deadline().map(Timestamp::unix_millis);
+                    if expected != actual
+                        || !context_matches
+                        || engine.state_name() != reference.name(reference.state)
+                        || deadline != reference.next_deadline()
+                    {
+                        panic!(
+                            "{title}: step {step} disagrees\nsteps: {trail:#?}\nreference: {expected:?}, \
+                             state `{}`, deadline {:?}, context {:?}\ndynamic:   {actual:?}, state `{}`, \
+                             deadline {deadline:?}, context {context:?}",
+                            reference.name(reference.state),
+                            reference.next_deadline(),
+                            reference.ctx,
+                            engine.state_name(),
+                        );
+                    }
+                }
+                effects_run += reference.ctx.log.len();
+            }
+        }
+    }
+    eprintln!("{machines} machines, {timers_fired} timers fired, {effects_run} effects run");
+    assert!(machines > 20, "only {machines} machines found");
+    assert!(
+        timers_fired > 1_000,
+        "only {timers_fired} timers fired: the test does not reach them"
+    );
+    assert!(
+        effects_run > 1_000,
+        "only {effects_run} effects ran: the test does not reach them"
+    );
+}
+
+fn clock_now(clock: &ManualClock) -> SystemTime {
+    fsm_runtime::Clock::now(clock)
+}
