@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Editor support tests, as CI runs them (.ci/run, section "editors"):
+#   1. the VS Code extension: its TextMate grammar against the annotated files in
+#      editors/vscode/test (vscode-tmgrammar-test), its unit tests, and the .vsix;
+#   2. the tree-sitter grammar: the committed src/ is what grammar.js generates,
+#      and the corpus tests pass;
+#   3. the agreement test (editors/agreement.js): fsm.pest, tree-sitter and the
+#      TextMate grammar accept every fixture under tests/fixtures/ok, and reject
+#      the syntax fixtures alike.
+#
+# Needs node and npm, the tree-sitter CLI ($TREE_SITTER, or `tree-sitter` on PATH;
+# build it with `cargo install tree-sitter-cli --locked`), a C compiler (the CLI
+# compiles the parser), and fsmc ($FSMC, or `fsmc` on PATH, or built here with cargo).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+
+step() {
+    printf '\n--> %s\n' "$*"
+}
+
+tree_sitter=${TREE_SITTER:-tree-sitter}
+if ! command -v "$tree_sitter" >/dev/null 2>&1; then
+    echo "error: the tree-sitter CLI ($tree_sitter) is not installed; run: cargo install tree-sitter-cli --locked" >&2
+    exit 1
+fi
+"$tree_sitter" --version
+
+if [[ -n "${FSMC:-}" ]]; then
+    fsmc=$FSMC
+else
+    step "cargo build -p fsm-cli (fsmc, for the agreement test)"
+    cargo build -q -p fsm-cli
+    fsmc="$(cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')/debug/fsmc"
+fi
+
+# The tree-sitter CLI keeps compiled parsers in its own cache; a fresh, private
+# one keeps the run from using a stale parser or anyone's configuration.
+ts_home=$(mktemp -d)
+trap 'rm -rf "$ts_home"' EXIT
+export TREE_SITTER_DIR="$ts_home/config" TREE_SITTER_LIBDIR="$ts_home/lib"
+mkdir -p "$TREE_SITTER_DIR"
+printf '{"parser-directories": []}\n' >"$TREE_SITTER_DIR/config.json"
+
+step "VS Code extension: npm ci"
+cd "$root/editors/vscode"
+if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
+    # .npmrc sets ignore-scripts: no install script runs, so nothing downloads a binary.
+    npm ci --no-audit --no-fund
+fi
+
+step "VS Code extension: TextMate grammar tests (vscode-tmgrammar-test)"
+npx --no-install vscode-tmgrammar-test --grammar syntaxes/fsm.tmLanguage.json 'test/*.fsm'
+
+step "VS Code extension: unit tests (node --test)"
+node --test test/
+
+step "VS Code extension: package the .vsix (vsce)"
+npx --no-install vsce package --skip-license --out fsm.vsix
+unzip -l fsm.vsix | grep -q 'extension/syntaxes/fsm.tmLanguage.json'
+unzip -l fsm.vsix | grep -q 'extension/node_modules/vscode-languageclient/'
+
+step "tree-sitter: generate, and the committed src/ is up to date"
+cd "$root/editors/tree-sitter-fsm"
+"$tree_sitter" generate
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    if ! git -C "$root" diff --exit-code --stat -- editors/tree-sitter-fsm/src; then
+        echo "error: editors/tree-sitter-fsm/src differs from what grammar.js generates: run \`tree-sitter generate\` there and commit src/" >&2
+        exit 1
+    fi
+fi
+
+step "tree-sitter: corpus and highlight tests"
+"$tree_sitter" test
+
+step "agreement: fsm.pest, tree-sitter and TextMate on the fixtures"
+cd "$root"
+node editors/agreement.js --fsmc "$fsmc" --tree-sitter "$(command -v "$tree_sitter")"
