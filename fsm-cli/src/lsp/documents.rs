@@ -186,6 +186,12 @@ impl Document {
         &self.known
     }
 
+    /// Drop the analysis, so the next one reads the configuration afresh.
+    pub fn invalidate(&mut self) {
+        self.analysis = None;
+        self.published = None;
+    }
+
     /// True when the text changed since the last analysis.
     pub fn is_stale(&self) -> bool {
         self.analysis.is_none()

@@ -242,9 +242,7 @@ impl Server {
             }
             // Saving may have changed an `fsm.toml`: check everything again.
             notif::DidSaveTextDocument::METHOD | notif::DidChangeWatchedFiles::METHOD => {
-                for document in self.documents.values_mut() {
-                    document.published = None;
-                }
+                self.documents.values_mut().for_each(Document::invalidate);
             }
             _ => {}
         }
