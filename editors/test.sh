@@ -29,6 +29,10 @@ fi
 
 if [[ -n "${FSMC:-}" ]]; then
     fsmc=$FSMC
+    if [[ ! -x "$fsmc" ]]; then
+        echo "error: FSMC=$fsmc is not an executable" >&2
+        exit 1
+    fi
 else
     step "cargo build -p fsm-cli (fsmc, for the agreement test)"
     cargo build -q -p fsm-cli
