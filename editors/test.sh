@@ -72,6 +72,7 @@ for needed in fsm.tmLanguage.json language-configuration.json extension.js serve
     fi
 done
 test -s fsm.vsix
+node scripts/check-vsix.js fsm.vsix
 
 step "tree-sitter: the committed src/ is what grammar.js generates"
 cd "$root/editors/tree-sitter-fsm"
