@@ -15,23 +15,6 @@ fn generated_code() {
             .expect("UTF-8 file name");
         let source = render_source(&text, file_name, &Options::default())
             .unwrap_or_else(|diagnostics| panic!("{file_name} has errors: {diagnostics:?}"));
-        // TODO(issue 9): snapshot these too when code generation supports
-        // payloads and timers on machines without a context; until then it
-        // refuses them with a `compile_error!`. Machines with a context are
-        // generated and snapshotted.
-        let refused = fsm_grammar::check(&text)
-            .model
-            .machines
-            .iter()
-            .any(|m| m.context.is_none() && m.unsupported_construct().is_some());
-        if refused {
-            assert!(
-                source.contains("compile_error!")
-                    && source.contains("which code generation does not support yet"),
-                "{file_name}: expected the refusal of code generation:\n{source}"
-            );
-            return;
-        }
         insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(source);
         });
