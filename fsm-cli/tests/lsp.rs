@@ -554,3 +554,45 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
     assert_eq!(hover, Value::Null);
     client.finish();
 }
+
+/// A client we did not write: Neovim headless runs editors/nvim/test.lua
+/// (diagnostic, quick fix, rename, formatting, final text). Skipped when
+/// `nvim` is missing, unless `FSMC_REQUIRE_NVIM` is set (as in CI).
+#[test]
+fn neovim_fixes_renames_and_formats_through_the_server() {
+    let nvim_present = Command::new("nvim")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !nvim_present {
+        assert!(
+            std::env::var_os("FSMC_REQUIRE_NVIM").is_none(),
+            "FSMC_REQUIRE_NVIM is set but `nvim` is not installed"
+        );
+        eprintln!("skipped: `nvim` is not installed (Debian: apt-get install neovim)");
+        return;
+    }
+    let editors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/nvim");
+    let dir = Scratch::new();
+    dir.write(
+        "door.fsm",
+        &std::fs::read_to_string(editors.join("door.fsm")).unwrap(),
+    );
+    let output = Command::new("nvim")
+        .args(["--headless", "--clean", "-c"])
+        .arg(format!("luafile {}", editors.join("test.lua").display()))
+        .env("FSMC", env!("CARGO_BIN_EXE_fsmc"))
+        .env("FSM_FILE", dir.path("door.fsm"))
+        .current_dir(dir.path(""))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && log.contains("PASS"), "{log}");
+    assert_eq!(
+        dir.read("door.fsm"),
+        std::fs::read_to_string(editors.join("door.fsm")).unwrap(),
+        "the script never writes the file"
+    );
+}
