@@ -113,6 +113,9 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     quote! {
         #docs
         #lints
+        // The context and payload types are the user's, often private to
+        // the module that generates the machine, whose items are `pub`.
+        #[allow(private_interfaces, private_bounds)]
         pub mod #module {
             #prelude
             // Type paths in the `.fsm` text resolve where the machine is

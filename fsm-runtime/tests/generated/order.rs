@@ -37,6 +37,7 @@
     clippy::nonminimal_bool,
     clippy::overly_complex_bool_expr
 )]
+#[allow(private_interfaces, private_bounds)]
 pub mod order {
     use ::fsm_runtime::__private as __fsm;
     #[allow(unused_imports)]
