@@ -80,7 +80,7 @@ impl Server {
                 work_done_progress_options: WorkDoneProgressOptions::default(),
             })),
             completion_provider: Some(CompletionOptions {
-                trigger_characters: Some(vec![">".into(), "[".into(), "(".into(), ",".into(), " ".into()]),
+                trigger_characters: Some(vec![">".into(), "[".into(), "(".into(), ",".into()]),
                 ..CompletionOptions::default()
             }),
             document_formatting_provider: Some(OneOf::Left(true)),
