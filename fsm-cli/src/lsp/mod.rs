@@ -9,7 +9,7 @@
 //! - [`documents`]: open documents, incremental sync, position encodings;
 //! - [`analysis`] and [`index`]: what is known about a document's text;
 //! - one module per feature: [`diagnostics`], [`actions`] (quick fixes),
-//!   [`navigation`], [`rename`], [`hover`], [`completion`], [`format`],
+//!   [`navigation`], [`rename`], [`hover`], [`completion`], [`format`](mod@format),
 //!   [`symbols`], [`folding`], [`semantic_tokens`].
 //!
 //! The loop reads every message already waiting before it re-checks, so a
