@@ -43,9 +43,15 @@ fn main() {
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", args[0]));
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    send(&mut stdin, json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }));
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
+    );
     receive(&mut stdout);
-    send(&mut stdin, json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }));
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+    );
     let uri = "file:///bench/bench.fsm";
     send(
         &mut stdin,
@@ -84,7 +90,10 @@ fn main() {
             samples.push(elapsed);
         }
     }
-    send(&mut stdin, json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }),
+    );
     receive(&mut stdout);
     send(&mut stdin, json!({ "jsonrpc": "2.0", "method": "exit" }));
     child.wait().unwrap();
@@ -126,7 +135,10 @@ fn receive(stdout: &mut BufReader<ChildStdout>) -> Value {
     let mut length = 0;
     loop {
         let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "the server closed its output");
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed its output"
+        );
         let line = line.trim_end();
         if line.is_empty() {
             break;
