@@ -1234,6 +1234,12 @@ impl Gen<'_> {
 
                 #fire_doc
                 #allow_unused
+                // Inlined into the caller's loop, as the guards-only
+                // `transition` is: otherwise a non-generic `fire` is a call
+                // per event from another crate or codegen unit, with its
+                // result read back from memory (bench/README.md, "The
+                // generated code and `#[inline]`").
+                #[inline]
                 pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<Fired, FireError> {
                     let state = self.state;
                     #fire_body
@@ -1241,6 +1247,7 @@ impl Gen<'_> {
 
                 #can_fire_doc
                 #allow_unused
+                #[inline]
                 pub fn can_fire #g_generics(&self, #input: #input_ref #g_param) -> bool {
                     let state = self.state;
                     #check_body
@@ -1290,6 +1297,7 @@ impl Gen<'_> {
                 type Event = #input_ty;
                 type FireError = FireError;
 
+                #[inline]
                 fn fire(&mut self, event: #input_ty) -> __fsm::Result<Fired, FireError> {
                     #m::fire(self, event)
                 }

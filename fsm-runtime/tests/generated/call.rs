@@ -472,6 +472,7 @@ pub mod call {
         /// `do`, enter hook) and the machine moves, arming the new
         /// state's timers. On error nothing ran and the event is
         /// handed back in the error (`into_event`). Neither allocates.
+        #[inline]
         pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
             match (state, &event) {
@@ -626,6 +627,7 @@ pub mod call {
         /// True when firing `event` now would succeed: the guards it
         /// needs are evaluated as [`Self::fire`] would, but no effect
         /// runs and nothing changes.
+        #[inline]
         pub fn can_fire(&self, event: &Event) -> bool {
             let state = self.state;
             match (state, event) {
@@ -902,6 +904,7 @@ pub mod call {
         type Core = Core;
         type Event = Event;
         type FireError = FireError;
+        #[inline]
         fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
             Call::fire(self, event)
         }

@@ -393,6 +393,7 @@ pub mod order {
         /// perform; on error it stays where it is and the event is
         /// handed back in the error (`into_event`). Guards with a
         /// payload type read the event's payload. Neither allocates.
+        #[inline]
         pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             event: Event,
@@ -533,6 +534,7 @@ pub mod order {
         }
         /// True when firing it now would succeed: the guards it needs
         /// are evaluated as [`Self::fire`] would, but nothing changes.
+        #[inline]
         pub fn can_fire<G: Guards + ?__fsm::Sized>(
             &self,
             event: &Event,

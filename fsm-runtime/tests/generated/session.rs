@@ -311,6 +311,7 @@ pub mod session {
         /// state's timers) and returns the outputs for the caller to
         /// perform; on error it stays where it is. Neither allocates.
         #[allow(unused_variables)]
+        #[inline]
         pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
@@ -346,6 +347,7 @@ pub mod session {
         /// True when firing it now would succeed: the guards it needs
         /// are evaluated as [`Self::fire`] would, but nothing changes.
         #[allow(unused_variables)]
+        #[inline]
         pub fn can_fire<G: Guards + ?__fsm::Sized>(
             &self,
             action: Action,
