@@ -28,6 +28,11 @@ struct Client {
 impl Client {
     /// Start `fsmc lsp` in `dir` and initialize it, offering UTF-8 positions if `utf8`.
     fn start(dir: &Path, utf8: bool) -> Client {
+        Client::start_with(dir, utf8, Value::Null)
+    }
+
+    /// [`Client::start`], sending `options` as `initializationOptions` (unless null).
+    fn start_with(dir: &Path, utf8: bool, options: Value) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fsmc"))
             .arg("lsp")
             .current_dir(dir)
@@ -80,7 +85,11 @@ impl Client {
             "general": { "positionEncodings": encodings },
             "textDocument": { "completion": { "completionItem": { "snippetSupport": true } } }
         });
-        let result = client.request("initialize", json!({ "capabilities": capabilities }));
+        let mut params = json!({ "capabilities": capabilities });
+        if !options.is_null() {
+            params["initializationOptions"] = options;
+        }
+        let result = client.request("initialize", params);
         client.initialized = result["result"].clone();
         client.notify("initialized", json!({}));
         client
@@ -257,8 +266,8 @@ fn every_fixture_through_the_whole_protocol() {
         let expected = check_json(&path, &text);
         assert_eq!(codes_and_ranges(&diagnostics), expected, "{name}");
         for d in &diagnostics {
-            let href = d["codeDescription"]["href"].as_str().unwrap();
-            assert!(href.ends_with(&format!("docs/diagnostics.md#{}", d["code"].as_str().unwrap())));
+            // fsmc has no published URL of its own: no link unless configured.
+            assert!(d.get("codeDescription").is_none(), "{d}");
             assert!(d["message"].as_str().unwrap().contains("\nhelp: "), "{d}");
         }
 
@@ -440,6 +449,45 @@ fn a_misspelled_target_is_fixed_then_a_state_renamed_and_the_file_formatted() {
         .unwrap();
     assert_eq!(text, String::from_utf8(output.stdout).unwrap());
     client.finish();
+}
+
+#[test]
+fn diagnostics_link_to_the_page_the_client_names_and_nowhere_otherwise() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", TYPO);
+    let uri = uri_of(&dir.path("door.fsm"));
+    let page = "https://docs.example.org/fsmc/diagnostics.md";
+    let mut client = Client::start_with(&dir.path(""), false, json!({ "diagnosticsUrl": page }));
+    let diagnostics = client.open(&uri, TYPO);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    let link = json!({ "href": format!("{page}#unknown-state") });
+    assert_eq!(diagnostics[0]["codeDescription"], link);
+    // The diagnostic a quick fix names is the published one.
+    let actions = client.ok(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": diagnostics[0]["range"],
+                "context": { "diagnostics": [diagnostics[0]] } }),
+    );
+    assert_eq!(actions[0]["diagnostics"][0], diagnostics[0]);
+    client.finish();
+
+    // A value that is not a page is ignored (and logged): no link, and the
+    // server works as without it.
+    for bad in [
+        json!("docs/diagnostics.md"),
+        json!(7),
+        json!(format!("{page}#top")),
+    ] {
+        let mut client = Client::start_with(&dir.path(""), false, json!({ "diagnosticsUrl": bad }));
+        let diagnostics = client.open(&uri, TYPO);
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert!(
+            diagnostics[0].get("codeDescription").is_none(),
+            "{bad}: {}",
+            diagnostics[0]
+        );
+        client.finish();
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@ pub fn quick_fixes(
     analysis: &Analysis,
     uri: &Uri,
     range: Span,
+    docs: &diagnostics::DocsPage,
 ) -> Vec<CodeActionOrCommand> {
     let mut out = Vec::new();
     for diagnostic in &analysis.diagnostics {
@@ -31,7 +32,7 @@ pub fn quick_fixes(
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title,
                 kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![diagnostics::to_lsp(document, uri, diagnostic)]),
+                diagnostics: Some(vec![diagnostics::to_lsp(document, uri, diagnostic, docs)]),
                 edit: Some(WorkspaceEdit {
                     changes: Some(HashMap::from([(uri.clone(), edits)])),
                     ..WorkspaceEdit::default()

@@ -35,6 +35,8 @@ pub enum Flow {
 pub struct Server {
     encoding: Encoding,
     snippets: bool,
+    /// Where diagnostics link to, from `initializationOptions.diagnosticsUrl`.
+    docs: diagnostics::DocsPage,
     documents: HashMap<Uri, Document>,
     /// The last `fsm.toml` problem shown for each document, so an edit does
     /// not show it again.
@@ -43,7 +45,8 @@ pub struct Server {
 }
 
 impl Server {
-    /// A server for a client that initialized with `params`.
+    /// A server for a client that initialized with `params`. A bad
+    /// `initializationOptions.diagnosticsUrl` is logged and ignored.
     pub fn new(params: &InitializeParams) -> Server {
         let snippets = params
             .capabilities
@@ -53,9 +56,15 @@ impl Server {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.snippet_support)
             .unwrap_or(false);
+        let docs = diagnostics::DocsPage::from_options(params.initialization_options.as_ref())
+            .unwrap_or_else(|error| {
+                log(&error);
+                diagnostics::DocsPage::default()
+            });
         Server {
             encoding: Encoding::negotiate(params),
             snippets,
+            docs,
             documents: HashMap::new(),
             config_errors: HashMap::new(),
             shut_down: false,
@@ -149,7 +158,7 @@ impl Server {
                 diagnostics: analysis
                     .diagnostics
                     .iter()
-                    .map(|d| diagnostics::to_lsp(document, &uri, d))
+                    .map(|d| diagnostics::to_lsp(document, &uri, d, &self.docs))
                     .collect(),
                 version: Some(document.version),
             };
@@ -348,7 +357,13 @@ impl Server {
             req::CodeActionRequest::METHOD => self.on::<req::CodeActionRequest>(params, |s, p| {
                 let (d, a) = s.document(&p.text_document.uri)?;
                 let range = d.span(p.range);
-                Ok(Some(actions::quick_fixes(d, a, &p.text_document.uri, range)))
+                Ok(Some(actions::quick_fixes(
+                    d,
+                    a,
+                    &p.text_document.uri,
+                    range,
+                    &s.docs,
+                )))
             }),
             _ => Err(ResponseError {
                 code: ErrorCode::MethodNotFound as i32,
