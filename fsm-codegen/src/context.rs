@@ -795,6 +795,20 @@ impl Gen<'_> {
         let g_pass = self.guards_pass();
         let allow_unused =
             self.allow_unused_guards(self.machine.transitions.iter().map(|t| t.guard.is_some()));
+        // `can_fire` evaluates no guard for an action whose reachable
+        // candidates include an unguarded one.
+        let allow_unused_check = self.allow_unused_guards(self.machine.state_ids().flat_map(|state| {
+            self.machine
+                .candidate_groups(state)
+                .into_iter()
+                .map(|(_, candidates)| {
+                    let candidates = reachable(self.machine, &candidates);
+                    candidates
+                        .iter()
+                        .all(|&t| self.machine.transition(t).guard.is_some())
+                })
+                .collect::<Vec<_>>()
+        }));
 
         // The context: a field, a constructor argument, accessors.
         let (ctx_field, ctx_param, ctx_arg, ctx_init, ctx_accessors) = match &self.context {
@@ -1246,7 +1260,7 @@ impl Gen<'_> {
                 }
 
                 #can_fire_doc
-                #allow_unused
+                #allow_unused_check
                 #[inline]
                 pub fn can_fire #g_generics(&self, #input: #input_ref #g_param) -> bool {
                     let state = self.state;
