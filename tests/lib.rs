@@ -53,23 +53,6 @@ pub fn fsm_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Whether code generation and the dynamic engine refuse the machines of
-/// `text` today, because one uses a context, a payload, an effect, a delay or
-/// a timer ([`fsm_grammar::model::Machine::unsupported_construct`]).
-///
-/// The fixtures of these constructs are checked, formatted and exported like
-/// every other, but the tests that run fixtures through generated code or
-/// the dynamic engine skip them (and `generated_code` expects the refusal).
-/// TODO(issue 9): remove this, and every use of it, when code generation and
-/// the dynamic engine support these constructs.
-pub fn not_yet_generated(text: &str) -> bool {
-    fsm_grammar::check(text)
-        .model
-        .machines
-        .iter()
-        .any(|m| m.unsupported_construct().is_some())
-}
-
 /// `path` relative to `base`, with `/` separators on every platform, for
 /// names that must not depend on where the repository is checked out.
 pub fn relative_name(path: &Path, base: &Path) -> String {

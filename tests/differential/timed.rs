@@ -33,6 +33,8 @@
 //!   order (groups ordered by their best timer), each once; groups armed by
 //!   these firings wait for the next call.
 
+use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Step};
+use crate::generated::MACHINES;
 use fsm_grammar::model::{Delay, GuardExpr, Machine, StateId, Timer, Transition};
 use fsm_runtime::dynamic::{Definition, Engine};
 use fsm_runtime::{ManualClock, Timestamp};
@@ -46,53 +48,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 const RUNS: u64 = 64;
 /// Steps per sequence.
 const STEPS: usize = 60;
-
-/// The context both implementations run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Ctx {
-    counter: u64,
-    log: Vec<String>,
-}
-
-fn payload_number(payload: &Value) -> u64 {
-    payload.as_u64().unwrap_or(99)
-}
-
-/// Guard `index`'s value in `ctx` for `payload`.
-fn guard_value(index: usize, ctx: &Ctx, payload: &Value) -> bool {
-    let mut x = (index as u64 + 1)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(ctx.counter.wrapping_mul(0xBF58_476D_1CE4_E5B9))
-        .wrapping_add(payload_number(payload).wrapping_mul(0x94D0_49BB_1331_11EB));
-    x ^= x >> 31;
-    x = x.wrapping_mul(0xD6E8_FEB8_6659_FD93);
-    x ^= x >> 29;
-    x & 1 == 1
-}
-
-/// Effect `name`'s update of `ctx` with `payload`.
-fn run_effect(name: &str, ctx: &mut Ctx, payload: &Value) {
-    ctx.counter += 1;
-    ctx.log.push(format!("{name}({payload})"));
-}
-
-/// Delay `index`'s duration in `ctx`: whole and fractional milliseconds,
-/// from 1 ms to about 20 s.
-fn delay_value(index: usize, ctx: &Ctx) -> Duration {
-    Duration::from_micros(500 + 1_000 * ((ctx.counter * 7 + index as u64 * 3) % 20_000))
-}
-
-/// What one step did, as names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Step {
-    Fired {
-        from: String,
-        to: String,
-        outputs: Vec<String>,
-    },
-    Rejected,
-    Timers(Vec<(String, String, usize, Vec<String>)>),
-}
 
 /// The reference interpreter.
 struct Reference<'m> {
@@ -123,12 +78,15 @@ fn groups_of(machine: &Machine, state: StateId) -> Vec<Vec<(usize, &Timer)>> {
     groups
 }
 
-fn holds(expr: &GuardExpr, ctx: &Ctx, payload: &Value) -> bool {
+fn holds(machine: &Machine, expr: &GuardExpr, ctx: &Ctx, payload: &Value) -> bool {
     match expr {
-        GuardExpr::Var(g) => guard_value(g.index(), ctx, payload),
-        GuardExpr::Not(e) => !holds(e, ctx, payload),
-        GuardExpr::And(a, b) => holds(a, ctx, payload) && holds(b, ctx, payload),
-        GuardExpr::Or(a, b) => holds(a, ctx, payload) || holds(b, ctx, payload),
+        GuardExpr::Var(g) => {
+            let typed = machine.guards[g.index()].payload.is_some();
+            guard_value(g.index(), ctx, json_payload(typed, payload))
+        }
+        GuardExpr::Not(e) => !holds(machine, e, ctx, payload),
+        GuardExpr::And(a, b) => holds(machine, a, ctx, payload) && holds(machine, b, ctx, payload),
+        GuardExpr::Or(a, b) => holds(machine, a, ctx, payload) || holds(machine, b, ctx, payload),
     }
 }
 
@@ -173,7 +131,8 @@ impl<'m> Reference<'m> {
     ) -> Vec<String> {
         let machine = self.machine;
         let effect = |ctx: &mut Ctx, e: &fsm_grammar::model::EffectId, payload: &Value| {
-            run_effect(&machine.effects[e.index()].name, ctx, payload)
+            let effect = &machine.effects[e.index()];
+            run_effect(&effect.name, ctx, json_payload(effect.payload.is_some(), payload))
         };
         let output = |o: &fsm_grammar::model::OutputId| machine.outputs[o.index()].name.clone();
         let mut outputs = Vec::new();
@@ -222,7 +181,7 @@ impl<'m> Reference<'m> {
         let Some(taken) = candidates.into_iter().find(|t| {
             t.guard
                 .as_ref()
-                .is_none_or(|g| holds(&g.expr, &self.ctx, payload))
+                .is_none_or(|g| holds(machine, &g.expr, &self.ctx, payload))
         }) else {
             return Step::Rejected;
         };
@@ -250,7 +209,7 @@ impl<'m> Reference<'m> {
             let Some(&(index, timer)) = groups[group].iter().find(|(_, t)| {
                 t.guard
                     .as_ref()
-                    .is_none_or(|g| holds(&g.expr, &self.ctx, &Value::Null))
+                    .is_none_or(|g| holds(self.machine, &g.expr, &self.ctx, &Value::Null))
             }) else {
                 continue;
             };
@@ -270,11 +229,17 @@ fn dynamic_engine(definition: &Arc<Definition>, clock: &ManualClock) -> Engine<C
     let machine = definition.machine();
     let mut builder = Engine::with_context(Arc::clone(definition), Ctx::default()).clock(clock.clone());
     for (index, guard) in machine.guards.iter().enumerate() {
-        builder = builder.context_guard(&guard.name, move |ctx, payload| guard_value(index, ctx, payload));
+        let typed = guard.payload.is_some();
+        builder = builder.context_guard(&guard.name, move |ctx, payload| {
+            guard_value(index, ctx, json_payload(typed, payload))
+        });
     }
     for effect in &machine.effects {
         let name = effect.name.clone();
-        builder = builder.effect(&effect.name, move |ctx, payload| run_effect(&name, ctx, payload));
+        let typed = effect.payload.is_some();
+        builder = builder.effect(&effect.name, move |ctx, payload| {
+            run_effect(&name, ctx, json_payload(typed, payload))
+        });
     }
     for (index, delay) in machine.delays.iter().enumerate() {
         builder = builder.delay(&delay.name, move |ctx| delay_value(index, ctx));
@@ -327,14 +292,24 @@ impl Rng {
 /// 2026-01-10T09:00:00Z, in milliseconds.
 const START: u64 = 1_768_035_600_000;
 
+/// What one implementation looks like after a step.
+#[derive(Debug, PartialEq, Eq)]
+struct Observed<'a> {
+    step: Step,
+    state: &'a str,
+    deadline: Option<u64>,
+    context: Ctx,
+}
+
 #[test]
-fn the_dynamic_engine_agrees_with_the_reference_on_context_payloads_effects_and_timers() {
+fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_payloads_effects_and_timers() {
     let mut files = example_files();
     files.extend(fsm_files(&fixtures_dir().join("ok")));
     files.extend(fsm_files(&fixtures_dir().join("warn")));
     let mut machines = 0;
     let mut timers_fired = 0;
     let mut effects_run = 0;
+    let mut payload_effects = 0;
     for path in files {
         let file = relative_name(&path, workspace_root());
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
@@ -343,6 +318,15 @@ fn the_dynamic_engine_agrees_with_the_reference_on_context_payloads_effects_and_
             .unwrap_or_else(|_| panic!("{file} has errors"));
         for machine in &model.machines {
             machines += 1;
+            let generated = MACHINES
+                .iter()
+                .find(|g| g.file == file && g.machine == machine.name)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "build.rs generated no code for machine `{}` of {file}",
+                        machine.name
+                    )
+                });
             let definition = Arc::new(
                 Definition::from_fsm_named(&text, &machine.name)
                     .unwrap_or_else(|e| panic!("{file}: `{}`: {e}", machine.name)),
@@ -359,10 +343,12 @@ fn the_dynamic_engine_agrees_with_the_reference_on_context_payloads_effects_and_
                 let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
                 let clock = ManualClock::new(UNIX_EPOCH + Duration::from_millis(START));
                 let engine = dynamic_engine(&definition, &clock);
+                let mut code = (generated.timed)(&clock);
                 let mut reference = Reference::new(machine, START);
                 let mut trail = Vec::new();
                 for step in 0..STEPS {
-                    let (expected, actual) = if machine.actions.is_empty() || rng.below(3) == 0 {
+                    let now = || Timestamp::from_system_time(clock_now(&clock)).unix_millis();
+                    let (expected, dynamic, generated) = if machine.actions.is_empty() || rng.below(3) == 0 {
                         // Mostly short advances, sometimes past every delay.
                         let by = match rng.below(4) {
                             0 => rng.below(30_000_000),
@@ -370,46 +356,66 @@ fn the_dynamic_engine_agrees_with_the_reference_on_context_payloads_effects_and_
                         };
                         clock.advance(Duration::from_millis(by));
                         trail.push(format!("advance {by}ms"));
-                        let now = Timestamp::from_system_time(clock_now(&clock)).unix_millis();
-                        (reference.fire_due(now), dynamic_due(&engine))
+                        (reference.fire_due(now()), dynamic_due(&engine), code.fire_due())
                     } else {
-                        let action = &machine.actions[rng.below(machine.actions.len() as u64) as usize].name;
-                        let payload = Value::from(rng.below(4));
-                        trail.push(format!("fire {action}({payload})"));
-                        let now = Timestamp::from_system_time(clock_now(&clock)).unix_millis();
+                        let action = &machine.actions[rng.below(machine.actions.len() as u64) as usize];
+                        let payload = rng.below(4);
+                        trail.push(match action.payload {
+                            Some(_) => format!("fire {}({payload})", action.name),
+                            None => format!("fire {}", action.name),
+                        });
+                        let json = Value::from(payload);
                         (
-                            reference.fire(action, &payload, now),
-                            dynamic_step(&engine, action, &payload),
+                            reference.fire(&action.name, &json, now()),
+                            dynamic_step(&engine, &action.name, &json),
+                            code.fire(&action.name, payload),
                         )
                     };
                     if let Step::Timers(fired) = &expected {
                         timers_fired += fired.len();
                     }
-                    let context = engine.with_context_ref(Ctx::clone);
-                    let context_matches = context == reference.ctx;
-                    let deadline = engine.next_deadline().map(Timestamp::unix_millis);
-                    if expected != actual
-                        || !context_matches
-                        || engine.state_name() != reference.name(reference.state)
-                        || deadline != reference.next_deadline()
-                    {
-                        panic!(
-                            "{title}: step {step} disagrees\nsteps: {trail:#?}\nreference: {expected:?}, \
-                             state `{}`, deadline {:?}, context {:?}\ndynamic:   {actual:?}, state `{}`, \
-                             deadline {deadline:?}, context {context:?}",
-                            reference.name(reference.state),
-                            reference.next_deadline(),
-                            reference.ctx,
-                            engine.state_name(),
-                        );
+                    let expected = Observed {
+                        step: expected,
+                        state: &reference.machine.states[reference.state.index()].name,
+                        deadline: reference.next_deadline(),
+                        context: reference.ctx.clone(),
+                    };
+                    let dynamic = Observed {
+                        step: dynamic,
+                        state: engine.state_name(),
+                        deadline: engine.next_deadline().map(Timestamp::unix_millis),
+                        context: engine.with_context_ref(Ctx::clone),
+                    };
+                    let generated = Observed {
+                        step: generated,
+                        state: code.state(),
+                        deadline: code.next_deadline(),
+                        context: code.context().clone(),
+                    };
+                    for (kind, actual) in [("dynamic", &dynamic), ("generated", &generated)] {
+                        if *actual != expected {
+                            panic!(
+                                "{title}: step {step}: the {kind} engine disagrees with the reference\n\
+                                 steps: {trail:#?}\nreference: {expected:#?}\n{kind}: {actual:#?}"
+                            );
+                        }
                     }
                 }
                 effects_run += reference.ctx.log.len();
+                payload_effects += reference.ctx.log.iter().filter(|e| e.ends_with(')')).count();
             }
         }
     }
-    eprintln!("{machines} machines, {timers_fired} timers fired, {effects_run} effects run");
+    eprintln!(
+        "{machines} machines, {timers_fired} timers fired, {effects_run} effects run, \
+         {payload_effects} of them with a payload"
+    );
     assert!(machines > 20, "only {machines} machines found");
+    assert_eq!(
+        machines,
+        MACHINES.len(),
+        "build.rs generated machines that are not in the corpus"
+    );
     assert!(
         timers_fired > 1_000,
         "only {timers_fired} timers fired: the test does not reach them"
@@ -417,6 +423,10 @@ fn the_dynamic_engine_agrees_with_the_reference_on_context_payloads_effects_and_
     assert!(
         effects_run > 1_000,
         "only {effects_run} effects ran: the test does not reach them"
+    );
+    assert!(
+        payload_effects > 1_000,
+        "only {payload_effects} effects ran with a payload: the test does not reach them"
     );
 }
 
