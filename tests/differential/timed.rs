@@ -1,18 +1,22 @@
 //! The differential test of contexts, payloads, effects and timers: the
-//! dynamic engine against a reference interpreter written here from the
-//! rules of `docs/dsl.md` ("Context, payloads, effects and timers"), on
-//! every machine of the examples and the ok and warn fixtures, machines
-//! without these constructs included.
+//! generated code and the dynamic engine against a reference interpreter
+//! written here from the rules of `docs/dsl.md` ("Context, payloads, effects
+//! and timers"), on every machine of the examples and the ok and warn
+//! fixtures, machines without these constructs included.
 //!
-//! Both run the same instrumented context ([`Ctx`]): every effect appends
-//! its name and payload to a log and bumps a counter; every guard's value is
-//! a hash of the guard, the counter and the payload, so a guard that saw the
-//! context after the effects, or an effect that ran on a rejection, or in
-//! the wrong order, or with the wrong payload, makes the two disagree; each
-//! named delay is computed from the counter. Random sequences of actions
-//! (with random payloads) are interleaved with random advances of a manual
-//! clock followed by `fire_due`, and after every step the outcome, the
-//! outputs, the state, the context and the next deadline must agree.
+//! All three run the same instrumented context ([`Ctx`], in `data.rs`): every
+//! effect appends its name and payload to a log and folds both into a hash
+//! chain; every guard's value is a hash of the guard, the chain and the
+//! payload, so a guard that saw the context after the effects, or an effect
+//! that ran on a rejection, or in the wrong order, or with the wrong payload,
+//! makes them disagree; each named delay is computed from the chain. The
+//! generated code gets typed payloads built from the drawn number and reads
+//! them back as it (`TestPayload`); `build.rs` implements each machine's
+//! `Context` or `Guards` trait for [`Ctx`] with the same functions the
+//! dynamic engine's closures call. Random sequences of actions (with random
+//! payloads) are interleaved with random advances of a manual clock followed
+//! by `fire_due`, and after every step the outcome, the outputs, the timers
+//! fired, the state, the context and the next deadline must agree.
 //!
 //! The rules implemented by the reference, beyond those of `reference.rs`:
 //!
