@@ -54,23 +54,20 @@ pub fn fsm_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether code generation and the dynamic engine refuse the machines of
-/// `text` today, because one uses a context, a payload, an effect, a delay or
-/// a timer ([`fsm_grammar::model::Machine::unsupported_construct`]).
+/// `text` today, because one has nested states
+/// ([`fsm_grammar::model::Machine::unsupported_nesting`]).
 ///
-/// The fixtures of these constructs are checked, formatted and exported like
-/// every other, but the tests that run fixtures through generated code or
+/// The fixtures with nested states are checked, formatted, exported and drawn
+/// like every other, but the tests that run fixtures through generated code or
 /// the dynamic engine skip them (and `generated_code` expects the refusal).
-/// TODO(issue 9): remove this, and every use of it, when code generation and
-/// the dynamic engine support these constructs.
-/// TODO(issue 10): the same for nested states
-/// ([`fsm_grammar::model::Machine::unsupported_nesting`]), which both refuse
-/// until they run them.
+/// TODO(issue 10): remove this, and every use of it, when code generation and
+/// the dynamic engine run nested states.
 pub fn not_yet_generated(text: &str) -> bool {
     fsm_grammar::check(text)
         .model
         .machines
         .iter()
-        .any(|m| m.unsupported_construct().is_some() || m.unsupported_nesting().is_some())
+        .any(|m| m.unsupported_nesting().is_some())
 }
 
 /// `path` relative to `base`, with `/` separators on every platform, for

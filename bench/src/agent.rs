@@ -1,4 +1,4 @@
-//! The coding agent's loop (`examples/agent_loop.fsm`) as the runtime
+//! The coding agent's loop (`bench/machines/agent_loop.fsm`) as the runtime
 //! benchmark sees it: plain enums for its states, actions and outputs, and a
 //! struct of its guard values.
 //!
@@ -11,7 +11,11 @@ use serde_json::Value;
 use std::sync::OnceLock;
 
 /// The machine's text, for the implementations that load it at run time.
-pub const SOURCE: &str = include_str!("../../examples/agent_loop.fsm");
+///
+/// The benchmark keeps its own copy: the guards-only version of
+/// `examples/agent_loop.fsm` from before that example moved its data into a
+/// context (the data-carrying version is [`crate::data`]'s).
+pub const SOURCE: &str = include_str!("../machines/agent_loop.fsm");
 
 /// The states, in declaration order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

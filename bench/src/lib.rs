@@ -8,6 +8,10 @@
 //!   generated code, a hand-written `match`, smlang, statig, rust-fsm, the
 //!   dynamic engine and a literal rendering of the string-keyed strategy design
 //!   ([`subjects`]), over one random [`trace`];
+//! - `data_speed`: ns per event of the agent's loop with its data in the
+//!   machine (a context, payloads, effects: [`data`]) in the generated code,
+//!   a hand-written `match`, smlang, statig, the dynamic engine with a typed
+//!   context and the string-keyed design given the same closures;
 //! - `compile_time`: the incremental `cargo build` of a crate holding a
 //!   200-state, 1,000-transition machine through `fsm!` against the same
 //!   machine in smlang ([`compile_bench`]).
@@ -16,6 +20,7 @@ pub mod adversarial;
 pub mod agent;
 pub mod alloc_counter;
 pub mod compile_bench;
+pub mod data;
 pub mod generator;
 pub mod harness;
 pub mod host;

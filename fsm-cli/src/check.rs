@@ -1,18 +1,22 @@
 //! `fsmc check`: report every problem in `.fsm` files.
 
+use crate::config;
 use crate::console::{self, HumanStyle};
 use crate::exit::Exit;
 use crate::files;
 use clap::{Args, ValueEnum};
 use fsm_grammar::report::{self, JsonDiagnostic};
 use fsm_grammar::{Code, Diagnostic, LintOptions, Severity};
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `fsmc check`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Directories are searched recursively for `*.fsm` files, in name order, skipping hidden entries \
-and `target/`. A directory without any `.fsm` file is an error, so a mistyped path cannot pass \
+and `target/`. Lint options also come from the nearest `fsm.toml` above each file (`[lints] allow`, \
+`deny`, `deny-warnings`); the flags add to them and win where they disagree. \
+A directory without any `.fsm` file is an error, so a mistyped path cannot pass \
 silently. A file named explicitly is checked whatever its extension. `-` reads \
 a file from standard input; reports call it `<stdin>`, or the name given with --stdin-filename.
 
@@ -163,10 +167,36 @@ pub fn run(args: &CheckArgs) -> Exit {
 
     let mut reporter = Reporter::new(&args.diagnostics);
     let mut checked = 0;
+    // The `fsm.toml` of each directory, looked up once.
+    let mut configs: HashMap<PathBuf, Result<LintOptions, String>> = HashMap::new();
     for input in &inputs {
+        let dir = match input {
+            files::Input::File(path) => path.parent().unwrap_or(Path::new("")).to_path_buf(),
+            files::Input::Stdin => PathBuf::new(),
+        };
+        let lints = configs
+            .entry(dir)
+            .or_insert_with_key(|dir| {
+                let dir = if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                };
+                config::lints_for(dir).map(|(_, file)| config::merge(&file, &options))
+            })
+            .clone();
         let (name, read) = match input {
             files::Input::File(path) => (path.display().to_string(), files::read(path)),
             files::Input::Stdin => (args.stdin_filename.clone(), files::read_stdin()),
+        };
+        let options = match lints {
+            Ok(lints) => lints,
+            Err(error) => {
+                console::error(format!("{error}; {name} was not checked"));
+                exit.raise(Exit::Trouble);
+                failed_paths += 1;
+                continue;
+            }
         };
         let source = match read {
             Ok(source) => source,
@@ -211,7 +241,7 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
 }
 
 /// A code that `--allow` accepts: errors cannot be silenced.
-fn parse_warning_code(text: &str) -> Result<Code, String> {
+pub fn parse_warning_code(text: &str) -> Result<Code, String> {
     let code = parse_code(text)?;
     match code.default_severity() {
         Severity::Warning => Ok(code),

@@ -133,7 +133,7 @@ pub fn run(args: &FmtArgs) -> Exit {
 /// The parts of a file's text that formatting keeps: its line endings and
 /// its byte order mark. The formatter itself always writes LF and no BOM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TextStyle {
+pub struct TextStyle {
     /// Lines end in `\r\n` rather than `\n`.
     crlf: bool,
     /// The text starts with U+FEFF.
@@ -143,7 +143,7 @@ struct TextStyle {
 impl TextStyle {
     /// The style of `source`. Like rustfmt's default (`newline_style =
     /// "Auto"`), the first line ending decides; a text without one gets LF.
-    fn of(source: &str) -> TextStyle {
+    pub fn of(source: &str) -> TextStyle {
         TextStyle {
             crlf: source.find('\n').is_some_and(|end| source[..end].ends_with('\r')),
             bom: source.starts_with('\u{feff}'),
@@ -151,7 +151,7 @@ impl TextStyle {
     }
 
     /// `formatted` (the formatter's LF text) written in this style.
-    fn apply(self, formatted: &str) -> String {
+    pub fn apply(self, formatted: &str) -> String {
         let body = formatted.strip_prefix('\u{feff}').unwrap_or(formatted);
         let mut out = String::with_capacity(formatted.len() + formatted.len() / 16 + 3);
         if self.bom {

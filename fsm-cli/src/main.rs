@@ -7,6 +7,7 @@
 mod build;
 mod check;
 mod checked_source;
+mod config;
 mod console;
 mod exit;
 mod explain;
@@ -16,6 +17,7 @@ mod fmt;
 mod graph;
 mod history;
 mod import;
+mod lsp;
 
 use clap::{Parser, Subcommand};
 
@@ -46,6 +48,8 @@ enum Command {
     History(history::HistoryArgs),
     /// Explain a diagnostic code: what it means, an example, and the fix.
     Explain(explain::ExplainArgs),
+    /// Serve the Language Server Protocol over stdio, for editors.
+    Lsp(lsp::LspArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -60,6 +64,7 @@ fn main() -> std::process::ExitCode {
         Command::Graph(args) => graph::run(&args),
         Command::History(args) => history::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Lsp(args) => lsp::run(&args),
     };
     exit.into()
 }

@@ -37,40 +37,74 @@ struct Gen<'a> {
     idents: Idents,
     /// The machine type: `Router`.
     machine_ident: Ident,
-    context: TokenStream,
+    /// The context type; `None` for a machine with payloads or timers but
+    /// no context, whose guards the caller passes to `fire` as today.
+    context: Option<TokenStream>,
+    /// Whether `fire` takes an `Event` (a context or a payload) rather than
+    /// an `Action`.
+    events: bool,
+    /// Whether the guards are a `Guards` value the caller passes (no context,
+    /// some guards).
+    guards_arg: bool,
     effects: Vec<Ident>,
     delays: Vec<Ident>,
     /// Most timers any state has: the length of the deadlines array.
     max_timers: usize,
+    /// The clock's type parameter: `K`, or `K2` for a machine named `K`.
+    clock_param: Ident,
 }
 
-/// `pub mod <snake_name> { ... }` for a checked machine with a context.
+/// Whether `machine` needs this module rather than the plain one: a context,
+/// a payload or a timer.
+pub(crate) fn is_extended(machine: &Machine) -> bool {
+    machine.context.is_some()
+        || !machine.timers.is_empty()
+        || !machine.effects.is_empty()
+        || !machine.delays.is_empty()
+        || machine
+            .actions
+            .iter()
+            .chain(&machine.guards)
+            .any(|s| s.payload.is_some())
+}
+
+/// `pub mod <snake_name> { ... }` for a checked machine with a context, a
+/// payload or a timer.
 pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStream {
     let mut idents = Idents::new(machine);
     let enums = enums(machine, &idents);
     let machine_ident = idents.machine.clone();
     idents.machine = Ident::new("Core", Span::call_site());
-    let context = rust_type(&machine.context.as_ref().expect("a context").text);
+    let context = machine.context.as_ref().map(|c| rust_type(&c.text));
     let max_timers = machine
         .state_ids()
         .map(|s| machine.timers_of(s).count())
         .max()
         .unwrap_or(0);
+    let events = context.is_some() || machine.actions.iter().any(|a| a.payload.is_some());
+    let clock_param = if machine_ident == "K" { "K2" } else { "K" };
     let gen = Gen {
         machine,
         effects: machine.effects.iter().map(|e| value_ident(&e.name)).collect(),
         delays: machine.delays.iter().map(|d| value_ident(&d.name)).collect(),
+        guards_arg: context.is_none() && !machine.guards.is_empty(),
         idents,
         machine_ident,
         context,
+        events,
         max_timers,
+        clock_param: Ident::new(clock_param, Span::call_site()),
     };
     let mut tables = Tables::default();
     let module = &gen.idents.module;
     let docs = module_docs(machine);
     let prelude = module_prelude(options);
     let lints = module_lints();
-    let event = gen.event_enum();
+    let event = if gen.events {
+        gen.event_enum()
+    } else {
+        TokenStream::new()
+    };
     let trait_ = gen.context_trait();
     let core = gen.core_type();
     let core_impl = machine_impl(machine, &gen.idents, &mut tables);
@@ -79,6 +113,9 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     quote! {
         #docs
         #lints
+        // The context and payload types are the user's, often private to
+        // the module that generates the machine, whose items are `pub`.
+        #[allow(private_interfaces, private_bounds)]
         pub mod #module {
             #prelude
             // Type paths in the `.fsm` text resolve where the machine is
@@ -196,6 +233,28 @@ impl Gen<'_> {
             let docs = doc_attrs(&d.docs, &format!("The delay `{}`.", d.name));
             quote!(#docs fn #method(&self) -> __fsm::Duration;)
         });
+        if self.context.is_none() {
+            if self.machine.guards.is_empty() {
+                return TokenStream::new();
+            }
+            let doc = doc_line(&format!(
+                "The conditions [`{m}`] asks about when an event has guarded transitions or timers."
+            ));
+            return quote! {
+                #doc
+                /// The caller implements them over whatever state it carries;
+                /// a guard declared with a payload type also reads the
+                /// payload of the event.
+                ///
+                /// Each guard is evaluated only when a candidate transition
+                /// needs it, and at most once per `fire`.
+                // The payload types are the user's, as written (`&String`).
+                #[allow(clippy::ptr_arg)]
+                pub trait Guards {
+                    #(#guards)*
+                }
+            };
+        }
         let doc = doc_line(&format!(
             "What [`{m}`]'s context does: its guards (`&self`), effects (`&mut self`) and delays."
         ));
@@ -218,13 +277,36 @@ impl Gen<'_> {
 
     fn core_type(&self) -> TokenStream {
         let m = &self.machine_ident;
-        let doc = doc_line(&format!(
-            "[`{m}`] without its context: its state alone, what [`Fired`] and [`FireError`] are generic over."
-        ));
+        let doc = if self.context.is_some() {
+            doc_line(&format!(
+                "[`{m}`] without its context: its state alone, what [`Fired`] and [`FireError`] are generic over."
+            ))
+        } else {
+            doc_line(&format!(
+                "[`{m}`]'s state alone, without its clock: what [`Fired`] and [`FireError`] are generic over."
+            ))
+        };
         let fired_doc = doc_line(&format!("What a successful [`{m}::fire`] reports."));
-        let error_doc = doc_line(&format!(
-            "Why [`{m}::fire`] did not fire, with the event handed back (`into_event`)."
-        ));
+        let error = if self.events {
+            let doc = doc_line(&format!(
+                "Why [`{m}::fire`] did not fire, with the event handed back (`into_event`)."
+            ));
+            quote!(#doc pub type FireError = __fsm::Rejected<Core, Event>;)
+        } else {
+            let doc = doc_line(&format!("Why [`{m}::fire`] did not fire."));
+            quote!(#doc pub type FireError = __fsm::FireError<Core>;)
+        };
+        let timers = if self.max_timers > 0 || self.context.is_some() {
+            quote! {
+                /// A timer that fired.
+                pub type TimerFired = __fsm::TimerFired<Core>;
+
+                /// Timers that came due while none of their guards held.
+                pub type TimerRejected = __fsm::TimerRejected<Core>;
+            }
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #doc
             #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
@@ -235,14 +317,49 @@ impl Gen<'_> {
             #fired_doc
             pub type Fired = __fsm::Fired<Core>;
 
-            #error_doc
-            pub type FireError = __fsm::Rejected<Core, Event>;
+            #error
 
-            /// A timer that fired.
-            pub type TimerFired = __fsm::TimerFired<Core>;
+            #timers
+        }
+    }
 
-            /// Timers that came due while none of their guards held.
-            pub type TimerRejected = __fsm::TimerRejected<Core>;
+    /// `<G: Guards + ?Sized>` on the methods that take the caller's guards.
+    fn guards_generics(&self) -> TokenStream {
+        if self.guards_arg {
+            let g = &self.idents.guards_param;
+            quote!(<#g: Guards + ?__fsm::Sized>)
+        } else {
+            TokenStream::new()
+        }
+    }
+
+    /// `, guards: &G`, the caller's guards.
+    fn guards_param(&self) -> TokenStream {
+        if self.guards_arg {
+            let g = &self.idents.guards_param;
+            quote!(, guards: &#g)
+        } else {
+            TokenStream::new()
+        }
+    }
+
+    /// `#[allow(unused_variables)]` for a method that takes the caller's
+    /// guards when none of `guards` needs them.
+    fn allow_unused_guards(&self, guards: impl IntoIterator<Item = bool>) -> TokenStream {
+        let mut guards = guards.into_iter();
+        if self.guards_arg && !guards.any(|guarded| guarded) {
+            quote!(#[allow(unused_variables)])
+        } else {
+            TokenStream::new()
+        }
+    }
+
+    /// `, guards`, passing the caller's guards on.
+    fn guards_pass(&self) -> TokenStream {
+        if self.guards_arg {
+            quote!(, guards)
+        } else {
+            TokenStream::new()
         }
     }
 
@@ -314,12 +431,29 @@ impl Gen<'_> {
     fn guard_call(&self, payload: bool) -> impl Fn(GuardId) -> TokenStream + '_ {
         move |g: GuardId| {
             let method = &self.idents.guards[g.index()];
-            if payload && self.machine.guards[g.index()].payload.is_some() {
-                quote!(Context::#method(&self.context, payload))
+            let (owner, receiver) = if self.context.is_some() {
+                (quote!(Context), quote!(&self.context))
             } else {
-                quote!(Context::#method(&self.context))
+                (quote!(Guards), quote!(guards))
+            };
+            if payload && self.machine.guards[g.index()].payload.is_some() {
+                quote!(#owner::#method(#receiver, payload))
+            } else {
+                quote!(#owner::#method(#receiver))
             }
         }
+    }
+
+    /// Whether the guards of `candidates` read the payload.
+    fn guards_use_payload(&self, candidates: &[TransitionId]) -> bool {
+        candidates.iter().any(|&t| {
+            let mut vars = Vec::new();
+            if let Some(g) = &self.machine.transition(t).guard {
+                g.expr.vars(&mut vars);
+            }
+            vars.iter()
+                .any(|g| self.machine.guards[g.index()].payload.is_some())
+        })
     }
 
     fn uses_payload(&self, candidates: &[TransitionId]) -> bool {
@@ -338,10 +472,31 @@ impl Gen<'_> {
         })
     }
 
-    fn fire_body(&self, tables: &mut Tables) -> TokenStream {
+    /// The body of `fire` or, with `check`, of `can_fire`: the same choice
+    /// of candidate, which in `can_fire` runs no effect and builds no result.
+    fn fire_body(&self, tables: &mut Tables, check: bool) -> TokenStream {
+        let (input, kind) = if self.events {
+            (quote!(event), quote!(Event))
+        } else {
+            (quote!(action), quote!(Action))
+        };
         if self.machine.actions.is_empty() {
-            return quote!(match event {});
+            return if check && self.events {
+                quote!(match *event {})
+            } else {
+                quote!(match #input {})
+            };
         }
+        // What a rejection returns: the error, with the event handed back.
+        let reject = |error: TokenStream| {
+            if check {
+                quote!(false)
+            } else if self.events {
+                quote!(__fsm::Err(__fsm::Rejected::new(#error, event)))
+            } else {
+                quote!(__fsm::Err(#error))
+            }
+        };
         let mut arms = Vec::new();
         for state in self.machine.state_ids() {
             let groups = self.machine.candidate_groups(state);
@@ -350,11 +505,21 @@ impl Gen<'_> {
                 let candidates = reachable(self.machine, candidates);
                 let action_variant = &self.idents.actions[action.index()];
                 let has_payload = self.machine.actions[action.index()].payload.is_some();
-                let payload = has_payload && self.uses_payload(&candidates);
+                let unguarded = candidates
+                    .iter()
+                    .any(|&t| self.machine.transition(t).guard.is_none());
+                // `can_fire` binds the payload only for the guards, which it
+                // does not evaluate when an unguarded candidate takes it.
+                let payload = has_payload
+                    && if check {
+                        !unguarded && self.guards_use_payload(&candidates)
+                    } else {
+                        self.uses_payload(&candidates)
+                    };
                 let pattern = match (has_payload, payload) {
-                    (true, true) => quote!(Event::#action_variant(payload)),
-                    (true, false) => quote!(Event::#action_variant(_)),
-                    _ => quote!(Event::#action_variant),
+                    (true, true) => quote!(#kind::#action_variant(payload)),
+                    (true, false) => quote!(#kind::#action_variant(_)),
+                    _ => quote!(#kind::#action_variant),
                 };
                 let exprs: Vec<&GuardExpr> = candidates
                     .iter()
@@ -363,30 +528,39 @@ impl Gen<'_> {
                 let cached = repeated_guards(exprs.iter().copied());
                 let call = self.guard_call(payload);
                 let mut branches = Vec::new();
+                let mut conditions = Vec::new();
                 let mut fallback = None;
                 for &t in &candidates {
                     let transition = self.machine.transition(t);
-                    let (run, to, outputs) = self.take(
-                        tables,
-                        state,
-                        transition.target,
-                        &transition.effects,
-                        &transition.emits,
-                        payload,
-                    );
-                    let fired = quote!({
-                        #run
-                        __fsm::Ok(Fired { from: state, to: #to, action: Action::#action_variant, outputs: #outputs })
-                    });
+                    let fired = if check {
+                        quote!(true)
+                    } else {
+                        let (run, to, outputs) = self.take(
+                            tables,
+                            state,
+                            transition.target,
+                            &transition.effects,
+                            &transition.emits,
+                            payload,
+                        );
+                        quote!({
+                            #run
+                            __fsm::Ok(Fired { from: state, to: #to, action: Action::#action_variant, outputs: #outputs })
+                        })
+                    };
                     match &transition.guard {
                         Some(guard) => {
                             let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
                             branches.push(quote!(if #condition #fired));
+                            conditions.push(condition);
                         }
                         None => fallback = Some(fired),
                     }
                 }
                 let fallback = fallback.unwrap_or_else(|| {
+                    if check {
+                        return quote!(false);
+                    }
                     let rejected = tables.rejected(
                         candidates
                             .iter()
@@ -400,10 +574,7 @@ impl Gen<'_> {
                             })
                             .collect(),
                     );
-                    quote!(__fsm::Err(__fsm::Rejected::new(
-                        __fsm::FireError::rejected(state, Action::#action_variant, #rejected),
-                        event,
-                    )))
+                    reject(quote!(__fsm::FireError::rejected(state, Action::#action_variant, #rejected)))
                 });
                 let caches = cached.iter().map(|g| {
                     let cache = &self.idents.guard_caches[g.index()];
@@ -411,23 +582,39 @@ impl Gen<'_> {
                 });
                 let body = if branches.is_empty() {
                     fallback
+                } else if check {
+                    // Some guard holds, or an unguarded candidate takes it.
+                    if unguarded {
+                        quote!(true)
+                    } else {
+                        quote!({ #(#caches)* #(#conditions)||* })
+                    }
                 } else {
                     quote!({ #(#caches)* #(#branches)else* else { #fallback } })
                 };
                 arms.push(quote!((State::#state_variant, #pattern) => #body,));
             }
             if groups.len() < self.machine.actions.len() {
-                let valid = tables.valid_actions(groups.iter().map(|(a, _)| *a).collect());
-                let terminal = self.machine.state(state).is_terminal();
-                arms.push(quote! {
-                    (State::#state_variant, _) => __fsm::Err(__fsm::Rejected::new(
-                        __fsm::FireError::invalid(state, event.action(), #valid, #terminal),
-                        event,
-                    )),
-                });
+                let body = if check {
+                    quote!(false)
+                } else {
+                    let valid = tables.valid_actions(groups.iter().map(|(a, _)| *a).collect());
+                    let terminal = self.machine.state(state).is_terminal();
+                    let action = if self.events {
+                        quote!(event.action())
+                    } else {
+                        quote!(action)
+                    };
+                    reject(quote!(__fsm::FireError::invalid(state, #action, #valid, #terminal)))
+                };
+                arms.push(quote!((State::#state_variant, _) => #body,));
             }
         }
-        quote!(match (state, &event) { #(#arms)* })
+        if check || !self.events {
+            quote!(match (state, #input) { #(#arms)* })
+        } else {
+            quote!(match (state, &event) { #(#arms)* })
+        }
     }
 
     /// `arm_timers`: the deadlines of the current state's timers, from now.
@@ -476,7 +663,7 @@ impl Gen<'_> {
             /// Disarm every timer, and arm those of the current state.
             fn arm_timers(&mut self) {
                 self.deadlines = [__fsm::None; #n];
-                #[allow(clippy::match_single_binding)]
+                #[allow(clippy::match_single_binding, clippy::single_match)]
                 match self.state {
                     #(#arms)*
                     _ => {}
@@ -556,6 +743,9 @@ impl Gen<'_> {
                 arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
             }
         }
+        let generics = self.guards_generics();
+        let param = self.guards_param();
+        let allow_unused = self.allow_unused_guards(self.machine.timers.iter().map(|t| t.guard.is_some()));
         quote! {
             /// The current state's timers, in the order they are tried.
             fn timer_order(state: State) -> &'static [usize] {
@@ -567,7 +757,8 @@ impl Gen<'_> {
             }
 
             /// Fire the earliest timer due at `now`.
-            fn fire_due_at(&mut self, now: __fsm::Timestamp) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+            #allow_unused
+            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
                 let state = self.state;
                 let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
                 for &index in Self::timer_order(state) {
@@ -592,30 +783,123 @@ impl Gen<'_> {
     fn machine_type(&self, tables: &mut Tables) -> TokenStream {
         let m = &self.machine_ident;
         let name = &self.machine.name;
-        let ctx = &self.context;
         let initial = &self.idents.states[self.machine.initial.index()];
         let docs = doc_attrs(&self.machine.docs, &format!("The `{name}` state machine."));
-        let fire_body = self.fire_body(tables);
+        let fire_body = self.fire_body(tables, false);
+        let check_body = self.fire_body(tables, true);
         let timers = self.max_timers > 0;
+        let k = &self.clock_param;
         let n = Literal::usize_unsuffixed(self.max_timers);
-        let clock_arg_restore = if timers {
-            quote!(, clock)
-        } else {
-            TokenStream::new()
+        let g_generics = self.guards_generics();
+        let g_param = self.guards_param();
+        let g_pass = self.guards_pass();
+        let allow_unused =
+            self.allow_unused_guards(self.machine.transitions.iter().map(|t| t.guard.is_some()));
+        // `can_fire` evaluates no guard for an action whose reachable
+        // candidates include an unguarded one.
+        let allow_unused_check = self.allow_unused_guards(self.machine.state_ids().flat_map(|state| {
+            self.machine
+                .candidate_groups(state)
+                .into_iter()
+                .map(|(_, candidates)| {
+                    let candidates = reachable(self.machine, &candidates);
+                    candidates
+                        .iter()
+                        .all(|&t| self.machine.transition(t).guard.is_some())
+                })
+                .collect::<Vec<_>>()
+        }));
+
+        // The context: a field, a constructor argument, accessors.
+        let (ctx_field, ctx_param, ctx_arg, ctx_init, ctx_accessors) = match &self.context {
+            Some(ctx) => (
+                quote!(context: #ctx,),
+                quote!(context: #ctx),
+                quote!(context),
+                quote!(context,),
+                quote! {
+                    /// The context.
+                    pub fn context(&self) -> &#ctx {
+                        &self.context
+                    }
+
+                    /// The context, to change outside any transition.
+                    pub fn context_mut(&mut self) -> &mut #ctx {
+                        &mut self.context
+                    }
+
+                    /// The machine's context, giving the machine up.
+                    pub fn into_context(self) -> #ctx {
+                        self.context
+                    }
+                },
+            ),
+            None => Default::default(),
         };
+        let comma_if = |a: &TokenStream, b: &TokenStream| {
+            if a.is_empty() || b.is_empty() {
+                TokenStream::new()
+            } else {
+                quote!(,)
+            }
+        };
+
+        // The clock and the deadlines, with timers.
         let (generics, params, ty_default, clock_field, clock_param, clock_arg, clock_init) = if timers {
             (
-                quote!(<K: __fsm::Clock>),
-                quote!(<K>),
-                quote!(<K = __fsm::SystemClock>),
-                quote!(clock: K, deadlines: [__fsm::Option<__fsm::Timestamp>; #n],),
-                quote!(, clock: K),
-                quote!(, __fsm::SystemClock),
+                quote!(<#k: __fsm::Clock>),
+                quote!(<#k>),
+                quote!(<#k = __fsm::SystemClock>),
+                quote!(clock: #k, deadlines: [__fsm::Option<__fsm::Timestamp>; #n],),
+                quote!(clock: #k),
+                quote!(__fsm::SystemClock),
                 quote!(clock, deadlines: [__fsm::None; #n],),
             )
         } else {
             Default::default()
         };
+        let new_sep = comma_if(&ctx_param, &clock_param);
+        let arg_sep = comma_if(&ctx_arg, &clock_arg);
+
+        let (input, input_ty, input_ref) = if self.events {
+            (quote!(event), quote!(Event), quote!(&Event))
+        } else {
+            (quote!(action), quote!(Action), quote!(Action))
+        };
+        let fire_doc = match (&self.context, self.events) {
+            (Some(_), _) => quote! {
+                /// Fire `event`. Guards read the context as it was before;
+                /// then the chosen transition's effects run (exit hook, its
+                /// `do`, enter hook) and the machine moves, arming the new
+                /// state's timers. On error nothing ran and the event is
+                /// handed back in the error (`into_event`). Neither allocates.
+            },
+            (None, true) => quote! {
+                /// Fire `event`: on success the machine moves (arming the new
+                /// state's timers) and returns the outputs for the caller to
+                /// perform; on error it stays where it is and the event is
+                /// handed back in the error (`into_event`). Guards with a
+                /// payload type read the event's payload. Neither allocates.
+            },
+            (None, false) => quote! {
+                /// Fire `action`: on success the machine moves (arming the new
+                /// state's timers) and returns the outputs for the caller to
+                /// perform; on error it stays where it is. Neither allocates.
+            },
+        };
+        let can_fire_doc = if self.context.is_some() {
+            quote! {
+                /// True when firing `event` now would succeed: the guards it
+                /// needs are evaluated as [`Self::fire`] would, but no effect
+                /// runs and nothing changes.
+            }
+        } else {
+            quote! {
+                /// True when firing it now would succeed: the guards it needs
+                /// are evaluated as [`Self::fire`] would, but nothing changes.
+            }
+        };
+
         let timer_methods = if timers {
             let arm = self.arm_timers();
             let due = self.fire_due_at(tables);
@@ -634,19 +918,19 @@ impl Gen<'_> {
                 /// disarmed). Each armed timer fires at most once per entry
                 /// into its state; an internal timer (no target) is disarmed
                 /// once it fired. Does not allocate.
-                pub fn fire_next_due(&mut self) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                pub fn fire_next_due #g_generics(&mut self #g_param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
                     let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-                    self.fire_due_at(now)
+                    self.fire_due_at(now #g_pass)
                 }
 
                 /// Fire every timer whose deadline has passed, earliest first,
                 /// each exactly once, handing each result to `each`, and return
                 /// how many there were. The clock is read once: timers armed
                 /// by these firings are due later.
-                pub fn fire_due(&mut self, mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>)) -> usize {
+                pub fn fire_due #g_generics(&mut self #g_param, mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>)) -> usize {
                     let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
                     let mut count = 0;
-                    while let __fsm::Some(result) = self.fire_due_at(now) {
+                    while let __fsm::Some(result) = self.fire_due_at(now #g_pass) {
                         count += 1;
                         each(result);
                     }
@@ -655,7 +939,7 @@ impl Gen<'_> {
 
                 /// The timers armed now, with their deadlines, as a snapshot
                 /// stores them.
-                pub fn armed_timers(&self) -> impl Iterator<Item = __fsm::ArmedTimer> + '_ {
+                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
                     let state = self.state.name();
                     self.deadlines
                         .iter()
@@ -664,7 +948,7 @@ impl Gen<'_> {
                 }
 
                 /// The clock.
-                pub fn clock(&self) -> &K {
+                pub fn clock(&self) -> &#k {
                     &self.clock
                 }
             }
@@ -683,6 +967,7 @@ impl Gen<'_> {
         };
         let restore_doc = if timers {
             quote! {
+                ///
                 /// Armed timers keep the deadlines the snapshot gives them,
                 /// however long ago it was taken; the timers of the state it
                 /// does not list stay disarmed.
@@ -690,52 +975,266 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        let debug_fields = {
+            let context = self
+                .context
+                .as_ref()
+                .map(|_| quote!(.field("context", &self.context)));
+            let deadlines = timers.then(|| quote!(.field("deadlines", &self.deadlines)));
+            quote!(f.debug_struct(#name).field("state", &self.state) #context #deadlines .finish_non_exhaustive())
+        };
+        let debug_bound = match &self.context {
+            Some(ctx) => quote!(where for<'a> #ctx: __fsm::Debug),
+            None => TokenStream::new(),
+        };
+        let debug = quote! {
+            /// The state, the context and the deadlines of the armed timers
+            /// (not the clock).
+            impl #generics __fsm::Debug for #m #params #debug_bound {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    #debug_fields
+                }
+            }
+        };
+        let driven = self.driven_impl(&generics, &params);
+
+        let (struct_doc, derives) = match (&self.context, timers) {
+            (Some(_), _) => (
+                quote! {
+                    ///
+                    /// It owns its context, which its guards read and its effects
+                    /// update.
+                },
+                TokenStream::new(),
+            ),
+            (None, true) => (
+                quote! {
+                    ///
+                    /// It holds its current state and the deadlines of its armed
+                    /// timers, which it reads the time for from its clock.
+                },
+                quote!(#[derive(__fsm::Clone)]),
+            ),
+            (None, false) => (
+                quote! {
+                    ///
+                    /// It holds only its current state.
+                },
+                quote!(#[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]),
+            ),
+        };
+        let default_impl = if self.context.is_none() {
+            quote! {
+                impl __fsm::Default for #m {
+                    /// The machine in its initial state.
+                    fn default() -> Self {
+                        Self::new()
+                    }
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
+        let new_doc = match (&self.context, timers) {
+            (Some(_), true) => {
+                "The machine in its initial state, owning `context`, timed by the system clock."
+            }
+            (Some(_), false) => "The machine in its initial state, owning `context`.",
+            (None, true) => "The machine in its initial state, timed by the system clock.",
+            (None, false) => "The machine in its initial state.",
+        };
+        let new_doc = doc_line(new_doc);
+        let with_clock = if timers {
+            let doc = doc_line(if self.context.is_some() {
+                "The machine in its initial state, owning `context`, timed by `clock`."
+            } else {
+                "The machine in its initial state, timed by `clock`."
+            });
+            quote! {
+                #doc
+                pub fn with_clock(#ctx_param #new_sep #clock_param) -> Self {
+                    let mut machine = Self { state: State::#initial, #ctx_init #clock_init };
+                    #arm_new
+                    machine
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
+        let new_body = if timers {
+            quote!(Self::with_clock(#ctx_arg #arg_sep #clock_arg))
+        } else {
+            quote!(Self { state: State::#initial, #ctx_init })
+        };
+        let restore_clock_param = if timers {
+            quote!(, #clock_param)
+        } else {
+            TokenStream::new()
+        };
+        let restore_clock_arg = if timers {
+            quote!(, #clock_arg)
+        } else {
+            TokenStream::new()
+        };
+        let restore_clock_pass = if timers {
+            quote!(, clock)
+        } else {
+            TokenStream::new()
+        };
+
+        let snapshots = match &self.context {
+            Some(ctx) => quote! {
+                impl #generics #m #params {
+                    /// The machine in the state of `snapshot`, owning `context`
+                    /// (whatever context the snapshot carries); `policy` decides
+                    /// whether a snapshot of a different definition is accepted.
+                    #restore_doc
+                    ///
+                    /// # Errors
+                    ///
+                    /// When the snapshot is of another machine or definition,
+                    /// names a state this machine does not have, or arms a timer
+                    /// it does not have.
+                    pub fn restore_with_context(
+                        snapshot: &__fsm::Snapshot,
+                        policy: __fsm::FingerprintPolicy,
+                        context: #ctx
+                        #restore_clock_param
+                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        let state = snapshot.state_of::<Core>(policy)?;
+                        #restore_deadlines
+                        __fsm::Ok(Self { state, context, #deadlines_init })
+                    }
+                }
+
+                __fsm::if_serde! {
+                    impl #generics #m #params {
+                        /// The current state, context and armed timers, with the
+                        /// machine's name and fingerprint, ready to be stored.
+                        ///
+                        /// # Errors
+                        ///
+                        /// When the context does not serialize.
+                        pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+                        where
+                            for<'a> #ctx: __fsm::Serialize,
+                        {
+                            __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
+                                #with_timers
+                                .with_context_of(&self.context)
+                        }
+
+                        /// The machine in the state, context and timers of
+                        /// `snapshot`; `policy` decides whether a snapshot of a
+                        /// different definition is accepted.
+                        ///
+                        /// # Errors
+                        ///
+                        /// As [`Self::restore_with_context`], and when the snapshot
+                        /// carries no context or one that does not deserialize
+                        /// (the error names the field).
+                        pub fn restore_with(
+                            snapshot: &__fsm::Snapshot,
+                            policy: __fsm::FingerprintPolicy
+                            #restore_clock_param
+                        ) -> __fsm::Result<Self, __fsm::RestoreError>
+                        where
+                            for<'a> #ctx: __fsm::DeserializeOwned,
+                        {
+                            snapshot.state_of::<Core>(policy)?;
+                            let context = snapshot.context_as::<#ctx>()?;
+                            Self::restore_with_context(snapshot, policy, context #restore_clock_pass)
+                        }
+                    }
+
+                    impl #m {
+                        /// The machine in the state, context and timers of
+                        /// `snapshot`, which must come from this exact definition,
+                        /// timed by the system clock.
+                        ///
+                        /// # Errors
+                        ///
+                        /// As [`Self::restore_with`].
+                        pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
+                        where
+                            for<'a> #ctx: __fsm::DeserializeOwned,
+                        {
+                            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict #restore_clock_arg)
+                        }
+                    }
+                }
+            },
+            None => quote! {
+                impl #generics #m #params {
+                    /// The current state and armed timers, with the machine's
+                    /// name and fingerprint, ready to be stored.
+                    pub fn snapshot(&self) -> __fsm::Snapshot {
+                        __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
+                            #with_timers
+                    }
+
+                    /// The machine in the state of `snapshot`; `policy` decides
+                    /// whether a snapshot of a different definition is accepted.
+                    #restore_doc
+                    ///
+                    /// # Errors
+                    ///
+                    /// When the snapshot is of another machine or definition,
+                    /// names a state this machine does not have, or arms a timer
+                    /// it does not have.
+                    pub fn restore_with(
+                        snapshot: &__fsm::Snapshot,
+                        policy: __fsm::FingerprintPolicy
+                        #restore_clock_param
+                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        let state = snapshot.state_of::<Core>(policy)?;
+                        #restore_deadlines
+                        __fsm::Ok(Self { state, #deadlines_init })
+                    }
+                }
+
+                impl #m {
+                    /// The machine in the state of `snapshot`, which must come
+                    /// from this exact definition.
+                    ///
+                    /// # Errors
+                    ///
+                    /// As [`Self::restore_with`].
+                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict #restore_clock_arg)
+                    }
+                }
+            },
+        };
+
         quote! {
             #docs
-            ///
-            /// It owns its context, which its guards read and its effects
-            /// update.
+            #struct_doc
+            #derives
             pub struct #m #ty_default {
                 state: State,
-                context: #ctx,
+                #ctx_field
                 #clock_field
             }
 
             impl #m {
-                /// The machine in its initial state, owning `context`, timed by the system clock.
-                pub fn new(context: #ctx) -> Self {
-                    Self::with_clock(context #clock_arg)
+                #new_doc
+                pub fn new(#ctx_param) -> Self {
+                    #new_body
                 }
             }
 
+            #default_impl
+
             impl #generics #m #params {
-                /// The machine in its initial state, owning `context`, timed by `clock`.
-                pub fn with_clock(context: #ctx #clock_param) -> Self {
-                    #[allow(unused_mut)]
-                    let mut machine = Self { state: State::#initial, context, #clock_init };
-                    #arm_new
-                    machine
-                }
+                #with_clock
 
                 /// The current state.
                 pub fn state(&self) -> State {
                     self.state
                 }
 
-                /// The context.
-                pub fn context(&self) -> &#ctx {
-                    &self.context
-                }
-
-                /// The context, to change outside any transition.
-                pub fn context_mut(&mut self) -> &mut #ctx {
-                    &mut self.context
-                }
-
-                /// The machine's context, giving the machine up.
-                pub fn into_context(self) -> #ctx {
-                    self.context
-                }
+                #ctx_accessors
 
                 /// The actions that have a transition in the current state.
                 pub fn valid_actions(&self) -> &'static [Action] {
@@ -747,95 +1246,81 @@ impl Gen<'_> {
                     <Core as __fsm::Machine>::is_terminal_state(self.state)
                 }
 
-                /// Fire `event`. Guards read the context as it was before;
-                /// then the chosen transition's effects run (exit hook, its
-                /// `do`, enter hook) and the machine moves, arming the new
-                /// state's timers. On error nothing ran and the event is
-                /// handed back in the error (`into_event`). Neither allocates.
-                pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
+                #fire_doc
+                #allow_unused
+                // Inlined into the caller's loop, as the guards-only
+                // `transition` is: otherwise a non-generic `fire` is a call
+                // per event from another crate or codegen unit, with its
+                // result read back from memory (bench/README.md, "The
+                // generated code and `#[inline]`").
+                #[inline]
+                pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<Fired, FireError> {
                     let state = self.state;
                     #fire_body
                 }
 
-                /// The machine in the state of `snapshot`, owning `context`
-                /// (whatever context the snapshot carries); `policy` decides
-                /// whether a snapshot of a different definition is accepted.
-                #restore_doc
-                ///
-                /// # Errors
-                ///
-                /// When the snapshot is of another machine or definition,
-                /// names a state this machine does not have, or arms a timer
-                /// it does not have.
-                pub fn restore_with_context(
-                    snapshot: &__fsm::Snapshot,
-                    policy: __fsm::FingerprintPolicy,
-                    context: #ctx
-                    #clock_param
-                ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                    let state = snapshot.state_of::<Core>(policy)?;
-                    #restore_deadlines
-                    __fsm::Ok(Self { state, context, #deadlines_init })
+                #can_fire_doc
+                #allow_unused_check
+                #[inline]
+                pub fn can_fire #g_generics(&self, #input: #input_ref #g_param) -> bool {
+                    let state = self.state;
+                    #check_body
                 }
 
                 #timer_methods
             }
 
-            __fsm::if_serde! {
-                impl #generics #m #params {
-                    /// The current state, context and armed timers, with the
-                    /// machine's name and fingerprint, ready to be stored.
-                    ///
-                    /// # Errors
-                    ///
-                    /// When the context does not serialize.
-                    pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
-                    where
-                        for<'a> #ctx: __fsm::Serialize,
-                    {
-                        __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
-                            #with_timers
-                            .with_context_of(&self.context)
-                    }
+            #debug
+            #snapshots
+            #driven
+        }
+    }
 
-                    /// The machine in the state, context and timers of
-                    /// `snapshot`; `policy` decides whether a snapshot of a
-                    /// different definition is accepted.
-                    ///
-                    /// # Errors
-                    ///
-                    /// As [`Self::restore_with_context`], and when the snapshot
-                    /// carries no context or one that does not deserialize
-                    /// (the error names the field).
-                    pub fn restore_with(
-                        snapshot: &__fsm::Snapshot,
-                        policy: __fsm::FingerprintPolicy
-                        #clock_param
-                    ) -> __fsm::Result<Self, __fsm::RestoreError>
-                    where
-                        for<'a> #ctx: __fsm::DeserializeOwned,
-                    {
-                        snapshot.state_of::<Core>(policy)?;
-                        let context = snapshot.context_as::<#ctx>()?;
-                        Self::restore_with_context(snapshot, policy, context #clock_arg_restore)
-                    }
+    /// `impl Driven`, for the drivers: a machine whose `fire` takes the
+    /// event alone (a context, or no guards).
+    fn driven_impl(&self, generics: &TokenStream, params: &TokenStream) -> TokenStream {
+        if self.guards_arg {
+            return TokenStream::new();
+        }
+        let m = &self.machine_ident;
+        let input_ty = if self.events {
+            quote!(Event)
+        } else {
+            quote!(Action)
+        };
+        let timers = if self.max_timers > 0 {
+            quote! {
+                fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+                    #m::next_deadline(self)
                 }
 
-                impl #m {
-                    /// The machine in the state, context and timers of
-                    /// `snapshot`, which must come from this exact definition,
-                    /// timed by the system clock.
-                    ///
-                    /// # Errors
-                    ///
-                    /// As [`Self::restore_with`].
-                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
-                    where
-                        for<'a> #ctx: __fsm::DeserializeOwned,
-                    {
-                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict #clock_arg)
-                    }
+                fn now(&self) -> __fsm::Timestamp {
+                    __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
                 }
+
+                fn fire_next_due(&mut self) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                    #m::fire_next_due(self)
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
+        quote! {
+            impl #generics __fsm::Driven for #m #params {
+                type Core = Core;
+                type Event = #input_ty;
+                type FireError = FireError;
+
+                #[inline]
+                fn fire(&mut self, event: #input_ty) -> __fsm::Result<Fired, FireError> {
+                    #m::fire(self, event)
+                }
+
+                fn is_terminal(&self) -> bool {
+                    #m::is_terminal(self)
+                }
+
+                #timers
             }
         }
     }

@@ -87,11 +87,11 @@ use quote::quote;
 /// state, action or output named like an item of its enum (`ALL`), which the
 /// front end's `name-collision` check rejects, becomes a `compile_error!`.
 ///
-/// A machine with a context gets the `Event` enum, the `Context` trait and a
-/// machine type that owns its context (and a clock, with timers). A machine
-/// without a context that has payloads or timers is not generated yet and
-/// becomes a `compile_error!`: generating it without them would be silently
-/// wrong.
+/// A machine with a context, a payload or a timer gets the `Event` enum
+/// (with a context or a payload), the `Context` trait or, without a
+/// context, the `Guards` trait with its payload guards, and a machine type
+/// that owns its context and, with timers, a clock. Any other machine gets
+/// the plain module, state only, implementing `Machine` and `Fire`.
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
     // TODO(issue 10): generate nested machines (flattened candidates per
     // leaf, `Region`, `parent()`, history in snapshots); until then they are
@@ -102,24 +102,11 @@ pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) 
             machine.name, span.start, span.end
         ));
     }
-    if machine.context.is_some() {
-        let conflict = name_conflicts::module_item_conflict(machine)
-            .or_else(|| name_conflicts::enum_item_conflict(machine));
-        return match conflict {
-            Some(message) => compile_error(&message),
-            None => context::context_module(machine, options),
-        };
-    }
-    if let Some((construct, span)) = machine.unsupported_construct() {
-        return compile_error(&format!(
-            "machine `{}` uses {construct} (bytes {}..{} of its .fsm text), which code generation does not support yet",
-            machine.name, span.start, span.end
-        ));
-    }
     let conflict =
         name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
     match conflict {
         Some(message) => compile_error(&message),
+        None if context::is_extended(machine) => context::context_module(machine, options),
         None => machine::machine_module(machine, options),
     }
 }

@@ -128,10 +128,13 @@ impl<M: Machine> fmt::Display for TimerRejected<M> {
     }
 }
 
-/// The deadline `delay` after `now`, the latest timestamp if that is past
-/// it. For generated code.
+/// The deadline `delay` after `now`, rounded up to the millisecond and at
+/// least one later (a timer never fires before its delay has passed, as in
+/// the dynamic engine), the latest timestamp if that is past it. For
+/// generated code.
 #[doc(hidden)]
 pub fn deadline(now: Timestamp, delay: core::time::Duration) -> Timestamp {
-    let millis = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+    let millis = delay.as_millis() + u128::from(!delay.subsec_nanos().is_multiple_of(1_000_000));
+    let millis = u64::try_from(millis).unwrap_or(u64::MAX).max(1);
     Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or(Timestamp::MAX)
 }

@@ -17,7 +17,9 @@
 //!   machine that records its own;
 //! - [`Shared`], a machine many threads fire at atomically, recording a
 //!   history in the order the machine really moved;
-//! - [`Symbol`], the generated enums seen generically.
+//! - [`Symbol`], the generated enums seen generically;
+//! - [`driver`], the loops that feed a machine its events and fire its
+//!   timers when they come due, blocking or (feature `tokio`) async.
 //!
 //! The machine performs no I/O and calls nothing but its guards. The caller
 //! fires an action, performs the outputs it gets back, and feeds the results
@@ -36,6 +38,8 @@
 //!   JSON or a builder) and run without generated code.
 //! - `json`: [`json`], JSON read as `serde_json` reads it except that an
 //!   object giving a key twice is an error; store files are read with it.
+//! - `tokio`: `driver::run`, the async driver, which waits on a tokio
+//!   channel and the next timer's deadline at once.
 //! - `store` (implies `json`): [`store`], durable snapshots by instance id: the
 //!   [`Store`](store::Store) trait, whose saves are compare-and-swaps on a
 //!   version, and [`FileStore`](store::FileStore), one JSON file per instance.
@@ -45,11 +49,20 @@
 //! `fsm_codegen::compile(&["machines/door.fsm"])` in `build.rs` writes
 //! `door.rs` into `OUT_DIR`; [`include_fsm!`]`("door")` brings it in.
 
+// The crate docs link the feature-gated modules (`json`, `store`), which
+// exist only with their features; `cargo doc --all-features` (as docs.rs
+// builds) checks every link.
+#![cfg_attr(
+    not(all(feature = "json", feature = "store")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
+
 #[macro_use]
 mod value_traits;
 
 pub mod clock;
 mod context;
+pub mod driver;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
 mod fire_error;
@@ -155,11 +168,13 @@ pub mod __private {
     pub use crate::__if_serde as if_serde;
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::context::deadline;
+    pub use crate::driver::Driven;
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,
         ParseSymbolError, Rejected, RestoreError, Snapshot, Symbol, SymbolKind, SystemClock, TimerFired,
         TimerRejected, Timestamp,
     };
+    pub use core::iter::Iterator;
     pub use core::ops::FnMut;
     pub use core::time::Duration;
     // Traits and, under the same names, their derive macros.

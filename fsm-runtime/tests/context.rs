@@ -253,3 +253,31 @@ fn old_snapshots_and_unknown_timers() {
         "the snapshot of machine `Call` arms timer 3 of state `waiting`, which has 1 timer"
     );
 }
+
+#[test]
+fn can_fire_evaluates_guards_and_runs_no_effect() {
+    let (machine, _clock) = calling(1);
+    let before = format!("{machine:?}");
+    assert!(machine.can_fire(&Event::Finished(1)));
+    assert!(machine.can_fire(&Event::Poke));
+    // `urgent` reads the payload.
+    assert!(machine.can_fire(&Event::Escalate(9)));
+    assert!(!machine.can_fire(&Event::Escalate(1)));
+    // Not valid in `calling`.
+    assert!(!machine.can_fire(&Event::Start("again".into())));
+    assert_eq!(machine.context().log, ["remember", "arm"], "no effect ran");
+    assert_eq!(machine.context().pokes, 0);
+    assert_eq!(format!("{machine:?}"), before, "nothing changed");
+}
+
+#[test]
+fn debug_shows_the_state_context_and_deadlines() {
+    let (machine, _clock) = calling(1);
+    assert_eq!(
+        format!("{machine:?}"),
+        "Call { state: Calling, context: CallContext { request: \"hello\", retries: 0, max_retries: 1, \
+         pokes: 0, result: None, log: [\"remember\", \"arm\"] }, deadlines: \
+         [Some(Timestamp(2026-01-10T09:32:45.000Z)), Some(Timestamp(2026-01-10T09:42:15.000Z)), \
+         Some(Timestamp(2026-01-10T09:42:15.000Z))], .. }"
+    );
+}

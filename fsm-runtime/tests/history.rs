@@ -619,7 +619,7 @@ fn snapshots_and_entries_refuse_a_field_given_twice() {
     );
     assert_eq!(
         error(&format!(r#"{{{head}, "current_state": "b"}}"#)),
-        "duplicate field `current_state` at line 1 column 89"
+        "duplicate field `current_state` at line 1 column 95"
     );
     assert_eq!(
         error(&format!(

@@ -1,11 +1,14 @@
 //! `fire` never allocates: not when it succeeds, not when the action is
-//! invalid, not when every guard rejects it. A global allocator counts the
-//! allocations of the measuring thread.
+//! invalid, not when every guard rejects it; nor, for machines with a
+//! context, payloads and timers, do events, effects, rejections handed back
+//! and timers, beyond what the user's own effects allocate. A global
+//! allocator counts the allocations of the measuring thread.
 
 #![deny(warnings)]
 
 include!("generated/agent.rs");
 include!("generated/door.rs");
+include!("generated/call.rs");
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -146,4 +149,103 @@ fn failing_fires_allocate_nothing() {
     };
     run();
     assert_eq!(allocations(run), 0);
+}
+
+/// A context whose effects allocate nothing, except `count_poke`, which
+/// pushes onto a `Vec` and so allocates exactly once, the first time.
+#[derive(Default)]
+struct CallContext {
+    request_len: usize,
+    retries: u32,
+    result: u32,
+    effects: u32,
+    pokes: Vec<u32>,
+}
+
+impl call::Context for CallContext {
+    fn retries_left(&self) -> bool {
+        self.retries < 1
+    }
+    fn urgent(&self, level: &u8) -> bool {
+        *level > 5
+    }
+    fn arm(&mut self) {
+        self.effects += 1;
+    }
+    fn disarm(&mut self) {
+        self.effects += 1;
+    }
+    fn count_retry(&mut self) {
+        self.retries += 1;
+    }
+    fn count_poke(&mut self) {
+        self.pokes.push(self.effects);
+    }
+    fn log_restart(&mut self) {
+        self.effects += 1;
+    }
+    fn remember(&mut self, request: &String) {
+        self.request_len = request.len();
+    }
+    fn record_result(&mut self, result: &u32) {
+        self.result = *result;
+    }
+    fn backoff(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(1 << self.retries)
+    }
+}
+
+#[test]
+fn events_effects_and_timers_allocate_nothing_of_their_own() {
+    use call::{Call, Event, State};
+    use fsm_runtime::ManualClock;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+    // The payload is allocated before measuring; moving it into the event,
+    // the effects that read it and the rejection that hands it back do not
+    // allocate.
+    let mut request = Some("call me".to_string());
+    let mut machine = Call::with_clock(CallContext::default(), clock.clone());
+    let mut run = || {
+        let start = Event::Start(request.take().expect("one run"));
+        machine.fire(start).expect("start");
+        // Rejected: invalid here, and no guard holds; both hand the event back.
+        let again = machine.fire(Event::Start(String::new())).unwrap_err();
+        let calm = machine.fire(Event::Escalate(1)).unwrap_err();
+        assert!(!machine.can_fire(&Event::Escalate(1)));
+        std::hint::black_box((again.into_event(), calm.into_event()));
+        // Timers: the internal one, then the guarded 10m group (a retry, with
+        // a named delay armed), then the backoff back into `calling`.
+        clock.advance(Duration::from_secs(600));
+        let fired = machine.fire_due(|result| {
+            std::hint::black_box(result.expect("a timer fires"));
+        });
+        assert_eq!(fired, 2);
+        assert_eq!(machine.state(), State::Waiting);
+        clock.advance(Duration::from_secs(2));
+        assert_eq!(machine.fire_due(|_| {}), 1);
+        machine.fire(Event::Finished(42)).expect("finished");
+        std::hint::black_box((machine.next_deadline(), machine.armed_timers().count()));
+        assert!(machine.is_terminal());
+    };
+    assert_eq!(allocations(&mut run), 0);
+    assert_eq!(machine.context().result, 42);
+    assert_eq!(machine.context().request_len, 7);
+
+    // The one effect that allocates is the only allocation.
+    let mut machine = Call::with_clock(CallContext::default(), clock.clone());
+    machine.fire(Event::Start(String::new())).expect("start");
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(machine.fire(Event::Poke).expect("poke"));
+        }),
+        1
+    );
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(machine.fire(Event::Poke).expect("poke"));
+        }),
+        0
+    );
 }

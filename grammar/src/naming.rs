@@ -59,10 +59,36 @@ pub fn snake(name: &str) -> String {
     out
 }
 
-/// The items generated in every machine's module besides the machine type,
-/// so no machine may be named like one of them (the `name-collision` check
-/// and code generation both read this list).
-pub const MODULE_ITEMS: &[&str] = &["State", "Action", "Output", "Guards", "Fired", "FireError"];
+/// The items generated in a machine's module besides the machine type, so
+/// no machine may be named like one of them (the `name-collision` check and
+/// code generation both read this list). A machine with a context, payloads
+/// or timers also gets `Event`, `Context`, `Core`, `TimerFired` and
+/// `TimerRejected`; they are reserved for every machine, so adding a payload
+/// or a timer never makes a machine's name invalid.
+pub const MODULE_ITEMS: &[&str] = &[
+    "State",
+    "Action",
+    "Output",
+    "Event",
+    "Guards",
+    "Context",
+    "Core",
+    "Fired",
+    "FireError",
+    "TimerFired",
+    "TimerRejected",
+];
+
+/// What the module item `name` (one of [`MODULE_ITEMS`]) is: `enum`, `trait`,
+/// `struct` or `type alias`.
+pub fn module_item_kind(name: &str) -> &'static str {
+    match name {
+        "State" | "Action" | "Output" | "Event" => "enum",
+        "Guards" | "Context" => "trait",
+        "Core" => "struct",
+        _ => "type alias",
+    }
+}
 
 /// The associated items generated on every `State`, `Action` and `Output`
 /// enum whose names a variant could take, so no state, action or output may

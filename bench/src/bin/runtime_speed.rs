@@ -106,7 +106,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     println!("Machine: {}", host::summary());
     println!(
-        "The coding agent's loop (`examples/agent_loop.fsm`); {} events per trace (seed {:#x}); \
+        "The coding agent's loop (`bench/machines/agent_loop.fsm`); {} events per trace (seed {:#x}); \
          median of {} timed runs.\n",
         thousands(options.events as u64),
         trace::SEED,

@@ -1,5 +1,5 @@
 //! The dynamic engine, `fsm_runtime::dynamic::Engine`, loaded from
-//! `examples/agent_loop.fsm` at run time, its guards bound to closures over
+//! `bench/machines/agent_loop.fsm` at run time, its guards bound to closures over
 //! the step's JSON input (`{"retries_left": true, ...}`), as its
 //! documentation shows. Fired by name ([`ByName`]) and by an id resolved
 //! before the trace ([`ById`]).

@@ -1,4 +1,4 @@
-//! The code `fsm!` generates from `examples/agent_loop.fsm`, used as its
+//! The code `fsm!` generates from `bench/machines/agent_loop.fsm`, used as its
 //! documentation shows: `AgentLoop::new()`, then `fire(action, &guards)`
 //! with a `Guards` implementation, performing `Fired::outputs`.
 
@@ -7,7 +7,7 @@ use crate::agent::{self, Guards, Output, State};
 use crate::harness::Sink;
 use crate::trace::Step;
 
-fsm_runtime::fsm!(file = "../examples/agent_loop.fsm");
+fsm_runtime::fsm!(file = "machines/agent_loop.fsm");
 
 pub use agent_loop::AgentLoop;
 

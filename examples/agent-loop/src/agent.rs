@@ -1,53 +1,27 @@
-//! The caller of the machine: it turns events into actions, performs the
-//! outputs, and feeds the results back as events.
+//! The caller of the machine: it fires events, performs the outputs, feeds
+//! the results back as events, and waits for the machine's backoff timer.
 
-use crate::agent_loop::{Action, AgentLoop, FireError, Fired, Output, State};
+use crate::agent_loop::{Event, FireError, Fired, Output, State, TimerFired};
 use crate::backoff::{Clock, RetryPolicy};
 use crate::checkpoint::Checkpoint;
-use crate::context::Context;
-use crate::conversation::{ToolCall, ToolResult};
-use crate::facts::Facts;
+use crate::context::AgentContext;
+use crate::conversation::ToolCall;
 use crate::llm::{Llm, LlmEvent};
 use crate::tools::{is_mutating, ToolRunner};
-use fsm_runtime::RestoreError;
+use crate::{AgentLoop, Core};
+use fsm_runtime::{FingerprintPolicy, RestoreError, SnapshotError, Timestamp};
 use std::collections::VecDeque;
 use std::fmt;
+use std::time::Duration;
 
-/// Something that happened, for the agent to act on. Each one is fired as
-/// one action of the machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The user sent a message.
-    UserInput(String),
-    /// The LLM streamed an event.
-    Llm(LlmEvent),
-    /// The agent examined a completed response. It fires this itself, at
-    /// once, whenever the machine enters `processing_llm_response`.
-    ResponseExamined,
-    /// A tool call finished.
-    ToolCompleted(ToolResult),
-    /// The post-tool hooks finished.
-    PostToolsHookCompleted,
-    /// The backoff before a retry elapsed.
-    RetryTimeoutFired,
-    /// Something asked the agent to stop.
-    ShutdownRequested,
-}
-
-impl Event {
-    /// The machine's action for this event.
-    pub fn action(&self) -> Action {
-        match self {
-            Event::UserInput(_) => Action::UserInput,
-            Event::Llm(LlmEvent::TextDelta(_)) => Action::TextDelta,
-            Event::Llm(LlmEvent::ToolCallDelta(_)) => Action::ToolCallDelta,
-            Event::Llm(LlmEvent::Completed) => Action::LlmCompleted,
-            Event::Llm(LlmEvent::Error(_)) => Action::LlmError,
-            Event::ResponseExamined => Action::ResponseExamined,
-            Event::ToolCompleted(_) => Action::ToolCompleted,
-            Event::PostToolsHookCompleted => Action::PostToolsHookCompleted,
-            Event::RetryTimeoutFired => Action::RetryTimeoutFired,
-            Event::ShutdownRequested => Action::ShutdownRequested,
+/// A streamed LLM event is the machine's event carrying it.
+impl From<LlmEvent> for Event {
+    fn from(event: LlmEvent) -> Event {
+        match event {
+            LlmEvent::TextDelta(text) => Event::TextDelta(text),
+            LlmEvent::ToolCallDelta(call) => Event::ToolCallDelta(call),
+            LlmEvent::Completed => Event::LlmCompleted,
+            LlmEvent::Error(error) => Event::LlmError(error),
         }
     }
 }
@@ -57,10 +31,10 @@ impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Event::UserInput(text) => write!(f, "user: {text}"),
-            Event::Llm(LlmEvent::TextDelta(text)) => write!(f, "llm: text {text:?}"),
-            Event::Llm(LlmEvent::ToolCallDelta(call)) => write!(f, "llm: tool call {call}"),
-            Event::Llm(LlmEvent::Completed) => f.write_str("llm: completed"),
-            Event::Llm(LlmEvent::Error(error)) => write!(f, "llm: error: {error}"),
+            Event::TextDelta(text) => write!(f, "llm: text {text:?}"),
+            Event::ToolCallDelta(call) => write!(f, "llm: tool call {call}"),
+            Event::LlmCompleted => f.write_str("llm: completed"),
+            Event::LlmError(error) => write!(f, "llm: error: {error}"),
             Event::ResponseExamined => f.write_str("response examined"),
             Event::ToolCompleted(result) => match &result.output {
                 Ok(output) => {
@@ -70,7 +44,6 @@ impl fmt::Display for Event {
                 Err(error) => write!(f, "tool {} failed: {error}", result.id),
             },
             Event::PostToolsHookCompleted => f.write_str("post-tool hooks finished"),
-            Event::RetryTimeoutFired => f.write_str("retry timer fired"),
             Event::ShutdownRequested => f.write_str("shutdown requested"),
         }
     }
@@ -78,57 +51,54 @@ impl fmt::Display for Event {
 
 /// A coding agent: the [`AgentLoop`] machine and the caller around it.
 ///
-/// [`Agent::handle`] fires one event and performs its outputs; the events
-/// those produce (the LLM's stream, tool results, the retry timer) wait in
-/// [`Agent::next_event`]. [`Agent::run`] alternates the two until nothing is
-/// left to do, which is when the machine waits for the user again.
-#[derive(Debug)]
+/// The machine owns the [`AgentContext`] (conversation, retry count, tool
+/// batch) and the backoff timer; the agent owns the I/O. [`Agent::handle`]
+/// fires one event and performs its outputs; the events those produce (the
+/// LLM's stream, tool results) wait in [`Agent::next_event`], which also
+/// waits for the backoff timer and fires it when it comes due.
+/// [`Agent::run`] alternates the two until nothing is left to do, which is
+/// when the machine waits for the user again.
 pub struct Agent<L, C> {
-    machine: AgentLoop,
-    context: Context,
-    policy: RetryPolicy,
+    machine: AgentLoop<C>,
     llm: L,
     tools: ToolRunner,
-    clock: C,
     queue: VecDeque<Event>,
     history: Vec<Fired>,
-    rejected: Vec<FireError>,
+    timers: Vec<TimerFired>,
+    rejected: Vec<fsm_runtime::FireError<Core>>,
     display: Vec<String>,
     trace: Vec<String>,
 }
 
+/// The machine (state, context, deadline) and what the agent recorded.
+impl<L: fmt::Debug, C: Clock> fmt::Debug for Agent<L, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("machine", &self.machine)
+            .field("llm", &self.llm)
+            .field("tools", &self.tools)
+            .field("queue", &self.queue)
+            .field("history", &self.history)
+            .field("timers", &self.timers)
+            .field("rejected", &self.rejected)
+            .field("display", &self.display)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<L, C> Agent<L, C> {
-    /// The machine's state and the context, to store and [`Agent::resume`]
-    /// from.
-    pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint {
-            machine: self.machine.snapshot(),
-            context: self.context.clone(),
-        }
-    }
-
-    /// Take the agent apart, to hand its services to a resumed one.
-    pub fn into_parts(self) -> (L, ToolRunner, C) {
-        (self.llm, self.tools, self.clock)
-    }
-
-    /// The machine's current state.
-    pub fn state(&self) -> State {
-        self.machine.state()
-    }
-
-    /// The conversation, retries and tool batch.
-    pub fn context(&self) -> &Context {
-        &self.context
-    }
-
-    /// Every transition so far, in order.
+    /// Every transition an event made, in order.
     pub fn history(&self) -> &[Fired] {
         &self.history
     }
 
-    /// Every rejected event's error, in order.
-    pub fn rejected(&self) -> &[FireError] {
+    /// Every backoff timer that fired, in order.
+    pub fn timers(&self) -> &[TimerFired] {
+        &self.timers
+    }
+
+    /// Why each rejected event was rejected, in order.
+    pub fn rejected(&self) -> &[fsm_runtime::FireError<Core>] {
         &self.rejected
     }
 
@@ -147,81 +117,128 @@ impl<L, C> Agent<L, C> {
         &self.llm
     }
 
-    /// The clock.
-    pub fn clock(&self) -> &C {
-        &self.clock
-    }
-
     /// Tool calls whose results have not arrived.
     pub fn tools_in_flight(&self) -> usize {
         self.tools.in_flight()
     }
 }
 
+impl<L, C: Clock> Agent<L, C> {
+    /// The machine's snapshot (state, context and the deadline of an
+    /// armed backoff), to store and [`Agent::resume`] from.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: the context serializes to JSON with string keys.
+    /// The error is the runtime's, passed on.
+    pub fn checkpoint(&self) -> Result<Checkpoint, SnapshotError> {
+        Ok(Checkpoint {
+            machine: self.machine.snapshot()?,
+        })
+    }
+
+    /// Take the agent apart, to hand its services to a resumed one.
+    pub fn into_parts(self) -> (L, ToolRunner, C) {
+        let clock = self.machine.clock().clone();
+        (self.llm, self.tools, clock)
+    }
+
+    /// The machine's current state.
+    pub fn state(&self) -> State {
+        self.machine.state()
+    }
+
+    /// The machine's context: the conversation, retries and tool batch.
+    pub fn context(&self) -> &AgentContext {
+        self.machine.context()
+    }
+
+    /// When the armed backoff timer is due; `None` when no retry waits.
+    pub fn retry_due(&self) -> Option<Timestamp> {
+        self.machine.next_deadline()
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &C {
+        self.machine.clock()
+    }
+}
+
 impl<L: Llm, C: Clock> Agent<L, C> {
     /// An agent waiting for the user, asking `llm`, running tools with
-    /// `tools`, and sleeping backoff delays on `clock`.
+    /// `tools`, and retrying failed requests by `policy`, its backoff timed
+    /// on `clock`.
     pub fn new(llm: L, tools: ToolRunner, clock: C, policy: RetryPolicy) -> Self {
-        Agent {
-            machine: AgentLoop::new(),
-            context: Context::default(),
-            policy,
+        Self::around(
+            AgentLoop::with_clock(AgentContext::new(policy), clock),
             llm,
             tools,
-            clock,
+        )
+    }
+
+    fn around(machine: AgentLoop<C>, llm: L, tools: ToolRunner) -> Self {
+        Agent {
+            machine,
+            llm,
+            tools,
             queue: VecDeque::new(),
             history: Vec::new(),
+            timers: Vec::new(),
             rejected: Vec::new(),
             display: Vec::new(),
             trace: Vec::new(),
         }
     }
 
-    /// An agent resumed from `checkpoint`, restarting the I/O its state was
-    /// waiting on: a request in flight is sent again, unfinished tool calls
-    /// run again (tools must tolerate that), hooks run again, and a
-    /// scheduled retry is scheduled again. Calls still running on `tools`
-    /// are awaited and their results dropped.
+    /// An agent resumed from `checkpoint`, retrying by `policy` from now
+    /// on, and restarting the I/O its state was waiting on: a request in
+    /// flight is sent again, unfinished tool calls run again (tools must
+    /// tolerate that), hooks run again. A backoff armed before the restart
+    /// keeps its deadline: the retry is sent when first promised, or at
+    /// once if that time has passed. Calls still running on `tools` are
+    /// awaited and their results dropped.
     ///
     /// # Errors
     ///
     /// When the checkpoint is of another machine, of another definition of
-    /// this one, or names a state it does not have.
+    /// this one, names a state it does not have, or carries no context or
+    /// one that does not read back (the error names the field).
     pub fn resume(
         checkpoint: &Checkpoint,
         llm: L,
-        tools: ToolRunner,
+        mut tools: ToolRunner,
         clock: C,
         policy: RetryPolicy,
     ) -> Result<Self, RestoreError> {
-        let machine = AgentLoop::restore(&checkpoint.machine)?;
-        let mut agent = Agent::new(llm, tools, clock, policy);
+        let mut machine = AgentLoop::restore_with(&checkpoint.machine, FingerprintPolicy::Strict, clock)?;
+        machine.context_mut().set_policy(policy);
         // Results of calls the old process started are not this one's.
-        agent.tools.shutdown();
-        agent.machine = machine;
-        agent.context = checkpoint.context.clone();
+        tools.shutdown();
+        let mut agent = Agent::around(machine, llm, tools);
         let state = agent.machine.state();
         agent.trace.push(format!("resumed in `{state}`"));
         match state {
             State::CallingLlm => {
-                agent.context.discard_partial_response();
+                agent.machine.context_mut().discard_partial_response();
                 agent.send_llm_request();
             }
             State::ProcessingLlmResponse => agent.queue.push_back(Event::ResponseExamined),
             State::ExecutingTools => {
-                let unfinished: Vec<ToolCall> = agent
-                    .context
+                let context = agent.machine.context();
+                let unfinished: Vec<ToolCall> = context
                     .batch()
                     .iter()
-                    .filter(|call| agent.context.pending().contains(&call.id))
+                    .filter(|call| context.pending().contains(&call.id))
                     .cloned()
                     .collect();
                 agent.execute_tools(&unfinished);
             }
             State::PostToolsHook => agent.run_post_tools_hook(),
             State::Error => {
-                let delay = agent.context.ensure_retry_timer(&agent.policy);
-                agent.note(format!("retry scheduled in {delay:?}"));
+                let retry = agent.machine.context().retries() + 1;
+                agent.note(format!(
+                    "retry {retry} still due at the deadline set before the restart"
+                ));
             }
             State::WaitingForUserInput | State::ShuttingDown => {}
         }
@@ -233,7 +250,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// # Errors
     ///
     /// When the machine does not accept user input now (it is shutting
-    /// down, or a turn is still running).
+    /// down, or a turn is still running); the message is in the error.
     pub fn submit(&mut self, text: &str) -> Result<(), FireError> {
         self.handle(Event::UserInput(text.to_owned()))?;
         self.run();
@@ -249,8 +266,8 @@ impl<L: Llm, C: Clock> Agent<L, C> {
         self.handle(Event::ShutdownRequested)
     }
 
-    /// Handle events until none is left: no queued event, no scheduled
-    /// retry, no tool in flight. Events the machine rejects are recorded in
+    /// Handle events until none is left: no queued event, no armed backoff,
+    /// no tool in flight. Events the machine rejects are recorded in
     /// [`Agent::rejected`] and skipped.
     pub fn run(&mut self) {
         while let Some(event) = self.next_event() {
@@ -259,83 +276,122 @@ impl<L: Llm, C: Clock> Agent<L, C> {
         }
     }
 
-    /// The next event to handle: a queued one, else the scheduled retry
-    /// (after sleeping its backoff), else the next tool result (blocking
-    /// until a thread reports). `None` when there is nothing to wait for.
+    /// The next event to handle: a queued one, else the next tool result
+    /// (blocking until a thread reports). The backoff timer fires on the
+    /// way: when it is due, at once; when nothing is queued, after sleeping
+    /// until its deadline. Its retry request queues the LLM's events.
+    /// `None` when there is nothing to wait for.
     pub fn next_event(&mut self) -> Option<Event> {
-        if let Some(event) = self.queue.pop_front() {
-            return Some(event);
+        loop {
+            self.fire_due_timers();
+            if let Some(event) = self.queue.pop_front() {
+                return Some(event);
+            }
+            let Some(due) = self.machine.next_deadline() else {
+                return self.tools.recv().map(Event::ToolCompleted);
+            };
+            let now = Timestamp::from_system_time(fsm_runtime::Clock::now(self.machine.clock()));
+            let wait = due.unix_millis().saturating_sub(now.unix_millis());
+            if wait > 0 {
+                self.machine.clock().sleep(Duration::from_millis(wait));
+            }
         }
-        if let (State::Error, Some(delay)) = (self.machine.state(), self.context.retry_timer()) {
-            self.clock.sleep(delay);
-            return Some(Event::RetryTimeoutFired);
-        }
-        self.tools.recv().map(Event::ToolCompleted)
     }
 
-    /// Fire `event`'s action with the guards answered from the context;
-    /// on success record the event in the context and perform the outputs.
+    /// Fire `event`; on success perform the outputs.
     ///
     /// # Errors
     ///
-    /// When the machine rejects the action; nothing changes then, and the
-    /// error is also kept in [`Agent::rejected`].
+    /// When the machine rejects the event; nothing changes then, the
+    /// event is handed back in the error, and why is also kept in
+    /// [`Agent::rejected`].
     pub fn handle(&mut self, event: Event) -> Result<Fired, FireError> {
         self.trace.push(event.to_string());
-        let facts = Facts::at(&event, &self.context, &self.policy);
-        let fired = match self.machine.fire(event.action(), &facts) {
+        let text = match &event {
+            Event::TextDelta(text) => Some(text.clone()),
+            _ => None,
+        };
+        let fired = match self.machine.fire(event) {
             Ok(fired) => fired,
-            Err(error) => {
-                self.note(format!("rejected: {error}"));
-                self.rejected.push(error);
-                return Err(error);
+            Err(rejected) => {
+                self.note(format!("rejected: {rejected}"));
+                self.rejected.push(rejected.error());
+                return Err(rejected);
             }
         };
         self.trace.push(format!("  {fired}"));
         self.history.push(fired);
-        self.context.apply(&event, &fired, &self.policy);
         for &output in fired.outputs {
-            self.perform(output, &event);
+            self.perform(output, text.as_deref());
         }
-        match fired.to {
-            // Transient: the response is examined at once.
-            State::ProcessingLlmResponse if fired.from != fired.to => {
-                let calls = plural(self.context.requested_tool_calls().len(), "tool call");
-                self.note(format!("the response asks for {calls}"));
-                self.queue.push_front(Event::ResponseExamined);
-            }
-            State::Error if fired.from != fired.to => {
-                if let Some(delay) = self.context.retry_timer() {
-                    let retry = self.context.retries() + 1;
-                    let max = self.policy.max_retries;
-                    self.note(format!("retry {retry} of {max} in {delay:?}"));
-                }
-            }
-            _ => {}
-        }
+        self.entered(fired.from, fired.to);
         Ok(fired)
     }
 
-    fn perform(&mut self, output: Output, event: &Event) {
+    /// Fire the backoff timer if it is due, and perform its outputs.
+    fn fire_due_timers(&mut self) {
+        while let Some(result) = self.machine.fire_next_due() {
+            match result {
+                Ok(timer) => {
+                    self.trace.push("backoff elapsed".to_owned());
+                    self.trace.push(format!("  {timer}"));
+                    self.timers.push(timer);
+                    for &output in timer.outputs {
+                        self.perform(output, None);
+                    }
+                    self.entered(timer.from, timer.to);
+                }
+                // The backoff timer has no guard; kept for completeness.
+                Err(rejected) => self.note(format!("{rejected}")),
+            }
+        }
+    }
+
+    /// What the agent does on its own when the machine moves `from` `to`.
+    fn entered(&mut self, from: State, to: State) {
+        if from == to {
+            return;
+        }
+        match to {
+            // Transient: the response is examined at once.
+            State::ProcessingLlmResponse => {
+                let calls = plural(self.machine.context().requested_tool_calls().len(), "tool call");
+                self.note(format!("the response asks for {calls}"));
+                self.queue.push_front(Event::ResponseExamined);
+            }
+            State::Error => {
+                let context = self.machine.context();
+                let retry = context.retries() + 1;
+                let max = context.policy().max_retries;
+                // The delay the machine just armed its timer with.
+                let delay = crate::agent_loop::Context::backoff(context);
+                self.note(format!("retry {retry} of {max} in {delay:?}"));
+            }
+            _ => {}
+        }
+    }
+
+    fn perform(&mut self, output: Output, text: Option<&str>) {
         match output {
             Output::SendLlmRequest => self.send_llm_request(),
             Output::DisplayMessage => {
-                if let Event::Llm(LlmEvent::TextDelta(text)) = event {
+                if let Some(text) = text {
                     self.note(format!("display {text:?}"));
-                    self.display.push(text.clone());
+                    self.display.push(text.to_owned());
                 }
             }
             Output::WaitForInput => {}
             Output::ExecuteTools => {
-                let batch = self.context.batch().to_vec();
+                let batch = self.machine.context().batch().to_vec();
                 self.execute_tools(&batch);
             }
             Output::RunPostToolsHook => self.run_post_tools_hook(),
             Output::DisplayError => {
+                let context = self.machine.context();
                 let message = format!(
                     "error: the LLM request failed after {} retries: {}",
-                    self.context.retries(),
-                    self.context.last_error().unwrap_or("unknown error")
+                    context.retries(),
+                    context.last_error().unwrap_or("unknown error")
                 );
                 self.note(format!("display {message:?}"));
                 self.display.push(message);
@@ -350,11 +406,12 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     }
 
     fn send_llm_request(&mut self) {
-        let request = self.context.count_request();
-        let messages = plural(self.context.conversation().len(), "message");
+        let request = self.machine.context_mut().count_request();
+        let conversation = self.machine.context().conversation();
+        let messages = plural(conversation.len(), "message");
+        let events = self.llm.respond(conversation);
         self.note(format!("LLM request {request} ({messages})"));
-        let events = self.llm.respond(self.context.conversation());
-        self.queue.extend(events.into_iter().map(Event::Llm));
+        self.queue.extend(events.into_iter().map(Event::from));
     }
 
     fn execute_tools(&mut self, calls: &[ToolCall]) {
@@ -367,7 +424,8 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// The fake hook: an auto-commit of what the mutating tools changed.
     fn run_post_tools_hook(&mut self) {
         let changes: Vec<String> = self
-            .context
+            .machine
+            .context()
             .batch()
             .iter()
             .filter(|call| is_mutating(&call.name))

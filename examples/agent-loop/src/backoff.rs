@@ -1,8 +1,9 @@
-//! Bounded retries with exponential backoff, and the clock they sleep on.
+//! Bounded retries with exponential backoff, and the clock they are timed on.
 
+use fsm_runtime::ManualClock;
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How often, and how far apart, a failed LLM request is retried.
 ///
@@ -42,15 +43,25 @@ impl Default for RetryPolicy {
     }
 }
 
-/// Where the agent waits for a backoff delay to elapse.
-pub trait Clock {
+/// The clock the machine times its backoff on, and the agent waits on.
+///
+/// The machine reads the time through [`fsm_runtime::Clock`]; the agent
+/// sleeps until the next deadline with [`Clock::sleep`]. Clones share one
+/// time, so a process hands its clock on to the one that resumes it.
+pub trait Clock: fsm_runtime::Clock + Clone {
     /// Block for `duration`.
     fn sleep(&self, duration: Duration);
 }
 
-/// The real clock: [`std::thread::sleep`].
+/// The real clock: [`SystemTime::now`] and [`std::thread::sleep`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
+
+impl fsm_runtime::Clock for SystemClock {
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+}
 
 impl Clock for SystemClock {
     fn sleep(&self, duration: Duration) {
@@ -58,17 +69,25 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that returns at once and remembers every sleep, so tests run fast
-/// and can check the backoff schedule.
-#[derive(Debug, Default)]
+/// A clock that moves only when slept on or advanced, and remembers every
+/// sleep, so tests run fast and can check the backoff schedule. It starts
+/// at a fixed time, 2026-01-10T09:32:15Z.
+#[derive(Clone, Debug)]
 pub struct FakeClock {
-    sleeps: Mutex<Vec<Duration>>,
+    time: ManualClock,
+    sleeps: Arc<Mutex<Vec<Duration>>>,
 }
 
 impl FakeClock {
-    /// A clock that has not slept yet.
+    /// The time a new fake clock shows.
+    pub const START: Duration = Duration::from_secs(1_768_037_535);
+
+    /// A clock that has not slept yet, at [`FakeClock::START`].
     pub fn new() -> Self {
-        Self::default()
+        FakeClock {
+            time: ManualClock::new(UNIX_EPOCH + Self::START),
+            sleeps: Arc::default(),
+        }
     }
 
     /// Every sleep so far, in order.
@@ -78,10 +97,29 @@ impl FakeClock {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
+
+    /// Let `by` pass without sleeping: the time a process is down.
+    pub fn advance(&self, by: Duration) {
+        self.time.advance(by);
+    }
+}
+
+impl Default for FakeClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fsm_runtime::Clock for FakeClock {
+    fn now(&self) -> SystemTime {
+        self.time.now()
+    }
 }
 
 impl Clock for FakeClock {
+    /// Advance the time by `duration` at once, and record the sleep.
     fn sleep(&self, duration: Duration) {
+        self.time.advance(duration);
         self.sleeps
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -1,25 +1,37 @@
 //! What a process stores to resume an agent after a restart.
 
-use crate::context::Context;
-use fsm_runtime::Snapshot;
+use crate::context::AgentContext;
+use fsm_runtime::{RestoreError, Snapshot};
 use serde::{Deserialize, Serialize};
 
-/// The machine's snapshot and the caller's context, together.
+/// The machine's snapshot: its state, its context (conversation, retries,
+/// tool batch) and the deadline of an armed backoff.
 ///
 /// The snapshot carries the machine's name and the fingerprint of its
 /// definition, so a checkpoint written by an older build of the agent is
-/// refused rather than misread. In JSON:
+/// refused rather than misread. The deadline is absolute (UTC), so a retry
+/// armed before a crash is sent when first promised, not one whole backoff
+/// after the restart. In JSON:
 /// `{"machine": {"type": "fsm", "machine": "AgentLoop", "fingerprint": "…",
-/// "current_state": "error"}, "context": {…}}`.
+/// "current_state": "error", "context": {…}, "timers": [{"state": "error",
+/// "timer": 0, "due": "2026-01-10T09:32:15.100Z"}]}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// The machine's state.
+    /// The machine's state, context and armed timers.
     pub machine: Snapshot,
-    /// The conversation, retries and tool batch.
-    pub context: Context,
 }
 
 impl Checkpoint {
+    /// The context the checkpoint carries.
+    ///
+    /// # Errors
+    ///
+    /// When it carries none, or one that does not read back as an
+    /// [`AgentContext`] (the error names the field).
+    pub fn context(&self) -> Result<AgentContext, RestoreError> {
+        self.machine.context_as()
+    }
+
     /// The checkpoint as JSON.
     ///
     /// # Errors

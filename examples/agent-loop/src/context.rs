@@ -1,23 +1,27 @@
-//! What the caller carries between events: the context each state of the
-//! loop works with (conversation, retries, tool executions), kept next to
-//! the machine.
+//! The machine's context: what the loop remembers between events (the
+//! conversation, the retry count, the tool batch), read by its guards and
+//! delay and changed by its effects.
 
-use crate::agent::Event;
-use crate::agent_loop::{Fired, State};
+use crate::agent_loop;
 use crate::backoff::RetryPolicy;
 use crate::conversation::{Message, ToolCall, ToolCallId, ToolResult};
-use crate::llm::LlmEvent;
+use crate::tools::is_mutating;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// The agent's memory. The machine holds only the state; everything the
-/// guards are answered from, and everything the outputs need, is here.
+/// The agent's memory, owned by the [`AgentLoop`](crate::AgentLoop) machine.
+/// Its guards are answered from it, its effects are the only way it changes
+/// during a turn, and the backoff before a retry is computed from it; the
+/// caller only reads it, to perform the outputs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Context {
+pub struct AgentContext {
+    /// How often, and how far apart, failed requests are retried.
+    policy: RetryPolicy,
     conversation: Vec<Message>,
     /// LLM requests sent in the session, retries included.
     requests: u32,
+    /// Retries made for the current request.
     retries: u32,
     last_error: Option<String>,
     /// The response being streamed.
@@ -27,11 +31,22 @@ pub struct Context {
     batch: Vec<ToolCall>,
     pending: BTreeSet<ToolCallId>,
     results: Vec<ToolResult>,
-    /// The backoff delay before the next retry, while one is scheduled.
-    retry_timer: Option<Duration>,
 }
 
-impl Context {
+impl AgentContext {
+    /// An empty conversation, retried by `policy`.
+    pub fn new(policy: RetryPolicy) -> Self {
+        AgentContext {
+            policy,
+            ..AgentContext::default()
+        }
+    }
+
+    /// The retry policy.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
     /// The messages so far.
     pub fn conversation(&self) -> &[Message] {
         &self.conversation
@@ -62,80 +77,25 @@ impl Context {
         &self.pending
     }
 
-    /// The delay before the scheduled retry, if one is scheduled.
-    pub fn retry_timer(&self) -> Option<Duration> {
-        self.retry_timer
-    }
-
     /// The tool calls of the last assistant message.
-    pub(crate) fn requested_tool_calls(&self) -> &[ToolCall] {
+    pub fn requested_tool_calls(&self) -> &[ToolCall] {
         match self.conversation.last() {
             Some(Message::Assistant { tool_calls, .. }) => tool_calls,
             _ => &[],
         }
     }
 
-    /// Count one more LLM request and return its number.
+    /// Retry with `policy` from now on (a resumed agent takes the policy of
+    /// the process that resumes it).
+    pub(crate) fn set_policy(&mut self, policy: RetryPolicy) {
+        self.policy = policy;
+    }
+
+    /// Count one more LLM request and return its number. The caller counts
+    /// the requests it sends; the machine does not know about them.
     pub(crate) fn count_request(&mut self) -> u32 {
         self.requests += 1;
         self.requests
-    }
-
-    /// Record what `event` changed, once the machine accepted it as `fired`.
-    pub(crate) fn apply(&mut self, event: &Event, fired: &Fired, policy: &RetryPolicy) {
-        match event {
-            Event::UserInput(text) => {
-                self.conversation.push(Message::User { text: text.clone() });
-                self.retries = 0;
-                self.last_error = None;
-            }
-            Event::Llm(LlmEvent::TextDelta(text)) => self.response_text.push_str(text),
-            Event::Llm(LlmEvent::ToolCallDelta(call)) => self.response_calls.push(call.clone()),
-            Event::Llm(LlmEvent::Completed) => {
-                self.conversation.push(Message::Assistant {
-                    text: std::mem::take(&mut self.response_text),
-                    tool_calls: std::mem::take(&mut self.response_calls),
-                });
-                self.retries = 0;
-                self.last_error = None;
-            }
-            Event::Llm(LlmEvent::Error(error)) => {
-                // A failed response is discarded whole; the retry starts over.
-                self.response_text.clear();
-                self.response_calls.clear();
-                self.last_error = Some(error.clone());
-                if fired.to == State::Error {
-                    self.retry_timer = Some(policy.delay(self.retries));
-                }
-            }
-            Event::ResponseExamined => {
-                if fired.to == State::ExecutingTools {
-                    self.batch = self.requested_tool_calls().to_vec();
-                    self.pending = self.batch.iter().map(|call| call.id).collect();
-                    self.results.clear();
-                }
-            }
-            Event::ToolCompleted(result) => {
-                self.pending.remove(&result.id);
-                self.results.push(result.clone());
-                if self.pending.is_empty() {
-                    // Results go back to the LLM in call order, whatever
-                    // order the threads finished in.
-                    let mut results = std::mem::take(&mut self.results);
-                    for call in &self.batch {
-                        if let Some(i) = results.iter().position(|r| r.id == call.id) {
-                            self.conversation.push(Message::Tool(results.swap_remove(i)));
-                        }
-                    }
-                }
-            }
-            Event::RetryTimeoutFired => {
-                self.retries += 1;
-                self.retry_timer = None;
-            }
-            Event::PostToolsHookCompleted => {}
-            Event::ShutdownRequested => self.retry_timer = None,
-        }
     }
 
     /// Forget a response that was streaming when the process stopped: it is
@@ -144,9 +104,82 @@ impl Context {
         self.response_text.clear();
         self.response_calls.clear();
     }
+}
 
-    /// Schedule the retry again if a restore found none.
-    pub(crate) fn ensure_retry_timer(&mut self, policy: &RetryPolicy) -> Duration {
-        *self.retry_timer.get_or_insert_with(|| policy.delay(self.retries))
+impl agent_loop::Context for AgentContext {
+    fn retries_left(&self) -> bool {
+        self.retries < self.policy.max_retries
+    }
+
+    fn has_tool_calls(&self) -> bool {
+        !self.requested_tool_calls().is_empty()
+    }
+
+    /// Guards read the context before the effects run, so the call that
+    /// just finished is still pending: it does not count.
+    fn tools_pending(&self, finished: &ToolResult) -> bool {
+        self.pending.iter().any(|&id| id != finished.id)
+    }
+
+    fn mutating_tools(&self) -> bool {
+        self.batch.iter().any(|call| is_mutating(&call.name))
+    }
+
+    fn add_user_message(&mut self, text: &String) {
+        self.conversation.push(Message::User { text: text.clone() });
+        self.retries = 0;
+        self.last_error = None;
+    }
+
+    fn append_text(&mut self, text: &String) {
+        self.response_text.push_str(text);
+    }
+
+    fn add_tool_call(&mut self, call: &ToolCall) {
+        self.response_calls.push(call.clone());
+    }
+
+    fn complete_response(&mut self) {
+        self.conversation.push(Message::Assistant {
+            text: std::mem::take(&mut self.response_text),
+            tool_calls: std::mem::take(&mut self.response_calls),
+        });
+        self.retries = 0;
+        self.last_error = None;
+    }
+
+    fn record_error(&mut self, error: &String) {
+        // A failed response is discarded whole; the retry starts over.
+        self.discard_partial_response();
+        self.last_error = Some(error.clone());
+    }
+
+    fn count_retry(&mut self) {
+        self.retries += 1;
+    }
+
+    fn start_batch(&mut self) {
+        self.batch = self.requested_tool_calls().to_vec();
+        self.pending = self.batch.iter().map(|call| call.id).collect();
+        self.results.clear();
+    }
+
+    fn store_result(&mut self, result: &ToolResult) {
+        self.pending.remove(&result.id);
+        self.results.push(result.clone());
+        if self.pending.is_empty() {
+            // Results go back to the LLM in call order, whatever order the
+            // threads finished in.
+            let mut results = std::mem::take(&mut self.results);
+            for call in &self.batch {
+                if let Some(i) = results.iter().position(|r| r.id == call.id) {
+                    self.conversation.push(Message::Tool(results.swap_remove(i)));
+                }
+            }
+        }
+    }
+
+    fn backoff(&self) -> Duration {
+        self.policy.delay(self.retries)
     }
 }

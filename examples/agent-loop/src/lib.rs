@@ -4,20 +4,25 @@
 //! The machine comes from `examples/agent_loop.fsm`, shared with `fsmc check`
 //! and the workspace tests. It only decides; this crate is the caller:
 //!
-//! - [`Agent`] fires an action for each [`Event`], performs the outputs it
-//!   gets back (asks the LLM, starts tools, displays text, runs hooks) and
-//!   turns their results into further events;
-//! - [`Context`] is what the caller carries between events (the
-//!   conversation, the retry count, the tool batch) and [`Facts`] answers the
-//!   machine's guards from it;
+//! - [`AgentLoop`] owns an [`AgentContext`]: the conversation, the retry
+//!   count and the tool batch. Its guards read it, its effects grow the
+//!   conversation from the events' payloads (the user's message, the LLM's
+//!   text and tool calls, the tools' results), and its `after backoff`
+//!   timer waits the retry policy's exponential delay before a retry;
+//! - [`Agent`] fires an [`Event`] at a time, performs the outputs it gets
+//!   back (asks the LLM, starts tools, displays text, runs hooks), turns
+//!   their results into further events, and sleeps until the backoff timer
+//!   is due;
 //! - [`ScriptedLlm`] is a deterministic fake LLM replaying a script of
 //!   streamed events;
 //! - [`ToolRunner`] runs each tool call on its own thread; results come back
 //!   through a channel in whatever order the calls finish;
 //! - [`RetryPolicy`] bounds the retries of a failed LLM request and spaces
-//!   them with exponential backoff, slept on a [`Clock`];
-//! - [`Checkpoint`] stores the machine's snapshot with the context, so a
-//!   restarted process resumes where the old one stopped.
+//!   them with exponential backoff, timed on a [`Clock`] ([`FakeClock`] in
+//!   tests);
+//! - [`Checkpoint`] stores the machine's snapshot (state, context and the
+//!   backoff's deadline), so a restarted process resumes where the old one
+//!   stopped and retries when first promised.
 //!
 //! One turn: the LLM asks for a tool, gets its result, and answers.
 //!
@@ -46,18 +51,16 @@ mod backoff;
 mod checkpoint;
 mod context;
 mod conversation;
-mod facts;
 mod llm;
 mod tools;
 
 fsm_runtime::fsm!(file = "../agent_loop.fsm");
 
-pub use crate::agent_loop::{Action, AgentLoop, FireError, Fired, Output, State};
-pub use agent::{Agent, Event};
+pub use crate::agent_loop::{Action, AgentLoop, Core, Event, FireError, Fired, Output, State, TimerFired};
+pub use agent::Agent;
 pub use backoff::{Clock, FakeClock, RetryPolicy, SystemClock};
 pub use checkpoint::Checkpoint;
-pub use context::Context;
+pub use context::AgentContext;
 pub use conversation::{Message, ToolCall, ToolCallId, ToolResult};
-pub use facts::Facts;
 pub use llm::{Llm, LlmEvent, ScriptedLlm};
 pub use tools::{is_mutating, run_tool, Arrival, Latency, ToolRunner};

@@ -4,8 +4,8 @@
 //! shutdown. Run it with `cargo run -p agent-loop`.
 //!
 //! The LLM is a script and the tools are fakes, but the tools really run on
-//! threads and the backoff really sleeps (a few milliseconds); the output is
-//! the same on every run.
+//! threads and the machine's backoff timer really waits (a few
+//! milliseconds); the output is the same on every run.
 
 use agent_loop::{
     Agent, Arrival, Checkpoint, Event, Latency, LlmEvent, RetryPolicy, ScriptedLlm, State, SystemClock,
@@ -57,23 +57,41 @@ fn main() {
         }
     }
     print_trace(&agent, printed);
-    let json = match agent.checkpoint().to_json() {
-        Ok(json) => json,
+    let json = match agent.checkpoint().map(|checkpoint| checkpoint.to_json()) {
+        Ok(Ok(json)) => json,
+        Ok(Err(error)) => return println!("error: {error}"),
         Err(error) => return println!("error: {error}"),
     };
     let checkpoint = match Checkpoint::from_json(&json) {
         Ok(checkpoint) => checkpoint,
         Err(error) => return println!("error: {error}"),
     };
+    let context = match checkpoint.context() {
+        Ok(context) => context,
+        Err(error) => return println!("error: {error}"),
+    };
+    // The deadline is a wall-clock time, different on every run: the
+    // trace says only that it is there.
+    let snapshot = &checkpoint.machine;
     println!("--- restart: {} bytes of checkpoint", json.len());
     println!(
-        "    machine: {}",
-        serde_json::to_string(&checkpoint.machine).unwrap_or_default()
+        "    machine: `{}` in `{}`; armed: {}",
+        snapshot.machine(),
+        snapshot.current_state(),
+        match snapshot.timers() {
+            [] => "nothing".to_owned(),
+            [timer] => format!(
+                "timer {} of `{}`, with its deadline",
+                timer.timer(),
+                timer.state()
+            ),
+            timers => format!("{} timers", timers.len()),
+        }
     );
     println!(
         "    context: {} messages, {} retries made",
-        checkpoint.context.conversation().len(),
-        checkpoint.context.retries()
+        context.conversation().len(),
+        context.retries()
     );
 
     let (llm, tools, clock) = agent.into_parts();

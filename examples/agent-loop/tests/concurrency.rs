@@ -17,7 +17,7 @@ fn reference() -> Vec<Message> {
 
 /// The states around the batch: four results keep the agent waiting, the
 /// fifth sends the results to the LLM.
-fn check_batch<L, C>(agent: &agent_loop::Agent<L, C>) {
+fn check_batch<L, C: agent_loop::Clock>(agent: &agent_loop::Agent<L, C>) {
     let batch: Vec<_> = agent
         .history()
         .iter()

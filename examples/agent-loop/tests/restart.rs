@@ -1,12 +1,14 @@
 //! A process stops mid-conversation; a new one resumes from the checkpoint
-//! (the machine's snapshot and the context, through JSON) and finishes the
-//! turn as if nothing had happened.
+//! (the machine's snapshot with its context and armed deadline, through
+//! JSON) and finishes the turn as if nothing had happened, retrying when
+//! the old process promised to.
 
 mod common;
 
-use agent_loop::{Agent, Arrival, Checkpoint, Event, LlmEvent, State, ToolRunner};
+use agent_loop::{Agent, Arrival, Checkpoint, Event, FakeClock, LlmEvent, State, ToolRunner};
 use common::{agent, call, error, five_tools, policy, text};
-use fsm_runtime::{RestoreError, Snapshot};
+use fsm_runtime::{RestoreError, Snapshot, Timestamp};
+use std::time::Duration;
 
 /// Drive the agent one event at a time until it is in `state`.
 fn run_until<L: agent_loop::Llm, C: agent_loop::Clock>(agent: &mut Agent<L, C>, state: State) {
@@ -18,7 +20,12 @@ fn run_until<L: agent_loop::Llm, C: agent_loop::Clock>(agent: &mut Agent<L, C>, 
 
 /// Through JSON, as a process would store it.
 fn stored(agent: &Agent<impl agent_loop::Llm, impl agent_loop::Clock>) -> Checkpoint {
-    Checkpoint::from_json(&agent.checkpoint().to_json().unwrap()).unwrap()
+    Checkpoint::from_json(&agent.checkpoint().unwrap().to_json().unwrap()).unwrap()
+}
+
+/// The fake clock's time, `after` it started.
+fn at(after: Duration) -> Timestamp {
+    Timestamp::from_system_time(std::time::UNIX_EPOCH + FakeClock::START + after)
 }
 
 fn uninterrupted(script: Vec<Vec<LlmEvent>>, message: &str) -> Vec<agent_loop::Message> {
@@ -36,32 +43,97 @@ fn retried_turn() -> Vec<Vec<LlmEvent>> {
 }
 
 #[test]
-fn a_restart_while_waiting_for_a_retry_resumes_the_retry() {
+fn a_restart_while_waiting_for_a_retry_keeps_the_original_deadline() {
     let mut first = agent(retried_turn(), Arrival::AsFinished);
     first.handle(Event::UserInput("Fix it".to_owned())).unwrap();
     run_until(&mut first, State::Error);
+    // The request failed at the clock's start: the retry is due one
+    // backoff later.
+    let due = at(policy().delay(0));
+    assert_eq!(first.retry_due(), Some(due));
 
-    let json = first.checkpoint().to_json().unwrap();
+    let json = first.checkpoint().unwrap().to_json().unwrap();
     assert!(
         json.starts_with(r#"{"machine":{"type":"fsm","machine":"AgentLoop","fingerprint":""#),
         "{json}"
     );
-    assert!(json.contains(r#""current_state":"error"}"#), "{json}");
+    assert!(json.contains(r#""current_state":"error","context":{"#), "{json}");
+    assert!(json.contains(r#""retries":0}"#), "{json}");
+    assert!(
+        json.ends_with(&format!(
+            r#""timers":[{{"state":"error","timer":0,"due":"{due}"}}]}}}}"#
+        )),
+        "{json}"
+    );
     let checkpoint = Checkpoint::from_json(&json).unwrap();
-    assert_eq!(checkpoint, first.checkpoint());
+    assert_eq!(checkpoint, first.checkpoint().unwrap());
+    assert_eq!(&checkpoint.context().unwrap(), first.context());
 
+    // The process is down for 60 ms of the 100 ms backoff.
     let (llm, tools, clock) = first.into_parts();
+    clock.advance(Duration::from_millis(60));
     let mut second = Agent::resume(&checkpoint, llm, tools, clock, policy()).unwrap();
     assert_eq!(second.state(), State::Error);
+    assert_eq!(second.retry_due(), Some(due), "the deadline survived the restart");
     second.run();
     assert_eq!(second.state(), State::WaitingForUserInput);
     assert_eq!(
         second.context().conversation(),
         uninterrupted(retried_turn(), "Fix it")
     );
-    // One backoff in all, slept by the second process.
-    assert_eq!(second.clock().sleeps(), [policy().delay(0)]);
+    // The second process waited only what was left of the backoff, not a
+    // whole one, and the retry went out at the time first promised.
+    assert_eq!(second.clock().sleeps(), [Duration::from_millis(40)]);
+    assert_eq!(second.timers().len(), 1);
+    assert_eq!(second.timers()[0].due, due);
     assert_eq!(second.context().requests(), 3);
+}
+
+#[test]
+fn a_restart_after_the_deadline_retries_at_once() {
+    let mut first = agent(retried_turn(), Arrival::AsFinished);
+    first.handle(Event::UserInput("Fix it".to_owned())).unwrap();
+    run_until(&mut first, State::Error);
+    let checkpoint = stored(&first);
+
+    // Down for longer than the backoff: the retry is overdue.
+    let (llm, tools, clock) = first.into_parts();
+    clock.advance(Duration::from_secs(5));
+    let mut second = Agent::resume(&checkpoint, llm, tools, clock, policy()).unwrap();
+    second.run();
+    assert!(second.clock().sleeps().is_empty(), "no wait for an overdue retry");
+    assert_eq!(second.timers()[0].due, at(policy().delay(0)));
+    assert_eq!(
+        second.context().conversation(),
+        uninterrupted(retried_turn(), "Fix it")
+    );
+}
+
+#[test]
+fn a_restart_keeps_the_retry_count_and_the_next_backoff_grows() {
+    let script = vec![
+        vec![error("e1")],
+        vec![error("e2")],
+        vec![text("Back."), LlmEvent::Completed],
+    ];
+    let mut first = agent(script.clone(), Arrival::AsFinished);
+    first.handle(Event::UserInput("Hi".to_owned())).unwrap();
+    run_until(&mut first, State::Error);
+    // The first retry fails too: the machine waits for the second one.
+    let event = first.next_event().unwrap();
+    first.handle(event).unwrap();
+    assert_eq!(first.state(), State::Error);
+    let checkpoint = stored(&first);
+    assert_eq!(checkpoint.context().unwrap().retries(), 1);
+
+    let (llm, tools, clock) = first.into_parts();
+    let mut second = Agent::resume(&checkpoint, llm, tools, clock, policy()).unwrap();
+    second.run();
+    // 100 ms slept by the first process, 200 ms (the second backoff, from
+    // the restored count) by the second.
+    assert_eq!(second.clock().sleeps(), [policy().delay(0), policy().delay(1)]);
+    assert_eq!(second.display(), ["Back."]);
+    assert_eq!(second.context().retries(), 0);
 }
 
 #[test]
@@ -77,7 +149,9 @@ fn a_restart_during_tool_execution_reruns_only_the_unfinished_calls() {
         first.handle(event).unwrap();
     }
     let checkpoint = stored(&first);
-    let pending: Vec<u32> = checkpoint.context.pending().iter().map(|id| id.0).collect();
+    assert!(checkpoint.machine.timers().is_empty());
+    let context = checkpoint.context().unwrap();
+    let pending: Vec<u32> = context.pending().iter().map(|id| id.0).collect();
     assert_eq!(pending, [3, 4, 5]);
 
     let (llm, _, clock) = first.into_parts();
@@ -122,7 +196,7 @@ fn a_restart_mid_stream_sends_the_request_again() {
 #[test]
 fn a_checkpoint_of_another_machine_or_definition_is_refused() {
     let agent = agent(vec![], Arrival::AsFinished);
-    let mut checkpoint = agent.checkpoint();
+    let mut checkpoint = agent.checkpoint().unwrap();
     let resume = |checkpoint: &Checkpoint| {
         let tools = ToolRunner::new(agent_loop::Latency::None, Arrival::AsFinished);
         Agent::resume(
@@ -147,7 +221,7 @@ fn a_checkpoint_of_another_machine_or_definition_is_refused() {
     assert!(matches!(error, RestoreError::FingerprintMismatch { .. }));
     assert!(error.to_string().contains("different definition"), "{error}");
 
-    checkpoint.machine = Snapshot::new("AgentLoop", fingerprint, "thinking");
+    checkpoint.machine = Snapshot::new("AgentLoop", fingerprint.clone(), "thinking");
     let error = resume(&checkpoint).unwrap_err();
     assert!(
         error
@@ -155,6 +229,15 @@ fn a_checkpoint_of_another_machine_or_definition_is_refused() {
             .starts_with("the snapshot's state `thinking` does not exist in machine `AgentLoop`"),
         "{error}"
     );
+
+    // A snapshot of this machine without its context cannot resume it.
+    checkpoint.machine = Snapshot::new("AgentLoop", fingerprint.clone(), "error");
+    assert!(resume(&checkpoint).is_err());
+    // Nor one whose context does not read back; the error names the field.
+    let context = serde_json::json!({"policy": {"max_retries": "three"}});
+    checkpoint.machine = Snapshot::new("AgentLoop", fingerprint, "error").with_context(context);
+    let error = resume(&checkpoint).unwrap_err();
+    assert!(error.to_string().contains("policy.max_retries"), "{error}");
 }
 
 #[test]

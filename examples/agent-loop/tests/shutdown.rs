@@ -3,52 +3,96 @@
 mod common;
 
 use agent_loop::{
-    Action, AgentLoop, Arrival, Event, Facts, FireError, Latency, LlmEvent, Output, State, ToolCall,
-    ToolCallId, ToolResult, ToolRunner,
+    Action, AgentContext, AgentLoop, Arrival, Clock, Core, Event, FakeClock, Latency, LlmEvent, Output,
+    State, ToolCall, ToolCallId, ToolResult, ToolRunner,
 };
 use common::{agent_with, call, error, policy, text};
+use fsm_runtime::{FingerprintPolicy, FireError, Machine, Snapshot};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::time::Duration;
 
-fn facts([retries_left, has_tool_calls, tools_pending, mutating_tools]: [bool; 4]) -> Facts {
-    Facts {
-        retries_left,
-        has_tool_calls,
-        tools_pending,
-        mutating_tools,
+/// The tools a random walk's LLM asks for: two change files, two do not.
+const TOOLS: [&str; 4] = ["read_file", "grep", "edit_file", "bash"];
+
+/// An event for `action`, its payload drawn from `draw`: the user's text,
+/// the LLM's text, a call of one of [`TOOLS`], a result for one of the
+/// calls the machine is waiting for (or for another one).
+fn event(action: Action, draw: u32, machine: &AgentLoop<FakeClock>) -> Event {
+    match action {
+        Action::UserInput => Event::UserInput(format!("message {draw}")),
+        Action::TextDelta => Event::TextDelta(format!("text {draw}")),
+        Action::ToolCallDelta => {
+            Event::ToolCallDelta(ToolCall::new(draw % 8, TOOLS[draw as usize % TOOLS.len()], "x"))
+        }
+        Action::LlmCompleted => Event::LlmCompleted,
+        Action::LlmError => Event::LlmError(format!("error {draw}")),
+        Action::ResponseExamined => Event::ResponseExamined,
+        Action::ToolCompleted => {
+            let pending: Vec<ToolCallId> = machine.context().pending().iter().copied().collect();
+            let id = match pending.len() {
+                0 => ToolCallId(draw),
+                n => pending[draw as usize % n],
+            };
+            Event::ToolCompleted(ToolResult {
+                id,
+                output: Ok(String::new()),
+            })
+        }
+        Action::PostToolsHookCompleted => Event::PostToolsHookCompleted,
+        Action::ShutdownRequested => Event::ShutdownRequested,
     }
 }
 
-/// Every action fails, saying the state is terminal.
-fn assert_everything_rejected(machine: &mut AgentLoop, guards: &Facts) -> Result<(), TestCaseError> {
+fn machine() -> AgentLoop<FakeClock> {
+    AgentLoop::with_clock(AgentContext::new(policy()), FakeClock::new())
+}
+
+/// Every event fails, saying the state is terminal, and no timer is armed
+/// however long one waits.
+fn assert_everything_rejected(machine: &mut AgentLoop<FakeClock>) -> Result<(), TestCaseError> {
     for &action in Action::ALL {
-        let error = machine.fire(action, guards).unwrap_err();
+        let rejected = machine.fire(event(action, 1, machine)).unwrap_err();
+        let error = rejected.error();
         let FireError::InvalidTransition(invalid) = error else {
             return Err(TestCaseError::fail(format!("{action}: {error:?}")));
         };
         prop_assert!(invalid.terminal());
         prop_assert!(invalid.valid().is_empty());
         prop_assert_eq!(
-            error.to_string(),
+            rejected.to_string(),
             format!("action `{action}` is not valid in state `shutting_down`: the state is terminal")
         );
+        prop_assert_eq!(rejected.into_event().action(), action, "the event is handed back");
         prop_assert_eq!(machine.state(), State::ShuttingDown);
     }
+    prop_assert_eq!(machine.next_deadline(), None);
+    machine.clock().sleep(Duration::from_secs(3600));
+    prop_assert!(machine.fire_next_due().is_none());
     Ok(())
 }
 
 proptest! {
-    /// From any state reached by valid actions under any guard values,
-    /// `shutdown_requested` lands in `shutting_down`, and then every action
-    /// is rejected because the state is terminal.
+    /// From any state reached by valid events with any payloads and any
+    /// waits (which let the backoff timer fire), `shutdown_requested` lands
+    /// in `shutting_down`, and then every event is rejected because the
+    /// state is terminal.
     #[test]
     fn shutdown_succeeds_from_every_reachable_state(
-        walk in prop::collection::vec((any::<Index>(), any::<[bool; 4]>()), 0..60),
-        at_shutdown in any::<[bool; 4]>(),
+        walk in prop::collection::vec((any::<Index>(), any::<u32>(), any::<bool>()), 0..60),
+        at_shutdown in any::<u32>(),
     ) {
-        let mut machine = AgentLoop::new();
-        for (pick, guards) in walk {
+        let mut machine = machine();
+        for (pick, draw, wait) in walk {
+            if wait {
+                // Time passes: a backoff that comes due fires.
+                machine.clock().sleep(Duration::from_millis(u64::from(draw % 2000)));
+                while let Some(timer) = machine.fire_next_due() {
+                    let timer = timer.unwrap();
+                    prop_assert_eq!((timer.from, timer.to), (State::Error, State::CallingLlm));
+                }
+                continue;
+            }
             // Shutting down is what is being tested: walk with the others.
             let valid: Vec<Action> = machine
                 .valid_actions()
@@ -56,29 +100,45 @@ proptest! {
                 .copied()
                 .filter(|&action| action != Action::ShutdownRequested)
                 .collect();
+            if valid.is_empty() {
+                // `error` is left only by its timer (or a shutdown).
+                prop_assert_eq!(machine.state(), State::Error);
+                prop_assert!(machine.next_deadline().is_some());
+                continue;
+            }
             let action = *pick.get(&valid);
-            // Every guarded action has an unguarded fallback: valid actions
-            // always fire.
-            prop_assert!(machine.fire(action, &facts(guards)).is_ok());
+            // Every guarded transition has an unguarded fallback: valid
+            // events always fire.
+            let event = event(action, draw, &machine);
+            prop_assert!(machine.fire(event).is_ok());
         }
         let from = machine.state();
-        let fired = machine.fire(Action::ShutdownRequested, &facts(at_shutdown)).unwrap();
+        let fired = machine.fire(event(Action::ShutdownRequested, at_shutdown, &machine)).unwrap();
         prop_assert_eq!((fired.from, fired.to), (from, State::ShuttingDown));
         prop_assert_eq!(fired.outputs, [Output::Shutdown]);
         prop_assert!(machine.is_terminal());
-        assert_everything_rejected(&mut machine, &facts(at_shutdown))?;
+        assert_everything_rejected(&mut machine)?;
     }
 }
 
 #[test]
 fn shutdown_succeeds_from_every_state_constructed_directly() {
-    // `from_state` makes sure no state is left out of the property, even one
-    // a random walk would rarely reach.
+    // Restoring each state makes sure none is left out of the property,
+    // even one a random walk would rarely reach.
     for &state in State::ALL {
-        let mut machine = AgentLoop::from_state(state);
-        let result = machine.fire(Action::ShutdownRequested, &Facts::default());
+        let snapshot = Snapshot::new("AgentLoop", <Core as Machine>::FINGERPRINT, state.name());
+        let mut machine = AgentLoop::restore_with_context(
+            &snapshot,
+            FingerprintPolicy::Strict,
+            AgentContext::new(policy()),
+            FakeClock::new(),
+        )
+        .unwrap();
+        let result = machine.fire(Event::ShutdownRequested);
         if state == State::ShuttingDown {
-            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal()));
+            assert!(
+                matches!(result.map_err(|e| e.error()), Err(FireError::InvalidTransition(e)) if e.terminal())
+            );
         } else {
             assert_eq!(result.unwrap().to, State::ShuttingDown, "from {state}");
         }
@@ -105,7 +165,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// The agent stops cleanly wherever it is: tool threads in flight are
-    /// joined, the retry timer is cancelled, and every later event is
+    /// joined, the backoff timer is disarmed, and every later event is
     /// rejected.
     #[test]
     fn the_agent_shuts_down_after_any_number_of_events(steps in 0usize..40, seed in any::<u64>()) {
@@ -123,24 +183,24 @@ proptest! {
         let fired = agent.shutdown().unwrap();
         prop_assert_eq!((fired.from, fired.to), (from, State::ShuttingDown));
         prop_assert_eq!(agent.tools_in_flight(), 0);
-        prop_assert_eq!(agent.context().retry_timer(), None);
+        prop_assert_eq!(agent.retry_due(), None, "the backoff timer is disarmed");
         prop_assert!(agent.next_event().is_none());
 
         let result = ToolResult { id: ToolCallId(1), output: Ok(String::new()) };
         let late = [
             Event::UserInput("Hello?".to_owned()),
-            Event::Llm(LlmEvent::TextDelta("late".to_owned())),
-            Event::Llm(LlmEvent::ToolCallDelta(ToolCall::new(9, "grep", "x"))),
-            Event::Llm(LlmEvent::Completed),
-            Event::Llm(LlmEvent::Error("late".to_owned())),
+            Event::TextDelta("late".to_owned()),
+            Event::ToolCallDelta(ToolCall::new(9, "grep", "x")),
+            Event::LlmCompleted,
+            Event::LlmError("late".to_owned()),
             Event::ResponseExamined,
             Event::ToolCompleted(result),
             Event::PostToolsHookCompleted,
-            Event::RetryTimeoutFired,
             Event::ShutdownRequested,
         ];
+        prop_assert_eq!(late.len(), Action::ALL.len(), "one late event per action");
         for event in late {
-            let error = agent.handle(event).unwrap_err();
+            let error = agent.handle(event).unwrap_err().error();
             prop_assert!(matches!(error, FireError::InvalidTransition(e) if e.terminal()));
         }
         prop_assert_eq!(agent.state(), State::ShuttingDown);

@@ -149,6 +149,16 @@ fn a_retry_that_succeeds_continues_the_turn() {
     );
     agent.submit("Hi").unwrap();
     assert_eq!(agent.clock().sleeps(), [ms(100), ms(200)]);
+    // The machine's timer fired each retry, at the deadline it armed: the
+    // failure's time (nothing else advances the fake clock) plus the delay.
+    let start = agent_loop::FakeClock::START.as_millis() as u64;
+    let due: Vec<u64> = agent
+        .timers()
+        .iter()
+        .map(|timer| timer.due.unix_millis() - start)
+        .collect();
+    assert_eq!(due, [100, 300]);
+    assert_eq!(agent.retry_due(), None, "no timer is left armed");
     assert_eq!(agent.state(), State::WaitingForUserInput);
     assert_eq!(
         agent.context().retries(),
@@ -249,6 +259,11 @@ fn user_input_during_a_turn_is_rejected_with_the_valid_actions() {
         "action `user_input` is not valid in state `calling_llm`; valid actions: `text_delta`, \
          `tool_call_delta`, `llm_completed`, `llm_error`, `shutdown_requested`"
     );
-    assert_eq!(agent.rejected(), [error]);
+    assert_eq!(agent.rejected(), [error.error()]);
     assert_eq!(agent.state(), State::CallingLlm);
+    // The message is handed back, not lost.
+    assert!(
+        matches!(error.into_event(), agent_loop::Event::UserInput(text) if text == "Hello?"),
+        "the rejected event carries the user's message"
+    );
 }

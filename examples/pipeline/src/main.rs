@@ -2,7 +2,7 @@
 //! pipeline.
 
 use clap::{Args, Parser, Subcommand};
-use pipeline::orchestrator::{self, Options, Outcome};
+use pipeline::orchestrator::{self, Options, Outcome, DEFAULT_GRACE};
 use pipeline::run_dir::{RunDir, RunRecord};
 use pipeline::status::StatusStore;
 use pipeline::Error;
@@ -44,8 +44,9 @@ struct RunArgs {
     #[arg(long, default_value_t = 50)]
     poll_ms: u64,
     /// How long past its timeout a phase may run, in seconds (any u64: the
-    /// sum saturates, so a huge grace means no timeout).
-    #[arg(long, default_value_t = 120)]
+    /// sum saturates, so a huge grace means no timeout). A phase that
+    /// started keeps the grace it started with.
+    #[arg(long, default_value_t = DEFAULT_GRACE.as_secs())]
     grace_secs: u64,
     /// Go on after a phase with `pause_after`.
     #[arg(long)]
@@ -108,7 +109,7 @@ fn orchestrate(args: RunArgs) -> Result<ExitCode, Error> {
         checkpoint: None,
     };
     // A run picked up where an earlier orchestrator left it says so, and where.
-    let status = StatusStore::open(&dir.status())?.load(&record.definition)?;
+    let status = StatusStore::open(&dir.status())?.load(&record.definition, options.grace)?;
     match status.resumes_at(&record) {
         Some(phase) => println!(
             "resuming run of pipeline {} on {:?} in {} at phase {phase}",
@@ -135,7 +136,8 @@ fn orchestrate(args: RunArgs) -> Result<ExitCode, Error> {
 fn status(dir: &RunDir) -> Result<ExitCode, Error> {
     let record =
         RunRecord::load(dir)?.ok_or_else(|| Error::Run(format!("{} holds no run", dir.root().display())))?;
-    let status = StatusStore::open(&dir.status())?.load(&record.definition)?;
+    // Phases not started yet have no deadline to show: any grace will do.
+    let status = StatusStore::open(&dir.status())?.load(&record.definition, DEFAULT_GRACE)?;
     let json = serde_json::to_string_pretty(&status.to_json(&record)).expect("JSON serializes");
     println!("{json}");
     Ok(ExitCode::SUCCESS)

@@ -11,7 +11,10 @@
 //! 3. consult the [decision table](crate::decision) and act on its row.
 //!
 //! A phase fails as soon as one of its workers failed, or when it runs past
-//! its timeout plus the grace. Its workers still running are then killed
+//! its timeout plus the grace: that is the `Phase` machine's own timer,
+//! armed when the phase starts, whose deadline is stored with the phase's
+//! status, so an orchestrator started after a crash fails the phase at the
+//! time first promised. Its workers still running are then killed
 //! (SIGKILL to their process group) before they are marked `failed`, so none
 //! outlives its phase holding its lock; an output written late changes
 //! nothing, as only `running` workers of `running` phases are reconciled.
@@ -30,16 +33,19 @@
 use crate::atomic_file;
 use crate::decision::{decide, Decision, FailureCause, PhaseView};
 use crate::error::Error;
-use crate::machines::{phase, run, worker, PhaseFacts};
+use crate::machines::{phase, run, worker, Progress};
 use crate::run_dir::{RunDir, RunRecord};
 use crate::session::{self, Kill, Session};
-use crate::status::{Status, StatusStore, Stored};
-use fsm_runtime::{Fire, Fired, Machine, NoGuards, Symbol};
+use crate::status::{RecordedPhase, Status, StatusStore, Stored};
+use fsm_runtime::{Fire, Fired, NoGuards, Recorded, Symbol, Timestamp};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime};
+
+/// How long past its timeout a phase may run unless told otherwise.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(120);
 
 /// How the orchestrator runs.
 #[derive(Clone, Debug)]
@@ -51,7 +57,8 @@ pub struct Options {
     /// How long to wait between triggers when there is nothing to do.
     pub poll: Duration,
     /// How long past its timeout a phase may run before it is failed
-    /// (`pipeline` uses 120 s unless `--grace-secs` says otherwise).
+    /// (`pipeline` uses [`DEFAULT_GRACE`] unless `--grace-secs` says
+    /// otherwise). A phase that started keeps the grace it started with.
     pub grace: Duration,
     /// Go on after a paused phase.
     pub resume: bool,
@@ -157,13 +164,6 @@ pub fn run(
     }
 }
 
-/// The guards of `Phase` for actions that have none.
-const NO_FACTS: PhaseFacts = PhaseFacts {
-    all_workers_done: false,
-    final_phase: false,
-    pause_after: false,
-};
-
 struct Orchestrator<'a> {
     dir: &'a RunDir,
     record: &'a RunRecord,
@@ -178,7 +178,7 @@ struct Orchestrator<'a> {
 
 impl Orchestrator<'_> {
     fn trigger(&mut self) -> Result<Step, Error> {
-        let mut status = self.store.load(&self.record.definition)?;
+        let mut status = self.store.load(&self.record.definition, self.options.grace)?;
         self.reconcile(&mut status)?;
         let views = self.views(&status)?;
         let decision = decide(status.run.machine.state(), &views, self.options.resume);
@@ -231,19 +231,17 @@ impl Orchestrator<'_> {
                     ))?;
                 }
             }
-            let all_done = status.workers[p]
-                .iter()
-                .all(|stored| stored.machine.state() == worker::State::Completed);
-            if all_done {
-                let facts = PhaseFacts {
-                    all_workers_done: true,
-                    final_phase: p + 1 == definition.phases.len(),
-                    pause_after: phase_def.pause_after,
-                };
-                self.fire(
+            let progress = Progress {
+                completed: status.workers[p]
+                    .iter()
+                    .filter(|stored| stored.machine.state() == worker::State::Completed)
+                    .count(),
+                workers: status.workers[p].len(),
+            };
+            if progress.completed == progress.workers {
+                self.fire_phase(
                     &mut status.phases[p],
-                    phase::Action::OutputDetected,
-                    &facts,
+                    phase::Event::OutputDetected(progress),
                     "all its workers completed",
                 )?;
             }
@@ -253,36 +251,22 @@ impl Orchestrator<'_> {
 
     /// The phases as the decision table sees them.
     ///
-    /// A phase's clock is the wall clock: its start was recorded by another
-    /// process, maybe before a reboot, which no monotonic clock survives. A
-    /// step of the system clock moves its deadline too.
+    /// A phase is overdue when the deadline of its timer passed. Deadlines
+    /// are wall-clock times: the phase started in another process, maybe
+    /// before a reboot, which no monotonic clock survives. A step of the
+    /// system clock moves every deadline's distance too.
     fn views(&self, status: &Status) -> Result<Vec<PhaseView>, Error> {
-        let now = SystemTime::now();
+        let now = Timestamp::from_system_time(SystemTime::now());
         let definition = &self.record.definition;
         definition
             .phases
             .iter()
             .enumerate()
             .map(|(p, phase_def)| {
-                let state = status.phases[p].machine.state();
-                let overdue = if state == phase::State::Running {
-                    // The phase's clock starts with its first worker.
-                    let mut started: Option<SystemTime> = None;
-                    for worker_def in &phase_def.workers {
-                        let lock = self.dir.session(&worker_def.role);
-                        let at = session::started_at(&lock).map_err(Error::io("reading", &lock))?;
-                        started = match (started, at) {
-                            (Some(a), Some(b)) => Some(a.min(b)),
-                            (a, b) => a.or(b),
-                        };
-                    }
-                    // Saturating: a grace of `u64::MAX` seconds means "never".
-                    let limit = Duration::from_secs(phase_def.timeout()).saturating_add(self.options.grace);
-                    let elapsed = |started| now.duration_since(started).unwrap_or_default();
-                    started.is_some_and(|started| elapsed(started) > limit)
-                } else {
-                    false
-                };
+                let phase = &status.phases[p].machine;
+                let state = phase.state();
+                let overdue =
+                    state == phase::State::Running && phase.next_deadline().is_some_and(|due| due <= now);
                 Ok(PhaseView {
                     state,
                     workers: status.workers[p]
@@ -353,35 +337,23 @@ impl Orchestrator<'_> {
             }
             Decision::Resume { phase } => {
                 let note = "resumed by the user";
-                self.fire(&mut status.phases[phase], phase::Action::Resume, &NO_FACTS, note)?;
+                self.fire_phase(&mut status.phases[phase], phase::Event::Resume, note)?;
                 Ok(Step::Progress)
             }
             Decision::SpawnPhase { phase } => {
-                self.fire(&mut status.phases[phase], phase::Action::Spawn, &NO_FACTS, "")?;
+                self.fire_phase(&mut status.phases[phase], phase::Event::Spawn, "")?;
                 Ok(Step::Progress)
             }
             Decision::FailPhase { phase, cause } => {
                 let phase_def = &definition.phases[phase];
-                let (phase_action, worker_action, note, worker_note) = match cause {
-                    FailureCause::Overdue => (
-                        phase::Action::Timeout,
-                        worker::Action::Timeout,
-                        format!(
-                            "running longer than {} s + {} s",
-                            phase_def.timeout(),
-                            self.options.grace.as_secs()
-                        ),
-                        "its phase ran out of time".to_owned(),
-                    ),
-                    FailureCause::WorkerFailed { worker } => {
-                        let role = &phase_def.workers[worker].role;
-                        (
-                            phase::Action::WorkerFailed,
-                            worker::Action::Cancelled,
-                            format!("its worker {role} failed"),
-                            format!("its phase failed with worker {role}"),
-                        )
+                let (worker_action, worker_note) = match cause {
+                    FailureCause::Overdue => {
+                        (worker::Action::Timeout, "its phase ran out of time".to_owned())
                     }
+                    FailureCause::WorkerFailed { worker } => (
+                        worker::Action::Cancelled,
+                        format!("its phase failed with worker {}", phase_def.workers[worker].role),
+                    ),
                 };
                 for (w, worker_def) in phase_def.workers.iter().enumerate() {
                     let stored = &mut status.workers[phase][w];
@@ -393,7 +365,22 @@ impl Orchestrator<'_> {
                         self.fire(stored, worker_action, &NoGuards, &worker_note)?;
                     }
                 }
-                self.fire(&mut status.phases[phase], phase_action, &NO_FACTS, &note)?;
+                let stored = &mut status.phases[phase];
+                match cause {
+                    FailureCause::Overdue => {
+                        // The phase's own timer, due since `views` looked.
+                        let context = stored.machine.machine().context();
+                        let note = format!(
+                            "running longer than {} s + {} s",
+                            context.timeout_secs, context.grace_secs
+                        );
+                        self.fire_due_phase(stored, &note)?;
+                    }
+                    FailureCause::WorkerFailed { worker } => {
+                        let note = format!("its worker {} failed", phase_def.workers[worker].role);
+                        self.fire_phase(stored, phase::Event::WorkerFailed, &note)?;
+                    }
+                }
                 Ok(Step::Progress)
             }
             Decision::StartWorkers { phase, workers } => {
@@ -493,7 +480,7 @@ impl Orchestrator<'_> {
     /// Fires `action` on a status and saves it; logs the change.
     fn fire<M, G>(
         &mut self,
-        stored: &mut Stored<M>,
+        stored: &mut Stored<Recorded<M>>,
         action: M::Action,
         guards: &G,
         note: &str,
@@ -503,17 +490,45 @@ impl Orchestrator<'_> {
         G: ?Sized,
     {
         let fired = self.store.fire(stored, action, guards)?;
-        self.log(&stored.id, &fired, note)?;
+        self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
         Ok(fired)
     }
 
-    fn log<M: Machine>(&mut self, id: &str, fired: &Fired<M>, note: &str) -> Result<(), Error> {
-        if fired.from == fired.to {
+    /// Fires `event` on a phase and saves it; logs the change.
+    fn fire_phase(
+        &mut self,
+        stored: &mut Stored<RecordedPhase>,
+        event: phase::Event,
+        note: &str,
+    ) -> Result<phase::Fired, Error> {
+        let fired = self.store.fire_phase(stored, event)?;
+        self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
+        Ok(fired)
+    }
+
+    /// Fires the phase's timer if it is due and saves the phase; logs the
+    /// change.
+    fn fire_due_phase(&mut self, stored: &mut Stored<RecordedPhase>, note: &str) -> Result<(), Error> {
+        if let Some(fired) = self.store.fire_due_phase(stored)? {
+            self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
+        }
+        Ok(())
+    }
+
+    fn log<S: Symbol, O: Symbol>(
+        &mut self,
+        id: &str,
+        from: S,
+        to: S,
+        outputs: &[O],
+        note: &str,
+    ) -> Result<(), Error> {
+        if from.name() == to.name() {
             return Ok(());
         }
-        let mut line = format!("{id}: {} -> {}", fired.from.name(), fired.to.name());
-        if !fired.outputs.is_empty() {
-            let outputs: Vec<&str> = fired.outputs.iter().map(|output| output.name()).collect();
+        let mut line = format!("{id}: {} -> {}", from.name(), to.name());
+        if !outputs.is_empty() {
+            let outputs: Vec<&str> = outputs.iter().map(|output| output.name()).collect();
             line.push_str(&format!(" [{}]", outputs.join(", ")));
         }
         if !note.is_empty() {

@@ -2,12 +2,17 @@
 //! its named [checkpoints](Checkpoint), and restarted, again and again:
 //! every run still ends with its result delivered exactly once, statuses
 //! that match the files, nothing in the outbox but `final.md`, and no worker
-//! started twice.
+//! started twice. And a phase's timeout, armed before a kill, fails the
+//! phase at its original deadline after the restart.
 
 mod common;
 
-use common::{assert_consistent, assert_delivered, files, orchestrator, starts, stdout};
-use pipeline::machines::run as run_machine;
+use common::{
+    assert_consistent, assert_delivered, files, kill_leftover_workers, orchestrator, orchestrator_working,
+    starts, stdout,
+};
+use fsm_runtime::Timestamp;
+use pipeline::machines::{phase, run as run_machine};
 use pipeline::orchestrator::{self, Checkpoint, Options};
 use pipeline::run_dir::{RunDir, RunRecord};
 use std::os::unix::fs::MetadataExt;
@@ -15,7 +20,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Waits up to `limit` for `child` to exit; kills it (SIGKILL) if it has not.
 /// Returns whether it was killed.
@@ -261,4 +266,115 @@ fn runs_killed_at_each_checkpoint_deliver_exactly_once() {
             assert_eq!(delivered_links(dir), Some(1));
         }
     }
+}
+
+/// The phase's timeout deadline, as stored, once the phase runs.
+fn stored_deadline(dir: &Path) -> Option<Timestamp> {
+    let (_, status) = common::load(dir)?;
+    let collect = &status.phases[0].machine;
+    if collect.state() == phase::State::Running {
+        collect.next_deadline()
+    } else {
+        None
+    }
+}
+
+/// Kills the workers a test leaves running, passed or failed.
+struct KillLeftovers<'a>(&'a Path);
+
+impl Drop for KillLeftovers<'_> {
+    fn drop(&mut self) {
+        kill_leftover_workers(self.0);
+    }
+}
+
+#[test]
+fn a_timeout_armed_before_a_kill_fires_at_its_original_deadline() {
+    const TIMEOUT: Duration = Duration::from_secs(3);
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run");
+    let _cleanup = KillLeftovers(&run_dir);
+    let definition = dir.path().join("workflows.json");
+    std::fs::write(
+        &definition,
+        format!(
+            r#"{{"research": {{"phases": [
+                {{"id": "collect", "mode": "parallel", "workers": [
+                    {{"role": "researcher-a", "model": "m", "timeout": {}, "task": "A"}}]}},
+                {{"id": "synthesis", "mode": "sequential", "workers": [
+                    {{"role": "synthesizer", "model": "m", "timeout": 60, "final": true, "task": "S"}}]}}
+            ]}}}}"#,
+            TIMEOUT.as_secs()
+        ),
+    )
+    .unwrap();
+    let orchestrator = || {
+        let mut command = orchestrator_working(&run_dir, 10);
+        command
+            .arg("--workflows")
+            .arg(&definition)
+            .args(["--grace-secs", "0"])
+            .env(pipeline::worker::HANG_ENV, "researcher-a");
+        command
+    };
+
+    // The phase starts, its worker hangs, and the orchestrator is killed.
+    let mut first = orchestrator().stdout(Stdio::null()).spawn().unwrap();
+    let start = Instant::now();
+    let due = loop {
+        if let Some(due) = stored_deadline(&run_dir) {
+            break due;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the phase never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    let killed_at = Timestamp::from_system_time(SystemTime::now());
+    assert!(killed_at < due, "killed after the deadline: make TIMEOUT longer");
+
+    // Restarted a second later, the orchestrator finds the deadline in the
+    // stored status and fails the phase then, not a whole timeout after its
+    // own start.
+    std::thread::sleep(Duration::from_secs(1));
+    let restarted_at = Timestamp::from_system_time(SystemTime::now());
+    assert_eq!(
+        stored_deadline(&run_dir),
+        Some(due),
+        "the restart moved the deadline"
+    );
+    let output = orchestrator().output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(
+        text.contains("phase.collect: running -> failed [notify_user]: running longer than 3 s + 0 s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("worker.researcher-a: running -> failed: its phase ran out of time"),
+        "{text}"
+    );
+
+    let (_, status) = common::load(&run_dir).unwrap();
+    let failed = status.phases[0].machine.history().last().unwrap();
+    assert_eq!(
+        (failed.from(), failed.action(), failed.to()),
+        ("running", pipeline::status::TIMEOUT_ACTION, "failed")
+    );
+    let failed_at = failed.at();
+    assert!(
+        failed_at >= due,
+        "failed at {failed_at}, before its deadline {due}"
+    );
+    // A timeout counted from the restart would fire at restarted_at + 3 s;
+    // the original deadline is at most 2 s after the restart.
+    let from_restart = restarted_at.unix_millis() + TIMEOUT.as_millis() as u64;
+    assert!(
+        failed_at.unix_millis() + 500 < from_restart,
+        "failed at {failed_at}: a timeout counted from the restart ({restarted_at}), not the \
+         original deadline {due}"
+    );
 }

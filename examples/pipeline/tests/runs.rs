@@ -133,16 +133,23 @@ fn two_orchestrators_started_at_once_deliver_once() {
 #[test]
 fn a_phase_past_its_timeout_fails_its_workers_are_killed_and_a_late_output_does_not_revive_it() {
     let dir = tempfile::tempdir().unwrap();
-    let definition = workflows(dir.path(), 0, false);
+    // A 1 s timeout and no grace, for workers that need 1.5 s: the phase's
+    // timer fires while they work.
+    let definition = workflows(dir.path(), 1, false);
     let run_dir = dir.path().join("run");
-    let output = run(orchestrator_working(&run_dir, 300)
+    let start = Instant::now();
+    let output = run(orchestrator_working(&run_dir, 1500)
         .arg("--workflows")
         .arg(&definition)
         .args(["--grace-secs", "0"]));
     assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        start.elapsed() >= Duration::from_secs(1),
+        "failed before its timeout"
+    );
     let text = stdout(&output);
     assert!(
-        text.contains("phase.collect: running -> failed [notify_user]: running longer than 0 s + 0 s"),
+        text.contains("phase.collect: running -> failed [notify_user]: running longer than 1 s + 0 s"),
         "{text}"
     );
     assert!(text.contains("worker.researcher-a: running -> failed: its phase ran out of time"));
@@ -152,8 +159,8 @@ fn a_phase_past_its_timeout_fails_its_workers_are_killed_and_a_late_output_does_
         "error: phase collect failed; the run is over (failures are not retried)\n"
     );
 
-    // The workers were killed: past their 300 ms of work, no output.
-    std::thread::sleep(Duration::from_millis(600));
+    // The workers were killed: past their 1.5 s of work, no output.
+    std::thread::sleep(Duration::from_millis(1800).saturating_sub(start.elapsed()));
     for role in ["researcher-a", "researcher-b"] {
         assert!(
             !run_dir.join(format!("{role}.md")).exists(),
@@ -170,6 +177,12 @@ fn a_phase_past_its_timeout_fails_its_workers_are_killed_and_a_late_output_does_
     assert_eq!(again.status.code(), Some(1), "{again:?}");
     let (_, status) = load(&run_dir).unwrap();
     assert_eq!(status.phases[0].machine.state(), phase::State::Failed);
+    // The phase's history says its timer failed it.
+    let last = status.phases[0].machine.history().last().unwrap();
+    assert_eq!(
+        (last.from(), last.action(), last.to()),
+        ("running", pipeline::status::TIMEOUT_ACTION, "failed")
+    );
     assert_eq!(status.phases[1].machine.state(), phase::State::Pending);
     for stored in &status.workers[0] {
         assert_eq!(stored.machine.state(), worker::State::Failed);
@@ -458,12 +471,8 @@ fn a_corrupt_status_is_reported_with_its_path_and_kept() {
 }
 
 /// `(seq, from, action, to)` of every entry of a recorded history.
-fn transitions<M: fsm_runtime::Machine>(
-    stored: &pipeline::status::Stored<M>,
-) -> Vec<(u64, String, String, String)> {
-    stored
-        .machine
-        .history()
+fn transitions(history: &fsm_runtime::History) -> Vec<(u64, String, String, String)> {
+    history
         .iter()
         .map(|e| {
             (
@@ -489,10 +498,10 @@ fn every_status_file_carries_the_history_of_its_state_changes() {
         entry(0, "pending", "spawn", "running"),
         entry(1, "running", "output_detected", "completed"),
     ];
-    assert_eq!(transitions(&status.phases[0]), phase_history);
-    assert_eq!(transitions(&status.phases[1]), phase_history);
+    assert_eq!(transitions(status.phases[0].machine.history()), phase_history);
+    assert_eq!(transitions(status.phases[1].machine.history()), phase_history);
     assert_eq!(
-        transitions(&status.run),
+        transitions(status.run.machine.history()),
         [
             entry(0, "running", "final_phase_completed", "delivering"),
             entry(1, "delivering", "delivered", "delivered"),
@@ -500,7 +509,7 @@ fn every_status_file_carries_the_history_of_its_state_changes() {
     );
     for worker in status.workers.iter().flatten() {
         assert_eq!(
-            transitions(worker),
+            transitions(worker.machine.history()),
             [
                 entry(0, "pending", "spawn", "running"),
                 entry(1, "running", "output_detected", "completed"),

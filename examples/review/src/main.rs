@@ -1,7 +1,7 @@
 //! A review session traced step by step, then the errors the machine gives
 //! for actions that are not valid. Run it with `cargo run -p review`.
 
-use review::{Action, Draft, QualityCheck, Reviewer, Strategy};
+use review::{Draft, Event, QualityCheck, Reviewer, Strategy};
 
 fn main() {
     let drafts = [
@@ -23,18 +23,18 @@ fn main() {
     println!();
     println!("a shared strategy, with actions that are not valid:");
     let strategy = Strategy::new();
-    let steps = [
-        (Action::Start, 0),
-        (Action::Restart, 0),
-        (Action::Review, 50),
-        (Action::Finish, 50),
-        (Action::Restart, 0),
-        (Action::Review, 95),
-        (Action::Restart, 0),
+    let check = QualityCheck { threshold: 80 };
+    let events = [
+        Event::Start,
+        Event::Restart,
+        Event::Review(Draft::new("plan: ship it", 50)),
+        Event::Finish,
+        Event::Restart,
+        Event::Review(Draft::new("plan: ship it, with tests", 95)),
+        Event::Restart,
     ];
-    for (action, score) in steps {
-        let check = QualityCheck { score, threshold: 80 };
-        match strategy.execute(action, &check) {
+    for event in events {
+        match strategy.execute(event, &check) {
             Ok(fired) => println!("  {fired}"),
             Err(error) => println!("  error: {error}"),
         }

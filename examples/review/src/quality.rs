@@ -1,26 +1,27 @@
-//! The `quality_guard` of the review: is the draft good enough?
+//! The `quality_guard` of the review: is the draft under review good enough?
 
 use crate::review;
+use crate::reviewer::Draft;
 
-/// Answers `quality_guard` for one review: the draft's score against the
-/// threshold, both in percent.
+/// Answers `quality_guard` for the draft each `review` event carries: its
+/// score against the threshold, both in percent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QualityCheck {
-    /// The score the reviewer gave the draft.
-    pub score: u8,
     /// The lowest score that passes.
     pub threshold: u8,
 }
 
 impl QualityCheck {
-    /// True when the score reaches the threshold.
-    pub fn passes(self) -> bool {
-        self.score >= self.threshold
+    /// True when `draft`'s score reaches the threshold.
+    pub fn passes(self, draft: &Draft) -> bool {
+        draft.score >= self.threshold
     }
 }
 
+/// The guard reads the plan from the event's payload, not from the caller's
+/// state: the same check judges every draft.
 impl review::Guards for QualityCheck {
-    fn quality_guard(&self) -> bool {
-        self.passes()
+    fn quality_guard(&self, draft: &Draft) -> bool {
+        self.passes(draft)
     }
 }

@@ -2,10 +2,11 @@
 //! to revise, and stop when a draft passes or the budget is spent.
 
 use crate::quality::QualityCheck;
-use crate::review::{Action, FireError, Fired, Review, State};
+use crate::review::{Event, FireError, Fired, Review, State};
 use std::fmt;
 
-/// A piece of work submitted for review, with the score it earns.
+/// A piece of work submitted for review, with the score it earns: the
+/// payload of `review`, which `quality_guard` reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Draft {
     /// What was produced.
@@ -72,7 +73,7 @@ impl fmt::Display for Outcome {
 /// Drives a [`Review`] machine over a sequence of drafts.
 #[derive(Clone, Debug)]
 pub struct Reviewer {
-    threshold: u8,
+    check: QualityCheck,
     max_revisions: u32,
     machine: Review,
     trace: Vec<String>,
@@ -83,7 +84,7 @@ impl Reviewer {
     /// at most `max_revisions` revisions.
     pub fn new(threshold: u8, max_revisions: u32) -> Self {
         Reviewer {
-            threshold,
+            check: QualityCheck { threshold },
             max_revisions,
             machine: Review::new(),
             trace: Vec::new(),
@@ -108,28 +109,26 @@ impl Reviewer {
     /// When the machine rejects an action: the reviewer was not in `idle`
     /// (it runs one session only).
     pub fn run(&mut self, drafts: &[Draft]) -> Result<Outcome, FireError> {
-        // `start` has no guard; any check will do.
-        self.fire(Action::Start, self.check(0))?;
+        self.fire(Event::Start)?;
         let mut revisions = 0;
         for (index, draft) in drafts.iter().enumerate() {
-            let check = self.check(draft.score);
             self.trace.push(format!(
                 "draft {}: {:?} scores {}% (threshold {}%)",
                 index + 1,
                 draft.text,
                 draft.score,
-                self.threshold
+                self.check.threshold
             ));
-            let fired = self.fire(Action::Review, check)?;
+            let fired = self.fire(Event::Review(draft.clone()))?;
             if fired.to == State::Done {
                 return Ok(Outcome::Accepted {
                     draft: index,
                     revisions,
                 });
             }
-            self.fire(Action::Restart, check)?;
+            self.fire(Event::Restart)?;
             if revisions == self.max_revisions {
-                self.fire(Action::Finish, check)?;
+                self.fire(Event::Finish)?;
                 return Ok(Outcome::Finished {
                     draft: index,
                     revisions,
@@ -140,15 +139,8 @@ impl Reviewer {
         Ok(Outcome::OutOfDrafts { revisions })
     }
 
-    fn check(&self, score: u8) -> QualityCheck {
-        QualityCheck {
-            score,
-            threshold: self.threshold,
-        }
-    }
-
-    fn fire(&mut self, action: Action, check: QualityCheck) -> Result<Fired, FireError> {
-        let fired = self.machine.fire(action, &check)?;
+    fn fire(&mut self, event: Event) -> Result<Fired, FireError> {
+        let fired = self.machine.fire(event, &self.check)?;
         self.trace.push(format!("  {fired}"));
         Ok(fired)
     }

@@ -2,7 +2,7 @@
 //! the current state behind a mutex, so that several threads can fire actions
 //! and each transition is atomic.
 
-use crate::review::{self, Action, FireError, Fired, Review, State};
+use crate::review::{self, Event, FireError, Fired, Review, State};
 use fsm_runtime::Snapshot;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -29,18 +29,15 @@ impl Strategy {
         }
     }
 
-    /// Fire `action` atomically.
+    /// Fire `event` atomically.
     ///
     /// # Errors
     ///
-    /// As [`Review::fire`]: the action has no transition in the current
-    /// state. The state is then unchanged.
-    pub fn execute<G: review::Guards + ?Sized>(
-        &self,
-        action: Action,
-        guards: &G,
-    ) -> Result<Fired, FireError> {
-        self.lock().fire(action, guards)
+    /// As [`Review::fire`]: the event's action has no transition in the
+    /// current state. The state is then unchanged, and the error hands the
+    /// event back.
+    pub fn execute<G: review::Guards + ?Sized>(&self, event: Event, guards: &G) -> Result<Fired, FireError> {
+        self.lock().fire(event, guards)
     }
 
     /// The current state.

@@ -1,7 +1,7 @@
 //! The caller's side: the review loop over drafts, and the shared strategy.
 
 use fsm_runtime::{FireError as AnyFireError, Snapshot};
-use review::{Action, Draft, FireError, Outcome, QualityCheck, Review, Reviewer, State, Strategy};
+use review::{Draft, Event, FireError, Outcome, QualityCheck, Review, Reviewer, State, Strategy};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
@@ -88,7 +88,11 @@ fn racing_threads_see_one_transition_each() {
     // Eight threads review at once from `running`: the first to lock moves
     // the machine to `done`, and every other one is judged against `done`.
     const THREADS: usize = 8;
-    let strategy = Arc::new(Strategy::from_machine(Review::from_state(State::Running)));
+    let strategy = Strategy::new();
+    strategy
+        .execute(Event::Start, &QualityCheck { threshold: 80 })
+        .unwrap();
+    let strategy = Arc::new(strategy);
     let barrier = Arc::new(Barrier::new(THREADS));
     let handles: Vec<_> = (0..THREADS)
         .map(|_| {
@@ -96,11 +100,8 @@ fn racing_threads_see_one_transition_each() {
             let barrier = Arc::clone(&barrier);
             thread::spawn(move || {
                 barrier.wait();
-                let check = QualityCheck {
-                    score: 100,
-                    threshold: 80,
-                };
-                strategy.execute(Action::Review, &check)
+                let check = QualityCheck { threshold: 80 };
+                strategy.execute(Event::Review(Draft::new("plan", 100)), &check)
             })
         })
         .collect();
@@ -110,7 +111,7 @@ fn racing_threads_see_one_transition_each() {
     assert_eq!((fired[0].from, fired[0].to), (State::Running, State::Done));
     for error in results.iter().filter_map(|r| r.as_ref().err()) {
         assert!(
-            matches!(error, AnyFireError::InvalidTransition(e) if e.terminal() && e.state() == State::Done),
+            matches!(error.error(), AnyFireError::InvalidTransition(e) if e.terminal() && e.state() == State::Done),
             "{error:?}"
         );
     }
@@ -120,12 +121,11 @@ fn racing_threads_see_one_transition_each() {
 #[test]
 fn a_strategy_resumes_from_its_snapshot() {
     let strategy = Strategy::new();
-    let failing = QualityCheck {
-        score: 10,
-        threshold: 80,
-    };
-    strategy.execute(Action::Start, &failing).unwrap();
-    strategy.execute(Action::Review, &failing).unwrap();
+    let check = QualityCheck { threshold: 80 };
+    strategy.execute(Event::Start, &check).unwrap();
+    strategy
+        .execute(Event::Review(Draft::new("plan", 10)), &check)
+        .unwrap();
     let snapshot = strategy.snapshot();
     assert_eq!(snapshot.machine(), "Review");
     assert_eq!(snapshot.current_state(), "revising");
@@ -138,7 +138,7 @@ fn a_strategy_resumes_from_its_snapshot() {
     );
     let resumed = Strategy::from_machine(Review::restore(&stored).unwrap());
     assert_eq!(resumed.state(), State::Revising);
-    let fired = resumed.execute(Action::Restart, &failing).unwrap();
+    let fired = resumed.execute(Event::Restart, &check).unwrap();
     assert_eq!(fired.to, State::Running);
 }
 

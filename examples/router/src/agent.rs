@@ -1,15 +1,17 @@
-//! The router's run loop: fire an action, perform the outputs, feed the
-//! result back as the next action, until the machine reaches `answer` or
-//! `fail`.
+//! The router's run loop: fire an event, perform the outputs, feed the
+//! result back as the next event, until the machine reaches `answer` or
+//! `fail`. The machine keeps the count of steps and the last decision in its
+//! context; the loop only does the I/O.
 
-use crate::context::{Context, ToolStep};
+use crate::context::{RouterContext, ToolStep};
 use crate::decision::Decision;
 use crate::llm::{Llm, LlmError};
-use crate::router::{Action, FireError, Fired, Output, Router, State};
-use crate::routing::{NoDecision, Routing};
+use crate::router::{Action, Event, FireError, Output, Router, State};
 use crate::tools::ToolRegistry;
+use fsm_runtime::{Clock, SystemClock};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
+use std::time::Duration;
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +46,13 @@ pub enum Failure {
     Undecided(Decision),
     /// The model did not produce a decision.
     Llm(LlmError),
+    /// A tool ran longer than the tool timeout.
+    ToolTimeout {
+        /// The tool.
+        tool: String,
+        /// The timeout it outlived.
+        timeout: Duration,
+    },
     /// Something inside the agent failed: a tool panicked.
     Internal(String),
 }
@@ -57,6 +66,9 @@ impl fmt::Display for Failure {
             Failure::UnknownTool(name) => write!(f, "the model asked for unknown tool `{name}`"),
             Failure::Undecided(decision) => write!(f, "ambiguous decision: {decision}"),
             Failure::Llm(error) => write!(f, "the model failed to decide: {error}"),
+            Failure::ToolTimeout { tool, timeout } => {
+                write!(f, "tool `{tool}` ran longer than {timeout:?}")
+            }
             Failure::Internal(message) => write!(f, "internal error: {message}"),
         }
     }
@@ -64,18 +76,15 @@ impl fmt::Display for Failure {
 
 /// A router agent answering one query.
 ///
-/// Each routing decision is a step; after `max_steps` of them the next
-/// `decided` fails the run, so a model that never stops asking for tools
-/// cannot keep the agent (and the bill) running.
+/// Each routing decision is a step; once `max_steps` of them were made the
+/// machine fails the run instead of asking the model again, so a model that
+/// never stops asking for tools cannot keep the agent (and the bill)
+/// running. The machine counts: the agent keeps only the model, the answer
+/// or failure, and a trace.
 #[derive(Debug)]
-pub struct Agent<L: Llm> {
-    machine: Router,
+pub struct Agent<L: Llm, K: Clock = SystemClock> {
+    machine: Router<K>,
     llm: L,
-    registry: ToolRegistry,
-    max_steps: u32,
-    steps: u32,
-    context: Context,
-    decision: Option<Decision>,
     answer: Option<String>,
     failure: Option<Failure>,
     trace: Vec<String>,
@@ -83,19 +92,23 @@ pub struct Agent<L: Llm> {
 
 impl<L: Llm> Agent<L> {
     /// The default budget: ten decisions.
-    pub const DEFAULT_MAX_STEPS: u32 = 10;
+    pub const DEFAULT_MAX_STEPS: u32 = RouterContext::DEFAULT_MAX_STEPS;
 
     /// An agent for `query`, deciding with `llm` and calling the tools of
-    /// `registry`, with at most `max_steps` decisions.
+    /// `registry`, with at most `max_steps` decisions and the default tool
+    /// timeout, on the system clock.
     pub fn new(query: impl Into<String>, llm: L, registry: ToolRegistry, max_steps: u32) -> Self {
+        Self::with_clock(RouterContext::new(query, registry, max_steps), llm, SystemClock)
+    }
+}
+
+impl<L: Llm, K: Clock> Agent<L, K> {
+    /// An agent for the run of `context`, deciding with `llm`, its tool
+    /// timeouts measured on `clock`.
+    pub fn with_clock(context: RouterContext, llm: L, clock: K) -> Self {
         Agent {
-            machine: Router::new(),
+            machine: Router::with_clock(context, clock),
             llm,
-            registry,
-            max_steps,
-            steps: 0,
-            context: Context::new(query),
-            decision: None,
             answer: None,
             failure: None,
             trace: Vec::new(),
@@ -107,14 +120,14 @@ impl<L: Llm> Agent<L> {
         self.machine.state()
     }
 
-    /// How many decisions were made.
+    /// How many decisions were asked of the model.
     pub fn steps(&self) -> u32 {
-        self.steps
+        self.machine.context().steps_taken
     }
 
-    /// The query and the tool calls made so far.
-    pub fn context(&self) -> &Context {
-        &self.context
+    /// The query, the tool calls made so far and the machine's bookkeeping.
+    pub fn context(&self) -> &RouterContext {
+        self.machine.context()
     }
 
     /// The model.
@@ -131,14 +144,18 @@ impl<L: Llm> Agent<L> {
     ///
     /// # Errors
     ///
-    /// When the machine rejects an action: the run already ended.
+    /// When the machine rejects an event: the run already ended.
     pub fn run(&mut self) -> Result<Outcome, FireError> {
-        // `route` has no enter output: the first decision is the caller's
-        // to request.
-        let mut next = Some(Action::Decided);
-        while let Some(action) = next {
-            let fired = self.fire(action)?;
-            next = self.perform(&fired);
+        // `route` has no enter output: the first step is the caller's to
+        // request.
+        let mut next = Some(Event::Decide);
+        while let Some(event) = next {
+            let fired = self.machine.fire(event)?;
+            self.trace.push(format!("  {fired}"));
+            if fired.to == State::Fail {
+                self.failure = self.failure.take().or_else(|| self.failure_of(fired.action));
+            }
+            next = self.perform(fired.outputs);
         }
         // Every transition into `answer` or `fail` emits the output that
         // sets the answer or reports the failure.
@@ -152,62 +169,50 @@ impl<L: Llm> Agent<L> {
         })
     }
 
-    fn fire(&mut self, action: Action) -> Result<Fired, FireError> {
-        let fired = if action == Action::Decided {
-            self.route()?
-        } else {
-            self.machine.fire(action, &NoDecision)?
-        };
-        self.trace.push(format!("  {fired}"));
-        Ok(fired)
-    }
-
-    /// Fire `decided`, asking the model only if the budget allows a step.
-    fn route(&mut self) -> Result<Fired, FireError> {
-        let steps_left = self.steps < self.max_steps;
-        let routing = Routing::new(steps_left, &mut self.llm, &self.context, &self.registry);
-        let result = self.machine.fire(Action::Decided, &routing);
-        let decision = routing.into_decision();
-        if let Some(decision) = &decision {
-            self.steps += 1;
-            match decision {
-                Ok(decision) => self.trace.push(format!("decision {}: {decision}", self.steps)),
-                Err(error) => self
-                    .trace
-                    .push(format!("decision {}: error: {error}", self.steps)),
-            }
-        }
-        let fired = result?;
-        if fired.to == State::Fail {
-            self.failure = Some(match decision {
-                None => Failure::StepBudgetSpent {
-                    max_steps: self.max_steps,
-                },
-                Some(Err(error)) => Failure::Llm(error),
-                Some(Ok(decision)) => match &decision.tool_name {
-                    Some(name) if decision.call_tool && !self.registry.contains(name) => {
+    /// Why `action` led to `fail`, read from the context.
+    fn failure_of(&self, action: Action) -> Option<Failure> {
+        let context = self.machine.context();
+        Some(match action {
+            Action::Decide => Failure::StepBudgetSpent {
+                max_steps: context.max_steps,
+            },
+            Action::DecisionFailed => Failure::Llm(context.error.clone()?),
+            Action::Decided => {
+                let decision = context.decision.clone()?;
+                match &decision.tool_name {
+                    Some(name) if decision.call_tool && !context.registry.contains(name) => {
                         Failure::UnknownTool(name.clone())
                     }
                     _ => Failure::Undecided(decision),
-                },
-            });
-        } else {
-            self.decision = decision.and_then(Result::ok);
-        }
-        Ok(fired)
+                }
+            }
+            Action::ToolFinished | Action::InternalError => return None,
+        })
     }
 
-    /// Perform the outputs of `fired` and return the action they lead to.
-    fn perform(&mut self, fired: &Fired) -> Option<Action> {
+    /// Perform `outputs` and return the event they lead to.
+    fn perform(&mut self, outputs: &[Output]) -> Option<Event> {
         let mut next = None;
-        for output in fired.outputs {
+        for output in outputs {
             match output {
-                Output::ExecuteTool => next = Some(self.execute_tool()),
-                Output::RequestDecision => next = Some(Action::Decided),
+                Output::AskLlm => next = Some(self.decide()),
+                Output::ExecuteTool => next = self.execute_tool(),
+                Output::RequestDecision => next = Some(Event::Decide),
                 Output::SynthesizeAnswer => {
-                    let answer = self.llm.answer(&self.context);
+                    let answer = self.llm.answer(self.machine.context());
                     self.trace.push(format!("answer: {answer}"));
                     self.answer = Some(answer);
+                }
+                Output::ReportTimeout => {
+                    let context = self.machine.context();
+                    self.failure = Some(Failure::ToolTimeout {
+                        tool: context
+                            .decision
+                            .as_ref()
+                            .and_then(|d| d.tool_name.clone())
+                            .unwrap_or_default(),
+                        timeout: context.tool_timeout,
+                    });
                 }
                 Output::ReportFailure => {
                     let failure = self.failure.get_or_insert_with(|| {
@@ -220,35 +225,64 @@ impl<L: Llm> Agent<L> {
         next
     }
 
-    /// Run the tool of the current decision. A tool error is the call's
-    /// result, for the model to see; a panic is an internal error.
-    fn execute_tool(&mut self) -> Action {
-        let Some(Decision {
-            tool_name: Some(name),
-            arguments,
-            ..
-        }) = self.decision.take()
-        else {
-            self.failure = Some(Failure::Internal("`execute_tool` without a tool call".to_owned()));
-            return Action::InternalError;
+    /// Ask the model for the decision of the step the machine just counted.
+    fn decide(&mut self) -> Event {
+        let step = self.machine.context().steps_taken;
+        match self.llm.decide(self.machine.context()) {
+            Ok(decision) => {
+                self.trace.push(format!("decision {step}: {decision}"));
+                Event::Decided(decision)
+            }
+            Err(error) => {
+                self.trace.push(format!("decision {step}: error: {error}"));
+                Event::DecisionFailed(error)
+            }
+        }
+    }
+
+    /// Run the tool of the last decision. A tool error is the call's result,
+    /// for the model to see; a panic is an internal error. A tool that
+    /// returns after its timeout is too late: the machine's timer fails the
+    /// run first.
+    fn execute_tool(&mut self) -> Option<Event> {
+        let context = self.machine.context();
+        // `wants_tool` only passes for decisions naming a registered tool.
+        let Some((name, tool, arguments)) = context.decision.as_ref().and_then(|decision| {
+            let name = decision.tool_name.clone()?;
+            let tool = context.registry.get(&name)?;
+            Some((name, tool, decision.arguments.clone()))
+        }) else {
+            self.failure = Some(Failure::Internal(
+                "`execute_tool` without a registered tool".to_owned(),
+            ));
+            return Some(Event::InternalError);
         };
-        // `wants_tool` only passes for registered tools.
-        let Some(tool) = self.registry.get(&name) else {
-            self.failure = Some(Failure::UnknownTool(name));
-            return Action::InternalError;
-        };
-        match panic::catch_unwind(AssertUnwindSafe(|| tool(&arguments))) {
+        let result = panic::catch_unwind(AssertUnwindSafe(|| tool(&arguments)));
+        let mut timed_out = Vec::new();
+        self.machine.fire_due(|timer| timed_out.push(timer));
+        for timer in timed_out {
+            match timer {
+                Ok(fired) => {
+                    self.trace.push(format!("  {fired}"));
+                    self.perform(fired.outputs);
+                }
+                Err(rejected) => self.trace.push(format!("  {rejected}")),
+            }
+        }
+        if self.machine.state() != State::CallTool {
+            return None;
+        }
+        match result {
             Ok(result) => {
                 match &result {
                     Ok(output) => self.trace.push(format!("tool {name}: {output}")),
                     Err(error) => self.trace.push(format!("tool {name} failed: {error}")),
                 }
-                self.context.steps.push(ToolStep {
+                Some(Event::ToolFinished(ToolStep {
                     tool: name,
                     arguments,
                     result,
-                });
-                Action::ToolFinished
+                }))
             }
             Err(payload) => {
                 let message = payload
@@ -257,7 +291,7 @@ impl<L: Llm> Agent<L> {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "a non-string panic".to_owned());
                 self.failure = Some(Failure::Internal(format!("tool `{name}` panicked: {message}")));
-                Action::InternalError
+                Some(Event::InternalError)
             }
         }
     }

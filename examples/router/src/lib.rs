@@ -8,9 +8,12 @@
 //! - [`Llm`], what the agent asks of a model: a structured [`Decision`] and a
 //!   final answer; [`ScriptedLlm`] is a deterministic fake;
 //! - [`ToolRegistry`], the tools a decision may name, with a fake finance set;
-//! - [`Agent`], the loop: it fires `decided` and `tool_finished`, performs the
-//!   outputs, and counts steps so that a run ends after at most `max_steps`
-//!   decisions, whatever the model says.
+//! - [`RouterContext`], the machine's context: the query, the tool calls so
+//!   far, the step count against `max_steps`, the last decision and the tool
+//!   timeout. The machine's guards read it and its effects update it, so a
+//!   run ends after at most `max_steps` decisions, whatever the model says;
+//! - [`Agent`], the loop: it fires the model's decisions and the tools'
+//!   results as events carrying them, and performs the outputs.
 //!
 //! ```
 //! use router::{Agent, Decision, Outcome, ScriptedLlm, ToolRegistry};
@@ -30,14 +33,13 @@ mod agent;
 mod context;
 mod decision;
 mod llm;
-mod routing;
 mod tools;
 
 fsm_runtime::fsm!(file = "../router.fsm");
 
-pub use crate::router::{Action, FireError, Fired, Output, Router, State};
+pub use crate::router::{Action, Event, FireError, Fired, Output, Router, State};
 pub use agent::{Agent, Failure, Outcome};
-pub use context::{Context, ToolStep};
+pub use context::{RouterContext, ToolStep};
 pub use decision::{Arguments, Decision};
 pub use llm::{Llm, LlmError, ScriptedLlm};
 pub use tools::{Tool, ToolError, ToolRegistry};

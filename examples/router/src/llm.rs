@@ -1,6 +1,6 @@
 //! The model behind the router, and a scripted fake of it.
 
-use crate::context::Context;
+use crate::context::RouterContext;
 use crate::decision::Decision;
 use std::collections::VecDeque;
 use std::fmt;
@@ -12,10 +12,10 @@ pub trait Llm {
     /// # Errors
     ///
     /// When the model's reply is not a valid decision.
-    fn decide(&mut self, context: &Context) -> Result<Decision, LlmError>;
+    fn decide(&mut self, context: &RouterContext) -> Result<Decision, LlmError>;
 
     /// The final answer, synthesized from the collected context.
-    fn answer(&mut self, context: &Context) -> String;
+    fn answer(&mut self, context: &RouterContext) -> String;
 }
 
 /// The model failed to produce a decision (a malformed reply, a timeout).
@@ -59,14 +59,14 @@ impl ScriptedLlm {
 }
 
 impl Llm for ScriptedLlm {
-    fn decide(&mut self, _context: &Context) -> Result<Decision, LlmError> {
+    fn decide(&mut self, _context: &RouterContext) -> Result<Decision, LlmError> {
         self.decisions += 1;
         self.script
             .pop_front()
             .unwrap_or_else(|| Err(LlmError(format!("the script has no decision {}", self.decisions))))
     }
 
-    fn answer(&mut self, context: &Context) -> String {
+    fn answer(&mut self, context: &RouterContext) -> String {
         let facts: Vec<&str> = context
             .steps
             .iter()

@@ -2,7 +2,7 @@
 //! it ends the way a step-by-step reading of the decisions says it should.
 
 use proptest::prelude::*;
-use router::{Agent, Context, Decision, Failure, Llm, LlmError, Outcome, State, ToolRegistry};
+use router::{Agent, Decision, Failure, Llm, LlmError, Outcome, RouterContext, State, ToolRegistry};
 
 /// A model that cycles through its decisions forever.
 struct Cycling {
@@ -11,13 +11,13 @@ struct Cycling {
 }
 
 impl Llm for Cycling {
-    fn decide(&mut self, _context: &Context) -> Result<Decision, LlmError> {
+    fn decide(&mut self, _context: &RouterContext) -> Result<Decision, LlmError> {
         let decision = self.decisions[self.asked % self.decisions.len()].clone();
         self.asked += 1;
         Ok(decision)
     }
 
-    fn answer(&mut self, _context: &Context) -> String {
+    fn answer(&mut self, _context: &RouterContext) -> String {
         "done".to_owned()
     }
 }

@@ -54,6 +54,38 @@ impl Conditions {
         }
     }
 
+    /// Evaluate `condition` with short-circuiting `&&` and `||`, asking
+    /// `guard` for each guard the evaluation reaches: for expressions in
+    /// which no guard occurs twice, where nothing needs remembering.
+    #[inline]
+    pub(crate) fn eval_uncached(
+        &self,
+        condition: ConditionId,
+        guard: &mut impl FnMut(GuardId) -> bool,
+    ) -> bool {
+        match self.nodes[condition.0 as usize] {
+            Node::Guard(id) => guard(id),
+            Node::Not(inner) => match self.nodes[inner as usize] {
+                Node::Guard(id) => !guard(id),
+                _ => !self.eval_node(ConditionId(inner), &mut GuardCache::default(), guard),
+            },
+            _ => self.eval_node(condition, &mut GuardCache::default(), guard),
+        }
+    }
+
+    /// Push every guard occurring in `condition` to `guards`, once per
+    /// occurrence.
+    pub(crate) fn guards_of(&self, condition: ConditionId, guards: &mut Vec<GuardId>) {
+        match self.nodes[condition.0 as usize] {
+            Node::Guard(id) => guards.push(id),
+            Node::Not(inner) => self.guards_of(ConditionId(inner), guards),
+            Node::And(left, right) | Node::Or(left, right) => {
+                self.guards_of(ConditionId(left), guards);
+                self.guards_of(ConditionId(right), guards);
+            }
+        }
+    }
+
     fn eval_node(
         &self,
         condition: ConditionId,

@@ -282,6 +282,7 @@ impl Definition {
 
     /// The action called `name`: resolve it once, then fire it with
     /// [`Engine::fire_id`](super::Engine::fire_id) in a hot loop.
+    #[inline]
     pub fn action_id(&self, name: &str) -> Option<ActionId> {
         self.actions.get(name).map(ActionId::from_index)
     }

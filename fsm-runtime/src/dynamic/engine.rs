@@ -229,7 +229,8 @@ impl<C> Engine<C> {
     /// every outcome is logged.
     pub fn fire(&self, action: &str, payload: &Value) -> Result<Fired<'_>, FireError> {
         match self.definition.action_id(action) {
-            Some(action) => self.fire_id(action, payload),
+            // An id from the definition's own index: in range.
+            Some(action) => self.fire_valid(action, payload),
             None => {
                 let error = FireError::UnknownAction(UnknownAction {
                     action: action.into(),
@@ -252,6 +253,12 @@ impl<C> Engine<C> {
     /// When `action` is out of range for this engine's definition.
     pub fn fire_id(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         self.assert_action(action);
+        self.fire_valid(action, payload)
+    }
+
+    /// [`fire_id`](Self::fire_id) for an action known to be in range.
+    #[inline]
+    fn fire_valid(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         let definition = &*self.definition;
         let tables = &definition.tables;
         let mut guard = self.lock();
@@ -293,7 +300,9 @@ impl<C> Engine<C> {
         let seq = current.seq;
         current.state = to;
         current.seq = seq + 1;
-        if candidate.target.is_some() {
+        // Without timers in the machine nothing is ever armed, so there is
+        // nothing to arm or disarm.
+        if candidate.target.is_some() && tables.has_timers() {
             self.arm(current);
         }
         drop(guard);
@@ -554,6 +563,7 @@ impl<C> Engine<C> {
     }
 
     /// Arm the timers of the state just entered, at the clock's time.
+    #[inline(never)]
     fn arm(&self, current: &mut Current<C>) {
         current.armed.clear();
         if !self.definition.tables.timer_groups(current.state).is_empty() {
@@ -592,7 +602,7 @@ impl<C> Engine<C> {
 
     #[inline]
     fn assert_action(&self, action: ActionId) {
-        let count = self.definition.machine().actions.len();
+        let count = self.definition.tables.action_count();
         assert!(
             action.index() < count,
             "{action:?} is not an action of machine `{}`, which has {count}",

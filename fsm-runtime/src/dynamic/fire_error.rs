@@ -175,7 +175,7 @@ impl GuardRejected {
         let tables = &self.definition.tables;
         tables
             .candidates(self.state, self.action)
-            .unwrap_or_default()
+            .map_or(&[][..], |candidates| candidates.as_slice())
             .iter()
             .map(move |c| Candidate {
                 guard: tables.guard_text(c),

@@ -11,9 +11,18 @@
 //!   [`DefinitionBuilder`], or from a checked model
 //!   ([`Definition::from_machine`]). Each passes the checks of `fsmc check`
 //!   and fails with its diagnostics ([`DefinitionError`]);
-//! - an [`Engine`] binds each guard the definition names to a closure over a
-//!   [`serde_json::Value`] ([`EngineBuilder::guard`]); a guard left unbound
-//!   fails when the engine is built ([`BindError`]);
+//! - an [`Engine`] owns a context (a [`serde_json::Value`] by default, any
+//!   type with [`Engine::with_context`]) and binds each guard, effect and
+//!   delay the definition names to a closure: guards over the payload
+//!   ([`EngineBuilder::guard`]) or the context and the payload
+//!   ([`EngineBuilder::context_guard`]), effects that update the context
+//!   ([`EngineBuilder::effect`]), delays computed from it
+//!   ([`EngineBuilder::delay`]). One left unbound fails when the engine is
+//!   built ([`BindError`]). Payloads are [`serde_json::Value`]s;
+//! - timers run on the engine's clock ([`EngineBuilder::clock`], a
+//!   [`ManualClock`](crate::ManualClock) in tests):
+//!   [`Engine::next_deadline`] says when the next is due and
+//!   [`Engine::fire_due`] fires every due one, each once ([`FiredTimer`]);
 //! - [`Engine::fire`] takes `&self`, is atomic, and may be called from many
 //!   threads. It chooses transitions exactly as generated code does, reports
 //!   the same [`Fired`] information, and fails with errors whose messages are
@@ -22,7 +31,8 @@
 //! - [`Engine::snapshot`] and [`Engine::restore`] use the [`Snapshot`]
 //!   format, machine name and fingerprint of generated code, so a snapshot
 //!   moves freely between a generated machine and an engine for the same
-//!   source.
+//!   source. Snapshots carry the context (of a machine that declares one)
+//!   and the armed timers' absolute deadlines, which a restore keeps.
 //!
 //! Internally every name is interned: firing by name costs one hash lookup
 //! of the action's name, and [`Engine::fire_id`] none.

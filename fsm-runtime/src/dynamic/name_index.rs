@@ -5,7 +5,9 @@
 //! name than the rest of a `fire` costs. The names are known when the
 //! definition is built, so a small open-addressing table does better: its
 //! hash reads at most two 8-byte words of the name (which covers every byte
-//! of names up to 16 bytes), and a hit costs one comparison of the name.
+//! of names up to 16 bytes), and each slot keeps those words beside the
+//! name's index, so a probe compares three words; only a name longer than
+//! 16 bytes whose words match is then compared in full, word by word.
 //!
 //! The keys are the definition's own names; only the looked-up text comes
 //! from outside, and it cannot make the keys collide. Names that share their
@@ -17,14 +19,33 @@
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NameIndex {
     names: Box<[Box<str>]>,
-    /// Indices into `names`, or [`EMPTY`]; a power of two long, at least
-    /// twice the number of names, so probing always reaches an empty slot.
-    slots: Box<[u32]>,
+    /// A power of two long, at least twice the number of names, so probing
+    /// always reaches an empty slot.
+    slots: Box<[Slot]>,
     /// `64 - log2(slots.len())`: the hash's top bits pick the slot.
     shift: u32,
 }
 
+/// A slot of the table: a name's index and its [`Key`], so that a probe
+/// compares words, not strings.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The index into `names`, or [`EMPTY`].
+    index: u32,
+    key: Key,
+}
+
 const EMPTY: u32 = u32::MAX;
+
+/// The length of a name and (at most) its first and last 8 bytes. For a
+/// name of up to 16 bytes these are all its bytes, so equal keys mean equal
+/// names; longer names with equal keys are compared in full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
+    len: u64,
+    head: u64,
+    tail: u64,
+}
 
 impl NameIndex {
     /// An index of `names`, numbered in order. Names are unique in a checked
@@ -36,17 +57,22 @@ impl NameIndex {
             "fewer than 2^32 - 1 names of a kind"
         );
         let len = (names.len() * 2).next_power_of_two().max(2);
+        let empty = Slot {
+            index: EMPTY,
+            key: key(b""),
+        };
         let mut index = NameIndex {
-            slots: vec![EMPTY; len].into(),
+            slots: vec![empty; len].into(),
             shift: 64 - len.trailing_zeros(),
             names: Box::default(),
         };
         for (i, name) in names.iter().enumerate() {
-            let mut slot = index.first_slot(name.as_bytes());
+            let key = key(name.as_bytes());
+            let mut slot = index.first_slot(key);
             loop {
-                match index.slots[slot] {
+                match index.slots[slot].index {
                     EMPTY => {
-                        index.slots[slot] = i as u32;
+                        index.slots[slot] = Slot { index: i as u32, key };
                         break;
                     }
                     // A repeated name: the first keeps its number.
@@ -62,14 +88,16 @@ impl NameIndex {
     /// The index of `name`.
     #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<usize> {
+        let bytes = name.as_bytes();
+        let key = key(bytes);
         let mask = self.slots.len() - 1;
-        let mut slot = self.first_slot(name.as_bytes());
+        let mut slot = self.first_slot(key);
         loop {
-            let index = self.slots[slot];
+            let Slot { index, key: found } = self.slots[slot];
             if index == EMPTY {
                 return None;
             }
-            if *self.names[index as usize] == *name {
+            if found == key && (bytes.len() <= 16 || long_eq(self.names[index as usize].as_bytes(), bytes)) {
                 return Some(index as usize);
             }
             slot = (slot + 1) & mask;
@@ -77,15 +105,14 @@ impl NameIndex {
     }
 
     #[inline]
-    fn first_slot(&self, name: &[u8]) -> usize {
-        (hash(name) >> self.shift) as usize
+    fn first_slot(&self, key: Key) -> usize {
+        (hash(key) >> self.shift) as usize
     }
 }
 
-/// A hash of the length and of (at most) the first and last 8 bytes.
+/// The key of `name`: its length and, for up to 16 bytes, every byte of it.
 #[inline]
-fn hash(name: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+fn key(name: &[u8]) -> Key {
     let len = name.len();
     let (head, tail) = if len >= 8 {
         (word8(&name[..8]), word8(&name[len - 8..]))
@@ -97,7 +124,36 @@ fn hash(name: &[u8]) -> u64 {
     } else {
         (0, 0)
     };
-    ((head ^ (len as u64).rotate_right(8)).wrapping_mul(K) ^ tail).wrapping_mul(K)
+    Key {
+        len: len as u64,
+        head,
+        tail,
+    }
+}
+
+/// A hash of a key.
+#[inline]
+fn hash(key: Key) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    ((key.head ^ key.len.rotate_right(8)).wrapping_mul(K) ^ key.tail).wrapping_mul(K)
+}
+
+/// `a == b` for two names of the same length, more than 16 bytes: word by
+/// word (the last word overlapping), without a call to `memcmp`.
+#[inline]
+fn long_eq(a: &[u8], b: &[u8]) -> bool {
+    let len = b.len();
+    if a.len() != len {
+        return false;
+    }
+    let mut at = 0;
+    while at + 8 < len {
+        if word8(&a[at..at + 8]) != word8(&b[at..at + 8]) {
+            return false;
+        }
+        at += 8;
+    }
+    word8(&a[len - 8..]) == word8(&b[len - 8..])
 }
 
 #[inline]
@@ -180,6 +236,23 @@ mod tests {
         }
         for (_, name) in &odd {
             assert_eq!(index.get(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn long_names_differing_in_any_byte_are_told_apart() {
+        // Past 16 bytes the key no longer holds every byte: a name that
+        // differs from a key's name only in its middle must still miss.
+        for len in 17..=41 {
+            let name: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            let index = NameIndex::new([name.as_str()]);
+            assert_eq!(index.get(&name), Some(0), "{name}");
+            for at in 0..len {
+                let mut other = name.clone().into_bytes();
+                other[at] = b'_';
+                let other = String::from_utf8(other).expect("ASCII");
+                assert_eq!(index.get(&other), None, "{other}");
+            }
         }
     }
 

@@ -95,6 +95,30 @@ pub(crate) struct TimerCandidate {
     effects: Slice,
 }
 
+/// The candidates of one `(state, action)`, as the dense table holds them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Group {
+    /// A range of `candidates`; empty where the action is not valid.
+    candidates: Slice,
+    /// True when a guard occurs more than once in the candidates' guard
+    /// expressions, so selecting needs a [`GuardCache`] to ask it once.
+    repeats: bool,
+}
+
+/// The candidates of one `(state, action)`, from [`Tables::candidates`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidates<'t> {
+    candidates: &'t [Candidate],
+    repeats: bool,
+}
+
+impl<'t> Candidates<'t> {
+    /// The candidates, in the order they are tried.
+    pub(crate) fn as_slice(self) -> &'t [Candidate] {
+        self.candidates
+    }
+}
+
 /// The selection tables of one definition.
 #[derive(Clone, Debug)]
 pub(crate) struct Tables {
@@ -127,12 +151,18 @@ pub(crate) struct Tables {
     state_timer_groups: Box<[Slice]>,
     /// Per timer of a state: the index of its group among the state's.
     timer_group_of: Box<[u32]>,
+    /// Per group: true when a guard occurs more than once among its
+    /// candidates (see [`Group::repeats`]).
+    group_repeats: Box<[bool]>,
+    /// True when some state has timers: otherwise entering a state never
+    /// arms or disarms anything.
+    has_timers: bool,
     /// Every guard expression.
     conditions: Conditions,
-    /// `group_candidates` index per (state, action), `u32::MAX` where the
-    /// action is not valid: one load instead of a search on every fire. Only
-    /// built while states × actions stays small (see [`DENSE_LIMIT`]).
-    dense: Option<Box<[u32]>>,
+    /// The group per (state, action), with an empty range where the action
+    /// is not valid: one load instead of a search on every fire. Only built
+    /// while states × actions stays small (see [`DENSE_LIMIT`]).
+    dense: Option<Box<[Group]>>,
     /// The number of actions: the row length of `dense`.
     action_count: usize,
     /// Per transition of the machine: its guard as canonical text (empty
@@ -160,6 +190,7 @@ impl Tables {
         let mut state_groups = Vec::with_capacity(machine.states.len());
         let mut group_actions = Vec::new();
         let mut group_candidates = Vec::new();
+        let mut group_repeats = Vec::new();
         let mut candidates = Vec::new();
         let mut outputs = Vec::new();
         let mut effects = Vec::new();
@@ -226,6 +257,16 @@ impl Tables {
                 }
                 group_actions.push(ActionId::from_index(action.index()));
                 group_candidates.push(Slice::since(first_candidate, candidates.len()));
+                let mut guards = Vec::new();
+                for candidate in &candidates[first_candidate..] {
+                    if let Some(condition) = candidate.condition {
+                        conditions.guards_of(condition, &mut guards);
+                    }
+                }
+                let count = guards.len();
+                guards.sort_unstable();
+                guards.dedup();
+                group_repeats.push(guards.len() != count);
             }
             state_groups.push(Slice::since(first_group, group_actions.len()));
         }
@@ -292,11 +333,14 @@ impl Tables {
 
         let action_count = machine.actions.len();
         let dense = (machine.states.len().saturating_mul(action_count) <= DENSE_LIMIT).then(|| {
-            let mut dense = vec![u32::MAX; machine.states.len() * action_count];
+            let mut dense = vec![Group::default(); machine.states.len() * action_count];
             for (state, groups) in state_groups.iter().enumerate() {
                 for group in groups.range() {
                     let action = group_actions[group].index();
-                    dense[state * action_count + action] = group as u32;
+                    dense[state * action_count + action] = Group {
+                        candidates: group_candidates[group],
+                        repeats: group_repeats[group],
+                    };
                 }
             }
             dense.into_boxed_slice()
@@ -315,6 +359,8 @@ impl Tables {
             timer_groups: timer_groups.into(),
             timer_candidates: timer_candidates.into(),
             max_timer_groups,
+            has_timers: max_timer_groups > 0,
+            group_repeats: group_repeats.into(),
             state_timer_groups: state_timer_groups.into(),
             timer_group_of: timer_group_of.into(),
             conditions,
@@ -329,28 +375,62 @@ impl Tables {
         &self.group_actions[self.state_groups[state.index()].range()]
     }
 
-    /// The candidates for `action` in `state`, in the order they are tried;
-    /// `None` when the action is not valid there.
+    /// The candidates for `action` in `state`, in the order they are tried,
+    /// and whether selecting among them needs a [`GuardCache`]; `None` when
+    /// the action is not valid there.
     #[inline]
-    pub(crate) fn candidates(&self, state: StateId, action: ActionId) -> Option<&[Candidate]> {
+    pub(crate) fn candidates(&self, state: StateId, action: ActionId) -> Option<Candidates<'_>> {
         let group = match &self.dense {
-            Some(dense) => match dense[state.index() * self.action_count + action.index()] {
-                u32::MAX => return None,
-                group => group as usize,
-            },
-            None => {
-                let groups = self.state_groups[state.index()];
-                let position = self.group_actions[groups.range()].binary_search(&action).ok()?;
-                groups.start as usize + position
-            }
+            Some(dense) => dense[state.index() * self.action_count + action.index()],
+            None => self.search(state, action)?,
         };
-        Some(&self.candidates[self.group_candidates[group].range()])
+        if group.candidates.len == 0 {
+            return None;
+        }
+        Some(Candidates {
+            candidates: &self.candidates[group.candidates.range()],
+            repeats: group.repeats,
+        })
+    }
+
+    /// The group of `action` in `state`, by binary search: for machines too
+    /// large for the dense table.
+    #[inline(never)]
+    fn search(&self, state: StateId, action: ActionId) -> Option<Group> {
+        let groups = self.state_groups[state.index()];
+        let position = self.group_actions[groups.range()].binary_search(&action).ok()?;
+        let group = groups.start as usize + position;
+        Some(Group {
+            candidates: self.group_candidates[group],
+            repeats: self.group_repeats[group],
+        })
     }
 
     /// The first of `candidates` whose guard holds (an unguarded one always
     /// does), asking `guard` lazily, each guard at most once.
     #[inline]
     pub(crate) fn select<'t>(
+        &self,
+        candidates: Candidates<'t>,
+        mut guard: impl FnMut(GuardId) -> bool,
+    ) -> Option<&'t Candidate> {
+        if candidates.repeats {
+            return self.select_cached(candidates.candidates, guard);
+        }
+        // No guard occurs twice: evaluating each expression in turn asks
+        // each guard at most once without remembering any.
+        candidates
+            .candidates
+            .iter()
+            .find(|candidate| match candidate.condition {
+                None => true,
+                Some(condition) => self.conditions.eval_uncached(condition, &mut guard),
+            })
+    }
+
+    /// [`select`](Self::select) among candidates where a guard repeats.
+    #[inline(never)]
+    fn select_cached<'t>(
         &self,
         candidates: &'t [Candidate],
         mut guard: impl FnMut(GuardId) -> bool,
@@ -360,6 +440,18 @@ impl Tables {
             None => true,
             Some(condition) => self.conditions.eval(condition, &mut cache, &mut guard),
         })
+    }
+
+    /// The number of actions.
+    #[inline]
+    pub(crate) fn action_count(&self) -> usize {
+        self.action_count
+    }
+
+    /// True when some state of the machine has timers.
+    #[inline]
+    pub(crate) fn has_timers(&self) -> bool {
+        self.has_timers
     }
 
     /// The outputs of `candidate`.

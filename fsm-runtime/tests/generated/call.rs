@@ -38,6 +38,7 @@
     clippy::nonminimal_bool,
     clippy::overly_complex_bool_expr
 )]
+#[allow(private_interfaces, private_bounds)]
 pub mod call {
     use ::fsm_runtime::__private as __fsm;
     #[allow(unused_imports)]
@@ -433,7 +434,6 @@ pub mod call {
     impl<K: __fsm::Clock> Call<K> {
         /// The machine in its initial state, owning `context`, timed by `clock`.
         pub fn with_clock(context: CallContext, clock: K) -> Self {
-            #[allow(unused_mut)]
             let mut machine = Self {
                 state: State::Idle,
                 context,
@@ -472,6 +472,7 @@ pub mod call {
         /// `do`, enter hook) and the machine moves, arming the new
         /// state's timers. On error nothing ran and the event is
         /// handed back in the error (`into_event`). Neither allocates.
+        #[inline]
         pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
             match (state, &event) {
@@ -623,37 +624,33 @@ pub mod call {
                 }
             }
         }
-        /// The machine in the state of `snapshot`, owning `context`
-        /// (whatever context the snapshot carries); `policy` decides
-        /// whether a snapshot of a different definition is accepted.
-        /// Armed timers keep the deadlines the snapshot gives them,
-        /// however long ago it was taken; the timers of the state it
-        /// does not list stay disarmed.
-        ///
-        /// # Errors
-        ///
-        /// When the snapshot is of another machine or definition,
-        /// names a state this machine does not have, or arms a timer
-        /// it does not have.
-        pub fn restore_with_context(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-            context: CallContext,
-            clock: K,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Core>(policy)?;
-            let deadlines = snapshot.deadlines::<3>(Self::timer_order(state).len())?;
-            __fsm::Ok(Self {
-                state,
-                context,
-                clock,
-                deadlines,
-            })
+        /// True when firing `event` now would succeed: the guards it
+        /// needs are evaluated as [`Self::fire`] would, but no effect
+        /// runs and nothing changes.
+        #[inline]
+        pub fn can_fire(&self, event: &Event) -> bool {
+            let state = self.state;
+            match (state, event) {
+                (State::Idle, Event::Start(_)) => true,
+                (State::Idle, _) => false,
+                (State::Calling, Event::Finished(_)) => true,
+                (State::Calling, Event::Cancel) => true,
+                (State::Calling, Event::Poke) => true,
+                (State::Calling, Event::Restart) => true,
+                (State::Calling, Event::Escalate(payload)) => {
+                    Context::urgent(&self.context, payload)
+                }
+                (State::Calling, _) => false,
+                (State::Waiting, Event::Cancel) => true,
+                (State::Waiting, _) => false,
+                (State::Done, _) => false,
+                (State::Failed, _) => false,
+            }
         }
         /// Disarm every timer, and arm those of the current state.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 3];
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, clippy::single_match)]
             match self.state {
                 State::Calling => {
                     let now = __fsm::Timestamp::from_system_time(
@@ -815,7 +812,9 @@ pub mod call {
         }
         /// The timers armed now, with their deadlines, as a snapshot
         /// stores them.
-        pub fn armed_timers(&self) -> impl Iterator<Item = __fsm::ArmedTimer> + '_ {
+        pub fn armed_timers(
+            &self,
+        ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
             let state = self.state.name();
             self.deadlines
                 .iter()
@@ -827,6 +826,50 @@ pub mod call {
         /// The clock.
         pub fn clock(&self) -> &K {
             &self.clock
+        }
+    }
+    /// The state, the context and the deadlines of the armed timers
+    /// (not the clock).
+    impl<K: __fsm::Clock> __fsm::Debug for Call<K>
+    where
+        for<'a> CallContext: __fsm::Debug,
+    {
+        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+            f.debug_struct("Call")
+                .field("state", &self.state)
+                .field("context", &self.context)
+                .field("deadlines", &self.deadlines)
+                .finish_non_exhaustive()
+        }
+    }
+    impl<K: __fsm::Clock> Call<K> {
+        /// The machine in the state of `snapshot`, owning `context`
+        /// (whatever context the snapshot carries); `policy` decides
+        /// whether a snapshot of a different definition is accepted.
+        ///
+        /// Armed timers keep the deadlines the snapshot gives them,
+        /// however long ago it was taken; the timers of the state it
+        /// does not list stay disarmed.
+        ///
+        /// # Errors
+        ///
+        /// When the snapshot is of another machine or definition,
+        /// names a state this machine does not have, or arms a timer
+        /// it does not have.
+        pub fn restore_with_context(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+            context: CallContext,
+            clock: K,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            let state = snapshot.state_of::<Core>(policy)?;
+            let deadlines = snapshot.deadlines::<3>(Self::timer_order(state).len())?;
+            __fsm::Ok(Self {
+                state,
+                context,
+                clock,
+                deadlines,
+            })
         }
     }
     __fsm::if_serde! {
@@ -856,6 +899,29 @@ pub mod call {
         __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
         CallContext : __fsm::DeserializeOwned, { Self::restore_with(snapshot,
         __fsm::FingerprintPolicy::Strict, __fsm::SystemClock) } }
+    }
+    impl<K: __fsm::Clock> __fsm::Driven for Call<K> {
+        type Core = Core;
+        type Event = Event;
+        type FireError = FireError;
+        #[inline]
+        fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
+            Call::fire(self, event)
+        }
+        fn is_terminal(&self) -> bool {
+            Call::is_terminal(self)
+        }
+        fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+            Call::next_deadline(self)
+        }
+        fn now(&self) -> __fsm::Timestamp {
+            __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
+        }
+        fn fire_next_due(
+            &mut self,
+        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+            Call::fire_next_due(self)
+        }
     }
     static OUTPUTS_0: [Output; 2] = [Output::Started, Output::Started];
     static OUTPUTS_1: [Output; 2] = [Output::Stopped, Output::DoneOutput];

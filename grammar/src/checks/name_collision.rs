@@ -6,7 +6,7 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Model};
-use crate::naming::{escape, escape_owned, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS};
+use crate::naming::{escape, escape_owned, module_item_kind, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS};
 use crate::span::Span;
 use std::collections::HashMap;
 
@@ -37,9 +37,16 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
             out.push(Diagnostic::new(
                 Code::NameCollision,
                 m.span,
-                format!("machine `{}` would generate a type `{ty}`, which clashes with the `{ty}` enum generated beside it", m.name),
+                format!(
+                    "machine `{}` would generate a type `{ty}`, which clashes with the `{ty}` {} generated beside it",
+                    m.name,
+                    module_item_kind(&ty)
+                ),
                 "reserved name",
-                format!("rename the machine; {} are generated in every machine's module", all_quoted(MODULE_ITEMS)),
+                format!(
+                    "rename the machine; {} are reserved for the items generated in its module",
+                    all_quoted(MODULE_ITEMS)
+                ),
             ));
         }
     }

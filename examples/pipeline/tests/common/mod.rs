@@ -77,7 +77,7 @@ pub fn load(dir: &Path) -> Option<(RunRecord, Status)> {
     let record = RunRecord::load(&run_dir).unwrap()?;
     let status = StatusStore::open(&run_dir.status())
         .unwrap()
-        .load(&record.definition)
+        .load(&record.definition, pipeline::orchestrator::DEFAULT_GRACE)
         .unwrap();
     Some((record, status))
 }

@@ -1,0 +1,2 @@
+" .fsm files are fsmc state machines.
+autocmd BufNewFile,BufRead *.fsm setfiletype fsm

@@ -1,0 +1,176 @@
+//! Semantic tokens: each kind of name its own token type, so that states,
+//! actions, guards, outputs, effects and delays get distinct colours;
+//! declarations carry the `declaration` modifier. Durations and priorities
+//! are numbers, Rust types (the context, payloads) types, comments comments.
+//! Keywords are left to the syntax grammars.
+
+use super::analysis::Analysis;
+use super::documents::Document;
+use super::index::Kind;
+use fsm_grammar::ast::{DelayAst, MachineItem, StateAst, StateItem, TransitionAst};
+use fsm_grammar::Span;
+use lsp_types::{SemanticToken, SemanticTokenModifier, SemanticTokenType, SemanticTokensLegend};
+
+/// The token types, in legend order.
+const TYPES: &[SemanticTokenType] = &[
+    SemanticTokenType::CLASS,       // machine
+    SemanticTokenType::ENUM_MEMBER, // state
+    SemanticTokenType::EVENT,       // action
+    SemanticTokenType::FUNCTION,    // guard
+    SemanticTokenType::PROPERTY,    // output
+    SemanticTokenType::METHOD,      // effect
+    SemanticTokenType::VARIABLE,    // delay
+    SemanticTokenType::NUMBER,
+    SemanticTokenType::TYPE,
+    SemanticTokenType::COMMENT,
+];
+const NUMBER: u32 = 7;
+const TYPE: u32 = 8;
+const COMMENT: u32 = 9;
+
+/// The modifiers, in legend order (bit `i` is modifier `i`).
+const MODIFIERS: &[SemanticTokenModifier] = &[
+    SemanticTokenModifier::DECLARATION,
+    SemanticTokenModifier::DOCUMENTATION,
+];
+const DECLARATION: u32 = 1;
+const DOCUMENTATION: u32 = 2;
+
+/// The legend the server announces.
+pub fn legend() -> SemanticTokensLegend {
+    SemanticTokensLegend {
+        token_types: TYPES.to_vec(),
+        token_modifiers: MODIFIERS.to_vec(),
+    }
+}
+
+fn type_of(kind: Kind) -> u32 {
+    match kind {
+        Kind::Machine => 0,
+        Kind::State => 1,
+        Kind::Action => 2,
+        Kind::Guard => 3,
+        Kind::Output => 4,
+        Kind::Effect => 5,
+        Kind::Delay => 6,
+    }
+}
+
+/// The tokens of the whole document, encoded relative to each other.
+pub fn tokens(document: &Document, analysis: &Analysis) -> Vec<SemanticToken> {
+    let mut raw: Vec<(Span, u32, u32)> = Vec::new();
+    for o in &analysis.index.occurrences {
+        let kind = analysis.index.names[o.name].kind;
+        raw.push((o.span, type_of(kind), if o.declaration { DECLARATION } else { 0 }));
+    }
+    let file = &analysis.checked.file;
+    for c in &file.comments {
+        raw.push((c.span, COMMENT, if c.doc { DOCUMENTATION } else { 0 }));
+    }
+    let numbers = |t: &TransitionAst| raw_priority(t.priority.map(|p| p.span));
+    let mut extra = Vec::new();
+    for m in &file.machines {
+        for item in &m.items {
+            match item {
+                MachineItem::Context(c) => extra.push((c.ty.span, TYPE, 0)),
+                MachineItem::Decl(d) => {
+                    extra.extend(d.payloads.iter().flatten().map(|p| (p.span, TYPE, 0)));
+                }
+                MachineItem::State(s) => state_numbers(s, &mut extra),
+                MachineItem::Any(a) => {
+                    for t in &a.transitions {
+                        extra.extend(numbers(t));
+                    }
+                }
+            }
+        }
+    }
+    raw.extend(extra);
+    raw.sort_by_key(|(span, ..)| (span.start, span.end));
+    encode(document, &raw)
+}
+
+/// The numbers (priorities, durations) of a state's clauses and of the
+/// states nested in it; the parser bounds the depth.
+fn state_numbers(state: &StateAst, extra: &mut Vec<(Span, u32, u32)>) {
+    for item in state.body.iter().flatten() {
+        match item {
+            StateItem::Transition(t) => extra.extend(raw_priority(t.priority.map(|p| p.span))),
+            StateItem::Timer(t) => {
+                if let DelayAst::Literal(lit) = &t.delay {
+                    extra.push((lit.span, NUMBER, 0));
+                }
+                extra.extend(raw_priority(t.priority.map(|p| p.span)));
+            }
+            StateItem::Hook(_) => {}
+            StateItem::State(child) => state_numbers(child, extra),
+        }
+    }
+}
+
+fn raw_priority(span: Option<Span>) -> Option<(Span, u32, u32)> {
+    span.map(|s| (s, NUMBER, 0))
+}
+
+/// Relative encoding; overlapping and multi-line tokens are left out.
+fn encode(document: &Document, raw: &[(Span, u32, u32)]) -> Vec<SemanticToken> {
+    let mut out = Vec::with_capacity(raw.len());
+    let (mut line, mut start, mut end) = (0, 0, 0);
+    for &(span, token_type, modifiers) in raw {
+        if span.start < end || span.is_empty() {
+            continue;
+        }
+        let (from, to) = (document.position(span.start), document.position(span.end));
+        if from.line != to.line {
+            continue;
+        }
+        let delta_line = from.line - line;
+        let delta_start = if delta_line == 0 {
+            from.character - start
+        } else {
+            from.character
+        };
+        out.push(SemanticToken {
+            delta_line,
+            delta_start,
+            length: to.character - from.character,
+            token_type,
+            token_modifiers_bitset: modifiers,
+        });
+        (line, start, end) = (from.line, from.character, span.end);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::documents::Encoding;
+    use super::*;
+    use fsm_grammar::LintOptions;
+
+    #[test]
+    fn kinds_get_their_own_types_in_utf16_columns() {
+        let text = "// é\nmachine M { guard g; initial state a { on go [g] -> a; after 2s -> a; } }";
+        let document = Document::new(text.into(), 1, Encoding::Utf16);
+        let analysis = Analysis::new(text, &LintOptions::default());
+        let tokens = tokens(&document, &analysis);
+        let decoded: Vec<(u32, u32, u32, u32)> = tokens
+            .iter()
+            .map(|t| (t.delta_line, t.delta_start, t.length, t.token_type))
+            .collect();
+        assert_eq!(
+            decoded,
+            [
+                (0, 0, 4, COMMENT),
+                (1, 8, 1, 0),  // M
+                (0, 10, 1, 3), // g
+                (0, 17, 1, 1), // a
+                (0, 7, 2, 2),  // go
+                (0, 4, 1, 3),  // g
+                (0, 6, 1, 1),  // a
+                (0, 9, 2, NUMBER),
+                (0, 6, 1, 1),
+            ]
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! The outline: machines, their declarations, states and `any` blocks, and
+//! the transitions and timers inside them.
+
+use super::analysis::Analysis;
+use super::documents::Document;
+use fsm_grammar::ast::{DelayAst, MachineItem, StateAst, StateItem, TransitionAst};
+use fsm_grammar::Span;
+use lsp_types::{DocumentSymbol, SymbolKind};
+
+/// The outline of the machines that parse.
+pub fn document_symbols(document: &Document, analysis: &Analysis) -> Vec<DocumentSymbol> {
+    let text = document.text();
+    analysis
+        .checked
+        .file
+        .machines
+        .iter()
+        .map(|m| {
+            let mut children = Vec::new();
+            for item in &m.items {
+                match item {
+                    MachineItem::Context(c) => children.push(symbol(
+                        document,
+                        "context".into(),
+                        Some(c.ty.text.clone()),
+                        SymbolKind::STRUCT,
+                        c.span,
+                        c.keyword,
+                        Vec::new(),
+                    )),
+                    MachineItem::Decl(d) => {
+                        for (name, payload) in d.names.iter().zip(&d.payloads) {
+                            let kind = match d.kind.keyword() {
+                                "action" => SymbolKind::EVENT,
+                                "guard" => SymbolKind::BOOLEAN,
+                                "output" => SymbolKind::FIELD,
+                                "effect" => SymbolKind::METHOD,
+                                _ => SymbolKind::CONSTANT,
+                            };
+                            let detail = match payload {
+                                Some(p) => format!("{}({})", d.kind.keyword(), p.text),
+                                None => d.kind.keyword().to_string(),
+                            };
+                            children.push(symbol(
+                                document,
+                                name.name.clone(),
+                                Some(detail),
+                                kind,
+                                d.span,
+                                name.span,
+                                Vec::new(),
+                            ));
+                        }
+                    }
+                    MachineItem::State(s) => children.push(state(document, text, s)),
+                    MachineItem::Any(a) => children.push(symbol(
+                        document,
+                        "any".into(),
+                        None,
+                        SymbolKind::NAMESPACE,
+                        a.span,
+                        a.keyword,
+                        a.transitions.iter().map(|t| transition(document, t)).collect(),
+                    )),
+                }
+            }
+            symbol(
+                document,
+                m.name.name.clone(),
+                None,
+                SymbolKind::CLASS,
+                m.span,
+                m.name.span,
+                children,
+            )
+        })
+        .collect()
+}
+
+/// One entry of the outline.
+fn symbol(
+    document: &Document,
+    name: String,
+    detail: Option<String>,
+    kind: SymbolKind,
+    span: Span,
+    selection: Span,
+    children: Vec<DocumentSymbol>,
+) -> DocumentSymbol {
+    #[allow(deprecated)] // `deprecated` is a required field of the struct.
+    DocumentSymbol {
+        name: if name.is_empty() { "?".to_string() } else { name },
+        detail,
+        kind,
+        tags: None,
+        deprecated: None,
+        range: document.range(span),
+        selection_range: document.range(selection),
+        children: (!children.is_empty()).then_some(children),
+    }
+}
+
+/// `on action -> target`.
+fn transition(document: &Document, t: &TransitionAst) -> DocumentSymbol {
+    let target = t
+        .target
+        .as_ref()
+        .map_or(String::new(), |i| format!(" -> {}", i.name));
+    symbol(
+        document,
+        format!("on {}{target}", t.action.name),
+        None,
+        SymbolKind::EVENT,
+        t.span,
+        t.action.span,
+        Vec::new(),
+    )
+}
+
+/// A state with its transitions, timers and the states nested in it, in
+/// source order (the parser bounds the depth).
+fn state(document: &Document, text: &str, s: &StateAst) -> DocumentSymbol {
+    let inner = s
+        .body
+        .iter()
+        .flatten()
+        .filter_map(|item| match item {
+            StateItem::Transition(t) => Some(transition(document, t)),
+            StateItem::Timer(t) => {
+                let delay = match &t.delay {
+                    DelayAst::Literal(i) | DelayAst::Name(i) => i,
+                };
+                let target = t
+                    .target
+                    .as_ref()
+                    .map_or(String::new(), |i| format!(" -> {}", i.name));
+                Some(symbol(
+                    document,
+                    format!("after {}{target}", delay.name),
+                    None,
+                    SymbolKind::EVENT,
+                    t.span,
+                    delay.span,
+                    Vec::new(),
+                ))
+            }
+            StateItem::Hook(_) => None,
+            StateItem::State(child) => Some(state(document, text, child)),
+        })
+        .collect();
+    let modifiers: Vec<&str> = s
+        .modifiers
+        .iter()
+        .map(|m| &text[m.span.start..m.span.end])
+        .collect();
+    symbol(
+        document,
+        s.name.name.clone(),
+        (!modifiers.is_empty()).then(|| modifiers.join(" ")),
+        SymbolKind::ENUM_MEMBER,
+        s.span,
+        s.name.span,
+        inner,
+    )
+}

@@ -1,0 +1,259 @@
+//! Drivers: the loop that feeds a machine its events and fires its timers
+//! when they come due, so callers do not hand-roll it.
+//!
+//! - [`run_blocking`] waits on a [`std::sync::mpsc::Receiver`] until the next
+//!   deadline, on the calling thread;
+//! - `run` (feature `tokio`) waits on a `tokio::sync::mpsc::Receiver` and the
+//!   next deadline at once, in a task.
+//!
+//! Both run any [`Driven`] machine: a generated machine whose `fire` takes
+//! the event alone (one with a context, or with payloads or timers and no
+//! guards). Both report every firing to a callback, in the order they
+//! happen, and return why they stopped: the channel closed, or the machine
+//! reached a terminal state.
+//!
+//! Order: timers due when an event arrives fire before it, earliest first,
+//! so the machine sees time and events in the order they happened; each
+//! timer fires once. The deadline is read from the machine's own clock, so a
+//! machine on a [`ManualClock`](crate::ManualClock) is driven by that clock.
+//!
+//! ```
+//! use fsm_runtime::driver::{run_blocking, Step, Stopped};
+//!
+//! fsm_runtime::fsm! {
+//!     machine Call {
+//!         initial state ringing { on answer -> talking; after 30s -> missed emit voicemail; }
+//!         state talking { on hang_up -> ended; }
+//!         terminal state missed;
+//!         terminal state ended;
+//!     }
+//! }
+//!
+//! let (events, receiver) = std::sync::mpsc::channel();
+//! events.send(call::Action::Answer).unwrap();
+//! events.send(call::Action::HangUp).unwrap();
+//! let mut machine = call::Call::new();
+//! let mut log = Vec::new();
+//! let stopped = run_blocking(&mut machine, &receiver, |_, step| match step {
+//!     Step::Event(Ok(fired)) => log.push(fired.to_string()),
+//!     Step::Event(Err(error)) => log.push(error.to_string()),
+//!     Step::Timer(Ok(fired)) => log.push(fired.to_string()),
+//!     Step::Timer(Err(rejected)) => log.push(rejected.to_string()),
+//! });
+//! assert_eq!(stopped, Stopped::Terminal);
+//! assert_eq!(log, ["`ringing` --answer--> `talking`", "`talking` --hang_up--> `ended`"]);
+//! ```
+
+use crate::context::{TimerFired, TimerRejected};
+use crate::fired::Fired;
+use crate::history::Timestamp;
+use crate::machine::Machine;
+use std::fmt;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// A machine a driver can run: it fires an event on its own (its guards
+/// live in its context, or it has none), and says when its next timer is
+/// due.
+///
+/// Generated code implements it for every machine with a context, and for
+/// machines with payloads or timers but no guards. A machine without
+/// timers keeps the defaults: no deadline, no timer to fire.
+pub trait Driven {
+    /// The state-only type its results are generic over (`Core` in the
+    /// generated module).
+    type Core: Machine;
+    /// What it fires: the generated `Event`, or `Action` for a machine
+    /// without payloads.
+    type Event;
+    /// Why an event did not fire (the generated `FireError`).
+    type FireError;
+
+    /// Fire `event`, as the generated `fire` does.
+    ///
+    /// # Errors
+    ///
+    /// When the event is not valid in the current state or no guard holds.
+    fn fire(&mut self, event: Self::Event) -> Result<Fired<Self::Core>, Self::FireError>;
+
+    /// True when the current state is terminal.
+    fn is_terminal(&self) -> bool;
+
+    /// When the next armed timer is due; `None` when none is armed.
+    fn next_deadline(&self) -> Option<Timestamp> {
+        None
+    }
+
+    /// The time now, by the machine's clock.
+    fn now(&self) -> Timestamp {
+        Timestamp::now()
+    }
+
+    /// Fire the earliest timer whose deadline has passed, if any.
+    fn fire_next_due(&mut self) -> Option<TimerResult<Self::Core>> {
+        None
+    }
+}
+
+/// One firing, as a driver reports it.
+pub enum Step<M: Driven> {
+    /// An event from the channel, fired or rejected (a rejected event is
+    /// handed back inside the error, when the machine has events).
+    Event(Result<Fired<M::Core>, M::FireError>),
+    /// A timer that came due, fired or rejected by its guards.
+    Timer(TimerResult<M::Core>),
+}
+
+/// What firing a due timer gives: what it did, or that no guard of its
+/// group held.
+pub type TimerResult<M> = Result<TimerFired<M>, TimerRejected<M>>;
+
+impl<M: Driven> fmt::Debug for Step<M>
+where
+    M::FireError: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Event(result) => f.debug_tuple("Event").field(result).finish(),
+            Step::Timer(result) => f.debug_tuple("Timer").field(result).finish(),
+        }
+    }
+}
+
+/// Why a driver returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stopped {
+    /// Every sender of the channel was dropped (after the events already
+    /// sent were fired).
+    Closed,
+    /// The machine reached a terminal state: nothing more can happen to it.
+    Terminal,
+}
+
+/// Run `machine` on the calling thread: fire each event `events` delivers
+/// and each timer when it comes due, reporting every firing to `on_step`
+/// with the machine as it is after it. Returns when the channel is closed
+/// and empty, or when the machine is in a terminal state (at once if it
+/// starts in one).
+///
+/// While waiting it blocks on the channel with a timeout until the next
+/// deadline, by the machine's clock; a deadline already past fires at once.
+/// `machine` is borrowed, so the caller can snapshot it afterwards.
+pub fn run_blocking<M: Driven>(
+    machine: &mut M,
+    events: &Receiver<M::Event>,
+    mut on_step: impl FnMut(&M, Step<M>),
+) -> Stopped {
+    loop {
+        if fire_due_timers(machine, &mut on_step) {
+            return Stopped::Terminal;
+        }
+        let event = match until_next_deadline(machine) {
+            None => match events.recv() {
+                Ok(event) => event,
+                Err(_) => return Stopped::Closed,
+            },
+            Some(wait) => match events.recv_timeout(wait) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return Stopped::Closed,
+            },
+        };
+        if fire_event(machine, event, &mut on_step) {
+            return Stopped::Terminal;
+        }
+    }
+}
+
+/// Run `machine` in a task: fire each event `events` delivers and each
+/// timer when it comes due, reporting every firing to `on_step` with the
+/// machine as it is after it. Returns when the channel is closed and empty,
+/// or when the machine is in a terminal state (at once if it starts in one).
+///
+/// It waits on the channel and the next deadline at once (a
+/// `tokio::time::timeout` around `recv`, which is cancel-safe, so no event
+/// is lost), with the deadline read from the machine's clock. Under tokio's
+/// paused test time, a clock that reads `tokio::time::Instant` makes a
+/// ten-minute timeout take no time at all.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// use fsm_runtime::driver::{self, Step, Stopped};
+///
+/// fsm_runtime::fsm! {
+///     machine Call {
+///         initial state ringing { on answer -> talking; after 30s -> missed; }
+///         state talking { on hang_up -> ended; }
+///         terminal state missed;
+///         terminal state ended;
+///     }
+/// }
+///
+/// let (events, mut receiver) = tokio::sync::mpsc::channel(16);
+/// events.send(call::Action::Answer).await.unwrap();
+/// events.send(call::Action::HangUp).await.unwrap();
+/// let mut machine = call::Call::new();
+/// let mut fired = 0;
+/// let stopped = driver::run(&mut machine, &mut receiver, |_, step| {
+///     assert!(matches!(step, Step::Event(Ok(_))));
+///     fired += 1;
+/// })
+/// .await;
+/// assert_eq!((stopped, fired), (Stopped::Terminal, 2));
+/// # });
+/// ```
+#[cfg(feature = "tokio")]
+pub async fn run<M: Driven>(
+    machine: &mut M,
+    events: &mut tokio::sync::mpsc::Receiver<M::Event>,
+    mut on_step: impl FnMut(&M, Step<M>),
+) -> Stopped {
+    loop {
+        if fire_due_timers(machine, &mut on_step) {
+            return Stopped::Terminal;
+        }
+        let received = match until_next_deadline(machine) {
+            None => events.recv().await,
+            Some(wait) => match tokio::time::timeout(wait, events.recv()).await {
+                Ok(received) => received,
+                Err(_elapsed) => continue,
+            },
+        };
+        let Some(event) = received else {
+            return Stopped::Closed;
+        };
+        if fire_event(machine, event, &mut on_step) {
+            return Stopped::Terminal;
+        }
+    }
+}
+
+/// How long until the next deadline, by the machine's clock (zero when it
+/// has passed); `None` when no timer is armed.
+fn until_next_deadline<M: Driven>(machine: &M) -> Option<Duration> {
+    let due = machine.next_deadline()?;
+    let now = machine.now();
+    Some(Duration::from_millis(
+        due.unix_millis().saturating_sub(now.unix_millis()),
+    ))
+}
+
+/// Fire every timer due now, earliest first; true when the machine is then
+/// terminal.
+fn fire_due_timers<M: Driven>(machine: &mut M, on_step: &mut impl FnMut(&M, Step<M>)) -> bool {
+    while let Some(result) = machine.fire_next_due() {
+        on_step(machine, Step::Timer(result));
+    }
+    machine.is_terminal()
+}
+
+/// Fire the timers due by now, then `event`; true when the machine is then
+/// terminal.
+fn fire_event<M: Driven>(machine: &mut M, event: M::Event, on_step: &mut impl FnMut(&M, Step<M>)) -> bool {
+    // When these end the machine, the event is still fired: the caller sees
+    // its rejection (and gets it back).
+    fire_due_timers(machine, on_step);
+    let result = machine.fire(event);
+    on_step(machine, Step::Event(result));
+    machine.is_terminal()
+}

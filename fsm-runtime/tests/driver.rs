@@ -1,0 +1,220 @@
+//! The drivers: `run_blocking` on a std channel and `run` (feature `tokio`)
+//! on a tokio channel fire events in order, fire timers when they come due
+//! (before an event that arrives after their deadline), and stop when the
+//! channel closes or the machine is terminal.
+
+#![deny(warnings)]
+
+use fsm_runtime::driver::{self, run_blocking, Driven, Step, Stopped};
+use fsm_runtime::{Clock, ManualClock};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+fsm_runtime::fsm! {
+    /// A phone call: answered, or missed after 30 seconds; a short ring for
+    /// the tests that wait for real.
+    machine Call {
+        output voicemail;
+        initial state ringing {
+            on answer -> talking;
+            after 30s -> missed emit voicemail;
+        }
+        state talking { on hang_up -> ended; on hold -> held; }
+        state held { on resume -> talking; after 10m -> ended; }
+        terminal state missed;
+        terminal state ended;
+    }
+
+    machine Ring {
+        initial state ringing { on answer -> ended; after 20ms -> missed; }
+        terminal state missed;
+        terminal state ended;
+    }
+}
+
+/// Every step as text, in order.
+fn record<M: Driven>(log: &mut Vec<String>) -> impl FnMut(&M, Step<M>) + '_
+where
+    M::FireError: std::fmt::Display,
+{
+    move |_, step| {
+        log.push(match step {
+            Step::Event(Ok(fired)) => fired.to_string(),
+            Step::Event(Err(error)) => format!("rejected: {error}"),
+            Step::Timer(Ok(fired)) => fired.to_string(),
+            Step::Timer(Err(rejected)) => rejected.to_string(),
+        })
+    }
+}
+
+fn manual_clock() -> ManualClock {
+    ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_768_037_535))
+}
+
+#[test]
+fn events_fire_in_order_until_a_terminal_state() {
+    use call::Action;
+    let (events, receiver) = mpsc::channel();
+    for action in [
+        Action::Answer,
+        Action::Resume,
+        Action::Hold,
+        Action::Resume,
+        Action::HangUp,
+    ] {
+        events.send(action).unwrap();
+    }
+    // Sent after the machine ends: never fired, the driver has returned.
+    events.send(Action::Answer).unwrap();
+    let mut machine = call::Call::with_clock(manual_clock());
+    let mut log = Vec::new();
+    let stopped = run_blocking(&mut machine, &receiver, record(&mut log));
+    assert_eq!(stopped, Stopped::Terminal);
+    assert_eq!(
+        log,
+        [
+            "`ringing` --answer--> `talking`",
+            "rejected: action `resume` is not valid in state `talking`; valid actions: `hang_up`, `hold`",
+            "`talking` --hold--> `held`",
+            "`held` --resume--> `talking`",
+            "`talking` --hang_up--> `ended`",
+        ]
+    );
+    assert_eq!(machine.state(), call::State::Ended);
+    assert_eq!(receiver.try_recv(), Ok(Action::Answer));
+}
+
+#[test]
+fn a_timer_past_its_deadline_fires_before_the_next_event() {
+    let clock = manual_clock();
+    let mut machine = call::Call::with_clock(clock.clone());
+    let (events, receiver) = mpsc::channel();
+    events.send(call::Action::Answer).unwrap();
+    // The call rang out before the answer was read.
+    clock.advance(Duration::from_secs(31));
+    let mut log = Vec::new();
+    assert_eq!(
+        run_blocking(&mut machine, &receiver, record(&mut log)),
+        Stopped::Terminal
+    );
+    assert_eq!(log, ["timer 0 of `ringing` -> `missed` (emit `voicemail`)"]);
+    // The answer was not taken from the channel: the machine had ended.
+    assert_eq!(receiver.try_recv(), Ok(call::Action::Answer));
+}
+
+#[test]
+fn the_driver_stops_when_the_channel_closes() {
+    let (events, receiver) = mpsc::channel();
+    events.send(call::Action::Answer).unwrap();
+    drop(events);
+    let mut machine = call::Call::with_clock(manual_clock());
+    let mut log = Vec::new();
+    assert_eq!(
+        run_blocking(&mut machine, &receiver, record(&mut log)),
+        Stopped::Closed
+    );
+    assert_eq!(log, ["`ringing` --answer--> `talking`"]);
+    // A machine that starts terminal returns at once.
+    let mut ended = machine;
+    ended.fire(call::Action::HangUp).unwrap();
+    let (_events, receiver) = mpsc::channel();
+    assert_eq!(
+        run_blocking(&mut ended, &receiver, |_, _| panic!("nothing fires")),
+        Stopped::Terminal
+    );
+}
+
+/// Real time: nothing is sent, the sender stays open, and the 20 ms timer
+/// wakes the driver. Only a lower bound on the time is checked, so a loaded
+/// machine cannot fail it.
+#[test]
+fn the_blocking_driver_wakes_for_a_timer() {
+    let (_events, receiver) = mpsc::channel::<ring::Action>();
+    let mut machine = ring::Ring::new();
+    let started = Instant::now();
+    let mut log = Vec::new();
+    assert_eq!(
+        run_blocking(&mut machine, &receiver, record(&mut log)),
+        Stopped::Terminal
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(log, ["timer 0 of `ringing` -> `missed`"]);
+}
+
+/// A clock that reads tokio's time, which a paused runtime advances on its
+/// own when every task waits: a ten-minute timeout takes no real time.
+fn tokio_clock() -> impl Clock + Clone {
+    let base = UNIX_EPOCH + Duration::from_secs(1_768_037_535);
+    let start = tokio::time::Instant::now();
+    move || -> SystemTime { base + start.elapsed() }
+}
+
+fn paused_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .expect("a runtime")
+}
+
+#[test]
+fn the_async_driver_waits_on_the_deadline_and_the_channel_at_once() {
+    paused_runtime().block_on(async {
+        let (events, mut receiver) = tokio::sync::mpsc::channel(4);
+        let clock = tokio_clock();
+        let mut machine = call::Call::with_clock(clock.clone());
+        // Answered after 10 s, held after a minute: the hold times out 10
+        // minutes later, with the sender still open.
+        let sender = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            events.send(call::Action::Answer).await.unwrap();
+            tokio::time::sleep(Duration::from_secs(50)).await;
+            events.send(call::Action::Hold).await.unwrap();
+            events
+        });
+        let real = Instant::now();
+        let mut log = Vec::new();
+        let stopped = driver::run(&mut machine, &mut receiver, record(&mut log)).await;
+        assert_eq!(stopped, Stopped::Terminal);
+        assert_eq!(
+            log,
+            [
+                "`ringing` --answer--> `talking`",
+                "`talking` --hold--> `held`",
+                "timer 0 of `held` -> `ended`",
+            ]
+        );
+        let elapsed = clock
+            .now()
+            .duration_since(UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+        assert_eq!(
+            elapsed.unwrap().as_secs(),
+            660,
+            "tokio's time moved to the deadline"
+        );
+        assert!(
+            real.elapsed() < Duration::from_secs(60),
+            "paused time: {:?}",
+            real.elapsed()
+        );
+        drop(sender.await.unwrap());
+    });
+}
+
+#[test]
+fn the_async_driver_stops_when_the_channel_closes() {
+    paused_runtime().block_on(async {
+        let (events, mut receiver) = tokio::sync::mpsc::channel(4);
+        events.send(call::Action::Answer).await.unwrap();
+        drop(events);
+        let mut machine = call::Call::with_clock(tokio_clock());
+        let mut log = Vec::new();
+        let stopped = driver::run(&mut machine, &mut receiver, record(&mut log)).await;
+        assert_eq!((stopped, log.len()), (Stopped::Closed, 1));
+        assert_eq!(machine.state(), call::State::Talking);
+    });
+}
