@@ -108,7 +108,8 @@ module.exports = grammar({
         choice(';', field('body', $.state_body)),
       ),
     modifier: (_) => choice('initial', 'terminal'),
-    state_body: ($) => seq('{', repeat(choice($.hook, $.timer, $.transition)), '}'),
+    // A state body may hold states: a composite state.
+    state_body: ($) => seq('{', repeat(choice($.hook, $.timer, $.transition, $.state)), '}'),
 
     // enter do EFFECT, ... emit OUTPUT, ...;
     hook: ($) =>
@@ -130,7 +131,14 @@ module.exports = grammar({
     duration: (_) => /[0-9]+[A-Za-z0-9_]*/,
     priority: ($) => seq('priority', field('value', $.integer)),
     integer: (_) => /-?[0-9]+/,
-    target: ($) => seq('->', field('state', $.identifier)),
+    // -> NAME, or -> NAME.history / NAME.deep_history (a composite's history).
+    target: ($) =>
+      seq(
+        '->',
+        field('state', $.identifier),
+        optional(seq('.', field('history', $.history))),
+      ),
+    history: (_) => choice('history', 'deep_history'),
     effects: ($) => seq('do', commaSep1(field('effect', $.identifier))),
     emit: ($) => seq('emit', commaSep1(field('output', $.identifier))),
 

@@ -100,3 +100,7 @@
 (tuple_type ["(" ")"] @punctuation.bracket)
 (parenthesized_expression ["(" ")"] @punctuation.bracket)
 (type_arguments ["<" ">"] @punctuation.bracket)
+
+; -> connected.history: the history of a composite state.
+(history) @keyword
+(target "." @punctuation.delimiter)
