@@ -31,7 +31,8 @@ pub struct CheckArgs {
     #[arg(value_name = "PATH", default_value = ".")]
     paths: Vec<PathBuf>,
 
-    /// The file name reports give standard input (`-`).
+    /// The file name reports give standard input (`-`); its `fsm.toml` is
+    /// looked for from that file's directory.
     #[arg(long, value_name = "NAME", default_value = files::STDIN_NAME)]
     stdin_filename: String,
 
@@ -172,7 +173,12 @@ pub fn run(args: &CheckArgs) -> Exit {
     for input in &inputs {
         let dir = match input {
             files::Input::File(path) => path.parent().unwrap_or(Path::new("")).to_path_buf(),
-            files::Input::Stdin => PathBuf::new(),
+            // Standard input is configured like the file it stands for, as
+            // in ruff: editors and hooks pipe a buffer and name its path.
+            files::Input::Stdin => Path::new(&args.stdin_filename)
+                .parent()
+                .unwrap_or(Path::new(""))
+                .to_path_buf(),
         };
         let lints = configs
             .entry(dir)

@@ -538,6 +538,18 @@ fn fsm_toml_lints_apply_to_check_and_to_the_server() {
         .expect(0)
         .stderr()
         .contains("unreachable-state"));
+    // Standard input is configured like the file it names, wherever fsmc runs.
+    let piped = ["check", "--stdin-filename", "project/machines/door.fsm", "-"];
+    assert!(!dir
+        .fsmc_with_stdin(&piped, UNREACHABLE)
+        .expect(0)
+        .stderr()
+        .contains("unreachable-state"));
+    assert!(dir
+        .fsmc_with_stdin(&["check", "-"], UNREACHABLE)
+        .expect(0)
+        .stderr()
+        .contains("unreachable-state"));
     client.notify("textDocument/didSave", json!({ "textDocument": { "uri": uri } }));
     assert!(client.diagnostics(&uri).is_empty());
 

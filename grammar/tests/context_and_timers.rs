@@ -6,7 +6,7 @@ use fsm_grammar::model::{Delay, Machine};
 use std::time::Duration;
 
 const ROUTER: &str = "\
-/// Seed 003's router, with its step budget inside the machine.
+/// A tool-calling router, with its step budget inside the machine.
 machine Router {
     context RouterContext;
 

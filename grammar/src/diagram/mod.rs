@@ -26,7 +26,7 @@
 //!   (`decided [wants_tool] / count_step, record emit execute_tool`). Without
 //!   effects, outputs read as they always have (`llm_error / display_error`),
 //!   and effects alone read `decided [ready_to_answer] / count_step, record`,
-//!   as issue 9 spells them; the names tell effects and outputs apart, and
+//!   as the context documentation spells them; the names tell effects and outputs apart, and
 //!   the `.fsm` or JSON says which is which;
 //! - an edge per timer with a target, labelled the same way with
 //!   `after DELAY` for the action (`after 30s`, `after tool_timeout [g] /
