@@ -6,7 +6,7 @@
 use super::analysis::Analysis;
 use super::documents::Document;
 use super::index::Kind;
-use fsm_grammar::model::{Delay, Machine, Source, StateId, Timer, Transition};
+use fsm_grammar::model::{Delay, Machine, Source, State, StateId, Timer, Transition};
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use std::fmt::Write as _;
 
@@ -109,51 +109,25 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
         Kind::Output => {
             let Some(i) = symbol(&m.outputs) else { return };
             payload_and_docs(&m.outputs[i], out);
-            let mut users: Vec<String> = m
-                .transitions
-                .iter()
-                .filter(|t| t.emits.iter().any(|o| o.index() == i))
-                .map(|t| transition(m, t))
-                .collect();
-            users.extend(
-                m.timers
-                    .iter()
-                    .filter(|t| t.emits.iter().any(|o| o.index() == i))
-                    .map(|t| timer(m, t)),
+            let users = listed_by(
+                m,
+                |t| &t.emits,
+                |t| &t.emits,
+                |s| (&s.enter, &s.exit),
+                |o| o.index() == i,
             );
-            for s in &m.states {
-                if s.enter.iter().any(|o| o.index() == i) {
-                    users.push(format!("entering `{}`", s.name));
-                }
-                if s.exit.iter().any(|o| o.index() == i) {
-                    users.push(format!("leaving `{}`", s.name));
-                }
-            }
             list("Emitted by", &users, out);
         }
         Kind::Effect => {
             let Some(i) = symbol(&m.effects) else { return };
             payload_and_docs(&m.effects[i], out);
-            let mut users: Vec<String> = m
-                .transitions
-                .iter()
-                .filter(|t| t.effects.iter().any(|e| e.index() == i))
-                .map(|t| transition(m, t))
-                .collect();
-            users.extend(
-                m.timers
-                    .iter()
-                    .filter(|t| t.effects.iter().any(|e| e.index() == i))
-                    .map(|t| timer(m, t)),
+            let users = listed_by(
+                m,
+                |t| &t.effects,
+                |t| &t.effects,
+                |s| (&s.enter_effects, &s.exit_effects),
+                |e| e.index() == i,
             );
-            for s in &m.states {
-                if s.enter_effects.iter().any(|e| e.index() == i) {
-                    users.push(format!("entering `{}`", s.name));
-                }
-                if s.exit_effects.iter().any(|e| e.index() == i) {
-                    users.push(format!("leaving `{}`", s.name));
-                }
-            }
             list("Run by", &users, out);
         }
         Kind::Delay => {
@@ -168,6 +142,39 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
             list("Timers", &timers, out);
         }
     }
+}
+
+/// The transitions, timers and hooks whose list (outputs or effects) holds
+/// an item that `is` picks, as hover lines.
+fn listed_by<I>(
+    m: &Machine,
+    of_transition: impl Fn(&Transition) -> &[I],
+    of_timer: impl Fn(&Timer) -> &[I],
+    of_state: impl Fn(&State) -> (&[I], &[I]),
+    is: impl Fn(&I) -> bool,
+) -> Vec<String> {
+    let mut users: Vec<String> = m
+        .transitions
+        .iter()
+        .filter(|t| of_transition(t).iter().any(&is))
+        .map(|t| transition(m, t))
+        .collect();
+    users.extend(
+        m.timers
+            .iter()
+            .filter(|t| of_timer(t).iter().any(&is))
+            .map(|t| timer(m, t)),
+    );
+    for s in &m.states {
+        let (enter, exit) = of_state(s);
+        if enter.iter().any(&is) {
+            users.push(format!("entering `{}`", s.name));
+        }
+        if exit.iter().any(&is) {
+            users.push(format!("leaving `{}`", s.name));
+        }
+    }
+    users
 }
 
 fn payload_and_docs(symbol: &fsm_grammar::model::Symbol, out: &mut String) {
