@@ -439,18 +439,9 @@ fn named_types(text: &str, file: &str) -> Vec<Vec<String>> {
 }
 
 /// Whether code generation gives `machine` the API of contexts, payloads and
-/// timers (`Event`, a clock, `Context`) rather than the plain `Fire` one: as
-/// `fsm_codegen`'s own test of it.
+/// timers (`Event`, a clock, `Context`) rather than the plain `Fire` one.
 fn is_extended(machine: &Machine) -> bool {
-    machine.context.is_some()
-        || !machine.timers.is_empty()
-        || !machine.effects.is_empty()
-        || !machine.delays.is_empty()
-        || machine
-            .actions
-            .iter()
-            .chain(&machine.guards)
-            .any(|s| s.payload.is_some())
+    machine.has_data_or_timers()
 }
 
 /// `any-blocks` → `any_blocks`: a file stem as part of a Rust identifier.

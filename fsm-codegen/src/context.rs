@@ -57,15 +57,7 @@ struct Gen<'a> {
 /// Whether `machine` needs this module rather than the plain one: a context,
 /// a payload or a timer.
 pub(crate) fn is_extended(machine: &Machine) -> bool {
-    machine.context.is_some()
-        || !machine.timers.is_empty()
-        || !machine.effects.is_empty()
-        || !machine.delays.is_empty()
-        || machine
-            .actions
-            .iter()
-            .chain(&machine.guards)
-            .any(|s| s.payload.is_some())
+    machine.has_data_or_timers()
 }
 
 /// `pub mod <snake_name> { ... }` for a checked machine with a context, a

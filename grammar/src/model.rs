@@ -396,24 +396,19 @@ impl Machine {
             .map(|(i, t)| (TimerId::from_index(i), t))
     }
 
-    /// The first construct of the language that code generation and the
-    /// dynamic engine do not support yet (a context, a payload, an effect,
-    /// a delay or a timer), with its span, so they can refuse the machine
-    /// rather than run it wrongly.
-    pub fn unsupported_construct(&self) -> Option<(&'static str, Span)> {
-        let mut found: Vec<(&'static str, Span)> = Vec::new();
-        found.extend(self.context.as_ref().map(|c| ("a context", c.span)));
-        let payloads = [
-            ("an action payload", &self.actions),
-            ("a guard payload", &self.guards),
-        ];
-        for (what, list) in payloads {
-            found.extend(list.iter().filter_map(|s| Some((what, s.payload.as_ref()?.span))));
-        }
-        found.extend(self.effects.iter().map(|s| ("an effect", s.span())));
-        found.extend(self.delays.iter().map(|s| ("a delay", s.span())));
-        found.extend(self.timers.iter().map(|t| ("a timer (`after`)", t.span)));
-        found.into_iter().min_by_key(|(_, span)| span.start)
+    /// Whether the machine uses a context, a payload, an effect, a delay or a
+    /// timer: what gives its generated code the `Event`/`Context` API rather
+    /// than the plain state-only one.
+    pub fn has_data_or_timers(&self) -> bool {
+        self.context.is_some()
+            || !self.timers.is_empty()
+            || !self.effects.is_empty()
+            || !self.delays.is_empty()
+            || self
+                .actions
+                .iter()
+                .chain(&self.guards)
+                .any(|s| s.payload.is_some())
     }
 
     /// A delay as written canonically: a literal in the largest unit that
