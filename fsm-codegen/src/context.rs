@@ -674,6 +674,7 @@ impl Gen<'_> {
                 continue;
             }
             let variant = &self.idents.states[state.index()];
+            let declared_in = &self.machine.state(state).name;
             let indices = order.iter().map(|&(i, _)| Literal::usize_unsuffixed(i));
             order_arms.push(quote!(State::#variant => &[#(#indices),*],));
             // Groups: timers with the same delay, in trial order.
@@ -707,7 +708,7 @@ impl Gen<'_> {
                     let i = Literal::u32_unsuffixed(i as u32);
                     let fired = quote!({
                         #run
-                        __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, timer: #i, due, outputs: #outputs }))
+                        __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #i, due, outputs: #outputs }))
                     });
                     match &timer.guard {
                         Some(guard) => {
@@ -721,7 +722,7 @@ impl Gen<'_> {
                     }
                 }
                 let fallback = fallback.unwrap_or_else(
-                    || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, timer: #first, due }))),
+                    || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, declared_in: #declared_in, timer: #first, due }))),
                 );
                 let caches = cached.iter().map(|g| {
                     let cache = &self.idents.guard_caches[g.index()];

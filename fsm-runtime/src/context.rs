@@ -76,11 +76,14 @@ impl<M: Machine, E: fmt::Debug> std::error::Error for Rejected<M, E> {}
 /// (the exit outputs of the state left, the timer's own `emit`, the enter
 /// outputs of the state entered).
 pub struct TimerFired<M: Machine> {
-    /// The state whose timer fired.
+    /// The state the machine was in when the timer fired.
     pub from: M::State,
     /// The state after; `from` for an internal timer (no target).
     pub to: M::State,
-    /// The timer's index among `from`'s timers, in declaration order.
+    /// The name of the state whose `after` this is: `from` or, with nested
+    /// states, one of the states holding it.
+    pub declared_in: &'static str,
+    /// The timer's index among `declared_in`'s timers, in declaration order.
     pub timer: u32,
     /// The deadline it was due at.
     pub due: Timestamp,
@@ -91,24 +94,32 @@ pub struct TimerFired<M: Machine> {
 /// Timers of one state with the same delay that came due together, none of
 /// whose guards held: they are disarmed and nothing else happened.
 pub struct TimerRejected<M: Machine> {
-    /// The state whose timers came due.
+    /// The state the machine was in when the timers came due.
     pub state: M::State,
+    /// The name of the state whose `after`s these are: `state` or, with
+    /// nested states, one of the states holding it.
+    pub declared_in: &'static str,
     /// The index of the first of them (highest priority, then declaration
-    /// order) among the state's timers.
+    /// order) among `declared_in`'s timers.
     pub timer: u32,
     /// The deadline they were due at.
     pub due: Timestamp,
 }
 
 impl_value_traits! {
-    TimerFired { from, to, timer, due, outputs }
-    TimerRejected { state, timer, due }
+    TimerFired { from, to, declared_in, timer, due, outputs }
+    TimerRejected { state, declared_in, timer, due }
 }
 
-/// `` timer 0 of `call_tool` -> `fail` (emit `report_timeout`) ``
+/// `` timer 0 of `call_tool` -> `fail` (emit `report_timeout`) ``, or with
+/// nested states `` timer 0 of `connected` (in `talking`) -> `idle` ``.
 impl<M: Machine> fmt::Display for TimerFired<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "timer {} of `{}` -> `{}`", self.timer, self.from, self.to)?;
+        write!(f, "timer {} of `{}`", self.timer, self.declared_in)?;
+        if self.declared_in != crate::Symbol::name(self.from) {
+            write!(f, " (in `{}`)", self.from)?;
+        }
+        write!(f, " -> `{}`", self.to)?;
         if !self.outputs.is_empty() {
             f.write_str(" (emit ")?;
             crate::symbol::write_names(f, self.outputs.iter().map(|o| crate::Symbol::name(*o)))?;
@@ -120,11 +131,11 @@ impl<M: Machine> fmt::Display for TimerFired<M> {
 
 impl<M: Machine> fmt::Display for TimerRejected<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "timer {} of `{}` came due at {} and no guard of its group held",
-            self.timer, self.state, self.due
-        )
+        write!(f, "timer {} of `{}`", self.timer, self.declared_in)?;
+        if self.declared_in != crate::Symbol::name(self.state) {
+            write!(f, " (in `{}`)", self.state)?;
+        }
+        write!(f, " came due at {} and no guard of its group held", self.due)
     }
 }
 

@@ -33,6 +33,9 @@ pub struct Snapshot {
     #[cfg(feature = "serde")]
     context: Option<serde_json::Value>,
     timers: Vec<ArmedTimer>,
+    /// For each composite state some transition enters through its history,
+    /// the leaf last active inside it, by names, in the machine's order.
+    last_active: Vec<(Cow<'static, str>, Cow<'static, str>)>,
     /// Sequence numbers increase, whether the entries came from a
     /// [`History`] or were deserialized (which checks).
     history: Vec<HistoryEntry>,
@@ -94,8 +97,34 @@ impl Snapshot {
             #[cfg(feature = "serde")]
             context: None,
             timers: Vec::new(),
+            last_active: Vec::new(),
             history: Vec::new(),
         }
+    }
+
+    /// This snapshot, remembering for each composite state in `last_active`
+    /// the leaf last active inside it (replacing any it remembered):
+    /// `("connected", "on_hold")` makes `-> connected.history` go back to
+    /// `on_hold`. Pairs are composite state first, leaf second, by name.
+    pub fn with_last_active<S, L>(mut self, last_active: impl IntoIterator<Item = (S, L)>) -> Self
+    where
+        S: Into<Cow<'static, str>>,
+        L: Into<Cow<'static, str>>,
+    {
+        self.last_active = last_active
+            .into_iter()
+            .map(|(state, leaf)| (state.into(), leaf.into()))
+            .collect();
+        self
+    }
+
+    /// The history memory of a machine with nested states: for each
+    /// composite state that some transition enters through its history and
+    /// that the machine has left at least once, the leaf that was active
+    /// inside it when it was last left, as `(composite, leaf)` names. Empty
+    /// for a flat machine.
+    pub fn last_active(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.last_active.iter().map(|(state, leaf)| (&**state, &**leaf))
     }
 
     /// This snapshot, with the timers `timers` armed (replacing any it
@@ -260,6 +289,48 @@ impl Snapshot {
     }
 }
 
+impl Snapshot {
+    /// The history memory it carries, checked against machine `M`: slot `i`
+    /// of the result is the leaf remembered for `composites[i]` (the names
+    /// of the composite states `M` enters through their history, in slot
+    /// order); `inside(i, leaf)` says whether `leaf` lies inside
+    /// `composites[i]`. For generated code.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::InvalidLastActive`] for a state not in `composites`,
+    /// a leaf `M` does not have, or one not inside its composite.
+    #[doc(hidden)]
+    pub fn last_active_of<M: Machine, const N: usize>(
+        &self,
+        composites: &[&str],
+        inside: impl Fn(usize, M::State) -> bool,
+    ) -> Result<[Option<M::State>; N], RestoreError> {
+        let mut slots = [None; N];
+        for (state, leaf) in self.last_active() {
+            let invalid = |reason: String| RestoreError::InvalidLastActive {
+                machine: self.machine.to_string(),
+                state: state.to_owned(),
+                leaf: leaf.to_owned(),
+                reason,
+            };
+            let Some(slot) = composites.iter().position(|&c| c == state) else {
+                return Err(invalid(format!(
+                    "`{state}` is not a composite state that a transition enters through its history"
+                )));
+            };
+            let Some(remembered) = M::State::from_name(leaf) else {
+                return Err(invalid(format!("`{leaf}` is not a leaf state of the machine")));
+            };
+            if !inside(slot, remembered) {
+                return Err(invalid(format!("`{leaf}` is not inside `{state}`")));
+            }
+            slots[slot] = Some(remembered);
+        }
+        Ok(slots)
+    }
+}
+
 /// Why a machine's snapshot could not be taken: its context did not
 /// serialize.
 #[cfg(feature = "serde")]
@@ -373,6 +444,19 @@ pub enum RestoreError {
         /// What the deserializer said.
         message: String,
     },
+    /// The snapshot's history memory (`last_active`) names a state that is
+    /// not a composite state entered through its history, a leaf that is not
+    /// inside it, or the same state twice.
+    InvalidLastActive {
+        /// The machine.
+        machine: String,
+        /// The composite state, as the snapshot names it.
+        state: String,
+        /// The leaf remembered for it, as the snapshot names it.
+        leaf: String,
+        /// What is wrong with the pair, in words.
+        reason: String,
+    },
     /// The snapshot arms a timer the machine does not have in the
     /// snapshot's state.
     UnknownTimer {
@@ -439,6 +523,16 @@ impl fmt::Display for RestoreError {
                 }
                 write!(f, ": {message}")
             }
+            RestoreError::InvalidLastActive {
+                machine,
+                state,
+                leaf,
+                reason,
+            } => write!(
+                f,
+                "the snapshot of machine `{machine}` remembers `{leaf}` as last active in `{state}`, \
+                 but {reason}"
+            ),
             RestoreError::UnknownTimer {
                 machine,
                 current_state,
@@ -450,7 +544,8 @@ impl fmt::Display for RestoreError {
                     write!(
                         f,
                         "the snapshot of machine `{machine}` arms a timer of state `{state}`, \
-                         but only the timers of its current state `{current_state}` can be armed"
+                         but only the timers of its current state `{current_state}` (and of the states \
+                         holding it) can be armed"
                     )
                 } else {
                     write!(
@@ -472,7 +567,8 @@ mod serde_impls {
     use super::{ArmedTimer, Snapshot};
     use crate::history::{check_order, HistoryEntry, Timestamp};
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-    use serde::ser::{SerializeStruct, Serializer};
+    use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+    use std::borrow::Cow;
     use std::collections::HashSet;
     use std::fmt;
 
@@ -484,6 +580,7 @@ mod serde_impls {
         "current_state",
         "context",
         "timers",
+        "last_active",
         "history",
     ];
 
@@ -491,8 +588,12 @@ mod serde_impls {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let has_history = !self.history.is_empty();
             let has_timers = !self.timers.is_empty();
-            let len =
-                4 + usize::from(self.context.is_some()) + usize::from(has_timers) + usize::from(has_history);
+            let has_last_active = !self.last_active.is_empty();
+            let len = 4
+                + usize::from(self.context.is_some())
+                + usize::from(has_timers)
+                + usize::from(has_last_active)
+                + usize::from(has_history);
             let mut s = serializer.serialize_struct("Snapshot", len)?;
             s.serialize_field("type", TYPE)?;
             s.serialize_field("machine", &*self.machine)?;
@@ -506,6 +607,11 @@ mod serde_impls {
                 s.serialize_field("timers", &self.timers)?;
             } else {
                 s.skip_field("timers")?;
+            }
+            if has_last_active {
+                s.serialize_field("last_active", &LastActive(&self.last_active))?;
+            } else {
+                s.skip_field("last_active")?;
             }
             if has_history {
                 s.serialize_field("history", &self.history)?;
@@ -563,6 +669,7 @@ mod serde_impls {
             let mut current_state: Option<String> = None;
             let mut context: Option<serde_json::Value> = None;
             let mut timers: Option<Vec<ArmedTimer>> = None;
+            let mut last_active: Option<LastActiveOwned> = None;
             let mut history: Option<Vec<HistoryEntry>> = None;
             let mut others = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
@@ -577,6 +684,10 @@ mod serde_impls {
                     }
                     "timers" => {
                         once(&mut timers, map.next_value()?, &key)?;
+                        continue;
+                    }
+                    "last_active" => {
+                        once(&mut last_active, map.next_value()?, &key)?;
                         continue;
                     }
                     "history" => {
@@ -605,6 +716,7 @@ mod serde_impls {
             );
             snapshot.context = context;
             snapshot.timers = timers.unwrap_or_default();
+            snapshot.last_active = last_active.map(|l| l.0).unwrap_or_default();
             with_history(snapshot, history.unwrap_or_default())
         }
 
@@ -622,6 +734,48 @@ mod serde_impls {
             // The history is optional, and last.
             let history = seq.next_element()?.unwrap_or_default();
             with_history(snapshot, history)
+        }
+    }
+
+    /// `last_active` as a JSON object: composite state → leaf.
+    struct LastActive<'a>(&'a [(Cow<'static, str>, Cow<'static, str>)]);
+
+    impl serde::Serialize for LastActive<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(self.0.len()))?;
+            for (state, leaf) in self.0 {
+                map.serialize_entry(&**state, &**leaf)?;
+            }
+            map.end()
+        }
+    }
+
+    /// `last_active` read back, in the order written, each state once.
+    struct LastActiveOwned(Vec<(Cow<'static, str>, Cow<'static, str>)>);
+
+    impl<'de> serde::Deserialize<'de> for LastActiveOwned {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = LastActiveOwned;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object naming, for each composite state, the leaf last active inside it")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LastActiveOwned, A::Error> {
+                    let mut pairs: Vec<(Cow<'static, str>, Cow<'static, str>)> = Vec::new();
+                    let mut seen = HashSet::new();
+                    while let Some((state, leaf)) = map.next_entry::<String, String>()? {
+                        if !seen.insert(state.clone()) {
+                            return Err(de::Error::custom(format_args!(
+                                "duplicate field `{state}` in `last_active`"
+                            )));
+                        }
+                        pairs.push((state.into(), leaf.into()));
+                    }
+                    Ok(LastActiveOwned(pairs))
+                }
+            }
+            deserializer.deserialize_map(V)
         }
     }
 

@@ -718,6 +718,7 @@ pub mod call {
                                 __fsm::Ok(TimerFired {
                                     from: state,
                                     to: State::Waiting,
+                                    declared_in: "calling",
                                     timer: 1,
                                     due,
                                     outputs: &OUTPUTS_4,
@@ -732,6 +733,7 @@ pub mod call {
                                     __fsm::Ok(TimerFired {
                                         from: state,
                                         to: State::Failed,
+                                        declared_in: "calling",
                                         timer: 2,
                                         due,
                                         outputs: &OUTPUTS_5,
@@ -748,6 +750,7 @@ pub mod call {
                             __fsm::Ok(TimerFired {
                                 from: state,
                                 to: state,
+                                declared_in: "calling",
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_6,
@@ -765,6 +768,7 @@ pub mod call {
                             __fsm::Ok(TimerFired {
                                 from: state,
                                 to: State::Calling,
+                                declared_in: "waiting",
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_7,

@@ -422,6 +422,7 @@ pub mod session {
                                 __fsm::Ok(TimerFired {
                                     from: state,
                                     to: State::Active,
+                                    declared_in: "active",
                                     timer: 1,
                                     due,
                                     outputs: &[],
@@ -435,6 +436,7 @@ pub mod session {
                                     __fsm::Ok(TimerFired {
                                         from: state,
                                         to: State::Closed,
+                                        declared_in: "active",
                                         timer: 2,
                                         due,
                                         outputs: &OUTPUTS_0,
@@ -451,6 +453,7 @@ pub mod session {
                             __fsm::Ok(TimerFired {
                                 from: state,
                                 to: state,
+                                declared_in: "active",
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_1,

@@ -76,6 +76,20 @@ impl Machine {
         Some((format!("nested states (state `{}` holds states)", s.name), s.span))
     }
 
+    /// The composite states some transition or timer enters through their
+    /// history (`-> X.history`, `-> X.deep_history`), in declaration order:
+    /// the only ones whose memory a running machine must keep, and so the
+    /// only ones its snapshots list (as `last_active`).
+    pub fn history_composites(&self) -> Vec<StateId> {
+        let targets: Vec<StateId> = self
+            .transitions
+            .iter()
+            .filter_map(|t| t.history.and(t.target))
+            .chain(self.timers.iter().filter_map(|t| t.history.and(t.target)))
+            .collect();
+        self.state_ids().filter(|s| targets.contains(s)).collect()
+    }
+
     /// `state`, then its parent, and so on up to its top-level ancestor.
     pub fn ancestors_or_self(&self, state: StateId) -> impl Iterator<Item = StateId> + '_ {
         std::iter::successors(Some(state), |&s| self.state(s).parent)
@@ -137,6 +151,28 @@ impl Machine {
         self.ancestors_or_self(leaf)
             .flat_map(|s| self.timers_of(s))
             .collect()
+    }
+
+    /// The timers armed while the machine is in `leaf` (see
+    /// [`Machine::timers_in`]) in the order they are tried when several are
+    /// due at the same instant: highest priority first, then the innermost
+    /// level first, then declaration order, as transitions are. Each comes
+    /// with its index among its own state's timers, which snapshots and
+    /// `TimerFired` use. The earliest deadline always goes first; this
+    /// order breaks ties, and orders a state's timers sharing one delay (a
+    /// group, tried together when it comes due).
+    pub fn timer_trial_order(&self, leaf: StateId) -> Vec<(TimerId, u32)> {
+        let mut timers: Vec<(TimerId, u32, i32, u32)> = self
+            .ancestors_or_self(leaf)
+            .flat_map(|state| {
+                self.timers_of(state)
+                    .enumerate()
+                    .map(move |(i, (id, t))| (id, i as u32, t.priority, self.state(state).depth))
+            })
+            .collect();
+        // Stable, so equal keys keep declaration order.
+        timers.sort_by_key(|&(_, _, priority, depth)| (std::cmp::Reverse(priority), std::cmp::Reverse(depth)));
+        timers.into_iter().map(|(id, i, _, _)| (id, i)).collect()
     }
 
     /// The domain of a transition declared at `source` to `target` (through
@@ -274,6 +310,25 @@ mod tests {
             names(m, &path.entries),
             m.state(next).name.clone(),
         )
+    }
+
+    #[test]
+    fn history_composites_and_timer_order() {
+        let m = machine(CALL);
+        assert_eq!(names(&m, &m.history_composites()), ["connected"]);
+        let m = machine(
+            "machine T { initial state a { after 1s -> b; initial state a1 { after 1s -> b; after 2s priority 1 -> b; } } \
+             state b { on go -> a.deep_history; } }",
+        );
+        let a1 = id(&m, "a1");
+        let order: Vec<(String, u32)> = m
+            .timer_trial_order(a1)
+            .into_iter()
+            .map(|(t, i)| (m.state(m.timers[t.index()].state).name.clone(), i))
+            .collect();
+        // Priority first, then the innermost level, then declaration order.
+        assert_eq!(order, [("a1".into(), 1), ("a1".into(), 0), ("a".into(), 0)]);
+        assert_eq!(names(&m, &m.history_composites()), ["a"]);
     }
 
     #[test]
