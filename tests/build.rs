@@ -297,7 +297,7 @@ impl Glue {
             (
                 format!(
                     "let mut fired = Vec::new();\n        self.machine.fire_due({}|result| {{\n            \
-                     if let Ok(f) = result {{\n                fired.push((crate::data::name(f.from).to_owned(), crate::data::name(f.to).to_owned(), f.timer as usize, crate::data::names(f.outputs)));\n            \
+                     if let Ok(f) = result {{\n                fired.push((crate::data::name(f.from).to_owned(), crate::data::name(f.to).to_owned(), f.declared_in.to_owned(), f.timer as usize, crate::data::names(f.outputs)));\n            \
                      }}\n        }});\n        crate::data::Step::Timers(fired)",
                     if guards_arg { "&self.guards, " } else { "" }
                 ),

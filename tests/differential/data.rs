@@ -234,9 +234,9 @@ pub enum Step {
     },
     /// An action was refused (invalid, or every guard false).
     Rejected,
-    /// `fire_due`: the timers that fired, in order, as (from, to, timer
-    /// index in its state, outputs).
-    Timers(Vec<(String, String, usize, Vec<String>)>),
+    /// `fire_due`: the timers that fired, in order, as (from, to, the
+    /// state that declared the timer, its index in that state, outputs).
+    Timers(Vec<(String, String, String, usize, Vec<String>)>),
 }
 
 /// The generated code of one machine as the timed test drives it:

@@ -39,6 +39,7 @@ mod dynamic;
 mod engine;
 mod generated;
 mod reference;
+mod tree;
 mod timed;
 
 use engine::{Engine, Outcome, TestGuards};

@@ -23,16 +23,21 @@
 //! - a taken transition emits the exit outputs of the state left, its own
 //!   outputs, then the enter outputs of the state entered; an internal one
 //!   (no target) only its own; a self transition all three.
+//!
+//! With nested states ([`crate::tree`]) the state is a leaf, the candidates
+//! come from every level, and "the state left" and "the state entered" are
+//! the exits and entries of the transition's path, in order.
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
-use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, Source, StateId, Transition};
+use crate::tree::{self, Memory};
+use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, StateId, Transition};
 use fsm_runtime::Snapshot;
-use std::cmp::Reverse;
 
-/// One machine and its current state.
+/// One machine, its current leaf and its history memory.
 pub struct Reference<'m> {
     machine: &'m Machine,
     state: StateId,
+    memory: Memory,
 }
 
 impl<'m> Reference<'m> {
@@ -40,7 +45,8 @@ impl<'m> Reference<'m> {
     pub fn new(machine: &'m Machine) -> Self {
         Reference {
             machine,
-            state: machine.initial,
+            state: *tree::start(machine).last().expect("the initial state"),
+            memory: Memory::new(),
         }
     }
 
@@ -53,21 +59,7 @@ impl<'m> Reference<'m> {
 
     /// The transitions tried when `action` is fired in `state`, in order.
     fn candidates(&self, state: StateId, action: ActionId) -> Vec<&'m Transition> {
-        if self.machine.state(state).is_terminal() {
-            return Vec::new();
-        }
-        let transitions = &self.machine.transitions;
-        let own = transitions
-            .iter()
-            .filter(|t| t.source == Source::State(state) && t.action == action);
-        let any = transitions
-            .iter()
-            .filter(|t| t.source == Source::Any && t.action == action);
-        // Own before `any`, each in declaration order; the stable sort by
-        // priority keeps that order among equal priorities.
-        let mut candidates: Vec<&Transition> = own.chain(any).collect();
-        candidates.sort_by_key(|t| Reverse(t.priority));
-        candidates
+        tree::candidates(self.machine, state, action.index())
     }
 
     /// The actions with at least one candidate in `state`, in declaration order.
@@ -120,19 +112,23 @@ impl<'m> Reference<'m> {
             if !taken {
                 continue;
             }
+            let (exits, entries) = tree::take(
+                self.machine,
+                state,
+                transition.source,
+                transition.target,
+                transition.history,
+                &mut self.memory,
+            );
             let mut outputs = Vec::new();
-            let to = match transition.target {
-                None => {
-                    outputs.extend(self.output_names(&transition.emits));
-                    state
-                }
-                Some(target) => {
-                    outputs.extend(self.output_names(&self.machine.state(state).exit));
-                    outputs.extend(self.output_names(&transition.emits));
-                    outputs.extend(self.output_names(&self.machine.state(target).enter));
-                    target
-                }
-            };
+            for &s in &exits {
+                outputs.extend(self.output_names(&self.machine.state(s).exit));
+            }
+            outputs.extend(self.output_names(&transition.emits));
+            for &s in &entries {
+                outputs.extend(self.output_names(&self.machine.state(s).enter));
+            }
+            let to = entries.last().copied().unwrap_or(state);
             self.state = to;
             return Outcome::Fired {
                 from: self.state_name(state),
@@ -186,6 +182,7 @@ impl Engine for Reference<'_> {
 
     fn snapshot(&self) -> Snapshot {
         Reference::snapshot_in(self.machine, &self.state())
+            .with_last_active(tree::last_active(self.machine, &self.memory))
     }
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), String> {
@@ -198,10 +195,13 @@ impl Engine for Reference<'_> {
                 snapshot.fingerprint()
             ));
         }
-        self.state = self
+        let state = self
             .machine
             .state_by_name(snapshot.current_state())
-            .ok_or_else(|| format!("no state `{}`", snapshot.current_state()))?;
+            .filter(|&s| self.machine.state(s).children.is_empty())
+            .ok_or_else(|| format!("no leaf state `{}`", snapshot.current_state()))?;
+        self.memory = tree::memory_of(self.machine, snapshot)?;
+        self.state = state;
         Ok(())
     }
 }

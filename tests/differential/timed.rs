@@ -39,12 +39,14 @@
 
 use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Step};
 use crate::generated::MACHINES;
-use fsm_grammar::model::{Delay, GuardExpr, Machine, StateId, Timer, Transition};
+use crate::tree::{self, Memory};
+use fsm_grammar::model::{Delay, GuardExpr, HistoryKind, Machine, Source, StateId, Timer};
 use fsm_runtime::dynamic::{Definition, Engine};
 use fsm_runtime::{ManualClock, Timestamp};
 use fsm_tests::{example_files, fixtures_dir, fsm_files, relative_name, workspace_root};
 use serde_json::Value;
 use std::cmp::Reverse;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -56,10 +58,13 @@ const STEPS: usize = 60;
 /// The reference interpreter.
 struct Reference<'m> {
     machine: &'m Machine,
+    /// The current leaf.
     state: StateId,
+    memory: Memory,
     ctx: Ctx,
-    /// Per group of the current state: its deadline (ms) while armed.
-    armed: Vec<Option<u64>>,
+    /// The armed groups, by declaring state and index among its groups:
+    /// their deadlines (ms).
+    armed: BTreeMap<(StateId, usize), u64>,
 }
 
 /// The timers of `state` grouped by delay: groups in the order of their
@@ -96,13 +101,17 @@ fn holds(machine: &Machine, expr: &GuardExpr, ctx: &Ctx, payload: &Value) -> boo
 
 impl<'m> Reference<'m> {
     fn new(machine: &'m Machine, now: u64) -> Self {
+        let path = tree::start(machine);
         let mut reference = Reference {
             machine,
-            state: machine.initial,
+            state: *path.last().expect("the initial state"),
+            memory: Memory::new(),
             ctx: Ctx::default(),
-            armed: Vec::new(),
+            armed: BTreeMap::new(),
         };
-        reference.arm(now);
+        for state in path {
+            reference.arm(state, now);
+        }
         reference
     }
 
@@ -110,28 +119,30 @@ impl<'m> Reference<'m> {
         self.machine.state(state).name.clone()
     }
 
-    fn arm(&mut self, now: u64) {
-        self.armed = groups_of(self.machine, self.state)
-            .iter()
-            .map(|group| {
-                let delay = match group[0].1.delay {
-                    Delay::Literal(d) => d,
-                    Delay::Named(d) => delay_value(d.index(), &self.ctx),
-                };
-                let millis = delay.as_nanos().div_ceil(1_000_000).max(1) as u64;
-                Some(now + millis)
-            })
-            .collect();
+    /// Arm the timers of `state`, just entered.
+    fn arm(&mut self, state: StateId, now: u64) {
+        for (index, group) in groups_of(self.machine, state).iter().enumerate() {
+            let delay = match group[0].1.delay {
+                Delay::Literal(d) => d,
+                Delay::Named(d) => delay_value(d.index(), &self.ctx),
+            };
+            let millis = delay.as_nanos().div_ceil(1_000_000).max(1) as u64;
+            self.armed.insert((state, index), now + millis);
+        }
     }
 
-    /// Move along a taken transition or timer: effects, outputs, state, timers.
+    /// Move along a taken transition or timer declared at `source`: effects,
+    /// outputs, state, timers.
+    #[allow(clippy::too_many_arguments)]
     fn take(
         &mut self,
+        source: Source,
         own_effects: &[fsm_grammar::model::EffectId],
         own_emits: &[fsm_grammar::model::OutputId],
         target: Option<StateId>,
+        history: Option<HistoryKind>,
         payload: &Value,
-        now: &dyn Fn() -> u64,
+        now: u64,
     ) -> Vec<String> {
         let machine = self.machine;
         let effect = |ctx: &mut Ctx, e: &fsm_grammar::model::EffectId, payload: &Value| {
@@ -139,24 +150,32 @@ impl<'m> Reference<'m> {
             run_effect(&effect.name, ctx, json_payload(effect.payload.is_some(), payload))
         };
         let output = |o: &fsm_grammar::model::OutputId| machine.outputs[o.index()].name.clone();
+        let (exits, entries) = tree::take(machine, self.state, source, target, history, &mut self.memory);
         let mut outputs = Vec::new();
-        let from = machine.state(self.state);
-        if target.is_some() {
-            from.exit_effects
+        for &s in &exits {
+            let left = machine.state(s);
+            left.exit_effects
                 .iter()
                 .for_each(|e| effect(&mut self.ctx, e, &Value::Null));
-            outputs.extend(from.exit.iter().map(output));
+            outputs.extend(left.exit.iter().map(output));
+            self.armed.retain(|&(declared, _), _| declared != s);
         }
         own_effects.iter().for_each(|e| effect(&mut self.ctx, e, payload));
         outputs.extend(own_emits.iter().map(output));
-        if let Some(target) = target {
-            let to = machine.state(target);
-            to.enter_effects
+        for &s in &entries {
+            let entered = machine.state(s);
+            entered
+                .enter_effects
                 .iter()
                 .for_each(|e| effect(&mut self.ctx, e, &Value::Null));
-            outputs.extend(to.enter.iter().map(output));
-            self.state = target;
-            self.arm(now());
+            outputs.extend(entered.enter.iter().map(output));
+        }
+        // Delays are read once the entering effects ran.
+        for &s in &entries {
+            self.arm(s, now);
+        }
+        if let Some(&leaf) = entries.last() {
+            self.state = leaf;
         }
         outputs
     }
@@ -164,32 +183,25 @@ impl<'m> Reference<'m> {
     fn fire(&mut self, action: &str, payload: &Value, now: u64) -> Step {
         let machine = self.machine;
         let state = self.state;
-        if machine.state(state).is_terminal() {
-            return Step::Rejected;
-        }
         let Some(action) = machine.actions.iter().position(|a| a.name == action) else {
             return Step::Rejected;
         };
-        let mut candidates: Vec<&Transition> = machine
-            .transitions
-            .iter()
-            .filter(|t| t.source == fsm_grammar::model::Source::State(state) && t.action.index() == action)
-            .chain(
-                machine
-                    .transitions
-                    .iter()
-                    .filter(|t| t.source == fsm_grammar::model::Source::Any && t.action.index() == action),
-            )
-            .collect();
-        candidates.sort_by_key(|t| Reverse(t.priority));
-        let Some(taken) = candidates.into_iter().find(|t| {
+        let Some(taken) = tree::candidates(machine, state, action).into_iter().find(|t| {
             t.guard
                 .as_ref()
                 .is_none_or(|g| holds(machine, &g.expr, &self.ctx, payload))
         }) else {
             return Step::Rejected;
         };
-        let outputs = self.take(&taken.effects, &taken.emits, taken.target, payload, &|| now);
+        let outputs = self.take(
+            taken.source,
+            &taken.effects,
+            &taken.emits,
+            taken.target,
+            taken.history,
+            payload,
+            now,
+        );
         Step::Fired {
             from: self.name(state),
             to: self.name(self.state),
@@ -200,16 +212,22 @@ impl<'m> Reference<'m> {
     fn fire_due(&mut self, now: u64) -> Step {
         let mut fired = Vec::new();
         loop {
+            // Earliest first; ties by the group's best timer: priority, then
+            // the innermost level, then its order in its state.
             let due = self
                 .armed
                 .iter()
-                .enumerate()
-                .filter_map(|(group, due)| due.filter(|d| *d <= now).map(|d| (d, group)))
+                .filter(|(_, &due)| due <= now)
+                .map(|(&(declared, group), &due)| {
+                    let best = groups_of(self.machine, declared)[group][0].1.priority;
+                    let depth = tree::up(self.machine, declared).len();
+                    ((due, Reverse(best), Reverse(depth), group), declared)
+                })
                 .min();
-            let Some((_, group)) = due else { break };
-            self.armed[group] = None;
+            let Some(((_, _, _, group), declared)) = due else { break };
+            self.armed.remove(&(declared, group));
             let state = self.state;
-            let groups = groups_of(self.machine, state);
+            let groups = groups_of(self.machine, declared);
             let Some(&(index, timer)) = groups[group].iter().find(|(_, t)| {
                 t.guard
                     .as_ref()
@@ -217,14 +235,22 @@ impl<'m> Reference<'m> {
             }) else {
                 continue;
             };
-            let outputs = self.take(&timer.effects, &timer.emits, timer.target, &Value::Null, &|| now);
-            fired.push((self.name(state), self.name(self.state), index, outputs));
+            let outputs = self.take(
+                Source::State(declared),
+                &timer.effects,
+                &timer.emits,
+                timer.target,
+                timer.history,
+                &Value::Null,
+                now,
+            );
+            fired.push((self.name(state), self.name(self.state), self.name(declared), index, outputs));
         }
         Step::Timers(fired)
     }
 
     fn next_deadline(&self) -> Option<u64> {
-        self.armed.iter().flatten().min().copied()
+        self.armed.values().min().copied()
     }
 }
 
@@ -273,6 +299,7 @@ fn dynamic_due(engine: &Engine<Ctx>) -> Step {
                 (
                     f.from_name().to_owned(),
                     f.to_name().to_owned(),
+                    f.from_name().to_owned(),
                     f.timer,
                     f.output_names().map(str::to_owned).collect(),
                 )
