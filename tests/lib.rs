@@ -53,6 +53,12 @@ pub fn fsm_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The random machines with nested states that `build.rs` draws (from
+/// fixed seeds) and generates for the differential test, sorted by path.
+pub fn random_files() -> Vec<PathBuf> {
+    fsm_files(&Path::new(env!("OUT_DIR")).join("random"))
+}
+
 /// Whether code generation and the dynamic engine refuse the machines of
 /// `text` today, because one has nested states
 /// ([`fsm_grammar::model::Machine::unsupported_nesting`]).

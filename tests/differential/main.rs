@@ -118,6 +118,7 @@ fn subjects() -> Vec<Subject> {
     let mut files: Vec<PathBuf> = example_files();
     files.extend(fsm_files(&fixtures_dir().join("ok")));
     files.extend(fsm_files(&fixtures_dir().join("warn")));
+    files.extend(fsm_tests::random_files());
     let mut subjects = Vec::new();
     for path in files {
         let file = relative_name(&path, workspace_root());

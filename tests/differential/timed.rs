@@ -224,7 +224,9 @@ impl<'m> Reference<'m> {
                     ((due, Reverse(best), Reverse(depth), group), declared)
                 })
                 .min();
-            let Some(((_, _, _, group), declared)) = due else { break };
+            let Some(((_, _, _, group), declared)) = due else {
+                break;
+            };
             self.armed.remove(&(declared, group));
             let state = self.state;
             let groups = groups_of(self.machine, declared);
@@ -244,7 +246,13 @@ impl<'m> Reference<'m> {
                 &Value::Null,
                 now,
             );
-            fired.push((self.name(state), self.name(self.state), self.name(declared), index, outputs));
+            fired.push((
+                self.name(state),
+                self.name(self.state),
+                self.name(declared),
+                index,
+                outputs,
+            ));
         }
         Step::Timers(fired)
     }
@@ -337,6 +345,7 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
     let mut files = example_files();
     files.extend(fsm_files(&fixtures_dir().join("ok")));
     files.extend(fsm_files(&fixtures_dir().join("warn")));
+    files.extend(fsm_tests::random_files());
     let mut machines = 0;
     let mut timers_fired = 0;
     let mut effects_run = 0;

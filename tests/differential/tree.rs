@@ -64,7 +64,7 @@ pub fn start(machine: &Machine) -> Vec<StateId> {
 }
 
 /// The transitions on `action` tried in leaf `leaf`, in order.
-pub fn candidates<'m>(machine: &'m Machine, leaf: StateId, action: usize) -> Vec<&'m Transition> {
+pub fn candidates(machine: &Machine, leaf: StateId, action: usize) -> Vec<&Transition> {
     if machine.state(leaf).is_terminal() {
         return Vec::new();
     }
@@ -114,7 +114,12 @@ pub fn take(
     let domain = declared
         .into_iter()
         .find(|&d| (history.is_some() && d == target) || inside(machine, target, d));
-    let below_domain = |s: StateId| -> Vec<StateId> { up(machine, s).into_iter().take_while(|&a| Some(a) != domain).collect() };
+    let below_domain = |s: StateId| -> Vec<StateId> {
+        up(machine, s)
+            .into_iter()
+            .take_while(|&a| Some(a) != domain)
+            .collect()
+    };
     let exits = below_domain(leaf);
     for &s in &exits {
         if !machine.state(s).children.is_empty() {
