@@ -149,7 +149,7 @@ fn machine(seed: u64, name: &str, timed: bool) -> String {
 
     // Each state's own lines, drawn in state order.
     let mut lines: Vec<Vec<String>> = Vec::new();
-    for s in 0..count {
+    for (s, &terminal) in terminal.iter().enumerate() {
         let mut own = Vec::new();
         if rng.chance(40) {
             let effect = if timed && rng.chance(50) {
@@ -167,7 +167,7 @@ fn machine(seed: u64, name: &str, timed: bool) -> String {
             };
             own.push(format!("exit {effect}emit out_s{s};"));
         }
-        if !terminal[s] {
+        if !terminal {
             for _ in 0..rng.below(4) {
                 let action = rng.below(actions);
                 let guard = guard(&mut rng);
