@@ -325,36 +325,30 @@ fn every_construct_loads() {
     assert_eq!(from_model.fingerprint(), definition.fingerprint());
 }
 
-/// Nested states are refused by name until the engine runs them
-/// (TODO(issue 10)): from text, from JSON and from a checked model.
+/// Nested machines load from text, from JSON and from a checked model,
+/// with the same fingerprint, and start in the initial leaf.
 #[test]
-fn nested_states_are_refused_by_name() {
+fn nested_states_load_from_every_source() {
     let text = "machine M { initial state up { on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up.history; } }";
-    let error = Definition::from_fsm(text).unwrap_err();
-    let DefinitionError::Unsupported {
-        machine,
-        construct,
-        span,
-    } = &error
-    else {
-        panic!("{error}");
-    };
-    assert_eq!(machine, "M");
-    assert_eq!(construct, "nested states (state `up` holds states)");
-    assert_eq!(&text[span.start..span.end], "up");
-    assert!(
-        error
-            .to_string()
-            .contains("which the dynamic engine does not support yet"),
-        "{error}"
-    );
+    let from_text = Definition::from_fsm(text).unwrap();
     let checked = fsm_grammar::check(text);
     let json = fsm_grammar::interchange::to_json(&checked.model.machines[0]);
-    assert!(matches!(
-        Definition::from_json(&json),
-        Err(DefinitionError::Unsupported { .. })
-    ));
-    let model = checked.model.machines[0].clone();
-    let panicked = std::panic::catch_unwind(move || Definition::from_machine(&model));
-    assert!(panicked.is_err());
+    let from_json = Definition::from_json(&json).unwrap();
+    let from_model = Definition::from_machine(&checked.model.machines[0]);
+    for definition in [&from_text, &from_json, &from_model] {
+        assert_eq!(definition.fingerprint(), from_text.fingerprint());
+        assert_eq!(definition.state_name(definition.initial()), "a");
+        let up = definition.state_id("up").unwrap();
+        assert!(definition.is_composite(up));
+        assert!(definition.valid_actions(up).is_empty());
+        let a = definition.state_id("a").unwrap();
+        assert_eq!(definition.ancestors(a), [up]);
+        // `a` inherits `quit` from `up`.
+        let names: Vec<&str> = definition
+            .valid_actions(a)
+            .iter()
+            .map(|&x| definition.action_name(x))
+            .collect();
+        assert_eq!(names, ["quit", "x"]);
+    }
 }

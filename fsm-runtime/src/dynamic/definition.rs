@@ -73,20 +73,7 @@ impl Definition {
     /// errors ([`fsm_grammar::Checked::into_model`]). A machine from a text
     /// with errors gives a definition that behaves as its model says, which
     /// is not necessarily what the text meant.
-    ///
-    /// # Panics
-    ///
-    /// If the machine has nested states, which the engine does not run yet:
-    /// running them flat would be wrong, silently. [`Definition::from_fsm`]
-    /// returns [`DefinitionError::Unsupported`] instead.
     pub fn from_machine(machine: &Machine) -> Definition {
-        // TODO(issue 10): run nested machines (Machine::step gives the path).
-        if let Some((construct, span)) = machine.unsupported_nesting() {
-            panic!(
-                "machine `{}` uses {construct} (bytes {}..{}), which the dynamic engine does not support yet",
-                machine.name, span.start, span.end
-            );
-        }
         Definition::new(machine.clone(), Vec::new())
     }
 
@@ -137,14 +124,6 @@ impl Definition {
             .into_iter()
             .nth(index)
             .expect("index found above");
-        // TODO(issue 10): run nested machines.
-        if let Some((construct, span)) = machine.unsupported_nesting() {
-            return Err(DefinitionError::Unsupported {
-                machine: machine.name,
-                construct,
-                span,
-            });
-        }
         Ok(Definition::new(machine, warnings))
     }
 
@@ -205,14 +184,37 @@ impl Definition {
         fsm_grammar::interchange::to_json(&self.machine)
     }
 
-    /// The initial state.
+    /// The state an engine starts in: the initial state or, when that one
+    /// holds states, the leaf its chain of initial children ends in.
     pub fn initial(&self) -> StateId {
-        StateId::from_index(self.machine.initial.index())
+        StateId::from_index(self.machine.initial_leaf().index())
     }
 
-    /// Every state, in declaration order.
+    /// Every state, in declaration order: with nested states, composites
+    /// and leaves alike, each after the state holding it.
     pub fn states(&self) -> impl ExactSizeIterator<Item = StateId> {
         (0..self.machine.states.len()).map(StateId::from_index)
+    }
+
+    /// True when `state` holds states. A composite state is never the
+    /// current state: the machine is in one of the leaves inside it.
+    ///
+    /// # Panics
+    ///
+    /// When `state` is not a state of this definition.
+    pub fn is_composite(&self, state: StateId) -> bool {
+        self.machine.states[state.index()].is_composite()
+    }
+
+    /// The states holding `state`, innermost first: empty for a state at the
+    /// top level, and so for every state of a flat machine. Generated code's
+    /// `ancestors()`.
+    ///
+    /// # Panics
+    ///
+    /// When `state` is not a state of this definition.
+    pub fn ancestors(&self, state: StateId) -> &[StateId] {
+        self.tables.ancestors(state)
     }
 
     /// Every action: declared ones first, then in order of first use.
@@ -292,7 +294,8 @@ impl Definition {
         self.outputs.get(name).map(OutputId::from_index)
     }
 
-    /// True when `state` is terminal: no action is valid in it.
+    /// True when `state` is terminal: no action is valid in it (a composite
+    /// state never is).
     ///
     /// # Panics
     ///
@@ -302,9 +305,11 @@ impl Definition {
     }
 
     /// The actions that have a transition in `state`, whether or not its
-    /// guards would let it fire, in the order of [`Definition::actions`].
-    /// Empty for terminal states. The same list as generated code's
-    /// `valid_actions_in`.
+    /// guards would let it fire, in the order of [`Definition::actions`]:
+    /// its own, those it inherits from the states holding it, and `any`'s.
+    /// Empty for terminal states and for composite states (the machine is
+    /// never in one but in a leaf inside it). The same list as generated
+    /// code's `valid_actions_in`.
     ///
     /// # Panics
     ///
@@ -316,7 +321,9 @@ impl Definition {
     /// The state `snapshot` holds. Checks, in this order and with the same
     /// errors as generated code's `restore_with`, that it is a snapshot of
     /// this machine, that the definition is the same (unless `policy`
-    /// ignores that), and that the state exists.
+    /// ignores that), and that the state exists and is a leaf (a composite
+    /// state is never current; [`RestoreError::UnknownState`] lists the
+    /// leaves).
     pub fn state_of(&self, snapshot: &Snapshot, policy: FingerprintPolicy) -> Result<StateId, RestoreError> {
         if snapshot.machine() != self.name() {
             return Err(RestoreError::OtherMachine {
@@ -332,19 +339,63 @@ impl Definition {
             });
         }
         self.state_id(snapshot.current_state())
+            .filter(|&state| !self.is_composite(state))
             .ok_or_else(|| RestoreError::UnknownState {
                 machine: self.name().to_owned(),
                 state: snapshot.current_state().to_owned(),
-                known: self.machine.states.iter().map(|s| s.name.clone()).collect(),
+                known: self
+                    .machine
+                    .leaves()
+                    .map(|s| self.machine.state(s).name.clone())
+                    .collect(),
             })
     }
 
-    /// A snapshot of this machine in `state`.
+    /// The history memory `snapshot` carries, checked: per history slot,
+    /// the leaf remembered. Every pair must name a composite state whose
+    /// history some transition enters, once, and a leaf inside it.
+    pub(crate) fn memory_of(&self, snapshot: &Snapshot) -> Result<Vec<Option<StateId>>, RestoreError> {
+        let slots = self.tables.history_slots();
+        let mut memory = vec![None; slots.len()];
+        for (state, leaf) in snapshot.last_active() {
+            let invalid = |reason: String| RestoreError::InvalidLastActive {
+                machine: self.name().to_owned(),
+                state: state.to_owned(),
+                leaf: leaf.to_owned(),
+                reason,
+            };
+            let Some(slot) = slots.iter().position(|s| self.state_name(s.composite) == state) else {
+                return Err(invalid(format!(
+                    "`{state}` is not a composite state that a transition enters through its history"
+                )));
+            };
+            let Some(remembered) = self.state_id(leaf).filter(|&l| !self.is_composite(l)) else {
+                return Err(invalid(format!("`{leaf}` is not a leaf state of the machine")));
+            };
+            if !self.tables.remembers(slot, remembered) {
+                return Err(invalid(format!("`{leaf}` is not inside `{state}`")));
+            }
+            if memory[slot].replace(remembered).is_some() {
+                return Err(invalid(format!("`{state}` is named twice")));
+            }
+        }
+        Ok(memory)
+    }
+
+    /// A snapshot of this machine in `state`, with no timer armed and no
+    /// history remembered.
     ///
     /// # Panics
     ///
-    /// When `state` is not a state of this definition.
+    /// When `state` is not a state of this definition, or is a composite
+    /// state (the machine is always in a leaf).
     pub fn snapshot_in(&self, state: StateId) -> Snapshot {
+        assert!(
+            !self.is_composite(state),
+            "state `{}` of machine `{}` holds states: a snapshot names the leaf the machine is in",
+            self.state_name(state),
+            self.name()
+        );
         Snapshot::new(
             self.name().to_owned(),
             self.fingerprint().to_owned(),

@@ -7,7 +7,7 @@ use super::engine_builder::{Bound, EngineBuilder};
 use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownAction};
 use super::fired::{Fired, FiredTimer};
 use super::ids::{ActionId, StateId};
-use super::tables::{EffectCall, TimerDelay};
+use super::tables::{EffectCall, Move, Step, TimerDelay};
 use super::trace;
 use crate::history::{next_seq_after, History};
 use crate::snapshot::{FingerprintPolicy, Snapshot};
@@ -101,14 +101,21 @@ pub struct Engine<C = Value> {
 /// What the lock guards.
 #[derive(Debug)]
 struct Current<C> {
+    /// The current leaf.
     state: StateId,
     /// The `seq` of the next transition.
     seq: u64,
     /// Where transitions are recorded, if anywhere.
     history: Option<History>,
     context: C,
-    /// Per timer group of the current state: its deadline while armed.
+    /// Per timer group of the machine: its deadline while armed. Only the
+    /// groups of the current leaf and its ancestors are read; the others
+    /// hold whatever they held when their state was left, and are armed
+    /// afresh when it is entered again.
     armed: Vec<Option<Timestamp>>,
+    /// Per history slot (composite whose history is kept): the leaf last
+    /// active inside it, once it has been left.
+    memory: Vec<Option<StateId>>,
 }
 
 impl Engine {
@@ -142,7 +149,8 @@ impl<C> Engine<C> {
         history: Option<History>,
     ) -> Engine<C> {
         let state = definition.initial();
-        let armed = Vec::with_capacity(definition.tables.max_timer_groups());
+        let armed = vec![None; definition.tables.timer_group_count()];
+        let memory = vec![None; definition.tables.history_slots().len()];
         let engine = Engine {
             definition,
             bound,
@@ -153,10 +161,16 @@ impl<C> Engine<C> {
                 history,
                 context,
                 armed,
+                memory,
             }),
         };
-        // The initial state is entered now: arm its timers.
-        engine.arm(&mut engine.lock());
+        // The initial state and its initial descent are entered now: arm
+        // their timers.
+        let arms = engine.definition.tables.initial_arms();
+        if !arms.is_empty() {
+            let now = Timestamp::from_system_time(engine.clock.now());
+            engine.arm(&mut engine.lock(), arms, now);
+        }
         engine
     }
 
@@ -165,15 +179,53 @@ impl<C> Engine<C> {
         &self.definition
     }
 
-    /// The current state. With other threads firing, it may have changed by
-    /// the time it is used; [`Fired`] says which state each transition left.
+    /// The current state: with nested states, the leaf the machine is in.
+    /// With other threads firing, it may have changed by the time it is
+    /// used; [`Fired`] says which state each transition left.
     pub fn state(&self) -> StateId {
         self.lock().state
     }
 
-    /// The name of the current state.
+    /// The name of the current state (a leaf).
     pub fn state_name(&self) -> &str {
         self.definition.state_name(self.state())
+    }
+
+    /// True when the machine is in the state called `state`: it is the
+    /// current leaf, or a composite state holding it. False for a name the
+    /// definition does not have. Generated code's `is_in(Region)`.
+    ///
+    /// ```
+    /// use fsm_runtime::dynamic::{Definition, Engine};
+    ///
+    /// let definition = Definition::from_fsm(
+    ///     "machine M { initial state up { on quit -> down; initial state a { on x -> b; } state b; } state down; }",
+    /// )?;
+    /// let engine = Engine::new(definition)?;
+    /// assert!(engine.is_in("up") && engine.is_in("a") && !engine.is_in("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn is_in(&self, state: &str) -> bool {
+        self.definition
+            .state_id(state)
+            .is_some_and(|state| self.is_in_id(state))
+    }
+
+    /// [`is_in`](Self::is_in) a state given by id.
+    ///
+    /// # Panics
+    ///
+    /// When `state` is not a state of this engine's definition.
+    pub fn is_in_id(&self, state: StateId) -> bool {
+        let leaf = self.state();
+        leaf == state || self.definition.ancestors(leaf).contains(&state)
+    }
+
+    /// The composite states holding the current leaf, innermost first
+    /// (empty at the top level and in flat machines). Generated code's
+    /// `state.ancestors()`.
+    pub fn ancestors(&self) -> &[StateId] {
+        self.definition.ancestors(self.state())
     }
 
     /// True when the current state is terminal.
@@ -181,7 +233,8 @@ impl<C> Engine<C> {
         self.definition.is_terminal(self.state())
     }
 
-    /// The actions that have a transition in the current state.
+    /// The actions that have a transition in the current state, including
+    /// those it inherits from the states holding it and from `any`.
     pub fn valid_actions(&self) -> &[ActionId] {
         self.definition.valid_actions(self.state())
     }
@@ -288,8 +341,9 @@ impl<C> Engine<C> {
                 })));
             }
         };
-        self.run_effects(&mut current.context, tables.effects(candidate), payload);
-        let to = candidate.target.unwrap_or(from);
+        let mv = tables.resolve(&candidate.step, &current.memory);
+        self.run_effects(&mut current.context, tables.effects(mv), payload);
+        let to = mv.to.unwrap_or(from);
         if let Some(history) = &mut current.history {
             history.record_names(
                 definition.state_name(from).to_owned(),
@@ -298,20 +352,14 @@ impl<C> Engine<C> {
             );
         }
         let seq = current.seq;
-        current.state = to;
-        current.seq = seq + 1;
-        // Without timers in the machine nothing is ever armed, so there is
-        // nothing to arm or disarm.
-        if candidate.target.is_some() && tables.has_timers() {
-            self.arm(current);
-        }
+        self.enter(current, &candidate.step, mv, None);
         drop(guard);
         let fired = Fired {
             seq,
             from,
             to,
             action,
-            outputs: tables.outputs(candidate),
+            outputs: tables.outputs(mv),
             definition,
         };
         trace::fired(&fired);
@@ -348,7 +396,13 @@ impl<C> Engine<C> {
 
     /// When the next armed timer is due; `None` when none is armed.
     pub fn next_deadline(&self) -> Option<Timestamp> {
-        self.lock().armed.iter().flatten().min().copied()
+        let current = self.lock();
+        self.definition
+            .tables
+            .leaf_groups(current.state)
+            .iter()
+            .filter_map(|g| current.armed[g.group as usize])
+            .min()
     }
 
     /// Fire every timer due at the clock's current time, earliest deadline
@@ -360,52 +414,61 @@ impl<C> Engine<C> {
     pub fn fire_due(&self) -> Vec<FiredTimer<'_>> {
         let mut fired = Vec::new();
         let mut guard = self.lock();
-        if guard.armed.iter().all(Option::is_none) {
+        let definition = &*self.definition;
+        let tables = &definition.tables;
+        let armed = |current: &Current<C>| {
+            tables
+                .leaf_groups(current.state)
+                .iter()
+                .any(|g| current.armed[g.group as usize].is_some())
+        };
+        if !armed(&guard) {
             return fired;
         }
         let now = Timestamp::from_system_time(self.clock.now());
-        let definition = &*self.definition;
-        let tables = &definition.tables;
         let guards = &self.bound.guards;
         loop {
             let current = &mut *guard;
-            let due = current
-                .armed
+            // The earliest deadline; ties in the leaf's trial order.
+            let due = tables
+                .leaf_groups(current.state)
                 .iter()
                 .enumerate()
-                .filter_map(|(group, due)| due.filter(|due| *due <= now).map(|due| (due, group)))
+                .filter_map(|(i, g)| {
+                    let due = current.armed[g.group as usize]?;
+                    (due <= now).then_some((due, i))
+                })
                 .min();
-            let Some((due, group)) = due else { break };
-            current.armed[group] = None;
+            let Some((due, i)) = due else { break };
             let from = current.state;
-            let timer_group = &tables.timer_groups(from)[group];
+            let leaf_group = &tables.leaf_groups(from)[i];
+            current.armed[leaf_group.group as usize] = None;
             let context = &current.context;
-            let Some(candidate) = tables.select_timer(timer_group, |g| (guards[g.index()])(context, &NULL))
+            let Some(candidate) = tables.select_timer(leaf_group, |g| (guards[g.index()])(context, &NULL))
             else {
                 continue;
             };
-            self.run_effects(&mut current.context, tables.timer_effects(candidate), &NULL);
-            let to = candidate.target.unwrap_or(from);
+            let mv = tables.resolve(&candidate.step, &current.memory);
+            self.run_effects(&mut current.context, tables.effects(mv), &NULL);
+            let to = mv.to.unwrap_or(from);
             if let Some(history) = &mut current.history {
+                let delay = tables.timer_group(leaf_group.group).delay;
                 history.record_names(
                     definition.state_name(from).to_owned(),
-                    format!("after {}", self.delay_text(timer_group.delay)),
+                    format!("after {}", self.delay_text(delay)),
                     definition.state_name(to).to_owned(),
                 );
             }
             let seq = current.seq;
-            current.state = to;
-            current.seq = seq + 1;
-            if candidate.target.is_some() {
-                self.arm_at(current, now);
-            }
+            self.enter(current, &candidate.step, mv, Some(now));
             fired.push(FiredTimer {
                 seq,
                 from,
                 to,
+                declared_in: candidate.declared_in,
                 timer: candidate.index as usize,
                 due,
-                outputs: tables.timer_outputs(candidate),
+                outputs: tables.outputs(mv),
                 definition,
             });
         }
@@ -445,13 +508,26 @@ impl<C> Engine<C> {
         if definition.has_context() {
             snapshot = snapshot.with_context_of(&current.context)?;
         }
-        if current.armed.iter().any(Option::is_some) {
-            let state = definition.state_name(current.state);
-            let groups = definition.tables.timer_group_of(current.state);
-            snapshot = snapshot.with_timers(groups.iter().enumerate().filter_map(|(timer, &group)| {
-                let due = current.armed[group as usize]?;
-                Some(ArmedTimer::new(state.to_owned(), timer as u32, due))
+        let tables = &definition.tables;
+        let slots = tables.armed_slots(current.state);
+        if slots
+            .iter()
+            .any(|slot| current.armed[slot.group as usize].is_some())
+        {
+            snapshot = snapshot.with_timers(slots.iter().filter_map(|slot| {
+                let due = current.armed[slot.group as usize]?;
+                let state = definition.state_name(slot.state).to_owned();
+                Some(ArmedTimer::new(state, slot.timer, due))
             }));
+        }
+        if current.memory.iter().any(Option::is_some) {
+            snapshot =
+                snapshot.with_last_active(tables.history_slots().iter().zip(&current.memory).filter_map(
+                    |(slot, leaf)| {
+                        let leaf = definition.state_name((*leaf)?).to_owned();
+                        Some((definition.state_name(slot.composite).to_owned(), leaf))
+                    },
+                ));
         }
         Ok(match &current.history {
             Some(history) => snapshot.with_history(history),
@@ -519,22 +595,34 @@ impl<C> Engine<C> {
         } else {
             None
         };
-        let groups = definition.tables.timer_group_of(state);
-        let mut armed = vec![None::<Timestamp>; definition.tables.timer_groups(state).len()];
+        let tables = &definition.tables;
+        let slots = tables.armed_slots(state);
+        // Per group of the leaf (in `leaf_groups` order): its deadline.
+        let mut armed: Vec<(u32, Timestamp)> = Vec::new();
         for timer in snapshot.timers() {
-            let index = timer.timer() as usize;
-            if timer.state() != snapshot.current_state() || index >= groups.len() {
+            let slot = slots.iter().find(|slot| {
+                definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
+            });
+            let Some(slot) = slot else {
+                // Its state's timer count when it holds the leaf; the
+                // leaf's when it does not (the message then says why).
+                let holder = definition
+                    .state_id(timer.state())
+                    .filter(|&s| s == state || definition.ancestors(state).contains(&s));
                 return Err(RestoreError::UnknownTimer {
                     machine: definition.name().to_owned(),
                     current_state: snapshot.current_state().to_owned(),
                     state: timer.state().to_owned(),
                     timer: timer.timer(),
-                    timers: groups.len() as u32,
+                    timers: tables.timer_count(holder.unwrap_or(state)),
                 });
+            };
+            match armed.iter_mut().find(|(group, _)| *group == slot.group) {
+                Some((_, due)) => *due = (*due).min(timer.due()),
+                None => armed.push((slot.group, timer.due())),
             }
-            let slot = &mut armed[groups[index] as usize];
-            *slot = Some(slot.map_or(timer.due(), |due| due.min(timer.due())));
         }
+        let memory = definition.memory_of(snapshot)?;
         let mut current = self.lock();
         if current.history.is_some() {
             // Checked before anything changes.
@@ -548,8 +636,11 @@ impl<C> Engine<C> {
         if let Some(context) = context {
             current.context = context;
         }
-        current.armed.clear();
-        current.armed.extend(armed);
+        current.armed.fill(None);
+        for (group, due) in armed {
+            current.armed[group as usize] = Some(due);
+        }
+        current.memory = memory;
         Ok(state)
     }
 
@@ -562,25 +653,35 @@ impl<C> Engine<C> {
         }
     }
 
-    /// Arm the timers of the state just entered, at the clock's time.
-    #[inline(never)]
-    fn arm(&self, current: &mut Current<C>) {
-        current.armed.clear();
-        if !self.definition.tables.timer_groups(current.state).is_empty() {
-            let now = Timestamp::from_system_time(self.clock.now());
-            self.arm_at(current, now);
+    /// Finish taking `step` along `mv` from the current leaf, once its
+    /// effects ran: record the leaf in the history of the composites it
+    /// exits, move, count, and arm the timers of the states it enters (at
+    /// `now`, or the clock's time, read only when there are some).
+    #[inline]
+    fn enter(&self, current: &mut Current<C>, step: &Step, mv: &Move, now: Option<Timestamp>) {
+        let tables = &self.definition.tables;
+        for &slot in tables.records(step) {
+            current.memory[slot as usize] = Some(current.state);
+        }
+        current.state = mv.to.unwrap_or(current.state);
+        current.seq += 1;
+        let arms = tables.arms(mv);
+        if !arms.is_empty() {
+            let now = now.unwrap_or_else(|| Timestamp::from_system_time(self.clock.now()));
+            self.arm(current, arms, now);
         }
     }
 
-    /// Arm the timers of the state just entered, at `now`.
-    fn arm_at(&self, current: &mut Current<C>, now: Timestamp) {
-        current.armed.clear();
-        for group in self.definition.tables.timer_groups(current.state) {
-            let delay = match group.delay {
+    /// Arm the timer groups `groups` at `now`, reading named delays from
+    /// the context as it is now.
+    #[inline(never)]
+    fn arm(&self, current: &mut Current<C>, groups: &[u32], now: Timestamp) {
+        for &group in groups {
+            let delay = match self.definition.tables.timer_group(group).delay {
                 TimerDelay::Literal(delay) => delay,
                 TimerDelay::Named(delay) => (self.bound.delays[delay as usize])(&current.context),
             };
-            current.armed.push(Some(deadline(now, delay)));
+            current.armed[group as usize] = Some(deadline(now, delay));
         }
     }
 

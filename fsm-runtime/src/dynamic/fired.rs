@@ -109,21 +109,28 @@ impl Eq for Fired<'_> {}
 
 /// A timer that fired in an [`Engine`](super::Engine)'s
 /// [`fire_due`](super::Engine::fire_due): like [`Fired`], with the timer in
-/// place of the action.
+/// place of the action, as generated code's
+/// [`TimerFired`](crate::TimerFired).
 ///
-/// `outputs` are ordered as a transition's: the exit outputs of the state
-/// left, the timer's own, then the enter outputs of the state entered; an
-/// internal timer emits only its own and leaves `to == from`.
+/// `outputs` are ordered as a transition's: the exit outputs of the states
+/// left, the timer's own, then the enter outputs of the states entered; an
+/// internal timer emits only its own and leaves `to == from`. With nested
+/// states the timer may be declared on a composite state holding `from`
+/// ([`declared_in`](Self::declared_in)).
 #[derive(Clone, Copy)]
 pub struct FiredTimer<'e> {
     /// The position of this transition among all the engine has fired
     /// (actions' and timers').
     pub seq: u64,
-    /// The state before, whose timer it is.
+    /// The state before (a leaf).
     pub from: StateId,
     /// The state after.
     pub to: StateId,
-    /// The timer's index among the timers of `from`, in declaration order.
+    /// The state whose `after` this is: `from` or, with nested states, one
+    /// of the states holding it.
+    pub declared_in: StateId,
+    /// The timer's index among the timers of `declared_in`, in declaration
+    /// order.
     pub timer: usize,
     /// When it was due.
     pub due: crate::Timestamp,
@@ -148,12 +155,17 @@ impl<'e> FiredTimer<'e> {
         self.definition.state_name(self.to)
     }
 
+    /// The name of the state whose `after` this is.
+    pub fn declared_in_name(&self) -> &'e str {
+        self.definition.state_name(self.declared_in)
+    }
+
     /// The timer's delay as written: `30s`, or the name of a delay.
     pub fn delay_text(&self) -> String {
         let machine = self.definition.machine();
         let state = machine
             .state_ids()
-            .nth(self.from.index())
+            .nth(self.declared_in.index())
             .expect("a state of the definition");
         let (_, timer) = machine
             .timers_of(state)
@@ -169,16 +181,16 @@ impl<'e> FiredTimer<'e> {
     }
 }
 
-/// `` `call_tool` --after 30s--> `fail` (emit `report_timeout`) ``.
+/// `` `call_tool` --after 30s--> `fail` (emit `report_timeout`) ``, or for a
+/// timer of a state holding the leaf left,
+/// `` `talking` --after 2h of `connected`--> `idle` ``.
 impl fmt::Display for FiredTimer<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` --after {}--> `{}`",
-            self.from_name(),
-            self.delay_text(),
-            self.to_name()
-        )?;
+        write!(f, "`{}` --after {}", self.from_name(), self.delay_text())?;
+        if self.declared_in != self.from {
+            write!(f, " of `{}`", self.declared_in_name())?;
+        }
+        write!(f, "--> `{}`", self.to_name())?;
         if !self.outputs.is_empty() {
             f.write_str(" (emit ")?;
             write_names(f, self.output_names())?;
@@ -194,6 +206,7 @@ impl fmt::Debug for FiredTimer<'_> {
             .field("seq", &self.seq)
             .field("from", &self.from_name())
             .field("to", &self.to_name())
+            .field("declared_in", &self.declared_in_name())
             .field("timer", &self.timer)
             .field("due", &self.due)
             .field("outputs", &self.output_names().collect::<Vec<_>>())

@@ -1,13 +1,24 @@
-//! The selection tables: for every state, the actions valid in it and, for
-//! each, its candidate transitions in the order they are tried. Built once
-//! from `Machine::candidate_groups`, the order generated code uses, into flat
-//! arrays of small ids. The same for timers: for every state, its timer
-//! groups (the timers that share a delay), each with its candidates in the
-//! order they are tried.
+//! The selection tables: for every leaf state, the actions valid in it and,
+//! for each, its candidate transitions in the order they are tried, each
+//! with what taking it does from that leaf (the [`Step`]). Built once from
+//! the model's helpers (`Machine::candidate_groups`, `Machine::step`,
+//! `Machine::timer_trial_order`), the order generated code uses, into flat
+//! arrays of small ids, so firing a nested machine looks up what a flat one
+//! does and walks no tree.
+//!
+//! The same for timers: every state's timer groups (its timers that share a
+//! delay), and for every leaf, the groups armed while the machine is in it
+//! (its own and its ancestors'), in the order ties fire, each with its
+//! candidates and their steps from that leaf.
+//!
+//! A step through a history target (`-> X.history`, `-> X.deep_history`)
+//! from outside `X` depends on the history memory: it holds one [`Move`] per
+//! case (per child of `X`, or per leaf inside it), picked at run time from
+//! the leaf remembered for `X`. Every other step has one move.
 
 use super::condition::{ConditionId, Conditions, GuardCache};
 use super::ids::{ActionId, GuardId, OutputId, StateId};
-use fsm_grammar::model::{Delay, Machine, TransitionId};
+use fsm_grammar::model::{self, Delay, HistoryKind, HistoryMemory, Machine, Source, TransitionId};
 use std::ops::Range;
 use std::time::Duration;
 
@@ -25,7 +36,6 @@ struct Slice {
 impl Slice {
     /// The entries `start..end` of a flat array.
     fn since(start: usize, end: usize) -> Slice {
-        let index = |i: usize| u32::try_from(i).expect("selection tables hold fewer than 2^32 entries");
         Slice {
             start: index(start),
             len: index(end - start),
@@ -38,20 +48,51 @@ impl Slice {
     }
 }
 
-/// A transition as a candidate in one state: what it needs and what it does
-/// from there.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Candidate {
-    /// The guard expression; `None` when unguarded.
-    condition: Option<ConditionId>,
-    /// The transition in the machine, for its guard text.
-    transition: TransitionId,
-    /// The state entered; `None` for an internal transition.
-    pub(crate) target: Option<StateId>,
+/// `i` as a table index.
+fn index(i: usize) -> u32 {
+    u32::try_from(i).expect("selection tables hold fewer than 2^32 entries")
+}
+
+/// What taking a transition or timer does from one leaf, once the history
+/// memory is known: the outputs and effects in order (exits' hooks
+/// innermost first, its own, entries' hooks outermost first), the new leaf,
+/// and the timer groups of the states entered, to arm.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Move {
+    /// The leaf entered; `None` for an internal transition (no target).
+    pub(crate) to: Option<StateId>,
     /// The outputs, in [`Tables::outputs`].
     outputs: Slice,
     /// The effects, in [`Tables::effects`].
     effects: Slice,
+    /// The timer groups to arm, in [`Tables::arms`], outermost state first.
+    arm: Slice,
+}
+
+/// Where a step reads the history memory: the slot of the composite it
+/// enters through its history, and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HistoryRead {
+    /// The slot of the composite in the memory.
+    pub(crate) slot: u32,
+    /// `.deep_history` (one move per leaf inside), else `.history` (one per
+    /// child).
+    deep: bool,
+}
+
+/// What taking a transition or timer does from one leaf.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Step {
+    /// The history slots of the composites it exits (where it records the
+    /// leaf it leaves), in [`Tables::records`].
+    record: Slice,
+    /// `Some` when the move depends on the history memory: the moves are
+    /// then `moves[variants..]`, one per case.
+    pub(crate) history: Option<HistoryRead>,
+    /// The first of the moves that depend on the history memory.
+    variants: u32,
+    /// The move, when it does not depend on the history memory.
+    pub(crate) fixed: Move,
 }
 
 /// An effect a candidate runs, and whether it is given the payload of the
@@ -64,6 +105,21 @@ pub(crate) struct EffectCall {
     pub(crate) payload: bool,
 }
 
+/// A transition as a candidate in one leaf: what it needs and what it does
+/// from there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidate {
+    /// The guard expression; `None` when unguarded.
+    condition: Option<ConditionId>,
+    /// The transition in the machine, for its guard text.
+    transition: TransitionId,
+    /// The state it targets as written (possibly a composite); `None` for
+    /// an internal transition.
+    pub(crate) target: Option<StateId>,
+    /// What taking it does.
+    pub(crate) step: Step,
+}
+
 /// How long a timer group waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TimerDelay {
@@ -73,26 +129,61 @@ pub(crate) enum TimerDelay {
     Named(u32),
 }
 
-/// The timers of one state that share a delay: armed together, and when
-/// due, the first whose guard holds fires.
+/// The timers of one state that share a delay: armed together when the
+/// state is entered, and when due, the first whose guard holds fires.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TimerGroup {
     pub(crate) delay: TimerDelay,
+}
+
+/// A timer group armed while the machine is in one leaf, with its
+/// candidates' steps from that leaf.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LeafGroup {
+    /// The group, an index of [`Tables::timer_group`] and of the engine's
+    /// deadlines.
+    pub(crate) group: u32,
     /// Its candidates, a range of `timer_candidates`.
     candidates: Slice,
 }
 
-/// A timer as a candidate of its group.
+/// A timer as a candidate of its group, from one leaf.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TimerCandidate {
     condition: Option<ConditionId>,
-    /// The timer's index among its state's timers, in declaration order
+    /// The state whose `after` it is.
+    pub(crate) declared_in: StateId,
+    /// The timer's index among `declared_in`'s timers, in declaration order
     /// (the `timer` of a snapshot).
     pub(crate) index: u32,
-    /// The state entered; `None` for an internal timer.
-    pub(crate) target: Option<StateId>,
-    outputs: Slice,
-    effects: Slice,
+    /// What firing it does.
+    pub(crate) step: Step,
+}
+
+/// A timer armed while the machine is in one leaf, as snapshots list it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ArmedSlot {
+    /// The state whose `after` it is.
+    pub(crate) state: StateId,
+    /// Its index among `state`'s timers.
+    pub(crate) timer: u32,
+    /// Its group: where its deadline is kept.
+    pub(crate) group: u32,
+}
+
+/// A composite state some transition or timer enters through its history:
+/// the engine remembers the leaf last active inside it.
+#[derive(Clone, Debug)]
+pub(crate) struct HistorySlot {
+    /// The composite.
+    pub(crate) composite: StateId,
+    /// The leaf its initial descent ends in: the case of an empty memory.
+    initial_leaf: StateId,
+    /// Per state: for a leaf inside the composite, the index of the move
+    /// of a `.history` step (the composite's child holding it) and of a
+    /// `.deep_history` step (its position among the leaves inside);
+    /// `None` for other states.
+    cases: Box<[Option<(u32, u32)>]>,
 }
 
 /// The candidates of one `(state, action)`, as the dense table holds them.
@@ -122,7 +213,8 @@ impl<'t> Candidates<'t> {
 /// The selection tables of one definition.
 #[derive(Clone, Debug)]
 pub(crate) struct Tables {
-    /// Per state: its groups, a range of `group_actions` and `group_candidates`.
+    /// Per state: its groups, a range of `group_actions` and
+    /// `group_candidates`. Empty for composites, which are never current.
     state_groups: Box<[Slice]>,
     /// Per group: the action. Within a state, in action order (the order of
     /// generated code's valid actions), so it can be binary searched.
@@ -131,32 +223,42 @@ pub(crate) struct Tables {
     group_candidates: Box<[Slice]>,
     /// Every candidate of every group, in the order they are tried.
     candidates: Box<[Candidate]>,
-    /// Every candidate's outputs (transitions' and timers'): exit outputs
-    /// of the state left, the transition's own, then enter outputs of the
-    /// state entered.
+    /// Every move's outputs (transitions' and timers').
     outputs: Box<[OutputId]>,
-    /// Every candidate's effects, in the same order as its outputs.
+    /// Every move's effects, in the same order as its outputs.
     effects: Box<[EffectCall]>,
-    /// Per state: its timer groups, a range of `timer_groups`.
-    state_timers: Box<[Slice]>,
-    /// Every timer group, per state in the order ties fire: by the
-    /// priority of their first timer, then declaration order.
+    /// Every move's timer groups to arm.
+    arms: Box<[u32]>,
+    /// Every step's history slots to record.
+    records: Box<[u32]>,
+    /// The moves of the steps that depend on the history memory.
+    moves: Box<[Move]>,
+    /// Every timer group, per declaring state in the order its ties fire.
     timer_groups: Box<[TimerGroup]>,
-    /// Every timer group's candidates, in the order they are tried.
+    /// Per state: the groups armed while in it (its own and its
+    /// ancestors'), in the order ties fire, a range of `leaf_groups`.
+    state_leaf_groups: Box<[Slice]>,
+    /// The groups armed per leaf.
+    leaf_groups: Box<[LeafGroup]>,
+    /// Every leaf group's candidates, in the order they are tried.
     timer_candidates: Box<[TimerCandidate]>,
-    /// The most timer groups of any state.
-    max_timer_groups: usize,
-    /// Per state: the group of each of its timers, in declaration order,
-    /// a range of `timer_group_of`.
-    state_timer_groups: Box<[Slice]>,
-    /// Per timer of a state: the index of its group among the state's.
-    timer_group_of: Box<[u32]>,
+    /// Per state: the timers armed while in it in snapshot order (see
+    /// `Machine::timers_in`), a range of `armed_slots`.
+    state_armed: Box<[Slice]>,
+    /// The timers armed per leaf.
+    armed_slots: Box<[ArmedSlot]>,
+    /// Per state: how many timers it declares.
+    timer_counts: Box<[u32]>,
+    /// The groups armed when the machine starts, in [`Tables::arms`].
+    initial_arm: Slice,
+    /// The composites whose history is kept, in the model's order.
+    history: Box<[HistorySlot]>,
+    /// Per state: its ancestors, innermost first, a range of `ancestor_list`.
+    state_ancestors: Box<[Slice]>,
+    ancestor_list: Box<[StateId]>,
     /// Per group: true when a guard occurs more than once among its
     /// candidates (see [`Group::repeats`]).
     group_repeats: Box<[bool]>,
-    /// True when some state has timers: otherwise entering a state never
-    /// arms or disarms anything.
-    has_timers: bool,
     /// Every guard expression.
     conditions: Conditions,
     /// The group per (state, action), with an empty range where the action
@@ -170,84 +272,251 @@ pub(crate) struct Tables {
     guard_texts: Box<[Box<str>]>,
 }
 
+/// The arrays a [`Step`]'s slices point into, while they are built.
+#[derive(Default)]
+struct StepArrays {
+    outputs: Vec<OutputId>,
+    effects: Vec<EffectCall>,
+    arms: Vec<u32>,
+    records: Vec<u32>,
+    moves: Vec<Move>,
+}
+
+/// What a transition or timer is, for building its steps.
+struct Written<'m> {
+    source: Source,
+    target: Option<model::StateId>,
+    history: Option<HistoryKind>,
+    emits: &'m [model::OutputId],
+    effects: &'m [model::EffectId],
+    /// True for a transition's own effects, which get the payload.
+    payload: bool,
+}
+
+/// The model's facts the steps need, computed once.
+struct Shape<'m> {
+    machine: &'m Machine,
+    /// Per state: its history slot, if its history is kept.
+    slot_of: Vec<Option<u32>>,
+    /// Per state: its timer groups, a range of `timer_groups`.
+    state_timers: Vec<Slice>,
+}
+
+impl StepArrays {
+    /// The step of `written` taken from `leaf`, computed by `Machine::step`.
+    fn step(&mut self, shape: &Shape<'_>, leaf: model::StateId, written: &Written<'_>) -> Step {
+        let m = shape.machine;
+        let mut memory = HistoryMemory::default();
+        let path = m.step(leaf, written.source, written.target, written.history, &mut memory);
+        // What `step` recorded: the composites it exits. Only the slots are
+        // kept.
+        let first = self.records.len();
+        self.records
+            .extend(memory.last_leaf.keys().filter_map(|s| shape.slot_of[s.index()]));
+        let record = Slice::since(first, self.records.len());
+        // A history target the step does not itself record reads the memory.
+        let read = match (written.target, written.history) {
+            (Some(x), Some(kind)) if !memory.last_leaf.contains_key(&x) => Some((x, kind)),
+            _ => None,
+        };
+        let Some((composite, kind)) = read else {
+            let fixed = self.push_move(shape, &path, written);
+            return Step {
+                record,
+                history: None,
+                variants: 0,
+                fixed,
+            };
+        };
+        // One move per case, in the order of the slot's case indices.
+        let cases: Vec<model::StateId> = match kind {
+            HistoryKind::Deep => m.leaves().filter(|&l| m.is_inside(l, composite)).collect(),
+            HistoryKind::Shallow => m
+                .state(composite)
+                .children
+                .iter()
+                .map(|&c| m.initial_descent(c).last().copied().unwrap_or(c))
+                .collect(),
+        };
+        let variants = index(self.moves.len());
+        for remembered in cases {
+            let mut memory = memory.clone();
+            memory.last_leaf.insert(composite, remembered);
+            let path = m.step(leaf, written.source, written.target, written.history, &mut memory);
+            let case = self.push_move(shape, &path, written);
+            self.moves.push(case);
+        }
+        Step {
+            record,
+            history: Some(HistoryRead {
+                slot: shape.slot_of[composite.index()].expect("a history target has a slot"),
+                deep: kind == HistoryKind::Deep,
+            }),
+            variants,
+            fixed: Move::default(),
+        }
+    }
+
+    /// The move along `path`.
+    fn push_move(&mut self, shape: &Shape<'_>, path: &model::Path, written: &Written<'_>) -> Move {
+        let m = shape.machine;
+        let (first_output, first_effect, first_arm) =
+            (self.outputs.len(), self.effects.len(), self.arms.len());
+        let hook = |e: &model::EffectId| EffectCall {
+            effect: e.index() as u32,
+            payload: false,
+        };
+        for &s in &path.exits {
+            let state = m.state(s);
+            self.effects.extend(state.exit_effects.iter().map(hook));
+            self.outputs.extend(state.exit.iter().map(output_id));
+        }
+        self.effects.extend(written.effects.iter().map(|e| EffectCall {
+            effect: e.index() as u32,
+            payload: written.payload,
+        }));
+        self.outputs.extend(written.emits.iter().map(output_id));
+        for &s in &path.entries {
+            let state = m.state(s);
+            self.effects.extend(state.enter_effects.iter().map(hook));
+            self.outputs.extend(state.enter.iter().map(output_id));
+            self.arms.extend(shape.state_timers[s.index()].range().map(index));
+        }
+        Move {
+            to: path.entries.last().map(|s| StateId::from_index(s.index())),
+            outputs: Slice::since(first_output, self.outputs.len()),
+            effects: Slice::since(first_effect, self.effects.len()),
+            arm: Slice::since(first_arm, self.arms.len()),
+        }
+    }
+}
+
 impl Tables {
     /// The tables of `machine`.
     pub(crate) fn new(machine: &Machine) -> Tables {
+        let m = machine;
         let mut conditions = Conditions::default();
-        let mut transition_conditions = Vec::with_capacity(machine.transitions.len());
-        let mut guard_texts = Vec::with_capacity(machine.transitions.len());
-        for transition in &machine.transitions {
+        let mut transition_conditions = Vec::with_capacity(m.transitions.len());
+        let mut guard_texts = Vec::with_capacity(m.transitions.len());
+        for transition in &m.transitions {
             let guard = transition.guard.as_ref();
             transition_conditions.push(guard.map(|g| conditions.add(&g.expr)));
-            guard_texts.push(
-                guard
-                    .map(|g| machine.guard_text(&g.expr))
-                    .unwrap_or_default()
-                    .into(),
-            );
+            guard_texts.push(guard.map(|g| m.guard_text(&g.expr)).unwrap_or_default().into());
+        }
+        let timer_conditions: Vec<Option<ConditionId>> = m
+            .timers
+            .iter()
+            .map(|t| t.guard.as_ref().map(|g| conditions.add(&g.expr)))
+            .collect();
+
+        // Every state's timer groups: its timers with the same delay, in
+        // the order of their first timer in trial order (priority, then
+        // declaration), as flat machines always had them.
+        let mut timer_groups: Vec<TimerGroup> = Vec::new();
+        let mut state_timers = Vec::with_capacity(m.states.len());
+        // Per timer of the machine: its group.
+        let mut group_of_timer = vec![0u32; m.timers.len()];
+        let mut timer_counts = Vec::with_capacity(m.states.len());
+        for state in m.state_ids() {
+            let mut timers: Vec<_> = m.timers_of(state).collect();
+            timer_counts.push(index(timers.len()));
+            // Stable: equal priorities keep declaration order.
+            timers.sort_by_key(|(_, t)| std::cmp::Reverse(t.priority));
+            let first = timer_groups.len();
+            let mut delays: Vec<Delay> = Vec::new();
+            for (id, t) in &timers {
+                let group = match delays.iter().position(|d| *d == t.delay) {
+                    Some(group) => group,
+                    None => {
+                        delays.push(t.delay);
+                        timer_groups.push(TimerGroup {
+                            delay: match t.delay {
+                                Delay::Literal(d) => TimerDelay::Literal(d),
+                                Delay::Named(d) => TimerDelay::Named(d.index() as u32),
+                            },
+                        });
+                        delays.len() - 1
+                    }
+                };
+                group_of_timer[id.index()] = index(first + group);
+            }
+            state_timers.push(Slice::since(first, timer_groups.len()));
         }
 
-        let mut state_groups = Vec::with_capacity(machine.states.len());
+        let history_composites = m.history_composites();
+        let mut slot_of = vec![None; m.states.len()];
+        for (slot, &c) in history_composites.iter().enumerate() {
+            slot_of[c.index()] = Some(index(slot));
+        }
+        let shape = Shape {
+            machine: m,
+            slot_of,
+            state_timers,
+        };
+        let history = history_composites
+            .iter()
+            .map(|&composite| {
+                let mut cases = vec![None; m.states.len()];
+                let inside = m.leaves().filter(|&l| m.is_inside(l, composite));
+                for (deep, leaf) in inside.enumerate() {
+                    let child = m
+                        .ancestors_or_self(leaf)
+                        .find(|&s| m.state(s).parent == Some(composite))
+                        .expect("a leaf inside has an ancestor below the composite");
+                    let shallow = m.state(composite).children.iter().position(|&c| c == child);
+                    cases[leaf.index()] =
+                        Some((index(shallow.expect("a child of the composite")), index(deep)));
+                }
+                HistorySlot {
+                    composite: StateId::from_index(composite.index()),
+                    initial_leaf: {
+                        let descent = m.initial_descent(composite);
+                        let leaf = descent.last().copied().unwrap_or(composite);
+                        StateId::from_index(leaf.index())
+                    },
+                    cases: cases.into(),
+                }
+            })
+            .collect();
+
+        let mut arrays = StepArrays::default();
+        let mut state_groups = Vec::with_capacity(m.states.len());
         let mut group_actions = Vec::new();
         let mut group_candidates = Vec::new();
         let mut group_repeats = Vec::new();
         let mut candidates = Vec::new();
-        let mut outputs = Vec::new();
-        let mut effects = Vec::new();
-        // The outputs and effects of a move from `state`, `own` being the
-        // transition's or timer's own, into `target` (none: internal).
-        let push_steps = |outputs: &mut Vec<OutputId>,
-                          effects: &mut Vec<EffectCall>,
-                          state: fsm_grammar::model::StateId,
-                          own: (&[fsm_grammar::model::OutputId], &[fsm_grammar::model::EffectId]),
-                          payload: bool,
-                          target: Option<fsm_grammar::model::StateId>| {
-            let (first_output, first_effect) = (outputs.len(), effects.len());
-            let call = |payload: bool| {
-                move |e: &fsm_grammar::model::EffectId| EffectCall {
-                    effect: e.index() as u32,
-                    payload,
-                }
+        let mut state_leaf_groups = Vec::with_capacity(m.states.len());
+        let mut leaf_groups = Vec::new();
+        let mut timer_candidates = Vec::new();
+        let mut state_armed = Vec::with_capacity(m.states.len());
+        let mut armed_slots = Vec::new();
+        for state in m.state_ids() {
+            let leaf = !m.state(state).is_composite();
+            // Composites are never current: they have no rows.
+            let groups = if leaf {
+                m.candidate_groups(state)
+            } else {
+                Vec::new()
             };
-            match target {
-                None => {
-                    outputs.extend(own.0.iter().map(output_id));
-                    effects.extend(own.1.iter().map(call(payload)));
-                }
-                Some(target) => {
-                    let (from, to) = (machine.state(state), machine.state(target));
-                    outputs.extend(from.exit.iter().chain(own.0).chain(&to.enter).map(output_id));
-                    effects.extend(from.exit_effects.iter().map(call(false)));
-                    effects.extend(own.1.iter().map(call(payload)));
-                    effects.extend(to.enter_effects.iter().map(call(false)));
-                }
-            }
-            (
-                Slice::since(first_output, outputs.len()),
-                Slice::since(first_effect, effects.len()),
-            )
-        };
-        for state in machine.state_ids() {
             let first_group = group_actions.len();
-            for (action, group) in machine.candidate_groups(state) {
+            for (action, group) in groups {
                 let first_candidate = candidates.len();
                 for t in group {
-                    let transition = machine.transition(t);
-                    let (output_slice, effect_slice) = push_steps(
-                        &mut outputs,
-                        &mut effects,
-                        state,
-                        (&transition.emits, &transition.effects),
-                        true,
-                        transition.target,
-                    );
+                    let transition = m.transition(t);
+                    let written = Written {
+                        source: transition.source,
+                        target: transition.target,
+                        history: transition.history,
+                        emits: &transition.emits,
+                        effects: &transition.effects,
+                        payload: true,
+                    };
                     let condition = transition_conditions[t.index()];
                     candidates.push(Candidate {
                         condition,
                         transition: t,
                         target: transition.target.map(|s| StateId::from_index(s.index())),
-                        outputs: output_slice,
-                        effects: effect_slice,
+                        step: arrays.step(&shape, state, &written),
                     });
                     // Candidates after an unguarded one can never fire (the
                     // checker reports them); generated code drops them too.
@@ -269,71 +538,80 @@ impl Tables {
                 group_repeats.push(guards.len() != count);
             }
             state_groups.push(Slice::since(first_group, group_actions.len()));
-        }
 
-        let mut state_timers = Vec::with_capacity(machine.states.len());
-        let mut timer_groups: Vec<TimerGroup> = Vec::new();
-        let mut timer_candidates = Vec::new();
-        let mut state_timer_groups = Vec::with_capacity(machine.states.len());
-        let mut timer_group_of = Vec::new();
-        for state in machine.state_ids() {
-            let mut timers: Vec<_> = machine.timers_of(state).enumerate().collect();
-            // Stable: equal priorities keep declaration order.
-            timers.sort_by_key(|(_, (_, t))| std::cmp::Reverse(t.priority));
-            let mut delays: Vec<Delay> = Vec::new();
-            for (_, (_, t)) in &timers {
-                if !delays.contains(&t.delay) {
-                    delays.push(t.delay);
-                }
-            }
-            let first = timer_group_of.len();
-            for (_, timer) in machine.timers_of(state) {
-                let group = delays
-                    .iter()
-                    .position(|d| *d == timer.delay)
-                    .expect("collected above");
-                timer_group_of.push(group as u32);
-            }
-            state_timer_groups.push(Slice::since(first, timer_group_of.len()));
-            let first_group = timer_groups.len();
-            for delay in delays {
-                let first_candidate = timer_candidates.len();
-                for (index, (_, timer)) in timers.iter().filter(|(_, (_, t))| t.delay == delay) {
-                    let (output_slice, effect_slice) = push_steps(
-                        &mut outputs,
-                        &mut effects,
-                        state,
-                        (&timer.emits, &timer.effects),
-                        false,
-                        timer.target,
-                    );
-                    let condition = timer.guard.as_ref().map(|g| conditions.add(&g.expr));
-                    timer_candidates.push(TimerCandidate {
-                        condition,
-                        index: *index as u32,
-                        target: timer.target.map(|s| StateId::from_index(s.index())),
-                        outputs: output_slice,
-                        effects: effect_slice,
+            // The timers armed in this leaf: groups in the order of their
+            // first timer in trial order, each group's candidates in it.
+            let first_leaf_group = leaf_groups.len();
+            let first_armed = armed_slots.len();
+            if leaf {
+                let order = m.timer_trial_order(state);
+                let mut seen: Vec<u32> = Vec::new();
+                for &(timer, _) in &order {
+                    let group = group_of_timer[timer.index()];
+                    if seen.contains(&group) {
+                        continue;
+                    }
+                    seen.push(group);
+                    let first_candidate = timer_candidates.len();
+                    for &(timer, i) in order.iter().filter(|(t, _)| group_of_timer[t.index()] == group) {
+                        let t = &m.timers[timer.index()];
+                        let written = Written {
+                            source: Source::State(t.state),
+                            target: t.target,
+                            history: t.history,
+                            emits: &t.emits,
+                            effects: &t.effects,
+                            payload: false,
+                        };
+                        let condition = timer_conditions[timer.index()];
+                        timer_candidates.push(TimerCandidate {
+                            condition,
+                            declared_in: StateId::from_index(t.state.index()),
+                            index: i,
+                            step: arrays.step(&shape, state, &written),
+                        });
+                        if condition.is_none() {
+                            break;
+                        }
+                    }
+                    leaf_groups.push(LeafGroup {
+                        group,
+                        candidates: Slice::since(first_candidate, timer_candidates.len()),
                     });
-                    if condition.is_none() {
-                        break;
+                }
+                for level in m.ancestors_or_self(state) {
+                    for (i, (timer, _)) in m.timers_of(level).enumerate() {
+                        armed_slots.push(ArmedSlot {
+                            state: StateId::from_index(level.index()),
+                            timer: index(i),
+                            group: group_of_timer[timer.index()],
+                        });
                     }
                 }
-                timer_groups.push(TimerGroup {
-                    delay: match delay {
-                        Delay::Literal(d) => TimerDelay::Literal(d),
-                        Delay::Named(d) => TimerDelay::Named(d.index() as u32),
-                    },
-                    candidates: Slice::since(first_candidate, timer_candidates.len()),
-                });
             }
-            state_timers.push(Slice::since(first_group, timer_groups.len()));
+            state_leaf_groups.push(Slice::since(first_leaf_group, leaf_groups.len()));
+            state_armed.push(Slice::since(first_armed, armed_slots.len()));
         }
-        let max_timer_groups = state_timers.iter().map(|s| s.len as usize).max().unwrap_or(0);
 
-        let action_count = machine.actions.len();
-        let dense = (machine.states.len().saturating_mul(action_count) <= DENSE_LIMIT).then(|| {
-            let mut dense = vec![Group::default(); machine.states.len() * action_count];
+        let first_arm = arrays.arms.len();
+        for s in m.initial_path() {
+            arrays
+                .arms
+                .extend(shape.state_timers[s.index()].range().map(index));
+        }
+        let initial_arm = Slice::since(first_arm, arrays.arms.len());
+
+        let mut state_ancestors = Vec::with_capacity(m.states.len());
+        let mut ancestor_list = Vec::new();
+        for state in m.state_ids() {
+            let first = ancestor_list.len();
+            ancestor_list.extend(m.ancestors(state).map(|s| StateId::from_index(s.index())));
+            state_ancestors.push(Slice::since(first, ancestor_list.len()));
+        }
+
+        let action_count = m.actions.len();
+        let dense = (m.states.len().saturating_mul(action_count) <= DENSE_LIMIT).then(|| {
+            let mut dense = vec![Group::default(); m.states.len() * action_count];
             for (state, groups) in state_groups.iter().enumerate() {
                 for group in groups.range() {
                     let action = group_actions[group].index();
@@ -353,23 +631,31 @@ impl Tables {
             group_actions: group_actions.into(),
             group_candidates: group_candidates.into(),
             candidates: candidates.into(),
-            outputs: outputs.into(),
-            effects: effects.into(),
-            state_timers: state_timers.into(),
+            outputs: arrays.outputs.into(),
+            effects: arrays.effects.into(),
+            arms: arrays.arms.into(),
+            records: arrays.records.into(),
+            moves: arrays.moves.into(),
             timer_groups: timer_groups.into(),
+            state_leaf_groups: state_leaf_groups.into(),
+            leaf_groups: leaf_groups.into(),
             timer_candidates: timer_candidates.into(),
-            max_timer_groups,
-            has_timers: max_timer_groups > 0,
+            state_armed: state_armed.into(),
+            armed_slots: armed_slots.into(),
+            timer_counts: timer_counts.into(),
+            initial_arm,
+            history,
+            state_ancestors: state_ancestors.into(),
+            ancestor_list: ancestor_list.into(),
             group_repeats: group_repeats.into(),
-            state_timer_groups: state_timer_groups.into(),
-            timer_group_of: timer_group_of.into(),
             conditions,
             guard_texts: guard_texts.into(),
         }
     }
 
-    /// The actions that have a transition in `state`, in action order; empty
-    /// for terminal states.
+    /// The actions that have a transition in `state` (its own, its
+    /// ancestors' and `any`'s), in action order; empty for terminal states
+    /// and composites.
     #[inline]
     pub(crate) fn valid_actions(&self, state: StateId) -> &[ActionId] {
         &self.group_actions[self.state_groups[state.index()].range()]
@@ -448,46 +734,102 @@ impl Tables {
         self.action_count
     }
 
-    /// True when some state of the machine has timers.
+    /// The move `step` makes with the history memory `memory` (one leaf or
+    /// none per history slot).
     #[inline]
-    pub(crate) fn has_timers(&self) -> bool {
-        self.has_timers
+    pub(crate) fn resolve<'t>(&'t self, step: &'t Step, memory: &[Option<StateId>]) -> &'t Move {
+        match step.history {
+            None => &step.fixed,
+            Some(read) => self.resolve_history(step, read, memory),
+        }
     }
 
-    /// The outputs of `candidate`.
+    /// [`resolve`](Self::resolve) for a step through a history target.
+    #[inline(never)]
+    fn resolve_history<'t>(&'t self, step: &Step, read: HistoryRead, memory: &[Option<StateId>]) -> &'t Move {
+        let slot = &self.history[read.slot as usize];
+        let leaf = memory[read.slot as usize].unwrap_or(slot.initial_leaf);
+        let (shallow, deep) = slot.cases[leaf.index()].expect("the memory holds leaves inside the composite");
+        &self.moves[(step.variants + if read.deep { deep } else { shallow }) as usize]
+    }
+
+    /// The history slots `step` records the leaf it leaves in.
     #[inline]
-    pub(crate) fn outputs(&self, candidate: &Candidate) -> &[OutputId] {
-        &self.outputs[candidate.outputs.range()]
+    pub(crate) fn records(&self, step: &Step) -> &[u32] {
+        &self.records[step.record.range()]
     }
 
-    /// The effects of `candidate`, in the order they run.
+    /// The outputs of `mv`.
     #[inline]
-    pub(crate) fn effects(&self, candidate: &Candidate) -> &[EffectCall] {
-        &self.effects[candidate.effects.range()]
+    pub(crate) fn outputs(&self, mv: &Move) -> &[OutputId] {
+        &self.outputs[mv.outputs.range()]
     }
 
-    /// The timer groups of `state`, in the order ties fire.
+    /// The effects of `mv`, in the order they run.
     #[inline]
-    pub(crate) fn timer_groups(&self, state: StateId) -> &[TimerGroup] {
-        &self.timer_groups[self.state_timers[state.index()].range()]
+    pub(crate) fn effects(&self, mv: &Move) -> &[EffectCall] {
+        &self.effects[mv.effects.range()]
     }
 
-    /// For each timer of `state`, in declaration order, the index of its
-    /// group among the state's.
-    pub(crate) fn timer_group_of(&self, state: StateId) -> &[u32] {
-        &self.timer_group_of[self.state_timer_groups[state.index()].range()]
+    /// The timer groups `mv` arms, outermost state first.
+    #[inline]
+    pub(crate) fn arms(&self, mv: &Move) -> &[u32] {
+        &self.arms[mv.arm.range()]
     }
 
-    /// The most timer groups of any state.
-    pub(crate) fn max_timer_groups(&self) -> usize {
-        self.max_timer_groups
+    /// The timer groups armed when the machine starts.
+    pub(crate) fn initial_arms(&self) -> &[u32] {
+        &self.arms[self.initial_arm.range()]
+    }
+
+    /// The number of timer groups in the machine.
+    pub(crate) fn timer_group_count(&self) -> usize {
+        self.timer_groups.len()
+    }
+
+    /// The timer group `group`.
+    #[inline]
+    pub(crate) fn timer_group(&self, group: u32) -> &TimerGroup {
+        &self.timer_groups[group as usize]
+    }
+
+    /// The timer groups armed while in `leaf`, in the order ties fire.
+    #[inline]
+    pub(crate) fn leaf_groups(&self, leaf: StateId) -> &[LeafGroup] {
+        &self.leaf_groups[self.state_leaf_groups[leaf.index()].range()]
+    }
+
+    /// The timers armed while in `leaf`, in snapshot order.
+    pub(crate) fn armed_slots(&self, leaf: StateId) -> &[ArmedSlot] {
+        &self.armed_slots[self.state_armed[leaf.index()].range()]
+    }
+
+    /// How many timers `state` declares.
+    pub(crate) fn timer_count(&self, state: StateId) -> u32 {
+        self.timer_counts[state.index()]
+    }
+
+    /// The composites whose history is kept, in slot order.
+    pub(crate) fn history_slots(&self) -> &[HistorySlot] {
+        &self.history
+    }
+
+    /// True when `leaf` lies inside the composite of history slot `slot`.
+    pub(crate) fn remembers(&self, slot: usize, leaf: StateId) -> bool {
+        self.history[slot].cases[leaf.index()].is_some()
+    }
+
+    /// The states holding `state`, innermost first.
+    #[inline]
+    pub(crate) fn ancestors(&self, state: StateId) -> &[StateId] {
+        &self.ancestor_list[self.state_ancestors[state.index()].range()]
     }
 
     /// The first candidate of `group` whose guard holds, asking `guard`
     /// lazily, each guard at most once.
     pub(crate) fn select_timer(
         &self,
-        group: &TimerGroup,
+        group: &LeafGroup,
         mut guard: impl FnMut(GuardId) -> bool,
     ) -> Option<&TimerCandidate> {
         let mut cache = GuardCache::default();
@@ -499,24 +841,12 @@ impl Tables {
             })
     }
 
-    /// The outputs of a timer candidate.
-    #[inline]
-    pub(crate) fn timer_outputs(&self, candidate: &TimerCandidate) -> &[OutputId] {
-        &self.outputs[candidate.outputs.range()]
-    }
-
-    /// The effects of a timer candidate.
-    #[inline]
-    pub(crate) fn timer_effects(&self, candidate: &TimerCandidate) -> &[EffectCall] {
-        &self.effects[candidate.effects.range()]
-    }
-
     /// The guard of `candidate` as canonical text; empty when unguarded.
     pub(crate) fn guard_text(&self, candidate: &Candidate) -> &str {
         &self.guard_texts[candidate.transition.index()]
     }
 }
 
-fn output_id(id: &fsm_grammar::model::OutputId) -> OutputId {
+fn output_id(id: &model::OutputId) -> OutputId {
     OutputId::from_index(id.index())
 }

@@ -22,7 +22,7 @@ pub(crate) fn fired(fired: &Fired<'_>) {
 }
 
 /// Log a timer's transition at `DEBUG`: machine, from, timer (its delay),
-/// to, outputs.
+/// the state declaring it, to, outputs.
 #[inline]
 pub(crate) fn fired_timer(fired: &FiredTimer<'_>) {
     #[cfg(feature = "tracing")]
@@ -31,6 +31,7 @@ pub(crate) fn fired_timer(fired: &FiredTimer<'_>) {
         machine = fired.definition().name(),
         from = fired.from_name(),
         timer = %fired.delay_text(),
+        declared_in = fired.declared_in_name(),
         to = fired.to_name(),
         outputs = fired.outputs.len(),
         "timer"
