@@ -99,7 +99,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     };
     let trait_ = gen.context_trait();
     let core = gen.core_type();
-    let core_impl = machine_impl(machine, &gen.idents, &mut tables);
+    let core_impl = machine_impl(machine, &gen.idents, &mut tables, false);
     let machine_type = gen.machine_type(&mut tables);
     let statics = tables.statics(&gen.idents);
     quote! {

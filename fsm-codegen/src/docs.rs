@@ -1,7 +1,7 @@
 //! Rustdoc for generated items: the `.fsm` doc comments, and the module's
 //! overview with its states and transitions as Markdown tables.
 
-use fsm_grammar::model::{Machine, OutputId, Source, TransitionId};
+use fsm_grammar::model::{Machine, OutputId, Source, StateId, TransitionId};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -49,12 +49,181 @@ pub(crate) fn module_docs(machine: &Machine) -> TokenStream {
         machine.fingerprint()
     ));
     lines.push(String::new());
-    lines.extend(state_table(machine));
-    if !machine.transitions.is_empty() {
-        lines.push(String::new());
-        lines.extend(transition_table(machine));
+    if machine.is_nested() {
+        lines.extend(nested_state_table(machine));
+        if !machine.transitions.is_empty() {
+            lines.push(String::new());
+            lines.extend(nested_transition_table(machine));
+        }
+    } else {
+        lines.extend(state_table(machine));
+        if !machine.transitions.is_empty() {
+            lines.push(String::new());
+            lines.extend(transition_table(machine));
+        }
     }
     doc_attrs_of(&lines)
+}
+
+/// The states of a machine with nested states: the tree as an indented
+/// list, then the table, with the region each state lies in.
+fn nested_state_table(machine: &Machine) -> Vec<String> {
+    let mut lines = vec![
+        "# States".to_string(),
+        String::new(),
+        "The machine is always in one leaf (a `State`) and in every region (a `Region`: a state".to_string(),
+        "that holds states) around it. `initial` marks where the machine, and each region, starts.".to_string(),
+        String::new(),
+    ];
+    let kind = |s: StateId| {
+        let state = machine.state(s);
+        let initial = if state.parent.is_none() {
+            s == machine.initial
+        } else {
+            state.initial
+        };
+        let mut words = Vec::new();
+        if state.is_composite() {
+            words.push("region");
+        }
+        if initial {
+            words.push("initial");
+        }
+        if state.is_terminal() {
+            words.push("terminal");
+        }
+        words.join(", ")
+    };
+    for s in machine.state_ids() {
+        let state = machine.state(s);
+        let indent = "  ".repeat(state.depth.saturating_sub(1) as usize);
+        let kind = kind(s);
+        let kind = if kind.is_empty() { kind } else { format!(" ({kind})") };
+        lines.push(format!("{indent}- `{}`{kind}", state.name));
+    }
+    lines.push(String::new());
+    lines.push("| State | Kind | In | Enter emits | Exit emits |".to_string());
+    lines.push("|---|---|---|---|---|".to_string());
+    for s in machine.state_ids() {
+        let state = machine.state(s);
+        let parent = state
+            .parent
+            .map(|p| format!("`{}`", machine.state(p).name))
+            .unwrap_or_default();
+        lines.push(format!(
+            "| `{}` | {} | {} | {} | {} |",
+            state.name,
+            kind(s),
+            parent,
+            output_names(machine, &state.enter),
+            output_names(machine, &state.exit)
+        ));
+    }
+    lines
+}
+
+/// The transitions of a machine with nested states, as declared (each
+/// state's, then `any`'s), then what each leaf inherits.
+fn nested_transition_table(machine: &Machine) -> Vec<String> {
+    let notes = machine.transitions.iter().any(|t| !t.docs.is_empty());
+    let mut lines = vec![
+        "# Transitions".to_string(),
+        String::new(),
+        "A state's transitions apply in every state inside it. The candidates for one action are".to_string(),
+        "tried from the highest priority down; ties go to the innermost state first (the leaf's own,".to_string(),
+        "then those of the regions around it, outwards, then `any`), each in declaration order.".to_string(),
+        String::new(),
+    ];
+    lines.push(format!(
+        "| From | Action | Guard | Priority | To | Emits |{}",
+        if notes { " Notes |" } else { "" }
+    ));
+    lines.push(format!(
+        "|---|---|---|---|---|---|{}",
+        if notes { "---|" } else { "" }
+    ));
+    for s in machine.state_ids() {
+        lines.extend(machine.own_transitions(s).iter().map(|&t| transition_row(machine, t, notes)));
+    }
+    lines.extend(
+        machine
+            .any_transitions()
+            .iter()
+            .map(|&t| transition_row(machine, t, notes)),
+    );
+    let inherited: Vec<String> = machine
+        .leaves()
+        .filter_map(|leaf| {
+            let actions: Vec<String> = machine
+                .candidate_groups(leaf)
+                .into_iter()
+                .filter_map(|(action, group)| {
+                    let from: Vec<String> = group
+                        .iter()
+                        .filter_map(|&t| match machine.transition(t).source {
+                            Source::State(s) if s != leaf => Some(format!("`{}`", machine.state(s).name)),
+                            _ => None,
+                        })
+                        .collect();
+                    (!from.is_empty()).then(|| {
+                        format!(
+                            "`{}` (from {})",
+                            machine.actions[action.index()].name,
+                            from.join(", ")
+                        )
+                    })
+                })
+                .collect();
+            (!actions.is_empty()).then(|| {
+                format!(
+                    "| `{}` | {} |",
+                    machine.state(leaf).name,
+                    actions.join(", ")
+                )
+            })
+        })
+        .collect();
+    if !inherited.is_empty() {
+        lines.push(String::new());
+        lines.push("## Inherited transitions".to_string());
+        lines.push(String::new());
+        lines.push("| State | Inherits |".to_string());
+        lines.push("|---|---|".to_string());
+        lines.extend(inherited);
+    }
+    lines
+}
+
+/// A row of the nested transition table; the target names its history.
+fn transition_row(machine: &Machine, t: TransitionId, notes: bool) -> String {
+    let transition = machine.transition(t);
+    let from = match transition.source {
+        Source::State(s) => format!("`{}`", machine.state(s).name),
+        Source::Any => "any".to_string(),
+    };
+    let guard = transition
+        .guard
+        .as_ref()
+        .map(|g| format!("`{}`", escape_cell(&machine.guard_text(&g.expr))))
+        .unwrap_or_default();
+    let to = match (transition.target, transition.history) {
+        (None, _) => "(internal)".to_string(),
+        (Some(s), None) => format!("`{}`", machine.state(s).name),
+        (Some(s), Some(h)) => format!("`{}.{}`", machine.state(s).name, h.keyword()),
+    };
+    let mut line = format!(
+        "| {} | `{}` | {} | {} | {} | {} |",
+        from,
+        machine.actions[transition.action.index()].name,
+        guard,
+        transition.priority,
+        to,
+        output_names(machine, &transition.emits)
+    );
+    if notes {
+        line.push_str(&format!(" {} |", escape_cell(&transition.docs.join(" "))));
+    }
+    line
 }
 
 fn state_table(machine: &Machine) -> Vec<String> {

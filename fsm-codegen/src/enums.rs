@@ -9,6 +9,8 @@ use quote::quote;
 #[derive(Clone, Copy)]
 pub(crate) enum Kind {
     State,
+    /// The `State` enum of a machine with nested states: its leaves.
+    Leaf,
     Action,
     Output,
 }
@@ -16,7 +18,7 @@ pub(crate) enum Kind {
 impl Kind {
     fn word(self) -> &'static str {
         match self {
-            Kind::State => "state",
+            Kind::State | Kind::Leaf => "state",
             Kind::Action => "action",
             Kind::Output => "output",
         }
@@ -24,7 +26,7 @@ impl Kind {
 
     fn type_name(self) -> &'static str {
         match self {
-            Kind::State => "State",
+            Kind::State | Kind::Leaf => "State",
             Kind::Action => "Action",
             Kind::Output => "Output",
         }
@@ -33,6 +35,10 @@ impl Kind {
     fn summary(self, machine: &Ident) -> String {
         match self {
             Kind::State => format!("The states of [`{machine}`]."),
+            Kind::Leaf => format!(
+                "The states [`{machine}`] can be in: the leaves of its tree, those that hold no states \
+                 (the others are [`Region`]s)."
+            ),
             Kind::Action => format!("The actions [`{machine}`] accepts: what the caller fires."),
             Kind::Output => format!("The outputs [`{machine}`] emits: what the caller performs."),
         }

@@ -62,6 +62,7 @@ mod guards;
 mod idents;
 mod machine;
 mod name_conflicts;
+mod nested;
 mod options;
 #[cfg(feature = "render")]
 mod render;
@@ -93,19 +94,11 @@ use quote::quote;
 /// that owns its context and, with timers, a clock. Any other machine gets
 /// the plain module, state only, implementing `Machine` and `Fire`.
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
-    // TODO(issue 10): generate nested machines (flattened candidates per
-    // leaf, `Region`, `parent()`, history in snapshots); until then they are
-    // refused, as running them flat would be silently wrong.
-    if let Some((construct, span)) = machine.unsupported_nesting() {
-        return compile_error(&format!(
-            "machine `{}` uses {construct} (bytes {}..{} of its .fsm text), which code generation does not support yet",
-            machine.name, span.start, span.end
-        ));
-    }
     let conflict =
         name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
     match conflict {
         Some(message) => compile_error(&message),
+        None if context::is_extended(machine) && machine.is_nested() => compile_error("nested extended: in progress"),
         None if context::is_extended(machine) => context::context_module(machine, options),
         None => machine::machine_module(machine, options),
     }

@@ -9,6 +9,7 @@ use crate::idents::Idents;
 use crate::options::Options;
 use crate::snapshot::snapshot_methods;
 use crate::tables::Tables;
+use crate::nested::memory_slots;
 use crate::transitions::transition_body;
 use fsm_grammar::model::{Machine, Symbol};
 use proc_macro2::{Ident, TokenStream};
@@ -23,15 +24,19 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
     let prelude = module_prelude(options);
     let enums = enums(machine, &idents);
     let guards = guards_trait(&machine.guards, &idents);
-    let machine_type = machine_type(&machine.name, &machine.docs, &idents);
+    let memory = memory_slots(machine).len();
+    let machine_type = machine_type(&machine.name, &machine.docs, &idents, memory);
+    let initial = machine.initial_leaf();
     let inherent = inherent_impl(
         &machine.name,
-        &machine.state(machine.initial).name,
-        &idents.states[machine.initial.index()],
+        &machine.state(initial).name,
+        &idents.states[initial.index()],
         !machine.guards.is_empty(),
         &idents,
+        memory,
     );
-    let machine_impl = machine_impl(machine, &idents, &mut tables);
+    let tree = tree_impl(machine, &idents);
+    let machine_impl = machine_impl(machine, &idents, &mut tables, true);
     let fire_impl = fire_impl(machine, &idents, &mut tables);
     let statics = tables.statics(&idents);
     let lints = module_lints();
@@ -44,9 +49,126 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
             #guards
             #machine_type
             #inherent
+            #tree
             #machine_impl
             #fire_impl
             #statics
+        }
+    }
+}
+
+/// `is_in` and, with history memory, `last_active` on a machine with nested
+/// states; the regions whose memory the machine keeps.
+fn tree_impl(machine: &Machine, idents: &Idents) -> TokenStream {
+    if !machine.is_nested() {
+        return TokenStream::new();
+    }
+    let machine_ident = &idents.machine;
+    let memory = memory_items(machine, idents, quote!(self.last_active));
+    let regions = if memory.is_empty() {
+        TokenStream::new()
+    } else {
+        memory_regions(machine, idents)
+    };
+    quote! {
+        impl #machine_ident {
+            /// True when the machine is inside `region`: when its state
+            /// lies in it, at any depth.
+            pub const fn is_in(&self, region: Region) -> bool {
+                self.state.is_in(region)
+            }
+
+            #memory
+        }
+
+        #regions
+    }
+}
+
+/// With history memory: `last_active(region)`, reading `memory` (an
+/// expression of the array). Nothing without memory.
+pub(crate) fn memory_items(machine: &Machine, idents: &Idents, memory: TokenStream) -> TokenStream {
+    let slots = memory_slots(machine);
+    if slots.is_empty() {
+        return TokenStream::new();
+    }
+    let arms = slots.iter().enumerate().map(|(i, &s)| {
+        let variant = &idents.states[s.index()];
+        let i = crate::nested::index(i);
+        quote!(Region::#variant => #memory[#i],)
+    });
+    let names = slots
+        .iter()
+        .map(|&s| format!("`{}`", machine.state(s).name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let doc = crate::docs::doc_line(&format!(
+        "The leaf last active inside `region` when the machine last left it, which `-> region.history` \
+         and `-> region.deep_history` go back to; `None` before it first left it, and for a region no \
+         transition enters through its history (the machine remembers only {names})."
+    ));
+    quote! {
+        #doc
+        pub const fn last_active(&self, region: Region) -> __fsm::Option<State> {
+            #[allow(unreachable_patterns)]
+            match region {
+                #(#arms)*
+                _ => __fsm::None,
+            }
+        }
+    }
+}
+
+/// `const LAST_ACTIVE_REGIONS`: the region of each memory slot.
+pub(crate) fn memory_regions(machine: &Machine, idents: &Idents) -> TokenStream {
+    let slots = memory_slots(machine);
+    let n = crate::nested::index(slots.len());
+    let variants = slots.iter().map(|s| &idents.states[s.index()]);
+    quote! {
+        /// The region each slot of the history memory is for.
+        const LAST_ACTIVE_REGIONS: [Region; #n] = [#(Region::#variants),*];
+    }
+}
+
+/// `snapshot` and `restore_with` of a machine with nested states: the
+/// history memory goes into the snapshot as `last_active`, and comes back
+/// checked (a region the machine remembers, a leaf inside it).
+pub(crate) fn nested_snapshot_methods(machine: &Machine) -> TokenStream {
+    let slots = memory_slots(machine);
+    let n = crate::nested::index(slots.len());
+    let names = slots.iter().map(|&s| machine.state(s).name.as_str());
+    if slots.is_empty() {
+        return quote! {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                // The machine remembers nothing: any `last_active` is wrong.
+                snapshot.last_active_of::<Self, 0>(&[], |_, _| false)?;
+                __fsm::Ok(Self { state })
+            }
+        };
+    }
+    quote! {
+        fn snapshot(&self) -> __fsm::Snapshot {
+            __fsm::Snapshot::new(Self::NAME, Self::FINGERPRINT, self.state.name()).with_last_active(
+                LAST_ACTIVE_REGIONS
+                    .iter()
+                    .zip(self.last_active)
+                    .filter_map(|(region, leaf)| leaf.map(|leaf| (region.name(), leaf.name()))),
+            )
+        }
+
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            let state = snapshot.state_of::<Self>(policy)?;
+            let last_active = snapshot.last_active_of::<Self, #n>(&[#(#names),*], |slot, leaf| {
+                leaf.is_in(LAST_ACTIVE_REGIONS[slot])
+            })?;
+            __fsm::Ok(Self { state, last_active })
         }
     }
 }
@@ -93,23 +215,24 @@ pub(crate) fn module_prelude(options: &Options) -> TokenStream {
 
 /// The three enums.
 pub(crate) fn enums(machine: &Machine, idents: &Idents) -> TokenStream {
+    // The leaves: every state of a flat machine.
     let states: Vec<Variant> = machine
-        .states
-        .iter()
-        .zip(&idents.states)
-        .map(|(state, ident)| Variant {
-            ident,
-            name: &state.name,
-            docs: &state.docs,
+        .leaves()
+        .map(|s| Variant {
+            ident: &idents.states[s.index()],
+            name: &machine.state(s).name,
+            docs: &machine.state(s).docs,
         })
         .collect();
     let actions = symbol_variants(&machine.actions, &idents.actions);
     let outputs = symbol_variants(&machine.outputs, &idents.outputs);
     let name = &machine.name;
-    let state_enum = symbol_enum(Kind::State, name, &idents.machine, &states);
+    let kind = if machine.is_nested() { Kind::Leaf } else { Kind::State };
+    let state_enum = symbol_enum(kind, name, &idents.machine, &states);
+    let tree = crate::nested::tree_items(machine, idents);
     let action_enum = symbol_enum(Kind::Action, name, &idents.machine, &actions);
     let output_enum = symbol_enum(Kind::Output, name, &idents.machine, &outputs);
-    quote!(#state_enum #action_enum #output_enum)
+    quote!(#state_enum #tree #action_enum #output_enum)
 }
 
 fn symbol_variants<'a>(symbols: &'a [Symbol], variant_idents: &'a [Ident]) -> Vec<Variant<'a>> {
@@ -126,20 +249,40 @@ fn symbol_variants<'a>(symbols: &'a [Symbol], variant_idents: &'a [Ident]) -> Ve
 
 /// The machine struct, its `Default`, and the `Fired` and `FireError`
 /// aliases.
-pub(crate) fn machine_type(name: &str, docs: &[String], idents: &Idents) -> TokenStream {
+pub(crate) fn machine_type(name: &str, docs: &[String], idents: &Idents, memory: usize) -> TokenStream {
     let machine_ident = &idents.machine;
+    let (holds, memory_field) = if memory == 0 {
+        (
+            quote! {
+                /// It holds only its current state: the caller fires actions, performs
+                /// the outputs each transition returns, and feeds results back as
+                /// further actions.
+            },
+            TokenStream::new(),
+        )
+    } else {
+        let n = crate::nested::index(memory);
+        (
+            quote! {
+                /// It holds its current state and, for each region entered through its
+                /// history, the leaf last active inside it: the caller fires actions,
+                /// performs the outputs each transition returns, and feeds results back
+                /// as further actions.
+            },
+            quote!(last_active: [__fsm::Option<State>; #n],),
+        )
+    };
     let docs = crate::docs::doc_attrs(docs, &format!("The `{name}` state machine."));
     let fired_doc = crate::docs::doc_line(&format!("What a successful [`{machine_ident}::fire`] reports."));
     let error_doc = crate::docs::doc_line(&format!("Why [`{machine_ident}::fire`] did not fire."));
     quote! {
         #docs
         ///
-        /// It holds only its current state: the caller fires actions, performs
-        /// the outputs each transition returns, and feeds results back as
-        /// further actions.
+        #holds
         #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
         pub struct #machine_ident {
             state: State,
+            #memory_field
         }
 
         impl __fsm::Default for #machine_ident {
@@ -196,8 +339,33 @@ pub(crate) fn inherent_impl(
     initial: &Ident,
     has_guards: bool,
     idents: &Idents,
+    memory: usize,
 ) -> TokenStream {
     let machine_ident = &idents.machine;
+    let (memory_init, from_state_doc, transition_doc) = if memory == 0 {
+        (
+            TokenStream::new(),
+            quote! {
+                /// A machine in `state`.
+            },
+            quote! {
+                /// What firing `action` in `state` would do, without a machine.
+            },
+        )
+    } else {
+        let n = crate::nested::index(memory);
+        (
+            quote!(, last_active: [__fsm::None; #n]),
+            quote! {
+                /// A machine in `state`, remembering no region's last active leaf.
+            },
+            quote! {
+                /// What firing `action` in `state` would do, without a machine: from
+                /// a machine in `state` that remembers nothing, so a history target
+                /// enters its region's initial states.
+            },
+        )
+    };
     let new_doc = crate::docs::doc_line(&format!(
         "A `{name}` machine in its initial state, `{initial_name}`."
     ));
@@ -221,12 +389,12 @@ pub(crate) fn inherent_impl(
         impl #machine_ident {
             #new_doc
             pub const fn new() -> Self {
-                Self { state: State::#initial }
+                Self { state: State::#initial #memory_init }
             }
 
-            /// A machine in `state`.
+            #from_state_doc
             pub const fn from_state(state: State) -> Self {
-                Self { state }
+                Self { state #memory_init }
             }
 
             /// The current state.
@@ -250,7 +418,7 @@ pub(crate) fn inherent_impl(
                 __fsm::Fire::can_fire(self, action, #argument)
             }
 
-            /// What firing `action` in `state` would do, without a machine.
+            #transition_doc
             #guards_doc
             #[inline]
             pub fn transition #generics(state: State, action: Action #param) -> __fsm::Result<Fired, FireError> {
@@ -273,13 +441,16 @@ pub(crate) fn inherent_impl(
     }
 }
 
-/// `impl Machine`: names, fingerprint, and the per-state tables.
-pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenStream {
+/// `impl Machine`: names, fingerprint, and the per-state tables. `plain`
+/// for the machine type of the plain module, whose snapshots carry the
+/// history memory of a machine with nested states (`Core`, the state alone
+/// of the extended module, has none).
+pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tables, plain: bool) -> TokenStream {
     let machine_ident = &idents.machine;
     let name = &machine.name;
     let fingerprint = machine.fingerprint();
-    let initial = &idents.states[machine.initial.index()];
-    let valid_arms = machine.state_ids().map(|state| {
+    let initial = &idents.states[machine.initial_leaf().index()];
+    let valid_arms = machine.leaves().map(|state| {
         let variant = &idents.states[state.index()];
         let actions = machine
             .candidate_groups(state)
@@ -291,7 +462,7 @@ pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tabl
     });
     let valid_arms: Vec<TokenStream> = valid_arms.collect();
     let terminal: Vec<&Ident> = machine
-        .state_ids()
+        .leaves()
         .filter(|&s| machine.state(s).is_terminal())
         .map(|s| &idents.states[s.index()])
         .collect();
@@ -308,6 +479,18 @@ pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tabl
             }
         }
     };
+    let memory = if plain { memory_slots(machine).len() } else { 0 };
+    let memory_init = if memory == 0 {
+        TokenStream::new()
+    } else {
+        let n = crate::nested::index(memory);
+        quote!(, last_active: [__fsm::None; #n])
+    };
+    let snapshots = if plain && machine.is_nested() {
+        nested_snapshot_methods(machine)
+    } else {
+        TokenStream::new()
+    };
     quote! {
         impl __fsm::Machine for #machine_ident {
             type State = State;
@@ -319,7 +502,7 @@ pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tabl
             const INITIAL: State = State::#initial;
 
             fn from_state(state: State) -> Self {
-                Self { state }
+                Self { state #memory_init }
             }
 
             fn state(&self) -> State {
@@ -333,11 +516,14 @@ pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tabl
             }
 
             #is_terminal
+            #snapshots
         }
     }
 }
 
-/// `impl Fire<G>`: the transition function.
+/// `impl Fire<G>`: the transition function. With history memory, `fire`
+/// reads and updates the machine's memory, and `transition` starts from an
+/// empty one.
 fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenStream {
     let machine_ident = &idents.machine;
     let g = &idents.guards_param;
@@ -346,15 +532,58 @@ fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenSt
     } else {
         quote!(Guards+)
     };
+    let memory = memory_slots(machine).len();
     let (params, body) = transition_body(machine, idents, tables);
     let state = &params.state;
     let guards = &params.guards;
+    if memory == 0 {
+        return quote! {
+            impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
+                // Inlined into the caller's loop this `match` costs what a
+                // hand-written one does (see bench/README.md).
+                #[inline]
+                fn transition(#state: State, action: Action, #guards: &#g) -> __fsm::Result<Fired, FireError> {
+                    #body
+                }
+            }
+        };
+    }
+    let n = crate::nested::index(memory);
+    let last_active = &params.last_active;
     quote! {
         impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
+            /// What firing `action` would do from a machine in `state` that
+            /// remembers nothing (a history target enters its region's
+            /// initial states).
+            #[inline]
+            fn transition(state: State, action: Action, guards: &#g) -> __fsm::Result<Fired, FireError> {
+                Self::fire_from(state, &mut [__fsm::None; #n], action, guards)
+            }
+
+            /// Fire `action`, entering history targets through the machine's
+            /// memory and updating it.
+            #[inline]
+            fn fire(&mut self, action: Action, guards: &#g) -> __fsm::Result<Fired, FireError> {
+                let result = Self::fire_from(self.state, &mut self.last_active, action, guards);
+                if let __fsm::Ok(fired) = &result {
+                    self.state = fired.to;
+                }
+                result
+            }
+        }
+
+        impl #machine_ident {
+            /// What firing `action` does from `state` with history memory
+            /// `last_active`, which it updates when the action fires.
             // Inlined into the caller's loop this `match` costs what a
             // hand-written one does (see bench/README.md).
             #[inline]
-            fn transition(#state: State, action: Action, #guards: &#g) -> __fsm::Result<Fired, FireError> {
+            fn fire_from<#g: #bound ?__fsm::Sized>(
+                #state: State,
+                #last_active: &mut [__fsm::Option<State>; #n],
+                action: Action,
+                #guards: &#g,
+            ) -> __fsm::Result<Fired, FireError> {
                 #body
             }
         }

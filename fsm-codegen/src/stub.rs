@@ -97,13 +97,14 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
         })
         .collect();
     let guards_trait = guards_trait(&guard_symbols, &idents);
-    let machine_type = machine_type(machine_name, &[], &idents);
+    let machine_type = machine_type(machine_name, &[], &idents, 0);
     let inherent = inherent_impl(
         machine_name,
         states[initial].0,
         &idents.states[initial],
         !guards.is_empty(),
         &idents,
+        0,
     );
     let module = &idents.module;
     let machine_ident = &idents.machine;

@@ -1,19 +1,25 @@
 //! The body of `Fire::transition`: one `match (state, action)` arm per action
-//! valid in a state, trying its candidates in the order of
-//! `Machine::candidate_groups`, and one arm per state for the invalid rest.
+//! valid in a state (a leaf, with the transitions it inherits), trying its
+//! candidates in the order of `Machine::candidate_groups`, and one arm per
+//! state for the invalid rest.
 
 use crate::guards::{condition, repeated_guards};
 use crate::idents::Idents;
+use crate::nested::{dispatch, index, memory_slots, records, step, Case};
 use crate::tables::Tables;
 use fsm_grammar::model::{ActionId, Machine, OutputId, StateId, TransitionId};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// How the parameters of `transition` are named: `_state` and `_guards` when
-/// unused, so no machine, however degenerate, triggers a warning.
+/// How the parameters of `transition` are named: `_state`, `_guards` and
+/// `_last_active` when unused, so no machine, however degenerate, triggers
+/// a warning.
 pub(crate) struct Params {
     pub state: TokenStream,
     pub guards: TokenStream,
+    /// The history memory, `&mut [Option<State>; N]` (machines with history
+    /// targets only).
+    pub last_active: TokenStream,
 }
 
 /// The parameter names and the body of `transition` for `machine`.
@@ -27,19 +33,21 @@ pub(crate) fn transition_body(
         let params = Params {
             state: quote!(_state),
             guards: quote!(_guards),
+            last_active: quote!(_last_active),
         };
         return (params, quote!(match action {}));
     }
     let mut uses_guards = false;
+    let mut uses_memory = false;
     let mut arms = Vec::new();
-    for state in machine.state_ids() {
+    for state in machine.leaves() {
         let groups = machine.candidate_groups(state);
         let state_variant = &idents.states[state.index()];
         for (action, candidates) in &groups {
             let candidates = reachable(machine, candidates);
             uses_guards |= candidates.iter().any(|&t| machine.transition(t).guard.is_some());
             let action_variant = &idents.actions[action.index()];
-            let body = group_body(machine, idents, tables, state, &candidates);
+            let body = group_body(machine, idents, tables, state, &candidates, &mut uses_memory);
             arms.push(quote!((State::#state_variant, Action::#action_variant) => #body,));
         }
         if groups.len() < machine.actions.len() {
@@ -56,6 +64,11 @@ pub(crate) fn transition_body(
             quote!(guards)
         } else {
             quote!(_guards)
+        },
+        last_active: if uses_memory {
+            quote!(last_active)
+        } else {
+            quote!(_last_active)
         },
     };
     (params, quote!(match (state, action) { #(#arms)* }))
@@ -81,6 +94,7 @@ fn group_body(
     tables: &mut Tables,
     state: StateId,
     candidates: &[TransitionId],
+    uses_memory: &mut bool,
 ) -> TokenStream {
     let cached = repeated_guards(
         candidates
@@ -90,7 +104,7 @@ fn group_body(
     let mut branches = Vec::new();
     let mut fallback = None;
     for &t in candidates {
-        let fired = fired(machine, idents, tables, state, t);
+        let fired = fired(machine, idents, tables, state, t, uses_memory);
         match &machine.transition(t).guard {
             Some(guard) => {
                 let condition = condition(&guard.expr, &cached, idents);
@@ -125,30 +139,71 @@ fn group_body(
     })
 }
 
-/// `Ok(Fired { .. })` for transition `t` taken from `state`.
+/// `Ok(Fired { .. })` for transition `t` taken from leaf `state`: the exit
+/// outputs of the states it leaves (innermost first), its own, then the
+/// enter outputs of the states it enters (outermost first). With a history
+/// target, one case per path the memory selects; the memory of the regions
+/// it leaves is updated.
 fn fired(
     machine: &Machine,
     idents: &Idents,
     tables: &mut Tables,
     state: StateId,
     t: TransitionId,
+    uses_memory: &mut bool,
 ) -> TokenStream {
     let transition = machine.transition(t);
-    let (to, outputs) = match transition.target {
-        None => (quote!(state), transition.emits.clone()),
-        Some(target) => {
-            let variant = &idents.states[target.index()];
-            let outputs: Vec<OutputId> = machine
-                .state(state)
-                .exit
-                .iter()
-                .chain(&transition.emits)
-                .chain(&machine.state(target).enter)
-                .copied()
-                .collect();
-            (quote!(State::#variant), outputs)
-        }
+    let step = step(
+        machine,
+        &memory_slots(machine),
+        state,
+        transition.source,
+        transition.target,
+        transition.history,
+    );
+    let mut to_outputs = |case: &Case| {
+        let outputs: Vec<OutputId> = case
+            .path
+            .exits
+            .iter()
+            .flat_map(|&s| &machine.state(s).exit)
+            .chain(&transition.emits)
+            .chain(case.path.entries.iter().flat_map(|&s| &machine.state(s).enter))
+            .copied()
+            .collect();
+        let to = match transition.target {
+            None => quote!(state),
+            Some(_) => {
+                let variant = &idents.states[case.to(state).index()];
+                quote!(State::#variant)
+            }
+        };
+        (to, tables.outputs(outputs))
     };
-    let outputs = tables.outputs(outputs);
-    quote!(__fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs }))
+    let slot = |i: usize| {
+        let i = index(i);
+        quote!(last_active[#i])
+    };
+    let record = records(&step, state, idents, &slot);
+    if step.read.is_none() && record.is_empty() {
+        let (to, outputs) = to_outputs(&step.cases[0]);
+        return quote!(__fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs }));
+    }
+    *uses_memory = true;
+    if step.read.is_none() {
+        let (to, outputs) = to_outputs(&step.cases[0]);
+        return quote!({
+            #record
+            __fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs })
+        });
+    }
+    let chosen = dispatch(&step, idents, &slot, &mut |case| {
+        let (to, outputs) = to_outputs(case);
+        quote!((#to, #outputs))
+    });
+    quote!({
+        let (to, outputs): (State, &'static [Output]) = #chosen;
+        #record
+        __fsm::Ok(Fired { from: state, to, action, outputs })
+    })
 }
