@@ -16,8 +16,10 @@ use crate::idents::{value_ident, Idents};
 use crate::machine::{enums, machine_impl, module_lints, module_prelude};
 use crate::options::Options;
 use crate::tables::Tables;
+use crate::nested::{dispatch, index, records, step, Case};
 use fsm_grammar::model::{
-    Delay, EffectId, GuardExpr, GuardId, Machine, OutputId, StateId, Symbol, TimerId, TransitionId,
+    Delay, EffectId, GuardExpr, GuardId, HistoryKind, Machine, OutputId, Source, StateId, Symbol, Timer,
+    TimerId, Transition, TransitionId,
 };
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -48,8 +50,16 @@ struct Gen<'a> {
     guards_arg: bool,
     effects: Vec<Ident>,
     delays: Vec<Ident>,
-    /// Most timers any state has: the length of the deadlines array.
+    /// Most timers any state has (nonzero when the machine has timers).
     max_timers: usize,
+    /// The length of the deadlines array: `max_timers`, a slot per timer
+    /// index, for a flat machine; one slot per timer for a nested machine,
+    /// whose leaf's and regions' timers are armed together.
+    deadline_slots: usize,
+    /// Whether the machine has nested states.
+    nested: bool,
+    /// The regions whose last active leaf the machine keeps.
+    memory: Vec<StateId>,
     /// The clock's type parameter: `K`, or `K2` for a machine named `K`.
     clock_param: Ident,
 }
@@ -75,7 +85,11 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
         .unwrap_or(0);
     let events = context.is_some() || machine.actions.iter().any(|a| a.payload.is_some());
     let clock_param = if machine_ident == "K" { "K2" } else { "K" };
+    let nested = machine.is_nested();
     let gen = Gen {
+        deadline_slots: if nested { machine.timers.len() } else { max_timers },
+        nested,
+        memory: crate::nested::memory_slots(machine),
         machine,
         effects: machine.effects.iter().map(|e| value_ident(&e.name)).collect(),
         delays: machine.delays.iter().map(|d| value_ident(&d.name)).collect(),
@@ -101,6 +115,11 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     let core = gen.core_type();
     let core_impl = machine_impl(machine, &gen.idents, &mut tables, false);
     let machine_type = gen.machine_type(&mut tables);
+    let regions = if gen.memory.is_empty() {
+        TokenStream::new()
+    } else {
+        crate::machine::memory_regions(machine, &gen.idents)
+    };
     let statics = tables.statics(&gen.idents);
     quote! {
         #docs
@@ -120,6 +139,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
             #core
             #core_impl
             #machine_type
+            #regions
             #statics
         }
     }
@@ -382,17 +402,21 @@ impl Gen<'_> {
             .collect()
     }
 
-    /// Run a transition from `from` (effects, state change, timers) and give
-    /// its `to` and outputs table.
-    fn take(
-        &self,
-        tables: &mut Tables,
-        from: StateId,
-        target: Option<StateId>,
-        effects: &[EffectId],
-        emits: &[OutputId],
-        payload: bool,
-    ) -> (TokenStream, TokenStream, TokenStream) {
+    /// Run a transition declared at `source` from leaf `from` (effects,
+    /// state change, timers, history memory) and give its `to` and outputs
+    /// table.
+    fn take(&self, tables: &mut Tables, from: StateId, taken: Taken<'_>, payload: bool) -> (TokenStream, TokenStream, TokenStream) {
+        let Taken {
+            source,
+            target,
+            history,
+            effects,
+            emits,
+        } = taken;
+        if self.nested {
+            return self.take_nested(tables, from, taken, payload);
+        }
+        let _ = (source, history);
         let own = self.effect_calls(effects, payload);
         match target {
             None => (own, quote!(state), tables.outputs(emits.to_vec())),
@@ -418,6 +442,147 @@ impl Gen<'_> {
                 (run, quote!(State::#variant), tables.outputs(outputs))
             }
         }
+    }
+
+    /// [`Gen::take`] for a machine with nested states: the effects of the
+    /// states exited (innermost first), the transition's, those of the
+    /// states entered (outermost first); then the new leaf, the exited
+    /// states' timers disarmed and the entered ones' armed, and the memory
+    /// of the regions left. With a history target, one case per path the
+    /// memory selects.
+    fn take_nested(
+        &self,
+        tables: &mut Tables,
+        from: StateId,
+        taken: Taken<'_>,
+        payload: bool,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let step = step(self.machine, &self.memory, from, taken.source, taken.target, taken.history);
+        let slot = |i: usize| {
+            let i = index(i);
+            quote!(self.last_active[#i])
+        };
+        let record = records(&step, from, &self.idents, &slot);
+        let mut case_code = |case: &Case| {
+            let path = &case.path;
+            let exit: TokenStream = path
+                .exits
+                .iter()
+                .map(|&s| self.effect_calls(&self.machine.state(s).exit_effects, false))
+                .collect();
+            let own = self.effect_calls(taken.effects, payload);
+            let enter: TokenStream = path
+                .entries
+                .iter()
+                .map(|&s| self.effect_calls(&self.machine.state(s).enter_effects, false))
+                .collect();
+            let outputs: Vec<OutputId> = path
+                .exits
+                .iter()
+                .flat_map(|&s| &self.machine.state(s).exit)
+                .chain(taken.emits)
+                .chain(path.entries.iter().flat_map(|&s| &self.machine.state(s).enter))
+                .copied()
+                .collect();
+            let outputs = tables.outputs(outputs);
+            let (move_to, to) = match taken.target {
+                None => (TokenStream::new(), quote!(state)),
+                Some(_) => {
+                    let variant = &self.idents.states[case.to(from).index()];
+                    (quote!(self.state = State::#variant;), quote!(State::#variant))
+                }
+            };
+            let disarm = self.disarm(&path.exits);
+            let arm = self.arm(&path.entries);
+            (quote!(#exit #own #enter #move_to #disarm #arm), to, outputs)
+        };
+        if step.read.is_none() {
+            let (run, to, outputs) = case_code(&step.cases[0]);
+            return (quote!(#run #record), to, outputs);
+        }
+        let chosen = dispatch(&step, &self.idents, &slot, &mut |case| {
+            let (run, to, outputs) = case_code(case);
+            quote!({ #run (#to, #outputs) })
+        });
+        let run = quote! {
+            let (entered, table): (State, &'static [Output]) = #chosen;
+            #record
+        };
+        (run, quote!(entered), quote!(table))
+    }
+
+    /// Disarm the timers of `states`.
+    fn disarm(&self, states: &[StateId]) -> TokenStream {
+        states
+            .iter()
+            .flat_map(|&s| self.machine.timers_of(s))
+            .map(|(id, _)| {
+                let slot = index(id.index());
+                quote!(self.deadlines[#slot] = __fsm::None;)
+            })
+            .collect()
+    }
+
+    /// Arm the timers of `states`, entered in this order, from now (the
+    /// clock read once); each state's named delays are read once.
+    fn arm(&self, states: &[StateId]) -> TokenStream {
+        let blocks: Vec<TokenStream> = states
+            .iter()
+            .filter_map(|&s| {
+                let timers: Vec<(TimerId, &Timer)> = self.machine.timers_of(s).collect();
+                if timers.is_empty() {
+                    return None;
+                }
+                let mut named: Vec<usize> = Vec::new();
+                let sets: Vec<TokenStream> = timers
+                    .iter()
+                    .map(|&(id, timer)| {
+                        let slot = index(id.index());
+                        let delay = self.delay_tokens(timer.delay, &mut named);
+                        quote!(self.deadlines[#slot] = __fsm::Some(__fsm::deadline(now, #delay));)
+                    })
+                    .collect();
+                let locals = self.delay_locals(&named);
+                Some(quote!({ #locals #(#sets)* }))
+            })
+            .collect();
+        if blocks.is_empty() {
+            return TokenStream::new();
+        }
+        quote! {
+            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            #(#blocks)*
+        }
+    }
+
+    /// A timer's delay as an expression: a literal, or the local holding a
+    /// named delay (added to `named`).
+    fn delay_tokens(&self, delay: Delay, named: &mut Vec<usize>) -> TokenStream {
+        match delay {
+            Delay::Literal(d) => {
+                let millis = Literal::u64_unsuffixed(d.as_millis() as u64);
+                quote!(__fsm::Duration::from_millis(#millis))
+            }
+            Delay::Named(d) => {
+                if !named.contains(&d.index()) {
+                    named.push(d.index());
+                }
+                let local = format_ident!("delay_{}", d.index());
+                quote!(#local)
+            }
+        }
+    }
+
+    /// `let delay_N = Context::name(&self.context);` for each named delay.
+    fn delay_locals(&self, named: &[usize]) -> TokenStream {
+        named
+            .iter()
+            .map(|&d| {
+                let local = format_ident!("delay_{d}");
+                let method = &self.delays[d];
+                quote!(let #local = Context::#method(&self.context);)
+            })
+            .collect()
     }
 
     fn guard_call(&self, payload: bool) -> impl Fn(GuardId) -> TokenStream + '_ {
@@ -490,7 +655,7 @@ impl Gen<'_> {
             }
         };
         let mut arms = Vec::new();
-        for state in self.machine.state_ids() {
+        for state in self.machine.leaves() {
             let groups = self.machine.candidate_groups(state);
             let state_variant = &self.idents.states[state.index()];
             for (action, candidates) in &groups {
@@ -527,14 +692,7 @@ impl Gen<'_> {
                     let fired = if check {
                         quote!(true)
                     } else {
-                        let (run, to, outputs) = self.take(
-                            tables,
-                            state,
-                            transition.target,
-                            &transition.effects,
-                            &transition.emits,
-                            payload,
-                        );
+                        let (run, to, outputs) = self.take(tables, state, Taken::transition(transition), payload);
                         quote!({
                             #run
                             __fsm::Ok(Fired { from: state, to: #to, action: Action::#action_variant, outputs: #outputs })
@@ -611,6 +769,9 @@ impl Gen<'_> {
 
     /// `arm_timers`: the deadlines of the current state's timers, from now.
     fn arm_timers(&self) -> TokenStream {
+        if self.nested {
+            return self.arm_timers_nested();
+        }
         let n = Literal::usize_unsuffixed(self.max_timers);
         let arms = self.machine.state_ids().filter_map(|state| {
             let timers: Vec<_> = self.machine.timers_of(state).collect();
@@ -664,8 +825,41 @@ impl Gen<'_> {
         }
     }
 
+    /// `arm_timers` of a machine with nested states: the deadlines of the
+    /// timers of the current leaf and of every region around it, entered
+    /// outermost first, from now. For a machine just created.
+    fn arm_timers_nested(&self) -> TokenStream {
+        let n = index(self.deadline_slots);
+        let arms = self.machine.leaves().filter_map(|leaf| {
+            let mut path: Vec<StateId> = self.machine.ancestors_or_self(leaf).collect();
+            path.reverse();
+            let arm = self.arm(&path);
+            if arm.is_empty() {
+                return None;
+            }
+            let variant = &self.idents.states[leaf.index()];
+            Some(quote!(State::#variant => { #arm }))
+        });
+        let arms: Vec<TokenStream> = arms.collect();
+        quote! {
+            /// Disarm every timer, and arm those of the current state and of
+            /// the regions around it.
+            fn arm_timers(&mut self) {
+                self.deadlines = [__fsm::None; #n];
+                #[allow(clippy::match_single_binding, clippy::single_match)]
+                match self.state {
+                    #(#arms)*
+                    _ => {}
+                }
+            }
+        }
+    }
+
     /// `fire_due_at`: fire the earliest timer due at `now`.
     fn fire_due_at(&self, tables: &mut Tables) -> TokenStream {
+        if self.nested {
+            return self.fire_due_at_nested(tables);
+        }
         let mut order_arms = Vec::new();
         let mut arms = Vec::new();
         for state in self.machine.state_ids() {
@@ -704,7 +898,7 @@ impl Gen<'_> {
                 for &(i, id) in &members {
                     let timer = &self.machine.timers[id.index()];
                     let (run, to, outputs) =
-                        self.take(tables, state, timer.target, &timer.effects, &timer.emits, false);
+                        self.take(tables, state, Taken::timer(timer), false);
                     let i = Literal::u32_unsuffixed(i as u32);
                     let fired = quote!({
                         #run
@@ -773,16 +967,154 @@ impl Gen<'_> {
         }
     }
 
+    /// `timer_order`, `timers_in` and `fire_due_at` of a machine with
+    /// nested states. The armed timers are the leaf's and its regions';
+    /// `timer_order` gives their slots in `Machine::timer_trial_order`. A
+    /// group is the timers of one state with one delay; a timer fires as a
+    /// transition declared on its state, from the leaf.
+    fn fire_due_at_nested(&self, tables: &mut Tables) -> TokenStream {
+        let mut order_arms = Vec::new();
+        let mut timers_in_arms = Vec::new();
+        let mut arms = Vec::new();
+        for leaf in self.machine.leaves() {
+            let order = self.machine.timer_trial_order(leaf);
+            if order.is_empty() {
+                continue;
+            }
+            let variant = &self.idents.states[leaf.index()];
+            let slots = order.iter().map(|&(id, _)| index(id.index()));
+            order_arms.push(quote!(State::#variant => &[#(#slots),*],));
+            let listed = self.machine.timers_in(leaf).into_iter().map(|(id, timer)| {
+                let name = &self.machine.state(timer.state).name;
+                let within = self
+                    .machine
+                    .timers_of(timer.state)
+                    .position(|(t, _)| t == id)
+                    .expect("a timer is among its state's");
+                let within = Literal::u32_unsuffixed(within as u32);
+                let slot = index(id.index());
+                quote!((#name, #within, #slot))
+            });
+            timers_in_arms.push(quote!(State::#variant => &[#(#listed),*],));
+            // Groups: one state's timers with one delay, in trial order.
+            let mut groups: Vec<((StateId, Delay), Vec<(TimerId, u32)>)> = Vec::new();
+            for &(id, within) in &order {
+                let timer = &self.machine.timers[id.index()];
+                let key = (timer.state, timer.delay);
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, members)) => members.push((id, within)),
+                    None => groups.push((key, vec![(id, within)])),
+                }
+            }
+            for ((declared, _), members) in groups {
+                let declared_in = &self.machine.state(declared).name;
+                let patterns = members.iter().map(|&(id, _)| index(id.index()));
+                let disarm = members.iter().map(|&(id, _)| {
+                    let slot = index(id.index());
+                    quote!(self.deadlines[#slot] = __fsm::None;)
+                });
+                let first = Literal::u32_unsuffixed(members[0].1);
+                let exprs: Vec<&GuardExpr> = members
+                    .iter()
+                    .filter_map(|&(id, _)| self.machine.timers[id.index()].guard.as_ref().map(|g| &g.expr))
+                    .collect();
+                let cached = repeated_guards(exprs.iter().copied());
+                let call = self.guard_call(false);
+                let mut branches = Vec::new();
+                let mut fallback = None;
+                for &(id, within) in &members {
+                    let timer = &self.machine.timers[id.index()];
+                    let (run, to, outputs) = self.take(tables, leaf, Taken::timer(timer), false);
+                    let within = Literal::u32_unsuffixed(within);
+                    let fired = quote!({
+                        #run
+                        __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs }))
+                    });
+                    match &timer.guard {
+                        Some(guard) => {
+                            let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
+                            branches.push(quote!(if #condition #fired));
+                        }
+                        None => {
+                            fallback = Some(fired);
+                            break;
+                        }
+                    }
+                }
+                let fallback = fallback.unwrap_or_else(
+                    || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, declared_in: #declared_in, timer: #first, due }))),
+                );
+                let caches = cached.iter().map(|g| {
+                    let cache = &self.idents.guard_caches[g.index()];
+                    quote!(let mut #cache: __fsm::Option<bool> = __fsm::None;)
+                });
+                let body = if branches.is_empty() {
+                    fallback
+                } else {
+                    quote!({ #(#caches)* #(#branches)else* else { #fallback } })
+                };
+                arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
+            }
+        }
+        let generics = self.guards_generics();
+        let param = self.guards_param();
+        let allow_unused = self.allow_unused_guards(self.machine.timers.iter().map(|t| t.guard.is_some()));
+        quote! {
+            /// The slots of the timers armed in `state` (its own and its
+            /// regions'), in the order they are tried.
+            fn timer_order(state: State) -> &'static [usize] {
+                #[allow(clippy::match_single_binding)]
+                match state {
+                    #(#order_arms)*
+                    _ => &[],
+                }
+            }
+
+            /// The timers armed in `state`, as snapshots list them: the
+            /// declaring state's name, the timer's index among its timers,
+            /// and its slot; innermost level first.
+            fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
+                #[allow(clippy::match_single_binding)]
+                match state {
+                    #(#timers_in_arms)*
+                    _ => &[],
+                }
+            }
+
+            /// Fire the earliest timer due at `now`.
+            #allow_unused
+            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                let state = self.state;
+                let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
+                for &index in Self::timer_order(state) {
+                    if let __fsm::Some(due) = self.deadlines[index] {
+                        if due <= now && !__fsm::matches!(next, __fsm::Some((_, earliest)) if earliest <= due) {
+                            next = __fsm::Some((index, due));
+                        }
+                    }
+                }
+                let (index, due) = next?;
+                match (state, index) {
+                    #(#arms)*
+                    _ => {
+                        self.deadlines[index] = __fsm::None;
+                        __fsm::None
+                    }
+                }
+            }
+        }
+    }
+
     fn machine_type(&self, tables: &mut Tables) -> TokenStream {
         let m = &self.machine_ident;
         let name = &self.machine.name;
-        let initial = &self.idents.states[self.machine.initial.index()];
+        let initial = &self.idents.states[self.machine.initial_leaf().index()];
         let docs = doc_attrs(&self.machine.docs, &format!("The `{name}` state machine."));
         let fire_body = self.fire_body(tables, false);
         let check_body = self.fire_body(tables, true);
         let timers = self.max_timers > 0;
         let k = &self.clock_param;
-        let n = Literal::usize_unsuffixed(self.max_timers);
+        let n = Literal::usize_unsuffixed(self.deadline_slots);
         let g_generics = self.guards_generics();
         let g_param = self.guards_param();
         let g_pass = self.guards_pass();
@@ -790,7 +1122,7 @@ impl Gen<'_> {
             self.allow_unused_guards(self.machine.transitions.iter().map(|t| t.guard.is_some()));
         // `can_fire` evaluates no guard for an action whose reachable
         // candidates include an unguarded one.
-        let allow_unused_check = self.allow_unused_guards(self.machine.state_ids().flat_map(|state| {
+        let allow_unused_check = self.allow_unused_guards(self.machine.leaves().flat_map(|state| {
             self.machine
                 .candidate_groups(state)
                 .into_iter()
@@ -851,6 +1183,16 @@ impl Gen<'_> {
         } else {
             Default::default()
         };
+        // The history memory, with history targets.
+        let memory_n = index(self.memory.len());
+        let (memory_field, memory_init) = if self.memory.is_empty() {
+            Default::default()
+        } else {
+            (
+                quote!(last_active: [__fsm::Option<State>; #memory_n],),
+                quote!(last_active: [__fsm::None; #memory_n],),
+            )
+        };
         let new_sep = comma_if(&ctx_param, &clock_param);
         let arg_sep = comma_if(&ctx_arg, &clock_arg);
 
@@ -893,6 +1235,45 @@ impl Gen<'_> {
             }
         };
 
+        let tree_methods = if self.nested {
+            let memory = crate::machine::memory_items(self.machine, &self.idents, quote!(self.last_active));
+            quote! {
+                /// True when the machine is inside `region`: when its state
+                /// lies in it, at any depth.
+                pub fn is_in(&self, region: Region) -> bool {
+                    self.state.is_in(region)
+                }
+
+                #memory
+            }
+        } else {
+            TokenStream::new()
+        };
+        let armed_timers = if self.nested {
+            quote! {
+                /// The timers armed now, with their deadlines, as a snapshot
+                /// stores them: those of the current state, then those of each
+                /// region around it, outwards, each named by the state that
+                /// declares it.
+                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                    Self::timers_in(self.state)
+                        .iter()
+                        .filter_map(move |&(state, timer, slot)| self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due)))
+                }
+            }
+        } else {
+            quote! {
+                /// The timers armed now, with their deadlines, as a snapshot
+                /// stores them.
+                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                    let state = self.state.name();
+                    self.deadlines
+                        .iter()
+                        .enumerate()
+                        .filter_map(move |(index, due)| due.map(|due| __fsm::ArmedTimer::new(state, index as u32, due)))
+                }
+            }
+        };
         let timer_methods = if timers {
             let arm = self.arm_timers();
             let due = self.fire_due_at(tables);
@@ -930,15 +1311,7 @@ impl Gen<'_> {
                     count
                 }
 
-                /// The timers armed now, with their deadlines, as a snapshot
-                /// stores them.
-                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-                    let state = self.state.name();
-                    self.deadlines
-                        .iter()
-                        .enumerate()
-                        .filter_map(move |(index, due)| due.map(|due| __fsm::ArmedTimer::new(state, index as u32, due)))
-                }
+                #armed_timers
 
                 /// The clock.
                 pub fn clock(&self) -> &#k {
@@ -948,10 +1321,81 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        let restore_deadlines = if self.nested {
+            let mut slot_arms = Vec::new();
+            let mut count_arms = Vec::new();
+            for s in self.machine.state_ids() {
+                let timers: Vec<TimerId> = self.machine.timers_of(s).map(|(id, _)| id).collect();
+                if timers.is_empty() {
+                    continue;
+                }
+                let name = &self.machine.state(s).name;
+                let count = Literal::u32_unsuffixed(timers.len() as u32);
+                count_arms.push(quote!(#name => #count,));
+            }
+            for leaf in self.machine.leaves() {
+                let variant = &self.idents.states[leaf.index()];
+                for a in self.machine.ancestors_or_self(leaf) {
+                    let name = &self.machine.state(a).name;
+                    for (within, (id, _)) in self.machine.timers_of(a).enumerate() {
+                        let within = Literal::u32_unsuffixed(within as u32);
+                        let slot = index(id.index());
+                        slot_arms.push(quote!((State::#variant, #name, #within) => __fsm::Some(#slot),));
+                    }
+                }
+            }
+            quote! {
+                let deadlines = snapshot.deadlines_in::<#n>(
+                    |name, timer| match (state, name, timer) {
+                        #(#slot_arms)*
+                        _ => __fsm::None,
+                    },
+                    |name| match name {
+                        #(#count_arms)*
+                        _ => 0,
+                    },
+                )?;
+            }
+        } else {
+            quote!(let deadlines = snapshot.deadlines::<#n>(Self::timer_order(state).len())?;)
+        };
+        let (restore_memory, with_memory) = if !self.nested {
+            Default::default()
+        } else if self.memory.is_empty() {
+            (
+                quote! {
+                    // The machine remembers nothing: any `last_active` is wrong.
+                    snapshot.last_active_of::<Core, 0>(&[], |_, _| false)?;
+                },
+                TokenStream::new(),
+            )
+        } else {
+            let names = self.memory.iter().map(|&s| self.machine.state(s).name.as_str());
+            (
+                quote! {
+                    let last_active = snapshot.last_active_of::<Core, #memory_n>(&[#(#names),*], |slot, leaf| {
+                        leaf.is_in(LAST_ACTIVE_REGIONS[slot])
+                    })?;
+                },
+                quote! {
+                    .with_last_active(
+                        LAST_ACTIVE_REGIONS
+                            .iter()
+                            .zip(self.last_active)
+                            .filter_map(|(region, leaf)| leaf.map(|leaf| (region.name(), leaf.name()))),
+                    )
+                },
+            )
+        };
+        let memory_restored = if self.memory.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(last_active,)
+        };
         let (arm_new, restore_deadlines, deadlines_init, with_timers) = if timers {
             (
                 quote!(machine.arm_timers();),
-                quote!(let deadlines = snapshot.deadlines::<#n>(Self::timer_order(state).len())?;),
+                restore_deadlines,
                 quote!(clock, deadlines,),
                 quote!(.with_timers(self.armed_timers())),
             )
@@ -974,7 +1418,8 @@ impl Gen<'_> {
                 .as_ref()
                 .map(|_| quote!(.field("context", &self.context)));
             let deadlines = timers.then(|| quote!(.field("deadlines", &self.deadlines)));
-            quote!(f.debug_struct(#name).field("state", &self.state) #context #deadlines .finish_non_exhaustive())
+            let memory = (!self.memory.is_empty()).then(|| quote!(.field("last_active", &self.last_active)));
+            quote!(f.debug_struct(#name).field("state", &self.state) #context #deadlines #memory .finish_non_exhaustive())
         };
         let debug_bound = match &self.context {
             Some(ctx) => quote!(where for<'a> #ctx: __fsm::Debug),
@@ -1046,7 +1491,7 @@ impl Gen<'_> {
             quote! {
                 #doc
                 pub fn with_clock(#ctx_param #new_sep #clock_param) -> Self {
-                    let mut machine = Self { state: State::#initial, #ctx_init #clock_init };
+                    let mut machine = Self { state: State::#initial, #ctx_init #clock_init #memory_init };
                     #arm_new
                     machine
                 }
@@ -1057,7 +1502,7 @@ impl Gen<'_> {
         let new_body = if timers {
             quote!(Self::with_clock(#ctx_arg #arg_sep #clock_arg))
         } else {
-            quote!(Self { state: State::#initial, #ctx_init })
+            quote!(Self { state: State::#initial, #ctx_init #memory_init })
         };
         let restore_clock_param = if timers {
             quote!(, #clock_param)
@@ -1096,7 +1541,8 @@ impl Gen<'_> {
                     ) -> __fsm::Result<Self, __fsm::RestoreError> {
                         let state = snapshot.state_of::<Core>(policy)?;
                         #restore_deadlines
-                        __fsm::Ok(Self { state, context, #deadlines_init })
+                        #restore_memory
+                        __fsm::Ok(Self { state, context, #deadlines_init #memory_restored })
                     }
                 }
 
@@ -1114,6 +1560,7 @@ impl Gen<'_> {
                         {
                             __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
                                 #with_timers
+                                #with_memory
                                 .with_context_of(&self.context)
                         }
 
@@ -1164,6 +1611,7 @@ impl Gen<'_> {
                     pub fn snapshot(&self) -> __fsm::Snapshot {
                         __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
                             #with_timers
+                            #with_memory
                     }
 
                     /// The machine in the state of `snapshot`; `policy` decides
@@ -1182,7 +1630,8 @@ impl Gen<'_> {
                     ) -> __fsm::Result<Self, __fsm::RestoreError> {
                         let state = snapshot.state_of::<Core>(policy)?;
                         #restore_deadlines
-                        __fsm::Ok(Self { state, #deadlines_init })
+                        #restore_memory
+                        __fsm::Ok(Self { state, #deadlines_init #memory_restored })
                     }
                 }
 
@@ -1208,6 +1657,7 @@ impl Gen<'_> {
                 state: State,
                 #ctx_field
                 #clock_field
+                #memory_field
             }
 
             impl #m {
@@ -1228,6 +1678,7 @@ impl Gen<'_> {
                 }
 
                 #ctx_accessors
+                #tree_methods
 
                 /// The actions that have a transition in the current state.
                 pub fn valid_actions(&self) -> &'static [Action] {
@@ -1315,6 +1766,39 @@ impl Gen<'_> {
 
                 #timers
             }
+        }
+    }
+}
+
+/// What a transition or timer does when taken: where it was declared, its
+/// target and its effects and outputs.
+#[derive(Clone, Copy)]
+struct Taken<'a> {
+    source: Source,
+    target: Option<StateId>,
+    history: Option<HistoryKind>,
+    effects: &'a [EffectId],
+    emits: &'a [OutputId],
+}
+
+impl<'a> Taken<'a> {
+    fn transition(t: &'a Transition) -> Self {
+        Taken {
+            source: t.source,
+            target: t.target,
+            history: t.history,
+            effects: &t.effects,
+            emits: &t.emits,
+        }
+    }
+
+    fn timer(t: &'a Timer) -> Self {
+        Taken {
+            source: Source::State(t.state),
+            target: t.target,
+            history: t.history,
+            effects: &t.effects,
+            emits: &t.emits,
         }
     }
 }

@@ -98,7 +98,6 @@ pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) 
         name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
     match conflict {
         Some(message) => compile_error(&message),
-        None if context::is_extended(machine) && machine.is_nested() => compile_error("nested extended: in progress"),
         None if context::is_extended(machine) => context::context_module(machine, options),
         None => machine::machine_module(machine, options),
     }

@@ -92,6 +92,7 @@ fn the_runtime_path_and_source_file_are_honoured() {
     let options = Options {
         runtime_path: quote!(crate::vendored::fsm_runtime::__private),
         source_file: Some("/work/machines/door.fsm".to_string()),
+        ..Options::default()
     };
     let tokens = machine_tokens(&model.machines[0], &options).to_string();
     assert!(
@@ -349,6 +350,18 @@ fn nested_states_are_generated() {
             &[
                 "pub struct M { state : State , }",
                 "snapshot . last_active_of :: < Self , 0 > (& [] , | _ , _ | false) ? ;",
+            ][..],
+        ),
+        (
+            // With a context and a timer on the region: the extended module.
+            "machine M { context C; effect e; initial state up { exit do e; after 1s -> down; on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up.deep_history; } }",
+            &[
+                "pub enum Region { # [doc = \" The region `up`.\"] Up , }",
+                "last_active : [__fsm :: Option < State > ; 1] ,",
+                "pub fn is_in (& self , region : Region) -> bool",
+                "declared_in : \"up\"",
+                "snapshot . deadlines_in :: < 1 >",
+                "let (entered , table) : (State , & 'static [Output]) = match self . last_active [0]",
             ][..],
         ),
     ] {

@@ -290,6 +290,44 @@ impl Snapshot {
 }
 
 impl Snapshot {
+    /// [`Snapshot::deadlines`] for a machine with nested states, where the
+    /// timers of the current state and of every state holding it are armed
+    /// together: `slot(state, timer)` is the slot in the returned array of
+    /// timer number `timer` of the state named `state`, when that state is
+    /// the snapshot's current state or holds it and has such a timer, and
+    /// `None` otherwise; `timer_count(state)` is how many timers the state
+    /// named `state` has, for the error. For generated code.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::UnknownTimer`] for a timer of a state that neither is
+    /// the current state nor holds it, or past that state's timers.
+    #[doc(hidden)]
+    pub fn deadlines_in<const N: usize>(
+        &self,
+        slot: impl Fn(&str, u32) -> Option<usize>,
+        timer_count: impl Fn(&str) -> u32,
+    ) -> Result<[Option<Timestamp>; N], RestoreError> {
+        let mut deadlines = [None; N];
+        for armed in &self.timers {
+            match slot(&armed.state, armed.timer).filter(|&slot| slot < N) {
+                Some(slot) => deadlines[slot] = Some(armed.due),
+                None => {
+                    return Err(RestoreError::UnknownTimer {
+                        machine: self.machine.to_string(),
+                        current_state: self.current_state.to_string(),
+                        state: armed.state.to_string(),
+                        timer: armed.timer,
+                        timers: timer_count(&armed.state),
+                    })
+                }
+            }
+        }
+        Ok(deadlines)
+    }
+}
+
+impl Snapshot {
     /// The history memory it carries, checked against machine `M`: slot `i`
     /// of the result is the leaf remembered for `composites[i]` (the names
     /// of the composite states `M` enters through their history, in slot

@@ -5,15 +5,75 @@
 //! `Player` (generated/player.fsm) is a plain machine with guards and a
 //! deep history target; `Call` (generated/call_nested.fsm, the phone call of
 //! tests/fixtures/ok) has a timer on a region, so it is generated with the
-//! extended API.
+//! extended API; `Job` (generated/job_nested.fsm) adds a context, effects on
+//! every level's hooks, a named delay and a self transition on a region.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
 include!("generated/player.rs");
 
-// CALL_NESTED_INCLUDE
+mod call_nested {
+    include!("generated/call_nested.rs");
+}
 
-use fsm_runtime::{FingerprintPolicy, Fire, Machine, RestoreError, Snapshot};
+mod job_nested {
+    use super::JobContext;
+    include!("generated/job_nested.rs");
+}
+
+use fsm_runtime::{ArmedTimer, FingerprintPolicy, Fire, Machine, ManualClock, RestoreError, Snapshot, Timestamp};
+use std::time::{Duration, UNIX_EPOCH};
+
+const START: u64 = 1_768_037_535_000;
+
+fn clock() -> ManualClock {
+    ManualClock::new(UNIX_EPOCH + Duration::from_millis(START))
+}
+
+fn at(millis_after_start: u64) -> Timestamp {
+    Timestamp::from_unix_millis(START + millis_after_start).unwrap()
+}
+
+const HOUR: u64 = 3_600_000;
+
+/// The context of `Job`: every effect and delay read, in order.
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct JobContext {
+    budget_ms: u64,
+    ticks: u32,
+    log: Vec<String>,
+}
+
+impl JobContext {
+    fn take_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.log)
+    }
+}
+
+impl job_nested::job::Context for JobContext {
+    fn open(&mut self) {
+        self.log.push("open".into());
+    }
+    fn close(&mut self) {
+        self.log.push("close".into());
+    }
+    fn fetch_in(&mut self) {
+        self.log.push("fetch_in".into());
+    }
+    fn fetch_out(&mut self) {
+        self.log.push("fetch_out".into());
+    }
+    fn give_up(&mut self) {
+        self.log.push("give_up".into());
+    }
+    fn count(&mut self) {
+        self.ticks += 1;
+        self.log.push("count".into());
+    }
+    fn budget(&self) -> Duration {
+        Duration::from_millis(self.budget_ms)
+    }
+}
 
 mod player_machine {
     use super::player::{Action, Guards, Output, Player, Region, State};
@@ -305,5 +365,313 @@ mod player_machine {
             assert!(error.to_string().contains(reason), "{error}");
         }
         assert!(Player::restore(&snapshot(&[("on", "browsing")])).is_ok());
+    }
+}
+
+mod call_machine {
+    use super::call_nested::call::{Action, Call, Output, Region, State, TimerFired};
+    use super::*;
+
+    fn step(call: &mut Call<ManualClock>, action: Action, outputs: &[Output], to: State) {
+        let from = call.state();
+        let fired = call
+            .fire(action)
+            .unwrap_or_else(|e| panic!("{action} in {from}: {e}"));
+        assert_eq!((fired.from, fired.to), (from, to), "{action} in {from}");
+        assert_eq!(fired.outputs, outputs, "{action} in {from}");
+        assert_eq!(call.state(), to);
+    }
+
+    fn connected() -> (Call<ManualClock>, ManualClock) {
+        let clock = clock();
+        let mut call = Call::with_clock(clock.clone());
+        assert_eq!(call.state(), State::Idle);
+        assert_eq!(call.next_deadline(), None);
+        step(&mut call, Action::Dial, &[], State::Connecting);
+        step(&mut call, Action::Answered, &[Output::StartBilling], State::Talking);
+        assert!(call.is_in(Region::Connected));
+        assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
+        (call, clock)
+    }
+
+    #[test]
+    fn the_example_of_the_issue_step_by_step() {
+        let (mut call, clock) = connected();
+        assert_eq!(
+            call.valid_actions(),
+            [Action::HangUp, Action::Pause, Action::Hold, Action::Transfer]
+        );
+        clock.advance(Duration::from_secs(600));
+        // Moving inside `connected` keeps its timer's deadline.
+        step(&mut call, Action::Hold, &[], State::OnHold);
+        assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
+        step(&mut call, Action::Resume, &[], State::Talking);
+        step(&mut call, Action::Transfer, &[], State::DialingThird);
+        assert!(call.is_in(Region::Transferring) && call.is_in(Region::Connected));
+        // `answered` is dialing_third's own here, not connecting's.
+        step(&mut call, Action::Answered, &[], State::Bridged);
+        assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
+        assert_eq!(
+            call.armed_timers().collect::<Vec<_>>(),
+            [ArmedTimer::new("connected", 0, at(2 * HOUR))]
+        );
+        // Inherited from two levels up: every level is left.
+        step(&mut call, Action::HangUp, &[Output::StopBilling], State::Idle);
+        assert_eq!(call.next_deadline(), None);
+        assert!(!call.is_in(Region::Connected));
+    }
+
+    #[test]
+    fn a_child_overrides_its_parent() {
+        let (mut call, _clock) = connected();
+        step(&mut call, Action::Hold, &[], State::OnHold);
+        step(
+            &mut call,
+            Action::HangUp,
+            &[Output::StopBilling, Output::LogAbandoned],
+            State::Idle,
+        );
+    }
+
+    #[test]
+    fn shallow_history_and_a_fresh_deadline() {
+        let (mut call, clock) = connected();
+        step(&mut call, Action::Transfer, &[], State::DialingThird);
+        step(&mut call, Action::Answered, &[], State::Bridged);
+        assert_eq!(call.last_active(Region::Connected), None);
+        step(&mut call, Action::Pause, &[Output::StopBilling], State::Paused);
+        assert_eq!(call.last_active(Region::Connected), Some(State::Bridged));
+        assert_eq!(call.next_deadline(), None);
+        clock.advance(Duration::from_secs(60));
+        // Back to `transferring`, at its initial child; the timer re-armed.
+        step(&mut call, Action::Resume, &[Output::StartBilling], State::DialingThird);
+        assert_eq!(call.next_deadline(), Some(at(60_000 + 2 * HOUR)));
+        step(&mut call, Action::Pause, &[Output::StopBilling], State::Paused);
+        step(&mut call, Action::Resume, &[Output::StartBilling], State::DialingThird);
+    }
+
+    #[test]
+    fn the_region_timer_fires_from_any_leaf_inside() {
+        let (mut call, clock) = connected();
+        step(&mut call, Action::Hold, &[], State::OnHold);
+        clock.advance(Duration::from_millis(2 * HOUR));
+        let mut fired: Vec<TimerFired> = Vec::new();
+        assert_eq!(call.fire_due(|r| fired.push(r.unwrap())), 1);
+        let f = &fired[0];
+        assert_eq!(
+            (f.from, f.to, f.declared_in, f.timer, f.due),
+            (State::OnHold, State::Idle, "connected", 0, at(2 * HOUR))
+        );
+        assert_eq!(f.outputs, [Output::StopBilling, Output::CutOff]);
+        assert_eq!(call.state(), State::Idle);
+        assert_eq!(call.next_deadline(), None);
+        // Leaving `connected` through its timer remembers the leaf.
+        assert_eq!(call.last_active(Region::Connected), Some(State::OnHold));
+    }
+
+    #[test]
+    fn snapshots_carry_region_timers_and_memory() {
+        let (mut call, clock) = connected();
+        step(&mut call, Action::Transfer, &[], State::DialingThird);
+        let snapshot = call.snapshot();
+        let json = serde_json::to_value(&snapshot).unwrap();
+        assert_eq!(json["current_state"], "dialing_third");
+        assert_eq!(
+            json["timers"],
+            serde_json::json!([{"state": "connected", "timer": 0, "due": at(2 * HOUR).to_string()}])
+        );
+        assert!(json.get("last_active").is_none());
+        let back: Snapshot = serde_json::from_value(json).unwrap();
+        clock.advance(Duration::from_secs(5));
+        let mut restored = Call::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
+        assert_eq!(restored.state(), State::DialingThird);
+        assert_eq!(restored.next_deadline(), Some(at(2 * HOUR)));
+        step(&mut restored, Action::Answered, &[], State::Bridged);
+
+        step(&mut call, Action::Pause, &[Output::StopBilling], State::Paused);
+        let snapshot = call.snapshot();
+        assert_eq!(snapshot.last_active().collect::<Vec<_>>(), [("connected", "dialing_third")]);
+        assert!(snapshot.timers().is_empty());
+        let json = serde_json::to_value(&snapshot).unwrap();
+        assert_eq!(json["last_active"], serde_json::json!({"connected": "dialing_third"}));
+        let back: Snapshot = serde_json::from_value(json).unwrap();
+        let mut restored = Call::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
+        assert_eq!(restored.last_active(Region::Connected), Some(State::DialingThird));
+        step(&mut restored, Action::Resume, &[Output::StartBilling], State::DialingThird);
+    }
+
+    #[test]
+    fn bad_timers_and_memory_are_refused() {
+        let fingerprint = <call_nested::call::Core as Machine>::FINGERPRINT;
+        let base = |state: &'static str| Snapshot::new("Call", fingerprint, state);
+        let restore = |snapshot: &Snapshot| Call::restore_with(snapshot, FingerprintPolicy::Strict, clock());
+        // A region's timer is fine from a leaf inside it...
+        assert!(restore(&base("on_hold").with_timers([ArmedTimer::new("connected", 0, at(1))])).is_ok());
+        // ... and refused outside it, past its timers, or for a leaf without any.
+        for (state, armed, timers) in [
+            ("idle", ArmedTimer::new("connected", 0, at(1)), 1),
+            ("talking", ArmedTimer::new("connected", 1, at(1)), 1),
+            ("talking", ArmedTimer::new("talking", 0, at(1)), 0),
+            ("talking", ArmedTimer::new("nowhere", 0, at(1)), 0),
+        ] {
+            let snapshot = base(state).with_timers([armed.clone()]);
+            match restore(&snapshot) {
+                Err(RestoreError::UnknownTimer {
+                    current_state,
+                    state: found,
+                    timer,
+                    timers: count,
+                    ..
+                }) => assert_eq!(
+                    (current_state.as_str(), found.as_str(), timer, count),
+                    (state, armed.state(), armed.timer(), timers)
+                ),
+                other => panic!("{state} {armed:?}: {other:?}"),
+            }
+        }
+        for pairs in [
+            [("connected", "idle")],
+            [("transferring", "bridged")],
+            [("connected", "connected")],
+        ] {
+            let snapshot = base("paused").with_last_active(pairs);
+            assert!(
+                matches!(restore(&snapshot), Err(RestoreError::InvalidLastActive { .. })),
+                "{pairs:?}"
+            );
+        }
+    }
+}
+
+mod job_machine {
+    use super::job_nested::job::{Event, Job, Output, Region, State};
+    use super::*;
+
+    fn job(budget_ms: u64) -> (Job<ManualClock>, ManualClock) {
+        let clock = clock();
+        let context = JobContext {
+            budget_ms,
+            ..JobContext::default()
+        };
+        (Job::with_clock(context, clock.clone()), clock)
+    }
+
+    /// Fire `event`; check the outputs, the leaf, and the effects run.
+    fn step(job: &mut Job<ManualClock>, event: Event, outputs: &[Output], to: State, effects: &[&str]) {
+        let from = job.state();
+        let text = format!("{event:?} in {from}");
+        let fired = job.fire(event).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!((fired.from, fired.to), (from, to), "{text}");
+        assert_eq!(fired.outputs, outputs, "{text}");
+        assert_eq!(job.context_mut().take_log(), effects, "{text}");
+    }
+
+    #[test]
+    fn effects_run_level_by_level_and_timers_follow_the_path() {
+        let (mut job, clock) = job(10_000);
+        // Construction runs no hook.
+        assert_eq!(job.state(), State::Queued);
+        assert!(job.context().log.is_empty());
+        step(&mut job, Event::Start, &[], State::Fetch, &["open", "fetch_in"]);
+        // The leaf's timer first, then its region's.
+        assert_eq!(
+            job.armed_timers().collect::<Vec<_>>(),
+            [ArmedTimer::new("fetch", 0, at(500)), ArmedTimer::new("work", 0, at(10_000))]
+        );
+        // An internal transition inherited from the region: no hook, no timer change.
+        step(&mut job, Event::Tick, &[], State::Fetch, &["count"]);
+        clock.advance(Duration::from_millis(500));
+        let fired = job.fire_next_due().unwrap().unwrap();
+        assert_eq!(
+            (fired.from, fired.to, fired.declared_in, fired.timer, fired.outputs),
+            (State::Fetch, State::Process, "fetch", 0, &[Output::Fetched][..])
+        );
+        assert_eq!(job.context_mut().take_log(), ["fetch_out"]);
+        // The region's timer kept its deadline.
+        assert_eq!(
+            job.armed_timers().collect::<Vec<_>>(),
+            [ArmedTimer::new("work", 0, at(10_000))]
+        );
+        clock.advance(Duration::from_millis(1_000));
+        step(&mut job, Event::Again, &[], State::Fetch, &["fetch_in"]);
+        assert_eq!(
+            job.armed_timers().collect::<Vec<_>>(),
+            [ArmedTimer::new("fetch", 0, at(2_000)), ArmedTimer::new("work", 0, at(10_000))]
+        );
+        // A self transition on the region leaves and re-enters it: every
+        // hook runs, the delay is read again and its timer re-armed.
+        job.context_mut().budget_ms = 20_000;
+        step(
+            &mut job,
+            Event::Restart,
+            &[],
+            State::Fetch,
+            &["fetch_out", "close", "open", "fetch_in"],
+        );
+        assert_eq!(
+            job.armed_timers().collect::<Vec<_>>(),
+            [ArmedTimer::new("fetch", 0, at(2_000)), ArmedTimer::new("work", 0, at(21_500))]
+        );
+    }
+
+    #[test]
+    fn the_region_timer_fires_from_the_leaf_and_deep_history_returns() {
+        let (mut job, clock) = job(10_000);
+        step(&mut job, Event::Start, &[], State::Fetch, &["open", "fetch_in"]);
+        step(&mut job, Event::Done, &[], State::Process, &["fetch_out"]);
+        clock.advance(Duration::from_millis(10_000));
+        let fired = job.fire_next_due().unwrap().unwrap();
+        assert_eq!(
+            (fired.from, fired.to, fired.declared_in, fired.timer, fired.outputs),
+            (State::Process, State::Parked, "work", 0, &[Output::TimedOut][..])
+        );
+        assert_eq!(job.context_mut().take_log(), ["close", "give_up"]);
+        assert_eq!(job.last_active(Region::Work), Some(State::Process));
+        assert_eq!(job.next_deadline(), None);
+        // Deep history: straight back to `process`; only `work`'s timer.
+        step(&mut job, Event::Resume, &[], State::Process, &["open"]);
+        assert_eq!(
+            job.armed_timers().collect::<Vec<_>>(),
+            [ArmedTimer::new("work", 0, at(20_000))]
+        );
+        step(&mut job, Event::Again, &[], State::Fetch, &["fetch_in"]);
+        step(&mut job, Event::Park, &[], State::Parked, &["fetch_out", "close"]);
+        step(&mut job, Event::Resume, &[], State::Fetch, &["open", "fetch_in"]);
+        assert!(job.is_in(Region::Work));
+    }
+
+    #[test]
+    fn snapshots_keep_context_timers_of_every_level_and_memory() {
+        let (mut job, clock) = job(10_000);
+        step(&mut job, Event::Start, &[], State::Fetch, &["open", "fetch_in"]);
+        step(&mut job, Event::Park, &[], State::Parked, &["fetch_out", "close"]);
+        step(&mut job, Event::Resume, &[], State::Fetch, &["open", "fetch_in"]);
+        let snapshot = job.snapshot().unwrap();
+        let json = serde_json::to_value(&snapshot).unwrap();
+        assert_eq!(
+            json["timers"],
+            serde_json::json!([
+                {"state": "fetch", "timer": 0, "due": at(500).to_string()},
+                {"state": "work", "timer": 0, "due": at(10_000).to_string()},
+            ])
+        );
+        assert_eq!(json["last_active"], serde_json::json!({"work": "fetch"}));
+        let back: Snapshot = serde_json::from_value(json).unwrap();
+        clock.advance(Duration::from_millis(600));
+        let mut restored = Job::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
+        assert_eq!(restored.context(), job.context());
+        assert_eq!(restored.last_active(Region::Work), Some(State::Fetch));
+        assert_eq!(restored.armed_timers().collect::<Vec<_>>(), job.armed_timers().collect::<Vec<_>>());
+        let fired = restored.fire_next_due().unwrap().unwrap();
+        assert_eq!((fired.declared_in, fired.to), ("fetch", State::Process));
+        // A leaf's timer is refused once the leaf is left.
+        let bad = back.clone().with_timers([ArmedTimer::new("fetch", 0, at(1))]);
+        let bad = Snapshot::new("Job", bad.fingerprint().to_owned(), "process")
+            .with_timers(bad.timers().to_vec())
+            .with_context(bad.context().unwrap().clone());
+        assert!(matches!(
+            Job::restore_with(&bad, FingerprintPolicy::Strict, clock),
+            Err(RestoreError::UnknownTimer { .. })
+        ));
     }
 }
