@@ -25,8 +25,6 @@ fn ui() {
     cases.compile_fail("tests/ui/file_*.rs");
     cases.compile_fail("tests/ui/form_*.rs");
     cases.compile_fail("tests/ui/warning_level.rs");
-    // TODO(issue 10): a pass case when code generation supports nested states.
-    cases.compile_fail("tests/ui/unsupported_*.rs");
     cases.pass("tests/ui/pass_*.rs");
 }
 

@@ -21,7 +21,9 @@ mod job_nested {
     include!("generated/job_nested.rs");
 }
 
-use fsm_runtime::{ArmedTimer, FingerprintPolicy, Fire, Machine, ManualClock, RestoreError, Snapshot, Timestamp};
+use fsm_runtime::{
+    ArmedTimer, FingerprintPolicy, Fire, Machine, ManualClock, RestoreError, Snapshot, Timestamp,
+};
 use std::time::{Duration, UNIX_EPOCH};
 
 const START: u64 = 1_768_037_535_000;
@@ -135,10 +137,7 @@ mod player_machine {
         assert!(!State::Browsing.is_in(Region::Playback));
         assert!(!State::Off.is_in(Region::On));
         // Composites are no states: the snapshot names only leaves.
-        assert_eq!(
-            <State as fsm_runtime::Symbol>::from_name("on"),
-            None::<State>
-        );
+        assert_eq!(<State as fsm_runtime::Symbol>::from_name("on"), None::<State>);
     }
 
     #[test]
@@ -153,7 +152,13 @@ mod player_machine {
         // Inherited actions are valid, in declaration order.
         assert_eq!(
             p.valid_actions(),
-            [Action::Power, Action::Suspend, Action::Volume, Action::Play, Action::Unplug]
+            [
+                Action::Power,
+                Action::Suspend,
+                Action::Volume,
+                Action::Play,
+                Action::Unplug
+            ]
         );
         step(&mut p, Action::Play, &OK, &[Output::OpenStream], State::Playing);
         assert!(p.is_in(Region::On) && p.is_in(Region::Playback));
@@ -284,7 +289,10 @@ mod player_machine {
         let mut fresh = Player::from_state(State::Sleeping);
         step(&mut fresh, Action::Wake, &OK, &[Output::LampOn], State::Browsing);
         let fired = Player::transition(State::Sleeping, Action::Wake, &OK).unwrap();
-        assert_eq!((fired.to, fired.outputs), (State::Browsing, &[Output::LampOn][..]));
+        assert_eq!(
+            (fired.to, fired.outputs),
+            (State::Browsing, &[Output::LampOn][..])
+        );
         let restored = <Player as Machine>::from_state(State::Sleeping);
         assert_eq!(restored, Player::from_state(State::Sleeping));
     }
@@ -344,15 +352,15 @@ mod player_machine {
             Snapshot::new("Player", fingerprint, "sleeping").with_last_active(pairs.iter().copied())
         };
         for (pairs, reason) in [
-            (
-                &[("on", "off")][..],
-                "`off` is not inside `on`",
-            ),
+            (&[("on", "off")][..], "`off` is not inside `on`"),
             (
                 &[("playback", "playing")],
                 "`playback` is not a composite state that a transition enters through its history",
             ),
-            (&[("on", "nowhere")], "`nowhere` is not a leaf state of the machine"),
+            (
+                &[("on", "nowhere")],
+                "`nowhere` is not a leaf state of the machine",
+            ),
             (&[("on", "on")], "`on` is not a leaf state of the machine"),
         ] {
             let error = Player::restore(&snapshot(pairs)).unwrap_err();
@@ -388,7 +396,12 @@ mod call_machine {
         assert_eq!(call.state(), State::Idle);
         assert_eq!(call.next_deadline(), None);
         step(&mut call, Action::Dial, &[], State::Connecting);
-        step(&mut call, Action::Answered, &[Output::StartBilling], State::Talking);
+        step(
+            &mut call,
+            Action::Answered,
+            &[Output::StartBilling],
+            State::Talking,
+        );
         assert!(call.is_in(Region::Connected));
         assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
         (call, clock)
@@ -444,10 +457,20 @@ mod call_machine {
         assert_eq!(call.next_deadline(), None);
         clock.advance(Duration::from_secs(60));
         // Back to `transferring`, at its initial child; the timer re-armed.
-        step(&mut call, Action::Resume, &[Output::StartBilling], State::DialingThird);
+        step(
+            &mut call,
+            Action::Resume,
+            &[Output::StartBilling],
+            State::DialingThird,
+        );
         assert_eq!(call.next_deadline(), Some(at(60_000 + 2 * HOUR)));
         step(&mut call, Action::Pause, &[Output::StopBilling], State::Paused);
-        step(&mut call, Action::Resume, &[Output::StartBilling], State::DialingThird);
+        step(
+            &mut call,
+            Action::Resume,
+            &[Output::StartBilling],
+            State::DialingThird,
+        );
     }
 
     #[test]
@@ -490,14 +513,25 @@ mod call_machine {
 
         step(&mut call, Action::Pause, &[Output::StopBilling], State::Paused);
         let snapshot = call.snapshot();
-        assert_eq!(snapshot.last_active().collect::<Vec<_>>(), [("connected", "dialing_third")]);
+        assert_eq!(
+            snapshot.last_active().collect::<Vec<_>>(),
+            [("connected", "dialing_third")]
+        );
         assert!(snapshot.timers().is_empty());
         let json = serde_json::to_value(&snapshot).unwrap();
-        assert_eq!(json["last_active"], serde_json::json!({"connected": "dialing_third"}));
+        assert_eq!(
+            json["last_active"],
+            serde_json::json!({"connected": "dialing_third"})
+        );
         let back: Snapshot = serde_json::from_value(json).unwrap();
         let mut restored = Call::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
         assert_eq!(restored.last_active(Region::Connected), Some(State::DialingThird));
-        step(&mut restored, Action::Resume, &[Output::StartBilling], State::DialingThird);
+        step(
+            &mut restored,
+            Action::Resume,
+            &[Output::StartBilling],
+            State::DialingThird,
+        );
     }
 
     #[test]
@@ -576,14 +610,23 @@ mod job_machine {
         // The leaf's timer first, then its region's.
         assert_eq!(
             job.armed_timers().collect::<Vec<_>>(),
-            [ArmedTimer::new("fetch", 0, at(500)), ArmedTimer::new("work", 0, at(10_000))]
+            [
+                ArmedTimer::new("fetch", 0, at(500)),
+                ArmedTimer::new("work", 0, at(10_000))
+            ]
         );
         // An internal transition inherited from the region: no hook, no timer change.
         step(&mut job, Event::Tick, &[], State::Fetch, &["count"]);
         clock.advance(Duration::from_millis(500));
         let fired = job.fire_next_due().unwrap().unwrap();
         assert_eq!(
-            (fired.from, fired.to, fired.declared_in, fired.timer, fired.outputs),
+            (
+                fired.from,
+                fired.to,
+                fired.declared_in,
+                fired.timer,
+                fired.outputs
+            ),
             (State::Fetch, State::Process, "fetch", 0, &[Output::Fetched][..])
         );
         assert_eq!(job.context_mut().take_log(), ["fetch_out"]);
@@ -596,7 +639,10 @@ mod job_machine {
         step(&mut job, Event::Again, &[], State::Fetch, &["fetch_in"]);
         assert_eq!(
             job.armed_timers().collect::<Vec<_>>(),
-            [ArmedTimer::new("fetch", 0, at(2_000)), ArmedTimer::new("work", 0, at(10_000))]
+            [
+                ArmedTimer::new("fetch", 0, at(2_000)),
+                ArmedTimer::new("work", 0, at(10_000))
+            ]
         );
         // A self transition on the region leaves and re-enters it: every
         // hook runs, the delay is read again and its timer re-armed.
@@ -610,7 +656,10 @@ mod job_machine {
         );
         assert_eq!(
             job.armed_timers().collect::<Vec<_>>(),
-            [ArmedTimer::new("fetch", 0, at(2_000)), ArmedTimer::new("work", 0, at(21_500))]
+            [
+                ArmedTimer::new("fetch", 0, at(2_000)),
+                ArmedTimer::new("work", 0, at(21_500))
+            ]
         );
     }
 
@@ -622,7 +671,13 @@ mod job_machine {
         clock.advance(Duration::from_millis(10_000));
         let fired = job.fire_next_due().unwrap().unwrap();
         assert_eq!(
-            (fired.from, fired.to, fired.declared_in, fired.timer, fired.outputs),
+            (
+                fired.from,
+                fired.to,
+                fired.declared_in,
+                fired.timer,
+                fired.outputs
+            ),
             (State::Process, State::Parked, "work", 0, &[Output::TimedOut][..])
         );
         assert_eq!(job.context_mut().take_log(), ["close", "give_up"]);
@@ -661,7 +716,10 @@ mod job_machine {
         let mut restored = Job::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
         assert_eq!(restored.context(), job.context());
         assert_eq!(restored.last_active(Region::Work), Some(State::Fetch));
-        assert_eq!(restored.armed_timers().collect::<Vec<_>>(), job.armed_timers().collect::<Vec<_>>());
+        assert_eq!(
+            restored.armed_timers().collect::<Vec<_>>(),
+            job.armed_timers().collect::<Vec<_>>()
+        );
         let fired = restored.fire_next_due().unwrap().unwrap();
         assert_eq!((fired.declared_in, fired.to), ("fetch", State::Process));
         // A leaf's timer is refused once the leaf is left.

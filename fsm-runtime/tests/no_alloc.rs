@@ -9,6 +9,12 @@
 include!("generated/agent.rs");
 include!("generated/door.rs");
 include!("generated/call.rs");
+include!("generated/player.rs");
+
+/// The phone call with nested states (module `call`, like the flat one's).
+mod nested {
+    include!("generated/call_nested.rs");
+}
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -248,4 +254,77 @@ fn events_effects_and_timers_allocate_nothing_of_their_own() {
         }),
         0
     );
+}
+
+struct Battery;
+
+impl player::Guards for Battery {
+    fn battery_ok(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn nested_machines_fire_through_history_without_allocating() {
+    use player::{Action, Player, State};
+    let script = [
+        Action::Power,
+        Action::Play,
+        Action::Pause,
+        Action::Volume,
+        Action::Suspend,
+        Action::Wake, // deep history: back to `paused`
+        Action::Suspend,
+        Action::Reset, // shallow history: `playing`
+        Action::Stop,
+        Action::Play, // invalid in `playing`
+        Action::Unplug,
+    ];
+    let run = || {
+        let mut player = Player::new();
+        let mut outputs = 0;
+        for &action in &script {
+            match player.fire(std::hint::black_box(action), &Battery) {
+                Ok(fired) => outputs += fired.outputs.len(),
+                Err(error) => {
+                    std::hint::black_box(error);
+                }
+            }
+        }
+        assert_eq!(player.state(), State::Unplugged);
+        std::hint::black_box((outputs, player.valid_actions(), player.is_in(player::Region::On)));
+    };
+    run();
+    assert_eq!(allocations(run), 0);
+}
+
+#[test]
+fn nested_timers_fire_without_allocating() {
+    use fsm_runtime::ManualClock;
+    use nested::call::{Action, Call, State};
+    use std::time::{Duration, UNIX_EPOCH};
+
+    let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+    let mut call = Call::with_clock(clock.clone());
+    let mut run = || {
+        for action in [
+            Action::Dial,
+            Action::Answered,
+            Action::Hold,
+            Action::Pause,
+            Action::Resume,
+        ] {
+            call.fire(std::hint::black_box(action)).expect("a valid script");
+        }
+        assert_eq!(call.state(), State::OnHold);
+        // The region's timer fires from the leaf.
+        clock.advance(Duration::from_secs(2 * 3600));
+        let fired = call.fire_due(|result| {
+            std::hint::black_box(result.expect("cut off"));
+        });
+        assert_eq!(fired, 1);
+        assert_eq!(call.state(), State::Idle);
+        std::hint::black_box((call.next_deadline(), call.armed_timers().count()));
+    };
+    assert_eq!(allocations(&mut run), 0);
 }
