@@ -2,7 +2,7 @@
 //! builder ([`Config`]), in the style of lalrpop and prost-build. `fsmc build`
 //! uses the same builder, so both write identical files.
 
-use crate::options::Options;
+use crate::options::{Module, Options};
 use crate::render::render_model;
 use fsm_grammar::{Diagnostic, LineIndex, LintOptions, Severity};
 use std::fmt;
@@ -65,6 +65,7 @@ pub struct Config {
     runtime_path: Option<String>,
     lints: LintOptions,
     cargo_directives: bool,
+    module: Module,
 }
 
 impl Default for Config {
@@ -82,6 +83,7 @@ impl Config {
             runtime_path: None,
             lints: LintOptions::default(),
             cargo_directives: true,
+            module: Module::Own,
         }
     }
 
@@ -103,6 +105,16 @@ impl Config {
     /// Which warnings to drop and which to turn into errors.
     pub fn lints(&mut self, lints: LintOptions) -> &mut Self {
         self.lints = lints;
+        self
+    }
+
+    /// Where each machine's items go (default: [`Module::Own`], a module
+    /// named after the machine). With [`Module::Surrounding`], what `fsm!`
+    /// spells `module = self`, `include_fsm!("door")` inside `mod door`
+    /// gives `door::Door` instead of `door::door::Door`; each file may then
+    /// define one machine.
+    pub fn module(&mut self, module: Module) -> &mut Self {
+        self.module = module;
         self
     }
 
@@ -213,7 +225,10 @@ impl Config {
     }
 
     fn options(&self) -> Result<Options, Error> {
-        let mut options = Options::default();
+        let mut options = Options {
+            module: self.module,
+            ..Options::default()
+        };
         if let Some(path) = &self.runtime_path {
             let parsed: syn::Path =
                 syn::parse_str(path).map_err(|_| Error::RuntimePath { path: path.clone() })?;

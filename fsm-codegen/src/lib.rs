@@ -74,7 +74,7 @@ mod transitions;
 
 #[cfg(feature = "render")]
 pub use build_script::{compile, compile_or_exit, Config, Error, FileStatus, GeneratedFile};
-pub use options::Options;
+pub use options::{Module, Options};
 #[cfg(feature = "render")]
 pub use render::{render_model, render_source};
 
@@ -82,7 +82,8 @@ use fsm_grammar::Model;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Tokens for one checked machine: `pub mod <snake_name> { ... }`.
+/// Tokens for one checked machine: `pub mod <snake_name> { ... }`, or its
+/// items in the surrounding module with [`Module::Surrounding`].
 ///
 /// A machine named like an item of its own module (`State`), or with a
 /// state, action or output named like an item of its enum (`ALL`), which the
@@ -96,20 +97,25 @@ use quote::quote;
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
     let conflict =
         name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
-    match conflict {
+    options.place(match conflict {
         Some(message) => compile_error(&message),
         None if context::is_extended(machine) => context::context_module(machine, options),
         None => machine::machine_module(machine, options),
-    }
+    })
 }
 
 /// Tokens for every machine of a checked model, in order. A machine whose
-/// module name an earlier machine already has becomes a `compile_error!`.
+/// module name an earlier machine already has becomes a `compile_error!`, and
+/// so does every machine after the first with [`Module::Surrounding`].
 pub fn model_tokens(model: &Model, options: &Options) -> TokenStream {
     (0..model.machines.len())
-        .map(|index| match name_conflicts::module_conflict(model, index) {
-            Some(message) => compile_error(&message),
-            None => machine_tokens(&model.machines[index], options),
+        .map(|index| {
+            let refusal =
+                name_conflicts::module_conflict(model, index).or_else(|| options.refusal(model, index));
+            match refusal {
+                Some(message) => compile_error(&message),
+                None => machine_tokens(&model.machines[index], options),
+            }
         })
         .collect()
 }
@@ -125,7 +131,7 @@ pub fn stub_tokens(
     partial: Option<&fsm_grammar::model::Machine>,
     options: &Options,
 ) -> TokenStream {
-    stub::stub_module(machine_name, partial, options)
+    options.place(stub::stub_module(machine_name, partial, options))
 }
 
 fn compile_error(message: &str) -> TokenStream {

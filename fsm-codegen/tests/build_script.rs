@@ -304,3 +304,27 @@ fn compile_or_exit_writes_the_file_and_keeps_each_warnings_help_line() {
         ]
     );
 }
+
+#[test]
+fn module_surrounding_places_the_items_where_the_file_is_included() {
+    let dir = scratch("module");
+    let input = write(&dir, "door.fsm", DOOR);
+    let mut config = quiet();
+    config.module(fsm_codegen::Module::Surrounding);
+    let generated = config.generate(&[&input]).unwrap();
+    let options = Options {
+        module: fsm_codegen::Module::Surrounding,
+        ..Options::default()
+    };
+    assert_eq!(
+        generated[0].contents,
+        render_source(DOOR, "door.fsm", &options).unwrap()
+    );
+    let source = &generated[0].contents;
+    assert!(source.contains("mod __fsm_door {"), "{source}");
+    assert!(source.contains("pub use self::__fsm_door::*;"), "{source}");
+    assert!(!source.contains("pub mod door"), "{source}");
+    // The default is unchanged.
+    let generated = quiet().generate(&[&input]).unwrap();
+    assert!(generated[0].contents.contains("pub mod door {"));
+}

@@ -4,6 +4,7 @@
 //! do not bury the real one.
 
 use crate::report;
+use fsm_codegen::Module;
 use fsm_grammar::{Diagnostic, Severity};
 use proc_macro2::{Span, TokenStream};
 
@@ -14,6 +15,10 @@ pub(crate) trait Origin {
 
     /// The error for a text that defines no machine at all.
     fn no_machine(&self) -> Shown;
+
+    /// An error of the macro's own (not the checker's) at `span` of the
+    /// text: `message` is its first line, `help` its last.
+    fn at(&self, span: fsm_grammar::Span, message: &str, help: &str) -> Shown;
 }
 
 /// A message and the first and last tokens it is shown on.
@@ -34,6 +39,8 @@ pub(crate) struct Generation {
     /// The path of the runtime crate: `$crate` as `fsm_runtime::fsm!` passes
     /// it, so a renamed dependency works, else `::fsm_runtime`.
     pub(crate) runtime: TokenStream,
+    /// Where the machine's items go (`module = self`).
+    pub(crate) module: Module,
 }
 
 /// Check `text` and expand it: every diagnostic, then the generated code.
@@ -50,6 +57,26 @@ pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation) -
     if checked.diagnostics.is_empty() && checked.model.machines.is_empty() {
         let shown = origin.no_machine();
         expanded.extend(report::error(&shown.message, shown.first, shown.last));
+    }
+    if generation.module == Module::Surrounding {
+        // Their `State`s would clash in the one module; only the first is
+        // generated (see `generate::placed`).
+        let first = checked.model.machines.first().map(|m| m.name.as_str());
+        for machine in checked.model.machines.iter().skip(1) {
+            let message = format!(
+                "machine `{}` cannot go into the module around `fsm!` beside machine `{}`: \
+                 with `module = self` both would define `State`, `Action` and the rest there",
+                machine.name,
+                first.unwrap_or_default()
+            );
+            let help = format!(
+                "with `module = self` a definition holds one machine: give `{}` an `fsm!` of \
+                 its own in another module, or drop `module = self`",
+                machine.name
+            );
+            let shown = origin.at(machine.span, &message, &help);
+            expanded.extend(report::error(&shown.message, shown.first, shown.last));
+        }
     }
     expanded.extend(crate::generate::machines(&checked, generation));
     expanded

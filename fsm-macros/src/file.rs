@@ -7,21 +7,22 @@
 use crate::expand::{self, Generation, Origin, Shown};
 use crate::{generate, report};
 use fsm_codegen::snippet;
-use fsm_grammar::Diagnostic;
+use fsm_codegen::Module;
+use fsm_grammar::{Diagnostic, LineIndex};
 use proc_macro2::{Span, TokenStream};
 use std::io;
 use std::path::{Path, PathBuf};
 
 /// Expand the file at `path`, written as the literal at `literal`, for the
-/// runtime crate at `runtime`.
-pub(crate) fn expand(path: &str, literal: Span, runtime: TokenStream) -> TokenStream {
+/// runtime crate at `runtime`, its items going where `module` says.
+pub(crate) fn expand(path: &str, literal: Span, runtime: TokenStream, module: Module) -> TokenStream {
     let crate_root = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
     let full_path = crate_root.join(path);
     let text = match std::fs::read_to_string(&full_path) {
         Ok(text) => text,
-        Err(error) => return unreadable(path, &full_path, &error, literal, runtime),
+        Err(error) => return unreadable(path, &full_path, &error, literal, runtime, module),
     };
     // `include_str!` takes a string literal: a path that is not UTF-8 can't
     // be tracked, and the crate then only rebuilds when its own sources change.
@@ -31,7 +32,11 @@ pub(crate) fn expand(path: &str, literal: Span, runtime: TokenStream) -> TokenSt
         text: &text,
         literal,
     };
-    let generation = Generation { source_file, runtime };
+    let generation = Generation {
+        source_file,
+        runtime,
+        module,
+    };
     expand::expand(&text, &origin, &generation)
 }
 
@@ -49,6 +54,7 @@ fn unreadable(
     error: &io::Error,
     literal: Span,
     runtime: TokenStream,
+    module: Module,
 ) -> TokenStream {
     let suggestion = (error.kind() == io::ErrorKind::NotFound)
         .then(|| similar_file(full_path))
@@ -65,6 +71,7 @@ fn unreadable(
     let generation = Generation {
         source_file: None,
         runtime,
+        module,
     };
     match suggestion {
         Some((_, text)) => expanded.extend(generate::stubs(&fsm_grammar::check(&text), &generation)),
@@ -124,6 +131,19 @@ impl Origin for File<'_> {
                 "`{}` defines no machine\nhelp: write one, like \
                  `machine Door {{ initial state closed; }}`",
                 self.path
+            ),
+            first: self.literal,
+            last: self.literal,
+        }
+    }
+
+    /// The message, where in the file, then the help.
+    fn at(&self, span: fsm_grammar::Span, message: &str, help: &str) -> Shown {
+        let start = LineIndex::new(self.text).line_col(self.text, span.start);
+        Shown {
+            message: format!(
+                "{message}\n --> {}:{}:{}\nhelp: {help}",
+                self.path, start.line, start.column
             ),
             first: self.literal,
             last: self.literal,

@@ -2,7 +2,7 @@
 //! of them otherwise.
 
 use crate::expand::Generation;
-use fsm_codegen::Options;
+use fsm_codegen::{Module, Options};
 use fsm_grammar::model::Machine;
 use fsm_grammar::Checked;
 use proc_macro2::TokenStream;
@@ -13,10 +13,17 @@ use quote::quote;
 /// With errors, every machine gets a stub: those in the model with what the
 /// model knows of them, the ones a syntax error kept out of it by name only.
 /// A module is stubbed once, so a duplicated machine adds no error of its own.
+///
+/// With `module = self` only the first machine is generated: the others'
+/// items would clash with its own in the one module, and `expand` has
+/// already reported each of them on its name.
 pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStream {
     let options = options(generation);
     if !checked.has_errors() {
-        return fsm_codegen::model_tokens(&checked.model, &options);
+        return match (generation.module, checked.model.machines.first()) {
+            (Module::Surrounding, Some(first)) => fsm_codegen::machine_tokens(first, &options),
+            _ => fsm_codegen::model_tokens(&checked.model, &options),
+        };
     }
     stubs(checked, generation)
 }
@@ -47,10 +54,15 @@ fn stubs_of<'a>(
     generation: &Generation,
 ) -> TokenStream {
     let options = options(generation);
+    // With `module = self`, as in `machines`, the first machine only.
+    let placed = match generation.module {
+        Module::Own => usize::MAX,
+        Module::Surrounding => 1,
+    };
     // Keyed by module name: `Door` and `door` would both stub `mod door`.
     let mut stubbed: Vec<String> = Vec::new();
     let mut stubs = TokenStream::new();
-    for (name, partial) in machines {
+    for (name, partial) in machines.take(placed) {
         let module = fsm_grammar::naming::escape(&fsm_grammar::naming::snake(name));
         if !stubbed.contains(&module) {
             stubbed.push(module);
@@ -65,5 +77,6 @@ fn options(generation: &Generation) -> Options {
     Options {
         runtime_path: quote!(#runtime::__private),
         source_file: generation.source_file.clone(),
+        module: generation.module,
     }
 }

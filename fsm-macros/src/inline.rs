@@ -5,12 +5,14 @@
 
 use crate::expand::{self, Generation, Origin, Shown};
 use crate::layout::{self, LaidOut, Locate, SpanLocations};
+use fsm_codegen::Module;
 use fsm_grammar::Diagnostic;
 use proc_macro2::{Span, TokenStream};
 use std::fmt::Write as _;
 
-/// Expand an inline definition, for the runtime crate at `runtime`.
-pub(crate) fn expand(tokens: TokenStream, runtime: TokenStream) -> TokenStream {
+/// Expand an inline definition, for the runtime crate at `runtime`, its
+/// items going where `module` says.
+pub(crate) fn expand(tokens: TokenStream, runtime: TokenStream, module: Module) -> TokenStream {
     let laid_out = layout::lay_out(tokens, &SpanLocations);
     let origin = Inline {
         laid_out: &laid_out,
@@ -19,6 +21,7 @@ pub(crate) fn expand(tokens: TokenStream, runtime: TokenStream) -> TokenStream {
     let generation = Generation {
         source_file: None,
         runtime,
+        module,
     };
     expand::expand(&laid_out.text, &origin, &generation)
 }
@@ -80,6 +83,15 @@ impl Origin for Inline<'_> {
                 .to_string(),
             first: Span::call_site(),
             last: Span::call_site(),
+        }
+    }
+
+    fn at(&self, span: fsm_grammar::Span, message: &str, help: &str) -> Shown {
+        let (first, last) = self.spans(span);
+        Shown {
+            message: format!("{message}\nhelp: {help}"),
+            first,
+            last,
         }
     }
 }

@@ -62,7 +62,7 @@ mod invocation;
 mod layout;
 mod report;
 
-use invocation::Invocation;
+use invocation::{Invocation, Source};
 use std::panic::{self, AssertUnwindSafe};
 
 /// Define state machines, inline or from a `.fsm` file. See the crate docs.
@@ -74,8 +74,14 @@ pub fn fsm(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let expanded = panic::catch_unwind(AssertUnwindSafe(|| {
         let (runtime, input) = invocation::runtime(input);
         match Invocation::parse(input) {
-            Ok(Invocation::Inline(tokens)) => inline::expand(tokens, runtime),
-            Ok(Invocation::File { path, literal }) => file::expand(&path, literal, runtime),
+            Ok(Invocation {
+                module,
+                source: Source::Inline(tokens),
+            }) => inline::expand(tokens, runtime, module),
+            Ok(Invocation {
+                module,
+                source: Source::File { path, literal },
+            }) => file::expand(&path, literal, runtime, module),
             Err(error) => error,
         }
     }));
