@@ -14,9 +14,9 @@ use crate::docs::{doc_attrs, doc_line, module_docs};
 use crate::guards::{condition_with, repeated_guards};
 use crate::idents::{value_ident, Idents};
 use crate::machine::{enums, machine_impl, module_lints, module_prelude};
+use crate::nested::{dispatch, index, records, step, Case};
 use crate::options::Options;
 use crate::tables::Tables;
-use crate::nested::{dispatch, index, records, step, Case};
 use fsm_grammar::model::{
     Delay, EffectId, GuardExpr, GuardId, HistoryKind, Machine, OutputId, Source, StateId, Symbol, Timer,
     TimerId, Transition, TransitionId,
@@ -405,7 +405,13 @@ impl Gen<'_> {
     /// Run a transition declared at `source` from leaf `from` (effects,
     /// state change, timers, history memory) and give its `to` and outputs
     /// table.
-    fn take(&self, tables: &mut Tables, from: StateId, taken: Taken<'_>, payload: bool) -> (TokenStream, TokenStream, TokenStream) {
+    fn take(
+        &self,
+        tables: &mut Tables,
+        from: StateId,
+        taken: Taken<'_>,
+        payload: bool,
+    ) -> (TokenStream, TokenStream, TokenStream) {
         let Taken {
             source,
             target,
@@ -457,7 +463,14 @@ impl Gen<'_> {
         taken: Taken<'_>,
         payload: bool,
     ) -> (TokenStream, TokenStream, TokenStream) {
-        let step = step(self.machine, &self.memory, from, taken.source, taken.target, taken.history);
+        let step = step(
+            self.machine,
+            &self.memory,
+            from,
+            taken.source,
+            taken.target,
+            taken.history,
+        );
         let slot = |i: usize| {
             let i = index(i);
             quote!(self.last_active[#i])
@@ -692,7 +705,8 @@ impl Gen<'_> {
                     let fired = if check {
                         quote!(true)
                     } else {
-                        let (run, to, outputs) = self.take(tables, state, Taken::transition(transition), payload);
+                        let (run, to, outputs) =
+                            self.take(tables, state, Taken::transition(transition), payload);
                         quote!({
                             #run
                             __fsm::Ok(Fired { from: state, to: #to, action: Action::#action_variant, outputs: #outputs })
@@ -897,8 +911,7 @@ impl Gen<'_> {
                 let mut fallback = None;
                 for &(i, id) in &members {
                     let timer = &self.machine.timers[id.index()];
-                    let (run, to, outputs) =
-                        self.take(tables, state, Taken::timer(timer), false);
+                    let (run, to, outputs) = self.take(tables, state, Taken::timer(timer), false);
                     let i = Literal::u32_unsuffixed(i as u32);
                     let fired = quote!({
                         #run
@@ -997,7 +1010,7 @@ impl Gen<'_> {
             });
             timers_in_arms.push(quote!(State::#variant => &[#(#listed),*],));
             // Groups: one state's timers with one delay, in trial order.
-            let mut groups: Vec<((StateId, Delay), Vec<(TimerId, u32)>)> = Vec::new();
+            let mut groups: Vec<(TimerGroup, Vec<(TimerId, u32)>)> = Vec::new();
             for &(id, within) in &order {
                 let timer = &self.machine.timers[id.index()];
                 let key = (timer.state, timer.delay);
@@ -1769,6 +1782,9 @@ impl Gen<'_> {
         }
     }
 }
+
+/// A group of timers: the state declaring them, and their delay.
+type TimerGroup = (StateId, Delay);
 
 /// What a transition or timer does when taken: where it was declared, its
 /// target and its effects and outputs.

@@ -72,7 +72,8 @@ fn nested_state_table(machine: &Machine) -> Vec<String> {
         "# States".to_string(),
         String::new(),
         "The machine is always in one leaf (a `State`) and in every region (a `Region`: a state".to_string(),
-        "that holds states) around it. `initial` marks where the machine, and each region, starts.".to_string(),
+        "that holds states) around it. `initial` marks where the machine, and each region, starts."
+            .to_string(),
         String::new(),
     ];
     let kind = |s: StateId| {
@@ -98,7 +99,11 @@ fn nested_state_table(machine: &Machine) -> Vec<String> {
         let state = machine.state(s);
         let indent = "  ".repeat(state.depth.saturating_sub(1) as usize);
         let kind = kind(s);
-        let kind = if kind.is_empty() { kind } else { format!(" ({kind})") };
+        let kind = if kind.is_empty() {
+            kind
+        } else {
+            format!(" ({kind})")
+        };
         lines.push(format!("{indent}- `{}`{kind}", state.name));
     }
     lines.push(String::new());
@@ -130,7 +135,8 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
         "# Transitions".to_string(),
         String::new(),
         "A state's transitions apply in every state inside it. The candidates for one action are".to_string(),
-        "tried from the highest priority down; ties go to the innermost state first (the leaf's own,".to_string(),
+        "tried from the highest priority down; ties go to the innermost state first (the leaf's own,"
+            .to_string(),
         "then those of the regions around it, outwards, then `any`), each in declaration order.".to_string(),
         String::new(),
     ];
@@ -143,7 +149,12 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
         if notes { "---|" } else { "" }
     ));
     for s in machine.state_ids() {
-        lines.extend(machine.own_transitions(s).iter().map(|&t| transition_row(machine, t, notes)));
+        lines.extend(
+            machine
+                .own_transitions(s)
+                .iter()
+                .map(|&t| transition_row(machine, t, notes)),
+        );
     }
     lines.extend(
         machine
@@ -174,13 +185,8 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
                     })
                 })
                 .collect();
-            (!actions.is_empty()).then(|| {
-                format!(
-                    "| `{}` | {} |",
-                    machine.state(leaf).name,
-                    actions.join(", ")
-                )
-            })
+            (!actions.is_empty())
+                .then(|| format!("| `{}` | {} |", machine.state(leaf).name, actions.join(", ")))
         })
         .collect();
     if !inherited.is_empty() {

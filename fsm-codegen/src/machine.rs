@@ -6,10 +6,10 @@ use crate::docs::module_docs;
 use crate::enums::{symbol_enum, Kind, Variant};
 use crate::guards::guards_trait;
 use crate::idents::Idents;
+use crate::nested::memory_slots;
 use crate::options::Options;
 use crate::snapshot::snapshot_methods;
 use crate::tables::Tables;
-use crate::nested::memory_slots;
 use crate::transitions::transition_body;
 use fsm_grammar::model::{Machine, Symbol};
 use proc_macro2::{Ident, TokenStream};
@@ -227,7 +227,11 @@ pub(crate) fn enums(machine: &Machine, idents: &Idents) -> TokenStream {
     let actions = symbol_variants(&machine.actions, &idents.actions);
     let outputs = symbol_variants(&machine.outputs, &idents.outputs);
     let name = &machine.name;
-    let kind = if machine.is_nested() { Kind::Leaf } else { Kind::State };
+    let kind = if machine.is_nested() {
+        Kind::Leaf
+    } else {
+        Kind::State
+    };
     let state_enum = symbol_enum(kind, name, &idents.machine, &states);
     let tree = crate::nested::tree_items(machine, idents);
     let action_enum = symbol_enum(Kind::Action, name, &idents.machine, &actions);
@@ -445,7 +449,12 @@ pub(crate) fn inherent_impl(
 /// for the machine type of the plain module, whose snapshots carry the
 /// history memory of a machine with nested states (`Core`, the state alone
 /// of the extended module, has none).
-pub(crate) fn machine_impl(machine: &Machine, idents: &Idents, tables: &mut Tables, plain: bool) -> TokenStream {
+pub(crate) fn machine_impl(
+    machine: &Machine,
+    idents: &Idents,
+    tables: &mut Tables,
+    plain: bool,
+) -> TokenStream {
     let machine_ident = &idents.machine;
     let name = &machine.name;
     let fingerprint = machine.fingerprint();

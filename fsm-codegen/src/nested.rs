@@ -205,7 +205,7 @@ pub(crate) fn tree_items(machine: &Machine, idents: &Idents) -> TokenStream {
     });
     let leaf_ancestors = leaves.iter().map(|&l| {
         let v = variant(l);
-        let ancestors = machine.ancestors(l).map(|a| variant(a));
+        let ancestors = machine.ancestors(l).map(&variant);
         quote!(State::#v => &[#(Region::#ancestors),*],)
     });
     let contains = regions.iter().map(|&r| {

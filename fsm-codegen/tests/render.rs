@@ -375,6 +375,21 @@ fn nested_states_are_generated() {
     }
 }
 
+/// A nested machine named `Region` would collide with its `Region` enum:
+/// code generation refuses it (a flat one has no `Region` and is fine).
+#[test]
+fn a_nested_machine_cannot_be_called_region() {
+    let nested = "machine Region { initial state up { initial state a { on x -> a; } } }";
+    let model = fsm_grammar::check(nested).model;
+    let tokens = machine_tokens(&model.machines[0], &Options::default()).to_string();
+    assert!(tokens.starts_with(":: core :: compile_error !"), "{tokens}");
+    assert!(tokens.contains("would generate a type `Region`"), "{tokens}");
+    let flat = "machine Region { initial state a { on x -> a; } }";
+    let model = fsm_grammar::check(flat).model;
+    let tokens = machine_tokens(&model.machines[0], &Options::default()).to_string();
+    assert!(!tokens.contains("compile_error"), "{tokens}");
+}
+
 /// A machine with a context is generated, not refused: the `Event` enum, the
 /// `Context` trait with its effects, and a machine that owns the context.
 #[test]
