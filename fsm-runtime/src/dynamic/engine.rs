@@ -352,7 +352,7 @@ impl<C> Engine<C> {
             );
         }
         let seq = current.seq;
-        self.enter(current, &candidate.step, mv, None);
+        self.enter(current, &candidate.step, mv, to, None);
         drop(guard);
         let fired = Fired {
             seq,
@@ -460,7 +460,7 @@ impl<C> Engine<C> {
                 );
             }
             let seq = current.seq;
-            self.enter(current, &candidate.step, mv, Some(now));
+            self.enter(current, &candidate.step, mv, to, Some(now));
             fired.push(FiredTimer {
                 seq,
                 from,
@@ -653,22 +653,36 @@ impl<C> Engine<C> {
         }
     }
 
-    /// Finish taking `step` along `mv` from the current leaf, once its
-    /// effects ran: record the leaf in the history of the composites it
+    /// Finish taking `step` along `mv` from the current leaf to `to`, once
+    /// its effects ran: record the leaf in the history of the composites it
     /// exits, move, count, and arm the timers of the states it enters (at
     /// `now`, or the clock's time, read only when there are some).
     #[inline]
-    fn enter(&self, current: &mut Current<C>, step: &Step, mv: &Move, now: Option<Timestamp>) {
-        let tables = &self.definition.tables;
-        for &slot in tables.records(step) {
-            current.memory[slot as usize] = Some(current.state);
+    fn enter(&self, current: &mut Current<C>, step: &Step, mv: &Move, to: StateId, now: Option<Timestamp>) {
+        if step.uses_history() {
+            self.record(current, step);
         }
-        current.state = mv.to.unwrap_or(current.state);
+        current.state = to;
         current.seq += 1;
-        let arms = tables.arms(mv);
-        if !arms.is_empty() {
-            let now = now.unwrap_or_else(|| Timestamp::from_system_time(self.clock.now()));
-            self.arm(current, arms, now);
+        if mv.arms_timers() {
+            self.arm_entered(current, mv, now);
+        }
+    }
+
+    /// Arm the timers of the states `mv` entered, at `now` or the clock's
+    /// time.
+    #[inline(never)]
+    fn arm_entered(&self, current: &mut Current<C>, mv: &Move, now: Option<Timestamp>) {
+        let now = now.unwrap_or_else(|| Timestamp::from_system_time(self.clock.now()));
+        self.arm(current, self.definition.tables.arms(mv), now);
+    }
+
+    /// Remember the current leaf in the history of the composites `step`
+    /// exits.
+    #[inline(never)]
+    fn record(&self, current: &mut Current<C>, step: &Step) {
+        for &slot in self.definition.tables.records(step) {
+            current.memory[slot as usize] = Some(current.state);
         }
     }
 

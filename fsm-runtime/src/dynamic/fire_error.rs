@@ -179,7 +179,7 @@ impl GuardRejected {
             .iter()
             .map(move |c| Candidate {
                 guard: tables.guard_text(c),
-                target: c.target,
+                target: tables.target(c),
             })
     }
 

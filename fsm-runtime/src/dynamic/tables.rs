@@ -81,18 +81,49 @@ pub(crate) struct HistoryRead {
 }
 
 /// What taking a transition or timer does from one leaf.
+///
+/// Kept small for the common case, a step that neither records nor reads
+/// history (every step of a flat machine): its move is inline, and the rest
+/// is behind [`Step::history`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Step {
+    /// The move, when it does not depend on the history memory.
+    fixed: Move,
+    /// What it does with the history memory, an index of
+    /// [`Tables::step_histories`]; [`NO_HISTORY`] when nothing.
+    history: u32,
+}
+
+/// [`Step::history`] of a step that neither records nor reads history.
+const NO_HISTORY: u32 = u32::MAX;
+
+impl Step {
+    /// True when taking it records or reads the history memory.
+    #[inline]
+    pub(crate) fn uses_history(&self) -> bool {
+        self.history != NO_HISTORY
+    }
+}
+
+/// What a step does with the history memory.
+#[derive(Clone, Copy, Debug)]
+struct StepHistory {
     /// The history slots of the composites it exits (where it records the
     /// leaf it leaves), in [`Tables::records`].
     record: Slice,
     /// `Some` when the move depends on the history memory: the moves are
-    /// then `moves[variants..]`, one per case.
-    pub(crate) history: Option<HistoryRead>,
+    /// then `moves[variants..]`, one per case; `None` for [`Step::fixed`].
+    read: Option<HistoryRead>,
     /// The first of the moves that depend on the history memory.
     variants: u32,
-    /// The move, when it does not depend on the history memory.
-    pub(crate) fixed: Move,
+}
+
+impl Move {
+    /// True when it enters a state with timers.
+    #[inline]
+    pub(crate) fn arms_timers(&self) -> bool {
+        self.arm.len != 0
+    }
 }
 
 /// An effect a candidate runs, and whether it is given the payload of the
@@ -111,11 +142,8 @@ pub(crate) struct EffectCall {
 pub(crate) struct Candidate {
     /// The guard expression; `None` when unguarded.
     condition: Option<ConditionId>,
-    /// The transition in the machine, for its guard text.
+    /// The transition in the machine, for its guard text and target.
     transition: TransitionId,
-    /// The state it targets as written (possibly a composite); `None` for
-    /// an internal transition.
-    pub(crate) target: Option<StateId>,
     /// What taking it does.
     pub(crate) step: Step,
 }
@@ -233,6 +261,8 @@ pub(crate) struct Tables {
     records: Box<[u32]>,
     /// The moves of the steps that depend on the history memory.
     moves: Box<[Move]>,
+    /// What the steps that use history memory do with it.
+    step_histories: Box<[StepHistory]>,
     /// Every timer group, per declaring state in the order its ties fire.
     timer_groups: Box<[TimerGroup]>,
     /// Per state: the groups armed while in it (its own and its
@@ -270,6 +300,9 @@ pub(crate) struct Tables {
     /// Per transition of the machine: its guard as canonical text (empty
     /// when unguarded), for `GuardRejected`.
     guard_texts: Box<[Box<str>]>,
+    /// Per transition of the machine: its target as written (possibly a
+    /// composite), for `GuardRejected`.
+    targets: Box<[Option<StateId>]>,
 }
 
 /// The arrays a [`Step`]'s slices point into, while they are built.
@@ -280,6 +313,7 @@ struct StepArrays {
     arms: Vec<u32>,
     records: Vec<u32>,
     moves: Vec<Move>,
+    histories: Vec<StepHistory>,
 }
 
 /// What a transition or timer is, for building its steps.
@@ -321,12 +355,16 @@ impl StepArrays {
         };
         let Some((composite, kind)) = read else {
             let fixed = self.push_move(shape, &path, written);
-            return Step {
-                record,
-                history: None,
-                variants: 0,
-                fixed,
+            let history = if record.len == 0 {
+                NO_HISTORY
+            } else {
+                self.push_history(StepHistory {
+                    record,
+                    read: None,
+                    variants: 0,
+                })
             };
+            return Step { fixed, history };
         };
         // One move per case, in the order of the slot's case indices.
         let cases: Vec<model::StateId> = match kind {
@@ -346,15 +384,24 @@ impl StepArrays {
             let case = self.push_move(shape, &path, written);
             self.moves.push(case);
         }
-        Step {
+        let history = self.push_history(StepHistory {
             record,
-            history: Some(HistoryRead {
+            read: Some(HistoryRead {
                 slot: shape.slot_of[composite.index()].expect("a history target has a slot"),
                 deep: kind == HistoryKind::Deep,
             }),
             variants,
+        });
+        Step {
             fixed: Move::default(),
+            history,
         }
+    }
+
+    /// Keep `history`, returning its index.
+    fn push_history(&mut self, history: StepHistory) -> u32 {
+        self.histories.push(history);
+        index(self.histories.len() - 1)
     }
 
     /// The move along `path`.
@@ -515,7 +562,6 @@ impl Tables {
                     candidates.push(Candidate {
                         condition,
                         transition: t,
-                        target: transition.target.map(|s| StateId::from_index(s.index())),
                         step: arrays.step(&shape, state, &written),
                     });
                     // Candidates after an unguarded one can never fire (the
@@ -636,6 +682,7 @@ impl Tables {
             arms: arrays.arms.into(),
             records: arrays.records.into(),
             moves: arrays.moves.into(),
+            step_histories: arrays.histories.into(),
             timer_groups: timer_groups.into(),
             state_leaf_groups: state_leaf_groups.into(),
             leaf_groups: leaf_groups.into(),
@@ -650,6 +697,11 @@ impl Tables {
             group_repeats: group_repeats.into(),
             conditions,
             guard_texts: guard_texts.into(),
+            targets: m
+                .transitions
+                .iter()
+                .map(|t| t.target.map(|s| StateId::from_index(s.index())))
+                .collect(),
         }
     }
 
@@ -738,25 +790,32 @@ impl Tables {
     /// none per history slot).
     #[inline]
     pub(crate) fn resolve<'t>(&'t self, step: &'t Step, memory: &[Option<StateId>]) -> &'t Move {
-        match step.history {
-            None => &step.fixed,
-            Some(read) => self.resolve_history(step, read, memory),
+        if step.uses_history() {
+            self.resolve_history(step, memory)
+        } else {
+            &step.fixed
         }
     }
 
-    /// [`resolve`](Self::resolve) for a step through a history target.
+    /// [`resolve`](Self::resolve) for a step that uses history memory.
     #[inline(never)]
-    fn resolve_history<'t>(&'t self, step: &Step, read: HistoryRead, memory: &[Option<StateId>]) -> &'t Move {
+    fn resolve_history<'t>(&'t self, step: &'t Step, memory: &[Option<StateId>]) -> &'t Move {
+        let history = &self.step_histories[step.history as usize];
+        let Some(read) = history.read else {
+            return &step.fixed;
+        };
         let slot = &self.history[read.slot as usize];
         let leaf = memory[read.slot as usize].unwrap_or(slot.initial_leaf);
         let (shallow, deep) = slot.cases[leaf.index()].expect("the memory holds leaves inside the composite");
-        &self.moves[(step.variants + if read.deep { deep } else { shallow }) as usize]
+        &self.moves[(history.variants + if read.deep { deep } else { shallow }) as usize]
     }
 
     /// The history slots `step` records the leaf it leaves in.
-    #[inline]
     pub(crate) fn records(&self, step: &Step) -> &[u32] {
-        &self.records[step.record.range()]
+        match self.step_histories.get(step.history as usize) {
+            Some(history) => &self.records[history.record.range()],
+            None => &[],
+        }
     }
 
     /// The outputs of `mv`.
@@ -844,6 +903,12 @@ impl Tables {
     /// The guard of `candidate` as canonical text; empty when unguarded.
     pub(crate) fn guard_text(&self, candidate: &Candidate) -> &str {
         &self.guard_texts[candidate.transition.index()]
+    }
+
+    /// The state `candidate` targets as written (possibly a composite);
+    /// `None` for an internal transition.
+    pub(crate) fn target(&self, candidate: &Candidate) -> Option<StateId> {
+        self.targets[candidate.transition.index()]
     }
 }
 
