@@ -27,6 +27,29 @@
 //! of `Cargo.toml`). The generated code includes the file with
 //! `include_str!`, so cargo rebuilds the crate when the file changes.
 //!
+//! # Options
+//!
+//! Options come first, as `name = value` separated by `,`; in the inline
+//! form a `;` ends them (see `invocation`). `file = "..."` is one; the other
+//! is `module = self`, which puts the machine's items into the module around
+//! the macro instead of `pub mod <snake_name>`, so that `fsm!` inside
+//! `mod door` gives `door::Door`, not `door::door::Door`:
+//!
+//! ```text
+//! pub mod door {
+//!     fsm_runtime::fsm! {
+//!         module = self;
+//!         machine Door { initial state closed; }
+//!     }
+//! }
+//!
+//! fsm_runtime::fsm!(file = "machines/door.fsm", module = self);
+//! ```
+//!
+//! The items are re-exported from a private module (see
+//! `fsm_codegen::Module::Surrounding`), and a definition with `module = self`
+//! holds one machine: a second is an error on its name.
+//!
 //! # Diagnostics
 //!
 //! Every diagnostic of the checker is reported, not only the first.
