@@ -27,7 +27,9 @@ syn match fsmMachineName contained "\h\w*"
 " [initial|terminal] state name
 syn match fsmModifier "\<\(initial\|terminal\)\>\ze\s\+state\>"
 syn match fsmStateKeyword "\<state\>\ze\s\+\h" nextgroup=fsmStateName skipwhite
-syn match fsmStateName contained "\h\w*"
+syn match fsmStateName contained "\h\w*" nextgroup=fsmHistory
+" -> connected.history, -> connected.deep_history
+syn match fsmHistory contained "\.\(deep_\)\=history\>"
 
 " any { ... }, enter ..., exit ...
 syn match fsmKeyword "\<any\>\ze\s*{"
@@ -86,6 +88,7 @@ hi def link fsmArrow Operator
 hi def link fsmGuardOperator Operator
 hi def link fsmMachineName Type
 hi def link fsmStateName Constant
+hi def link fsmHistory Keyword
 hi def link fsmActionName Function
 hi def link fsmGuardName Identifier
 hi def link fsmEffectName Special
