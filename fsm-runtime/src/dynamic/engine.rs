@@ -31,26 +31,31 @@ static NULL: Value = Value::Null;
 /// rejected action leaves its payload with the caller. Guards see the
 /// context as it was before the firing; only once a transition is chosen do
 /// its effects run, in the order of its outputs: the `exit do` effects of
-/// the state left, the transition's own `do` effects, then the `enter do`
-/// effects of the state entered (an internal transition runs only its own).
+/// the states left (innermost first), the transition's own `do` effects,
+/// then the `enter do` effects of the states entered (outermost first); an
+/// internal transition runs only its own.
 /// A transition's guards and own effects receive the payload; hooks'
 /// effects, and timers' guards and effects, receive `null`. No effect runs
 /// when the action is rejected.
 ///
 /// # Timers
 ///
-/// A state's timers are armed when it is entered (the initial state's when
-/// the engine is built), at the engine's [clock](EngineBuilder::clock)'s
-/// time plus their delay, rounded up to the millisecond (at least one);
-/// a named delay is computed by its closure from the context as it is once
-/// the entering effects ran. Leaving the state disarms them; an internal
-/// transition keeps them; a self transition re-arms them.
+/// A state's timers are armed when it is entered (those of the initial
+/// state and its initial descent when the engine is built), at the
+/// engine's [clock](EngineBuilder::clock)'s time plus their delay, rounded
+/// up to the millisecond (at least one); a named delay is computed by its
+/// closure from the context as it is once the entering effects ran. Leaving
+/// the state disarms them; an internal transition keeps them; a self
+/// transition re-arms them. A composite state's timers stay armed while the
+/// engine moves between the states inside it.
 /// [`next_deadline`](Self::next_deadline) says when the next is due, and
 /// [`fire_due`](Self::fire_due) fires every timer due, each exactly once.
 /// Timers of a state with the same delay form a group: when it is due, the
 /// first whose guard holds fires (by priority, then declaration order) and
 /// the group is disarmed, whether one fired or none did. An internal timer
-/// (without a target) thus fires once per entry into its state.
+/// (without a target) thus fires once per entry into its state. Groups due
+/// at the same instant are tried by priority, then innermost state first,
+/// then declaration order.
 ///
 /// # Firing
 ///
@@ -58,9 +63,10 @@ static NULL: Value = Value::Null;
 /// state, chooses the transition, moves, and unlocks, so an engine can be
 /// shared between threads (in an `Arc`) and no transition is lost or torn.
 /// Transitions are chosen exactly as generated code chooses them: the
-/// candidates for the action in the current state by priority, ties in
-/// declaration order, the state's own before `any`; guards are evaluated
-/// lazily in that order, each at most once per `fire`.
+/// candidates for the action in the current state (its own, those of the
+/// states holding it, and `any`'s) by priority, ties to the innermost
+/// state, then in declaration order; guards are evaluated lazily in that
+/// order, each at most once per `fire`.
 ///
 /// # The lock
 ///
@@ -493,7 +499,11 @@ impl<C> Engine<C> {
     /// entries when the engine records one, all taken under one lock.
     ///
     /// Each armed timer is listed with its deadline, every timer of a group
-    /// (the timers of the state with the same delay) with the group's.
+    /// (the timers of the state with the same delay) with the group's: the
+    /// current leaf's first, then those of each state holding it, outward.
+    /// With nested states the snapshot also carries the history memory
+    /// ([`Snapshot::last_active`]): the leaf last active in each composite
+    /// some transition enters through its history, once it has been left.
     ///
     /// # Errors
     ///
@@ -570,7 +580,10 @@ impl<C> Engine<C> {
     /// [`RestoreError::MissingContext`] when the snapshot carries none and
     /// [`RestoreError::InvalidContext`], naming the field, when it does not
     /// read back as a `C`; with [`RestoreError::UnknownTimer`] for a timer
-    /// the snapshot's state does not have.
+    /// that is not one of the snapshot's leaf or of a state holding it; and
+    /// with [`RestoreError::InvalidLastActive`] for history memory that does
+    /// not name a composite entered through its history and a leaf inside it
+    /// (each composite once).
     pub fn restore(&self, snapshot: &Snapshot) -> Result<StateId, RestoreError>
     where
         C: serde::de::DeserializeOwned,

@@ -31,8 +31,42 @@
 //! - [`Engine::snapshot`] and [`Engine::restore`] use the [`Snapshot`]
 //!   format, machine name and fingerprint of generated code, so a snapshot
 //!   moves freely between a generated machine and an engine for the same
-//!   source. Snapshots carry the context (of a machine that declares one)
-//!   and the armed timers' absolute deadlines, which a restore keeps.
+//!   source. Snapshots carry the context (of a machine that declares one),
+//!   the armed timers' absolute deadlines, which a restore keeps, and the
+//!   history memory of nested states.
+//!
+//! # Nested states
+//!
+//! Machines with nested states run with the semantics of generated code
+//! (docs/dsl.md, "Nested states"), computed once, when the definition is
+//! built, from the model's own helpers:
+//!
+//! - the engine is always in one *leaf*: [`Engine::state`], [`Fired::from`]
+//!   and [`Fired::to`], errors and snapshots name leaves, never a composite.
+//!   [`Engine::is_in`] says whether the engine is inside a composite, and
+//!   [`Engine::ancestors`] lists the composites holding the leaf;
+//! - a leaf's candidates for an action are its own transitions, its
+//!   ancestors' and `any`'s, by priority, then innermost first, then
+//!   declaration order; [`Engine::valid_actions`] includes the inherited ones;
+//! - a transition exits the states below its domain innermost first, runs its
+//!   own effects and outputs, and enters the states down to the target's
+//!   leaf outermost first: [`Fired::outputs`] are the exit outputs, the
+//!   transition's own, then the enter outputs, and effects run in the same
+//!   order. A transition declared on a composite to a state inside it does
+//!   not leave the composite; one to the state declaring it leaves and
+//!   re-enters it;
+//! - `-> X.history` and `-> X.deep_history` enter the child, or the leaf,
+//!   last active inside `X` (its initial descent the first time). That
+//!   memory is part of the engine's state and of its snapshots
+//!   ([`Snapshot::last_active`](crate::Snapshot::last_active));
+//! - a composite's timers are armed when it is entered and stay armed while
+//!   the engine moves inside it; [`FiredTimer::declared_in`] names the state
+//!   whose `after` fired.
+//!
+//! Each leaf's inherited candidates, and what each of them exits, enters,
+//! emits, runs and arms from that leaf, are flattened into tables when the
+//! definition is built, so a nested machine fires as a flat one does: one
+//! table lookup, without walking the tree or allocating.
 //!
 //! Internally every name is interned: firing by name costs one hash lookup
 //! of the action's name, and [`Engine::fire_id`] none.
