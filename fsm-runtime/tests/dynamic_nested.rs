@@ -688,9 +688,14 @@ fn hostile_timers_and_states_are_refused() {
         ),
         other => panic!("{other}"),
     }
+    // Counted as generated code counts: the named state's timers.
     assert!(matches!(
         engine.restore(&with_timer("ghost", 0)),
-        Err(RestoreError::UnknownTimer { .. })
+        Err(RestoreError::UnknownTimer { timers: 0, .. })
+    ));
+    assert!(matches!(
+        engine.restore(&with_timer("step2", 3)),
+        Err(RestoreError::UnknownTimer { timers: 1, .. })
     ));
     // An ancestor's timer is fine, and only it is armed.
     engine.restore(&with_timer("busy", 0)).unwrap();

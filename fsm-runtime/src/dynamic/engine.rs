@@ -617,17 +617,22 @@ impl<C> Engine<C> {
                 definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
             });
             let Some(slot) = slot else {
-                // Its state's timer count when it holds the leaf; the
-                // leaf's when it does not (the message then says why).
-                let holder = definition
-                    .state_id(timer.state())
-                    .filter(|&s| s == state || definition.ancestors(state).contains(&s));
+                // As generated code counts: the named state's timers in a
+                // nested machine (none for a name it does not have), the
+                // current state's in a flat one.
+                let timers = if definition.machine().is_nested() {
+                    definition
+                        .state_id(timer.state())
+                        .map_or(0, |s| tables.timer_count(s))
+                } else {
+                    tables.timer_count(state)
+                };
                 return Err(RestoreError::UnknownTimer {
                     machine: definition.name().to_owned(),
                     current_state: snapshot.current_state().to_owned(),
                     state: timer.state().to_owned(),
                     timer: timer.timer(),
-                    timers: tables.timer_count(holder.unwrap_or(state)),
+                    timers,
                 });
             };
             match armed.iter_mut().find(|(group, _)| *group == slot.group) {
