@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 const SOURCE_DIRS: &[(&str, &str)] = &[
     ("examples", "examples"),
     ("examples/pipeline", "examples_pipeline"),
+    ("examples/http2-stream", "examples_http2_stream"),
     ("tests/fixtures/ok", "ok"),
     ("tests/fixtures/warn", "warn"),
 ];
@@ -65,17 +66,7 @@ fn main() {
     for (dir, out_name) in sources {
         let source = relative_name(&dir, &workspace);
         println!("cargo:rerun-if-changed={}", dir.display());
-        // TODO(issue 10): generate nested machines too when code generation
-        // supports them; until then they are left out (`not_yet_generated`
-        // in tests/lib.rs, which the differential test uses to skip them too).
-        let files: Vec<PathBuf> = fsm_files(&dir)
-            .into_iter()
-            .filter(|file| {
-                let text = std::fs::read_to_string(file)
-                    .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-                !fsm_tests_nested(&text)
-            })
-            .collect();
+        let files: Vec<PathBuf> = fsm_files(&dir);
         for file in &files {
             println!("cargo:rerun-if-changed={}", file.display());
         }
@@ -332,6 +323,19 @@ impl Glue {
         } else {
             "&self.guards"
         };
+        let snapshot = match (extended, context) {
+            (false, _) => "::fsm_runtime::Machine::snapshot(&self.machine)",
+            (true, true) => "self.machine.snapshot().expect(\"the context serializes\")",
+            (true, false) => "self.machine.snapshot()",
+        };
+        let policy = "::fsm_runtime::FingerprintPolicy::Strict";
+        let restore = match (extended, timers) {
+            (false, _) => format!("<{module}::{machine_type} as ::fsm_runtime::Machine>::restore(snapshot)?"),
+            (true, true) => {
+                format!("{module}::{machine_type}::restore_with(snapshot, {policy}, clock.clone())?")
+            }
+            (true, false) => format!("{module}::{machine_type}::restore_with(snapshot, {policy})?"),
+        };
         let _ = writeln!(
             out,
             "    /// `{name}` as the timed driver drives it.\n    \
@@ -350,7 +354,11 @@ impl Glue {
              Err(_) => crate::data::Step::Rejected,\n            }}\n        }}\n\n        \
              fn fire_due(&mut self) -> crate::data::Step {{\n        {fire_due}\n        }}\n\n        \
              fn next_deadline(&self) -> Option<u64> {{\n            {next_deadline}\n        }}\n\n        \
-             fn context(&self) -> &crate::data::Ctx {{\n            {context_of}\n        }}\n    }}\n",
+             fn context(&self) -> &crate::data::Ctx {{\n            {context_of}\n        }}\n\n        \
+             fn snapshot(&self) -> ::fsm_runtime::Snapshot {{\n            {snapshot}\n        }}\n\n        \
+             #[allow(unused_variables)]\n        \
+             fn restore(&self, snapshot: &::fsm_runtime::Snapshot, clock: &::fsm_runtime::ManualClock) -> Result<Box<dyn crate::data::TimedEngine>, ::fsm_runtime::RestoreError> {{\n            \
+             Ok(Box::new({adapter} {{ machine: {restore}, guards: crate::data::Ctx::default() }}))\n        }}\n    }}\n",
             name = machine.name,
         );
 
@@ -505,15 +513,4 @@ fn relative_name(path: &Path, base: &Path) -> String {
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("cargo sets {name} for build scripts"))
-}
-
-/// Whether a machine of `text` has nested states, which code generation
-/// refuses for now (as `fsm_tests::not_yet_generated` says; the build script
-/// cannot use the crate it builds). TODO(issue 10): remove with it.
-fn fsm_tests_nested(text: &str) -> bool {
-    fsm_grammar::check(text)
-        .model
-        .machines
-        .iter()
-        .any(|m| m.unsupported_nesting().is_some())
 }

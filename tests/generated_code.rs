@@ -15,16 +15,6 @@ fn generated_code() {
             .expect("UTF-8 file name");
         let source = render_source(&text, file_name, &Options::default())
             .unwrap_or_else(|diagnostics| panic!("{file_name} has errors: {diagnostics:?}"));
-        // TODO(issue 10): snapshot nested machines when code generation
-        // supports them; until then it refuses them with a `compile_error!`.
-        if fsm_tests::not_yet_generated(&text) {
-            assert!(
-                source.contains("compile_error!")
-                    && source.contains("which code generation does not support yet"),
-                "{file_name}: expected the refusal of code generation:\n{source}"
-            );
-            return;
-        }
         insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(source);
         });

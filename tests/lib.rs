@@ -59,23 +59,6 @@ pub fn random_files() -> Vec<PathBuf> {
     fsm_files(&Path::new(env!("OUT_DIR")).join("random"))
 }
 
-/// Whether code generation and the dynamic engine refuse the machines of
-/// `text` today, because one has nested states
-/// ([`fsm_grammar::model::Machine::unsupported_nesting`]).
-///
-/// The fixtures with nested states are checked, formatted, exported and drawn
-/// like every other, but the tests that run fixtures through generated code or
-/// the dynamic engine skip them (and `generated_code` expects the refusal).
-/// TODO(issue 10): remove this, and every use of it, when code generation and
-/// the dynamic engine run nested states.
-pub fn not_yet_generated(text: &str) -> bool {
-    fsm_grammar::check(text)
-        .model
-        .machines
-        .iter()
-        .any(|m| m.unsupported_nesting().is_some())
-}
-
 /// `path` relative to `base`, with `/` separators on every platform, for
 /// names that must not depend on where the repository is checked out.
 pub fn relative_name(path: &Path, base: &Path) -> String {

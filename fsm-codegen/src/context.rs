@@ -734,7 +734,8 @@ impl Gen<'_> {
                                     .guard
                                     .as_ref()
                                     .map(|g| self.machine.guard_text(&g.expr));
-                                (guard.unwrap_or_default(), transition.target)
+                                let target = transition.target.map(|s| self.machine.state(s).name.clone());
+                                (guard.unwrap_or_default(), target)
                             })
                             .collect(),
                     );

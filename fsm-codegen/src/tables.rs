@@ -4,13 +4,13 @@
 //! is deterministic.
 
 use crate::idents::Idents;
-use fsm_grammar::model::{ActionId, OutputId, StateId};
+use fsm_grammar::model::{ActionId, OutputId};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 use std::collections::BTreeMap;
 
 /// A guarded candidate as its rejection reports it: guard text and target.
-pub(crate) type RejectedCandidate = (String, Option<StateId>);
+pub(crate) type RejectedCandidate = (String, Option<String>);
 
 /// Interned tables of one machine.
 #[derive(Default)]
@@ -54,10 +54,7 @@ impl Tables {
             &quote!(__fsm::Candidate<#machine_ident>),
             |(guard, target)| {
                 let target = match target {
-                    Some(s) => {
-                        let variant = &idents.states[s.index()];
-                        quote!(__fsm::Some(State::#variant))
-                    }
+                    Some(name) => quote!(__fsm::Some(#name)),
                     None => quote!(__fsm::None),
                 };
                 quote!(__fsm::Candidate::new(#guard, #target))

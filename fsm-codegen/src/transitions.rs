@@ -120,7 +120,8 @@ fn group_body(
                 .map(|&t| {
                     let transition = machine.transition(t);
                     let guard = transition.guard.as_ref().map(|g| machine.guard_text(&g.expr));
-                    (guard.unwrap_or_default(), transition.target)
+                    let target = transition.target.map(|s| machine.state(s).name.clone());
+                    (guard.unwrap_or_default(), target)
                 })
                 .collect(),
         );

@@ -5,6 +5,7 @@ use crate::machine::Machine;
 use crate::symbol::{write_names, Symbol};
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 
 /// Why an action did not fire. The machine is unchanged.
 ///
@@ -151,14 +152,19 @@ impl<M: Machine> GuardRejected<M> {
 /// A guarded transition that was a candidate for an action.
 pub struct Candidate<M: Machine> {
     guard: &'static str,
-    target: Option<M::State>,
+    target: Option<&'static str>,
+    machine: PhantomData<fn() -> M>,
 }
 
 impl<M: Machine> Candidate<M> {
-    /// The candidate with guard `guard` leading to `target`. For generated
-    /// code, which keeps them in `static` tables.
-    pub const fn new(guard: &'static str, target: Option<M::State>) -> Self {
-        Candidate { guard, target }
+    /// The candidate with guard `guard` leading to the state named
+    /// `target`. For generated code, which keeps them in `static` tables.
+    pub const fn new(guard: &'static str, target: Option<&'static str>) -> Self {
+        Candidate {
+            guard,
+            target,
+            machine: PhantomData,
+        }
     }
 
     /// The guard expression, as canonical `.fsm` text (`!a && b`).
@@ -166,8 +172,12 @@ impl<M: Machine> Candidate<M> {
         self.guard
     }
 
-    /// The state it leads to; `None` for an internal transition.
-    pub fn target(&self) -> Option<M::State> {
+    /// The name of the state it leads to, as its transition names it: a
+    /// leaf, or with nested states possibly a composite state (entered
+    /// through its initial states or its history); `None` for an internal
+    /// transition. [`Symbol::from_name`](crate::Symbol::from_name) turns a
+    /// leaf's name back into a state.
+    pub fn target(&self) -> Option<&'static str> {
         self.target
     }
 }

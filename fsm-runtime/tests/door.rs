@@ -73,7 +73,7 @@ fn guard_rejection_names_the_guard() {
     };
     assert_eq!(rejected.candidates().len(), 1);
     assert_eq!(rejected.candidates()[0].guard(), "has_key");
-    assert_eq!(rejected.candidates()[0].target(), Some(State::Locked));
+    assert_eq!(rejected.candidates()[0].target(), Some("locked"));
     assert_eq!((error.state(), error.action()), (State::Closed, Action::Lock));
     assert_eq!(door.state(), State::Closed);
 }

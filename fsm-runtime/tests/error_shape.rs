@@ -73,6 +73,15 @@ enum Named {
     Action(door::Action),
     StateId(fsm_runtime::dynamic::StateId),
     ActionId(fsm_runtime::dynamic::ActionId),
+    /// A candidate's target in generated code: a name, since with nested
+    /// states it may be a composite state, which `State` does not list.
+    Name(&'static str),
+}
+
+impl From<&'static str> for Named {
+    fn from(name: &'static str) -> Named {
+        Named::Name(name)
+    }
 }
 
 impl From<door::State> for Named {
@@ -118,6 +127,7 @@ fn both_kinds_of_fire_error_read_the_same() {
             describe!(error, FireError, |named: Named| match named {
                 Named::State(s) => s.name().to_owned(),
                 Named::Action(a) => a.name().to_owned(),
+                Named::Name(n) => n.to_owned(),
                 _ => unreachable!(),
             })
         };

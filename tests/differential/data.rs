@@ -26,7 +26,7 @@ use std::time::Duration;
 /// and delays are functions of `chain`, so an effect that runs when it should
 /// not, twice, in another order or with another payload changes later
 /// guard values and deadlines as well as the log.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ctx {
     /// The hash chain over the effects run so far.
     pub chain: u64,
@@ -254,6 +254,15 @@ pub trait TimedEngine {
     /// The context (for a machine without one, the guards' [`Ctx`], which
     /// no effect changes).
     fn context(&self) -> &Ctx;
+    /// A snapshot: the state, the context (for a machine with one), the
+    /// armed timers and the history memory.
+    fn snapshot(&self) -> fsm_runtime::Snapshot;
+    /// The same machine restored from `snapshot`, timed by `clock`.
+    fn restore(
+        &self,
+        snapshot: &fsm_runtime::Snapshot,
+        clock: &fsm_runtime::ManualClock,
+    ) -> Result<Box<dyn TimedEngine>, fsm_runtime::RestoreError>;
 }
 
 /// `from_seed`, checking that the payload reads back as its seed.

@@ -94,7 +94,7 @@ impl<M: Fire<TestGuards>> Engine for GeneratedEngine<M> {
                     .iter()
                     .map(|c| Candidate {
                         guard: c.guard().to_owned(),
-                        target: c.target().map(|s| s.name().to_owned()),
+                        target: c.target().map(str::to_owned),
                     })
                     .collect(),
             },

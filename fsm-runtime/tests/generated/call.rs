@@ -945,6 +945,6 @@ pub mod call {
     ];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Cancel];
     static REJECTED_0: [__fsm::Candidate<Core>; 1] = [
-        __fsm::Candidate::new("urgent", __fsm::Some(State::Failed)),
+        __fsm::Candidate::new("urgent", __fsm::Some("failed")),
     ];
 }

@@ -434,6 +434,6 @@ pub mod door {
     static VALID_ACTIONS_1: [Action; 1] = [Action::Close];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Unlock];
     static REJECTED_0: [__fsm::Candidate<Door>; 1] = [
-        __fsm::Candidate::new("has_key", __fsm::Some(State::Locked)),
+        __fsm::Candidate::new("has_key", __fsm::Some("locked")),
     ];
 }

@@ -486,13 +486,13 @@ pub mod r#match {
     static VALID_ACTIONS_1: [Action; 1] = [Action::Match];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Return];
     static REJECTED_0: [__fsm::Candidate<Match>; 1] = [
-        __fsm::Candidate::new("if && self", __fsm::Some(State::Loop)),
+        __fsm::Candidate::new("if && self", __fsm::Some("loop")),
     ];
     static REJECTED_1: [__fsm::Candidate<Match>; 1] = [
-        __fsm::Candidate::new("crate", __fsm::Some(State::Self_)),
+        __fsm::Candidate::new("crate", __fsm::Some("self")),
     ];
     static REJECTED_2: [__fsm::Candidate<Match>; 1] = [
-        __fsm::Candidate::new("type || clone", __fsm::Some(State::Fn)),
+        __fsm::Candidate::new("type || clone", __fsm::Some("fn")),
     ];
 }
 /// A machine whose type shadows the prelude's `Result`.
@@ -1199,7 +1199,7 @@ pub mod g {
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::T];
     static REJECTED_0: [__fsm::Candidate<G>; 1] = [
-        __fsm::Candidate::new("g", __fsm::Some(State::S)),
+        __fsm::Candidate::new("g", __fsm::Some("s")),
     ];
 }
 /// A machine whose type shadows the prelude's `Sized`, which generated code
@@ -1569,7 +1569,7 @@ pub mod sized {
     static OUTPUTS_0: [Output; 1] = [Output::Into];
     static VALID_ACTIONS_0: [Action; 1] = [Action::Clone];
     static REJECTED_0: [__fsm::Candidate<Sized>; 1] = [
-        __fsm::Candidate::new("Send", __fsm::Some(State::Copy)),
+        __fsm::Candidate::new("Send", __fsm::Some("Copy")),
     ];
 }
 /// A machine whose type shadows the prelude's `Option`, with states and

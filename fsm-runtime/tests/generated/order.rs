@@ -611,6 +611,6 @@ pub mod order {
     static VALID_ACTIONS_1: [Action; 2] = [Action::Pay, Action::Cancel];
     static VALID_ACTIONS_2: [Action; 2] = [Action::Cancel, Action::Ship];
     static REJECTED_0: [__fsm::Candidate<Core>; 1] = [
-        __fsm::Candidate::new("enough && open_hours", __fsm::Some(State::Paid)),
+        __fsm::Candidate::new("enough && open_hours", __fsm::Some("paid")),
     ];
 }

@@ -452,10 +452,7 @@ pub mod review {
     static VALID_ACTIONS_1: [Action; 2] = [Action::Finish, Action::Review];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Restart];
     static REJECTED_0: [__fsm::Candidate<Review>; 2] = [
-        __fsm::Candidate::new("quality_ok", __fsm::Some(State::Done)),
-        __fsm::Candidate::new(
-            "!quality_ok && retries_left",
-            __fsm::Some(State::Revising),
-        ),
+        __fsm::Candidate::new("quality_ok", __fsm::Some("done")),
+        __fsm::Candidate::new("!quality_ok && retries_left", __fsm::Some("revising")),
     ];
 }

@@ -762,14 +762,14 @@ pub mod semantics {
     static VALID_ACTIONS_1: [Action; 3] = [Action::Race, Action::Back, Action::Finish];
     static VALID_ACTIONS_2: [Action; 3] = [Action::Go, Action::Race, Action::Finish];
     static REJECTED_0: [__fsm::Candidate<Semantics>; 3] = [
-        __fsm::Candidate::new("x", __fsm::Some(State::B)),
-        __fsm::Candidate::new("!x && y", __fsm::Some(State::C)),
-        __fsm::Candidate::new("x || y || z", __fsm::Some(State::C)),
+        __fsm::Candidate::new("x", __fsm::Some("b")),
+        __fsm::Candidate::new("!x && y", __fsm::Some("c")),
+        __fsm::Candidate::new("x || y || z", __fsm::Some("c")),
     ];
     static REJECTED_1: [__fsm::Candidate<Semantics>; 1] = [
-        __fsm::Candidate::new("x && x", __fsm::Some(State::C)),
+        __fsm::Candidate::new("x && x", __fsm::Some("c")),
     ];
     static REJECTED_2: [__fsm::Candidate<Semantics>; 1] = [
-        __fsm::Candidate::new("z", __fsm::Some(State::B)),
+        __fsm::Candidate::new("z", __fsm::Some("b")),
     ];
 }

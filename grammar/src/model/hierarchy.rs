@@ -171,7 +171,8 @@ impl Machine {
             })
             .collect();
         // Stable, so equal keys keep declaration order.
-        timers.sort_by_key(|&(_, _, priority, depth)| (std::cmp::Reverse(priority), std::cmp::Reverse(depth)));
+        timers
+            .sort_by_key(|&(_, _, priority, depth)| (std::cmp::Reverse(priority), std::cmp::Reverse(depth)));
         timers.into_iter().map(|(id, i, _, _)| (id, i)).collect()
     }
 
@@ -255,7 +256,10 @@ impl Machine {
         history: Option<HistoryKind>,
         memory: &mut HistoryMemory,
     ) -> Path {
-        let exits = self.path(leaf, source, target, None, memory).exits;
+        // The exits do not depend on the memory, only on the domain, which
+        // a history target moves to its composite: a transition from inside
+        // `X` to `X.history` keeps `X`, so `X` records nothing.
+        let exits = self.path(leaf, source, target, history, memory).exits;
         memory.record(self, &exits, leaf);
         self.path(leaf, source, target, history, memory)
     }
@@ -523,5 +527,17 @@ mod tests {
         );
         assert_eq!(names(&m, &path.exits), ["bridged", "transferring"]);
         assert_eq!(names(&m, &path.entries), ["transferring", "dialing_third"]);
+        // ... and records nothing: `step` from `on_hold` to `connected.history`
+        // goes by the memory `connected` had, not to `on_hold`.
+        let path = m.step(
+            id(&m, "on_hold"),
+            Source::State(id(&m, "on_hold")),
+            Some(connected),
+            Some(HistoryKind::Shallow),
+            &mut memory,
+        );
+        assert_eq!(names(&m, &path.exits), ["on_hold"]);
+        assert_eq!(names(&m, &path.entries), ["transferring", "dialing_third"]);
+        assert_eq!(memory.last_leaf.get(&connected), Some(&id(&m, "bridged")));
     }
 }
