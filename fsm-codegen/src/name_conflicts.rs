@@ -17,9 +17,7 @@ pub(crate) use fsm_grammar::naming::MODULE_ITEMS;
 /// Why `machine`'s type cannot be generated, if it cannot.
 pub(crate) fn module_item_conflict(machine: &Machine) -> Option<String> {
     let ty = type_ident(&machine.name).to_string();
-    // A machine with nested states also defines `Region`.
-    let nested_item = machine.is_nested() && ty == "Region";
-    (MODULE_ITEMS.contains(&ty.as_str()) || nested_item).then(|| {
+    MODULE_ITEMS.contains(&ty.as_str()).then(|| {
         format!(
             "machine `{}` would generate a type `{ty}`, which its module already defines",
             machine.name

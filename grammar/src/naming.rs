@@ -63,8 +63,9 @@ pub fn snake(name: &str) -> String {
 /// no machine may be named like one of them (the `name-collision` check and
 /// code generation both read this list). A machine with a context, payloads
 /// or timers also gets `Event`, `Context`, `Core`, `TimerFired` and
-/// `TimerRejected`; they are reserved for every machine, so adding a payload
-/// or a timer never makes a machine's name invalid.
+/// `TimerRejected`, and one with nested states `Region`; they are reserved
+/// for every machine, so adding a payload, a timer or a nested state never
+/// makes a machine's name invalid.
 pub const MODULE_ITEMS: &[&str] = &[
     "State",
     "Action",
@@ -77,13 +78,14 @@ pub const MODULE_ITEMS: &[&str] = &[
     "FireError",
     "TimerFired",
     "TimerRejected",
+    "Region",
 ];
 
 /// What the module item `name` (one of [`MODULE_ITEMS`]) is: `enum`, `trait`,
 /// `struct` or `type alias`.
 pub fn module_item_kind(name: &str) -> &'static str {
     match name {
-        "State" | "Action" | "Output" | "Event" => "enum",
+        "State" | "Action" | "Output" | "Event" | "Region" => "enum",
         "Guards" | "Context" => "trait",
         "Core" => "struct",
         _ => "type alias",
