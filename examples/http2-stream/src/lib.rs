@@ -167,9 +167,15 @@ impl fmt::Display for Violation {
 }
 
 impl Violation {
-    /// The violation of receiving a frame the stream does not allow in
-    /// `state`, by the rules of section 5.1 for each state.
-    pub fn in_state(state: State) -> Violation {
+    /// The violation of receiving `frame`, which the stream does not allow
+    /// in `state`, by the rules of section 5.1 for each state.
+    pub fn of(frame: Frame, state: State) -> Violation {
+        if frame == Frame::PushPromise {
+            // Section 6.6: a PUSH_PROMISE that promises a stream that is not
+            // idle "MUST" be "a connection error of type PROTOCOL_ERROR",
+            // whatever state the promised stream is in.
+            return Violation::Connection(ErrorCode::ProtocolError);
+        }
         match state {
             // "Receiving any frame other than HEADERS or PRIORITY on a stream
             // in this state MUST be treated as a connection error of type
@@ -183,8 +189,9 @@ impl Violation {
             // STREAM_CLOSED."
             State::HalfClosedRemote => Violation::Stream(ErrorCode::StreamClosed),
             State::Closed => Violation::Closed,
-            // Open and half-closed (local) accept every frame a peer may
-            // send; anything else is malformed, a stream error.
+            // Open and half-closed (local) accept every frame of the peer's
+            // but PUSH_PROMISE (above); should the machine ever refuse one,
+            // it is a stream error.
             State::Open | State::HalfClosedLocal => Violation::Stream(ErrorCode::ProtocolError),
         }
     }
@@ -218,7 +225,7 @@ impl std::error::Error for Rejected {}
 pub fn receive(stream: &mut Stream, frame: Frame) -> Result<Vec<Output>, Rejected> {
     let state = stream.state();
     fire_frame(stream, frame, Direction::Recv).map_err(|error| Rejected {
-        violation: Violation::in_state(state),
+        violation: Violation::of(frame, state),
         error,
     })
 }

@@ -432,6 +432,12 @@ fn refused_frames_are_the_errors_section_5_1_prescribes() {
             Frame::Headers { end_stream: true },
             Violation::Stream(ErrorCode::StreamClosed),
         ),
+        // A PUSH_PROMISE for a stream that is not idle, in any state
+        // (section 6.6).
+        (State::Open, Frame::PushPromise, protocol),
+        (State::HalfClosedLocal, Frame::PushPromise, protocol),
+        (State::HalfClosedRemote, Frame::PushPromise, protocol),
+        (State::Closed, Frame::PushPromise, protocol),
         // closed: ignored after our RST_STREAM, else up to the endpoint.
         (
             State::Closed,
