@@ -1308,7 +1308,9 @@ impl Gen<'_> {
                 /// once it fired. Does not allocate.
                 pub fn fire_next_due #g_generics(&mut self #g_param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
                     let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-                    self.fire_due_at(now #g_pass)
+                    let result = self.fire_due_at(now #g_pass);
+                    __fsm::Traced::trace(&result);
+                    result
                 }
 
                 /// Fire every timer whose deadline has passed, earliest first,
@@ -1319,6 +1321,7 @@ impl Gen<'_> {
                     let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
                     let mut count = 0;
                     while let __fsm::Some(result) = self.fire_due_at(now #g_pass) {
+                        __fsm::Traced::trace(&__fsm::Some(result));
                         count += 1;
                         each(result);
                     }
@@ -1714,7 +1717,9 @@ impl Gen<'_> {
                 #[inline]
                 pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<Fired, FireError> {
                     let state = self.state;
-                    #fire_body
+                    let result: __fsm::Result<Fired, FireError> = #fire_body;
+                    __fsm::Traced::trace(&result);
+                    result
                 }
 
                 #can_fire_doc

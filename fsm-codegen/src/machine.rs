@@ -574,6 +574,7 @@ fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenSt
             #[inline]
             fn fire(&mut self, action: Action, guards: &#g) -> __fsm::Result<Fired, FireError> {
                 let result = Self::fire_from(self.state, &mut self.last_active, action, guards);
+                __fsm::Traced::trace(&result);
                 if let __fsm::Ok(fired) = &result {
                     self.state = fired.to;
                 }

@@ -169,6 +169,7 @@ pub mod __private {
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::context::deadline;
     pub use crate::driver::Driven;
+    pub use crate::trace::Traced;
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,
         ParseSymbolError, Rejected, RestoreError, Snapshot, Symbol, SymbolKind, SystemClock, TimerFired,

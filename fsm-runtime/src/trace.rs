@@ -46,3 +46,65 @@ pub(crate) fn rejected<M: Machine>(error: &FireError<M>) {
     #[cfg(not(feature = "tracing"))]
     let _ = error;
 }
+
+/// What generated code logs after a firing, through one call whatever the
+/// result's type: `__fsm::Traced::trace(&result)`. Without the `tracing`
+/// feature it is empty and inlined away.
+#[doc(hidden)]
+pub trait Traced {
+    /// Log the result at `DEBUG`.
+    fn trace(&self);
+}
+
+impl<M: Machine> Traced for Result<Fired<M>, FireError<M>> {
+    #[inline]
+    fn trace(&self) {
+        match self {
+            Ok(f) => fired(f),
+            Err(e) => rejected(e),
+        }
+    }
+}
+
+impl<M: Machine, E> Traced for Result<Fired<M>, crate::context::Rejected<M, E>> {
+    #[inline]
+    fn trace(&self) {
+        match self {
+            Ok(f) => fired(f),
+            Err(e) => rejected(&e.error()),
+        }
+    }
+}
+
+impl<M: Machine> Traced for Option<Result<crate::context::TimerFired<M>, crate::context::TimerRejected<M>>> {
+    /// A timer that fired, or a group none of whose guards held; nothing
+    /// when no timer was due.
+    #[inline]
+    fn trace(&self) {
+        #[cfg(feature = "tracing")]
+        {
+            use crate::symbol::Symbol;
+            match self {
+                Some(Ok(f)) => tracing::debug!(
+                    target: "fsm_runtime",
+                    machine = M::NAME,
+                    from = f.from.name(),
+                    declared_in = f.declared_in,
+                    timer = f.timer,
+                    to = f.to.name(),
+                    outputs = f.outputs.len(),
+                    "timer"
+                ),
+                Some(Err(r)) => tracing::debug!(
+                    target: "fsm_runtime",
+                    machine = M::NAME,
+                    state = r.state.name(),
+                    declared_in = r.declared_in,
+                    timer = r.timer,
+                    "timer rejected"
+                ),
+                None => {}
+            }
+        }
+    }
+}

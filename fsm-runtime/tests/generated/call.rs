@@ -475,7 +475,7 @@ pub mod call {
         #[inline]
         pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
-            match (state, &event) {
+            let result: __fsm::Result<Fired, FireError> = match (state, &event) {
                 (State::Idle, Event::Start(payload)) => {
                     Context::remember(&mut self.context, payload);
                     Context::arm(&mut self.context);
@@ -622,7 +622,9 @@ pub mod call {
                         ),
                     )
                 }
-            }
+            };
+            __fsm::Traced::trace(&result);
+            result
         }
         /// True when firing `event` now would succeed: the guards it
         /// needs are evaluated as [`Self::fire`] would, but no effect
@@ -796,7 +798,9 @@ pub mod call {
             &mut self,
         ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-            self.fire_due_at(now)
+            let result = self.fire_due_at(now);
+            __fsm::Traced::trace(&result);
+            result
         }
         /// Fire every timer whose deadline has passed, earliest first,
         /// each exactly once, handing each result to `each`, and return
@@ -809,6 +813,7 @@ pub mod call {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now) {
+                __fsm::Traced::trace(&__fsm::Some(result));
                 count += 1;
                 each(result);
             }

@@ -555,7 +555,7 @@ pub mod call {
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
-            match (state, action) {
+            let result: __fsm::Result<Fired, FireError> = match (state, action) {
                 (State::Idle, Action::Dial) => {
                     self.state = State::Connecting;
                     __fsm::Ok(Fired {
@@ -810,7 +810,9 @@ pub mod call {
                         __fsm::FireError::invalid(state, action, &VALID_ACTIONS_6, false),
                     )
                 }
-            }
+            };
+            __fsm::Traced::trace(&result);
+            result
         }
         /// True when firing it now would succeed: the guards it needs
         /// are evaluated as [`Self::fire`] would, but nothing changes.
@@ -1030,7 +1032,9 @@ pub mod call {
             &mut self,
         ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-            self.fire_due_at(now)
+            let result = self.fire_due_at(now);
+            __fsm::Traced::trace(&result);
+            result
         }
         /// Fire every timer whose deadline has passed, earliest first,
         /// each exactly once, handing each result to `each`, and return
@@ -1043,6 +1047,7 @@ pub mod call {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now) {
+                __fsm::Traced::trace(&__fsm::Some(result));
                 count += 1;
                 each(result);
             }

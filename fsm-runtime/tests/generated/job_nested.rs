@@ -563,7 +563,7 @@ pub mod job {
         #[inline]
         pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
-            match (state, &event) {
+            let result: __fsm::Result<Fired, FireError> = match (state, &event) {
                 (State::Queued, Event::Start) => {
                     Context::open(&mut self.context);
                     Context::fetch_in(&mut self.context);
@@ -832,7 +832,9 @@ pub mod job {
                         ),
                     )
                 }
-            }
+            };
+            __fsm::Traced::trace(&result);
+            result
         }
         /// True when firing `event` now would succeed: the guards it
         /// needs are evaluated as [`Self::fire`] would, but no effect
@@ -1012,7 +1014,9 @@ pub mod job {
             &mut self,
         ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-            self.fire_due_at(now)
+            let result = self.fire_due_at(now);
+            __fsm::Traced::trace(&result);
+            result
         }
         /// Fire every timer whose deadline has passed, earliest first,
         /// each exactly once, handing each result to `each`, and return
@@ -1025,6 +1029,7 @@ pub mod job {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now) {
+                __fsm::Traced::trace(&__fsm::Some(result));
                 count += 1;
                 each(result);
             }

@@ -400,7 +400,7 @@ pub mod order {
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
-            match (state, &event) {
+            let result: __fsm::Result<Fired, FireError> = match (state, &event) {
                 (State::Cart, Event::Place(payload)) => {
                     if Guards::in_stock(guards, payload) {
                         self.state = State::Placed;
@@ -530,7 +530,9 @@ pub mod order {
                         ),
                     )
                 }
-            }
+            };
+            __fsm::Traced::trace(&result);
+            result
         }
         /// True when firing it now would succeed: the guards it needs
         /// are evaluated as [`Self::fire`] would, but nothing changes.

@@ -683,6 +683,7 @@ pub mod player {
                 action,
                 guards,
             );
+            __fsm::Traced::trace(&result);
             if let __fsm::Ok(fired) = &result {
                 self.state = fired.to;
             }

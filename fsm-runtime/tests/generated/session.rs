@@ -318,7 +318,7 @@ pub mod session {
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
             let state = self.state;
-            match (state, action) {
+            let result: __fsm::Result<Fired, FireError> = match (state, action) {
                 (State::Active, Action::Touch) => {
                     self.state = State::Active;
                     self.arm_timers();
@@ -342,7 +342,9 @@ pub mod session {
                 (State::Closed, _) => {
                     __fsm::Err(__fsm::FireError::invalid(state, action, &[], true))
                 }
-            }
+            };
+            __fsm::Traced::trace(&result);
+            result
         }
         /// True when firing it now would succeed: the guards it needs
         /// are evaluated as [`Self::fire`] would, but nothing changes.
@@ -482,7 +484,9 @@ pub mod session {
             guards: &G,
         ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-            self.fire_due_at(now, guards)
+            let result = self.fire_due_at(now, guards);
+            __fsm::Traced::trace(&result);
+            result
         }
         /// Fire every timer whose deadline has passed, earliest first,
         /// each exactly once, handing each result to `each`, and return
@@ -496,6 +500,7 @@ pub mod session {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now, guards) {
+                __fsm::Traced::trace(&__fsm::Some(result));
                 count += 1;
                 each(result);
             }
