@@ -44,7 +44,7 @@ pub fn mermaid(machine: &Machine) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "---\ntitle: {}\n---\nstateDiagram-v2", view.name);
     let tops = machine.state_ids().filter(|&s| machine.state(s).parent.is_none());
-    declare(&view, &ids, tops, "    ", &mut out);
+    declare(machine, &view, &ids, tops, "    ", &mut out);
     if let Some(any) = &ids.any {
         let _ = writeln!(out, "    state \"any\" as {any}");
     }
@@ -79,10 +79,20 @@ pub fn mermaid(machine: &Machine) -> String {
 /// declaring a state by its display name keeps the name as the box's title,
 /// where Mermaid would title it with its first description line. Written in
 /// the block that holds them, which is where Mermaid then places them.
-fn declare(view: &View, ids: &Ids, states: impl Iterator<Item = StateId>, indent: &str, out: &mut String) {
+fn declare(
+    machine: &Machine,
+    view: &View,
+    ids: &Ids,
+    states: impl Iterator<Item = StateId>,
+    indent: &str,
+    out: &mut String,
+) {
     for s in states {
         let (state, id) = (&view.states[s.index()], &ids.states[s.index()]);
-        if *id != state.name || !state.lines.is_empty() {
+        // A composite's lines go in a note (Mermaid refuses descriptions
+        // on a state that holds states), so only its name can need this.
+        let titled_by_line = !state.lines.is_empty() && !machine.state(s).is_composite();
+        if *id != state.name || titled_by_line {
             let _ = writeln!(out, "{indent}state \"{}\" as {id}", state.name);
         }
     }
@@ -125,6 +135,7 @@ impl Blocks<'_> {
             if machine.state(s).is_composite() {
                 let _ = writeln!(out, "{indent}state {} {{", ids.states[m]);
                 declare(
+                    machine,
                     view,
                     ids,
                     machine.state(s).children.iter().copied(),
@@ -155,8 +166,20 @@ impl Blocks<'_> {
         let edges = &self.scoped[scope.map_or(0, |s| s.index() + 1)];
         for (i, state) in view.states.iter().enumerate() {
             let here = machine.state(StateId::from_index(i)).parent == scope;
-            for line in state.lines.iter().filter(|_| here) {
-                let _ = writeln!(out, "{indent}{} : {line}", ids.states[i]);
+            if here && machine.state(StateId::from_index(i)).is_composite() {
+                // Mermaid refuses descriptions on a state that holds
+                // states ("Group nodes can only have label"): a note.
+                if !state.lines.is_empty() {
+                    let _ = writeln!(out, "{indent}note right of {}", ids.states[i]);
+                    for line in &state.lines {
+                        let _ = writeln!(out, "{indent}    {line}");
+                    }
+                    let _ = writeln!(out, "{indent}end note");
+                }
+            } else {
+                for line in state.lines.iter().filter(|_| here) {
+                    let _ = writeln!(out, "{indent}{} : {line}", ids.states[i]);
+                }
             }
             for edge in edges.iter().map(|&e| &view.edges[e]) {
                 if edge.from == EdgeSource::State(i) {
@@ -233,6 +256,32 @@ impl Ids {
 #[cfg(test)]
 mod tests {
     use super::mermaid;
+
+    /// Mermaid refuses a description line on a state that holds states
+    /// ("Group nodes can only have label"), so a composite's hooks and
+    /// internal transitions are a note beside it, and it is declared by
+    /// name only when its id is an alias.
+    #[test]
+    fn a_composite_state_has_its_lines_in_a_note() {
+        let text = "machine M {
+            initial state up {
+                enter emit a;
+                on tick;
+                initial state one { enter emit b; on go -> two; }
+                state two;
+            }
+        }";
+        let model = crate::check(text).model;
+        let diagram = mermaid(&model.machines[0]);
+        assert!(!diagram.contains("up : "), "{diagram}");
+        assert!(!diagram.contains("state \"up\""), "{diagram}");
+        assert!(
+            diagram.contains("    note right of up\n        enter / a\n        tick\n    end note\n"),
+            "{diagram}"
+        );
+        // A leaf keeps its description lines.
+        assert!(diagram.contains("        one : enter / b\n"), "{diagram}");
+    }
 
     #[test]
     fn keywords_and_taken_ids_get_fresh_aliases() {
