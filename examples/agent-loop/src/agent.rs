@@ -1,7 +1,7 @@
 //! The caller of the machine: it fires events, performs the outputs, feeds
 //! the results back as events, and waits for the machine's backoff timer.
 
-use crate::agent_loop::{Event, FireError, Fired, Output, State, TimerFired};
+use crate::agent_loop::{Event, FireError, Fired, Output, Region, State, TimerFired};
 use crate::backoff::{Clock, RetryPolicy};
 use crate::checkpoint::Checkpoint;
 use crate::context::AgentContext;
@@ -45,6 +45,9 @@ impl fmt::Display for Event {
             },
             Event::PostToolsHookCompleted => f.write_str("post-tool hooks finished"),
             Event::ShutdownRequested => f.write_str("shutdown requested"),
+            Event::Pause => f.write_str("user: pause"),
+            Event::Resume => f.write_str("user: resume"),
+            Event::Cancel => f.write_str("user: cancel"),
         }
     }
 }
@@ -57,12 +60,23 @@ impl fmt::Display for Event {
 /// LLM's stream, tool results) wait in [`Agent::next_event`], which also
 /// waits for the backoff timer and fires it when it comes due.
 /// [`Agent::run`] alternates the two until nothing is left to do, which is
-/// when the machine waits for the user again.
+/// when the machine waits for the user again, or the turn is paused.
+///
+/// [`Agent::pause`] holds a turn in whatever phase it is in: the events of
+/// the work in flight (the rest of the LLM's stream, tool results, the
+/// hooks' completion) wait, tools already running finish, nothing new
+/// starts, and a backoff before a retry is disarmed. [`Agent::unpause`]
+/// goes back to that very phase, delivers what was held and goes on; a
+/// backoff starts over, whole. [`Agent::cancel`] ends the turn instead.
 pub struct Agent<L, C> {
     machine: AgentLoop<C>,
     llm: L,
     tools: ToolRunner,
     queue: VecDeque<Event>,
+    /// Paused in a checkpoint that this agent resumed from: the events held
+    /// by the old process are lost, and its work is started again on
+    /// [`Agent::unpause`].
+    held_work_lost: bool,
     history: Vec<Fired>,
     timers: Vec<TimerFired>,
     rejected: Vec<fsm_runtime::FireError<Core>>,
@@ -148,6 +162,13 @@ impl<L, C: Clock> Agent<L, C> {
         self.machine.state()
     }
 
+    /// The machine itself, to ask it more than its state: whether a turn
+    /// is under way (`is_in(Region::Working)`), the phase a paused turn
+    /// will resume in (`last_active(Region::Working)`), its valid actions.
+    pub fn machine(&self) -> &AgentLoop<C> {
+        &self.machine
+    }
+
     /// The machine's context: the conversation, retries and tool batch.
     pub fn context(&self) -> &AgentContext {
         self.machine.context()
@@ -182,6 +203,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
             llm,
             tools,
             queue: VecDeque::new(),
+            held_work_lost: false,
             history: Vec::new(),
             timers: Vec::new(),
             rejected: Vec::new(),
@@ -195,8 +217,10 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// flight is sent again, unfinished tool calls run again (tools must
     /// tolerate that), hooks run again. A backoff armed before the restart
     /// keeps its deadline: the retry is sent when first promised, or at
-    /// once if that time has passed. Calls still running on `tools` are
-    /// awaited and their results dropped.
+    /// once if that time has passed. A paused turn stays paused, and
+    /// remembers the phase it was paused in; [`Agent::unpause`] restarts
+    /// that phase's I/O then. Calls still running on `tools` are awaited and
+    /// their results dropped.
     ///
     /// # Errors
     ///
@@ -218,29 +242,19 @@ impl<L: Llm, C: Clock> Agent<L, C> {
         let state = agent.machine.state();
         agent.trace.push(format!("resumed in `{state}`"));
         match state {
-            State::CallingLlm => {
-                agent.machine.context_mut().discard_partial_response();
-                agent.send_llm_request();
-            }
-            State::ProcessingLlmResponse => agent.queue.push_back(Event::ResponseExamined),
-            State::ExecutingTools => {
-                let context = agent.machine.context();
-                let unfinished: Vec<ToolCall> = context
-                    .batch()
-                    .iter()
-                    .filter(|call| context.pending().contains(&call.id))
-                    .cloned()
-                    .collect();
-                agent.execute_tools(&unfinished);
-            }
-            State::PostToolsHook => agent.run_post_tools_hook(),
             State::Error => {
                 let retry = agent.machine.context().retries() + 1;
                 agent.note(format!(
                     "retry {retry} still due at the deadline set before the restart"
                 ));
             }
-            State::WaitingForUserInput | State::ShuttingDown => {}
+            State::Paused => {
+                agent.held_work_lost = true;
+                if let Some(phase) = agent.machine.last_active(Region::Working) {
+                    agent.note(format!("paused in `{phase}`"));
+                }
+            }
+            phase => agent.restart_work(phase),
         }
         Ok(agent)
     }
@@ -257,6 +271,41 @@ impl<L: Llm, C: Clock> Agent<L, C> {
         Ok(())
     }
 
+    /// Pause the turn in the phase it is in.
+    ///
+    /// # Errors
+    ///
+    /// When no turn is under way (the agent waits for the user, is paused
+    /// already, or shuts down).
+    pub fn pause(&mut self) -> Result<Fired, FireError> {
+        self.handle(Event::Pause)
+    }
+
+    /// Resume the paused turn in the phase it was paused in, and run until
+    /// the turn ends (or is paused again).
+    ///
+    /// # Errors
+    ///
+    /// When the turn is not paused.
+    pub fn unpause(&mut self) -> Result<Fired, FireError> {
+        let fired = self.handle(Event::Resume)?;
+        self.run();
+        Ok(fired)
+    }
+
+    /// Abandon the turn, paused or not: the work in flight is stopped and
+    /// its events dropped, and the agent waits for the user. Tool calls the
+    /// LLM asked for and that have no result get one saying they were
+    /// cancelled ([`CANCELLED`](crate::CANCELLED)), so the next request's
+    /// conversation is complete.
+    ///
+    /// # Errors
+    ///
+    /// When no turn is under way.
+    pub fn cancel(&mut self) -> Result<Fired, FireError> {
+        self.handle(Event::Cancel)
+    }
+
     /// Request a shutdown.
     ///
     /// # Errors
@@ -267,8 +316,8 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     }
 
     /// Handle events until none is left: no queued event, no armed backoff,
-    /// no tool in flight. Events the machine rejects are recorded in
-    /// [`Agent::rejected`] and skipped.
+    /// no tool in flight, or the turn is paused. Events the machine rejects
+    /// are recorded in [`Agent::rejected`] and skipped.
     pub fn run(&mut self) {
         while let Some(event) = self.next_event() {
             // A rejection is recorded by `handle`; the loop goes on.
@@ -280,9 +329,13 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// (blocking until a thread reports). The backoff timer fires on the
     /// way: when it is due, at once; when nothing is queued, after sleeping
     /// until its deadline. Its retry request queues the LLM's events.
-    /// `None` when there is nothing to wait for.
+    /// `None` when there is nothing to wait for, and while the turn is
+    /// paused: its events are held until it resumes.
     pub fn next_event(&mut self) -> Option<Event> {
         loop {
+            if self.machine.state() == State::Paused {
+                return None;
+            }
             self.fire_due_timers();
             if let Some(event) = self.queue.pop_front() {
                 return Some(event);
@@ -353,6 +406,9 @@ impl<L: Llm, C: Clock> Agent<L, C> {
             return;
         }
         match to {
+            // Resumed: the examination was held, or is queued again by
+            // `restart_work`.
+            State::ProcessingLlmResponse if from == State::Paused => {}
             // Transient: the response is examined at once.
             State::ProcessingLlmResponse => {
                 let calls = plural(self.machine.context().requested_tool_calls().len(), "tool call");
@@ -402,6 +458,59 @@ impl<L: Llm, C: Clock> Agent<L, C> {
                 self.queue.clear();
                 self.note(format!("shut down; {dropped} dropped"));
             }
+            Output::SuspendWork => {
+                let phase = self.machine.last_active(Region::Working);
+                let phase = phase.map_or_else(String::new, |phase| format!(" in `{phase}`"));
+                let events = plural(self.queue.len(), "event");
+                let tools = plural(self.tools.in_flight(), "tool call");
+                self.note(format!("paused{phase}; holding {events}, {tools} in flight"));
+            }
+            Output::ResumeWork => {
+                let phase = self.machine.state();
+                if std::mem::take(&mut self.held_work_lost) {
+                    self.note(format!("resumed in `{phase}`; its work is started again"));
+                    self.restart_work(phase);
+                } else {
+                    let events = plural(self.queue.len(), "held event");
+                    let tools = plural(self.tools.in_flight(), "tool call");
+                    self.note(format!("resumed in `{phase}`; {events}, {tools} in flight"));
+                }
+            }
+            Output::AbortWork => {
+                let events = plural(self.queue.len(), "event");
+                let tools = plural(self.tools.in_flight(), "tool result");
+                self.tools.shutdown();
+                self.queue.clear();
+                self.held_work_lost = false;
+                self.note(format!("turn cancelled; {events} and {tools} dropped"));
+            }
+        }
+    }
+
+    /// Start again the I/O that `phase` waits on, which a restart lost: a
+    /// request in flight is sent again (what streamed of it is discarded),
+    /// unfinished tool calls run again (tools must tolerate that), hooks
+    /// run again, a response is examined again.
+    fn restart_work(&mut self, phase: State) {
+        match phase {
+            State::CallingLlm => {
+                self.machine.context_mut().discard_partial_response();
+                self.send_llm_request();
+            }
+            State::ProcessingLlmResponse => self.queue.push_back(Event::ResponseExamined),
+            State::ExecutingTools => {
+                let context = self.machine.context();
+                let unfinished: Vec<ToolCall> = context
+                    .batch()
+                    .iter()
+                    .filter(|call| context.pending().contains(&call.id))
+                    .cloned()
+                    .collect();
+                self.execute_tools(&unfinished);
+            }
+            State::PostToolsHook => self.run_post_tools_hook(),
+            // The machine arms the backoff; nothing else waits.
+            State::Error | State::WaitingForUserInput | State::Paused | State::ShuttingDown => {}
         }
     }
 

@@ -14,7 +14,10 @@ use serde::{Deserialize, Serialize};
 /// after the restart. In JSON:
 /// `{"machine": {"type": "fsm", "machine": "AgentLoop", "fingerprint": "…",
 /// "current_state": "error", "context": {…}, "timers": [{"state": "error",
-/// "timer": 0, "due": "2026-01-10T09:32:15.100Z"}]}}`.
+/// "timer": 0, "due": "2026-01-10T09:32:15.100Z"}]}}`. A paused turn's
+/// checkpoint has `"current_state": "paused"`, no timer, and the phase it
+/// was paused in as the history memory of `working`:
+/// `"last_active": {"working": "error"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// The machine's state, context and armed timers.

@@ -33,6 +33,9 @@ pub struct AgentContext {
     results: Vec<ToolResult>,
 }
 
+/// The result of a tool call that a cancelled turn did not let finish.
+pub const CANCELLED: &str = "cancelled by the user";
+
 impl AgentContext {
     /// An empty conversation, retried by `policy`.
     pub fn new(policy: RetryPolicy) -> Self {
@@ -177,6 +180,30 @@ impl agent_loop::Context for AgentContext {
                 }
             }
         }
+    }
+
+    fn abandon_turn(&mut self) {
+        self.discard_partial_response();
+        self.retries = 0;
+        self.last_error = None;
+        // Tool results are appended once the whole batch finished, so a
+        // last message that asks for tools is one whose calls have no
+        // results yet: its batch is still running, or never started. Each
+        // call gets the result it finished with, if it did, or a
+        // cancellation, in call order.
+        let calls = self.requested_tool_calls().to_vec();
+        let mut finished = std::mem::take(&mut self.results);
+        for call in calls {
+            let result = match finished.iter().position(|result| result.id == call.id) {
+                Some(i) => finished.swap_remove(i),
+                None => ToolResult {
+                    id: call.id,
+                    output: Err(CANCELLED.to_owned()),
+                },
+            };
+            self.conversation.push(Message::Tool(result));
+        }
+        self.pending.clear();
     }
 
     fn backoff(&self) -> Duration {

@@ -22,7 +22,42 @@
 //!   tests);
 //! - [`Checkpoint`] stores the machine's snapshot (state, context and the
 //!   backoff's deadline), so a restarted process resumes where the old one
-//!   stopped and retries when first promised.
+//!   stopped and retries when first promised;
+//! - a turn can be paused in any phase and resumed in that phase, or
+//!   cancelled (below).
+//!
+//! # Pausing and cancelling a turn
+//!
+//! The phases of a turn (`calling_llm`, `processing_llm_response`,
+//! `executing_tools`, `post_tools_hook` and `error`, the backoff before a
+//! retry) are the states of the composite `working`, which declares `pause`
+//! and `cancel` once for all of them. [`State`] lists the leaves and
+//! [`Region`] the composite: `agent.machine().is_in(Region::Working)` is true
+//! while a turn is under way.
+//!
+//! - [`Agent::pause`] moves to `paused` (output `suspend_work`) from any
+//!   phase. The events of the work in flight wait: the rest of the LLM's
+//!   stream, the results of tools already running (they finish, and are not
+//!   run twice), the hooks' completion. Nothing new starts.
+//! - [`Agent::unpause`] fires `resume`, which goes to `working.history`: the
+//!   very phase the turn was paused in (output `resume_work`), and the held
+//!   events are delivered; the turn ends as if it had never been paused.
+//!   The machine remembers that phase as `last_active(Region::Working)`.
+//! - **The backoff starts over.** The retry timer is `error`'s, so pausing
+//!   in `error` leaves it and disarms the timer, however much of the backoff
+//!   had passed; resuming re-enters `error` and arms it again with the whole
+//!   backoff (the same retry, so the same delay), counted from the resume.
+//!   Nothing fires while paused, however long the pause.
+//! - **A pause survives a restart.** A checkpoint of a paused agent holds
+//!   `"current_state": "paused"`, no timer, and the phase as history memory:
+//!   `"last_active": {"working": "executing_tools"}`. [`Agent::resume`]
+//!   restores it paused; what the old process held is lost with it, so
+//!   [`Agent::unpause`] starts that phase's work again (the request is sent
+//!   again, unfinished tools and the hooks run again).
+//! - [`Agent::cancel`], from any phase or paused, ends the turn (output
+//!   `abort_work`): the work in flight is stopped and its events dropped, and
+//!   every tool call without a result gets one, [`CANCELLED`] unless it had
+//!   finished, so the next request's conversation is complete.
 //!
 //! One turn: the LLM asks for a tool, gets its result, and answers.
 //!
@@ -56,11 +91,13 @@ mod tools;
 
 fsm_runtime::fsm!(file = "../agent_loop.fsm");
 
-pub use crate::agent_loop::{Action, AgentLoop, Core, Event, FireError, Fired, Output, State, TimerFired};
+pub use crate::agent_loop::{
+    Action, AgentLoop, Core, Event, FireError, Fired, Output, Region, State, TimerFired,
+};
 pub use agent::Agent;
 pub use backoff::{Clock, FakeClock, RetryPolicy, SystemClock};
 pub use checkpoint::Checkpoint;
-pub use context::AgentContext;
+pub use context::{AgentContext, CANCELLED};
 pub use conversation::{Message, ToolCall, ToolCallId, ToolResult};
 pub use llm::{Llm, LlmEvent, ScriptedLlm};
 pub use tools::{is_mutating, run_tool, Arrival, Latency, ToolRunner};

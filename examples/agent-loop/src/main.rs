@@ -1,5 +1,5 @@
 //! A scripted session of the agent loop, traced event by event: a turn with
-//! concurrent tools, a failed request retried after a backoff, post-tool
+//! concurrent tools, paused and resumed while they run, a failed request retried after a backoff, post-tool
 //! hooks, a restart from a checkpoint, a request that fails for good, and a
 //! shutdown. Run it with `cargo run -p agent-loop`.
 //!
@@ -15,7 +15,7 @@ use clap::Parser;
 use std::time::Duration;
 
 /// Runs a scripted session of the agent loop and prints its trace: a turn
-/// with concurrent tools, a failed request retried after a backoff, post-tool
+/// with concurrent tools, paused and resumed while they run, a failed request retried after a backoff, post-tool
 /// hooks, a restart from a checkpoint, a request that fails for good, and a
 /// shutdown.
 ///
@@ -38,7 +38,16 @@ fn main() {
     let mut agent = Agent::new(script(), tools, SystemClock, policy);
     let mut printed = 0;
 
-    if let Err(error) = agent.submit("Fix the typo in src/main.rs") {
+    // The first turn is paused while its tools run, and resumed: the
+    // tools finish meanwhile, and their results are delivered after.
+    if let Err(error) = agent.handle(Event::UserInput("Fix the typo in src/main.rs".to_owned())) {
+        println!("error: {error}");
+    }
+    run_until(&mut agent, State::ExecutingTools);
+    if let Err(error) = agent.pause() {
+        println!("error: {error}");
+    }
+    if let Err(error) = agent.unpause() {
         println!("error: {error}");
     }
     printed = print_trace(&agent, printed);
@@ -48,14 +57,7 @@ fn main() {
     if let Err(error) = agent.handle(Event::UserInput("Add a changelog entry".to_owned())) {
         println!("error: {error}");
     }
-    while agent.state() != State::Error {
-        match agent.next_event() {
-            Some(event) => {
-                let _ = agent.handle(event);
-            }
-            None => break,
-        }
-    }
+    run_until(&mut agent, State::Error);
     print_trace(&agent, printed);
     let json = match agent.checkpoint().map(|checkpoint| checkpoint.to_json()) {
         Ok(Ok(json)) => json,
@@ -112,6 +114,18 @@ fn main() {
     }
     let _ = agent.submit("Are you there?");
     print_trace(&agent, printed);
+}
+
+/// Handle events until the agent is in `state`, or has nothing to do.
+fn run_until<L: agent_loop::Llm, C: agent_loop::Clock>(agent: &mut Agent<L, C>, state: State) {
+    while agent.state() != state {
+        match agent.next_event() {
+            Some(event) => {
+                let _ = agent.handle(event);
+            }
+            None => break,
+        }
+    }
 }
 
 /// Print the trace lines after the first `from`; return the new count.

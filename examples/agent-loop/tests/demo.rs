@@ -22,6 +22,10 @@ fn the_demo_is_deterministic() {
 
 /// Lines that show each part of the session.
 const EXPECTED_LINES: &[&str] = &[
+    "  `executing_tools` --pause--> `paused` (emit `suspend_work`)",
+    "  -> paused in `executing_tools`; holding 0 events, 2 tool calls in flight",
+    "  `paused` --resume--> `executing_tools` (emit `resume_work`)",
+    "  -> resumed in `executing_tools`; 0 held events, 2 tool calls in flight",
     "  `executing_tools` --tool_completed--> `post_tools_hook` (emit `run_post_tools_hook`)",
     "  -> retry 3 of 3 in 20ms",
     "resumed in `error`",

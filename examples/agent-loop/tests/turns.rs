@@ -257,7 +257,7 @@ fn user_input_during_a_turn_is_rejected_with_the_valid_actions() {
     assert_eq!(
         error.to_string(),
         "action `user_input` is not valid in state `calling_llm`; valid actions: `text_delta`, \
-         `tool_call_delta`, `llm_completed`, `llm_error`, `shutdown_requested`"
+         `tool_call_delta`, `llm_completed`, `llm_error`, `shutdown_requested`, `pause`, `cancel`"
     );
     assert_eq!(agent.rejected(), [error.error()]);
     assert_eq!(agent.state(), State::CallingLlm);
