@@ -691,3 +691,36 @@ fn nested_machines_are_drawn_with_boxes_inside_boxes() {
         check_picture(&text, &checked.model.machines[0]);
     }
 }
+
+/// A part of the drawing linked to nothing else (the `any` pseudo-state and
+/// the state it leads to) sits next to the rest, not past the full width of
+/// every rank it shares: in the agent loop, whose phases sit in a composite
+/// state, `any` and `shutting_down` were once drawn about 1,500 pixels to the
+/// right of everything else.
+#[test]
+fn a_part_linked_to_nothing_else_sits_next_to_the_rest() {
+    let path = workspace().join("examples/agent_loop.fsm");
+    let model = model(&path);
+    let machine = &model.machines[0];
+    assert!(machine.is_nested() && !machine.any_transitions().is_empty());
+    let picture = picture(&fsm_grammar::diagram::svg(machine));
+    let apart = ["any", "shutting_down", "shutdown_requested / shutdown"];
+    let main_right = picture
+        .boxes
+        .iter()
+        .chain(&picture.labels)
+        .filter(|(n, _)| !apart.contains(&n.as_str()))
+        .map(|(_, r)| r.x + r.w)
+        .fold(0.0, f64::max);
+    let any = &picture
+        .boxes
+        .iter()
+        .find(|(n, _)| n == "any")
+        .expect("the any box")
+        .1;
+    assert!(
+        any.x < main_right + 100.0,
+        "`any` at x = {} while the rest ends at {main_right}",
+        any.x
+    );
+}

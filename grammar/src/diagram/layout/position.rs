@@ -49,6 +49,7 @@ pub(super) fn position(graph: &Layered) -> Placed {
     for r in 0..count {
         place(graph, &mut x, r, true, true);
     }
+    pack_components(graph, &mut x);
 
     let mut bands = Vec::with_capacity(count);
     let mut top = 0.0;
@@ -58,6 +59,70 @@ pub(super) fn position(graph: &Layered) -> Placed {
         top += height + RANK_GAP;
     }
     Placed { x, bands }
+}
+
+/// Move each connected part of the drawing as far left as the separation
+/// constraints allow, leftmost part first. The sweeps only pull a node
+/// towards its own neighbours, so a part linked to nothing else (the `any`
+/// pseudo-state and what it leads to) would otherwise keep its initial
+/// place, right of the full width of every rank it shares, labels included.
+/// A part moves as one, by the smallest slack between one of its nodes and
+/// a left neighbour of another part, so every constraint still holds.
+fn pack_components(graph: &Layered, x: &mut [f64]) {
+    let n = graph.slots.len();
+    // Union-find over the links between ranks.
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut v: usize) -> usize {
+        while parent[v] != v {
+            parent[v] = parent[parent[v]];
+            v = parent[v];
+        }
+        v
+    }
+    for v in 0..n {
+        for &u in &graph.down[v] {
+            let (a, b) = (find(&mut parent, v), find(&mut parent, u));
+            if a != b {
+                parent[a] = b;
+            }
+        }
+    }
+    let part: Vec<usize> = (0..n).map(|v| find(&mut parent, v)).collect();
+    // The parts, by their leftmost anchor.
+    let mut left = vec![f64::INFINITY; n];
+    for v in 0..n {
+        left[part[v]] = left[part[v]].min(x[v]);
+    }
+    let mut parts: Vec<usize> = (0..n).filter(|&v| part[v] == v).collect();
+    if parts.len() < 2 {
+        return;
+    }
+    parts.sort_by(|&a, &b| left[a].total_cmp(&left[b]));
+    // Each slot's left neighbour in its rank.
+    let mut neighbour: Vec<Option<usize>> = vec![None; n];
+    for rank in &graph.ranks {
+        for pair in rank.windows(2) {
+            neighbour[pair[1]] = Some(pair[0]);
+        }
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for v in 0..n {
+        members[part[v]].push(v);
+    }
+    for &p in &parts[1..] {
+        let slack = members[p]
+            .iter()
+            .filter_map(|&v| {
+                let u = neighbour[v].filter(|&u| part[u] != p)?;
+                Some(x[v] - x[u] - gap(&graph.slots[u], &graph.slots[v]))
+            })
+            .fold(f64::INFINITY, f64::min);
+        if slack.is_finite() && slack > 0.0 {
+            for &v in &members[p] {
+                x[v] -= slack;
+            }
+        }
+    }
 }
 
 /// The distance between the anchors of neighbours `a` (left) and `b`.
