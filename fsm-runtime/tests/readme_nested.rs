@@ -33,22 +33,34 @@ fn readme_nested_states() {
     call.fire(Action::Dial).unwrap();
     // Entering `connected` enters its initial child; `connected`'s hook runs.
     let fired = call.fire(Action::Answered).unwrap();
-    assert_eq!((fired.to, fired.outputs), (State::Talking, &[Output::StartBilling][..]));
+    assert_eq!(
+        (fired.to, fired.outputs),
+        (State::Talking, &[Output::StartBilling][..])
+    );
     assert!(call.is_in(Region::Connected));
     assert_eq!(State::OnHold.parent(), Some(Region::Connected));
     // `talking` inherits `hang_up` and `pause` from `connected`.
-    assert_eq!(call.valid_actions(), [Action::HangUp, Action::Pause, Action::Hold]);
+    assert_eq!(
+        call.valid_actions(),
+        [Action::HangUp, Action::Pause, Action::Hold]
+    );
 
     call.fire(Action::Hold).unwrap();
     call.fire(Action::Pause).unwrap();
     // The history memory is part of the machine's state, and of its snapshot.
     let snapshot: Snapshot = call.snapshot();
     assert_eq!(snapshot.current_state(), "paused");
-    assert_eq!(snapshot.last_active().collect::<Vec<_>>(), [("connected", "on_hold")]);
+    assert_eq!(
+        snapshot.last_active().collect::<Vec<_>>(),
+        [("connected", "on_hold")]
+    );
 
     let mut restored = Call::restore(&snapshot).unwrap();
     let fired = restored.fire(Action::Resume).unwrap();
-    assert_eq!((fired.to, fired.outputs), (State::OnHold, &[Output::StartBilling][..]));
+    assert_eq!(
+        (fired.to, fired.outputs),
+        (State::OnHold, &[Output::StartBilling][..])
+    );
     // `on_hold` overrides the `hang_up` it would inherit.
     let fired = restored.fire(Action::HangUp).unwrap();
     assert_eq!(fired.outputs, [Output::StopBilling, Output::LogAbandoned]);
