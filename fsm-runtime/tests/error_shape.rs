@@ -164,6 +164,7 @@ fn the_descriptions_say_what_happened() {
         describe!(error, FireError, |named: Named| match named {
             Named::State(s) => s.name().to_owned(),
             Named::Action(a) => a.name().to_owned(),
+            Named::Name(n) => n.to_owned(),
             _ => unreachable!(),
         })
     };
