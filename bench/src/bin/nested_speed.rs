@@ -1,0 +1,306 @@
+//! ns per event of a nested machine (`bench/machines/nested_agent.fsm`) in
+//! the generated code, a hand-written flat `match`, statig with superstates
+//! and the dynamic engine, side by side.
+//!
+//! ```text
+//! cargo run --release --manifest-path bench/Cargo.toml --bin nested_speed
+//! cargo run --release --manifest-path bench/Cargo.toml --bin nested_speed -- --print-generated
+//! ```
+//!
+//! The method is `runtime_speed`'s: two traces of the same length (see
+//! `fsm_bench::nested::generate`), one of valid events only and one where
+//! 10% of the events are invalid in their leaf. For each trace, every
+//! implementation (`fsm_bench::nested`):
+//! 1. runs the trace once with every step recorded, and must agree with the
+//!    hand-written `match` on the leaf, the outcome and the outputs (in
+//!    order) of every step, or the benchmark stops;
+//! 2. runs it once more with heap allocations counted;
+//! 3. runs it N times, timed, every implementation once per run, starting
+//!    with a different one each run. A ratio is the median over the runs of
+//!    the ratio within each run.
+//!
+//! `--print-generated` prints the code `fsm!` generates for the nested
+//! machine (through `fsm_codegen::render_source`) and exits.
+
+use fsm_bench::alloc_counter::CountingAllocator;
+use fsm_bench::harness::{median, Tally};
+use fsm_bench::host;
+use fsm_bench::nested::{
+    self, dynamic, first_difference, generated::Generated, statig::Statig, Subject, Trace,
+};
+use fsm_bench::table::thousands;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+const USAGE: &str = "\
+usage: nested_speed  [--events N] [--runs N] [--reject-percent P] [--only TEXT]
+                     [--print-generated]
+
+  --events N          events per trace (default 1000000)
+  --runs N            timed runs per implementation and trace (default 21)
+  --reject-percent P  share of invalid events in the second trace (default 10)
+  --only TEXT         time only the hand-written `match` and the implementations whose
+                      name contains TEXT (for profiling one of them, e.g. with perf)
+  --print-generated   print the code `fsm!` generates for the nested machine and exit";
+
+struct Options {
+    events: usize,
+    runs: usize,
+    reject_percent: u64,
+    print_generated: bool,
+    only: Option<String>,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options {
+        events: 1_000_000,
+        runs: 21,
+        reject_percent: 10,
+        print_generated: false,
+        only: None,
+    };
+    while let Some(arg) = args.next() {
+        let mut number = |flag: &str, min: u64, max: u64| -> Result<u64, String> {
+            let value = args.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
+            match value.replace('_', "").parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "`{flag}` takes a number from {min} to {max}, not `{value}`"
+                )),
+            }
+        };
+        match arg.as_str() {
+            "--events" => options.events = number("--events", 1, 1 << 32)? as usize,
+            "--runs" => options.runs = number("--runs", 1, 1001)? as usize,
+            "--reject-percent" => options.reject_percent = number("--reject-percent", 0, 100)?,
+            "--print-generated" => options.print_generated = true,
+            "--only" => {
+                options.only = Some(args.next().ok_or("`--only` needs a value")?);
+            }
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unexpected argument `{other}`")),
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args(std::env::args().skip(1)) {
+        Ok(o) => o,
+        Err(message) if message.is_empty() => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if options.print_generated {
+        return print_generated();
+    }
+
+    let started = Instant::now();
+    println!("Machine: {}", host::summary());
+    println!(
+        "The nested agent loop (`bench/machines/nested_agent.fsm`); {} events per trace (seed {:#x}); \
+         median of {} timed runs.\n",
+        thousands(options.events as u64),
+        nested::SEED,
+        options.runs
+    );
+    let traces = [
+        (
+            "valid events only",
+            nested::generate(options.events, 0, nested::SEED),
+        ),
+        (
+            "with rejected events",
+            nested::generate(options.events, options.reject_percent, nested::SEED),
+        ),
+    ];
+    let mut failed = false;
+    for (label, trace) in &traces {
+        if let Err(message) = compare(label, trace, options.runs, options.only.as_deref()) {
+            eprintln!("error: {message}");
+            failed = true;
+        }
+    }
+    println!(
+        "Load average at the end: {}; total time {:.0} s.",
+        host::load_average(),
+        started.elapsed().as_secs_f64()
+    );
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_generated() -> ExitCode {
+    let options = fsm_codegen::Options::default();
+    match fsm_codegen::render_source(nested::SOURCE, "nested_agent.fsm", &options) {
+        Ok(source) => {
+            print!("{source}");
+            ExitCode::SUCCESS
+        }
+        Err(diagnostics) => {
+            for d in diagnostics {
+                eprintln!("error[{}]: {}", d.code, d.message);
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Everything measured for one implementation on one trace.
+struct Row {
+    name: &'static str,
+    /// ns per event, per timed run.
+    ns: Vec<f64>,
+    allocations: u64,
+}
+
+/// Verify, count allocations and time every implementation on `trace`, then
+/// print the tables.
+fn compare(label: &str, trace: &Trace, runs: usize, only: Option<&str>) -> Result<(), String> {
+    let steps = &trace.steps;
+    let mut contestants = nested::all(steps);
+    if let Some(only) = only {
+        let mut index = 0;
+        contestants.retain(|c| {
+            index += 1;
+            index == 1 || c.name().contains(only)
+        });
+    }
+    let reference = &contestants[0];
+
+    // 1. Verification: every step agrees with the hand-written `match`.
+    let expected = reference.record();
+    let accepted = expected.iter().filter(|r| r.accepted).count() as u64;
+    for contestant in &contestants[1..] {
+        if let Some((i, want, got)) = first_difference(&expected, &contestant.record()) {
+            return Err(format!(
+                "{}: step {i} ({:?}) differs from the hand-written `match`: expected {want:?}, got {got:?}",
+                contestant.name(),
+                steps.get(i),
+            ));
+        }
+    }
+    let expected_tally = |tally: Tally, name: &str| -> Result<(), String> {
+        if tally.accepted == accepted && tally.accepted + tally.rejected == steps.len() as u64 {
+            Ok(())
+        } else {
+            Err(format!(
+                "{name}: the timed loop counted {tally:?}, expected {accepted} accepted"
+            ))
+        }
+    };
+
+    // 2. Allocations (also the warm-up pass).
+    let mut rows = Vec::with_capacity(contestants.len());
+    for contestant in &contestants {
+        let (allocations, tally) = contestant.allocations();
+        expected_tally(tally, contestant.name())?;
+        rows.push(Row {
+            name: contestant.name(),
+            ns: Vec::with_capacity(runs),
+            allocations,
+        });
+    }
+
+    // 3. Timed runs, interleaved, each starting with a different one.
+    let load_before = host::load_average();
+    let n = contestants.len();
+    for run in 0..runs {
+        for k in 0..n {
+            let i = (run + k) % n;
+            let (elapsed, tally) = contestants[i].timed_pass();
+            expected_tally(tally, contestants[i].name())?;
+            rows[i].ns.push(elapsed.as_nanos() as f64 / steps.len() as f64);
+        }
+    }
+    let load_after = host::load_average();
+
+    print_tables(label, trace, &rows, runs, (&load_before, &load_after));
+    Ok(())
+}
+
+/// The median over runs of `a`'s time over `b`'s in the same run.
+fn paired_ratio(a: &Row, b: &Row) -> f64 {
+    let ratios: Vec<f64> = a.ns.iter().zip(&b.ns).map(|(x, y)| x / y).collect();
+    median(&ratios)
+}
+
+fn print_tables(label: &str, trace: &Trace, rows: &[Row], runs: usize, load: (&str, &str)) {
+    let events = trace.steps.len();
+    println!(
+        "### Trace {label}: {} events, {} rejected ({:.1}%)\n",
+        thousands(events as u64),
+        thousands(trace.rejected as u64),
+        100.0 * trace.rejected as f64 / events as f64
+    );
+    println!(
+        "Load average before the timed runs: {}; after: {}.\n",
+        load.0, load.1
+    );
+    println!("| implementation | median ns/event | min ns/event | × hand-written | allocations/event |");
+    println!("|:---|---:|---:|---:|---:|");
+    let hand = &rows[0];
+    for row in rows {
+        let min = row.ns.iter().copied().fold(f64::INFINITY, f64::min);
+        println!(
+            "| {} | {:.2} | {:.2} | {:.2}× | {} |",
+            row.name,
+            median(&row.ns),
+            min,
+            paired_ratio(row, hand),
+            allocations_per_event(row.allocations, events),
+        );
+    }
+    let find = |name: &str| rows.iter().find(|r| r.name == name);
+    println!("\nTargets (ratios are medians over {runs} runs of the ratio within a run):\n");
+    println!("| comparison | measured | target | met |");
+    println!("|:---|---:|---:|:---:|");
+    let target = |what: &str, measured: f64, bound: &str, met: bool| {
+        println!(
+            "| {what} | {measured:.2}× | {bound} | {} |",
+            if met { "yes" } else { "**no**" }
+        );
+    };
+    let Some(generated) = find(Generated::NAME) else {
+        println!();
+        return;
+    };
+    let g = paired_ratio(generated, hand);
+    target("generated / hand-written", g, "≤ 1.05×", g <= 1.05);
+    if let Some(statig) = find(Statig::NAME) {
+        let s = paired_ratio(generated, statig);
+        target("generated / statig", s, "≤ 1.00×", s <= 1.0);
+    }
+    for name in [dynamic::ById::NAME, dynamic::ByName::NAME] {
+        if let Some(engine) = find(name) {
+            println!(
+                "| {name} / generated | {:.2}× | (for information) | |",
+                paired_ratio(engine, generated)
+            );
+        }
+    }
+    println!();
+}
+
+fn allocations_per_event(allocations: u64, events: usize) -> String {
+    if allocations == 0 {
+        "0".into()
+    } else {
+        format!(
+            "{:.3} ({} in total)",
+            allocations as f64 / events as f64,
+            thousands(allocations)
+        )
+    }
+}
