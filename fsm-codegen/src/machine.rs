@@ -1,6 +1,6 @@
 //! The module of one machine: the machine type, its inherent API and its
-//! `Machine` and `Fire` impls, assembled with the enums, the `Guards` trait
-//! and the tables.
+//! `Machine`, `Fire` and (without guards) `Unguarded` impls, assembled with
+//! the enums, the `Guards` trait and the tables.
 
 use crate::docs::module_docs;
 use crate::enums::{symbol_enum, Kind, Variant};
@@ -38,6 +38,7 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
     let tree = tree_impl(machine, &idents);
     let machine_impl = machine_impl(machine, &idents, &mut tables, true);
     let fire_impl = fire_impl(machine, &idents, &mut tables);
+    let unguarded_impl = unguarded_impl(!machine.guards.is_empty(), &idents);
     let statics = tables.statics(&idents);
     let lints = module_lints();
     quote! {
@@ -52,6 +53,7 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
             #tree
             #machine_impl
             #fire_impl
+            #unguarded_impl
             #statics
         }
     }
@@ -526,6 +528,34 @@ pub(crate) fn machine_impl(
 
             #is_terminal
             #snapshots
+        }
+    }
+}
+
+/// `impl Unguarded` for a machine without guards: `Fire<NoGuards>` with the
+/// guards left out, for generic code that fires as the inherent methods do.
+/// Nothing for a machine with guards.
+pub(crate) fn unguarded_impl(has_guards: bool, idents: &Idents) -> TokenStream {
+    if has_guards {
+        return TokenStream::new();
+    }
+    let machine_ident = &idents.machine;
+    quote! {
+        impl __fsm::Unguarded for #machine_ident {
+            #[inline]
+            fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+                <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+            }
+
+            #[inline]
+            fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+                __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            }
+
+            #[inline]
+            fn can_fire(&self, action: Action) -> bool {
+                __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            }
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::docs::doc_attrs_of;
 use crate::enums::{symbol_enum, Kind, Variant};
 use crate::guards::guards_trait;
 use crate::idents::{is_fsm_ident, type_ident, value_ident, Idents};
-use crate::machine::{inherent_impl, machine_type, module_lints, module_prelude};
+use crate::machine::{inherent_impl, machine_type, module_lints, module_prelude, unguarded_impl};
 use crate::name_conflicts::{ENUM_ITEMS, MODULE_ITEMS};
 use crate::options::Options;
 use fsm_grammar::model::{Machine, Symbol};
@@ -118,6 +118,7 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
     let docs = doc_attrs_of(&[format!(
         "A stub of the `{machine_name}` machine, whose definition has errors. Fix them to get the real one."
     )]);
+    let unguarded = unguarded_impl(!guards.is_empty(), &idents);
     let lints = module_lints();
     let prelude = module_prelude(options);
     quote! {
@@ -167,6 +168,8 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
                     __fsm::stub()
                 }
             }
+
+            #unguarded
         }
     }
 }

@@ -25,6 +25,7 @@ fn ui() {
     cases.compile_fail("tests/ui/file_*.rs");
     cases.compile_fail("tests/ui/form_*.rs");
     cases.compile_fail("tests/ui/warning_level.rs");
+    cases.compile_fail("tests/ui/generic_*.rs");
     cases.pass("tests/ui/pass_*.rs");
 }
 

@@ -7,7 +7,8 @@
 //! machine type; this crate holds what all machines share:
 //!
 //! - [`Machine`] and [`Fire`], the traits every generated machine implements,
-//!   so that generic code can drive any of them;
+//!   so that generic code can drive any of them, and [`Unguarded`], which
+//!   fires a machine without guards as `fire(action)`;
 //! - [`Fired`], what a successful `fire` reports, and [`FireError`], why an
 //!   action did not fire. Neither allocates;
 //! - [`Snapshot`], a machine's state stored with the machine's name and the
@@ -84,7 +85,7 @@ pub use context::{Rejected, TimerFired, TimerRejected};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
 pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
-pub use machine::{Fire, Machine, NoGuards};
+pub use machine::{Fire, Machine, NoGuards, Unguarded};
 pub use shared::Shared;
 #[cfg(feature = "serde")]
 pub use snapshot::SnapshotError;
@@ -173,7 +174,7 @@ pub mod __private {
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,
         ParseSymbolError, Rejected, RestoreError, Snapshot, Symbol, SymbolKind, SystemClock, TimerFired,
-        TimerRejected, Timestamp,
+        TimerRejected, Timestamp, Unguarded,
     };
     pub use core::iter::Iterator;
     pub use core::ops::FnMut;

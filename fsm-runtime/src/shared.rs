@@ -82,6 +82,10 @@ impl<M: Machine> Shared<M> {
     /// Fire `action` with `guards` (`&NoGuards` for a machine without
     /// guards), atomically: see [`Fire::fire`] for what firing does, and
     /// the type's documentation for what runs under the lock.
+    ///
+    /// It takes the guards even for a machine without them, as
+    /// [`Recorded::fire`] does and for the same reason: one inherent `fire`
+    /// serves every machine.
     pub fn fire<G: ?Sized>(&self, action: M::Action, guards: &G) -> Result<Fired<M>, FireError<M>>
     where
         M: Fire<G>,

@@ -1,12 +1,15 @@
 //! Generic code drives any generated machine through `Machine` and `Fire`:
-//! with guards by value, as `dyn Guards`, borrowing data, and without guards.
+//! with guards by value, as `dyn Guards`, borrowing data, and without guards;
+//! and a machine without guards through `Unguarded`, as `fire(action)`. Both
+//! traits are imported throughout, so every call here also shows that they
+//! do not make `fire` ambiguous.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
 include!("generated/door.rs");
 include!("generated/keywords.rs");
 
-use fsm_runtime::{Fire, FireError, Fired, Machine, NoGuards, Symbol};
+use fsm_runtime::{Fire, FireError, Fired, Machine, NoGuards, Symbol, Unguarded};
 
 /// What a history or store would do: fire, and keep what happened.
 struct Recorded<M: Machine> {
@@ -92,6 +95,79 @@ fn drives_a_machine_without_guards() {
     // The inherent `fire` takes no guards at all.
     let mut direct = result::Result::new();
     assert_eq!(direct.fire(result::Action::Err).unwrap().to, result::State::None);
+}
+
+/// Fire `actions` on a machine without guards, as its inherent methods
+/// would, checking `can_fire` and `transition` against what `fire` does;
+/// the states visited, by name.
+fn walk<M: Unguarded>(machine: &mut M, actions: &[M::Action]) -> Vec<&'static str> {
+    let mut path = vec![machine.state().name()];
+    for &action in actions {
+        let predicted = M::transition(machine.state(), action);
+        assert_eq!(machine.can_fire(action), predicted.is_ok());
+        match machine.fire(action) {
+            Ok(fired) => path.push(fired.to.name()),
+            Err(error) => assert_eq!(Err(error), predicted),
+        }
+    }
+    path
+}
+
+#[test]
+fn drives_a_machine_without_guards_as_fire_action() {
+    use result::{Action, Output, State};
+    let mut machine = result::Result::new();
+    assert_eq!(
+        walk(&mut machine, &[Action::Err, Action::Err, Action::Some]),
+        ["Ok", "None", "Ok"]
+    );
+    assert_eq!(machine.state(), State::Ok);
+    // The trait call reads as the inherent one, on a value or a reference.
+    let fired = Unguarded::fire(&mut machine, Action::Err).unwrap();
+    assert_eq!(fired.to, State::None);
+    let by_ref = &mut machine;
+    assert_eq!(by_ref.fire(Action::Some).unwrap().outputs, [Output::Option]);
+    assert_eq!(
+        <result::Result as Unguarded>::transition(State::Ok, Action::Err),
+        result::Result::transition(State::Ok, Action::Err)
+    );
+    assert!(!Unguarded::can_fire(&machine, Action::Some));
+}
+
+fsm_runtime::fsm! {
+    /// Without guards, with history memory: `resume` goes back to the leaf
+    /// `on` was left from.
+    machine Lamp {
+        initial state off { on power -> on.history; }
+        state on {
+            on power -> off;
+            initial state dim { on brighter -> bright; }
+            state bright { on dimmer -> dim; }
+        }
+    }
+}
+
+#[test]
+fn unguarded_fire_keeps_the_history_memory() {
+    use lamp::{Action, Lamp, Region, State};
+    let mut machine = Lamp::new();
+    let path = walk(
+        &mut machine,
+        &[Action::Power, Action::Brighter, Action::Power, Action::Power],
+    );
+    // Back to `bright`, where `on` was left: the trait's `fire` is the
+    // machine's own, not `transition` from a machine that remembers nothing.
+    assert_eq!(path, ["off", "dim", "bright", "off", "bright"]);
+    assert_eq!(machine.last_active(Region::On), Some(State::Bright));
+    // `transition` starts from no memory, as the inherent one does.
+    assert_eq!(
+        <Lamp as Unguarded>::transition(State::Off, Action::Power).map(|f| f.to),
+        Ok(State::Dim)
+    );
+    assert_eq!(
+        Lamp::transition(State::Off, Action::Power).map(|f| f.to),
+        Ok(State::Dim)
+    );
 }
 
 /// Snapshot and restore, knowing nothing of the machine.

@@ -37,7 +37,7 @@ use crate::machines::{phase, run, worker, Progress};
 use crate::run_dir::{RunDir, RunRecord};
 use crate::session::{self, Kill, Session};
 use crate::status::{RecordedPhase, Status, StatusStore, Stored};
-use fsm_runtime::{Fire, Fired, NoGuards, Recorded, Symbol, Timestamp};
+use fsm_runtime::{Fire, Fired, Recorded, Symbol, Timestamp};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -211,17 +211,11 @@ impl Orchestrator<'_> {
                 let output = worker_def.output();
                 if self.dir.output(&output).exists() {
                     let note = format!("{output} exists");
-                    self.fire(
-                        &mut status.workers[p][w],
-                        worker::Action::OutputDetected,
-                        &NoGuards,
-                        &note,
-                    )?;
+                    self.fire(&mut status.workers[p][w], worker::Action::OutputDetected, &note)?;
                 } else if let Session::Free(_) = session {
                     self.fire(
                         &mut status.workers[p][w],
                         worker::Action::SessionLost,
-                        &NoGuards,
                         "its process exited without writing its output",
                     )?;
                     self.say(format_args!(
@@ -305,13 +299,12 @@ impl Orchestrator<'_> {
                 self.fire(
                     &mut status.run,
                     run::Action::Delivered,
-                    &NoGuards,
                     "final.md is in the outbox",
                 )?;
                 Ok(Step::Progress)
             }
             Decision::FailRun { phase } => {
-                self.fire(&mut status.run, run::Action::PhaseFailed, &NoGuards, "")?;
+                self.fire(&mut status.run, run::Action::PhaseFailed, "")?;
                 self.say(format_args!(
                     "notify user: phase {} failed",
                     definition.phases[phase].id
@@ -320,7 +313,7 @@ impl Orchestrator<'_> {
             }
             Decision::StartDelivery => {
                 let note = "the final phase completed";
-                self.fire(&mut status.run, run::Action::FinalPhaseCompleted, &NoGuards, note)?;
+                self.fire(&mut status.run, run::Action::FinalPhaseCompleted, note)?;
                 Ok(Step::Progress)
             }
             Decision::Pause { phase } => {
@@ -362,7 +355,7 @@ impl Orchestrator<'_> {
                         // worker whose lock is free and output missing,
                         // which the next trigger finds `failed` anyway.
                         self.kill_worker(&worker_def.role)?;
-                        self.fire(stored, worker_action, &NoGuards, &worker_note)?;
+                        self.fire(stored, worker_action, &worker_note)?;
                     }
                 }
                 let stored = &mut status.phases[phase];
@@ -403,7 +396,7 @@ impl Orchestrator<'_> {
             Session::Running => {
                 // Started by an orchestrator killed before it could record it.
                 let note = "its process was already running";
-                self.fire(stored, worker::Action::Spawn, &NoGuards, note)?;
+                self.fire(stored, worker::Action::Spawn, note)?;
                 return Ok(());
             }
             Session::Free(free) => free,
@@ -411,16 +404,17 @@ impl Orchestrator<'_> {
         let output = worker_def.output();
         if self.dir.output(&output).exists() {
             let note = format!("{output} exists");
-            self.fire(stored, worker::Action::OutputDetected, &NoGuards, &note)?;
+            self.fire(stored, worker::Action::OutputDetected, &note)?;
             return Ok(());
         }
         // Check the transition before starting the process it announces.
         let fired =
-            <worker::Worker as Fire>::transition(stored.machine.state(), worker::Action::Spawn, &NoGuards)
-                .map_err(|error| Error::Transition {
+            worker::Worker::transition(stored.machine.state(), worker::Action::Spawn).map_err(|error| {
+                Error::Transition {
                     id: stored.id.clone(),
                     message: error.to_string(),
-                })?;
+                }
+            })?;
         debug_assert_eq!(fired.outputs, [worker::Output::StartSession]);
         let mut command = Command::new(&self.options.worker_program);
         command
@@ -437,7 +431,7 @@ impl Orchestrator<'_> {
             .map_err(Error::io("starting a worker with", &self.options.worker_program))?;
         self.children.push(child);
         self.checkpoint(Checkpoint::WorkerStarted);
-        self.fire(stored, worker::Action::Spawn, &NoGuards, "")?;
+        self.fire(stored, worker::Action::Spawn, "")?;
         Ok(())
     }
 
@@ -478,18 +472,13 @@ impl Orchestrator<'_> {
     }
 
     /// Fires `action` on a status and saves it; logs the change.
-    fn fire<M, G>(
+    fn fire<M: Fire>(
         &mut self,
         stored: &mut Stored<Recorded<M>>,
         action: M::Action,
-        guards: &G,
         note: &str,
-    ) -> Result<Fired<M>, Error>
-    where
-        M: Fire<G>,
-        G: ?Sized,
-    {
-        let fired = self.store.fire(stored, action, guards)?;
+    ) -> Result<Fired<M>, Error> {
+        let fired = self.store.fire(stored, action)?;
         self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
         Ok(fired)
     }

@@ -23,8 +23,8 @@ use crate::run_dir::RunRecord;
 use crate::workflow::Pipeline;
 use fsm_runtime::store::{FileStore, Store, Version};
 use fsm_runtime::{
-    FingerprintPolicy, Fire, Fired, History, Machine, Recorded, RestoreError, Snapshot, SnapshotError,
-    SystemClock, Timestamp,
+    FingerprintPolicy, Fire, Fired, History, Machine, NoGuards, Recorded, RestoreError, Snapshot,
+    SnapshotError, SystemClock, Timestamp,
 };
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -203,24 +203,21 @@ impl StatusStore {
         Ok(Stored { id, version, machine })
     }
 
-    /// Fires `action` on the stored machine and, if its state changed, saves
-    /// it against the version it was loaded at. Returns what fired; the
-    /// caller performs the outputs.
+    /// Fires `action` on the stored machine (the run and the workers have
+    /// no guards) and, if its state changed, saves it against the version
+    /// it was loaded at. Returns what fired; the caller performs the
+    /// outputs.
     ///
     /// A [`Conflict`](fsm_runtime::store::StoreError::Conflict) means another
     /// orchestrator saved first; `stored` is then left as it was.
-    pub fn fire<M, G>(
+    pub fn fire<M: Fire>(
         &self,
         stored: &mut Stored<Recorded<M>>,
         action: M::Action,
-        guards: &G,
-    ) -> Result<Fired<M>, Error>
-    where
-        M: Fire<G>,
-        G: ?Sized,
-    {
+    ) -> Result<Fired<M>, Error> {
         let mut next = stored.machine.clone();
-        let fired = next.fire(action, guards).map_err(|error| Error::Transition {
+        // `Recorded` takes guards for any machine: `NoGuards` for these.
+        let fired = next.fire(action, &NoGuards).map_err(|error| Error::Transition {
             id: stored.id.clone(),
             message: error.to_string(),
         })?;

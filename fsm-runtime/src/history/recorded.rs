@@ -74,6 +74,12 @@ impl<M: Machine> Recorded<M> {
     /// guards), as [`Fire::fire`] does, and record the transition if it
     /// fires.
     ///
+    /// It takes the guards even for a machine without them, unlike that
+    /// machine's own `fire` and [`Unguarded::fire`](crate::Unguarded::fire):
+    /// `Recorded` holds any machine, Rust gives it only one inherent `fire`
+    /// whatever the arity, and a pair of traits instead would need importing
+    /// and be ambiguous for a guardless machine, which implements both.
+    ///
     /// If a guard or the history's clock panics, neither the machine nor
     /// the history has changed.
     pub fn fire<G: ?Sized>(&mut self, action: M::Action, guards: &G) -> Result<Fired<M>, FireError<M>>

@@ -616,6 +616,20 @@ pub mod colliding {
             __fsm::stub()
         }
     }
+    impl __fsm::Unguarded for Colliding {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
 }
 /// A stub of the `Sized` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
@@ -1211,6 +1225,20 @@ pub mod unparsed {
             _guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
             __fsm::stub()
+        }
+    }
+    impl __fsm::Unguarded for Unparsed {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
     }
 }

@@ -290,6 +290,20 @@ pub mod idle {
             match action {}
         }
     }
+    impl __fsm::Unguarded for Idle {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
 }
 /// A guard that is declared but never used, and an `any` that only a
 /// terminal state would see.
@@ -961,6 +975,20 @@ pub mod total {
             }
         }
     }
+    impl __fsm::Unguarded for Total {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
     static VALID_ACTIONS_0: [Action; 1] = [Action::Toggle];
 }
 /// Variant names with a common prefix and acronyms.
@@ -1292,6 +1320,20 @@ pub mod acronyms {
                     })
                 }
             }
+        }
+    }
+    impl __fsm::Unguarded for Acronyms {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::HTTPGo];

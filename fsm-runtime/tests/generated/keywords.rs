@@ -848,6 +848,20 @@ pub mod result {
             }
         }
     }
+    impl __fsm::Unguarded for Result {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::Option];
     static VALID_ACTIONS_0: [Action; 1] = [Action::Err];
     static VALID_ACTIONS_1: [Action; 1] = [Action::Some];
@@ -1959,6 +1973,20 @@ pub mod option {
                     __fsm::Err(FireError::invalid(state, action, &[], true))
                 }
             }
+        }
+    }
+    impl __fsm::Unguarded for Option {
+        #[inline]
+        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
+            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+        }
+        #[inline]
+        fn can_fire(&self, action: Action) -> bool {
+            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
     }
     static OUTPUTS_0: [Output; 3] = [Output::String, Output::Vec, Output::Box];
