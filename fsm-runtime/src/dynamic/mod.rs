@@ -130,6 +130,7 @@ mod fire_error;
 mod fired;
 mod ids;
 mod json;
+mod lock;
 mod name_index;
 mod tables;
 mod trace;

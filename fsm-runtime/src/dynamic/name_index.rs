@@ -8,6 +8,9 @@
 //! of names up to 16 bytes), and each slot keeps those words beside the
 //! name's index, so a probe compares three words; only a name longer than
 //! 16 bytes whose words match is then compared in full, word by word.
+//! The hash's multiplier is chosen when the index is built, among a fixed
+//! sequence, so that no two names share a home slot: a name is found at its
+//! first probe, and the probe loop only runs on for text that is no name.
 //!
 //! The keys are the definition's own names; only the looked-up text comes
 //! from outside, and it cannot make the keys collide. Names that share their
@@ -24,6 +27,10 @@ pub(crate) struct NameIndex {
     slots: Box<[Slot]>,
     /// `64 - log2(slots.len())`: the hash's top bits pick the slot.
     shift: u32,
+    /// The hash's first multiplier, chosen when the index is built so that
+    /// every name sits in the slot its hash picks: a name given is found at
+    /// the first probe.
+    seed: u64,
 }
 
 /// A slot of the table: a name's index and its [`Key`], so that a probe
@@ -37,6 +44,13 @@ struct Slot {
 
 const EMPTY: u32 = u32::MAX;
 
+/// The key of an empty slot: no name has this length.
+const NO_KEY: Key = Key {
+    len: u64::MAX,
+    head: 0,
+    tail: 0,
+};
+
 /// The length of a name and (at most) its first and last 8 bytes. For a
 /// name of up to 16 bytes these are all its bytes, so equal keys mean equal
 /// names; longer names with equal keys are compared in full.
@@ -47,6 +61,21 @@ struct Key {
     tail: u64,
 }
 
+impl Key {
+    /// `self == other`, without a branch per word.
+    #[inline(always)]
+    fn same(self, other: Key) -> bool {
+        ((self.len ^ other.len) | (self.head ^ other.head) | (self.tail ^ other.tail)) == 0
+    }
+}
+
+/// How many multipliers [`NameIndex::new`] tries per table size.
+const SEEDS: u64 = 64;
+
+/// Up to this many names, [`NameIndex::new`] doubles the table (at most
+/// twice) when no multiplier puts every name in its home slot.
+const SMALL: usize = 32;
+
 impl NameIndex {
     /// An index of `names`, numbered in order. Names are unique in a checked
     /// machine; were one repeated, the first would keep its number.
@@ -56,18 +85,40 @@ impl NameIndex {
             names.len() < EMPTY as usize,
             "fewer than 2^32 - 1 names of a kind"
         );
-        let len = (names.len() * 2).next_power_of_two().max(2);
+        let keys: Vec<Key> = names.iter().map(|name| key(name.as_bytes())).collect();
+        let smallest = (names.len() * 2).next_power_of_two().max(2);
+        // The first multiplier (and table size) that puts every key in its
+        // own home slot, trying larger tables only for a few names (the
+        // actions of most machines); else the multiplier that leaves the
+        // fewest names away from home. Deterministic: the same names always
+        // give the same table.
+        let sizes = [smallest, smallest * 2, smallest * 4];
+        let sizes = &sizes[..if names.len() <= SMALL { 3 } else { 1 }];
+        let mut best = (usize::MAX, smallest, seed_number(0));
+        'search: for &len in sizes {
+            let shift = 64 - len.trailing_zeros();
+            for seed in (0..SEEDS).map(seed_number) {
+                let away = away_from_home(&keys, len, shift, seed);
+                if away < best.0 {
+                    best = (away, len, seed);
+                    if away == 0 {
+                        break 'search;
+                    }
+                }
+            }
+        }
+        let (_, len, seed) = best;
         let empty = Slot {
             index: EMPTY,
-            key: key(b""),
+            key: NO_KEY,
         };
         let mut index = NameIndex {
             slots: vec![empty; len].into(),
             shift: 64 - len.trailing_zeros(),
+            seed,
             names: Box::default(),
         };
-        for (i, name) in names.iter().enumerate() {
-            let key = key(name.as_bytes());
+        for (i, (name, &key)) in names.iter().zip(&keys).enumerate() {
             let mut slot = index.first_slot(key);
             loop {
                 match index.slots[slot].index {
@@ -86,32 +137,55 @@ impl NameIndex {
     }
 
     /// The index of `name`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, name: &str) -> Option<usize> {
         let bytes = name.as_bytes();
         let key = key(bytes);
         let mask = self.slots.len() - 1;
         let mut slot = self.first_slot(key);
         loop {
-            let Slot { index, key: found } = self.slots[slot];
-            if index == EMPTY {
+            let found = self.slots[slot];
+            if found.key.same(key) {
+                // No empty slot has a name's key.
+                if bytes.len() <= 16 || long_eq(self.names[found.index as usize].as_bytes(), bytes) {
+                    return Some(found.index as usize);
+                }
+            } else if found.index == EMPTY {
                 return None;
-            }
-            if found == key && (bytes.len() <= 16 || long_eq(self.names[index as usize].as_bytes(), bytes)) {
-                return Some(index as usize);
             }
             slot = (slot + 1) & mask;
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn first_slot(&self, key: Key) -> usize {
-        (hash(key) >> self.shift) as usize
+        (hash(key, self.seed) >> self.shift) as usize
     }
 }
 
+/// The `n`th multiplier to try: odd, and well mixed (SplitMix64).
+fn seed_number(n: u64) -> u64 {
+    let mut z = n.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) | 1
+}
+
+/// How many of `keys` would not sit in their home slot of a table of `len`
+/// slots with `seed` (equal keys, of long names sharing their words, count
+/// from the second).
+fn away_from_home(keys: &[Key], len: usize, shift: u32, seed: u64) -> usize {
+    let mut taken = vec![false; len];
+    keys.iter()
+        .filter(|&&key| {
+            let home = &mut taken[(hash(key, seed) >> shift) as usize];
+            std::mem::replace(home, true)
+        })
+        .count()
+}
+
 /// The key of `name`: its length and, for up to 16 bytes, every byte of it.
-#[inline]
+#[inline(always)]
 fn key(name: &[u8]) -> Key {
     let len = name.len();
     let (head, tail) = if len >= 8 {
@@ -131,11 +205,11 @@ fn key(name: &[u8]) -> Key {
     }
 }
 
-/// A hash of a key.
-#[inline]
-fn hash(key: Key) -> u64 {
+/// A hash of a key, with `seed` as the first multiplier.
+#[inline(always)]
+fn hash(key: Key, seed: u64) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    ((key.head ^ key.len.rotate_right(8)).wrapping_mul(K) ^ key.tail).wrapping_mul(K)
+    ((key.head ^ key.len.rotate_right(8)).wrapping_mul(seed) ^ key.tail).wrapping_mul(K)
 }
 
 /// `a == b` for two names of the same length, more than 16 bytes: word by
@@ -203,6 +277,46 @@ mod tests {
         ] {
             assert_eq!(index.get(absent), None, "{absent}");
         }
+    }
+
+    #[test]
+    fn every_name_is_found_at_its_first_probe() {
+        // The actions of the benchmark's agent machine, and names that
+        // differ in one letter.
+        let agent = [
+            "user_input",
+            "text_delta",
+            "tool_call_delta",
+            "llm_completed",
+            "llm_error",
+            "response_examined",
+            "tool_completed",
+            "post_tools_hook_completed",
+            "retry_timeout_fired",
+            "shutdown_requested",
+        ];
+        let letters: Vec<String> = ('a'..='z').map(|c| format!("on_{c}")).collect();
+        for names in [agent.iter().map(|s| s.to_string()).collect::<Vec<_>>(), letters] {
+            let index = NameIndex::new(names.iter().map(String::as_str));
+            for (i, name) in names.iter().enumerate() {
+                let home = index.first_slot(key(name.as_bytes()));
+                assert_eq!(
+                    index.slots[home].index as usize, i,
+                    "{name} is not in its home slot"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn many_names_are_all_found() {
+        // Too many for every name to get its home slot: some probe on.
+        let names: Vec<String> = (0..1000).map(|i| format!("state_{i}")).collect();
+        let index = NameIndex::new(names.iter().map(String::as_str));
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(index.get(name), Some(i), "{name}");
+        }
+        assert_eq!(index.get("state_1000"), None);
     }
 
     #[test]
