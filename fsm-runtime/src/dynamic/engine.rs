@@ -7,7 +7,6 @@ use super::engine_builder::{Bound, EngineBuilder};
 use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownAction};
 use super::fired::{Fired, FiredTimer};
 use super::ids::{ActionId, StateId};
-use super::lock::{Lock, LockGuard};
 use super::tables::{EffectCall, Move, Step, TimerDelay};
 use super::trace;
 use crate::history::{next_seq_after, History};
@@ -15,7 +14,7 @@ use crate::snapshot::{FingerprintPolicy, Snapshot};
 use crate::{ArmedTimer, Clock, RestoreError, Timestamp};
 use serde_json::Value;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::Duration;
 
 /// The payload of hooks' effects and of timers' guards and effects.
@@ -81,13 +80,6 @@ static NULL: Value = Value::Null;
 /// its effects ran. An effect that panics leaves the state unchanged and the
 /// context as the effects before it left it.
 ///
-/// Taking and releasing the lock costs one atomic instruction, not the two
-/// of a `std::sync::Mutex`: it is released with a plain store, and a thread
-/// that finds it taken spins briefly, then yields, then sleeps in doubling
-/// steps of at most a millisecond between attempts. So under contention
-/// with a slow guard or effect, a waiting `fire` may start up to a
-/// millisecond after the lock was released, using no CPU meanwhile.
-///
 /// # History
 ///
 /// An engine built with [`EngineBuilder::history`] records every transition
@@ -109,7 +101,7 @@ pub struct Engine<C = Value> {
     definition: Arc<Definition>,
     bound: Bound<C>,
     clock: Box<dyn Clock>,
-    current: Lock<Current<C>>,
+    current: Mutex<Current<C>>,
 }
 
 /// What the lock guards.
@@ -169,7 +161,7 @@ impl<C> Engine<C> {
             definition,
             bound,
             clock,
-            current: Lock::new(Current {
+            current: Mutex::new(Current {
                 state,
                 seq: 0,
                 history,
@@ -275,7 +267,10 @@ impl<C> Engine<C> {
 
     /// The context, taking the engine apart.
     pub fn into_context(self) -> C {
-        self.current.into_inner().context
+        self.current
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .context
     }
 
     /// Fire the action called `action`, with `payload` for its guards and
@@ -736,10 +731,11 @@ impl<C> Engine<C> {
         }
     }
 
-    /// The lock on the current state.
+    /// The lock on the current state. A guard that panicked poisoned it, but
+    /// the state is only written after the guards ran, so it is consistent.
     #[inline]
-    fn lock(&self) -> LockGuard<'_, Current<C>> {
-        self.current.lock()
+    fn lock(&self) -> MutexGuard<'_, Current<C>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     #[inline]
@@ -772,10 +768,14 @@ impl<C> fmt::Debug for Engine<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("Engine");
         s.field("machine", &self.definition.name());
-        let current = self
-            .current
-            .try_lock()
-            .map(|current| (current.state, current.seq));
+        let current = match self.current.try_lock() {
+            Ok(current) => Some((current.state, current.seq)),
+            Err(TryLockError::Poisoned(poisoned)) => {
+                let current = poisoned.into_inner();
+                Some((current.state, current.seq))
+            }
+            Err(TryLockError::WouldBlock) => None,
+        };
         match current {
             Some((state, seq)) => s
                 .field("state", &self.definition.state_name(state))

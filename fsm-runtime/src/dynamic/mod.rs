@@ -130,7 +130,6 @@ mod fire_error;
 mod fired;
 mod ids;
 mod json;
-mod lock;
 mod name_index;
 mod tables;
 mod trace;
