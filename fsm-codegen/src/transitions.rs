@@ -40,6 +40,8 @@ pub(crate) fn transition_body(
     let mut uses_guards = false;
     let mut uses_memory = false;
     let mut arms = Vec::new();
+    // Once per machine: per transition it made generation quadratic.
+    let slots = memory_slots(machine);
     for state in machine.leaves() {
         let groups = machine.candidate_groups(state);
         let state_variant = &idents.states[state.index()];
@@ -47,7 +49,15 @@ pub(crate) fn transition_body(
             let candidates = reachable(machine, candidates);
             uses_guards |= candidates.iter().any(|&t| machine.transition(t).guard.is_some());
             let action_variant = &idents.actions[action.index()];
-            let body = group_body(machine, idents, tables, state, &candidates, &mut uses_memory);
+            let body = group_body(
+                machine,
+                idents,
+                tables,
+                state,
+                &candidates,
+                &slots,
+                &mut uses_memory,
+            );
             arms.push(quote!((State::#state_variant, Action::#action_variant) => #body,));
         }
         if groups.len() < machine.actions.len() {
@@ -94,6 +104,7 @@ fn group_body(
     tables: &mut Tables,
     state: StateId,
     candidates: &[TransitionId],
+    slots: &[StateId],
     uses_memory: &mut bool,
 ) -> TokenStream {
     let cached = repeated_guards(
@@ -104,7 +115,7 @@ fn group_body(
     let mut branches = Vec::new();
     let mut fallback = None;
     for &t in candidates {
-        let fired = fired(machine, idents, tables, state, t, uses_memory);
+        let fired = fired(machine, idents, tables, state, t, slots, uses_memory);
         match &machine.transition(t).guard {
             Some(guard) => {
                 let condition = condition(&guard.expr, &cached, idents);
@@ -151,12 +162,13 @@ fn fired(
     tables: &mut Tables,
     state: StateId,
     t: TransitionId,
+    slots: &[StateId],
     uses_memory: &mut bool,
 ) -> TokenStream {
     let transition = machine.transition(t);
     let step = step(
         machine,
-        &memory_slots(machine),
+        slots,
         state,
         transition.source,
         transition.target,

@@ -2,7 +2,7 @@
 
 use super::view::{EdgeSource, View};
 use crate::model::{Machine, StateId};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// Words that Mermaid's state-diagram lexer takes as keywords (it ignores
@@ -164,7 +164,22 @@ impl Blocks<'_> {
             drawn.insert(view.initial);
         }
         let edges = &self.scoped[scope.map_or(0, |s| s.index() + 1)];
-        for (i, state) in view.states.iter().enumerate() {
+        // This block's edges by source state, in order: one pass over the
+        // states then costs the block's edges, not states times edges.
+        let mut from: HashMap<usize, Vec<usize>> = HashMap::new();
+        for &e in edges {
+            if let EdgeSource::State(i) = view.edges[e].from {
+                from.entry(i).or_default().push(e);
+            }
+        }
+        // Only the states with something to write here: this block's
+        // members, and the sources of its edges.
+        let mut writers: Vec<usize> = members.clone();
+        writers.extend(from.keys().copied());
+        writers.sort_unstable();
+        writers.dedup();
+        for i in writers {
+            let state = &view.states[i];
             let here = machine.state(StateId::from_index(i)).parent == scope;
             if here && machine.state(StateId::from_index(i)).is_composite() {
                 // Mermaid refuses descriptions on a state that holds
@@ -181,16 +196,14 @@ impl Blocks<'_> {
                     let _ = writeln!(out, "{indent}{} : {line}", ids.states[i]);
                 }
             }
-            for edge in edges.iter().map(|&e| &view.edges[e]) {
-                if edge.from == EdgeSource::State(i) {
-                    let _ = writeln!(
-                        out,
-                        "{indent}{} --> {} : {}",
-                        ids.states[i], ids.states[edge.to], edge.label
-                    );
-                    drawn.insert(i);
-                    drawn.insert(edge.to);
-                }
+            for edge in from.get(&i).into_iter().flatten().map(|&e| &view.edges[e]) {
+                let _ = writeln!(
+                    out,
+                    "{indent}{} --> {} : {}",
+                    ids.states[i], ids.states[edge.to], edge.label
+                );
+                drawn.insert(i);
+                drawn.insert(edge.to);
             }
         }
         if let (Some(any), Some(lines)) = (&ids.any, &view.any) {

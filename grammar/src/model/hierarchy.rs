@@ -81,13 +81,17 @@ impl Machine {
     /// the only ones whose memory a running machine must keep, and so the
     /// only ones its snapshots list (as `last_active`).
     pub fn history_composites(&self) -> Vec<StateId> {
-        let targets: Vec<StateId> = self
-            .transitions
-            .iter()
-            .filter_map(|t| t.history.and(t.target))
-            .chain(self.timers.iter().filter_map(|t| t.history.and(t.target)))
-            .collect();
-        self.state_ids().filter(|s| targets.contains(s)).collect()
+        let mut targeted = vec![false; self.states.len()];
+        let targets = self.transitions.iter().map(|t| (t.history, t.target));
+        for (_, target) in targets
+            .chain(self.timers.iter().map(|t| (t.history, t.target)))
+            .filter(|(history, _)| history.is_some())
+        {
+            if let Some(target) = target {
+                targeted[target.index()] = true;
+            }
+        }
+        self.state_ids().filter(|s| targeted[s.index()]).collect()
     }
 
     /// `state`, then its parent, and so on up to its top-level ancestor.
