@@ -22,7 +22,8 @@
 //! - [`driver`], the loops that feed a machine its events and fire its
 //!   timers when they come due, blocking or (feature `tokio`) async.
 //!
-//! The machine performs no I/O and calls nothing but its guards. The caller
+//! The machine performs no I/O and calls nothing but its guards and, with a
+//! context, its effects and delays, which the caller implements. The caller
 //! fires an action, performs the outputs it gets back, and feeds the results
 //! in as further actions.
 //!
