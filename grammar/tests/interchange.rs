@@ -513,3 +513,126 @@ fn the_schema_accepts_the_new_members_and_rejects_bad_delays() {
     let missing = json.replace(r#""delay": "30s", "#, "");
     assert!(!schema_errors(&missing).is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// Nested states: depth, and what marks a composite terminal
+// ---------------------------------------------------------------------------
+
+/// A machine whose states `l1` to `l{levels}` each hold the next, with
+/// `extra` members added to `l1`'s state object and the machine object.
+fn nested_document(levels: usize, l1_extra: &str, machine_extra: &str) -> String {
+    use std::fmt::Write;
+    let mut text = format!(r#"{{"fsm_id": "Deep", {machine_extra}"initial_state": "l1", "states": "#);
+    for i in 1..levels {
+        let extra = if i == 1 { l1_extra } else { "" };
+        let _ = write!(text, r#"{{"l{i}": {{{extra}"initial": "l{}", "states": "#, i + 1);
+    }
+    let _ = write!(text, r#"{{"l{levels}": {{}}}}"#);
+    text.push_str(&"}}".repeat(levels - 1));
+    text.push('}');
+    text
+}
+
+/// The diagnostics of a document that must not import.
+fn import_errors(json: &str) -> Vec<ImportDiagnostic> {
+    match from_json(json) {
+        Ok(imported) => panic!("imported:\n{}", imported.source),
+        Err(diagnostics) => diagnostics,
+    }
+}
+
+/// The path of the `states` member holding the states at depth `depth`.
+fn states_path(depth: usize) -> String {
+    let mut path = String::from("$.states");
+    for i in 1..depth {
+        path.push_str(&format!(".l{i}.states"));
+    }
+    path
+}
+
+#[test]
+fn nesting_at_the_limit_imports() {
+    let json = nested_document(fsm_grammar::limits::MAX_STATE_DEPTH, "", "");
+    let imported = from_json(&json).unwrap_or_else(|d| panic!("{}", render("deep.json", &d)));
+    assert!(imported.source.contains("state l32;"), "{}", imported.source);
+}
+
+#[test]
+fn nesting_too_deep_is_reported_once_without_follow_on_errors() {
+    // `l1` targets a state past the limit, and the machine lists the deepest
+    // state as terminal: both are states the reader does not read, not
+    // unknown states, and no `initial` is a stranger in an unread `states`.
+    let json = nested_document(
+        40,
+        r#""on": {"dive": {"to": "l39"}}, "#,
+        r#""terminal_states": ["l40"], "#,
+    );
+    let diagnostics = import_errors(&json);
+    assert_eq!(diagnostics.len(), 1, "{}", render("deep.json", &diagnostics));
+    let d = &diagnostics[0];
+    assert_eq!(d.code, Some(Code::NestingTooDeep));
+    assert_eq!(d.path, states_path(33));
+    assert_eq!(d.message, "state `l33` is nested more than 32 levels deep");
+}
+
+#[test]
+fn a_misspelled_state_is_still_reported_next_to_nesting_too_deep() {
+    let json = nested_document(40, "", r#""terminal_states": ["l50"], "#);
+    let diagnostics = import_errors(&json);
+    let report = render("deep.json", &diagnostics);
+    assert_eq!(diagnostics.len(), 2, "{report}");
+    assert_eq!(diagnostics[0].code, Some(Code::NestingTooDeep), "{report}");
+    assert_eq!(diagnostics[1].path, "$.terminal_states[0]", "{report}");
+    assert_eq!(diagnostics[1].message, "unknown state `l50`", "{report}");
+}
+
+#[test]
+fn a_document_nested_100_000_levels_is_nesting_too_deep_at_its_path() {
+    // serde_json alone stops at 128 levels with "recursion limit exceeded";
+    // the reader reads no deeper than it must, without recursing further.
+    let json = nested_document(100_000, "", "");
+    let diagnostics = import_errors(&json);
+    assert_eq!(diagnostics.len(), 1, "{}", render("deep.json", &diagnostics));
+    assert_eq!(diagnostics[0].code, Some(Code::NestingTooDeep));
+    assert_eq!(diagnostics[0].path, states_path(33));
+    // Garbage nested as deep elsewhere is a wrong type where it stands.
+    let json = format!(
+        r#"{{"fsm_id": "M", "initial_state": "a", "states": {{"a": {{"on": {{"go": [{}{}]}}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let diagnostics = import_errors(&json);
+    assert_eq!(diagnostics.len(), 1, "{}", render("deep.json", &diagnostics));
+    assert_eq!(diagnostics[0].path, "$.states.a.on.go[0]");
+    assert_eq!(
+        diagnostics[0].message,
+        "expected a transition object, found an array"
+    );
+    // Unbalanced, it is still malformed JSON.
+    let diagnostics = import_errors(&"[".repeat(100_000));
+    assert!(
+        diagnostics[0].message.starts_with("invalid JSON: EOF"),
+        "{diagnostics:?}"
+    );
+}
+
+#[test]
+fn a_terminal_composite_is_reported_at_its_terminal_states_entry() {
+    let json = r#"{
+      "fsm_id": "M",
+      "initial_state": "a",
+      "terminal_states": ["c", "b"],
+      "states": {
+        "a": {"on": {"go": {"to": "b"}}},
+        "b": {"initial": "b1", "states": {"b1": {"on": {"stop": {"to": "c"}}}}},
+        "c": {}
+      }
+    }"#;
+    let diagnostics = import_errors(json);
+    let report = render("m.json", &diagnostics);
+    let d = diagnostics
+        .iter()
+        .find(|d| d.code == Some(Code::CompositeTerminal))
+        .unwrap_or_else(|| panic!("no composite-terminal:\n{report}"));
+    assert_eq!(d.path, "$.terminal_states[1]", "{report}");
+}

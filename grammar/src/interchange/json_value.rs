@@ -6,8 +6,16 @@
 //! [`JsonValue::to_pretty_string`], which keeps declaration order without
 //! turning on serde_json's `preserve_order` for the whole workspace.
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
+
+/// How deep [`JsonValue::parse`] reads arrays and objects: the outermost is
+/// at depth 1. A machine document with states nested
+/// [`crate::limits::MAX_STATE_DEPTH`] levels deep is about 70 levels deep, and
+/// serde_json refuses more than 127 ("recursion limit exceeded", with no
+/// path); past this depth a container is checked but not kept, so the reader
+/// can report the problem where it is.
+pub(crate) const MAX_JSON_DEPTH: usize = 100;
 
 /// A JSON value whose objects keep member order and duplicate keys.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,13 +32,22 @@ pub(crate) enum JsonValue {
     Array(Vec<JsonValue>),
     /// An object: its members in document order, duplicates included.
     Object(Vec<(String, JsonValue)>),
+    /// An array or object nested deeper than [`MAX_JSON_DEPTH`]: well formed,
+    /// but not read. Never built by the exporter.
+    TooDeep,
 }
 
 impl JsonValue {
-    /// Parse JSON text. Nesting deeper than serde_json's limit (128) is an
-    /// error, not a stack overflow.
+    /// Parse JSON text. Arrays and objects nested deeper than
+    /// [`MAX_JSON_DEPTH`] become [`JsonValue::TooDeep`]: serde_json checks
+    /// them without recursion (its `deserialize_ignored_any` keeps a stack of
+    /// one byte per level), so neither the stack nor the value grows with
+    /// the document's depth, and no depth is a "recursion limit exceeded".
     pub(crate) fn parse(text: &str) -> Result<JsonValue, serde_json::Error> {
-        serde_json::from_str(text)
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let value = Seed { depth: 0 }.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(value)
     }
 
     /// A string value.
@@ -52,6 +69,7 @@ impl JsonValue {
             JsonValue::String(_) => "a string",
             JsonValue::Array(_) => "an array",
             JsonValue::Object(_) => "an object",
+            JsonValue::TooDeep => "an array or object nested too deep",
         }
     }
 
@@ -73,7 +91,8 @@ impl JsonValue {
     fn write_pretty(&self, depth: usize, out: &mut String) {
         let indent = |depth: usize, out: &mut String| out.extend(std::iter::repeat_n("  ", depth));
         match self {
-            JsonValue::Null => out.push_str("null"),
+            // The exporter never builds one; `null` keeps the text JSON.
+            JsonValue::Null | JsonValue::TooDeep => out.push_str("null"),
             JsonValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             JsonValue::Number(n) => out.push_str(&n.to_string()),
             JsonValue::String(s) => write_string(s, out),
@@ -119,13 +138,35 @@ fn write_string(s: &str, out: &mut String) {
     out.push_str(&serde_json::Value::from(s).to_string());
 }
 
-impl<'de> Deserialize<'de> for JsonValue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(JsonValueVisitor)
+/// Reads a value whose containers are at `depth + 1`.
+#[derive(Clone, Copy)]
+struct Seed {
+    /// How many arrays and objects hold the value.
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Seed {
+    type Value = JsonValue;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<JsonValue, D::Error> {
+        deserializer.deserialize_any(JsonValueVisitor { depth: self.depth })
     }
 }
 
-struct JsonValueVisitor;
+/// Builds the value that holds `depth` containers.
+struct JsonValueVisitor {
+    depth: usize,
+}
+
+impl JsonValueVisitor {
+    /// What reads the elements of a container: a [`Seed`] one level down,
+    /// or `None` when they would be past [`MAX_JSON_DEPTH`].
+    fn inner(&self) -> Option<Seed> {
+        (self.depth < MAX_JSON_DEPTH).then_some(Seed {
+            depth: self.depth + 1,
+        })
+    }
+}
 
 impl<'de> Visitor<'de> for JsonValueVisitor {
     type Value = JsonValue;
@@ -164,8 +205,13 @@ impl<'de> Visitor<'de> for JsonValueVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsonValue, A::Error> {
+        let Some(inner) = self.inner() else {
+            // Checked for well-formedness, iteratively, and dropped.
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(JsonValue::TooDeep);
+        };
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(inner)? {
             items.push(item);
         }
         // Documents are mostly small objects: no growth slack in each.
@@ -174,9 +220,13 @@ impl<'de> Visitor<'de> for JsonValueVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsonValue, A::Error> {
+        let Some(inner) = self.inner() else {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(JsonValue::TooDeep);
+        };
         let mut members = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value()?;
+            let value = map.next_value_seed(inner)?;
             members.push((key, value));
         }
         members.shrink_to_fit();
@@ -223,5 +273,34 @@ mod tests {
     fn deep_nesting_is_an_error_not_a_crash() {
         let text = "[".repeat(10_000);
         assert!(JsonValue::parse(&text).is_err());
+    }
+
+    #[test]
+    fn containers_past_the_depth_limit_are_checked_but_not_kept() {
+        use super::MAX_JSON_DEPTH;
+        // The deepest kept container, and the first one that is not.
+        let nested =
+            |depth: usize, inner: &str| format!("{}{inner}{}", "[".repeat(depth - 1), "]".repeat(depth - 1));
+        let mut value = JsonValue::parse(&nested(MAX_JSON_DEPTH, "[1]")).unwrap();
+        for _ in 1..MAX_JSON_DEPTH {
+            let JsonValue::Array(mut items) = value else {
+                panic!("an array: {value:?}");
+            };
+            value = items.pop().unwrap();
+        }
+        assert_eq!(value, JsonValue::Array(vec![JsonValue::Number(1.into())]));
+        let value = JsonValue::parse(&nested(MAX_JSON_DEPTH + 1, "{\"a\": [1]}")).unwrap();
+        assert!(format!("{value:?}").contains("TooDeep"), "{value:?}");
+        // A million levels: no recursion limit, no stack overflow.
+        let deep = nested(1_000_000, "{}");
+        assert!(JsonValue::parse(&deep).is_ok());
+        // Past the limit the text is still checked.
+        for bad in ["[1 2]", "{\"a\" 1}", "[1,]", "{\"a\": tru}"] {
+            assert!(
+                JsonValue::parse(&nested(MAX_JSON_DEPTH + 5, bad)).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(JsonValue::parse("[] []").is_err(), "trailing characters");
     }
 }

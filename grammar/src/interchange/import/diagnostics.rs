@@ -8,7 +8,8 @@ use std::fmt;
 /// path (`$.states.executing.on.success.to`).
 ///
 /// Problems of the document's shape (a wrong type, an unknown field, a
-/// reference to a state that is not defined) have no code. Problems that the
+/// reference to a state that is not defined) have no code, apart from states
+/// nested too deep, which are [`Code::NestingTooDeep`] as in `.fsm`. Problems that the
 /// `.fsm` checks find in the imported machine keep the check's code and
 /// message, and point at the JSON member the offending `.fsm` came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

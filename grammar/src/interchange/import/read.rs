@@ -10,10 +10,12 @@
 
 use super::diagnostics::Sink;
 use super::guard;
-use super::names::{Kind, Name, Names};
+use super::names::{identifier, Kind, Name, Names};
 use super::path::JsonPath;
+use crate::diagnostic::Severity;
 use crate::interchange::json_value::JsonValue;
 use crate::suggest;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 /// The members a machine object may have (`$schema` is accepted and ignored).
@@ -116,8 +118,11 @@ pub(super) struct StateSpec {
     pub name: Name,
     pub docs: Vec<String>,
     pub allow: Vec<Code>,
-    pub initial: bool,
-    pub terminal: bool,
+    /// Whether it is initial, and the member that says so: `initial_state`
+    /// for a top-level state, its parent's `initial` for a child.
+    pub initial: Option<JsonPath>,
+    /// Whether it is terminal, and its entry in `terminal_states`.
+    pub terminal: Option<JsonPath>,
     pub enter: Vec<Name>,
     pub exit: Vec<Name>,
     pub enter_effects: Vec<Name>,
@@ -128,6 +133,8 @@ pub(super) struct StateSpec {
     pub children: Vec<StateSpec>,
     /// Its `initial` member: the child it starts in.
     pub initial_child: Option<(Name, JsonPath)>,
+    /// Its `states` member is nested too deep and was not read.
+    pub children_unread: bool,
 }
 
 impl StateSpec {
@@ -195,6 +202,7 @@ pub(super) fn document(value: &JsonValue, sink: &mut Sink) -> Vec<MachineSpec> {
     let mut reader = Reader {
         sink,
         suggestions: suggest::Budget::per_file(),
+        unread: Unread::default(),
     };
     match value {
         JsonValue::Object(_) => reader
@@ -233,6 +241,57 @@ struct Reader<'s> {
     sink: &'s mut Sink,
     /// What the document's "did you mean" searches may still spend.
     suggestions: suggest::Budget,
+    /// The states of the current machine nested too deep to be read.
+    unread: Unread,
+}
+
+/// The states the reader skips because they are nested too deep: a
+/// reference to one of them is not an unknown state, only a consequence of
+/// the `nesting-too-deep` already reported.
+#[derive(Default)]
+struct Unread {
+    /// Their identifiers.
+    idents: HashSet<String>,
+    /// Some are deeper than the JSON reader keeps ([`JsonValue::TooDeep`]),
+    /// so their names are not known either.
+    beyond: bool,
+}
+
+impl Unread {
+    /// Whether a reference to `ident` may name one of them.
+    fn may_hold(&self, ident: &str) -> bool {
+        self.beyond || self.idents.contains(ident)
+    }
+
+    /// Remember every state in the `states` object `value` and inside it,
+    /// without recursion. Malformed members are skipped: nothing in them is
+    /// read, so nothing in them is reported.
+    fn collect(&mut self, value: &JsonValue) {
+        let mut stack = vec![value];
+        while let Some(value) = stack.pop() {
+            let members = match value {
+                JsonValue::Object(members) => members,
+                JsonValue::TooDeep => {
+                    self.beyond = true;
+                    continue;
+                }
+                _ => continue,
+            };
+            for (key, state) in members {
+                self.idents.insert(identifier(key));
+                match state {
+                    JsonValue::Object(fields) => stack.extend(
+                        fields
+                            .iter()
+                            .filter(|(field, _)| field == "states")
+                            .map(|(_, states)| states),
+                    ),
+                    JsonValue::TooDeep => self.beyond = true,
+                    _ => {}
+                }
+            }
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -384,6 +443,7 @@ impl Reader<'_> {
         machine_names: &mut Names,
     ) -> Option<MachineSpec> {
         let members = self.fields(value, path, "a machine object", MACHINE_FIELDS)?;
+        self.unread = Unread::default();
         for (key, help) in [
             ("fsm_id", "name the machine: `\"fsm_id\": \"door\"`"),
             (
@@ -430,7 +490,9 @@ impl Reader<'_> {
 
         let states_value = members.get("states");
         let mut states = match states_value {
-            Some(value) => self.states(value, &path.key("states"), &mut names, 1),
+            Some(value) => self
+                .states(value, &path.key("states"), &mut names, 1)
+                .unwrap_or_default(),
             None => Vec::new(),
         };
         let any = match members.get("any") {
@@ -450,7 +512,7 @@ impl Reader<'_> {
             let text = reader.string(value, path)?;
             let ident = names.resolve(Kind::State, text, path, reader.sink).ident;
             let found = by_ident.get(&*ident).copied();
-            if found.is_none() && states_value.is_some() {
+            if found.is_none() && states_value.is_some() && !reader.unread.may_hold(&ident) {
                 reader.unknown_state(text, &ident, path, &flat);
             }
             found
@@ -458,21 +520,26 @@ impl Reader<'_> {
         let initial = members
             .get("initial_state")
             .and_then(|v| state_ref(self, v, &path.key("initial_state")));
-        let mut terminals: HashSet<usize> = HashSet::new();
+        // Each terminal state and its entry in `terminal_states`.
+        let mut terminals: HashMap<usize, JsonPath> = HashMap::new();
         if let Some(value) = members.get("terminal_states") {
             let list_path = path.key("terminal_states");
             match value {
                 JsonValue::Array(items) => {
                     for (i, item) in items.iter().enumerate() {
                         let item_path = list_path.index(i);
-                        if let Some(index) = state_ref(self, item, &item_path) {
-                            if !terminals.insert(index) {
-                                self.sink.error(
-                                    &item_path,
-                                    format!("state `{}` is listed twice", flat[index].name.ident),
-                                    "list each terminal state once",
-                                );
+                        let Some(index) = state_ref(self, item, &item_path) else {
+                            continue;
+                        };
+                        match terminals.entry(index) {
+                            Entry::Vacant(entry) => {
+                                entry.insert(item_path);
                             }
+                            Entry::Occupied(_) => self.sink.error(
+                                &item_path,
+                                format!("state `{}` is listed twice", flat[index].name.ident),
+                                "list each terminal state once",
+                            ),
                         }
                     }
                 }
@@ -489,7 +556,7 @@ impl Reader<'_> {
                 .chain(timers)
                 .filter_map(|c| c.to.as_ref());
             for to in targets {
-                if !by_ident.contains_key(&*to.ident) {
+                if !by_ident.contains_key(&*to.ident) && !self.unread.may_hold(&to.ident) {
                     self.unknown_state(&to.text, &to.ident, &to.path, &flat);
                 }
             }
@@ -497,6 +564,9 @@ impl Reader<'_> {
                 let Some((child, path)) = &s.initial_child else {
                     continue;
                 };
+                if s.children_unread {
+                    continue;
+                }
                 if !s.children.iter().any(|c| c.name.ident == child.ident) {
                     let help = suggest::help_for(
                         &child.ident,
@@ -514,15 +584,15 @@ impl Reader<'_> {
         }
         // Marks go on the states by name: the top-level initial state, and
         // every terminal state at any depth.
-        let terminal_names: HashSet<String> = terminals
-            .iter()
-            .map(|&i| flat[i].name.ident.to_string())
+        let terminal_names: HashMap<String, JsonPath> = terminals
+            .into_iter()
+            .map(|(i, path)| (flat[i].name.ident.to_string(), path))
             .collect();
         let initial_name = initial.map(|i| flat[i].name.ident.to_string());
         drop(flat);
         if let Some(name) = initial_name {
             match states.iter_mut().find(|s| *s.name.ident == *name) {
-                Some(s) => s.initial = true,
+                Some(s) => s.initial = Some(path.key("initial_state")),
                 None => self.sink.error(
                     &path.key("initial_state"),
                     format!("`{name}` is not a top-level state"),
@@ -532,11 +602,10 @@ impl Reader<'_> {
         }
         let mut stack: Vec<&mut StateSpec> = states.iter_mut().collect();
         while let Some(s) = stack.pop() {
-            s.terminal = terminal_names.contains(&*s.name.ident);
-            if let Some((child, _)) = &s.initial_child {
-                let child = child.ident.clone();
+            s.terminal = terminal_names.get(&*s.name.ident).cloned();
+            if let Some((child, path)) = &s.initial_child {
                 for c in &mut s.children {
-                    c.initial = c.name.ident == child;
+                    c.initial = (c.name.ident == child.ident).then(|| path.clone());
                 }
             }
             stack.extend(s.children.iter_mut());
@@ -627,29 +696,40 @@ impl Reader<'_> {
 
     /// The states of a `states` object at `depth` (1 for the machine's),
     /// with the states inside them. Nesting deeper than
-    /// [`crate::limits::MAX_STATE_DEPTH`] is an error, and is not read: the
-    /// recursion stays bounded.
+    /// [`crate::limits::MAX_STATE_DEPTH`] is `nesting-too-deep`, and is not
+    /// read (`None`): the recursion stays bounded, and the states skipped
+    /// are remembered so that references to them are not reported as well.
     fn states(
         &mut self,
         value: &JsonValue,
         path: &JsonPath,
         names: &mut Names,
         depth: usize,
-    ) -> Vec<StateSpec> {
-        let Some(members) = self.entries(value, path, "an object of states", "state") else {
-            return Vec::new();
-        };
-        if depth > crate::limits::MAX_STATE_DEPTH {
-            self.sink.error(
+    ) -> Option<Vec<StateSpec>> {
+        let max = crate::limits::MAX_STATE_DEPTH;
+        if depth > max {
+            // Worded as the `.fsm` check words it, naming the first state.
+            let message = match value {
+                JsonValue::Object(members) if !members.is_empty() => {
+                    format!("state `{}` is nested more than {max} levels deep", members[0].0)
+                }
+                _ => format!("states are nested more than {max} levels deep"),
+            };
+            self.sink.push(
+                Severity::Error,
+                Some(crate::diagnostic::Code::NestingTooDeep),
                 path,
-                format!(
-                    "states are nested more than {} levels deep",
-                    crate::limits::MAX_STATE_DEPTH
-                ),
-                "flatten the hierarchy",
+                message,
+                Some(format!(
+                    "states may nest at most {max} levels; flatten the hierarchy (an `any` block or a shared parent higher up often says the same)"
+                )),
             );
-            return Vec::new();
+            self.unread.collect(value);
+            return None;
         }
+        let Some(members) = self.entries(value, path, "an object of states", "state") else {
+            return Some(Vec::new());
+        };
         let mut states: Vec<StateSpec> = Vec::new();
         for (key, value) in members.0 {
             let path = path.key(key);
@@ -658,8 +738,8 @@ impl Reader<'_> {
                 name,
                 docs: Vec::new(),
                 allow: Vec::new(),
-                initial: false,
-                terminal: false,
+                initial: None,
+                terminal: None,
                 enter: Vec::new(),
                 exit: Vec::new(),
                 enter_effects: Vec::new(),
@@ -668,6 +748,7 @@ impl Reader<'_> {
                 after: Vec::new(),
                 children: Vec::new(),
                 initial_child: None,
+                children_unread: false,
             };
             if let Some(fields) = self.fields(value, &path, "a state object", STATE_FIELDS) {
                 state.docs = self.docs(&fields, &path);
@@ -687,7 +768,10 @@ impl Reader<'_> {
                     state.after = self.timers(after, &path.key("after"), names);
                 }
                 if let Some(children) = fields.get("states") {
-                    state.children = self.states(children, &path.key("states"), names, depth + 1);
+                    match self.states(children, &path.key("states"), names, depth + 1) {
+                        Some(children) => state.children = children,
+                        None => state.children_unread = true,
+                    }
                 }
                 if let Some(value) = fields.get("initial") {
                     let path = path.key("initial");
@@ -699,7 +783,7 @@ impl Reader<'_> {
             }
             states.push(state);
         }
-        states
+        Some(states)
     }
 
     /// An `on` (or `any`) object: action → one transition object, or an

@@ -186,11 +186,15 @@ impl Writer {
             w.docs("    ", &state.docs);
             w.allow("    ", &state.allow);
             w.push("    ");
-            if state.initial {
-                w.push("initial ");
+            // The keywords come from the members that mark the state, so a
+            // check on one (`composite-terminal`) points at that member.
+            if let Some(path) = &state.initial {
+                w.push_from("initial", path);
+                w.push(" ");
             }
-            if state.terminal {
-                w.push("terminal ");
+            if let Some(path) = &state.terminal {
+                w.push_from("terminal", path);
+                w.push(" ");
             }
             w.push("state ");
             w.name(&state.name);
