@@ -261,11 +261,13 @@ proptest! {
 
 /// What an SVG diagram shows, read back from its XML.
 struct Picture {
-    /// State (and `any`) boxes with their names, and the start marker.
+    /// State (and `any`) boxes with their names, and the start markers
+    /// (named `[*]`).
     boxes: Vec<(String, Rect)>,
     /// Each edge's drawn path, sampled into a polyline, in edge order.
     edges: Vec<Vec<(f64, f64)>>,
-    /// Each label's text and box, in edge order (the start edge has none).
+    /// Each label's text and box, in edge order (the start edges, which come
+    /// first, have none).
     labels: Vec<(String, Rect)>,
     /// Every bold text: the state names.
     names: Vec<String>,
@@ -478,8 +480,12 @@ fn check_picture(name: &str, machine: &Machine) {
     labels.sort();
     expected.sort();
     assert_eq!(labels, expected, "{name}: edge labels");
-    // The start edge plus one per label.
-    assert_eq!(pic.edges.len(), pic.labels.len() + 1, "{name}: edges");
+    // The start edges (the machine's, then one per composite state), then
+    // one per label.
+    let composite_count = machine.states.iter().filter(|s| s.is_composite()).count();
+    let starts = 1 + composite_count;
+    assert_eq!(pic.edges.len(), pic.labels.len() + starts, "{name}: edges");
+    let pic = name_start_markers(name, machine, pic);
 
     // No edge through a box other than its own ends.
     for (e, edge) in pic.edges.iter().enumerate() {
@@ -504,7 +510,7 @@ fn check_picture(name: &str, machine: &Machine) {
         .collect();
     // Each label beside its own edge, clear of every box and other label.
     for (i, (text, rect)) in pic.labels.iter().enumerate() {
-        let edge = &pic.edges[i + 1];
+        let edge = &pic.edges[i + starts];
         let near = edge
             .windows(2)
             .flat_map(|w| points_along(w[0], w[1]))
@@ -528,15 +534,11 @@ fn check_picture(name: &str, machine: &Machine) {
     // No two boxes overlap, but a composite state's box holds the boxes of
     // the states inside it.
     let holds = |outer: &str, inner: &str| {
-        let mut state = machine.states.iter().find(|s| s.name == inner);
-        while let Some(s) = state.and_then(|s| s.parent) {
-            let parent = &machine.states[s.index()];
-            if parent.name == outer {
-                return true;
-            }
-            state = Some(parent);
+        // A composite's start marker lies inside it.
+        if let Some(owner) = inner.strip_prefix("[*] of ") {
+            return owner == outer || holds_state(machine, outer, owner);
         }
-        false
+        holds_state(machine, outer, inner)
     };
     for (i, (a, ra)) in pic.boxes.iter().enumerate() {
         for (b, rb) in &pic.boxes[i + 1..] {
@@ -554,6 +556,98 @@ fn check_picture(name: &str, machine: &Machine) {
             }
         }
     }
+}
+
+/// True when state `inner` lies inside state `outer`.
+fn holds_state(machine: &Machine, outer: &str, inner: &str) -> bool {
+    let mut state = machine.states.iter().find(|s| s.name == inner);
+    while let Some(s) = state.and_then(|s| s.parent) {
+        let parent = &machine.states[s.index()];
+        if parent.name == outer {
+            return true;
+        }
+        state = Some(parent);
+    }
+    false
+}
+
+/// Checks the start markers and names each after the box it lies in:
+/// `[*]` for the machine's, outside every composite state, and `[*] of X`
+/// for composite state `X`'s, inside its box and no box within it. There is
+/// exactly one of each, and one of the start edges (the first edges drawn)
+/// runs from each marker to its initial state.
+fn name_start_markers(name: &str, machine: &Machine, mut pic: Picture) -> Picture {
+    let composites: Vec<(String, Rect)> = pic
+        .boxes
+        .iter()
+        .filter(|(n, _)| machine.states.iter().any(|s| s.is_composite() && s.name == *n))
+        .cloned()
+        .collect();
+    let within = |inner: &Rect, outer: &Rect| {
+        inner.x >= outer.x
+            && inner.y >= outer.y
+            && inner.x + inner.w <= outer.x + outer.w
+            && inner.y + inner.h <= outer.y + outer.h
+    };
+    let box_of = |boxes: &[(String, Rect)], state: &str| -> Rect {
+        boxes
+            .iter()
+            .find(|(n, _)| n == state)
+            .unwrap_or_else(|| panic!("{name}: no box for {state}"))
+            .1
+    };
+    // The marker's initial state for each owner (`None`: the machine).
+    let mut expected: Vec<(Option<String>, String)> =
+        vec![(None, machine.states[machine.initial.index()].name.clone())];
+    for s in machine.state_ids() {
+        if machine.state(s).is_composite() {
+            let child = machine.initial_child(s).expect("a composite has children");
+            expected.push((
+                Some(machine.state(s).name.clone()),
+                machine.state(child).name.clone(),
+            ));
+        }
+    }
+    let starts = expected.len();
+    let mut owners = Vec::new();
+    let markers: Vec<usize> = (0..pic.boxes.len())
+        .filter(|&i| pic.boxes[i].0 == "[*]")
+        .collect();
+    for i in markers {
+        let rect = pic.boxes[i].1;
+        // The innermost box around the marker.
+        let owner = composites
+            .iter()
+            .filter(|(_, b)| within(&rect, b))
+            .min_by(|a, b| (a.1.w * a.1.h).total_cmp(&(b.1.w * b.1.h)))
+            .map(|(n, _)| n.clone());
+        let k = expected
+            .iter()
+            .position(|(o, _)| *o == owner)
+            .unwrap_or_else(|| panic!("{name}: a second start marker in {owner:?}"));
+        let (_, initial) = expected.swap_remove(k);
+        let target = box_of(&pic.boxes, &initial);
+        let centre = (rect.x + rect.w / 2.0, rect.y + rect.h / 2.0);
+        assert!(
+            pic.edges[..starts].iter().any(|e| {
+                let (first, last) = (e[0], e[e.len() - 1]);
+                rect.distance(first) < 1.0
+                    && (first.0 - centre.0).hypot(first.1 - centre.1) <= rect.w / 2.0 + 0.5
+                    && target.distance(last) < 1.0
+            }),
+            "{name}: no edge from the start marker of {owner:?} to {initial}"
+        );
+        if let Some(owner) = &owner {
+            pic.boxes[i].0 = format!("[*] of {owner}");
+        }
+        owners.push(owner);
+    }
+    assert!(
+        expected.is_empty(),
+        "{name}: no start marker for {:?} (markers found in {owners:?})",
+        expected.iter().map(|(o, _)| o).collect::<Vec<_>>()
+    );
+    pic
 }
 
 #[test]
@@ -723,4 +817,43 @@ fn a_part_linked_to_nothing_else_sits_next_to_the_rest() {
         "`any` at x = {} while the rest ends at {main_right}",
         any.x
     );
+}
+
+/// Each composite state shows which of its states it starts in, as UML
+/// and the Mermaid and DOT outputs do: a start marker inside its box with an
+/// edge to its initial state. Here the initial state of `outer` is itself a
+/// composite, so the edge ends at `inner`'s border and `inner` has its own
+/// marker inside; the SVG once had a single marker, for the machine.
+#[test]
+fn every_composite_state_points_at_its_initial_state() {
+    let text = "machine Nested {
+        initial state outer {
+            on quit -> done;
+            initial state inner {
+                on aside -> other;
+                initial state a { on go -> b; }
+                state b { on back -> a; }
+            }
+            state other { on resume -> inner; }
+        }
+        terminal state done;
+    }";
+    let model = check(text).into_model().unwrap();
+    let machine = &model.machines[0];
+    check_picture("nested initial", machine);
+    let svg = svg(machine);
+    assert_eq!(svg.matches("<circle class=\"start\"").count(), 3, "{svg}");
+    let pic = name_start_markers("nested initial", machine, picture(&svg));
+    let marker = |owner: &str| {
+        pic.boxes
+            .iter()
+            .find(|(n, _)| n == owner)
+            .unwrap_or_else(|| panic!("no {owner}"))
+            .1
+    };
+    let (outer, inner) = (marker("[*] of outer"), marker("[*] of inner"));
+    // `outer`'s marker sits above `inner`'s box, `inner`'s above `a`.
+    let boxes = |n: &str| pic.boxes.iter().find(|(b, _)| b == n).unwrap().1;
+    assert!(outer.y + outer.h <= boxes("inner").y, "{svg}");
+    assert!(inner.y + inner.h <= boxes("a").y, "{svg}");
 }

@@ -37,7 +37,8 @@
 //!   change, no hooks), then its internal timers, labelled the same way;
 //! - a composite state holds its states: a `state X { ... }` block
 //!   starting at its initial state (Mermaid), a cluster (DOT), a box with
-//!   its name and lines at the top left (SVG); an edge to or from the
+//!   its name and lines at the top left and a start marker of its own
+//!   pointing at its initial state (SVG); an edge to or from the
 //!   composite itself ends at its border, and a target entered through its
 //!   history is marked ` (H)` or ` (H*)` in the label;
 //! - `any` transitions are drawn once, from a dashed pseudo-state named

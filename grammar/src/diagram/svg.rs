@@ -31,6 +31,11 @@ const WRAP: usize = 36;
 const LABEL_PAD: f64 = 3.0;
 /// The start marker's radius.
 const START_RADIUS: f64 = 6.0;
+/// The start marker's node in the layout.
+const START: Size = Size {
+    width: 2.0 * START_RADIUS,
+    height: 2.0 * START_RADIUS,
+};
 const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, monospace";
 
 /// The machine as a standalone SVG document: the same picture as
@@ -63,7 +68,8 @@ enum Shape {
 struct Drawing {
     graph: Graph,
     shapes: Vec<Shape>,
-    /// The label of each layout edge (`None` for the start edge).
+    /// The label of each layout edge: `None` for the start edges, which
+    /// come first (the machine's, then one per composite state).
     labels: Vec<Option<String>>,
     /// The composite states (indices into the view's states), outermost
     /// first, so that inner boxes are drawn over outer ones.
@@ -75,10 +81,7 @@ impl Drawing {
         let mut graph = Graph::default();
         let mut shapes = Vec::new();
         let mut labels = Vec::new();
-        graph.nodes.push(Size {
-            width: 2.0 * START_RADIUS,
-            height: 2.0 * START_RADIUS,
-        });
+        graph.nodes.push(START);
         shapes.push(Shape::Start);
         for (i, state) in view.states.iter().enumerate() {
             graph
@@ -92,22 +95,36 @@ impl Drawing {
             graph.nodes.len() - 1
         });
         let state = |i: usize| i + 1;
+        graph.edges.push(layout::Edge::new(0, state(view.initial), None));
+        labels.push(None);
+        // The start marker leads; `any` is searched last, so its edges
+        // point down into the machine rather than up out of it.
+        graph.roots.push(0);
         if machine.is_nested() {
             // A composite state's box is drawn around its states.
             graph.parents = std::iter::once(None)
                 .chain(machine.states.iter().map(|s| s.parent.map(|p| state(p.index()))))
                 .chain(any.map(|_| None))
                 .collect();
-            // Inside a composite, its initial state leads.
-            graph.roots.extend(
-                machine
-                    .state_ids()
-                    .filter_map(|s| machine.initial_child(s))
-                    .map(|c| state(c.index())),
-            );
+            // Inside each composite, a start marker of its own points at
+            // its initial state, as UML draws it: a node of the composite's
+            // inside, which leads there as the machine's marker leads the
+            // whole drawing.
+            for s in machine.state_ids() {
+                let Some(child) = machine.initial_child(s) else {
+                    continue;
+                };
+                let marker = graph.nodes.len();
+                graph.nodes.push(START);
+                shapes.push(Shape::Start);
+                graph.parents.push(Some(state(s.index())));
+                graph.roots.push(marker);
+                graph
+                    .edges
+                    .push(layout::Edge::new(marker, state(child.index()), None));
+                labels.push(None);
+            }
         }
-        graph.edges.push(layout::Edge::new(0, state(view.initial), None));
-        labels.push(None);
         for edge in &view.edges {
             let from = match (edge.from, any) {
                 (EdgeSource::State(i), _) => state(i),
@@ -122,9 +139,6 @@ impl Drawing {
             ));
             labels.push(Some(edge.label.clone()));
         }
-        // The start marker leads; `any` is searched last, so its edges
-        // point down into the machine rather than up out of it.
-        graph.roots.insert(0, 0);
         let mut composites: Vec<usize> = machine
             .state_ids()
             .filter(|&s| machine.state(s).is_composite())
