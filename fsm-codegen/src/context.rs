@@ -103,7 +103,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     };
     let mut tables = Tables::default();
     let module = &gen.idents.module;
-    let docs = module_docs(machine);
+    let docs = module_docs(machine, options);
     let prelude = module_prelude(options);
     let lints = module_lints();
     let event = if gen.events {

@@ -1,7 +1,11 @@
 //! Rustdoc for generated items: the `.fsm` doc comments, and the module's
-//! overview with its states and transitions as Markdown tables.
+//! overview: its context and payloads, then its states, transitions and
+//! timers as Markdown tables.
 
-use fsm_grammar::model::{Machine, OutputId, Source, StateId, TransitionId};
+use crate::options::{Module, Options};
+use fsm_grammar::model::{
+    Delay, EffectId, Guard, HistoryKind, Machine, OutputId, Source, State, StateId, Symbol, TransitionId,
+};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -34,9 +38,13 @@ pub(crate) fn doc_attrs_of(lines: &[String]) -> TokenStream {
         .collect()
 }
 
-/// The module's documentation: the machine's docs, then its states and
-/// transitions as tables.
-pub(crate) fn module_docs(machine: &Machine) -> TokenStream {
+/// The module's documentation: the machine's docs, its context and payloads,
+/// then its states, transitions and timers as tables.
+///
+/// A column for effects (`Do`, `Enter do`, `Exit do`) or doc comments
+/// (`Notes`) appears only in a table that has some, so a machine without
+/// effects, timers or payloads keeps the documentation it always had.
+pub(crate) fn module_docs(machine: &Machine, options: &Options) -> TokenStream {
     let mut lines: Vec<String> = if machine.docs.is_empty() {
         vec![format!("The `{}` state machine.", machine.name)]
     } else {
@@ -49,6 +57,11 @@ pub(crate) fn module_docs(machine: &Machine) -> TokenStream {
         machine.fingerprint()
     ));
     lines.push(String::new());
+    let data = data_paragraph(machine, options);
+    if !data.is_empty() {
+        lines.extend(data);
+        lines.push(String::new());
+    }
     if machine.is_nested() {
         lines.extend(nested_state_table(machine));
         if !machine.transitions.is_empty() {
@@ -62,7 +75,143 @@ pub(crate) fn module_docs(machine: &Machine) -> TokenStream {
             lines.extend(transition_table(machine));
         }
     }
+    if !machine.timers.is_empty() {
+        lines.push(String::new());
+        lines.extend(timer_table(machine));
+    }
     doc_attrs_of(&lines)
+}
+
+/// What the machine carries besides its state: the context type, and how
+/// an action with a payload is fired. Nothing for a machine with neither.
+fn data_paragraph(machine: &Machine, options: &Options) -> Vec<String> {
+    // The path from where the module is declared; none for the private
+    // module of `Module::Surrounding`, whose docs rustdoc does not show.
+    let module =
+        (options.module == Module::Own).then(|| crate::idents::value_ident(&machine.name).to_string());
+    let mut lines = Vec::new();
+    if let Some(context) = &machine.context {
+        lines.push(format!(
+            "The machine owns a context of type `{}`; its guards, effects (`do`) and named delays",
+            context.text
+        ));
+        lines.push(format!(
+            "are the methods of {}.",
+            item_link(module.as_deref(), "Context", "the `Context` trait")
+        ));
+    }
+    if let Some(action) = machine.actions.iter().find(|a| a.payload.is_some()) {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(format!(
+            "An action written with a type, like `{}`, carries a payload of that type: it is fired",
+            action_text(action)
+        ));
+        lines.push(format!(
+            "as {}.",
+            item_link(module.as_deref(), "Event", "an `Event` variant")
+        ));
+    }
+    lines
+}
+
+/// A link labelled `label` to the generated `item` of `module`, from the
+/// module's outer docs, which rustdoc resolves where the module is declared.
+/// The label is prose, not a path: a caller that glob-imports the module
+/// would make ``[`Event`](door::Event)`` a redundant explicit link. Rustdoc
+/// cannot link through a raw identifier (`r#match::Event`), so such a module,
+/// or no module, gets the label alone.
+fn item_link(module: Option<&str>, item: &str, label: &str) -> String {
+    match module {
+        Some(module) if !module.starts_with("r#") => format!("[{label}]({module}::{item})"),
+        _ => label.to_string(),
+    }
+}
+
+/// The columns a table of transitions or timers shows beyond the fixed ones.
+#[derive(Clone, Copy)]
+struct Extra {
+    /// A `Do` column: some row runs effects.
+    effects: bool,
+    /// A `Notes` column: some row has doc comments.
+    notes: bool,
+}
+
+impl Extra {
+    /// The header row and the separator for the fixed `columns`, with `Do`
+    /// before the last one (`Emits`, in the order of the `.fsm` clauses,
+    /// `do ... emit ...`), then `Notes`.
+    fn header(self, columns: &[&str]) -> [String; 2] {
+        let (last, fixed) = columns.split_last().expect("a table has columns");
+        let mut names: Vec<&str> = fixed.to_vec();
+        if self.effects {
+            names.push("Do");
+        }
+        names.push(last);
+        if self.notes {
+            names.push("Notes");
+        }
+        [
+            format!("| {} |", names.join(" | ")),
+            format!("|{}", "---|".repeat(names.len())),
+        ]
+    }
+
+    /// A row: the fixed cells, with `effects` and `docs` where the header
+    /// put their columns.
+    fn row(self, cells: &[String], effects: String, docs: &[String]) -> String {
+        let (last, fixed) = cells.split_last().expect("a row has cells");
+        let mut all: Vec<String> = fixed.to_vec();
+        if self.effects {
+            all.push(effects);
+        }
+        all.push(last.clone());
+        if self.notes {
+            all.push(escape_cell(&docs.join(" ")));
+        }
+        format!("| {} |", all.join(" | "))
+    }
+}
+
+/// The hook columns of a states table: `Enter emits | Exit emits`, with
+/// `Enter do` and `Exit do` before them when some hook runs effects.
+fn hook_header(effects: bool) -> [&'static str; 2] {
+    if effects {
+        [
+            "Enter do | Enter emits | Exit do | Exit emits |",
+            "---|---|---|---|",
+        ]
+    } else {
+        ["Enter emits | Exit emits |", "---|---|"]
+    }
+}
+
+/// The hook cells of `state`, matching [`hook_header`].
+fn hook_cells(machine: &Machine, state: &State, effects: bool) -> String {
+    if effects {
+        format!(
+            "{} | {} | {} | {} |",
+            effect_names(machine, &state.enter_effects),
+            output_names(machine, &state.enter),
+            effect_names(machine, &state.exit_effects),
+            output_names(machine, &state.exit)
+        )
+    } else {
+        format!(
+            "{} | {} |",
+            output_names(machine, &state.enter),
+            output_names(machine, &state.exit)
+        )
+    }
+}
+
+/// Whether some state's `enter` or `exit` hook runs effects.
+fn hooks_have_effects(machine: &Machine) -> bool {
+    machine
+        .states
+        .iter()
+        .any(|s| !s.enter_effects.is_empty() || !s.exit_effects.is_empty())
 }
 
 /// The states of a machine with nested states: the tree as an indented
@@ -107,8 +256,10 @@ fn nested_state_table(machine: &Machine) -> Vec<String> {
         lines.push(format!("{indent}- `{}`{kind}", state.name));
     }
     lines.push(String::new());
-    lines.push("| State | Kind | In | Enter emits | Exit emits |".to_string());
-    lines.push("|---|---|---|---|---|".to_string());
+    let effects = hooks_have_effects(machine);
+    let [hooks, rule] = hook_header(effects);
+    lines.push(format!("| State | Kind | In | {hooks}"));
+    lines.push(format!("|---|---|---|{rule}"));
     for s in machine.state_ids() {
         let state = machine.state(s);
         let parent = state
@@ -116,21 +267,30 @@ fn nested_state_table(machine: &Machine) -> Vec<String> {
             .map(|p| format!("`{}`", machine.state(p).name))
             .unwrap_or_default();
         lines.push(format!(
-            "| `{}` | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {}",
             state.name,
             kind(s),
             parent,
-            output_names(machine, &state.enter),
-            output_names(machine, &state.exit)
+            hook_cells(machine, state, effects)
         ));
     }
     lines
 }
 
+/// The extra columns of the transitions table.
+fn transition_extra(machine: &Machine) -> Extra {
+    Extra {
+        effects: machine.transitions.iter().any(|t| !t.effects.is_empty()),
+        notes: machine.transitions.iter().any(|t| !t.docs.is_empty()),
+    }
+}
+
+const TRANSITION_COLUMNS: [&str; 6] = ["From", "Action", "Guard", "Priority", "To", "Emits"];
+
 /// The transitions of a machine with nested states, as declared (each
 /// state's, then `any`'s), then what each leaf inherits.
 fn nested_transition_table(machine: &Machine) -> Vec<String> {
-    let notes = machine.transitions.iter().any(|t| !t.docs.is_empty());
+    let extra = transition_extra(machine);
     let mut lines = vec![
         "# Transitions".to_string(),
         String::new(),
@@ -140,27 +300,20 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
         "then those of the regions around it, outwards, then `any`), each in declaration order.".to_string(),
         String::new(),
     ];
-    lines.push(format!(
-        "| From | Action | Guard | Priority | To | Emits |{}",
-        if notes { " Notes |" } else { "" }
-    ));
-    lines.push(format!(
-        "|---|---|---|---|---|---|{}",
-        if notes { "---|" } else { "" }
-    ));
+    lines.extend(extra.header(&TRANSITION_COLUMNS));
     for s in machine.state_ids() {
         lines.extend(
             machine
                 .own_transitions(s)
                 .iter()
-                .map(|&t| transition_row(machine, t, notes)),
+                .map(|&t| transition_row(machine, t, extra)),
         );
     }
     lines.extend(
         machine
             .any_transitions()
             .iter()
-            .map(|&t| transition_row(machine, t, notes)),
+            .map(|&t| transition_row(machine, t, extra)),
     );
     let inherited: Vec<String> = machine
         .leaves()
@@ -179,7 +332,7 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
                     (!from.is_empty()).then(|| {
                         format!(
                             "`{}` (from {})",
-                            machine.actions[action.index()].name,
+                            action_text(&machine.actions[action.index()]),
                             from.join(", ")
                         )
                     })
@@ -200,44 +353,52 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
     lines
 }
 
-/// A row of the nested transition table; the target names its history.
-fn transition_row(machine: &Machine, t: TransitionId, notes: bool) -> String {
+/// A transition's target cell: the state, with its history, or `(internal)`.
+fn target_cell(machine: &Machine, target: Option<StateId>, history: Option<HistoryKind>) -> String {
+    match (target, history) {
+        (None, _) => "(internal)".to_string(),
+        (Some(s), None) => format!("`{}`", machine.state(s).name),
+        (Some(s), Some(h)) => format!("`{}.{}`", machine.state(s).name, h.keyword()),
+    }
+}
+
+/// A guard cell: the expression as a code span, or nothing.
+fn guard_cell(machine: &Machine, guard: Option<&Guard>) -> String {
+    guard
+        .map(|g| format!("`{}`", escape_cell(&machine.guard_text(&g.expr))))
+        .unwrap_or_default()
+}
+
+/// A row of a transitions table; the action shows its payload type, the
+/// target its history.
+fn transition_row(machine: &Machine, t: TransitionId, extra: Extra) -> String {
     let transition = machine.transition(t);
     let from = match transition.source {
         Source::State(s) => format!("`{}`", machine.state(s).name),
         Source::Any => "any".to_string(),
     };
-    let guard = transition
-        .guard
-        .as_ref()
-        .map(|g| format!("`{}`", escape_cell(&machine.guard_text(&g.expr))))
-        .unwrap_or_default();
-    let to = match (transition.target, transition.history) {
-        (None, _) => "(internal)".to_string(),
-        (Some(s), None) => format!("`{}`", machine.state(s).name),
-        (Some(s), Some(h)) => format!("`{}.{}`", machine.state(s).name, h.keyword()),
-    };
-    let mut line = format!(
-        "| {} | `{}` | {} | {} | {} | {} |",
-        from,
-        machine.actions[transition.action.index()].name,
-        guard,
-        transition.priority,
-        to,
-        output_names(machine, &transition.emits)
-    );
-    if notes {
-        line.push_str(&format!(" {} |", escape_cell(&transition.docs.join(" "))));
-    }
-    line
+    extra.row(
+        &[
+            from,
+            format!("`{}`", action_text(&machine.actions[transition.action.index()])),
+            guard_cell(machine, transition.guard.as_ref()),
+            transition.priority.to_string(),
+            target_cell(machine, transition.target, transition.history),
+            output_names(machine, &transition.emits),
+        ],
+        effect_names(machine, &transition.effects),
+        &transition.docs,
+    )
 }
 
 fn state_table(machine: &Machine) -> Vec<String> {
+    let effects = hooks_have_effects(machine);
+    let [hooks, rule] = hook_header(effects);
     let mut lines = vec![
         "# States".to_string(),
         String::new(),
-        "| State | Kind | Enter emits | Exit emits |".to_string(),
-        "|---|---|---|---|".to_string(),
+        format!("| State | Kind | {hooks}"),
+        format!("|---|---|{rule}"),
     ];
     for (index, state) in machine.states.iter().enumerate() {
         let kind = match (index == machine.initial.index(), state.is_terminal()) {
@@ -247,18 +408,17 @@ fn state_table(machine: &Machine) -> Vec<String> {
             (false, false) => "",
         };
         lines.push(format!(
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {}",
             state.name,
             kind,
-            output_names(machine, &state.enter),
-            output_names(machine, &state.exit)
+            hook_cells(machine, state, effects)
         ));
     }
     lines
 }
 
 fn transition_table(machine: &Machine) -> Vec<String> {
-    let notes = machine.transitions.iter().any(|t| !t.docs.is_empty());
+    let extra = transition_extra(machine);
     let mut lines = vec![
         "# Transitions".to_string(),
         String::new(),
@@ -266,54 +426,93 @@ fn transition_table(machine: &Machine) -> Vec<String> {
         "the state's own transitions first, then to `any`, each in declaration order.".to_string(),
         String::new(),
     ];
-    lines.push(format!(
-        "| From | Action | Guard | Priority | To | Emits |{}",
-        if notes { " Notes |" } else { "" }
-    ));
-    lines.push(format!(
-        "|---|---|---|---|---|---|{}",
-        if notes { "---|" } else { "" }
-    ));
-    let row = |t: TransitionId| {
-        let transition = machine.transition(t);
-        let from = match transition.source {
-            Source::State(s) => format!("`{}`", machine.state(s).name),
-            Source::Any => "any".to_string(),
-        };
-        let guard = transition
-            .guard
-            .as_ref()
-            .map(|g| format!("`{}`", escape_cell(&machine.guard_text(&g.expr))))
-            .unwrap_or_default();
-        let to = transition
-            .target
-            .map(|s| format!("`{}`", machine.state(s).name))
-            .unwrap_or_else(|| "(internal)".to_string());
-        let mut line = format!(
-            "| {} | `{}` | {} | {} | {} | {} |",
-            from,
-            machine.actions[transition.action.index()].name,
-            guard,
-            transition.priority,
-            to,
-            output_names(machine, &transition.emits)
-        );
-        if notes {
-            line.push_str(&format!(" {} |", escape_cell(&transition.docs.join(" "))));
-        }
-        line
-    };
+    lines.extend(extra.header(&TRANSITION_COLUMNS));
     for state in machine.state_ids() {
         for (_, group) in machine.candidate_groups(state) {
             for t in group {
                 if matches!(machine.transition(t).source, Source::State(_)) {
-                    lines.push(row(t));
+                    lines.push(transition_row(machine, t, extra));
                 }
             }
         }
     }
-    lines.extend(machine.any_transitions().iter().map(|&t| row(t)));
+    lines.extend(
+        machine
+            .any_transitions()
+            .iter()
+            .map(|&t| transition_row(machine, t, extra)),
+    );
     lines
+}
+
+/// The timers, by state in declaration order: the delay (a literal in its
+/// canonical form, `90s`, `2m`, or a named delay), then the columns of a
+/// transition.
+fn timer_table(machine: &Machine) -> Vec<String> {
+    let extra = Extra {
+        effects: machine.timers.iter().any(|t| !t.effects.is_empty()),
+        notes: machine.timers.iter().any(|t| !t.docs.is_empty()),
+    };
+    let mut lines = vec!["# Timers".to_string(), String::new()];
+    lines.push(
+        "A timer is armed when its state is entered, disarmed when it is left, and fires at most once"
+            .to_string(),
+    );
+    if machine.is_nested() {
+        lines.push(
+            "per entry; a region's timers stay armed while the machine moves inside it. Of a state's"
+                .to_string(),
+        );
+        lines.push(
+            "timers with the same delay, the first whose guard holds fires, tried from the highest"
+                .to_string(),
+        );
+        lines.push("priority down, then in declaration order.".to_string());
+    } else {
+        lines.push(
+            "per entry. Of a state's timers with the same delay, the first whose guard holds fires,"
+                .to_string(),
+        );
+        lines.push("tried from the highest priority down, then in declaration order.".to_string());
+    }
+    if machine.timers.iter().any(|t| matches!(t.delay, Delay::Named(_))) {
+        lines.push("A named delay is computed by the context each time its state is entered.".to_string());
+    }
+    lines.push(String::new());
+    lines.extend(extra.header(&["State", "After", "Guard", "Priority", "To", "Emits"]));
+    for state in machine.state_ids() {
+        for (_, timer) in machine.timers_of(state) {
+            lines.push(extra.row(
+                &[
+                    format!("`{}`", machine.state(state).name),
+                    format!("`{}`", machine.delay_text(timer.delay)),
+                    guard_cell(machine, timer.guard.as_ref()),
+                    timer.priority.to_string(),
+                    target_cell(machine, timer.target, timer.history),
+                    output_names(machine, &timer.emits),
+                ],
+                effect_names(machine, &timer.effects),
+                &timer.docs,
+            ));
+        }
+    }
+    lines
+}
+
+/// An action as declared: `name`, or `name(Type)` with a payload.
+fn action_text(action: &Symbol) -> String {
+    match &action.payload {
+        Some(payload) => format!("{}({})", action.name, payload.text),
+        None => action.name.clone(),
+    }
+}
+
+fn effect_names(machine: &Machine, effects: &[EffectId]) -> String {
+    effects
+        .iter()
+        .map(|e| format!("`{}`", machine.effects[e.index()].name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn output_names(machine: &Machine, outputs: &[OutputId]) -> String {

@@ -20,7 +20,7 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
     let idents = Idents::new(machine);
     let mut tables = Tables::default();
     let module = &idents.module;
-    let docs = module_docs(machine);
+    let docs = module_docs(machine, options);
     let prelude = module_prelude(options);
     let enums = enums(machine, &idents);
     let guards = guards_trait(&machine.guards, &idents);

@@ -61,6 +61,17 @@
 /// | `on_hold` | `hang_up` (from `connected`), `pause` (from `connected`) |
 /// | `dialing_third` | `hang_up` (from `connected`), `pause` (from `connected`) |
 /// | `bridged` | `hang_up` (from `connected`), `pause` (from `connected`) |
+///
+/// # Timers
+///
+/// A timer is armed when its state is entered, disarmed when it is left, and fires at most once
+/// per entry; a region's timers stay armed while the machine moves inside it. Of a state's
+/// timers with the same delay, the first whose guard holds fires, tried from the highest
+/// priority down, then in declaration order.
+///
+/// | State | After | Guard | Priority | To | Emits |
+/// |---|---|---|---|---|---|
+/// | `connected` | `2h` |  | 0 | `idle` | `cut_off` |
 #[allow(
     dead_code,
     unreachable_pub,

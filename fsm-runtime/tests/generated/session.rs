@@ -21,6 +21,18 @@
 /// |---|---|---|---|---|---|
 /// | `active` | `touch` |  | 0 | `active` |  |
 /// | `active` | `logout` |  | 0 | `closed` |  |
+///
+/// # Timers
+///
+/// A timer is armed when its state is entered, disarmed when it is left, and fires at most once
+/// per entry. Of a state's timers with the same delay, the first whose guard holds fires,
+/// tried from the highest priority down, then in declaration order.
+///
+/// | State | After | Guard | Priority | To | Emits |
+/// |---|---|---|---|---|---|
+/// | `active` | `10m` |  | 0 | (internal) | `warn` |
+/// | `active` | `15m` | `keep_alive` | 1 | `active` |  |
+/// | `active` | `15m` |  | 0 | `closed` | `expire` |
 #[allow(
     dead_code,
     unreachable_pub,
