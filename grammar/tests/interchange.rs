@@ -348,6 +348,52 @@ proptest! {
     }
 }
 
+/// The random machines reach what the properties are about: most check
+/// without errors, and among those are nested machines with composites
+/// targeted as themselves and through both histories, and hooks, timers
+/// and transitions on composites.
+#[test]
+fn random_machines_include_nested_ones() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let strategy = random_machine::machine_text();
+    let mut runner = TestRunner::deterministic();
+    let (mut clean, mut nested, mut history, mut deep, mut composite_timer, mut composite_hook) =
+        (0, 0, 0, 0, 0, 0);
+    let total = 200;
+    for _ in 0..total {
+        let text = strategy.new_tree(&mut runner).unwrap().current();
+        let checked = check(&text);
+        if checked.has_errors() {
+            continue;
+        }
+        clean += 1;
+        let m = &checked.model.machines[0];
+        if !m.is_nested() {
+            continue;
+        }
+        nested += 1;
+        history += usize::from(text.contains(".history"));
+        deep += usize::from(text.contains(".deep_history"));
+        let composite = |s: fsm_grammar::model::StateId| m.state(s).is_composite();
+        composite_timer += usize::from(m.timers.iter().any(|t| composite(t.state)));
+        composite_hook += usize::from(
+            m.states
+                .iter()
+                .any(|s| s.is_composite() && !(s.enter.is_empty() && s.exit.is_empty())),
+        );
+    }
+    let counts = format!(
+        "{clean} clean, {nested} nested, {history} history, {deep} deep history, \
+         {composite_timer} timers on composites, {composite_hook} hooks on composites"
+    );
+    assert!(clean > total / 2, "{counts}");
+    assert!(nested > clean / 3 && nested < clean, "{counts}");
+    for count in [history, deep, composite_timer, composite_hook] {
+        assert!(count > nested / 10, "{counts}");
+    }
+}
+
 #[test]
 fn the_example_in_docs_json_md_is_exact() {
     let doc = read(&workspace().join("docs/json.md"));

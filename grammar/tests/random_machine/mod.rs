@@ -1,18 +1,25 @@
 //! Random `.fsm` machines for property tests: every construct of the
 //! language (declarations with docs, hooks, guards, priorities, internal
-//! transitions, `any`, terminal states, `#[allow]`), in small vocabularies so
-//! that names repeat and candidates compete.
+//! transitions, timers, `any`, terminal states, `#[allow]`) and nested
+//! states: composites up to three levels deep, each with an initial child,
+//! transitions, timers and hooks at every level, and targets that are
+//! composites, entered as themselves or through `.history` and
+//! `.deep_history`. Vocabularies are small, so that names repeat and
+//! candidates compete.
 //!
 //! Within a state, the transitions of one action are written next to each
-//! other: the JSON format groups candidates by action, and
-//! `Machine::canonical` lists transitions in declaration order.
+//! other, and a state's hooks, transitions and timers come before the states
+//! inside it: the JSON format groups candidates by action and writes a
+//! state's members in that order, and `Machine::canonical` lists
+//! transitions in declaration order.
 
 use proptest::prelude::*;
-use proptest::sample::select;
+use proptest::sample::{select, Index};
 
 const ACTIONS: &[&str] = &["go", "stop", "tick", "state", "emit"];
 const GUARDS: &[&str] = &["a", "b", "priority"];
 const OUTPUTS: &[&str] = &["o1", "o2", "enter", "note"];
+const DELAYS: &[&str] = &["250ms", "30s", "90s", "10m", "2h"];
 const DOCS: &[&str] = &[
     "",
     "Plain doc.",
@@ -20,13 +27,19 @@ const DOCS: &[&str] = &[
     "Two\nlines",
     "Ends with a blank\n",
 ];
+/// How a target is entered: as itself, or through its history (kept only
+/// when the target is composite).
+const ENTRIES: &[&str] = &["", "", "", ".history", ".deep_history"];
+/// How many levels of states a machine has at most.
+const MAX_DEPTH: usize = 3;
 
 #[derive(Clone, Debug)]
 struct TransitionSpec {
-    action: usize,
+    /// An action, or for a timer a delay.
+    trigger: &'static str,
     guard: Option<String>,
     priority: Option<i32>,
-    target: Option<usize>,
+    target: Option<(usize, &'static str)>,
     emits: Vec<&'static str>,
     doc: &'static str,
 }
@@ -37,8 +50,14 @@ struct StateSpec {
     enter: Vec<&'static str>,
     exit: Vec<&'static str>,
     transitions: Vec<TransitionSpec>,
+    timers: Vec<TransitionSpec>,
     doc: &'static str,
     allow: bool,
+    /// Whether it sits inside an earlier state, and which.
+    nested: bool,
+    parent_pick: Index,
+    /// Which of its children is initial, if it has any.
+    initial_pick: Index,
 }
 
 fn guard() -> impl Strategy<Value = String> {
@@ -52,17 +71,17 @@ fn guard() -> impl Strategy<Value = String> {
     })
 }
 
-fn transition(states: usize) -> impl Strategy<Value = TransitionSpec> {
+fn transition(states: usize, triggers: &'static [&'static str]) -> impl Strategy<Value = TransitionSpec> {
     (
-        0..ACTIONS.len(),
+        select(triggers),
         proptest::option::of(guard()),
         proptest::option::of(-2i32..3),
-        proptest::option::of(0..states),
+        proptest::option::weighted(0.7, (0..states, select(ENTRIES))),
         proptest::collection::vec(select(OUTPUTS), 0..3),
         select(DOCS),
     )
-        .prop_map(|(action, guard, priority, target, emits, doc)| TransitionSpec {
-            action,
+        .prop_map(|(trigger, guard, priority, target, emits, doc)| TransitionSpec {
+            trigger,
             guard,
             priority,
             target,
@@ -73,24 +92,41 @@ fn transition(states: usize) -> impl Strategy<Value = TransitionSpec> {
 
 fn state(states: usize) -> impl Strategy<Value = StateSpec> {
     (
-        proptest::bool::weighted(0.2),
-        proptest::collection::vec(select(OUTPUTS), 0..2),
-        proptest::collection::vec(select(OUTPUTS), 0..2),
-        proptest::collection::vec(transition(states), 0..4),
-        select(DOCS),
-        proptest::bool::weighted(0.2),
+        (
+            proptest::bool::weighted(0.2),
+            proptest::collection::vec(select(OUTPUTS), 0..2),
+            proptest::collection::vec(select(OUTPUTS), 0..2),
+            proptest::collection::vec(transition(states, ACTIONS), 0..4),
+            proptest::collection::vec(transition(states, DELAYS), 0..2),
+        ),
+        (
+            select(DOCS),
+            proptest::bool::weighted(0.2),
+            proptest::bool::weighted(0.5),
+            any::<Index>(),
+            any::<Index>(),
+        ),
     )
-        .prop_map(|(terminal, enter, exit, mut transitions, doc, allow)| {
-            transitions.sort_by_key(|t| t.action);
-            StateSpec {
-                terminal,
-                enter,
-                exit,
-                transitions: if terminal { Vec::new() } else { transitions },
-                doc,
-                allow,
-            }
-        })
+        .prop_map(
+            |(
+                (terminal, enter, exit, mut transitions, timers),
+                (doc, allow, nested, parent_pick, initial_pick),
+            )| {
+                transitions.sort_by_key(|t| ACTIONS.iter().position(|a| *a == t.trigger));
+                StateSpec {
+                    terminal,
+                    enter,
+                    exit,
+                    transitions,
+                    timers,
+                    doc,
+                    allow,
+                    nested,
+                    parent_pick,
+                    initial_pick,
+                }
+            },
+        )
 }
 
 fn docs(out: &mut String, indent: &str, doc: &str) {
@@ -108,17 +144,52 @@ fn docs(out: &mut String, indent: &str, doc: &str) {
     }
 }
 
-fn write_transition(out: &mut String, t: &TransitionSpec, indent: &str) {
+/// The machine's states as a forest: each state's parent, children and
+/// depth (a top-level state is at depth 1).
+struct Tree {
+    parent: Vec<Option<usize>>,
+    children: Vec<Vec<usize>>,
+}
+
+impl Tree {
+    fn new(states: &[StateSpec]) -> Tree {
+        let n = states.len();
+        let mut parent = vec![None; n];
+        let mut depth = vec![1; n];
+        let mut children = vec![Vec::new(); n];
+        for (i, s) in states.iter().enumerate().skip(1) {
+            if !s.nested {
+                continue;
+            }
+            // A state holds only later states, so the tree has no cycles;
+            // a terminal state holds none (it could not be terminal).
+            let p = s.parent_pick.index(i);
+            if depth[p] < MAX_DEPTH && !states[p].terminal {
+                parent[i] = Some(p);
+                depth[i] = depth[p] + 1;
+                children[p].push(i);
+            }
+        }
+        Tree { parent, children }
+    }
+
+    fn is_composite(&self, s: usize) -> bool {
+        !self.children[s].is_empty()
+    }
+}
+
+fn write_transition(out: &mut String, t: &TransitionSpec, keyword: &str, tree: &Tree, indent: &str) {
     docs(out, indent, t.doc);
-    out.push_str(&format!("{indent}on {}", ACTIONS[t.action]));
+    out.push_str(&format!("{indent}{keyword} {}", t.trigger));
     if let Some(g) = &t.guard {
         out.push_str(&format!(" [{g}]"));
     }
     if let Some(p) = t.priority {
         out.push_str(&format!(" priority {p}"));
     }
-    if let Some(target) = t.target {
-        out.push_str(&format!(" -> s{target}"));
+    if let Some((target, entry)) = t.target {
+        let entry = if tree.is_composite(target) { entry } else { "" };
+        out.push_str(&format!(" -> s{target}{entry}"));
     }
     if !t.emits.is_empty() {
         out.push_str(&format!(" emit {}", t.emits.join(", ")));
@@ -126,24 +197,71 @@ fn write_transition(out: &mut String, t: &TransitionSpec, indent: &str) {
     out.push_str(";\n");
 }
 
+fn write_state(out: &mut String, states: &[StateSpec], tree: &Tree, i: usize, initial: bool, indent: &str) {
+    let s = &states[i];
+    docs(out, indent, s.doc);
+    if s.allow {
+        out.push_str(&format!("{indent}#[allow(unreachable-state, dead-end)]\n"));
+    }
+    out.push_str(indent);
+    if initial {
+        out.push_str("initial ");
+    }
+    if s.terminal {
+        out.push_str("terminal ");
+    }
+    out.push_str(&format!("state s{i} {{\n"));
+    let inner = format!("{indent}    ");
+    if !s.enter.is_empty() {
+        out.push_str(&format!("{inner}enter emit {};\n", s.enter.join(", ")));
+    }
+    if !s.exit.is_empty() {
+        out.push_str(&format!("{inner}exit emit {};\n", s.exit.join(", ")));
+    }
+    // A terminal state has no transitions or timers of its own.
+    if !s.terminal {
+        for t in &s.transitions {
+            write_transition(out, t, "on", tree, &inner);
+        }
+        for t in &s.timers {
+            write_transition(out, t, "after", tree, &inner);
+        }
+    }
+    let children = &tree.children[i];
+    if !children.is_empty() {
+        let initial_child = children[s.initial_pick.index(children.len())];
+        for &c in children {
+            write_state(out, states, tree, c, c == initial_child, &inner);
+        }
+    }
+    out.push_str(&format!("{indent}}}\n"));
+}
+
 /// The text of a random machine. It may have warnings and errors (duplicate
 /// or shadowed transitions, names colliding in Rust); callers keep the ones
 /// they need.
 pub fn machine_text() -> impl Strategy<Value = String> {
-    (1usize..6)
+    (1usize..8)
         .prop_flat_map(|n| {
             (
                 proptest::collection::vec(state(n), n),
-                0..n,
-                proptest::collection::vec(transition(n), 0..3),
+                any::<Index>(),
+                proptest::collection::vec(transition(n, ACTIONS), 0..3),
                 proptest::bool::ANY,
                 proptest::bool::ANY,
                 select(DOCS),
             )
         })
         .prop_map(
-            |(states, initial, mut any, declare_actions, declare_outputs, doc)| {
-                any.sort_by_key(|t| t.action);
+            |(mut states, initial, mut any, declare_actions, declare_outputs, doc)| {
+                any.sort_by_key(|t| ACTIONS.iter().position(|a| *a == t.trigger));
+                let tree = Tree::new(&states);
+                // A composite state is never terminal.
+                for (i, s) in states.iter_mut().enumerate() {
+                    s.terminal &= !tree.is_composite(i);
+                }
+                let top: Vec<usize> = (0..states.len()).filter(|&i| tree.parent[i].is_none()).collect();
+                let initial = top[initial.index(top.len())];
                 let mut out = String::new();
                 docs(&mut out, "", doc);
                 out.push_str("machine Random {\n");
@@ -157,34 +275,13 @@ pub fn machine_text() -> impl Strategy<Value = String> {
                         out.push_str(&format!("    /// Output {o}.\n    output {o};\n"));
                     }
                 }
-                for (i, s) in states.iter().enumerate() {
-                    docs(&mut out, "    ", s.doc);
-                    if s.allow {
-                        out.push_str("    #[allow(unreachable-state, dead-end)]\n");
-                    }
-                    out.push_str("    ");
-                    if i == initial {
-                        out.push_str("initial ");
-                    }
-                    if s.terminal {
-                        out.push_str("terminal ");
-                    }
-                    out.push_str(&format!("state s{i} {{\n"));
-                    if !s.enter.is_empty() {
-                        out.push_str(&format!("        enter emit {};\n", s.enter.join(", ")));
-                    }
-                    if !s.exit.is_empty() {
-                        out.push_str(&format!("        exit emit {};\n", s.exit.join(", ")));
-                    }
-                    for t in &s.transitions {
-                        write_transition(&mut out, t, "        ");
-                    }
-                    out.push_str("    }\n");
+                for &i in &top {
+                    write_state(&mut out, &states, &tree, i, i == initial, "    ");
                 }
                 if !any.is_empty() {
                     out.push_str("    any {\n");
                     for t in &any {
-                        write_transition(&mut out, t, "        ");
+                        write_transition(&mut out, t, "on", &tree, "        ");
                     }
                     out.push_str("    }\n");
                 }
