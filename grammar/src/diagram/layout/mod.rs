@@ -56,7 +56,10 @@
 //! rather than dagre's single graph with border nodes: boxes cannot overlap
 //! and no unrelated edge can enter a box by construction, where dagre's
 //! border chains only tend to stay straight. The price is that a box's
-//! children do not share ranks with the nodes beside the box.
+//! children do not share ranks with the nodes beside the box. Outside, an
+//! edge meets the box at its port, and ordering and placement aim it there
+//! rather than at the box's middle, so the edges into a box keep the order
+//! of their ports and do not cross at its border.
 
 mod compound;
 mod order;
@@ -199,6 +202,14 @@ struct Layered {
     /// Neighbours one rank up and one rank down.
     up: Vec<Vec<usize>>,
     down: Vec<Vec<usize>>,
+    /// For each neighbour in `up` and `down`, where the link meets that
+    /// neighbour and where it meets this node: x offsets from their anchors,
+    /// not 0 only at a port fixed by the caller (an edge going on inside a
+    /// compound node, or ending at its border). Ordering and placement aim
+    /// links at these points rather than at the middle of the box, so edges
+    /// into a compound node do not cross at its border.
+    up_at: Vec<Vec<(f64, f64)>>,
+    down_at: Vec<Vec<(f64, f64)>>,
     /// The slots of each rank, left to right once ordered.
     ranks: Vec<Vec<usize>>,
     chains: Vec<Chain>,
@@ -316,10 +327,25 @@ fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> 
     let rank_count = slots.iter().map(|s| s.rank + 1).max().unwrap_or(0);
     let mut up = vec![Vec::new(); slots.len()];
     let mut down = vec![Vec::new(); slots.len()];
+    let mut up_at = vec![Vec::new(); slots.len()];
+    let mut down_at = vec![Vec::new(); slots.len()];
     for chain in &chains {
-        for pair in chain.nodes.windows(2) {
-            down[pair[0]].push(pair[1]);
-            up[pair[1]].push(pair[0]);
+        let [at_from, at_to] = graph.edges[chain.edge].ports;
+        let (at_top, at_bottom) = if chain.reversed {
+            (at_to, at_from)
+        } else {
+            (at_from, at_to)
+        };
+        let last = chain.nodes.len() - 2;
+        for (k, pair) in chain.nodes.windows(2).enumerate() {
+            let (a, b) = (pair[0], pair[1]);
+            let offset = |port: Option<f64>, v: usize| port.map_or(0.0, |dx| dx - slots[v].left);
+            let at_a = offset(at_top.filter(|_| k == 0), a);
+            let at_b = offset(at_bottom.filter(|_| k == last), b);
+            down[a].push(b);
+            down_at[a].push((at_b, at_a));
+            up[b].push(a);
+            up_at[b].push((at_a, at_b));
         }
     }
     Layered {
@@ -327,6 +353,8 @@ fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> 
         slots,
         up,
         down,
+        up_at,
+        down_at,
         chains,
     }
 }

@@ -131,14 +131,22 @@ fn barycenter_sweep(graph: &mut Layered, pos: &mut [usize], downward: bool) {
     };
     let mut keyed: Vec<(f64, usize, usize)> = Vec::new();
     for r in order {
-        let neighbours = if downward { &graph.up } else { &graph.down };
+        let (neighbours, at) = if downward {
+            (&graph.up, &graph.up_at)
+        } else {
+            (&graph.down, &graph.down_at)
+        };
         keyed.clear();
         keyed.extend(graph.ranks[r].iter().map(|&v| {
             let near = &neighbours[v];
             let key = if near.is_empty() {
                 pos[v] as f64
             } else {
-                near.iter().map(|&u| pos[u] as f64).sum::<f64>() / near.len() as f64
+                near.iter()
+                    .zip(&at[v])
+                    .map(|(&u, &(dx, _))| key(graph, pos, u, dx))
+                    .sum::<f64>()
+                    / near.len() as f64
             };
             (key, pos[v], v)
         }));
@@ -178,10 +186,10 @@ fn transpose_all(graph: &mut Layered, pos: &mut [usize]) {
 /// `v`.
 fn pair_crossings(graph: &Layered, pos: &[usize], u: usize, v: usize) -> usize {
     let mut count = 0;
-    for side in [&graph.up, &graph.down] {
-        for &a in &side[u] {
-            for &b in &side[v] {
-                if pos[a] > pos[b] {
+    for (side, at) in [(&graph.up, &graph.up_at), (&graph.down, &graph.down_at)] {
+        for (&a, &(da, _)) in side[u].iter().zip(&at[u]) {
+            for (&b, &(db, _)) in side[v].iter().zip(&at[v]) {
+                if key(graph, pos, a, da) > key(graph, pos, b, db) {
                     count += 1;
                 }
             }
@@ -190,24 +198,48 @@ fn pair_crossings(graph: &Layered, pos: &[usize], u: usize, v: usize) -> usize {
     count
 }
 
-/// All crossings between consecutive ranks.
+/// Where a link meets node `v`, `dx` from its anchor, as a position within
+/// its rank: `v`'s index, moved by less than half a place towards the side
+/// of the box it meets, so links into one box keep the order of their
+/// ports there.
+fn key(graph: &Layered, pos: &[usize], v: usize, dx: f64) -> f64 {
+    let slot = &graph.slots[v];
+    let width = slot.left + slot.right;
+    let shift = if dx == 0.0 || width <= 0.0 {
+        0.0
+    } else {
+        (dx / width).clamp(-0.49, 0.49)
+    };
+    pos[v] as f64 + shift
+}
+
+/// All crossings between consecutive ranks: links sorted by where they
+/// leave the upper rank, then counted inversions of where they reach the
+/// lower one (ports of one box count as places of their own).
 pub(super) fn crossings(graph: &Layered, pos: &[usize]) -> usize {
     let mut total = 0;
-    let mut lower = Vec::new();
+    let mut links: Vec<(f64, f64)> = Vec::new();
+    let mut places: Vec<f64> = Vec::new();
     let mut tree = Vec::new();
     for r in 0..graph.ranks.len().saturating_sub(1) {
-        lower.clear();
+        links.clear();
         for &u in &graph.ranks[r] {
-            let start = lower.len();
-            lower.extend(graph.down[u].iter().map(|&w| pos[w]));
-            lower[start..].sort_unstable();
+            for (&w, &(dw, du)) in graph.down[u].iter().zip(&graph.down_at[u]) {
+                links.push((key(graph, pos, u, du), key(graph, pos, w, dw)));
+            }
         }
-        // Inversions of `lower`: links that start left and end right of
-        // another.
-        let size = graph.ranks[r + 1].len();
+        links.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        places.clear();
+        places.extend(links.iter().map(|l| l.1));
+        places.sort_unstable_by(f64::total_cmp);
+        places.dedup();
+        // Inversions of the lower ends: links that start left and end
+        // right of another.
+        let size = places.len();
         tree.clear();
         tree.resize(size + 1, 0usize);
-        for (seen, &p) in lower.iter().enumerate() {
+        for (seen, link) in links.iter().enumerate() {
+            let p = places.partition_point(|&q| q < link.1);
             // How many earlier links end at or left of p.
             let mut at_most = 0;
             let mut i = p + 1;

@@ -158,12 +158,16 @@ fn place(graph: &Layered, x: &mut [f64], r: usize, above: bool, below: bool) {
             offset += gap(&graph.slots[rank[i - 1]], &graph.slots[v]);
         }
         let (mut sum, mut total) = (0.0, 0.0);
-        let sides = [(above, &graph.up), (below, &graph.down)];
-        for (wanted, near) in sides {
+        let sides = [
+            (above, &graph.up, &graph.up_at),
+            (below, &graph.down, &graph.down_at),
+        ];
+        for (wanted, near, at) in sides {
             if wanted {
-                for &u in &near[v] {
+                // Where the link meets `u` above where it meets `v`.
+                for (&u, &(at_u, at_v)) in near[v].iter().zip(&at[v]) {
                     let w = weight(&graph.slots[v], &graph.slots[u]);
-                    sum += w * x[u];
+                    sum += w * (x[u] + at_u - at_v);
                     total += w;
                 }
             }
