@@ -2,7 +2,10 @@
 //!
 //! One case per diagnostic code, named after it (`unknown-state` →
 //! `tests/ui/unknown_state.rs`), each showing the diagnostic on the exact
-//! token; the cases of the `file = "..."` form; and the cases that must build.
+//! token; the checks over the tree of nested states, named after the code
+//! (`nested_dead_end.rs`), and further variants of a code
+//! (`terminal_has_transitions_after.rs`); the cases of the `file = "..."`
+//! form; and the cases that must build.
 //! The cases that build deny warnings, so a passing run prints nothing:
 //! trybuild shows the warnings of such a case in a `WARNINGS:` block that
 //! reads like a failure.
@@ -26,6 +29,9 @@ fn ui() {
     cases.compile_fail("tests/ui/form_*.rs");
     cases.compile_fail("tests/ui/warning_level.rs");
     cases.compile_fail("tests/ui/generic_*.rs");
+    // The checks over the tree, beside each code's flat case.
+    cases.compile_fail("tests/ui/nested_*.rs");
+    cases.compile_fail("tests/ui/terminal_has_transitions_after.rs");
     cases.pass("tests/ui/pass_*.rs");
 }
 
