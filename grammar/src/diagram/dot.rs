@@ -69,12 +69,45 @@ pub fn dot(machine: &Machine) -> String {
                 .collect::<Vec<_>>()
         )
     );
+    // Each composite's own start marker, inside its cluster, to its
+    // initial child.
+    for s in machine.state_ids().filter(|&s| machine.state(s).is_composite()) {
+        if let Some(child) = machine.initial_child(s) {
+            let (to, clipped) = leaf(child.index());
+            let _ = writeln!(
+                out,
+                "    {} -> {}{};",
+                quote(&start_of(&view.states[s.index()].name)),
+                quote(to),
+                attributes(
+                    &clipped
+                        .then(|| format!("lhead={}", quote(&cluster(&view.states[child.index()].name))))
+                        .into_iter()
+                        .collect::<Vec<_>>()
+                )
+            );
+        }
+    }
+    // The leaf an end of an edge is drawn at: the state itself, or a
+    // composite's initial leaf (the edge is then clipped at its border).
+    let drawn_at = |i: usize| {
+        let s = StateId(i as u32);
+        machine.initial_descent(s).last().copied().unwrap_or(s)
+    };
+    // Graphviz cannot clip an edge at a cluster that holds its other end
+    // ("head is inside tail cluster"), so such an end is drawn at the leaf.
+    let holds = |cluster: usize, leaf: StateId| machine.is_inside(leaf, StateId(cluster as u32));
     for edge in &view.edges {
         let mut attrs = vec![format!("label={}", quote(&edge.label))];
+        let head_leaf = drawn_at(edge.to);
+        let tail_leaf = match edge.from {
+            EdgeSource::State(i) => Some(drawn_at(i)),
+            EdgeSource::Any => None,
+        };
         let from = match edge.from {
             EdgeSource::State(i) => {
                 let (from, clipped) = leaf(i);
-                if clipped {
+                if clipped && !holds(i, head_leaf) {
                     attrs.push(format!("ltail={}", quote(&cluster(&view.states[i].name))));
                 }
                 from
@@ -82,7 +115,7 @@ pub fn dot(machine: &Machine) -> String {
             EdgeSource::Any => ANY,
         };
         let (to, clipped) = leaf(edge.to);
-        if clipped {
+        if clipped && !tail_leaf.is_some_and(|t| holds(edge.to, t)) {
             attrs.push(format!("lhead={}", quote(&cluster(&view.states[edge.to].name))));
         }
         let _ = writeln!(out, "    {} -> {}{};", quote(from), quote(to), attributes(&attrs));
@@ -103,6 +136,11 @@ fn state_node(machine: &Machine, view: &View, s: StateId, depth: usize, out: &mu
             "{indent}    label={}; labeljust=l; style=rounded;",
             quote(&lines_label(&state.name, &state.lines))
         );
+        let _ = writeln!(
+            out,
+            "{indent}    {} [shape=point, width=0.1, label=\"\"];",
+            quote(&start_of(&state.name))
+        );
         for &child in &machine.state(s).children {
             state_node(machine, view, child, depth + 1, out);
         }
@@ -120,6 +158,12 @@ fn state_node(machine: &Machine, view: &View, s: StateId, depth: usize, out: &mu
         attrs.push("shape=doublecircle".to_string());
     }
     let _ = writeln!(out, "{indent}{}{};", quote(&state.name), attributes(&attrs));
+}
+
+/// The id of a composite state's start marker, inside its cluster (state
+/// names cannot hold spaces, so it never clashes with one).
+fn start_of(name: &str) -> String {
+    format!("[*] {name}")
 }
 
 /// The id of a composite state's cluster (Graphviz draws subgraphs named
