@@ -36,7 +36,8 @@
 //!   `exit / stopped`), then its internal transitions (no target: no state
 //!   change, no hooks), then its internal timers, labelled the same way;
 //! - a composite state holds its states: a `state X { ... }` block
-//!   starting at its initial state (Mermaid), a cluster (DOT), a box with
+//!   starting at its initial state (Mermaid), a cluster with a start point
+//!   of its own pointing at its initial state (DOT), a box with
 //!   its name and lines at the top left and a start marker of its own
 //!   pointing at its initial state (SVG); an edge to or from the
 //!   composite itself ends at its border, and a target entered through its
