@@ -64,8 +64,25 @@ pub struct BuildArgs {
     #[arg(long, value_name = "PATH")]
     runtime_crate: Option<String>,
 
+    /// Where each machine's items go: `own`, a module named after the machine (`door::Door` where
+    /// the file is included); `self`, the module the file is included in, so that
+    /// `mod door { include!("generated/door.rs"); }` gives `door::Door`, as `fsm!`'s `module = self`
+    /// does. With `self`, a file may define one machine.
+    #[arg(long, value_enum, value_name = "WHERE", default_value = "own")]
+    module: ModuleArg,
+
     #[command(flatten)]
     diagnostics: DiagnosticArgs,
+}
+
+/// `--module`: where a machine's items go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ModuleArg {
+    /// A module named after the machine.
+    Own,
+    /// The module the generated file is included in.
+    #[value(name = "self")]
+    Surrounding,
 }
 
 /// What happened to the files of one run, for the summary line.
@@ -99,6 +116,9 @@ pub fn run(args: &BuildArgs) -> Exit {
     config.cargo_directives(false).lints(options.clone());
     if let Some(path) = &args.runtime_crate {
         config.runtime_crate(path);
+    }
+    if args.module == ModuleArg::Surrounding {
+        config.module(fsm_codegen::Module::Surrounding);
     }
     // Generating no file validates the configuration (the runtime path), so
     // a bad flag stops the run before anything is reported.
@@ -141,8 +161,23 @@ pub fn run(args: &BuildArgs) -> Exit {
                 continue;
             }
         };
-        let diagnostics = options.apply(fsm_grammar::check(&source).diagnostics);
+        let checked = fsm_grammar::check(&source);
+        let machines: Vec<&str> = checked.model.machines.iter().map(|m| m.name.as_str()).collect();
+        let diagnostics = options.apply(checked.diagnostics);
         if reporter.report(&path.display().to_string(), &source, &diagnostics) {
+            exit.raise(Exit::Problems);
+            tally.not_generated += 1;
+        } else if args.module == ModuleArg::Surrounding && machines.len() > 1 {
+            // Their items would clash in the one module that includes the
+            // file; the generator would only write `compile_error!`s.
+            console::error(format!(
+                "`{}` defines {} machines (`{}`), but `--module self` puts a machine's items into \
+                 the module that includes the file, which can hold one\nhelp: split the file, one \
+                 machine per file, or generate it without `--module self`",
+                path.display(),
+                machines.len(),
+                machines.join("`, `")
+            ));
             exit.raise(Exit::Problems);
             tally.not_generated += 1;
         } else {

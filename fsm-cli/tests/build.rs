@@ -552,3 +552,48 @@ fn standard_input_is_refused_with_a_reason() {
          after its `.fsm` file\n"
     );
 }
+
+#[test]
+fn module_self_puts_the_items_into_the_including_module() {
+    let dir = machines();
+    dir.fsmc(&["build", "--module", "self", "machines/door.fsm", "-o", OUT])
+        .expect(0);
+    let door = dir.read("src/generated/door.rs");
+    assert!(!door.contains("pub mod door {"), "{door}");
+    assert!(door.contains("mod __fsm_door {"), "{door}");
+    assert!(door.contains("pub use self::__fsm_door::*;"), "{door}");
+}
+
+#[test]
+fn module_self_refuses_a_file_with_two_machines() {
+    let dir = Scratch::new();
+    dir.write(
+        "machines/pair.fsm",
+        "machine A { initial state a { on go -> a; } }\nmachine B { initial state b { on go -> b; } }\n",
+    );
+    let run = dir
+        .fsmc(&["build", "--module", "self", "machines", "-o", OUT])
+        .expect(1);
+    assert!(
+        run.stderr()
+            .contains("defines 2 machines (`A`, `B`), but `--module self` puts a machine's items"),
+        "{}",
+        run.stderr()
+    );
+    assert!(!dir.path("src/generated/pair.rs").exists());
+    // Without it, each machine gets its own module.
+    dir.fsmc(&["build", "machines", "-o", OUT]).expect(0);
+}
+
+#[test]
+fn an_unknown_module_is_a_usage_error_listing_the_choices() {
+    let dir = machines();
+    let run = dir
+        .fsmc(&["build", "--module", "super", "machines", "-o", OUT])
+        .expect(2);
+    assert!(
+        run.stderr().contains("possible values: own, self"),
+        "{}",
+        run.stderr()
+    );
+}
