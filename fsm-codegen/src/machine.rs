@@ -615,9 +615,12 @@ fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenSt
         impl #machine_ident {
             /// What firing `action` does from `state` with history memory
             /// `last_active`, which it updates when the action fires.
-            // Inlined into the caller's loop this `match` costs what a
-            // hand-written one does (see bench/README.md).
-            #[inline]
+            // Always inlined (into `fire` and `transition`, and with them
+            // into the caller's loop): as an out-of-line call the state went
+            // through memory, the `Result` back from the stack, and LLVM's
+            // inliner refused it as too large (bench/README.md, "Nested
+            // states: ns per event").
+            #[inline(always)]
             fn fire_from<#g: #bound ?__fsm::Sized>(
                 #state: State,
                 #last_active: &mut [__fsm::Option<State>; #n],

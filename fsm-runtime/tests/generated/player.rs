@@ -693,7 +693,7 @@ pub mod player {
     impl Player {
         /// What firing `action` does from `state` with history memory
         /// `last_active`, which it updates when the action fires.
-        #[inline]
+        #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             last_active: &mut [__fsm::Option<State>; 1],
