@@ -130,10 +130,10 @@ pub fn record<S: Subject>(subject: &S, events: &[S::Event]) -> Vec<Record> {
 
 /// The index and both records of the first step where `actual` differs from
 /// `expected`, or where one ends before the other; `None` when they agree.
-pub fn first_difference(
-    expected: &[Record],
-    actual: &[Record],
-) -> Option<(usize, Option<Record>, Option<Record>)> {
+pub fn first_difference<R: PartialEq + Copy>(
+    expected: &[R],
+    actual: &[R],
+) -> Option<(usize, Option<R>, Option<R>)> {
     let common = expected.len().min(actual.len());
     (0..common)
         .find(|&i| expected[i] != actual[i])

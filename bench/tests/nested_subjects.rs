@@ -31,7 +31,7 @@ fn every_implementation_agrees_and_allocates_nothing_per_event() {
             assert!(trace.steps.iter().any(|s| s.action == action));
         }
         for contestant in &all {
-            let difference = nested::first_difference(&expected, &contestant.record());
+            let difference = fsm_bench::harness::first_difference(&expected, &contestant.record());
             assert!(
                 difference.is_none(),
                 "{} at {reject_percent}% rejected: {difference:?}",

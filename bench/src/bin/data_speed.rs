@@ -18,6 +18,7 @@ use fsm_bench::alloc_counter::CountingAllocator;
 use fsm_bench::data::{self, DataTrace};
 use fsm_bench::harness::{first_difference, median, Tally};
 use fsm_bench::host;
+use fsm_bench::speed_cli;
 use fsm_bench::table::thousands;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,85 +26,13 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-const USAGE: &str = "\
-usage: data_speed [--events N] [--runs N] [--reject-percent P] [--only TEXT]
-                  [--print-generated]
-
-  --events N          events per trace (default 1000000)
-  --runs N            timed runs per implementation and trace (default 21)
-  --reject-percent P  share of invalid events in the second trace (default 10)
-  --only TEXT         time only the hand-written `match` and the implementations whose
-                      name contains TEXT (for profiling one of them)
-  --print-generated   print the code `fsm!` generates for the machine and exit";
-
-struct Options {
-    events: usize,
-    runs: usize,
-    reject_percent: u64,
-    print_generated: bool,
-    only: Option<String>,
-}
-
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options {
-        events: 1_000_000,
-        runs: 21,
-        reject_percent: 10,
-        print_generated: false,
-        only: None,
-    };
-    while let Some(arg) = args.next() {
-        let mut number = |flag: &str, min: u64, max: u64| -> Result<u64, String> {
-            let value = args.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
-            match value.replace('_', "").parse::<u64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(n),
-                _ => Err(format!(
-                    "`{flag}` takes a number from {min} to {max}, not `{value}`"
-                )),
-            }
-        };
-        match arg.as_str() {
-            "--events" => options.events = number("--events", 1, 1 << 32)? as usize,
-            "--runs" => options.runs = number("--runs", 1, 1001)? as usize,
-            "--reject-percent" => options.reject_percent = number("--reject-percent", 0, 100)?,
-            "--print-generated" => options.print_generated = true,
-            "--only" => options.only = Some(args.next().ok_or("`--only` needs a value")?),
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unexpected argument `{other}`")),
-        }
-    }
-    Ok(options)
-}
-
 fn main() -> ExitCode {
-    let options = match parse_args(std::env::args().skip(1)) {
-        Ok(o) => o,
-        Err(message) if message.is_empty() => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let options = match speed_cli::parse("data_speed", "the machine with data", std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(status) => return status,
     };
     if options.print_generated {
-        return match fsm_codegen::render_source(
-            data::SOURCE,
-            "agent_data.fsm",
-            &fsm_codegen::Options::default(),
-        ) {
-            Ok(source) => {
-                print!("{source}");
-                ExitCode::SUCCESS
-            }
-            Err(diagnostics) => {
-                for d in diagnostics {
-                    eprintln!("error[{}]: {}", d.code, d.message);
-                }
-                ExitCode::FAILURE
-            }
-        };
+        return speed_cli::print_generated(data::SOURCE, "agent_data.fsm");
     }
 
     let started = Instant::now();

@@ -23,11 +23,10 @@
 //! machine (through `fsm_codegen::render_source`) and exits.
 
 use fsm_bench::alloc_counter::CountingAllocator;
-use fsm_bench::harness::{median, Tally};
+use fsm_bench::harness::{first_difference, median, Tally};
 use fsm_bench::host;
-use fsm_bench::nested::{
-    self, dynamic, first_difference, generated::Generated, statig::Statig, Subject, Trace,
-};
+use fsm_bench::nested::{self, dynamic, generated::Generated, statig::Statig, Subject, Trace};
+use fsm_bench::speed_cli;
 use fsm_bench::table::thousands;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -35,72 +34,13 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-const USAGE: &str = "\
-usage: nested_speed  [--events N] [--runs N] [--reject-percent P] [--only TEXT]
-                     [--print-generated]
-
-  --events N          events per trace (default 1000000)
-  --runs N            timed runs per implementation and trace (default 21)
-  --reject-percent P  share of invalid events in the second trace (default 10)
-  --only TEXT         time only the hand-written `match` and the implementations whose
-                      name contains TEXT (for profiling one of them, e.g. with perf)
-  --print-generated   print the code `fsm!` generates for the nested machine and exit";
-
-struct Options {
-    events: usize,
-    runs: usize,
-    reject_percent: u64,
-    print_generated: bool,
-    only: Option<String>,
-}
-
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options {
-        events: 1_000_000,
-        runs: 21,
-        reject_percent: 10,
-        print_generated: false,
-        only: None,
-    };
-    while let Some(arg) = args.next() {
-        let mut number = |flag: &str, min: u64, max: u64| -> Result<u64, String> {
-            let value = args.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
-            match value.replace('_', "").parse::<u64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(n),
-                _ => Err(format!(
-                    "`{flag}` takes a number from {min} to {max}, not `{value}`"
-                )),
-            }
-        };
-        match arg.as_str() {
-            "--events" => options.events = number("--events", 1, 1 << 32)? as usize,
-            "--runs" => options.runs = number("--runs", 1, 1001)? as usize,
-            "--reject-percent" => options.reject_percent = number("--reject-percent", 0, 100)?,
-            "--print-generated" => options.print_generated = true,
-            "--only" => {
-                options.only = Some(args.next().ok_or("`--only` needs a value")?);
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unexpected argument `{other}`")),
-        }
-    }
-    Ok(options)
-}
-
 fn main() -> ExitCode {
-    let options = match parse_args(std::env::args().skip(1)) {
-        Ok(o) => o,
-        Err(message) if message.is_empty() => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let options = match speed_cli::parse("nested_speed", "the nested machine", std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(status) => return status,
     };
     if options.print_generated {
-        return print_generated();
+        return speed_cli::print_generated(nested::SOURCE, "nested_agent.fsm");
     }
 
     let started = Instant::now();
@@ -138,22 +78,6 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-fn print_generated() -> ExitCode {
-    let options = fsm_codegen::Options::default();
-    match fsm_codegen::render_source(nested::SOURCE, "nested_agent.fsm", &options) {
-        Ok(source) => {
-            print!("{source}");
-            ExitCode::SUCCESS
-        }
-        Err(diagnostics) => {
-            for d in diagnostics {
-                eprintln!("error[{}]: {}", d.code, d.message);
-            }
-            ExitCode::FAILURE
-        }
     }
 }
 

@@ -284,19 +284,6 @@ impl Sink for Recorder {
     }
 }
 
-/// The index and both records of the first step where `actual` differs from
-/// `expected`, or where one ends before the other; `None` when they agree.
-pub fn first_difference(
-    expected: &[Record],
-    actual: &[Record],
-) -> Option<(usize, Option<Record>, Option<Record>)> {
-    let common = expected.len().min(actual.len());
-    (0..common)
-        .find(|&i| expected[i] != actual[i])
-        .or((expected.len() != actual.len()).then_some(common))
-        .map(|i| (i, expected.get(i).copied(), actual.get(i).copied()))
-}
-
 /// One event of a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
