@@ -9,6 +9,7 @@
 
 use crate::agent::{Output, State};
 use crate::alloc_counter;
+use crate::speed::{Contestant, StepRecord};
 use crate::subjects::Subject;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -172,18 +173,10 @@ pub fn median<T: Copy + PartialOrd>(values: &[T]) -> T {
     sorted[sorted.len() / 2]
 }
 
-/// A subject with its events for one trace, behind a trait object so the
-/// binary can hold different subjects in one list. Only the calls into it
-/// are dynamic: each timed loop is monomorphized for its subject.
-pub trait Contestant {
-    /// The subject's name.
-    fn name(&self) -> &'static str;
-    /// Every step's record, for the verification.
-    fn record(&self) -> Vec<Record>;
-    /// One timed pass.
-    fn timed_pass(&self) -> (Duration, Tally);
-    /// The allocations of one pass.
-    fn allocations(&self) -> (u64, Tally);
+impl StepRecord for Record {
+    fn accepted(&self) -> bool {
+        self.accepted
+    }
 }
 
 /// A [`Subject`] with its events prepared from a trace.
@@ -201,6 +194,8 @@ impl<S: Subject> Prepared<S> {
 }
 
 impl<S: Subject> Contestant for Prepared<S> {
+    type Record = Record;
+
     fn name(&self) -> &'static str {
         S::NAME
     }

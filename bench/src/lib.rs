@@ -29,6 +29,7 @@ pub mod generator;
 pub mod harness;
 pub mod host;
 pub mod nested;
+pub mod speed;
 pub mod speed_cli;
 pub mod subjects;
 pub mod table;

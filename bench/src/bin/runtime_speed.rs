@@ -24,8 +24,8 @@
 
 use fsm_bench::agent;
 use fsm_bench::alloc_counter::CountingAllocator;
-use fsm_bench::harness::{first_difference, median, Tally};
 use fsm_bench::host;
+use fsm_bench::speed::{self, paired_ratio};
 use fsm_bench::speed_cli;
 use fsm_bench::subjects::{self, dynamic, generated::Generated, literal::Literal, Subject};
 use fsm_bench::table::thousands;
@@ -83,132 +83,26 @@ fn main() -> ExitCode {
     }
 }
 
-/// Everything measured for one implementation on one trace.
-struct Row {
-    name: &'static str,
-    /// ns per event, per timed run.
-    ns: Vec<f64>,
-    allocations: u64,
-}
-
 /// Verify, count allocations and time every implementation on `trace`, then
 /// print the tables.
 fn compare(label: &str, trace: &Trace, runs: usize, only: Option<&str>) -> Result<(), String> {
-    let steps = &trace.steps;
-    let mut contestants = subjects::all(steps);
-    if let Some(only) = only {
-        let mut index = 0;
-        contestants.retain(|c| {
-            index += 1;
-            index == 1 || c.name().contains(only)
-        });
-    }
-    let reference = &contestants[0];
-
-    // 1. Verification: every step agrees with the hand-written `match`.
-    let expected = reference.record();
-    let accepted = expected.iter().filter(|r| r.accepted).count() as u64;
-    for contestant in &contestants[1..] {
-        if let Some((i, want, got)) = first_difference(&expected, &contestant.record()) {
-            return Err(format!(
-                "{}: step {i} ({:?}) differs from the hand-written `match`: expected {want:?}, got {got:?}",
-                contestant.name(),
-                steps.get(i),
-            ));
-        }
-    }
-    let expected_tally = |tally: Tally, name: &str| -> Result<(), String> {
-        if tally.accepted == accepted && tally.accepted + tally.rejected == steps.len() as u64 {
-            Ok(())
-        } else {
-            Err(format!(
-                "{name}: the timed loop counted {tally:?}, expected {accepted} accepted"
-            ))
-        }
-    };
-
-    // 2. Allocations (also the warm-up pass).
-    let mut rows = Vec::with_capacity(contestants.len());
-    for contestant in &contestants {
-        let (allocations, tally) = contestant.allocations();
-        expected_tally(tally, contestant.name())?;
-        rows.push(Row {
-            name: contestant.name(),
-            ns: Vec::with_capacity(runs),
-            allocations,
-        });
-    }
-
-    // 3. Timed runs, interleaved, each starting with a different one.
-    let load_before = host::load_average();
-    let n = contestants.len();
-    for run in 0..runs {
-        for k in 0..n {
-            let i = (run + k) % n;
-            let (elapsed, tally) = contestants[i].timed_pass();
-            expected_tally(tally, contestants[i].name())?;
-            rows[i].ns.push(elapsed.as_nanos() as f64 / steps.len() as f64);
-        }
-    }
-    let load_after = host::load_average();
-
-    print_tables(label, trace, &rows, runs, (&load_before, &load_after));
-    Ok(())
-}
-
-/// The median over runs of `a`'s time over `b`'s in the same run.
-fn paired_ratio(a: &Row, b: &Row) -> f64 {
-    let ratios: Vec<f64> = a.ns.iter().zip(&b.ns).map(|(x, y)| x / y).collect();
-    median(&ratios)
-}
-
-fn print_tables(label: &str, trace: &Trace, rows: &[Row], runs: usize, load: (&str, &str)) {
-    let events = trace.steps.len();
-    println!(
-        "### Trace {label}: {} events, {} rejected ({:.1}%)\n",
-        thousands(events as u64),
-        thousands(trace.rejected as u64),
-        100.0 * trace.rejected as f64 / events as f64
-    );
-    println!(
-        "Load average before the timed runs: {}; after: {}.\n",
-        load.0, load.1
-    );
-    println!("| implementation | median ns/event | min ns/event | × hand-written | allocations/event |");
-    println!("|:---|---:|---:|---:|---:|");
-    let hand = &rows[0];
-    for row in rows {
-        let min = row.ns.iter().copied().fold(f64::INFINITY, f64::min);
-        println!(
-            "| {} | {:.2} | {:.2} | {:.2}× | {} |",
-            row.name,
-            median(&row.ns),
-            min,
-            paired_ratio(row, hand),
-            allocations_per_event(row.allocations, events),
-        );
-    }
+    let mut contestants = subjects::all(&trace.steps);
+    speed::keep_only(&mut contestants, only);
+    let (rows, load) = speed::measure(&contestants, &trace.steps, runs)?;
+    speed::print_results(label, trace.steps.len(), trace.rejected, &rows, &load);
     let find = |name: &str| rows.iter().find(|r| r.name == name);
+    let hand = &rows[0];
+    let target = speed::targets_table(runs);
     let generated = find(Generated::NAME);
     let literal = find(Literal::NAME);
-    let engines = [
-        (find(dynamic::ById::NAME), "by id"),
-        (find(dynamic::ByName::NAME), "by name"),
-    ];
-    println!("\nTargets (ratios are medians over {runs} runs of the ratio within a run):\n");
-    println!("| comparison | measured | target | met |");
-    println!("|:---|---:|---:|:---:|");
-    let target = |what: &str, measured: f64, bound: &str, met: bool| {
-        println!(
-            "| {what} | {measured:.2}× | {bound} | {} |",
-            if met { "yes" } else { "**no**" }
-        );
-    };
     if let Some(generated) = generated {
         let g = paired_ratio(generated, hand);
         target("generated / hand-written", g, "≤ 1.05×", g <= 1.05);
     }
-    for (engine, how) in engines {
+    for (engine, how) in [
+        (find(dynamic::ById::NAME), "by id"),
+        (find(dynamic::ByName::NAME), "by name"),
+    ] {
         let Some(engine) = engine else { continue };
         if let Some(literal) = literal {
             let speedup = paired_ratio(literal, engine);
@@ -230,16 +124,5 @@ fn print_tables(label: &str, trace: &Trace, rows: &[Row], runs: usize, load: (&s
         }
     }
     println!();
-}
-
-fn allocations_per_event(allocations: u64, events: usize) -> String {
-    if allocations == 0 {
-        "0".into()
-    } else {
-        format!(
-            "{:.3} ({} in total)",
-            allocations as f64 / events as f64,
-            thousands(allocations)
-        )
-    }
+    Ok(())
 }

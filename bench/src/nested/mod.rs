@@ -17,6 +17,7 @@ pub mod statig;
 
 use crate::alloc_counter;
 use crate::harness::Tally;
+use crate::speed::{Contestant, StepRecord};
 use crate::xorshift::XorShift;
 use serde_json::Value;
 use std::hint::black_box;
@@ -360,16 +361,10 @@ pub trait Subject {
     fn run<S: Sink>(&self, events: &[Self::Event], sink: &mut S);
 }
 
-/// A subject with its events for one trace, behind a trait object.
-pub trait Contestant {
-    /// The subject's name.
-    fn name(&self) -> &'static str;
-    /// Every step's record, for the verification.
-    fn record(&self) -> Vec<Record>;
-    /// One timed pass.
-    fn timed_pass(&self) -> (Duration, Tally);
-    /// The allocations of one pass, with its tally.
-    fn allocations(&self) -> (u64, Tally);
+impl StepRecord for Record {
+    fn accepted(&self) -> bool {
+        self.accepted
+    }
 }
 
 /// A [`Subject`] with its events prepared from a trace.
@@ -399,6 +394,8 @@ pub fn timed_nested_pass<S: Subject>(subject: &S, events: &[S::Event]) -> (Durat
 }
 
 impl<S: Subject> Contestant for Prepared<S> {
+    type Record = Record;
+
     fn name(&self) -> &'static str {
         S::NAME
     }
@@ -424,7 +421,7 @@ impl<S: Subject> Contestant for Prepared<S> {
 
 /// Every implementation with its events for `steps`; the hand-written
 /// `match`, the reference, first.
-pub fn all(steps: &[Step]) -> Vec<Box<dyn Contestant>> {
+pub fn all(steps: &[Step]) -> Vec<Box<dyn Contestant<Record = Record>>> {
     vec![
         Box::new(Prepared::new(hand_written::HandWritten, steps)),
         Box::new(Prepared::new(generated::Generated, steps)),

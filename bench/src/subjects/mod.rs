@@ -9,7 +9,8 @@ pub mod rust_fsm;
 pub mod smlang;
 pub mod statig;
 
-use crate::harness::{Contestant, Prepared, Sink};
+use crate::harness::{Prepared, Record, Sink};
+use crate::speed::Contestant;
 use crate::trace::Step;
 
 /// One implementation of the agent machine under test.
@@ -30,7 +31,7 @@ pub trait Subject {
 
 /// Every implementation, each with its events for `steps`; the hand-written
 /// `match`, the reference, comes first.
-pub fn all(steps: &[Step]) -> Vec<Box<dyn Contestant>> {
+pub fn all(steps: &[Step]) -> Vec<Box<dyn Contestant<Record = Record>>> {
     vec![
         Box::new(Prepared::new(hand_written::HandWritten, steps)),
         Box::new(Prepared::new(generated::Generated, steps)),
