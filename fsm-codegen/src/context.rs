@@ -870,6 +870,59 @@ impl Gen<'_> {
         }
     }
 
+    /// What firing one group of timers does when it comes due in leaf
+    /// `from`: `members` are the group's timers, in trial order, each with
+    /// its index among the timers of `declared_in`, the state declaring
+    /// them. The first whose guard holds fires; when none does, the group is
+    /// rejected.
+    fn timer_group_body(
+        &self,
+        tables: &mut Tables,
+        from: StateId,
+        declared_in: &str,
+        members: &[(TimerId, u32)],
+    ) -> TokenStream {
+        let first = Literal::u32_unsuffixed(members[0].1);
+        let exprs: Vec<&GuardExpr> = members
+            .iter()
+            .filter_map(|&(id, _)| self.machine.timers[id.index()].guard.as_ref().map(|g| &g.expr))
+            .collect();
+        let cached = repeated_guards(exprs.iter().copied());
+        let call = self.guard_call(false);
+        let mut branches = Vec::new();
+        let mut fallback = None;
+        for &(id, within) in members {
+            let timer = &self.machine.timers[id.index()];
+            let (run, to, outputs) = self.take(tables, from, Taken::timer(timer), false);
+            let within = Literal::u32_unsuffixed(within);
+            let fired = quote!({
+                #run
+                __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs }))
+            });
+            match &timer.guard {
+                Some(guard) => {
+                    let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
+                    branches.push(quote!(if #condition #fired));
+                }
+                None => {
+                    fallback = Some(fired);
+                    break;
+                }
+            }
+        }
+        let fallback = fallback.unwrap_or_else(
+            || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, declared_in: #declared_in, timer: #first, due }))),
+        );
+        if branches.is_empty() {
+            return fallback;
+        }
+        let caches = cached.iter().map(|g| {
+            let cache = &self.idents.guard_caches[g.index()];
+            quote!(let mut #cache: __fsm::Option<bool> = __fsm::None;)
+        });
+        quote!({ #(#caches)* #(#branches)else* else { #fallback } })
+    }
+
     /// `fire_due_at`: fire the earliest timer due at `now`.
     fn fire_due_at(&self, tables: &mut Tables) -> TokenStream {
         if self.nested {
@@ -901,46 +954,8 @@ impl Gen<'_> {
                     let i = Literal::usize_unsuffixed(i);
                     quote!(self.deadlines[#i] = __fsm::None;)
                 });
-                let first = Literal::u32_unsuffixed(members[0].0 as u32);
-                let exprs: Vec<&GuardExpr> = members
-                    .iter()
-                    .filter_map(|&(_, id)| self.machine.timers[id.index()].guard.as_ref().map(|g| &g.expr))
-                    .collect();
-                let cached = repeated_guards(exprs.iter().copied());
-                let call = self.guard_call(false);
-                let mut branches = Vec::new();
-                let mut fallback = None;
-                for &(i, id) in &members {
-                    let timer = &self.machine.timers[id.index()];
-                    let (run, to, outputs) = self.take(tables, state, Taken::timer(timer), false);
-                    let i = Literal::u32_unsuffixed(i as u32);
-                    let fired = quote!({
-                        #run
-                        __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #i, due, outputs: #outputs }))
-                    });
-                    match &timer.guard {
-                        Some(guard) => {
-                            let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
-                            branches.push(quote!(if #condition #fired));
-                        }
-                        None => {
-                            fallback = Some(fired);
-                            break;
-                        }
-                    }
-                }
-                let fallback = fallback.unwrap_or_else(
-                    || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, declared_in: #declared_in, timer: #first, due }))),
-                );
-                let caches = cached.iter().map(|g| {
-                    let cache = &self.idents.guard_caches[g.index()];
-                    quote!(let mut #cache: __fsm::Option<bool> = __fsm::None;)
-                });
-                let body = if branches.is_empty() {
-                    fallback
-                } else {
-                    quote!({ #(#caches)* #(#branches)else* else { #fallback } })
-                };
+                let members: Vec<(TimerId, u32)> = members.iter().map(|&(i, id)| (id, i as u32)).collect();
+                let body = self.timer_group_body(tables, state, declared_in, &members);
                 arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
             }
         }
@@ -1027,46 +1042,7 @@ impl Gen<'_> {
                     let slot = index(id.index());
                     quote!(self.deadlines[#slot] = __fsm::None;)
                 });
-                let first = Literal::u32_unsuffixed(members[0].1);
-                let exprs: Vec<&GuardExpr> = members
-                    .iter()
-                    .filter_map(|&(id, _)| self.machine.timers[id.index()].guard.as_ref().map(|g| &g.expr))
-                    .collect();
-                let cached = repeated_guards(exprs.iter().copied());
-                let call = self.guard_call(false);
-                let mut branches = Vec::new();
-                let mut fallback = None;
-                for &(id, within) in &members {
-                    let timer = &self.machine.timers[id.index()];
-                    let (run, to, outputs) = self.take(tables, leaf, Taken::timer(timer), false);
-                    let within = Literal::u32_unsuffixed(within);
-                    let fired = quote!({
-                        #run
-                        __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs }))
-                    });
-                    match &timer.guard {
-                        Some(guard) => {
-                            let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
-                            branches.push(quote!(if #condition #fired));
-                        }
-                        None => {
-                            fallback = Some(fired);
-                            break;
-                        }
-                    }
-                }
-                let fallback = fallback.unwrap_or_else(
-                    || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, declared_in: #declared_in, timer: #first, due }))),
-                );
-                let caches = cached.iter().map(|g| {
-                    let cache = &self.idents.guard_caches[g.index()];
-                    quote!(let mut #cache: __fsm::Option<bool> = __fsm::None;)
-                });
-                let body = if branches.is_empty() {
-                    fallback
-                } else {
-                    quote!({ #(#caches)* #(#branches)else* else { #fallback } })
-                };
+                let body = self.timer_group_body(tables, leaf, declared_in, &members);
                 arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
             }
         }
