@@ -269,27 +269,36 @@ fn composite_box(out: &mut String, rect: &Rect, header: &Rect, name: &str, lines
         num(top + BASELINE),
         escape(name)
     );
-    if !lines.is_empty() {
-        let rule = top + LINE + RULE / 2.0;
+    let rule = (header.x + PAD_X, header.x + header.width - PAD_X);
+    rule_and_lines(out, top, rule, header.x + PAD_X, lines);
+    out.push_str("</g>\n");
+}
+
+/// A box's inner lines under a rule, below the name whose row starts at
+/// `top`: the rule runs from `rule.0` to `rule.1`, the lines start at
+/// `text_x`. Nothing without lines.
+fn rule_and_lines(out: &mut String, top: f64, rule: (f64, f64), text_x: f64, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let y = top + LINE + RULE / 2.0;
+    let _ = writeln!(
+        out,
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>",
+        num(rule.0),
+        num(y),
+        num(rule.1),
+        num(y)
+    );
+    for (i, line) in lines.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>",
-            num(header.x + PAD_X),
-            num(rule),
-            num(header.x + header.width - PAD_X),
-            num(rule)
+            "<text x=\"{}\" y=\"{}\" xml:space=\"preserve\">{}</text>",
+            num(text_x),
+            num(top + LINE + RULE + LINE * i as f64 + BASELINE),
+            escape(line)
         );
-        for (i, line) in lines.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" xml:space=\"preserve\">{}</text>",
-                num(header.x + PAD_X),
-                num(top + LINE + RULE + LINE * i as f64 + BASELINE),
-                escape(line)
-            );
-        }
     }
-    out.push_str("</g>\n");
 }
 
 /// A state's box: name in bold, then its inner lines under a rule.
@@ -326,26 +335,8 @@ fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], termin
         num(top + BASELINE),
         escape(name)
     );
-    if !lines.is_empty() {
-        let rule = top + LINE + RULE / 2.0;
-        let _ = writeln!(
-            out,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>",
-            num(rect.x + inset),
-            num(rule),
-            num(rect.x + rect.width - inset),
-            num(rule)
-        );
-        for (i, line) in lines.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" xml:space=\"preserve\">{}</text>",
-                num(rect.x + inset + PAD_X),
-                num(top + LINE + RULE + LINE * i as f64 + BASELINE),
-                escape(line)
-            );
-        }
-    }
+    let rule = (rect.x + inset, rect.x + rect.width - inset);
+    rule_and_lines(out, top, rule, rect.x + inset + PAD_X, lines);
     out.push_str("</g>\n");
 }
 
