@@ -25,6 +25,29 @@ pub struct GeneratedMachine {
     pub timed: fn(&fsm_runtime::ManualClock) -> Box<dyn crate::data::TimedEngine>,
 }
 
+/// Every `.fsm` file whose machines `build.rs` generates: the examples, the
+/// ok and warn fixtures, and the random nested machines.
+pub fn corpus() -> Vec<std::path::PathBuf> {
+    let mut files = fsm_tests::example_files();
+    files.extend(fsm_tests::fsm_files(&fsm_tests::fixtures_dir().join("ok")));
+    files.extend(fsm_tests::fsm_files(&fsm_tests::fixtures_dir().join("warn")));
+    files.extend(fsm_tests::random_files());
+    files
+}
+
+/// The generated code of machine `machine` of `file` (relative to the
+/// workspace root).
+///
+/// # Panics
+///
+/// When `build.rs` generated none for it.
+pub fn generated_for(file: &str, machine: &str) -> &'static GeneratedMachine {
+    MACHINES
+        .iter()
+        .find(|g| g.file == file && g.machine == machine)
+        .unwrap_or_else(|| panic!("build.rs generated no code for machine `{machine}` of {file}"))
+}
+
 /// The generated machine `M` in its initial state, as an engine.
 fn engine<M: Fire<TestGuards>>() -> Box<dyn Engine> {
     Box::new(GeneratedEngine { machine: M::new() })

@@ -45,15 +45,14 @@ mod tree;
 use engine::{Engine, Outcome, TestGuards};
 use fsm_grammar::model::Machine;
 use fsm_runtime::dynamic::Definition;
-use fsm_tests::{example_files, fixtures_dir, fsm_files, relative_name, workspace_root};
-use generated::{GeneratedMachine, MACHINES};
+use fsm_tests::{relative_name, workspace_root};
+use generated::{generated_for, GeneratedMachine, MACHINES};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reference::Reference;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 // The `crate::` paths of the types the machines name (`crate::call::CallContext`),
@@ -115,10 +114,7 @@ fn engines_under_test(subject: &Subject) -> Vec<Box<dyn Engine>> {
 /// exactly these, or when the dynamic engine cannot load one, from its text
 /// or from its JSON export.
 fn subjects() -> Vec<Subject> {
-    let mut files: Vec<PathBuf> = example_files();
-    files.extend(fsm_files(&fixtures_dir().join("ok")));
-    files.extend(fsm_files(&fixtures_dir().join("warn")));
-    files.extend(fsm_tests::random_files());
+    let files = generated::corpus();
     let mut subjects = Vec::new();
     for path in files {
         let file = relative_name(&path, workspace_root());
@@ -130,15 +126,7 @@ fn subjects() -> Vec<Subject> {
             checked.diagnostics
         );
         for machine in checked.model.machines {
-            let generated = MACHINES
-                .iter()
-                .find(|g| g.file == file && g.machine == machine.name)
-                .unwrap_or_else(|| {
-                    panic!(
-                        "build.rs generated no code for machine `{}` of {file}",
-                        machine.name
-                    )
-                });
+            let generated = generated_for(&file, &machine.name);
             assert!(
                 machine.guards.len() <= 64,
                 "{file}: `{}` has more than 64 guards; widen the guard bits",

@@ -38,12 +38,12 @@
 //!   these firings wait for the next call.
 
 use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Step};
-use crate::generated::MACHINES;
+use crate::generated::{generated_for, MACHINES};
 use crate::tree::{self, Memory};
 use fsm_grammar::model::{Delay, GuardExpr, HistoryKind, Machine, Source, StateId, Timer};
 use fsm_runtime::dynamic::{Definition, Engine};
 use fsm_runtime::{ArmedTimer, ManualClock, Snapshot, Timestamp};
-use fsm_tests::{example_files, fixtures_dir, fsm_files, relative_name, workspace_root};
+use fsm_tests::{relative_name, workspace_root};
 use serde_json::Value;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -401,10 +401,7 @@ struct Observed<'a> {
 
 #[test]
 fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_payloads_effects_and_timers() {
-    let mut files = example_files();
-    files.extend(fsm_files(&fixtures_dir().join("ok")));
-    files.extend(fsm_files(&fixtures_dir().join("warn")));
-    files.extend(fsm_tests::random_files());
+    let files = crate::generated::corpus();
     let mut machines = 0;
     let mut timers_fired = 0;
     let mut effects_run = 0;
@@ -418,15 +415,7 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
             .unwrap_or_else(|_| panic!("{file} has errors"));
         for machine in &model.machines {
             machines += 1;
-            let generated = MACHINES
-                .iter()
-                .find(|g| g.file == file && g.machine == machine.name)
-                .unwrap_or_else(|| {
-                    panic!(
-                        "build.rs generated no code for machine `{}` of {file}",
-                        machine.name
-                    )
-                });
+            let generated = generated_for(&file, &machine.name);
             let definition = Arc::new(
                 Definition::from_fsm_named(&text, &machine.name)
                     .unwrap_or_else(|e| panic!("{file}: `{}`: {e}", machine.name)),
