@@ -1,7 +1,7 @@
 # Neovim for the real-editor test of `fsmc lsp` (fsm-cli/tests/lsp.rs runs
 # editors/nvim/test.lua). Sourced by .ci/run; `install_test_neovim` installs Debian's
-# `neovim` package if `nvim` is missing (as root, with apt-get) and exports
-# FSMC_REQUIRE_NVIM so the test fails rather than skips.
+# `neovim` package if `nvim` is missing (as root, with apt-get). With CI set, the test
+# fails rather than skips when `nvim` is missing.
 
 install_test_neovim() {
     if ! command -v nvim >/dev/null 2>&1; then
@@ -12,5 +12,4 @@ install_test_neovim() {
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null || return 1
     fi
     nvim --version | head -n 1
-    export FSMC_REQUIRE_NVIM=1
 }

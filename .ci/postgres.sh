@@ -3,17 +3,19 @@
 # server binaries are found, starts a private cluster listening only on a unix socket in
 # a temporary directory, exports FSM_TEST_POSTGRES_URL, and stops the cluster at exit.
 #
-# Nothing here fails the CI: if PostgreSQL cannot be installed or started, it prints a
-# loud warning and leaves FSM_TEST_POSTGRES_URL unset, and the tests report "skipped".
-# Every step is checked explicitly, since `set -e` does not apply inside a function
-# called as `start_test_postgres || ...`.
+# If PostgreSQL cannot be installed or started, `start_test_postgres` says why and
+# returns 1 with FSM_TEST_POSTGRES_URL unset. .ci/run then stops when CI is set (a CI
+# run whose server did not start must fail, never count skipped tests as passes);
+# elsewhere it goes on, and the PgStore tests report "skipped". Every step is checked
+# explicitly, since `set -e` does not apply inside a function called as
+# `start_test_postgres || ...`.
 
 TEST_POSTGRES_DIR=""
 TEST_POSTGRES_BINDIR=""
 TEST_POSTGRES_AS=()
 
 test_postgres_warn() {
-    printf '\n!!!\n!!! WARNING: %s\n!!! FSM_TEST_POSTGRES_URL is not set: the PgStore tests will be skipped.\n!!!\n\n' "$*" >&2
+    printf '\n!!!\n!!! PostgreSQL: %s\n!!! FSM_TEST_POSTGRES_URL is not set.\n!!!\n\n' "$*" >&2
 }
 
 # The directory holding initdb and pg_ctl: Debian's newest /usr/lib/postgresql/N/bin,
@@ -60,10 +62,10 @@ test_postgres_run() {
 start_test_postgres() {
     local data socket log url
     if ! TEST_POSTGRES_BINDIR=$(test_postgres_bindir); then
-        test_postgres_install || return 0
+        test_postgres_install || return 1
         if ! TEST_POSTGRES_BINDIR=$(test_postgres_bindir); then
             test_postgres_warn "the postgresql package is installed but initdb and pg_ctl were not found"
-            return 0
+            return 1
         fi
     fi
     echo "PostgreSQL binaries: $TEST_POSTGRES_BINDIR"
@@ -71,7 +73,7 @@ start_test_postgres() {
     if [ "$(id -u)" -eq 0 ]; then
         if ! id postgres >/dev/null 2>&1 || ! command -v runuser >/dev/null 2>&1; then
             test_postgres_warn "running as root, but there is no postgres user or no runuser to run the server as"
-            return 0
+            return 1
         fi
         TEST_POSTGRES_AS=(runuser -u postgres --)
     fi
@@ -80,7 +82,7 @@ start_test_postgres() {
     if ! TEST_POSTGRES_DIR=$(mktemp -d /tmp/fsm-postgres.XXXXXX); then
         TEST_POSTGRES_DIR=""
         test_postgres_warn "could not create a temporary directory for the cluster"
-        return 0
+        return 1
     fi
     trap stop_test_postgres EXIT
     data="$TEST_POSTGRES_DIR/data"
@@ -88,31 +90,31 @@ start_test_postgres() {
     log="$TEST_POSTGRES_DIR/server.log"
     if [ "$(id -u)" -eq 0 ] && ! chown postgres "$TEST_POSTGRES_DIR"; then
         test_postgres_warn "could not give $TEST_POSTGRES_DIR to the postgres user"
-        return 0
+        return 1
     fi
 
     if ! test_postgres_run initdb --pgdata="$data" --username=postgres --auth=trust \
         --encoding=UTF8 --no-locale --no-sync >"$TEST_POSTGRES_DIR/initdb.log" 2>&1; then
         cat "$TEST_POSTGRES_DIR/initdb.log" >&2
         test_postgres_warn "initdb failed (output above)"
-        return 0
+        return 1
     fi
     # Unix socket only (no TCP port to collide with), and no fsync: the cluster is thrown away.
     if ! test_postgres_run pg_ctl --pgdata="$data" --log="$log" --wait --timeout=60 \
         --options="-k '$socket' -c listen_addresses='' -c fsync=off" start >/dev/null; then
         tail -n 30 "$log" >&2 2>/dev/null
         test_postgres_warn "the PostgreSQL server did not start (log above)"
-        return 0
+        return 1
     fi
     if ! test_postgres_run createdb --host="$socket" --username=postgres fsm_test; then
         test_postgres_warn "createdb fsm_test failed"
-        return 0
+        return 1
     fi
 
     url="host=$socket user=postgres dbname=fsm_test"
     if ! test_postgres_run psql "$url" --no-psqlrc --quiet --tuples-only --command="SELECT version()"; then
         test_postgres_warn "the PostgreSQL server does not answer at $url"
-        return 0
+        return 1
     fi
     export FSM_TEST_POSTGRES_URL="$url"
     echo "FSM_TEST_POSTGRES_URL=$FSM_TEST_POSTGRES_URL"

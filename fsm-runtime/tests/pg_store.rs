@@ -3,8 +3,9 @@
 //!
 //! Without that variable, or without the `postgres` feature, every test that
 //! needs a server says that it was skipped and why, on stderr, past the test
-//! harness's output capture: these tests never pass silently. Each test works
-//! in tables of its own, dropped at its end.
+//! harness's output capture: these tests never pass silently. In CI (`CI` set,
+//! as `.ci/run` runs there) a missing server fails them instead: a skip never
+//! counts as a pass. Each test works in tables of its own, dropped at its end.
 //!
 //! The race test runs this binary twice more as worker processes: with
 //! `FSM_TEST_PG_RACE_TABLE` set, that test is the worker's body instead.
@@ -14,6 +15,13 @@ use std::io::Write;
 /// The variable naming the server.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const URL_VAR: &str = "FSM_TEST_POSTGRES_URL";
+
+/// True in CI (`CI` set and not `false` or `0`), where a test whose server is
+/// missing must fail rather than skip.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+fn required_in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
 
 /// Writes a line to stderr directly: the harness captures `eprintln!` (and
 /// shows it only for failures), not writes to the stream itself.
@@ -30,7 +38,7 @@ fn pg_store_tests_were_skipped_or_ran() {
 
 #[cfg(feature = "postgres")]
 mod pg {
-    use super::{say, URL_VAR};
+    use super::{required_in_ci, say, URL_VAR};
     use fsm_runtime::store::{PgSetupError, PgStore, Store, StoreError, Version};
     use fsm_runtime::Snapshot;
     use postgres::{Client, NoTls};
@@ -41,11 +49,16 @@ mod pg {
     use std::thread::JoinHandle;
 
     /// The server's connection string, or `None` after saying that `test` is
-    /// skipped.
+    /// skipped. Fails in CI, where the server is required.
     fn server_url(test: &str) -> Option<String> {
         match std::env::var(URL_VAR) {
             Ok(url) if !url.trim().is_empty() => Some(url),
             _ => {
+                assert!(
+                    !required_in_ci(),
+                    "{URL_VAR} is not set, and in CI the PgStore tests need a server \
+                     (.ci/postgres.sh starts one) [pg::{test}]"
+                );
                 say(&format!(
                     "skipped: {URL_VAR} is not set (see .ci/run) [pg::{test}]"
                 ));
