@@ -32,6 +32,7 @@ pub mod model;
 pub mod naming;
 pub mod parser;
 pub mod report;
+pub mod source;
 pub mod span;
 pub mod suggest;
 mod syntax_error;
