@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! text ──parse──▶ ast::File ──lower──▶ model::Model ──checks──▶ diagnostics
+//!                                             └──plan──▶ plan::Plan (what engines run)
 //! ```
 //!
 //! The CLI, the `fsm!` macro and the build-script API all call [`check`]; none
@@ -31,6 +32,7 @@ mod lower;
 pub mod model;
 pub mod naming;
 pub mod parser;
+pub mod plan;
 pub mod report;
 pub mod source;
 pub mod span;

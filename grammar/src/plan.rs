@@ -1,0 +1,795 @@
+//! The plan: everything an engine needs to run a step, computed once from a
+//! checked model. Code generation and the dynamic engine both render it, so
+//! each rule of a step (docs/dsl.md, "How a step runs") is implemented here
+//! and nowhere else:
+//!
+//! - **which candidates a leaf tries for an action**, in trial order
+//!   (priority, then the innermost level, then declaration, with `any` as
+//!   the outermost level), cut after the first unguarded one, and which
+//!   guards occur more than once among them, so that an engine asks each
+//!   guard at most once ([`ActionRow`]);
+//! - **what a step does from a leaf** ([`Step`], [`Move`]): the states it
+//!   exits (innermost first) and enters (outermost first), the history it
+//!   records and reads, with one case per path the memory can select; the
+//!   outputs in order (the exited states' `exit` outputs, the transition's
+//!   own `emit`, the entered states' `enter` outputs); the effects in the
+//!   same order, with only the transition's own `do` given the payload; and
+//!   the timer groups disarmed and armed;
+//! - **timers**: a state's timers that share one delay form a group, armed
+//!   together ([`TimerGroup`]); the groups armed in a leaf, in the order ties
+//!   fire, each with its candidates and their steps ([`LeafTimerGroup`]); the
+//!   armed timers in snapshot order ([`ArmedTimer`]);
+//! - **history**: the composites whose memory is kept, one slot each
+//!   ([`HistorySlot`]);
+//! - **starting**: the states entered and the groups armed when a machine is
+//!   created, which runs no hook and emits nothing ([`Start`]).
+//!
+//! The deadline of an armed group is the time of the step that armed it plus
+//! its delay, rounded up to the millisecond: that rule is the runtime's one
+//! `fsm_runtime::deadline` function, which both engines call.
+//!
+//! Everything is in terms of the model's ids; an engine lays the plan out in
+//! whatever form runs fastest (generated `match` arms, flat tables), but
+//! decides nothing of its own.
+
+use crate::model::{
+    ActionId, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, OutputId, Path,
+    Source, StateId, TimerId, TransitionId,
+};
+
+/// The plan of one machine. See the module documentation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Per state (indexed by [`StateId`]): what the machine does while in
+    /// it. Only leaves are ever current; a composite's entry is empty.
+    pub states: Vec<LeafPlan>,
+    /// Every timer group of the machine: per declaring state in declaration
+    /// order of the states, and within a state in the order of its first
+    /// timer in trial order. A group's index is its id.
+    pub timer_groups: Vec<TimerGroup>,
+    /// Per state: its own timer groups, a range of [`Plan::timer_groups`].
+    pub state_timer_groups: Vec<std::ops::Range<usize>>,
+    /// Per state: how many timers it declares.
+    pub timer_counts: Vec<u32>,
+    /// The composites whose history memory is kept, one slot each, in
+    /// declaration order.
+    pub history: Vec<HistorySlot>,
+    /// What creating the machine does.
+    pub start: Start,
+}
+
+/// What the machine does while in one leaf.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeafPlan {
+    /// The actions valid here (its own transitions, its ancestors' and
+    /// `any`'s; none in a terminal state), in action order, each with its
+    /// candidates.
+    pub actions: Vec<ActionRow>,
+    /// The timer groups armed while in this leaf (its own and its
+    /// ancestors'), in the order they are tried when several are due at the
+    /// same instant.
+    pub timer_groups: Vec<LeafTimerGroup>,
+    /// The timers armed while in this leaf, in the order snapshots list
+    /// them: this leaf's, then each ancestor's, each in declaration order.
+    pub armed: Vec<ArmedTimer>,
+}
+
+/// The candidates of one action in one leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionRow {
+    /// The action.
+    pub action: ActionId,
+    /// The candidates in the order they are tried; none follows an
+    /// unguarded one (those can never fire, and the checker reports them).
+    pub candidates: Vec<Candidate>,
+    /// The guards that occur more than once in the candidates' guard
+    /// expressions: an engine remembers their value within one firing, so
+    /// that each guard is asked at most once.
+    pub cached_guards: Vec<GuardId>,
+}
+
+/// A transition as a candidate in one leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The transition.
+    pub transition: TransitionId,
+    /// What taking it from this leaf does.
+    pub step: Step,
+}
+
+/// What taking a transition or timer does from one leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The history slots that record the leaf the machine leaves (the kept
+    /// composites it exits). History is recorded as the exits happen,
+    /// before a history target is read, as SCXML does.
+    pub records: Vec<usize>,
+    /// The history slot whose memory selects the case, for a step through a
+    /// history target that depends on it; `None` when it has one case.
+    pub read: Option<usize>,
+    /// One case per distinct path. With [`Step::read`], the last is the
+    /// default: nothing remembered, or a remembered leaf listed by no other
+    /// case. Without it, exactly one.
+    pub cases: Vec<Case>,
+}
+
+impl Step {
+    /// The one case of a step that reads no memory; the default case of one
+    /// that does.
+    pub fn default_case(&self) -> &Case {
+        self.cases.last().expect("a step has at least one case")
+    }
+
+    /// The case taken when the slot [`Step::read`] holds `remembered`.
+    pub fn case(&self, remembered: Option<StateId>) -> &Case {
+        remembered
+            .and_then(|leaf| self.cases.iter().find(|c| c.remembered.contains(&leaf)))
+            .unwrap_or_else(|| self.default_case())
+    }
+}
+
+/// One path of a [`Step`], and the remembered leaves that select it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// The leaves in the read slot that select this case; empty for the
+    /// default case.
+    pub remembered: Vec<StateId>,
+    /// What the step does along this path.
+    pub mv: Move,
+}
+
+/// What a step does along one path, in the order it happens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// The states exited, innermost first, and entered, outermost first.
+    /// Both are empty for an internal transition (no target).
+    pub path: Path,
+    /// The leaf the machine is in afterwards; `None` for an internal
+    /// transition, which stays where it is and runs no hook.
+    pub to: Option<StateId>,
+    /// The outputs: each exited state's `exit` outputs, the step's own
+    /// `emit`, each entered state's `enter` outputs.
+    pub outputs: Vec<OutputId>,
+    /// The effects, in the same order: each exited state's `exit do`, the
+    /// step's own `do`, each entered state's `enter do`.
+    pub effects: Vec<EffectCall>,
+    /// The timer groups disarmed: those of the states exited.
+    pub disarm: Vec<usize>,
+    /// The timer groups armed: those of the states entered, outermost
+    /// first, each from the time of this step.
+    pub arm: Vec<usize>,
+}
+
+impl Move {
+    /// True for an internal transition (no target): it exits and enters
+    /// nothing, runs no hook, and the machine stays in its leaf. A self
+    /// transition (`on x -> a;` in `a`) is not internal: it exits and
+    /// re-enters.
+    pub fn is_internal(&self) -> bool {
+        self.to.is_none()
+    }
+}
+
+/// An effect a step runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EffectCall {
+    /// The effect.
+    pub effect: EffectId,
+    /// True for the step's own `do` of a transition fired by an action: only
+    /// these are given the action's payload (when the effect declares one).
+    /// A hook's effects, and a timer's, get none.
+    pub payload: bool,
+}
+
+/// The timers of one state that share a delay: armed together when the
+/// state is entered, disarmed together when it is left; when the group comes
+/// due, the first of them whose guard holds fires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerGroup {
+    /// The state that declares them.
+    pub state: StateId,
+    /// Their delay.
+    pub delay: Delay,
+    /// Its timers in trial order (priority, then declaration), each with its
+    /// index among the state's timers (as snapshots and `TimerFired` name
+    /// it).
+    pub timers: Vec<(TimerId, u32)>,
+}
+
+/// A timer group armed in one leaf, with its candidates' steps from there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafTimerGroup {
+    /// The group, an index of [`Plan::timer_groups`].
+    pub group: usize,
+    /// Its timers in trial order, cut after the first unguarded one.
+    pub candidates: Vec<TimerCandidate>,
+    /// The guards that occur more than once among the candidates' guards.
+    pub cached_guards: Vec<GuardId>,
+}
+
+/// A timer as a candidate of its group, from one leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerCandidate {
+    /// The timer.
+    pub timer: TimerId,
+    /// Its index among its state's timers.
+    pub index: u32,
+    /// What firing it from this leaf does.
+    pub step: Step,
+}
+
+/// A timer armed in one leaf, as snapshots list it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArmedTimer {
+    /// The timer.
+    pub timer: TimerId,
+    /// The state that declares it.
+    pub state: StateId,
+    /// Its index among that state's timers.
+    pub index: u32,
+    /// Its group, where its deadline is kept.
+    pub group: usize,
+}
+
+/// A composite state some transition or timer enters through its history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistorySlot {
+    /// The composite.
+    pub composite: StateId,
+    /// The leaves inside it, in declaration order: what its memory can hold.
+    pub leaves: Vec<StateId>,
+}
+
+/// What creating a machine does: it enters its initial path and arms the
+/// timers there, from the time of creation; it runs no hook and emits
+/// nothing (docs/dsl.md, "Starting a machine emits nothing").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Start {
+    /// The states entered, outermost first; the last is the initial leaf.
+    pub entries: Vec<StateId>,
+    /// The timer groups armed, outermost state first.
+    pub arm: Vec<usize>,
+}
+
+impl Start {
+    /// The leaf the machine starts in.
+    pub fn leaf(&self) -> StateId {
+        *self.entries.last().expect("the start enters the initial state")
+    }
+}
+
+/// A transition or timer as a step needs it.
+struct Written<'m> {
+    source: Source,
+    target: Option<StateId>,
+    history: Option<HistoryKind>,
+    emits: &'m [OutputId],
+    effects: &'m [EffectId],
+    /// True for a transition fired by an action: its own effects get the
+    /// payload.
+    payload: bool,
+}
+
+impl Plan {
+    /// The plan of `machine`, which should be free of check errors (a
+    /// machine with errors still gets a plan, but it runs what the model
+    /// holds, not what the user meant).
+    pub fn new(machine: &Machine) -> Plan {
+        let m = machine;
+        let mut timer_groups: Vec<TimerGroup> = Vec::new();
+        let mut state_timer_groups = Vec::with_capacity(m.states.len());
+        let mut timer_counts = Vec::with_capacity(m.states.len());
+        let mut group_of_timer = vec![0usize; m.timers.len()];
+        for state in m.state_ids() {
+            let mut timers: Vec<(TimerId, u32)> = m
+                .timers_of(state)
+                .enumerate()
+                .map(|(i, (id, _))| (id, i as u32))
+                .collect();
+            timer_counts.push(timers.len() as u32);
+            // Trial order within a state: priority, then declaration (stable).
+            timers.sort_by_key(|&(id, _)| std::cmp::Reverse(m.timers[id.index()].priority));
+            let first = timer_groups.len();
+            for (id, i) in timers {
+                let delay = m.timers[id.index()].delay;
+                let group = match timer_groups[first..].iter().position(|g| g.delay == delay) {
+                    Some(g) => first + g,
+                    None => {
+                        timer_groups.push(TimerGroup {
+                            state,
+                            delay,
+                            timers: Vec::new(),
+                        });
+                        timer_groups.len() - 1
+                    }
+                };
+                timer_groups[group].timers.push((id, i));
+                group_of_timer[id.index()] = group;
+            }
+            state_timer_groups.push(first..timer_groups.len());
+        }
+
+        let history: Vec<HistorySlot> = m
+            .history_composites()
+            .into_iter()
+            .map(|composite| HistorySlot {
+                composite,
+                leaves: m.leaves().filter(|&l| m.is_inside(l, composite)).collect(),
+            })
+            .collect();
+        let mut slot_of = vec![None; m.states.len()];
+        for (slot, h) in history.iter().enumerate() {
+            slot_of[h.composite.index()] = Some(slot);
+        }
+        let shape = Shape {
+            machine: m,
+            slot_of,
+            state_timer_groups: &state_timer_groups,
+            history: &history,
+        };
+
+        let states = m
+            .state_ids()
+            .map(|state| {
+                if m.state(state).is_composite() {
+                    return LeafPlan::default();
+                }
+                let actions = m
+                    .candidate_groups(state)
+                    .into_iter()
+                    .map(|(action, group)| {
+                        let candidates: Vec<TransitionId> =
+                            until_unguarded(group, |t| m.transition(t).guard.is_none());
+                        let cached_guards =
+                            repeated_guards(candidates.iter().filter_map(|&t| guard_expr(m, t)));
+                        let candidates = candidates
+                            .into_iter()
+                            .map(|t| {
+                                let tr = m.transition(t);
+                                let written = Written {
+                                    source: tr.source,
+                                    target: tr.target,
+                                    history: tr.history,
+                                    emits: &tr.emits,
+                                    effects: &tr.effects,
+                                    payload: true,
+                                };
+                                Candidate {
+                                    transition: t,
+                                    step: shape.step(state, &written),
+                                }
+                            })
+                            .collect();
+                        ActionRow {
+                            action,
+                            candidates,
+                            cached_guards,
+                        }
+                    })
+                    .collect();
+                LeafPlan {
+                    actions,
+                    timer_groups: shape.leaf_timer_groups(state, &group_of_timer),
+                    armed: m
+                        .ancestors_or_self(state)
+                        .flat_map(|level| {
+                            m.timers_of(level)
+                                .enumerate()
+                                .map(move |(i, (timer, _))| (level, i, timer))
+                        })
+                        .map(|(level, i, timer)| ArmedTimer {
+                            timer,
+                            state: level,
+                            index: i as u32,
+                            group: group_of_timer[timer.index()],
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+
+        let entries = m.initial_path();
+        let arm = entries
+            .iter()
+            .flat_map(|s| state_timer_groups[s.index()].clone())
+            .collect();
+        Plan {
+            states,
+            timer_groups,
+            state_timer_groups,
+            timer_counts,
+            history,
+            start: Start { entries, arm },
+        }
+    }
+
+    /// The plan of leaf `state`.
+    pub fn leaf(&self, state: StateId) -> &LeafPlan {
+        &self.states[state.index()]
+    }
+
+    /// The row of `action` in `state`; `None` when the action is not valid
+    /// there.
+    pub fn row(&self, state: StateId, action: ActionId) -> Option<&ActionRow> {
+        let actions = &self.states[state.index()].actions;
+        actions
+            .binary_search_by_key(&action, |row| row.action)
+            .ok()
+            .map(|i| &actions[i])
+    }
+
+    /// The history slot of `composite`, if its memory is kept.
+    pub fn slot_of(&self, composite: StateId) -> Option<usize> {
+        self.history.iter().position(|h| h.composite == composite)
+    }
+
+    /// Every step of the plan (transitions' and timers'), with the leaf it
+    /// is taken from: for engines that lay steps out in tables of their own.
+    pub fn steps(&self) -> impl Iterator<Item = (StateId, &Step)> {
+        self.states.iter().enumerate().flat_map(|(i, leaf)| {
+            let state = StateId::from_index(i);
+            let transitions = leaf
+                .actions
+                .iter()
+                .flat_map(|row| row.candidates.iter().map(|c| &c.step));
+            let timers = leaf
+                .timer_groups
+                .iter()
+                .flat_map(|g| g.candidates.iter().map(|c| &c.step));
+            transitions.chain(timers).map(move |step| (state, step))
+        })
+    }
+}
+
+/// The model's facts that steps need, computed once.
+struct Shape<'a> {
+    machine: &'a Machine,
+    /// Per state: its history slot, if its memory is kept.
+    slot_of: Vec<Option<usize>>,
+    state_timer_groups: &'a [std::ops::Range<usize>],
+    history: &'a [HistorySlot],
+}
+
+impl Shape<'_> {
+    /// The step of `written` taken from `leaf`.
+    fn step(&self, leaf: StateId, written: &Written<'_>) -> Step {
+        let m = self.machine;
+        let mut recorded = HistoryMemory::default();
+        let default = m.step(
+            leaf,
+            written.source,
+            written.target,
+            written.history,
+            &mut recorded,
+        );
+        let records: Vec<usize> = recorded
+            .last_leaf
+            .keys()
+            .filter_map(|s| self.slot_of[s.index()])
+            .collect();
+        let single = |path: Path| Step {
+            records: records.clone(),
+            read: None,
+            cases: vec![Case {
+                remembered: Vec::new(),
+                mv: self.mv(path, written),
+            }],
+        };
+        // A history target the step does not itself record reads the memory.
+        let (Some(target), Some(_)) = (written.target, written.history) else {
+            return single(default);
+        };
+        let Some(slot) = self.slot_of[target.index()].filter(|_| !recorded.last_leaf.contains_key(&target))
+        else {
+            return single(default);
+        };
+        // One case per distinct path over the leaves the slot can remember.
+        let mut cases: Vec<(Vec<StateId>, Path)> = Vec::new();
+        for &remembered in &self.history[slot].leaves {
+            let mut memory = HistoryMemory::default();
+            memory.last_leaf.insert(target, remembered);
+            let path = m.step(leaf, written.source, written.target, written.history, &mut memory);
+            if path == default {
+                continue;
+            }
+            match cases.iter_mut().find(|(_, p)| *p == path) {
+                Some((leaves, _)) => leaves.push(remembered),
+                None => cases.push((vec![remembered], path)),
+            }
+        }
+        if cases.is_empty() {
+            return single(default);
+        }
+        cases.push((Vec::new(), default));
+        Step {
+            records,
+            read: Some(slot),
+            cases: cases
+                .into_iter()
+                .map(|(remembered, path)| Case {
+                    remembered,
+                    mv: self.mv(path, written),
+                })
+                .collect(),
+        }
+    }
+
+    /// What `written` does along `path`.
+    fn mv(&self, path: Path, written: &Written<'_>) -> Move {
+        let m = self.machine;
+        let mut outputs = Vec::new();
+        let mut effects = Vec::new();
+        let hook = |effect: &EffectId| EffectCall {
+            effect: *effect,
+            payload: false,
+        };
+        for &s in &path.exits {
+            let state = m.state(s);
+            effects.extend(state.exit_effects.iter().map(hook));
+            outputs.extend_from_slice(&state.exit);
+        }
+        effects.extend(written.effects.iter().map(|&effect| EffectCall {
+            effect,
+            payload: written.payload,
+        }));
+        outputs.extend_from_slice(written.emits);
+        for &s in &path.entries {
+            let state = m.state(s);
+            effects.extend(state.enter_effects.iter().map(hook));
+            outputs.extend_from_slice(&state.enter);
+        }
+        let groups = |states: &[StateId]| -> Vec<usize> {
+            states
+                .iter()
+                .flat_map(|s| self.state_timer_groups[s.index()].clone())
+                .collect()
+        };
+        Move {
+            to: written
+                .target
+                .map(|_| *path.entries.last().expect("a target is entered")),
+            disarm: groups(&path.exits),
+            arm: groups(&path.entries),
+            outputs,
+            effects,
+            path,
+        }
+    }
+
+    /// The timer groups armed in `leaf`, in the order ties fire, each with
+    /// its candidates (in trial order, cut after the first unguarded one).
+    fn leaf_timer_groups(&self, leaf: StateId, group_of_timer: &[usize]) -> Vec<LeafTimerGroup> {
+        let m = self.machine;
+        let order = m.timer_trial_order(leaf);
+        let mut groups: Vec<LeafTimerGroup> = Vec::new();
+        for &(timer, _) in &order {
+            let group = group_of_timer[timer.index()];
+            if groups.iter().any(|g| g.group == group) {
+                continue;
+            }
+            let members: Vec<(TimerId, u32)> = order
+                .iter()
+                .copied()
+                .filter(|(t, _)| group_of_timer[t.index()] == group)
+                .collect();
+            let members = until_unguarded(members, |(t, _)| m.timers[t.index()].guard.is_none());
+            let cached_guards = repeated_guards(
+                members
+                    .iter()
+                    .filter_map(|(t, _)| m.timers[t.index()].guard.as_ref().map(|g| &g.expr)),
+            );
+            let candidates = members
+                .into_iter()
+                .map(|(timer, index)| {
+                    let t = &m.timers[timer.index()];
+                    let written = Written {
+                        source: Source::State(t.state),
+                        target: t.target,
+                        history: t.history,
+                        emits: &t.emits,
+                        effects: &t.effects,
+                        payload: false,
+                    };
+                    TimerCandidate {
+                        timer,
+                        index,
+                        step: self.step(leaf, &written),
+                    }
+                })
+                .collect();
+            groups.push(LeafTimerGroup {
+                group,
+                candidates,
+                cached_guards,
+            });
+        }
+        groups
+    }
+}
+
+/// `items` up to and including the first for which `unguarded` holds:
+/// those after it can never be chosen.
+fn until_unguarded<T: Copy>(mut items: Vec<T>, unguarded: impl Fn(T) -> bool) -> Vec<T> {
+    if let Some(last) = items.iter().position(|&t| unguarded(t)) {
+        items.truncate(last + 1);
+    }
+    items
+}
+
+/// The guard expression of transition `t`, if it has one.
+fn guard_expr(m: &Machine, t: TransitionId) -> Option<&GuardExpr> {
+    m.transition(t).guard.as_ref().map(|g| &g.expr)
+}
+
+/// The guards that occur more than once in `exprs` (counting repeats inside
+/// one expression), in id order.
+pub fn repeated_guards<'a>(exprs: impl IntoIterator<Item = &'a GuardExpr>) -> Vec<GuardId> {
+    let mut vars = Vec::new();
+    for expr in exprs {
+        expr.vars(&mut vars);
+    }
+    vars.sort_unstable();
+    let mut repeated: Vec<GuardId> = vars.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    repeated.dedup();
+    repeated
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CALL: &str = include_str!("../../tests/fixtures/ok/phone-call.fsm");
+
+    fn machine(text: &str) -> Machine {
+        let checked = crate::check(text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        checked.model.machines.into_iter().next().expect("one machine")
+    }
+
+    /// The model, whatever the checks say of it.
+    fn lowered(text: &str) -> Machine {
+        crate::check(text)
+            .model
+            .machines
+            .into_iter()
+            .next()
+            .expect("one machine")
+    }
+
+    fn id(m: &Machine, name: &str) -> StateId {
+        m.state_by_name(name).expect(name)
+    }
+
+    fn action(m: &Machine, name: &str) -> ActionId {
+        ActionId::from_index(m.actions.iter().position(|a| a.name == name).expect(name))
+    }
+
+    fn names<'a>(m: &'a Machine, ids: &[StateId]) -> Vec<&'a str> {
+        ids.iter().map(|&s| m.state(s).name.as_str()).collect()
+    }
+
+    fn outputs<'a>(m: &'a Machine, mv: &Move) -> Vec<&'a str> {
+        mv.outputs
+            .iter()
+            .map(|&o| m.outputs[o.index()].name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn candidates_are_cut_after_the_first_unguarded_one_and_repeated_guards_are_cached() {
+        // The `any` transition is shadowed (an error), but still planned.
+        let m = lowered(
+            "machine M { initial state a { on go [x && !y] -> b; on go [y || x] priority 1 -> b; on go -> b; \
+             on stay -> a; } state b; any { on go -> a; } }",
+        );
+        let plan = Plan::new(&m);
+        let row = plan.row(id(&m, "a"), action(&m, "go")).expect("go is valid in a");
+        assert_eq!(
+            row.candidates.len(),
+            3,
+            "the `any` one after the unguarded one is dropped"
+        );
+        let x = GuardId::from_index(m.guards.iter().position(|g| g.name == "x").unwrap());
+        let y = GuardId::from_index(m.guards.iter().position(|g| g.name == "y").unwrap());
+        assert_eq!(row.cached_guards, [x, y]);
+        assert!(plan.row(id(&m, "b"), action(&m, "stay")).is_none());
+        let actions: Vec<ActionId> = plan.leaf(id(&m, "a")).actions.iter().map(|r| r.action).collect();
+        let mut sorted = actions.clone();
+        sorted.sort();
+        assert_eq!(actions, sorted, "rows are in action order");
+    }
+
+    #[test]
+    fn a_step_emits_exit_outputs_then_its_own_then_enter_outputs_with_effects_alike() {
+        let m = machine(
+            "machine M { context C; initial state p { exit emit left_p; exit do leave_p; initial state a { \
+             exit emit left_a; on go -> q do own emit mine; } } state q { enter do enter_q; enter emit in_q; } }",
+        );
+        let plan = Plan::new(&m);
+        let step = &plan.row(id(&m, "a"), action(&m, "go")).unwrap().candidates[0].step;
+        assert!(step.read.is_none() && step.records.is_empty());
+        let mv = &step.default_case().mv;
+        assert_eq!(outputs(&m, mv), ["left_a", "left_p", "mine", "in_q"]);
+        let effects: Vec<(&str, bool)> = mv
+            .effects
+            .iter()
+            .map(|e| (m.effects[e.effect.index()].name.as_str(), e.payload))
+            .collect();
+        assert_eq!(effects, [("leave_p", false), ("own", true), ("enter_q", false)]);
+        assert_eq!(names(&m, &mv.path.exits), ["a", "p"]);
+        assert_eq!(mv.to, Some(id(&m, "q")));
+    }
+
+    #[test]
+    fn internal_and_self_transitions_differ() {
+        let m = machine("machine M { initial state a { enter emit hi; on stay; on again -> a; } }");
+        let plan = Plan::new(&m);
+        let internal = &plan.row(id(&m, "a"), action(&m, "stay")).unwrap().candidates[0].step;
+        assert!(internal.default_case().mv.is_internal());
+        assert!(internal.default_case().mv.outputs.is_empty());
+        let again = &plan.row(id(&m, "a"), action(&m, "again")).unwrap().candidates[0].step;
+        assert!(!again.default_case().mv.is_internal());
+        assert_eq!(outputs(&m, &again.default_case().mv), ["hi"]);
+    }
+
+    #[test]
+    fn history_steps_have_one_case_per_distinct_path_and_a_default() {
+        let m = machine(CALL);
+        let plan = Plan::new(&m);
+        assert_eq!(plan.history.len(), 1);
+        let connected = id(&m, "connected");
+        assert_eq!(plan.history[0].composite, connected);
+        let resume = plan.row(id(&m, "paused"), action(&m, "resume")).unwrap();
+        let step = &resume.candidates[0].step;
+        assert_eq!(step.read, Some(0));
+        // The default case (nothing remembered) enters the initial child.
+        assert_eq!(
+            names(&m, &step.case(None).mv.path.entries),
+            ["connected", "talking"]
+        );
+        // Shallow history: a leaf inside `transferring` re-enters it at its
+        // initial child.
+        assert_eq!(
+            names(&m, &step.case(Some(id(&m, "bridged"))).mv.path.entries),
+            ["connected", "transferring", "dialing_third"]
+        );
+        assert_eq!(step.case(Some(id(&m, "on_hold"))).mv.to, Some(id(&m, "on_hold")));
+        // Leaving `connected` records its memory.
+        let pause = plan.row(id(&m, "talking"), action(&m, "pause")).unwrap();
+        assert_eq!(pause.candidates[0].step.records, [0]);
+    }
+
+    #[test]
+    fn timers_group_by_delay_and_leaves_list_groups_in_tie_order() {
+        let m = machine(
+            "machine T { initial state a { after 1s -> b; initial state a1 { after 1s [g] -> b; after 2s priority 1 -> b; \
+             after 1s -> b; } } state b { on go -> a.deep_history; } }",
+        );
+        let plan = Plan::new(&m);
+        let a1 = id(&m, "a1");
+        // a1's own groups: 2s (priority 1) first, then 1s.
+        let own: Vec<&TimerGroup> = plan.state_timer_groups[a1.index()]
+            .clone()
+            .map(|g| &plan.timer_groups[g])
+            .collect();
+        assert_eq!(own.len(), 2);
+        assert_eq!(own[0].timers.iter().map(|t| t.1).collect::<Vec<_>>(), [1]);
+        assert_eq!(own[1].timers.iter().map(|t| t.1).collect::<Vec<_>>(), [0, 2]);
+        let leaf = plan.leaf(a1);
+        let order: Vec<(StateId, usize)> = leaf
+            .timer_groups
+            .iter()
+            .map(|g| (plan.timer_groups[g.group].state, g.candidates.len()))
+            .collect();
+        assert_eq!(order, [(a1, 1), (a1, 2), (id(&m, "a"), 1)]);
+        assert_eq!(
+            leaf.armed.iter().map(|t| (t.state, t.index)).collect::<Vec<_>>(),
+            [(a1, 0), (a1, 1), (a1, 2), (id(&m, "a"), 0)]
+        );
+        // Leaving `a` disarms every group of a1 and of a; starting arms them.
+        let step = &leaf.timer_groups[0].candidates[0].step;
+        assert_eq!(step.default_case().mv.disarm.len(), 3);
+        assert_eq!(plan.start.arm.len(), 3);
+        assert_eq!(plan.start.leaf(), a1);
+    }
+}
