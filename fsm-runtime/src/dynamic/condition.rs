@@ -73,19 +73,6 @@ impl Conditions {
         }
     }
 
-    /// Push every guard occurring in `condition` to `guards`, once per
-    /// occurrence.
-    pub(crate) fn guards_of(&self, condition: ConditionId, guards: &mut Vec<GuardId>) {
-        match self.nodes[condition.0 as usize] {
-            Node::Guard(id) => guards.push(id),
-            Node::Not(inner) => self.guards_of(ConditionId(inner), guards),
-            Node::And(left, right) | Node::Or(left, right) => {
-                self.guards_of(ConditionId(left), guards);
-                self.guards_of(ConditionId(right), guards);
-            }
-        }
-    }
-
     fn eval_node(
         &self,
         condition: ConditionId,

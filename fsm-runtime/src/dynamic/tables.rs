@@ -1,24 +1,21 @@
-//! The selection tables: for every leaf state, the actions valid in it and,
-//! for each, its candidate transitions in the order they are tried, each
-//! with what taking it does from that leaf (the [`Step`]). Built once from
-//! the model's helpers (`Machine::candidate_groups`, `Machine::step`,
-//! `Machine::timer_trial_order`), the order generated code uses, into flat
-//! arrays of small ids, so firing a nested machine looks up what a flat one
-//! does and walks no tree.
+//! The selection tables: the machine's [plan](fsm_grammar::plan) laid out
+//! for speed. For every leaf state, the actions valid in it and, for each,
+//! its candidate transitions in the order they are tried, each with what
+//! taking it does from that leaf (the [`Step`]); for timers, every state's
+//! timer groups and, for every leaf, the groups armed while in it, in the
+//! order ties fire, with their candidates and steps. All of it comes from
+//! the plan, in flat arrays of small ids, so firing a nested machine looks up
+//! what a flat one does and walks no tree. Nothing here decides a rule of a
+//! step: the plan is their one implementation, shared with code generation.
 //!
-//! The same for timers: every state's timer groups (its timers that share a
-//! delay), and for every leaf, the groups armed while the machine is in it
-//! (its own and its ancestors'), in the order ties fire, each with its
-//! candidates and their steps from that leaf.
-//!
-//! A step through a history target (`-> X.history`, `-> X.deep_history`)
-//! from outside `X` depends on the history memory: it holds one [`Move`] per
-//! case (per child of `X`, or per leaf inside it), picked at run time from
-//! the leaf remembered for `X`. Every other step has one move.
+//! A step through a history target that depends on the memory holds one
+//! [`Move`] per case of the plan's step, and a table from each leaf the
+//! memory can hold to its case. Every other step has one move.
 
 use super::condition::{ConditionId, Conditions, GuardCache};
 use super::ids::{ActionId, GuardId, OutputId, StateId};
-use fsm_grammar::model::{self, Delay, HistoryKind, HistoryMemory, Machine, Source, TransitionId};
+use fsm_grammar::model::{self, Delay, Machine, TransitionId};
+use fsm_grammar::plan::{self, Plan};
 use std::ops::Range;
 use std::time::Duration;
 
@@ -69,17 +66,6 @@ pub(crate) struct Move {
     arm: Slice,
 }
 
-/// Where a step reads the history memory: the slot of the composite it
-/// enters through its history, and how.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct HistoryRead {
-    /// The slot of the composite in the memory.
-    pub(crate) slot: u32,
-    /// `.deep_history` (one move per leaf inside), else `.history` (one per
-    /// child).
-    deep: bool,
-}
-
 /// What taking a transition or timer does from one leaf.
 ///
 /// Kept small for the common case, a step that neither records nor reads
@@ -111,11 +97,15 @@ struct StepHistory {
     /// The history slots of the composites it exits (where it records the
     /// leaf it leaves), in [`Tables::records`].
     record: Slice,
-    /// `Some` when the move depends on the history memory: the moves are
-    /// then `moves[variants..]`, one per case; `None` for [`Step::fixed`].
-    read: Option<HistoryRead>,
-    /// The first of the moves that depend on the history memory.
+    /// The slot whose memory selects the move; `None` for [`Step::fixed`].
+    read: Option<u32>,
+    /// The first of its moves in [`Tables::moves`], one per case.
     variants: u32,
+    /// Per leaf the read slot can hold (in the slot's order), its case: a
+    /// range of [`Tables::case_table`].
+    case_of: Slice,
+    /// The case taken when the slot holds nothing.
+    default: u32,
 }
 
 impl Move {
@@ -205,13 +195,10 @@ pub(crate) struct ArmedSlot {
 pub(crate) struct HistorySlot {
     /// The composite.
     pub(crate) composite: StateId,
-    /// The leaf its initial descent ends in: the case of an empty memory.
-    initial_leaf: StateId,
-    /// Per state: for a leaf inside the composite, the index of the move
-    /// of a `.history` step (the composite's child holding it) and of a
-    /// `.deep_history` step (its position among the leaves inside);
-    /// `None` for other states.
-    cases: Box<[Option<(u32, u32)>]>,
+    /// Per state: for a leaf inside the composite, its position among the
+    /// leaves inside (the index of a reading step's case table); `None` for
+    /// other states.
+    position: Box<[Option<u32>]>,
 }
 
 /// The candidates of one `(state, action)`, as the dense table holds them.
@@ -263,6 +250,8 @@ pub(crate) struct Tables {
     moves: Box<[Move]>,
     /// What the steps that use history memory do with it.
     step_histories: Box<[StepHistory]>,
+    /// Every reading step's case per leaf its slot can hold.
+    case_table: Box<[u32]>,
     /// Every timer group, per declaring state in the order its ties fire.
     timer_groups: Box<[TimerGroup]>,
     /// Per state: the groups armed while in it (its own and its
@@ -314,47 +303,17 @@ struct StepArrays {
     records: Vec<u32>,
     moves: Vec<Move>,
     histories: Vec<StepHistory>,
-}
-
-/// What a transition or timer is, for building its steps.
-struct Written<'m> {
-    source: Source,
-    target: Option<model::StateId>,
-    history: Option<HistoryKind>,
-    emits: &'m [model::OutputId],
-    effects: &'m [model::EffectId],
-    /// True for a transition's own effects, which get the payload.
-    payload: bool,
-}
-
-/// The model's facts the steps need, computed once.
-struct Shape<'m> {
-    machine: &'m Machine,
-    /// Per state: its history slot, if its history is kept.
-    slot_of: Vec<Option<u32>>,
-    /// Per state: its timer groups, a range of `timer_groups`.
-    state_timers: Vec<Slice>,
+    case_table: Vec<u32>,
 }
 
 impl StepArrays {
-    /// The step of `written` taken from `leaf`, computed by `Machine::step`.
-    fn step(&mut self, shape: &Shape<'_>, leaf: model::StateId, written: &Written<'_>) -> Step {
-        let m = shape.machine;
-        let mut memory = HistoryMemory::default();
-        let path = m.step(leaf, written.source, written.target, written.history, &mut memory);
-        // What `step` recorded: the composites it exits. Only the slots are
-        // kept.
+    /// The plan's `step`, laid out.
+    fn step(&mut self, plan: &Plan, step: &plan::Step) -> Step {
         let first = self.records.len();
-        self.records
-            .extend(memory.last_leaf.keys().filter_map(|s| shape.slot_of[s.index()]));
+        self.records.extend(step.records.iter().map(|&slot| index(slot)));
         let record = Slice::since(first, self.records.len());
-        // A history target the step does not itself record reads the memory.
-        let read = match (written.target, written.history) {
-            (Some(x), Some(kind)) if !memory.last_leaf.contains_key(&x) => Some((x, kind)),
-            _ => None,
-        };
-        let Some((composite, kind)) = read else {
-            let fixed = self.push_move(shape, &path, written);
+        let Some(slot) = step.read else {
+            let fixed = self.push_move(&step.default_case().mv);
             let history = if record.len == 0 {
                 NO_HISTORY
             } else {
@@ -362,35 +321,29 @@ impl StepArrays {
                     record,
                     read: None,
                     variants: 0,
+                    case_of: Slice::default(),
+                    default: 0,
                 })
             };
             return Step { fixed, history };
         };
-        // One move per case, in the order of the slot's case indices.
-        let cases: Vec<model::StateId> = match kind {
-            HistoryKind::Deep => m.leaves().filter(|&l| m.is_inside(l, composite)).collect(),
-            HistoryKind::Shallow => m
-                .state(composite)
-                .children
-                .iter()
-                .map(|&c| m.initial_descent(c).last().copied().unwrap_or(c))
-                .collect(),
-        };
         let variants = index(self.moves.len());
-        for remembered in cases {
-            let mut memory = memory.clone();
-            memory.last_leaf.insert(composite, remembered);
-            let path = m.step(leaf, written.source, written.target, written.history, &mut memory);
-            let case = self.push_move(shape, &path, written);
-            self.moves.push(case);
+        for case in &step.cases {
+            let mv = self.push_move(&case.mv);
+            self.moves.push(mv);
+        }
+        let default = index(step.cases.len() - 1);
+        let first = self.case_table.len();
+        for leaf in &plan.history[slot].leaves {
+            let case = step.cases.iter().position(|c| c.remembered.contains(leaf));
+            self.case_table.push(case.map_or(default, index));
         }
         let history = self.push_history(StepHistory {
             record,
-            read: Some(HistoryRead {
-                slot: shape.slot_of[composite.index()].expect("a history target has a slot"),
-                deep: kind == HistoryKind::Deep,
-            }),
+            read: Some(index(slot)),
             variants,
+            case_of: Slice::since(first, self.case_table.len()),
+            default,
         });
         Step {
             fixed: Move::default(),
@@ -404,33 +357,18 @@ impl StepArrays {
         index(self.histories.len() - 1)
     }
 
-    /// The move along `path`.
-    fn push_move(&mut self, shape: &Shape<'_>, path: &model::Path, written: &Written<'_>) -> Move {
-        let m = shape.machine;
+    /// The plan's `mv`, laid out.
+    fn push_move(&mut self, mv: &plan::Move) -> Move {
         let (first_output, first_effect, first_arm) =
             (self.outputs.len(), self.effects.len(), self.arms.len());
-        let hook = |e: &model::EffectId| EffectCall {
-            effect: e.index() as u32,
-            payload: false,
-        };
-        for &s in &path.exits {
-            let state = m.state(s);
-            self.effects.extend(state.exit_effects.iter().map(hook));
-            self.outputs.extend(state.exit.iter().map(output_id));
-        }
-        self.effects.extend(written.effects.iter().map(|e| EffectCall {
-            effect: e.index() as u32,
-            payload: written.payload,
+        self.outputs.extend(mv.outputs.iter().map(output_id));
+        self.effects.extend(mv.effects.iter().map(|call| EffectCall {
+            effect: index(call.effect.index()),
+            payload: call.payload,
         }));
-        self.outputs.extend(written.emits.iter().map(output_id));
-        for &s in &path.entries {
-            let state = m.state(s);
-            self.effects.extend(state.enter_effects.iter().map(hook));
-            self.outputs.extend(state.enter.iter().map(output_id));
-            self.arms.extend(shape.state_timers[s.index()].range().map(index));
-        }
+        self.arms.extend(mv.arm.iter().map(|&group| index(group)));
         Move {
-            to: path.entries.last().map(|s| StateId::from_index(s.index())),
+            to: mv.to.map(|s| StateId::from_index(s.index())),
             outputs: Slice::since(first_output, self.outputs.len()),
             effects: Slice::since(first_effect, self.effects.len()),
             arm: Slice::since(first_arm, self.arms.len()),
@@ -439,9 +377,10 @@ impl StepArrays {
 }
 
 impl Tables {
-    /// The tables of `machine`.
+    /// The tables of `machine`, laid out from its plan.
     pub(crate) fn new(machine: &Machine) -> Tables {
         let m = machine;
+        let plan = Plan::new(m);
         let mut conditions = Conditions::default();
         let mut transition_conditions = Vec::with_capacity(m.transitions.len());
         let mut guard_texts = Vec::with_capacity(m.transitions.len());
@@ -456,72 +395,27 @@ impl Tables {
             .map(|t| t.guard.as_ref().map(|g| conditions.add(&g.expr)))
             .collect();
 
-        // Every state's timer groups: its timers with the same delay, in
-        // the order of their first timer in trial order (priority, then
-        // declaration), as flat machines always had them.
-        let mut timer_groups: Vec<TimerGroup> = Vec::new();
-        let mut state_timers = Vec::with_capacity(m.states.len());
-        // Per timer of the machine: its group.
-        let mut group_of_timer = vec![0u32; m.timers.len()];
-        let mut timer_counts = Vec::with_capacity(m.states.len());
-        for state in m.state_ids() {
-            let mut timers: Vec<_> = m.timers_of(state).collect();
-            timer_counts.push(index(timers.len()));
-            // Stable: equal priorities keep declaration order.
-            timers.sort_by_key(|(_, t)| std::cmp::Reverse(t.priority));
-            let first = timer_groups.len();
-            let mut delays: Vec<Delay> = Vec::new();
-            for (id, t) in &timers {
-                let group = match delays.iter().position(|d| *d == t.delay) {
-                    Some(group) => group,
-                    None => {
-                        delays.push(t.delay);
-                        timer_groups.push(TimerGroup {
-                            delay: match t.delay {
-                                Delay::Literal(d) => TimerDelay::Literal(d),
-                                Delay::Named(d) => TimerDelay::Named(d.index() as u32),
-                            },
-                        });
-                        delays.len() - 1
-                    }
-                };
-                group_of_timer[id.index()] = index(first + group);
-            }
-            state_timers.push(Slice::since(first, timer_groups.len()));
-        }
-
-        let history_composites = m.history_composites();
-        let mut slot_of = vec![None; m.states.len()];
-        for (slot, &c) in history_composites.iter().enumerate() {
-            slot_of[c.index()] = Some(index(slot));
-        }
-        let shape = Shape {
-            machine: m,
-            slot_of,
-            state_timers,
-        };
-        let history = history_composites
+        let timer_groups: Box<[TimerGroup]> = plan
+            .timer_groups
             .iter()
-            .map(|&composite| {
-                let mut cases = vec![None; m.states.len()];
-                let inside = m.leaves().filter(|&l| m.is_inside(l, composite));
-                for (deep, leaf) in inside.enumerate() {
-                    let child = m
-                        .ancestors_or_self(leaf)
-                        .find(|&s| m.state(s).parent == Some(composite))
-                        .expect("a leaf inside has an ancestor below the composite");
-                    let shallow = m.state(composite).children.iter().position(|&c| c == child);
-                    cases[leaf.index()] =
-                        Some((index(shallow.expect("a child of the composite")), index(deep)));
+            .map(|g| TimerGroup {
+                delay: match g.delay {
+                    Delay::Literal(d) => TimerDelay::Literal(d),
+                    Delay::Named(d) => TimerDelay::Named(index(d.index())),
+                },
+            })
+            .collect();
+        let history = plan
+            .history
+            .iter()
+            .map(|slot| {
+                let mut position = vec![None; m.states.len()];
+                for (i, leaf) in slot.leaves.iter().enumerate() {
+                    position[leaf.index()] = Some(index(i));
                 }
                 HistorySlot {
-                    composite: StateId::from_index(composite.index()),
-                    initial_leaf: {
-                        let descent = m.initial_descent(composite);
-                        let leaf = descent.last().copied().unwrap_or(composite);
-                        StateId::from_index(leaf.index())
-                    },
-                    cases: cases.into(),
+                    composite: StateId::from_index(slot.composite.index()),
+                    position: position.into(),
                 }
             })
             .collect();
@@ -537,114 +431,55 @@ impl Tables {
         let mut timer_candidates = Vec::new();
         let mut state_armed = Vec::with_capacity(m.states.len());
         let mut armed_slots = Vec::new();
-        for state in m.state_ids() {
-            let leaf = !m.state(state).is_composite();
-            // Composites are never current: they have no rows.
-            let groups = if leaf {
-                m.candidate_groups(state)
-            } else {
-                Vec::new()
-            };
+        for leaf in &plan.states {
             let first_group = group_actions.len();
-            for (action, group) in groups {
+            for row in &leaf.actions {
                 let first_candidate = candidates.len();
-                for t in group {
-                    let transition = m.transition(t);
-                    let written = Written {
-                        source: transition.source,
-                        target: transition.target,
-                        history: transition.history,
-                        emits: &transition.emits,
-                        effects: &transition.effects,
-                        payload: true,
-                    };
-                    let condition = transition_conditions[t.index()];
+                for candidate in &row.candidates {
                     candidates.push(Candidate {
-                        condition,
-                        transition: t,
-                        step: arrays.step(&shape, state, &written),
+                        condition: transition_conditions[candidate.transition.index()],
+                        transition: candidate.transition,
+                        step: arrays.step(&plan, &candidate.step),
                     });
-                    // Candidates after an unguarded one can never fire (the
-                    // checker reports them); generated code drops them too.
-                    if condition.is_none() {
-                        break;
-                    }
                 }
-                group_actions.push(ActionId::from_index(action.index()));
+                group_actions.push(ActionId::from_index(row.action.index()));
                 group_candidates.push(Slice::since(first_candidate, candidates.len()));
-                let mut guards = Vec::new();
-                for candidate in &candidates[first_candidate..] {
-                    if let Some(condition) = candidate.condition {
-                        conditions.guards_of(condition, &mut guards);
-                    }
-                }
-                let count = guards.len();
-                guards.sort_unstable();
-                guards.dedup();
-                group_repeats.push(guards.len() != count);
+                group_repeats.push(!row.cached_guards.is_empty());
             }
             state_groups.push(Slice::since(first_group, group_actions.len()));
 
-            // The timers armed in this leaf: groups in the order of their
-            // first timer in trial order, each group's candidates in it.
             let first_leaf_group = leaf_groups.len();
-            let first_armed = armed_slots.len();
-            if leaf {
-                let order = m.timer_trial_order(state);
-                let mut seen: Vec<u32> = Vec::new();
-                for &(timer, _) in &order {
-                    let group = group_of_timer[timer.index()];
-                    if seen.contains(&group) {
-                        continue;
-                    }
-                    seen.push(group);
-                    let first_candidate = timer_candidates.len();
-                    for &(timer, i) in order.iter().filter(|(t, _)| group_of_timer[t.index()] == group) {
-                        let t = &m.timers[timer.index()];
-                        let written = Written {
-                            source: Source::State(t.state),
-                            target: t.target,
-                            history: t.history,
-                            emits: &t.emits,
-                            effects: &t.effects,
-                            payload: false,
-                        };
-                        let condition = timer_conditions[timer.index()];
-                        timer_candidates.push(TimerCandidate {
-                            condition,
-                            declared_in: StateId::from_index(t.state.index()),
-                            index: i,
-                            step: arrays.step(&shape, state, &written),
-                        });
-                        if condition.is_none() {
-                            break;
-                        }
-                    }
-                    leaf_groups.push(LeafGroup {
-                        group,
-                        candidates: Slice::since(first_candidate, timer_candidates.len()),
+            for group in &leaf.timer_groups {
+                let first_candidate = timer_candidates.len();
+                let declared_in = plan.timer_groups[group.group].state;
+                for candidate in &group.candidates {
+                    timer_candidates.push(TimerCandidate {
+                        condition: timer_conditions[candidate.timer.index()],
+                        declared_in: StateId::from_index(declared_in.index()),
+                        index: candidate.index,
+                        step: arrays.step(&plan, &candidate.step),
                     });
                 }
-                for level in m.ancestors_or_self(state) {
-                    for (i, (timer, _)) in m.timers_of(level).enumerate() {
-                        armed_slots.push(ArmedSlot {
-                            state: StateId::from_index(level.index()),
-                            timer: index(i),
-                            group: group_of_timer[timer.index()],
-                        });
-                    }
-                }
+                leaf_groups.push(LeafGroup {
+                    group: index(group.group),
+                    candidates: Slice::since(first_candidate, timer_candidates.len()),
+                });
             }
             state_leaf_groups.push(Slice::since(first_leaf_group, leaf_groups.len()));
+
+            let first_armed = armed_slots.len();
+            armed_slots.extend(leaf.armed.iter().map(|armed| ArmedSlot {
+                state: StateId::from_index(armed.state.index()),
+                timer: armed.index,
+                group: index(armed.group),
+            }));
             state_armed.push(Slice::since(first_armed, armed_slots.len()));
         }
 
         let first_arm = arrays.arms.len();
-        for s in m.initial_path() {
-            arrays
-                .arms
-                .extend(shape.state_timers[s.index()].range().map(index));
-        }
+        arrays
+            .arms
+            .extend(plan.start.arm.iter().map(|&group| index(group)));
         let initial_arm = Slice::since(first_arm, arrays.arms.len());
 
         let mut state_ancestors = Vec::with_capacity(m.states.len());
@@ -683,13 +518,14 @@ impl Tables {
             records: arrays.records.into(),
             moves: arrays.moves.into(),
             step_histories: arrays.histories.into(),
-            timer_groups: timer_groups.into(),
+            case_table: arrays.case_table.into(),
+            timer_groups,
             state_leaf_groups: state_leaf_groups.into(),
             leaf_groups: leaf_groups.into(),
             timer_candidates: timer_candidates.into(),
             state_armed: state_armed.into(),
             armed_slots: armed_slots.into(),
-            timer_counts: timer_counts.into(),
+            timer_counts: plan.timer_counts.clone().into(),
             initial_arm,
             history,
             state_ancestors: state_ancestors.into(),
@@ -801,13 +637,18 @@ impl Tables {
     #[inline(never)]
     fn resolve_history<'t>(&'t self, step: &'t Step, memory: &[Option<StateId>]) -> &'t Move {
         let history = &self.step_histories[step.history as usize];
-        let Some(read) = history.read else {
+        let Some(slot) = history.read else {
             return &step.fixed;
         };
-        let slot = &self.history[read.slot as usize];
-        let leaf = memory[read.slot as usize].unwrap_or(slot.initial_leaf);
-        let (shallow, deep) = slot.cases[leaf.index()].expect("the memory holds leaves inside the composite");
-        &self.moves[(history.variants + if read.deep { deep } else { shallow }) as usize]
+        let case = match memory[slot as usize] {
+            None => history.default,
+            Some(leaf) => {
+                let position = self.history[slot as usize].position[leaf.index()]
+                    .expect("the memory holds leaves inside the composite");
+                self.case_table[history.case_of.start as usize + position as usize]
+            }
+        };
+        &self.moves[(history.variants + case) as usize]
     }
 
     /// The history slots `step` records the leaf it leaves in.
@@ -875,7 +716,7 @@ impl Tables {
 
     /// True when `leaf` lies inside the composite of history slot `slot`.
     pub(crate) fn remembers(&self, slot: usize, leaf: StateId) -> bool {
-        self.history[slot].cases[leaf.index()].is_some()
+        self.history[slot].position[leaf.index()].is_some()
     }
 
     /// The states holding `state`, innermost first.
