@@ -12,6 +12,7 @@ use crate::files;
 use clap::Args;
 use fsm_codegen::{Config, FileStatus, GeneratedFile};
 use fsm_grammar::report::plural;
+use fsm_grammar::source;
 use std::collections::BTreeSet;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -24,8 +25,9 @@ Directories are searched recursively for `*.fsm` files as by `fsmc check`. Each 
 into a crate with `include!(\"generated/door.rs\");`. Files are only written when their contents \
 change, so cargo does not rebuild needlessly.
 
-Diagnostics are reported as by `fsmc check`. A file with errors is not generated and the files \
-already in DIR are left alone; warnings do not stop generation unless --deny-warnings is given.
+Diagnostics are reported as by `fsmc check`. A file with errors, or one that defines no machine \
+(empty, or only comments), is not generated and the files already in DIR are left alone; warnings \
+do not stop generation unless --deny-warnings is given.
 
 DIR belongs to the inputs named: a `.rs` file in DIR that starts with fsmc's `@generated` header \
 but that no input gives (its `.fsm` file was deleted or renamed) is orphaned. It is reported, and \
@@ -37,8 +39,8 @@ With --check, nothing is written: each generated file that is missing, differs f
 
 Exit status:
   0  every file was generated (or, with --check, is up to date)
-  1  errors, warnings under --deny-warnings, or with --check files that are missing, stale or \
-orphaned
+  1  errors, files that define no machine, warnings under --deny-warnings, or with --check files \
+that are missing, stale or orphaned
   2  usage errors, and files or directories that cannot be read or written")]
 pub struct BuildArgs {
     /// `.fsm` files and directories to generate Rust from.
@@ -162,9 +164,20 @@ pub fn run(args: &BuildArgs) -> Exit {
             }
         };
         let checked = fsm_grammar::check(&source);
+        let no_machine = source::defines_no_machine(&checked);
         let machines: Vec<&str> = checked.model.machines.iter().map(|m| m.name.as_str()).collect();
         let diagnostics = options.apply(checked.diagnostics);
         if reporter.report(&path.display().to_string(), &source, &diagnostics) {
+            exit.raise(Exit::Problems);
+            tally.not_generated += 1;
+        } else if no_machine {
+            // The generator refuses it too; saying so here keeps the other
+            // files of the run going.
+            console::error(format!(
+                "`{}` defines no machine; nothing generated\nhelp: {}",
+                path.display(),
+                source::NO_MACHINE_HELP
+            ));
             exit.raise(Exit::Problems);
             tally.not_generated += 1;
         } else if args.module == ModuleArg::Surrounding && machines.len() > 1 {

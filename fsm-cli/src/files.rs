@@ -9,6 +9,7 @@
 //! `fsmc check` and `fsmc fmt` also read standard input, named `-` on the
 //! command line as rustfmt and ruff do; see [`Input`].
 
+use fsm_grammar::source;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::fs;
@@ -115,13 +116,14 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN_ARG
 }
 
-/// Read all of standard input as UTF-8 text.
+/// Read all of standard input as UTF-8 text; text that is not UTF-8 is
+/// reported as a file is (see [`read`]).
 pub fn read_stdin() -> Result<String, FileError> {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     io::stdin()
         .lock()
-        .read_to_string(&mut text)
-        .map(|_| text)
+        .read_to_end(&mut bytes)
+        .and_then(|_| source::decode(bytes).map_err(io::Error::from))
         .map_err(|error| FileError::Stdin { error })
 }
 
@@ -207,12 +209,13 @@ fn child(dir: &Path, name: &std::ffi::OsStr) -> PathBuf {
     }
 }
 
-/// Read a source file.
+/// Read a source file with the front end's reader, which says where a file
+/// that is not UTF-8 stops being UTF-8.
 pub fn read(path: &Path) -> Result<String, FileError> {
-    fs::read_to_string(path).map_err(|error| FileError::Io {
+    source::read(path).map_err(|error| FileError::Io {
         verb: "read",
-        path: path.to_path_buf(),
-        error,
+        path: error.path,
+        error: error.error,
     })
 }
 

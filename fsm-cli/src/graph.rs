@@ -54,7 +54,7 @@ enum GraphFormat {
 
 /// Draw the machine; see [`GraphArgs`] for the exit status.
 pub fn run(args: &GraphArgs) -> Exit {
-    let model = match checked_source::load(&args.file, "drawn") {
+    let model = match checked_source::load_machines(&args.file, "drawn") {
         Ok(model) => model,
         Err(exit) => return exit,
     };
@@ -64,13 +64,6 @@ pub fn run(args: &GraphArgs) -> Exit {
             Err(exit) => return exit,
         },
         (None, [machine]) => machine,
-        (None, []) => {
-            console::error(format_args!(
-                "`{}` defines no machine; nothing drawn",
-                args.file.display()
-            ));
-            return Exit::Problems;
-        }
         (None, _) => {
             console::error(format_args!(
                 "`{}` defines {}; choose one with --machine",

@@ -289,7 +289,8 @@ fn graph_refuses_files_with_errors_or_without_machines() {
     let run = dir.fsmc(&["graph", "empty.fsm"]).expect(1);
     assert_eq!(
         run.stderr(),
-        "error: `empty.fsm` defines no machine; nothing drawn\n"
+        "error: `empty.fsm` defines no machine; nothing drawn\n\
+         help: write one, like `machine Door { initial state closed; }`\n"
     );
 }
 

@@ -4,7 +4,7 @@
 
 use crate::options::{Module, Options};
 use crate::render::render_model;
-use fsm_grammar::{Diagnostic, LineIndex, LintOptions, Severity};
+use fsm_grammar::{source, Diagnostic, LineIndex, LintOptions, Severity};
 use std::fmt;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -52,8 +52,10 @@ pub fn compile_or_exit(files: &[impl AsRef<Path>]) {
 ///
 /// # Errors
 ///
-/// When `OUT_DIR` is unset, a file cannot be read or written, or a file has
-/// errors; the error lists every diagnostic with its position.
+/// When `OUT_DIR` is unset, a file cannot be read or written (a file that is
+/// not UTF-8 is reported with the line and column where it stops being UTF-8),
+/// a file has errors (the error lists every diagnostic with its position), or
+/// a file defines no machine.
 pub fn compile(files: &[impl AsRef<Path>]) -> Result<(), Error> {
     Config::new().compile(files)
 }
@@ -129,8 +131,9 @@ impl Config {
     ///
     /// # Errors
     ///
-    /// When a file cannot be read or has errors, when two files would
-    /// produce the same output name, or when the runtime path is not a path.
+    /// When a file cannot be read, has errors or defines no machine, when two
+    /// files would produce the same output name, or when the runtime path is
+    /// not a path.
     pub fn generate(&self, files: &[impl AsRef<Path>]) -> Result<Vec<GeneratedFile>, Error> {
         let options = self.options()?;
         let mut generated: Vec<GeneratedFile> = Vec::with_capacity(files.len());
@@ -147,15 +150,17 @@ impl Config {
                     file_name,
                 });
             }
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
-                path: path.to_path_buf(),
-                source,
+            // The front end's reader says where a file stops being UTF-8.
+            let text = source::read(path).map_err(|error| Error::Read {
+                path: error.path,
+                source: error.error,
             })?;
             let display_name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let checked = fsm_grammar::check(&text);
+            let no_machine = source::defines_no_machine(&checked);
             // The lint options can turn warnings into errors, never the reverse.
             let diagnostics = self.lints.apply(checked.diagnostics);
             let (errors, warnings): (Vec<Diagnostic>, Vec<Diagnostic>) =
@@ -166,6 +171,11 @@ impl Config {
                     report: report(path, &text, &errors),
                     diagnostics: errors,
                     text,
+                });
+            }
+            if no_machine {
+                return Err(Error::NoMachine {
+                    path: path.to_path_buf(),
                 });
             }
             let contents = render_model(&checked.model, &display_name, &options);
@@ -339,6 +349,13 @@ pub enum Error {
         /// The text of the file, which the diagnostics' spans index.
         text: String,
     },
+    /// A `.fsm` file defines no machine: it is empty, or only comments
+    /// (the rule of [`fsm_grammar::source::defines_no_machine`], which
+    /// `fsmc` and `fsm!` apply too).
+    NoMachine {
+        /// The file.
+        path: PathBuf,
+    },
     /// Two inputs would be written to the same file.
     SameOutput {
         /// The first input.
@@ -373,6 +390,12 @@ impl fmt::Display for Error {
                 let s = if count == 1 { "" } else { "s" };
                 write!(f, "`{}` has {count} error{s}:\n{report}", path.display())
             }
+            Error::NoMachine { path } => write!(
+                f,
+                "`{}` defines no machine; nothing to generate\nhelp: {}",
+                path.display(),
+                source::NO_MACHINE_HELP
+            ),
             Error::SameOutput {
                 first,
                 second,
