@@ -140,9 +140,9 @@ impl<M: Machine> fmt::Display for TimerRejected<M> {
 }
 
 /// The deadline `delay` after `now`, rounded up to the millisecond and at
-/// least one later (a timer never fires before its delay has passed, as in
-/// the dynamic engine), the latest timestamp if that is past it. For
-/// generated code.
+/// least one later (a timer never fires before its delay has passed), the
+/// latest timestamp if that is past it: the one deadline rule, used by
+/// generated code and the dynamic engine alike.
 #[doc(hidden)]
 pub fn deadline(now: Timestamp, delay: core::time::Duration) -> Timestamp {
     let millis = delay.as_millis() + u128::from(!delay.subsec_nanos().is_multiple_of(1_000_000));

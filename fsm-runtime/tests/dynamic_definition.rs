@@ -311,7 +311,7 @@ fn an_execution_fsm_v1_document_loads_and_runs() {
 
 /// Machines with a context, payloads, effects, delays and timers load, from
 /// text and from a checked model: the engine runs every construct of the
-/// language (it used to refuse them with `DefinitionError::Unsupported`).
+/// language.
 #[test]
 fn every_construct_loads() {
     let text = "machine M { context C; action go(P); effect note(P); delay wait; \

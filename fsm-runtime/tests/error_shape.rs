@@ -124,6 +124,10 @@ fn both_kinds_of_fire_error_read_the_same() {
                 .unwrap_err();
             // The error as a whole has the same methods too.
             assert_eq!((error.state(), error.action().name()), (state, action));
+            assert!(
+                std::error::Error::source(&error).is_none(),
+                "a FireError displays as the error it holds, so it has no source"
+            );
             describe!(error, FireError, |named: Named| match named {
                 Named::State(s) => s.name().to_owned(),
                 Named::Action(a) => a.name().to_owned(),
@@ -143,6 +147,10 @@ fn both_kinds_of_fire_error_read_the_same() {
             assert_eq!(
                 (error.state(), error.action()),
                 (definition.state_id(state.name()), definition.action_id(action))
+            );
+            assert!(
+                std::error::Error::source(&error).is_none(),
+                "a FireError displays as the error it holds, so it has no source"
             );
             describe!(error, FireError, |named: Named| match named {
                 Named::StateId(s) => definition.state_name(s).to_owned(),

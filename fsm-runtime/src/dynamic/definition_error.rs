@@ -52,18 +52,6 @@ pub enum DefinitionError {
         /// The names of the machines it defines, in source order.
         known: Vec<String>,
     },
-    /// The machine uses a construct the dynamic engine does not run. No
-    /// construct of the language is refused today (nested states were,
-    /// until the engine ran them); the variant stays so that code matching
-    /// on it keeps compiling.
-    Unsupported {
-        /// The machine's name.
-        machine: String,
-        /// What it uses, in words (``nested states (state `connected` holds states)``).
-        construct: String,
-        /// Where, as byte offsets into the `.fsm` text.
-        span: fsm_grammar::span::Span,
-    },
     /// A [`DefinitionBuilder`](super::DefinitionBuilder) holds something
     /// that cannot be written as `.fsm`; nothing was checked.
     Builder {
@@ -119,11 +107,6 @@ impl fmt::Display for DefinitionError {
                 Ok(())
             }
             DefinitionError::NoMachine => f.write_str("the text defines no machine"),
-            DefinitionError::Unsupported { machine, construct, span } => write!(
-                f,
-                "machine `{machine}` uses {construct} (bytes {}..{}), which the dynamic engine does not support yet",
-                span.start, span.end
-            ),
             DefinitionError::SeveralMachines { names } => {
                 write!(f, "the text defines {} machines (", names.len())?;
                 write_names(f, names.iter().map(String::as_str))?;

@@ -322,12 +322,8 @@ impl std::error::Error for UnknownAction {}
 impl std::error::Error for InvalidTransition {}
 impl std::error::Error for GuardRejected {}
 
-impl std::error::Error for FireError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            FireError::UnknownAction(e) => Some(e),
-            FireError::InvalidTransition(e) => Some(e),
-            FireError::GuardRejected(e) => Some(e),
-        }
-    }
-}
+/// No `source`, as generated code's `FireError`: a `FireError` displays as
+/// the error it holds (thiserror's `#[error(transparent)]`), so reporting
+/// that error again as its source would print it twice. Match on the variant
+/// to get the error it holds.
+impl std::error::Error for FireError {}

@@ -67,15 +67,6 @@ impl Machine {
         self.states.iter().any(|s| s.parent.is_some())
     }
 
-    /// For tools that do not run nested states yet (code generation, the
-    /// dynamic engine): the first composite state, in words and with the span
-    /// of its name, so they can refuse the machine by name rather than run
-    /// it flat, which would be silently wrong.
-    pub fn unsupported_nesting(&self) -> Option<(String, crate::span::Span)> {
-        let s = self.states.iter().find(|s| s.is_composite())?;
-        Some((format!("nested states (state `{}` holds states)", s.name), s.span))
-    }
-
     /// The composite states some transition or timer enters through their
     /// history (`-> X.history`, `-> X.deep_history`), in declaration order:
     /// the only ones whose memory a running machine must keep, and so the
