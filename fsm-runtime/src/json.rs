@@ -20,6 +20,7 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+use crate::snapshot::Shortened;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
@@ -126,32 +127,6 @@ impl<'de> Visitor<'de> for UniqueKeysVisitor {
             object.insert(key, value);
         }
         Ok(Value::Object(object))
-    }
-}
-
-/// A key in a message: control characters escaped, and cut after
-/// [`Shortened::MAX_CHARS`] characters, so a hostile key cannot flood the
-/// output.
-struct Shortened<'a>(&'a str);
-
-impl Shortened<'_> {
-    const MAX_CHARS: usize = 64;
-}
-
-impl fmt::Display for Shortened<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut chars = self.0.chars();
-        for c in chars.by_ref().take(Shortened::MAX_CHARS) {
-            if c.is_control() {
-                write!(f, "{}", c.escape_debug())?;
-            } else {
-                fmt::Write::write_char(f, c)?;
-            }
-        }
-        if chars.next().is_some() {
-            f.write_str("…")?;
-        }
-        Ok(())
     }
 }
 

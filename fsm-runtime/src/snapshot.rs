@@ -7,6 +7,9 @@ use crate::symbol::{write_names, Symbol};
 use std::borrow::Cow;
 use std::fmt;
 
+#[cfg(feature = "serde")]
+pub(crate) use serde_impls::{unknown_field, ListItem, Place, Shortened};
+
 /// A machine's state, stored, with its context, its armed timers and
 /// optionally its history.
 ///
@@ -19,6 +22,16 @@ use std::fmt;
 /// when there is nothing to put in it, so a snapshot of a machine without
 /// them reads and writes exactly as before they existed. The format is
 /// described in `docs/json.md`.
+///
+/// Reading is strict: a key the format does not have, at the top or in a
+/// timer or a history entry, is an error naming the key and where it is
+/// (``unknown field `timer` in the snapshot, expected …``), and so is a key
+/// given twice or a timer armed twice. A misspelled `"timers"` would
+/// otherwise restore a machine with no timer armed, and the next save would
+/// erase the evidence. The keys of a snapshot are all fsmc's: a store that
+/// keeps data of its own keeps it beside the snapshot, in its own record
+/// (see [`Store`](crate::store::Store)). The context reads as its type's
+/// `Deserialize` says; `#[serde(deny_unknown_fields)]` makes it strict too.
 ///
 /// Taking a snapshot of a machine without a context or armed timers does not
 /// allocate; reading one back (from JSON, or with [`Snapshot::new`] from
@@ -255,6 +268,29 @@ impl Snapshot {
 }
 
 impl Snapshot {
+    /// The timers it carries, each armed once: what every restore (generated
+    /// code's and the dynamic engine's) arms.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::DuplicateTimer`] when two entries arm the same timer
+    /// of the same state, which no machine writes (each timer has one
+    /// deadline) and a hand edit may: neither deadline is more right than
+    /// the other.
+    #[doc(hidden)]
+    pub fn checked_timers(&self) -> Result<&[ArmedTimer], RestoreError> {
+        match duplicate_timer(&self.timers) {
+            None => Ok(&self.timers),
+            Some((first, second)) => Err(RestoreError::DuplicateTimer {
+                machine: self.machine.to_string(),
+                state: self.timers[second].state.to_string(),
+                timer: self.timers[second].timer,
+                first,
+                second,
+            }),
+        }
+    }
+
     /// The deadlines of the timers it carries, checked against the machine
     /// it restores into: each is placed at its index in the returned
     /// array, whose length `N` is the most timers any state of the machine
@@ -265,14 +301,15 @@ impl Snapshot {
     /// # Errors
     ///
     /// [`RestoreError::UnknownTimer`] for a timer of another state, or past
-    /// the timers of the current state.
+    /// the timers of the current state; [`RestoreError::DuplicateTimer`]
+    /// for a timer armed twice.
     #[doc(hidden)]
     pub fn deadlines<const N: usize>(
         &self,
         timer_count: usize,
     ) -> Result<[Option<Timestamp>; N], RestoreError> {
         let mut deadlines = [None; N];
-        for armed in &self.timers {
+        for armed in self.checked_timers()? {
             let index = armed.timer as usize;
             if armed.state != self.current_state || index >= timer_count.min(N) {
                 return Err(RestoreError::UnknownTimer {
@@ -301,7 +338,8 @@ impl Snapshot {
     /// # Errors
     ///
     /// [`RestoreError::UnknownTimer`] for a timer of a state that neither is
-    /// the current state nor holds it, or past that state's timers.
+    /// the current state nor holds it, or past that state's timers;
+    /// [`RestoreError::DuplicateTimer`] for a timer armed twice.
     #[doc(hidden)]
     pub fn deadlines_in<const N: usize>(
         &self,
@@ -309,7 +347,7 @@ impl Snapshot {
         timer_count: impl Fn(&str) -> u32,
     ) -> Result<[Option<Timestamp>; N], RestoreError> {
         let mut deadlines = [None; N];
-        for armed in &self.timers {
+        for armed in self.checked_timers()? {
             match slot(&armed.state, armed.timer).filter(|&slot| slot < N) {
                 Some(slot) => deadlines[slot] = Some(armed.due),
                 None => {
@@ -367,6 +405,18 @@ impl Snapshot {
         }
         Ok(slots)
     }
+}
+
+/// The indices of the first two entries of `timers` that arm the same timer
+/// of the same state, if any. The one rule for reading and for restoring.
+fn duplicate_timer(timers: &[ArmedTimer]) -> Option<(usize, usize)> {
+    // Few timers are armed at once: quadratic is cheaper than a set.
+    timers.iter().enumerate().find_map(|(second, armed)| {
+        timers[..second]
+            .iter()
+            .position(|earlier| earlier.state == armed.state && earlier.timer == armed.timer)
+            .map(|first| (first, second))
+    })
 }
 
 /// Why a machine's snapshot could not be taken: its context did not
@@ -509,6 +559,20 @@ pub enum RestoreError {
         /// How many timers the current state has.
         timers: u32,
     },
+    /// The snapshot arms the same timer of the same state twice (in
+    /// `timers[first]` and `timers[second]`).
+    DuplicateTimer {
+        /// The machine.
+        machine: String,
+        /// The state the timer belongs to, in the snapshot.
+        state: String,
+        /// The timer's index among the state's timers.
+        timer: u32,
+        /// The index in the snapshot's `timers` of the first entry arming it.
+        first: usize,
+        /// The index of the second.
+        second: usize,
+    },
 }
 
 impl fmt::Display for RestoreError {
@@ -594,6 +658,17 @@ impl fmt::Display for RestoreError {
                     )
                 }
             }
+            RestoreError::DuplicateTimer {
+                machine,
+                state,
+                timer,
+                first,
+                second,
+            } => write!(
+                f,
+                "the snapshot of machine `{machine}` arms timer {timer} of state `{state}` twice, \
+                 in `timers[{first}]` and `timers[{second}]`"
+            ),
         }
     }
 }
@@ -602,13 +677,14 @@ impl std::error::Error for RestoreError {}
 
 #[cfg(feature = "serde")]
 mod serde_impls {
-    use super::{ArmedTimer, Snapshot};
+    use super::{duplicate_timer, ArmedTimer, Snapshot};
     use crate::history::{check_order, HistoryEntry, Timestamp};
-    use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeMap, SerializeStruct, Serializer};
     use std::borrow::Cow;
     use std::collections::HashSet;
     use std::fmt;
+    use std::marker::PhantomData;
 
     const TYPE: &str = "fsm";
     const FIELDS: &[&str] = &[
@@ -621,6 +697,47 @@ mod serde_impls {
         "last_active",
         "history",
     ];
+    const TIMER_FIELDS: &[&str] = &["state", "timer", "due"];
+
+    /// Where in a snapshot an object being read is, for its errors.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) enum Place {
+        /// The snapshot itself.
+        Top,
+        /// Item `index` of the snapshot's list `list` (`timers`, `history`).
+        Item(&'static str, usize),
+    }
+
+    impl fmt::Display for Place {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                Place::Top => f.write_str("the snapshot"),
+                Place::Item(list, index) => write!(f, "`{list}[{index}]`"),
+            }
+        }
+    }
+
+    /// ``unknown field `timer` in the snapshot, expected `type`, …``: the
+    /// key, where it is, and what it may be.
+    pub(crate) fn unknown_field<E: de::Error>(key: &str, place: Place, expected: &[&str]) -> E {
+        struct Message<'a>(&'a str, Place, &'a [&'a str]);
+        impl fmt::Display for Message<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let Message(key, place, expected) = *self;
+                write!(f, "unknown field `{}` in {place}, expected ", Shortened(key))?;
+                for (i, name) in expected.iter().enumerate() {
+                    match i {
+                        0 => {}
+                        _ if i + 1 == expected.len() => f.write_str(" or ")?,
+                        _ => f.write_str(", ")?,
+                    }
+                    write!(f, "`{name}`")?;
+                }
+                Ok(())
+            }
+        }
+        E::custom(Message(key, place, expected))
+    }
 
     impl serde::Serialize for Snapshot {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -685,6 +802,18 @@ mod serde_impls {
         }
     }
 
+    /// `timers`, each timer armed once.
+    fn check_timers<E: de::Error>(timers: &[ArmedTimer]) -> Result<(), E> {
+        match duplicate_timer(timers) {
+            None => Ok(()),
+            Some((first, second)) => Err(E::custom(format_args!(
+                "`timers[{second}]` arms timer {} of state `{}` again, as `timers[{first}]` does",
+                timers[second].timer,
+                Shortened(&timers[second].state)
+            ))),
+        }
+    }
+
     /// `value` into `slot`, unless the field was given before.
     fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, key: &str) -> Result<(), E> {
         if slot.replace(value).is_some() {
@@ -709,7 +838,6 @@ mod serde_impls {
             let mut timers: Option<Vec<ArmedTimer>> = None;
             let mut last_active: Option<LastActiveOwned> = None;
             let mut history: Option<Vec<HistoryEntry>> = None;
-            let mut others = HashSet::new();
             while let Some(key) = map.next_key::<String>()? {
                 let slot = match key.as_str() {
                     "type" => &mut kind,
@@ -721,7 +849,8 @@ mod serde_impls {
                         continue;
                     }
                     "timers" => {
-                        once(&mut timers, map.next_value()?, &key)?;
+                        let value = map.next_value_seed(List::<ArmedTimer>::new())?;
+                        once(&mut timers, value, &key)?;
                         continue;
                     }
                     "last_active" => {
@@ -729,31 +858,29 @@ mod serde_impls {
                         continue;
                     }
                     "history" => {
-                        once(&mut history, map.next_value()?, &key)?;
+                        let value = map.next_value_seed(List::<HistoryEntry>::new())?;
+                        once(&mut history, value, &key)?;
                         continue;
                     }
-                    // Unknown fields are skipped, so stores may add their
-                    // own; but each once, as the fields read.
-                    _ => {
-                        if others.contains(&key) {
-                            return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
-                        }
-                        map.next_value::<de::IgnoredAny>()?;
-                        others.insert(key);
-                        continue;
-                    }
+                    // Refused before its value is read: every key of a
+                    // snapshot is fsmc's, and a misspelled one (`timer`)
+                    // skipped would restore a machine without what it
+                    // held, and the next save would erase it.
+                    _ => return Err(unknown_field(&key, Place::Top, FIELDS)),
                 };
                 let value = map.next_value()?;
                 once(slot, value, &key)?;
             }
             check_type(&kind.ok_or_else(|| de::Error::missing_field("type"))?)?;
+            let timers = timers.unwrap_or_default();
+            check_timers(&timers)?;
             let mut snapshot = Snapshot::new(
                 machine.ok_or_else(|| de::Error::missing_field("machine"))?,
                 fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?,
                 current_state.ok_or_else(|| de::Error::missing_field("current_state"))?,
             );
             snapshot.context = context;
-            snapshot.timers = timers.unwrap_or_default();
+            snapshot.timers = timers;
             snapshot.last_active = last_active.map(|l| l.0).unwrap_or_default();
             with_history(snapshot, history.unwrap_or_default())
         }
@@ -770,8 +897,65 @@ mod serde_impls {
             check_type(&next(0)?)?;
             let snapshot = Snapshot::new(next(1)?, next(2)?, next(3)?);
             // The history is optional, and last.
-            let history = seq.next_element()?.unwrap_or_default();
+            let history = seq
+                .next_element_seed(List::<HistoryEntry>::new())?
+                .unwrap_or_default();
             with_history(snapshot, history)
+        }
+    }
+
+    /// An item of one of a snapshot's lists, read knowing which: its
+    /// errors name it (`timers[1]`).
+    pub(crate) trait ListItem: Sized {
+        /// The list's key in the snapshot.
+        const LIST: &'static str;
+
+        /// The item at `place`.
+        fn deserialize_at<'de, D: Deserializer<'de>>(deserializer: D, place: Place)
+            -> Result<Self, D::Error>;
+    }
+
+    /// A snapshot's list of `T`s.
+    struct List<T>(PhantomData<T>);
+
+    impl<T> List<T> {
+        fn new() -> List<T> {
+            List(PhantomData)
+        }
+    }
+
+    impl<'de, T: ListItem> DeserializeSeed<'de> for List<T> {
+        type Value = Vec<T>;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+            deserializer.deserialize_seq(self)
+        }
+    }
+
+    impl<'de, T: ListItem> Visitor<'de> for List<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(item) = seq.next_element_seed(Item(items.len(), PhantomData))? {
+                items.push(item);
+            }
+            Ok(items)
+        }
+    }
+
+    /// Item `.0` of a snapshot's list of `T`s.
+    struct Item<T>(usize, PhantomData<T>);
+
+    impl<'de, T: ListItem> DeserializeSeed<'de> for Item<T> {
+        type Value = T;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+            T::deserialize_at(deserializer, Place::Item(T::LIST, self.0))
         }
     }
 
@@ -828,12 +1012,26 @@ mod serde_impls {
     }
 
     impl<'de> serde::Deserialize<'de> for ArmedTimer {
+        /// Alone, an unknown key is an error as serde words it; in a
+        /// snapshot, the error also says which timer.
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_struct("ArmedTimer", &["state", "timer", "due"], ArmedTimerVisitor)
+            deserializer.deserialize_struct("ArmedTimer", TIMER_FIELDS, ArmedTimerVisitor(None))
         }
     }
 
-    struct ArmedTimerVisitor;
+    impl ListItem for ArmedTimer {
+        const LIST: &'static str = "timers";
+
+        fn deserialize_at<'de, D: Deserializer<'de>>(
+            deserializer: D,
+            place: Place,
+        ) -> Result<Self, D::Error> {
+            deserializer.deserialize_struct("ArmedTimer", TIMER_FIELDS, ArmedTimerVisitor(Some(place)))
+        }
+    }
+
+    /// Reads an armed timer, at its place in a snapshot if it has one.
+    struct ArmedTimerVisitor(Option<Place>);
 
     impl<'de> Visitor<'de> for ArmedTimerVisitor {
         type Value = ArmedTimer;
@@ -851,7 +1049,12 @@ mod serde_impls {
                     "state" => once(&mut state, map.next_value()?, &key)?,
                     "timer" => once(&mut timer, map.next_value()?, &key)?,
                     "due" => once(&mut due, map.next_value()?, &key)?,
-                    _ => return Err(de::Error::unknown_field(&key, &["state", "timer", "due"])),
+                    _ => {
+                        return Err(match self.0 {
+                            Some(place) => unknown_field(&key, place, TIMER_FIELDS),
+                            None => de::Error::unknown_field(&key, TIMER_FIELDS),
+                        })
+                    }
                 }
             }
             Ok(ArmedTimer::new(
@@ -872,6 +1075,32 @@ mod serde_impls {
                 .next_element()?
                 .ok_or_else(|| de::Error::invalid_length(2, &self))?;
             Ok(ArmedTimer::new(state, timer, due))
+        }
+    }
+
+    /// A key in a message: control characters escaped, and cut after
+    /// [`Shortened::MAX_CHARS`] characters, so a hostile key cannot flood
+    /// the output.
+    pub(crate) struct Shortened<'a>(pub(crate) &'a str);
+
+    impl Shortened<'_> {
+        const MAX_CHARS: usize = 64;
+    }
+
+    impl fmt::Display for Shortened<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let mut chars = self.0.chars();
+            for c in chars.by_ref().take(Shortened::MAX_CHARS) {
+                if c.is_control() {
+                    write!(f, "{}", c.escape_debug())?;
+                } else {
+                    fmt::Write::write_char(f, c)?;
+                }
+            }
+            if chars.next().is_some() {
+                f.write_str("…")?;
+            }
+            Ok(())
         }
     }
 }

@@ -40,7 +40,7 @@ fn pg_store_tests_were_skipped_or_ran() {
 mod pg {
     use super::{required_in_ci, say, URL_VAR};
     use fsm_runtime::store::{PgSetupError, PgStore, Store, StoreError, Version};
-    use fsm_runtime::Snapshot;
+    use fsm_runtime::{ArmedTimer, History, Snapshot, Timestamp};
     use postgres::{Client, NoTls};
     use std::collections::BTreeSet;
     use std::io::{BufRead, BufReader, Read, Write};
@@ -375,6 +375,94 @@ mod pg {
             (id.as_str(), reason.as_str()),
             ("zero", "its version is 0, not positive")
         );
+    }
+
+    /// A snapshot with every key a snapshot can have, as JSON.
+    fn full_snapshot() -> serde_json::Value {
+        let due = Timestamp::from_unix_millis(1_768_037_535_000).unwrap();
+        let mut history = History::new();
+        history.record_names("fetch", "done", "process");
+        let snapshot = Snapshot::new("Job", "0123456789abcdef", "fetch")
+            .with_context(serde_json::json!({"name": "nightly"}))
+            .with_timers([ArmedTimer::new("fetch", 0, due), ArmedTimer::new("work", 0, due)])
+            .with_last_active([("work", "fetch")])
+            .with_history(&history);
+        serde_json::to_value(&snapshot).unwrap()
+    }
+
+    #[test]
+    fn a_misspelled_key_is_corrupt_and_kept() {
+        let Some(url) = server_url("a_misspelled_key_is_corrupt_and_kept") else {
+            return;
+        };
+        let mut scratch = Scratch::table(&url, "keys");
+        let store = scratch.store();
+        let table = scratch.table.clone();
+        let full = full_snapshot();
+        // Each key misspelled (`timers` as `timer`): at the top, in each
+        // timer and in the history entry.
+        let mut cases = Vec::new();
+        let rename = |object: &mut serde_json::Value, key: &str| {
+            let object = object.as_object_mut().unwrap();
+            let value = object.remove(key).unwrap();
+            object.insert(key[..key.len() - 1].to_owned(), value);
+        };
+        for key in full.as_object().unwrap().keys() {
+            let mut copy = full.clone();
+            rename(&mut copy, key);
+            cases.push((copy, key.clone(), "the snapshot".to_owned()));
+        }
+        for (list, index) in [("timers", 0), ("timers", 1), ("history", 0)] {
+            for key in full[list][index].as_object().unwrap().keys() {
+                let mut copy = full.clone();
+                rename(&mut copy[list][index], key);
+                cases.push((copy, key.clone(), format!("`{list}[{index}]`")));
+            }
+        }
+        assert_eq!(cases.len(), 8 + 3 + 3 + 5);
+        for (index, (copy, _, _)) in cases.iter().enumerate() {
+            scratch
+                .admin
+                .execute(
+                    &format!(r#"INSERT INTO "{table}" (id, version, snapshot) VALUES ($1, 1, $2)"#),
+                    &[&format!("job-{index}"), copy],
+                )
+                .unwrap();
+        }
+        for (index, (copy, key, place)) in cases.iter().enumerate() {
+            let id = format!("job-{index}");
+            let (_, location, reason) = corrupt(store.load(&id));
+            assert_eq!(
+                location,
+                format!("PostgreSQL table `{table}`, row with id \"{id}\"")
+            );
+            let misspelled = &key[..key.len() - 1];
+            assert!(
+                reason.starts_with(&format!(
+                    "its snapshot is not an fsm snapshot: unknown field `{misspelled}` in {place}, expected "
+                )),
+                "{reason}"
+            );
+            // The row is untouched.
+            let row = scratch
+                .admin
+                .query_one(
+                    &format!(r#"SELECT snapshot FROM "{table}" WHERE id = $1"#),
+                    &[&id],
+                )
+                .unwrap();
+            assert_eq!(row.get::<_, serde_json::Value>(0), *copy);
+        }
+        // The snapshot as written reads back.
+        scratch
+            .admin
+            .execute(
+                &format!(r#"INSERT INTO "{table}" (id, version, snapshot) VALUES ('job', 1, $1)"#),
+                &[&full],
+            )
+            .unwrap();
+        let (_, snapshot) = store.load("job").unwrap().unwrap();
+        assert_eq!(serde_json::to_value(&snapshot).unwrap(), full);
     }
 
     #[test]

@@ -585,7 +585,8 @@ impl<C> Engine<C> {
     /// [`RestoreError::MissingContext`] when the snapshot carries none and
     /// [`RestoreError::InvalidContext`], naming the field, when it does not
     /// read back as a `C`; with [`RestoreError::UnknownTimer`] for a timer
-    /// that is not one of the snapshot's leaf or of a state holding it; and
+    /// that is not one of the snapshot's leaf or of a state holding it, and
+    /// [`RestoreError::DuplicateTimer`] for one armed twice; and
     /// with [`RestoreError::InvalidLastActive`] for history memory that does
     /// not name a composite entered through its history and a leaf inside it
     /// (each composite once).
@@ -617,7 +618,7 @@ impl<C> Engine<C> {
         let slots = tables.armed_slots(state);
         // Per group of the leaf (in `leaf_groups` order): its deadline.
         let mut armed: Vec<(u32, Timestamp)> = Vec::new();
-        for timer in snapshot.timers() {
+        for timer in snapshot.checked_timers()? {
             let slot = slots.iter().find(|slot| {
                 definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
             });

@@ -83,12 +83,16 @@ pub(crate) fn check_order(entries: &[HistoryEntry]) -> Result<(), String> {
 mod serde_impls {
     use super::HistoryEntry;
     use crate::history::timestamp::Timestamp;
+    use crate::snapshot::{unknown_field, ListItem, Place};
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
     use std::collections::HashSet;
     use std::fmt;
 
     const FIELDS: &[&str] = &["seq", "from", "to", "action", "timestamp"];
+    /// What an entry may hold: its fields, and a runtime record's name for
+    /// the action.
+    const KNOWN: &[&str] = &["seq", "from", "to", "action", "reason", "timestamp"];
 
     impl serde::Serialize for HistoryEntry {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -103,12 +107,29 @@ mod serde_impls {
     }
 
     impl<'de> serde::Deserialize<'de> for HistoryEntry {
+        /// Alone (a runtime record's entry), unknown fields are skipped,
+        /// each only once: such records may carry more than an entry holds.
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            deserializer.deserialize_struct("HistoryEntry", FIELDS, EntryVisitor)
+            deserializer.deserialize_struct("HistoryEntry", FIELDS, EntryVisitor(None))
         }
     }
 
-    struct EntryVisitor;
+    impl ListItem for HistoryEntry {
+        const LIST: &'static str = "history";
+
+        /// In a snapshot, which fsmc alone writes, an unknown field is an
+        /// error naming the entry: a misspelled `action` next to a
+        /// `reason` would otherwise read as the reason.
+        fn deserialize_at<'de, D: Deserializer<'de>>(
+            deserializer: D,
+            place: Place,
+        ) -> Result<Self, D::Error> {
+            deserializer.deserialize_struct("HistoryEntry", FIELDS, EntryVisitor(Some(place)))
+        }
+    }
+
+    /// Reads an entry: strictly, at its place in a snapshot, when it has one.
+    struct EntryVisitor(Option<Place>);
 
     /// Put `value` in `slot`, refusing a second value for `key`.
     fn fill<T, E: de::Error>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), E> {
@@ -153,9 +174,10 @@ mod serde_impls {
                         }
                         reason = map.next_value::<Option<String>>()?;
                     }
-                    // Unknown fields are skipped, as in snapshots, but each
-                    // only once.
                     _ => {
+                        if let Some(place) = self.0 {
+                            return Err(unknown_field(&key, place, KNOWN));
+                        }
                         if others.contains(&key) {
                             return Err(duplicate(&key));
                         }
@@ -177,7 +199,7 @@ mod serde_impls {
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HistoryEntry, A::Error> {
-            let missing = |index: usize| de::Error::invalid_length(index, &EntryVisitor);
+            let missing = |index: usize| de::Error::invalid_length(index, &self);
             let number = seq.next_element()?.ok_or_else(|| missing(0))?;
             let from: String = seq.next_element()?.ok_or_else(|| missing(1))?;
             let to: String = seq.next_element()?.ok_or_else(|| missing(2))?;

@@ -34,6 +34,16 @@ pub type Version = u64;
 ///
 /// Implementations are shared between threads (`Send + Sync`) and make every
 /// [`save`](Store::save) a compare-and-swap on the instance's [`Version`].
+///
+/// # A store's own data
+///
+/// Every key of a snapshot is fsmc's, and reading one refuses any other (a
+/// misspelled `"timers"` would otherwise restore a machine without its
+/// timers). A store that keeps data of its own, such as the version, keeps
+/// it beside the snapshot, in its own record: [`FileStore`] writes
+/// `{"version": 3, "snapshot": {...}}`, and `PgStore` keeps `version` and
+/// `updated_at` in columns beside the `snapshot` column. Stored data that
+/// does not read back, an unknown key included, is [`StoreError::Corrupt`].
 pub trait Store: Send + Sync {
     /// The instance's current version and snapshot, or `None` if it was never
     /// saved.
