@@ -54,7 +54,8 @@ pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation) -
             Severity::Warning => report::warning(&shown.message, shown.first),
         });
     }
-    if checked.diagnostics.is_empty() && checked.model.machines.is_empty() {
+    // The rule `fsmc build` and build scripts apply too.
+    if fsm_grammar::source::defines_no_machine(&checked) {
         let shown = origin.no_machine();
         expanded.extend(report::error(&shown.message, shown.first, shown.last));
     }

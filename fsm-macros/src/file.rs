@@ -20,9 +20,10 @@ pub(crate) fn expand(path: &str, literal: Span, runtime: TokenStream, module: Mo
         .map(PathBuf::from)
         .unwrap_or_default();
     let full_path = crate_root.join(path);
-    let text = match std::fs::read_to_string(&full_path) {
+    // The front end's reader says where a file stops being UTF-8.
+    let text = match fsm_grammar::source::read(&full_path) {
         Ok(text) => text,
-        Err(error) => return unreadable(path, &full_path, &error, literal, runtime, module),
+        Err(error) => return unreadable(path, &full_path, &error.error, literal, runtime, module),
     };
     // `include_str!` takes a string literal: a path that is not UTF-8 can't
     // be tracked, and the crate then only rebuilds when its own sources change.
@@ -61,6 +62,8 @@ fn unreadable(
         .flatten();
     let help = match &suggestion {
         Some((name, _)) => format!("did you mean `{}`?", sibling(path, name)),
+        // Not UTF-8 (`fsm_grammar::source::read` says where): the path is right.
+        None if error.kind() == io::ErrorKind::InvalidData => "`.fsm` files are UTF-8 text".to_string(),
         None => "the path is relative to the crate root, the directory of Cargo.toml".to_string(),
     };
     // The path as written, as rustc's `include_str!` reports it: the help
@@ -96,7 +99,7 @@ fn similar_file(missing: &Path) -> Option<(String, String)> {
         .filter(|name| name.ends_with(".fsm"))
         .collect();
     let closest = fsm_grammar::suggest::closest(name, names.iter().map(String::as_str))?;
-    let text = std::fs::read_to_string(missing.with_file_name(closest)).ok()?;
+    let text = fsm_grammar::source::read(&missing.with_file_name(closest)).ok()?;
     Some((closest.to_string(), text))
 }
 
@@ -128,9 +131,9 @@ impl Origin for File<'_> {
     fn no_machine(&self) -> Shown {
         Shown {
             message: format!(
-                "`{}` defines no machine\nhelp: write one, like \
-                 `machine Door {{ initial state closed; }}`",
-                self.path
+                "`{}` defines no machine\nhelp: {}",
+                self.path,
+                fsm_grammar::source::NO_MACHINE_HELP
             ),
             first: self.literal,
             last: self.literal,

@@ -127,7 +127,7 @@ impl fmt::Display for NotUtf8 {
             bytes.join(" ")
         )?;
         if self.utf16 {
-            f.write_str("; the file is UTF-16, save it as UTF-8")?;
+            f.write_str(": the file looks like UTF-16; save it as UTF-8")?;
         }
         Ok(())
     }
@@ -208,7 +208,7 @@ mod tests {
         let error = not_utf8(b"\xFF\xFEm\0");
         assert_eq!(
             error.to_string(),
-            "invalid UTF-8 at line 1, column 1 (byte 0xFF); the file is UTF-16, save it as UTF-8"
+            "invalid UTF-8 at line 1, column 1 (byte 0xFF): the file looks like UTF-16; save it as UTF-8"
         );
     }
 
