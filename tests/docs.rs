@@ -201,3 +201,338 @@ fn dsl_md_canonical_example_is_exact() {
     );
     assert_eq!(checked.model.machines[0].canonical(), shown);
 }
+
+/// The rules of `grammar/src/fsm.pest`, each as its name and its body
+/// (between the braces), with comments removed.
+fn pest_rules(grammar: &str) -> Vec<(String, String)> {
+    // Drop `//` comments, but not a `"//"` literal.
+    let mut text = String::new();
+    for line in grammar.lines() {
+        let mut in_literal = false;
+        let mut end = line.len();
+        for (at, c) in line.char_indices() {
+            match c {
+                '"' => in_literal = !in_literal,
+                '/' if !in_literal && line[at..].starts_with("//") => {
+                    end = at;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        text.push_str(&line[..end]);
+        text.push('\n');
+    }
+    let mut rules = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .expect("a rule has a body");
+        let name = &rest[..name_end];
+        let body = rest[name_end..]
+            .trim_start()
+            .strip_prefix('=')
+            .unwrap_or_else(|| panic!("fsm.pest: no `=` after `{name}`"))
+            .trim_start()
+            .trim_start_matches(['_', '@', '$', '!'])
+            .strip_prefix('{')
+            .unwrap_or_else(|| panic!("fsm.pest: no `{{` after `{name} =`"));
+        let (mut depth, mut in_literal, mut escaped) = (1, false, false);
+        let mut end = None;
+        for (at, c) in body.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if in_literal => escaped = true,
+                '"' => in_literal = !in_literal,
+                '{' if !in_literal => depth += 1,
+                '}' if !in_literal => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(at);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end.unwrap_or_else(|| panic!("fsm.pest: `{name}` is not closed"));
+        rules.push((name.to_string(), body[..end].trim().to_string()));
+        rest = body[end + 1..].trim_start();
+    }
+    rules
+}
+
+/// The string literals of a pest rule body, in order.
+fn literals(body: &str) -> Vec<&str> {
+    body.split('"').skip(1).step_by(2).collect()
+}
+
+/// What the grammar summary must show of each rule of `fsm.pest`: every
+/// rule by its name (in capitals for the lexical ones), each keyword and
+/// each punctuation token by its text. The parser's entry points for
+/// syntax recovery (`machine_entry`, `machine_rest`, ...: every rule but
+/// `file` that starts at `SOI`) are not part of the language.
+#[test]
+fn dsl_md_grammar_summary_has_every_rule_of_fsm_pest() {
+    let grammar_path = workspace_root().join("grammar/src/fsm.pest");
+    let grammar = std::fs::read_to_string(&grammar_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", grammar_path.display()));
+    let rules = pest_rules(&grammar);
+    assert!(rules.len() > 60, "found only {} rules in fsm.pest", rules.len());
+
+    let text = read_doc("dsl.md");
+    let section = sections(&text)
+        .into_iter()
+        .find(|s| s.heading == "Grammar summary")
+        .expect("dsl.md has a grammar summary");
+    let summary = section
+        .body
+        .split_once("```ebnf\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("the grammar summary is an ```ebnf block");
+    // The rules the summary defines, in lower case: `name = ...` at the
+    // start of a line.
+    let defined: Vec<String> = summary
+        .lines()
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter_map(|line| line.split_once('='))
+        .map(|(name, _)| name.trim().to_ascii_lowercase())
+        .collect();
+    let quoted = |token: &str| summary.contains(&format!("\"{token}\""));
+
+    let mut missing = Vec::new();
+    for (name, body) in &rules {
+        if name != "file" && body.starts_with("SOI") {
+            continue;
+        }
+        let shown = if name.starts_with("kw_") {
+            let word = literals(body)[0];
+            quoted(word)
+        } else if body.starts_with('"') && body.ends_with('"') && literals(body).len() == 1 {
+            quoted(literals(body)[0])
+        } else {
+            defined.contains(&name.to_ascii_lowercase())
+        };
+        if !shown {
+            missing.push(name.as_str());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the grammar summary of docs/dsl.md leaves out these rules of fsm.pest: {missing:?} \
+         (a rule is shown as `name = ...;`, lexical rules in capitals, keywords and tokens by \
+         their text in quotes)"
+    );
+
+    let names: Vec<String> = rules.iter().map(|(name, _)| name.to_ascii_lowercase()).collect();
+    let unknown: Vec<&String> = defined.iter().filter(|name| !names.contains(name)).collect();
+    assert!(
+        unknown.is_empty(),
+        "the grammar summary of docs/dsl.md defines rules that fsm.pest does not have: {unknown:?} \
+         (it uses fsm.pest's names)"
+    );
+}
+
+/// The keyword list of "Lexical structure" names every keyword of fsm.pest.
+#[test]
+fn dsl_md_keyword_list_has_every_keyword_of_fsm_pest() {
+    let grammar_path = workspace_root().join("grammar/src/fsm.pest");
+    let grammar = std::fs::read_to_string(&grammar_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", grammar_path.display()));
+    let keywords: Vec<&str> = pest_rules(&grammar)
+        .iter()
+        .filter(|(name, _)| name.starts_with("kw_"))
+        .map(|(name, _)| name.trim_start_matches("kw_"))
+        .map(|word| grammar_keyword(&grammar, word))
+        .collect();
+    assert!(keywords.len() >= 20, "found only {} keywords", keywords.len());
+
+    let text = read_doc("dsl.md");
+    let list = text
+        .split_once("**Keywords** are contextual.")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(list, _)| list)
+        .expect("dsl.md has a paragraph on keywords");
+    let missing: Vec<&str> = keywords
+        .into_iter()
+        .filter(|word| !list.contains(&format!("`{word}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the keyword list of docs/dsl.md (\"**Keywords** are contextual.\") leaves out {missing:?}"
+    );
+}
+
+/// The word a keyword rule `kw_NAME` matches (its first string literal).
+fn grammar_keyword<'g>(grammar: &'g str, name: &str) -> &'g str {
+    let rule = format!("kw_{name}");
+    let line = grammar
+        .lines()
+        .find(|line| line.split_whitespace().next() == Some(rule.as_str()))
+        .unwrap_or_else(|| panic!("fsm.pest has no `{rule}`"));
+    literals(line)[0]
+}
+
+#[test]
+fn dsl_md_contents_lists_every_section() {
+    let text = read_doc("dsl.md");
+    let contents = text
+        .split_once("Contents:\n")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(list, _)| list)
+        .expect("dsl.md has a list of contents");
+    let missing: Vec<&str> = sections(&text)
+        .iter()
+        .map(|section| section.heading)
+        .filter(|heading| !contents.contains(&format!("[{heading}](")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the contents of docs/dsl.md leave out {missing:?}"
+    );
+}
+
+/// The examples of "Instead of parallel states", built and run: the
+/// machines are those of the ```fsm blocks there (same fingerprints), the
+/// code that of its ```rust blocks.
+mod parallel {
+    fsm_runtime::fsm! {
+        /// Playback and the connection of a player change independently.
+        machine Playback {
+            initial state paused { on play -> playing; }
+            state playing { on pause -> paused; }
+            terminal state stopped;
+            any { on shutdown -> stopped; }
+        }
+
+        machine Connection {
+            initial state online { on lost -> offline emit pause_playback; }
+            state offline { on found -> online; }
+            terminal state closed;
+            any { on shutdown -> closed; }
+        }
+    }
+
+    fsm_runtime::fsm! {
+        /// Fetches several files at once and goes on when all are in.
+        machine Fetch {
+            context Downloads;
+            action start(usize), fetched, failed;
+            guard last_one;
+            effect expect(usize), count_one;
+            initial state idle { on start -> fetching do expect emit start_all; }
+            state fetching {
+                on fetched [last_one] -> done do count_one;
+                on fetched do count_one;
+                on failed -> idle emit cancel_all;
+            }
+            terminal state done;
+        }
+    }
+
+    /// A player is in one state of each part at once.
+    pub struct Player {
+        pub playback: playback::Playback,
+        pub connection: connection::Connection,
+    }
+
+    impl Player {
+        pub fn connection_lost(&mut self) {
+            let fired = self.connection.fire(connection::Action::Lost).expect("online");
+            for output in fired.outputs {
+                match output {
+                    // Pausing what is already paused changes nothing.
+                    connection::Output::PausePlayback => {
+                        let _ = self.playback.fire(playback::Action::Pause);
+                    }
+                }
+            }
+        }
+
+        /// `shutdown` concerns both parts: each gets it.
+        pub fn shutdown(&mut self) {
+            let _ = self.playback.fire(playback::Action::Shutdown);
+            let _ = self.connection.fire(connection::Action::Shutdown);
+        }
+    }
+
+    #[derive(Default)]
+    pub struct Downloads {
+        running: usize,
+    }
+
+    impl fetch::Context for Downloads {
+        fn last_one(&self) -> bool {
+            self.running == 1
+        }
+        fn expect(&mut self, jobs: &usize) {
+            self.running = *jobs;
+        }
+        fn count_one(&mut self) {
+            self.running -= 1;
+        }
+    }
+}
+
+#[test]
+fn dsl_md_parallel_examples_are_the_machines_that_run() {
+    use fsm_runtime::Machine;
+    use parallel::{connection, fetch, playback};
+
+    let text = read_doc("dsl.md");
+    let section = text
+        .split_once("### Instead of parallel states\n")
+        .and_then(|(_, rest)| rest.split_once("\n## "))
+        .map(|(section, _)| section)
+        .expect("dsl.md has a section on what to do instead of parallel states");
+    let mut fingerprints = Vec::new();
+    for block in fsm_blocks(section) {
+        let checked = check(block);
+        assert!(
+            checked.diagnostics.is_empty(),
+            "{:?}\n{block}",
+            checked.diagnostics
+        );
+        fingerprints.extend(
+            checked
+                .model
+                .machines
+                .iter()
+                .map(|m| (m.name.clone(), m.fingerprint())),
+        );
+    }
+    let built = [
+        ("Playback", <playback::Playback as Machine>::FINGERPRINT),
+        ("Connection", <connection::Connection as Machine>::FINGERPRINT),
+        ("Fetch", <fetch::Core as Machine>::FINGERPRINT),
+    ];
+    let built: Vec<(String, String)> = built
+        .iter()
+        .map(|(name, print)| (name.to_string(), print.to_string()))
+        .collect();
+    assert_eq!(
+        fingerprints, built,
+        "the machines of the section are the ones built here"
+    );
+
+    let mut player = parallel::Player {
+        playback: playback::Playback::new(),
+        connection: connection::Connection::new(),
+    };
+    player.playback.fire(playback::Action::Play).unwrap();
+    player.connection_lost();
+    assert_eq!(player.playback.state(), playback::State::Paused);
+    assert_eq!(player.connection.state(), connection::State::Offline);
+    player.shutdown();
+    assert!(player.playback.is_terminal() && player.connection.is_terminal());
+
+    let mut machine = fetch::Fetch::new(parallel::Downloads::default());
+    machine.fire(fetch::Event::Start(3)).unwrap();
+    for left in (0..3).rev() {
+        assert!(!machine.is_terminal());
+        machine.fire(fetch::Event::Fetched).unwrap();
+        assert_eq!(machine.is_terminal(), left == 0);
+    }
+}
