@@ -7,6 +7,10 @@
 //!   `fsmc explain` prints (reports say ``run `fsmc explain CODE` ``).
 //! - Every complete machine shown in `docs/dsl.md` checks clean, and its
 //!   canonical-form example is exactly what `Machine::canonical` prints.
+//! - Its grammar summary shows every rule of `grammar/src/fsm.pest` under
+//!   fsm.pest's name, and its keyword list every keyword; its contents list
+//!   every section.
+//! - The examples of "Instead of parallel states" are built and run here.
 
 use fsm_grammar::{check, Code, Severity};
 use fsm_tests::workspace_root;
