@@ -4,18 +4,21 @@
 //! - [`run_blocking`] waits on a [`std::sync::mpsc::Receiver`] until the next
 //!   deadline, on the calling thread;
 //! - `run` (feature `tokio`) waits on a `tokio::sync::mpsc::Receiver` and the
-//!   next deadline at once, in a task.
+//!   next deadline at once, in a task;
+//! - [`run_virtual`], for tests, fires a script of events on a
+//!   [`ManualClock`] and moves the clock from deadline to deadline, so a
+//!   test of a ten-minute timeout takes a few lines and no time.
 //!
-//! Both run any [`Driven`] machine: a generated machine whose `fire` takes
+//! All run any [`Driven`] machine: a generated machine whose `fire` takes
 //! the event alone (one with a context, or with payloads or timers and no
-//! guards). Both report every firing to a callback, in the order they
-//! happen, and return why they stopped: the channel closed, or the machine
-//! reached a terminal state.
+//! guards). All report every firing to a callback, in the order they
+//! happen, and return why they stopped: the channel closed (or, in virtual
+//! time, the time given passed), or the machine reached a terminal state.
 //!
 //! Order: timers due when an event arrives fire before it, earliest first,
 //! so the machine sees time and events in the order they happened; each
 //! timer fires once. The deadline is read from the machine's own clock, so a
-//! machine on a [`ManualClock`](crate::ManualClock) is driven by that clock.
+//! machine on a [`ManualClock`] is driven by that clock.
 //!
 //! ```
 //! use fsm_runtime::driver::{run_blocking, Step, Stopped};
@@ -44,6 +47,7 @@
 //! assert_eq!(log, ["`ringing` --answer--> `talking`", "`talking` --hang_up--> `ended`"]);
 //! ```
 
+use crate::clock::{Clock, ManualClock};
 use crate::context::{TimerFired, TimerRejected};
 use crate::fired::Fired;
 use crate::history::Timestamp;
@@ -128,6 +132,9 @@ pub enum Stopped {
     Closed,
     /// The machine reached a terminal state: nothing more can happen to it.
     Terminal,
+    /// [`run_virtual`] only: the events ran out, and the virtual time it was
+    /// given passed.
+    Elapsed,
 }
 
 /// Run `machine` on the calling thread: fire each event `events` delivers
@@ -224,6 +231,122 @@ pub async fn run<M: Driven>(
         };
         if fire_event(machine, event, &mut on_step) {
             return Stopped::Terminal;
+        }
+    }
+}
+
+/// Run `machine` in virtual time, for tests: fire `events` in order, and
+/// whenever none is left, set `clock` to the next deadline and fire the
+/// timers due then, until `duration` has passed on `clock` (counted from
+/// the call), reporting every firing to `on_step` with the machine as it is
+/// after it. Returns [`Stopped::Elapsed`] with `clock` at the end of
+/// `duration` (unless a deadline already past held it later), or
+/// [`Stopped::Terminal`] as soon as the machine is in a terminal state (at
+/// once if it starts in one), with `clock` at the deadline that ended it.
+///
+/// This is the loop every test of a timed machine otherwise writes by hand
+/// (queue empty: set the clock to `next_deadline()`, fire what is due), in
+/// the order the other drivers keep: timers due when an event comes fire
+/// before it. Events all fire at the time the call starts; to let time
+/// pass between two events, call it once for each, or give it an iterator
+/// that is not fused: `events` is asked again after each timer, so a
+/// channel's [`try_iter`](std::sync::mpsc::Receiver::try_iter) lets
+/// `on_step` queue events in answer to what fired. A machine whose timers
+/// re-arm for ever (a heartbeat) stops when `duration` has passed.
+///
+/// `machine` must read its time from `clock` (a clone of it): build it with
+/// `with_clock(clock.clone())`.
+///
+/// ```
+/// use fsm_runtime::driver::{run_virtual, Step, Stopped};
+/// use fsm_runtime::{Clock, ManualClock};
+/// use std::time::{Duration, UNIX_EPOCH};
+///
+/// fsm_runtime::fsm! {
+///     machine Call {
+///         initial state ringing { on answer -> talking; after 30s -> missed; }
+///         state talking { on hold -> held; on hang_up -> ended; }
+///         state held { on resume -> talking; after 10m -> ended; }
+///         terminal state missed;
+///         terminal state ended;
+///     }
+/// }
+///
+/// let clock = ManualClock::new(UNIX_EPOCH);
+/// let mut machine = call::Call::with_clock(clock.clone());
+/// let mut log = Vec::new();
+/// type Call = call::Call<ManualClock>;
+/// let mut record = |_: &Call, step: Step<Call>| {
+///     log.push(match step {
+///         Step::Event(Ok(fired)) => fired.to_string(),
+///         Step::Event(Err(error)) => error.to_string(),
+///         Step::Timer(Ok(fired)) => fired.to_string(),
+///         Step::Timer(Err(rejected)) => rejected.to_string(),
+///     })
+/// };
+///
+/// // Answered and put on hold at once; a minute passes.
+/// let minute = Duration::from_secs(60);
+/// let events = [call::Action::Answer, call::Action::Hold];
+/// assert_eq!(run_virtual(&mut machine, &clock, events, minute, &mut record), Stopped::Elapsed);
+/// // Then nobody resumes: the hold times out ten minutes after it began.
+/// let hour = Duration::from_secs(3600);
+/// assert_eq!(run_virtual(&mut machine, &clock, [], hour, &mut record), Stopped::Terminal);
+/// assert_eq!(clock.now(), UNIX_EPOCH + Duration::from_secs(600));
+/// assert_eq!(log, [
+///     "`ringing` --answer--> `talking`",
+///     "`talking` --hold--> `held`",
+///     "timer 0 of `held` -> `ended`",
+/// ]);
+/// ```
+///
+/// # Panics
+///
+/// When `machine` does not read its time from `clock`: setting `clock` to
+/// a deadline does not bring the machine's time to it, and the loop could
+/// never end.
+pub fn run_virtual<M: Driven>(
+    machine: &mut M,
+    clock: &ManualClock,
+    events: impl IntoIterator<Item = M::Event>,
+    duration: Duration,
+    mut on_step: impl FnMut(&M, Step<M>),
+) -> Stopped {
+    let start = Timestamp::from_system_time(clock.now());
+    let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+    let end =
+        Timestamp::from_unix_millis(start.unix_millis().saturating_add(millis)).unwrap_or(Timestamp::MAX);
+    let mut events = events.into_iter();
+    loop {
+        if fire_due_timers(machine, &mut on_step) {
+            return Stopped::Terminal;
+        }
+        if let Some(event) = events.next() {
+            if fire_event(machine, event, &mut on_step) {
+                return Stopped::Terminal;
+            }
+            continue;
+        }
+        let now = Timestamp::from_system_time(clock.now());
+        match machine.next_deadline() {
+            Some(due) if due <= end => {
+                if due > now {
+                    clock.set(due.to_system_time());
+                }
+                assert!(
+                    machine.now() >= due,
+                    "run_virtual: the machine does not read its time from the clock it was given \
+                     (the clock is at {}, the machine's time is {}); build it with a clone of that clock",
+                    Timestamp::from_system_time(clock.now()),
+                    machine.now()
+                );
+            }
+            _ => {
+                if end > now {
+                    clock.set(end.to_system_time());
+                }
+                return Stopped::Elapsed;
+            }
         }
     }
 }

@@ -8,7 +8,8 @@
 include!("generated/call.rs");
 
 use call::{Action, Call, Event, Output, State};
-use fsm_runtime::{ArmedTimer, FingerprintPolicy, ManualClock, RestoreError, Snapshot, Timestamp};
+use fsm_runtime::driver::{run_virtual, Step, Stopped};
+use fsm_runtime::{ArmedTimer, Clock, FingerprintPolicy, ManualClock, RestoreError, Snapshot, Timestamp};
 use std::time::{Duration, UNIX_EPOCH};
 
 #[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -121,28 +122,24 @@ fn a_rejected_event_runs_nothing_and_is_handed_back() {
 #[test]
 fn a_ten_minute_timeout_on_a_manual_clock() {
     let (mut machine, clock) = calling(0);
-    assert_eq!(machine.next_deadline(), Some(at(30_000)));
-    assert_eq!(machine.fire_due(|_| panic!("nothing is due")), 0);
-    clock.advance(Duration::from_secs(30));
     let mut fired = Vec::new();
-    assert_eq!(machine.fire_due(|r| fired.push(r.unwrap())), 1);
+    let hour = Duration::from_secs(3600);
+    let stopped = run_virtual(&mut machine, &clock, [], hour, |_, step| match step {
+        Step::Timer(Ok(timer)) => fired.push(format!("{timer} at {}", timer.due)),
+        other => panic!("{other:?}"),
+    });
+    assert_eq!(stopped, Stopped::Terminal);
+    assert_eq!(clock.now(), at(600_000).to_system_time());
+    // The internal timer fires once and stays disarmed; the others do not
+    // move. With no retries left, the guarded timer's group falls to the
+    // unguarded one.
     assert_eq!(
-        (fired[0].from, fired[0].to, fired[0].timer),
-        (State::Calling, State::Calling, 0)
+        fired,
+        [
+            "timer 0 of `calling` -> `calling` (emit `log_slow`) at 2026-01-10T09:32:45.000Z",
+            "timer 2 of `calling` -> `failed` (emit `stopped`, `give_up`) at 2026-01-10T09:42:15.000Z",
+        ]
     );
-    assert_eq!(fired[0].outputs, [Output::LogSlow]);
-    // The internal timer fired once and stays disarmed; the others do not move.
-    assert_eq!(machine.next_deadline(), Some(at(600_000)));
-    clock.advance(Duration::from_secs(600));
-    // No retries left: the guarded timer's group falls to the unguarded one.
-    let result = machine.fire_next_due().unwrap().unwrap();
-    assert_eq!(
-        (result.to, result.timer, result.due),
-        (State::Failed, 2, at(600_000))
-    );
-    assert_eq!(result.outputs, [Output::Stopped, Output::GiveUp]);
-    assert!(machine.fire_next_due().is_none());
-    assert_eq!(machine.next_deadline(), None);
 }
 
 #[test]

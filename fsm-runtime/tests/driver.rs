@@ -1,11 +1,12 @@
 //! The drivers: `run_blocking` on a std channel and `run` (feature `tokio`)
 //! on a tokio channel fire events in order, fire timers when they come due
 //! (before an event that arrives after their deadline), and stop when the
-//! channel closes or the machine is terminal.
+//! channel closes or the machine is terminal. `run_virtual` does the same on
+//! a manual clock it moves from deadline to deadline.
 
 #![deny(warnings)]
 
-use fsm_runtime::driver::{self, run_blocking, Driven, Step, Stopped};
+use fsm_runtime::driver::{self, run_blocking, run_virtual, Driven, Step, Stopped};
 use fsm_runtime::{Clock, ManualClock};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -29,6 +30,19 @@ fsm_runtime::fsm! {
         initial state ringing { on answer -> ended; after 20ms -> missed; }
         terminal state missed;
         terminal state ended;
+    }
+
+    /// A heartbeat: its timer re-arms for ever.
+    machine Beat {
+        initial state beating { after 1s -> beating; on stop -> stopped; }
+        terminal state stopped;
+    }
+
+    /// Polls every 5 s until the caller answers `ready`.
+    machine Poll {
+        initial state waiting { after 5s -> checking; }
+        state checking { on ready -> done; on not_ready -> waiting; }
+        terminal state done;
     }
 }
 
@@ -217,4 +231,140 @@ fn the_async_driver_stops_when_the_channel_closes() {
         assert_eq!((stopped, log.len()), (Stopped::Closed, 1));
         assert_eq!(machine.state(), call::State::Talking);
     });
+}
+
+/// The time on `clock`, in seconds after `manual_clock()` started.
+fn seconds_on(clock: &ManualClock) -> u64 {
+    let start = UNIX_EPOCH + Duration::from_secs(1_768_037_535);
+    clock.now().duration_since(start).unwrap().as_secs()
+}
+
+#[test]
+fn virtual_time_fires_the_script_then_moves_from_deadline_to_deadline() {
+    use call::Action;
+    let clock = manual_clock();
+    let mut machine = call::Call::with_clock(clock.clone());
+    let mut log = Vec::new();
+    let minute = Duration::from_secs(60);
+    let stopped = run_virtual(
+        &mut machine,
+        &clock,
+        [Action::Answer, Action::Hold],
+        minute,
+        record(&mut log),
+    );
+    // The events all fire at once; then the minute passes, with the hold's
+    // 10 min timer armed and not due.
+    assert_eq!((stopped, seconds_on(&clock)), (Stopped::Elapsed, 60));
+    assert_eq!(
+        log,
+        ["`ringing` --answer--> `talking`", "`talking` --hold--> `held`"]
+    );
+    let hour = Duration::from_secs(3600);
+    let stopped = run_virtual(&mut machine, &clock, [], hour, record(&mut log));
+    // Terminal at the deadline that ended it, not at the end of the hour.
+    assert_eq!((stopped, seconds_on(&clock)), (Stopped::Terminal, 600));
+    assert_eq!(log[2..], ["timer 0 of `held` -> `ended`"]);
+    // A machine that starts terminal returns at once.
+    assert_eq!(
+        run_virtual(&mut machine, &clock, [Action::Answer], hour, |_, _| panic!(
+            "nothing fires"
+        )),
+        Stopped::Terminal
+    );
+    assert_eq!(seconds_on(&clock), 600);
+}
+
+#[test]
+fn virtual_time_stops_a_heartbeat_when_the_time_has_passed() {
+    let clock = manual_clock();
+    let mut machine = beat::Beat::with_clock(clock.clone());
+    let mut beats = 0;
+    let stopped = run_virtual(
+        &mut machine,
+        &clock,
+        [],
+        Duration::from_millis(10_500),
+        |_, step| {
+            assert!(matches!(step, Step::Timer(Ok(_))));
+            beats += 1;
+        },
+    );
+    assert_eq!((stopped, beats), (Stopped::Elapsed, 10));
+    assert_eq!(
+        clock.now(),
+        UNIX_EPOCH + Duration::from_millis(1_768_037_535_000 + 10_500)
+    );
+    assert_eq!(machine.state(), beat::State::Beating);
+    assert_eq!(
+        run_virtual(
+            &mut machine,
+            &clock,
+            [beat::Action::Stop],
+            Duration::ZERO,
+            |_, _| {}
+        ),
+        Stopped::Terminal
+    );
+}
+
+#[test]
+fn virtual_time_asks_a_channel_again_after_each_timer() {
+    // The caller answers each check, `ready` on the third: the answers are
+    // queued by the callback, and fired before time moves on.
+    let clock = manual_clock();
+    let mut machine = poll::Poll::with_clock(clock.clone());
+    let (events, receiver) = mpsc::channel();
+    let mut checks = 0;
+    let stopped = run_virtual(
+        &mut machine,
+        &clock,
+        receiver.try_iter(),
+        Duration::from_secs(3600),
+        |machine, step| {
+            if let Step::Timer(Ok(_)) = step {
+                checks += 1;
+                assert_eq!(machine.state(), poll::State::Checking);
+                let answer = if checks == 3 {
+                    poll::Action::Ready
+                } else {
+                    poll::Action::NotReady
+                };
+                events.send(answer).unwrap();
+            }
+        },
+    );
+    assert_eq!((stopped, checks, seconds_on(&clock)), (Stopped::Terminal, 3, 15));
+}
+
+#[test]
+fn virtual_time_fires_a_timer_already_due_first_and_never_turns_the_clock_back() {
+    let clock = manual_clock();
+    let mut machine = call::Call::with_clock(clock.clone());
+    // The call rang out before the answer came.
+    clock.advance(Duration::from_secs(31));
+    let mut log = Vec::new();
+    let stopped = run_virtual(
+        &mut machine,
+        &clock,
+        [call::Action::Answer],
+        Duration::ZERO,
+        record(&mut log),
+    );
+    assert_eq!(stopped, Stopped::Terminal);
+    assert_eq!(log, ["timer 0 of `ringing` -> `missed` (emit `voicemail`)"]);
+    assert_eq!(seconds_on(&clock), 31);
+}
+
+#[test]
+#[should_panic(expected = "run_virtual: the machine does not read its time from the clock it was given")]
+fn virtual_time_refuses_a_machine_on_another_clock() {
+    let mut machine = call::Call::with_clock(manual_clock());
+    run_virtual(
+        &mut machine,
+        &manual_clock(),
+        [],
+        Duration::from_secs(60),
+        |_, _| {},
+    );
 }
