@@ -177,25 +177,21 @@ impl Gen<'_> {
                 }
             })
             .collect();
-        let names: Vec<TokenStream> = self
-            .machine
-            .actions
-            .iter()
-            .zip(&self.idents.actions)
-            .map(|(a, v)| {
-                let name = v.to_string();
-                if a.payload.is_some() {
-                    quote!(Event::#v(..) => f.debug_tuple(#name).finish_non_exhaustive(),)
-                } else {
-                    quote!(Event::#v => f.write_str(#name),)
-                }
-            })
-            .collect();
         let doc = doc_line(&format!(
             "The events [`{m}`] accepts: its actions, each with its payload."
         ));
+        let traits = self.event_traits();
         quote! {
             #doc
+            ///
+            /// `Debug` shows a payload whose type is `Debug`, and `..` for one
+            /// whose type is not. `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`
+            /// and, with `fsm-runtime`'s `serde` feature, `Serialize` and
+            /// `Deserialize` are implemented when every payload type has
+            /// them, as `#[derive]` would for type parameters; a payload type
+            /// without one leaves `Event` without it. Serialized, an event is
+            /// its action's name (`"open"`), or the name and the payload
+            /// (`{"user_input": "hello"}` in JSON).
             pub enum Event {
                 #(#variants)*
             }
@@ -209,11 +205,246 @@ impl Gen<'_> {
                 }
             }
 
-            /// The variant, without its payload (which need not be `Debug`).
+            #traits
+        }
+    }
+
+    /// The payload types of the actions, each once: the bounds of the
+    /// traits `Event` has when its payloads do.
+    fn payload_types(&self) -> Vec<TokenStream> {
+        let mut types: Vec<TokenStream> = Vec::new();
+        for action in &self.machine.actions {
+            if let Some(ty) = self.payload(action) {
+                if !types.iter().any(|t| t.to_string() == ty.to_string()) {
+                    types.push(ty);
+                }
+            }
+        }
+        types
+    }
+
+    /// `Debug`, always (a payload shown as `..` when its type is not
+    /// `Debug`), and `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`, `Serialize`
+    /// and `Deserialize` with a bound on every payload type.
+    ///
+    /// A bound on a concrete type that does not hold (`NotClone: Clone`) is
+    /// an error on stable Rust unless it is higher-ranked: hence
+    /// `for<'a> NotClone: Clone`, under which the impl exists and never
+    /// applies, as a derive's on a generic enum whose parameter lacks the
+    /// trait.
+    fn event_traits(&self) -> TokenStream {
+        let types = self.payload_types();
+        let bound = |bound: TokenStream| -> TokenStream {
+            if types.is_empty() {
+                return TokenStream::new();
+            }
+            quote!(where #(for<'a> #types: #bound,)*)
+        };
+        let clone_bound = bound(quote!(__fsm::Clone));
+        let copy_bound = bound(quote!(__fsm::Copy));
+        let eq_bound = bound(quote!(__fsm::PartialEq));
+        let total_bound = bound(quote!(__fsm::Eq));
+        let hash_bound = bound(quote!(__fsm::Hash));
+        let debug = self.event_debug();
+        let serde = self.event_serde();
+        let actions = self.machine.actions.iter().zip(&self.idents.actions);
+        let mut clones = Vec::new();
+        let mut eqs = Vec::new();
+        let mut hashes = Vec::new();
+        for (action, v) in actions {
+            if action.payload.is_some() {
+                clones.push(quote!(Event::#v(payload) => Event::#v(__fsm::Clone::clone(payload)),));
+                eqs.push(quote!((Event::#v(a), Event::#v(b)) => __fsm::PartialEq::eq(a, b),));
+                hashes.push(quote!(Event::#v(payload) => __fsm::Hash::hash(payload, state),));
+            } else {
+                clones.push(quote!(Event::#v => Event::#v,));
+                eqs.push(quote!((Event::#v, Event::#v) => true,));
+                hashes.push(quote!(Event::#v => {}));
+            }
+        }
+        let no_actions = self.machine.actions.is_empty();
+        let other_eq = if self.machine.actions.len() > 1 {
+            quote!(_ => false,)
+        } else {
+            TokenStream::new()
+        };
+        let (clone_body, eq_body, hash_body) = if no_actions {
+            (
+                quote!(match *self {}),
+                quote!(match *self {}),
+                quote!(match *self {}),
+            )
+        } else {
+            (
+                quote!(match self { #(#clones)* }),
+                quote!(match (self, other) { #(#eqs)* #other_eq }),
+                quote! {
+                    __fsm::Hash::hash(&self.action(), state);
+                    match self { #(#hashes)* }
+                },
+            )
+        };
+        // An `Event` without variants (a machine with a context and no
+        // actions) reads none of the arguments.
+        let allow_unused = if no_actions {
+            quote!(#[allow(unused_variables)])
+        } else {
+            TokenStream::new()
+        };
+        quote! {
+            #debug
+
+            // Clippy would have `*self` where `Event` is `Copy`, which it is
+            // only for some payload types.
+            #[allow(clippy::non_canonical_clone_impl, clippy::expl_impl_clone_on_copy)]
+            impl __fsm::Clone for Event #clone_bound {
+                fn clone(&self) -> Self {
+                    #clone_body
+                }
+            }
+
+            impl __fsm::Copy for Event #copy_bound {}
+
+            impl __fsm::PartialEq for Event #eq_bound {
+                #allow_unused
+                fn eq(&self, other: &Self) -> bool {
+                    #eq_body
+                }
+            }
+
+            impl __fsm::Eq for Event #total_bound {}
+
+            impl __fsm::Hash for Event #hash_bound {
+                #allow_unused
+                fn hash<H: __fsm::Hasher>(&self, state: &mut H) {
+                    #hash_body
+                }
+            }
+
+            #serde
+        }
+    }
+
+    /// `Debug`: the variant, and its payload when the payload's type is
+    /// `Debug` (`..` otherwise), chosen on the concrete payload type by
+    /// method resolution (see `fsm_runtime::__private::DebugPayload`).
+    fn event_debug(&self) -> TokenStream {
+        let names: Vec<TokenStream> = self
+            .machine
+            .actions
+            .iter()
+            .zip(&self.idents.actions)
+            .map(|(a, v)| {
+                let name = v.to_string();
+                if a.payload.is_some() {
+                    quote! {
+                        Event::#v(payload) => f
+                            .debug_tuple(#name)
+                            .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                            .finish(),
+                    }
+                } else {
+                    quote!(Event::#v => f.write_str(#name),)
+                }
+            })
+            .collect();
+        let uses = if self.machine.actions.iter().any(|a| a.payload.is_some()) {
+            quote! {
+                // One of the two is used, depending on the payload types.
+                #[allow(unused_imports)]
+                use __fsm::{PayloadDebug as _, PayloadOpaque as _};
+            }
+        } else {
+            TokenStream::new()
+        };
+        let body = if self.machine.actions.is_empty() {
+            quote!(match *self {})
+        } else {
+            quote!(match self { #(#names)* })
+        };
+        quote! {
+            /// The variant and its payload; a payload whose type is not
+            /// `Debug` shows as `..`.
             impl __fsm::fmt::Debug for Event {
                 fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                    match *self {
-                        #(#names)*
+                    #uses
+                    #body
+                }
+            }
+        }
+    }
+
+    /// `Serialize` and `Deserialize` as serde's derive writes an externally
+    /// tagged enum, with the actions' `.fsm` names, under the runtime's
+    /// `serde` feature.
+    fn event_serde(&self) -> TokenStream {
+        let types = self.payload_types();
+        let serialize_bound = if types.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(where #(for<'a> #types: __fsm::Serialize,)*)
+        };
+        // The lifetime `'de` makes these bounds generic: no `for<'a>`.
+        let deserialize_bound = if types.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(where #(#types: __fsm::serde::Deserialize<'de>,)*)
+        };
+        let mut writes = Vec::new();
+        let mut reads = Vec::new();
+        for (i, (action, v)) in self.machine.actions.iter().zip(&self.idents.actions).enumerate() {
+            let name = action.name.as_str();
+            let i = Literal::u32_unsuffixed(i as u32);
+            if action.payload.is_some() {
+                writes.push(quote! {
+                    Event::#v(payload) => __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", #i, #name, payload),
+                });
+                reads.push(quote! {
+                    Action::#v => __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::#v),
+                });
+            } else {
+                writes.push(quote! {
+                    Event::#v => __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", #i, #name),
+                });
+                reads.push(quote! {
+                    Action::#v => __fsm::serde::de::VariantAccess::unit_variant(variant).map(|()| Event::#v),
+                });
+            }
+        }
+        let allow_unused = if self.machine.actions.is_empty() {
+            quote!(#[allow(unused_variables)])
+        } else {
+            TokenStream::new()
+        };
+        let (write, read) = if self.machine.actions.is_empty() {
+            (quote!(match *self {}), quote!(match action {}))
+        } else {
+            (
+                quote!(match self { #(#writes)* }),
+                quote!(match action { #(#reads)* }),
+            )
+        };
+        quote! {
+            __fsm::if_serde! {
+                impl __fsm::Serialize for Event #serialize_bound {
+                    #allow_unused
+                    fn serialize<S: __fsm::serde::Serializer>(&self, serializer: S) -> __fsm::Result<S::Ok, S::Error> {
+                        #write
+                    }
+                }
+
+                impl<'de> __fsm::serde::Deserialize<'de> for Event #deserialize_bound {
+                    fn deserialize<D: __fsm::serde::Deserializer<'de>>(deserializer: D) -> __fsm::Result<Self, D::Error> {
+                        __fsm::deserialize_event(deserializer)
+                    }
+                }
+
+                impl<'de> __fsm::EventVariants<'de> for Event #deserialize_bound {
+                    type Action = Action;
+
+                    #allow_unused
+                    fn variant<V: __fsm::serde::de::VariantAccess<'de>>(action: Action, variant: V) -> __fsm::Result<Self, V::Error> {
+                        #read
                     }
                 }
             }
@@ -707,9 +938,16 @@ impl Gen<'_> {
                     } else {
                         let (run, to, outputs) =
                             self.take(tables, state, Taken::transition(transition), payload);
+                        let internal = transition.target.is_none();
                         quote!({
                             #run
-                            __fsm::Ok(Fired { from: state, to: #to, action: Action::#action_variant, outputs: #outputs })
+                            __fsm::Ok(Fired {
+                                from: state,
+                                to: #to,
+                                action: Action::#action_variant,
+                                outputs: #outputs,
+                                internal: #internal,
+                            })
                         })
                     };
                     match &transition.guard {

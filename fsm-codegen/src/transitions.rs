@@ -198,16 +198,17 @@ fn fired(
         quote!(last_active[#i])
     };
     let record = records(&step, state, idents, &slot);
+    let internal = transition.target.is_none();
     if step.read.is_none() && record.is_empty() {
         let (to, outputs) = to_outputs(&step.cases[0]);
-        return quote!(__fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs }));
+        return quote!(__fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs, internal: #internal }));
     }
     *uses_memory = true;
     if step.read.is_none() {
         let (to, outputs) = to_outputs(&step.cases[0]);
         return quote!({
             #record
-            __fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs })
+            __fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs, internal: #internal })
         });
     }
     let chosen = dispatch(&step, idents, &slot, &mut |case| {
@@ -217,6 +218,6 @@ fn fired(
     quote!({
         let (to, outputs): (State, &'static [Output]) = #chosen;
         #record
-        __fsm::Ok(Fired { from: state, to, action, outputs })
+        __fsm::Ok(Fired { from: state, to, action, outputs, internal: #internal })
     })
 }

@@ -10,7 +10,9 @@ use std::fmt;
 /// outputs of the state left, the transition's own `emit`, then the enter
 /// outputs of the state entered. An internal transition (one without a
 /// target) emits only its own outputs and leaves `to == from`; a
-/// self-transition also has `to == from` but runs exit and enter.
+/// self-transition (`-> from`) also has `to == from` but exits and
+/// re-enters, with their outputs and hooks: [`internal`](Self::internal)
+/// tells the two apart.
 pub struct Fired<M: Machine> {
     /// The state before.
     pub from: M::State,
@@ -20,10 +22,17 @@ pub struct Fired<M: Machine> {
     pub action: M::Action,
     /// The outputs to perform, in order.
     pub outputs: &'static [M::Output],
+    /// True for an internal transition (`on go;`, no target): no state was
+    /// exited or entered, so no exit or enter outputs or hooks ran, no timer
+    /// was re-armed, and `to == from`. False for a transition with a target,
+    /// a self-transition (`on go -> from;`) included, which exits and
+    /// re-enters. The same as the dynamic engine's
+    /// `fsm_runtime::dynamic::Fired::internal`.
+    pub internal: bool,
 }
 
 impl_value_traits! {
-    Fired { from, to, action, outputs }
+    Fired { from, to, action, outputs, internal }
 }
 
 /// `` `closed` --open--> `opened` (emit `engage_bolt`) ``

@@ -67,6 +67,7 @@ mod context;
 pub mod driver;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
+mod event;
 mod fire_error;
 mod fired;
 mod history;
@@ -171,6 +172,7 @@ pub mod __private {
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::context::deadline;
     pub use crate::driver::Driven;
+    pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     pub use crate::trace::Traced;
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,
@@ -185,7 +187,7 @@ pub mod __private {
     pub use core::cmp::{Eq, Ord, PartialEq, PartialOrd};
     pub use core::default::Default;
     pub use core::fmt::{self, Debug};
-    pub use core::hash::Hash;
+    pub use core::hash::{Hash, Hasher};
     pub use core::marker::{Copy, Sized};
     pub use core::option::Option::{self, None, Some};
     pub use core::result::Result::{self, Err, Ok};
@@ -197,6 +199,8 @@ pub mod __private {
     #[cfg(feature = "macros")]
     pub use fsm_macros::fsm as fsm_impl;
 
+    #[cfg(feature = "serde")]
+    pub use crate::event::{deserialize_event, EventVariants};
     #[cfg(feature = "serde")]
     pub use crate::symbol_serde::{deserialize_symbol, serialize_symbol};
     #[cfg(feature = "serde")]

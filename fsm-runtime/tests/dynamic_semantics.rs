@@ -183,6 +183,7 @@ fn every_state_action_and_guard_combination_agrees_with_generated_code() {
                         assert_eq!(dynamic.action_name(), generated.action.name(), "{context}");
                         let outputs: Vec<&str> = generated.outputs.iter().map(|o| o.name()).collect();
                         assert_eq!(dynamic.output_names().collect::<Vec<_>>(), outputs, "{context}");
+                        assert_eq!(dynamic.internal, generated.internal, "{context}");
                         assert_eq!(dynamic.to_string(), generated.to_string(), "{context}");
                         assert_eq!(engine.state_name(), generated.to.name(), "{context}");
                     }
@@ -225,4 +226,47 @@ fn every_state_action_and_guard_combination_agrees_with_generated_code() {
     }
     // Every kind of outcome was compared, many times.
     assert!(compared.iter().all(|&n| n > 16), "{compared:?}");
+}
+
+/// `from == to` both for an internal transition (`on text_delta emit
+/// display_text;`: no exit, no enter) and for a self-transition (`on restart
+/// -> calling`: exit and re-enter); `internal` tells them apart, the same in
+/// both engines.
+#[test]
+fn internal_and_self_transitions_say_which_they_are() {
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let engine = engine(&calls);
+    let none = Bits {
+        mask: 0,
+        calls: RefCell::new(Vec::new()),
+    };
+    let calling = agent::State::Calling;
+    let cases = [
+        (agent::Action::TextDelta, true, vec!["display_text"]),
+        (agent::Action::ToolCallDelta, true, vec![]),
+        (
+            agent::Action::Restart,
+            false,
+            vec!["stop_timer", "restarted", "start_timer"],
+        ),
+    ];
+    for (action, internal, outputs) in cases {
+        let generated = <agent::Agent as Fire<Bits>>::transition(calling, action, &none).unwrap();
+        assert_eq!((generated.from, generated.to), (calling, calling), "{action}");
+        assert_eq!(generated.internal, internal, "generated: {action}");
+        let names: Vec<&str> = generated.outputs.iter().map(|o| o.name()).collect();
+        assert_eq!(names, outputs, "generated: {action}");
+
+        engine
+            .restore(&agent::Agent::from_state(calling).snapshot())
+            .unwrap();
+        let dynamic = engine.fire(action.name(), &json!(0)).unwrap();
+        assert_eq!((dynamic.from_name(), dynamic.to_name()), ("calling", "calling"));
+        assert_eq!(dynamic.internal, internal, "dynamic: {action}");
+        assert_eq!(
+            dynamic.output_names().collect::<Vec<_>>(),
+            outputs,
+            "dynamic: {action}"
+        );
+    }
 }

@@ -371,6 +371,7 @@ impl<C> Engine<C> {
             to,
             action,
             outputs: tables.outputs(mv),
+            internal: mv.to.is_none(),
             definition,
         };
         trace::fired(&fired);

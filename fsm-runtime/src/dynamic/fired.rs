@@ -12,7 +12,9 @@ use std::fmt;
 /// `outputs` are the outputs the caller must now perform, in order: the exit
 /// outputs of the state left, the transition's own, then the enter outputs
 /// of the state entered. An internal transition (one without a target) emits
-/// only its own outputs and leaves `to == from`.
+/// only its own outputs and leaves `to == from`; a self-transition
+/// (`-> from`) also has `to == from` but exits and re-enters, with their
+/// outputs and hooks: [`internal`](Self::internal) tells the two apart.
 #[derive(Clone, Copy)]
 pub struct Fired<'e> {
     /// The position of this transition among all the engine has fired: 0 for
@@ -29,6 +31,13 @@ pub struct Fired<'e> {
     pub action: ActionId,
     /// The outputs to perform, in order.
     pub outputs: &'e [OutputId],
+    /// True for an internal transition (`on go;`, no target): no state was
+    /// exited or entered, so no exit or enter outputs or hooks ran, no timer
+    /// was re-armed, and `to == from`. False for a transition with a target,
+    /// a self-transition (`on go -> from;`) included, which exits and
+    /// re-enters. The same as generated code's
+    /// [`Fired::internal`](crate::Fired::internal).
+    pub internal: bool,
     pub(crate) definition: &'e Definition,
 }
 
@@ -88,6 +97,7 @@ impl fmt::Debug for Fired<'_> {
             .field("to", &self.to_name())
             .field("action", &self.action_name())
             .field("outputs", &self.output_names().collect::<Vec<_>>())
+            .field("internal", &self.internal)
             .finish()
     }
 }
@@ -102,6 +112,7 @@ impl PartialEq for Fired<'_> {
             && self.to == other.to
             && self.action == other.action
             && self.outputs == other.outputs
+            && self.internal == other.internal
     }
 }
 

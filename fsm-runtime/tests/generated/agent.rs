@@ -529,6 +529,7 @@ pub mod agent_loop {
                         to: State::CallingLlm,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::WaitingForUserInput, Action::ShutdownRequested) => {
@@ -537,6 +538,7 @@ pub mod agent_loop {
                         to: State::ShuttingDown,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::WaitingForUserInput, _) => {
@@ -550,6 +552,7 @@ pub mod agent_loop {
                         to: state,
                         action,
                         outputs: &OUTPUTS_2,
+                        internal: true,
                     })
                 }
                 (State::CallingLlm, Action::ToolCallDelta) => {
@@ -558,6 +561,7 @@ pub mod agent_loop {
                         to: state,
                         action,
                         outputs: &[],
+                        internal: true,
                     })
                 }
                 (State::CallingLlm, Action::LlmCompleted) => {
@@ -566,6 +570,7 @@ pub mod agent_loop {
                         to: State::ProcessingLlmResponse,
                         action,
                         outputs: &OUTPUTS_3,
+                        internal: false,
                     })
                 }
                 (State::CallingLlm, Action::LlmError) => {
@@ -575,6 +580,7 @@ pub mod agent_loop {
                             to: State::Error,
                             action,
                             outputs: &OUTPUTS_4,
+                            internal: false,
                         })
                     } else {
                         __fsm::Ok(Fired {
@@ -582,6 +588,7 @@ pub mod agent_loop {
                             to: State::WaitingForUserInput,
                             action,
                             outputs: &OUTPUTS_5,
+                            internal: false,
                         })
                     }
                 }
@@ -591,6 +598,7 @@ pub mod agent_loop {
                         to: State::ShuttingDown,
                         action,
                         outputs: &OUTPUTS_6,
+                        internal: false,
                     })
                 }
                 (State::CallingLlm, _) => {
@@ -605,6 +613,7 @@ pub mod agent_loop {
                             to: State::ExecutingTools,
                             action,
                             outputs: &OUTPUTS_7,
+                            internal: false,
                         })
                     } else {
                         __fsm::Ok(Fired {
@@ -612,6 +621,7 @@ pub mod agent_loop {
                             to: State::WaitingForUserInput,
                             action,
                             outputs: &OUTPUTS_8,
+                            internal: false,
                         })
                     }
                 }
@@ -621,6 +631,7 @@ pub mod agent_loop {
                         to: State::ShuttingDown,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::ProcessingLlmResponse, _) => {
@@ -635,6 +646,7 @@ pub mod agent_loop {
                             to: state,
                             action,
                             outputs: &OUTPUTS_8,
+                            internal: true,
                         })
                     } else if Guards::mutating_tools(guards) {
                         __fsm::Ok(Fired {
@@ -642,6 +654,7 @@ pub mod agent_loop {
                             to: State::PostToolsHook,
                             action,
                             outputs: &OUTPUTS_9,
+                            internal: false,
                         })
                     } else {
                         __fsm::Ok(Fired {
@@ -649,6 +662,7 @@ pub mod agent_loop {
                             to: State::CallingLlm,
                             action,
                             outputs: &OUTPUTS_0,
+                            internal: false,
                         })
                     }
                 }
@@ -658,6 +672,7 @@ pub mod agent_loop {
                         to: State::ShuttingDown,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::ExecutingTools, _) => {
@@ -671,6 +686,7 @@ pub mod agent_loop {
                         to: State::CallingLlm,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::PostToolsHook, Action::ShutdownRequested) => {
@@ -679,6 +695,7 @@ pub mod agent_loop {
                         to: State::ShuttingDown,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::PostToolsHook, _) => {
@@ -692,6 +709,7 @@ pub mod agent_loop {
                         to: State::CallingLlm,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::Error, Action::ShutdownRequested) => {
@@ -700,6 +718,7 @@ pub mod agent_loop {
                         to: State::ShuttingDown,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Error, _) => {

@@ -319,6 +319,15 @@ pub mod call {
     }
     __fsm::symbol_serde!(Output);
     /// The events [`Call`] accepts: its actions, each with its payload.
+    ///
+    /// `Debug` shows a payload whose type is `Debug`, and `..` for one
+    /// whose type is not. `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`
+    /// and, with `fsm-runtime`'s `serde` feature, `Serialize` and
+    /// `Deserialize` are implemented when every payload type has
+    /// them, as `#[derive]` would for type parameters; a payload type
+    /// without one leaves `Event` without it. Serialized, an event is
+    /// its action's name (`"open"`), or the name and the payload
+    /// (`{"user_input": "hello"}` in JSON).
     pub enum Event {
         /// The user's request.
         Start(String),
@@ -346,18 +355,135 @@ pub mod call {
             }
         }
     }
-    /// The variant, without its payload (which need not be `Debug`).
+    /// The variant and its payload; a payload whose type is not
+    /// `Debug` shows as `..`.
     impl __fsm::fmt::Debug for Event {
         fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-            match *self {
-                Event::Start(..) => f.debug_tuple("Start").finish_non_exhaustive(),
-                Event::Finished(..) => f.debug_tuple("Finished").finish_non_exhaustive(),
+            #[allow(unused_imports)]
+            use __fsm::{PayloadDebug as _, PayloadOpaque as _};
+            match self {
+                Event::Start(payload) => {
+                    f.debug_tuple("Start")
+                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                        .finish()
+                }
+                Event::Finished(payload) => {
+                    f.debug_tuple("Finished")
+                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                        .finish()
+                }
                 Event::Cancel => f.write_str("Cancel"),
                 Event::Poke => f.write_str("Poke"),
                 Event::Restart => f.write_str("Restart"),
-                Event::Escalate(..) => f.debug_tuple("Escalate").finish_non_exhaustive(),
+                Event::Escalate(payload) => {
+                    f.debug_tuple("Escalate")
+                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                        .finish()
+                }
             }
         }
+    }
+    #[allow(clippy::non_canonical_clone_impl, clippy::expl_impl_clone_on_copy)]
+    impl __fsm::Clone for Event
+    where
+        for<'a> String: __fsm::Clone,
+        for<'a> u32: __fsm::Clone,
+        for<'a> u8: __fsm::Clone,
+    {
+        fn clone(&self) -> Self {
+            match self {
+                Event::Start(payload) => Event::Start(__fsm::Clone::clone(payload)),
+                Event::Finished(payload) => Event::Finished(__fsm::Clone::clone(payload)),
+                Event::Cancel => Event::Cancel,
+                Event::Poke => Event::Poke,
+                Event::Restart => Event::Restart,
+                Event::Escalate(payload) => Event::Escalate(__fsm::Clone::clone(payload)),
+            }
+        }
+    }
+    impl __fsm::Copy for Event
+    where
+        for<'a> String: __fsm::Copy,
+        for<'a> u32: __fsm::Copy,
+        for<'a> u8: __fsm::Copy,
+    {}
+    impl __fsm::PartialEq for Event
+    where
+        for<'a> String: __fsm::PartialEq,
+        for<'a> u32: __fsm::PartialEq,
+        for<'a> u8: __fsm::PartialEq,
+    {
+        fn eq(&self, other: &Self) -> bool {
+            match (self, other) {
+                (Event::Start(a), Event::Start(b)) => __fsm::PartialEq::eq(a, b),
+                (Event::Finished(a), Event::Finished(b)) => __fsm::PartialEq::eq(a, b),
+                (Event::Cancel, Event::Cancel) => true,
+                (Event::Poke, Event::Poke) => true,
+                (Event::Restart, Event::Restart) => true,
+                (Event::Escalate(a), Event::Escalate(b)) => __fsm::PartialEq::eq(a, b),
+                _ => false,
+            }
+        }
+    }
+    impl __fsm::Eq for Event
+    where
+        for<'a> String: __fsm::Eq,
+        for<'a> u32: __fsm::Eq,
+        for<'a> u8: __fsm::Eq,
+    {}
+    impl __fsm::Hash for Event
+    where
+        for<'a> String: __fsm::Hash,
+        for<'a> u32: __fsm::Hash,
+        for<'a> u8: __fsm::Hash,
+    {
+        fn hash<H: __fsm::Hasher>(&self, state: &mut H) {
+            __fsm::Hash::hash(&self.action(), state);
+            match self {
+                Event::Start(payload) => __fsm::Hash::hash(payload, state),
+                Event::Finished(payload) => __fsm::Hash::hash(payload, state),
+                Event::Cancel => {}
+                Event::Poke => {}
+                Event::Restart => {}
+                Event::Escalate(payload) => __fsm::Hash::hash(payload, state),
+            }
+        }
+    }
+    __fsm::if_serde! {
+        impl __fsm::Serialize for Event where for < 'a > String : __fsm::Serialize, for <
+        'a > u32 : __fsm::Serialize, for < 'a > u8 : __fsm::Serialize, { fn serialize < S
+        : __fsm::serde::Serializer > (& self, serializer : S) -> __fsm::Result < S::Ok,
+        S::Error > { match self { Event::Start(payload) =>
+        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 0,
+        "start", payload), Event::Finished(payload) =>
+        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 1,
+        "finished", payload), Event::Cancel =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 2,
+        "cancel"), Event::Poke =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 3, "poke"),
+        Event::Restart => __fsm::serde::Serializer::serialize_unit_variant(serializer,
+        "Event", 4, "restart"), Event::Escalate(payload) =>
+        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 5,
+        "escalate", payload), } } } impl < 'de > __fsm::serde::Deserialize < 'de > for
+        Event where String : __fsm::serde::Deserialize < 'de >, u32 :
+        __fsm::serde::Deserialize < 'de >, u8 : __fsm::serde::Deserialize < 'de >, { fn
+        deserialize < D : __fsm::serde::Deserializer < 'de >> (deserializer : D) ->
+        __fsm::Result < Self, D::Error > { __fsm::deserialize_event(deserializer) } }
+        impl < 'de > __fsm::EventVariants < 'de > for Event where String :
+        __fsm::serde::Deserialize < 'de >, u32 : __fsm::serde::Deserialize < 'de >, u8 :
+        __fsm::serde::Deserialize < 'de >, { type Action = Action; fn variant < V :
+        __fsm::serde::de::VariantAccess < 'de >> (action : Action, variant : V) ->
+        __fsm::Result < Self, V::Error > { match action { Action::Start =>
+        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Start),
+        Action::Finished => __fsm::serde::de::VariantAccess::newtype_variant(variant)
+        .map(Event::Finished), Action::Cancel =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Cancel),
+        Action::Poke => __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () |
+        Event::Poke), Action::Restart =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () |
+        Event::Restart), Action::Escalate =>
+        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Escalate), }
+        } }
     }
     /// What [`Call`]'s context does: its guards (`&self`), effects (`&mut self`) and delays.
     ///
@@ -506,6 +632,7 @@ pub mod call {
                         to: State::Calling,
                         action: Action::Start,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::Idle, _) => {
@@ -531,6 +658,7 @@ pub mod call {
                         to: State::Done,
                         action: Action::Finished,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Calling, Event::Cancel) => {
@@ -542,6 +670,7 @@ pub mod call {
                         to: State::Failed,
                         action: Action::Cancel,
                         outputs: &OUTPUTS_2,
+                        internal: false,
                     })
                 }
                 (State::Calling, Event::Poke) => {
@@ -551,6 +680,7 @@ pub mod call {
                         to: state,
                         action: Action::Poke,
                         outputs: &[],
+                        internal: true,
                     })
                 }
                 (State::Calling, Event::Restart) => {
@@ -564,6 +694,7 @@ pub mod call {
                         to: State::Calling,
                         action: Action::Restart,
                         outputs: &OUTPUTS_3,
+                        internal: false,
                     })
                 }
                 (State::Calling, Event::Escalate(payload)) => {
@@ -576,6 +707,7 @@ pub mod call {
                             to: State::Failed,
                             action: Action::Escalate,
                             outputs: &OUTPUTS_2,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(
@@ -611,6 +743,7 @@ pub mod call {
                         to: State::Failed,
                         action: Action::Cancel,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Waiting, _) => {

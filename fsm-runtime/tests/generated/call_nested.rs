@@ -574,6 +574,7 @@ pub mod call {
                         to: State::Connecting,
                         action: Action::Dial,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Idle, _) => {
@@ -596,6 +597,7 @@ pub mod call {
                         to: State::Talking,
                         action: Action::Answered,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::Connecting, Action::Busy) => {
@@ -605,6 +607,7 @@ pub mod call {
                         to: State::Idle,
                         action: Action::Busy,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Connecting, _) => {
@@ -621,6 +624,7 @@ pub mod call {
                         to: State::Idle,
                         action: Action::HangUp,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Talking, Action::Pause) => {
@@ -632,6 +636,7 @@ pub mod call {
                         to: State::Paused,
                         action: Action::Pause,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Talking, Action::Hold) => {
@@ -641,6 +646,7 @@ pub mod call {
                         to: State::OnHold,
                         action: Action::Hold,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Talking, Action::Transfer) => {
@@ -650,6 +656,7 @@ pub mod call {
                         to: State::DialingThird,
                         action: Action::Transfer,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Talking, _) => {
@@ -666,6 +673,7 @@ pub mod call {
                         to: State::Idle,
                         action: Action::HangUp,
                         outputs: &OUTPUTS_2,
+                        internal: false,
                     })
                 }
                 (State::OnHold, Action::Pause) => {
@@ -677,6 +685,7 @@ pub mod call {
                         to: State::Paused,
                         action: Action::Pause,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::OnHold, Action::Resume) => {
@@ -686,6 +695,7 @@ pub mod call {
                         to: State::Talking,
                         action: Action::Resume,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::OnHold, _) => {
@@ -700,6 +710,7 @@ pub mod call {
                         to: State::Bridged,
                         action: Action::Answered,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::DialingThird, Action::HangUp) => {
@@ -711,6 +722,7 @@ pub mod call {
                         to: State::Idle,
                         action: Action::HangUp,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::DialingThird, Action::Pause) => {
@@ -722,6 +734,7 @@ pub mod call {
                         to: State::Paused,
                         action: Action::Pause,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::DialingThird, _) => {
@@ -738,6 +751,7 @@ pub mod call {
                         to: State::Idle,
                         action: Action::HangUp,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Bridged, Action::Pause) => {
@@ -749,6 +763,7 @@ pub mod call {
                         to: State::Paused,
                         action: Action::Pause,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Bridged, Action::Complete) => {
@@ -760,6 +775,7 @@ pub mod call {
                         to: State::Idle,
                         action: Action::Complete,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Bridged, _) => {
@@ -814,6 +830,7 @@ pub mod call {
                         to: entered,
                         action: Action::Resume,
                         outputs: table,
+                        internal: false,
                     })
                 }
                 (State::Paused, _) => {

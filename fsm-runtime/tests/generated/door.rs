@@ -380,6 +380,7 @@ pub mod door {
                         to: State::Opened,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Closed, Action::Lock) => {
@@ -389,6 +390,7 @@ pub mod door {
                             to: State::Locked,
                             action,
                             outputs: &OUTPUTS_0,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
@@ -405,6 +407,7 @@ pub mod door {
                         to: State::Closed,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Opened, _) => {
@@ -418,6 +421,7 @@ pub mod door {
                         to: State::Closed,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Locked, _) => {

@@ -962,6 +962,7 @@ pub mod total {
                         to: State::Off,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Off, Action::Toggle) => {
@@ -970,6 +971,7 @@ pub mod total {
                         to: State::On,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
             }
@@ -1309,6 +1311,7 @@ pub mod acronyms {
                         to: State::HTTPSending,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::HTTPSending, Action::HTTPGo) => {
@@ -1317,6 +1320,7 @@ pub mod acronyms {
                         to: State::HTTPWaiting,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
             }

@@ -388,6 +388,15 @@ pub mod job {
     }
     __fsm::symbol_serde!(Output);
     /// The events [`Job`] accepts: its actions, each with its payload.
+    ///
+    /// `Debug` shows a payload whose type is `Debug`, and `..` for one
+    /// whose type is not. `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`
+    /// and, with `fsm-runtime`'s `serde` feature, `Serialize` and
+    /// `Deserialize` are implemented when every payload type has
+    /// them, as `#[derive]` would for type parameters; a payload type
+    /// without one leaves `Event` without it. Serialized, an event is
+    /// its action's name (`"open"`), or the name and the payload
+    /// (`{"user_input": "hello"}` in JSON).
     pub enum Event {
         /// The action `start`.
         Start,
@@ -418,10 +427,11 @@ pub mod job {
             }
         }
     }
-    /// The variant, without its payload (which need not be `Debug`).
+    /// The variant and its payload; a payload whose type is not
+    /// `Debug` shows as `..`.
     impl __fsm::fmt::Debug for Event {
         fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-            match *self {
+            match self {
                 Event::Start => f.write_str("Start"),
                 Event::Restart => f.write_str("Restart"),
                 Event::Park => f.write_str("Park"),
@@ -431,6 +441,82 @@ pub mod job {
                 Event::Resume => f.write_str("Resume"),
             }
         }
+    }
+    #[allow(clippy::non_canonical_clone_impl, clippy::expl_impl_clone_on_copy)]
+    impl __fsm::Clone for Event {
+        fn clone(&self) -> Self {
+            match self {
+                Event::Start => Event::Start,
+                Event::Restart => Event::Restart,
+                Event::Park => Event::Park,
+                Event::Tick => Event::Tick,
+                Event::Done => Event::Done,
+                Event::Again => Event::Again,
+                Event::Resume => Event::Resume,
+            }
+        }
+    }
+    impl __fsm::Copy for Event {}
+    impl __fsm::PartialEq for Event {
+        fn eq(&self, other: &Self) -> bool {
+            match (self, other) {
+                (Event::Start, Event::Start) => true,
+                (Event::Restart, Event::Restart) => true,
+                (Event::Park, Event::Park) => true,
+                (Event::Tick, Event::Tick) => true,
+                (Event::Done, Event::Done) => true,
+                (Event::Again, Event::Again) => true,
+                (Event::Resume, Event::Resume) => true,
+                _ => false,
+            }
+        }
+    }
+    impl __fsm::Eq for Event {}
+    impl __fsm::Hash for Event {
+        fn hash<H: __fsm::Hasher>(&self, state: &mut H) {
+            __fsm::Hash::hash(&self.action(), state);
+            match self {
+                Event::Start => {}
+                Event::Restart => {}
+                Event::Park => {}
+                Event::Tick => {}
+                Event::Done => {}
+                Event::Again => {}
+                Event::Resume => {}
+            }
+        }
+    }
+    __fsm::if_serde! {
+        impl __fsm::Serialize for Event { fn serialize < S : __fsm::serde::Serializer >
+        (& self, serializer : S) -> __fsm::Result < S::Ok, S::Error > { match self {
+        Event::Start => __fsm::serde::Serializer::serialize_unit_variant(serializer,
+        "Event", 0, "start"), Event::Restart =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 1,
+        "restart"), Event::Park =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 2, "park"),
+        Event::Tick => __fsm::serde::Serializer::serialize_unit_variant(serializer,
+        "Event", 3, "tick"), Event::Done =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 4, "done"),
+        Event::Again => __fsm::serde::Serializer::serialize_unit_variant(serializer,
+        "Event", 5, "again"), Event::Resume =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 6,
+        "resume"), } } } impl < 'de > __fsm::serde::Deserialize < 'de > for Event { fn
+        deserialize < D : __fsm::serde::Deserializer < 'de >> (deserializer : D) ->
+        __fsm::Result < Self, D::Error > { __fsm::deserialize_event(deserializer) } }
+        impl < 'de > __fsm::EventVariants < 'de > for Event { type Action = Action; fn
+        variant < V : __fsm::serde::de::VariantAccess < 'de >> (action : Action, variant
+        : V) -> __fsm::Result < Self, V::Error > { match action { Action::Start =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Start),
+        Action::Restart => __fsm::serde::de::VariantAccess::unit_variant(variant).map(|
+        () | Event::Restart), Action::Park =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Park),
+        Action::Tick => __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () |
+        Event::Tick), Action::Done =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Done),
+        Action::Again => __fsm::serde::de::VariantAccess::unit_variant(variant).map(| ()
+        | Event::Again), Action::Resume =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Resume),
+        } } }
     }
     /// What [`Job`]'s context does: its guards (`&self`), effects (`&mut self`) and delays.
     ///
@@ -601,6 +687,7 @@ pub mod job {
                         to: State::Fetch,
                         action: Action::Start,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Queued, _) => {
@@ -642,6 +729,7 @@ pub mod job {
                         to: State::Fetch,
                         action: Action::Restart,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Fetch, Event::Park) => {
@@ -656,6 +744,7 @@ pub mod job {
                         to: State::Parked,
                         action: Action::Park,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Fetch, Event::Tick) => {
@@ -665,6 +754,7 @@ pub mod job {
                         to: state,
                         action: Action::Tick,
                         outputs: &[],
+                        internal: true,
                     })
                 }
                 (State::Fetch, Event::Done) => {
@@ -676,6 +766,7 @@ pub mod job {
                         to: State::Process,
                         action: Action::Done,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Fetch, _) => {
@@ -715,6 +806,7 @@ pub mod job {
                         to: State::Fetch,
                         action: Action::Restart,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Process, Event::Park) => {
@@ -727,6 +819,7 @@ pub mod job {
                         to: State::Parked,
                         action: Action::Park,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Process, Event::Tick) => {
@@ -736,6 +829,7 @@ pub mod job {
                         to: state,
                         action: Action::Tick,
                         outputs: &[],
+                        internal: true,
                     })
                 }
                 (State::Process, Event::Done) => {
@@ -748,6 +842,7 @@ pub mod job {
                         to: State::Finished,
                         action: Action::Done,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Process, Event::Again) => {
@@ -766,6 +861,7 @@ pub mod job {
                         to: State::Fetch,
                         action: Action::Again,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Process, _) => {
@@ -825,6 +921,7 @@ pub mod job {
                         to: entered,
                         action: Action::Resume,
                         outputs: table,
+                        internal: false,
                     })
                 }
                 (State::Parked, _) => {

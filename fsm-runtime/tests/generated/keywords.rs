@@ -406,6 +406,7 @@ pub mod r#match {
                             to: State::Loop,
                             action,
                             outputs: &OUTPUTS_0,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
@@ -418,6 +419,7 @@ pub mod r#match {
                             to: State::Self_,
                             action,
                             outputs: &OUTPUTS_1,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_1))
@@ -430,6 +432,7 @@ pub mod r#match {
                             to: State::Fn,
                             action,
                             outputs: &[],
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_2))
@@ -441,6 +444,7 @@ pub mod r#match {
                         to: State::Loop,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Loop, Action::Match) => {
@@ -449,6 +453,7 @@ pub mod r#match {
                         to: State::Type,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::Loop, _) => {
@@ -462,6 +467,7 @@ pub mod r#match {
                         to: State::Fn,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Self_, _) => {
@@ -825,6 +831,7 @@ pub mod result {
                         to: State::None,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Ok, _) => {
@@ -838,6 +845,7 @@ pub mod result {
                         to: State::Ok,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::None, _) => {
@@ -1203,6 +1211,7 @@ pub mod g {
                             to: State::S,
                             action,
                             outputs: &[],
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
@@ -1569,6 +1578,7 @@ pub mod sized {
                             to: State::Copy,
                             action,
                             outputs: &OUTPUTS_0,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
@@ -1941,6 +1951,7 @@ pub mod option {
                         to: State::None,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::Some, Action::ToString) => {
@@ -1949,6 +1960,7 @@ pub mod option {
                         to: State::ToString,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Some, _) => {
@@ -1962,6 +1974,7 @@ pub mod option {
                         to: State::Some,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::ToString, _) => {

@@ -268,6 +268,15 @@ pub mod order {
     }
     __fsm::symbol_serde!(Output);
     /// The events [`Order`] accepts: its actions, each with its payload.
+    ///
+    /// `Debug` shows a payload whose type is `Debug`, and `..` for one
+    /// whose type is not. `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash`
+    /// and, with `fsm-runtime`'s `serde` feature, `Serialize` and
+    /// `Deserialize` are implemented when every payload type has
+    /// them, as `#[derive]` would for type parameters; a payload type
+    /// without one leaves `Event` without it. Serialized, an event is
+    /// its action's name (`"open"`), or the name and the payload
+    /// (`{"user_input": "hello"}` in JSON).
     pub enum Event {
         /// The action `place`.
         Place(u32),
@@ -289,16 +298,120 @@ pub mod order {
             }
         }
     }
-    /// The variant, without its payload (which need not be `Debug`).
+    /// The variant and its payload; a payload whose type is not
+    /// `Debug` shows as `..`.
     impl __fsm::fmt::Debug for Event {
         fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-            match *self {
-                Event::Place(..) => f.debug_tuple("Place").finish_non_exhaustive(),
-                Event::Pay(..) => f.debug_tuple("Pay").finish_non_exhaustive(),
+            #[allow(unused_imports)]
+            use __fsm::{PayloadDebug as _, PayloadOpaque as _};
+            match self {
+                Event::Place(payload) => {
+                    f.debug_tuple("Place")
+                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                        .finish()
+                }
+                Event::Pay(payload) => {
+                    f.debug_tuple("Pay")
+                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                        .finish()
+                }
                 Event::Cancel => f.write_str("Cancel"),
-                Event::Ship(..) => f.debug_tuple("Ship").finish_non_exhaustive(),
+                Event::Ship(payload) => {
+                    f.debug_tuple("Ship")
+                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
+                        .finish()
+                }
             }
         }
+    }
+    #[allow(clippy::non_canonical_clone_impl, clippy::expl_impl_clone_on_copy)]
+    impl __fsm::Clone for Event
+    where
+        for<'a> u32: __fsm::Clone,
+        for<'a> u64: __fsm::Clone,
+        for<'a> String: __fsm::Clone,
+    {
+        fn clone(&self) -> Self {
+            match self {
+                Event::Place(payload) => Event::Place(__fsm::Clone::clone(payload)),
+                Event::Pay(payload) => Event::Pay(__fsm::Clone::clone(payload)),
+                Event::Cancel => Event::Cancel,
+                Event::Ship(payload) => Event::Ship(__fsm::Clone::clone(payload)),
+            }
+        }
+    }
+    impl __fsm::Copy for Event
+    where
+        for<'a> u32: __fsm::Copy,
+        for<'a> u64: __fsm::Copy,
+        for<'a> String: __fsm::Copy,
+    {}
+    impl __fsm::PartialEq for Event
+    where
+        for<'a> u32: __fsm::PartialEq,
+        for<'a> u64: __fsm::PartialEq,
+        for<'a> String: __fsm::PartialEq,
+    {
+        fn eq(&self, other: &Self) -> bool {
+            match (self, other) {
+                (Event::Place(a), Event::Place(b)) => __fsm::PartialEq::eq(a, b),
+                (Event::Pay(a), Event::Pay(b)) => __fsm::PartialEq::eq(a, b),
+                (Event::Cancel, Event::Cancel) => true,
+                (Event::Ship(a), Event::Ship(b)) => __fsm::PartialEq::eq(a, b),
+                _ => false,
+            }
+        }
+    }
+    impl __fsm::Eq for Event
+    where
+        for<'a> u32: __fsm::Eq,
+        for<'a> u64: __fsm::Eq,
+        for<'a> String: __fsm::Eq,
+    {}
+    impl __fsm::Hash for Event
+    where
+        for<'a> u32: __fsm::Hash,
+        for<'a> u64: __fsm::Hash,
+        for<'a> String: __fsm::Hash,
+    {
+        fn hash<H: __fsm::Hasher>(&self, state: &mut H) {
+            __fsm::Hash::hash(&self.action(), state);
+            match self {
+                Event::Place(payload) => __fsm::Hash::hash(payload, state),
+                Event::Pay(payload) => __fsm::Hash::hash(payload, state),
+                Event::Cancel => {}
+                Event::Ship(payload) => __fsm::Hash::hash(payload, state),
+            }
+        }
+    }
+    __fsm::if_serde! {
+        impl __fsm::Serialize for Event where for < 'a > u32 : __fsm::Serialize, for < 'a
+        > u64 : __fsm::Serialize, for < 'a > String : __fsm::Serialize, { fn serialize <
+        S : __fsm::serde::Serializer > (& self, serializer : S) -> __fsm::Result < S::Ok,
+        S::Error > { match self { Event::Place(payload) =>
+        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 0,
+        "place", payload), Event::Pay(payload) =>
+        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 1,
+        "pay", payload), Event::Cancel =>
+        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 2,
+        "cancel"), Event::Ship(payload) =>
+        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 3,
+        "ship", payload), } } } impl < 'de > __fsm::serde::Deserialize < 'de > for Event
+        where u32 : __fsm::serde::Deserialize < 'de >, u64 : __fsm::serde::Deserialize <
+        'de >, String : __fsm::serde::Deserialize < 'de >, { fn deserialize < D :
+        __fsm::serde::Deserializer < 'de >> (deserializer : D) -> __fsm::Result < Self,
+        D::Error > { __fsm::deserialize_event(deserializer) } } impl < 'de >
+        __fsm::EventVariants < 'de > for Event where u32 : __fsm::serde::Deserialize <
+        'de >, u64 : __fsm::serde::Deserialize < 'de >, String :
+        __fsm::serde::Deserialize < 'de >, { type Action = Action; fn variant < V :
+        __fsm::serde::de::VariantAccess < 'de >> (action : Action, variant : V) ->
+        __fsm::Result < Self, V::Error > { match action { Action::Place =>
+        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Place),
+        Action::Pay => __fsm::serde::de::VariantAccess::newtype_variant(variant)
+        .map(Event::Pay), Action::Cancel =>
+        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Cancel),
+        Action::Ship => __fsm::serde::de::VariantAccess::newtype_variant(variant)
+        .map(Event::Ship), } } }
     }
     /// The conditions [`Order`] asks about when an event has guarded transitions or timers.
     /// The caller implements them over whatever state it carries;
@@ -412,6 +525,7 @@ pub mod order {
                             to: State::Placed,
                             action: Action::Place,
                             outputs: &OUTPUTS_0,
+                            internal: false,
                         })
                     } else {
                         {
@@ -421,6 +535,7 @@ pub mod order {
                                 to: State::Rejected,
                                 action: Action::Place,
                                 outputs: &[],
+                                internal: false,
                             })
                         }
                     }
@@ -446,6 +561,7 @@ pub mod order {
                             to: State::Paid,
                             action: Action::Pay,
                             outputs: &OUTPUTS_1,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(
@@ -463,6 +579,7 @@ pub mod order {
                         to: State::Cancelled,
                         action: Action::Cancel,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Placed, _) => {
@@ -485,6 +602,7 @@ pub mod order {
                         to: State::Cancelled,
                         action: Action::Cancel,
                         outputs: &OUTPUTS_2,
+                        internal: false,
                     })
                 }
                 (State::Paid, Event::Ship(_)) => {
@@ -494,6 +612,7 @@ pub mod order {
                         to: State::Shipped,
                         action: Action::Ship,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Paid, _) => {

@@ -707,6 +707,7 @@ pub mod player {
                         to: State::Browsing,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::Off, Action::Unplug) => {
@@ -715,6 +716,7 @@ pub mod player {
                         to: State::Unplugged,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Off, _) => {
@@ -729,6 +731,7 @@ pub mod player {
                         to: State::Off,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Browsing, Action::Suspend) => {
@@ -738,6 +741,7 @@ pub mod player {
                         to: State::Sleeping,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Browsing, Action::Volume) => {
@@ -746,6 +750,7 @@ pub mod player {
                         to: state,
                         action,
                         outputs: &OUTPUTS_2,
+                        internal: true,
                     })
                 }
                 (State::Browsing, Action::Play) => {
@@ -754,6 +759,7 @@ pub mod player {
                         to: State::Playing,
                         action,
                         outputs: &OUTPUTS_3,
+                        internal: false,
                     })
                 }
                 (State::Browsing, Action::Unplug) => {
@@ -763,6 +769,7 @@ pub mod player {
                         to: State::Unplugged,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: false,
                     })
                 }
                 (State::Browsing, _) => {
@@ -777,6 +784,7 @@ pub mod player {
                         to: State::Off,
                         action,
                         outputs: &OUTPUTS_4,
+                        internal: false,
                     })
                 }
                 (State::Playing, Action::Suspend) => {
@@ -786,6 +794,7 @@ pub mod player {
                         to: State::Sleeping,
                         action,
                         outputs: &OUTPUTS_5,
+                        internal: false,
                     })
                 }
                 (State::Playing, Action::Volume) => {
@@ -794,6 +803,7 @@ pub mod player {
                         to: state,
                         action,
                         outputs: &OUTPUTS_2,
+                        internal: true,
                     })
                 }
                 (State::Playing, Action::Stop) => {
@@ -802,6 +812,7 @@ pub mod player {
                         to: State::Browsing,
                         action,
                         outputs: &OUTPUTS_6,
+                        internal: false,
                     })
                 }
                 (State::Playing, Action::Pause) => {
@@ -810,6 +821,7 @@ pub mod player {
                         to: State::Paused,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Playing, Action::Seek) => {
@@ -818,6 +830,7 @@ pub mod player {
                         to: State::Playing,
                         action,
                         outputs: &OUTPUTS_7,
+                        internal: false,
                     })
                 }
                 (State::Playing, Action::Unplug) => {
@@ -827,6 +840,7 @@ pub mod player {
                         to: State::Unplugged,
                         action,
                         outputs: &OUTPUTS_5,
+                        internal: false,
                     })
                 }
                 (State::Playing, _) => {
@@ -841,6 +855,7 @@ pub mod player {
                         to: State::Off,
                         action,
                         outputs: &OUTPUTS_4,
+                        internal: false,
                     })
                 }
                 (State::Paused, Action::Suspend) => {
@@ -850,6 +865,7 @@ pub mod player {
                         to: State::Sleeping,
                         action,
                         outputs: &OUTPUTS_5,
+                        internal: false,
                     })
                 }
                 (State::Paused, Action::Volume) => {
@@ -858,6 +874,7 @@ pub mod player {
                         to: state,
                         action,
                         outputs: &OUTPUTS_2,
+                        internal: true,
                     })
                 }
                 (State::Paused, Action::Stop) => {
@@ -866,6 +883,7 @@ pub mod player {
                         to: State::Browsing,
                         action,
                         outputs: &OUTPUTS_6,
+                        internal: false,
                     })
                 }
                 (State::Paused, Action::Pause) => {
@@ -874,6 +892,7 @@ pub mod player {
                         to: State::Playing,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Paused, Action::Restart) => {
@@ -882,6 +901,7 @@ pub mod player {
                         to: State::Playing,
                         action,
                         outputs: &OUTPUTS_8,
+                        internal: false,
                     })
                 }
                 (State::Paused, Action::Unplug) => {
@@ -891,6 +911,7 @@ pub mod player {
                         to: State::Unplugged,
                         action,
                         outputs: &OUTPUTS_5,
+                        internal: false,
                     })
                 }
                 (State::Paused, _) => {
@@ -912,6 +933,7 @@ pub mod player {
                                 to,
                                 action,
                                 outputs,
+                                internal: false,
                             })
                         }
                     } else {
@@ -920,6 +942,7 @@ pub mod player {
                             to: State::Off,
                             action,
                             outputs: &[],
+                            internal: false,
                         })
                     }
                 }
@@ -936,6 +959,7 @@ pub mod player {
                         to,
                         action,
                         outputs,
+                        internal: false,
                     })
                 }
                 (State::Sleeping, Action::Unplug) => {
@@ -944,6 +968,7 @@ pub mod player {
                         to: State::Unplugged,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Sleeping, _) => {

@@ -384,6 +384,7 @@ pub mod review {
                         to: State::Running,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Idle, _) => {
@@ -397,6 +398,7 @@ pub mod review {
                         to: State::Done,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Running, Action::Review) => {
@@ -409,6 +411,7 @@ pub mod review {
                             to: State::Done,
                             action,
                             outputs: &[],
+                            internal: false,
                         })
                     } else if !*cached_quality_ok
                         .get_or_insert_with(|| Guards::quality_ok(guards))
@@ -419,6 +422,7 @@ pub mod review {
                             to: State::Revising,
                             action,
                             outputs: &[],
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
@@ -435,6 +439,7 @@ pub mod review {
                         to: State::Running,
                         action,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Revising, _) => {

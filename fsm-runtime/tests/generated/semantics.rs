@@ -507,6 +507,7 @@ pub mod semantics {
                         to: State::B,
                         action,
                         outputs: &OUTPUTS_0,
+                        internal: false,
                     })
                 }
                 (State::A, Action::Stay) => {
@@ -515,6 +516,7 @@ pub mod semantics {
                         to: state,
                         action,
                         outputs: &OUTPUTS_1,
+                        internal: true,
                     })
                 }
                 (State::A, Action::Again) => {
@@ -523,6 +525,7 @@ pub mod semantics {
                         to: State::A,
                         action,
                         outputs: &OUTPUTS_2,
+                        internal: false,
                     })
                 }
                 (State::A, Action::Pick) => {
@@ -534,6 +537,7 @@ pub mod semantics {
                             to: State::B,
                             action,
                             outputs: &OUTPUTS_3,
+                            internal: false,
                         })
                     } else if !*cached_x.get_or_insert_with(|| Guards::x(guards))
                         && *cached_y.get_or_insert_with(|| Guards::y(guards))
@@ -543,6 +547,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &OUTPUTS_4,
+                            internal: false,
                         })
                     } else if *cached_x.get_or_insert_with(|| Guards::x(guards))
                         || *cached_y.get_or_insert_with(|| Guards::y(guards))
@@ -553,6 +558,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &OUTPUTS_5,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
@@ -565,6 +571,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &OUTPUTS_6,
+                            internal: false,
                         })
                     } else if Guards::y(guards) {
                         __fsm::Ok(Fired {
@@ -572,6 +579,7 @@ pub mod semantics {
                             to: State::B,
                             action,
                             outputs: &OUTPUTS_7,
+                            internal: false,
                         })
                     } else {
                         __fsm::Ok(Fired {
@@ -579,6 +587,7 @@ pub mod semantics {
                             to: State::A,
                             action,
                             outputs: &OUTPUTS_8,
+                            internal: false,
                         })
                     }
                 }
@@ -592,6 +601,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &OUTPUTS_9,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_1))
@@ -603,6 +613,7 @@ pub mod semantics {
                         to: State::End,
                         action,
                         outputs: &OUTPUTS_10,
+                        internal: false,
                     })
                 }
                 (State::A, _) => {
@@ -617,6 +628,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &OUTPUTS_11,
+                            internal: false,
                         })
                     } else if Guards::y(guards) {
                         __fsm::Ok(Fired {
@@ -624,6 +636,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &[],
+                            internal: false,
                         })
                     } else {
                         __fsm::Ok(Fired {
@@ -631,6 +644,7 @@ pub mod semantics {
                             to: State::A,
                             action,
                             outputs: &OUTPUTS_12,
+                            internal: false,
                         })
                     }
                 }
@@ -640,6 +654,7 @@ pub mod semantics {
                         to: State::A,
                         action,
                         outputs: &OUTPUTS_13,
+                        internal: false,
                     })
                 }
                 (State::B, Action::Finish) => {
@@ -648,6 +663,7 @@ pub mod semantics {
                         to: State::End,
                         action,
                         outputs: &OUTPUTS_14,
+                        internal: false,
                     })
                 }
                 (State::B, _) => {
@@ -662,6 +678,7 @@ pub mod semantics {
                             to: State::B,
                             action,
                             outputs: &OUTPUTS_15,
+                            internal: false,
                         })
                     } else {
                         __fsm::Err(FireError::rejected(state, action, &REJECTED_2))
@@ -674,6 +691,7 @@ pub mod semantics {
                             to: State::C,
                             action,
                             outputs: &OUTPUTS_16,
+                            internal: false,
                         })
                     } else {
                         __fsm::Ok(Fired {
@@ -681,6 +699,7 @@ pub mod semantics {
                             to: State::A,
                             action,
                             outputs: &OUTPUTS_17,
+                            internal: false,
                         })
                     }
                 }
@@ -690,6 +709,7 @@ pub mod semantics {
                         to: State::End,
                         action,
                         outputs: &OUTPUTS_18,
+                        internal: false,
                     })
                 }
                 (State::C, _) => {

@@ -339,6 +339,7 @@ pub mod session {
                         to: State::Active,
                         action: Action::Touch,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Active, Action::Logout) => {
@@ -349,6 +350,7 @@ pub mod session {
                         to: State::Closed,
                         action: Action::Logout,
                         outputs: &[],
+                        internal: false,
                     })
                 }
                 (State::Closed, _) => {
