@@ -16,13 +16,21 @@ const ANY: &str = "[any]";
 /// `any` transitions drawn from a dashed `any` box, as [`crate::diagram`]
 /// describes.
 ///
+/// Each transition's label is a plain-text node on its edge (`"[N]"`, the
+/// `N`th edge): the edge runs from its source into the label and on to its
+/// target, with the arrowhead at the target. `dot` keeps nodes apart and
+/// routes edges around them, so no label overprints another, a state or a
+/// cluster's border, and no edge strikes through a label, which its edge
+/// labels do not promise (`tests/graphviz_render.rs` checks the layouts).
+///
 /// ```
 /// let model = fsm_grammar::check("machine M { initial state a { on go -> b; } terminal state b; }")
 ///     .into_model()
 ///     .unwrap();
 /// let dot = fsm_grammar::diagram::dot(&model.machines[0]);
 /// assert!(dot.starts_with("digraph \"M\" {\n"));
-/// assert!(dot.contains("    \"a\" -> \"b\" [label=\"go\"];\n"));
+/// assert!(dot.contains("    \"[0]\" [label=\"go\", shape=plaintext];\n"));
+/// assert!(dot.contains("    \"a\" -> \"[0]\" [arrowhead=none];\n    \"[0]\" -> \"b\";\n"));
 /// ```
 pub fn dot(machine: &Machine) -> String {
     let view = View::new(machine);
@@ -35,9 +43,23 @@ pub fn dot(machine: &Machine) -> String {
     }
     let _ = writeln!(out, "    node [shape=box, style=rounded];");
     let _ = writeln!(out, "    {} [shape=point, width=0.15, label=\"\"];", quote(START));
+    // Where each edge's label node lives: in the innermost composite that
+    // holds both of its ends, outside both, so that it can be clipped at
+    // either end's cluster.
+    let homes: Vec<Option<StateId>> = view
+        .edges
+        .iter()
+        .map(|edge| match edge.from {
+            EdgeSource::State(from) => machine
+                .ancestors(StateId(from as u32))
+                .find(|&a| machine.is_inside(StateId(edge.to as u32), a)),
+            EdgeSource::Any => None,
+        })
+        .collect();
     for s in machine.state_ids().filter(|&s| machine.state(s).parent.is_none()) {
-        state_node(machine, &view, s, 1, &mut out);
+        state_node(machine, &view, &homes, s, 1, &mut out);
     }
+    label_nodes(&view, &homes, None, 1, &mut out);
     if let Some(lines) = &view.any {
         let _ = writeln!(
             out,
@@ -88,37 +110,46 @@ pub fn dot(machine: &Machine) -> String {
             );
         }
     }
-    // The leaf an end of an edge is drawn at: the state itself, or a
-    // composite's initial leaf (the edge is then clipped at its border).
-    let drawn_at = |i: usize| {
-        let s = StateId(i as u32);
-        machine.initial_descent(s).last().copied().unwrap_or(s)
-    };
-    // Graphviz cannot clip an edge at a cluster that holds its other end
-    // ("head is inside tail cluster"), so such an end is drawn at the leaf.
-    let holds = |cluster: usize, leaf: StateId| machine.is_inside(leaf, StateId(cluster as u32));
-    for edge in &view.edges {
-        let mut attrs = vec![format!("label={}", quote(&edge.label))];
-        let head_leaf = drawn_at(edge.to);
-        let tail_leaf = match edge.from {
-            EdgeSource::State(i) => Some(drawn_at(i)),
-            EdgeSource::Any => None,
-        };
+    // Each edge runs through a node of its own that holds its label (see
+    // `label_nodes`): no arrowhead into it, one out of it.
+    for (i, edge) in view.edges.iter().enumerate() {
+        let through = label_node(i);
+        let mut tail_attrs = vec!["arrowhead=none".to_string()];
+        let mut head_attrs = Vec::new();
         let from = match edge.from {
             EdgeSource::State(i) => {
                 let (from, clipped) = leaf(i);
-                if clipped && !holds(i, head_leaf) {
-                    attrs.push(format!("ltail={}", quote(&cluster(&view.states[i].name))));
+                if clipped {
+                    tail_attrs.push(format!("ltail={}", quote(&cluster(&view.states[i].name))));
                 }
                 from
             }
             EdgeSource::Any => ANY,
         };
         let (to, clipped) = leaf(edge.to);
-        if clipped && !tail_leaf.is_some_and(|t| holds(edge.to, t)) {
-            attrs.push(format!("lhead={}", quote(&cluster(&view.states[edge.to].name))));
+        if clipped {
+            head_attrs.push(format!("lhead={}", quote(&cluster(&view.states[edge.to].name))));
         }
-        let _ = writeln!(out, "    {} -> {}{};", quote(from), quote(to), attributes(&attrs));
+        if edge.from == EdgeSource::State(edge.to) && !clipped {
+            // A loop on a leaf: into its label from the left, back out of
+            // it from the right, rather than two lines side by side.
+            tail_attrs.push("headport=w".to_string());
+            head_attrs.push("tailport=e".to_string());
+        }
+        let _ = writeln!(
+            out,
+            "    {} -> {}{};",
+            quote(from),
+            quote(&through),
+            attributes(&tail_attrs)
+        );
+        let _ = writeln!(
+            out,
+            "    {} -> {}{};",
+            quote(&through),
+            quote(to),
+            attributes(&head_attrs)
+        );
     }
     out.push_str("}\n");
     out
@@ -126,7 +157,14 @@ pub fn dot(machine: &Machine) -> String {
 
 /// A leaf as a node, a composite as a cluster holding its states, at
 /// `depth` levels of indentation. Recursion is bounded by the model's depth limit.
-fn state_node(machine: &Machine, view: &View, s: StateId, depth: usize, out: &mut String) {
+fn state_node(
+    machine: &Machine,
+    view: &View,
+    homes: &[Option<StateId>],
+    s: StateId,
+    depth: usize,
+    out: &mut String,
+) {
     let indent = "    ".repeat(depth);
     let state = &view.states[s.index()];
     if machine.state(s).is_composite() {
@@ -142,8 +180,9 @@ fn state_node(machine: &Machine, view: &View, s: StateId, depth: usize, out: &mu
             quote(&start_of(&state.name))
         );
         for &child in &machine.state(s).children {
-            state_node(machine, view, child, depth + 1, out);
+            state_node(machine, view, homes, child, depth + 1, out);
         }
+        label_nodes(view, homes, Some(s), depth + 1, out);
         let _ = writeln!(out, "{indent}}}");
         return;
     }
@@ -158,6 +197,39 @@ fn state_node(machine: &Machine, view: &View, s: StateId, depth: usize, out: &mu
         attrs.push("shape=doublecircle".to_string());
     }
     let _ = writeln!(out, "{indent}{}{};", quote(&state.name), attributes(&attrs));
+}
+
+/// The label nodes of the edges whose home is `home` (`None`: the graph
+/// itself), at `depth` levels of indentation.
+///
+/// An edge's label is a node on the edge rather than the edge's `label`:
+/// `dot` then keeps it clear of every other node and label, routes other
+/// edges around it and keeps it inside or outside each cluster as its home
+/// says, where edge labels of its own may overprint each other (two
+/// opposite edges between the same ranks, loops on one state) or a
+/// cluster's border.
+fn label_nodes(
+    view: &View,
+    homes: &[Option<StateId>],
+    home: Option<StateId>,
+    depth: usize,
+    out: &mut String,
+) {
+    let indent = "    ".repeat(depth);
+    for (i, edge) in view.edges.iter().enumerate().filter(|&(i, _)| homes[i] == home) {
+        let _ = writeln!(
+            out,
+            "{indent}{} [label={}, shape=plaintext];",
+            quote(&label_node(i)),
+            quote(&edge.label)
+        );
+    }
+}
+
+/// The id of the node holding the label of the `i`th edge. Not an
+/// identifier, so it cannot be a state's name.
+fn label_node(i: usize) -> String {
+    format!("[{i}]")
 }
 
 /// The id of a composite state's start marker, inside its cluster (state
