@@ -233,7 +233,7 @@ fn graphviz_accepts_the_dot_output() {
 #[test]
 fn svg_is_drawn_for_every_machine_deterministically() {
     for (name, machine) in all_machines() {
-        let picture = svg(&machine).unwrap();
+        let picture = svg(&machine);
         assert!(picture.starts_with("<?xml"), "{name}");
         assert!(picture.trim_end().ends_with("</svg>"), "{name}");
         for state in &machine.states {
@@ -243,7 +243,7 @@ fn svg_is_drawn_for_every_machine_deterministically() {
                 state.name
             );
         }
-        assert_eq!(picture, svg(&machine).unwrap(), "{name}: two drawings differ");
+        assert_eq!(picture, svg(&machine), "{name}: two drawings differ");
     }
 }
 
@@ -261,7 +261,7 @@ proptest! {
             if let Some(Err(problem)) = render_with_graphviz(&source) {
                 prop_assert!(false, "dot rejects {source}: {problem}");
             }
-            let picture = svg(machine).unwrap();
+            let picture = svg(machine);
             prop_assert!(picture.trim_end().ends_with("</svg>"));
         }
     }
@@ -478,7 +478,7 @@ fn segments_meet_box(a: (f64, f64), b: (f64, f64), rect: &Rect) -> bool {
 
 /// Every check on one machine's SVG.
 fn check_picture(name: &str, machine: &Machine) {
-    let svg = svg(machine).unwrap();
+    let svg = svg(machine);
     let pic = picture(&svg);
 
     // Every state name once, and `any` when there are `any` transitions.
@@ -693,7 +693,7 @@ fn a_ring_of_200_states_is_drawn() {
     let model = check(&text).into_model().unwrap();
     let machine = &model.machines[0];
     check_picture("ring", machine);
-    let pic = picture(&svg(machine).unwrap());
+    let pic = picture(&svg(machine));
     assert_eq!(pic.labels.len(), 2 * n);
 }
 
@@ -814,7 +814,7 @@ fn a_part_linked_to_nothing_else_sits_next_to_the_rest() {
     let model = model(&path);
     let machine = &model.machines[0];
     assert!(machine.is_nested() && !machine.any_transitions().is_empty());
-    let picture = picture(&fsm_grammar::diagram::svg(machine).unwrap());
+    let picture = picture(&fsm_grammar::diagram::svg(machine));
     let apart = ["any", "shutting_down", "shutdown_requested / shutdown"];
     let main_right = picture
         .boxes
@@ -858,7 +858,7 @@ fn every_composite_state_points_at_its_initial_state() {
     let model = check(text).into_model().unwrap();
     let machine = &model.machines[0];
     check_picture("nested initial", machine);
-    let svg = svg(machine).unwrap();
+    let svg = svg(machine);
     assert_eq!(svg.matches("<circle class=\"start\"").count(), 3, "{svg}");
     let pic = name_start_markers("nested initial", machine, picture(&svg));
     let marker = |owner: &str| {
