@@ -1781,6 +1781,8 @@ impl Gen<'_> {
                     impl #generics #m #params {
                         /// The current state, context and armed timers, with the
                         /// machine's name and fingerprint, ready to be stored.
+                        /// Needs `fsm-runtime`'s `serde` feature (the snapshot
+                        /// carries the context as JSON).
                         ///
                         /// # Errors
                         ///
@@ -1798,6 +1800,7 @@ impl Gen<'_> {
                         /// The machine in the state, context and timers of
                         /// `snapshot`; `policy` decides whether a snapshot of a
                         /// different definition is accepted.
+                        /// Needs `fsm-runtime`'s `serde` feature.
                         ///
                         /// # Errors
                         ///
@@ -1822,6 +1825,7 @@ impl Gen<'_> {
                         /// The machine in the state, context and timers of
                         /// `snapshot`, which must come from this exact definition,
                         /// timed by the system clock.
+                        /// Needs `fsm-runtime`'s `serde` feature.
                         ///
                         /// # Errors
                         ///
@@ -1831,6 +1835,54 @@ impl Gen<'_> {
                             for<'a> #ctx: __fsm::DeserializeOwned,
                         {
                             Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict #restore_clock_arg)
+                        }
+                    }
+                }
+
+                // Without the feature, stubs that no call compiles to: a
+                // call fails on the bound, whose message names the feature
+                // (rather than "no method named `snapshot`", with the advice
+                // to implement `Machine`).
+                __fsm::without_serde! {
+                    impl #generics #m #params {
+                        /// Needs `fsm-runtime`'s `serde` feature, which is off:
+                        /// the snapshot of a machine with a context carries the
+                        /// context as JSON. A call does not compile, and says so.
+                        pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::RestoreError>
+                        where
+                            for<'a> #ctx: __fsm::NeedsSerdeFeature,
+                        {
+                            __fsm::stub()
+                        }
+
+                        /// Needs `fsm-runtime`'s `serde` feature, which is off;
+                        /// without it, [`Self::restore_with_context`] restores
+                        /// a snapshot with a context the caller gives. A call
+                        /// does not compile, and says so.
+                        #[allow(unused_variables)]
+                        pub fn restore_with(
+                            snapshot: &__fsm::Snapshot,
+                            policy: __fsm::FingerprintPolicy
+                            #restore_clock_param
+                        ) -> __fsm::Result<Self, __fsm::RestoreError>
+                        where
+                            for<'a> #ctx: __fsm::NeedsSerdeFeature,
+                        {
+                            __fsm::stub()
+                        }
+                    }
+
+                    impl #m {
+                        /// Needs `fsm-runtime`'s `serde` feature, which is off;
+                        /// without it, [`Self::restore_with_context`] restores
+                        /// a snapshot with a context the caller gives. A call
+                        /// does not compile, and says so.
+                        #[allow(unused_variables)]
+                        pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
+                        where
+                            for<'a> #ctx: __fsm::NeedsSerdeFeature,
+                        {
+                            __fsm::stub()
                         }
                     }
                 }

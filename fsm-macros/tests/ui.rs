@@ -5,7 +5,8 @@
 //! token; the checks over the tree of nested states, named after the code
 //! (`nested_dead_end.rs`), and further variants of a code
 //! (`terminal_has_transitions_after.rs`); the cases of the `file = "..."`
-//! form; and the cases that must build.
+//! form; the errors rustc reports in code around a generated machine
+//! (`rustc_*.rs`); and the cases that must build.
 //! The cases that build deny warnings, so a passing run prints nothing:
 //! trybuild shows the warnings of such a case in a `WARNINGS:` block that
 //! reads like a failure.
@@ -32,6 +33,9 @@ fn ui() {
     // The checks over the tree, beside each code's flat case.
     cases.compile_fail("tests/ui/nested_*.rs");
     cases.compile_fail("tests/ui/terminal_has_transitions_after.rs");
+    // Errors rustc reports in the user's code around a generated machine:
+    // they point at the declaration concerned and name what is missing.
+    cases.compile_fail("tests/ui/rustc_*.rs");
     cases.pass("tests/ui/pass_*.rs");
 }
 

@@ -170,9 +170,11 @@ macro_rules! include_fsm {
 pub mod __private {
     pub use crate::__if_serde as if_serde;
     pub use crate::__symbol_serde as symbol_serde;
+    pub use crate::__without_serde as without_serde;
     pub use crate::context::deadline;
     pub use crate::driver::Driven;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
+    pub use crate::symbol_serde::NeedsSerdeFeature;
     pub use crate::trace::Traced;
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,

@@ -97,3 +97,35 @@ macro_rules! __if_serde {
 macro_rules! __if_serde {
     ($($item:item)*) => {};
 }
+
+/// Nothing with the `serde` feature; the items it is given without.
+/// Generated code gives it stubs of the methods `if_serde!` leaves out, so
+/// that calling one says which feature it needs (see [`NeedsSerdeFeature`]).
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __without_serde {
+    ($($item:item)*) => {};
+}
+
+/// Without the `serde` feature: the items.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __without_serde {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// What the stubs of `snapshot`, `restore` and `restore_with` of a machine
+/// with a context ask of the context type, without the `serde` feature: a
+/// trait nothing implements, so a call fails to compile with the message
+/// below, naming the feature, where rustc would otherwise say that no such
+/// method exists and suggest implementing `Machine`.
+#[diagnostic::on_unimplemented(
+    message = "snapshots of a machine with a context need the `serde` feature of `fsm-runtime`",
+    label = "needs `fsm-runtime`'s `serde` feature",
+    note = "a snapshot carries the context, `{Self}`, as JSON: turn the feature on in Cargo.toml \
+            (`fsm-runtime = {{ version = \"0.1\", features = [\"serde\"] }}`) and derive \
+            `serde::Serialize` and `serde::Deserialize` for `{Self}`"
+)]
+pub trait NeedsSerdeFeature {}

@@ -1237,19 +1237,23 @@ pub mod job {
     __fsm::if_serde! {
         impl < K : __fsm::Clock > Job < K > { #[doc =
         r" The current state, context and armed timers, with the"] #[doc =
-        r" machine's name and fingerprint, ready to be stored."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc = r" When the context does not serialize."] pub
-        fn snapshot(& self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError >
-        where for < 'a > JobContext : __fsm::Serialize, { __fsm::Snapshot::new("Job", <
-        Core as __fsm::Machine > ::FINGERPRINT, self.state.name()).with_timers(self
+        r" machine's name and fingerprint, ready to be stored."] #[doc =
+        r" Needs `fsm-runtime`'s `serde` feature (the snapshot"] #[doc =
+        r" carries the context as JSON)."] #[doc = r""] #[doc = r" # Errors"] #[doc =
+        r""] #[doc = r" When the context does not serialize."] pub fn snapshot(& self) ->
+        __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
+        JobContext : __fsm::Serialize, { __fsm::Snapshot::new("Job", < Core as
+        __fsm::Machine > ::FINGERPRINT, self.state.name()).with_timers(self
         .armed_timers()).with_last_active(LAST_ACTIVE_REGIONS.iter().zip(self
         .last_active).filter_map(| (region, leaf) | leaf.map(| leaf | (region.name(),
         leaf.name()))),).with_context_of(& self.context) } #[doc =
         r" The machine in the state, context and timers of"] #[doc =
         r" `snapshot`; `policy` decides whether a snapshot of a"] #[doc =
-        r" different definition is accepted."] #[doc = r""] #[doc = r" # Errors"] #[doc =
-        r""] #[doc = r" As [`Self::restore_with_context`], and when the snapshot"] #[doc
-        = r" carries no context or one that does not deserialize"] #[doc =
+        r" different definition is accepted."] #[doc =
+        r" Needs `fsm-runtime`'s `serde` feature."] #[doc = r""] #[doc = r" # Errors"]
+        #[doc = r""] #[doc =
+        r" As [`Self::restore_with_context`], and when the snapshot"] #[doc =
+        r" carries no context or one that does not deserialize"] #[doc =
         r" (the error names the field)."] pub fn restore_with(snapshot : &
         __fsm::Snapshot, policy : __fsm::FingerprintPolicy, clock : K) -> __fsm::Result <
         Self, __fsm::RestoreError > where for < 'a > JobContext :
@@ -1258,11 +1262,34 @@ pub mod job {
         policy, context, clock) } } impl Job { #[doc =
         r" The machine in the state, context and timers of"] #[doc =
         r" `snapshot`, which must come from this exact definition,"] #[doc =
-        r" timed by the system clock."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
+        r" timed by the system clock."] #[doc =
+        r" Needs `fsm-runtime`'s `serde` feature."] #[doc = r""] #[doc = r" # Errors"]
+        #[doc = r""] #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
         __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
         JobContext : __fsm::DeserializeOwned, { Self::restore_with(snapshot,
         __fsm::FingerprintPolicy::Strict, __fsm::SystemClock) } }
+    }
+    __fsm::without_serde! {
+        impl < K : __fsm::Clock > Job < K > { #[doc =
+        r" Needs `fsm-runtime`'s `serde` feature, which is off:"] #[doc =
+        r" the snapshot of a machine with a context carries the"] #[doc =
+        r" context as JSON. A call does not compile, and says so."] pub fn snapshot(&
+        self) -> __fsm::Result < __fsm::Snapshot, __fsm::RestoreError > where for < 'a >
+        JobContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } #[doc =
+        r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
+        r" without it, [`Self::restore_with_context`] restores"] #[doc =
+        r" a snapshot with a context the caller gives. A call"] #[doc =
+        r" does not compile, and says so."] #[allow(unused_variables)] pub fn
+        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,
+        clock : K) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
+        JobContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } } impl Job { #[doc =
+        r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
+        r" without it, [`Self::restore_with_context`] restores"] #[doc =
+        r" a snapshot with a context the caller gives. A call"] #[doc =
+        r" does not compile, and says so."] #[allow(unused_variables)] pub fn
+        restore(snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
+        __fsm::RestoreError > where for < 'a > JobContext : __fsm::NeedsSerdeFeature, {
+        __fsm::stub() } }
     }
     impl<K: __fsm::Clock> __fsm::Driven for Job<K> {
         type Core = Core;
