@@ -7,8 +7,10 @@ use crate::symbol::{write_names, Symbol};
 use std::borrow::Cow;
 use std::fmt;
 
+#[cfg(feature = "json")]
+pub(crate) use serde_impls::Shortened;
 #[cfg(feature = "serde")]
-pub(crate) use serde_impls::{unknown_field, ListItem, Place, Shortened};
+pub(crate) use serde_impls::{unknown_field, ListItem, Place};
 
 /// A machine's state, stored, with its context, its armed timers and
 /// optionally its history.

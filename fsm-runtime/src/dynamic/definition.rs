@@ -12,6 +12,7 @@ use fsm_grammar::interchange::ImportDiagnostic;
 use fsm_grammar::model::Machine;
 use fsm_grammar::{Checked, Diagnostic};
 use std::fmt;
+use std::sync::Arc;
 
 /// A machine definition for the dynamic engine, built from `.fsm` text
 /// ([`Definition::from_fsm`]), from JSON ([`Definition::from_json`]), from a
@@ -266,6 +267,16 @@ impl Definition {
     /// When `action` is not an action of this definition.
     pub fn action_name(&self, action: ActionId) -> &str {
         &self.machine.actions[action.index()].name
+    }
+
+    /// The name of `state`, shared: what a history entry holds.
+    pub(crate) fn shared_state_name(&self, state: StateId) -> &Arc<str> {
+        self.states.name(state.index())
+    }
+
+    /// The name of `action`, shared: what a history entry holds.
+    pub(crate) fn shared_action_name(&self, action: ActionId) -> &Arc<str> {
+        self.actions.name(action.index())
     }
 
     /// The name of `output`.

@@ -356,10 +356,10 @@ impl<C> Engine<C> {
         self.run_effects(&mut current.context, tables.effects(mv), payload);
         let to = mv.to.unwrap_or(from);
         if let Some(history) = &mut current.history {
-            history.record_names(
-                definition.state_name(from).to_owned(),
-                definition.action_name(action).to_owned(),
-                definition.state_name(to).to_owned(),
+            history.record_shared(
+                definition.shared_state_name(from).clone(),
+                definition.shared_action_name(action).clone(),
+                definition.shared_state_name(to).clone(),
             );
         }
         let seq = current.seq;
@@ -464,11 +464,10 @@ impl<C> Engine<C> {
             self.run_effects(&mut current.context, tables.effects(mv), &NULL);
             let to = mv.to.unwrap_or(from);
             if let Some(history) = &mut current.history {
-                let delay = tables.timer_group(leaf_group.group).delay;
-                history.record_names(
-                    definition.state_name(from).to_owned(),
-                    format!("after {}", self.delay_text(delay)),
-                    definition.state_name(to).to_owned(),
+                history.record_shared(
+                    definition.shared_state_name(from).clone(),
+                    tables.timer_group(leaf_group.group).label.clone(),
+                    definition.shared_state_name(to).clone(),
                 );
             }
             let seq = current.seq;
@@ -721,15 +720,6 @@ impl<C> Engine<C> {
                 TimerDelay::Named(delay) => (self.bound.delays[delay as usize])(&current.context),
             };
             current.armed[group as usize] = Some(deadline(now, delay));
-        }
-    }
-
-    /// A timer group's delay as written (`30s`, `backoff`).
-    fn delay_text(&self, delay: TimerDelay) -> String {
-        let machine = self.definition.machine();
-        match delay {
-            TimerDelay::Literal(d) => machine.delay_text(fsm_grammar::model::Delay::Literal(d)),
-            TimerDelay::Named(d) => machine.delays[d as usize].name.clone(),
         }
     }
 

@@ -17,11 +17,15 @@
 //! length, first and last 8 bytes do collide, and then probing degrades
 //! gracefully to comparing against each of them.
 
+use std::sync::Arc;
+
 /// The names of one kind (states, actions, ...) of a definition, each mapped
 /// to its index.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NameIndex {
-    names: Box<[Box<str>]>,
+    /// Shared, so that an engine's history entries hold the names without
+    /// copying them.
+    names: Box<[Arc<str>]>,
     /// A power of two long, at least twice the number of names, so probing
     /// always reaches an empty slot.
     slots: Box<[Slot]>,
@@ -80,7 +84,7 @@ impl NameIndex {
     /// An index of `names`, numbered in order. Names are unique in a checked
     /// machine; were one repeated, the first would keep its number.
     pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
-        let names: Box<[Box<str>]> = names.into_iter().map(Box::from).collect();
+        let names: Box<[Arc<str>]> = names.into_iter().map(Arc::from).collect();
         assert!(
             names.len() < EMPTY as usize,
             "fewer than 2^32 - 1 names of a kind"
@@ -155,6 +159,15 @@ impl NameIndex {
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    /// The name numbered `index`, shared.
+    ///
+    /// # Panics
+    ///
+    /// When there is no such name.
+    pub(crate) fn name(&self, index: usize) -> &Arc<str> {
+        &self.names[index]
     }
 
     #[inline(always)]

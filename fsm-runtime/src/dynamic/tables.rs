@@ -17,6 +17,7 @@ use super::ids::{ActionId, GuardId, OutputId, StateId};
 use fsm_grammar::model::{self, Delay, Machine, TransitionId};
 use fsm_grammar::plan::{self, Plan};
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The largest states × actions for which the dense lookup table is built
@@ -149,9 +150,12 @@ pub(crate) enum TimerDelay {
 
 /// The timers of one state that share a delay: armed together when the
 /// state is entered, and when due, the first whose guard holds fires.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct TimerGroup {
     pub(crate) delay: TimerDelay,
+    /// `after 30s`, `after backoff`: the action of its history entries,
+    /// made once and shared by every entry.
+    pub(crate) label: Arc<str>,
 }
 
 /// A timer group armed while the machine is in one leaf, with its
@@ -403,6 +407,11 @@ impl Tables {
                     Delay::Literal(d) => TimerDelay::Literal(d),
                     Delay::Named(d) => TimerDelay::Named(index(d.index())),
                 },
+                label: match g.delay {
+                    Delay::Literal(_) => format!("after {}", m.delay_text(g.delay)),
+                    Delay::Named(d) => format!("after {}", m.delays[d.index()].name),
+                }
+                .into(),
             })
             .collect();
         let history = plan

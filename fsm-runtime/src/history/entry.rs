@@ -3,6 +3,9 @@
 use super::timestamp::Timestamp;
 use std::borrow::Cow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
 
 /// A transition a machine took, as a [`History`](crate::History) recorded
 /// it: names rather than typed values, so that generated machines and
@@ -18,10 +21,68 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct HistoryEntry {
     pub(super) seq: u64,
-    pub(super) from: Cow<'static, str>,
-    pub(super) to: Cow<'static, str>,
-    pub(super) action: Cow<'static, str>,
+    pub(super) from: Name,
+    pub(super) to: Name,
+    pub(super) action: Name,
     pub(super) at: Timestamp,
+}
+
+/// A name in a [`HistoryEntry`], which recording never copies: generated
+/// code's are `'static`, and a dynamic engine's are shared with its
+/// definition. Cloning an entry (into a [`Snapshot`](crate::Snapshot), or
+/// back into a restored history) copies no name either. Compares, hashes
+/// and prints as the text.
+#[derive(Clone)]
+pub(crate) enum Name {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl Deref for Name {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        match self {
+            Name::Static(name) => name,
+            Name::Shared(name) => name,
+        }
+    }
+}
+
+impl From<Cow<'static, str>> for Name {
+    fn from(name: Cow<'static, str>) -> Name {
+        match name {
+            Cow::Borrowed(name) => Name::Static(name),
+            Cow::Owned(name) => Name::Shared(name.into()),
+        }
+    }
+}
+
+impl From<String> for Name {
+    fn from(name: String) -> Name {
+        Name::Shared(name.into())
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Name {}
+
+impl Hash for Name {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
 }
 
 impl HistoryEntry {
@@ -60,7 +121,7 @@ impl fmt::Display for HistoryEntry {
         write!(
             f,
             "#{} {} `{}` --{}--> `{}`",
-            self.seq, self.at, self.from, self.action, self.to
+            self.seq, self.at, &*self.from, &*self.action, &*self.to
         )
     }
 }

@@ -11,6 +11,7 @@ mod recorded;
 mod timestamp;
 
 pub use entry::HistoryEntry;
+pub(crate) use entry::Name;
 pub use recorded::Recorded;
 pub use timestamp::{ParseTimestampError, Timestamp};
 
@@ -163,6 +164,12 @@ impl History {
     /// `fired.action_name()`, `fired.to_name()`). When several threads fire,
     /// recording after the fire returns may record them out of order; record
     /// under the same lock as the fire, as [`Shared`](crate::Shared) does.
+    /// (An engine built with a history records its own, under its lock,
+    /// sharing its definition's names rather than copying them.)
+    ///
+    /// A `'static` name is kept as it is; an owned one is moved into a
+    /// shared buffer once, so the entry's clones (in snapshots, in restored
+    /// histories) copy no name.
     pub fn record_names(
         &mut self,
         from: impl Into<Cow<'static, str>>,
@@ -170,7 +177,15 @@ impl History {
         to: impl Into<Cow<'static, str>>,
     ) -> &HistoryEntry {
         let at = self.now();
-        self.push(at, from.into(), action.into(), to.into())
+        self.push(at, from.into().into(), action.into().into(), to.into().into())
+    }
+
+    /// [`record_names`](Self::record_names) with names shared with their
+    /// owner (a dynamic engine's definition): recording copies none.
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn record_shared(&mut self, from: Arc<str>, action: Arc<str>, to: Arc<str>) -> &HistoryEntry {
+        let at = self.now();
+        self.push(at, Name::Shared(from), Name::Shared(action), Name::Shared(to))
     }
 
     /// The entries kept, oldest first.
@@ -214,19 +229,13 @@ impl History {
     pub(crate) fn push_fired<M: Machine>(&mut self, at: Timestamp, fired: &Fired<M>) -> &HistoryEntry {
         self.push(
             at,
-            Cow::Borrowed(fired.from.name()),
-            Cow::Borrowed(fired.action.name()),
-            Cow::Borrowed(fired.to.name()),
+            Name::Static(fired.from.name()),
+            Name::Static(fired.action.name()),
+            Name::Static(fired.to.name()),
         )
     }
 
-    fn push(
-        &mut self,
-        at: Timestamp,
-        from: Cow<'static, str>,
-        action: Cow<'static, str>,
-        to: Cow<'static, str>,
-    ) -> &HistoryEntry {
+    fn push(&mut self, at: Timestamp, from: Name, action: Name, to: Name) -> &HistoryEntry {
         if let Retention::Last(capacity) = self.retention {
             if self.entries.len() == capacity.get() {
                 self.entries.pop_front();
