@@ -19,10 +19,16 @@ transitions inside their state, terminal states, and `any` transitions drawn onc
 
 A file with several machines needs --machine to choose one.
 
+`svg` refuses a drawing that needs more than 1,000,000 layout nodes (states, edge labels and the \
+points where edges cross a rank of the layered drawing), rather than use gigabytes of memory; long \
+edges to one state share their run to it in large drawings, so a machine whose 26,000 states all \
+go back to the start is drawn.
+
 Exit status:
   0  drawn
   1  the file has errors or defines no machine (nothing is written)
-  2  usage errors, a missing or unknown --machine, and files that cannot be read or written")]
+  2  usage errors, a missing or unknown --machine, files that cannot be read or written,
+     and machines too large to draw as SVG (nothing is written)")]
 pub struct GraphArgs {
     /// The `.fsm` file to draw.
     #[arg(value_name = "FILE")]
@@ -76,7 +82,17 @@ pub fn run(args: &GraphArgs) -> Exit {
     let text = match args.format {
         GraphFormat::Mermaid => diagram::mermaid(machine),
         GraphFormat::Dot => diagram::dot(machine),
-        GraphFormat::Svg => diagram::svg(machine),
+        GraphFormat::Svg => match diagram::svg(machine) {
+            Ok(text) => text,
+            Err(too_large) => {
+                console::error(format_args!(
+                    "machine `{}` is too large to draw as SVG: {too_large}; nothing drawn \
+                     (`--format dot` or `--format mermaid` write it for another program to lay out)",
+                    machine.name
+                ));
+                return Exit::Trouble;
+            }
+        },
     };
     checked_source::write_output(args.output.as_ref(), &text)
 }

@@ -233,7 +233,7 @@ fn graphviz_accepts_the_dot_output() {
 #[test]
 fn svg_is_drawn_for_every_machine_deterministically() {
     for (name, machine) in all_machines() {
-        let picture = svg(&machine);
+        let picture = svg(&machine).unwrap();
         assert!(picture.starts_with("<?xml"), "{name}");
         assert!(picture.trim_end().ends_with("</svg>"), "{name}");
         for state in &machine.states {
@@ -243,7 +243,7 @@ fn svg_is_drawn_for_every_machine_deterministically() {
                 state.name
             );
         }
-        assert_eq!(picture, svg(&machine), "{name}: two drawings differ");
+        assert_eq!(picture, svg(&machine).unwrap(), "{name}: two drawings differ");
     }
 }
 
@@ -261,7 +261,7 @@ proptest! {
             if let Some(Err(problem)) = render_with_graphviz(&source) {
                 prop_assert!(false, "dot rejects {source}: {problem}");
             }
-            let picture = svg(machine);
+            let picture = svg(machine).unwrap();
             prop_assert!(picture.trim_end().ends_with("</svg>"));
         }
     }
@@ -478,7 +478,7 @@ fn segments_meet_box(a: (f64, f64), b: (f64, f64), rect: &Rect) -> bool {
 
 /// Every check on one machine's SVG.
 fn check_picture(name: &str, machine: &Machine) {
-    let svg = svg(machine);
+    let svg = svg(machine).unwrap();
     let pic = picture(&svg);
 
     // Every state name once, and `any` when there are `any` transitions.
@@ -693,7 +693,7 @@ fn a_ring_of_200_states_is_drawn() {
     let model = check(&text).into_model().unwrap();
     let machine = &model.machines[0];
     check_picture("ring", machine);
-    let pic = picture(&svg(machine));
+    let pic = picture(&svg(machine).unwrap());
     assert_eq!(pic.labels.len(), 2 * n);
 }
 
@@ -814,7 +814,7 @@ fn a_part_linked_to_nothing_else_sits_next_to_the_rest() {
     let model = model(&path);
     let machine = &model.machines[0];
     assert!(machine.is_nested() && !machine.any_transitions().is_empty());
-    let picture = picture(&fsm_grammar::diagram::svg(machine));
+    let picture = picture(&fsm_grammar::diagram::svg(machine).unwrap());
     let apart = ["any", "shutting_down", "shutdown_requested / shutdown"];
     let main_right = picture
         .boxes
@@ -858,7 +858,7 @@ fn every_composite_state_points_at_its_initial_state() {
     let model = check(text).into_model().unwrap();
     let machine = &model.machines[0];
     check_picture("nested initial", machine);
-    let svg = svg(machine);
+    let svg = svg(machine).unwrap();
     assert_eq!(svg.matches("<circle class=\"start\"").count(), 3, "{svg}");
     let pic = name_start_markers("nested initial", machine, picture(&svg));
     let marker = |owner: &str| {
@@ -873,4 +873,32 @@ fn every_composite_state_points_at_its_initial_state() {
     let boxes = |n: &str| pic.boxes.iter().find(|(b, _)| b == n).unwrap().1;
     assert!(outer.y + outer.h <= boxes("inner").y, "{svg}");
     assert!(inner.y + inner.h <= boxes("a").y, "{svg}");
+}
+
+/// Every state can go back to the start: enough states that the `cancel`
+/// edges share one trunk up to it (see `tests/svg_layout.rs`), which runs
+/// around every box like any edge, each label beside its own edge.
+#[test]
+fn edges_sharing_a_trunk_keep_clear_of_boxes_and_labels() {
+    let n = 60;
+    let mut text = String::from("machine Back {\n");
+    for i in 0..n {
+        let initial = if i == 0 { "initial " } else { "" };
+        let next = if i + 1 < n {
+            format!(" on next -> s{};", i + 1)
+        } else {
+            String::new()
+        };
+        let cancel = if i > 0 { " on cancel -> s0;" } else { "" };
+        let _ = writeln!(text, "    {initial}state s{i} {{{next}{cancel} }}");
+    }
+    text.push_str("}\n");
+    let model = check(&text).into_model().unwrap();
+    let machine = &model.machines[0];
+    let drawn = svg(machine).unwrap();
+    assert!(
+        drawn.matches("marker-end").count() < 2 * n - 1,
+        "no edge joins a trunk"
+    );
+    check_picture("back to the start", machine);
 }

@@ -60,6 +60,8 @@ mod svg;
 mod view;
 
 pub use dot::dot;
+#[cfg(feature = "svg")]
+pub use layout::{TooLarge, MAX_NODES};
 pub use mermaid::mermaid;
 #[cfg(feature = "svg")]
 pub use svg::svg;

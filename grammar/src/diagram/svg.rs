@@ -4,7 +4,7 @@
 //! number of characters; every box is sized to its text with padding, so
 //! no text touches a border.
 
-use super::layout::{self, Graph, Point, Rect, Size};
+use super::layout::{self, Graph, Point, Rect, Size, TooLarge};
 use super::view::{EdgeSource, View};
 use crate::model::Machine;
 use std::fmt::Write as _;
@@ -40,21 +40,30 @@ const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, m
 
 /// The machine as a standalone SVG document: the same picture as
 /// [`dot()`](super::dot()), laid out top to bottom by fsmc's own layered
-/// layout, with no external program. The output is deterministic.
+/// layout, with no external program. The output is deterministic, and
+/// its size is proportional to what it draws: a long edge costs a point per
+/// bend, and in a large drawing long edges to one state share their run to
+/// it (every state going back to the start draws one line up to it).
+///
+/// # Errors
+///
+/// [`TooLarge`] when the layout would need more than
+/// [`MAX_NODES`](super::MAX_NODES) nodes (states, edge labels and the points
+/// where edges cross a rank), rather than gigabytes of memory.
 ///
 /// ```
 /// let model = fsm_grammar::check("machine M { initial state a { on go -> b; } terminal state b; }")
 ///     .into_model()
 ///     .unwrap();
-/// let svg = fsm_grammar::diagram::svg(&model.machines[0]);
+/// let svg = fsm_grammar::diagram::svg(&model.machines[0]).unwrap();
 /// assert!(svg.starts_with("<?xml"));
 /// assert!(svg.contains(">go</tspan>"));
 /// ```
-pub fn svg(machine: &Machine) -> String {
+pub fn svg(machine: &Machine) -> Result<String, TooLarge> {
     let view = View::new(machine);
     let drawing = Drawing::new(machine, &view);
-    let placed = layout::layout(&drawing.graph);
-    drawing.render(&view, &placed)
+    let placed = layout::layout(&drawing.graph)?;
+    Ok(drawing.render(&view, &placed))
 }
 
 /// What a node of the layout graph is.
@@ -187,7 +196,14 @@ impl Drawing {
             } else {
                 edge_path(&route.points)
             };
-            let _ = writeln!(out, "<path class=\"edge\" d=\"{d}\" marker-end=\"url(#arrow)\"/>");
+            // An edge that merges into another to the same state ends on
+            // it, and that one's arrow points at the state.
+            let arrow = if route.merges {
+                ""
+            } else {
+                " marker-end=\"url(#arrow)\""
+            };
+            let _ = writeln!(out, "<path class=\"edge\" d=\"{d}\"{arrow}/>");
         }
         out.push_str("</g>\n");
 

@@ -16,7 +16,9 @@
 //! compound node itself ends at its border. Every level is laid out once,
 //! so the whole stays near-linear.
 
-use super::{place, rank, rank_edge, Edge, Graph, Layout, Point, Rect, Route, Size};
+use super::{
+    place, rank, rank_compactly, rank_edge, Edge, Graph, Layout, Point, Rect, Route, Size, TooLarge,
+};
 
 /// Which side of its box a port sits on.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -73,7 +75,7 @@ struct Continuation {
     port: usize,
 }
 
-pub(super) fn layout(graph: &Graph) -> Layout {
+pub(super) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
     let n = graph.nodes.len();
     let parent = |v: usize| graph.parents.get(v).copied().flatten();
     // Level 0 is the root; compound node c's level is level_of[c].
@@ -235,9 +237,21 @@ pub(super) fn layout(graph: &Graph) -> Layout {
         rankings.push(ranking);
     }
 
-    // Lay out from the inside out.
+    // Lay out from the inside out, counting what the levels laid out keep
+    // (boxes and points) against the limit.
+    let mut placed = 0;
     for l in (0..levels.len()).rev() {
-        let layout = place(&levels[l].graph, &rankings[l]);
+        let layout = place(&levels[l].graph, &rankings[l], false).map_err(|e| TooLarge {
+            nodes: e.nodes + placed,
+            ..e
+        })?;
+        placed += layout.nodes.len() + layout.edges.iter().map(|r| r.points.len()).sum::<usize>();
+        if placed > super::MAX_NODES {
+            return Err(TooLarge {
+                nodes: placed,
+                limit: super::MAX_NODES,
+            });
+        }
         if let Some(c) = owner[l] {
             let outer = parent(c).map_or(0, |p| level_of[p]);
             levels[outer].graph.nodes[local[c]] = Size {
@@ -335,18 +349,22 @@ pub(super) fn layout(graph: &Graph) -> Layout {
                     }
                 }
             }
-            points.dedup();
-            Route { points, label }
+            super::route::straighten(&mut points);
+            Route {
+                points,
+                label,
+                merges: false,
+            }
         })
         .collect();
     let root = levels[0].layout.as_ref().expect("laid out");
-    Layout {
+    Ok(Layout {
         nodes,
         headers,
         edges,
         width: root.width,
         height: root.height,
-    }
+    })
 }
 
 /// A port of a level: a point with no size.
@@ -383,7 +401,7 @@ fn rank_level(level: &Level) -> rank::Ranking {
             minlen: e.minlen,
         })
         .collect();
-    let ranking = rank::rank(members, &edges, &level.roots);
+    let ranking = rank_compactly(members, &edges, &level.roots);
     let boxed = graph.leftmost.is_some();
     // Below the header; two ranks when a labelled edge leaves a top port.
     let shift = if !boxed {

@@ -153,6 +153,9 @@ pub(crate) struct Route {
     pub points: Vec<Point>,
     /// The label's box, beside the polyline.
     pub label: Option<Rect>,
+    /// The polyline ends where it meets another edge to the same target,
+    /// which goes on for both (see `LONG`): no arrowhead there.
+    pub merges: bool,
 }
 
 /// Space around the drawing.
@@ -173,6 +176,9 @@ enum Kind {
     Real(usize),
     /// A point of a long edge.
     Dummy,
+    /// A point of a trunk, which long edges to one node share (see
+    /// [`LONG`]).
+    Trunk,
     /// The label of the input edge, on its chain.
     Label(usize),
 }
@@ -182,6 +188,12 @@ enum Kind {
 #[derive(Clone, Debug)]
 struct Slot {
     kind: Kind,
+    /// The first node of a bundled edge after its source (its label or a
+    /// dummy), linked loosely: placement neither pulls the source towards
+    /// the trunk nor the trunk towards each edge that joins it, or a chain
+    /// of states that all go back to the start would lean a little further
+    /// with every state.
+    loose: bool,
     rank: usize,
     left: f64,
     right: f64,
@@ -194,6 +206,11 @@ struct Chain {
     /// The edge points up: its source is the chain's last node.
     reversed: bool,
     nodes: Vec<usize>,
+    /// Where the chain joins the trunk of another edge to the same target
+    /// (see [`LONG`]) and ends: its first node is a dummy of that trunk
+    /// (`Some(true)`) or its last (`Some(false)`); `None` when it reaches
+    /// its target itself.
+    joins: Option<bool>,
 }
 
 /// The graph after ranking, with every edge cut into rank-to-rank links.
@@ -215,8 +232,51 @@ struct Layered {
     chains: Vec<Chain>,
 }
 
+/// The most layered nodes a drawing may have: its boxes, its labels and
+/// the points where its edges cross a rank. Laying out takes a few hundred
+/// bytes per node, so the limit keeps a drawing well under a gigabyte; the
+/// machines it refuses are too large to read as one picture anyway.
+pub const MAX_NODES: usize = 1_000_000;
+
+/// Dummies per node and edge above which a drawing counts as large: its
+/// edges are then ranked breadth-first if that cuts them into fewer
+/// dummies, and bundled (see [`LONG`]).
+const LARGE: usize = 8;
+
+/// In a large drawing, an edge spanning more than this many ranks joins
+/// the edges to the same target that span as many: right after its label
+/// they run on as one *trunk*, one dummy per rank, to one port of the
+/// target (Graphviz's `concentrate`). So every state going back to the
+/// start costs a dummy per rank once rather than once per state, which was
+/// quadratic: 2,000 states took 1.8 GB. The edge that reaches farthest draws
+/// the trunk and its arrow; the others end where they meet it.
+const LONG: usize = 6;
+
+/// A drawing with more layered nodes than [`MAX_NODES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// The layered nodes the drawing needs, or (with composite states, whose
+    /// boxes are laid out one at a time) at least needs.
+    pub nodes: usize,
+    /// [`MAX_NODES`].
+    pub limit: usize,
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the drawing needs at least {} layout nodes (states, edge labels and the points \
+             where edges cross a rank), more than the limit of {}",
+            self.nodes, self.limit
+        )
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
 /// Lay the graph out. Deterministic: the same graph gives the same layout.
-pub(crate) fn layout(graph: &Graph) -> Layout {
+pub(crate) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
     if graph.parents.iter().any(Option::is_some) {
         return compound::layout(graph);
     }
@@ -226,8 +286,25 @@ pub(crate) fn layout(graph: &Graph) -> Layout {
         .filter(|e| e.from != e.to)
         .map(rank_edge)
         .collect();
-    let ranking = rank::rank(graph.nodes.len(), &edges, &graph.roots);
-    place(graph, &ranking)
+    let ranking = rank_compactly(graph.nodes.len(), &edges, &graph.roots);
+    place(graph, &ranking, true)
+}
+
+/// Ranks by a depth-first search, or breadth-first when the depth-first
+/// ranks make a large drawing (see [`LARGE`]) and the breadth-first ones
+/// need fewer dummies.
+fn rank_compactly(nodes: usize, edges: &[rank::RankEdge], roots: &[usize]) -> rank::Ranking {
+    let deep = rank::rank(nodes, edges, roots, rank::Search::DepthFirst);
+    let count = rank::dummies(&deep, edges);
+    if count <= LARGE * (nodes + edges.len()) {
+        return deep;
+    }
+    let wide = rank::rank(nodes, edges, roots, rank::Search::BreadthFirst);
+    if rank::dummies(&wide, edges) < count {
+        wide
+    } else {
+        deep
+    }
 }
 
 /// An edge as ranking sees it: a labelled edge spans two ranks at least.
@@ -239,10 +316,12 @@ fn rank_edge(e: &Edge) -> rank::RankEdge {
     }
 }
 
-/// Everything after ranking: order, coordinates and routes.
-fn place(graph: &Graph, ranking: &rank::Ranking) -> Layout {
+/// Everything after ranking: order, coordinates and routes. `bundle`
+/// allows long edges to share trunks (see [`LONG`]) when the drawing is
+/// large; the pieces of edges into and out of compound nodes must not.
+fn place(graph: &Graph, ranking: &rank::Ranking, bundle: bool) -> Result<Layout, TooLarge> {
     let loops = route::SelfLoops::new(graph);
-    let mut layered = layered(graph, &loops, ranking);
+    let mut layered = layered(graph, &loops, ranking, bundle)?;
     order::order(&mut layered);
     if let Some(first) = graph.leftmost {
         let rank = &mut layered.ranks[layered.slots[first].rank];
@@ -250,41 +329,159 @@ fn place(graph: &Graph, ranking: &rank::Ranking) -> Layout {
         rank.insert(0, first);
     }
     let placed = position::position(&layered);
-    route::route(graph, &layered, &placed, &loops)
+    Ok(route::route(graph, &layered, &placed, &loops))
 }
 
 /// Cut the ranked graph into rank-to-rank links, with a dummy per rank an
-/// edge crosses and its label on the dummy nearest its middle.
-fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> Layered {
-    let mut slots: Vec<Slot> = graph
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, size)| {
-            let extra = loops.extra(i);
-            Slot {
-                kind: Kind::Real(i),
-                rank: ranking.ranks[i],
-                left: size.width / 2.0,
-                right: size.width / 2.0 + extra.width,
-                height: size.height.max(extra.height),
-            }
-        })
-        .collect();
-    let mut chains = Vec::new();
-    let mut ranked = 0;
+/// edge crosses and its label on the dummy nearest its middle; in a large
+/// drawing, long edges to one target share their dummies (see [`LONG`]).
+/// Counts the nodes first and allocates nothing beyond [`MAX_NODES`].
+fn layered(
+    graph: &Graph,
+    loops: &route::SelfLoops,
+    ranking: &rank::Ranking,
+    bundle: bool,
+) -> Result<Layered, TooLarge> {
+    let rank_of = |v: usize| ranking.ranks[v];
+    // (edge, reversed, top, bottom) of every edge but the self-loops.
+    let mut ranked = Vec::new();
     for (i, edge) in graph.edges.iter().enumerate() {
         if edge.from == edge.to {
             continue;
         }
-        let reversed = ranking.reversed[ranked];
-        ranked += 1;
+        let reversed = ranking.reversed[ranked.len()];
         let (top, bottom) = if reversed {
             (edge.to, edge.from)
         } else {
             (edge.from, edge.to)
         };
-        let (r0, r1) = (slots[top].rank, slots[bottom].rank);
+        ranked.push((i, reversed, top, bottom));
+    }
+    let span = |&(_, _, top, bottom): &(usize, bool, usize, usize)| rank_of(bottom) - rank_of(top);
+    let separate: usize = ranked.iter().map(|e| span(e) - 1).sum();
+    let bundle = bundle && separate > LARGE * (graph.nodes.len() + ranked.len());
+    // A bundled edge has a node of its own next to its source (its label,
+    // or a dummy) and needs the rest of the trunk of its target, on the
+    // target's top or bottom side.
+    let bundled = |r: &(usize, bool, usize, usize)| bundle && span(r) > LONG;
+    let side = |reversed: bool| usize::from(!reversed);
+    let target =
+        |&(_, reversed, top, bottom): &(usize, bool, usize, usize)| if reversed { top } else { bottom };
+    let mut trunk_length: Vec<[usize; 2]> = vec![[0; 2]; if bundle { graph.nodes.len() } else { 0 }];
+    let mut count = graph.nodes.len();
+    for r in &ranked {
+        if bundled(r) {
+            let need = span(r) - 2;
+            let length = &mut trunk_length[target(r)][side(r.1)];
+            *length = (*length).max(need);
+            count += 1;
+        } else {
+            count += span(r) - 1;
+        }
+    }
+    count += trunk_length.iter().flatten().sum::<usize>();
+    if count > MAX_NODES {
+        return Err(TooLarge {
+            nodes: count,
+            limit: MAX_NODES,
+        });
+    }
+
+    let mut slots: Vec<Slot> = Vec::with_capacity(count);
+    slots.extend(graph.nodes.iter().enumerate().map(|(i, size)| {
+        let extra = loops.extra(i);
+        Slot {
+            kind: Kind::Real(i),
+            loose: false,
+            rank: rank_of(i),
+            left: size.width / 2.0,
+            right: size.width / 2.0 + extra.width,
+            height: size.height.max(extra.height),
+        }
+    }));
+    let dummy = |rank: usize| Slot {
+        kind: Kind::Dummy,
+        loose: false,
+        rank,
+        left: 0.0,
+        right: 0.0,
+        height: 0.0,
+    };
+    let label_slot = |e: usize, rank: usize, size: Size| Slot {
+        kind: Kind::Label(e),
+        loose: false,
+        rank,
+        left: 0.0,
+        right: LABEL_GAP + size.width,
+        height: size.height,
+    };
+    // The trunks: dummies going away from the target, one per rank, and
+    // whether an edge has drawn one yet.
+    let mut trunks: Vec<[(usize, bool); 2]> = vec![[(0, false); 2]; trunk_length.len()];
+    for (v, lengths) in trunk_length.iter().enumerate() {
+        for (s, &length) in lengths.iter().enumerate() {
+            trunks[v][s].0 = slots.len();
+            for k in 1..=length {
+                let rank = if s == 0 { rank_of(v) + k } else { rank_of(v) - k };
+                slots.push(Slot {
+                    kind: Kind::Trunk,
+                    ..dummy(rank)
+                });
+            }
+        }
+    }
+    let mut chains = Vec::with_capacity(ranked.len());
+    for r in &ranked {
+        let &(i, reversed, top, bottom) = r;
+        let edge = &graph.edges[i];
+        let (r0, r1) = (rank_of(top), rank_of(bottom));
+        if bundled(r) {
+            // Top to bottom: the target, the trunk, the label, the source;
+            // or the source, the label, the trunk, the target.
+            let need = span(r) - 2;
+            let (start, length) = (
+                trunks[target(r)][side(reversed)].0,
+                trunk_length[target(r)][side(reversed)],
+            );
+            let drawn = &mut trunks[target(r)][side(reversed)].1;
+            let owner = need == length && !*drawn;
+            *drawn |= owner;
+            let shared = if owner {
+                start..start + need
+            } else {
+                start + need - 1..start + need
+            };
+            let rank = if reversed { r1 - 1 } else { r0 + 1 };
+            let mut slot = edge
+                .label
+                .map_or_else(|| dummy(rank), |size| label_slot(i, rank, size));
+            slot.loose = true;
+            let label = slots.len();
+            slots.push(slot);
+            let mut nodes = Vec::with_capacity(shared.len() + 3);
+            if reversed {
+                if owner {
+                    nodes.push(top);
+                }
+                nodes.extend(shared);
+                nodes.push(label);
+                nodes.push(bottom);
+            } else {
+                nodes.push(top);
+                nodes.push(label);
+                nodes.extend(shared.rev());
+                if owner {
+                    nodes.push(bottom);
+                }
+            }
+            chains.push(Chain {
+                edge: i,
+                reversed,
+                nodes,
+                joins: (!owner).then_some(reversed),
+            });
+            continue;
+        }
         let span = r1 - r0;
         // The label's rank: the odd offset nearest the middle, which is a
         // rank of labels when both ends sit on ranks of states.
@@ -296,23 +493,12 @@ fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> 
                 half.saturating_sub(1).max(1)
             }
         });
-        let mut nodes = vec![top];
+        let mut nodes = Vec::with_capacity(span + 1);
+        nodes.push(top);
         for k in 1..span {
             let slot = match (label_at, edge.label) {
-                (Some(at), Some(size)) if at == k => Slot {
-                    kind: Kind::Label(i),
-                    rank: r0 + k,
-                    left: 0.0,
-                    right: LABEL_GAP + size.width,
-                    height: size.height,
-                },
-                _ => Slot {
-                    kind: Kind::Dummy,
-                    rank: r0 + k,
-                    left: 0.0,
-                    right: 0.0,
-                    height: 0.0,
-                },
+                (Some(at), Some(size)) if at == k => label_slot(i, r0 + k, size),
+                _ => dummy(r0 + k),
             };
             nodes.push(slots.len());
             slots.push(slot);
@@ -322,8 +508,10 @@ fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> 
             edge: i,
             reversed,
             nodes,
+            joins: None,
         });
     }
+    debug_assert_eq!(slots.len(), count, "the count was exact");
     let rank_count = slots.iter().map(|s| s.rank + 1).max().unwrap_or(0);
     let mut up = vec![Vec::new(); slots.len()];
     let mut down = vec![Vec::new(); slots.len()];
@@ -340,15 +528,15 @@ fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> 
         for (k, pair) in chain.nodes.windows(2).enumerate() {
             let (a, b) = (pair[0], pair[1]);
             let offset = |port: Option<f64>, v: usize| port.map_or(0.0, |dx| dx - slots[v].left);
-            let at_a = offset(at_top.filter(|_| k == 0), a);
-            let at_b = offset(at_bottom.filter(|_| k == last), b);
+            let at_a = offset(at_top.filter(|_| k == 0 && chain.joins != Some(true)), a);
+            let at_b = offset(at_bottom.filter(|_| k == last && chain.joins != Some(false)), b);
             down[a].push(b);
             down_at[a].push((at_b, at_a));
             up[b].push(a);
             up_at[b].push((at_a, at_b));
         }
     }
-    Layered {
+    Ok(Layered {
         ranks: vec![Vec::new(); rank_count],
         slots,
         up,
@@ -356,5 +544,5 @@ fn layered(graph: &Graph, loops: &route::SelfLoops, ranking: &rank::Ranking) -> 
         up_at,
         down_at,
         chains,
-    }
+    })
 }

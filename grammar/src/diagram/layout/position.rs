@@ -134,8 +134,19 @@ fn gap(a: &Slot, b: &Slot) -> f64 {
     a.right + space + b.left
 }
 
-/// How much a link between `a` and `b` wants to be vertical.
+/// How much `a` wants its link to its neighbour `b` vertical. A loose
+/// node (see `Slot::loose`) follows its neighbours, but they do not follow
+/// it; a trunk follows its target, which does not follow the trunk. So a
+/// chain of states that all go back to the start stays straight, with the
+/// trunk beside it, rather than each state leaning towards the trunk a
+/// little more than the one before.
 fn weight(a: &Slot, b: &Slot) -> f64 {
+    if b.loose || (matches!(a.kind, Kind::Real(_)) && b.kind == Kind::Trunk) {
+        return 0.0;
+    }
+    if a.loose {
+        return 1.0;
+    }
     match (a.kind, b.kind) {
         (Kind::Real(_), Kind::Real(_)) => 1.0,
         (Kind::Real(_), _) | (_, Kind::Real(_)) => 2.0,

@@ -24,10 +24,28 @@ pub(super) struct Ranking {
     pub reversed: Vec<bool>,
 }
 
+/// How cycles are broken: which edges point up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Search {
+    /// The edges a depth-first search meets going back up its stack point
+    /// up: the search's paths run straight down, as Graphviz draws them.
+    DepthFirst,
+    /// Nodes are visited breadth-first and an edge points down when it
+    /// goes to a node visited later: ranks follow the distance from the
+    /// roots. On a random machine the depth-first paths are as long as the
+    /// machine and the edges between them span hundreds of ranks (500
+    /// states and 2,000 transitions: 624 ranks, 360,000 dummies); visited
+    /// breadth-first, 36 ranks and 13,500 dummies.
+    BreadthFirst,
+}
+
 /// Rank the nodes. `roots` are searched first, in order, then the other
 /// nodes in index order, so edges out of the roots point down.
-pub(super) fn rank(nodes: usize, edges: &[RankEdge], roots: &[usize]) -> Ranking {
-    let reversed = back_edges(nodes, edges, roots);
+pub(super) fn rank(nodes: usize, edges: &[RankEdge], roots: &[usize], search: Search) -> Ranking {
+    let reversed = match search {
+        Search::DepthFirst => back_edges(nodes, edges, roots),
+        Search::BreadthFirst => against_breadth_first(nodes, edges, roots),
+    };
     let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nodes];
     let mut into: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nodes];
     for (edge, &back) in edges.iter().zip(&reversed) {
@@ -78,6 +96,49 @@ pub(super) fn rank(nodes: usize, edges: &[RankEdge], roots: &[usize]) -> Ranking
         *rank -= least;
     }
     Ranking { ranks, reversed }
+}
+
+/// How many dummy nodes the ranked edges need: the ranks each crosses.
+pub(super) fn dummies(ranking: &Ranking, edges: &[RankEdge]) -> usize {
+    edges
+        .iter()
+        .map(|e| {
+            ranking.ranks[e.from]
+                .abs_diff(ranking.ranks[e.to])
+                .saturating_sub(1)
+        })
+        .sum()
+}
+
+/// The edges that go to a node a breadth-first search from the roots (then
+/// from each node not yet reached, in index order) visits no later than
+/// their source.
+fn against_breadth_first(nodes: usize, edges: &[RankEdge], roots: &[usize]) -> Vec<bool> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+    for edge in edges {
+        out[edge.from].push(edge.to);
+    }
+    let mut visited = vec![usize::MAX; nodes];
+    let mut count = 0;
+    let mut queue = VecDeque::new();
+    for start in roots.iter().copied().chain(0..nodes) {
+        if visited[start] != usize::MAX {
+            continue;
+        }
+        visited[start] = count;
+        count += 1;
+        queue.push_back(start);
+        while let Some(v) = queue.pop_front() {
+            for &w in &out[v] {
+                if visited[w] == usize::MAX {
+                    visited[w] = count;
+                    count += 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    edges.iter().map(|e| visited[e.from] > visited[e.to]).collect()
 }
 
 /// The edges a depth-first search meets going back to a node still on its
@@ -136,7 +197,7 @@ mod tests {
     #[test]
     fn a_cycle_points_down_from_the_root() {
         let edges = [edge(0, 1), edge(1, 2), edge(2, 0)];
-        let ranking = rank(3, &edges, &[1]);
+        let ranking = rank(3, &edges, &[1], Search::DepthFirst);
         assert_eq!(ranking.reversed, [true, false, false]);
         assert_eq!(ranking.ranks, [4, 0, 2]);
     }
@@ -145,15 +206,28 @@ mod tests {
     fn a_source_moves_down_to_its_successors() {
         // 0 -> 1 -> 2 -> 3, and 4 -> 3 only: 4 belongs just above 3.
         let edges = [edge(0, 1), edge(1, 2), edge(2, 3), edge(4, 3)];
-        let ranking = rank(5, &edges, &[0]);
+        let ranking = rank(5, &edges, &[0], Search::DepthFirst);
         assert_eq!(ranking.ranks, [0, 2, 4, 6, 4]);
+    }
+
+    #[test]
+    fn breadth_first_ranks_follow_the_distance_from_the_root() {
+        // 0 -> 1 -> 2 -> 3, and 0 -> 3: depth-first, 3 sits below 2;
+        // breadth-first, next to 1, and 2 -> 3 points up.
+        let edges = [edge(0, 1), edge(1, 2), edge(2, 3), edge(0, 3)];
+        let deep = rank(4, &edges, &[0], Search::DepthFirst);
+        assert_eq!(deep.ranks, [0, 2, 4, 6]);
+        let wide = rank(4, &edges, &[0], Search::BreadthFirst);
+        assert_eq!(wide.reversed, [false, false, true, false]);
+        assert_eq!(wide.ranks, [0, 2, 4, 2]);
+        assert!(dummies(&wide, &edges) < dummies(&deep, &edges));
     }
 
     #[test]
     fn a_long_chain_does_not_recurse() {
         let n = 200_000;
         let edges: Vec<_> = (0..n - 1).map(|i| edge(i, i + 1)).collect();
-        let ranking = rank(n, &edges, &[0]);
+        let ranking = rank(n, &edges, &[0], Search::DepthFirst);
         assert_eq!(ranking.ranks[n - 1], 2 * (n - 1));
     }
 }

@@ -91,8 +91,13 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
     let mut top_side: Vec<Vec<(f64, usize)>> = vec![Vec::new(); nodes.len()];
     for (c, chain) in layered.chains.iter().enumerate() {
         let n = chain.nodes.len();
-        bottom_side[chain.nodes[0]].push((x[chain.nodes[1]], c));
-        top_side[chain.nodes[n - 1]].push((x[chain.nodes[n - 2]], c));
+        // A chain that joins a trunk has no port at that end.
+        if chain.joins != Some(true) {
+            bottom_side[chain.nodes[0]].push((x[chain.nodes[1]], c));
+        }
+        if chain.joins != Some(false) {
+            top_side[chain.nodes[n - 1]].push((x[chain.nodes[n - 2]], c));
+        }
     }
     let mut leave = vec![0.0; layered.chains.len()];
     let mut enter = vec![0.0; layered.chains.len()];
@@ -138,15 +143,23 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
     for (c, chain) in layered.chains.iter().enumerate() {
         let (first, last) = (chain.nodes[0], chain.nodes[chain.nodes.len() - 1]);
         let mut points = Vec::with_capacity(2 * chain.nodes.len());
-        let from = nodes[first];
-        points.push(Point {
-            x: leave[c],
-            y: from.y + from.height,
-        });
-        points.push(Point {
-            x: leave[c],
-            y: band(first).1,
-        });
+        if chain.joins == Some(true) {
+            // On the trunk, where it leaves the band of its dummy.
+            points.push(Point {
+                x: x[first],
+                y: band(first).1,
+            });
+        } else {
+            let from = nodes[first];
+            points.push(Point {
+                x: leave[c],
+                y: from.y + from.height,
+            });
+            points.push(Point {
+                x: leave[c],
+                y: band(first).1,
+            });
+        }
         let mut label = None;
         for &d in &chain.nodes[1..chain.nodes.len() - 1] {
             let (top, bottom) = band(d);
@@ -162,12 +175,19 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
                 });
             }
         }
-        let to = nodes[last];
-        points.push(Point {
-            x: enter[c],
-            y: band(last).0,
-        });
-        points.push(Point { x: enter[c], y: to.y });
+        if chain.joins == Some(false) {
+            points.push(Point {
+                x: x[last],
+                y: band(last).0,
+            });
+        } else {
+            let to = nodes[last];
+            points.push(Point {
+                x: enter[c],
+                y: band(last).0,
+            });
+            points.push(Point { x: enter[c], y: to.y });
+        }
         points.dedup();
         if chain.reversed {
             points.reverse();
@@ -177,7 +197,12 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
                 label = Some(beside_middle(&points, size));
             }
         }
-        routes[chain.edge] = Some(Route { points, label });
+        straighten(&mut points);
+        routes[chain.edge] = Some(Route {
+            points,
+            label,
+            merges: chain.joins.is_some(),
+        });
     }
 
     for (node, edges) in loops.by_node.iter().enumerate() {
@@ -208,7 +233,11 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
                 width: size.width,
                 height: size.height,
             });
-            routes[e] = Some(Route { points, label });
+            routes[e] = Some(Route {
+                points,
+                label,
+                merges: false,
+            });
         }
     }
 
@@ -217,6 +246,30 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
         .map(|r| r.expect("every edge is a chain or a self-loop"))
         .collect();
     frame(nodes, edges)
+}
+
+/// Drop repeated points and the middle of three on one vertical or
+/// horizontal line: a long edge runs straight through many ranks, and its
+/// route should cost a point per bend, not two per rank.
+pub(super) fn straighten(points: &mut Vec<Point>) {
+    points.dedup();
+    let mut kept: usize = 0;
+    for i in 0..points.len() {
+        let p = points[i];
+        if kept >= 2 {
+            let (a, b) = (points[kept - 2], points[kept - 1]);
+            let onward = (b.x - a.x) * (p.x - b.x) >= 0.0 && (b.y - a.y) * (p.y - b.y) >= 0.0;
+            let vertical = a.x == b.x && b.x == p.x;
+            let horizontal = a.y == b.y && b.y == p.y;
+            if onward && (vertical || horizontal) {
+                points[kept - 1] = p;
+                continue;
+            }
+        }
+        points[kept] = p;
+        kept += 1;
+    }
+    points.truncate(kept);
 }
 
 /// A label box beside the middle of the polyline's longest segment, for an
