@@ -32,16 +32,15 @@ fn recording_copies_no_name() {
         }}"
     );
     let clock = ManualClock::new(UNIX_EPOCH);
-    // Errors hold the megabyte names: `ok().expect` keeps them out of a
+    // Errors hold the megabyte names: `unwrap_or_else` keeps them out of a
     // failure's message.
-    let definition = Definition::from_fsm(&source).ok().expect("the definition checks");
+    let definition = Definition::from_fsm(&source).unwrap_or_else(|_| panic!("the definition checks"));
     let engine = Engine::with_context(definition, ())
         .delay(&wait, |_| Duration::from_secs(1))
         .clock(clock.clone())
         .history(History::new().with_clock(clock.clone()))
         .build()
-        .ok()
-        .expect("the engine builds");
+        .unwrap_or_else(|_| panic!("the engine builds"));
     let bytes = allocated_bytes(|| {
         for _ in 0..11 {
             assert!(engine.fire(&go, &Value::Null).is_ok());
