@@ -463,6 +463,22 @@ mod pg {
             .unwrap();
         let (_, snapshot) = store.load("job").unwrap().unwrap();
         assert_eq!(serde_json::to_value(&snapshot).unwrap(), full);
+
+        // A hand edit that raises the version as well keeps a writer that
+        // loaded the row before the edit from saving over it.
+        scratch.execute(&format!(
+            r#"UPDATE "{table}" SET version = 2, snapshot = snapshot - 'timers' || '{{"timer": []}}'
+               WHERE id = 'job'"#
+        ));
+        assert!(matches!(
+            store.save("job", 1, &snapshot),
+            Err(StoreError::Conflict { current: 2, .. })
+        ));
+        let (_, _, reason) = corrupt(store.load("job"));
+        assert!(
+            reason.contains("unknown field `timer` in the snapshot"),
+            "{reason}"
+        );
     }
 
     #[test]
