@@ -15,7 +15,7 @@ use crate::guards::{condition_with, repeated_guards};
 use crate::idents::{value_ident, Idents};
 use crate::machine::{enums, machine_impl, module_lints, module_prelude};
 use crate::nested::{dispatch, index, records, step, Case};
-use crate::options::Options;
+use crate::options::{Options, Spans};
 use crate::tables::Tables;
 use fsm_grammar::model::{
     Delay, EffectId, GuardExpr, GuardId, HistoryKind, Machine, OutputId, Source, StateId, Symbol, Timer,
@@ -62,6 +62,8 @@ struct Gen<'a> {
     memory: Vec<StateId>,
     /// The clock's type parameter: `K`, or `K2` for a machine named `K`.
     clock_param: Ident,
+    /// Where the declarations are in the user's source.
+    spans: Spans,
 }
 
 /// Whether `machine` needs this module rather than the plain one: a context,
@@ -77,7 +79,12 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     let enums = enums(machine, &idents);
     let machine_ident = idents.machine.clone();
     idents.machine = Ident::new("Core", Span::call_site());
-    let context = machine.context.as_ref().map(|c| rust_type(&c.text));
+    // Spanning the declaration: rustc's errors about the type (it does not
+    // resolve, it lacks a trait a bound asks for) point there.
+    let context = machine
+        .context
+        .as_ref()
+        .map(|c| options.spans.respan(c.span, rust_type(&c.text)));
     let max_timers = machine
         .state_ids()
         .map(|s| machine.timers_of(s).count())
@@ -100,6 +107,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
         events,
         max_timers,
         clock_param: Ident::new(clock_param, Span::call_site()),
+        spans: options.spans.clone(),
     };
     let mut tables = Tables::default();
     let module = &gen.idents.module;
@@ -147,7 +155,10 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
 
 impl Gen<'_> {
     fn payload(&self, symbol: &Symbol) -> Option<TokenStream> {
-        symbol.payload.as_ref().map(|p| rust_type(&p.text))
+        symbol
+            .payload
+            .as_ref()
+            .map(|p| self.spans.respan(p.span, rust_type(&p.text)))
     }
 
     fn event_enum(&self) -> TokenStream {
@@ -452,30 +463,18 @@ impl Gen<'_> {
     }
 
     fn context_trait(&self) -> TokenStream {
+        use crate::user_trait::{impl_section, method, Kind};
         let m = &self.machine_ident;
         let guards = self
             .machine
             .guards
             .iter()
             .zip(&self.idents.guards)
-            .map(|(g, method)| {
-                let docs = doc_attrs(&g.docs, &format!("Whether the guard `{}` holds.", g.name));
-                match self.payload(g) {
-                    Some(ty) => quote!(#docs fn #method(&self, payload: &#ty) -> bool;),
-                    None => quote!(#docs fn #method(&self) -> bool;),
-                }
+            .map(|(g, ident)| {
+                let fallback = format!("Whether the guard `{}` holds.", g.name);
+                method(&self.spans, g, ident, Kind::Guard, self.payload(g), &fallback)
             });
-        let effects = self.machine.effects.iter().zip(&self.effects).map(|(e, method)| {
-            let docs = doc_attrs(&e.docs, &format!("The effect `{}`.", e.name));
-            match self.payload(e) {
-                Some(ty) => quote!(#docs fn #method(&mut self, payload: &#ty);),
-                None => quote!(#docs fn #method(&mut self);),
-            }
-        });
-        let delays = self.machine.delays.iter().zip(&self.delays).map(|(d, method)| {
-            let docs = doc_attrs(&d.docs, &format!("The delay `{}`.", d.name));
-            quote!(#docs fn #method(&self) -> __fsm::Duration;)
-        });
+        let guards: Vec<_> = guards.collect();
         if self.context.is_none() {
             if self.machine.guards.is_empty() {
                 return TokenStream::new();
@@ -483,6 +482,8 @@ impl Gen<'_> {
             let doc = doc_line(&format!(
                 "The conditions [`{m}`] asks about when an event has guarded transitions or timers."
             ));
+            let section = impl_section("Guards", "YourGuards", &guards);
+            let guards = guards.iter().map(|g| &g.tokens);
             return quote! {
                 #doc
                 /// The caller implements them over whatever state it carries;
@@ -491,6 +492,7 @@ impl Gen<'_> {
                 ///
                 /// Each guard is evaluated only when a candidate transition
                 /// needs it, and at most once per `fire`.
+                #section
                 // The payload types are the user's, as written (`&String`).
                 #[allow(clippy::ptr_arg)]
                 pub trait Guards {
@@ -498,6 +500,18 @@ impl Gen<'_> {
                 }
             };
         }
+        let effects = self.machine.effects.iter().zip(&self.effects).map(|(e, ident)| {
+            let fallback = format!("The effect `{}`.", e.name);
+            method(&self.spans, e, ident, Kind::Effect, self.payload(e), &fallback)
+        });
+        let delays = self.machine.delays.iter().zip(&self.delays).map(|(d, ident)| {
+            let fallback = format!("The delay `{}`.", d.name);
+            method(&self.spans, d, ident, Kind::Delay, None, &fallback)
+        });
+        let methods: Vec<_> = guards.into_iter().chain(effects).chain(delays).collect();
+        let context = self.machine.context.as_ref().map_or("", |c| c.text.as_str());
+        let section = impl_section("Context", context, &methods);
+        let methods = methods.iter().map(|m| &m.tokens);
         let doc = doc_line(&format!(
             "What [`{m}`]'s context does: its guards (`&self`), effects (`&mut self`) and delays."
         ));
@@ -508,12 +522,11 @@ impl Gen<'_> {
             /// chosen transition's effects run, in the order of its outputs
             /// (exit hook, the transition's `do`, enter hook). A delay is read
             /// when its state is entered, after the effects.
+            #section
             // The payload types are the user's, as written (`&String`).
             #[allow(clippy::ptr_arg)]
             pub trait Context {
-                #(#guards)*
-                #(#effects)*
-                #(#delays)*
+                #(#methods)*
             }
         }
     }
@@ -1751,6 +1764,12 @@ impl Gen<'_> {
             TokenStream::new()
         };
 
+        // The bound of the stubs without the `serde` feature, spanning the
+        // `context` declaration, where rustc's "required by this bound" points.
+        let needs_serde = match &self.machine.context {
+            Some(c) => self.spans.respan(c.span, quote!(__fsm::NeedsSerdeFeature)),
+            None => TokenStream::new(),
+        };
         let snapshots = match &self.context {
             Some(ctx) => quote! {
                 impl #generics #m #params {
@@ -1850,7 +1869,7 @@ impl Gen<'_> {
                         /// context as JSON. A call does not compile, and says so.
                         pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::RestoreError>
                         where
-                            for<'a> #ctx: __fsm::NeedsSerdeFeature,
+                            for<'a> #ctx: #needs_serde,
                         {
                             __fsm::stub()
                         }
@@ -1866,7 +1885,7 @@ impl Gen<'_> {
                             #restore_clock_param
                         ) -> __fsm::Result<Self, __fsm::RestoreError>
                         where
-                            for<'a> #ctx: __fsm::NeedsSerdeFeature,
+                            for<'a> #ctx: #needs_serde,
                         {
                             __fsm::stub()
                         }
@@ -1880,7 +1899,7 @@ impl Gen<'_> {
                         #[allow(unused_variables)]
                         pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
                         where
-                            for<'a> #ctx: __fsm::NeedsSerdeFeature,
+                            for<'a> #ctx: #needs_serde,
                         {
                             __fsm::stub()
                         }

@@ -1,15 +1,18 @@
 //! The `Guards` trait, and guard expressions as Rust conditions.
 
-use crate::docs::{doc_attrs, doc_attrs_of};
+use crate::docs::doc_attrs_of;
 use crate::idents::Idents;
+use crate::options::Spans;
+use crate::user_trait::{impl_section, method, Kind, Method};
 use fsm_grammar::model::{GuardExpr, GuardId, Symbol};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeSet;
 
-/// The `Guards` trait: one `fn name(&self) -> bool` per guard. Nothing when
-/// the machine has no guards.
-pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents) -> TokenStream {
+/// The `Guards` trait: one `fn name(&self) -> bool` per guard, each spanning
+/// its declaration as `spans` maps it. Nothing when the machine has no
+/// guards.
+pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents, spans: &Spans) -> TokenStream {
     if guards.is_empty() {
         return TokenStream::new();
     }
@@ -18,18 +21,22 @@ pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents) -> TokenStream {
         format!("The conditions [`{machine_ident}`] asks about when an action has guarded"),
         "transitions. The caller implements them over whatever state it carries.".to_string(),
     ]);
-    let methods = guards.iter().zip(&idents.guards).map(|(guard, method)| {
-        let docs = doc_attrs(&guard.docs, &format!("Whether the guard `{}` holds.", guard.name));
-        quote! {
-            #docs
-            fn #method(&self) -> bool;
-        }
-    });
+    let methods: Vec<Method> = guards
+        .iter()
+        .zip(&idents.guards)
+        .map(|(guard, ident)| {
+            let fallback = format!("Whether the guard `{}` holds.", guard.name);
+            method(spans, guard, ident, Kind::Guard, None, &fallback)
+        })
+        .collect();
+    let section = impl_section("Guards", "YourGuards", &methods);
+    let methods = methods.iter().map(|m| &m.tokens);
     quote! {
         #summary
         ///
         /// Each guard is evaluated only when a candidate transition needs it,
         /// and at most once per `fire`.
+        #section
         pub trait Guards {
             #(#methods)*
         }

@@ -71,10 +71,11 @@ pub mod snippet;
 mod stub;
 mod tables;
 mod transitions;
+mod user_trait;
 
 #[cfg(feature = "render")]
 pub use build_script::{compile, compile_or_exit, Config, Error, FileStatus, GeneratedFile};
-pub use options::{Module, Options};
+pub use options::{Module, Options, Spans};
 #[cfg(feature = "render")]
 pub use render::{render_model, render_source};
 

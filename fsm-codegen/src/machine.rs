@@ -23,7 +23,7 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
     let docs = module_docs(machine, options);
     let prelude = module_prelude(options);
     let enums = enums(machine, &idents);
-    let guards = guards_trait(&machine.guards, &idents);
+    let guards = guards_trait(&machine.guards, &idents, &options.spans);
     let memory = memory_slots(machine).len();
     let machine_type = machine_type(&machine.name, &machine.docs, &idents, memory);
     let initial = machine.initial_leaf();

@@ -1,8 +1,10 @@
 //! What callers may change about the generated code.
 
 use fsm_grammar::Model;
-use proc_macro2::{Delimiter, Ident, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
+use std::fmt;
+use std::rc::Rc;
 
 /// Options of code generation.
 #[derive(Clone, Debug)]
@@ -19,6 +21,10 @@ pub struct Options {
     /// Where each machine's items go: a module of its own (the default) or
     /// the module the code is generated in.
     pub module: Module,
+    /// Where the items that stand for a declaration of the `.fsm` text point
+    /// in the user's source, for rustc's errors about them. Default: nowhere
+    /// in particular (`Span::call_site()`).
+    pub spans: Spans,
 }
 
 impl Default for Options {
@@ -27,8 +33,68 @@ impl Default for Options {
             runtime_path: quote!(::fsm_runtime::__private),
             source_file: None,
             module: Module::Own,
+            spans: Spans::default(),
         }
     }
+}
+
+/// The spans of the `.fsm` text in the user's source: what the `fsm!` macro
+/// knows and generated source does not need.
+///
+/// The methods of the generated `Context` and `Guards` traits carry the span
+/// of their `guard`, `effect` or `delay` declaration, so that rustc's error
+/// for an impl that lacks one (E0046, "not all trait items implemented")
+/// points at that declaration with its signature, not at the whole macro
+/// call.
+#[derive(Clone, Default)]
+pub struct Spans(Option<Rc<dyn Fn(fsm_grammar::Span) -> Option<Span>>>);
+
+impl Spans {
+    /// The spans `map` gives byte ranges of the text; `None` from it (or no
+    /// map at all, the default) is `Span::call_site()`.
+    pub fn new(map: impl Fn(fsm_grammar::Span) -> Option<Span> + 'static) -> Self {
+        Spans(Some(Rc::new(map)))
+    }
+
+    /// The span of `range` of the text, if the map knows it.
+    fn of(&self, range: fsm_grammar::Span) -> Option<Span> {
+        self.0.as_ref().and_then(|map| map(range))
+    }
+
+    /// `tokens`, every one of them spanning `range` of the text; unchanged
+    /// when the map does not know it.
+    pub(crate) fn respan(&self, range: fsm_grammar::Span, tokens: TokenStream) -> TokenStream {
+        match self.of(range) {
+            Some(span) => respan(tokens, span),
+            None => tokens,
+        }
+    }
+}
+
+impl fmt::Debug for Spans {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Spans(..)"
+        } else {
+            "Spans(None)"
+        })
+    }
+}
+
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 /// Where a machine's items (`Door`, `State`, `Action`, ...) go.

@@ -96,7 +96,7 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
             uses: Vec::new(),
         })
         .collect();
-    let guards_trait = guards_trait(&guard_symbols, &idents);
+    let guards_trait = guards_trait(&guard_symbols, &idents, &options.spans);
     let machine_type = machine_type(machine_name, &[], &idents, 0);
     let inherent = inherent_impl(
         machine_name,

@@ -19,6 +19,12 @@ pub(crate) trait Origin {
     /// An error of the macro's own (not the checker's) at `span` of the
     /// text: `message` is its first line, `help` its last.
     fn at(&self, span: fsm_grammar::Span, message: &str, help: &str) -> Shown;
+
+    /// Where the generated items that stand for a declaration point: by
+    /// default, at the macro call.
+    fn declaration_spans(&self) -> fsm_codegen::Spans {
+        fsm_codegen::Spans::default()
+    }
 }
 
 /// A message and the first and last tokens it is shown on.
@@ -79,6 +85,10 @@ pub(crate) fn expand(text: &str, origin: &dyn Origin, generation: &Generation) -
             expanded.extend(report::error(&shown.message, shown.first, shown.last));
         }
     }
-    expanded.extend(crate::generate::machines(&checked, generation));
+    expanded.extend(crate::generate::machines(
+        &checked,
+        generation,
+        origin.declaration_spans(),
+    ));
     expanded
 }

@@ -2,7 +2,7 @@
 //! of them otherwise.
 
 use crate::expand::Generation;
-use fsm_codegen::{Module, Options};
+use fsm_codegen::{Module, Options, Spans};
 use fsm_grammar::model::Machine;
 use fsm_grammar::Checked;
 use proc_macro2::TokenStream;
@@ -17,8 +17,14 @@ use quote::quote;
 /// With `module = self` only the first machine is generated: the others'
 /// items would clash with its own in the one module, and `expand` has
 /// already reported each of them on its name.
-pub(crate) fn machines(checked: &Checked, generation: &Generation) -> TokenStream {
-    let options = options(generation);
+///
+/// The methods of the traits the user implements carry the spans `spans`
+/// gives their declarations.
+pub(crate) fn machines(checked: &Checked, generation: &Generation, spans: Spans) -> TokenStream {
+    let options = Options {
+        spans,
+        ..options(generation)
+    };
     if !checked.has_errors() {
         return match (generation.module, checked.model.machines.first()) {
             (Module::Surrounding, Some(first)) => fsm_codegen::machine_tokens(first, &options),
@@ -78,5 +84,6 @@ fn options(generation: &Generation) -> Options {
         runtime_path: quote!(#runtime::__private),
         source_file: generation.source_file.clone(),
         module: generation.module,
+        spans: Spans::default(),
     }
 }

@@ -94,6 +94,13 @@ impl Origin for Inline<'_> {
             last,
         }
     }
+
+    /// The first token of each range: a declaration's name, as the
+    /// diagnostics' spans are.
+    fn declaration_spans(&self) -> fsm_codegen::Spans {
+        let laid_out = self.laid_out.clone();
+        fsm_codegen::Spans::new(move |range| laid_out.spans(range).map(|(first, _)| first))
+    }
 }
 
 #[cfg(test)]

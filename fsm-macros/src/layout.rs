@@ -56,7 +56,7 @@ impl Locate for SpanLocations {
 }
 
 /// Tokens laid out as text, with the span of every piece of it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct LaidOut {
     /// The reconstructed `.fsm` text.
     pub(crate) text: String,
@@ -64,7 +64,7 @@ pub(crate) struct LaidOut {
     pieces: Vec<Piece>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Piece {
     range: Range<usize>,
     span: Span,

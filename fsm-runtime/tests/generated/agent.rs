@@ -364,6 +364,17 @@ pub mod agent_loop {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn retries_left(&self) -> bool { ... }
+    ///     fn has_tool_calls(&self) -> bool { ... }
+    ///     fn tools_pending(&self) -> bool { ... }
+    ///     fn mutating_tools(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Fewer retries than the maximum were made for the current request.
         fn retries_left(&self) -> bool;

@@ -184,6 +184,14 @@ pub mod broken {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn ready(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `ready` holds.
         fn ready(&self) -> bool;
@@ -803,6 +811,14 @@ pub mod sized {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn ready(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `ready` holds.
         fn ready(&self) -> bool;

@@ -491,6 +491,23 @@ pub mod call {
     /// chosen transition's effects run, in the order of its outputs
     /// (exit hook, the transition's `do`, enter hook). A delay is read
     /// when its state is entered, after the effects.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Context for CallContext {
+    ///     fn retries_left(&self) -> bool { ... }
+    ///     fn urgent(&self, payload: &u8) -> bool { ... }
+    ///     fn arm(&mut self) { ... }
+    ///     fn disarm(&mut self) { ... }
+    ///     fn count_retry(&mut self) { ... }
+    ///     fn count_poke(&mut self) { ... }
+    ///     fn log_restart(&mut self) { ... }
+    ///     fn remember(&mut self, payload: &String) { ... }
+    ///     fn record_result(&mut self, payload: &u32) { ... }
+    ///     fn backoff(&self) -> std::time::Duration { ... }
+    /// }
+    /// ```
     #[allow(clippy::ptr_arg)]
     pub trait Context {
         /// Whether the guard `retries_left` holds.

@@ -227,6 +227,14 @@ pub mod door {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn has_key(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `has_key` holds.
         fn has_key(&self) -> bool;

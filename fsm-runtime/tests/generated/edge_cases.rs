@@ -491,6 +491,14 @@ pub mod sink {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn never_asked(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `never_asked` holds.
         fn never_asked(&self) -> bool;

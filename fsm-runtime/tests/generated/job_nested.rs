@@ -524,6 +524,20 @@ pub mod job {
     /// chosen transition's effects run, in the order of its outputs
     /// (exit hook, the transition's `do`, enter hook). A delay is read
     /// when its state is entered, after the effects.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Context for JobContext {
+    ///     fn open(&mut self) { ... }
+    ///     fn close(&mut self) { ... }
+    ///     fn fetch_in(&mut self) { ... }
+    ///     fn fetch_out(&mut self) { ... }
+    ///     fn give_up(&mut self) { ... }
+    ///     fn count(&mut self) { ... }
+    ///     fn budget(&self) -> std::time::Duration { ... }
+    /// }
+    /// ```
     #[allow(clippy::ptr_arg)]
     pub trait Context {
         /// The effect `open`.

@@ -243,6 +243,18 @@ pub mod r#match {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn r#if(&self) -> bool { ... }
+    ///     fn self_(&self) -> bool { ... }
+    ///     fn crate_(&self) -> bool { ... }
+    ///     fn r#type(&self) -> bool { ... }
+    ///     fn clone(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `if` holds.
         fn r#if(&self) -> bool;
@@ -1059,6 +1071,14 @@ pub mod g {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn g(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `g` holds.
         fn g(&self) -> bool;
@@ -1424,6 +1444,14 @@ pub mod sized {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn send(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `Send` holds.
         fn send(&self) -> bool;

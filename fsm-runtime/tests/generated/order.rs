@@ -420,6 +420,16 @@ pub mod order {
     ///
     /// Each guard is evaluated only when a candidate transition
     /// needs it, and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn in_stock(&self, payload: &u32) -> bool { ... }
+    ///     fn enough(&self, payload: &u64) -> bool { ... }
+    ///     fn open_hours(&self) -> bool { ... }
+    /// }
+    /// ```
     #[allow(clippy::ptr_arg)]
     pub trait Guards {
         /// Enough of the item is in stock for this quantity.

@@ -461,6 +461,14 @@ pub mod player {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn battery_ok(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `battery_ok` holds.
         fn battery_ok(&self) -> bool;

@@ -227,6 +227,15 @@ pub mod review {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn quality_ok(&self) -> bool { ... }
+    ///     fn retries_left(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// The work is good enough.
         fn quality_ok(&self) -> bool;

@@ -349,6 +349,16 @@ pub mod semantics {
     ///
     /// Each guard is evaluated only when a candidate transition needs it,
     /// and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn x(&self) -> bool { ... }
+    ///     fn y(&self) -> bool { ... }
+    ///     fn z(&self) -> bool { ... }
+    /// }
+    /// ```
     pub trait Guards {
         /// Whether the guard `x` holds.
         fn x(&self) -> bool;

@@ -225,6 +225,14 @@ pub mod session {
     ///
     /// Each guard is evaluated only when a candidate transition
     /// needs it, and at most once per `fire`.
+    ///
+    /// # Implementing it
+    ///
+    /// ```text
+    /// impl Guards for YourGuards {
+    ///     fn keep_alive(&self) -> bool { ... }
+    /// }
+    /// ```
     #[allow(clippy::ptr_arg)]
     pub trait Guards {
         /// Whether the guard `keep_alive` holds.
