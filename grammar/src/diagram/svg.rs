@@ -413,7 +413,9 @@ fn wrap(text: &str) -> Vec<&str> {
         }
         columns += 1;
         if columns > WRAP {
-            if let Some(space) = last_space {
+            // Never a lone `/`: a word too long for the line that `/`
+            // starts stays on it.
+            if let Some(space) = last_space.filter(|&space| &text[start..space] != "/") {
                 lines.push(&text[start..space]);
                 columns = text[space + 1..=i].chars().count();
                 start = space + 1;
@@ -570,6 +572,24 @@ mod tests {
         assert_eq!(lines.join(" "), label);
         let word = "a".repeat(50);
         assert_eq!(wrap(&format!("{word} b")), [word.as_str(), "b"]);
+    }
+
+    #[test]
+    fn a_slash_keeps_the_word_after_it() {
+        let label = "tool_completed [mutating_tools] / run_post_tools_hook_and_commit_everything";
+        let lines = wrap(label);
+        assert_eq!(
+            lines,
+            [
+                "tool_completed [mutating_tools]",
+                "/ run_post_tools_hook_and_commit_everything"
+            ]
+        );
+        assert!(lines.iter().all(|l| l.trim() != "/"), "{lines:?}");
+        let label = "after 30s [a] / first_output_with_a_long_name_here, second";
+        let lines = wrap(label);
+        assert_eq!(lines.join(" "), label);
+        assert!(lines.iter().all(|l| l.trim() != "/"), "{lines:?}");
     }
 
     #[test]
