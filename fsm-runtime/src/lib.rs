@@ -31,8 +31,12 @@
 //!
 //! - `macros` (default): re-export [`fsm!`], so a machine needs this one
 //!   dependency.
-//! - `serde`: `Serialize` and `Deserialize` for [`Snapshot`] and, by name, for
-//!   every generated `State`, `Action` and `Output`.
+//! - `serde`: `Serialize` and `Deserialize` for [`Snapshot`], by name for
+//!   every generated `State`, `Action` and `Output`, and for every generated
+//!   `Event` whose payload types have them; `snapshot`, `restore` and
+//!   `restore_with` of a machine with a context, whose snapshot carries the
+//!   context as JSON (without the feature a call to them fails to compile,
+//!   saying so).
 //! - `tracing`: log every transition (machine, from, action, to) and every
 //!   rejected action at `DEBUG`, with target `fsm_runtime`. Without it the
 //!   logging compiles to nothing.
@@ -45,6 +49,8 @@
 //! - `store` (implies `json`): [`store`], durable snapshots by instance id: the
 //!   [`Store`](store::Store) trait, whose saves are compare-and-swaps on a
 //!   version, and [`FileStore`](store::FileStore), one JSON file per instance.
+//! - `postgres` (implies `store`): `store::PgStore`, instances in one
+//!   PostgreSQL table.
 //!
 //! # Generated code from a build script
 //!
