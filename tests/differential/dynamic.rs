@@ -125,6 +125,7 @@ impl DynamicEngine {
                 to: fired.to_name().to_owned(),
                 action: fired.action_name().to_owned(),
                 outputs: fired.output_names().map(str::to_owned).collect(),
+                internal: fired.internal,
             },
             // Refused without looking at the state: it is the one the engine
             // is still in.

@@ -112,6 +112,9 @@ pub enum Outcome {
         action: String,
         /// The outputs, in order.
         outputs: Vec<String>,
+        /// Whether it was an internal transition (no target), as opposed to
+        /// one with a target (a self-transition exits and re-enters).
+        internal: bool,
     },
     /// The action has no transition in the state.
     InvalidTransition {
@@ -161,9 +164,11 @@ impl fmt::Display for Outcome {
                 to,
                 action,
                 outputs,
+                internal,
             } => write!(
                 f,
-                "fired `{from}` --{action}--> `{to}`, outputs [{}]",
+                "fired `{from}` --{action}--> `{to}`{}, outputs [{}]",
+                if *internal { " (internal)" } else { "" },
                 outputs.join(", ")
             ),
             Outcome::InvalidTransition {

@@ -102,6 +102,7 @@ impl<M: Fire<TestGuards>> Engine for GeneratedEngine<M> {
                 to: fired.to.name().to_owned(),
                 action: fired.action.name().to_owned(),
                 outputs: names(fired.outputs),
+                internal: fired.internal,
             },
             Err(FireError::InvalidTransition(error)) => Outcome::InvalidTransition {
                 state: error.state().name().to_owned(),

@@ -587,6 +587,8 @@ fn engines_agree_with_the_reference_on_every_single_step() {
 const OUTCOME_KINDS: &[&str] = &[
     "fired to another state",
     "fired to the same state",
+    "fired an internal transition",
+    "fired a self-transition",
     "fired with outputs",
     "invalid transition",
     "invalid transition in a terminal state",
@@ -598,13 +600,22 @@ const OUTCOME_KINDS: &[&str] = &[
 fn outcome_kind(outcome: &Outcome) -> Vec<&'static str> {
     match outcome {
         Outcome::Fired {
-            from, to, outputs, ..
+            from,
+            to,
+            outputs,
+            internal,
+            ..
         } => {
             let mut kinds = vec![if from == to {
                 "fired to the same state"
             } else {
                 "fired to another state"
             }];
+            if *internal {
+                kinds.push("fired an internal transition");
+            } else if from == to {
+                kinds.push("fired a self-transition");
+            }
             if !outputs.is_empty() {
                 kinds.push("fired with outputs");
             }

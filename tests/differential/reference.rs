@@ -135,6 +135,7 @@ impl<'m> Reference<'m> {
                 to: self.state_name(to),
                 action: action_name.to_owned(),
                 outputs,
+                internal: transition.target.is_none(),
             };
         }
         Outcome::GuardRejected {
