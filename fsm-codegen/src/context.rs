@@ -192,6 +192,14 @@ impl Gen<'_> {
             "The events [`{m}`] accepts: its actions, each with its payload."
         ));
         let traits = self.event_traits();
+        // Without payloads the traits hold unconditionally: derived.
+        let derives = if self.payload_types().is_empty() {
+            quote! {
+                #[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+            }
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #doc
             ///
@@ -203,6 +211,7 @@ impl Gen<'_> {
             /// without one leaves `Event` without it. Serialized, an event is
             /// its action's name (`"open"`), or the name and the payload
             /// (`{"user_input": "hello"}` in JSON).
+            #derives
             pub enum Event {
                 #(#variants)*
             }
@@ -245,19 +254,19 @@ impl Gen<'_> {
     /// trait.
     fn event_traits(&self) -> TokenStream {
         let types = self.payload_types();
-        let bound = |bound: TokenStream| -> TokenStream {
-            if types.is_empty() {
-                return TokenStream::new();
-            }
-            quote!(where #(for<'a> #types: #bound,)*)
-        };
+        let debug = self.event_debug();
+        let serde = self.event_serde();
+        if types.is_empty() {
+            // Derived on the enum.
+            return quote!(#debug #serde);
+        }
+        // Some action has a payload: the enum has variants.
+        let bound = |bound: TokenStream| quote!(where #(for<'a> #types: #bound,)*);
         let clone_bound = bound(quote!(__fsm::Clone));
         let copy_bound = bound(quote!(__fsm::Copy));
         let eq_bound = bound(quote!(__fsm::PartialEq));
         let total_bound = bound(quote!(__fsm::Eq));
         let hash_bound = bound(quote!(__fsm::Hash));
-        let debug = self.event_debug();
-        let serde = self.event_serde();
         let actions = self.machine.actions.iter().zip(&self.idents.actions);
         let mut clones = Vec::new();
         let mut eqs = Vec::new();
@@ -273,32 +282,8 @@ impl Gen<'_> {
                 hashes.push(quote!(Event::#v => {}));
             }
         }
-        let no_actions = self.machine.actions.is_empty();
         let other_eq = if self.machine.actions.len() > 1 {
             quote!(_ => false,)
-        } else {
-            TokenStream::new()
-        };
-        let (clone_body, eq_body, hash_body) = if no_actions {
-            (
-                quote!(match *self {}),
-                quote!(match *self {}),
-                quote!(match *self {}),
-            )
-        } else {
-            (
-                quote!(match self { #(#clones)* }),
-                quote!(match (self, other) { #(#eqs)* #other_eq }),
-                quote! {
-                    __fsm::Hash::hash(&self.action(), state);
-                    match self { #(#hashes)* }
-                },
-            )
-        };
-        // An `Event` without variants (a machine with a context and no
-        // actions) reads none of the arguments.
-        let allow_unused = if no_actions {
-            quote!(#[allow(unused_variables)])
         } else {
             TokenStream::new()
         };
@@ -310,25 +295,24 @@ impl Gen<'_> {
             #[allow(clippy::non_canonical_clone_impl, clippy::expl_impl_clone_on_copy)]
             impl __fsm::Clone for Event #clone_bound {
                 fn clone(&self) -> Self {
-                    #clone_body
+                    match self { #(#clones)* }
                 }
             }
 
             impl __fsm::Copy for Event #copy_bound {}
 
             impl __fsm::PartialEq for Event #eq_bound {
-                #allow_unused
                 fn eq(&self, other: &Self) -> bool {
-                    #eq_body
+                    match (self, other) { #(#eqs)* #other_eq }
                 }
             }
 
             impl __fsm::Eq for Event #total_bound {}
 
             impl __fsm::Hash for Event #hash_bound {
-                #allow_unused
                 fn hash<H: __fsm::Hasher>(&self, state: &mut H) {
-                    #hash_body
+                    __fsm::Hash::hash(&self.action(), state);
+                    match self { #(#hashes)* }
                 }
             }
 
@@ -348,11 +332,13 @@ impl Gen<'_> {
             .map(|(a, v)| {
                 let name = v.to_string();
                 if a.payload.is_some() {
+                    // A reference, as the method of `PayloadDebug` takes
+                    // it: `PayloadOpaque`'s takes one more.
                     quote! {
-                        Event::#v(payload) => f
-                            .debug_tuple(#name)
-                            .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                            .finish(),
+                        Event::#v(payload) => {
+                            let payload = &__fsm::DebugPayload(payload);
+                            f.debug_tuple(#name).field(payload.fsm_payload_debug()).finish()
+                        }
                     }
                 } else {
                     quote!(Event::#v => f.write_str(#name),)

@@ -259,6 +259,7 @@ fn firing_by_id_and_the_fired_record() {
     assert_eq!(fired.seq, 0);
     assert_eq!(fired.from, fired.definition().state_id("closed").unwrap());
     assert_eq!(fired.to, fired.from, "an internal transition stays");
+    assert!(fired.internal);
     assert_eq!(fired.to_string(), "`closed` --knock--> `closed` (emit `echo`)");
 
     assert!(engine.can_fire_id(open, &Value::Null));
@@ -273,7 +274,7 @@ fn firing_by_id_and_the_fired_record() {
     assert_eq!(fired.outputs[1], definition.output_id("swing").unwrap());
     assert_eq!(
         format!("{fired:?}"),
-        r#"Fired { seq: 1, from: "closed", to: "opened", action: "open", outputs: ["creak", "swing", "draft"] }"#
+        r#"Fired { seq: 1, from: "closed", to: "opened", action: "open", outputs: ["creak", "swing", "draft"], internal: false }"#
     );
     assert!(!engine.can_fire_id(open, &Value::Null));
     assert_eq!(

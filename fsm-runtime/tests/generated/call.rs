@@ -363,22 +363,19 @@ pub mod call {
             use __fsm::{PayloadDebug as _, PayloadOpaque as _};
             match self {
                 Event::Start(payload) => {
-                    f.debug_tuple("Start")
-                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                        .finish()
+                    let payload = &__fsm::DebugPayload(payload);
+                    f.debug_tuple("Start").field(payload.fsm_payload_debug()).finish()
                 }
                 Event::Finished(payload) => {
-                    f.debug_tuple("Finished")
-                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                        .finish()
+                    let payload = &__fsm::DebugPayload(payload);
+                    f.debug_tuple("Finished").field(payload.fsm_payload_debug()).finish()
                 }
                 Event::Cancel => f.write_str("Cancel"),
                 Event::Poke => f.write_str("Poke"),
                 Event::Restart => f.write_str("Restart"),
                 Event::Escalate(payload) => {
-                    f.debug_tuple("Escalate")
-                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                        .finish()
+                    let payload = &__fsm::DebugPayload(payload);
+                    f.debug_tuple("Escalate").field(payload.fsm_payload_debug()).finish()
                 }
             }
         }

@@ -397,6 +397,7 @@ pub mod job {
     /// without one leaves `Event` without it. Serialized, an event is
     /// its action's name (`"open"`), or the name and the payload
     /// (`{"user_input": "hello"}` in JSON).
+    #[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
     pub enum Event {
         /// The action `start`.
         Start,
@@ -439,50 +440,6 @@ pub mod job {
                 Event::Done => f.write_str("Done"),
                 Event::Again => f.write_str("Again"),
                 Event::Resume => f.write_str("Resume"),
-            }
-        }
-    }
-    #[allow(clippy::non_canonical_clone_impl, clippy::expl_impl_clone_on_copy)]
-    impl __fsm::Clone for Event {
-        fn clone(&self) -> Self {
-            match self {
-                Event::Start => Event::Start,
-                Event::Restart => Event::Restart,
-                Event::Park => Event::Park,
-                Event::Tick => Event::Tick,
-                Event::Done => Event::Done,
-                Event::Again => Event::Again,
-                Event::Resume => Event::Resume,
-            }
-        }
-    }
-    impl __fsm::Copy for Event {}
-    impl __fsm::PartialEq for Event {
-        fn eq(&self, other: &Self) -> bool {
-            match (self, other) {
-                (Event::Start, Event::Start) => true,
-                (Event::Restart, Event::Restart) => true,
-                (Event::Park, Event::Park) => true,
-                (Event::Tick, Event::Tick) => true,
-                (Event::Done, Event::Done) => true,
-                (Event::Again, Event::Again) => true,
-                (Event::Resume, Event::Resume) => true,
-                _ => false,
-            }
-        }
-    }
-    impl __fsm::Eq for Event {}
-    impl __fsm::Hash for Event {
-        fn hash<H: __fsm::Hasher>(&self, state: &mut H) {
-            __fsm::Hash::hash(&self.action(), state);
-            match self {
-                Event::Start => {}
-                Event::Restart => {}
-                Event::Park => {}
-                Event::Tick => {}
-                Event::Done => {}
-                Event::Again => {}
-                Event::Resume => {}
             }
         }
     }

@@ -306,20 +306,17 @@ pub mod order {
             use __fsm::{PayloadDebug as _, PayloadOpaque as _};
             match self {
                 Event::Place(payload) => {
-                    f.debug_tuple("Place")
-                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                        .finish()
+                    let payload = &__fsm::DebugPayload(payload);
+                    f.debug_tuple("Place").field(payload.fsm_payload_debug()).finish()
                 }
                 Event::Pay(payload) => {
-                    f.debug_tuple("Pay")
-                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                        .finish()
+                    let payload = &__fsm::DebugPayload(payload);
+                    f.debug_tuple("Pay").field(payload.fsm_payload_debug()).finish()
                 }
                 Event::Cancel => f.write_str("Cancel"),
                 Event::Ship(payload) => {
-                    f.debug_tuple("Ship")
-                        .field((&__fsm::DebugPayload(payload)).fsm_payload_debug())
-                        .finish()
+                    let payload = &__fsm::DebugPayload(payload);
+                    f.debug_tuple("Ship").field(payload.fsm_payload_debug()).finish()
                 }
             }
         }
