@@ -1580,9 +1580,12 @@ impl Gen<'_> {
                         #(#slot_arms)*
                         _ => __fsm::None,
                     },
-                    |name| match name {
-                        #(#count_arms)*
-                        _ => 0,
+                    |name| {
+                        let here = state.name() == name || state.ancestors().iter().any(|r| r.name() == name);
+                        here.then(|| match name {
+                            #(#count_arms)*
+                            _ => 0,
+                        })
                     },
                 )?;
             }

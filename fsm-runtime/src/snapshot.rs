@@ -313,14 +313,9 @@ impl Snapshot {
         let mut deadlines = [None; N];
         for armed in self.checked_timers()? {
             let index = armed.timer as usize;
-            if armed.state != self.current_state || index >= timer_count.min(N) {
-                return Err(RestoreError::UnknownTimer {
-                    machine: self.machine.to_string(),
-                    current_state: self.current_state.to_string(),
-                    state: armed.state.to_string(),
-                    timer: armed.timer,
-                    timers: timer_count as u32,
-                });
+            let armable = armed.state == self.current_state;
+            if !armable || index >= timer_count.min(N) {
+                return Err(self.unknown_timer(armed, armable.then_some(timer_count as u32)));
             }
             deadlines[index] = Some(armed.due);
         }
@@ -334,8 +329,9 @@ impl Snapshot {
     /// together: `slot(state, timer)` is the slot in the returned array of
     /// timer number `timer` of the state named `state`, when that state is
     /// the snapshot's current state or holds it and has such a timer, and
-    /// `None` otherwise; `timer_count(state)` is how many timers the state
-    /// named `state` has, for the error. For generated code.
+    /// `None` otherwise; `timers_here(state)` is how many timers the state
+    /// named `state` has when it is the current state or holds it, and
+    /// `None` otherwise, for the error. For generated code.
     ///
     /// # Errors
     ///
@@ -346,24 +342,59 @@ impl Snapshot {
     pub fn deadlines_in<const N: usize>(
         &self,
         slot: impl Fn(&str, u32) -> Option<usize>,
-        timer_count: impl Fn(&str) -> u32,
+        timers_here: impl Fn(&str) -> Option<u32>,
     ) -> Result<[Option<Timestamp>; N], RestoreError> {
         let mut deadlines = [None; N];
         for armed in self.checked_timers()? {
             match slot(&armed.state, armed.timer).filter(|&slot| slot < N) {
                 Some(slot) => deadlines[slot] = Some(armed.due),
                 None => {
-                    return Err(RestoreError::UnknownTimer {
-                        machine: self.machine.to_string(),
-                        current_state: self.current_state.to_string(),
-                        state: armed.state.to_string(),
-                        timer: armed.timer,
-                        timers: timer_count(&armed.state),
-                    })
+                    return Err(self.unknown_timer(armed, timers_here(&armed.state)));
                 }
             }
         }
         Ok(deadlines)
+    }
+}
+
+impl Snapshot {
+    /// The error for `armed`, a timer that cannot be restored: `timers` is
+    /// how many timers its state has when that state is the current one or
+    /// holds it, `None` when it is neither. The one rule of both engines.
+    pub(crate) fn unknown_timer(&self, armed: &ArmedTimer, timers: Option<u32>) -> RestoreError {
+        RestoreError::UnknownTimer {
+            machine: self.machine.to_string(),
+            current_state: self.current_state.to_string(),
+            state: armed.state.to_string(),
+            timer: armed.timer,
+            timers,
+        }
+    }
+
+    /// The history memory it carries, each composite named once.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::InvalidLastActive`] for a composite named twice. The
+    /// one rule of both engines (reading a snapshot refuses a repeated key
+    /// already; this holds for one built in code too).
+    pub(crate) fn checked_last_active(
+        &self,
+    ) -> Result<impl ExactSizeIterator<Item = (&str, &str)> + '_, RestoreError> {
+        for (second, (state, leaf)) in self.last_active.iter().enumerate() {
+            if self.last_active[..second]
+                .iter()
+                .any(|(earlier, _)| earlier == state)
+            {
+                return Err(RestoreError::InvalidLastActive {
+                    machine: self.machine.to_string(),
+                    state: state.to_string(),
+                    leaf: leaf.to_string(),
+                    reason: format!("`{state}` is named twice"),
+                });
+            }
+        }
+        Ok(self.last_active())
     }
 }
 
@@ -377,7 +408,8 @@ impl Snapshot {
     /// # Errors
     ///
     /// [`RestoreError::InvalidLastActive`] for a state not in `composites`,
-    /// a leaf `M` does not have, or one not inside its composite.
+    /// a leaf `M` does not have, one not inside its composite, or a
+    /// composite named twice.
     #[doc(hidden)]
     pub fn last_active_of<M: Machine, const N: usize>(
         &self,
@@ -385,7 +417,7 @@ impl Snapshot {
         inside: impl Fn(usize, M::State) -> bool,
     ) -> Result<[Option<M::State>; N], RestoreError> {
         let mut slots = [None; N];
-        for (state, leaf) in self.last_active() {
+        for (state, leaf) in self.checked_last_active()? {
             let invalid = |reason: String| RestoreError::InvalidLastActive {
                 machine: self.machine.to_string(),
                 state: state.to_owned(),
@@ -558,8 +590,11 @@ pub enum RestoreError {
         state: String,
         /// The timer's index, in the snapshot.
         timer: u32,
-        /// How many timers the current state has.
-        timers: u32,
+        /// How many timers the named state has, when it is the current
+        /// state or holds it (its timers may be armed, and `timer` is past
+        /// them); `None` when its timers cannot be armed in the current
+        /// state, or the machine has no such state.
+        timers: Option<u32>,
     },
     /// The snapshot arms the same timer of the same state twice (in
     /// `timers[first]` and `timers[second]`).
@@ -643,23 +678,25 @@ impl fmt::Display for RestoreError {
                 state,
                 timer,
                 timers,
-            } => {
-                if state != current_state {
-                    write!(
-                        f,
-                        "the snapshot of machine `{machine}` arms a timer of state `{state}`, \
-                         but only the timers of its current state `{current_state}` (and of the states \
-                         holding it) can be armed"
-                    )
-                } else {
-                    write!(
-                        f,
-                        "the snapshot of machine `{machine}` arms timer {timer} of state `{state}`, \
-                         which has {timers} timer{}",
-                        if *timers == 1 { "" } else { "s" }
-                    )
-                }
-            }
+            } => match timers {
+                Some(0) => write!(
+                    f,
+                    "the snapshot of machine `{machine}` arms timer {timer} of state `{state}`, \
+                     which has no timers"
+                ),
+                Some(count) => write!(
+                    f,
+                    "the snapshot of machine `{machine}` arms timer {timer} of state `{state}`, \
+                     which has {count} timer{}",
+                    if *count == 1 { "" } else { "s" }
+                ),
+                None => write!(
+                    f,
+                    "the snapshot of machine `{machine}` arms a timer of state `{state}`, \
+                     but only the timers of its current state `{current_state}` (and of the states \
+                     holding it) can be armed"
+                ),
+            },
             RestoreError::DuplicateTimer {
                 machine,
                 state,

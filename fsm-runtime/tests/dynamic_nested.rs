@@ -682,18 +682,23 @@ fn hostile_timers_and_states_are_refused() {
             ..
         } => assert_eq!(
             (current_state.as_str(), state.as_str(), timer, timers),
-            ("step1", "busy", 1, 1)
+            ("step1", "busy", 1, Some(1))
         ),
         other => panic!("{other}"),
     }
-    // Counted as generated code counts: the named state's timers.
+    assert_eq!(
+        engine.restore(&with_timer("busy", 1)).unwrap_err().to_string(),
+        "the snapshot of machine `Timed` arms timer 1 of state `busy`, which has 1 timer"
+    );
+    // A state that is not the leaf or above it, or none at all, has no
+    // timers to count here.
     assert!(matches!(
         engine.restore(&with_timer("ghost", 0)),
-        Err(RestoreError::UnknownTimer { timers: 0, .. })
+        Err(RestoreError::UnknownTimer { timers: None, .. })
     ));
     assert!(matches!(
         engine.restore(&with_timer("step2", 3)),
-        Err(RestoreError::UnknownTimer { timers: 1, .. })
+        Err(RestoreError::UnknownTimer { timers: None, .. })
     ));
     // An ancestor's timer is fine, and only it is armed.
     engine.restore(&with_timer("busy", 0)).unwrap();

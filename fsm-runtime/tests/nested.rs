@@ -543,10 +543,10 @@ mod call_machine {
         assert!(restore(&base("on_hold").with_timers([ArmedTimer::new("connected", 0, at(1))])).is_ok());
         // ... and refused outside it, past its timers, or for a leaf without any.
         for (state, armed, timers) in [
-            ("idle", ArmedTimer::new("connected", 0, at(1)), 1),
-            ("talking", ArmedTimer::new("connected", 1, at(1)), 1),
-            ("talking", ArmedTimer::new("talking", 0, at(1)), 0),
-            ("talking", ArmedTimer::new("nowhere", 0, at(1)), 0),
+            ("idle", ArmedTimer::new("connected", 0, at(1)), None),
+            ("talking", ArmedTimer::new("connected", 1, at(1)), Some(1)),
+            ("talking", ArmedTimer::new("talking", 0, at(1)), Some(0)),
+            ("talking", ArmedTimer::new("nowhere", 0, at(1)), None),
         ] {
             let snapshot = base(state).with_timers([armed.clone()]);
             match restore(&snapshot) {

@@ -368,7 +368,7 @@ impl Definition {
     pub(crate) fn memory_of(&self, snapshot: &Snapshot) -> Result<Vec<Option<StateId>>, RestoreError> {
         let slots = self.tables.history_slots();
         let mut memory = vec![None; slots.len()];
-        for (state, leaf) in snapshot.last_active() {
+        for (state, leaf) in snapshot.checked_last_active()? {
             let invalid = |reason: String| RestoreError::InvalidLastActive {
                 machine: self.name().to_owned(),
                 state: state.to_owned(),
@@ -386,9 +386,7 @@ impl Definition {
             if !self.tables.remembers(slot, remembered) {
                 return Err(invalid(format!("`{leaf}` is not inside `{state}`")));
             }
-            if memory[slot].replace(remembered).is_some() {
-                return Err(invalid(format!("`{state}` is named twice")));
-            }
+            memory[slot] = Some(remembered);
         }
         Ok(memory)
     }

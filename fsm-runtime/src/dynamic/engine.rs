@@ -9,13 +9,13 @@ use super::fired::{Fired, FiredTimer};
 use super::ids::{ActionId, StateId};
 use super::tables::{EffectCall, Move, Step, TimerDelay};
 use super::trace;
+use crate::context::deadline;
 use crate::history::{next_seq_after, History};
 use crate::snapshot::{FingerprintPolicy, Snapshot};
 use crate::{ArmedTimer, Clock, RestoreError, Timestamp};
 use serde_json::Value;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
-use std::time::Duration;
 
 /// The payload of hooks' effects and of timers' guards and effects.
 static NULL: Value = Value::Null;
@@ -217,11 +217,8 @@ impl<C> Engine<C> {
             .is_some_and(|state| self.is_in_id(state))
     }
 
-    /// [`is_in`](Self::is_in) a state given by id.
-    ///
-    /// # Panics
-    ///
-    /// When `state` is not a state of this engine's definition.
+    /// [`is_in`](Self::is_in) a state given by id. An id of another
+    /// definition is simply not the current leaf or one of its ancestors.
     pub fn is_in_id(&self, state: StateId) -> bool {
         let leaf = self.state();
         leaf == state || self.definition.ancestors(leaf).contains(&state)
@@ -623,23 +620,11 @@ impl<C> Engine<C> {
                 definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
             });
             let Some(slot) = slot else {
-                // As generated code counts: the named state's timers in a
-                // nested machine (none for a name it does not have), the
-                // current state's in a flat one.
-                let timers = if definition.machine().is_nested() {
-                    definition
-                        .state_id(timer.state())
-                        .map_or(0, |s| tables.timer_count(s))
-                } else {
-                    tables.timer_count(state)
-                };
-                return Err(RestoreError::UnknownTimer {
-                    machine: definition.name().to_owned(),
-                    current_state: snapshot.current_state().to_owned(),
-                    state: timer.state().to_owned(),
-                    timer: timer.timer(),
-                    timers,
-                });
+                // The named state's timers can be armed when it is the
+                // current leaf or holds it.
+                let named = definition.state_id(timer.state());
+                let armable = named.filter(|&s| s == state || definition.ancestors(state).contains(&s));
+                return Err(snapshot.unknown_timer(timer, armable.map(|s| tables.timer_count(s))));
             };
             match armed.iter_mut().find(|(group, _)| *group == slot.group) {
                 Some((_, due)) => *due = (*due).min(timer.due()),
@@ -745,13 +730,6 @@ impl<C> Engine<C> {
         trace::rejected(&error);
         error
     }
-}
-
-/// `now + delay`, rounded up to the millisecond, at least one later.
-fn deadline(now: Timestamp, delay: Duration) -> Timestamp {
-    let millis = delay.as_millis() + u128::from(!delay.subsec_nanos().is_multiple_of(1_000_000));
-    let millis = u64::try_from(millis).unwrap_or(u64::MAX).max(1);
-    Timestamp::from_unix_millis(now.unix_millis().saturating_add(millis)).unwrap_or(Timestamp::MAX)
 }
 
 impl<C> fmt::Debug for Engine<C> {

@@ -1160,9 +1160,13 @@ pub mod call {
                         (State::Bridged, "connected", 0) => __fsm::Some(0),
                         _ => __fsm::None,
                     },
-                    |name| match name {
-                        "connected" => 1,
-                        _ => 0,
+                    |name| {
+                        let here = state.name() == name
+                            || state.ancestors().iter().any(|r| r.name() == name);
+                        here.then(|| match name {
+                            "connected" => 1,
+                            _ => 0,
+                        })
                     },
                 )?;
             let last_active = snapshot

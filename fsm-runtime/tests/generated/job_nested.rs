@@ -1185,10 +1185,14 @@ pub mod job {
                         (State::Process, "work", 0) => __fsm::Some(0),
                         _ => __fsm::None,
                     },
-                    |name| match name {
-                        "work" => 1,
-                        "fetch" => 1,
-                        _ => 0,
+                    |name| {
+                        let here = state.name() == name
+                            || state.ancestors().iter().any(|r| r.name() == name);
+                        here.then(|| match name {
+                            "work" => 1,
+                            "fetch" => 1,
+                            _ => 0,
+                        })
                     },
                 )?;
             let last_active = snapshot
