@@ -1582,7 +1582,7 @@ impl Gen<'_> {
                     },
                     |name| {
                         let here = state.name() == name || state.ancestors().iter().any(|r| r.name() == name);
-                        here.then(|| match name {
+                        here.then_some(match name {
                             #(#count_arms)*
                             _ => 0,
                         })

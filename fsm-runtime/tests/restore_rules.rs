@@ -29,8 +29,7 @@ fn snapshot(state: &'static str) -> Snapshot {
 fn refused_by_both(snapshot: &Snapshot) -> (RestoreError, RestoreError) {
     let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_768_035_600));
     let generated = Call::restore_with(snapshot, FingerprintPolicy::Strict, clock)
-        .err()
-        .expect("generated code refuses it");
+        .expect_err("generated code refuses it");
     let engine = Engine::new(Definition::from_fsm(CALL).unwrap()).unwrap();
     let dynamic = engine
         .restore(snapshot)

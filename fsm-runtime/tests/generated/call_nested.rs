@@ -1163,10 +1163,12 @@ pub mod call {
                     |name| {
                         let here = state.name() == name
                             || state.ancestors().iter().any(|r| r.name() == name);
-                        here.then(|| match name {
-                            "connected" => 1,
-                            _ => 0,
-                        })
+                        here.then_some(
+                            match name {
+                                "connected" => 1,
+                                _ => 0,
+                            },
+                        )
                     },
                 )?;
             let last_active = snapshot

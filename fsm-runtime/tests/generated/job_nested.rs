@@ -1188,11 +1188,13 @@ pub mod job {
                     |name| {
                         let here = state.name() == name
                             || state.ancestors().iter().any(|r| r.name() == name);
-                        here.then(|| match name {
-                            "work" => 1,
-                            "fetch" => 1,
-                            _ => 0,
-                        })
+                        here.then_some(
+                            match name {
+                                "work" => 1,
+                                "fetch" => 1,
+                                _ => 0,
+                            },
+                        )
                     },
                 )?;
             let last_active = snapshot
