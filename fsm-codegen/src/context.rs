@@ -4,25 +4,24 @@
 //! and the machine type, which owns the context, a clock and the deadlines
 //! of its armed timers.
 //!
-//! Semantics: the candidates of an event are tried as for any machine, their
-//! guards read the context as it was before the firing; only the chosen
-//! transition's effects run, in the order of the outputs (the exit hook of
-//! the state left, the transition's `do`, the enter hook of the state
-//! entered); a rejected event runs nothing and is handed back.
+//! Every rule of a step (which candidates are tried, what a step runs,
+//! emits, arms and disarms) comes from the plan ([`fsm_grammar::plan`]);
+//! this module renders it. Guards read the context as it was before the
+//! firing; only the chosen transition's effects run; a rejected event runs
+//! nothing and is handed back.
 
 use crate::docs::{doc_attrs, doc_line, module_docs};
-use crate::guards::{condition_with, repeated_guards};
+use crate::guards::condition_with;
 use crate::idents::{value_ident, Idents};
 use crate::machine::{enums, machine_impl, module_lints, module_prelude};
-use crate::nested::{dispatch, index, records, step, Case};
+use crate::nested::{dispatch, index, records};
 use crate::options::{Options, Spans};
 use crate::tables::Tables;
-use fsm_grammar::model::{
-    Delay, EffectId, GuardExpr, GuardId, HistoryKind, Machine, OutputId, Source, StateId, Symbol, Timer,
-    TimerId, Transition, TransitionId,
-};
+use fsm_grammar::model::{Delay, GuardId, Machine, StateId, Symbol, TimerId};
+use fsm_grammar::plan::{self, Plan};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 use std::str::FromStr;
 
 /// A Rust type written in the `.fsm` text, as tokens.
@@ -36,6 +35,8 @@ fn rust_type(text: &str) -> TokenStream {
 /// What every generator of the module needs.
 struct Gen<'a> {
     machine: &'a Machine,
+    /// What each step does: the one statement of the rules, rendered here.
+    plan: Plan,
     idents: Idents,
     /// The machine type: `Router`.
     machine_ident: Ident,
@@ -97,6 +98,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
         deadline_slots: if nested { machine.timers.len() } else { max_timers },
         nested,
         memory: crate::nested::memory_slots(machine),
+        plan: Plan::new(machine),
         machine,
         effects: machine.effects.iter().map(|e| value_ident(&e.name)).collect(),
         delays: machine.delays.iter().map(|d| value_ident(&d.name)).collect(),
@@ -121,7 +123,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     };
     let trait_ = gen.context_trait();
     let core = gen.core_type();
-    let core_impl = machine_impl(machine, &gen.idents, &mut tables, false);
+    let core_impl = machine_impl(machine, &gen.plan, &gen.idents, &mut tables, false);
     let machine_type = gen.machine_type(&mut tables);
     let regions = if gen.memory.is_empty() {
         TokenStream::new()
@@ -605,25 +607,16 @@ impl Gen<'_> {
         }
     }
 
-    /// The timers of `state` in the order they are tried: priority first,
-    /// then declaration order; with their index among the state's timers.
-    fn timer_order(&self, state: StateId) -> Vec<(usize, TimerId)> {
-        let mut timers: Vec<(usize, TimerId)> = self
-            .machine
-            .timers_of(state)
-            .enumerate()
-            .map(|(i, (id, _))| (i, id))
-            .collect();
-        timers.sort_by_key(|&(i, id)| (-self.machine.timers[id.index()].priority, i));
-        timers
-    }
-
-    fn effect_calls(&self, effects: &[EffectId], payload: bool) -> TokenStream {
+    /// The effects of a step, in order. `payload`: the payload is bound,
+    /// for the calls the plan gives it to (a transition's own `do` with an
+    /// effect that declares one).
+    fn effect_calls(&self, effects: &[plan::EffectCall], payload: bool) -> TokenStream {
         effects
             .iter()
-            .map(|e| {
+            .map(|call| {
+                let e = call.effect;
                 let method = &self.effects[e.index()];
-                if payload && self.machine.effects[e.index()].payload.is_some() {
+                if payload && call.payload && self.machine.effects[e.index()].payload.is_some() {
                     quote!(Context::#method(&mut self.context, payload);)
                 } else {
                     quote!(Context::#method(&mut self.context);)
@@ -632,118 +625,52 @@ impl Gen<'_> {
             .collect()
     }
 
-    /// Run a transition declared at `source` from leaf `from` (effects,
-    /// state change, timers, history memory) and give its `to` and outputs
-    /// table.
+    /// Run `step` from leaf `from` (effects, state change, timers, history
+    /// memory) and give its `to` and outputs table. With a history target,
+    /// one case per path the memory selects.
     fn take(
         &self,
         tables: &mut Tables,
         from: StateId,
-        taken: Taken<'_>,
+        step: &plan::Step,
         payload: bool,
     ) -> (TokenStream, TokenStream, TokenStream) {
-        let Taken {
-            source,
-            target,
-            history,
-            effects,
-            emits,
-        } = taken;
-        if self.nested {
-            return self.take_nested(tables, from, taken, payload);
-        }
-        let _ = (source, history);
-        let own = self.effect_calls(effects, payload);
-        match target {
-            None => (own, quote!(state), tables.outputs(emits.to_vec())),
-            Some(target) => {
-                let exit = self.effect_calls(&self.machine.state(from).exit_effects, false);
-                let enter = self.effect_calls(&self.machine.state(target).enter_effects, false);
-                let variant = &self.idents.states[target.index()];
-                let arm = if self.max_timers > 0 {
-                    quote!(self.arm_timers();)
-                } else {
-                    TokenStream::new()
-                };
-                let outputs: Vec<OutputId> = self
-                    .machine
-                    .state(from)
-                    .exit
-                    .iter()
-                    .chain(emits)
-                    .chain(&self.machine.state(target).enter)
-                    .copied()
-                    .collect();
-                let run = quote!(#exit #own #enter self.state = State::#variant; #arm);
-                (run, quote!(State::#variant), tables.outputs(outputs))
-            }
-        }
-    }
-
-    /// [`Gen::take`] for a machine with nested states: the effects of the
-    /// states exited (innermost first), the transition's, those of the
-    /// states entered (outermost first); then the new leaf, the exited
-    /// states' timers disarmed and the entered ones' armed, and the memory
-    /// of the regions left. With a history target, one case per path the
-    /// memory selects.
-    fn take_nested(
-        &self,
-        tables: &mut Tables,
-        from: StateId,
-        taken: Taken<'_>,
-        payload: bool,
-    ) -> (TokenStream, TokenStream, TokenStream) {
-        let step = step(
-            self.machine,
-            &self.memory,
-            from,
-            taken.source,
-            taken.target,
-            taken.history,
-        );
         let slot = |i: usize| {
             let i = index(i);
             quote!(self.last_active[#i])
         };
-        let record = records(&step, from, &self.idents, &slot);
-        let mut case_code = |case: &Case| {
-            let path = &case.path;
-            let exit: TokenStream = path
-                .exits
-                .iter()
-                .map(|&s| self.effect_calls(&self.machine.state(s).exit_effects, false))
-                .collect();
-            let own = self.effect_calls(taken.effects, payload);
-            let enter: TokenStream = path
-                .entries
-                .iter()
-                .map(|&s| self.effect_calls(&self.machine.state(s).enter_effects, false))
-                .collect();
-            let outputs: Vec<OutputId> = path
-                .exits
-                .iter()
-                .flat_map(|&s| &self.machine.state(s).exit)
-                .chain(taken.emits)
-                .chain(path.entries.iter().flat_map(|&s| &self.machine.state(s).enter))
-                .copied()
-                .collect();
-            let outputs = tables.outputs(outputs);
-            let (move_to, to) = match taken.target {
-                None => (TokenStream::new(), quote!(state)),
-                Some(_) => {
-                    let variant = &self.idents.states[case.to(from).index()];
-                    (quote!(self.state = State::#variant;), quote!(State::#variant))
-                }
+        let record = records(step, from, &self.idents, &slot);
+        let mut case_code = |case: &plan::Case| {
+            let mv = &case.mv;
+            let effects = self.effect_calls(&mv.effects, payload);
+            let outputs = tables.outputs(mv.outputs.clone());
+            let Some(to) = mv.to else {
+                return (effects, quote!(state), outputs);
             };
-            let disarm = self.disarm(&path.exits);
-            let arm = self.arm(&path.entries);
-            (quote!(#exit #own #enter #move_to #disarm #arm), to, outputs)
+            let variant = &self.idents.states[to.index()];
+            let timers = if !self.nested {
+                // A flat machine's deadlines are the current state's.
+                if self.max_timers > 0 {
+                    quote!(self.arm_timers();)
+                } else {
+                    TokenStream::new()
+                }
+            } else {
+                let disarm = self.disarm(&mv.disarm);
+                let arm = self.arm(&mv.arm);
+                quote!(#disarm #arm)
+            };
+            (
+                quote!(#effects self.state = State::#variant; #timers),
+                quote!(State::#variant),
+                outputs,
+            )
         };
         if step.read.is_none() {
-            let (run, to, outputs) = case_code(&step.cases[0]);
+            let (run, to, outputs) = case_code(step.default_case());
             return (quote!(#run #record), to, outputs);
         }
-        let chosen = dispatch(&step, &self.idents, &slot, &mut |case| {
+        let chosen = dispatch(step, &self.idents, &slot, &mut |case| {
             let (run, to, outputs) = case_code(case);
             quote!({ #run (#to, #outputs) })
         });
@@ -754,39 +681,55 @@ impl Gen<'_> {
         (run, quote!(entered), quote!(table))
     }
 
-    /// Disarm the timers of `states`.
-    fn disarm(&self, states: &[StateId]) -> TokenStream {
+    /// The timers of the timer groups `groups`, state by state in the order
+    /// given, each state's in declaration order (slot order).
+    fn group_timers(&self, groups: &[usize]) -> Vec<(StateId, Vec<TimerId>)> {
+        let mut states: Vec<(StateId, Vec<TimerId>)> = Vec::new();
+        for &g in groups {
+            let group = &self.plan.timer_groups[g];
+            let timers = group.timers.iter().map(|&(id, _)| id);
+            match states.last_mut() {
+                Some((state, list)) if *state == group.state => list.extend(timers),
+                _ => states.push((group.state, timers.collect())),
+            }
+        }
+        for (_, timers) in &mut states {
+            timers.sort();
+        }
         states
-            .iter()
-            .flat_map(|&s| self.machine.timers_of(s))
-            .map(|(id, _)| {
+    }
+
+    /// Disarm the timers of the groups `groups` (a nested machine: one slot
+    /// per timer).
+    fn disarm(&self, groups: &[usize]) -> TokenStream {
+        self.group_timers(groups)
+            .into_iter()
+            .flat_map(|(_, timers)| timers)
+            .map(|id| {
                 let slot = index(id.index());
                 quote!(self.deadlines[#slot] = __fsm::None;)
             })
             .collect()
     }
 
-    /// Arm the timers of `states`, entered in this order, from now (the
-    /// clock read once); each state's named delays are read once.
-    fn arm(&self, states: &[StateId]) -> TokenStream {
-        let blocks: Vec<TokenStream> = states
-            .iter()
-            .filter_map(|&s| {
-                let timers: Vec<(TimerId, &Timer)> = self.machine.timers_of(s).collect();
-                if timers.is_empty() {
-                    return None;
-                }
+    /// Arm the timers of the groups `groups`, entered in this order, from
+    /// now (the clock read once); each state's named delays are read once.
+    fn arm(&self, groups: &[usize]) -> TokenStream {
+        let blocks: Vec<TokenStream> = self
+            .group_timers(groups)
+            .into_iter()
+            .map(|(_, timers)| {
                 let mut named: Vec<usize> = Vec::new();
                 let sets: Vec<TokenStream> = timers
                     .iter()
-                    .map(|&(id, timer)| {
+                    .map(|&id| {
                         let slot = index(id.index());
-                        let delay = self.delay_tokens(timer.delay, &mut named);
+                        let delay = self.delay_tokens(self.machine.timers[id.index()].delay, &mut named);
                         quote!(self.deadlines[#slot] = __fsm::Some(__fsm::deadline(now, #delay));)
                     })
                     .collect();
                 let locals = self.delay_locals(&named);
-                Some(quote!({ #locals #(#sets)* }))
+                quote!({ #locals #(#sets)* })
             })
             .collect();
         if blocks.is_empty() {
@@ -845,10 +788,10 @@ impl Gen<'_> {
     }
 
     /// Whether the guards of `candidates` read the payload.
-    fn guards_use_payload(&self, candidates: &[TransitionId]) -> bool {
-        candidates.iter().any(|&t| {
+    fn guards_use_payload(&self, candidates: &[plan::Candidate]) -> bool {
+        candidates.iter().any(|c| {
             let mut vars = Vec::new();
-            if let Some(g) = &self.machine.transition(t).guard {
+            if let Some(g) = &self.machine.transition(c.transition).guard {
                 g.expr.vars(&mut vars);
             }
             vars.iter()
@@ -856,9 +799,9 @@ impl Gen<'_> {
         })
     }
 
-    fn uses_payload(&self, candidates: &[TransitionId]) -> bool {
-        candidates.iter().any(|&t| {
-            let transition = self.machine.transition(t);
+    fn uses_payload(&self, candidates: &[plan::Candidate]) -> bool {
+        candidates.iter().any(|c| {
+            let transition = self.machine.transition(c.transition);
             let mut vars = Vec::new();
             if let Some(g) = &transition.guard {
                 g.expr.vars(&mut vars);
@@ -899,45 +842,40 @@ impl Gen<'_> {
         };
         let mut arms = Vec::new();
         for state in self.machine.leaves() {
-            let groups = self.machine.candidate_groups(state);
+            let rows = &self.plan.leaf(state).actions;
             let state_variant = &self.idents.states[state.index()];
-            for (action, candidates) in &groups {
-                let candidates = reachable(self.machine, candidates);
-                let action_variant = &self.idents.actions[action.index()];
-                let has_payload = self.machine.actions[action.index()].payload.is_some();
+            for row in rows {
+                let candidates = &row.candidates;
+                let action_variant = &self.idents.actions[row.action.index()];
+                let has_payload = self.machine.actions[row.action.index()].payload.is_some();
                 let unguarded = candidates
                     .iter()
-                    .any(|&t| self.machine.transition(t).guard.is_none());
+                    .any(|c| self.machine.transition(c.transition).guard.is_none());
                 // `can_fire` binds the payload only for the guards, which it
                 // does not evaluate when an unguarded candidate takes it.
                 let payload = has_payload
                     && if check {
-                        !unguarded && self.guards_use_payload(&candidates)
+                        !unguarded && self.guards_use_payload(candidates)
                     } else {
-                        self.uses_payload(&candidates)
+                        self.uses_payload(candidates)
                     };
                 let pattern = match (has_payload, payload) {
                     (true, true) => quote!(#kind::#action_variant(payload)),
                     (true, false) => quote!(#kind::#action_variant(_)),
                     _ => quote!(#kind::#action_variant),
                 };
-                let exprs: Vec<&GuardExpr> = candidates
-                    .iter()
-                    .filter_map(|&t| self.machine.transition(t).guard.as_ref().map(|g| &g.expr))
-                    .collect();
-                let cached = repeated_guards(exprs.iter().copied());
+                let cached: BTreeSet<GuardId> = row.cached_guards.iter().copied().collect();
                 let call = self.guard_call(payload);
                 let mut branches = Vec::new();
                 let mut conditions = Vec::new();
                 let mut fallback = None;
-                for &t in &candidates {
-                    let transition = self.machine.transition(t);
+                for candidate in candidates {
+                    let transition = self.machine.transition(candidate.transition);
                     let fired = if check {
                         quote!(true)
                     } else {
-                        let (run, to, outputs) =
-                            self.take(tables, state, Taken::transition(transition), payload);
-                        let internal = transition.target.is_none();
+                        let (run, to, outputs) = self.take(tables, state, &candidate.step, payload);
+                        let internal = candidate.step.default_case().mv.is_internal();
                         quote!({
                             #run
                             __fsm::Ok(Fired {
@@ -965,8 +903,8 @@ impl Gen<'_> {
                     let rejected = tables.rejected(
                         candidates
                             .iter()
-                            .map(|&t| {
-                                let transition = self.machine.transition(t);
+                            .map(|c| {
+                                let transition = self.machine.transition(c.transition);
                                 let guard = transition
                                     .guard
                                     .as_ref()
@@ -996,11 +934,11 @@ impl Gen<'_> {
                 };
                 arms.push(quote!((State::#state_variant, #pattern) => #body,));
             }
-            if groups.len() < self.machine.actions.len() {
+            if rows.len() < self.machine.actions.len() {
                 let body = if check {
                     quote!(false)
                 } else {
-                    let valid = tables.valid_actions(groups.iter().map(|(a, _)| *a).collect());
+                    let valid = tables.valid_actions(rows.iter().map(|row| row.action).collect());
                     let terminal = self.machine.state(state).is_terminal();
                     let action = if self.events {
                         quote!(event.action())
@@ -1026,15 +964,20 @@ impl Gen<'_> {
         }
         let n = Literal::usize_unsuffixed(self.max_timers);
         let arms = self.machine.state_ids().filter_map(|state| {
-            let timers: Vec<_> = self.machine.timers_of(state).collect();
+            // The state's timers, from its groups, by index (its slots).
+            let mut timers: Vec<(u32, TimerId)> = self.plan.state_timer_groups[state.index()]
+                .clone()
+                .flat_map(|g| self.plan.timer_groups[g].timers.iter().map(|&(id, i)| (i, id)))
+                .collect();
             if timers.is_empty() {
                 return None;
             }
+            timers.sort();
             let variant = &self.idents.states[state.index()];
             let mut named: Vec<usize> = Vec::new();
-            let sets = timers.iter().enumerate().map(|(i, (_, timer))| {
-                let index = Literal::usize_unsuffixed(i);
-                let delay = match timer.delay {
+            let sets = timers.iter().map(|&(i, id)| {
+                let index = Literal::u32_unsuffixed(i);
+                let delay = match self.machine.timers[id.index()].delay {
                     Delay::Literal(d) => {
                         let millis = Literal::u64_unsuffixed(d.as_millis() as u64);
                         quote!(__fsm::Duration::from_millis(#millis))
@@ -1085,7 +1028,11 @@ impl Gen<'_> {
         let arms = self.machine.leaves().filter_map(|leaf| {
             let mut path: Vec<StateId> = self.machine.ancestors_or_self(leaf).collect();
             path.reverse();
-            let arm = self.arm(&path);
+            let groups: Vec<usize> = path
+                .iter()
+                .flat_map(|s| self.plan.state_timer_groups[s.index()].clone())
+                .collect();
+            let arm = self.arm(&groups);
             if arm.is_empty() {
                 return None;
             }
@@ -1107,31 +1054,26 @@ impl Gen<'_> {
         }
     }
 
-    /// What firing one group of timers does when it comes due in leaf
-    /// `from`: `members` are the group's timers, in trial order, each with
-    /// its index among the timers of `declared_in`, the state declaring
-    /// them. The first whose guard holds fires; when none does, the group is
-    /// rejected.
+    /// What firing the timer group `group` does when it comes due in leaf
+    /// `from`: the first of its candidates (the plan's) whose guard holds
+    /// fires; when none does, the group is rejected.
     fn timer_group_body(
         &self,
         tables: &mut Tables,
         from: StateId,
-        declared_in: &str,
-        members: &[(TimerId, u32)],
+        group: &plan::LeafTimerGroup,
     ) -> TokenStream {
-        let first = Literal::u32_unsuffixed(members[0].1);
-        let exprs: Vec<&GuardExpr> = members
-            .iter()
-            .filter_map(|&(id, _)| self.machine.timers[id.index()].guard.as_ref().map(|g| &g.expr))
-            .collect();
-        let cached = repeated_guards(exprs.iter().copied());
+        let declared = &self.plan.timer_groups[group.group];
+        let declared_in = &self.machine.state(declared.state).name;
+        let first = Literal::u32_unsuffixed(declared.timers[0].1);
+        let cached: BTreeSet<GuardId> = group.cached_guards.iter().copied().collect();
         let call = self.guard_call(false);
         let mut branches = Vec::new();
         let mut fallback = None;
-        for &(id, within) in members {
-            let timer = &self.machine.timers[id.index()];
-            let (run, to, outputs) = self.take(tables, from, Taken::timer(timer), false);
-            let within = Literal::u32_unsuffixed(within);
+        for candidate in &group.candidates {
+            let timer = &self.machine.timers[candidate.timer.index()];
+            let (run, to, outputs) = self.take(tables, from, &candidate.step, false);
+            let within = Literal::u32_unsuffixed(candidate.index);
             let fired = quote!({
                 #run
                 __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs }))
@@ -1141,10 +1083,7 @@ impl Gen<'_> {
                     let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
                     branches.push(quote!(if #condition #fired));
                 }
-                None => {
-                    fallback = Some(fired);
-                    break;
-                }
+                None => fallback = Some(fired),
             }
         }
         let fallback = fallback.unwrap_or_else(
@@ -1168,31 +1107,22 @@ impl Gen<'_> {
         let mut order_arms = Vec::new();
         let mut arms = Vec::new();
         for state in self.machine.state_ids() {
-            let order = self.timer_order(state);
-            if order.is_empty() {
+            let groups = &self.plan.leaf(state).timer_groups;
+            if groups.is_empty() {
                 continue;
             }
             let variant = &self.idents.states[state.index()];
-            let declared_in = &self.machine.state(state).name;
-            let indices = order.iter().map(|&(i, _)| Literal::usize_unsuffixed(i));
+            // A flat machine's slot of a timer is its index in its state.
+            let members = |g: &plan::LeafTimerGroup| -> Vec<Literal> {
+                let timers = &self.plan.timer_groups[g.group].timers;
+                timers.iter().map(|&(_, i)| Literal::u32_unsuffixed(i)).collect()
+            };
+            let indices = groups.iter().flat_map(members);
             order_arms.push(quote!(State::#variant => &[#(#indices),*],));
-            // Groups: timers with the same delay, in trial order.
-            let mut groups: Vec<(Delay, Vec<(usize, TimerId)>)> = Vec::new();
-            for &(i, id) in &order {
-                let delay = self.machine.timers[id.index()].delay;
-                match groups.iter_mut().find(|(d, _)| *d == delay) {
-                    Some((_, members)) => members.push((i, id)),
-                    None => groups.push((delay, vec![(i, id)])),
-                }
-            }
-            for (_, members) in groups {
-                let patterns = members.iter().map(|&(i, _)| Literal::usize_unsuffixed(i));
-                let disarm = members.iter().map(|&(i, _)| {
-                    let i = Literal::usize_unsuffixed(i);
-                    quote!(self.deadlines[#i] = __fsm::None;)
-                });
-                let members: Vec<(TimerId, u32)> = members.iter().map(|&(i, id)| (id, i as u32)).collect();
-                let body = self.timer_group_body(tables, state, declared_in, &members);
+            for group in groups {
+                let patterns = members(group);
+                let disarm = patterns.iter().map(|i| quote!(self.deadlines[#i] = __fsm::None;));
+                let body = self.timer_group_body(tables, state, group);
                 arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
             }
         }
@@ -1200,7 +1130,8 @@ impl Gen<'_> {
         let param = self.guards_param();
         let allow_unused = self.allow_unused_guards(self.machine.timers.iter().map(|t| t.guard.is_some()));
         quote! {
-            /// The current state's timers, in the order they are tried.
+            /// The current state's timers, group by group in the order groups
+            /// are tried.
             fn timer_order(state: State) -> &'static [usize] {
                 #[allow(clippy::match_single_binding)]
                 match state {
@@ -1235,51 +1166,38 @@ impl Gen<'_> {
 
     /// `timer_order`, `timers_in` and `fire_due_at` of a machine with
     /// nested states. The armed timers are the leaf's and its regions';
-    /// `timer_order` gives their slots in `Machine::timer_trial_order`. A
-    /// group is the timers of one state with one delay; a timer fires as a
-    /// transition declared on its state, from the leaf.
+    /// `timer_order` gives their slots group by group, in the order the
+    /// plan tries the leaf's groups.
     fn fire_due_at_nested(&self, tables: &mut Tables) -> TokenStream {
         let mut order_arms = Vec::new();
         let mut timers_in_arms = Vec::new();
         let mut arms = Vec::new();
         for leaf in self.machine.leaves() {
-            let order = self.machine.timer_trial_order(leaf);
-            if order.is_empty() {
+            let planned = self.plan.leaf(leaf);
+            if planned.timer_groups.is_empty() {
                 continue;
             }
             let variant = &self.idents.states[leaf.index()];
-            let slots = order.iter().map(|&(id, _)| index(id.index()));
+            // A nested machine's slot of a timer is its id.
+            let members = |g: &plan::LeafTimerGroup| -> Vec<Literal> {
+                let timers = &self.plan.timer_groups[g.group].timers;
+                timers.iter().map(|&(id, _)| index(id.index())).collect()
+            };
+            let slots = planned.timer_groups.iter().flat_map(members);
             order_arms.push(quote!(State::#variant => &[#(#slots),*],));
-            let listed = self.machine.timers_in(leaf).into_iter().map(|(id, timer)| {
-                let name = &self.machine.state(timer.state).name;
-                let within = self
-                    .machine
-                    .timers_of(timer.state)
-                    .position(|(t, _)| t == id)
-                    .expect("a timer is among its state's");
-                let within = Literal::u32_unsuffixed(within as u32);
-                let slot = index(id.index());
+            let listed = planned.armed.iter().map(|armed| {
+                let name = &self.machine.state(armed.state).name;
+                let within = Literal::u32_unsuffixed(armed.index);
+                let slot = index(armed.timer.index());
                 quote!((#name, #within, #slot))
             });
             timers_in_arms.push(quote!(State::#variant => &[#(#listed),*],));
-            // Groups: one state's timers with one delay, in trial order.
-            let mut groups: Vec<(TimerGroup, Vec<(TimerId, u32)>)> = Vec::new();
-            for &(id, within) in &order {
-                let timer = &self.machine.timers[id.index()];
-                let key = (timer.state, timer.delay);
-                match groups.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, members)) => members.push((id, within)),
-                    None => groups.push((key, vec![(id, within)])),
-                }
-            }
-            for ((declared, _), members) in groups {
-                let declared_in = &self.machine.state(declared).name;
-                let patterns = members.iter().map(|&(id, _)| index(id.index()));
-                let disarm = members.iter().map(|&(id, _)| {
-                    let slot = index(id.index());
-                    quote!(self.deadlines[#slot] = __fsm::None;)
-                });
-                let body = self.timer_group_body(tables, leaf, declared_in, &members);
+            for group in &planned.timer_groups {
+                let patterns = members(group);
+                let disarm = patterns
+                    .iter()
+                    .map(|slot| quote!(self.deadlines[#slot] = __fsm::None;));
+                let body = self.timer_group_body(tables, leaf, group);
                 arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
             }
         }
@@ -1288,7 +1206,7 @@ impl Gen<'_> {
         let allow_unused = self.allow_unused_guards(self.machine.timers.iter().map(|t| t.guard.is_some()));
         quote! {
             /// The slots of the timers armed in `state` (its own and its
-            /// regions'), in the order they are tried.
+            /// regions'), group by group in the order groups are tried.
             fn timer_order(state: State) -> &'static [usize] {
                 #[allow(clippy::match_single_binding)]
                 match state {
@@ -1350,16 +1268,11 @@ impl Gen<'_> {
         // `can_fire` evaluates no guard for an action whose reachable
         // candidates include an unguarded one.
         let allow_unused_check = self.allow_unused_guards(self.machine.leaves().flat_map(|state| {
-            self.machine
-                .candidate_groups(state)
-                .into_iter()
-                .map(|(_, candidates)| {
-                    let candidates = reachable(self.machine, &candidates);
-                    candidates
-                        .iter()
-                        .all(|&t| self.machine.transition(t).guard.is_some())
-                })
-                .collect::<Vec<_>>()
+            self.plan.leaf(state).actions.iter().map(|row| {
+                row.candidates
+                    .iter()
+                    .all(|c| self.machine.transition(c.transition).guard.is_some())
+            })
         }));
 
         // The context: a field, a constructor argument, accessors.
@@ -2060,52 +1973,5 @@ impl Gen<'_> {
                 #timers
             }
         }
-    }
-}
-
-/// A group of timers: the state declaring them, and their delay.
-type TimerGroup = (StateId, Delay);
-
-/// What a transition or timer does when taken: where it was declared, its
-/// target and its effects and outputs.
-#[derive(Clone, Copy)]
-struct Taken<'a> {
-    source: Source,
-    target: Option<StateId>,
-    history: Option<HistoryKind>,
-    effects: &'a [EffectId],
-    emits: &'a [OutputId],
-}
-
-impl<'a> Taken<'a> {
-    fn transition(t: &'a Transition) -> Self {
-        Taken {
-            source: t.source,
-            target: t.target,
-            history: t.history,
-            effects: &t.effects,
-            emits: &t.emits,
-        }
-    }
-
-    fn timer(t: &'a Timer) -> Self {
-        Taken {
-            source: Source::State(t.state),
-            target: t.target,
-            history: t.history,
-            effects: &t.effects,
-            emits: &t.emits,
-        }
-    }
-}
-
-/// The candidates up to and including the first unguarded one.
-fn reachable(machine: &Machine, candidates: &[TransitionId]) -> Vec<TransitionId> {
-    match candidates
-        .iter()
-        .position(|&t| machine.transition(t).guard.is_none())
-    {
-        Some(last) => candidates[..=last].to_vec(),
-        None => candidates.to_vec(),
     }
 }

@@ -43,18 +43,6 @@ pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents, spans: &Spans) ->
     }
 }
 
-/// The guards that appear more than once in `exprs` (counting repeats inside
-/// one expression): their value is cached in a local so each is evaluated at
-/// most once per `fire`.
-pub(crate) fn repeated_guards<'a>(exprs: impl IntoIterator<Item = &'a GuardExpr>) -> BTreeSet<GuardId> {
-    let mut vars = Vec::new();
-    for expr in exprs {
-        expr.vars(&mut vars);
-    }
-    vars.sort();
-    vars.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect()
-}
-
 /// `expr` as a short-circuiting Rust condition over `guards`. Guards in
 /// `cached` go through their cache local.
 pub(crate) fn condition(expr: &GuardExpr, cached: &BTreeSet<GuardId>, idents: &Idents) -> TokenStream {
@@ -128,7 +116,7 @@ mod tests {
         let model = fsm_grammar::check(&text).into_model().unwrap();
         let machine = &model.machines[0];
         let expr = &machine.transitions[0].guard.as_ref().unwrap().expr;
-        let cached = repeated_guards([expr]);
+        let cached = fsm_grammar::plan::repeated_guards([expr]).into_iter().collect();
         condition(expr, &cached, &Idents::new(machine)).to_string()
     }
 

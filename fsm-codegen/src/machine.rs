@@ -12,12 +12,14 @@ use crate::snapshot::snapshot_methods;
 use crate::tables::Tables;
 use crate::transitions::transition_body;
 use fsm_grammar::model::{Machine, Symbol};
+use fsm_grammar::plan::Plan;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// `pub mod <snake_name> { ... }` for a checked machine.
 pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStream {
     let idents = Idents::new(machine);
+    let plan = Plan::new(machine);
     let mut tables = Tables::default();
     let module = &idents.module;
     let docs = module_docs(machine, options);
@@ -36,8 +38,8 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
         memory,
     );
     let tree = tree_impl(machine, &idents);
-    let machine_impl = machine_impl(machine, &idents, &mut tables, true);
-    let fire_impl = fire_impl(machine, &idents, &mut tables);
+    let machine_impl = machine_impl(machine, &plan, &idents, &mut tables, true);
+    let fire_impl = fire_impl(machine, &plan, &idents, &mut tables);
     let unguarded_impl = unguarded_impl(!machine.guards.is_empty(), &idents);
     let statics = tables.statics(&idents);
     let lints = module_lints();
@@ -453,6 +455,7 @@ pub(crate) fn inherent_impl(
 /// of the extended module, has none).
 pub(crate) fn machine_impl(
     machine: &Machine,
+    plan: &Plan,
     idents: &Idents,
     tables: &mut Tables,
     plain: bool,
@@ -463,11 +466,7 @@ pub(crate) fn machine_impl(
     let initial = &idents.states[machine.initial_leaf().index()];
     let valid_arms = machine.leaves().map(|state| {
         let variant = &idents.states[state.index()];
-        let actions = machine
-            .candidate_groups(state)
-            .into_iter()
-            .map(|(a, _)| a)
-            .collect();
+        let actions = plan.leaf(state).actions.iter().map(|row| row.action).collect();
         let table = tables.valid_actions(actions);
         quote!(State::#variant => #table,)
     });
@@ -563,7 +562,7 @@ pub(crate) fn unguarded_impl(has_guards: bool, idents: &Idents) -> TokenStream {
 /// `impl Fire<G>`: the transition function. With history memory, `fire`
 /// reads and updates the machine's memory, and `transition` starts from an
 /// empty one.
-fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenStream {
+fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Tables) -> TokenStream {
     let machine_ident = &idents.machine;
     let g = &idents.guards_param;
     let bound = if machine.guards.is_empty() {
@@ -572,7 +571,7 @@ fn fire_impl(machine: &Machine, idents: &Idents, tables: &mut Tables) -> TokenSt
         quote!(Guards+)
     };
     let memory = memory_slots(machine).len();
-    let (params, body) = transition_body(machine, idents, tables);
+    let (params, body) = transition_body(machine, plan, idents, tables);
     let state = &params.state;
     let guards = &params.guards;
     if memory == 0 {

@@ -1,19 +1,17 @@
 //! Nested states: the `Region` enum and the tree methods of `State`, and
-//! each transition flattened at compile time, per leaf it can be taken from,
-//! into the states it exits and enters.
+//! the code of a step whose path depends on the history memory.
 //!
-//! Everything comes from the model's helpers ([`Machine::step`],
-//! [`Machine::candidate_groups`], [`Machine::timers_in`]); nothing about the
-//! tree is re-derived here. A history target makes the entries depend on
-//! the machine's memory at run time: [`step`] gives one case per path the
-//! memory can select (a few per target: each remembered leaf inside it,
-//! merged where they enter the same states, plus "nothing remembered"), so
+//! What a transition exits and enters from each leaf, and the cases a
+//! history target selects between, come from the plan
+//! ([`fsm_grammar::plan`]); nothing about the tree is decided here. A step
+//! through a history target has one case per path the memory can select, so
 //! the generated code matches on the memory slot and every case is still a
 //! static table.
 
 use crate::docs::{doc_attrs, doc_line};
 use crate::idents::Idents;
-use fsm_grammar::model::{HistoryKind, HistoryMemory, Machine, Path, Source, StateId};
+use fsm_grammar::model::{Machine, StateId};
+use fsm_grammar::plan;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
@@ -24,105 +22,13 @@ pub(crate) fn memory_slots(machine: &Machine) -> Vec<StateId> {
     machine.history_composites()
 }
 
-/// A transition taken from one leaf: the memory slot it reads, if any, the
-/// cases that reading selects between, and the slots it records.
-pub(crate) struct Step {
-    /// The slot whose value selects the case; `None` when there is one case.
-    pub read: Option<usize>,
-    /// One case per distinct path. The last is the default: nothing
-    /// remembered (and anything not listed by the others).
-    pub cases: Vec<Case>,
-    /// The slots that remember the leaf the transition is taken from (the
-    /// history composites it exits).
-    pub records: Vec<usize>,
-}
-
-/// One path of a [`Step`], and the remembered leaves that select it.
-pub(crate) struct Case {
-    /// The leaves in the read slot that select this case; empty for the
-    /// default case.
-    pub remembered: Vec<StateId>,
-    /// The states exited and entered.
-    pub path: Path,
-}
-
-impl Case {
-    /// The leaf the machine is in afterwards.
-    pub fn to(&self, leaf: StateId) -> StateId {
-        self.path.entries.last().copied().unwrap_or(leaf)
-    }
-}
-
-/// The transition declared at `source` to `target` (through its history
-/// when `history` is set), taken while the machine is in `leaf`.
-pub(crate) fn step(
-    machine: &Machine,
-    slots: &[StateId],
-    leaf: StateId,
-    source: Source,
-    target: Option<StateId>,
-    history: Option<HistoryKind>,
-) -> Step {
-    let mut recorded = HistoryMemory::default();
-    let default = machine.step(leaf, source, target, history, &mut recorded);
-    let records: Vec<usize> = slots
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| recorded.last_leaf.contains_key(s))
-        .map(|(i, _)| i)
-        .collect();
-    let single = |path: Path| Step {
-        read: None,
-        cases: vec![Case {
-            remembered: Vec::new(),
-            path,
-        }],
-        records: records.clone(),
-    };
-    let (Some(target), Some(_)) = (target, history) else {
-        return single(default);
-    };
-    let Some(slot) = slots.iter().position(|&s| s == target) else {
-        return single(default);
-    };
-    // One case per distinct path over the leaves the slot can remember.
-    let mut cases: Vec<Case> = Vec::new();
-    for remembered in machine.leaves().filter(|&l| machine.is_inside(l, target)) {
-        let mut memory = HistoryMemory::default();
-        memory.last_leaf.insert(target, remembered);
-        let path = machine.step(leaf, source, Some(target), history, &mut memory);
-        if path == default {
-            continue;
-        }
-        match cases.iter_mut().find(|c| c.path == path) {
-            Some(case) => case.remembered.push(remembered),
-            None => cases.push(Case {
-                remembered: vec![remembered],
-                path,
-            }),
-        }
-    }
-    if cases.is_empty() {
-        return single(default);
-    }
-    cases.push(Case {
-        remembered: Vec::new(),
-        path: default,
-    });
-    Step {
-        read: Some(slot),
-        cases,
-        records,
-    }
-}
-
 /// The code of `step`: `arm(case)` alone when it has one case, else a
 /// `match` on the slot it reads (`slot(i)` is the place of slot `i`).
 pub(crate) fn dispatch(
-    step: &Step,
+    step: &plan::Step,
     idents: &Idents,
     slot: &dyn Fn(usize) -> TokenStream,
-    arm: &mut dyn FnMut(&Case) -> TokenStream,
+    arm: &mut dyn FnMut(&plan::Case) -> TokenStream,
 ) -> TokenStream {
     let Some(read) = step.read else {
         return arm(&step.cases[0]);
@@ -142,7 +48,7 @@ pub(crate) fn dispatch(
 
 /// `slot(i) = Some(State::Leaf);` for each slot `step` records.
 pub(crate) fn records(
-    step: &Step,
+    step: &plan::Step,
     leaf: StateId,
     idents: &Idents,
     slot: &dyn Fn(usize) -> TokenStream,

@@ -1,15 +1,17 @@
 //! The body of `Fire::transition`: one `match (state, action)` arm per action
 //! valid in a state (a leaf, with the transitions it inherits), trying its
-//! candidates in the order of `Machine::candidate_groups`, and one arm per
-//! state for the invalid rest.
+//! candidates as the plan lists them, and one arm per state for the invalid
+//! rest.
 
-use crate::guards::{condition, repeated_guards};
+use crate::guards::condition;
 use crate::idents::Idents;
-use crate::nested::{dispatch, index, memory_slots, records, step, Case};
+use crate::nested::{dispatch, index, records};
 use crate::tables::Tables;
-use fsm_grammar::model::{ActionId, Machine, OutputId, StateId, TransitionId};
+use fsm_grammar::model::{ActionId, Machine, StateId};
+use fsm_grammar::plan::{self, Plan};
 use proc_macro2::TokenStream;
 use quote::quote;
+use std::collections::BTreeSet;
 
 /// How the parameters of `transition` are named: `_state`, `_guards` and
 /// `_last_active` when unused, so no machine, however degenerate, triggers
@@ -25,6 +27,7 @@ pub(crate) struct Params {
 /// The parameter names and the body of `transition` for `machine`.
 pub(crate) fn transition_body(
     machine: &Machine,
+    plan: &Plan,
     idents: &Idents,
     tables: &mut Tables,
 ) -> (Params, TokenStream) {
@@ -40,28 +43,20 @@ pub(crate) fn transition_body(
     let mut uses_guards = false;
     let mut uses_memory = false;
     let mut arms = Vec::new();
-    // Once per machine: per transition it made generation quadratic.
-    let slots = memory_slots(machine);
     for state in machine.leaves() {
-        let groups = machine.candidate_groups(state);
+        let rows = &plan.leaf(state).actions;
         let state_variant = &idents.states[state.index()];
-        for (action, candidates) in &groups {
-            let candidates = reachable(machine, candidates);
-            uses_guards |= candidates.iter().any(|&t| machine.transition(t).guard.is_some());
-            let action_variant = &idents.actions[action.index()];
-            let body = group_body(
-                machine,
-                idents,
-                tables,
-                state,
-                &candidates,
-                &slots,
-                &mut uses_memory,
-            );
+        for row in rows {
+            uses_guards |= row
+                .candidates
+                .iter()
+                .any(|c| machine.transition(c.transition).guard.is_some());
+            let action_variant = &idents.actions[row.action.index()];
+            let body = group_body(machine, idents, tables, state, row, &mut uses_memory);
             arms.push(quote!((State::#state_variant, Action::#action_variant) => #body,));
         }
-        if groups.len() < machine.actions.len() {
-            let valid = tables.valid_actions(groups.iter().map(|(a, _)| *a).collect::<Vec<ActionId>>());
+        if rows.len() < machine.actions.len() {
+            let valid = tables.valid_actions(rows.iter().map(|row| row.action).collect::<Vec<ActionId>>());
             let terminal = machine.state(state).is_terminal();
             arms.push(quote! {
                 (State::#state_variant, _) => __fsm::Err(FireError::invalid(state, action, #valid, #terminal)),
@@ -84,18 +79,6 @@ pub(crate) fn transition_body(
     (params, quote!(match (state, action) { #(#arms)* }))
 }
 
-/// The candidates up to and including the first unguarded one: those after it
-/// can never fire (the checker reports them as `shadowed-transition`).
-fn reachable(machine: &Machine, candidates: &[TransitionId]) -> Vec<TransitionId> {
-    match candidates
-        .iter()
-        .position(|&t| machine.transition(t).guard.is_none())
-    {
-        Some(last) => candidates[..=last].to_vec(),
-        None => candidates.to_vec(),
-    }
-}
-
 /// `Ok(Fired)` for the first candidate whose guard holds, else the
 /// rejection, as an `if` / `else if` chain.
 fn group_body(
@@ -103,20 +86,15 @@ fn group_body(
     idents: &Idents,
     tables: &mut Tables,
     state: StateId,
-    candidates: &[TransitionId],
-    slots: &[StateId],
+    row: &plan::ActionRow,
     uses_memory: &mut bool,
 ) -> TokenStream {
-    let cached = repeated_guards(
-        candidates
-            .iter()
-            .filter_map(|&t| machine.transition(t).guard.as_ref().map(|g| &g.expr)),
-    );
+    let cached: BTreeSet<_> = row.cached_guards.iter().copied().collect();
     let mut branches = Vec::new();
     let mut fallback = None;
-    for &t in candidates {
-        let fired = fired(machine, idents, tables, state, t, slots, uses_memory);
-        match &machine.transition(t).guard {
+    for candidate in &row.candidates {
+        let fired = fired(idents, tables, state, candidate, uses_memory);
+        match &machine.transition(candidate.transition).guard {
             Some(guard) => {
                 let condition = condition(&guard.expr, &cached, idents);
                 branches.push(quote!(if #condition { #fired }));
@@ -126,10 +104,10 @@ fn group_body(
     }
     let fallback = fallback.unwrap_or_else(|| {
         let rejected = tables.rejected(
-            candidates
+            row.candidates
                 .iter()
-                .map(|&t| {
-                    let transition = machine.transition(t);
+                .map(|c| {
+                    let transition = machine.transition(c.transition);
                     let guard = transition.guard.as_ref().map(|g| machine.guard_text(&g.expr));
                     let target = transition.target.map(|s| machine.state(s).name.clone());
                     (guard.unwrap_or_default(), target)
@@ -151,54 +129,33 @@ fn group_body(
     })
 }
 
-/// `Ok(Fired { .. })` for transition `t` taken from leaf `state`: the exit
-/// outputs of the states it leaves (innermost first), its own, then the
-/// enter outputs of the states it enters (outermost first). With a history
-/// target, one case per path the memory selects; the memory of the regions
-/// it leaves is updated.
+/// `Ok(Fired { .. })` for `candidate` taken from leaf `state`, with the
+/// outputs of its plan. With a history target, one case per path the memory
+/// selects; the memory of the regions it leaves is updated.
 fn fired(
-    machine: &Machine,
     idents: &Idents,
     tables: &mut Tables,
     state: StateId,
-    t: TransitionId,
-    slots: &[StateId],
+    candidate: &plan::Candidate,
     uses_memory: &mut bool,
 ) -> TokenStream {
-    let transition = machine.transition(t);
-    let step = step(
-        machine,
-        slots,
-        state,
-        transition.source,
-        transition.target,
-        transition.history,
-    );
-    let mut to_outputs = |case: &Case| {
-        let outputs: Vec<OutputId> = case
-            .path
-            .exits
-            .iter()
-            .flat_map(|&s| &machine.state(s).exit)
-            .chain(&transition.emits)
-            .chain(case.path.entries.iter().flat_map(|&s| &machine.state(s).enter))
-            .copied()
-            .collect();
-        let to = match transition.target {
+    let step = &candidate.step;
+    let mut to_outputs = |case: &plan::Case| {
+        let to = match case.mv.to {
             None => quote!(state),
-            Some(_) => {
-                let variant = &idents.states[case.to(state).index()];
+            Some(to) => {
+                let variant = &idents.states[to.index()];
                 quote!(State::#variant)
             }
         };
-        (to, tables.outputs(outputs))
+        (to, tables.outputs(case.mv.outputs.clone()))
     };
     let slot = |i: usize| {
         let i = index(i);
         quote!(last_active[#i])
     };
-    let record = records(&step, state, idents, &slot);
-    let internal = transition.target.is_none();
+    let record = records(step, state, idents, &slot);
+    let internal = step.default_case().mv.is_internal();
     if step.read.is_none() && record.is_empty() {
         let (to, outputs) = to_outputs(&step.cases[0]);
         return quote!(__fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs, internal: #internal }));
@@ -211,7 +168,7 @@ fn fired(
             __fsm::Ok(Fired { from: state, to: #to, action, outputs: #outputs, internal: #internal })
         });
     }
-    let chosen = dispatch(&step, idents, &slot, &mut |case| {
+    let chosen = dispatch(step, idents, &slot, &mut |case| {
         let (to, outputs) = to_outputs(case);
         quote!((#to, #outputs))
     });

@@ -845,11 +845,12 @@ pub mod call {
                 _ => {}
             }
         }
-        /// The current state's timers, in the order they are tried.
+        /// The current state's timers, group by group in the order groups
+        /// are tried.
         fn timer_order(state: State) -> &'static [usize] {
             #[allow(clippy::match_single_binding)]
             match state {
-                State::Calling => &[1, 0, 2],
+                State::Calling => &[1, 2, 0],
                 State::Waiting => &[0],
                 _ => &[],
             }

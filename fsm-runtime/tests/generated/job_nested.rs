@@ -978,7 +978,7 @@ pub mod job {
             }
         }
         /// The slots of the timers armed in `state` (its own and its
-        /// regions'), in the order they are tried.
+        /// regions'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
             #[allow(clippy::match_single_binding)]
             match state {

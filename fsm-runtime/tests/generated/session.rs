@@ -406,11 +406,12 @@ pub mod session {
                 _ => {}
             }
         }
-        /// The current state's timers, in the order they are tried.
+        /// The current state's timers, group by group in the order groups
+        /// are tried.
         fn timer_order(state: State) -> &'static [usize] {
             #[allow(clippy::match_single_binding)]
             match state {
-                State::Active => &[1, 0, 2],
+                State::Active => &[1, 2, 0],
                 _ => &[],
             }
         }
