@@ -73,8 +73,8 @@ impl<M: Machine, E: fmt::Debug> std::error::Error for Rejected<M, E> {}
 
 /// A timer that fired: its state left (or kept, for an internal timer) and
 /// the outputs for the caller to perform, in the order of a fired action's
-/// (the exit outputs of the state left, the timer's own `emit`, the enter
-/// outputs of the state entered).
+/// (the exit outputs of the states left, innermost first, the timer's own
+/// `emit`, the enter outputs of the states entered, outermost first).
 pub struct TimerFired<M: Machine> {
     /// The state the machine was in when the timer fired.
     pub from: M::State,

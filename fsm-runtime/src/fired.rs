@@ -7,8 +7,9 @@ use std::fmt;
 /// A transition that fired.
 ///
 /// `outputs` are the outputs the caller must now perform, in order: the exit
-/// outputs of the state left, the transition's own `emit`, then the enter
-/// outputs of the state entered. An internal transition (one without a
+/// outputs of the states left (innermost first, with nested states), the
+/// transition's own `emit`, then the enter outputs of the states entered
+/// (outermost first); `from` and `to` are leaves. An internal transition (one without a
 /// target) emits only its own outputs and leaves `to == from`; a
 /// self-transition (`-> from`) also has `to == from` but exits and
 /// re-enters, with their outputs and hooks: [`internal`](Self::internal)

@@ -18,7 +18,8 @@ use std::hash::Hash;
 /// Every method has an inherent twin on the generated type, so users who
 /// hold a concrete machine never need to import this trait.
 pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'static {
-    /// The machine's states.
+    /// The machine's states: its leaves, with nested states (a composite
+    /// state is never current).
     type State: Symbol;
     /// The actions it accepts.
     type Action: Symbol;
@@ -31,16 +32,19 @@ pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'stati
     /// It is the same however the code was generated, and changes when the
     /// behaviour can change.
     const FINGERPRINT: &'static str;
-    /// The initial state.
+    /// The leaf the machine starts in: its initial state, or with nested
+    /// states the end of that state's initial descent.
     const INITIAL: Self::State;
 
-    /// A machine in `state`.
+    /// A machine in `state`, remembering nothing (a history target then
+    /// enters its composite's initial states).
     fn from_state(state: Self::State) -> Self;
 
     /// The current state.
     fn state(&self) -> Self::State;
 
-    /// The actions that have a transition in `state`, whether or not its
+    /// The actions that have a transition in `state` (its own, those it
+    /// inherits from the states holding it, and `any`'s), whether or not its
     /// guards would let it fire, in declaration order. Empty for terminal
     /// states.
     fn valid_actions_in(state: Self::State) -> &'static [Self::Action];
