@@ -4,6 +4,8 @@
 //! Code generation, the dynamic engine and the JSON export all read this.
 
 mod hierarchy;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use crate::ast::HistoryKind;
 use crate::diagnostic::Code;

@@ -638,27 +638,7 @@ pub fn repeated_guards<'a>(exprs: impl IntoIterator<Item = &'a GuardExpr>) -> Ve
 mod tests {
     use super::*;
 
-    const CALL: &str = include_str!("../../tests/fixtures/ok/phone-call.fsm");
-
-    fn machine(text: &str) -> Machine {
-        let checked = crate::check(text);
-        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
-        checked.model.machines.into_iter().next().expect("one machine")
-    }
-
-    /// The model, whatever the checks say of it.
-    fn lowered(text: &str) -> Machine {
-        crate::check(text)
-            .model
-            .machines
-            .into_iter()
-            .next()
-            .expect("one machine")
-    }
-
-    fn id(m: &Machine, name: &str) -> StateId {
-        m.state_by_name(name).expect(name)
-    }
+    use crate::model::testing::{id, lowered, machine, CALL};
 
     fn action(m: &Machine, name: &str) -> ActionId {
         ActionId::from_index(m.actions.iter().position(|a| a.name == name).expect(name))

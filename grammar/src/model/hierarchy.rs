@@ -263,31 +263,10 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const CALL: &str = include_str!("../../../tests/fixtures/ok/phone-call.fsm");
-
-    fn machine(text: &str) -> Machine {
-        let checked = crate::check(text);
-        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
-        checked.model.machines.into_iter().next().expect("one machine")
-    }
-
-    /// The model, whatever the checks say of it.
-    fn lowered(text: &str) -> Machine {
-        crate::check(text)
-            .model
-            .machines
-            .into_iter()
-            .next()
-            .expect("one machine")
-    }
+    use crate::model::testing::{id, lowered, machine, CALL};
 
     fn names(m: &Machine, ids: &[StateId]) -> Vec<String> {
         ids.iter().map(|&s| m.state(s).name.clone()).collect()
-    }
-
-    fn id(m: &Machine, name: &str) -> StateId {
-        m.state_by_name(name).expect(name)
     }
 
     /// The transition `m` takes in `leaf` on `action` (the first candidate):
