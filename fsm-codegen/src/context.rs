@@ -1074,9 +1074,10 @@ impl Gen<'_> {
             let timer = &self.machine.timers[candidate.timer.index()];
             let (run, to, outputs) = self.take(tables, from, &candidate.step, false);
             let within = Literal::u32_unsuffixed(candidate.index);
+            let internal = candidate.step.default_case().mv.is_internal();
             let fired = quote!({
                 #run
-                __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs }))
+                __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs, internal: #internal }))
             });
             match &timer.guard {
                 Some(guard) => {

@@ -89,6 +89,12 @@ pub struct TimerFired<M: Machine> {
     pub due: Timestamp,
     /// The outputs to perform, in order.
     pub outputs: &'static [M::Output],
+    /// True for an internal timer (`after 5s do tick;`, no target): no
+    /// state was exited or entered, so no hook ran and no timer was
+    /// re-armed. False for a timer with a target, one back to its own state
+    /// included, which exits and re-enters (and re-arms). As
+    /// [`Fired::internal`](crate::Fired::internal).
+    pub internal: bool,
 }
 
 /// Timers of one state with the same delay that came due together, none of
@@ -107,7 +113,7 @@ pub struct TimerRejected<M: Machine> {
 }
 
 impl_value_traits! {
-    TimerFired { from, to, declared_in, timer, due, outputs }
+    TimerFired { from, to, declared_in, timer, due, outputs, internal }
     TimerRejected { state, declared_in, timer, due }
 }
 

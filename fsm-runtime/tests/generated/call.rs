@@ -892,6 +892,7 @@ pub mod call {
                                     timer: 1,
                                     due,
                                     outputs: &OUTPUTS_4,
+                                    internal: false,
                                 }),
                             )
                         } else {
@@ -907,6 +908,7 @@ pub mod call {
                                         timer: 2,
                                         due,
                                         outputs: &OUTPUTS_5,
+                                        internal: false,
                                     }),
                                 )
                             }
@@ -924,6 +926,7 @@ pub mod call {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_6,
+                                internal: true,
                             }),
                         )
                     }
@@ -942,6 +945,7 @@ pub mod call {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_7,
+                                internal: false,
                             }),
                         )
                     }

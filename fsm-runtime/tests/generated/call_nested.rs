@@ -982,6 +982,7 @@ pub mod call {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_3,
+                                internal: false,
                             }),
                         )
                     }
@@ -1000,6 +1001,7 @@ pub mod call {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_3,
+                                internal: false,
                             }),
                         )
                     }
@@ -1018,6 +1020,7 @@ pub mod call {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_3,
+                                internal: false,
                             }),
                         )
                     }
@@ -1036,6 +1039,7 @@ pub mod call {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_3,
+                                internal: false,
                             }),
                         )
                     }

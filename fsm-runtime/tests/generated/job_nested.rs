@@ -1032,6 +1032,7 @@ pub mod job {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_0,
+                                internal: false,
                             }),
                         )
                     }
@@ -1054,6 +1055,7 @@ pub mod job {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_1,
+                                internal: false,
                             }),
                         )
                     }
@@ -1074,6 +1076,7 @@ pub mod job {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_1,
+                                internal: false,
                             }),
                         )
                     }

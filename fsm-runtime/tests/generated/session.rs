@@ -451,6 +451,7 @@ pub mod session {
                                     timer: 1,
                                     due,
                                     outputs: &[],
+                                    internal: false,
                                 }),
                             )
                         } else {
@@ -465,6 +466,7 @@ pub mod session {
                                         timer: 2,
                                         due,
                                         outputs: &OUTPUTS_0,
+                                        internal: false,
                                     }),
                                 )
                             }
@@ -482,6 +484,7 @@ pub mod session {
                                 timer: 0,
                                 due,
                                 outputs: &OUTPUTS_1,
+                                internal: true,
                             }),
                         )
                     }
