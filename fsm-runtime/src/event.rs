@@ -99,11 +99,7 @@ mod serde_impls {
     pub fn deserialize_event<'de, E: EventVariants<'de>, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<E, D::Error> {
-        deserializer.deserialize_enum(
-            "Event",
-            <E::Action as Symbol>::NAMES,
-            EventVisitor(PhantomData),
-        )
+        deserializer.deserialize_enum("Event", <E::Action as Symbol>::NAMES, EventVisitor(PhantomData))
     }
 
     struct EventVisitor<E>(PhantomData<E>);
