@@ -199,7 +199,7 @@ impl<C> Engine<C> {
 
     /// True when the machine is in the state called `state`: it is the
     /// current leaf, or a composite state holding it. False for a name the
-    /// definition does not have. Generated code's `is_in(Region)`.
+    /// definition does not have. Generated code's `is_in(Composite)`.
     ///
     /// ```
     /// use fsm_runtime::dynamic::{Definition, Engine};
