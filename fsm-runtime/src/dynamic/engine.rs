@@ -8,6 +8,7 @@ use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownActi
 use super::fired::{Fired, FiredTimer};
 use super::ids::{ActionId, StateId};
 use super::tables::{EffectCall, Move, Step, TimerDelay};
+use super::timer_rejected::TimerRejected;
 use super::trace;
 use crate::context::deadline;
 use crate::history::{next_seq_after, History};
@@ -416,11 +417,13 @@ impl<C> Engine<C> {
 
     /// Fire every timer due at the clock's current time, earliest deadline
     /// first (ties in the order of the state's timer groups), each exactly
-    /// once, and return what fired, in order; the caller performs each one's
-    /// outputs. Timers armed by these transitions are due after the time
-    /// read, so they wait for a later call. A due group none of whose
-    /// guards holds is disarmed without firing.
-    pub fn fire_due(&self) -> Vec<FiredTimer<'_>> {
+    /// once, and return each due group's outcome, in order: the timer that
+    /// fired, whose outputs the caller performs, or [`TimerRejected`] for a
+    /// group none of whose guards held, which is disarmed without firing
+    /// (as generated code's `fire_due` reports `Err(TimerRejected)`).
+    /// Timers armed by these transitions are due after the time read, so
+    /// they wait for a later call.
+    pub fn fire_due(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
         let mut fired = Vec::new();
         let mut guard = self.lock();
         let definition = &*self.definition;
@@ -455,6 +458,14 @@ impl<C> Engine<C> {
             let context = &current.context;
             let Some(candidate) = tables.select_timer(leaf_group, |g| (guards[g.index()])(context, &NULL))
             else {
+                let first = tables.first_timer(leaf_group);
+                fired.push(Err(TimerRejected {
+                    state: from,
+                    declared_in: first.declared_in,
+                    timer: first.index as usize,
+                    due,
+                    definition,
+                }));
                 continue;
             };
             let mv = tables.resolve(&candidate.step, &current.memory);
@@ -469,7 +480,7 @@ impl<C> Engine<C> {
             }
             let seq = current.seq;
             self.enter(current, &candidate.step, mv, to, Some(now));
-            fired.push(FiredTimer {
+            fired.push(Ok(FiredTimer {
                 seq,
                 from,
                 to,
@@ -478,11 +489,14 @@ impl<C> Engine<C> {
                 due,
                 outputs: tables.outputs(mv),
                 definition,
-            });
+            }));
         }
         drop(guard);
-        for f in &fired {
-            trace::fired_timer(f);
+        for outcome in &fired {
+            match outcome {
+                Ok(f) => trace::fired_timer(f),
+                Err(r) => trace::timer_rejected(r),
+            }
         }
         fired
     }

@@ -22,7 +22,8 @@
 //! - timers run on the engine's clock ([`EngineBuilder::clock`], a
 //!   [`ManualClock`](crate::ManualClock) in tests):
 //!   [`Engine::next_deadline`] says when the next is due and
-//!   [`Engine::fire_due`] fires every due one, each once ([`FiredTimer`]);
+//!   [`Engine::fire_due`] fires every due one, each once ([`FiredTimer`]),
+//!   and reports a due group none of whose guards held ([`TimerRejected`]);
 //! - [`Engine::fire`] takes `&self`, is atomic, and may be called from many
 //!   threads. It chooses transitions exactly as generated code does, reports
 //!   the same [`Fired`] information, and fails with errors whose messages are
@@ -132,6 +133,7 @@ mod ids;
 mod json;
 mod name_index;
 mod tables;
+mod timer_rejected;
 mod trace;
 
 pub use crate::RestoreError;
@@ -145,3 +147,4 @@ pub use engine_builder::EngineBuilder;
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition, UnknownAction};
 pub use fired::{Fired, FiredTimer};
 pub use ids::{ActionId, OutputId, StateId};
+pub use timer_rejected::TimerRejected;

@@ -750,6 +750,13 @@ impl Tables {
             })
     }
 
+    /// The first candidate of `group` in the order they are tried (by
+    /// priority, then declaration order): the timer a rejected group is
+    /// named by.
+    pub(crate) fn first_timer(&self, group: &LeafGroup) -> &TimerCandidate {
+        &self.timer_candidates[group.candidates.range()][0]
+    }
+
     /// The guard of `candidate` as canonical text; empty when unguarded.
     pub(crate) fn guard_text(&self, candidate: &Candidate) -> &str {
         &self.guard_texts[candidate.transition.index()]

@@ -3,6 +3,7 @@
 
 use super::fire_error::FireError;
 use super::fired::{Fired, FiredTimer};
+use super::timer_rejected::TimerRejected;
 
 /// Log a transition at `DEBUG`: machine, from, action, to, outputs.
 #[inline]
@@ -38,6 +39,23 @@ pub(crate) fn fired_timer(fired: &FiredTimer<'_>) {
     );
     #[cfg(not(feature = "tracing"))]
     let _ = fired;
+}
+
+/// Log a timer group that came due with no guard holding at `DEBUG`:
+/// machine, state, the state declaring it, timer, as generated machines do.
+#[inline]
+pub(crate) fn timer_rejected(rejected: &TimerRejected<'_>) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "fsm_runtime",
+        machine = rejected.definition().name(),
+        state = rejected.state_name(),
+        declared_in = rejected.declared_in_name(),
+        timer = rejected.timer,
+        "timer rejected"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = rejected;
 }
 
 /// Log a rejected action at `DEBUG`: machine, state, action, and why. An
