@@ -234,9 +234,35 @@ pub enum Step {
     },
     /// An action was refused (invalid, or every guard false).
     Rejected,
-    /// `fire_due`: the timers that fired, in order, as (from, to, the
-    /// state that declared the timer, its index in that state, outputs).
-    Timers(Vec<(String, String, String, usize, Vec<String>)>),
+    /// `fire_due`: each due timer group's outcome, in order.
+    Timers(Vec<Due>),
+}
+
+/// What one due timer group did in `fire_due`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// A timer of the group fired.
+    Fired {
+        from: String,
+        to: String,
+        /// The state that declared the timer.
+        declared_in: String,
+        /// Its index among that state's timers.
+        timer: usize,
+        /// Its deadline, in Unix milliseconds.
+        due: u64,
+        outputs: Vec<String>,
+    },
+    /// No guard of the group held: it was disarmed and nothing else
+    /// happened.
+    Rejected {
+        state: String,
+        declared_in: String,
+        /// The index of the group's first timer (by priority, then
+        /// declaration order) among `declared_in`'s timers.
+        timer: usize,
+        due: u64,
+    },
 }
 
 /// The generated code of one machine as the timed test drives it:

@@ -35,9 +35,11 @@
 //!   holds fires, and the group is disarmed either way;
 //! - `fire_due` fires the due groups earliest deadline first, ties in group
 //!   order (groups ordered by their best timer), each once; groups armed by
-//!   these firings wait for the next call.
+//!   these firings wait for the next call. A due group none of whose guards
+//!   holds is reported as rejected, named by its first timer, and every
+//!   engine must report it in the same place.
 
-use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Step};
+use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Due, Step};
 use crate::generated::{generated_for, MACHINES};
 use crate::tree::{self, Memory};
 use fsm_grammar::model::{Delay, GuardExpr, HistoryKind, Machine, Source, StateId, Timer};
@@ -224,7 +226,7 @@ impl<'m> Reference<'m> {
                     ((due, Reverse(best), Reverse(depth), group), declared)
                 })
                 .min();
-            let Some(((_, _, _, group), declared)) = due else {
+            let Some(((due, _, _, group), declared)) = due else {
                 break;
             };
             self.armed.remove(&(declared, group));
@@ -235,6 +237,12 @@ impl<'m> Reference<'m> {
                     .as_ref()
                     .is_none_or(|g| holds(self.machine, &g.expr, &self.ctx, &Value::Null))
             }) else {
+                fired.push(Due::Rejected {
+                    state: self.name(state),
+                    declared_in: self.name(declared),
+                    timer: groups[group][0].0,
+                    due,
+                });
                 continue;
             };
             let outputs = self.take(
@@ -246,13 +254,14 @@ impl<'m> Reference<'m> {
                 &Value::Null,
                 now,
             );
-            fired.push((
-                self.name(state),
-                self.name(self.state),
-                self.name(declared),
-                index,
+            fired.push(Due::Fired {
+                from: self.name(state),
+                to: self.name(self.state),
+                declared_in: self.name(declared),
+                timer: index,
+                due,
                 outputs,
-            ));
+            });
         }
         Step::Timers(fired)
     }
@@ -362,14 +371,21 @@ fn dynamic_due(engine: &Engine<Ctx>) -> Step {
         engine
             .fire_due()
             .iter()
-            .map(|f| {
-                (
-                    f.from_name().to_owned(),
-                    f.to_name().to_owned(),
-                    f.declared_in_name().to_owned(),
-                    f.timer,
-                    f.output_names().map(str::to_owned).collect(),
-                )
+            .map(|outcome| match outcome {
+                Ok(f) => Due::Fired {
+                    from: f.from_name().to_owned(),
+                    to: f.to_name().to_owned(),
+                    declared_in: f.declared_in_name().to_owned(),
+                    timer: f.timer,
+                    due: f.due.unix_millis(),
+                    outputs: f.output_names().map(str::to_owned).collect(),
+                },
+                Err(r) => Due::Rejected {
+                    state: r.state_name().to_owned(),
+                    declared_in: r.declared_in_name().to_owned(),
+                    timer: r.timer,
+                    due: r.due.unix_millis(),
+                },
             })
             .collect(),
     )
@@ -404,6 +420,7 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
     let files = crate::generated::corpus();
     let mut machines = 0;
     let mut timers_fired = 0;
+    let mut timers_rejected = 0;
     let mut effects_run = 0;
     let mut payload_effects = 0;
     let mut snapshots = 0;
@@ -461,7 +478,9 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
                         )
                     };
                     if let Step::Timers(fired) = &expected {
-                        timers_fired += fired.len();
+                        let rejected = fired.iter().filter(|d| matches!(d, Due::Rejected { .. })).count();
+                        timers_fired += fired.len() - rejected;
+                        timers_rejected += rejected;
                     }
                     let expected = Observed {
                         step: expected,
@@ -525,7 +544,8 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
         }
     }
     eprintln!(
-        "{machines} machines, {timers_fired} timers fired, {effects_run} effects run, \
+        "{machines} machines, {timers_fired} timers fired, {timers_rejected} timer groups rejected, \
+         {effects_run} effects run, \
          {payload_effects} of them with a payload, {snapshots} snapshots restored"
     );
     assert!(snapshots > 1_000, "only {snapshots} snapshots restored");
@@ -538,6 +558,10 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
     assert!(
         timers_fired > 1_000,
         "only {timers_fired} timers fired: the test does not reach them"
+    );
+    assert!(
+        timers_rejected > 100,
+        "only {timers_rejected} timer groups were rejected: the test does not reach them"
     );
     assert!(
         effects_run > 1_000,
