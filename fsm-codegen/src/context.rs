@@ -55,11 +55,11 @@ struct Gen<'a> {
     max_timers: usize,
     /// The length of the deadlines array: `max_timers`, a slot per timer
     /// index, for a flat machine; one slot per timer for a nested machine,
-    /// whose leaf's and regions' timers are armed together.
+    /// whose leaf's and composites' timers are armed together.
     deadline_slots: usize,
     /// Whether the machine has nested states.
     nested: bool,
-    /// The regions whose last active leaf the machine keeps.
+    /// The composite states whose last active leaf the machine keeps.
     memory: Vec<StateId>,
     /// The clock's type parameter: `K`, or `K2` for a machine named `K`.
     clock_param: Ident,
@@ -125,10 +125,10 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     let core = gen.core_type();
     let core_impl = machine_impl(machine, &gen.plan, &gen.idents, &mut tables, false);
     let machine_type = gen.machine_type(&mut tables);
-    let regions = if gen.memory.is_empty() {
+    let composites = if gen.memory.is_empty() {
         TokenStream::new()
     } else {
-        crate::machine::memory_regions(machine, &gen.idents)
+        crate::machine::memory_composites(machine, &gen.idents)
     };
     let statics = tables.statics(&gen.idents);
     quote! {
@@ -149,7 +149,7 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
             #core
             #core_impl
             #machine_type
-            #regions
+            #composites
             #statics
         }
     }
@@ -1021,7 +1021,7 @@ impl Gen<'_> {
     }
 
     /// `arm_timers` of a machine with nested states: the deadlines of the
-    /// timers of the current leaf and of every region around it, entered
+    /// timers of the current leaf and of every composite around it, entered
     /// outermost first, from now. For a machine just created.
     fn arm_timers_nested(&self) -> TokenStream {
         let n = index(self.deadline_slots);
@@ -1042,7 +1042,7 @@ impl Gen<'_> {
         let arms: Vec<TokenStream> = arms.collect();
         quote! {
             /// Disarm every timer, and arm those of the current state and of
-            /// the regions around it.
+            /// the composite states around it.
             fn arm_timers(&mut self) {
                 self.deadlines = [__fsm::None; #n];
                 #[allow(clippy::match_single_binding, clippy::single_match)]
@@ -1166,7 +1166,7 @@ impl Gen<'_> {
     }
 
     /// `timer_order`, `timers_in` and `fire_due_at` of a machine with
-    /// nested states. The armed timers are the leaf's and its regions';
+    /// nested states. The armed timers are the leaf's and its composites';
     /// `timer_order` gives their slots group by group, in the order the
     /// plan tries the leaf's groups.
     fn fire_due_at_nested(&self, tables: &mut Tables) -> TokenStream {
@@ -1207,7 +1207,7 @@ impl Gen<'_> {
         let allow_unused = self.allow_unused_guards(self.machine.timers.iter().map(|t| t.guard.is_some()));
         quote! {
             /// The slots of the timers armed in `state` (its own and its
-            /// regions'), group by group in the order groups are tried.
+            /// composites'), group by group in the order groups are tried.
             fn timer_order(state: State) -> &'static [usize] {
                 #[allow(clippy::match_single_binding)]
                 match state {
@@ -1379,10 +1379,10 @@ impl Gen<'_> {
         let tree_methods = if self.nested {
             let memory = crate::machine::memory_items(self.machine, &self.idents, quote!(self.last_active));
             quote! {
-                /// True when the machine is inside `region`: when its state
+                /// True when the machine is inside `composite`: when its state
                 /// lies in it, at any depth.
-                pub fn is_in(&self, region: Region) -> bool {
-                    self.state.is_in(region)
+                pub fn is_in(&self, composite: Composite) -> bool {
+                    self.state.is_in(composite)
                 }
 
                 #memory
@@ -1394,8 +1394,8 @@ impl Gen<'_> {
             quote! {
                 /// The timers armed now, with their deadlines, as a snapshot
                 /// stores them: those of the current state, then those of each
-                /// region around it, outwards, each named by the state that
-                /// declares it.
+                /// composite state around it, outwards, each named by the state
+                /// that declares it.
                 pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
                     Self::timers_in(self.state)
                         .iter()
@@ -1521,15 +1521,15 @@ impl Gen<'_> {
             (
                 quote! {
                     let last_active = snapshot.last_active_of::<Core, #memory_n>(&[#(#names),*], |slot, leaf| {
-                        leaf.is_in(LAST_ACTIVE_REGIONS[slot])
+                        leaf.is_in(LAST_ACTIVE_COMPOSITES[slot])
                     })?;
                 },
                 quote! {
                     .with_last_active(
-                        LAST_ACTIVE_REGIONS
+                        LAST_ACTIVE_COMPOSITES
                             .iter()
                             .zip(self.last_active)
-                            .filter_map(|(region, leaf)| leaf.map(|leaf| (region.name(), leaf.name()))),
+                            .filter_map(|(composite, leaf)| leaf.map(|leaf| (composite.name(), leaf.name()))),
                     )
                 },
             )

@@ -215,13 +215,14 @@ fn hooks_have_effects(machine: &Machine) -> bool {
 }
 
 /// The states of a machine with nested states: the tree as an indented
-/// list, then the table, with the region each state lies in.
+/// list, then the table, with the composite state each state lies in.
 fn nested_state_table(machine: &Machine) -> Vec<String> {
     let mut lines = vec![
         "# States".to_string(),
         String::new(),
-        "The machine is always in one leaf (a `State`) and in every region (a `Region`: a state".to_string(),
-        "that holds states) around it. `initial` marks where the machine, and each region, starts."
+        "The machine is always in one leaf (a `State`) and in every composite (a `Composite`: a state"
+            .to_string(),
+        "that holds states) around it. `initial` marks where the machine, and each composite, starts."
             .to_string(),
         String::new(),
     ];
@@ -234,7 +235,7 @@ fn nested_state_table(machine: &Machine) -> Vec<String> {
         };
         let mut words = Vec::new();
         if state.is_composite() {
-            words.push("region");
+            words.push("composite");
         }
         if initial {
             words.push("initial");
@@ -297,7 +298,8 @@ fn nested_transition_table(machine: &Machine) -> Vec<String> {
         "A state's transitions apply in every state inside it. The candidates for one action are".to_string(),
         "tried from the highest priority down; ties go to the innermost state first (the leaf's own,"
             .to_string(),
-        "then those of the regions around it, outwards, then `any`), each in declaration order.".to_string(),
+        "then those of the composites around it, outwards, then `any`), each in declaration order."
+            .to_string(),
         String::new(),
     ];
     lines.extend(extra.header(&TRANSITION_COLUMNS));
@@ -460,7 +462,7 @@ fn timer_table(machine: &Machine) -> Vec<String> {
     );
     if machine.is_nested() {
         lines.push(
-            "per entry; a region's timers stay armed while the machine moves inside it. Of a state's"
+            "per entry; a composite's timers stay armed while the machine moves inside it. Of a state's"
                 .to_string(),
         );
         lines.push(

@@ -37,7 +37,7 @@ impl Kind {
             Kind::State => format!("The states of [`{machine}`]."),
             Kind::Leaf => format!(
                 "The states [`{machine}`] can be in: the leaves of its tree, those that hold no states \
-                 (the others are [`Region`]s)."
+                 (the others are [`Composite`]s)."
             ),
             Kind::Action => format!("The actions [`{machine}`] accepts: what the caller fires."),
             Kind::Output => format!("The outputs [`{machine}`] emits: what the caller performs."),

@@ -62,34 +62,34 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
 }
 
 /// `is_in` and, with history memory, `last_active` on a machine with nested
-/// states; the regions whose memory the machine keeps.
+/// states; the composites whose memory the machine keeps.
 fn tree_impl(machine: &Machine, idents: &Idents) -> TokenStream {
     if !machine.is_nested() {
         return TokenStream::new();
     }
     let machine_ident = &idents.machine;
     let memory = memory_items(machine, idents, quote!(self.last_active));
-    let regions = if memory.is_empty() {
+    let composites = if memory.is_empty() {
         TokenStream::new()
     } else {
-        memory_regions(machine, idents)
+        memory_composites(machine, idents)
     };
     quote! {
         impl #machine_ident {
-            /// True when the machine is inside `region`: when its state
+            /// True when the machine is inside `composite`: when its state
             /// lies in it, at any depth.
-            pub const fn is_in(&self, region: Region) -> bool {
-                self.state.is_in(region)
+            pub const fn is_in(&self, composite: Composite) -> bool {
+                self.state.is_in(composite)
             }
 
             #memory
         }
 
-        #regions
+        #composites
     }
 }
 
-/// With history memory: `last_active(region)`, reading `memory` (an
+/// With history memory: `last_active(composite)`, reading `memory` (an
 /// expression of the array). Nothing without memory.
 pub(crate) fn memory_items(machine: &Machine, idents: &Idents, memory: TokenStream) -> TokenStream {
     let slots = memory_slots(machine);
@@ -99,7 +99,7 @@ pub(crate) fn memory_items(machine: &Machine, idents: &Idents, memory: TokenStre
     let arms = slots.iter().enumerate().map(|(i, &s)| {
         let variant = &idents.states[s.index()];
         let i = crate::nested::index(i);
-        quote!(Region::#variant => #memory[#i],)
+        quote!(Composite::#variant => #memory[#i],)
     });
     let names = slots
         .iter()
@@ -107,15 +107,15 @@ pub(crate) fn memory_items(machine: &Machine, idents: &Idents, memory: TokenStre
         .collect::<Vec<_>>()
         .join(", ");
     let doc = crate::docs::doc_line(&format!(
-        "The leaf last active inside `region` when the machine last left it, which `-> region.history` \
-         and `-> region.deep_history` go back to; `None` before it first left it, and for a region no \
+        "The leaf last active inside `composite` when the machine last left it, which `-> composite.history` \
+         and `-> composite.deep_history` go back to; `None` before it first left it, and for a composite no \
          transition enters through its history (the machine remembers only {names})."
     ));
     quote! {
         #doc
-        pub const fn last_active(&self, region: Region) -> __fsm::Option<State> {
+        pub const fn last_active(&self, composite: Composite) -> __fsm::Option<State> {
             #[allow(unreachable_patterns)]
-            match region {
+            match composite {
                 #(#arms)*
                 _ => __fsm::None,
             }
@@ -123,20 +123,20 @@ pub(crate) fn memory_items(machine: &Machine, idents: &Idents, memory: TokenStre
     }
 }
 
-/// `const LAST_ACTIVE_REGIONS`: the region of each memory slot.
-pub(crate) fn memory_regions(machine: &Machine, idents: &Idents) -> TokenStream {
+/// `const LAST_ACTIVE_COMPOSITES`: the composite of each memory slot.
+pub(crate) fn memory_composites(machine: &Machine, idents: &Idents) -> TokenStream {
     let slots = memory_slots(machine);
     let n = crate::nested::index(slots.len());
     let variants = slots.iter().map(|s| &idents.states[s.index()]);
     quote! {
-        /// The region each slot of the history memory is for.
-        const LAST_ACTIVE_REGIONS: [Region; #n] = [#(Region::#variants),*];
+        /// The composite state each slot of the history memory is for.
+        const LAST_ACTIVE_COMPOSITES: [Composite; #n] = [#(Composite::#variants),*];
     }
 }
 
 /// `snapshot` and `restore_with` of a machine with nested states: the
 /// history memory goes into the snapshot as `last_active`, and comes back
-/// checked (a region the machine remembers, a leaf inside it).
+/// checked (a composite the machine remembers, a leaf inside it).
 pub(crate) fn nested_snapshot_methods(machine: &Machine) -> TokenStream {
     let slots = memory_slots(machine);
     let n = crate::nested::index(slots.len());
@@ -157,10 +157,10 @@ pub(crate) fn nested_snapshot_methods(machine: &Machine) -> TokenStream {
     quote! {
         fn snapshot(&self) -> __fsm::Snapshot {
             __fsm::Snapshot::new(Self::NAME, Self::FINGERPRINT, self.state.name()).with_last_active(
-                LAST_ACTIVE_REGIONS
+                LAST_ACTIVE_COMPOSITES
                     .iter()
                     .zip(self.last_active)
-                    .filter_map(|(region, leaf)| leaf.map(|leaf| (region.name(), leaf.name()))),
+                    .filter_map(|(composite, leaf)| leaf.map(|leaf| (composite.name(), leaf.name()))),
             )
         }
 
@@ -170,7 +170,7 @@ pub(crate) fn nested_snapshot_methods(machine: &Machine) -> TokenStream {
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
             let state = snapshot.state_of::<Self>(policy)?;
             let last_active = snapshot.last_active_of::<Self, #n>(&[#(#names),*], |slot, leaf| {
-                leaf.is_in(LAST_ACTIVE_REGIONS[slot])
+                leaf.is_in(LAST_ACTIVE_COMPOSITES[slot])
             })?;
             __fsm::Ok(Self { state, last_active })
         }
@@ -272,7 +272,7 @@ pub(crate) fn machine_type(name: &str, docs: &[String], idents: &Idents, memory:
         let n = crate::nested::index(memory);
         (
             quote! {
-                /// It holds its current state and, for each region entered through its
+                /// It holds its current state and, for each composite entered through its
                 /// history, the leaf last active inside it: the caller fires actions,
                 /// performs the outputs each transition returns, and feeds results back
                 /// as further actions.
@@ -365,12 +365,12 @@ pub(crate) fn inherent_impl(
         (
             quote!(, last_active: [__fsm::None; #n]),
             quote! {
-                /// A machine in `state`, remembering no region's last active leaf.
+                /// A machine in `state`, remembering no composite's last active leaf.
             },
             quote! {
                 /// What firing `action` in `state` would do, without a machine: from
                 /// a machine in `state` that remembers nothing, so a history target
-                /// enters its region's initial states.
+                /// enters its composite's initial states.
             },
         )
     };
@@ -591,7 +591,7 @@ fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Table
     quote! {
         impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
             /// What firing `action` would do from a machine in `state` that
-            /// remembers nothing (a history target enters its region's
+            /// remembers nothing (a history target enters its composite's
             /// initial states).
             #[inline]
             fn transition(state: State, action: Action, guards: &#g) -> __fsm::Result<Fired, FireError> {

@@ -10,8 +10,9 @@ use crate::idents::{type_ident, value_ident};
 use fsm_grammar::model::Machine;
 use fsm_grammar::Model;
 
-/// The items every generated module defines besides the machine type; the
-/// front end reserves the same names, from the same list.
+/// The items generated modules define besides the machine type (and
+/// `Region`, reserved for parallel states); the front end reserves the same
+/// names, from the same list.
 pub(crate) use fsm_grammar::naming::MODULE_ITEMS;
 
 /// Why `machine`'s type cannot be generated, if it cannot.
@@ -19,7 +20,7 @@ pub(crate) fn module_item_conflict(machine: &Machine) -> Option<String> {
     let ty = type_ident(&machine.name).to_string();
     MODULE_ITEMS.contains(&ty.as_str()).then(|| {
         format!(
-            "machine `{}` would generate a type `{ty}`, which its module already defines",
+            "machine `{}` would generate a type `{ty}`, a name reserved for the items of its module",
             machine.name
         )
     })

@@ -1,4 +1,4 @@
-//! Nested states: the `Region` enum and the tree methods of `State`, and
+//! Nested states: the `Composite` enum and the tree methods of `State`, and
 //! the code of a step whose path depends on the history memory.
 //!
 //! What a transition exits and enters from each leaf, and the cases a
@@ -69,68 +69,71 @@ pub(crate) fn index(i: usize) -> Literal {
 }
 
 /// The composite states, in declaration order.
-pub(crate) fn regions(machine: &Machine) -> Vec<StateId> {
+pub(crate) fn composites(machine: &Machine) -> Vec<StateId> {
     machine
         .state_ids()
         .filter(|&s| machine.state(s).is_composite())
         .collect()
 }
 
-/// The `Region` enum and the tree methods of `State`, for a machine with
+/// The `Composite` enum and the tree methods of `State`, for a machine with
 /// nested states (nothing for a flat one).
 pub(crate) fn tree_items(machine: &Machine, idents: &Idents) -> TokenStream {
     if !machine.is_nested() {
         return TokenStream::new();
     }
     let m = &idents.machine;
-    let regions = regions(machine);
+    let composites = composites(machine);
     let variant = |s: StateId| -> &Ident { &idents.states[s.index()] };
-    let region_variants: Vec<&Ident> = regions.iter().map(|&r| variant(r)).collect();
-    let names: Vec<&str> = regions.iter().map(|&r| machine.state(r).name.as_str()).collect();
-    let docs = regions.iter().map(|&r| {
-        let state = machine.state(r);
-        doc_attrs(&state.docs, &format!("The region `{}`.", state.name))
+    let composite_variants: Vec<&Ident> = composites.iter().map(|&c| variant(c)).collect();
+    let names: Vec<&str> = composites
+        .iter()
+        .map(|&c| machine.state(c).name.as_str())
+        .collect();
+    let docs = composites.iter().map(|&c| {
+        let state = machine.state(c);
+        doc_attrs(&state.docs, &format!("The composite state `{}`.", state.name))
     });
-    let region_of = |parent: Option<StateId>| match parent {
+    let composite_of = |parent: Option<StateId>| match parent {
         Some(p) => {
             let p = variant(p);
-            quote!(__fsm::Some(Region::#p))
+            quote!(__fsm::Some(Composite::#p))
         }
         None => quote!(__fsm::None),
     };
-    let region_parents = regions.iter().map(|&r| {
-        let v = variant(r);
-        let parent = region_of(machine.state(r).parent);
-        quote!(Region::#v => #parent,)
+    let composite_parents = composites.iter().map(|&c| {
+        let v = variant(c);
+        let parent = composite_of(machine.state(c).parent);
+        quote!(Composite::#v => #parent,)
     });
     let leaves: Vec<StateId> = machine.leaves().collect();
     let leaf_parents = leaves.iter().map(|&l| {
         let v = variant(l);
-        let parent = region_of(machine.state(l).parent);
+        let parent = composite_of(machine.state(l).parent);
         quote!(State::#v => #parent,)
     });
     let leaf_ancestors = leaves.iter().map(|&l| {
         let v = variant(l);
         let ancestors = machine.ancestors(l).map(&variant);
-        quote!(State::#v => &[#(Region::#ancestors),*],)
+        quote!(State::#v => &[#(Composite::#ancestors),*],)
     });
-    let contains = regions.iter().map(|&r| {
-        let v = variant(r);
+    let contains = composites.iter().map(|&c| {
+        let v = variant(c);
         let inside: Vec<&Ident> = leaves
             .iter()
-            .filter(|&&l| machine.is_inside(l, r))
+            .filter(|&&l| machine.is_inside(l, c))
             .map(|&l| variant(l))
             .collect();
-        quote!(Region::#v => __fsm::matches!(self, #(State::#inside)|*),)
+        quote!(Composite::#v => __fsm::matches!(self, #(State::#inside)|*),)
     });
     let summary = doc_line(&format!(
-        "The regions of [`{m}`]: its composite states, those that hold states."
+        "The composite states of [`{m}`]: those that hold states."
     ));
     quote! {
         #summary
         ///
-        /// The machine is always in one leaf ([`State`]) and in every region
-        /// holding it: see [`State::ancestors`] and [`State::is_in`].
+        /// The machine is always in one leaf ([`State`]) and in every composite
+        /// state holding it: see [`State::ancestors`] and [`State::is_in`].
         #[derive(
             __fsm::Clone,
             __fsm::Copy,
@@ -141,62 +144,62 @@ pub(crate) fn tree_items(machine: &Machine, idents: &Idents) -> TokenStream {
             __fsm::Ord,
             __fsm::Hash
         )]
-        pub enum Region {
-            #(#docs #region_variants,)*
+        pub enum Composite {
+            #(#docs #composite_variants,)*
         }
 
-        impl Region {
-            /// Every region, in declaration order.
-            pub const ALL: &'static [Region] = &[#(Region::#region_variants),*];
+        impl Composite {
+            /// Every composite state, in declaration order.
+            pub const ALL: &'static [Composite] = &[#(Composite::#composite_variants),*];
 
-            /// The name of the region, as written in the definition.
+            /// The name of the composite state, as written in the definition.
             pub const fn name(self) -> &'static str {
                 match self {
-                    #(Region::#region_variants => #names,)*
+                    #(Composite::#composite_variants => #names,)*
                 }
             }
 
-            /// The region named `name`, if there is one.
-            pub fn from_name(name: &str) -> __fsm::Option<Region> {
+            /// The composite state named `name`, if there is one.
+            pub fn from_name(name: &str) -> __fsm::Option<Composite> {
                 match name {
-                    #(#names => __fsm::Some(Region::#region_variants),)*
+                    #(#names => __fsm::Some(Composite::#composite_variants),)*
                     _ => __fsm::None,
                 }
             }
 
-            /// The region holding this one; `None` at the top level.
-            pub const fn parent(self) -> __fsm::Option<Region> {
+            /// The composite state holding this one; `None` at the top level.
+            pub const fn parent(self) -> __fsm::Option<Composite> {
                 match self {
-                    #(#region_parents)*
+                    #(#composite_parents)*
                 }
             }
         }
 
-        impl __fsm::fmt::Display for Region {
+        impl __fsm::fmt::Display for Composite {
             fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
                 f.write_str(self.name())
             }
         }
 
         impl State {
-            /// The region holding this state; `None` at the top level.
-            pub const fn parent(self) -> __fsm::Option<Region> {
+            /// The composite state holding this state; `None` at the top level.
+            pub const fn parent(self) -> __fsm::Option<Composite> {
                 match self {
                     #(#leaf_parents)*
                 }
             }
 
-            /// The regions holding this state, innermost first: the machine
-            /// is in all of them while it is in this state.
-            pub const fn ancestors(self) -> &'static [Region] {
+            /// The composite states holding this state, innermost first: the
+            /// machine is in all of them while it is in this state.
+            pub const fn ancestors(self) -> &'static [Composite] {
                 match self {
                     #(#leaf_ancestors)*
                 }
             }
 
-            /// True when this state lies inside `region` (at any depth).
-            pub const fn is_in(self, region: Region) -> bool {
-                match region {
+            /// True when this state lies inside `composite` (at any depth).
+            pub const fn is_in(self, composite: Composite) -> bool {
+                match composite {
                     #(#contains)*
                 }
             }

@@ -131,7 +131,7 @@ fn group_body(
 
 /// `Ok(Fired { .. })` for `candidate` taken from leaf `state`, with the
 /// outputs of its plan. With a history target, one case per path the memory
-/// selects; the memory of the regions it leaves is updated.
+/// selects; the memory of the composite states it leaves is updated.
 fn fired(
     idents: &Idents,
     tables: &mut Tables,

@@ -148,7 +148,7 @@ machine Job {
         [
             "|---|---|---|---|---|---|---|",
             "| `queued` | initial |  |  |  |  |  |",
-            "| `work` | region |  | `open` |  | `close` | `closed` |",
+            "| `work` | composite |  | `open` |  | `close` | `closed` |",
             "| `fetch` | initial | `work` |  |  |  |  |",
             "| `process` |  | `work` |  |  |  |  |",
             "| `parked` |  |  |  |  |  |  |",
@@ -160,7 +160,7 @@ machine Job {
         "{docs}"
     );
     assert!(
-        docs.contains("a region's timers stay armed while the machine moves inside it."),
+        docs.contains("a composite's timers stay armed while the machine moves inside it."),
         "{docs}"
     );
     assert_eq!(

@@ -325,7 +325,7 @@ fn payloads_and_timers_without_a_context_are_generated() {
 }
 
 /// A machine with nested states is generated, with or without a context:
-/// `State` lists the leaves, `Region` the composites, the memory of a
+/// `State` lists the leaves, `Composite` the composites, the memory of a
 /// history target lives in the machine, and each leaf's inherited
 /// candidates are flattened into its own arms.
 #[test]
@@ -335,9 +335,9 @@ fn nested_states_are_generated() {
             "machine M { initial state up { on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up.history; } }",
             &[
                 "pub enum State { # [doc = \" The state `a`.\"] A , # [doc = \" The state `b`.\"] B , # [doc = \" The state `down`.\"] Down , }",
-                "pub enum Region { # [doc = \" The region `up`.\"] Up , }",
+                "pub enum Composite { # [doc = \" The composite state `up`.\"] Up , }",
                 "last_active : [__fsm :: Option < State > ; 1] ,",
-                "pub const fn is_in (& self , region : Region) -> bool",
+                "pub const fn is_in (& self , composite : Composite) -> bool",
                 "(State :: B , Action :: Quit) => { last_active [0] = __fsm :: Some (State :: B) ;",
                 "match last_active [0] { __fsm :: Some (State :: B) => (State :: B , & []) , _ => (State :: A , & []) , }",
                 "const INITIAL : State = State :: A ;",
@@ -353,12 +353,12 @@ fn nested_states_are_generated() {
             ][..],
         ),
         (
-            // With a context and a timer on the region: the extended module.
+            // With a context and a timer on the composite: the extended module.
             "machine M { context C; effect e; initial state up { exit do e; after 1s -> down; on quit -> down; initial state a { on x -> b; } state b { on y -> a; } } state down { on back -> up.deep_history; } }",
             &[
-                "pub enum Region { # [doc = \" The region `up`.\"] Up , }",
+                "pub enum Composite { # [doc = \" The composite state `up`.\"] Up , }",
                 "last_active : [__fsm :: Option < State > ; 1] ,",
-                "pub fn is_in (& self , region : Region) -> bool",
+                "pub fn is_in (& self , composite : Composite) -> bool",
                 "declared_in : \"up\"",
                 "snapshot . deadlines_in :: < 1 >",
                 "let (entered , table) : (State , & 'static [Output]) = match self . last_active [0]",
@@ -375,28 +375,40 @@ fn nested_states_are_generated() {
     }
 }
 
-/// A machine named `Region` would collide with the `Region` enum of a nested
-/// machine: the name is reserved for every machine, as `State` is, so adding
-/// a nested state never makes a valid name invalid. The checker rejects it,
-/// and code generation refuses it.
+/// A machine named `Composite` would collide with the `Composite` enum of a
+/// nested machine: the name is reserved for every machine, as `State` is, so
+/// adding a nested state never makes a valid name invalid. `Region` is
+/// reserved as well, for the type parallel states will generate. The checker
+/// rejects both, and code generation refuses them.
 #[test]
-fn a_machine_cannot_be_called_region() {
-    for text in [
-        "machine Region { initial state up { initial state a { on x -> a; } } }",
-        "machine Region { initial state a { on x -> a; } }",
+fn a_machine_cannot_be_called_composite_or_region() {
+    for (name, message) in [
+        ("Composite", "clashes with the `Composite` enum"),
+        (
+            "Region",
+            "reserved for the `Region` type that parallel states will generate",
+        ),
     ] {
-        let checked = fsm_grammar::check(text);
-        assert!(
-            checked
-                .diagnostics
-                .iter()
-                .any(|d| d.code == fsm_grammar::Code::NameCollision && d.message.contains("`Region` enum")),
-            "{:?}",
-            checked.diagnostics
-        );
-        let tokens = machine_tokens(&checked.model.machines[0], &Options::default()).to_string();
-        assert!(tokens.starts_with(":: core :: compile_error !"), "{tokens}");
-        assert!(tokens.contains("would generate a type `Region`"), "{tokens}");
+        for text in [
+            format!("machine {name} {{ initial state up {{ initial state a {{ on x -> a; }} }} }}"),
+            format!("machine {name} {{ initial state a {{ on x -> a; }} }}"),
+        ] {
+            let checked = fsm_grammar::check(&text);
+            assert!(
+                checked
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.code == fsm_grammar::Code::NameCollision && d.message.contains(message)),
+                "{:?}",
+                checked.diagnostics
+            );
+            let tokens = machine_tokens(&checked.model.machines[0], &Options::default()).to_string();
+            assert!(tokens.starts_with(":: core :: compile_error !"), "{tokens}");
+            assert!(
+                tokens.contains(&format!("would generate a type `{name}`")),
+                "{tokens}"
+            );
+        }
     }
 }
 

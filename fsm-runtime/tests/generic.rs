@@ -149,7 +149,7 @@ fsm_runtime::fsm! {
 
 #[test]
 fn unguarded_fire_keeps_the_history_memory() {
-    use lamp::{Action, Lamp, Region, State};
+    use lamp::{Action, Composite, Lamp, State};
     let mut machine = Lamp::new();
     let path = walk(
         &mut machine,
@@ -158,7 +158,7 @@ fn unguarded_fire_keeps_the_history_memory() {
     // Back to `bright`, where `on` was left: the trait's `fire` is the
     // machine's own, not `transition` from a machine that remembers nothing.
     assert_eq!(path, ["off", "dim", "bright", "off", "bright"]);
-    assert_eq!(machine.last_active(Region::On), Some(State::Bright));
+    assert_eq!(machine.last_active(Composite::On), Some(State::Bright));
     // `transition` starts from no memory, as the inherent one does.
     assert_eq!(
         <Lamp as Unguarded>::transition(State::Off, Action::Power).map(|f| f.to),

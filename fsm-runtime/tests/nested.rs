@@ -1,12 +1,12 @@
-//! Generated code for nested states, step by step: the leaf, the regions,
+//! Generated code for nested states, step by step: the leaf, the composites,
 //! the outputs (and, for the phone call, the timers) of every transition,
 //! history memory (shallow and deep) and snapshots that carry it.
 //!
 //! `Player` (generated/player.fsm) is a plain machine with guards and a
 //! deep history target; `Call` (generated/call_nested.fsm, the phone call of
-//! tests/fixtures/ok) has a timer on a region, so it is generated with the
+//! tests/fixtures/ok) has a timer on a composite, so it is generated with the
 //! extended API; `Job` (generated/job_nested.fsm) adds a context, effects on
-//! every level's hooks, a named delay and a self transition on a region.
+//! every level's hooks, a named delay and a self transition on a composite.
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
@@ -78,7 +78,7 @@ impl job_nested::job::Context for JobContext {
 }
 
 mod player_machine {
-    use super::player::{Action, Guards, Output, Player, Region, State};
+    use super::player::{Action, Composite, Guards, Output, Player, State};
     use super::*;
 
     struct Battery(bool);
@@ -119,23 +119,23 @@ mod player_machine {
                 State::Unplugged
             ]
         );
-        assert_eq!(Region::ALL, [Region::On, Region::Playback]);
-        assert_eq!(Region::Playback.name(), "playback");
-        assert_eq!(Region::Playback.to_string(), "playback");
-        assert_eq!(Region::from_name("on"), Some(Region::On));
-        assert_eq!(Region::from_name("playing"), None);
-        assert_eq!(Region::Playback.parent(), Some(Region::On));
-        assert_eq!(Region::On.parent(), None);
-        assert_eq!(State::Paused.parent(), Some(Region::Playback));
-        assert_eq!(State::Browsing.parent(), Some(Region::On));
+        assert_eq!(Composite::ALL, [Composite::On, Composite::Playback]);
+        assert_eq!(Composite::Playback.name(), "playback");
+        assert_eq!(Composite::Playback.to_string(), "playback");
+        assert_eq!(Composite::from_name("on"), Some(Composite::On));
+        assert_eq!(Composite::from_name("playing"), None);
+        assert_eq!(Composite::Playback.parent(), Some(Composite::On));
+        assert_eq!(Composite::On.parent(), None);
+        assert_eq!(State::Paused.parent(), Some(Composite::Playback));
+        assert_eq!(State::Browsing.parent(), Some(Composite::On));
         assert_eq!(State::Off.parent(), None);
-        assert_eq!(State::Paused.ancestors(), [Region::Playback, Region::On]);
-        assert_eq!(State::Browsing.ancestors(), [Region::On]);
+        assert_eq!(State::Paused.ancestors(), [Composite::Playback, Composite::On]);
+        assert_eq!(State::Browsing.ancestors(), [Composite::On]);
         assert!(State::Sleeping.ancestors().is_empty());
-        assert!(State::Paused.is_in(Region::On));
-        assert!(State::Paused.is_in(Region::Playback));
-        assert!(!State::Browsing.is_in(Region::Playback));
-        assert!(!State::Off.is_in(Region::On));
+        assert!(State::Paused.is_in(Composite::On));
+        assert!(State::Paused.is_in(Composite::Playback));
+        assert!(!State::Browsing.is_in(Composite::Playback));
+        assert!(!State::Off.is_in(Composite::On));
         // Composites are no states: the snapshot names only leaves.
         assert_eq!(<State as fsm_runtime::Symbol>::from_name("on"), None::<State>);
     }
@@ -144,11 +144,11 @@ mod player_machine {
     fn exits_innermost_first_and_enters_outermost_first() {
         let mut p = Player::new();
         assert_eq!(p.state(), State::Off);
-        assert!(!p.is_in(Region::On));
+        assert!(!p.is_in(Composite::On));
         assert_eq!(p.valid_actions(), [Action::Power, Action::Unplug]);
-        // Into a region: its initial child.
+        // Into a composite: its initial child.
         step(&mut p, Action::Power, &OK, &[Output::LampOn], State::Browsing);
-        assert!(p.is_in(Region::On) && !p.is_in(Region::Playback));
+        assert!(p.is_in(Composite::On) && !p.is_in(Composite::Playback));
         // Inherited actions are valid, in declaration order.
         assert_eq!(
             p.valid_actions(),
@@ -161,7 +161,7 @@ mod player_machine {
             ]
         );
         step(&mut p, Action::Play, &OK, &[Output::OpenStream], State::Playing);
-        assert!(p.is_in(Region::On) && p.is_in(Region::Playback));
+        assert!(p.is_in(Composite::On) && p.is_in(Composite::Playback));
         assert_eq!(
             p.valid_actions(),
             [
@@ -179,7 +179,7 @@ mod player_machine {
         // A leaf to itself: only the leaf is left and re-entered.
         step(&mut p, Action::Seek, &OK, &[Output::Jump], State::Playing);
         step(&mut p, Action::Pause, &OK, &[], State::Paused);
-        // A leaf to its region: the region is left and re-entered too.
+        // A leaf to its composite: the composite is left and re-entered too.
         step(
             &mut p,
             Action::Restart,
@@ -233,7 +233,7 @@ mod player_machine {
         step(&mut p, Action::Power, &OK, &[Output::LampOn], State::Browsing);
         step(&mut p, Action::Play, &OK, &[Output::OpenStream], State::Playing);
         step(&mut p, Action::Pause, &OK, &[], State::Paused);
-        assert_eq!(p.last_active(Region::On), None);
+        assert_eq!(p.last_active(Composite::On), None);
         step(
             &mut p,
             Action::Suspend,
@@ -241,9 +241,9 @@ mod player_machine {
             &[Output::CloseStream, Output::LampOff],
             State::Sleeping,
         );
-        assert_eq!(p.last_active(Region::On), Some(State::Paused));
+        assert_eq!(p.last_active(Composite::On), Some(State::Paused));
         // Only `on` is entered through its history, so only it is kept.
-        assert_eq!(p.last_active(Region::Playback), None);
+        assert_eq!(p.last_active(Composite::Playback), None);
         p
     }
 
@@ -258,10 +258,10 @@ mod player_machine {
             State::Paused,
         );
         // Entering keeps the memory; the next exit overwrites it.
-        assert_eq!(p.last_active(Region::On), Some(State::Paused));
+        assert_eq!(p.last_active(Composite::On), Some(State::Paused));
         step(&mut p, Action::Stop, &OK, &[Output::CloseStream], State::Browsing);
         step(&mut p, Action::Suspend, &OK, &[Output::LampOff], State::Sleeping);
-        assert_eq!(p.last_active(Region::On), Some(State::Browsing));
+        assert_eq!(p.last_active(Composite::On), Some(State::Browsing));
         step(&mut p, Action::Wake, &OK, &[Output::LampOn], State::Browsing);
     }
 
@@ -377,7 +377,7 @@ mod player_machine {
 }
 
 mod call_machine {
-    use super::call_nested::call::{Action, Call, Output, Region, State, TimerFired};
+    use super::call_nested::call::{Action, Call, Composite, Output, State, TimerFired};
     use super::*;
 
     fn step(call: &mut Call<ManualClock>, action: Action, outputs: &[Output], to: State) {
@@ -402,7 +402,7 @@ mod call_machine {
             &[Output::StartBilling],
             State::Talking,
         );
-        assert!(call.is_in(Region::Connected));
+        assert!(call.is_in(Composite::Connected));
         assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
         (call, clock)
     }
@@ -420,7 +420,7 @@ mod call_machine {
         assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
         step(&mut call, Action::Resume, &[], State::Talking);
         step(&mut call, Action::Transfer, &[], State::DialingThird);
-        assert!(call.is_in(Region::Transferring) && call.is_in(Region::Connected));
+        assert!(call.is_in(Composite::Transferring) && call.is_in(Composite::Connected));
         // `answered` is dialing_third's own here, not connecting's.
         step(&mut call, Action::Answered, &[], State::Bridged);
         assert_eq!(call.next_deadline(), Some(at(2 * HOUR)));
@@ -431,7 +431,7 @@ mod call_machine {
         // Inherited from two levels up: every level is left.
         step(&mut call, Action::HangUp, &[Output::StopBilling], State::Idle);
         assert_eq!(call.next_deadline(), None);
-        assert!(!call.is_in(Region::Connected));
+        assert!(!call.is_in(Composite::Connected));
     }
 
     #[test]
@@ -451,9 +451,9 @@ mod call_machine {
         let (mut call, clock) = connected();
         step(&mut call, Action::Transfer, &[], State::DialingThird);
         step(&mut call, Action::Answered, &[], State::Bridged);
-        assert_eq!(call.last_active(Region::Connected), None);
+        assert_eq!(call.last_active(Composite::Connected), None);
         step(&mut call, Action::Pause, &[Output::StopBilling], State::Paused);
-        assert_eq!(call.last_active(Region::Connected), Some(State::Bridged));
+        assert_eq!(call.last_active(Composite::Connected), Some(State::Bridged));
         assert_eq!(call.next_deadline(), None);
         clock.advance(Duration::from_secs(60));
         // Back to `transferring`, at its initial child; the timer re-armed.
@@ -474,7 +474,7 @@ mod call_machine {
     }
 
     #[test]
-    fn the_region_timer_fires_from_any_leaf_inside() {
+    fn the_composite_timer_fires_from_any_leaf_inside() {
         let (mut call, clock) = connected();
         step(&mut call, Action::Hold, &[], State::OnHold);
         clock.advance(Duration::from_millis(2 * HOUR));
@@ -489,11 +489,11 @@ mod call_machine {
         assert_eq!(call.state(), State::Idle);
         assert_eq!(call.next_deadline(), None);
         // Leaving `connected` through its timer remembers the leaf.
-        assert_eq!(call.last_active(Region::Connected), Some(State::OnHold));
+        assert_eq!(call.last_active(Composite::Connected), Some(State::OnHold));
     }
 
     #[test]
-    fn snapshots_carry_region_timers_and_memory() {
+    fn snapshots_carry_composite_timers_and_memory() {
         let (mut call, clock) = connected();
         step(&mut call, Action::Transfer, &[], State::DialingThird);
         let snapshot = call.snapshot();
@@ -525,7 +525,10 @@ mod call_machine {
         );
         let back: Snapshot = serde_json::from_value(json).unwrap();
         let mut restored = Call::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
-        assert_eq!(restored.last_active(Region::Connected), Some(State::DialingThird));
+        assert_eq!(
+            restored.last_active(Composite::Connected),
+            Some(State::DialingThird)
+        );
         step(
             &mut restored,
             Action::Resume,
@@ -539,7 +542,7 @@ mod call_machine {
         let fingerprint = <call_nested::call::Core as Machine>::FINGERPRINT;
         let base = |state: &'static str| Snapshot::new("Call", fingerprint, state);
         let restore = |snapshot: &Snapshot| Call::restore_with(snapshot, FingerprintPolicy::Strict, clock());
-        // A region's timer is fine from a leaf inside it...
+        // A composite's timer is fine from a leaf inside it...
         assert!(restore(&base("on_hold").with_timers([ArmedTimer::new("connected", 0, at(1))])).is_ok());
         // ... and refused outside it, past its timers, or for a leaf without any.
         for (state, armed, timers) in [
@@ -578,7 +581,7 @@ mod call_machine {
 }
 
 mod job_machine {
-    use super::job_nested::job::{Event, Job, Output, Region, State};
+    use super::job_nested::job::{Composite, Event, Job, Output, State};
     use super::*;
 
     fn job(budget_ms: u64) -> (Job<ManualClock>, ManualClock) {
@@ -607,7 +610,7 @@ mod job_machine {
         assert_eq!(job.state(), State::Queued);
         assert!(job.context().log.is_empty());
         step(&mut job, Event::Start, &[], State::Fetch, &["open", "fetch_in"]);
-        // The leaf's timer first, then its region's.
+        // The leaf's timer first, then its composite's.
         assert_eq!(
             job.armed_timers().collect::<Vec<_>>(),
             [
@@ -615,7 +618,7 @@ mod job_machine {
                 ArmedTimer::new("work", 0, at(10_000))
             ]
         );
-        // An internal transition inherited from the region: no hook, no timer change.
+        // An internal transition inherited from the composite: no hook, no timer change.
         step(&mut job, Event::Tick, &[], State::Fetch, &["count"]);
         clock.advance(Duration::from_millis(500));
         let fired = job.fire_next_due().unwrap().unwrap();
@@ -630,7 +633,7 @@ mod job_machine {
             (State::Fetch, State::Process, "fetch", 0, &[Output::Fetched][..])
         );
         assert_eq!(job.context_mut().take_log(), ["fetch_out"]);
-        // The region's timer kept its deadline.
+        // The composite's timer kept its deadline.
         assert_eq!(
             job.armed_timers().collect::<Vec<_>>(),
             [ArmedTimer::new("work", 0, at(10_000))]
@@ -644,7 +647,7 @@ mod job_machine {
                 ArmedTimer::new("work", 0, at(10_000))
             ]
         );
-        // A self transition on the region leaves and re-enters it: every
+        // A self transition on the composite leaves and re-enters it: every
         // hook runs, the delay is read again and its timer re-armed.
         job.context_mut().budget_ms = 20_000;
         step(
@@ -664,7 +667,7 @@ mod job_machine {
     }
 
     #[test]
-    fn the_region_timer_fires_from_the_leaf_and_deep_history_returns() {
+    fn the_composite_timer_fires_from_the_leaf_and_deep_history_returns() {
         let (mut job, clock) = job(10_000);
         step(&mut job, Event::Start, &[], State::Fetch, &["open", "fetch_in"]);
         step(&mut job, Event::Done, &[], State::Process, &["fetch_out"]);
@@ -681,7 +684,7 @@ mod job_machine {
             (State::Process, State::Parked, "work", 0, &[Output::TimedOut][..])
         );
         assert_eq!(job.context_mut().take_log(), ["close", "give_up"]);
-        assert_eq!(job.last_active(Region::Work), Some(State::Process));
+        assert_eq!(job.last_active(Composite::Work), Some(State::Process));
         assert_eq!(job.next_deadline(), None);
         // Deep history: straight back to `process`; only `work`'s timer.
         step(&mut job, Event::Resume, &[], State::Process, &["open"]);
@@ -692,7 +695,7 @@ mod job_machine {
         step(&mut job, Event::Again, &[], State::Fetch, &["fetch_in"]);
         step(&mut job, Event::Park, &[], State::Parked, &["fetch_out", "close"]);
         step(&mut job, Event::Resume, &[], State::Fetch, &["open", "fetch_in"]);
-        assert!(job.is_in(Region::Work));
+        assert!(job.is_in(Composite::Work));
     }
 
     #[test]
@@ -715,7 +718,7 @@ mod job_machine {
         clock.advance(Duration::from_millis(600));
         let mut restored = Job::restore_with(&back, FingerprintPolicy::Strict, clock.clone()).unwrap();
         assert_eq!(restored.context(), job.context());
-        assert_eq!(restored.last_active(Region::Work), Some(State::Fetch));
+        assert_eq!(restored.last_active(Composite::Work), Some(State::Fetch));
         assert_eq!(
             restored.armed_timers().collect::<Vec<_>>(),
             job.armed_timers().collect::<Vec<_>>()

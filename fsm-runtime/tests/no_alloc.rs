@@ -239,7 +239,11 @@ fn nested_machines_fire_through_history_without_allocating() {
             }
         }
         assert_eq!(player.state(), State::Unplugged);
-        std::hint::black_box((outputs, player.valid_actions(), player.is_in(player::Region::On)));
+        std::hint::black_box((
+            outputs,
+            player.valid_actions(),
+            player.is_in(player::Composite::On),
+        ));
     };
     run();
     assert_eq!(allocations(run), 0);
@@ -264,7 +268,7 @@ fn nested_timers_fire_without_allocating() {
             call.fire(std::hint::black_box(action)).expect("a valid script");
         }
         assert_eq!(call.state(), State::OnHold);
-        // The region's timer fires from the leaf.
+        // The composite's timer fires from the leaf.
         clock.advance(Duration::from_secs(2 * 3600));
         let fired = call.fire_due(|result| {
             std::hint::black_box(result.expect("cut off"));

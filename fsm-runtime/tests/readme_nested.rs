@@ -27,7 +27,7 @@ fn readme_nested_states() {
             state paused { on resume -> connected.history; }  // back where it was
         }
     }
-    use call::{Action, Call, Output, Region, State};
+    use call::{Action, Call, Composite, Output, State};
 
     let mut call = Call::new();
     call.fire(Action::Dial).unwrap();
@@ -37,8 +37,8 @@ fn readme_nested_states() {
         (fired.to, fired.outputs),
         (State::Talking, &[Output::StartBilling][..])
     );
-    assert!(call.is_in(Region::Connected));
-    assert_eq!(State::OnHold.parent(), Some(Region::Connected));
+    assert!(call.is_in(Composite::Connected));
+    assert_eq!(State::OnHold.parent(), Some(Composite::Connected));
     // `talking` inherits `hang_up` and `pause` from `connected`.
     assert_eq!(
         call.valid_actions(),

@@ -63,9 +63,10 @@ pub fn snake(name: &str) -> String {
 /// no machine may be named like one of them (the `name-collision` check and
 /// code generation both read this list). A machine with a context, payloads
 /// or timers also gets `Event`, `Context`, `Core`, `TimerFired` and
-/// `TimerRejected`, and one with nested states `Region`; they are reserved
+/// `TimerRejected`, and one with nested states `Composite`; they are reserved
 /// for every machine, so adding a payload, a timer or a nested state never
-/// makes a machine's name invalid.
+/// makes a machine's name invalid. `Region` is reserved too, though nothing
+/// generates it yet: see [`PLANNED_MODULE_ITEMS`].
 pub const MODULE_ITEMS: &[&str] = &[
     "State",
     "Action",
@@ -78,14 +79,20 @@ pub const MODULE_ITEMS: &[&str] = &[
     "FireError",
     "TimerFired",
     "TimerRejected",
+    "Composite",
     "Region",
 ];
 
-/// What the module item `name` (one of [`MODULE_ITEMS`]) is: `enum`, `trait`,
-/// `struct` or `type alias`.
+/// The names of [`MODULE_ITEMS`] that no machine generates yet, reserved for
+/// a coming feature so that it never makes a machine's name invalid: `Region`,
+/// the type that orthogonal regions (parallel states) will generate.
+pub const PLANNED_MODULE_ITEMS: &[&str] = &["Region"];
+
+/// What the module item `name` (one of [`MODULE_ITEMS`], not one of
+/// [`PLANNED_MODULE_ITEMS`]) is: `enum`, `trait`, `struct` or `type alias`.
 pub fn module_item_kind(name: &str) -> &'static str {
     match name {
-        "State" | "Action" | "Output" | "Event" | "Region" => "enum",
+        "State" | "Action" | "Output" | "Event" | "Composite" => "enum",
         "Guards" | "Context" => "trait",
         "Core" => "struct",
         _ => "type alias",

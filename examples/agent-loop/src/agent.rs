@@ -1,7 +1,7 @@
 //! The caller of the machine: it fires events, performs the outputs, feeds
 //! the results back as events, and waits for the machine's backoff timer.
 
-use crate::agent_loop::{Event, FireError, Fired, Output, Region, State, TimerFired};
+use crate::agent_loop::{Composite, Event, FireError, Fired, Output, State, TimerFired};
 use crate::backoff::{Clock, RetryPolicy};
 use crate::checkpoint::Checkpoint;
 use crate::context::AgentContext;
@@ -163,8 +163,8 @@ impl<L, C: Clock> Agent<L, C> {
     }
 
     /// The machine itself, to ask it more than its state: whether a turn
-    /// is under way (`is_in(Region::Working)`), the phase a paused turn
-    /// will resume in (`last_active(Region::Working)`), its valid actions.
+    /// is under way (`is_in(Composite::Working)`), the phase a paused turn
+    /// will resume in (`last_active(Composite::Working)`), its valid actions.
     pub fn machine(&self) -> &AgentLoop<C> {
         &self.machine
     }
@@ -250,7 +250,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
             }
             State::Paused => {
                 agent.held_work_lost = true;
-                if let Some(phase) = agent.machine.last_active(Region::Working) {
+                if let Some(phase) = agent.machine.last_active(Composite::Working) {
                     agent.note(format!("paused in `{phase}`"));
                 }
             }
@@ -459,7 +459,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
                 self.note(format!("shut down; {dropped} dropped"));
             }
             Output::SuspendWork => {
-                let phase = self.machine.last_active(Region::Working);
+                let phase = self.machine.last_active(Composite::Working);
                 let phase = phase.map_or_else(String::new, |phase| format!(" in `{phase}`"));
                 let events = plural(self.queue.len(), "event");
                 let tools = plural(self.tools.in_flight(), "tool call");

@@ -32,8 +32,8 @@
 //! `executing_tools`, `post_tools_hook` and `error`, the backoff before a
 //! retry) are the states of the composite `working`, which declares `pause`
 //! and `cancel` once for all of them. [`State`] lists the leaves and
-//! [`Region`] the composite: `agent.machine().is_in(Region::Working)` is true
-//! while a turn is under way.
+//! [`Composite`] the composite: `agent.machine().is_in(Composite::Working)`
+//! is true while a turn is under way.
 //!
 //! - [`Agent::pause`] moves to `paused` (output `suspend_work`) from any
 //!   phase. The events of the work in flight wait: the rest of the LLM's
@@ -42,7 +42,7 @@
 //! - [`Agent::unpause`] fires `resume`, which goes to `working.history`: the
 //!   very phase the turn was paused in (output `resume_work`), and the held
 //!   events are delivered; the turn ends as if it had never been paused.
-//!   The machine remembers that phase as `last_active(Region::Working)`.
+//!   The machine remembers that phase as `last_active(Composite::Working)`.
 //! - **The backoff starts over.** The retry timer is `error`'s, so pausing
 //!   in `error` leaves it and disarms the timer, however much of the backoff
 //!   had passed; resuming re-enters `error` and arms it again with the whole
@@ -92,7 +92,7 @@ mod tools;
 fsm_runtime::fsm!(file = "../agent_loop.fsm");
 
 pub use crate::agent_loop::{
-    Action, AgentLoop, Core, Event, FireError, Fired, Output, Region, State, TimerFired,
+    Action, AgentLoop, Composite, Core, Event, FireError, Fired, Output, State, TimerFired,
 };
 pub use agent::Agent;
 pub use backoff::{Clock, FakeClock, RetryPolicy, SystemClock};

@@ -6,8 +6,8 @@
 mod common;
 
 use agent_loop::{
-    Action, Agent, AgentContext, AgentLoop, Arrival, Checkpoint, Core, Event, FakeClock, LlmEvent, Message,
-    Output, Region, ScriptedLlm, State, ToolCallId, ToolResult, ToolRunner, CANCELLED,
+    Action, Agent, AgentContext, AgentLoop, Arrival, Checkpoint, Composite, Core, Event, FakeClock, LlmEvent,
+    Message, Output, ScriptedLlm, State, ToolCallId, ToolResult, ToolRunner, CANCELLED,
 };
 use common::{agent, call, error, policy, text};
 use fsm_runtime::{FingerprintPolicy, Machine, Snapshot, Timestamp};
@@ -86,8 +86,8 @@ fn uninterrupted() -> Agent<ScriptedLlm, FakeClock> {
 /// is handled, no timer is armed, however long one waits.
 fn assert_paused_in(agent: &mut Agent<ScriptedLlm, FakeClock>, phase: State) {
     assert_eq!(agent.state(), State::Paused);
-    assert!(!agent.machine().is_in(Region::Working));
-    assert_eq!(agent.machine().last_active(Region::Working), Some(phase));
+    assert!(!agent.machine().is_in(Composite::Working));
+    assert_eq!(agent.machine().last_active(Composite::Working), Some(phase));
     assert_eq!(agent.retry_due(), None, "paused in `{phase}`: no backoff runs");
     let handled = agent.history().len();
     agent.clock().advance(Duration::from_secs(3600));
@@ -113,7 +113,7 @@ fn a_turn_paused_in_any_phase_resumes_in_that_phase_and_ends_as_if_never_paused(
         let mut agent = agent(every_phase(), Arrival::AsFinished);
         agent.handle(Event::UserInput("Fix the typo".to_owned())).unwrap();
         run_to(&mut agent, phase);
-        assert!(agent.machine().is_in(Region::Working), "{phase}");
+        assert!(agent.machine().is_in(Composite::Working), "{phase}");
 
         let paused = agent.pause().unwrap();
         assert_eq!((paused.from, paused.to), (phase, State::Paused));
@@ -240,20 +240,20 @@ fn a_backoff_interrupted_by_a_pause_starts_over_whole_on_resume() {
 }
 
 #[test]
-fn the_working_region_holds_the_phases_and_they_all_inherit_pause_and_cancel() {
-    assert_eq!(Region::ALL, [Region::Working]);
+fn the_working_composite_holds_the_phases_and_they_all_inherit_pause_and_cancel() {
+    assert_eq!(Composite::ALL, [Composite::Working]);
     let inside: Vec<State> = State::ALL
         .iter()
         .copied()
-        .filter(|s| s.is_in(Region::Working))
+        .filter(|s| s.is_in(Composite::Working))
         .collect();
     assert_eq!(inside, PHASES);
     for &state in State::ALL {
-        let working = state.is_in(Region::Working);
-        assert_eq!(state.parent(), working.then_some(Region::Working), "{state}");
+        let working = state.is_in(Composite::Working);
+        assert_eq!(state.parent(), working.then_some(Composite::Working), "{state}");
         assert_eq!(
             state.ancestors(),
-            if working { &[Region::Working][..] } else { &[] },
+            if working { &[Composite::Working][..] } else { &[] },
             "{state}"
         );
         let snapshot = Snapshot::new("AgentLoop", <Core as Machine>::FINGERPRINT, state.name());
@@ -261,7 +261,7 @@ fn the_working_region_holds_the_phases_and_they_all_inherit_pause_and_cancel() {
         let machine =
             AgentLoop::restore_with_context(&snapshot, FingerprintPolicy::Strict, context, FakeClock::new())
                 .unwrap();
-        assert_eq!(machine.is_in(Region::Working), working, "{state}");
+        assert_eq!(machine.is_in(Composite::Working), working, "{state}");
         let valid = machine.valid_actions();
         assert_eq!(valid.contains(&Action::Pause), working, "{state}");
         assert_eq!(
@@ -321,7 +321,7 @@ fn a_cancelled_turn_ends_at_once_from_any_phase_or_paused() {
         let fired = agent.cancel().unwrap();
         assert_eq!((fired.from, fired.to), (from, State::WaitingForUserInput));
         assert_eq!(fired.outputs, [Output::AbortWork]);
-        assert!(!agent.machine().is_in(Region::Working));
+        assert!(!agent.machine().is_in(Composite::Working));
         assert_eq!(agent.retry_due(), None, "{phase}");
         assert_eq!(agent.tools_in_flight(), 0, "{phase}");
         assert!(

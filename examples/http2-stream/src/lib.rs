@@ -25,14 +25,14 @@
 //! error section 5.1 prescribes for that state ([`Violation`]).
 //!
 //! ```
-//! use http2_stream::{receive, send, Frame, Output, Region, State, Stream};
+//! use http2_stream::{receive, send, Composite, Frame, Output, State, Stream};
 //!
 //! // A server: a request without a body, then the response.
 //! let mut stream = Stream::new();
 //! let outputs = receive(&mut stream, Frame::Headers { end_stream: true })?;
 //! assert_eq!(outputs, [Output::DeliverHeaders, Output::AcquireSlot, Output::EndOfStream]);
 //! assert_eq!(stream.state(), State::HalfClosedRemote);
-//! assert!(stream.is_in(Region::Concurrent));
+//! assert!(stream.is_in(Composite::Concurrent));
 //!
 //! send(&mut stream, Frame::Headers { end_stream: false }).unwrap();
 //! let outputs = send(&mut stream, Frame::Data { end_stream: true }).unwrap();

@@ -7,7 +7,7 @@
 //! constructing it, so the tests walk the RFC's paths.
 
 use http2_stream::{
-    receive, send, Action, ErrorCode, FireError, Frame, Output, Region, State, Stream, Violation,
+    receive, send, Action, Composite, ErrorCode, FireError, Frame, Output, State, Stream, Violation,
 };
 
 /// A stream moved from `idle` by `actions`, each of which must fire.
@@ -240,7 +240,7 @@ fn rst_stream_and_connection_errors_close_every_active_state() {
     let active: Vec<State> = State::ALL
         .iter()
         .copied()
-        .filter(|s| s.is_in(Region::Active))
+        .filter(|s| s.is_in(Composite::Active))
         .collect();
     assert_eq!(
         active,
@@ -253,7 +253,7 @@ fn rst_stream_and_connection_errors_close_every_active_state() {
         ]
     );
     for &state in &active {
-        let release: &[Output] = if state.is_in(Region::Concurrent) {
+        let release: &[Output] = if state.is_in(Composite::Concurrent) {
             &[Output::ReleaseSlot]
         } else {
             &[]
@@ -298,15 +298,15 @@ fn idle_and_closed_inherit_nothing() {
 fn the_tree_is_the_rfc_grouping() {
     assert_eq!(State::Idle.parent(), None);
     assert_eq!(State::Closed.parent(), None);
-    assert_eq!(State::ReservedLocal.parent(), Some(Region::Active));
-    assert_eq!(State::ReservedRemote.parent(), Some(Region::Active));
+    assert_eq!(State::ReservedLocal.parent(), Some(Composite::Active));
+    assert_eq!(State::ReservedRemote.parent(), Some(Composite::Active));
     for state in [State::Open, State::HalfClosedLocal, State::HalfClosedRemote] {
-        assert_eq!(state.parent(), Some(Region::Concurrent));
-        assert_eq!(state.ancestors(), [Region::Concurrent, Region::Active]);
+        assert_eq!(state.parent(), Some(Composite::Concurrent));
+        assert_eq!(state.ancestors(), [Composite::Concurrent, Composite::Active]);
     }
-    assert_eq!(Region::Concurrent.parent(), Some(Region::Active));
+    assert_eq!(Composite::Concurrent.parent(), Some(Composite::Active));
     let stream = after(path_to(State::HalfClosedLocal));
-    assert!(stream.is_in(Region::Active) && stream.is_in(Region::Concurrent));
+    assert!(stream.is_in(Composite::Active) && stream.is_in(Composite::Concurrent));
     assert!(!stream.is_terminal() && after(path_to(State::Closed)).is_terminal());
 }
 

@@ -1,5 +1,5 @@
 // A machine with nested states builds without a warning under
-// `deny(warnings)` and runs: `State` lists the leaves, `Region` the
+// `deny(warnings)` and runs: `State` lists the leaves, `Composite` the
 // composites, inherited transitions fire from every leaf inside, and
 // `-> connected.history` goes back to the child last active.
 #![deny(warnings, missing_docs)]
@@ -32,16 +32,16 @@ fsm! {
 }
 
 fn main() {
-    use call::{Action, Call, Output, Region, State};
+    use call::{Action, Call, Composite, Output, State};
     let mut call = Call::new();
     let fired = call.fire(Action::Dial).expect("dials");
     assert_eq!((fired.to, fired.outputs), (State::Talking, &[Output::StartBilling][..]));
-    assert!(call.is_in(Region::Connected));
-    assert_eq!(State::OnHold.parent(), Some(Region::Connected));
+    assert!(call.is_in(Composite::Connected));
+    assert_eq!(State::OnHold.parent(), Some(Composite::Connected));
     assert_eq!(call.valid_actions(), [Action::HangUp, Action::Pause, Action::Hold]);
     call.fire(Action::Hold).expect("holds");
     call.fire(Action::Pause).expect("pauses");
-    assert_eq!(call.last_active(Region::Connected), Some(State::OnHold));
+    assert_eq!(call.last_active(Composite::Connected), Some(State::OnHold));
     let fired = call.fire(Action::Resume).expect("resumes");
     assert_eq!(fired.to, State::OnHold);
     let fired = call.fire(Action::HangUp).expect("the child's own");

@@ -7,15 +7,15 @@
 ///
 /// # States
 ///
-/// The machine is always in one leaf (a `State`) and in every region (a `Region`: a state
-/// that holds states) around it. `initial` marks where the machine, and each region, starts.
+/// The machine is always in one leaf (a `State`) and in every composite (a `Composite`: a state
+/// that holds states) around it. `initial` marks where the machine, and each composite, starts.
 ///
 /// - `idle` (initial)
 /// - `connecting`
-/// - `connected` (region)
+/// - `connected` (composite)
 ///   - `talking` (initial)
 ///   - `on_hold`
-///   - `transferring` (region)
+///   - `transferring` (composite)
 ///     - `dialing_third` (initial)
 ///     - `bridged`
 /// - `paused`
@@ -24,10 +24,10 @@
 /// |---|---|---|---|---|
 /// | `idle` | initial |  |  |  |
 /// | `connecting` |  |  |  |  |
-/// | `connected` | region |  | `start_billing` | `stop_billing` |
+/// | `connected` | composite |  | `start_billing` | `stop_billing` |
 /// | `talking` | initial | `connected` |  |  |
 /// | `on_hold` |  | `connected` |  |  |
-/// | `transferring` | region | `connected` |  |  |
+/// | `transferring` | composite | `connected` |  |  |
 /// | `dialing_third` | initial | `transferring` |  |  |
 /// | `bridged` |  | `transferring` |  |  |
 /// | `paused` |  |  |  |  |
@@ -36,7 +36,7 @@
 ///
 /// A state's transitions apply in every state inside it. The candidates for one action are
 /// tried from the highest priority down; ties go to the innermost state first (the leaf's own,
-/// then those of the regions around it, outwards, then `any`), each in declaration order.
+/// then those of the composites around it, outwards, then `any`), each in declaration order.
 ///
 /// | From | Action | Guard | Priority | To | Emits |
 /// |---|---|---|---|---|---|
@@ -65,7 +65,7 @@
 /// # Timers
 ///
 /// A timer is armed when its state is entered, disarmed when it is left, and fires at most once
-/// per entry; a region's timers stay armed while the machine moves inside it. Of a state's
+/// per entry; a composite's timers stay armed while the machine moves inside it. Of a state's
 /// timers with the same delay, the first whose guard holds fires, tried from the highest
 /// priority down, then in declaration order.
 ///
@@ -86,7 +86,7 @@ pub mod call {
     use ::fsm_runtime::__private as __fsm;
     #[allow(unused_imports)]
     use super::*;
-    /// The states [`Call`] can be in: the leaves of its tree, those that hold no states (the others are [`Region`]s).
+    /// The states [`Call`] can be in: the leaves of its tree, those that hold no states (the others are [`Composite`]s).
     #[derive(
         __fsm::Clone,
         __fsm::Copy,
@@ -179,10 +179,10 @@ pub mod call {
         }
     }
     __fsm::symbol_serde!(State);
-    /// The regions of [`Call`]: its composite states, those that hold states.
+    /// The composite states of [`Call`]: those that hold states.
     ///
-    /// The machine is always in one leaf ([`State`]) and in every region
-    /// holding it: see [`State::ancestors`] and [`State::is_in`].
+    /// The machine is always in one leaf ([`State`]) and in every composite
+    /// state holding it: see [`State::ancestors`] and [`State::is_in`].
     #[derive(
         __fsm::Clone,
         __fsm::Copy,
@@ -193,79 +193,82 @@ pub mod call {
         __fsm::Ord,
         __fsm::Hash
     )]
-    pub enum Region {
+    pub enum Composite {
         /// Everything while the line is up.
         Connected,
-        /// The region `transferring`.
+        /// The composite state `transferring`.
         Transferring,
     }
-    impl Region {
-        /// Every region, in declaration order.
-        pub const ALL: &'static [Region] = &[Region::Connected, Region::Transferring];
-        /// The name of the region, as written in the definition.
+    impl Composite {
+        /// Every composite state, in declaration order.
+        pub const ALL: &'static [Composite] = &[
+            Composite::Connected,
+            Composite::Transferring,
+        ];
+        /// The name of the composite state, as written in the definition.
         pub const fn name(self) -> &'static str {
             match self {
-                Region::Connected => "connected",
-                Region::Transferring => "transferring",
+                Composite::Connected => "connected",
+                Composite::Transferring => "transferring",
             }
         }
-        /// The region named `name`, if there is one.
-        pub fn from_name(name: &str) -> __fsm::Option<Region> {
+        /// The composite state named `name`, if there is one.
+        pub fn from_name(name: &str) -> __fsm::Option<Composite> {
             match name {
-                "connected" => __fsm::Some(Region::Connected),
-                "transferring" => __fsm::Some(Region::Transferring),
+                "connected" => __fsm::Some(Composite::Connected),
+                "transferring" => __fsm::Some(Composite::Transferring),
                 _ => __fsm::None,
             }
         }
-        /// The region holding this one; `None` at the top level.
-        pub const fn parent(self) -> __fsm::Option<Region> {
+        /// The composite state holding this one; `None` at the top level.
+        pub const fn parent(self) -> __fsm::Option<Composite> {
             match self {
-                Region::Connected => __fsm::None,
-                Region::Transferring => __fsm::Some(Region::Connected),
+                Composite::Connected => __fsm::None,
+                Composite::Transferring => __fsm::Some(Composite::Connected),
             }
         }
     }
-    impl __fsm::fmt::Display for Region {
+    impl __fsm::fmt::Display for Composite {
         fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
             f.write_str(self.name())
         }
     }
     impl State {
-        /// The region holding this state; `None` at the top level.
-        pub const fn parent(self) -> __fsm::Option<Region> {
+        /// The composite state holding this state; `None` at the top level.
+        pub const fn parent(self) -> __fsm::Option<Composite> {
             match self {
                 State::Idle => __fsm::None,
                 State::Connecting => __fsm::None,
-                State::Talking => __fsm::Some(Region::Connected),
-                State::OnHold => __fsm::Some(Region::Connected),
-                State::DialingThird => __fsm::Some(Region::Transferring),
-                State::Bridged => __fsm::Some(Region::Transferring),
+                State::Talking => __fsm::Some(Composite::Connected),
+                State::OnHold => __fsm::Some(Composite::Connected),
+                State::DialingThird => __fsm::Some(Composite::Transferring),
+                State::Bridged => __fsm::Some(Composite::Transferring),
                 State::Paused => __fsm::None,
             }
         }
-        /// The regions holding this state, innermost first: the machine
-        /// is in all of them while it is in this state.
-        pub const fn ancestors(self) -> &'static [Region] {
+        /// The composite states holding this state, innermost first: the
+        /// machine is in all of them while it is in this state.
+        pub const fn ancestors(self) -> &'static [Composite] {
             match self {
                 State::Idle => &[],
                 State::Connecting => &[],
-                State::Talking => &[Region::Connected],
-                State::OnHold => &[Region::Connected],
-                State::DialingThird => &[Region::Transferring, Region::Connected],
-                State::Bridged => &[Region::Transferring, Region::Connected],
+                State::Talking => &[Composite::Connected],
+                State::OnHold => &[Composite::Connected],
+                State::DialingThird => &[Composite::Transferring, Composite::Connected],
+                State::Bridged => &[Composite::Transferring, Composite::Connected],
                 State::Paused => &[],
             }
         }
-        /// True when this state lies inside `region` (at any depth).
-        pub const fn is_in(self, region: Region) -> bool {
-            match region {
-                Region::Connected => {
+        /// True when this state lies inside `composite` (at any depth).
+        pub const fn is_in(self, composite: Composite) -> bool {
+            match composite {
+                Composite::Connected => {
                     __fsm::matches!(
                         self, State::Talking | State::OnHold | State::DialingThird |
                         State::Bridged
                     )
                 }
-                Region::Transferring => {
+                Composite::Transferring => {
                     __fsm::matches!(self, State::DialingThird | State::Bridged)
                 }
             }
@@ -539,16 +542,16 @@ pub mod call {
         pub fn state(&self) -> State {
             self.state
         }
-        /// True when the machine is inside `region`: when its state
+        /// True when the machine is inside `composite`: when its state
         /// lies in it, at any depth.
-        pub fn is_in(&self, region: Region) -> bool {
-            self.state.is_in(region)
+        pub fn is_in(&self, composite: Composite) -> bool {
+            self.state.is_in(composite)
         }
-        /// The leaf last active inside `region` when the machine last left it, which `-> region.history` and `-> region.deep_history` go back to; `None` before it first left it, and for a region no transition enters through its history (the machine remembers only `connected`).
-        pub const fn last_active(&self, region: Region) -> __fsm::Option<State> {
+        /// The leaf last active inside `composite` when the machine last left it, which `-> composite.history` and `-> composite.deep_history` go back to; `None` before it first left it, and for a composite no transition enters through its history (the machine remembers only `connected`).
+        pub const fn last_active(&self, composite: Composite) -> __fsm::Option<State> {
             #[allow(unreachable_patterns)]
-            match region {
-                Region::Connected => self.last_active[0],
+            match composite {
+                Composite::Connected => self.last_active[0],
                 _ => __fsm::None,
             }
         }
@@ -875,7 +878,7 @@ pub mod call {
             }
         }
         /// Disarm every timer, and arm those of the current state and of
-        /// the regions around it.
+        /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 1];
             #[allow(clippy::match_single_binding, clippy::single_match)]
@@ -924,7 +927,7 @@ pub mod call {
             }
         }
         /// The slots of the timers armed in `state` (its own and its
-        /// regions'), group by group in the order groups are tried.
+        /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
             #[allow(clippy::match_single_binding)]
             match state {
@@ -1087,8 +1090,8 @@ pub mod call {
         }
         /// The timers armed now, with their deadlines, as a snapshot
         /// stores them: those of the current state, then those of each
-        /// region around it, outwards, each named by the state that
-        /// declares it.
+        /// composite state around it, outwards, each named by the state
+        /// that declares it.
         pub fn armed_timers(
             &self,
         ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
@@ -1127,11 +1130,11 @@ pub mod call {
                 )
                 .with_timers(self.armed_timers())
                 .with_last_active(
-                    LAST_ACTIVE_REGIONS
+                    LAST_ACTIVE_COMPOSITES
                         .iter()
                         .zip(self.last_active)
-                        .filter_map(|(region, leaf)| {
-                            leaf.map(|leaf| (region.name(), leaf.name()))
+                        .filter_map(|(composite, leaf)| {
+                            leaf.map(|leaf| (composite.name(), leaf.name()))
                         }),
                 )
         }
@@ -1181,7 +1184,7 @@ pub mod call {
                     1,
                 >(
                     &["connected"],
-                    |slot, leaf| { leaf.is_in(LAST_ACTIVE_REGIONS[slot]) },
+                    |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) },
                 )?;
             __fsm::Ok(Self {
                 state,
@@ -1231,8 +1234,8 @@ pub mod call {
             Call::fire_next_due(self)
         }
     }
-    /// The region each slot of the history memory is for.
-    const LAST_ACTIVE_REGIONS: [Region; 1] = [Region::Connected];
+    /// The composite state each slot of the history memory is for.
+    const LAST_ACTIVE_COMPOSITES: [Composite; 1] = [Composite::Connected];
     static OUTPUTS_0: [Output; 1] = [Output::StartBilling];
     static OUTPUTS_1: [Output; 1] = [Output::StopBilling];
     static OUTPUTS_2: [Output; 2] = [Output::StopBilling, Output::LogAbandoned];

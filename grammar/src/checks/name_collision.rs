@@ -6,7 +6,10 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Model};
-use crate::naming::{escape, escape_owned, module_item_kind, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS};
+use crate::naming::{
+    escape, escape_owned, module_item_kind, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS,
+    PLANNED_MODULE_ITEMS,
+};
 use crate::span::Span;
 use std::collections::HashMap;
 
@@ -34,14 +37,18 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
             }
         }
         if MODULE_ITEMS.contains(&ty.as_str()) {
+            let clash = if PLANNED_MODULE_ITEMS.contains(&ty.as_str()) {
+                format!("which is reserved for the `{ty}` type that parallel states will generate beside it")
+            } else {
+                format!(
+                    "which clashes with the `{ty}` {} generated beside it",
+                    module_item_kind(&ty)
+                )
+            };
             out.push(Diagnostic::new(
                 Code::NameCollision,
                 m.span,
-                format!(
-                    "machine `{}` would generate a type `{ty}`, which clashes with the `{ty}` {} generated beside it",
-                    m.name,
-                    module_item_kind(&ty)
-                ),
+                format!("machine `{}` would generate a type `{ty}`, {clash}", m.name),
                 "reserved name",
                 format!(
                     "rename the machine; {} are reserved for the items generated in its module",
