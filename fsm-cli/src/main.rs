@@ -18,6 +18,7 @@ mod graph;
 mod history;
 mod import;
 mod lsp;
+mod run;
 
 use clap::{Parser, Subcommand};
 
@@ -44,6 +45,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Draw a machine as a Mermaid, DOT or SVG diagram.
     Graph(graph::GraphArgs),
+    /// Run a machine on JSON lines from stdin: fire actions, set guards, advance time.
+    Run(run::RunArgs),
     /// Print the history a stored snapshot carries, as a table.
     History(history::HistoryArgs),
     /// Explain a diagnostic code: what it means, an example, and the fix.
@@ -62,6 +65,7 @@ fn main() -> std::process::ExitCode {
         Command::Export(args) => export::run(&args),
         Command::Import(args) => import::run(&args),
         Command::Graph(args) => graph::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::History(args) => history::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Lsp(args) => lsp::run(&args),

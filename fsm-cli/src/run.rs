@@ -1,0 +1,1030 @@
+//! `fsmc run`: run a machine on the dynamic engine, driven by JSON lines.
+//!
+//! Each input line is one command (`fire`, `guards`, `delays`, `advance`,
+//! `snapshot`, `restore`) and gives exactly one output line, in order;
+//! docs/run.md is the reference. Guards read a table the input sets, effects
+//! are no-ops that are recorded, named delays come from `--delay` or a
+//! `delays` line, and time is a manual clock starting at the Unix epoch that
+//! only `advance` moves. Input is read a line at a time and output written
+//! as it is made, so memory stays proportional to the longest line.
+
+use crate::checked_source;
+use crate::console;
+use crate::exit::Exit;
+use crate::files;
+use clap::{Args, ValueEnum};
+use fsm_grammar::duration;
+use fsm_grammar::model::{self, Machine, Source};
+use fsm_runtime::dynamic::{Definition, Engine, FireError, FiredTimer, TimerRejected};
+use fsm_runtime::{Clock, ManualClock, Snapshot, Timestamp};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, UNIX_EPOCH};
+
+/// Arguments of `fsmc run`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Reads one JSON object per line from standard input (or --events) and writes one JSON object per \
+line to standard output, in order:
+
+  {\"fire\": \"dial\"}  {\"fire\": \"add\", \"payload\": 3}   fire an action
+  {\"guards\": {\"has_key\": true}}                       set what guards return (all false at first)
+  {\"delays\": {\"backoff\": \"30s\"}}                      set named delays, for timers armed later
+  {\"advance\": \"90s\"}                                  move the clock, firing the timers due
+  {\"snapshot\": true}                                  print the snapshot
+  {\"restore\": {...}}                                  replace the machine with a snapshot
+
+Effects do nothing and are listed in the output. The clock starts at 1970-01-01T00:00:00.000Z. A \
+line that cannot be read or applied gives {\"error\": \"...\", \"line\": N} and the run goes on; \
+blank lines are skipped. docs/run.md describes every input and output.
+
+A file with several machines needs --machine to choose one.
+
+Exit status:
+  0  every input line was applied (refused actions and timers included)
+  1  the file has errors or defines no machine (nothing runs), or some input line could not be
+     read or applied
+  2  usage errors, a missing or unknown --machine, --context for a machine without a context, a \
+named delay without a value, and files that cannot be read")]
+pub struct RunArgs {
+    /// The `.fsm` file that defines the machine.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// The machine to run (required when the file has several).
+    #[arg(long, value_name = "NAME")]
+    machine: Option<String>,
+
+    /// Read the input lines from this file instead of stdin (`-` is stdin).
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
+
+    /// The machine's context: a JSON file (the context is `null` without it).
+    #[arg(long, value_name = "FILE")]
+    context: Option<PathBuf>,
+
+    /// The value of a named delay, in fsmc's duration syntax (`--delay backoff=30s`); every
+    /// delay the machine declares needs one.
+    #[arg(long = "delay", value_name = "NAME=DURATION")]
+    delays: Vec<String>,
+
+    /// How each step is printed.
+    #[arg(long, value_enum, default_value_t = RunFormat::Json)]
+    format: RunFormat,
+}
+
+/// The output formats of `fsmc run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RunFormat {
+    /// One JSON object per input line.
+    Json,
+    /// A readable line per step.
+    Human,
+}
+
+/// Run the machine; see [`RunArgs`] for the exit status.
+pub fn run(args: &RunArgs) -> Exit {
+    match start(args) {
+        Ok((mut session, input)) => session.run(input),
+        Err(exit) => exit,
+    }
+}
+
+/// Everything before the first input line: the machine, its context and
+/// delays, the engine, and where the input comes from.
+fn start(args: &RunArgs) -> Result<(Session, Box<dyn BufRead>), Exit> {
+    let model = checked_source::load_machines(&args.file, "run")?;
+    let machine = match (&args.machine, model.machines.as_slice()) {
+        (Some(name), _) => checked_source::machine(&model, name, &args.file)?,
+        (None, [machine]) => machine,
+        (None, _) => {
+            console::error(format_args!(
+                "`{}` defines {}; choose one with --machine",
+                args.file.display(),
+                checked_source::machine_list(&model)
+            ));
+            return Err(Exit::Trouble);
+        }
+    };
+    let context = match &args.context {
+        None => Value::Null,
+        Some(path) => read_context(machine, path)?,
+    };
+    let delays = delay_values(machine, &args.delays)?;
+    let input: Box<dyn BufRead> = match &args.events {
+        None => Box::new(io::stdin().lock()),
+        Some(path) if files::is_stdin(path) => Box::new(io::stdin().lock()),
+        Some(path) => match std::fs::File::open(path) {
+            Ok(file) => Box::new(BufReader::new(file)),
+            Err(error) => {
+                console::error(format_args!("cannot read `{}`: {error}", path.display()));
+                return Err(Exit::Trouble);
+            }
+        },
+    };
+    let session = Session::new(Definition::from_machine(machine), context, delays, args.format);
+    Ok((session, input))
+}
+
+/// The JSON of `--context FILE`, for a machine that declares a context.
+fn read_context(machine: &Machine, path: &Path) -> Result<Value, Exit> {
+    if machine.context.is_none() {
+        console::error(format_args!(
+            "machine `{}` declares no context, so --context has nothing to set\nhelp: declare one \
+             with `context Type;` in the machine, or leave out --context",
+            machine.name
+        ));
+        return Err(Exit::Trouble);
+    }
+    let text = files::read(path).map_err(|error| {
+        console::error(error);
+        Exit::Trouble
+    })?;
+    fsm_runtime::json::from_str(&text).map_err(|error| {
+        console::error(format_args!(
+            "`{}` is not a JSON context: {error}",
+            path.display()
+        ));
+        Exit::Trouble
+    })
+}
+
+/// The value of each of the machine's named delays, in declaration order,
+/// from `--delay NAME=DURATION` flags. Every delay needs one.
+fn delay_values(machine: &Machine, flags: &[String]) -> Result<Vec<Duration>, Exit> {
+    let mut values: Vec<Option<Duration>> = vec![None; machine.delays.len()];
+    for flag in flags {
+        let fail = |message: String| {
+            console::error(format_args!("--delay {flag}: {message}"));
+            Exit::Trouble
+        };
+        let Some((name, text)) = flag.split_once('=') else {
+            return Err(fail("expected NAME=DURATION, like `--delay backoff=30s`".into()));
+        };
+        let index = delay_index(machine, name).map_err(fail)?;
+        let value = parse_delay(text).map_err(fail)?;
+        if values[index].replace(value).is_some() {
+            return Err(fail(format!("delay `{name}` is given twice")));
+        }
+    }
+    let missing: Vec<&str> = machine
+        .delays
+        .iter()
+        .zip(&values)
+        .filter(|(_, value)| value.is_none())
+        .map(|(delay, _)| delay.name.as_str())
+        .collect();
+    if let Some(first) = missing.first() {
+        let names: Vec<String> = missing.iter().map(|name| format!("`{name}`")).collect();
+        let (noun, pronoun) = match missing.len() {
+            1 => ("delay", "it"),
+            _ => ("delays", "each"),
+        };
+        console::error(format_args!(
+            "machine `{}` declares the named {noun} {}, which Rust code computes and `fsmc run` \
+             cannot; give {pronoun} a value\nhelp: add `--delay {first}=30s` (durations are \
+             written like `250ms`, `30s`, `10m`, `2h`)",
+            machine.name,
+            names.join(", ")
+        ));
+        return Err(Exit::Trouble);
+    }
+    Ok(values.into_iter().flatten().collect())
+}
+
+/// The index of the delay called `name`, or why there is none.
+fn delay_index(machine: &Machine, name: &str) -> Result<usize, String> {
+    if let Some(index) = machine.delays.iter().position(|d| d.name == name) {
+        return Ok(index);
+    }
+    let names = machine.delays.iter().map(|d| d.name.as_str());
+    Err(unknown_name(&machine.name, "delay", "delays", name, names))
+}
+
+/// `machine `M` has no guard `x`; did you mean `y`?`, or the list of names.
+fn unknown_name<'n>(
+    machine: &str,
+    kind: &str,
+    plural: &str,
+    name: &str,
+    names: impl Iterator<Item = &'n str> + Clone,
+) -> String {
+    let mut message = format!("machine `{machine}` has no {kind} `{name}`");
+    if let Some(close) = fsm_grammar::suggest::closest(name, names.clone()) {
+        message.push_str(&format!("; did you mean `{close}`?"));
+        return message;
+    }
+    let listed: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    match listed.as_slice() {
+        [] => message.push_str(&format!("; it has no {plural}")),
+        _ => message.push_str(&format!("; its {plural} are {}", listed.join(", "))),
+    }
+    message
+}
+
+/// A named delay's value: fsmc's duration syntax, as in `after 30s`.
+fn parse_delay(text: &str) -> Result<Duration, String> {
+    duration::parse(text).map_err(|problem| {
+        format!("`{text}` is not a duration like `250ms`, `30s`, `10m` or `2h`: {problem}")
+    })
+}
+
+/// How far `advance` moves the clock: digits then `ms`, `s`, `m` or `h`, as
+/// a timer's delay is written, zero and more than a week included.
+fn parse_advance(text: &str) -> Result<u64, String> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = text.split_at(digits);
+    let per_unit: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => {
+            return Err(format!(
+                "`advance` takes a duration like `90s` (digits, then `ms`, `s`, `m` or `h`), not `{text}`"
+            ))
+        }
+    };
+    if number.is_empty() {
+        return Err(format!("`advance` takes a duration like `90s`, not `{text}`"));
+    }
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(per_unit))
+        .ok_or_else(|| format!("`{text}` is too long to advance by"))
+}
+
+/// One input line's command.
+enum Command {
+    Fire { action: String, payload: Value },
+    Guards(Map<String, Value>),
+    Delays(Map<String, Value>),
+    Advance(String),
+    Snapshot,
+    Restore(Value),
+}
+
+/// The commands, as their keys.
+const COMMANDS: [&str; 6] = ["fire", "guards", "delays", "advance", "snapshot", "restore"];
+
+/// `` `fire`, `guards`, ... or `restore` ``.
+fn command_list() -> String {
+    let names: Vec<String> = COMMANDS.iter().map(|c| format!("`{c}`")).collect();
+    let (last, init) = names.split_last().expect("commands");
+    format!("{} or {last}", init.join(", "))
+}
+
+/// The command of an input line, or why it is not one.
+fn parse_line(line: &str) -> Result<Command, String> {
+    let value = fsm_runtime::json::from_str(line).map_err(|error| {
+        let message = error.to_string();
+        let at = format!(" at line {} column {}", error.line(), error.column());
+        let message = message.strip_suffix(&at).unwrap_or(&message);
+        format!("not JSON: {message} at column {}", error.column())
+    })?;
+    let Value::Object(mut object) = value else {
+        return Err(format!(
+            "expected a JSON object with one of {}, like {{\"fire\": \"start\"}}",
+            command_list()
+        ));
+    };
+    let commands: Vec<&str> = COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| object.contains_key(*c))
+        .collect();
+    let command = match commands.as_slice() {
+        [] => {
+            return Err(format!(
+                "expected one of {}, like {{\"fire\": \"start\"}}",
+                command_list()
+            ))
+        }
+        [one] => *one,
+        [first, second, ..] => {
+            return Err(format!(
+                "one command per line: this one has both `{first}` and `{second}`"
+            ))
+        }
+    };
+    if let Some(extra) = object
+        .keys()
+        .find(|key| *key != command && !(command == "fire" && *key == "payload"))
+    {
+        let others = match command {
+            "fire" => "has only `fire` and `payload`",
+            _ => "has no other key",
+        };
+        return Err(format!(
+            "unknown key `{extra}` (a line with `{command}` {others})"
+        ));
+    }
+    let value = object.remove(command).expect("the command's key");
+    match command {
+        "fire" => match value {
+            Value::String(action) => Ok(Command::Fire {
+                action,
+                payload: object.remove("payload").unwrap_or(Value::Null),
+            }),
+            _ => Err("`fire` takes an action's name, like {\"fire\": \"start\"}".into()),
+        },
+        "guards" => match value {
+            Value::Object(table) => Ok(Command::Guards(table)),
+            _ => Err("`guards` takes an object of guard names and values, like {\"guards\": {\"ready\": true}}".into()),
+        },
+        "delays" => match value {
+            Value::Object(table) => Ok(Command::Delays(table)),
+            _ => Err("`delays` takes an object of delay names and durations, like {\"delays\": {\"backoff\": \"30s\"}}".into()),
+        },
+        "advance" => match value {
+            Value::String(by) => Ok(Command::Advance(by)),
+            _ => Err("`advance` takes a duration as a string, like {\"advance\": \"90s\"}".into()),
+        },
+        "snapshot" => match value {
+            Value::Bool(true) => Ok(Command::Snapshot),
+            _ => Err("write {\"snapshot\": true} to print the snapshot".into()),
+        },
+        _ => Ok(Command::Restore(value)),
+    }
+}
+
+/// A running machine and what its closures read and record.
+struct Session {
+    definition: Arc<Definition>,
+    engine: Engine,
+    clock: ManualClock,
+    /// What each guard returns, by index.
+    guards: Arc<[AtomicBool]>,
+    /// Each named delay's value in milliseconds, by index.
+    delays: Arc<[AtomicU64]>,
+    /// The effects run since the log was last taken, by index.
+    effects: Arc<Mutex<Vec<usize>>>,
+    out: Output,
+}
+
+impl Session {
+    fn new(definition: Definition, context: Value, delays: Vec<Duration>, format: RunFormat) -> Session {
+        let definition = Arc::new(definition);
+        let machine = definition.machine();
+        let clock = ManualClock::new(UNIX_EPOCH);
+        let guards: Arc<[AtomicBool]> = machine.guards.iter().map(|_| AtomicBool::new(false)).collect();
+        let delays: Arc<[AtomicU64]> = delays
+            .iter()
+            .map(|d| AtomicU64::new(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)))
+            .collect();
+        let effects = Arc::new(Mutex::new(Vec::new()));
+        let mut builder = Engine::builder(Arc::clone(&definition))
+            .context(context)
+            .clock(clock.clone());
+        for (index, guard) in machine.guards.iter().enumerate() {
+            let guards = Arc::clone(&guards);
+            builder = builder.guard(&guard.name, move |_| guards[index].load(Ordering::Relaxed));
+        }
+        for (index, effect) in machine.effects.iter().enumerate() {
+            let effects = Arc::clone(&effects);
+            builder = builder.effect(&effect.name, move |_, _| {
+                effects.lock().unwrap_or_else(PoisonError::into_inner).push(index);
+            });
+        }
+        for (index, delay) in machine.delays.iter().enumerate() {
+            let delays = Arc::clone(&delays);
+            builder = builder.delay(&delay.name, move |_| {
+                Duration::from_millis(delays[index].load(Ordering::Relaxed))
+            });
+        }
+        let engine = builder
+            .build()
+            .expect("every guard, effect and delay of the machine is bound");
+        Session {
+            definition,
+            engine,
+            clock,
+            guards,
+            delays,
+            effects,
+            out: Output::new(format),
+        }
+    }
+
+    /// Apply every input line; see [`RunArgs`] for the exit status.
+    fn run(&mut self, mut input: Box<dyn BufRead>) -> Exit {
+        let mut exit = Exit::Clean;
+        let mut bytes = Vec::new();
+        let mut number = 0u64;
+        loop {
+            bytes.clear();
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) => {
+                    self.out.flush();
+                    console::error(format_args!("cannot read the input: {error}"));
+                    return Exit::Trouble;
+                }
+            }
+            number += 1;
+            let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let outcome = match std::str::from_utf8(line) {
+                Ok(line) if line.trim().is_empty() => continue,
+                Ok(line) => parse_line(line).and_then(|command| self.apply(command)),
+                Err(error) => Err(format!(
+                    "the line is not UTF-8 (byte {} is not)",
+                    error.valid_up_to() + 1
+                )),
+            };
+            if let Err(message) = outcome {
+                self.out.error(number, &message);
+                exit.raise(Exit::Problems);
+            }
+            self.out.flush();
+        }
+        self.out.flush();
+        exit
+    }
+
+    /// Apply one command, writing its output; or say why it cannot be
+    /// applied (having written nothing).
+    fn apply(&mut self, command: Command) -> Result<(), String> {
+        match command {
+            Command::Fire { action, payload } => self.fire(&action, &payload),
+            Command::Guards(table) => self.set_guards(table),
+            Command::Delays(table) => self.set_delays(table),
+            Command::Advance(by) => self.advance(&by),
+            Command::Snapshot => {
+                let snapshot = self.engine.snapshot();
+                self.out.snapshot(&snapshot);
+                Ok(())
+            }
+            Command::Restore(value) => {
+                let snapshot = Snapshot::deserialize(value).map_err(|e| format!("not a snapshot: {e}"))?;
+                let state = self
+                    .engine
+                    .restore(&snapshot)
+                    .map_err(|e| format!("cannot restore: {e}"))?;
+                let state = self.definition.state_name(state).to_owned();
+                self.out.restored(&state);
+                Ok(())
+            }
+        }
+    }
+
+    /// The effects run since the last call, by name.
+    fn take_effects(&self) -> Vec<usize> {
+        std::mem::take(&mut *self.effects.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn fire(&mut self, action: &str, payload: &Value) -> Result<(), String> {
+        let result = self.engine.fire(action, payload);
+        let effects = self.take_effects();
+        match result {
+            Ok(fired) => {
+                let step = FireStep {
+                    ok: true,
+                    from: fired.from_name(),
+                    to: fired.to_name(),
+                    outputs: fired.output_names().collect(),
+                    effects: effect_names(&self.definition, &effects),
+                };
+                self.out.fired(&step, &fired.to_string());
+                Ok(())
+            }
+            Err(FireError::UnknownAction(unknown)) => Err(unknown.to_string()),
+            Err(error) => {
+                self.out.refused(&Refusal::of(&error), &error.to_string());
+                Ok(())
+            }
+        }
+    }
+
+    fn set_guards(&mut self, table: Map<String, Value>) -> Result<(), String> {
+        let machine = self.definition.machine();
+        let mut updates = Vec::new();
+        for (name, value) in &table {
+            let Some(index) = machine.guards.iter().position(|g| &g.name == name) else {
+                let names = machine.guards.iter().map(|g| g.name.as_str());
+                return Err(unknown_name(&machine.name, "guard", "guards", name, names));
+            };
+            let Value::Bool(value) = value else {
+                return Err(format!("guard `{name}` is true or false, not {value}"));
+            };
+            updates.push((index, *value));
+        }
+        for (index, value) in updates {
+            self.guards[index].store(value, Ordering::Relaxed);
+        }
+        let table: Vec<(&str, bool)> = machine
+            .guards
+            .iter()
+            .zip(self.guards.iter())
+            .map(|(guard, value)| (guard.name.as_str(), value.load(Ordering::Relaxed)))
+            .collect();
+        self.out.guards(&table);
+        Ok(())
+    }
+
+    fn set_delays(&mut self, table: Map<String, Value>) -> Result<(), String> {
+        let machine = self.definition.machine();
+        let mut updates = Vec::new();
+        for (name, value) in &table {
+            let index = delay_index(machine, name)?;
+            let Value::String(text) = value else {
+                return Err(format!(
+                    "delay `{name}` takes a duration as a string, like \"30s\", not {value}"
+                ));
+            };
+            let value = parse_delay(text).map_err(|e| format!("delay `{name}`: {e}"))?;
+            updates.push((index, value));
+        }
+        for (index, value) in updates {
+            self.delays[index].store(value.as_millis() as u64, Ordering::Relaxed);
+        }
+        let table: Vec<(&str, String)> = machine
+            .delays
+            .iter()
+            .zip(self.delays.iter())
+            .map(|(delay, value)| {
+                let value = Duration::from_millis(value.load(Ordering::Relaxed));
+                (delay.name.as_str(), model::duration_text(value))
+            })
+            .collect();
+        self.out.delays(&table);
+        Ok(())
+    }
+
+    /// Move the clock forward by `by`, stopping at each deadline on the way
+    /// to fire what is due there.
+    fn advance(&mut self, by: &str) -> Result<(), String> {
+        let millis = parse_advance(by)?;
+        let now = Timestamp::from_system_time(self.clock.now());
+        let end = now
+            .unix_millis()
+            .checked_add(millis)
+            .and_then(Timestamp::from_unix_millis)
+            .ok_or_else(|| format!("advancing by {by} from {now} would pass {}", Timestamp::MAX))?;
+        self.out.advance_start(end);
+        let mut last: Option<Timestamp> = None;
+        while let Some(deadline) = self.engine.next_deadline() {
+            // A timer armed at the latest time there is is due then too;
+            // fire it only once.
+            if deadline > end || last.is_some_and(|last| deadline <= last) {
+                break;
+            }
+            let at = deadline.max(Timestamp::from_system_time(self.clock.now()));
+            self.clock.set(at.to_system_time());
+            let outcomes = self.engine.fire_due();
+            if outcomes.is_empty() {
+                break;
+            }
+            let effects = self.take_effects();
+            let mut effects = effects.as_slice();
+            for outcome in &outcomes {
+                match outcome {
+                    Ok(fired) => {
+                        let count = timer_effect_count(self.definition.machine(), fired).min(effects.len());
+                        let (own, rest) = effects.split_at(count);
+                        effects = rest;
+                        let step = TimerStep {
+                            ok: true,
+                            timer: true,
+                            from: fired.from_name(),
+                            to: fired.to_name(),
+                            outputs: fired.output_names().collect(),
+                            effects: effect_names(&self.definition, own),
+                            due: fired.due.to_string(),
+                            after: fired.delay_text(),
+                            declared_in: fired.declared_in_name(),
+                        };
+                        self.out.timer_fired(&step, fired);
+                    }
+                    Err(rejected) => self.out.timer_rejected(&TimerRefusal::of(rejected), rejected),
+                }
+            }
+            last = Some(at);
+        }
+        self.clock.set(end.to_system_time());
+        self.out.advance_end(end);
+        Ok(())
+    }
+}
+
+/// The names of `effects`, given by index.
+fn effect_names<'d>(definition: &'d Definition, effects: &[usize]) -> Vec<&'d str> {
+    let machine = definition.machine();
+    effects
+        .iter()
+        .map(|&e| machine.effects[e].name.as_str())
+        .collect()
+}
+
+/// How many effects a timer that fired ran: the exit effects of the states
+/// it left, its own, and the enter effects of the states it entered, the
+/// order the engine runs them in. Timers due at the same instant fire in one
+/// `fire_due`, so this splits the recorded effects between them.
+fn timer_effect_count(machine: &Machine, fired: &FiredTimer<'_>) -> usize {
+    let state = |index: usize| model::StateId(index as u32);
+    let declared = state(fired.declared_in.index());
+    let Some((_, timer)) = machine.timers_of(declared).nth(fired.timer) else {
+        return 0;
+    };
+    let mut count = timer.effects.len();
+    if let Some(target) = timer.target {
+        let domain = machine.domain(Source::State(declared), target, timer.history);
+        let below = |leaf: usize| {
+            machine
+                .ancestors_or_self(state(leaf))
+                .take_while(move |&s| Some(s) != domain)
+        };
+        count += below(fired.from.index())
+            .map(|s| machine.state(s).exit_effects.len())
+            .sum::<usize>();
+        count += below(fired.to.index())
+            .map(|s| machine.state(s).enter_effects.len())
+            .sum::<usize>();
+    }
+    count
+}
+
+/// A fire that stepped.
+#[derive(Serialize)]
+struct FireStep<'a> {
+    ok: bool,
+    from: &'a str,
+    to: &'a str,
+    outputs: Vec<&'a str>,
+    effects: Vec<&'a str>,
+}
+
+/// A timer that fired, in `advance`'s `fired`.
+#[derive(Serialize)]
+struct TimerStep<'a> {
+    ok: bool,
+    timer: bool,
+    from: &'a str,
+    to: &'a str,
+    outputs: Vec<&'a str>,
+    effects: Vec<&'a str>,
+    due: String,
+    after: String,
+    declared_in: &'a str,
+}
+
+/// A fire that was refused.
+#[derive(Serialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+enum RefusalKind<'a> {
+    InvalidTransition {
+        state: &'a str,
+        action: &'a str,
+        valid: Vec<&'a str>,
+    },
+    GuardRejected {
+        state: &'a str,
+        action: &'a str,
+        candidates: Vec<CandidateJson<'a>>,
+    },
+}
+
+#[derive(Serialize)]
+struct Refusal<'a> {
+    ok: bool,
+    #[serde(flatten)]
+    kind: RefusalKind<'a>,
+}
+
+#[derive(Serialize)]
+struct CandidateJson<'a> {
+    guard: &'a str,
+    target: Option<&'a str>,
+}
+
+impl<'a> Refusal<'a> {
+    fn of(error: &'a FireError) -> Refusal<'a> {
+        let kind = match error {
+            FireError::InvalidTransition(e) => {
+                let definition = e.definition();
+                RefusalKind::InvalidTransition {
+                    state: definition.state_name(e.state()),
+                    action: definition.action_name(e.action()),
+                    valid: e.valid().iter().map(|&a| definition.action_name(a)).collect(),
+                }
+            }
+            FireError::GuardRejected(e) => {
+                let definition = e.definition();
+                RefusalKind::GuardRejected {
+                    state: definition.state_name(e.state()),
+                    action: definition.action_name(e.action()),
+                    candidates: e
+                        .candidates()
+                        .map(|c| CandidateJson {
+                            guard: c.guard(),
+                            target: c.target().map(|t| definition.state_name(t)),
+                        })
+                        .collect(),
+                }
+            }
+            FireError::UnknownAction(_) => unreachable!("an unknown action is an input error"),
+        };
+        Refusal { ok: false, kind }
+    }
+}
+
+/// A timer group that came due with no guard holding.
+#[derive(Serialize)]
+struct TimerRefusal<'a> {
+    ok: bool,
+    timer: bool,
+    error: &'static str,
+    state: &'a str,
+    due: String,
+    after: String,
+    declared_in: &'a str,
+}
+
+impl<'a> TimerRefusal<'a> {
+    fn of(rejected: &TimerRejected<'a>) -> TimerRefusal<'a> {
+        TimerRefusal {
+            ok: false,
+            timer: true,
+            error: "timer-rejected",
+            state: rejected.state_name(),
+            due: rejected.due.to_string(),
+            after: rejected.delay_text(),
+            declared_in: rejected.declared_in_name(),
+        }
+    }
+}
+
+/// A table of names and values, as a JSON object in declaration order.
+struct Table<'a, V>(&'a [(&'a str, V)]);
+
+impl<V: Serialize> Serialize for Table<'_, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct GuardsOut<'a> {
+    guards: Table<'a, bool>,
+}
+
+#[derive(Serialize)]
+struct DelaysOut<'a> {
+    delays: Table<'a, String>,
+}
+
+#[derive(Serialize)]
+struct SnapshotOut<'a> {
+    snapshot: &'a Snapshot,
+}
+
+#[derive(Serialize)]
+struct RestoredOut<'a> {
+    restored: bool,
+    state: &'a str,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    error: &'a str,
+    line: u64,
+}
+
+/// Standard output, in the format asked for. Writing fails only when
+/// nobody can read the outcome (a closed pipe, a full disk): then the run
+/// stops with status 2, as every command's output does.
+struct Output {
+    format: RunFormat,
+    out: BufWriter<io::StdoutLock<'static>>,
+    /// Whether the `fired` list of the advance being written has an entry.
+    fired_any: bool,
+}
+
+impl Output {
+    fn new(format: RunFormat) -> Output {
+        Output {
+            format,
+            out: BufWriter::new(io::stdout().lock()),
+            fired_any: false,
+        }
+    }
+
+    fn json(&self) -> bool {
+        self.format == RunFormat::Json
+    }
+
+    fn write(&mut self, text: &str) {
+        if let Err(error) = self.out.write_all(text.as_bytes()) {
+            fail(&error);
+        }
+    }
+
+    fn write_json(&mut self, value: &impl Serialize) {
+        let text = serde_json::to_string(value).expect("the output serializes");
+        self.write(&text);
+    }
+
+    fn line_json(&mut self, value: &impl Serialize) {
+        self.write_json(value);
+        self.write("\n");
+    }
+
+    fn flush(&mut self) {
+        if let Err(error) = self.out.flush() {
+            fail(&error);
+        }
+    }
+
+    fn fired(&mut self, step: &FireStep<'_>, text: &str) {
+        if self.json() {
+            self.line_json(step);
+        } else {
+            let text = format!("{text}{}\n", effects_text(&step.effects));
+            self.write(&text);
+        }
+    }
+
+    fn refused(&mut self, refusal: &Refusal<'_>, message: &str) {
+        if self.json() {
+            self.line_json(refusal);
+        } else {
+            self.write(&format!("refused: {message}\n"));
+        }
+    }
+
+    fn guards(&mut self, table: &[(&str, bool)]) {
+        if self.json() {
+            self.line_json(&GuardsOut { guards: Table(table) });
+        } else {
+            let text = table_text(table.iter().map(|(name, value)| format!("{name} = {value}")));
+            self.write(&format!("guards: {text}\n"));
+        }
+    }
+
+    fn delays(&mut self, table: &[(&str, String)]) {
+        if self.json() {
+            self.line_json(&DelaysOut { delays: Table(table) });
+        } else {
+            let text = table_text(table.iter().map(|(name, value)| format!("{name} = {value}")));
+            self.write(&format!("delays: {text}\n"));
+        }
+    }
+
+    fn advance_start(&mut self, end: Timestamp) {
+        if self.json() {
+            self.write(&format!("{{\"now\":\"{end}\",\"fired\":["));
+            self.fired_any = false;
+        }
+    }
+
+    fn separate(&mut self) {
+        if std::mem::replace(&mut self.fired_any, true) {
+            self.write(",");
+        }
+    }
+
+    fn timer_fired(&mut self, step: &TimerStep<'_>, fired: &FiredTimer<'_>) {
+        if self.json() {
+            self.separate();
+            self.write_json(step);
+        } else {
+            let text = format!("at {}: {fired}{}\n", fired.due, effects_text(&step.effects));
+            self.write(&text);
+        }
+    }
+
+    fn timer_rejected(&mut self, refusal: &TimerRefusal<'_>, rejected: &TimerRejected<'_>) {
+        if self.json() {
+            self.separate();
+            self.write_json(refusal);
+        } else {
+            self.write(&format!("at {}: rejected: {rejected}\n", rejected.due));
+        }
+    }
+
+    fn advance_end(&mut self, end: Timestamp) {
+        if self.json() {
+            self.write("]}\n");
+        } else {
+            self.write(&format!("now {end}\n"));
+        }
+    }
+
+    fn snapshot(&mut self, snapshot: &Snapshot) {
+        if self.json() {
+            self.line_json(&SnapshotOut { snapshot });
+        } else {
+            self.write("snapshot: ");
+            self.write_json(snapshot);
+            self.write("\n");
+        }
+    }
+
+    fn restored(&mut self, state: &str) {
+        if self.json() {
+            self.line_json(&RestoredOut {
+                restored: true,
+                state,
+            });
+        } else {
+            self.write(&format!("restored: in `{state}`\n"));
+        }
+    }
+
+    fn error(&mut self, line: u64, message: &str) {
+        if self.json() {
+            self.line_json(&ErrorOut { error: message, line });
+        } else {
+            self.write(&format!("line {line}: error: {message}\n"));
+        }
+    }
+}
+
+/// ` (do `a`, `b`)`, or nothing.
+fn effects_text(effects: &[&str]) -> String {
+    if effects.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = effects.iter().map(|e| format!("`{e}`")).collect();
+    format!(" (do {})", names.join(", "))
+}
+
+/// `a = true, b = false`, or `none` for an empty table.
+fn table_text(entries: impl Iterator<Item = String>) -> String {
+    let entries: Vec<String> = entries.collect();
+    if entries.is_empty() {
+        "none".to_owned()
+    } else {
+        entries.join(", ")
+    }
+}
+
+/// Stop with status 2: the output cannot be written.
+fn fail(error: &io::Error) -> ! {
+    if error.kind() != io::ErrorKind::BrokenPipe {
+        // stderr may be broken too; there is nowhere else to say it.
+        let _ = writeln!(io::stderr(), "error: cannot write output: {error}");
+    }
+    std::process::exit(2);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advance_durations() {
+        assert_eq!(parse_advance("90s"), Ok(90_000));
+        assert_eq!(parse_advance("0s"), Ok(0));
+        assert_eq!(parse_advance("250ms"), Ok(250));
+        assert_eq!(parse_advance("200h"), Ok(720_000_000));
+        assert!(parse_advance("90").unwrap_err().contains("`ms`, `s`, `m` or `h`"));
+        assert!(parse_advance("3d").is_err());
+        assert!(parse_advance("s").is_err());
+        assert!(parse_advance("-1s").is_err());
+        assert!(parse_advance("99999999999999999999h")
+            .unwrap_err()
+            .contains("too long"));
+    }
+
+    #[test]
+    fn lines_name_what_is_wrong() {
+        let error = |line: &str| parse_line(line).err().expect("an error");
+        assert_eq!(
+            error("{\"fire\": "),
+            "not JSON: EOF while parsing a value at column 9"
+        );
+        assert!(error("[1]").starts_with("expected a JSON object"));
+        assert_eq!(
+            error("{\"fire\": \"a\", \"advance\": \"1s\"}"),
+            "one command per line: this one has both `fire` and `advance`"
+        );
+        assert_eq!(
+            error("{\"fire\": \"a\", \"payload\": 1, \"x\": 2}"),
+            "unknown key `x` (a line with `fire` has only `fire` and `payload`)"
+        );
+        assert_eq!(
+            error("{\"advance\": \"1s\", \"payload\": 1}"),
+            "unknown key `payload` (a line with `advance` has no other key)"
+        );
+        assert_eq!(
+            error("{\"fire\": 1, \"fire\": 2}"),
+            "not JSON: duplicate key `fire` at column 21"
+        );
+        assert!(matches!(
+            parse_line("{\"fire\": \"add\", \"payload\": [1]}"),
+            Ok(Command::Fire { action, payload }) if action == "add" && payload == serde_json::json!([1])
+        ));
+    }
+}
