@@ -1020,7 +1020,7 @@ mod tests {
         );
         assert_eq!(
             error("{\"fire\": 1, \"fire\": 2}"),
-            "not JSON: duplicate key `fire` at column 21"
+            "not JSON: duplicate key `fire` at column 18"
         );
         assert!(matches!(
             parse_line("{\"fire\": \"add\", \"payload\": [1]}"),
