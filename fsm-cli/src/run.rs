@@ -495,11 +495,15 @@ impl Session {
                 self.out.fired(&step, &fired.to_string());
                 Ok(())
             }
-            Err(FireError::UnknownAction(unknown)) => Err(unknown.to_string()),
-            Err(error) => {
-                self.out.refused(&Refusal::of(&error), &error.to_string());
-                Ok(())
-            }
+            Err(error) => match Refusal::of(&error) {
+                Some(refusal) => {
+                    self.out.refused(&refusal, &error.to_string());
+                    Ok(())
+                }
+                // Not an action of the machine: the line is wrong, and the
+                // machine never saw it.
+                None => Err(error.to_string()),
+            },
         }
     }
 
@@ -563,16 +567,24 @@ impl Session {
     fn advance(&mut self, by: &str) -> Result<(), String> {
         let millis = parse_advance(by)?;
         let now = Timestamp::from_system_time(self.clock.now());
+        let last_time = last_time();
         let end = now
             .unix_millis()
             .checked_add(millis)
             .and_then(Timestamp::from_unix_millis)
-            .ok_or_else(|| format!("advancing by {by} from {now} would pass {}", Timestamp::MAX))?;
+            .filter(|&end| end <= last_time)
+            .ok_or_else(|| {
+                format!(
+                    "advancing by {by} from {now} would pass {last_time}, the last time a run \
+                     reaches (a week before the last timestamp, so that every deadline fits)"
+                )
+            })?;
         self.out.advance_start(end);
         let mut last: Option<Timestamp> = None;
         while let Some(deadline) = self.engine.next_deadline() {
-            // A timer armed at the latest time there is is due then too;
-            // fire it only once.
+            // Every deadline armed here is later than the time it was armed
+            // at (`last_time` keeps them from stopping at the last
+            // timestamp), so each turn moves the clock forward.
             if deadline > end || last.is_some_and(|last| deadline <= last) {
                 break;
             }
@@ -612,6 +624,15 @@ impl Session {
         self.out.advance_end(end);
         Ok(())
     }
+}
+
+/// The latest time a run's clock reaches: a week (the longest delay)
+/// before [`Timestamp::MAX`], so a timer armed at any time of the run has a
+/// deadline after it. At `Timestamp::MAX` deadlines would stop growing, and
+/// a timer that re-arms itself would be due again at the instant it fired.
+fn last_time() -> Timestamp {
+    let week = u64::try_from(duration::MAX.as_millis()).expect("a week in milliseconds");
+    Timestamp::from_unix_millis(Timestamp::MAX.unix_millis() - week).expect("a timestamp")
 }
 
 /// The names of `effects`, given by index.
@@ -705,7 +726,9 @@ struct CandidateJson<'a> {
 }
 
 impl<'a> Refusal<'a> {
-    fn of(error: &'a FireError) -> Refusal<'a> {
+    /// The refusal `error` reports; `None` for an unknown action, which is
+    /// an input error instead.
+    fn of(error: &'a FireError) -> Option<Refusal<'a>> {
         let kind = match error {
             FireError::InvalidTransition(e) => {
                 let definition = e.definition();
@@ -729,9 +752,9 @@ impl<'a> Refusal<'a> {
                         .collect(),
                 }
             }
-            FireError::UnknownAction(_) => unreachable!("an unknown action is an input error"),
+            FireError::UnknownAction(_) => return None,
         };
-        Refusal { ok: false, kind }
+        Some(Refusal { ok: false, kind })
     }
 }
 

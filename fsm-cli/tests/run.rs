@@ -220,6 +220,35 @@ fn a_timer_group_whose_guards_all_fail_is_reported_and_disarmed() {
     );
 }
 
+#[test]
+fn the_clock_stops_a_week_before_the_last_timestamp() {
+    // A timer that re-arms itself, restored due a second before the last
+    // time a run reaches: it fires once there, and its next deadline is
+    // past the end.
+    let text = "machine M { initial state a { after 1s -> a emit tick; on stop -> b; } terminal state b; }";
+    let restore = format!(
+        r#"{{"restore": {{"type":"fsm","machine":"M","fingerprint":"{}","current_state":"a","timers":[{{"state":"a","timer":0,"due":"9999-12-24T23:59:59.000Z"}}]}}}}"#,
+        fingerprint(text)
+    );
+    session(
+        text,
+        &[],
+        &[
+            &restore,
+            r#"{"advance": "253401695999999ms"}"#,
+            r#"{"advance": "1ms"}"#,
+            r#"{"advance": "0s"}"#,
+        ],
+        &[
+            r#"{"restored":true,"state":"a"}"#,
+            r#"{"now":"9999-12-24T23:59:59.999Z","fired":[{"ok":true,"timer":true,"from":"a","to":"a","outputs":["tick"],"effects":[],"due":"9999-12-24T23:59:59.000Z","after":"1s","declared_in":"a"}]}"#,
+            r#"{"error":"advancing by 1ms from 9999-12-24T23:59:59.999Z would pass 9999-12-24T23:59:59.999Z, the last time a run reaches (a week before the last timestamp, so that every deadline fits)","line":3}"#,
+            r#"{"now":"9999-12-24T23:59:59.999Z","fired":[]}"#,
+        ],
+        1,
+    );
+}
+
 /// The fingerprint of the only machine of `text`.
 fn fingerprint(text: &str) -> String {
     let model = fsm_grammar::check(text).into_model().expect("a clean machine");
@@ -372,7 +401,7 @@ fn every_unreadable_line_is_an_error_and_the_run_goes_on() {
             r#"{"error":"`delays` takes an object of delay names and durations, like {\"delays\": {\"backoff\": \"30s\"}}","line":13}"#,
             r#"{"error":"`advance` takes a duration as a string, like {\"advance\": \"90s\"}","line":14}"#,
             r#"{"error":"`advance` takes a duration like `90s` (digits, then `ms`, `s`, `m` or `h`), not `1d`","line":15}"#,
-            r#"{"error":"advancing by 999999999999h from 1970-01-01T00:00:00.000Z would pass 9999-12-31T23:59:59.999Z","line":16}"#,
+            r#"{"error":"advancing by 999999999999h from 1970-01-01T00:00:00.000Z would pass 9999-12-24T23:59:59.999Z, the last time a run reaches (a week before the last timestamp, so that every deadline fits)","line":16}"#,
             r#"{"error":"write {\"snapshot\": true} to print the snapshot","line":17}"#,
             r#"{"error":"not JSON: duplicate key `fire` at column 23","line":18}"#,
             r#"{"ok":true,"from":"closed","to":"opened","outputs":[],"effects":[]}"#,
