@@ -1,7 +1,8 @@
 //! The one diagnostic type of the front end, and the catalogue of codes.
 
-use crate::elide::elide;
+use crate::elide::elide_owned;
 use crate::span::Span;
+use std::borrow::Cow;
 use std::fmt;
 
 /// How bad a diagnostic is.
@@ -168,23 +169,27 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic with the code's default severity.
+    ///
+    /// Texts built at run time (`String`s, which may quote the user's names)
+    /// have long quoted names shortened; `&'static str` texts are fsmc's own,
+    /// such as the syntax templates of help lines, and are kept whole.
     pub fn new(
         code: Code,
         span: Span,
-        message: impl Into<String>,
-        label: impl Into<String>,
-        help: impl Into<String>,
+        message: impl Into<Cow<'static, str>>,
+        label: impl Into<Cow<'static, str>>,
+        help: impl Into<Cow<'static, str>>,
     ) -> Self {
         // Names of any length are quoted shortened, so one diagnostic prints
         // a bounded amount of text; the span still covers the whole name.
         Diagnostic {
             code,
             severity: code.default_severity(),
-            message: elide(message.into()),
+            message: elide_owned(message.into()),
             span,
-            label: elide(label.into()),
+            label: elide_owned(label.into()),
             secondary: Vec::new(),
-            help: elide(help.into()),
+            help: elide_owned(help.into()),
             suggestion: None,
         }
     }
@@ -196,10 +201,10 @@ impl Diagnostic {
     }
 
     /// Add a secondary label.
-    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
+    pub fn with_label(mut self, span: Span, message: impl Into<Cow<'static, str>>) -> Self {
         self.secondary.push(Label {
             span,
-            message: elide(message.into()),
+            message: elide_owned(message.into()),
         });
         self
     }

@@ -14,6 +14,16 @@ const TAIL: usize = 12;
 /// The longest message, label or help line, after names are shortened.
 pub const MAX_TEXT_CHARS: usize = 1_000;
 
+/// `text` as a diagnostic shows it: fsmc's own text (a `&'static str`, which
+/// cannot hold a user's name) whole, and text built at run time through
+/// [`elide`].
+pub(crate) fn elide_owned(text: std::borrow::Cow<'static, str>) -> String {
+    match text {
+        std::borrow::Cow::Borrowed(own) => own.to_string(),
+        std::borrow::Cow::Owned(built) => elide(built),
+    }
+}
+
 /// `text` with every backtick-quoted name longer than [`MAX_QUOTED_CHARS`]
 /// shortened to `` `beginning…end` ``, and cut after [`MAX_TEXT_CHARS`]
 /// characters. Short texts come back unchanged, without a copy.

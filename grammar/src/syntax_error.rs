@@ -24,7 +24,8 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
     } else {
         format!("`{found}`")
     };
-    let context = previous_token(text, pos);
+    let before = code_before(text, pos);
+    let context = previous_token(before);
     let expected: Vec<String> = match &err.variant {
         ErrorVariant::ParsingError { positives, .. } => {
             let mut words: Vec<String> = Vec::new();
@@ -41,9 +42,19 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
         ErrorVariant::CustomError { message } => vec![message.clone()],
     };
     let list = one_of(&expected);
+    let keyword = keyword_suggestion(text, pos, found, &expected);
+    // A line that ends where a `;` could is most likely missing it, so the
+    // error goes just after its last token, as rustc reports it, rather
+    // than on the next line.
+    let missing_semi = !at_end
+        && keyword.is_none()
+        && !before.is_empty()
+        && expected.iter().any(|w| w == "`;`")
+        && text[before.len()..pos].contains('\n');
     // At the end of the file there is nothing to underline: point at the
     // last token instead, and say what should follow it.
-    let (span, label) = match (at_end, last_token_span(text, pos)) {
+    let (span, label) = match (at_end, last_token_span(before)) {
+        _ if missing_semi => (Span::new(before.len(), before.len()), "add `;` here".to_string()),
         (true, Some(last)) if !expected.is_empty() => (last, format!("expected {list} after this")),
         _ if expected.is_empty() => (Span::new(pos, pos + found.len()), "unexpected here".to_string()),
         _ => (Span::new(pos, pos + found.len()), format!("expected {list}")),
@@ -53,19 +64,23 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
     } else {
         format!("expected {list}, found {found_words}")
     };
-    let keyword = keyword_suggestion(text, pos, found, &expected);
-    let help = match keyword {
-        Some(keyword) => format!("did you mean `{keyword}`?"),
+    let help: std::borrow::Cow<'static, str> = match keyword {
+        Some(keyword) => format!("did you mean `{keyword}`?").into(),
         None if in_attribute(text, pos) => {
             "an attribute reads `#[allow(CODE, ...)]`; `fsmc explain` lists the codes".into()
         }
-        None => help(&expected, context),
+        None => help(&expected, context, statement_keyword(text, pos)).into(),
     };
     let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help);
     // A misspelled keyword is replaced whole; `=>` for `->` is two tokens
     // where the span covers one, so it gets the help but no replacement.
     if let Some(keyword) = keyword.filter(|_| span == Span::new(pos, pos + found.len()) && found != "=") {
         diagnostic = diagnostic.with_suggestion(keyword);
+    }
+    if missing_semi {
+        diagnostic = diagnostic
+            .with_suggestion(";")
+            .with_label(Span::new(pos, pos + found.len()), "unexpected token");
     }
     if at_end && expected.iter().any(|w| w == "`}`") {
         if let Some(open) = unclosed_brace(text, machine_start, pos) {
@@ -102,11 +117,55 @@ fn in_attribute(text: &str, pos: usize) -> bool {
         .is_some_and(|open| before[..open].trim_end().ends_with('#') && !before[open..].contains(']'))
 }
 
-/// The span of the last character before `pos` that is not whitespace.
-fn last_token_span(text: &str, pos: usize) -> Option<Span> {
-    let before = text[..pos].trim_end();
+/// The span of the last character of `before` (see [`code_before`]).
+fn last_token_span(before: &str) -> Option<Span> {
     let c = before.chars().last()?;
     Some(Span::new(before.len() - c.len_utf8(), before.len()))
+}
+
+/// `text[..pos]` without the whitespace and `//` comments at its end: it
+/// ends with the last token before `pos`. (The language has no string
+/// literals, so a line's comment starts at its first `//`.)
+fn code_before(text: &str, pos: usize) -> &str {
+    let mut end = pos;
+    loop {
+        let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[line_start..end];
+        let code = line.find("//").map_or(line, |c| &line[..c]).trim_end();
+        if !code.is_empty() || line_start == 0 {
+            return &text[..line_start + code.len()];
+        }
+        end = line_start - 1;
+    }
+}
+
+/// The first token of the statement holding `pos`: the one after the last
+/// `;`, `{` or `}` before it, comments skipped. `on` for a transition,
+/// `after` for a timer.
+fn statement_keyword(text: &str, pos: usize) -> &str {
+    let mut end = pos;
+    let start = loop {
+        let before = code_before(text, end);
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        if let Some(b) = before[line_start..].rfind([';', '{', '}']) {
+            break line_start + b + 1;
+        }
+        if line_start == 0 {
+            break 0;
+        }
+        end = line_start - 1;
+    };
+    let mut at = start;
+    loop {
+        let rest = &text[at..pos];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if !trimmed.starts_with("//") {
+            break;
+        }
+        at = text[at..pos].find('\n').map_or(pos, |n| at + n);
+    }
+    token_at(&text[..pos], at)
 }
 
 /// The innermost `{` between `from` and `to` that is still open at `to`
@@ -172,6 +231,9 @@ const ORDER: &[&str] = &[
     "`priority`",
     "a number",
     "`->`",
+    "`.`",
+    "`history`",
+    "`deep_history`",
     "`do`",
     "`emit`",
     "`::`",
@@ -268,46 +330,57 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
     }
 }
 
-fn help(expected: &[String], context: &str) -> String {
+/// The help line for what was expected after `context`, in a statement that
+/// starts with `statement` (`on`, `after`, ...).
+fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     let expects = |w: &str| expected.iter().any(|e| e == w);
+    let timer = statement == "after";
+    // `(` and `[` open a guard or a type: which one, the expected tokens
+    // say, so types are asked about before the guard's context.
+    let in_type = expects("a Rust type") || expects("`>`") || expects("`::`");
     let in_guard =
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
     if context == "." {
-        "after a composite state's name, `.history` enters the child last active in it and `.deep_history` the state last active anywhere inside it".into()
+        "after a composite state's name, `.history` enters the child last active in it and `.deep_history` the state last active anywhere inside it"
+    } else if context == "->" && timer {
+        "a timer's target is the name of a state: `after 30s -> STATE;`"
     } else if context == "->" {
-        "a transition's target is the name of a state: `on ACTION -> STATE;`".into()
+        "a transition's target is the name of a state: `on ACTION -> STATE;`"
+    } else if in_type {
+        TYPE_HELP
     } else if in_guard {
-        "a guard is a guard name, `!g`, `a && b`, `a || b` or `( ... )`, inside `[` `]`".into()
+        "a guard is a guard name, `!g`, `a && b`, `a || b` or `( ... )`, inside `[` `]`"
+    } else if timer && (expects("`->`") || expects("`priority`")) {
+        "a timer reads `after DELAY [GUARD] priority N -> TARGET do EFFECT, ... emit OUTPUT, ...;`, with a duration such as `30s` or a declared `delay` name, every part after it optional, ending with `;`"
     } else if expects("`->`") || expects("`priority`") {
-        "a transition reads `on ACTION [GUARD] priority N -> TARGET do EFFECT, ... emit OUTPUT, ...;`, every part after the action optional, ending with `;`".into()
+        "a transition reads `on ACTION [GUARD] priority N -> TARGET do EFFECT, ... emit OUTPUT, ...;`, every part after the action optional, ending with `;`"
     } else if context == "emit" || context == "," {
-        "`emit` takes a comma-separated list of output names: `emit a, b;`".into()
+        "`emit` takes a comma-separated list of output names: `emit a, b;`"
     } else if context == "machine" {
-        "a machine starts with its name: `machine Name { ... }`".into()
+        "a machine starts with its name: `machine Name { ... }`"
     } else if ["enter", "exit"].contains(&context) {
         "hooks read `enter do EFFECT, ... emit OUTPUT, ...;` and `exit ...;`, with `do`, `emit` or both"
-            .into()
-    } else if expects("a Rust type") || expects("`>`") || expects("`::`") {
-        "a type is a Rust path with optional generic arguments (`Decision`, `crate::llm::Decision`, `Vec<String>`), a tuple `(A, B)` or an array `[T; N]`; references are not supported, since payloads and contexts are owned".into()
     } else if context == "after" || expects("a duration") {
-        "a timer reads `after DURATION -> TARGET;`: a duration such as `250ms`, `30s`, `10m` or `2h`, or a declared `delay` name".into()
+        "a timer reads `after DURATION -> TARGET;`: a duration such as `250ms`, `30s`, `10m` or `2h`, or a declared `delay` name"
     } else if context == "priority" {
-        "a priority is a whole number, such as `priority 2` or `priority -1`".into()
+        "a priority is a whole number, such as `priority 2` or `priority -1`"
     } else if expects("`machine`") {
-        "a file holds machines: `machine Name { ... }`".into()
+        "a file holds machines: `machine Name { ... }`"
     } else if expects("`on`") {
         "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
-            .into()
     } else if expects("`state`") || expects("`any`") {
-        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks".into()
+        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks"
     } else if expects("`;`") {
-        "every declaration and transition ends with `;`".into()
+        "every declaration, transition, timer and hook ends with `;`"
     } else if expects("`}`") {
-        "every `{` needs a matching `}`".into()
+        "every `{` needs a matching `}`"
     } else {
-        "see docs/dsl.md for the grammar of this construct".into()
+        "see docs/dsl.md for the grammar of this construct"
     }
 }
+
+/// The help for a syntax error in a Rust type.
+const TYPE_HELP: &str = "a type is a Rust path with optional generic arguments (`Decision`, `crate::llm::Decision`, `Vec<String>`), a tuple `(A, B)` or an array `[T; N]`; references are not supported, since payloads and contexts are owned";
 
 /// The token starting at `pos`: a word, a two-character operator, or one character.
 fn token_at(text: &str, pos: usize) -> &str {
@@ -327,9 +400,8 @@ fn token_at(text: &str, pos: usize) -> &str {
     rest.chars().next().map_or("", |c| &rest[..c.len_utf8()])
 }
 
-/// The token that ends just before `pos`, ignoring whitespace.
-fn previous_token(text: &str, pos: usize) -> &str {
-    let before = text[..pos].trim_end();
+/// The last token of `before` (see [`code_before`]).
+fn previous_token(before: &str) -> &str {
     for op in ["->", "&&", "||"] {
         if before.ends_with(op) {
             return &before[before.len() - 2..];
@@ -347,5 +419,99 @@ fn previous_token(text: &str, pos: usize) -> &str {
             .chars()
             .last()
             .map_or("", |c| &before[before.len() - c.len_utf8()..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TYPE_HELP;
+    use crate::parser::parse;
+    use crate::Diagnostic;
+
+    fn first(text: &str) -> Diagnostic {
+        parse(text)
+            .diagnostics
+            .into_iter()
+            .next()
+            .expect("a syntax error")
+    }
+
+    #[test]
+    fn syntax_templates_are_quoted_whole() {
+        // fsmc's own template is longer than a quoted name may be; only the
+        // user's text is shortened.
+        let d = first("machine M { initial state a { on go b; } state b; }");
+        assert!(
+            d.help
+                .contains("`on ACTION [GUARD] priority N -> TARGET do EFFECT, ... emit OUTPUT, ...;`"),
+            "{}",
+            d.help
+        );
+        let long = "n".repeat(100);
+        let d = first(&format!("machine M {{ initial state a {{ on go {long}; }} }}"));
+        assert!(
+            !d.message.contains(&long) && d.message.contains('…'),
+            "{}",
+            d.message
+        );
+    }
+
+    #[test]
+    fn timers_get_their_own_help() {
+        let text = "machine M { initial state a { after 5s b; } state b; }";
+        assert!(
+            first(text).help.starts_with("a timer reads `after DELAY"),
+            "{}",
+            first(text).help
+        );
+        let text = "machine M { initial state a {\n after 5s -> ; } }";
+        assert_eq!(
+            first(text).help,
+            "a timer's target is the name of a state: `after 30s -> STATE;`"
+        );
+        // A transition after a timer is still a transition.
+        let text = "machine M { initial state a { after 5s -> a; on x -> ; } }";
+        assert!(first(text).help.starts_with("a transition's target"));
+    }
+
+    #[test]
+    fn a_reference_type_gets_the_type_help() {
+        for text in [
+            "machine M { context C; effect note(&str); initial state a; }",
+            "machine M { action a((u8, &str)); initial state a; }",
+            "machine M { context &str; initial state a; }",
+        ] {
+            assert_eq!(first(text).help, TYPE_HELP, "{text}");
+        }
+        // A guard's `(` still gets the guard help.
+        let text = "machine M { initial state a { on x [(;] -> a; } }";
+        assert!(first(text).help.starts_with("a guard is"));
+    }
+
+    #[test]
+    fn a_missing_semicolon_is_reported_after_the_line_that_lacks_it() {
+        let text = "machine M {\n  initial state a {\n    on go -> b // to b\n    /// doc\n    on stop -> a;\n  }\n  state b;\n}\n";
+        let d = first(text);
+        let end = text.find(" // to b").unwrap();
+        assert_eq!((d.span.start, d.span.end), (end, end), "{d:?}");
+        assert_eq!(d.label, "add `;` here");
+        assert_eq!(d.suggestion.as_deref(), Some(";"));
+        let on = text.find("on stop").unwrap();
+        assert_eq!(d.secondary[0].span.start, on);
+        // On one line, the token that came instead is the one underlined.
+        let text = "machine M { initial state a { on go -> b on stop -> a; } state b; }";
+        let d = first(text);
+        assert_eq!(&text[d.span.start..d.span.end], "on");
+        // A misspelled keyword on the next line keeps its suggestion.
+        let text = "machine M { initial state a { on go [g]\n prio 1 -> a; } }";
+        assert_eq!(first(text).suggestion.as_deref(), Some("priority"));
+    }
+
+    #[test]
+    fn comments_are_not_the_token_before_an_error() {
+        // The doc comment ends with `.`, which once gave the help of `.history`.
+        let text = "machine M {\n  initial state a { on x -> a; }\n  }\n  /// Done.\n  on y -> a;\n}\n";
+        let d = parse(text).diagnostics;
+        assert!(d.iter().all(|d| !d.help.contains(".history")), "{d:?}");
     }
 }
