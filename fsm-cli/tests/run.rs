@@ -818,3 +818,27 @@ fn the_sessions_of_docs_run_md_are_what_fsmc_run_prints() {
     let found = check_sessions("docs/run.md", &workspace());
     assert!(found >= 3, "only {found} sessions in docs/run.md");
 }
+
+#[test]
+fn a_payload_guard_reads_the_table_and_ignores_the_payload() {
+    // `urgent(Option<u8>)` takes the payload, but reads the same table as
+    // every other guard: false until set, whatever the payload.
+    let text = workspace_file("tests/fixtures/ok/context-timers.fsm");
+    session(
+        &text,
+        &["--delay", "backoff=1m"],
+        &[
+            r#"{"fire": "start", "payload": ["go"]}"#,
+            r#"{"fire": "escalate", "payload": 9}"#,
+            r#"{"guards": {"urgent": true}}"#,
+            r#"{"fire": "escalate", "payload": null}"#,
+        ],
+        &[
+            r#"{"ok":true,"from":"idle","to":"calling","outputs":["started"],"effects":["remember","arm"]}"#,
+            r#"{"ok":false,"error":"guard-rejected","state":"calling","action":"escalate","candidates":[{"guard":"urgent","target":"failed"}]}"#,
+            r#"{"guards":{"retries_left":false,"urgent":true}}"#,
+            r#"{"ok":true,"from":"calling","to":"failed","outputs":["stopped"],"effects":["disarm"]}"#,
+        ],
+        0,
+    );
+}
