@@ -100,6 +100,7 @@ pub(super) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
             local[v] = levels[next].input.len();
             levels[next].input.push(Some(v));
             levels[next].graph.nodes.push(graph.nodes[v]);
+            levels[next].graph.compound.push(!children[v].is_empty());
             if !children[v].is_empty() {
                 level_of[v] = levels.len();
                 levels.push(Level::default());
@@ -207,6 +208,11 @@ pub(super) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
             }
         }
         for (le, end, c, input_end, side, e) in added {
+            if input_end == c {
+                // The edge ends at the border, where the level around
+                // chooses (see `Graph::compound`): near where it goes.
+                continue;
+            }
             let inner = level_of[c];
             let port = add_port(&mut levels[inner], side);
             continuations.push(Continuation {
@@ -215,11 +221,6 @@ pub(super) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
                 inner_level: inner,
                 port,
             });
-            if input_end == c {
-                // The edge ends at the border; its port keeps it apart
-                // from the others there.
-                continue;
-            }
             let w = local[toward(Some(c), input_end)];
             let (a, b) = if end == 0 { (w, port) } else { (port, w) };
             let piece = Piece {

@@ -108,6 +108,10 @@ pub(crate) struct Graph {
     pub parents: Vec<Option<usize>>,
     /// A node kept leftmost in its rank (a compound node's header).
     pub(super) leftmost: Option<usize>,
+    /// Which nodes are compound: an edge that ends at one meets its border
+    /// wherever it arrives, not at the middle (may be shorter than
+    /// `nodes`: the others are not).
+    pub(super) compound: Vec<bool>,
 }
 
 /// An edge of a [`Graph`].
@@ -168,6 +172,10 @@ const NODE_GAP: f64 = 22.0;
 const EDGE_GAP: f64 = 10.0;
 /// Space between an edge and its label.
 const LABEL_GAP: f64 = 5.0;
+/// Space between an edge and the border of the drawing (of a compound
+/// node's box, when the drawing is its inside), so that an edge running
+/// along it reads as an edge.
+const EDGE_MARGIN: f64 = 16.0;
 
 /// What a node of the layered graph stands for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -334,7 +342,15 @@ fn place(graph: &Graph, ranking: &rank::Ranking, bundle: bool) -> Result<Layout,
         rank.retain(|&v| v != first);
         rank.insert(0, first);
     }
-    let placed = position::position(&layered);
+    let mut placed = position::position(&layered);
+    if let Some(first) = graph.leftmost {
+        // The header at the left of the drawing, not wherever the nodes
+        // right of it pushed it.
+        let left = (0..layered.slots.len())
+            .map(|v| placed.x[v] - layered.slots[v].left)
+            .fold(f64::INFINITY, f64::min);
+        placed.x[first] = placed.x[first].min(left + layered.slots[first].left);
+    }
     Ok(route::route(graph, &layered, &placed, &loops))
 }
 

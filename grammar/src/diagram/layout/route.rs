@@ -10,7 +10,7 @@
 //! boxes: no edge can cross a box.
 
 use super::position::Placed;
-use super::{Graph, Kind, Layered, Layout, Point, Rect, Route, Size, LABEL_GAP, MARGIN};
+use super::{Graph, Kind, Layered, Layout, Point, Rect, Route, Size, EDGE_MARGIN, LABEL_GAP, MARGIN};
 
 /// How far a self-loop reaches right of its node.
 const LOOP_OUT: f64 = 18.0;
@@ -99,13 +99,35 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
             top_side[chain.nodes[n - 1]].push((x[chain.nodes[n - 2]], c));
         }
     }
+    // Ports fixed by the caller: where the edge goes on inside a compound
+    // node.
+    let mut fixed: Vec<[Option<f64>; 2]> = vec![[None; 2]; layered.chains.len()];
+    for (c, chain) in layered.chains.iter().enumerate() {
+        let edge = &graph.edges[chain.edge];
+        let (top, bottom) = (chain.nodes[0], chain.nodes[chain.nodes.len() - 1]);
+        let [at_from, at_to] = edge.ports;
+        let (at_top, at_bottom) = if chain.reversed {
+            (at_to, at_from)
+        } else {
+            (at_from, at_to)
+        };
+        fixed[c] = [
+            at_top.map(|dx| nodes[top].x + dx),
+            at_bottom.map(|dx| nodes[bottom].x + dx),
+        ];
+    }
     let mut leave = vec![0.0; layered.chains.len()];
     let mut enter = vec![0.0; layered.chains.len()];
     for (node, rect) in nodes.iter().enumerate() {
-        for (side, port) in [
-            (&mut bottom_side[node], &mut leave),
-            (&mut top_side[node], &mut enter),
+        let compound = graph.compound.get(node).copied().unwrap_or(false);
+        for (end, side, port) in [
+            (0, &mut bottom_side[node], &mut leave),
+            (1, &mut top_side[node], &mut enter),
         ] {
+            if compound {
+                border_ports(rect, side, |c| fixed[c][end], port);
+                continue;
+            }
             side.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             let k = side.len();
             let usable = (rect.width - 2.0 * PORT_INSET).max(0.0);
@@ -116,26 +138,8 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
             };
             let centre = rect.x + rect.width / 2.0;
             for (i, &(_, c)) in side.iter().enumerate() {
-                port[c] = centre + (i as f64 - (k - 1) as f64 / 2.0) * spacing;
+                port[c] = fixed[c][end].unwrap_or(centre + (i as f64 - (k - 1) as f64 / 2.0) * spacing);
             }
-        }
-    }
-    // Ports fixed by the caller: where the edge goes on inside a compound
-    // node.
-    for (c, chain) in layered.chains.iter().enumerate() {
-        let edge = &graph.edges[chain.edge];
-        let (top, bottom) = (chain.nodes[0], chain.nodes[chain.nodes.len() - 1]);
-        let [at_from, at_to] = edge.ports;
-        let (at_top, at_bottom) = if chain.reversed {
-            (at_to, at_from)
-        } else {
-            (at_from, at_to)
-        };
-        if let Some(dx) = at_top {
-            leave[c] = nodes[top].x + dx;
-        }
-        if let Some(dx) = at_bottom {
-            enter[c] = nodes[bottom].x + dx;
         }
     }
 
@@ -248,6 +252,41 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
     frame(nodes, edges)
 }
 
+/// The ports of one side of a compound node's box: those fixed by the
+/// caller stay; each other one goes where its edge goes (`side` holds the x
+/// of the next point along each chain), kept [`PORT_SPACING`] from its
+/// neighbours where the box is wide enough, and inside the box.
+fn border_ports(
+    rect: &Rect,
+    side: &mut [(f64, usize)],
+    fixed: impl Fn(usize) -> Option<f64>,
+    port: &mut [f64],
+) {
+    let (low, high) = (
+        rect.x + PORT_INSET.min(rect.width / 2.0),
+        rect.x + rect.width - PORT_INSET.min(rect.width / 2.0),
+    );
+    for entry in side.iter_mut() {
+        entry.0 = fixed(entry.1).unwrap_or(entry.0.clamp(low, high));
+    }
+    side.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut at: Vec<f64> = side.iter().map(|e| e.0).collect();
+    let free = |i: usize| fixed(side[i].1).is_none();
+    for i in 1..at.len() {
+        if free(i) {
+            at[i] = at[i].max(at[i - 1] + PORT_SPACING);
+        }
+    }
+    for i in (0..at.len().saturating_sub(1)).rev() {
+        if free(i) {
+            at[i] = at[i].min(at[i + 1] - PORT_SPACING);
+        }
+    }
+    for (i, &(_, c)) in side.iter().enumerate() {
+        port[c] = if free(i) { at[i].clamp(low, high) } else { at[i] };
+    }
+}
+
 /// Drop repeated points and the middle of three on one vertical or
 /// horizontal line: a long edge runs straight through many ranks, and its
 /// route should cost a point per bend, not two per rank.
@@ -304,8 +343,11 @@ fn frame(mut nodes: Vec<Rect>, mut edges: Vec<Route>) -> Layout {
     for r in nodes.iter().chain(edges.iter().filter_map(|e| e.label.as_ref())) {
         cover(r.x, r.y, r.x + r.width, r.y + r.height);
     }
+    // Edges keep further from the sides than boxes: a vertical run along a
+    // composite state's border would read as part of it.
+    let pad = EDGE_MARGIN - MARGIN;
     for p in edges.iter().flat_map(|e| &e.points) {
-        cover(p.x, p.y, p.x, p.y);
+        cover(p.x - pad, p.y, p.x + pad, p.y);
     }
     if nodes.is_empty() {
         (min_x, min_y, max_x, max_y) = (0.0, 0.0, 0.0, 0.0);
