@@ -18,6 +18,7 @@
 //! ```
 
 pub mod ast;
+mod braces;
 mod checks;
 pub mod comments;
 pub mod diagnostic;

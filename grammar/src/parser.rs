@@ -55,14 +55,14 @@ pub fn parse(text: &str) -> Parsed {
     // the file is still parsed; the machines holding them are not checked.
     // So are states nested too deep: their bodies become `;`, and the
     // parsers, which recurse on nesting, never see the depth.
-    let mut oversized = crate::limits::oversized_guards(text);
+    let mut not_checked = crate::limits::oversized_guards(text);
     let nesting = crate::limits::oversized_nesting(text);
     let blanked;
-    let text = if oversized.is_empty() && nesting.is_empty() {
+    let text = if not_checked.is_empty() && nesting.is_empty() {
         text
     } else {
         let mut copy = text.to_string();
-        for (diagnostic, guard) in &oversized {
+        for (diagnostic, guard) in &not_checked {
             blank(&mut copy, guard.start, guard.end);
             diagnostics.push(diagnostic.clone());
         }
@@ -71,11 +71,21 @@ pub fn parse(text: &str) -> Parsed {
             copy.replace_range(body.start..body.start + 1, ";");
             diagnostics.push(diagnostic.clone());
         }
-        oversized.extend(nesting);
-        diagnostics.sort_by_key(|d| d.span.start);
+        not_checked.extend(nesting);
         blanked = copy;
         &blanked
     };
+    // A `}` too many is reported once, at the brace, and blanked, so the
+    // rest of the file is read at the right level; its machine is not
+    // checked further.
+    let (strays, without_strays) = stray_braces(text);
+    for stray in &strays {
+        let diagnostic = stray.diagnostic();
+        diagnostics.push(diagnostic.clone());
+        not_checked.push((diagnostic, Span::new(stray.at, stray.at + 1)));
+    }
+    diagnostics.sort_by_key(|d| d.span.start);
+    let text = without_strays.as_deref().unwrap_or(text);
     let docs = DocIndex::new(text, &comments);
     let mut unparsed = Vec::new();
     // The hand-written parser handles text without syntax errors; pest
@@ -84,9 +94,9 @@ pub fn parse(text: &str) -> Parsed {
         Some(machines) => machines,
         None => parse_segments(text, &docs, &mut diagnostics, &mut unparsed),
     };
-    if !oversized.is_empty() {
+    if !not_checked.is_empty() {
         let (broken, kept): (Vec<MachineAst>, Vec<MachineAst>) = machines.into_iter().partition(|m| {
-            oversized
+            not_checked
                 .iter()
                 .any(|(_, g)| m.span.start <= g.start && g.start < m.span.end)
         });
@@ -103,6 +113,14 @@ pub fn parse(text: &str) -> Parsed {
         },
         diagnostics,
     }
+}
+
+/// The `}` too many in `text` (see `braces.rs`), and the text without them.
+fn stray_braces(text: &str) -> (Vec<crate::braces::StrayBrace>, Option<String>) {
+    crate::braces::strays(text, |region| {
+        let docs = DocIndex::new(region, &[]);
+        direct::parse(region, &docs, &mut Vec::new()).is_some()
+    })
 }
 
 /// A Rust type written alone (a JSON document's context or payload), in
@@ -1332,11 +1350,15 @@ machine Agent {
 
     /// Syntax recovery as it was first written: after blanking each broken
     /// statement, the whole machine is parsed again.
+    /// Stray braces are blanked first, as `parse` does.
     fn recover_by_reparsing(text: &str) -> Vec<Diagnostic> {
+        let (strays, without_strays) = stray_braces(text);
+        let mut diagnostics: Vec<Diagnostic> = strays.iter().map(|s| s.diagnostic()).collect();
+        let text = without_strays.as_deref().unwrap_or(text);
         let comments = comments::scan(text);
         let docs = DocIndex::new(text, &comments);
-        let mut diagnostics = Vec::new();
         if direct::parse(text, &docs, &mut diagnostics).is_some() {
+            diagnostics.sort_by_key(|d| d.span.start);
             return diagnostics;
         }
         let mut buf = text.to_string();
@@ -1367,6 +1389,9 @@ machine Agent {
                     }
                 }
             }
+        }
+        if !strays.is_empty() {
+            diagnostics.sort_by_key(|d| d.span.start);
         }
         diagnostics
     }

@@ -14,12 +14,15 @@ mod unreachable_state;
 mod unsatisfiable_guard;
 mod unused_declaration;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::guard_logic::Budget;
 use crate::model::{Machine, Model, Source, StateId};
 
 /// Run every check over every machine of `model`.
 pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
+    // A syntax error can move uses out of the machine that declares them (a
+    // stray `}` ends it early), so "never used" is not trusted in that file.
+    let syntax_errors = out.iter().any(|d| d.code == Code::Syntax);
     name_collision::check_machines(model, out);
     for machine in &model.machines {
         let mut sink = Sink { machine, out };
@@ -37,7 +40,9 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
         unsatisfiable_guard::check(machine, &mut budget, &mut sink);
         let timers_never_fire = timer_groups::check(machine, &mut budget, &mut sink);
         timer_shadowed::check(machine, &timers_never_fire, &mut sink);
-        unused_declaration::check(machine, &mut sink);
+        if !syntax_errors {
+            unused_declaration::check(machine, &mut sink);
+        }
         name_collision::check_names(machine, &mut sink);
     }
 }
