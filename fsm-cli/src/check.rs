@@ -21,6 +21,9 @@ silently. A file named explicitly is checked whatever its extension. `-` reads \
 a file from standard input; reports call it `<stdin>`, or the name given with --stdin-filename.
 
 Human reports go to stderr with a summary line; `json` and `github` reports go to stdout.
+A human report shows at most 20 diagnostics per file (--max-diagnostics), errors chosen before \
+warnings, and says how many more there were; the summary line counts them all. `json` and \
+`github` reports are never limited: the tools that read them filter and count for themselves.
 
 Exit status:
   0  no errors (warnings are allowed)
@@ -59,6 +62,11 @@ pub struct DiagnosticArgs {
     /// Turn every warning into an error.
     #[arg(long)]
     deny_warnings: bool,
+
+    /// Show at most N diagnostics per file in the human report, errors
+    /// first; the rest are counted in one line. 0 shows every one.
+    #[arg(long, value_name = "N", default_value_t = report::MAX_HUMAN_DIAGNOSTICS)]
+    max_diagnostics: usize,
 }
 
 impl DiagnosticArgs {
@@ -101,6 +109,8 @@ enum Format {
 pub struct Reporter {
     format: Format,
     style: HumanStyle,
+    /// `--max-diagnostics`.
+    max_diagnostics: usize,
     /// `--format json` prints one array for all files, at the end.
     json_records: Vec<JsonDiagnostic>,
     /// Errors reported so far.
@@ -115,6 +125,7 @@ impl Reporter {
         Reporter {
             format: args.format,
             style: HumanStyle::detect(),
+            max_diagnostics: args.max_diagnostics,
             json_records: Vec::new(),
             errors: 0,
             warnings: 0,
@@ -128,13 +139,22 @@ impl Reporter {
         self.errors += errors;
         self.warnings += diagnostics.len() - errors;
         match self.format {
-            Format::Human => console::stderr(&report::human(
-                name,
-                source,
-                diagnostics,
-                self.style.width,
-                self.style.color,
-            )),
+            Format::Human => {
+                let limited = report::limit(diagnostics, self.max_diagnostics);
+                let mut out = report::human(
+                    name,
+                    source,
+                    limited.shown.iter().copied(),
+                    self.style.width,
+                    self.style.color,
+                );
+                if let Some(note) = limited.note(name) {
+                    out.push_str(&format!(
+                        "note: {note}; `--max-diagnostics 0` shows every one\n\n"
+                    ));
+                }
+                console::stderr(&out);
+            }
             Format::Json => self.json_records.extend(report::json(name, source, diagnostics)),
             Format::Github => console::stdout(&report::github(name, source, diagnostics)),
         }

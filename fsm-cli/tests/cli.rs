@@ -620,3 +620,64 @@ fn explain_without_a_code_lists_every_code() {
     assert!(list.contains("\nWarnings:\n"), "{list}");
     dir.fsmc(&["explain", "--list", "dead-end"]).expect(2);
 }
+
+/// `n` machines with one syntax error each.
+fn broken_machines(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("machine M{i} {{ initial state a {{ on x -> ; }} }}\n"))
+        .collect()
+}
+
+#[test]
+fn a_human_report_shows_at_most_20_diagnostics_per_file_and_counts_the_rest() {
+    let dir = Scratch::new();
+    dir.write("many.fsm", &broken_machines(30))
+        .write("few.fsm", &broken_machines(3));
+    let run = dir.fsmc(&["check", "many.fsm", "few.fsm"]).expect(1);
+    let stderr = run.stderr();
+    assert_eq!(stderr.matches("fsm::syntax (").count(), 23, "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: 10 more diagnostics in many.fsm not shown (10 errors); \
+             `--max-diagnostics 0` shows every one\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("in few.fsm not shown"), "{stderr}");
+    assert_eq!(run.summary(), "checked 2 files: 33 errors");
+
+    let run = dir
+        .fsmc(&["check", "--max-diagnostics", "0", "many.fsm"])
+        .expect(1);
+    assert_eq!(run.stderr().matches("fsm::syntax (").count(), 30);
+    assert!(!run.stderr().contains("not shown"));
+    let run = dir
+        .fsmc(&["check", "--max-diagnostics", "1", "few.fsm"])
+        .expect(1);
+    assert!(run
+        .stderr()
+        .contains("note: 2 more diagnostics in few.fsm not shown (2 errors)"));
+
+    // Reports for tools are complete.
+    let run = dir.fsmc(&["check", "--format", "json", "many.fsm"]).expect(1);
+    assert_eq!(run.json().len(), 30);
+    let run = dir.fsmc(&["check", "--format", "github", "many.fsm"]).expect(1);
+    assert_eq!(run.stdout().lines().count(), 30);
+}
+
+#[test]
+fn the_limit_shows_errors_before_warnings_in_position_order() {
+    let dir = Scratch::new();
+    let mut text: String = (0..25)
+        .map(|i| format!("machine W{i} {{ initial state a; state b; }}\n"))
+        .collect();
+    text.push_str(&TYPO.replace("Door", "Last"));
+    dir.write("mixed.fsm", &text);
+    let run = dir.fsmc(&["check", "mixed.fsm"]).expect(1);
+    let stderr = run.stderr();
+    assert_eq!(stderr.matches("\nfsm::").count() + 1, 20, "{stderr}");
+    // The one error is shown, last, as it is last in the file.
+    let error = stderr.find("fsm::unknown-state").expect("the error is shown");
+    assert!(stderr[error..].matches("\nfsm::").count() == 0, "{stderr}");
+    assert!(stderr.contains(" warnings)"), "{stderr}");
+}

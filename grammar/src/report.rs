@@ -19,7 +19,13 @@ use crate::span::{LineCol, LineIndex};
 /// The documentation URL is printed as text after the code rather than as a
 /// terminal hyperlink, so it is visible (and clickable) in every terminal.
 #[cfg(feature = "fancy")]
-pub fn human(file_name: &str, source: &str, diagnostics: &[Diagnostic], width: usize, color: bool) -> String {
+pub fn human<'d>(
+    file_name: &str,
+    source: &str,
+    diagnostics: impl IntoIterator<Item = &'d Diagnostic>,
+    width: usize,
+    color: bool,
+) -> String {
     use miette::{GraphicalReportHandler, GraphicalTheme};
 
     let theme = if color {
@@ -329,6 +335,74 @@ fn escape_property(value: &str) -> String {
     escape_data(value).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// The most diagnostics of one file a human report shows unless told
+/// otherwise, as clang's `-ferror-limit` (also 20): enough to fix a file by,
+/// few enough that 20 KB of garbage does not bury the summary. The rest are
+/// counted in one line ([`Limited::note`]).
+pub const MAX_HUMAN_DIAGNOSTICS: usize = 20;
+
+/// One file's diagnostics as a limited human report shows them.
+#[derive(Debug)]
+pub struct Limited<'a> {
+    /// The diagnostics shown, in position order.
+    pub shown: Vec<&'a Diagnostic>,
+    /// Errors left out.
+    pub hidden_errors: usize,
+    /// Warnings left out.
+    pub hidden_warnings: usize,
+}
+
+impl Limited<'_> {
+    /// The line that says how many diagnostics of `file_name` were left out,
+    /// e.g. `89 more diagnostics in r.fsm not shown (85 errors, 4 warnings)`,
+    /// or `None` when none were.
+    pub fn note(&self, file_name: &str) -> Option<String> {
+        let hidden = self.hidden_errors + self.hidden_warnings;
+        if hidden == 0 {
+            return None;
+        }
+        let kinds = match (self.hidden_errors, self.hidden_warnings) {
+            (_, 0) => plural(self.hidden_errors, "error"),
+            (0, _) => plural(self.hidden_warnings, "warning"),
+            (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+        };
+        let more = if hidden == 1 {
+            "1 more diagnostic".to_string()
+        } else {
+            format!("{hidden} more diagnostics")
+        };
+        Some(format!("{more} in {file_name} not shown ({kinds})"))
+    }
+}
+
+/// At most `max` of `diagnostics` (all of them when `max` is 0): errors are
+/// chosen before warnings, each kind from the top of the file, and the ones
+/// chosen are shown in position order.
+pub fn limit(diagnostics: &[Diagnostic], max: usize) -> Limited<'_> {
+    let max = if max == 0 { usize::MAX } else { max };
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let shown_errors = errors.min(max);
+    let shown_warnings = (diagnostics.len() - errors).min(max - shown_errors);
+    let (mut e, mut w) = (0, 0);
+    let shown = diagnostics
+        .iter()
+        .filter(|d| {
+            let (taken, room) = if d.is_error() {
+                (&mut e, shown_errors)
+            } else {
+                (&mut w, shown_warnings)
+            };
+            *taken += 1;
+            *taken <= room
+        })
+        .collect();
+    Limited {
+        shown,
+        hidden_errors: errors - shown_errors,
+        hidden_warnings: diagnostics.len() - errors - shown_warnings,
+    }
+}
+
 /// The closing line of a run, e.g. `checked 5 files: 1 error, 2 warnings`, or
 /// `checked 1 file: no errors or warnings`.
 pub fn summary(files: usize, errors: usize, warnings: usize) -> String {
@@ -462,6 +536,31 @@ mod tests {
         let mut d = unknown_state();
         d.span = Span::new(start, start + 'ü'.len_utf8());
         assert!(github("m.fsm", SOURCE, &[d]).contains(",line=2,col=9,endLine=2,endColumn=10,"));
+    }
+
+    #[test]
+    fn a_limit_chooses_errors_first_and_keeps_position_order() {
+        let mut warning = duplicate_declaration();
+        warning.span = Span::new(0, 1);
+        let all = [warning.clone(), unknown_state(), warning.clone(), unknown_state()];
+        let limited = limit(&all, 3);
+        let kinds: Vec<bool> = limited.shown.iter().map(|d| d.is_error()).collect();
+        assert_eq!(kinds, [false, true, true]);
+        assert_eq!((limited.hidden_errors, limited.hidden_warnings), (0, 1));
+        assert_eq!(
+            limited.note("m.fsm").as_deref(),
+            Some("1 more diagnostic in m.fsm not shown (1 warning)")
+        );
+        let limited = limit(&all, 1);
+        assert_eq!(
+            limited.note("m.fsm").as_deref(),
+            Some("3 more diagnostics in m.fsm not shown (1 error, 2 warnings)")
+        );
+        for max in [0, 4, 100] {
+            let limited = limit(&all, max);
+            assert_eq!(limited.shown.len(), 4);
+            assert_eq!(limited.note("m.fsm"), None);
+        }
     }
 
     #[test]

@@ -78,9 +78,7 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
         diagnostic = diagnostic.with_suggestion(keyword);
     }
     if missing_semi {
-        diagnostic = diagnostic
-            .with_suggestion(";")
-            .with_label(Span::new(pos, pos + found.len()), "unexpected token");
+        diagnostic = diagnostic.with_label(Span::new(pos, pos + found.len()), "unexpected token");
     }
     if at_end && expected.iter().any(|w| w == "`}`") {
         if let Some(open) = unclosed_brace(text, machine_start, pos) {
@@ -495,7 +493,7 @@ mod tests {
         let end = text.find(" // to b").unwrap();
         assert_eq!((d.span.start, d.span.end), (end, end), "{d:?}");
         assert_eq!(d.label, "add `;` here");
-        assert_eq!(d.suggestion.as_deref(), Some(";"));
+        assert_eq!(d.suggestion, None, "suggestions replace a word");
         let on = text.find("on stop").unwrap();
         assert_eq!(d.secondary[0].span.start, on);
         // On one line, the token that came instead is the one underlined.
