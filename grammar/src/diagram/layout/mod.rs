@@ -337,20 +337,30 @@ fn place(graph: &Graph, ranking: &rank::Ranking, bundle: bool) -> Result<Layout,
     let loops = route::SelfLoops::new(graph);
     let mut layered = layered(graph, &loops, ranking, bundle)?;
     order::order(&mut layered);
-    if let Some(first) = graph.leftmost {
-        let rank = &mut layered.ranks[layered.slots[first].rank];
-        rank.retain(|&v| v != first);
-        rank.insert(0, first);
-    }
+    let Some(header) = graph.leftmost else {
+        let placed = position::position(&layered);
+        return Ok(route::route(graph, &layered, &placed, &loops));
+    };
+    // A compound node's inside: placed without its header, which then goes
+    // at the top left, and only the ports it covers move right of it. Placed
+    // with it, every port would sit right of it and everything below would
+    // follow, leaving the box's left side empty.
+    let top = layered.slots[header].rank;
+    layered.ranks[top].retain(|&v| v != header);
     let mut placed = position::position(&layered);
-    if let Some(first) = graph.leftmost {
-        // The header at the left of the drawing, not wherever the nodes
-        // right of it pushed it.
-        let left = (0..layered.slots.len())
-            .map(|v| placed.x[v] - layered.slots[v].left)
-            .fold(f64::INFINITY, f64::min);
-        placed.x[first] = placed.x[first].min(left + layered.slots[first].left);
+    let left = (0..layered.slots.len())
+        .filter(|&v| v != header)
+        .map(|v| placed.x[v] - layered.slots[v].left)
+        .fold(f64::INFINITY, f64::min);
+    placed.x[header] = if left.is_finite() { left } else { 0.0 } + layered.slots[header].left;
+    let rank = &mut layered.ranks[top];
+    rank.insert(0, header);
+    for i in 1..rank.len() {
+        let (u, v) = (rank[i - 1], rank[i]);
+        let least = placed.x[u] + position::gap(&layered.slots[u], &layered.slots[v]);
+        placed.x[v] = placed.x[v].max(least);
     }
+    placed.bands = position::bands(&layered);
     Ok(route::route(graph, &layered, &placed, &loops))
 }
 

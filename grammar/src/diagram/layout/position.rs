@@ -50,15 +50,23 @@ pub(super) fn position(graph: &Layered) -> Placed {
         place(graph, &mut x, r, true, true);
     }
     pack_components(graph, &mut x);
+    Placed {
+        x,
+        bands: bands(graph),
+    }
+}
 
-    let mut bands = Vec::with_capacity(count);
+/// The top and bottom of each rank's band, each as tall as its tallest
+/// member, [`RANK_GAP`] apart.
+pub(super) fn bands(graph: &Layered) -> Vec<(f64, f64)> {
+    let mut bands = Vec::with_capacity(graph.ranks.len());
     let mut top = 0.0;
     for rank in &graph.ranks {
         let height = rank.iter().map(|&v| graph.slots[v].height).fold(0.0, f64::max);
         bands.push((top, top + height));
         top += height + RANK_GAP;
     }
-    Placed { x, bands }
+    bands
 }
 
 /// Move each connected part of the drawing as far left as the separation
@@ -126,7 +134,7 @@ fn pack_components(graph: &Layered, x: &mut [f64]) {
 }
 
 /// The distance between the anchors of neighbours `a` (left) and `b`.
-fn gap(a: &Slot, b: &Slot) -> f64 {
+pub(super) fn gap(a: &Slot, b: &Slot) -> f64 {
     let space = match (a.kind, b.kind) {
         (Kind::Real(_), _) | (_, Kind::Real(_)) => NODE_GAP,
         _ => EDGE_GAP,
