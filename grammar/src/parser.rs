@@ -92,7 +92,7 @@ pub fn parse(text: &str) -> Parsed {
     // finds and names the errors of the rest.
     let mut machines = match direct::parse(text, &docs, &mut diagnostics) {
         Some(machines) => machines,
-        None => parse_segments(text, &docs, &mut diagnostics, &mut unparsed),
+        None => parse_segments(text, &comments, &docs, &mut diagnostics, &mut unparsed),
     };
     if !not_checked.is_empty() {
         let (broken, kept): (Vec<MachineAst>, Vec<MachineAst>) = machines.into_iter().partition(|m| {
@@ -137,6 +137,7 @@ pub(crate) fn canonical_type(text: &str) -> Option<String> {
 
 fn parse_segments(
     text: &str,
+    comments: &[Comment],
     docs: &DocIndex<'_>,
     diagnostics: &mut Vec<Diagnostic>,
     unparsed: &mut Vec<Ident>,
@@ -167,9 +168,9 @@ fn parse_segments(
             }
             Err(err) => {
                 unparsed.extend(machine_name(text, start, end));
-                diagnostics.push(syntax_error::from_pest(&err, text, start, start));
+                diagnostics.push(syntax_error::from_pest(&err, text, comments, start, start));
                 let buf = buf.get_or_insert_with(|| text.to_string());
-                more_syntax_errors(buf, start, end, start + error_offset(&err), diagnostics);
+                more_syntax_errors(buf, comments, start, end, start + error_offset(&err), diagnostics);
             }
         }
     }
@@ -188,6 +189,7 @@ const MAX_ERRORS_PER_MACHINE: usize = 20;
 /// and every diagnostic that caused would be noise.
 fn more_syntax_errors(
     buf: &mut String,
+    comments: &[Comment],
     start: usize,
     end: usize,
     first: usize,
@@ -210,7 +212,7 @@ fn more_syntax_errors(
                 if pos <= err_pos {
                     return; // no progress: the rest is one broken construct
                 }
-                diagnostics.push(syntax_error::from_pest(&err, buf, start, at));
+                diagnostics.push(syntax_error::from_pest(&err, buf, comments, start, at));
                 err_pos = pos;
             }
         }
@@ -1367,7 +1369,7 @@ machine Agent {
                 continue;
             }
             let err = FsmParser::parse(Rule::machine_entry, &text[start..end]).unwrap_err();
-            diagnostics.push(syntax_error::from_pest(&err, text, start, start));
+            diagnostics.push(syntax_error::from_pest(&err, text, &comments, start, start));
             let mut err_pos = start + error_offset(&err);
             for _ in 1..MAX_ERRORS_PER_MACHINE {
                 let Some((from, to)) = statement_around(&buf[start..end], err_pos - start) else {
@@ -1384,7 +1386,7 @@ machine Agent {
                         if pos <= err_pos {
                             break;
                         }
-                        diagnostics.push(syntax_error::from_pest(&err, &buf, start, start));
+                        diagnostics.push(syntax_error::from_pest(&err, &buf, &comments, start, start));
                         err_pos = pos;
                     }
                 }

@@ -1,6 +1,7 @@
 //! Turns pest's errors into `syntax` diagnostics that say, in words, what was
 //! expected at the failing position ("expected `->` or `;`, found `foo`").
 
+use crate::ast::Comment;
 use crate::diagnostic::{one_of, Code, Diagnostic};
 use crate::parser::Rule;
 use crate::span::{floor_char_boundary, Span};
@@ -8,7 +9,15 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 
 /// Convert a pest error on `text[offset..]` into a diagnostic on `text`, in
 /// the machine that starts at `machine_start` (at or before `offset`).
-pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, offset: usize) -> Diagnostic {
+/// `comments` are the comments of `text`, in order: what the error says
+/// depends on the tokens before it, and comments are not tokens.
+pub(crate) fn from_pest(
+    err: &Error<Rule>,
+    text: &str,
+    comments: &[Comment],
+    machine_start: usize,
+    offset: usize,
+) -> Diagnostic {
     let pos = offset
         + match err.location {
             InputLocation::Pos(p) => p,
@@ -24,7 +33,7 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
     } else {
         format!("`{found}`")
     };
-    let before = code_before(text, pos);
+    let before = code_before(text, pos, comments);
     let context = previous_token(before);
     let expected: Vec<String> = match &err.variant {
         ErrorVariant::ParsingError { positives, .. } => {
@@ -66,10 +75,10 @@ pub(crate) fn from_pest(err: &Error<Rule>, text: &str, machine_start: usize, off
     };
     let help: std::borrow::Cow<'static, str> = match keyword {
         Some(keyword) => format!("did you mean `{keyword}`?").into(),
-        None if in_attribute(text, pos) => {
+        None if in_attribute(&text[..pos]) => {
             "an attribute reads `#[allow(CODE, ...)]`; `fsmc explain` lists the codes".into()
         }
-        None => help(&expected, context, statement_keyword(text, pos)).into(),
+        None => help(&expected, context, statement_keyword(text, pos, comments)).into(),
     };
     let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help);
     // A misspelled keyword is replaced whole; `=>` for `->` is two tokens
@@ -107,12 +116,13 @@ fn keyword_suggestion<'e>(text: &str, pos: usize, found: &str, expected: &'e [St
         .or_else(|| words().find(|k| found.len() >= 2 && k.starts_with(found)))
 }
 
-/// Whether `pos` is inside an attribute: after `#[` with no `]` between.
-fn in_attribute(text: &str, pos: usize) -> bool {
-    let before = &text[..pos];
+/// Whether the end of `before` is inside an attribute: after `#[` with no
+/// `]` between. (Looking back no further than the last bracket or brace
+/// keeps this proportional to the statement, not the file.)
+fn in_attribute(before: &str) -> bool {
     before
-        .rfind('[')
-        .is_some_and(|open| before[..open].trim_end().ends_with('#') && !before[open..].contains(']'))
+        .rfind(['[', ']', ';', '{', '}'])
+        .is_some_and(|open| before[open..].starts_with('[') && before[..open].trim_end().ends_with('#'))
 }
 
 /// The span of the last character of `before` (see [`code_before`]).
@@ -121,37 +131,38 @@ fn last_token_span(before: &str) -> Option<Span> {
     Some(Span::new(before.len() - c.len_utf8(), before.len()))
 }
 
-/// `text[..pos]` without the whitespace and `//` comments at its end: it
-/// ends with the last token before `pos`. (The language has no string
-/// literals, so a line's comment starts at its first `//`.)
-fn code_before(text: &str, pos: usize) -> &str {
+/// `text[..pos]` without the whitespace and comments at its end: it ends
+/// with the last token before `pos`.
+fn code_before<'t>(text: &'t str, pos: usize, comments: &[Comment]) -> &'t str {
     let mut end = pos;
     loop {
-        let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
-        let line = &text[line_start..end];
-        let code = line.find("//").map_or(line, |c| &line[..c]).trim_end();
-        if !code.is_empty() || line_start == 0 {
-            return &text[..line_start + code.len()];
+        end = text[..end].trim_end().len();
+        // The last comment starting before `end`, if `end` is in it or at its end.
+        let last = comments.partition_point(|c| c.span.start < end);
+        match last.checked_sub(1).map(|i| comments[i].span) {
+            Some(comment) if comment.end >= end => end = comment.start,
+            _ => return &text[..end],
         }
-        end = line_start - 1;
     }
 }
 
 /// The first token of the statement holding `pos`: the one after the last
 /// `;`, `{` or `}` before it, comments skipped. `on` for a transition,
 /// `after` for a timer.
-fn statement_keyword(text: &str, pos: usize) -> &str {
+fn statement_keyword<'t>(text: &'t str, pos: usize, comments: &[Comment]) -> &'t str {
     let mut end = pos;
     let start = loop {
-        let before = code_before(text, end);
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        if let Some(b) = before[line_start..].rfind([';', '{', '}']) {
-            break line_start + b + 1;
+        let before = code_before(text, end, comments);
+        // The code between the last comment before `before`'s end and it.
+        let earlier = comments.partition_point(|c| c.span.end <= before.len());
+        let from = earlier.checked_sub(1).map_or(0, |i| comments[i].span.end);
+        if let Some(b) = before[from..].rfind([';', '{', '}']) {
+            break from + b + 1;
         }
-        if line_start == 0 {
-            break 0;
+        match earlier.checked_sub(1) {
+            Some(i) => end = comments[i].span.start,
+            None => break 0,
         }
-        end = line_start - 1;
     };
     let mut at = start;
     loop {
