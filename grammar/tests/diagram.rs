@@ -33,15 +33,28 @@ fn model(path: &Path) -> Model {
         .unwrap_or_else(|d| panic!("{} has errors: {d:#?}", path.display()))
 }
 
-/// Every machine of the examples and the `ok/` and `warn/` fixtures.
+/// Every machine of the examples (those in an example's folder too) and
+/// the `ok/` and `warn/` fixtures.
 fn all_machines() -> Vec<(String, Machine)> {
     let mut machines = Vec::new();
-    for dir in ["examples", "tests/fixtures/ok", "tests/fixtures/warn"] {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(workspace().join(dir))
+    let fsm_files = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "fsm"))
-            .collect();
+            .collect()
+    };
+    for dir in ["examples", "tests/fixtures/ok", "tests/fixtures/warn"] {
+        let dir = workspace().join(dir);
+        let mut paths = fsm_files(&dir);
+        if dir.ends_with("examples") {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    paths.extend(fsm_files(&path));
+                }
+            }
+        }
         paths.sort();
         for path in paths {
             for machine in model(&path).machines {
@@ -901,4 +914,162 @@ fn edges_sharing_a_trunk_keep_clear_of_boxes_and_labels() {
         "no edge joins a trunk"
     );
     check_picture("back to the start", machine);
+}
+
+/// Closer than this, two edges read as one line.
+const EDGE_SEPARATION: f64 = 6.0;
+/// Closer than this to a composite state's border, an edge reads as part
+/// of it.
+const BORDER_SEPARATION: f64 = 10.0;
+/// A close run longer than this is a defect; shorter ones are crossings,
+/// meetings at a box and turns.
+const SHORT_RUN: f64 = 40.0;
+/// The widest empty band allowed inside a composite state, at its left.
+const LEFT_BAND: f64 = 40.0;
+
+/// The polyline resampled every pixel or so.
+fn dense(edge: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut points: Vec<(f64, f64)> = edge.windows(2).flat_map(|w| points_along(w[0], w[1])).collect();
+    points.dedup();
+    points
+}
+
+fn segment_distance(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let length = dx * dx + dy * dy;
+    let t = if length == 0.0 {
+        0.0
+    } else {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / length).clamp(0.0, 1.0)
+    };
+    (p.0 - a.0 - t * dx).hypot(p.1 - a.1 - t * dy)
+}
+
+/// The longest stretch of `points` (consecutive, measured along them)
+/// over which `close` holds at every point, and where it starts.
+fn longest_run(points: &[(f64, f64)], close: impl Fn((f64, f64)) -> bool) -> (f64, (f64, f64)) {
+    let (mut best, mut at) = (0.0, (0.0, 0.0));
+    let mut run: Option<(f64, (f64, f64))> = None;
+    for (i, &p) in points.iter().enumerate() {
+        if !close(p) {
+            run = None;
+            continue;
+        }
+        let step = if i > 0 && run.is_some() {
+            let q = points[i - 1];
+            (p.0 - q.0).hypot(p.1 - q.1)
+        } else {
+            0.0
+        };
+        let (length, start) = run.map_or((0.0, p), |(l, s)| (l + step, s));
+        run = Some((length, start));
+        if length > best {
+            (best, at) = (length, start);
+        }
+    }
+    (best, at)
+}
+
+/// Every way one machine's picture lets edges run together or along a
+/// border, or leaves a composite half empty.
+fn spacing_faults(name: &str, machine: &Machine) -> Vec<String> {
+    let pic = picture(&svg(machine).unwrap());
+    let mut faults = Vec::new();
+    let dense_edges: Vec<Vec<(f64, f64)>> = pic.edges.iter().map(|e| dense(e)).collect();
+    let bounds = |e: &[(f64, f64)]| {
+        e.iter().fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |b, p| {
+            (b.0.min(p.0), b.1.min(p.1), b.2.max(p.0), b.3.max(p.1))
+        })
+    };
+    let boxes: Vec<_> = pic.edges.iter().map(|e| bounds(e)).collect();
+    for (i, a) in dense_edges.iter().enumerate() {
+        for (j, b) in pic.edges.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let bb = boxes[j];
+            let close = |p: (f64, f64)| {
+                p.0 > bb.0 - EDGE_SEPARATION
+                    && p.0 < bb.2 + EDGE_SEPARATION
+                    && p.1 > bb.1 - EDGE_SEPARATION
+                    && p.1 < bb.3 + EDGE_SEPARATION
+                    && b.windows(2)
+                        .any(|w| segment_distance(p, w[0], w[1]) < EDGE_SEPARATION)
+            };
+            let (run, at) = longest_run(a, close);
+            if run > SHORT_RUN {
+                faults.push(format!(
+                    "{name}: edges {i} and {j} run closer than {EDGE_SEPARATION}px for {run:.0}px from {at:?}"
+                ));
+            }
+        }
+    }
+    let composites: Vec<&(String, Rect)> = pic
+        .boxes
+        .iter()
+        .filter(|(n, _)| machine.states.iter().any(|s| s.is_composite() && s.name == *n))
+        .collect();
+    for (state, r) in &composites {
+        let to_border = |p: (f64, f64)| {
+            if r.contains(p, 0.0) {
+                (p.0 - r.x)
+                    .min(r.x + r.w - p.0)
+                    .min(p.1 - r.y)
+                    .min(r.y + r.h - p.1)
+            } else {
+                r.distance(p)
+            }
+        };
+        for (i, a) in dense_edges.iter().enumerate() {
+            let (run, at) = longest_run(a, |p| to_border(p) < BORDER_SEPARATION);
+            if run > SHORT_RUN {
+                faults.push(format!(
+                    "{name}: edge {i} runs along the border of {state}, closer than \
+                     {BORDER_SEPARATION}px, for {run:.0}px from {at:?}"
+                ));
+            }
+        }
+        // What lies inside: boxes, labels and edges.
+        let inside = |q: &Rect| q.x >= r.x && q.y >= r.y && q.x + q.w <= r.x + r.w && q.y + q.h <= r.y + r.h;
+        let left = pic
+            .boxes
+            .iter()
+            .filter(|(n, q)| n != state && inside(q))
+            .chain(pic.labels.iter().filter(|(_, q)| inside(q)))
+            .map(|(_, q)| q.x)
+            .chain(
+                dense_edges
+                    .iter()
+                    .flatten()
+                    .filter(|&&p| r.contains(p, 1.0))
+                    .map(|p| p.0),
+            )
+            .fold(f64::MAX, f64::min);
+        if left - r.x > LEFT_BAND {
+            faults.push(format!(
+                "{name}: {state} is empty for {:.0}px at its left",
+                left - r.x
+            ));
+        }
+    }
+    faults
+}
+
+/// Edges keep apart from each other and from composite borders, and a
+/// composite's content starts at its left (issue 15, item 16: the agent
+/// loop's `pause` and `resume (H)` ran 3-5 px apart for 400 px, one edge
+/// ran along the inside of `working`'s border, and the HTTP/2 stream's
+/// `concurrent` had an empty left half).
+#[test]
+fn svg_edges_keep_apart_and_composites_are_packed() {
+    let faults: Vec<String> = all_machines()
+        .iter()
+        .flat_map(|(name, machine)| spacing_faults(name, machine))
+        .collect();
+    assert!(
+        faults.is_empty(),
+        "{} faults:\n{}",
+        faults.len(),
+        faults.join("\n")
+    );
 }

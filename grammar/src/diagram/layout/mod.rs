@@ -66,6 +66,7 @@ mod order;
 mod position;
 mod rank;
 mod route;
+mod tracks;
 
 /// A point of the drawing, y pointing down.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -10,7 +10,10 @@
 //! boxes: no edge can cross a box.
 
 use super::position::Placed;
-use super::{Graph, Kind, Layered, Layout, Point, Rect, Route, Size, EDGE_MARGIN, LABEL_GAP, MARGIN};
+use super::tracks;
+use super::{
+    Graph, Kind, Layered, Layout, Point, Rect, Route, Size, EDGE_MARGIN, LABEL_GAP, MARGIN, RANK_GAP,
+};
 
 /// How far a self-loop reaches right of its node.
 const LOOP_OUT: f64 = 18.0;
@@ -21,6 +24,9 @@ const LOOP_STEP: f64 = 22.0;
 const PORT_INSET: f64 = 10.0;
 /// The widest spacing of neighbouring ports.
 const PORT_SPACING: f64 = 14.0;
+/// How far above its track a link starts to run across, and below it ends:
+/// a small bend at either end of the run.
+const BEND: f64 = 3.0;
 
 /// The self-loops of each node, drawn at its right.
 pub(super) struct SelfLoops {
@@ -69,19 +75,16 @@ impl SelfLoops {
 
 pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &SelfLoops) -> Layout {
     let x = &placed.x;
-    let band = |v: usize| placed.bands[layered.slots[v].rank];
-    let nodes: Vec<Rect> = graph
+    // x first: ports and tracks need it, and the tracks decide the y.
+    let mut nodes: Vec<Rect> = graph
         .nodes
         .iter()
         .enumerate()
-        .map(|(i, size)| {
-            let (top, bottom) = band(i);
-            Rect {
-                x: x[i] - size.width / 2.0,
-                y: (top + bottom - size.height) / 2.0,
-                width: size.width,
-                height: size.height,
-            }
+        .map(|(i, size)| Rect {
+            x: x[i] - size.width / 2.0,
+            y: 0.0,
+            width: size.width,
+            height: size.height,
         })
         .collect();
 
@@ -143,10 +146,97 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
         }
     }
 
+    // Where each chain crosses each gap, and the tracks of each gap.
+    let ends = |c: usize, k: usize| {
+        let chain = &layered.chains[c];
+        let n = chain.nodes.len();
+        let from = match (k, chain.joins) {
+            (0, Some(true)) | (1.., _) => x[chain.nodes[k]],
+            (0, _) => leave[c],
+        };
+        let to = if k + 2 < n || chain.joins == Some(false) {
+            x[chain.nodes[k + 1]]
+        } else {
+            enter[c]
+        };
+        tracks::Link { from, to }
+    };
+    let gaps = placed.bands.len().saturating_sub(1);
+    let mut crossing: Vec<Vec<tracks::Link>> = vec![Vec::new(); gaps];
+    let mut crossed_by: Vec<Vec<(usize, usize)>> = vec![Vec::new(); gaps];
+    for (c, chain) in layered.chains.iter().enumerate() {
+        for k in 0..chain.nodes.len() - 1 {
+            let gap = layered.slots[chain.nodes[k]].rank;
+            crossing[gap].push(ends(c, k));
+            crossed_by[gap].push((c, k));
+        }
+    }
+    let mut track: Vec<Vec<Option<usize>>> = layered
+        .chains
+        .iter()
+        .map(|chain| vec![None; chain.nodes.len() - 1])
+        .collect();
+    // The gaps along a compound node's border: above and below a compound
+    // node, and inside one (with a header), the first and the last.
+    let mut border = vec![false; gaps];
+    for (v, _) in graph.compound.iter().enumerate().filter(|(_, &c)| c) {
+        let rank = layered.slots[v].rank;
+        for gap in [rank.wrapping_sub(1), rank] {
+            if let Some(b) = border.get_mut(gap) {
+                *b = true;
+            }
+        }
+    }
+    if graph.leftmost.is_some() && gaps > 0 {
+        border[0] = true;
+        border[gaps - 1] = true;
+    }
+    let mut track_count = vec![0; gaps];
+    for gap in 0..gaps {
+        let (found, count) = tracks::assign(&crossing[gap], border[gap]);
+        track_count[gap] = count;
+        for (&(c, k), t) in crossed_by[gap].iter().zip(found) {
+            track[c][k] = t;
+        }
+    }
+    drop(crossing);
+    drop(crossed_by);
+    // The ranks' bands, each gap as high as its tracks need.
+    let mut bands = Vec::with_capacity(placed.bands.len());
+    let mut top = 0.0;
+    for (r, &(t, b)) in placed.bands.iter().enumerate() {
+        bands.push((top, top + b - t));
+        top += b - t + tracks::gap_height(track_count.get(r).copied().unwrap_or(0), BEND, RANK_GAP);
+    }
+    let band = |v: usize| bands[layered.slots[v].rank];
+    for (i, rect) in nodes.iter_mut().enumerate() {
+        let (top, bottom) = band(i);
+        rect.y = (top + bottom - rect.height) / 2.0;
+    }
+    // The points of a link on its track, if it has one.
+    let on_track = |c: usize, k: usize, points: &mut Vec<Point>| {
+        let Some(t) = track[c][k] else {
+            return;
+        };
+        let gap = layered.slots[layered.chains[c].nodes[k]].rank;
+        let (above, below) = (bands[gap].1, bands[gap + 1].0);
+        // Bends included, every track keeps TRACK_GAP from the ranks.
+        let y = above + BEND + (below - above - 2.0 * BEND) * (t + 1) as f64 / (track_count[gap] + 1) as f64;
+        let link = ends(c, k);
+        points.push(Point {
+            x: link.from,
+            y: y - BEND,
+        });
+        points.push(Point {
+            x: link.to,
+            y: y + BEND,
+        });
+    };
+
     let mut routes: Vec<Option<Route>> = (0..graph.edges.len()).map(|_| None).collect();
     for (c, chain) in layered.chains.iter().enumerate() {
         let (first, last) = (chain.nodes[0], chain.nodes[chain.nodes.len() - 1]);
-        let mut points = Vec::with_capacity(2 * chain.nodes.len());
+        let mut points = Vec::with_capacity(2 * chain.nodes.len() + 2);
         if chain.joins == Some(true) {
             // On the trunk, where it leaves the band of its dummy.
             points.push(Point {
@@ -165,7 +255,8 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
             });
         }
         let mut label = None;
-        for &d in &chain.nodes[1..chain.nodes.len() - 1] {
+        for (k, &d) in chain.nodes[1..chain.nodes.len() - 1].iter().enumerate() {
+            on_track(c, k, &mut points);
             let (top, bottom) = band(d);
             points.push(Point { x: x[d], y: top });
             points.push(Point { x: x[d], y: bottom });
@@ -179,6 +270,7 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
                 });
             }
         }
+        on_track(c, chain.nodes.len() - 2, &mut points);
         if chain.joins == Some(false) {
             points.push(Point {
                 x: x[last],
