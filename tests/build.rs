@@ -319,7 +319,7 @@ impl Glue {
                 format!(
                     "let mut fired = Vec::new();\n        self.machine.fire_due({}|result| {{\n            \
                      fired.push(match result {{\n                \
-                     Ok(f) => crate::data::Due::Fired {{ from: crate::data::name(f.from).to_owned(), to: crate::data::name(f.to).to_owned(), declared_in: f.declared_in.to_owned(), timer: f.timer as usize, due: f.due.unix_millis(), outputs: crate::data::names(f.outputs) }},\n                \
+                     Ok(f) => crate::data::Due::Fired {{ from: crate::data::name(f.from).to_owned(), to: crate::data::name(f.to).to_owned(), declared_in: f.declared_in.to_owned(), timer: f.timer as usize, due: f.due.unix_millis(), outputs: crate::data::names(f.outputs), internal: f.internal }},\n                \
                      Err(r) => crate::data::Due::Rejected {{ state: crate::data::name(r.state).to_owned(), declared_in: r.declared_in.to_owned(), timer: r.timer as usize, due: r.due.unix_millis() }},\n            \
                      }});\n        }});\n        crate::data::Step::Timers(fired)",
                     if guards_arg { "&self.guards, " } else { "" }

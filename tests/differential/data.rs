@@ -252,6 +252,8 @@ pub enum Due {
         /// Its deadline, in Unix milliseconds.
         due: u64,
         outputs: Vec<String>,
+        /// An internal timer (no target), as against one back to its state.
+        internal: bool,
     },
     /// No guard of the group held: it was disarmed and nothing else
     /// happened.

@@ -261,6 +261,7 @@ impl<'m> Reference<'m> {
                 timer: index,
                 due,
                 outputs,
+                internal: timer.target.is_none(),
             });
         }
         Step::Timers(fired)
@@ -379,6 +380,7 @@ fn dynamic_due(engine: &Engine<Ctx>) -> Step {
                     timer: f.timer,
                     due: f.due.unix_millis(),
                     outputs: f.output_names().map(str::to_owned).collect(),
+                    internal: f.internal,
                 },
                 Err(r) => Due::Rejected {
                     state: r.state_name().to_owned(),

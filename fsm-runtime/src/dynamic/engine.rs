@@ -488,6 +488,7 @@ impl<C> Engine<C> {
                 timer: candidate.index as usize,
                 due,
                 outputs: tables.outputs(mv),
+                internal: mv.to.is_none(),
                 definition,
             }));
         }

@@ -147,6 +147,9 @@ pub struct FiredTimer<'e> {
     pub due: crate::Timestamp,
     /// The outputs to perform, in order.
     pub outputs: &'e [OutputId],
+    /// True for an internal timer (no target): nothing was exited or
+    /// entered. The same as generated code's `TimerFired::internal`.
+    pub internal: bool,
     pub(crate) definition: &'e Definition,
 }
 
@@ -221,6 +224,7 @@ impl fmt::Debug for FiredTimer<'_> {
             .field("timer", &self.timer)
             .field("due", &self.due)
             .field("outputs", &self.output_names().collect::<Vec<_>>())
+            .field("internal", &self.internal)
             .finish()
     }
 }
