@@ -77,6 +77,26 @@ pub(super) fn assign(links: &[Link], border: bool) -> (Vec<Option<usize>>, usize
     if sideways.is_empty() {
         return (tracks, 0);
     }
+    // A steep link that overlaps a run joins the stack: as one curve across
+    // the gap it would cut that run, and its rise, where the straight links
+    // did not cross.
+    let mut runs: Vec<(f64, f64)> = sideways.iter().map(|&i| span(i)).collect();
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(runs.len());
+    for (lo, hi) in runs {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    let overlaps_run = |(lo, hi): (f64, f64)| {
+        let k = merged.partition_point(|r| r.1 < lo);
+        merged.get(k).is_some_and(|r| r.0 <= hi)
+    };
+    sideways.extend((0..links.len()).filter(|&i| {
+        let dx = (links[i].to - links[i].from).abs();
+        dx > 0.5 && dx <= JOG && overlaps_run(span(i))
+    }));
     // Right-going links first, the one starting furthest right on top;
     // then the left-going ones, the one starting furthest left on top.
     let right = |i: usize| links[i].to > links[i].from;
@@ -223,15 +243,26 @@ mod tests {
             link(500.0, 400.0),
         ];
         assert_eq!(assign(&links, false), (vec![None; 4], 0));
+        // Along a border every run gets a track, and the steep link beside
+        // the first one joins it.
         let (tracks, count) = assign(&links, true);
-        assert_eq!(tracks, vec![None, Some(0), Some(0), Some(0)]);
-        assert_eq!(count, 1);
+        assert_eq!(tracks, vec![Some(1), Some(0), Some(0), Some(0)]);
+        assert_eq!(count, 2);
     }
 
     #[test]
     fn a_run_overlapping_a_later_one_gets_a_track() {
         let (tracks, _) = assign(&[link(0.0, 300.0), link(100.0, 150.0), link(400.0, 500.0)], false);
         assert_eq!(tracks, vec![Some(1), Some(0), None]);
+    }
+
+    #[test]
+    fn a_steep_link_beside_a_run_joins_the_stack() {
+        // Not crossing as straight lines: the steep one must not cut the run.
+        let (tracks, _) = assign(&[link(125.0, 16.0), link(139.0, 69.0), link(153.0, 130.0)], false);
+        assert_eq!(tracks, vec![Some(0), Some(1), Some(2)]);
+        let (tracks, _) = assign(&[link(0.0, 5.0), link(100.0, 300.0), link(110.0, 330.0)], false);
+        assert_eq!(tracks[0], None);
     }
 
     #[test]
