@@ -43,14 +43,17 @@
 //!    linear time. y by ranks, each as tall as its tallest member.
 //! 5. [`route`]: each edge leaves its source's side at a port of its own,
 //!    runs vertically through the rank bands inside its dummies' slots and
-//!    diagonally only in the empty gaps between bands, so it never crosses
-//!    a box; self-loops sit in space reserved at the right of their node.
+//!    sideways only in the empty gaps between bands, so it never crosses
+//!    a box; edges that run sideways over the same stretch of a gap get
+//!    [`tracks`] of their own, so they do not run together; self-loops sit
+//!    in space reserved at the right of their node.
 //!
 //! # Compound nodes (composite states)
 //!
 //! A [`Graph`] with parents is laid out by [`compound`], one box at a
 //! time with the pipeline above: inside, a compound node is a graph of its
-//! children, with its header on a rank of its own at the top left and
+//! children, with its header at the top left (placed after the rest, so it
+//! pushes only the ports it covers, not the whole inside, to its right) and
 //! *ports* where edges cross its border; outside, it is one node as large as
 //! that drawing. This is the recursive scheme of ELK's hierarchy handling
 //! rather than dagre's single graph with border nodes: boxes cannot overlap
