@@ -76,10 +76,9 @@ pub(crate) fn is_extended(machine: &Machine) -> bool {
 /// `pub mod <snake_name> { ... }` for a checked machine with a context, a
 /// payload or a timer.
 pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStream {
-    let mut idents = Idents::new(machine);
+    let idents = Idents::new(machine);
     let enums = enums(machine, &idents);
     let machine_ident = idents.machine.clone();
-    idents.machine = Ident::new("Core", Span::call_site());
     // Spanning the declaration: rustc's errors about the type (it does not
     // resolve, it lacks a trait a bound asks for) point there.
     let context = machine
@@ -122,8 +121,26 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
         TokenStream::new()
     };
     let trait_ = gen.context_trait();
-    let core = gen.core_type();
-    let core_impl = machine_impl(machine, &gen.plan, &gen.idents, &mut tables, false);
+    let core = gen.result_types();
+    let (generics, params) = gen.type_generics();
+    let event_ty = if gen.events { quote!(Event) } else { quote!(Action) };
+    let action_of = if gen.events {
+        quote!(event.action())
+    } else {
+        quote!(*event)
+    };
+    let core_impl = machine_impl(
+        machine,
+        &gen.plan,
+        &gen.idents,
+        &mut tables,
+        &{
+            let m = &gen.machine_ident;
+            quote!(impl #generics __fsm::Machine for #m #params)
+        },
+        &event_ty,
+        &action_of,
+    );
     let machine_type = gen.machine_type(&mut tables);
     let composites = if gen.memory.is_empty() {
         TokenStream::new()
@@ -519,49 +536,52 @@ impl Gen<'_> {
         }
     }
 
-    fn core_type(&self) -> TokenStream {
-        let m = &self.machine_ident;
-        let doc = if self.context.is_some() {
-            doc_line(&format!(
-                "[`{m}`] without its context: its state alone, what [`Fired`] and [`FireError`] are generic over."
-            ))
+    /// `<K: Clock>` and `<K>` for a machine with timers, generic over its
+    /// clock; nothing otherwise.
+    fn type_generics(&self) -> (TokenStream, TokenStream) {
+        if self.max_timers > 0 {
+            let k = &self.clock_param;
+            (quote!(<#k: __fsm::Clock>), quote!(<#k>))
         } else {
-            doc_line(&format!(
-                "[`{m}`]'s state alone, without its clock: what [`Fired`] and [`FireError`] are generic over."
-            ))
+            (TokenStream::new(), TokenStream::new())
+        }
+    }
+
+    /// The runtime's result types for this machine, by their short names:
+    /// generic over the clock (the system clock by default) with timers.
+    fn result_types(&self) -> TokenStream {
+        let m = &self.machine_ident;
+        let (with_default, machine) = if self.max_timers > 0 {
+            let k = &self.clock_param;
+            (quote!(<#k = __fsm::SystemClock>), quote!(#m<#k>))
+        } else {
+            (TokenStream::new(), quote!(#m))
         };
         let fired_doc = doc_line(&format!("What a successful [`{m}::fire`] reports."));
-        let error = if self.events {
-            let doc = doc_line(&format!(
-                "Why [`{m}::fire`] did not fire, with the event handed back (`into_event`)."
-            ));
-            quote!(#doc pub type FireError = __fsm::Rejected<Core, Event>;)
+        let error_doc = if self.events {
+            doc_line(&format!(
+                "Why [`{m}::fire`] did not fire, with the event handed back (`event`, `into_event`)."
+            ))
         } else {
-            let doc = doc_line(&format!("Why [`{m}::fire`] did not fire."));
-            quote!(#doc pub type FireError = __fsm::FireError<Core>;)
+            doc_line(&format!("Why [`{m}::fire`] did not fire."))
         };
-        let timers = if self.max_timers > 0 || self.context.is_some() {
+        let timers = if self.max_timers > 0 {
             quote! {
                 /// A timer that fired.
-                pub type TimerFired = __fsm::TimerFired<Core>;
+                pub type TimerFired #with_default = __fsm::TimerFired<#machine>;
 
                 /// Timers that came due while none of their guards held.
-                pub type TimerRejected = __fsm::TimerRejected<Core>;
+                pub type TimerRejected #with_default = __fsm::TimerRejected<#machine>;
             }
         } else {
             TokenStream::new()
         };
         quote! {
-            #doc
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-            pub struct Core {
-                state: State,
-            }
-
             #fired_doc
-            pub type Fired = __fsm::Fired<Core>;
+            pub type Fired #with_default = __fsm::Fired<#machine>;
 
-            #error
+            #error_doc
+            pub type FireError #with_default = __fsm::FireError<#machine>;
 
             #timers
         }
@@ -834,8 +854,6 @@ impl Gen<'_> {
         let reject = |error: TokenStream| {
             if check {
                 quote!(false)
-            } else if self.events {
-                quote!(__fsm::Err(__fsm::Rejected::new(#error, event)))
             } else {
                 quote!(__fsm::Err(#error))
             }
@@ -878,7 +896,7 @@ impl Gen<'_> {
                         let internal = candidate.step.default_case().mv.is_internal();
                         quote!({
                             #run
-                            __fsm::Ok(Fired {
+                            __fsm::Ok(__fsm::Fired::<Self> {
                                 from: state,
                                 to: #to,
                                 action: Action::#action_variant,
@@ -914,7 +932,7 @@ impl Gen<'_> {
                             })
                             .collect(),
                     );
-                    reject(quote!(__fsm::FireError::rejected(state, Action::#action_variant, #rejected)))
+                    reject(quote!(__fsm::FireError::rejected(state, #input, #rejected)))
                 });
                 let caches = cached.iter().map(|g| {
                     let cache = &self.idents.guard_caches[g.index()];
@@ -940,12 +958,7 @@ impl Gen<'_> {
                 } else {
                     let valid = tables.valid_actions(rows.iter().map(|row| row.action).collect());
                     let terminal = self.machine.state(state).is_terminal();
-                    let action = if self.events {
-                        quote!(event.action())
-                    } else {
-                        quote!(action)
-                    };
-                    reject(quote!(__fsm::FireError::invalid(state, #action, #valid, #terminal)))
+                    reject(quote!(__fsm::FireError::invalid(state, #input, #valid, #terminal)))
                 };
                 arms.push(quote!((State::#state_variant, _) => #body,));
             }
@@ -1066,6 +1079,7 @@ impl Gen<'_> {
         let declared = &self.plan.timer_groups[group.group];
         let declared_in = &self.machine.state(declared.state).name;
         let first = Literal::u32_unsuffixed(declared.timers[0].1);
+        let label = declared.label.as_str();
         let cached: BTreeSet<GuardId> = group.cached_guards.iter().copied().collect();
         let call = self.guard_call(false);
         let mut branches = Vec::new();
@@ -1077,7 +1091,7 @@ impl Gen<'_> {
             let internal = candidate.step.default_case().mv.is_internal();
             let fired = quote!({
                 #run
-                __fsm::Some(__fsm::Ok(TimerFired { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs, internal: #internal }))
+                __fsm::Some(__fsm::Ok(__fsm::TimerFired::<Self> { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs, internal: #internal, label: #label }))
             });
             match &timer.guard {
                 Some(guard) => {
@@ -1088,7 +1102,7 @@ impl Gen<'_> {
             }
         }
         let fallback = fallback.unwrap_or_else(
-            || quote!(__fsm::Some(__fsm::Err(TimerRejected { state, declared_in: #declared_in, timer: #first, due }))),
+            || quote!(__fsm::Some(__fsm::Err(__fsm::TimerRejected::<Self> { state, declared_in: #declared_in, timer: #first, due }))),
         );
         if branches.is_empty() {
             return fallback;
@@ -1143,7 +1157,7 @@ impl Gen<'_> {
 
             /// Fire the earliest timer due at `now`.
             #allow_unused
-            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
                 let state = self.state;
                 let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
                 for &index in Self::timer_order(state) {
@@ -1229,7 +1243,7 @@ impl Gen<'_> {
 
             /// Fire the earliest timer due at `now`.
             #allow_unused
-            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
                 let state = self.state;
                 let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
                 for &index in Self::timer_order(state) {
@@ -1433,7 +1447,7 @@ impl Gen<'_> {
                 /// disarmed). Each armed timer fires at most once per entry
                 /// into its state; an internal timer (no target) is disarmed
                 /// once it fired. Does not allocate.
-                pub fn fire_next_due #g_generics(&mut self #g_param) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                pub fn fire_next_due #g_generics(&mut self #g_param) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
                     let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
                     let result = self.fire_due_at(now #g_pass);
                     __fsm::Traced::trace(&result);
@@ -1444,7 +1458,7 @@ impl Gen<'_> {
                 /// each exactly once, handing each result to `each`, and return
                 /// how many there were. The clock is read once: timers armed
                 /// by these firings are due later.
-                pub fn fire_due #g_generics(&mut self #g_param, mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>)) -> usize {
+                pub fn fire_due #g_generics(&mut self #g_param, mut each: impl __fsm::FnMut(__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>)) -> usize {
                     let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
                     let mut count = 0;
                     while let __fsm::Some(result) = self.fire_due_at(now #g_pass) {
@@ -1512,7 +1526,7 @@ impl Gen<'_> {
             (
                 quote! {
                     // The machine remembers nothing: any `last_active` is wrong.
-                    snapshot.last_active_of::<Core, 0>(&[], |_, _| false)?;
+                    snapshot.last_active_of::<Self, 0>(&[], |_, _| false)?;
                 },
                 TokenStream::new(),
             )
@@ -1520,7 +1534,7 @@ impl Gen<'_> {
             let names = self.memory.iter().map(|&s| self.machine.state(s).name.as_str());
             (
                 quote! {
-                    let last_active = snapshot.last_active_of::<Core, #memory_n>(&[#(#names),*], |slot, leaf| {
+                    let last_active = snapshot.last_active_of::<Self, #memory_n>(&[#(#names),*], |slot, leaf| {
                         leaf.is_in(LAST_ACTIVE_COMPOSITES[slot])
                     })?;
                 },
@@ -1581,7 +1595,7 @@ impl Gen<'_> {
                 }
             }
         };
-        let driven = self.driven_impl(&generics, &params);
+        let driven = self.trait_impls(&generics, &params);
 
         let (struct_doc, derives) = match (&self.context, timers) {
             (Some(_), _) => (
@@ -1692,7 +1706,7 @@ impl Gen<'_> {
                         context: #ctx
                         #restore_clock_param
                     ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        let state = snapshot.state_of::<Core>(policy)?;
+                        let state = snapshot.state_of::<Self>(policy)?;
                         #restore_deadlines
                         #restore_memory
                         __fsm::Ok(Self { state, context, #deadlines_init #memory_restored })
@@ -1713,7 +1727,7 @@ impl Gen<'_> {
                         where
                             for<'a> #ctx: __fsm::Serialize,
                         {
-                            __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
+                            __fsm::Snapshot::new(#name, <Self as __fsm::Machine>::FINGERPRINT, self.state.name())
                                 #with_timers
                                 #with_memory
                                 .with_context_of(&self.context)
@@ -1737,7 +1751,7 @@ impl Gen<'_> {
                         where
                             for<'a> #ctx: __fsm::DeserializeOwned,
                         {
-                            snapshot.state_of::<Core>(policy)?;
+                            snapshot.state_of::<Self>(policy)?;
                             let context = snapshot.context_as::<#ctx>()?;
                             Self::restore_with_context(snapshot, policy, context #restore_clock_pass)
                         }
@@ -1814,7 +1828,7 @@ impl Gen<'_> {
                     /// The current state and armed timers, with the machine's
                     /// name and fingerprint, ready to be stored.
                     pub fn snapshot(&self) -> __fsm::Snapshot {
-                        __fsm::Snapshot::new(#name, <Core as __fsm::Machine>::FINGERPRINT, self.state.name())
+                        __fsm::Snapshot::new(#name, <Self as __fsm::Machine>::FINGERPRINT, self.state.name())
                             #with_timers
                             #with_memory
                     }
@@ -1833,7 +1847,7 @@ impl Gen<'_> {
                         policy: __fsm::FingerprintPolicy
                         #restore_clock_param
                     ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        let state = snapshot.state_of::<Core>(policy)?;
+                        let state = snapshot.state_of::<Self>(policy)?;
                         #restore_deadlines
                         #restore_memory
                         __fsm::Ok(Self { state, #deadlines_init #memory_restored })
@@ -1887,12 +1901,12 @@ impl Gen<'_> {
 
                 /// The actions that have a transition in the current state.
                 pub fn valid_actions(&self) -> &'static [Action] {
-                    <Core as __fsm::Machine>::valid_actions_in(self.state)
+                    <Self as __fsm::Machine>::valid_actions_in(self.state)
                 }
 
                 /// True when the current state is terminal.
                 pub fn is_terminal(&self) -> bool {
-                    <Core as __fsm::Machine>::is_terminal_state(self.state)
+                    <Self as __fsm::Machine>::is_terminal_state(self.state)
                 }
 
                 #fire_doc
@@ -1903,9 +1917,9 @@ impl Gen<'_> {
                 // result read back from memory (bench/README.md, "The
                 // generated code and `#[inline]`").
                 #[inline]
-                pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<Fired, FireError> {
+                pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
                     let state = self.state;
-                    let result: __fsm::Result<Fired, FireError> = #fire_body;
+                    let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = #fire_body;
                     __fsm::Traced::trace(&result);
                     result
                 }
@@ -1927,52 +1941,136 @@ impl Gen<'_> {
         }
     }
 
-    /// `impl Driven`, for the drivers: a machine whose `fire` takes the
-    /// event alone (a context, or no guards).
-    fn driven_impl(&self, generics: &TokenStream, params: &TokenStream) -> TokenStream {
-        if self.guards_arg {
-            return TokenStream::new();
-        }
+    /// The runtime's traits: `Fire<G>` (with `G` the caller's guards, or
+    /// `NoGuards`), and for a machine whose `fire` takes the event alone,
+    /// `FireEvent`, `Timed` and (with a context, under the `serde` feature)
+    /// `Persist`.
+    fn trait_impls(&self, generics: &TokenStream, params: &TokenStream) -> TokenStream {
         let m = &self.machine_ident;
         let input_ty = if self.events {
             quote!(Event)
         } else {
             quote!(Action)
         };
+        let by_ref = if self.events {
+            quote!(event)
+        } else {
+            quote!(*event)
+        };
+        if self.guards_arg {
+            let g = &self.idents.guards_param;
+            // Generic over the clock and over the guards.
+            let k = &self.clock_param;
+            let all_generics = if self.max_timers > 0 {
+                quote!(<#k: __fsm::Clock, #g: Guards + ?__fsm::Sized>)
+            } else {
+                quote!(<#g: Guards + ?__fsm::Sized>)
+            };
+            return quote! {
+                impl #all_generics __fsm::Fire<#g> for #m #params {
+                    #[inline]
+                    fn fire(&mut self, event: #input_ty, guards: &#g) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+                        #m::fire(self, event, guards)
+                    }
+
+                    #[inline]
+                    fn can_fire(&self, event: &#input_ty, guards: &#g) -> bool {
+                        #m::can_fire(self, #by_ref, guards)
+                    }
+                }
+            };
+        }
         let timers = if self.max_timers > 0 {
             quote! {
-                fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
-                    #m::next_deadline(self)
-                }
+                impl #generics __fsm::Timed for #m #params {
+                    fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+                        #m::next_deadline(self)
+                    }
 
-                fn now(&self) -> __fsm::Timestamp {
-                    __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
-                }
+                    fn now(&self) -> __fsm::Timestamp {
+                        __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
+                    }
 
-                fn fire_next_due(&mut self) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
-                    #m::fire_next_due(self)
+                    fn fire_next_due(&mut self) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
+                        #m::fire_next_due(self)
+                    }
                 }
             }
         } else {
-            TokenStream::new()
+            quote!(impl #generics __fsm::Timed for #m #params {})
+        };
+        // Restoring through the trait builds the clock with `Default`.
+        let (persist_generics, clock_default) = if self.max_timers > 0 {
+            let k = &self.clock_param;
+            (
+                quote!(<#k: __fsm::Clock + __fsm::Default>),
+                quote!(, #k::default()),
+            )
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
+        let persist = match &self.context {
+            Some(ctx) => quote! {
+                __fsm::if_serde! {
+                    impl #persist_generics __fsm::Persist for #m #params
+                    where
+                        for<'a> #ctx: __fsm::Serialize + __fsm::DeserializeOwned,
+                    {
+                        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                            #m::snapshot(self)
+                        }
+
+                        fn restore_with(
+                            snapshot: &__fsm::Snapshot,
+                            policy: __fsm::FingerprintPolicy,
+                        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                            #m::restore_with(snapshot, policy #clock_default)
+                        }
+                    }
+                }
+            },
+            None => quote! {
+                impl #persist_generics __fsm::Persist for #m #params {
+                    fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                        __fsm::Ok(#m::snapshot(self))
+                    }
+
+                    fn restore_with(
+                        snapshot: &__fsm::Snapshot,
+                        policy: __fsm::FingerprintPolicy,
+                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        #m::restore_with(snapshot, policy #clock_default)
+                    }
+                }
+            },
         };
         quote! {
-            impl #generics __fsm::Driven for #m #params {
-                type Core = Core;
-                type Event = #input_ty;
-                type FireError = FireError;
-
+            impl #generics __fsm::Fire for #m #params {
                 #[inline]
-                fn fire(&mut self, event: #input_ty) -> __fsm::Result<Fired, FireError> {
+                fn fire(&mut self, event: #input_ty, _guards: &__fsm::NoGuards) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
                     #m::fire(self, event)
                 }
 
-                fn is_terminal(&self) -> bool {
-                    #m::is_terminal(self)
+                #[inline]
+                fn can_fire(&self, event: &#input_ty, _guards: &__fsm::NoGuards) -> bool {
+                    #m::can_fire(self, #by_ref)
+                }
+            }
+
+            impl #generics __fsm::FireEvent for #m #params {
+                #[inline]
+                fn fire(&mut self, event: #input_ty) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+                    #m::fire(self, event)
                 }
 
-                #timers
+                #[inline]
+                fn can_fire(&self, event: &#input_ty) -> bool {
+                    #m::can_fire(self, #by_ref)
+                }
             }
+
+            #timers
+            #persist
         }
     }
 }

@@ -36,11 +36,37 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
         !machine.guards.is_empty(),
         &idents,
         memory,
+        snapshot_methods(machine),
     );
     let tree = tree_impl(machine, &idents);
-    let machine_impl = machine_impl(machine, &plan, &idents, &mut tables, true);
+    let machine_ident = &idents.machine;
+    let machine_impl = machine_impl(
+        machine,
+        &plan,
+        &idents,
+        &mut tables,
+        &quote!(impl __fsm::Machine for #machine_ident),
+        &quote!(Action),
+        &quote!(*event),
+    );
     let fire_impl = fire_impl(machine, &plan, &idents, &mut tables);
     let unguarded_impl = unguarded_impl(!machine.guards.is_empty(), &idents);
+    let persist_impl = quote! {
+        impl __fsm::Timed for #machine_ident {}
+
+        impl __fsm::Persist for #machine_ident {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(#machine_ident::snapshot(self))
+            }
+
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                #machine_ident::restore_with(snapshot, policy)
+            }
+        }
+    };
     let statics = tables.statics(&idents);
     let lints = module_lints();
     quote! {
@@ -56,6 +82,7 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
             #machine_impl
             #fire_impl
             #unguarded_impl
+            #persist_impl
             #statics
         }
     }
@@ -131,49 +158,6 @@ pub(crate) fn memory_composites(machine: &Machine, idents: &Idents) -> TokenStre
     quote! {
         /// The composite state each slot of the history memory is for.
         const LAST_ACTIVE_COMPOSITES: [Composite; #n] = [#(Composite::#variants),*];
-    }
-}
-
-/// `snapshot` and `restore_with` of a machine with nested states: the
-/// history memory goes into the snapshot as `last_active`, and comes back
-/// checked (a composite the machine remembers, a leaf inside it).
-pub(crate) fn nested_snapshot_methods(machine: &Machine) -> TokenStream {
-    let slots = memory_slots(machine);
-    let n = crate::nested::index(slots.len());
-    let names = slots.iter().map(|&s| machine.state(s).name.as_str());
-    if slots.is_empty() {
-        return quote! {
-            fn restore_with(
-                snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
-            ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                let state = snapshot.state_of::<Self>(policy)?;
-                // The machine remembers nothing: any `last_active` is wrong.
-                snapshot.last_active_of::<Self, 0>(&[], |_, _| false)?;
-                __fsm::Ok(Self { state })
-            }
-        };
-    }
-    quote! {
-        fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Snapshot::new(Self::NAME, Self::FINGERPRINT, self.state.name()).with_last_active(
-                LAST_ACTIVE_COMPOSITES
-                    .iter()
-                    .zip(self.last_active)
-                    .filter_map(|(composite, leaf)| leaf.map(|leaf| (composite.name(), leaf.name()))),
-            )
-        }
-
-        fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            let last_active = snapshot.last_active_of::<Self, #n>(&[#(#names),*], |slot, leaf| {
-                leaf.is_in(LAST_ACTIVE_COMPOSITES[slot])
-            })?;
-            __fsm::Ok(Self { state, last_active })
-        }
     }
 }
 
@@ -348,8 +332,15 @@ pub(crate) fn inherent_impl(
     has_guards: bool,
     idents: &Idents,
     memory: usize,
+    snapshot: TokenStream,
 ) -> TokenStream {
     let machine_ident = &idents.machine;
+    let empty_memory = if memory == 0 {
+        TokenStream::new()
+    } else {
+        let n = crate::nested::index(memory);
+        quote!(, &mut [__fsm::None; #n])
+    };
     let (memory_init, from_state_doc, transition_doc) = if memory == 0 {
         (
             TokenStream::new(),
@@ -392,7 +383,6 @@ pub(crate) fn inherent_impl(
             /// tried, each at most once.
         }
     };
-    let snapshot = snapshot_methods();
     quote! {
         impl #machine_ident {
             #new_doc
@@ -416,21 +406,21 @@ pub(crate) fn inherent_impl(
             #guards_doc
             #[inline]
             pub fn fire #generics(&mut self, action: Action #param) -> __fsm::Result<Fired, FireError> {
-                __fsm::Fire::fire(self, action, #argument)
+                <Self as __fsm::Fire<#ty>>::fire(self, action, #argument)
             }
 
             /// True when firing `action` now would succeed. Changes nothing.
             #guards_doc
             #[inline]
             pub fn can_fire #generics(&self, action: Action #param) -> bool {
-                __fsm::Fire::can_fire(self, action, #argument)
+                <Self as __fsm::Fire<#ty>>::can_fire(self, &action, #argument)
             }
 
             #transition_doc
             #guards_doc
             #[inline]
             pub fn transition #generics(state: State, action: Action #param) -> __fsm::Result<Fired, FireError> {
-                <Self as __fsm::Fire<#ty>>::transition(state, action, #argument)
+                Self::fire_from(state #empty_memory, action, #argument)
             }
 
             /// The actions that have a transition in the current state, in
@@ -449,18 +439,18 @@ pub(crate) fn inherent_impl(
     }
 }
 
-/// `impl Machine`: names, fingerprint, and the per-state tables. `plain`
-/// for the machine type of the plain module, whose snapshots carry the
-/// history memory of a machine with nested states (`Core`, the state alone
-/// of the extended module, has none).
+/// `impl Machine` (`header` names the type, with its generics): names,
+/// fingerprint, the event type and how to get its action, and the per-state
+/// tables.
 pub(crate) fn machine_impl(
     machine: &Machine,
     plan: &Plan,
     idents: &Idents,
     tables: &mut Tables,
-    plain: bool,
+    header: &TokenStream,
+    event: &TokenStream,
+    action_of: &TokenStream,
 ) -> TokenStream {
-    let machine_ident = &idents.machine;
     let name = &machine.name;
     let fingerprint = machine.fingerprint();
     let initial = &idents.states[machine.initial_leaf().index()];
@@ -489,34 +479,25 @@ pub(crate) fn machine_impl(
             }
         }
     };
-    let memory = if plain { memory_slots(machine).len() } else { 0 };
-    let memory_init = if memory == 0 {
-        TokenStream::new()
-    } else {
-        let n = crate::nested::index(memory);
-        quote!(, last_active: [__fsm::None; #n])
-    };
-    let snapshots = if plain && machine.is_nested() {
-        nested_snapshot_methods(machine)
-    } else {
-        TokenStream::new()
-    };
     quote! {
-        impl __fsm::Machine for #machine_ident {
+        #header {
             type State = State;
             type Action = Action;
             type Output = Output;
+            type Event = #event;
 
             const NAME: &'static str = #name;
             const FINGERPRINT: &'static str = #fingerprint;
             const INITIAL: State = State::#initial;
 
-            fn from_state(state: State) -> Self {
-                Self { state #memory_init }
-            }
-
+            #[inline]
             fn state(&self) -> State {
                 self.state
+            }
+
+            #[inline]
+            fn action_of(event: &#event) -> Action {
+                #action_of
             }
 
             fn valid_actions_in(state: State) -> &'static [Action] {
@@ -526,42 +507,36 @@ pub(crate) fn machine_impl(
             }
 
             #is_terminal
-            #snapshots
         }
     }
 }
 
-/// `impl Unguarded` for a machine without guards: `Fire<NoGuards>` with the
+/// `impl FireEvent` for a machine without guards: `Fire<NoGuards>` with the
 /// guards left out, for generic code that fires as the inherent methods do.
-/// Nothing for a machine with guards.
+/// Nothing for a machine with guards, which takes them per call.
 pub(crate) fn unguarded_impl(has_guards: bool, idents: &Idents) -> TokenStream {
     if has_guards {
         return TokenStream::new();
     }
     let machine_ident = &idents.machine;
     quote! {
-        impl __fsm::Unguarded for #machine_ident {
-            #[inline]
-            fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-                <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-            }
-
+        impl __fsm::FireEvent for #machine_ident {
             #[inline]
             fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
                 __fsm::Fire::fire(self, action, &__fsm::NoGuards)
             }
 
             #[inline]
-            fn can_fire(&self, action: Action) -> bool {
+            fn can_fire(&self, action: &Action) -> bool {
                 __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
             }
         }
     }
 }
 
-/// `impl Fire<G>`: the transition function. With history memory, `fire`
-/// reads and updates the machine's memory, and `transition` starts from an
-/// empty one.
+/// `impl Fire<G>`, and the transition function `fire_from` it and
+/// `transition` share. With history memory, `fire` reads and updates the
+/// machine's memory, and `transition` starts from an empty one.
 fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Tables) -> TokenStream {
     let machine_ident = &idents.machine;
     let g = &idents.guards_param;
@@ -574,55 +549,48 @@ fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Table
     let (params, body) = transition_body(machine, plan, idents, tables);
     let state = &params.state;
     let guards = &params.guards;
-    if memory == 0 {
-        return quote! {
-            impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
-                // Inlined into the caller's loop this `match` costs what a
-                // hand-written one does (see bench/README.md).
-                #[inline]
-                fn transition(#state: State, action: Action, #guards: &#g) -> __fsm::Result<Fired, FireError> {
-                    #body
-                }
-            }
-        };
-    }
-    let n = crate::nested::index(memory);
-    let last_active = &params.last_active;
+    let (memory_param, memory_arg, empty_memory) = if memory == 0 {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    } else {
+        let n = crate::nested::index(memory);
+        let last_active = &params.last_active;
+        (
+            quote!(#last_active: &mut [__fsm::Option<State>; #n],),
+            quote!(&mut self.last_active,),
+            quote!(&mut [__fsm::None; #n],),
+        )
+    };
     quote! {
         impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
-            /// What firing `action` would do from a machine in `state` that
-            /// remembers nothing (a history target enters its composite's
-            /// initial states).
-            #[inline]
-            fn transition(state: State, action: Action, guards: &#g) -> __fsm::Result<Fired, FireError> {
-                Self::fire_from(state, &mut [__fsm::None; #n], action, guards)
-            }
-
-            /// Fire `action`, entering history targets through the machine's
-            /// memory and updating it.
             #[inline]
             fn fire(&mut self, action: Action, guards: &#g) -> __fsm::Result<Fired, FireError> {
-                let result = Self::fire_from(self.state, &mut self.last_active, action, guards);
+                let result = Self::fire_from(self.state, #memory_arg action, guards);
                 __fsm::Traced::trace(&result);
                 if let __fsm::Ok(fired) = &result {
                     self.state = fired.to;
                 }
                 result
             }
+
+            #[inline]
+            fn can_fire(&self, action: &Action, guards: &#g) -> bool {
+                Self::fire_from(self.state, #empty_memory *action, guards).is_ok()
+            }
         }
 
         impl #machine_ident {
-            /// What firing `action` does from `state` with history memory
-            /// `last_active`, which it updates when the action fires.
+            /// What firing `action` does from `state` (with history memory
+            /// `last_active`, which it updates when the action fires).
             // Always inlined (into `fire` and `transition`, and with them
             // into the caller's loop): as an out-of-line call the state went
             // through memory, the `Result` back from the stack, and LLVM's
             // inliner refused it as too large (bench/README.md, "Nested
-            // states: ns per event").
+            // states: ns per event"). Inlined into the caller's loop, a flat
+            // machine's `match` costs what a hand-written one does.
             #[inline(always)]
             fn fire_from<#g: #bound ?__fsm::Sized>(
                 #state: State,
-                #last_active: &mut [__fsm::Option<State>; #n],
+                #memory_param
                 action: Action,
                 #guards: &#g,
             ) -> __fsm::Result<Fired, FireError> {

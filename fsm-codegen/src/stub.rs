@@ -105,6 +105,33 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
         !guards.is_empty(),
         &idents,
         0,
+        quote! {
+            /// The current state, ready to be stored (a stub).
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::stub()
+            }
+
+            /// The machine in the state of `snapshot` (a stub).
+            ///
+            /// # Errors
+            ///
+            /// Never: it does not run.
+            pub fn restore(_snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                __fsm::stub()
+            }
+
+            /// The machine in the state of `snapshot` (a stub).
+            ///
+            /// # Errors
+            ///
+            /// Never: it does not run.
+            pub fn restore_with(
+                _snapshot: &__fsm::Snapshot,
+                _policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                __fsm::stub()
+            }
+        },
     );
     let module = &idents.module;
     let machine_ident = &idents.machine;
@@ -137,17 +164,18 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
                 type State = State;
                 type Action = Action;
                 type Output = Output;
+                type Event = Action;
 
                 const NAME: &'static str = #machine_name;
                 const FINGERPRINT: &'static str = "";
                 const INITIAL: State = State::#initial;
 
-                fn from_state(state: State) -> Self {
-                    Self { state }
-                }
-
                 fn state(&self) -> State {
                     self.state
+                }
+
+                fn action_of(event: &Action) -> Action {
+                    *event
                 }
 
                 fn valid_actions_in(_state: State) -> &'static [Action] {
@@ -160,7 +188,17 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
             }
 
             impl<#g: #bound ?__fsm::Sized> __fsm::Fire<#g> for #machine_ident {
-                fn transition(
+                fn fire(&mut self, _action: Action, _guards: &#g) -> __fsm::Result<Fired, FireError> {
+                    __fsm::stub()
+                }
+
+                fn can_fire(&self, _action: &Action, _guards: &#g) -> bool {
+                    __fsm::stub()
+                }
+            }
+
+            impl #machine_ident {
+                fn fire_from<#g: #bound ?__fsm::Sized>(
                     _state: State,
                     _action: Action,
                     _guards: &#g,
@@ -168,6 +206,8 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
                     __fsm::stub()
                 }
             }
+
+            impl __fsm::Timed for #machine_ident {}
 
             #unguarded
         }

@@ -48,18 +48,15 @@ impl Tables {
                 let variant = &idents.actions[a.index()];
                 quote!(Action::#variant)
             });
-        let machine_ident = &idents.machine;
-        let rejected = self.rejected.statics(
-            "REJECTED",
-            &quote!(__fsm::Candidate<#machine_ident>),
-            |(guard, target)| {
+        let rejected = self
+            .rejected
+            .statics("REJECTED", &quote!(__fsm::Candidate), |(guard, target)| {
                 let target = match target {
                     Some(name) => quote!(__fsm::Some(#name)),
                     None => quote!(__fsm::None),
                 };
                 quote!(__fsm::Candidate::new(#guard, #target))
-            },
-        );
+            });
         quote!(#outputs #actions #rejected)
     }
 }

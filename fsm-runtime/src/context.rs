@@ -1,75 +1,8 @@
-//! What the generated code of a machine with a context, payloads or timers
-//! reports: an event handed back with its rejection, and what a timer did.
+//! What a machine's timers report, and the deadline rule.
 
-use crate::fire_error::FireError;
 use crate::history::Timestamp;
 use crate::machine::Machine;
 use std::fmt;
-
-/// An event a machine did not fire, handed back with the reason, so that
-/// no payload is lost: [`Rejected::into_event`] returns it to retry, queue
-/// or log.
-///
-/// It displays as its [`FireError`], and [`Rejected::error`] reaches that.
-/// Generated code names it `FireError` in the machine's module.
-pub struct Rejected<M: Machine, E> {
-    error: FireError<M>,
-    event: E,
-}
-
-impl<M: Machine, E> Rejected<M, E> {
-    /// `event`, rejected for `error`. For generated code.
-    pub const fn new(error: FireError<M>, event: E) -> Self {
-        Rejected { error, event }
-    }
-
-    /// Why the event did not fire.
-    pub fn error(&self) -> FireError<M> {
-        self.error
-    }
-
-    /// The event, borrowed.
-    pub fn event(&self) -> &E {
-        &self.event
-    }
-
-    /// The event, with its payload.
-    pub fn into_event(self) -> E {
-        self.event
-    }
-
-    /// The reason and the event.
-    pub fn into_parts(self) -> (FireError<M>, E) {
-        (self.error, self.event)
-    }
-
-    /// The state in which the event was fired.
-    pub fn state(&self) -> M::State {
-        self.error.state()
-    }
-
-    /// The action of the event.
-    pub fn action(&self) -> M::Action {
-        self.error.action()
-    }
-}
-
-impl<M: Machine, E> fmt::Display for Rejected<M, E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.error.fmt(f)
-    }
-}
-
-impl<M: Machine, E: fmt::Debug> fmt::Debug for Rejected<M, E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Rejected")
-            .field("error", &self.error)
-            .field("event", &self.event)
-            .finish()
-    }
-}
-
-impl<M: Machine, E: fmt::Debug> std::error::Error for Rejected<M, E> {}
 
 /// A timer that fired: its state left (or kept, for an internal timer) and
 /// the outputs for the caller to perform, in the order of a fired action's
@@ -95,6 +28,9 @@ pub struct TimerFired<M: Machine> {
     /// included, which exits and re-enters (and re-arms). As
     /// [`Fired::internal`](crate::Fired::internal).
     pub internal: bool,
+    /// What a history records as the timer's action: `after 30s`, or
+    /// `after budget` for a named delay, as the dynamic engine records it.
+    pub label: &'static str,
 }
 
 /// Timers of one state with the same delay that came due together, none of
@@ -113,7 +49,7 @@ pub struct TimerRejected<M: Machine> {
 }
 
 impl_value_traits! {
-    TimerFired { from, to, declared_in, timer, due, outputs, internal }
+    TimerFired { from, to, declared_in, timer, due, outputs, internal, label }
     TimerRejected { state, declared_in, timer, due }
 }
 

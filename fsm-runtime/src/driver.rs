@@ -10,8 +10,9 @@
 //!   test of a ten-minute timeout takes a few lines and no time.
 //!
 //! All run any [`Driven`] machine: a generated machine whose `fire` takes
-//! the event alone (one with a context, or with payloads or timers and no
-//! guards). All report every firing to a callback, in the order they
+//! the event alone (every one but a machine that takes its guards per
+//! call), or such a machine in a [`Recorded`], which records what the
+//! driver fires. All report every firing to a callback, in the order they
 //! happen, and return why they stopped: the channel closed (or, in virtual
 //! time, the time given passed), or the machine reached a terminal state.
 //!
@@ -49,73 +50,114 @@
 
 use crate::clock::{Clock, ManualClock};
 use crate::context::{TimerFired, TimerRejected};
+use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::history::Timestamp;
-use crate::machine::Machine;
+use crate::history::{Recorded, Timestamp};
+use crate::machine::{FireEvent, Machine, Timed};
 use std::fmt;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
-/// A machine a driver can run: it fires an event on its own (its guards
-/// live in its context, or it has none), and says when its next timer is
-/// due.
+/// What a driver runs: a machine that fires an event on its own (its guards
+/// live in its context, or it has none) and says when its next timer is
+/// due, or such a machine inside a [`Recorded`], whose history then records
+/// every event and timer the driver fires.
 ///
-/// Generated code implements it for every machine with a context, and for
-/// machines with payloads or timers but no guards. A machine without
-/// timers keeps the defaults: no deadline, no timer to fire.
+/// Every generated machine implements [`FireEvent`] and [`Timed`] (one
+/// without timers keeps the defaults: no deadline, no timer to fire), except
+/// one that takes its guards per call, which a driver cannot run.
 pub trait Driven {
-    /// The state-only type its results are generic over (`Core` in the
-    /// generated module).
-    type Core: Machine;
-    /// What it fires: the generated `Event`, or `Action` for a machine
-    /// without payloads.
-    type Event;
-    /// Why an event did not fire (the generated `FireError`).
-    type FireError;
+    /// The machine whose results the driver reports.
+    type Machine: FireEvent + Timed;
 
-    /// Fire `event`, as the generated `fire` does.
+    /// Fire `event`, as the machine's `fire` does.
     ///
     /// # Errors
     ///
-    /// When the event is not valid in the current state or no guard holds.
-    fn fire(&mut self, event: Self::Event) -> Result<Fired<Self::Core>, Self::FireError>;
+    /// When the event is not valid in the current state or no guard holds;
+    /// the error hands the event back.
+    fn fire(&mut self, event: EventOf<Self>) -> Result<Fired<Self::Machine>, FireError<Self::Machine>>;
 
     /// True when the current state is terminal.
     fn is_terminal(&self) -> bool;
 
     /// When the next armed timer is due; `None` when none is armed.
-    fn next_deadline(&self) -> Option<Timestamp> {
-        None
-    }
+    fn next_deadline(&self) -> Option<Timestamp>;
 
     /// The time now, by the machine's clock.
-    fn now(&self) -> Timestamp {
-        Timestamp::now()
-    }
+    fn now(&self) -> Timestamp;
 
     /// Fire the earliest timer whose deadline has passed, if any.
-    fn fire_next_due(&mut self) -> Option<TimerResult<Self::Core>> {
-        None
+    fn fire_next_due(&mut self) -> Option<TimerResult<Self::Machine>>;
+}
+
+/// The event a driven machine fires.
+pub type EventOf<D> = <<D as Driven>::Machine as Machine>::Event;
+
+impl<M: FireEvent + Timed> Driven for M {
+    type Machine = M;
+
+    #[inline]
+    fn fire(&mut self, event: M::Event) -> Result<Fired<M>, FireError<M>> {
+        FireEvent::fire(self, event)
+    }
+
+    fn is_terminal(&self) -> bool {
+        Machine::is_terminal(self)
+    }
+
+    fn next_deadline(&self) -> Option<Timestamp> {
+        Timed::next_deadline(self)
+    }
+
+    fn now(&self) -> Timestamp {
+        Timed::now(self)
+    }
+
+    fn fire_next_due(&mut self) -> Option<TimerResult<M>> {
+        Timed::fire_next_due(self)
+    }
+}
+
+impl<M: FireEvent + Timed> Driven for Recorded<M> {
+    type Machine = M;
+
+    #[inline]
+    fn fire(&mut self, event: M::Event) -> Result<Fired<M>, FireError<M>> {
+        Recorded::fire(self, event)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.machine().is_terminal()
+    }
+
+    fn next_deadline(&self) -> Option<Timestamp> {
+        self.machine().next_deadline()
+    }
+
+    fn now(&self) -> Timestamp {
+        self.machine().now()
+    }
+
+    fn fire_next_due(&mut self) -> Option<TimerResult<M>> {
+        Recorded::fire_next_due(self)
     }
 }
 
 /// One firing, as a driver reports it.
 pub enum Step<M: Driven> {
     /// An event from the channel, fired or rejected (a rejected event is
-    /// handed back inside the error, when the machine has events).
-    Event(Result<Fired<M::Core>, M::FireError>),
+    /// handed back inside the error).
+    Event(Result<Fired<M::Machine>, FireError<M::Machine>>),
     /// A timer that came due, fired or rejected by its guards.
-    Timer(TimerResult<M::Core>),
+    Timer(TimerResult<M::Machine>),
 }
 
 /// What firing a due timer gives: what it did, or that no guard of its
 /// group held.
 pub type TimerResult<M> = Result<TimerFired<M>, TimerRejected<M>>;
 
-impl<M: Driven> fmt::Debug for Step<M>
-where
-    M::FireError: fmt::Debug,
-{
+impl<M: Driven> fmt::Debug for Step<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Step::Event(result) => f.debug_tuple("Event").field(result).finish(),
@@ -148,7 +190,7 @@ pub enum Stopped {
 /// `machine` is borrowed, so the caller can snapshot it afterwards.
 pub fn run_blocking<M: Driven>(
     machine: &mut M,
-    events: &Receiver<M::Event>,
+    events: &Receiver<EventOf<M>>,
     mut on_step: impl FnMut(&M, Step<M>),
 ) -> Stopped {
     loop {
@@ -212,7 +254,7 @@ pub fn run_blocking<M: Driven>(
 #[cfg(feature = "tokio")]
 pub async fn run<M: Driven>(
     machine: &mut M,
-    events: &mut tokio::sync::mpsc::Receiver<M::Event>,
+    events: &mut tokio::sync::mpsc::Receiver<EventOf<M>>,
     mut on_step: impl FnMut(&M, Step<M>),
 ) -> Stopped {
     loop {
@@ -308,7 +350,7 @@ pub async fn run<M: Driven>(
 pub fn run_virtual<M: Driven>(
     machine: &mut M,
     clock: &ManualClock,
-    events: impl IntoIterator<Item = M::Event>,
+    events: impl IntoIterator<Item = EventOf<M>>,
     duration: Duration,
     mut on_step: impl FnMut(&M, Step<M>),
 ) -> Stopped {
@@ -372,7 +414,7 @@ fn fire_due_timers<M: Driven>(machine: &mut M, on_step: &mut impl FnMut(&M, Step
 
 /// Fire the timers due by now, then `event`; true when the machine is then
 /// terminal.
-fn fire_event<M: Driven>(machine: &mut M, event: M::Event, on_step: &mut impl FnMut(&M, Step<M>)) -> bool {
+fn fire_event<M: Driven>(machine: &mut M, event: EventOf<M>, on_step: &mut impl FnMut(&M, Step<M>)) -> bool {
     // When these end the machine, the event is still fired: the caller sees
     // its rejection (and gets it back).
     fire_due_timers(machine, on_step);

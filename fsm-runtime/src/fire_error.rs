@@ -1,13 +1,16 @@
 //! Why a `fire` did not happen. Every error borrows `'static` tables that the
-//! generated code holds, so building one never allocates.
+//! generated code holds, so building one never allocates; it hands back the
+//! event that was fired, payload and all.
 
 use crate::machine::Machine;
 use crate::symbol::{write_names, Symbol};
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::marker::PhantomData;
 
-/// Why an action did not fire. The machine is unchanged.
+/// Why an event did not fire. The machine is unchanged, nothing ran, and the
+/// error holds the event (`event()`, `into_event()`), so a payload is never
+/// lost. The same type for every generated machine, with or without a
+/// context, payloads, timers or nested states: one `match` reads them all.
 ///
 /// It displays as the specific error of its variant, which is not repeated
 /// as its [`source`](std::error::Error::source): match on the variant to get
@@ -21,7 +24,7 @@ use std::marker::PhantomData;
 /// other:
 ///
 /// ```
-/// use fsm_runtime::{FireError, NoGuards};
+/// use fsm_runtime::FireError;
 ///
 /// fsm_runtime::fsm! {
 ///     machine Door {
@@ -49,17 +52,17 @@ pub enum FireError<M: Machine> {
 }
 
 impl<M: Machine> FireError<M> {
-    /// An [`InvalidTransition`]: `action` has no transition in `state`,
-    /// where `valid` are the actions that do. For generated code.
+    /// An [`InvalidTransition`]: `event`'s action has no transition in
+    /// `state`, where `valid` are the actions that do. For generated code.
     pub const fn invalid(
         state: M::State,
-        action: M::Action,
+        event: M::Event,
         valid: &'static [M::Action],
         terminal: bool,
     ) -> Self {
         FireError::InvalidTransition(InvalidTransition {
             state,
-            action,
+            event,
             valid,
             terminal,
         })
@@ -67,15 +70,15 @@ impl<M: Machine> FireError<M> {
 
     /// A [`GuardRejected`]: the guard of each of `candidates` was false.
     /// For generated code.
-    pub const fn rejected(state: M::State, action: M::Action, candidates: &'static [Candidate<M>]) -> Self {
+    pub const fn rejected(state: M::State, event: M::Event, candidates: &'static [Candidate]) -> Self {
         FireError::GuardRejected(GuardRejected {
             state,
-            action,
+            event,
             candidates,
         })
     }
 
-    /// The state in which the action was fired.
+    /// The state in which the event was fired.
     pub fn state(&self) -> M::State {
         match self {
             FireError::InvalidTransition(e) => e.state,
@@ -83,19 +86,32 @@ impl<M: Machine> FireError<M> {
         }
     }
 
-    /// The action that was fired.
+    /// The action of the event that was fired.
     pub fn action(&self) -> M::Action {
+        M::action_of(self.event())
+    }
+
+    /// The event that was fired, with its payload.
+    pub fn event(&self) -> &M::Event {
         match self {
-            FireError::InvalidTransition(e) => e.action,
-            FireError::GuardRejected(e) => e.action,
+            FireError::InvalidTransition(e) => &e.event,
+            FireError::GuardRejected(e) => &e.event,
+        }
+    }
+
+    /// The event that was fired, with its payload, giving the error up.
+    pub fn into_event(self) -> M::Event {
+        match self {
+            FireError::InvalidTransition(e) => e.event,
+            FireError::GuardRejected(e) => e.event,
         }
     }
 }
 
-/// An action with no transition in the current state.
+/// An event whose action has no transition in the current state.
 pub struct InvalidTransition<M: Machine> {
     state: M::State,
-    action: M::Action,
+    event: M::Event,
     valid: &'static [M::Action],
     terminal: bool,
 }
@@ -108,7 +124,17 @@ impl<M: Machine> InvalidTransition<M> {
 
     /// The action that was fired.
     pub fn action(&self) -> M::Action {
-        self.action
+        M::action_of(&self.event)
+    }
+
+    /// The event that was fired, with its payload.
+    pub fn event(&self) -> &M::Event {
+        &self.event
+    }
+
+    /// The event that was fired, giving the error up.
+    pub fn into_event(self) -> M::Event {
+        self.event
     }
 
     /// The actions that have a transition in the state, in declaration
@@ -124,11 +150,11 @@ impl<M: Machine> InvalidTransition<M> {
     }
 }
 
-/// An action whose every candidate transition was rejected by its guard.
+/// An event whose every candidate transition was rejected by its guard.
 pub struct GuardRejected<M: Machine> {
     state: M::State,
-    action: M::Action,
-    candidates: &'static [Candidate<M>],
+    event: M::Event,
+    candidates: &'static [Candidate],
 }
 
 impl<M: Machine> GuardRejected<M> {
@@ -139,32 +165,38 @@ impl<M: Machine> GuardRejected<M> {
 
     /// The action that was fired.
     pub fn action(&self) -> M::Action {
-        self.action
+        M::action_of(&self.event)
+    }
+
+    /// The event that was fired, with its payload.
+    pub fn event(&self) -> &M::Event {
+        &self.event
+    }
+
+    /// The event that was fired, giving the error up.
+    pub fn into_event(self) -> M::Event {
+        self.event
     }
 
     /// The candidates, in the order their guards were evaluated; each guard
     /// was false.
-    pub fn candidates(&self) -> &'static [Candidate<M>] {
+    pub fn candidates(&self) -> &'static [Candidate] {
         self.candidates
     }
 }
 
 /// A guarded transition that was a candidate for an action.
-pub struct Candidate<M: Machine> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Candidate {
     guard: &'static str,
     target: Option<&'static str>,
-    machine: PhantomData<fn() -> M>,
 }
 
-impl<M: Machine> Candidate<M> {
+impl Candidate {
     /// The candidate with guard `guard` leading to the state named
     /// `target`. For generated code, which keeps them in `static` tables.
     pub const fn new(guard: &'static str, target: Option<&'static str>) -> Self {
-        Candidate {
-            guard,
-            target,
-            machine: PhantomData,
-        }
+        Candidate { guard, target }
     }
 
     /// The guard expression, as canonical `.fsm` text (`!a && b`).
@@ -188,7 +220,8 @@ impl<M: Machine> fmt::Display for InvalidTransition<M> {
         write!(
             f,
             "action `{}` is not valid in state `{}`",
-            self.action, self.state
+            self.action(),
+            self.state
         )?;
         if self.terminal {
             f.write_str(": the state is terminal")
@@ -204,7 +237,12 @@ impl<M: Machine> fmt::Display for InvalidTransition<M> {
 impl<M: Machine> fmt::Display for GuardRejected<M> {
     /// `` action `review` rejected in state `running`: guard `ok` was false (-> done), ... ``
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "action `{}` rejected in state `{}`: ", self.action, self.state)?;
+        write!(
+            f,
+            "action `{}` rejected in state `{}`: ",
+            self.action(),
+            self.state
+        )?;
         for (i, candidate) in self.candidates.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -237,6 +275,57 @@ impl<M: Machine> std::error::Error for GuardRejected<M> {}
 /// variant to reach the specific error.
 impl<M: Machine> std::error::Error for FireError<M> {}
 
+/// `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash` and `Debug` of the errors,
+/// by hand: derives would demand the traits of `M` itself, while only the
+/// fields need them, and the event has each when its payload types do.
+macro_rules! impl_error_traits {
+    ($($ty:ident { $($field:ident),* })*) => {$(
+        impl<M: Machine> Clone for $ty<M>
+        where
+            M::Event: Clone,
+        {
+            fn clone(&self) -> Self {
+                $ty { $($field: self.$field.clone()),* }
+            }
+        }
+
+        impl<M: Machine> Copy for $ty<M> where M::Event: Copy {}
+
+        impl<M: Machine> PartialEq for $ty<M>
+        where
+            M::Event: PartialEq,
+        {
+            fn eq(&self, other: &Self) -> bool {
+                true $(&& self.$field == other.$field)*
+            }
+        }
+
+        impl<M: Machine> Eq for $ty<M> where M::Event: Eq {}
+
+        impl<M: Machine> Hash for $ty<M>
+        where
+            M::Event: Hash,
+        {
+            fn hash<H: Hasher>(&self, hasher: &mut H) {
+                $(self.$field.hash(hasher);)*
+            }
+        }
+
+        impl<M: Machine> fmt::Debug for $ty<M> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish()
+            }
+        }
+    )*};
+}
+
+impl_error_traits! {
+    InvalidTransition { state, event, valid, terminal }
+    GuardRejected { state, event, candidates }
+}
+
 impl<M: Machine> fmt::Debug for FireError<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -246,22 +335,24 @@ impl<M: Machine> fmt::Debug for FireError<M> {
     }
 }
 
-impl_value_traits! {
-    InvalidTransition { state, action, valid, terminal }
-    GuardRejected { state, action, candidates }
-    Candidate { guard, target }
-}
-
-// By hand, like `impl_value_traits!`: derives would demand the traits of `M`.
-impl<M: Machine> Clone for FireError<M> {
+impl<M: Machine> Clone for FireError<M>
+where
+    M::Event: Clone,
+{
     fn clone(&self) -> Self {
-        *self
+        match self {
+            FireError::InvalidTransition(e) => FireError::InvalidTransition(e.clone()),
+            FireError::GuardRejected(e) => FireError::GuardRejected(e.clone()),
+        }
     }
 }
 
-impl<M: Machine> Copy for FireError<M> {}
+impl<M: Machine> Copy for FireError<M> where M::Event: Copy {}
 
-impl<M: Machine> PartialEq for FireError<M> {
+impl<M: Machine> PartialEq for FireError<M>
+where
+    M::Event: PartialEq,
+{
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (FireError::InvalidTransition(a), FireError::InvalidTransition(b)) => a == b,
@@ -271,9 +362,12 @@ impl<M: Machine> PartialEq for FireError<M> {
     }
 }
 
-impl<M: Machine> Eq for FireError<M> {}
+impl<M: Machine> Eq for FireError<M> where M::Event: Eq {}
 
-impl<M: Machine> Hash for FireError<M> {
+impl<M: Machine> Hash for FireError<M>
+where
+    M::Event: Hash,
+{
     fn hash<H: Hasher>(&self, hasher: &mut H) {
         match self {
             FireError::InvalidTransition(e) => {

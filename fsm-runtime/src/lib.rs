@@ -6,11 +6,14 @@
 //! `Output` enums, a `Guards` trait when the machine has guards, and the
 //! machine type; this crate holds what all machines share:
 //!
-//! - [`Machine`] and [`Fire`], the traits every generated machine implements,
-//!   so that generic code can drive any of them, and [`Unguarded`], which
-//!   fires a machine without guards as `fire(action)`;
+//! - [`Machine`], [`FireEvent`] (`fire(event)`), [`Timed`] and [`Persist`],
+//!   the traits every generated machine implements, whatever it declares
+//!   (context, payloads, timers, nested states), so that generic code can
+//!   drive any of them; [`Fire`] for a machine that takes its guards per
+//!   call, `fire(event, &guards)`;
 //! - [`Fired`], what a successful `fire` reports, and [`FireError`], why an
-//!   action did not fire. Neither allocates;
+//!   event did not fire, holding the event. The same types for every
+//!   machine, and neither allocates;
 //! - [`Snapshot`], a machine's state stored with the machine's name and the
 //!   fingerprint of its definition, and [`RestoreError`];
 //! - [`History`], the transitions a machine took, with their times (every
@@ -89,15 +92,13 @@ mod symbol_serde;
 mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use context::{Rejected, TimerFired, TimerRejected};
+pub use context::{TimerFired, TimerRejected};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
 pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
-pub use machine::{Fire, Machine, NoGuards, Unguarded};
+pub use machine::{Fire, FireEvent, Machine, NoGuards, Persist, Timed};
 pub use shared::Shared;
-#[cfg(feature = "serde")]
-pub use snapshot::SnapshotError;
-pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot};
+pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 
 /// Define state machines in the `.fsm` language, inline or from a file.
@@ -178,14 +179,13 @@ pub mod __private {
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::__without_serde as without_serde;
     pub use crate::context::deadline;
-    pub use crate::driver::Driven;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     pub use crate::symbol_serde::NeedsSerdeFeature;
     pub use crate::trace::Traced;
     pub use crate::{
-        ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, Fired, Machine, NoGuards,
-        ParseSymbolError, Rejected, RestoreError, Snapshot, Symbol, SymbolKind, SystemClock, TimerFired,
-        TimerRejected, Timestamp, Unguarded,
+        ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, FireEvent, Fired, Machine,
+        NoGuards, ParseSymbolError, Persist, RestoreError, Snapshot, SnapshotError, Symbol, SymbolKind,
+        SystemClock, Timed, TimerFired, TimerRejected, Timestamp,
     };
     pub use core::iter::Iterator;
     pub use core::ops::FnMut;
@@ -211,8 +211,6 @@ pub mod __private {
     pub use crate::event::{deserialize_event, EventVariants};
     #[cfg(feature = "serde")]
     pub use crate::symbol_serde::{deserialize_symbol, serialize_symbol};
-    #[cfg(feature = "serde")]
-    pub use crate::SnapshotError;
     #[cfg(feature = "serde")]
     pub use serde;
     #[cfg(feature = "serde")]

@@ -1,23 +1,27 @@
 //! The traits every generated machine implements, so that generic code
-//! (histories, stores, shared handles) can drive any of them.
+//! (histories, stores, shared handles, drivers) can drive any of them.
 
+use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot};
+use crate::history::Timestamp;
+use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 use crate::symbol::Symbol;
-use crate::trace;
 use std::fmt;
-use std::hash::Hash;
 
 /// A state machine generated from a `.fsm` definition: its types, its
 /// constants, and its current state.
 ///
-/// Firing actions is the job of [`Fire`], which is separate because it
-/// depends on the guards type; see there.
+/// Every generated machine implements it, with or without a context,
+/// payloads, timers or nested states: the machine type itself (`Door`,
+/// `Job<K>`), so generic code holds the machine the user holds. Firing is
+/// the job of [`FireEvent`] (`fire(event)`) or, for a machine that takes its
+/// guards per call, [`Fire<G>`](Fire) (`fire(event, &guards)`); timers are
+/// [`Timed`]'s, snapshots [`Persist`]'s.
 ///
 /// Every method has an inherent twin on the generated type, so users who
 /// hold a concrete machine never need to import this trait.
-pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'static {
+pub trait Machine: Sized {
     /// The machine's states: its leaves, with nested states (a composite
     /// state is never current).
     type State: Symbol;
@@ -25,6 +29,10 @@ pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'stati
     type Action: Symbol;
     /// The outputs it emits.
     type Output: Symbol;
+    /// What `fire` takes: the generated `Event` (each action with its
+    /// payload) for a machine with a context or payloads, and `Action`
+    /// itself for one without.
+    type Event: fmt::Debug;
 
     /// The machine's name, as written.
     const NAME: &'static str;
@@ -36,12 +44,11 @@ pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'stati
     /// states the end of that state's initial descent.
     const INITIAL: Self::State;
 
-    /// A machine in `state`, remembering nothing (a history target then
-    /// enters its composite's initial states).
-    fn from_state(state: Self::State) -> Self;
-
     /// The current state.
     fn state(&self) -> Self::State;
+
+    /// The action of `event`.
+    fn action_of(event: &Self::Event) -> Self::Action;
 
     /// The actions that have a transition in `state` (its own, those it
     /// inherits from the states holding it, and `any`'s), whether or not its
@@ -52,11 +59,6 @@ pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'stati
     /// True when `state` is terminal: no action is valid in it.
     fn is_terminal_state(state: Self::State) -> bool;
 
-    /// A machine in the initial state.
-    fn new() -> Self {
-        Self::from_state(Self::INITIAL)
-    }
-
     /// The actions that have a transition in the current state.
     fn valid_actions(&self) -> &'static [Self::Action] {
         Self::valid_actions_in(self.state())
@@ -66,51 +68,34 @@ pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'stati
     fn is_terminal(&self) -> bool {
         Self::is_terminal_state(self.state())
     }
-
-    /// The current state, with the machine's name and fingerprint, ready to
-    /// be stored.
-    fn snapshot(&self) -> Snapshot {
-        Snapshot::new(Self::NAME, Self::FINGERPRINT, self.state().name())
-    }
-
-    /// A machine in the state of `snapshot`, which must come from this
-    /// machine and this exact definition ([`FingerprintPolicy::Strict`]).
-    fn restore(snapshot: &Snapshot) -> Result<Self, RestoreError> {
-        Self::restore_with(snapshot, FingerprintPolicy::Strict)
-    }
-
-    /// A machine in the state of `snapshot`, with `policy` deciding whether a
-    /// snapshot taken from a different definition is accepted.
-    fn restore_with(snapshot: &Snapshot, policy: FingerprintPolicy) -> Result<Self, RestoreError> {
-        snapshot.state_of::<Self>(policy).map(Self::from_state)
-    }
 }
 
-/// Firing actions with guards of type `G`.
+/// Firing events with guards of type `G`, passed per call.
 ///
-/// A machine with guards implements `Fire<G>` for every `G` that implements
+/// A machine whose guards are passed per call (one without a context) implements `Fire<G>` for every `G` that implements
 /// its generated `Guards` trait (including `dyn Guards`); a machine without
-/// guards implements it for every `G` and never looks at the value, so
-/// [`NoGuards`] (the default) always works for it. Generic code that drives
-/// machines with guards and without alike names the guards as a type
+/// guards implements it for every `G` and never looks at the value, and a
+/// machine with a context (whose guards read it) implements `Fire<NoGuards>`,
+/// so [`NoGuards`] (the default) always works for them. Generic code that
+/// drives machines with guards and without alike names the guards as a type
 /// parameter:
 ///
 /// ```
 /// use fsm_runtime::{Fire, FireError, Fired};
 ///
-/// /// Fire every action in turn and stop at the first error.
+/// /// Fire every event in turn and stop at the first error.
 /// fn fire_all<M: Fire<G>, G: ?Sized>(
 ///     machine: &mut M,
-///     actions: &[M::Action],
+///     events: Vec<M::Event>,
 ///     guards: &G,
 /// ) -> Result<Vec<Fired<M>>, FireError<M>> {
-///     actions.iter().map(|&action| machine.fire(action, guards)).collect()
+///     events.into_iter().map(|event| machine.fire(event, guards)).collect()
 /// }
 /// ```
 ///
-/// Generic code for machines without guards alone can bound [`Unguarded`]
-/// instead, and fire as their inherent methods do: `fire(action)`, with no
-/// `&NoGuards`. The two traits are independent (neither is a supertrait of
+/// Generic code for machines that take no guards per call can bound
+/// [`FireEvent`] instead, and fire as their inherent methods do:
+/// `fire(event)`. The two traits are independent (neither is a supertrait of
 /// the other), so a function bounded by either one calls its `fire`
 /// unambiguously, even with both imported; a type's inherent `fire` wins over
 /// both.
@@ -120,67 +105,43 @@ pub trait Machine: Sized + Clone + Eq + Hash + fmt::Debug + Send + Sync + 'stati
 /// `Guards` impl for `Ctx<'a>` works, which `&dyn Guards + 'static` would
 /// reject).
 pub trait Fire<G: ?Sized = NoGuards>: Machine {
-    /// What firing `action` in `state` would do, without changing anything.
+    /// Fire `event`: on success the machine moves to [`Fired::to`] and the
+    /// caller performs [`Fired::outputs`]; on error it stays where it is,
+    /// nothing ran, and the error hands the event back.
     ///
-    /// The candidates for `action` are tried by priority (ties in
+    /// The candidates for the event's action are tried by priority (ties in
     /// declaration order, the state's own transitions before `any`), and
     /// their guards are evaluated lazily in that order, each at most once.
-    fn transition(
-        state: Self::State,
-        action: Self::Action,
-        guards: &G,
-    ) -> Result<Fired<Self>, FireError<Self>>;
-
-    /// Fire `action`: on success the machine moves to [`Fired::to`] and the
-    /// caller performs [`Fired::outputs`]; on error it stays where it is.
-    ///
     /// Neither outcome allocates. With the `tracing` feature, both are
     /// logged.
-    #[inline]
-    fn fire(&mut self, action: Self::Action, guards: &G) -> Result<Fired<Self>, FireError<Self>> {
-        let result = Self::transition(self.state(), action, guards);
-        match &result {
-            Ok(fired) => {
-                *self = Self::from_state(fired.to);
-                trace::fired(fired);
-            }
-            Err(error) => trace::rejected(error),
-        }
-        result
-    }
+    fn fire(&mut self, event: Self::Event, guards: &G) -> Result<Fired<Self>, FireError<Self>>;
 
-    /// True when firing `action` now would succeed. Evaluates the guards it
+    /// True when firing `event` now would succeed. Evaluates the guards it
     /// needs, exactly as [`Fire::fire`] would, but changes nothing.
-    #[inline]
-    fn can_fire(&self, action: Self::Action, guards: &G) -> bool {
-        Self::transition(self.state(), action, guards).is_ok()
-    }
+    fn can_fire(&self, event: &Self::Event, guards: &G) -> bool;
 }
 
-/// Firing actions on a machine without guards: `fire(action)`, as the
-/// generated machine's inherent methods read, for generic code.
+/// Firing events on a machine that takes no guards per call: `fire(event)`,
+/// as the generated machine's inherent methods read, for generic code.
 ///
-/// Every machine generated without guards, context, payloads or timers
-/// implements it. Its methods are `Fire<NoGuards>`'s with the guards left
-/// out, so the two cannot disagree, and a machine with nested states keeps
-/// its history memory either way. A machine with guards does not implement
-/// it: generic code that takes both kinds bounds [`Fire<G>`](Fire) and
-/// passes `&NoGuards` for the guardless ones. (A machine with a context,
-/// payloads or timers fires events with its own `fire(event)`, and generic
-/// code reaches it through [`Driven`](crate::driver::Driven).)
+/// Every generated machine implements it except one whose guards are passed
+/// per call (a machine with guards and no context), which implements
+/// [`Fire<G>`](Fire) alone. A machine without guards, context, payloads or
+/// timers fires its `Action`s; a machine with a context or payloads, its
+/// `Event`s.
 ///
 /// It is neither a supertrait nor a subtrait of [`Fire`], so code bounded
 /// by one of them calls that one's `fire`, with both traits imported.
 ///
 /// ```
-/// use fsm_runtime::{FireError, Fired, Unguarded};
+/// use fsm_runtime::{FireError, FireEvent, Fired};
 ///
-/// /// Fire every action in turn and stop at the first error.
-/// fn fire_all<M: Unguarded>(
+/// /// Fire every event in turn and stop at the first error.
+/// fn fire_all<M: FireEvent>(
 ///     machine: &mut M,
-///     actions: &[M::Action],
+///     events: Vec<M::Event>,
 /// ) -> Result<Vec<Fired<M>>, FireError<M>> {
-///     actions.iter().map(|&action| machine.fire(action)).collect()
+///     events.into_iter().map(|event| machine.fire(event)).collect()
 /// }
 ///
 /// fsm_runtime::fsm! {
@@ -192,7 +153,7 @@ pub trait Fire<G: ?Sized = NoGuards>: Machine {
 /// use turnstile::{Action, State, Turnstile};
 ///
 /// let mut gate = Turnstile::new();
-/// let fired = fire_all(&mut gate, &[Action::Coin, Action::Push, Action::Coin])?;
+/// let fired = fire_all(&mut gate, vec![Action::Coin, Action::Push, Action::Coin])?;
 /// assert_eq!(fired.len(), 3);
 /// assert_eq!(gate.state(), State::Unlocked);
 /// // The inherent methods read the same.
@@ -200,50 +161,83 @@ pub trait Fire<G: ?Sized = NoGuards>: Machine {
 /// assert!(Turnstile::transition(State::Locked, Action::Push).is_err());
 /// # Ok::<(), turnstile::FireError>(())
 /// ```
-///
-/// The [`Recorded`](crate::Recorded) and [`Shared`](crate::Shared) wrappers
-/// still take the guards (`&NoGuards` here): each holds any machine, and
-/// Rust gives a type only one inherent `fire`, whatever its arity.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a machine without guards, so it does not implement `Unguarded`",
-    label = "`Unguarded` is for machines with no guards, context, payloads or timers",
-    note = "a machine with guards fires through `fsm_runtime::Fire`, as `fire(action, &guards)`",
-    note = "a machine with a context, payloads or timers fires its events through `fsm_runtime::driver::Driven`"
+    message = "`{Self}` takes its guards per call, so it does not implement `FireEvent`",
+    label = "`FireEvent` is for machines that fire an event alone",
+    note = "a machine with guards and no context fires through `fsm_runtime::Fire`, as `fire(event, &guards)`"
 )]
-pub trait Unguarded: Machine {
-    /// What firing `action` in `state` would do, without changing anything:
-    /// [`Fire::transition`] with [`NoGuards`].
-    fn transition(state: Self::State, action: Self::Action) -> Result<Fired<Self>, FireError<Self>>;
+pub trait FireEvent: Machine {
+    /// Fire `event`: on success the machine moves to [`Fired::to`] and the
+    /// caller performs [`Fired::outputs`]; on error it stays where it is,
+    /// nothing ran, and the error hands the event back. Neither outcome
+    /// allocates. With the `tracing` feature, both are logged.
+    fn fire(&mut self, event: Self::Event) -> Result<Fired<Self>, FireError<Self>>;
 
-    /// Fire `action`: on success the machine moves to [`Fired::to`] and the
-    /// caller performs [`Fired::outputs`]; on error it stays where it is.
-    /// [`Fire::fire`] with [`NoGuards`].
-    ///
-    /// Neither outcome allocates. With the `tracing` feature, both are
-    /// logged. The default moves to `Self::from_state(fired.to)`; a machine
-    /// with history memory overrides it, as generated ones do.
-    #[inline]
-    fn fire(&mut self, action: Self::Action) -> Result<Fired<Self>, FireError<Self>> {
-        let result = Self::transition(self.state(), action);
-        match &result {
-            Ok(fired) => {
-                *self = Self::from_state(fired.to);
-                trace::fired(fired);
-            }
-            Err(error) => trace::rejected(error),
-        }
-        result
+    /// True when firing `event` now would succeed. Changes nothing.
+    fn can_fire(&self, event: &Self::Event) -> bool;
+}
+
+/// A machine's timers, for the drivers and wrappers. Every generated machine
+/// implements it; one without timers keeps the defaults (nothing is ever
+/// due).
+pub trait Timed: Machine {
+    /// When the next armed timer is due; `None` when none is armed.
+    fn next_deadline(&self) -> Option<Timestamp> {
+        None
     }
 
-    /// True when firing `action` now would succeed. Changes nothing:
-    /// [`Fire::can_fire`] with [`NoGuards`].
-    #[inline]
-    fn can_fire(&self, action: Self::Action) -> bool {
-        Self::transition(self.state(), action).is_ok()
+    /// The time by the machine's own clock.
+    fn now(&self) -> Timestamp {
+        Timestamp::now()
+    }
+
+    /// Fire the earliest timer whose deadline has passed, if any: `Ok` with
+    /// what it did, or `Err` when its group's guards all failed.
+    fn fire_next_due(&mut self) -> Option<Result<TimerFired<Self>, TimerRejected<Self>>> {
+        None
     }
 }
 
-/// The guards value of a machine that has no guards, for [`Fire`] and the
-/// wrappers that take guards; [`Unguarded`] fires such a machine without it.
+/// Snapshots of a machine, and machines restored from them, for generic
+/// code ([`Recorded`](crate::Recorded), [`Shared`](crate::Shared), stores).
+///
+/// Every generated machine without a context implements it; one with a
+/// context does with `fsm-runtime`'s `serde` feature (the snapshot carries
+/// the context as JSON), when the context serializes and its clock is
+/// `Default` (the system clock is). A machine on another clock is restored
+/// by its own `restore_with`, then handed to
+/// [`Recorded::resume`](crate::Recorded::resume).
+pub trait Persist: Machine {
+    /// The current state, context, armed timers and history memory, with the
+    /// machine's name and fingerprint, ready to be stored.
+    ///
+    /// # Errors
+    ///
+    /// When the context does not serialize; never for a machine without one.
+    fn snapshot(&self) -> Result<Snapshot, SnapshotError>;
+
+    /// A machine in the state of `snapshot`, with `policy` deciding whether a
+    /// snapshot taken from a different definition is accepted.
+    ///
+    /// # Errors
+    ///
+    /// When the snapshot is of another machine or definition, names what the
+    /// machine does not have, or carries a context that does not read.
+    fn restore_with(snapshot: &Snapshot, policy: FingerprintPolicy) -> Result<Self, RestoreError>;
+
+    /// A machine in the state of `snapshot`, which must come from this
+    /// machine and this exact definition ([`FingerprintPolicy::Strict`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Persist::restore_with`].
+    fn restore(snapshot: &Snapshot) -> Result<Self, RestoreError> {
+        Self::restore_with(snapshot, FingerprintPolicy::Strict)
+    }
+}
+
+/// The guards value of a machine whose guards are not passed per call, for
+/// [`Fire`] and the wrappers that take guards; [`FireEvent`] fires such a
+/// machine without it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NoGuards;

@@ -1,10 +1,11 @@
 //! One machine, fired from many threads.
 
+use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::history::{fire_recording, History, Recorded};
-use crate::machine::{Fire, Machine};
-use crate::snapshot::Snapshot;
+use crate::history::{record, History, Recorded, Timestamp};
+use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
+use crate::snapshot::{Snapshot, SnapshotError};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
@@ -16,15 +17,20 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 /// order is the order in which the machine really moved: every entry starts
 /// where the previous one ended. Share it with an `Arc`.
 ///
-/// Guards and the history's clock run while the machine is locked: they
-/// should be quick, and must not use the same `Shared` (the lock is not
-/// reentrant, so that would deadlock). If one of them panics, the panic
-/// reaches the caller of `fire` and the machine is unchanged and usable: the
-/// lock's poisoning is cleared, because nothing is modified until all user
-/// code has returned.
+/// Any generated machine: with or without a context, payloads, timers or
+/// nested states; [`fire_next_due`](Shared::fire_next_due) fires its timers
+/// under the same lock.
+///
+/// Guards, effects, delays and the history's clock run while the machine is
+/// locked: they should be quick, and must not use the same `Shared` (the
+/// lock is not reentrant, so that would deadlock). If one of them panics,
+/// the panic reaches the caller of `fire` and the machine stays usable: the
+/// lock's poisoning is cleared. A panicking guard leaves it unchanged; a
+/// panicking effect leaves the changes the effects before it made to the
+/// context.
 ///
 /// ```
-/// use fsm_runtime::{History, NoGuards, Shared};
+/// use fsm_runtime::{History, Shared};
 /// use std::sync::Arc;
 ///
 /// fsm_runtime::fsm! {
@@ -41,7 +47,7 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 ///         let shared = Arc::clone(&shared);
 ///         std::thread::spawn(move || {
 ///             for _ in 0..25 {
-///                 shared.fire(Action::Tick, &NoGuards).unwrap();
+///                 shared.fire(Action::Tick).unwrap();
 ///             }
 ///         })
 ///     })
@@ -63,7 +69,7 @@ struct Inner<M> {
 }
 
 impl<M: Machine> Shared<M> {
-    /// `machine`, without a history.
+    /// `machine`, recording no history.
     pub fn new(machine: M) -> Shared<M> {
         Shared::from_parts(machine, None)
     }
@@ -79,29 +85,85 @@ impl<M: Machine> Shared<M> {
         }
     }
 
-    /// Fire `action` with `guards` (`&NoGuards` for a machine without
-    /// guards), atomically: see [`Fire::fire`] for what firing does, and
-    /// the type's documentation for what runs under the lock.
+    /// Fire `event` under the lock, as the machine's own `fire(event)` does,
+    /// and record the transition if it fires.
     ///
-    /// It takes the guards even for a machine without them, as
-    /// [`Recorded::fire`] does and for the same reason: one inherent `fire`
-    /// serves every machine.
-    pub fn fire<G: ?Sized>(&self, action: M::Action, guards: &G) -> Result<Fired<M>, FireError<M>>
+    /// # Errors
+    ///
+    /// As the machine's `fire`: the event is handed back in the error.
+    pub fn fire(&self, event: M::Event) -> Result<Fired<M>, FireError<M>>
+    where
+        M: FireEvent,
+    {
+        let mut inner = self.lock();
+        let Inner { machine, history } = &mut *inner;
+        let at = history.as_ref().map(History::now);
+        let result = machine.fire(event);
+        if let (Some(history), Some(at)) = (history, at) {
+            record(history, at, &result);
+        }
+        result
+    }
+
+    /// Fire `event` with `guards` under the lock, for a machine that takes
+    /// its guards per call, and record the transition if it fires.
+    ///
+    /// # Errors
+    ///
+    /// As the machine's `fire`.
+    pub fn fire_with<G: ?Sized>(&self, event: M::Event, guards: &G) -> Result<Fired<M>, FireError<M>>
     where
         M: Fire<G>,
     {
         let mut inner = self.lock();
         let Inner { machine, history } = &mut *inner;
-        fire_recording(machine, history.as_mut(), action, guards)
+        let at = history.as_ref().map(History::now);
+        let result = machine.fire(event, guards);
+        if let (Some(history), Some(at)) = (history, at) {
+            record(history, at, &result);
+        }
+        result
     }
 
-    /// True when firing `action` now would succeed. Another thread may fire
-    /// before you do, so the answer may be stale by the time you act on it.
-    pub fn can_fire<G: ?Sized>(&self, action: M::Action, guards: &G) -> bool
+    /// True when firing `event` now would succeed. Changes nothing.
+    pub fn can_fire(&self, event: &M::Event) -> bool
+    where
+        M: FireEvent,
+    {
+        self.lock().machine.can_fire(event)
+    }
+
+    /// True when firing `event` with `guards` now would succeed. Changes
+    /// nothing.
+    pub fn can_fire_with<G: ?Sized>(&self, event: &M::Event, guards: &G) -> bool
     where
         M: Fire<G>,
     {
-        self.lock().machine.can_fire(action, guards)
+        self.lock().machine.can_fire(event, guards)
+    }
+
+    /// Fire the earliest timer whose deadline has passed, if any, under the
+    /// lock, and record it if it fired.
+    pub fn fire_next_due(&self) -> Option<Result<TimerFired<M>, TimerRejected<M>>>
+    where
+        M: Timed,
+    {
+        let mut inner = self.lock();
+        let Inner { machine, history } = &mut *inner;
+        let at = history.as_ref().map(History::now);
+        let result = machine.fire_next_due();
+        if let (Some(history), Some(at), Some(Ok(fired))) = (history, at, &result) {
+            history.push_timer(at, fired);
+        }
+        result
+    }
+
+    /// When the machine's next armed timer is due; `None` when none is.
+    pub fn next_deadline(&self) -> Option<Timestamp>
+    where
+        M: Timed,
+    {
+        self.lock().machine.next_deadline()
     }
 
     /// The current state.
@@ -109,28 +171,36 @@ impl<M: Machine> Shared<M> {
         self.lock().machine.state()
     }
 
-    /// The current state and history, taken together, ready to be stored.
-    pub fn snapshot(&self) -> Snapshot {
+    /// The machine's snapshot, with the history if it records one, taken
+    /// under the lock.
+    ///
+    /// # Errors
+    ///
+    /// When the machine's context does not serialize.
+    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError>
+    where
+        M: Persist,
+    {
         let inner = self.lock();
-        let snapshot = inner.machine.snapshot();
-        match &inner.history {
+        let snapshot = inner.machine.snapshot()?;
+        Ok(match &inner.history {
             Some(history) => snapshot.with_history(history),
             None => snapshot,
-        }
+        })
     }
 
-    /// Call `f` with the machine, locked: nothing fires until it returns.
+    /// Call `f` with the machine, under the lock.
     pub fn with<R>(&self, f: impl FnOnce(&M) -> R) -> R {
         f(&self.lock().machine)
     }
 
-    /// Call `f` with the history, locked, or return `None` if the machine
-    /// records none.
+    /// Call `f` with the history, under the lock; `None` when it records
+    /// none.
     pub fn with_history<R>(&self, f: impl FnOnce(&History) -> R) -> Option<R> {
         self.lock().history.as_ref().map(f)
     }
 
-    /// The machine and its history, if it has one.
+    /// The machine and its history, if it records one.
     pub fn into_parts(self) -> (M, Option<History>) {
         let inner = self
             .inner
@@ -139,9 +209,6 @@ impl<M: Machine> Shared<M> {
         (inner.machine, inner.history)
     }
 
-    /// Lock, taking over a lock poisoned by a panicking guard, clock or
-    /// [`with`](Shared::with) closure: none of them can leave the machine
-    /// half-changed (see [`fire_recording`]).
     fn lock(&self) -> MutexGuard<'_, Inner<M>> {
         self.inner.lock().unwrap_or_else(|poisoned| {
             self.inner.clear_poison();
@@ -165,14 +232,14 @@ impl<M: Machine> From<Recorded<M>> for Shared<M> {
     }
 }
 
-impl<M: Machine> Default for Shared<M> {
+impl<M: Machine + Default> Default for Shared<M> {
     /// A machine in its initial state, without a history.
     fn default() -> Shared<M> {
-        Shared::new(M::new())
+        Shared::new(M::default())
     }
 }
 
-impl<M: Machine> fmt::Debug for Shared<M> {
+impl<M: Machine + fmt::Debug> fmt::Debug for Shared<M> {
     /// Does not wait for the lock: a machine locked elsewhere shows as
     /// `<locked>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -455,14 +455,12 @@ fn duplicate_timer(timers: &[ArmedTimer]) -> Option<(usize, usize)> {
 
 /// Why a machine's snapshot could not be taken: its context did not
 /// serialize.
-#[cfg(feature = "serde")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotError {
     machine: String,
     message: String,
 }
 
-#[cfg(feature = "serde")]
 impl SnapshotError {
     /// The machine whose snapshot failed.
     pub fn machine(&self) -> &str {
@@ -475,7 +473,6 @@ impl SnapshotError {
     }
 }
 
-#[cfg(feature = "serde")]
 impl fmt::Display for SnapshotError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -486,7 +483,6 @@ impl fmt::Display for SnapshotError {
     }
 }
 
-#[cfg(feature = "serde")]
 impl std::error::Error for SnapshotError {}
 
 /// Whether restoring accepts a snapshot taken from a different definition of

@@ -1,7 +1,7 @@
 //! The `tracing` feature: every transition and every rejection is logged.
 //!
 //! Generated code cannot see this crate's features, so the logging lives
-//! here, in functions that [`Fire::fire`](crate::Fire::fire) calls. Without
+//! here, in functions that generated `fire`s call. Without
 //! the feature their bodies are empty and inlined away.
 
 use crate::fire_error::FireError;
@@ -62,16 +62,6 @@ impl<M: Machine> Traced for Result<Fired<M>, FireError<M>> {
         match self {
             Ok(f) => fired(f),
             Err(e) => rejected(e),
-        }
-    }
-}
-
-impl<M: Machine, E> Traced for Result<Fired<M>, crate::context::Rejected<M, E>> {
-    #[inline]
-    fn trace(&self) {
-        match self {
-            Ok(f) => fired(f),
-            Err(e) => rejected(&e.error()),
         }
     }
 }

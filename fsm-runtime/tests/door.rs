@@ -149,7 +149,7 @@ fn machine_trait_constants() {
     assert_eq!(Door::FINGERPRINT.len(), 16);
     assert!(Door::FINGERPRINT.chars().all(|c| c.is_ascii_hexdigit()));
     assert_eq!(Door::INITIAL, State::Closed);
-    assert_eq!(<Door as Machine>::new(), Door::default());
+    assert_eq!(Door::new(), Door::default());
 }
 
 #[test]

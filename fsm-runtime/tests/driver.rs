@@ -47,10 +47,7 @@ fsm_runtime::fsm! {
 }
 
 /// Every step as text, in order.
-fn record<M: Driven>(log: &mut Vec<String>) -> impl FnMut(&M, Step<M>) + '_
-where
-    M::FireError: std::fmt::Display,
-{
+fn record<M: Driven>(log: &mut Vec<String>) -> impl FnMut(&M, Step<M>) + '_ {
     move |_, step| {
         log.push(match step {
             Step::Event(Ok(fired)) => fired.to_string(),

@@ -4,7 +4,7 @@
 //! message, after asking the same guards in the same order.
 
 use fsm_runtime::dynamic::{Definition, Engine, FireError};
-use fsm_runtime::{Fire, Machine};
+use fsm_runtime::Machine;
 use serde_json::json;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
@@ -161,7 +161,7 @@ fn every_state_action_and_guard_combination_agrees_with_generated_code() {
                     mask,
                     calls: RefCell::new(Vec::new()),
                 };
-                let generated = <agent::Agent as Fire<Bits>>::transition(state, action, &bits);
+                let generated = agent::Agent::transition(state, action, &bits);
 
                 engine
                     .restore(&agent::Agent::from_state(state).snapshot())
@@ -251,7 +251,7 @@ fn internal_and_self_transitions_say_which_they_are() {
         ),
     ];
     for (action, internal, outputs) in cases {
-        let generated = <agent::Agent as Fire<Bits>>::transition(calling, action, &none).unwrap();
+        let generated = agent::Agent::transition(calling, action, &none).unwrap();
         assert_eq!((generated.from, generated.to), (calling, calling), "{action}");
         assert_eq!(generated.internal, internal, "generated: {action}");
         let names: Vec<&str> = generated.outputs.iter().map(|o| o.name()).collect();

@@ -9,7 +9,7 @@ mod call_nested {
     include!("generated/call_nested.rs");
 }
 
-use call_nested::call::{Call, Core};
+use call_nested::call::Call;
 use fsm_runtime::dynamic::{Definition, Engine};
 use fsm_runtime::{ArmedTimer, FingerprintPolicy, Machine, ManualClock, RestoreError, Snapshot, Timestamp};
 use std::time::{Duration, UNIX_EPOCH};
@@ -21,7 +21,7 @@ fn at(seconds: u64) -> Timestamp {
 }
 
 fn snapshot(state: &'static str) -> Snapshot {
-    Snapshot::new("Call", <Core as Machine>::FINGERPRINT, state)
+    Snapshot::new("Call", <Call as Machine>::FINGERPRINT, state)
 }
 
 /// `snapshot` restored by generated code and by the dynamic engine: both

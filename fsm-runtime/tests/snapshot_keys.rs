@@ -8,7 +8,7 @@
 
 use fsm_runtime::dynamic::{Definition, Engine};
 use fsm_runtime::store::{FileStore, Store, StoreError};
-use fsm_runtime::{ArmedTimer, History, ManualClock, NoGuards, Recorded, RestoreError, Snapshot, Timestamp};
+use fsm_runtime::{ArmedTimer, History, ManualClock, Recorded, RestoreError, Snapshot, Timestamp};
 use serde_json::{json, Value};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -91,8 +91,8 @@ fn dynamic_job() -> Engine {
 /// A plain generated machine, recorded: its snapshot has history entries.
 fn recorded_door() -> Recorded<door::Door> {
     let mut door = Recorded::with_history(door::Door::new(), History::new().with_clock(clock()));
-    door.fire(door::Action::Open, &NoGuards).unwrap();
-    door.fire(door::Action::Close, &NoGuards).unwrap();
+    door.fire(door::Action::Open).unwrap();
+    door.fire(door::Action::Close).unwrap();
     door
 }
 
@@ -183,7 +183,7 @@ fn every_key_of_a_plain_machine_s_snapshot_misspelled_is_refused() {
 
 #[test]
 fn every_key_of_a_recorded_machine_s_snapshot_misspelled_is_refused() {
-    let snapshot = recorded_door().snapshot();
+    let snapshot = recorded_door().snapshot().unwrap();
     // 5 keys, and 5 in each of the 2 entries.
     assert_eq!(every_misspelling_is_refused(&snapshot, &["history"]), 15);
 }

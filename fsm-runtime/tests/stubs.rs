@@ -32,7 +32,7 @@ fn use_sized(guards: &dyn sized::Guards) -> bool {
 }
 
 #[allow(dead_code)]
-fn use_unparsed<M: Machine + Fire>(machine: &mut M, action: M::Action) -> bool {
+fn use_unparsed<M: Machine + Fire>(machine: &mut M, action: M::Event) -> bool {
     machine.fire(action, &NoGuards).is_ok()
 }
 

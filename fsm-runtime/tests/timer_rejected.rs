@@ -52,7 +52,7 @@ fn engine(clock: &ManualClock, ready: bool) -> Engine {
     let definition = Definition::from_fsm(WAIT).unwrap();
     assert_eq!(
         definition.fingerprint(),
-        <wait::Core as Machine>::FINGERPRINT,
+        <wait::Wait as Machine>::FINGERPRINT,
         "the two texts of the machine are the same machine"
     );
     Engine::builder(definition)

@@ -194,6 +194,9 @@ pub struct TimerGroup {
     /// index among the state's timers (as snapshots and `TimerFired` name
     /// it).
     pub timers: Vec<(TimerId, u32)>,
+    /// What a history records as the action of a timer of this group that
+    /// fired: `after 30s`, or `after budget` for a named delay.
+    pub label: String,
 }
 
 /// A timer group armed in one leaf, with its candidates' steps from there.
@@ -295,10 +298,15 @@ impl Plan {
                 let group = match timer_groups[first..].iter().position(|g| g.delay == delay) {
                     Some(g) => first + g,
                     None => {
+                        let label = match delay {
+                            Delay::Literal(_) => format!("after {}", m.delay_text(delay)),
+                            Delay::Named(d) => format!("after {}", m.delays[d.index()].name),
+                        };
                         timer_groups.push(TimerGroup {
                             state,
                             delay,
                             timers: Vec::new(),
+                            label,
                         });
                         timer_groups.len() - 1
                     }

@@ -407,11 +407,7 @@ impl Tables {
                     Delay::Literal(d) => TimerDelay::Literal(d),
                     Delay::Named(d) => TimerDelay::Named(index(d.index())),
                 },
-                label: match g.delay {
-                    Delay::Literal(_) => format!("after {}", m.delay_text(g.delay)),
-                    Delay::Named(d) => format!("after {}", m.delays[d.index()].name),
-                }
-                .into(),
+                label: g.label.as_str().into(),
             })
             .collect();
         let history = plan

@@ -17,7 +17,7 @@ pub use timestamp::{ParseTimestampError, Timestamp};
 
 #[cfg(feature = "serde")]
 pub(crate) use entry::check_order;
-pub(crate) use recorded::fire_recording;
+pub(crate) use recorded::record;
 
 use crate::clock::{self, Clock, SystemClock};
 use crate::fired::Fired;
@@ -50,7 +50,7 @@ pub enum Retention {
 /// recorded.
 ///
 /// ```
-/// use fsm_runtime::{History, NoGuards, Recorded};
+/// use fsm_runtime::{History, Recorded};
 /// use std::num::NonZeroUsize;
 ///
 /// fsm_runtime::fsm! {
@@ -66,8 +66,8 @@ pub enum Retention {
 ///     execution::Execution::new(),
 ///     History::bounded(NonZeroUsize::new(100).unwrap()),
 /// );
-/// run.fire(execution::Action::Start, &NoGuards)?;
-/// run.fire(execution::Action::Error, &NoGuards)?;
+/// run.fire(execution::Action::Start)?;
+/// run.fire(execution::Action::Error)?;
 ///
 /// let steps: Vec<_> = run.history().iter().map(|e| (e.seq(), e.from(), e.action(), e.to())).collect();
 /// assert_eq!(steps, [(0, "idle", "start", "executing"), (1, "executing", "error", "failed")]);
@@ -223,6 +223,20 @@ impl History {
     /// The time for an entry recorded now.
     pub(crate) fn now(&self) -> Timestamp {
         Timestamp::from_system_time(self.clock.now())
+    }
+
+    /// Record the timer that fired, at `at`, with its label as the action.
+    pub(crate) fn push_timer<M: Machine>(
+        &mut self,
+        at: Timestamp,
+        fired: &crate::TimerFired<M>,
+    ) -> &HistoryEntry {
+        self.push(
+            at,
+            Name::Static(fired.from.name()),
+            Name::Static(fired.label),
+            Name::Static(fired.to.name()),
+        )
     }
 
     /// Record `fired`, at `at`.

@@ -1,22 +1,25 @@
 //! A generated machine that records its own history.
 
-use super::History;
+use super::{History, Timestamp};
+use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::machine::{Fire, Machine};
-use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot};
-use crate::trace;
+use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
+use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 
-/// A generated machine and the [`History`] of every action it fired.
+/// A generated machine and the [`History`] of every transition it took.
 ///
-/// Every successful [`fire`](Recorded::fire) is recorded, internal
-/// transitions included; rejected actions are not. Its
+/// Any generated machine: with or without a context, payloads, timers or
+/// nested states. Every successful [`fire`](Recorded::fire) is recorded,
+/// internal transitions included, and so is every timer that fires through
+/// [`fire_next_due`](Recorded::fire_next_due) (or a driver), with the
+/// timer's label (`after 30s`) as its action; rejected events are not. Its
 /// [`snapshot`](Recorded::snapshot) carries the history and
 /// [`restore`](Recorded::restore) brings it back. For a machine fired from
 /// several threads, see [`Shared`](crate::Shared).
 ///
 /// ```
-/// use fsm_runtime::{NoGuards, Recorded};
+/// use fsm_runtime::Recorded;
 ///
 /// fsm_runtime::fsm! {
 ///     machine Execution {
@@ -29,16 +32,16 @@ use crate::trace;
 /// use execution::{Action, Execution, State};
 ///
 /// let mut run = Recorded::new(Execution::new());
-/// run.fire(Action::Start, &NoGuards)?;
-/// assert!(run.fire(Action::Start, &NoGuards).is_err()); // not recorded
+/// run.fire(Action::Start)?;
+/// assert!(run.fire(Action::Start).is_err()); // not recorded
 ///
-/// let resumed = Recorded::<Execution>::restore(&run.snapshot())?;
+/// let resumed = Recorded::<Execution>::restore(&run.snapshot()?)?;
 /// assert_eq!(resumed.state(), State::Executing);
 /// assert_eq!(resumed.history().last().map(|e| e.to()), Some("executing"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct Recorded<M: Machine> {
+pub struct Recorded<M> {
     machine: M,
     history: History,
 }
@@ -70,53 +73,111 @@ impl<M: Machine> Recorded<M> {
         &self.history
     }
 
-    /// Fire `action` with `guards` (`&NoGuards` for a machine without
-    /// guards), as [`Fire::fire`] does, and record the transition if it
-    /// fires.
-    ///
-    /// It takes the guards even for a machine without them, unlike that
-    /// machine's own `fire` and [`Unguarded::fire`](crate::Unguarded::fire):
-    /// `Recorded` holds any machine, Rust gives it only one inherent `fire`
-    /// whatever the arity, and a pair of traits instead would need importing
-    /// and be ambiguous for a guardless machine, which implements both.
-    ///
-    /// If a guard or the history's clock panics, neither the machine nor
-    /// the history has changed.
-    pub fn fire<G: ?Sized>(&mut self, action: M::Action, guards: &G) -> Result<Fired<M>, FireError<M>>
-    where
-        M: Fire<G>,
-    {
-        fire_recording(&mut self.machine, Some(&mut self.history), action, guards)
-    }
-
-    /// The machine's snapshot, carrying the history's entries.
-    pub fn snapshot(&self) -> Snapshot {
-        self.machine.snapshot().with_history(&self.history)
-    }
-
-    /// The machine and history of `snapshot`, which must come from this
-    /// machine and this exact definition. The history keeps every entry and
-    /// uses the [`SystemClock`](crate::SystemClock).
-    pub fn restore(snapshot: &Snapshot) -> Result<Recorded<M>, RestoreError> {
-        Recorded::restore_with(snapshot, FingerprintPolicy::Strict, History::new())
-    }
-
-    /// The machine and history of `snapshot`, with `policy` deciding whether
-    /// a snapshot of a different definition is accepted. The snapshot's
-    /// entries replace those of `history`, which gives the retention and the
-    /// clock (see [`History::resumed_from`]).
+    /// Fire `event`, as the machine's own `fire(event)` does, and record the
+    /// transition if it fires.
     ///
     /// # Errors
     ///
-    /// What [`Machine::restore_with`] refuses, then
-    /// [`RestoreError::SeqOutOfRange`] for a history whose sequence numbers
-    /// are too close to the top of `u64` to continue.
+    /// As the machine's `fire`: the event is handed back in the error, and
+    /// nothing is recorded.
+    pub fn fire(&mut self, event: M::Event) -> Result<Fired<M>, FireError<M>>
+    where
+        M: FireEvent,
+    {
+        let at = self.history.now();
+        let result = self.machine.fire(event);
+        record(&mut self.history, at, &result);
+        result
+    }
+
+    /// Fire `event` with `guards`, for a machine that takes its guards per
+    /// call, as its `fire(event, &guards)` does, and record the transition
+    /// if it fires.
+    ///
+    /// # Errors
+    ///
+    /// As the machine's `fire`.
+    pub fn fire_with<G: ?Sized>(&mut self, event: M::Event, guards: &G) -> Result<Fired<M>, FireError<M>>
+    where
+        M: Fire<G>,
+    {
+        let at = self.history.now();
+        let result = self.machine.fire(event, guards);
+        record(&mut self.history, at, &result);
+        result
+    }
+
+    /// Fire the earliest timer whose deadline has passed, if any, as the
+    /// machine's own `fire_next_due` does, and record it if it fired.
+    pub fn fire_next_due(&mut self) -> Option<Result<TimerFired<M>, TimerRejected<M>>>
+    where
+        M: Timed,
+    {
+        let at = self.history.now();
+        let result = self.machine.fire_next_due();
+        if let Some(Ok(fired)) = &result {
+            self.history.push_timer(at, fired);
+        }
+        result
+    }
+
+    /// The machine's snapshot, carrying the history.
+    ///
+    /// # Errors
+    ///
+    /// When the machine's context does not serialize.
+    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError>
+    where
+        M: Persist,
+    {
+        Ok(self.machine.snapshot()?.with_history(&self.history))
+    }
+
+    /// The machine in `snapshot`'s state (and context, timers and history
+    /// memory), recording into a new history that continues from the
+    /// snapshot's entries. The snapshot must come from this exact
+    /// definition.
+    ///
+    /// # Errors
+    ///
+    /// As [`Persist::restore`], and [`RestoreError::SeqOutOfRange`] when the
+    /// snapshot's history ends past [`History::MAX_RESUMED_SEQ`].
+    pub fn restore(snapshot: &Snapshot) -> Result<Recorded<M>, RestoreError>
+    where
+        M: Persist,
+    {
+        Recorded::restore_with(snapshot, FingerprintPolicy::Strict, History::new())
+    }
+
+    /// As [`Recorded::restore`], with `policy` deciding whether a snapshot
+    /// of a different definition is accepted, recording into `history`
+    /// (whose clock and retention are kept, its entries replaced by the
+    /// snapshot's).
+    ///
+    /// # Errors
+    ///
+    /// As [`Recorded::restore`].
     pub fn restore_with(
         snapshot: &Snapshot,
         policy: FingerprintPolicy,
         history: History,
-    ) -> Result<Recorded<M>, RestoreError> {
+    ) -> Result<Recorded<M>, RestoreError>
+    where
+        M: Persist,
+    {
         let machine = M::restore_with(snapshot, policy)?;
+        Recorded::resume(machine, snapshot, history)
+    }
+
+    /// `machine`, already restored from `snapshot` by its own constructor
+    /// (a machine on a clock of the caller's, or given its context), recording
+    /// into `history` continued from the snapshot's entries.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::SeqOutOfRange`] when the snapshot's history ends past
+    /// [`History::MAX_RESUMED_SEQ`].
+    pub fn resume(machine: M, snapshot: &Snapshot, history: History) -> Result<Recorded<M>, RestoreError> {
         Ok(Recorded::with_history(machine, history.resumed_from(snapshot)?))
     }
 
@@ -126,35 +187,21 @@ impl<M: Machine> Recorded<M> {
     }
 }
 
-impl<M: Machine> Default for Recorded<M> {
-    /// A machine in its initial state with an empty history.
+impl<M: Machine + Default> Default for Recorded<M> {
     fn default() -> Recorded<M> {
-        Recorded::new(M::new())
+        Recorded::new(M::default())
     }
 }
 
-/// What [`Fire::fire`] does, and record the transition in `history`.
-///
-/// All user code (the guards, then the clock) runs before anything changes,
-/// so a panic in it leaves the machine and the history as they were. That
-/// is what lets [`Shared`](crate::Shared) recover from a poisoned lock.
-pub(crate) fn fire_recording<M: Fire<G>, G: ?Sized>(
-    machine: &mut M,
-    history: Option<&mut History>,
-    action: M::Action,
-    guards: &G,
-) -> Result<Fired<M>, FireError<M>> {
-    let result = M::transition(machine.state(), action, guards);
-    match &result {
-        Ok(fired) => {
-            if let Some(history) = history {
-                let at = history.now();
-                history.push_fired(at, fired);
-            }
-            *machine = M::from_state(fired.to);
-            trace::fired(fired);
-        }
-        Err(error) => trace::rejected(error),
+/// Record the step of `result` at `at`, if it fired. The time is read
+/// before the machine fires, so a clock that panics leaves the machine where
+/// it was.
+pub(crate) fn record<M: Machine>(
+    history: &mut History,
+    at: Timestamp,
+    result: &Result<Fired<M>, FireError<M>>,
+) {
+    if let Ok(fired) = result {
+        history.push_fired(at, fired);
     }
-    result
 }

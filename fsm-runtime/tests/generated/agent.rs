@@ -431,7 +431,7 @@ pub mod agent_loop {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -443,7 +443,7 @@ pub mod agent_loop {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -455,7 +455,7 @@ pub mod agent_loop {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -469,7 +469,11 @@ pub mod agent_loop {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -482,7 +486,7 @@ pub mod agent_loop {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -495,21 +499,25 @@ pub mod agent_loop {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for AgentLoop {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "AgentLoop";
         const FINGERPRINT: &'static str = "70e2ffd9bb0eb51b";
         const INITIAL: State = State::WaitingForUserInput;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -528,7 +536,28 @@ pub mod agent_loop {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for AgentLoop {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl AgentLoop {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -741,6 +770,18 @@ pub mod agent_loop {
                     __fsm::Err(FireError::invalid(state, action, &[], true))
                 }
             }
+        }
+    }
+    impl __fsm::Timed for AgentLoop {}
+    impl __fsm::Persist for AgentLoop {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(AgentLoop::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            AgentLoop::restore_with(snapshot, policy)
         }
     }
     static OUTPUTS_0: [Output; 2] = [Output::SendLlmRequest, Output::StartTimeout];

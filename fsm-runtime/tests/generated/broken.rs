@@ -240,7 +240,7 @@ pub mod broken {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -252,7 +252,7 @@ pub mod broken {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -264,7 +264,7 @@ pub mod broken {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -275,50 +275,45 @@ pub mod broken {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state with the machine's name and fingerprint, ready
-        /// to be stored.
+        /// The current state, ready to be stored (a stub).
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`, which must come from this
-        /// machine and this exact definition.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// When the snapshot is of another machine, was taken from a
-        /// different definition (see `restore_with`), or names a state this
-        /// machine does not have.
+        /// Never: it does not run.
         pub fn restore(
-            snapshot: &__fsm::Snapshot,
+            _snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`; `policy` decides whether a
-        /// snapshot taken from a different definition is accepted.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// As [`Self::restore`], except that the fingerprint is only checked
-        /// under `FingerprintPolicy::Strict`.
+        /// Never: it does not run.
         pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
+            _snapshot: &__fsm::Snapshot,
+            _policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            __fsm::stub()
         }
     }
     impl __fsm::Machine for Broken {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Broken";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::Idle;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
         fn state(&self) -> State {
             self.state
+        }
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(_state: State) -> &'static [Action] {
             __fsm::stub()
@@ -328,7 +323,19 @@ pub mod broken {
         }
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Broken {
-        fn transition(
+        fn fire(
+            &mut self,
+            _action: Action,
+            _guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::stub()
+        }
+        fn can_fire(&self, _action: &Action, _guards: &G) -> bool {
+            __fsm::stub()
+        }
+    }
+    impl Broken {
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             _state: State,
             _action: Action,
             _guards: &G,
@@ -336,6 +343,7 @@ pub mod broken {
             __fsm::stub()
         }
     }
+    impl __fsm::Timed for Broken {}
 }
 /// A stub of the `Colliding` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
@@ -537,12 +545,14 @@ pub mod colliding {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -550,9 +560,7 @@ pub mod colliding {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -563,50 +571,45 @@ pub mod colliding {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state with the machine's name and fingerprint, ready
-        /// to be stored.
+        /// The current state, ready to be stored (a stub).
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`, which must come from this
-        /// machine and this exact definition.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// When the snapshot is of another machine, was taken from a
-        /// different definition (see `restore_with`), or names a state this
-        /// machine does not have.
+        /// Never: it does not run.
         pub fn restore(
-            snapshot: &__fsm::Snapshot,
+            _snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`; `policy` decides whether a
-        /// snapshot taken from a different definition is accepted.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// As [`Self::restore`], except that the fingerprint is only checked
-        /// under `FingerprintPolicy::Strict`.
+        /// Never: it does not run.
         pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
+            _snapshot: &__fsm::Snapshot,
+            _policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            __fsm::stub()
         }
     }
     impl __fsm::Machine for Colliding {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Colliding";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::WaitingInput;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
         fn state(&self) -> State {
             self.state
+        }
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(_state: State) -> &'static [Action] {
             __fsm::stub()
@@ -616,7 +619,19 @@ pub mod colliding {
         }
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Colliding {
-        fn transition(
+        fn fire(
+            &mut self,
+            _action: Action,
+            _guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::stub()
+        }
+        fn can_fire(&self, _action: &Action, _guards: &G) -> bool {
+            __fsm::stub()
+        }
+    }
+    impl Colliding {
+        fn fire_from<G: ?__fsm::Sized>(
             _state: State,
             _action: Action,
             _guards: &G,
@@ -624,17 +639,14 @@ pub mod colliding {
             __fsm::stub()
         }
     }
-    impl __fsm::Unguarded for Colliding {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::Timed for Colliding {}
+    impl __fsm::FireEvent for Colliding {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
     }
@@ -867,7 +879,7 @@ pub mod sized {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -879,7 +891,7 @@ pub mod sized {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -891,7 +903,7 @@ pub mod sized {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -902,50 +914,45 @@ pub mod sized {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state with the machine's name and fingerprint, ready
-        /// to be stored.
+        /// The current state, ready to be stored (a stub).
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`, which must come from this
-        /// machine and this exact definition.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// When the snapshot is of another machine, was taken from a
-        /// different definition (see `restore_with`), or names a state this
-        /// machine does not have.
+        /// Never: it does not run.
         pub fn restore(
-            snapshot: &__fsm::Snapshot,
+            _snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`; `policy` decides whether a
-        /// snapshot taken from a different definition is accepted.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// As [`Self::restore`], except that the fingerprint is only checked
-        /// under `FingerprintPolicy::Strict`.
+        /// Never: it does not run.
         pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
+            _snapshot: &__fsm::Snapshot,
+            _policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            __fsm::stub()
         }
     }
     impl __fsm::Machine for Sized {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Sized";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::Open;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
         fn state(&self) -> State {
             self.state
+        }
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(_state: State) -> &'static [Action] {
             __fsm::stub()
@@ -955,7 +962,19 @@ pub mod sized {
         }
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Sized {
-        fn transition(
+        fn fire(
+            &mut self,
+            _action: Action,
+            _guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::stub()
+        }
+        fn can_fire(&self, _action: &Action, _guards: &G) -> bool {
+            __fsm::stub()
+        }
+    }
+    impl Sized {
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             _state: State,
             _action: Action,
             _guards: &G,
@@ -963,6 +982,7 @@ pub mod sized {
             __fsm::stub()
         }
     }
+    impl __fsm::Timed for Sized {}
 }
 /// A stub of the `Unparsed` machine, whose definition has errors. Fix them to get the real one.
 #[allow(
@@ -1156,12 +1176,14 @@ pub mod unparsed {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -1169,9 +1191,7 @@ pub mod unparsed {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -1182,50 +1202,45 @@ pub mod unparsed {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state with the machine's name and fingerprint, ready
-        /// to be stored.
+        /// The current state, ready to be stored (a stub).
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`, which must come from this
-        /// machine and this exact definition.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// When the snapshot is of another machine, was taken from a
-        /// different definition (see `restore_with`), or names a state this
-        /// machine does not have.
+        /// Never: it does not run.
         pub fn restore(
-            snapshot: &__fsm::Snapshot,
+            _snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            __fsm::stub()
         }
-        /// The machine in the state of `snapshot`; `policy` decides whether a
-        /// snapshot taken from a different definition is accepted.
+        /// The machine in the state of `snapshot` (a stub).
         ///
         /// # Errors
         ///
-        /// As [`Self::restore`], except that the fingerprint is only checked
-        /// under `FingerprintPolicy::Strict`.
+        /// Never: it does not run.
         pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
+            _snapshot: &__fsm::Snapshot,
+            _policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            __fsm::stub()
         }
     }
     impl __fsm::Machine for Unparsed {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Unparsed";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::Stub;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
         fn state(&self) -> State {
             self.state
+        }
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(_state: State) -> &'static [Action] {
             __fsm::stub()
@@ -1235,7 +1250,19 @@ pub mod unparsed {
         }
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Unparsed {
-        fn transition(
+        fn fire(
+            &mut self,
+            _action: Action,
+            _guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            __fsm::stub()
+        }
+        fn can_fire(&self, _action: &Action, _guards: &G) -> bool {
+            __fsm::stub()
+        }
+    }
+    impl Unparsed {
+        fn fire_from<G: ?__fsm::Sized>(
             _state: State,
             _action: Action,
             _guards: &G,
@@ -1243,17 +1270,14 @@ pub mod unparsed {
             __fsm::stub()
         }
     }
-    impl __fsm::Unguarded for Unparsed {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::Timed for Unparsed {}
+    impl __fsm::FireEvent for Unparsed {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
         }
     }

@@ -528,38 +528,29 @@ pub mod call {
         /// Exponential backoff, from the retry count.
         fn backoff(&self) -> __fsm::Duration;
     }
-    /// [`Call`] without its context: its state alone, what [`Fired`] and [`FireError`] are generic over.
-    #[derive(
-        __fsm::Clone,
-        __fsm::Copy,
-        __fsm::Debug,
-        __fsm::PartialEq,
-        __fsm::Eq,
-        __fsm::Hash
-    )]
-    pub struct Core {
-        state: State,
-    }
     /// What a successful [`Call::fire`] reports.
-    pub type Fired = __fsm::Fired<Core>;
-    /// Why [`Call::fire`] did not fire, with the event handed back (`into_event`).
-    pub type FireError = __fsm::Rejected<Core, Event>;
+    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Call<K>>;
+    /// Why [`Call::fire`] did not fire, with the event handed back (`event`, `into_event`).
+    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Call<K>>;
     /// A timer that fired.
-    pub type TimerFired = __fsm::TimerFired<Core>;
+    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Call<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected = __fsm::TimerRejected<Core>;
-    impl __fsm::Machine for Core {
+    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Call<K>>;
+    impl<K: __fsm::Clock> __fsm::Machine for Call<K> {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Event;
         const NAME: &'static str = "Call";
         const FINGERPRINT: &'static str = "f8ef31ecdad1bd61";
         const INITIAL: State = State::Idle;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Event) -> Action {
+            event.action()
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -621,11 +612,11 @@ pub mod call {
         }
         /// The actions that have a transition in the current state.
         pub fn valid_actions(&self) -> &'static [Action] {
-            <Core as __fsm::Machine>::valid_actions_in(self.state)
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
         }
         /// True when the current state is terminal.
         pub fn is_terminal(&self) -> bool {
-            <Core as __fsm::Machine>::is_terminal_state(self.state)
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
         /// Fire `event`. Guards read the context as it was before;
         /// then the chosen transition's effects run (exit hook, its
@@ -633,15 +624,21 @@ pub mod call {
         /// state's timers. On error nothing ran and the event is
         /// handed back in the error (`into_event`). Neither allocates.
         #[inline]
-        pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
+        pub fn fire(
+            &mut self,
+            event: Event,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             let state = self.state;
-            let result: __fsm::Result<Fired, FireError> = match (state, &event) {
+            let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = match (
+                state,
+                &event,
+            ) {
                 (State::Idle, Event::Start(payload)) => {
                     Context::remember(&mut self.context, payload);
                     Context::arm(&mut self.context);
                     self.state = State::Calling;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Calling,
                         action: Action::Start,
@@ -651,15 +648,7 @@ pub mod call {
                 }
                 (State::Idle, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_0,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_0, false),
                     )
                 }
                 (State::Calling, Event::Finished(payload)) => {
@@ -667,7 +656,7 @@ pub mod call {
                     Context::record_result(&mut self.context, payload);
                     self.state = State::Done;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Done,
                         action: Action::Finished,
@@ -679,7 +668,7 @@ pub mod call {
                     Context::disarm(&mut self.context);
                     self.state = State::Failed;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Failed,
                         action: Action::Cancel,
@@ -689,7 +678,7 @@ pub mod call {
                 }
                 (State::Calling, Event::Poke) => {
                     Context::count_poke(&mut self.context);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: state,
                         action: Action::Poke,
@@ -703,7 +692,7 @@ pub mod call {
                     Context::arm(&mut self.context);
                     self.state = State::Calling;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Calling,
                         action: Action::Restart,
@@ -716,7 +705,7 @@ pub mod call {
                         Context::disarm(&mut self.context);
                         self.state = State::Failed;
                         self.arm_timers();
-                        __fsm::Ok(Fired {
+                        __fsm::Ok(__fsm::Fired::<Self> {
                             from: state,
                             to: State::Failed,
                             action: Action::Escalate,
@@ -724,35 +713,18 @@ pub mod call {
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(
-                            __fsm::Rejected::new(
-                                __fsm::FireError::rejected(
-                                    state,
-                                    Action::Escalate,
-                                    &REJECTED_0,
-                                ),
-                                event,
-                            ),
-                        )
+                        __fsm::Err(__fsm::FireError::rejected(state, event, &REJECTED_0))
                     }
                 }
                 (State::Calling, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_1,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_1, false),
                     )
                 }
                 (State::Waiting, Event::Cancel) => {
                     self.state = State::Failed;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Failed,
                         action: Action::Cancel,
@@ -762,32 +734,14 @@ pub mod call {
                 }
                 (State::Waiting, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_2,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_2, false),
                     )
                 }
                 (State::Done, _) => {
-                    __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(state, event.action(), &[], true),
-                            event,
-                        ),
-                    )
+                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
                 }
                 (State::Failed, _) => {
-                    __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(state, event.action(), &[], true),
-                            event,
-                        ),
-                    )
+                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
                 }
             };
             __fsm::Traced::trace(&result);
@@ -859,7 +813,9 @@ pub mod call {
         fn fire_due_at(
             &mut self,
             now: __fsm::Timestamp,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let state = self.state;
             let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
             for &index in Self::timer_order(state) {
@@ -885,7 +841,7 @@ pub mod call {
                             self.state = State::Waiting;
                             self.arm_timers();
                             __fsm::Some(
-                                __fsm::Ok(TimerFired {
+                                __fsm::Ok(__fsm::TimerFired::<Self> {
                                     from: state,
                                     to: State::Waiting,
                                     declared_in: "calling",
@@ -893,6 +849,7 @@ pub mod call {
                                     due,
                                     outputs: &OUTPUTS_4,
                                     internal: false,
+                                    label: "after 10m",
                                 }),
                             )
                         } else {
@@ -901,7 +858,7 @@ pub mod call {
                                 self.state = State::Failed;
                                 self.arm_timers();
                                 __fsm::Some(
-                                    __fsm::Ok(TimerFired {
+                                    __fsm::Ok(__fsm::TimerFired::<Self> {
                                         from: state,
                                         to: State::Failed,
                                         declared_in: "calling",
@@ -909,6 +866,7 @@ pub mod call {
                                         due,
                                         outputs: &OUTPUTS_5,
                                         internal: false,
+                                        label: "after 10m",
                                     }),
                                 )
                             }
@@ -919,7 +877,7 @@ pub mod call {
                     self.deadlines[0] = __fsm::None;
                     {
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: state,
                                 declared_in: "calling",
@@ -927,6 +885,7 @@ pub mod call {
                                 due,
                                 outputs: &OUTPUTS_6,
                                 internal: true,
+                                label: "after 30s",
                             }),
                         )
                     }
@@ -938,7 +897,7 @@ pub mod call {
                         self.state = State::Calling;
                         self.arm_timers();
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Calling,
                                 declared_in: "waiting",
@@ -946,6 +905,7 @@ pub mod call {
                                 due,
                                 outputs: &OUTPUTS_7,
                                 internal: false,
+                                label: "after backoff",
                             }),
                         )
                     }
@@ -968,7 +928,9 @@ pub mod call {
         /// once it fired. Does not allocate.
         pub fn fire_next_due(
             &mut self,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let result = self.fire_due_at(now);
             __fsm::Traced::trace(&result);
@@ -980,7 +942,9 @@ pub mod call {
         /// by these firings are due later.
         pub fn fire_due(
             &mut self,
-            mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+            mut each: impl __fsm::FnMut(
+                __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+            ),
         ) -> usize {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
@@ -1043,7 +1007,7 @@ pub mod call {
             context: CallContext,
             clock: K,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Core>(policy)?;
+            let state = snapshot.state_of::<Self>(policy)?;
             let deadlines = snapshot.deadlines::<3>(Self::timer_order(state).len())?;
             __fsm::Ok(Self {
                 state,
@@ -1061,7 +1025,7 @@ pub mod call {
         r" carries the context as JSON)."] #[doc = r""] #[doc = r" # Errors"] #[doc =
         r""] #[doc = r" When the context does not serialize."] pub fn snapshot(& self) ->
         __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
-        CallContext : __fsm::Serialize, { __fsm::Snapshot::new("Call", < Core as
+        CallContext : __fsm::Serialize, { __fsm::Snapshot::new("Call", < Self as
         __fsm::Machine > ::FINGERPRINT, self.state.name()).with_timers(self
         .armed_timers()).with_context_of(& self.context) } #[doc =
         r" The machine in the state, context and timers of"] #[doc =
@@ -1074,7 +1038,7 @@ pub mod call {
         r" (the error names the field)."] pub fn restore_with(snapshot : &
         __fsm::Snapshot, policy : __fsm::FingerprintPolicy, clock : K) -> __fsm::Result <
         Self, __fsm::RestoreError > where for < 'a > CallContext :
-        __fsm::DeserializeOwned, { snapshot.state_of:: < Core > (policy) ?; let context =
+        __fsm::DeserializeOwned, { snapshot.state_of:: < Self > (policy) ?; let context =
         snapshot.context_as:: < CallContext > () ?; Self::restore_with_context(snapshot,
         policy, context, clock) } } impl Call { #[doc =
         r" The machine in the state, context and timers of"] #[doc =
@@ -1108,17 +1072,34 @@ pub mod call {
         __fsm::RestoreError > where for < 'a > CallContext : __fsm::NeedsSerdeFeature, {
         __fsm::stub() } }
     }
-    impl<K: __fsm::Clock> __fsm::Driven for Call<K> {
-        type Core = Core;
-        type Event = Event;
-        type FireError = FireError;
+    impl<K: __fsm::Clock> __fsm::Fire for Call<K> {
         #[inline]
-        fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
+        fn fire(
+            &mut self,
+            event: Event,
+            _guards: &__fsm::NoGuards,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             Call::fire(self, event)
         }
-        fn is_terminal(&self) -> bool {
-            Call::is_terminal(self)
+        #[inline]
+        fn can_fire(&self, event: &Event, _guards: &__fsm::NoGuards) -> bool {
+            Call::can_fire(self, event)
         }
+    }
+    impl<K: __fsm::Clock> __fsm::FireEvent for Call<K> {
+        #[inline]
+        fn fire(
+            &mut self,
+            event: Event,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+            Call::fire(self, event)
+        }
+        #[inline]
+        fn can_fire(&self, event: &Event) -> bool {
+            Call::can_fire(self, event)
+        }
+    }
+    impl<K: __fsm::Clock> __fsm::Timed for Call<K> {
         fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
             Call::next_deadline(self)
         }
@@ -1127,9 +1108,19 @@ pub mod call {
         }
         fn fire_next_due(
             &mut self,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             Call::fire_next_due(self)
         }
+    }
+    __fsm::if_serde! {
+        impl < K : __fsm::Clock + __fsm::Default > __fsm::Persist for Call < K > where
+        for < 'a > CallContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn
+        snapshot(& self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
+        Call::snapshot(self) } fn restore_with(snapshot : & __fsm::Snapshot, policy :
+        __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError > {
+        Call::restore_with(snapshot, policy, K::default()) } }
     }
     static OUTPUTS_0: [Output; 2] = [Output::Started, Output::Started];
     static OUTPUTS_1: [Output; 2] = [Output::Stopped, Output::DoneOutput];
@@ -1148,7 +1139,7 @@ pub mod call {
         Action::Escalate,
     ];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Cancel];
-    static REJECTED_0: [__fsm::Candidate<Core>; 1] = [
+    static REJECTED_0: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("urgent", __fsm::Some("failed")),
     ];
 }

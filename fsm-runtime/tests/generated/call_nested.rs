@@ -454,38 +454,29 @@ pub mod call {
         }
     }
     __fsm::symbol_serde!(Output);
-    /// [`Call`]'s state alone, without its clock: what [`Fired`] and [`FireError`] are generic over.
-    #[derive(
-        __fsm::Clone,
-        __fsm::Copy,
-        __fsm::Debug,
-        __fsm::PartialEq,
-        __fsm::Eq,
-        __fsm::Hash
-    )]
-    pub struct Core {
-        state: State,
-    }
     /// What a successful [`Call::fire`] reports.
-    pub type Fired = __fsm::Fired<Core>;
+    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Call<K>>;
     /// Why [`Call::fire`] did not fire.
-    pub type FireError = __fsm::FireError<Core>;
+    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Call<K>>;
     /// A timer that fired.
-    pub type TimerFired = __fsm::TimerFired<Core>;
+    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Call<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected = __fsm::TimerRejected<Core>;
-    impl __fsm::Machine for Core {
+    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Call<K>>;
+    impl<K: __fsm::Clock> __fsm::Machine for Call<K> {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Call";
         const FINGERPRINT: &'static str = "36d4f19813a39264";
         const INITIAL: State = State::Idle;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -557,22 +548,28 @@ pub mod call {
         }
         /// The actions that have a transition in the current state.
         pub fn valid_actions(&self) -> &'static [Action] {
-            <Core as __fsm::Machine>::valid_actions_in(self.state)
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
         }
         /// True when the current state is terminal.
         pub fn is_terminal(&self) -> bool {
-            <Core as __fsm::Machine>::is_terminal_state(self.state)
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
         /// Fire `action`: on success the machine moves (arming the new
         /// state's timers) and returns the outputs for the caller to
         /// perform; on error it stays where it is. Neither allocates.
         #[inline]
-        pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
+        pub fn fire(
+            &mut self,
+            action: Action,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             let state = self.state;
-            let result: __fsm::Result<Fired, FireError> = match (state, action) {
+            let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = match (
+                state,
+                action,
+            ) {
                 (State::Idle, Action::Dial) => {
                     self.state = State::Connecting;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Connecting,
                         action: Action::Dial,
@@ -595,7 +592,7 @@ pub mod call {
                             __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
                         );
                     }
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Talking,
                         action: Action::Answered,
@@ -605,7 +602,7 @@ pub mod call {
                 }
                 (State::Connecting, Action::Busy) => {
                     self.state = State::Idle;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Idle,
                         action: Action::Busy,
@@ -622,7 +619,7 @@ pub mod call {
                     self.state = State::Idle;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Talking);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
@@ -634,7 +631,7 @@ pub mod call {
                     self.state = State::Paused;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Talking);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
@@ -644,7 +641,7 @@ pub mod call {
                 }
                 (State::Talking, Action::Hold) => {
                     self.state = State::OnHold;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::OnHold,
                         action: Action::Hold,
@@ -654,7 +651,7 @@ pub mod call {
                 }
                 (State::Talking, Action::Transfer) => {
                     self.state = State::DialingThird;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::DialingThird,
                         action: Action::Transfer,
@@ -671,7 +668,7 @@ pub mod call {
                     self.state = State::Idle;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::OnHold);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
@@ -683,7 +680,7 @@ pub mod call {
                     self.state = State::Paused;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::OnHold);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
@@ -693,7 +690,7 @@ pub mod call {
                 }
                 (State::OnHold, Action::Resume) => {
                     self.state = State::Talking;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Talking,
                         action: Action::Resume,
@@ -708,7 +705,7 @@ pub mod call {
                 }
                 (State::DialingThird, Action::Answered) => {
                     self.state = State::Bridged;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Bridged,
                         action: Action::Answered,
@@ -720,7 +717,7 @@ pub mod call {
                     self.state = State::Idle;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::DialingThird);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
@@ -732,7 +729,7 @@ pub mod call {
                     self.state = State::Paused;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::DialingThird);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
@@ -749,7 +746,7 @@ pub mod call {
                     self.state = State::Idle;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Bridged);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
@@ -761,7 +758,7 @@ pub mod call {
                     self.state = State::Paused;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Bridged);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
@@ -773,7 +770,7 @@ pub mod call {
                     self.state = State::Idle;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Bridged);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Idle,
                         action: Action::Complete,
@@ -828,7 +825,7 @@ pub mod call {
                             (State::Talking, &OUTPUTS_0)
                         }
                     };
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: entered,
                         action: Action::Resume,
@@ -955,7 +952,9 @@ pub mod call {
         fn fire_due_at(
             &mut self,
             now: __fsm::Timestamp,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let state = self.state;
             let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
             for &index in Self::timer_order(state) {
@@ -978,7 +977,7 @@ pub mod call {
                         self.deadlines[0] = __fsm::None;
                         self.last_active[0] = __fsm::Some(State::Talking);
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Idle,
                                 declared_in: "connected",
@@ -986,6 +985,7 @@ pub mod call {
                                 due,
                                 outputs: &OUTPUTS_3,
                                 internal: false,
+                                label: "after 2h",
                             }),
                         )
                     }
@@ -997,7 +997,7 @@ pub mod call {
                         self.deadlines[0] = __fsm::None;
                         self.last_active[0] = __fsm::Some(State::OnHold);
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Idle,
                                 declared_in: "connected",
@@ -1005,6 +1005,7 @@ pub mod call {
                                 due,
                                 outputs: &OUTPUTS_3,
                                 internal: false,
+                                label: "after 2h",
                             }),
                         )
                     }
@@ -1016,7 +1017,7 @@ pub mod call {
                         self.deadlines[0] = __fsm::None;
                         self.last_active[0] = __fsm::Some(State::DialingThird);
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Idle,
                                 declared_in: "connected",
@@ -1024,6 +1025,7 @@ pub mod call {
                                 due,
                                 outputs: &OUTPUTS_3,
                                 internal: false,
+                                label: "after 2h",
                             }),
                         )
                     }
@@ -1035,7 +1037,7 @@ pub mod call {
                         self.deadlines[0] = __fsm::None;
                         self.last_active[0] = __fsm::Some(State::Bridged);
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Idle,
                                 declared_in: "connected",
@@ -1043,6 +1045,7 @@ pub mod call {
                                 due,
                                 outputs: &OUTPUTS_3,
                                 internal: false,
+                                label: "after 2h",
                             }),
                         )
                     }
@@ -1065,7 +1068,9 @@ pub mod call {
         /// once it fired. Does not allocate.
         pub fn fire_next_due(
             &mut self,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let result = self.fire_due_at(now);
             __fsm::Traced::trace(&result);
@@ -1077,7 +1082,9 @@ pub mod call {
         /// by these firings are due later.
         pub fn fire_due(
             &mut self,
-            mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+            mut each: impl __fsm::FnMut(
+                __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+            ),
         ) -> usize {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
@@ -1125,7 +1132,7 @@ pub mod call {
         pub fn snapshot(&self) -> __fsm::Snapshot {
             __fsm::Snapshot::new(
                     "Call",
-                    <Core as __fsm::Machine>::FINGERPRINT,
+                    <Self as __fsm::Machine>::FINGERPRINT,
                     self.state.name(),
                 )
                 .with_timers(self.armed_timers())
@@ -1155,7 +1162,7 @@ pub mod call {
             policy: __fsm::FingerprintPolicy,
             clock: K,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Core>(policy)?;
+            let state = snapshot.state_of::<Self>(policy)?;
             let deadlines = snapshot
                 .deadlines_in::<
                     1,
@@ -1180,7 +1187,7 @@ pub mod call {
                 )?;
             let last_active = snapshot
                 .last_active_of::<
-                    Core,
+                    Self,
                     1,
                 >(
                     &["connected"],
@@ -1211,17 +1218,34 @@ pub mod call {
             )
         }
     }
-    impl<K: __fsm::Clock> __fsm::Driven for Call<K> {
-        type Core = Core;
-        type Event = Action;
-        type FireError = FireError;
+    impl<K: __fsm::Clock> __fsm::Fire for Call<K> {
         #[inline]
-        fn fire(&mut self, event: Action) -> __fsm::Result<Fired, FireError> {
+        fn fire(
+            &mut self,
+            event: Action,
+            _guards: &__fsm::NoGuards,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             Call::fire(self, event)
         }
-        fn is_terminal(&self) -> bool {
-            Call::is_terminal(self)
+        #[inline]
+        fn can_fire(&self, event: &Action, _guards: &__fsm::NoGuards) -> bool {
+            Call::can_fire(self, *event)
         }
+    }
+    impl<K: __fsm::Clock> __fsm::FireEvent for Call<K> {
+        #[inline]
+        fn fire(
+            &mut self,
+            event: Action,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+            Call::fire(self, event)
+        }
+        #[inline]
+        fn can_fire(&self, event: &Action) -> bool {
+            Call::can_fire(self, *event)
+        }
+    }
+    impl<K: __fsm::Clock> __fsm::Timed for Call<K> {
         fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
             Call::next_deadline(self)
         }
@@ -1230,8 +1254,21 @@ pub mod call {
         }
         fn fire_next_due(
             &mut self,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             Call::fire_next_due(self)
+        }
+    }
+    impl<K: __fsm::Clock + __fsm::Default> __fsm::Persist for Call<K> {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Call::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Call::restore_with(snapshot, policy, K::default())
         }
     }
     /// The composite state each slot of the history memory is for.

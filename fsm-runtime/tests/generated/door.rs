@@ -283,7 +283,7 @@ pub mod door {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -295,7 +295,7 @@ pub mod door {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -307,7 +307,7 @@ pub mod door {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -321,7 +321,11 @@ pub mod door {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -334,7 +338,7 @@ pub mod door {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -347,21 +351,25 @@ pub mod door {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Door {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Door";
         const FINGERPRINT: &'static str = "832e23f37f8528ac";
         const INITIAL: State = State::Closed;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -376,7 +384,28 @@ pub mod door {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Door {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Door {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -440,12 +469,24 @@ pub mod door {
             }
         }
     }
+    impl __fsm::Timed for Door {}
+    impl __fsm::Persist for Door {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Door::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Door::restore_with(snapshot, policy)
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::EngageBolt];
     static OUTPUTS_1: [Output; 1] = [Output::ReleaseBolt];
     static VALID_ACTIONS_0: [Action; 2] = [Action::Open, Action::Lock];
     static VALID_ACTIONS_1: [Action; 1] = [Action::Close];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Unlock];
-    static REJECTED_0: [__fsm::Candidate<Door>; 1] = [
+    static REJECTED_0: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("has_key", __fsm::Some("locked")),
     ];
 }

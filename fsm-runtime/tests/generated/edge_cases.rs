@@ -200,12 +200,14 @@ pub mod idle {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -213,9 +215,7 @@ pub mod idle {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -229,7 +229,11 @@ pub mod idle {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -242,7 +246,7 @@ pub mod idle {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -255,21 +259,25 @@ pub mod idle {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Idle {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Idle";
         const FINGERPRINT: &'static str = "0d4f5eb4bdded8d0";
         const INITIAL: State = State::Only;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -282,7 +290,28 @@ pub mod idle {
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Idle {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Idle {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: ?__fsm::Sized>(
             _state: State,
             action: Action,
             _guards: &G,
@@ -290,18 +319,26 @@ pub mod idle {
             match action {}
         }
     }
-    impl __fsm::Unguarded for Idle {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::FireEvent for Idle {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
+    impl __fsm::Timed for Idle {}
+    impl __fsm::Persist for Idle {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Idle::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Idle::restore_with(snapshot, policy)
         }
     }
 }
@@ -548,7 +585,7 @@ pub mod sink {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -560,7 +597,7 @@ pub mod sink {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -572,7 +609,7 @@ pub mod sink {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -586,7 +623,11 @@ pub mod sink {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -599,7 +640,7 @@ pub mod sink {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -612,21 +653,25 @@ pub mod sink {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Sink {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Sink";
         const FINGERPRINT: &'static str = "07d636ca93b52852";
         const INITIAL: State = State::Done;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -639,7 +684,28 @@ pub mod sink {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Sink {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Sink {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             _guards: &G,
@@ -649,6 +715,18 @@ pub mod sink {
                     __fsm::Err(FireError::invalid(state, action, &[], true))
                 }
             }
+        }
+    }
+    impl __fsm::Timed for Sink {}
+    impl __fsm::Persist for Sink {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Sink::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Sink::restore_with(snapshot, policy)
         }
     }
 }
@@ -875,12 +953,14 @@ pub mod total {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -888,9 +968,7 @@ pub mod total {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -904,7 +982,11 @@ pub mod total {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -917,7 +999,7 @@ pub mod total {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -930,21 +1012,25 @@ pub mod total {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Total {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Total";
         const FINGERPRINT: &'static str = "9b541286a01d3d65";
         const INITIAL: State = State::On;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -958,7 +1044,28 @@ pub mod total {
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Total {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Total {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: ?__fsm::Sized>(
             state: State,
             action: Action,
             _guards: &G,
@@ -985,18 +1092,26 @@ pub mod total {
             }
         }
     }
-    impl __fsm::Unguarded for Total {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::FireEvent for Total {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
+    impl __fsm::Timed for Total {}
+    impl __fsm::Persist for Total {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Total::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Total::restore_with(snapshot, policy)
         }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::Toggle];
@@ -1224,12 +1339,14 @@ pub mod acronyms {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -1237,9 +1354,7 @@ pub mod acronyms {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -1253,7 +1368,11 @@ pub mod acronyms {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -1266,7 +1385,7 @@ pub mod acronyms {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -1279,21 +1398,25 @@ pub mod acronyms {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Acronyms {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Acronyms";
         const FINGERPRINT: &'static str = "b55e43f2ca1fe7c8";
         const INITIAL: State = State::HTTPWaiting;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -1307,7 +1430,28 @@ pub mod acronyms {
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Acronyms {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Acronyms {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: ?__fsm::Sized>(
             state: State,
             action: Action,
             _guards: &G,
@@ -1334,18 +1478,26 @@ pub mod acronyms {
             }
         }
     }
-    impl __fsm::Unguarded for Acronyms {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::FireEvent for Acronyms {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
+    impl __fsm::Timed for Acronyms {}
+    impl __fsm::Persist for Acronyms {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Acronyms::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Acronyms::restore_with(snapshot, policy)
         }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::HTTPGo];

@@ -512,38 +512,29 @@ pub mod job {
         /// How long the whole job may take, read on every entry into `work`.
         fn budget(&self) -> __fsm::Duration;
     }
-    /// [`Job`] without its context: its state alone, what [`Fired`] and [`FireError`] are generic over.
-    #[derive(
-        __fsm::Clone,
-        __fsm::Copy,
-        __fsm::Debug,
-        __fsm::PartialEq,
-        __fsm::Eq,
-        __fsm::Hash
-    )]
-    pub struct Core {
-        state: State,
-    }
     /// What a successful [`Job::fire`] reports.
-    pub type Fired = __fsm::Fired<Core>;
-    /// Why [`Job::fire`] did not fire, with the event handed back (`into_event`).
-    pub type FireError = __fsm::Rejected<Core, Event>;
+    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Job<K>>;
+    /// Why [`Job::fire`] did not fire, with the event handed back (`event`, `into_event`).
+    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Job<K>>;
     /// A timer that fired.
-    pub type TimerFired = __fsm::TimerFired<Core>;
+    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Job<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected = __fsm::TimerRejected<Core>;
-    impl __fsm::Machine for Core {
+    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Job<K>>;
+    impl<K: __fsm::Clock> __fsm::Machine for Job<K> {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Event;
         const NAME: &'static str = "Job";
         const FINGERPRINT: &'static str = "12d428c6b99efe49";
         const INITIAL: State = State::Queued;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Event) -> Action {
+            event.action()
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -622,11 +613,11 @@ pub mod job {
         }
         /// The actions that have a transition in the current state.
         pub fn valid_actions(&self) -> &'static [Action] {
-            <Core as __fsm::Machine>::valid_actions_in(self.state)
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
         }
         /// True when the current state is terminal.
         pub fn is_terminal(&self) -> bool {
-            <Core as __fsm::Machine>::is_terminal_state(self.state)
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
         /// Fire `event`. Guards read the context as it was before;
         /// then the chosen transition's effects run (exit hook, its
@@ -634,9 +625,15 @@ pub mod job {
         /// state's timers. On error nothing ran and the event is
         /// handed back in the error (`into_event`). Neither allocates.
         #[inline]
-        pub fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
+        pub fn fire(
+            &mut self,
+            event: Event,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             let state = self.state;
-            let result: __fsm::Result<Fired, FireError> = match (state, &event) {
+            let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = match (
+                state,
+                &event,
+            ) {
                 (State::Queued, Event::Start) => {
                     Context::open(&mut self.context);
                     Context::fetch_in(&mut self.context);
@@ -653,7 +650,7 @@ pub mod job {
                             __fsm::deadline(now, __fsm::Duration::from_millis(500)),
                         );
                     }
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Fetch,
                         action: Action::Start,
@@ -663,15 +660,7 @@ pub mod job {
                 }
                 (State::Queued, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_0,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_0, false),
                     )
                 }
                 (State::Fetch, Event::Restart) => {
@@ -695,7 +684,7 @@ pub mod job {
                         );
                     }
                     self.last_active[0] = __fsm::Some(State::Fetch);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Fetch,
                         action: Action::Restart,
@@ -710,7 +699,7 @@ pub mod job {
                     self.deadlines[1] = __fsm::None;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Fetch);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Parked,
                         action: Action::Park,
@@ -720,7 +709,7 @@ pub mod job {
                 }
                 (State::Fetch, Event::Tick) => {
                     Context::count(&mut self.context);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: state,
                         action: Action::Tick,
@@ -732,7 +721,7 @@ pub mod job {
                     Context::fetch_out(&mut self.context);
                     self.state = State::Process;
                     self.deadlines[1] = __fsm::None;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Process,
                         action: Action::Done,
@@ -742,15 +731,7 @@ pub mod job {
                 }
                 (State::Fetch, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_1,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_1, false),
                     )
                 }
                 (State::Process, Event::Restart) => {
@@ -772,7 +753,7 @@ pub mod job {
                         );
                     }
                     self.last_active[0] = __fsm::Some(State::Process);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Fetch,
                         action: Action::Restart,
@@ -785,7 +766,7 @@ pub mod job {
                     self.state = State::Parked;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Process);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Parked,
                         action: Action::Park,
@@ -795,7 +776,7 @@ pub mod job {
                 }
                 (State::Process, Event::Tick) => {
                     Context::count(&mut self.context);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: state,
                         action: Action::Tick,
@@ -808,7 +789,7 @@ pub mod job {
                     self.state = State::Finished;
                     self.deadlines[0] = __fsm::None;
                     self.last_active[0] = __fsm::Some(State::Process);
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Finished,
                         action: Action::Done,
@@ -827,7 +808,7 @@ pub mod job {
                             __fsm::deadline(now, __fsm::Duration::from_millis(500)),
                         );
                     }
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Fetch,
                         action: Action::Again,
@@ -837,15 +818,7 @@ pub mod job {
                 }
                 (State::Process, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_2,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_2, false),
                     )
                 }
                 (State::Parked, Event::Resume) => {
@@ -887,7 +860,7 @@ pub mod job {
                             (State::Fetch, &[])
                         }
                     };
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: entered,
                         action: Action::Resume,
@@ -897,24 +870,11 @@ pub mod job {
                 }
                 (State::Parked, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_3,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_3, false),
                     )
                 }
                 (State::Finished, _) => {
-                    __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(state, event.action(), &[], true),
-                            event,
-                        ),
-                    )
+                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
                 }
             };
             __fsm::Traced::trace(&result);
@@ -1002,7 +962,9 @@ pub mod job {
         fn fire_due_at(
             &mut self,
             now: __fsm::Timestamp,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let state = self.state;
             let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
             for &index in Self::timer_order(state) {
@@ -1025,7 +987,7 @@ pub mod job {
                         self.state = State::Process;
                         self.deadlines[1] = __fsm::None;
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Process,
                                 declared_in: "fetch",
@@ -1033,6 +995,7 @@ pub mod job {
                                 due,
                                 outputs: &OUTPUTS_0,
                                 internal: false,
+                                label: "after 500ms",
                             }),
                         )
                     }
@@ -1048,7 +1011,7 @@ pub mod job {
                         self.deadlines[0] = __fsm::None;
                         self.last_active[0] = __fsm::Some(State::Fetch);
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Parked,
                                 declared_in: "work",
@@ -1056,6 +1019,7 @@ pub mod job {
                                 due,
                                 outputs: &OUTPUTS_1,
                                 internal: false,
+                                label: "after budget",
                             }),
                         )
                     }
@@ -1069,7 +1033,7 @@ pub mod job {
                         self.deadlines[0] = __fsm::None;
                         self.last_active[0] = __fsm::Some(State::Process);
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: State::Parked,
                                 declared_in: "work",
@@ -1077,6 +1041,7 @@ pub mod job {
                                 due,
                                 outputs: &OUTPUTS_1,
                                 internal: false,
+                                label: "after budget",
                             }),
                         )
                     }
@@ -1099,7 +1064,9 @@ pub mod job {
         /// once it fired. Does not allocate.
         pub fn fire_next_due(
             &mut self,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let result = self.fire_due_at(now);
             __fsm::Traced::trace(&result);
@@ -1111,7 +1078,9 @@ pub mod job {
         /// by these firings are due later.
         pub fn fire_due(
             &mut self,
-            mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+            mut each: impl __fsm::FnMut(
+                __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+            ),
         ) -> usize {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
@@ -1177,7 +1146,7 @@ pub mod job {
             context: JobContext,
             clock: K,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Core>(policy)?;
+            let state = snapshot.state_of::<Self>(policy)?;
             let deadlines = snapshot
                 .deadlines_in::<
                     2,
@@ -1202,7 +1171,7 @@ pub mod job {
                 )?;
             let last_active = snapshot
                 .last_active_of::<
-                    Core,
+                    Self,
                     1,
                 >(&["work"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
             __fsm::Ok(Self {
@@ -1222,7 +1191,7 @@ pub mod job {
         r" carries the context as JSON)."] #[doc = r""] #[doc = r" # Errors"] #[doc =
         r""] #[doc = r" When the context does not serialize."] pub fn snapshot(& self) ->
         __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
-        JobContext : __fsm::Serialize, { __fsm::Snapshot::new("Job", < Core as
+        JobContext : __fsm::Serialize, { __fsm::Snapshot::new("Job", < Self as
         __fsm::Machine > ::FINGERPRINT, self.state.name()).with_timers(self
         .armed_timers()).with_last_active(LAST_ACTIVE_COMPOSITES.iter().zip(self
         .last_active).filter_map(| (composite, leaf) | leaf.map(| leaf | (composite
@@ -1237,7 +1206,7 @@ pub mod job {
         r" (the error names the field)."] pub fn restore_with(snapshot : &
         __fsm::Snapshot, policy : __fsm::FingerprintPolicy, clock : K) -> __fsm::Result <
         Self, __fsm::RestoreError > where for < 'a > JobContext :
-        __fsm::DeserializeOwned, { snapshot.state_of:: < Core > (policy) ?; let context =
+        __fsm::DeserializeOwned, { snapshot.state_of:: < Self > (policy) ?; let context =
         snapshot.context_as:: < JobContext > () ?; Self::restore_with_context(snapshot,
         policy, context, clock) } } impl Job { #[doc =
         r" The machine in the state, context and timers of"] #[doc =
@@ -1271,17 +1240,34 @@ pub mod job {
         __fsm::RestoreError > where for < 'a > JobContext : __fsm::NeedsSerdeFeature, {
         __fsm::stub() } }
     }
-    impl<K: __fsm::Clock> __fsm::Driven for Job<K> {
-        type Core = Core;
-        type Event = Event;
-        type FireError = FireError;
+    impl<K: __fsm::Clock> __fsm::Fire for Job<K> {
         #[inline]
-        fn fire(&mut self, event: Event) -> __fsm::Result<Fired, FireError> {
+        fn fire(
+            &mut self,
+            event: Event,
+            _guards: &__fsm::NoGuards,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             Job::fire(self, event)
         }
-        fn is_terminal(&self) -> bool {
-            Job::is_terminal(self)
+        #[inline]
+        fn can_fire(&self, event: &Event, _guards: &__fsm::NoGuards) -> bool {
+            Job::can_fire(self, event)
         }
+    }
+    impl<K: __fsm::Clock> __fsm::FireEvent for Job<K> {
+        #[inline]
+        fn fire(
+            &mut self,
+            event: Event,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+            Job::fire(self, event)
+        }
+        #[inline]
+        fn can_fire(&self, event: &Event) -> bool {
+            Job::can_fire(self, event)
+        }
+    }
+    impl<K: __fsm::Clock> __fsm::Timed for Job<K> {
         fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
             Job::next_deadline(self)
         }
@@ -1290,9 +1276,19 @@ pub mod job {
         }
         fn fire_next_due(
             &mut self,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             Job::fire_next_due(self)
         }
+    }
+    __fsm::if_serde! {
+        impl < K : __fsm::Clock + __fsm::Default > __fsm::Persist for Job < K > where for
+        < 'a > JobContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn snapshot(&
+        self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
+        Job::snapshot(self) } fn restore_with(snapshot : & __fsm::Snapshot, policy :
+        __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError > {
+        Job::restore_with(snapshot, policy, K::default()) } }
     }
     /// The composite state each slot of the history memory is for.
     const LAST_ACTIVE_COMPOSITES: [Composite; 1] = [Composite::Work];

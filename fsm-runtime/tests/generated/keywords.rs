@@ -311,7 +311,7 @@ pub mod r#match {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -323,7 +323,7 @@ pub mod r#match {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -335,7 +335,7 @@ pub mod r#match {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -349,7 +349,11 @@ pub mod r#match {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -362,7 +366,7 @@ pub mod r#match {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -375,21 +379,25 @@ pub mod r#match {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Match {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "match";
         const FINGERPRINT: &'static str = "963d2e98574536a2";
         const INITIAL: State = State::Type;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -405,7 +413,28 @@ pub mod r#match {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Match {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Match {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -493,6 +522,18 @@ pub mod r#match {
             }
         }
     }
+    impl __fsm::Timed for Match {}
+    impl __fsm::Persist for Match {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Match::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Match::restore_with(snapshot, policy)
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::Box];
     static OUTPUTS_1: [Output; 2] = [Output::Yield, Output::Async];
     static VALID_ACTIONS_0: [Action; 4] = [
@@ -503,13 +544,13 @@ pub mod r#match {
     ];
     static VALID_ACTIONS_1: [Action; 1] = [Action::Match];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Return];
-    static REJECTED_0: [__fsm::Candidate<Match>; 1] = [
+    static REJECTED_0: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("if && self", __fsm::Some("loop")),
     ];
-    static REJECTED_1: [__fsm::Candidate<Match>; 1] = [
+    static REJECTED_1: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("crate", __fsm::Some("self")),
     ];
-    static REJECTED_2: [__fsm::Candidate<Match>; 1] = [
+    static REJECTED_2: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("type || clone", __fsm::Some("fn")),
     ];
 }
@@ -748,12 +789,14 @@ pub mod result {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -761,9 +804,7 @@ pub mod result {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -777,7 +818,11 @@ pub mod result {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -790,7 +835,7 @@ pub mod result {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -803,21 +848,25 @@ pub mod result {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Result {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Result";
         const FINGERPRINT: &'static str = "6db1db1400f69c82";
         const INITIAL: State = State::Ok;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -831,7 +880,28 @@ pub mod result {
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Result {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Result {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: ?__fsm::Sized>(
             state: State,
             action: Action,
             _guards: &G,
@@ -868,18 +938,26 @@ pub mod result {
             }
         }
     }
-    impl __fsm::Unguarded for Result {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::FireEvent for Result {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
+    impl __fsm::Timed for Result {}
+    impl __fsm::Persist for Result {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Result::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Result::restore_with(snapshot, policy)
         }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Option];
@@ -1127,7 +1205,7 @@ pub mod g {
             action: Action,
             guards: &G2,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G2>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -1139,7 +1217,7 @@ pub mod g {
             action: Action,
             guards: &G2,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G2>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -1151,7 +1229,7 @@ pub mod g {
             action: Action,
             guards: &G2,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G2>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -1165,7 +1243,11 @@ pub mod g {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -1178,7 +1260,7 @@ pub mod g {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -1191,21 +1273,25 @@ pub mod g {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for G {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "G";
         const FINGERPRINT: &'static str = "f5148e893410de3a";
         const INITIAL: State = State::S;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -1218,7 +1304,28 @@ pub mod g {
     }
     impl<G2: Guards + ?__fsm::Sized> __fsm::Fire<G2> for G {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G2,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G2) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl G {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G2: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G2,
@@ -1240,8 +1347,20 @@ pub mod g {
             }
         }
     }
+    impl __fsm::Timed for G {}
+    impl __fsm::Persist for G {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(G::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            G::restore_with(snapshot, policy)
+        }
+    }
     static VALID_ACTIONS_0: [Action; 1] = [Action::T];
-    static REJECTED_0: [__fsm::Candidate<G>; 1] = [
+    static REJECTED_0: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("g", __fsm::Some("s")),
     ];
 }
@@ -1501,7 +1620,7 @@ pub mod sized {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -1513,7 +1632,7 @@ pub mod sized {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -1525,7 +1644,7 @@ pub mod sized {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -1539,7 +1658,11 @@ pub mod sized {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -1552,7 +1675,7 @@ pub mod sized {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -1565,21 +1688,25 @@ pub mod sized {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Sized {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Sized";
         const FINGERPRINT: &'static str = "57689035393de97d";
         const INITIAL: State = State::Default;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -1593,7 +1720,28 @@ pub mod sized {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Sized {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Sized {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -1618,9 +1766,21 @@ pub mod sized {
             }
         }
     }
+    impl __fsm::Timed for Sized {}
+    impl __fsm::Persist for Sized {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Sized::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Sized::restore_with(snapshot, policy)
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::Into];
     static VALID_ACTIONS_0: [Action; 1] = [Action::Clone];
-    static REJECTED_0: [__fsm::Candidate<Sized>; 1] = [
+    static REJECTED_0: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("Send", __fsm::Some("Copy")),
     ];
 }
@@ -1883,12 +2043,14 @@ pub mod option {
         /// stays where it is. Neither allocates.
         #[inline]
         pub fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<__fsm::NoGuards>>::fire(self, action, &__fsm::NoGuards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         #[inline]
         pub fn can_fire(&self, action: Action) -> bool {
-            __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+            <Self as __fsm::Fire<
+                __fsm::NoGuards,
+            >>::can_fire(self, &action, &__fsm::NoGuards)
         }
         /// What firing `action` in `state` would do, without a machine.
         #[inline]
@@ -1896,9 +2058,7 @@ pub mod option {
             state: State,
             action: Action,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<
-                __fsm::NoGuards,
-            >>::transition(state, action, &__fsm::NoGuards)
+            Self::fire_from(state, action, &__fsm::NoGuards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -1912,7 +2072,11 @@ pub mod option {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -1925,7 +2089,7 @@ pub mod option {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -1938,21 +2102,25 @@ pub mod option {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Option {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Option";
         const FINGERPRINT: &'static str = "f0955279e65e269b";
         const INITIAL: State = State::Some;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -1967,7 +2135,28 @@ pub mod option {
     }
     impl<G: ?__fsm::Sized> __fsm::Fire<G> for Option {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Option {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: ?__fsm::Sized>(
             state: State,
             action: Action,
             _guards: &G,
@@ -2016,18 +2205,26 @@ pub mod option {
             }
         }
     }
-    impl __fsm::Unguarded for Option {
-        #[inline]
-        fn transition(state: State, action: Action) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire>::transition(state, action, &__fsm::NoGuards)
-        }
+    impl __fsm::FireEvent for Option {
         #[inline]
         fn fire(&mut self, action: Action) -> __fsm::Result<Fired, FireError> {
             __fsm::Fire::fire(self, action, &__fsm::NoGuards)
         }
         #[inline]
-        fn can_fire(&self, action: Action) -> bool {
+        fn can_fire(&self, action: &Action) -> bool {
             __fsm::Fire::can_fire(self, action, &__fsm::NoGuards)
+        }
+    }
+    impl __fsm::Timed for Option {}
+    impl __fsm::Persist for Option {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Option::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Option::restore_with(snapshot, policy)
         }
     }
     static OUTPUTS_0: [Output; 3] = [Output::String, Output::Vec, Output::Box];

@@ -436,34 +436,25 @@ pub mod order {
         /// Whether the guard `open_hours` holds.
         fn open_hours(&self) -> bool;
     }
-    /// [`Order`]'s state alone, without its clock: what [`Fired`] and [`FireError`] are generic over.
-    #[derive(
-        __fsm::Clone,
-        __fsm::Copy,
-        __fsm::Debug,
-        __fsm::PartialEq,
-        __fsm::Eq,
-        __fsm::Hash
-    )]
-    pub struct Core {
-        state: State,
-    }
     /// What a successful [`Order::fire`] reports.
-    pub type Fired = __fsm::Fired<Core>;
-    /// Why [`Order::fire`] did not fire, with the event handed back (`into_event`).
-    pub type FireError = __fsm::Rejected<Core, Event>;
-    impl __fsm::Machine for Core {
+    pub type Fired = __fsm::Fired<Order>;
+    /// Why [`Order::fire`] did not fire, with the event handed back (`event`, `into_event`).
+    pub type FireError = __fsm::FireError<Order>;
+    impl __fsm::Machine for Order {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Event;
         const NAME: &'static str = "Order";
         const FINGERPRINT: &'static str = "621cc8df1431baee";
         const INITIAL: State = State::Cart;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Event) -> Action {
+            event.action()
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -505,11 +496,11 @@ pub mod order {
         }
         /// The actions that have a transition in the current state.
         pub fn valid_actions(&self) -> &'static [Action] {
-            <Core as __fsm::Machine>::valid_actions_in(self.state)
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
         }
         /// True when the current state is terminal.
         pub fn is_terminal(&self) -> bool {
-            <Core as __fsm::Machine>::is_terminal_state(self.state)
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
         /// Fire `event`: on success the machine moves (arming the new
         /// state's timers) and returns the outputs for the caller to
@@ -521,13 +512,16 @@ pub mod order {
             &mut self,
             event: Event,
             guards: &G,
-        ) -> __fsm::Result<Fired, FireError> {
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             let state = self.state;
-            let result: __fsm::Result<Fired, FireError> = match (state, &event) {
+            let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = match (
+                state,
+                &event,
+            ) {
                 (State::Cart, Event::Place(payload)) => {
                     if Guards::in_stock(guards, payload) {
                         self.state = State::Placed;
-                        __fsm::Ok(Fired {
+                        __fsm::Ok(__fsm::Fired::<Self> {
                             from: state,
                             to: State::Placed,
                             action: Action::Place,
@@ -537,7 +531,7 @@ pub mod order {
                     } else {
                         {
                             self.state = State::Rejected;
-                            __fsm::Ok(Fired {
+                            __fsm::Ok(__fsm::Fired::<Self> {
                                 from: state,
                                 to: State::Rejected,
                                 action: Action::Place,
@@ -549,21 +543,13 @@ pub mod order {
                 }
                 (State::Cart, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_0,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_0, false),
                     )
                 }
                 (State::Placed, Event::Pay(payload)) => {
                     if Guards::enough(guards, payload) && Guards::open_hours(guards) {
                         self.state = State::Paid;
-                        __fsm::Ok(Fired {
+                        __fsm::Ok(__fsm::Fired::<Self> {
                             from: state,
                             to: State::Paid,
                             action: Action::Pay,
@@ -571,17 +557,12 @@ pub mod order {
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(
-                            __fsm::Rejected::new(
-                                __fsm::FireError::rejected(state, Action::Pay, &REJECTED_0),
-                                event,
-                            ),
-                        )
+                        __fsm::Err(__fsm::FireError::rejected(state, event, &REJECTED_0))
                     }
                 }
                 (State::Placed, Event::Cancel) => {
                     self.state = State::Cancelled;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Cancelled,
                         action: Action::Cancel,
@@ -591,20 +572,12 @@ pub mod order {
                 }
                 (State::Placed, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_1,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_1, false),
                     )
                 }
                 (State::Paid, Event::Cancel) => {
                     self.state = State::Cancelled;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Cancelled,
                         action: Action::Cancel,
@@ -614,7 +587,7 @@ pub mod order {
                 }
                 (State::Paid, Event::Ship(_)) => {
                     self.state = State::Shipped;
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Shipped,
                         action: Action::Ship,
@@ -624,40 +597,17 @@ pub mod order {
                 }
                 (State::Paid, _) => {
                     __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(
-                                state,
-                                event.action(),
-                                &VALID_ACTIONS_2,
-                                false,
-                            ),
-                            event,
-                        ),
+                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_2, false),
                     )
                 }
                 (State::Shipped, _) => {
-                    __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(state, event.action(), &[], true),
-                            event,
-                        ),
-                    )
+                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
                 }
                 (State::Cancelled, _) => {
-                    __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(state, event.action(), &[], true),
-                            event,
-                        ),
-                    )
+                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
                 }
                 (State::Rejected, _) => {
-                    __fsm::Err(
-                        __fsm::Rejected::new(
-                            __fsm::FireError::invalid(state, event.action(), &[], true),
-                            event,
-                        ),
-                    )
+                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
                 }
             };
             __fsm::Traced::trace(&result);
@@ -702,7 +652,7 @@ pub mod order {
         pub fn snapshot(&self) -> __fsm::Snapshot {
             __fsm::Snapshot::new(
                 "Order",
-                <Core as __fsm::Machine>::FINGERPRINT,
+                <Self as __fsm::Machine>::FINGERPRINT,
                 self.state.name(),
             )
         }
@@ -718,7 +668,7 @@ pub mod order {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Core>(policy)?;
+            let state = snapshot.state_of::<Self>(policy)?;
             __fsm::Ok(Self { state })
         }
     }
@@ -735,13 +685,27 @@ pub mod order {
             Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
     }
+    impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Order {
+        #[inline]
+        fn fire(
+            &mut self,
+            event: Event,
+            guards: &G,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+            Order::fire(self, event, guards)
+        }
+        #[inline]
+        fn can_fire(&self, event: &Event, guards: &G) -> bool {
+            Order::can_fire(self, event, guards)
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::Reserve];
     static OUTPUTS_1: [Output; 1] = [Output::Charge];
     static OUTPUTS_2: [Output; 1] = [Output::Refund];
     static VALID_ACTIONS_0: [Action; 1] = [Action::Place];
     static VALID_ACTIONS_1: [Action; 2] = [Action::Pay, Action::Cancel];
     static VALID_ACTIONS_2: [Action; 2] = [Action::Cancel, Action::Ship];
-    static REJECTED_0: [__fsm::Candidate<Core>; 1] = [
+    static REJECTED_0: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("enough && open_hours", __fsm::Some("paid")),
     ];
 }

@@ -528,7 +528,7 @@ pub mod player {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -540,7 +540,7 @@ pub mod player {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine: from
         /// a machine in `state` that remembers nothing, so a history target
@@ -554,7 +554,7 @@ pub mod player {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, &mut [__fsm::None; 1], action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -568,7 +568,19 @@ pub mod player {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+                .with_last_active(
+                    LAST_ACTIVE_COMPOSITES
+                        .iter()
+                        .zip(self.last_active)
+                        .filter_map(|(composite, leaf)| {
+                            leaf.map(|leaf| (composite.name(), leaf.name()))
+                        }),
+                )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -581,7 +593,7 @@ pub mod player {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -594,7 +606,13 @@ pub mod player {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            let last_active = snapshot
+                .last_active_of::<
+                    Self,
+                    1,
+                >(&["on"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
+            __fsm::Ok(Self { state, last_active })
         }
     }
     impl Player {
@@ -618,17 +636,17 @@ pub mod player {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Player";
         const FINGERPRINT: &'static str = "e84a6a091368a2af";
         const INITIAL: State = State::Off;
-        fn from_state(state: State) -> Self {
-            Self {
-                state,
-                last_active: [__fsm::None; 1],
-            }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -643,44 +661,8 @@ pub mod player {
         fn is_terminal_state(state: State) -> bool {
             __fsm::matches!(state, State::Unplugged)
         }
-        fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Snapshot::new(Self::NAME, Self::FINGERPRINT, self.state.name())
-                .with_last_active(
-                    LAST_ACTIVE_COMPOSITES
-                        .iter()
-                        .zip(self.last_active)
-                        .filter_map(|(composite, leaf)| {
-                            leaf.map(|leaf| (composite.name(), leaf.name()))
-                        }),
-                )
-        }
-        fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            let last_active = snapshot
-                .last_active_of::<
-                    Self,
-                    1,
-                >(&["on"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
-            __fsm::Ok(Self { state, last_active })
-        }
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Player {
-        /// What firing `action` would do from a machine in `state` that
-        /// remembers nothing (a history target enters its composite's
-        /// initial states).
-        #[inline]
-        fn transition(
-            state: State,
-            action: Action,
-            guards: &G,
-        ) -> __fsm::Result<Fired, FireError> {
-            Self::fire_from(state, &mut [__fsm::None; 1], action, guards)
-        }
-        /// Fire `action`, entering history targets through the machine's
-        /// memory and updating it.
         #[inline]
         fn fire(
             &mut self,
@@ -699,10 +681,14 @@ pub mod player {
             }
             result
         }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, &mut [__fsm::None; 1], *action, guards).is_ok()
+        }
     }
     impl Player {
-        /// What firing `action` does from `state` with history memory
-        /// `last_active`, which it updates when the action fires.
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
@@ -990,6 +976,18 @@ pub mod player {
                     __fsm::Err(FireError::invalid(state, action, &[], true))
                 }
             }
+        }
+    }
+    impl __fsm::Timed for Player {}
+    impl __fsm::Persist for Player {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Player::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Player::restore_with(snapshot, policy)
         }
     }
     static OUTPUTS_0: [Output; 1] = [Output::LampOn];

@@ -287,7 +287,7 @@ pub mod review {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -299,7 +299,7 @@ pub mod review {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -311,7 +311,7 @@ pub mod review {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -325,7 +325,11 @@ pub mod review {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -338,7 +342,7 @@ pub mod review {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -351,21 +355,25 @@ pub mod review {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Review {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Review";
         const FINGERPRINT: &'static str = "fd75d11e2e9d7146";
         const INITIAL: State = State::Idle;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -381,7 +389,28 @@ pub mod review {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Review {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Review {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -462,10 +491,22 @@ pub mod review {
             }
         }
     }
+    impl __fsm::Timed for Review {}
+    impl __fsm::Persist for Review {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Review::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Review::restore_with(snapshot, policy)
+        }
+    }
     static VALID_ACTIONS_0: [Action; 1] = [Action::Start];
     static VALID_ACTIONS_1: [Action; 2] = [Action::Finish, Action::Review];
     static VALID_ACTIONS_2: [Action; 1] = [Action::Restart];
-    static REJECTED_0: [__fsm::Candidate<Review>; 2] = [
+    static REJECTED_0: [__fsm::Candidate; 2] = [
         __fsm::Candidate::new("quality_ok", __fsm::Some("done")),
         __fsm::Candidate::new("!quality_ok && retries_left", __fsm::Some("revising")),
     ];

@@ -411,7 +411,7 @@ pub mod semantics {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            __fsm::Fire::fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::fire(self, action, guards)
         }
         /// True when firing `action` now would succeed. Changes nothing.
         ///
@@ -423,7 +423,7 @@ pub mod semantics {
             action: Action,
             guards: &G,
         ) -> bool {
-            __fsm::Fire::can_fire(self, action, guards)
+            <Self as __fsm::Fire<G>>::can_fire(self, &action, guards)
         }
         /// What firing `action` in `state` would do, without a machine.
         ///
@@ -435,7 +435,7 @@ pub mod semantics {
             action: Action,
             guards: &G,
         ) -> __fsm::Result<Fired, FireError> {
-            <Self as __fsm::Fire<G>>::transition(state, action, guards)
+            Self::fire_from(state, action, guards)
         }
         /// The actions that have a transition in the current state, in
         /// declaration order (whether or not their guards hold).
@@ -449,7 +449,11 @@ pub mod semantics {
         /// The current state with the machine's name and fingerprint, ready
         /// to be stored.
         pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Machine::snapshot(self)
+            __fsm::Snapshot::new(
+                <Self as __fsm::Machine>::NAME,
+                <Self as __fsm::Machine>::FINGERPRINT,
+                self.state.name(),
+            )
         }
         /// The machine in the state of `snapshot`, which must come from this
         /// machine and this exact definition.
@@ -462,7 +466,7 @@ pub mod semantics {
         pub fn restore(
             snapshot: &__fsm::Snapshot,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore(snapshot)
+            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
         }
         /// The machine in the state of `snapshot`; `policy` decides whether a
         /// snapshot taken from a different definition is accepted.
@@ -475,21 +479,25 @@ pub mod semantics {
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            <Self as __fsm::Machine>::restore_with(snapshot, policy)
+            let state = snapshot.state_of::<Self>(policy)?;
+            __fsm::Ok(Self { state })
         }
     }
     impl __fsm::Machine for Semantics {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Semantics";
         const FINGERPRINT: &'static str = "cfbb8d3b4d624bfd";
         const INITIAL: State = State::A;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -505,7 +513,28 @@ pub mod semantics {
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Semantics {
         #[inline]
-        fn transition(
+        fn fire(
+            &mut self,
+            action: Action,
+            guards: &G,
+        ) -> __fsm::Result<Fired, FireError> {
+            let result = Self::fire_from(self.state, action, guards);
+            __fsm::Traced::trace(&result);
+            if let __fsm::Ok(fired) = &result {
+                self.state = fired.to;
+            }
+            result
+        }
+        #[inline]
+        fn can_fire(&self, action: &Action, guards: &G) -> bool {
+            Self::fire_from(self.state, *action, guards).is_ok()
+        }
+    }
+    impl Semantics {
+        /// What firing `action` does from `state` (with history memory
+        /// `last_active`, which it updates when the action fires).
+        #[inline(always)]
+        fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
             action: Action,
             guards: &G,
@@ -733,6 +762,18 @@ pub mod semantics {
             }
         }
     }
+    impl __fsm::Timed for Semantics {}
+    impl __fsm::Persist for Semantics {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Semantics::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Semantics::restore_with(snapshot, policy)
+        }
+    }
     static OUTPUTS_0: [Output; 4] = [
         Output::ExitA,
         Output::ExitAAgain,
@@ -791,15 +832,15 @@ pub mod semantics {
     ];
     static VALID_ACTIONS_1: [Action; 3] = [Action::Race, Action::Back, Action::Finish];
     static VALID_ACTIONS_2: [Action; 3] = [Action::Go, Action::Race, Action::Finish];
-    static REJECTED_0: [__fsm::Candidate<Semantics>; 3] = [
+    static REJECTED_0: [__fsm::Candidate; 3] = [
         __fsm::Candidate::new("x", __fsm::Some("b")),
         __fsm::Candidate::new("!x && y", __fsm::Some("c")),
         __fsm::Candidate::new("x || y || z", __fsm::Some("c")),
     ];
-    static REJECTED_1: [__fsm::Candidate<Semantics>; 1] = [
+    static REJECTED_1: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("x && x", __fsm::Some("c")),
     ];
-    static REJECTED_2: [__fsm::Candidate<Semantics>; 1] = [
+    static REJECTED_2: [__fsm::Candidate; 1] = [
         __fsm::Candidate::new("z", __fsm::Some("b")),
     ];
 }

@@ -238,38 +238,29 @@ pub mod session {
         /// Whether the guard `keep_alive` holds.
         fn keep_alive(&self) -> bool;
     }
-    /// [`Session`]'s state alone, without its clock: what [`Fired`] and [`FireError`] are generic over.
-    #[derive(
-        __fsm::Clone,
-        __fsm::Copy,
-        __fsm::Debug,
-        __fsm::PartialEq,
-        __fsm::Eq,
-        __fsm::Hash
-    )]
-    pub struct Core {
-        state: State,
-    }
     /// What a successful [`Session::fire`] reports.
-    pub type Fired = __fsm::Fired<Core>;
+    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Session<K>>;
     /// Why [`Session::fire`] did not fire.
-    pub type FireError = __fsm::FireError<Core>;
+    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Session<K>>;
     /// A timer that fired.
-    pub type TimerFired = __fsm::TimerFired<Core>;
+    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Session<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected = __fsm::TimerRejected<Core>;
-    impl __fsm::Machine for Core {
+    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Session<K>>;
+    impl<K: __fsm::Clock> __fsm::Machine for Session<K> {
         type State = State;
         type Action = Action;
         type Output = Output;
+        type Event = Action;
         const NAME: &'static str = "Session";
         const FINGERPRINT: &'static str = "74e800e7673e9d38";
         const INITIAL: State = State::Active;
-        fn from_state(state: State) -> Self {
-            Self { state }
-        }
+        #[inline]
         fn state(&self) -> State {
             self.state
+        }
+        #[inline]
+        fn action_of(event: &Action) -> Action {
+            *event
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
@@ -321,11 +312,11 @@ pub mod session {
         }
         /// The actions that have a transition in the current state.
         pub fn valid_actions(&self) -> &'static [Action] {
-            <Core as __fsm::Machine>::valid_actions_in(self.state)
+            <Self as __fsm::Machine>::valid_actions_in(self.state)
         }
         /// True when the current state is terminal.
         pub fn is_terminal(&self) -> bool {
-            <Core as __fsm::Machine>::is_terminal_state(self.state)
+            <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
         /// Fire `action`: on success the machine moves (arming the new
         /// state's timers) and returns the outputs for the caller to
@@ -336,13 +327,16 @@ pub mod session {
             &mut self,
             action: Action,
             guards: &G,
-        ) -> __fsm::Result<Fired, FireError> {
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
             let state = self.state;
-            let result: __fsm::Result<Fired, FireError> = match (state, action) {
+            let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = match (
+                state,
+                action,
+            ) {
                 (State::Active, Action::Touch) => {
                     self.state = State::Active;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Active,
                         action: Action::Touch,
@@ -353,7 +347,7 @@ pub mod session {
                 (State::Active, Action::Logout) => {
                     self.state = State::Closed;
                     self.arm_timers();
-                    __fsm::Ok(Fired {
+                    __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Closed,
                         action: Action::Logout,
@@ -420,7 +414,9 @@ pub mod session {
             &mut self,
             now: __fsm::Timestamp,
             guards: &G,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let state = self.state;
             let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
             for &index in Self::timer_order(state) {
@@ -444,7 +440,7 @@ pub mod session {
                             self.state = State::Active;
                             self.arm_timers();
                             __fsm::Some(
-                                __fsm::Ok(TimerFired {
+                                __fsm::Ok(__fsm::TimerFired::<Self> {
                                     from: state,
                                     to: State::Active,
                                     declared_in: "active",
@@ -452,6 +448,7 @@ pub mod session {
                                     due,
                                     outputs: &[],
                                     internal: false,
+                                    label: "after 15m",
                                 }),
                             )
                         } else {
@@ -459,7 +456,7 @@ pub mod session {
                                 self.state = State::Closed;
                                 self.arm_timers();
                                 __fsm::Some(
-                                    __fsm::Ok(TimerFired {
+                                    __fsm::Ok(__fsm::TimerFired::<Self> {
                                         from: state,
                                         to: State::Closed,
                                         declared_in: "active",
@@ -467,6 +464,7 @@ pub mod session {
                                         due,
                                         outputs: &OUTPUTS_0,
                                         internal: false,
+                                        label: "after 15m",
                                     }),
                                 )
                             }
@@ -477,7 +475,7 @@ pub mod session {
                     self.deadlines[0] = __fsm::None;
                     {
                         __fsm::Some(
-                            __fsm::Ok(TimerFired {
+                            __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
                                 to: state,
                                 declared_in: "active",
@@ -485,6 +483,7 @@ pub mod session {
                                 due,
                                 outputs: &OUTPUTS_1,
                                 internal: true,
+                                label: "after 10m",
                             }),
                         )
                     }
@@ -508,7 +507,9 @@ pub mod session {
         pub fn fire_next_due<G: Guards + ?__fsm::Sized>(
             &mut self,
             guards: &G,
-        ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let result = self.fire_due_at(now, guards);
             __fsm::Traced::trace(&result);
@@ -521,7 +522,9 @@ pub mod session {
         pub fn fire_due<G: Guards + ?__fsm::Sized>(
             &mut self,
             guards: &G,
-            mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+            mut each: impl __fsm::FnMut(
+                __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+            ),
         ) -> usize {
             let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
             let mut count = 0;
@@ -566,7 +569,7 @@ pub mod session {
         pub fn snapshot(&self) -> __fsm::Snapshot {
             __fsm::Snapshot::new(
                     "Session",
-                    <Core as __fsm::Machine>::FINGERPRINT,
+                    <Self as __fsm::Machine>::FINGERPRINT,
                     self.state.name(),
                 )
                 .with_timers(self.armed_timers())
@@ -588,7 +591,7 @@ pub mod session {
             policy: __fsm::FingerprintPolicy,
             clock: K,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Core>(policy)?;
+            let state = snapshot.state_of::<Self>(policy)?;
             let deadlines = snapshot.deadlines::<3>(Self::timer_order(state).len())?;
             __fsm::Ok(Self { state, clock, deadlines })
         }
@@ -608,6 +611,20 @@ pub mod session {
                 __fsm::FingerprintPolicy::Strict,
                 __fsm::SystemClock,
             )
+        }
+    }
+    impl<K: __fsm::Clock, G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Session<K> {
+        #[inline]
+        fn fire(
+            &mut self,
+            event: Action,
+            guards: &G,
+        ) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+            Session::fire(self, event, guards)
+        }
+        #[inline]
+        fn can_fire(&self, event: &Action, guards: &G) -> bool {
+            Session::can_fire(self, *event, guards)
         }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Expire];
