@@ -62,7 +62,7 @@ pub fn snake(name: &str) -> String {
 /// The items generated in a machine's module besides the machine type, so
 /// no machine may be named like one of them (the `name-collision` check and
 /// code generation both read this list). A machine with a context, payloads
-/// or timers also gets `Event`, `Context`, `Core`, `TimerFired` and
+/// or timers also gets `Event`, `Context`, `TimerFired` and
 /// `TimerRejected`, and one with nested states `Composite`; they are reserved
 /// for every machine, so adding a payload, a timer or a nested state never
 /// makes a machine's name invalid. `Region` is reserved too, though nothing
@@ -74,7 +74,6 @@ pub const MODULE_ITEMS: &[&str] = &[
     "Event",
     "Guards",
     "Context",
-    "Core",
     "Fired",
     "FireError",
     "TimerFired",
@@ -94,7 +93,6 @@ pub fn module_item_kind(name: &str) -> &'static str {
     match name {
         "State" | "Action" | "Output" | "Event" | "Composite" => "enum",
         "Guards" | "Context" => "trait",
-        "Core" => "struct",
         _ => "type alias",
     }
 }

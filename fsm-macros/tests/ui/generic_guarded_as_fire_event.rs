@@ -1,7 +1,7 @@
-// A machine with guards is not `Unguarded`: the error says so, and says how
-// it fires.
+// A machine that takes its guards per call is not `FireEvent`: the error says
+// so, and says how it fires.
 
-use fsm_runtime::Unguarded;
+use fsm_runtime::FireEvent;
 
 fsm_runtime::fsm! {
     machine Door {
@@ -10,7 +10,7 @@ fsm_runtime::fsm! {
     }
 }
 
-fn fire_one<M: Unguarded>(machine: &mut M, action: M::Action) -> bool {
+fn fire_one<M: FireEvent>(machine: &mut M, action: M::Event) -> bool {
     machine.fire(action).is_ok()
 }
 

@@ -1,9 +1,9 @@
 // A machine without guards fires as `fire(action)` inherently and, in
-// generic code, through `Unguarded`; one with guards as `fire(action, &g)`.
+// generic code, through `FireEvent`; one with guards as `fire(action, &g)`.
 // Both traits are imported, and no call is ambiguous.
 #![deny(warnings)]
 
-use fsm_runtime::{Fire, NoGuards, Unguarded};
+use fsm_runtime::{Fire, FireEvent, NoGuards};
 
 fsm_runtime::fsm! {
     machine Turnstile {
@@ -27,12 +27,12 @@ impl door::Guards for Keys {
     }
 }
 
-fn unguarded<M: Unguarded>(machine: &mut M, action: M::Action) -> bool {
-    machine.can_fire(action) && M::transition(machine.state(), action).is_ok() && machine.fire(action).is_ok()
+fn unguarded<M: FireEvent>(machine: &mut M, event: M::Event) -> bool {
+    machine.can_fire(&event) && machine.fire(event).is_ok()
 }
 
-fn guarded<M: Fire<G>, G: ?Sized>(machine: &mut M, action: M::Action, guards: &G) -> bool {
-    machine.can_fire(action, guards) && machine.fire(action, guards).is_ok()
+fn guarded<M: Fire<G>, G: ?Sized>(machine: &mut M, event: M::Event, guards: &G) -> bool {
+    machine.can_fire(&event, guards) && machine.fire(event, guards).is_ok()
 }
 
 fn main() {
