@@ -549,8 +549,13 @@ fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Table
     let (params, body) = transition_body(machine, plan, idents, tables);
     let state = &params.state;
     let guards = &params.guards;
-    let (memory_param, memory_arg, empty_memory) = if memory == 0 {
-        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    let (memory_param, memory_arg, empty_memory, doc) = if memory == 0 {
+        (
+            TokenStream::new(),
+            TokenStream::new(),
+            TokenStream::new(),
+            quote!(/// What firing `action` does from `state`.),
+        )
     } else {
         let n = crate::nested::index(memory);
         let last_active = &params.last_active;
@@ -558,6 +563,10 @@ fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Table
             quote!(#last_active: &mut [__fsm::Option<State>; #n],),
             quote!(&mut self.last_active,),
             quote!(&mut [__fsm::None; #n],),
+            quote! {
+                /// What firing `action` does from `state` with history memory
+                /// `last_active`, which it updates when the action fires.
+            },
         )
     };
     quote! {
@@ -579,8 +588,7 @@ fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Table
         }
 
         impl #machine_ident {
-            /// What firing `action` does from `state` (with history memory
-            /// `last_active`, which it updates when the action fires).
+            #doc
             // Always inlined (into `fire` and `transition`, and with them
             // into the caller's loop): as an out-of-line call the state went
             // through memory, the `Result` back from the stack, and LLVM's
