@@ -554,7 +554,7 @@ fn fire_impl(machine: &Machine, plan: &Plan, idents: &Idents, tables: &mut Table
             TokenStream::new(),
             TokenStream::new(),
             TokenStream::new(),
-            quote!(/// What firing `action` does from `state`.),
+            quote!(#[doc = " What firing `action` does from `state`."]),
         )
     } else {
         let n = crate::nested::index(memory);

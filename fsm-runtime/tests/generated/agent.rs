@@ -554,8 +554,7 @@ pub mod agent_loop {
         }
     }
     impl AgentLoop {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,

@@ -308,8 +308,7 @@ pub mod idle {
         }
     }
     impl Idle {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: ?__fsm::Sized>(
             _state: State,
@@ -702,8 +701,7 @@ pub mod sink {
         }
     }
     impl Sink {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
@@ -1062,8 +1060,7 @@ pub mod total {
         }
     }
     impl Total {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: ?__fsm::Sized>(
             state: State,
@@ -1448,8 +1445,7 @@ pub mod acronyms {
         }
     }
     impl Acronyms {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: ?__fsm::Sized>(
             state: State,

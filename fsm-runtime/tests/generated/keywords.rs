@@ -431,8 +431,7 @@ pub mod r#match {
         }
     }
     impl Match {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
@@ -898,8 +897,7 @@ pub mod result {
         }
     }
     impl Result {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: ?__fsm::Sized>(
             state: State,
@@ -1322,8 +1320,7 @@ pub mod g {
         }
     }
     impl G {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G2: Guards + ?__fsm::Sized>(
             state: State,
@@ -1738,8 +1735,7 @@ pub mod sized {
         }
     }
     impl Sized {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
@@ -2153,8 +2149,7 @@ pub mod option {
         }
     }
     impl Option {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: ?__fsm::Sized>(
             state: State,

@@ -687,8 +687,8 @@ pub mod player {
         }
     }
     impl Player {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state` with history memory
+        /// `last_active`, which it updates when the action fires.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,

@@ -407,8 +407,7 @@ pub mod review {
         }
     }
     impl Review {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,

@@ -531,8 +531,7 @@ pub mod semantics {
         }
     }
     impl Semantics {
-        /// What firing `action` does from `state` (with history memory
-        /// `last_active`, which it updates when the action fires).
+        /// What firing `action` does from `state`.
         #[inline(always)]
         fn fire_from<G: Guards + ?__fsm::Sized>(
             state: State,
