@@ -56,7 +56,8 @@ fn report<M: Machine>(result: Result<Fired<M>, FireError<M>>) -> String {
     match result {
         Ok(fired) => fired.to_string(),
         Err(FireError::InvalidTransition(e)) => {
-            format!("`{}` is not valid in `{}`; valid: {:?}", e.action(), e.state(), e.valid())
+            let (action, state, valid) = (e.action(), e.state(), e.valid());
+            format!("`{action}` is not valid in `{state}`; valid: {valid:?}")
         }
         Err(FireError::GuardRejected(e)) => {
             let guards: Vec<&str> = e.candidates().iter().map(|c| c.guard()).collect();
@@ -78,7 +79,10 @@ fn one_match_reads_every_machine_s_errors() {
         report(door.fire(door::Action::Close, &keys)),
         "`close` is not valid in `closed`; valid: [Open, Lock]"
     );
-    assert_eq!(report(door.fire(door::Action::Open, &keys)), "`closed` --open--> `opened`");
+    assert_eq!(
+        report(door.fire(door::Action::Open, &keys)),
+        "`closed` --open--> `opened`"
+    );
 
     let mut call = call::Call::new(Line::default());
     assert_eq!(
