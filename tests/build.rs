@@ -335,13 +335,15 @@ impl Glue {
             "&self.guards"
         };
         let snapshot = match (extended, context) {
-            (false, _) => "::fsm_runtime::Machine::snapshot(&self.machine)",
+            (false, _) => {
+                "::fsm_runtime::Persist::snapshot(&self.machine).expect(\"a machine without a context always snapshots\")"
+            }
             (true, true) => "self.machine.snapshot().expect(\"the context serializes\")",
             (true, false) => "self.machine.snapshot()",
         };
         let policy = "::fsm_runtime::FingerprintPolicy::Strict";
         let restore = match (extended, timers) {
-            (false, _) => format!("<{module}::{machine_type} as ::fsm_runtime::Machine>::restore(snapshot)?"),
+            (false, _) => format!("<{module}::{machine_type} as ::fsm_runtime::Persist>::restore(snapshot)?"),
             (true, true) => {
                 format!("{module}::{machine_type}::restore_with(snapshot, {policy}, clock.clone())?")
             }
@@ -373,15 +375,13 @@ impl Glue {
             name = machine.name,
         );
 
-        let fingerprint_type = if extended {
-            format!("self::{file_module}::{module}::Core")
-        } else {
-            format!("self::{file_module}::{module}::{machine_type}")
-        };
+        // With timers the machine type is generic over its clock, whose
+        // default (the system clock) names it here.
+        let fingerprint_type = format!("self::{file_module}::{module}::{machine_type}");
         let engine = if extended {
             "None".to_owned()
         } else {
-            format!("Some(engine::<self::{file_module}::{module}::{machine_type}>)")
+            format!("Some(|| engine(self::{file_module}::{module}::{machine_type}::new()))")
         };
         let _ = writeln!(
             self.rows,

@@ -510,7 +510,7 @@ fn dsl_md_parallel_examples_are_the_machines_that_run() {
     let built = [
         ("Playback", <playback::Playback as Machine>::FINGERPRINT),
         ("Connection", <connection::Connection as Machine>::FINGERPRINT),
-        ("Fetch", <fetch::Core as Machine>::FINGERPRINT),
+        ("Fetch", <fetch::Fetch as Machine>::FINGERPRINT),
     ];
     let built: Vec<(String, String)> = built
         .iter()

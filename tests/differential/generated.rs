@@ -4,7 +4,7 @@
 //! plain API), and as a [`crate::data::TimedEngine`] (every machine).
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
-use fsm_runtime::{Fire, FireError, Snapshot, Symbol};
+use fsm_runtime::{Fire, FireError, Machine, Persist, Snapshot, Symbol};
 
 /// A generated machine, as listed by `build.rs`.
 pub struct GeneratedMachine {
@@ -48,9 +48,15 @@ pub fn generated_for(file: &str, machine: &str) -> &'static GeneratedMachine {
         .unwrap_or_else(|| panic!("build.rs generated no code for machine `{machine}` of {file}"))
 }
 
-/// The generated machine `M` in its initial state, as an engine.
-fn engine<M: Fire<TestGuards>>() -> Box<dyn Engine> {
-    Box::new(GeneratedEngine { machine: M::new() })
+/// A generated machine of the plain API (it fires its `Action`s, with the
+/// guards passed per call, and persists without a context).
+trait Plain: Fire<TestGuards, Event = <Self as Machine>::Action> + Persist {}
+
+impl<M: Fire<TestGuards, Event = <M as Machine>::Action> + Persist> Plain for M {}
+
+/// `machine`, a new generated machine in its initial state, as an engine.
+fn engine<M: Plain + 'static>(machine: M) -> Box<dyn Engine> {
+    Box::new(GeneratedEngine { machine })
 }
 
 // `MACHINES`, the `file_*` modules holding the generated code with the
@@ -62,7 +68,7 @@ struct GeneratedEngine<M> {
     machine: M,
 }
 
-impl<M: Fire<TestGuards>> Engine for GeneratedEngine<M> {
+impl<M: Plain> Engine for GeneratedEngine<M> {
     fn kind(&self) -> &'static str {
         "generated"
     }
@@ -130,7 +136,9 @@ impl<M: Fire<TestGuards>> Engine for GeneratedEngine<M> {
     }
 
     fn snapshot(&self) -> Snapshot {
-        self.machine.snapshot()
+        self.machine
+            .snapshot()
+            .expect("a machine without a context always snapshots")
     }
 
     fn restore(&mut self, snapshot: &Snapshot) -> Result<(), String> {
