@@ -1957,7 +1957,7 @@ impl Gen<'_> {
         } else {
             quote!(*event)
         };
-        if self.guards_arg {
+        let fire_with = if self.guards_arg {
             let g = &self.idents.guards_param;
             // Generic over the clock and over the guards.
             let k = &self.clock_param;
@@ -1966,7 +1966,7 @@ impl Gen<'_> {
             } else {
                 quote!(<#g: Guards + ?__fsm::Sized>)
             };
-            return quote! {
+            Some(quote! {
                 impl #all_generics __fsm::Fire<#g> for #m #params {
                     #[inline]
                     fn fire(&mut self, event: #input_ty, guards: &#g) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
@@ -1978,8 +1978,10 @@ impl Gen<'_> {
                         #m::can_fire(self, #by_ref, guards)
                     }
                 }
-            };
-        }
+            })
+        } else {
+            None
+        };
         let timers = if self.max_timers > 0 {
             quote! {
                 impl #generics __fsm::Timed for #m #params {
@@ -2044,6 +2046,20 @@ impl Gen<'_> {
                 }
             },
         };
+        if let Some(fire_with) = fire_with {
+            // A machine that takes its guards per call fires its timers
+            // with them too: no `Timed` (its `fire_next_due` takes them).
+            let timers = if self.max_timers > 0 {
+                TokenStream::new()
+            } else {
+                timers
+            };
+            return quote! {
+                #fire_with
+                #timers
+                #persist
+            };
+        }
         quote! {
             impl #generics __fsm::Fire for #m #params {
                 #[inline]

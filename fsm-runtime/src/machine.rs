@@ -178,8 +178,9 @@ pub trait FireEvent: Machine {
 }
 
 /// A machine's timers, for the drivers and wrappers. Every generated machine
-/// implements it; one without timers keeps the defaults (nothing is ever
-/// due).
+/// implements it, and one without timers keeps the defaults (nothing is ever
+/// due), except a machine with timers whose guards are passed per call: its
+/// own `fire_next_due(&guards)` takes them.
 pub trait Timed: Machine {
     /// When the next armed timer is due; `None` when none is armed.
     fn next_deadline(&self) -> Option<Timestamp> {
@@ -201,10 +202,11 @@ pub trait Timed: Machine {
 /// Snapshots of a machine, and machines restored from them, for generic
 /// code ([`Recorded`](crate::Recorded), [`Shared`](crate::Shared), stores).
 ///
-/// Every generated machine without a context implements it; one with a
-/// context does with `fsm-runtime`'s `serde` feature (the snapshot carries
-/// the context as JSON), when the context serializes and its clock is
-/// `Default` (the system clock is). A machine on another clock is restored
+/// Every generated machine without a context implements it (with timers,
+/// when its clock is `Default`, as the system clock is); one with a context
+/// does with `fsm-runtime`'s `serde` feature (the snapshot carries the
+/// context as JSON), when the context serializes and its clock is
+/// `Default`. A machine on another clock is restored
 /// by its own `restore_with`, then handed to
 /// [`Recorded::resume`](crate::Recorded::resume).
 pub trait Persist: Machine {

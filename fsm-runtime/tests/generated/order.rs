@@ -699,6 +699,18 @@ pub mod order {
             Order::can_fire(self, event, guards)
         }
     }
+    impl __fsm::Timed for Order {}
+    impl __fsm::Persist for Order {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Order::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Order::restore_with(snapshot, policy)
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::Reserve];
     static OUTPUTS_1: [Output; 1] = [Output::Charge];
     static OUTPUTS_2: [Output; 1] = [Output::Refund];

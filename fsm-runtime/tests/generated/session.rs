@@ -627,6 +627,17 @@ pub mod session {
             Session::can_fire(self, *event, guards)
         }
     }
+    impl<K: __fsm::Clock + __fsm::Default> __fsm::Persist for Session<K> {
+        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+            __fsm::Ok(Session::snapshot(self))
+        }
+        fn restore_with(
+            snapshot: &__fsm::Snapshot,
+            policy: __fsm::FingerprintPolicy,
+        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+            Session::restore_with(snapshot, policy, K::default())
+        }
+    }
     static OUTPUTS_0: [Output; 1] = [Output::Expire];
     static OUTPUTS_1: [Output; 1] = [Output::Warn];
     static VALID_ACTIONS_0: [Action; 2] = [Action::Touch, Action::Logout];
