@@ -8,7 +8,7 @@ use crate::context::AgentContext;
 use crate::conversation::ToolCall;
 use crate::llm::{Llm, LlmEvent};
 use crate::tools::{is_mutating, ToolRunner};
-use crate::{AgentLoop, Core};
+use crate::AgentLoop;
 use fsm_runtime::{FingerprintPolicy, RestoreError, SnapshotError, Timestamp};
 use std::collections::VecDeque;
 use std::fmt;
@@ -68,7 +68,7 @@ impl fmt::Display for Event {
 /// starts, and a backoff before a retry is disarmed. [`Agent::unpause`]
 /// goes back to that very phase, delivers what was held and goes on; a
 /// backoff starts over, whole. [`Agent::cancel`] ends the turn instead.
-pub struct Agent<L, C> {
+pub struct Agent<L, C: Clock> {
     machine: AgentLoop<C>,
     llm: L,
     tools: ToolRunner,
@@ -77,9 +77,9 @@ pub struct Agent<L, C> {
     /// by the old process are lost, and its work is started again on
     /// [`Agent::unpause`].
     held_work_lost: bool,
-    history: Vec<Fired>,
-    timers: Vec<TimerFired>,
-    rejected: Vec<fsm_runtime::FireError<Core>>,
+    history: Vec<Fired<C>>,
+    timers: Vec<TimerFired<C>>,
+    rejected: Vec<FireError<C>>,
     display: Vec<String>,
     trace: Vec<String>,
 }
@@ -100,19 +100,19 @@ impl<L: fmt::Debug, C: Clock> fmt::Debug for Agent<L, C> {
     }
 }
 
-impl<L, C> Agent<L, C> {
+impl<L, C: Clock> Agent<L, C> {
     /// Every transition an event made, in order.
-    pub fn history(&self) -> &[Fired] {
+    pub fn history(&self) -> &[Fired<C>] {
         &self.history
     }
 
     /// Every backoff timer that fired, in order.
-    pub fn timers(&self) -> &[TimerFired] {
+    pub fn timers(&self) -> &[TimerFired<C>] {
         &self.timers
     }
 
-    /// Why each rejected event was rejected, in order.
-    pub fn rejected(&self) -> &[fsm_runtime::FireError<Core>] {
+    /// Why each rejected event was rejected, in order, with the event.
+    pub fn rejected(&self) -> &[FireError<C>] {
         &self.rejected
     }
 
@@ -135,9 +135,7 @@ impl<L, C> Agent<L, C> {
     pub fn tools_in_flight(&self) -> usize {
         self.tools.in_flight()
     }
-}
 
-impl<L, C: Clock> Agent<L, C> {
     /// The machine's snapshot (state, context and the deadline of an
     /// armed backoff), to store and [`Agent::resume`] from.
     ///
@@ -265,7 +263,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     ///
     /// When the machine does not accept user input now (it is shutting
     /// down, or a turn is still running); the message is in the error.
-    pub fn submit(&mut self, text: &str) -> Result<(), FireError> {
+    pub fn submit(&mut self, text: &str) -> Result<(), FireError<C>> {
         self.handle(Event::UserInput(text.to_owned()))?;
         self.run();
         Ok(())
@@ -277,7 +275,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     ///
     /// When no turn is under way (the agent waits for the user, is paused
     /// already, or shuts down).
-    pub fn pause(&mut self) -> Result<Fired, FireError> {
+    pub fn pause(&mut self) -> Result<Fired<C>, FireError<C>> {
         self.handle(Event::Pause)
     }
 
@@ -287,7 +285,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// # Errors
     ///
     /// When the turn is not paused.
-    pub fn unpause(&mut self) -> Result<Fired, FireError> {
+    pub fn unpause(&mut self) -> Result<Fired<C>, FireError<C>> {
         let fired = self.handle(Event::Resume)?;
         self.run();
         Ok(fired)
@@ -302,7 +300,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// # Errors
     ///
     /// When no turn is under way.
-    pub fn cancel(&mut self) -> Result<Fired, FireError> {
+    pub fn cancel(&mut self) -> Result<Fired<C>, FireError<C>> {
         self.handle(Event::Cancel)
     }
 
@@ -311,7 +309,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// # Errors
     ///
     /// When the agent is already shutting down.
-    pub fn shutdown(&mut self) -> Result<Fired, FireError> {
+    pub fn shutdown(&mut self) -> Result<Fired<C>, FireError<C>> {
         self.handle(Event::ShutdownRequested)
     }
 
@@ -358,7 +356,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// When the machine rejects the event; nothing changes then, the
     /// event is handed back in the error, and why is also kept in
     /// [`Agent::rejected`].
-    pub fn handle(&mut self, event: Event) -> Result<Fired, FireError> {
+    pub fn handle(&mut self, event: Event) -> Result<Fired<C>, FireError<C>> {
         self.trace.push(event.to_string());
         let text = match &event {
             Event::TextDelta(text) => Some(text.clone()),
@@ -368,7 +366,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
             Ok(fired) => fired,
             Err(rejected) => {
                 self.note(format!("rejected: {rejected}"));
-                self.rejected.push(rejected.error());
+                self.rejected.push(rejected.clone());
                 return Err(rejected);
             }
         };

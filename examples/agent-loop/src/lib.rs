@@ -78,7 +78,7 @@
 //! assert_eq!(agent.display(), ["It is in src/main.rs."]);
 //! // The user's message, the tool call, its result, the answer.
 //! assert_eq!(agent.context().conversation().len(), 4);
-//! # Ok::<(), agent_loop::FireError>(())
+//! # Ok::<(), agent_loop::FireError<FakeClock>>(())
 //! ```
 
 mod agent;
@@ -92,7 +92,7 @@ mod tools;
 fsm_runtime::fsm!(file = "../agent_loop.fsm");
 
 pub use crate::agent_loop::{
-    Action, AgentLoop, Composite, Core, Event, FireError, Fired, Output, State, TimerFired,
+    Action, AgentLoop, Composite, Event, FireError, Fired, Output, State, TimerFired,
 };
 pub use agent::Agent;
 pub use backoff::{Clock, FakeClock, RetryPolicy, SystemClock};

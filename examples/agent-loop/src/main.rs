@@ -8,8 +8,8 @@
 //! milliseconds); the output is the same on every run.
 
 use agent_loop::{
-    Agent, Arrival, Checkpoint, Event, Latency, LlmEvent, RetryPolicy, ScriptedLlm, State, SystemClock,
-    ToolCall, ToolRunner,
+    Agent, Arrival, Checkpoint, Clock, Event, Latency, LlmEvent, RetryPolicy, ScriptedLlm, State,
+    SystemClock, ToolCall, ToolRunner,
 };
 use clap::Parser;
 use std::time::Duration;
@@ -129,7 +129,7 @@ fn run_until<L: agent_loop::Llm, C: agent_loop::Clock>(agent: &mut Agent<L, C>, 
 }
 
 /// Print the trace lines after the first `from`; return the new count.
-fn print_trace<L, C>(agent: &Agent<L, C>, from: usize) -> usize {
+fn print_trace<L, C: Clock>(agent: &Agent<L, C>, from: usize) -> usize {
     for line in &agent.trace()[from..] {
         println!("{line}");
     }

@@ -6,7 +6,7 @@
 mod common;
 
 use agent_loop::{
-    Action, Agent, AgentContext, AgentLoop, Arrival, Checkpoint, Composite, Core, Event, FakeClock, LlmEvent,
+    Action, Agent, AgentContext, AgentLoop, Arrival, Checkpoint, Composite, Event, FakeClock, LlmEvent,
     Message, Output, ScriptedLlm, State, ToolCallId, ToolResult, ToolRunner, CANCELLED,
 };
 use common::{agent, call, error, policy, text};
@@ -256,7 +256,7 @@ fn the_working_composite_holds_the_phases_and_they_all_inherit_pause_and_cancel(
             if working { &[Composite::Working][..] } else { &[] },
             "{state}"
         );
-        let snapshot = Snapshot::new("AgentLoop", <Core as Machine>::FINGERPRINT, state.name());
+        let snapshot = Snapshot::new("AgentLoop", AgentLoop::<FakeClock>::FINGERPRINT, state.name());
         let context = AgentContext::new(policy());
         let machine =
             AgentLoop::restore_with_context(&snapshot, FingerprintPolicy::Strict, context, FakeClock::new())

@@ -3,8 +3,8 @@
 mod common;
 
 use agent_loop::{
-    Action, AgentContext, AgentLoop, Arrival, Clock, Core, Event, FakeClock, Latency, LlmEvent, Output,
-    State, ToolCall, ToolCallId, ToolResult, ToolRunner,
+    Action, AgentContext, AgentLoop, Arrival, Clock, Event, FakeClock, Latency, LlmEvent, Output, State,
+    ToolCall, ToolCallId, ToolResult, ToolRunner,
 };
 use common::{agent_with, call, error, policy, text};
 use fsm_runtime::{FingerprintPolicy, FireError, Machine, Snapshot};
@@ -56,9 +56,8 @@ fn machine() -> AgentLoop<FakeClock> {
 fn assert_everything_rejected(machine: &mut AgentLoop<FakeClock>) -> Result<(), TestCaseError> {
     for &action in Action::ALL {
         let rejected = machine.fire(event(action, 1, machine)).unwrap_err();
-        let error = rejected.error();
-        let FireError::InvalidTransition(invalid) = error else {
-            return Err(TestCaseError::fail(format!("{action}: {error:?}")));
+        let FireError::InvalidTransition(invalid) = &rejected else {
+            return Err(TestCaseError::fail(format!("{action}: {rejected:?}")));
         };
         prop_assert!(invalid.terminal());
         prop_assert!(invalid.valid().is_empty());
@@ -127,7 +126,7 @@ fn shutdown_succeeds_from_every_state_constructed_directly() {
     // Restoring each state makes sure none is left out of the property,
     // even one a random walk would rarely reach.
     for &state in State::ALL {
-        let snapshot = Snapshot::new("AgentLoop", <Core as Machine>::FINGERPRINT, state.name());
+        let snapshot = Snapshot::new("AgentLoop", AgentLoop::<FakeClock>::FINGERPRINT, state.name());
         let mut machine = AgentLoop::restore_with_context(
             &snapshot,
             FingerprintPolicy::Strict,
@@ -137,9 +136,7 @@ fn shutdown_succeeds_from_every_state_constructed_directly() {
         .unwrap();
         let result = machine.fire(Event::ShutdownRequested);
         if state == State::ShuttingDown {
-            assert!(
-                matches!(result.map_err(|e| e.error()), Err(FireError::InvalidTransition(e)) if e.terminal())
-            );
+            assert!(matches!(result, Err(FireError::InvalidTransition(e)) if e.terminal()));
         } else {
             assert_eq!(result.unwrap().to, State::ShuttingDown, "from {state}");
         }
@@ -204,7 +201,7 @@ proptest! {
         ];
         prop_assert_eq!(late.len(), Action::ALL.len(), "one late event per action");
         for event in late {
-            let error = agent.handle(event).unwrap_err().error();
+            let error = agent.handle(event).unwrap_err();
             prop_assert!(matches!(error, FireError::InvalidTransition(e) if e.terminal()));
         }
         prop_assert_eq!(agent.state(), State::ShuttingDown);

@@ -7,7 +7,7 @@ use common::{agent, agent_with, call, error, policy, text};
 use std::time::Duration;
 
 /// The (from, to) of every transition.
-fn path<L, C>(agent: &agent_loop::Agent<L, C>) -> Vec<(State, State)> {
+fn path<L, C: agent_loop::Clock>(agent: &agent_loop::Agent<L, C>) -> Vec<(State, State)> {
     agent
         .history()
         .iter()
@@ -259,7 +259,7 @@ fn user_input_during_a_turn_is_rejected_with_the_valid_actions() {
         "action `user_input` is not valid in state `calling_llm`; valid actions: `text_delta`, \
          `tool_call_delta`, `llm_completed`, `llm_error`, `shutdown_requested`, `pause`, `cancel`"
     );
-    assert_eq!(agent.rejected(), [error.error()]);
+    assert_eq!(agent.rejected(), std::slice::from_ref(&error));
     assert_eq!(agent.state(), State::CallingLlm);
     // The message is handed back, not lost.
     assert!(

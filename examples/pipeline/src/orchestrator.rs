@@ -36,8 +36,8 @@ use crate::error::Error;
 use crate::machines::{phase, run, worker, Progress};
 use crate::run_dir::{RunDir, RunRecord};
 use crate::session::{self, Kill, Session};
-use crate::status::{RecordedPhase, Status, StatusStore, Stored};
-use fsm_runtime::{Fire, Fired, Recorded, Symbol, Timestamp};
+use crate::status::{Status, StatusStore, Stored};
+use fsm_runtime::{FireEvent, Fired, Persist, Recorded, Symbol, Timestamp};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -233,7 +233,7 @@ impl Orchestrator<'_> {
                 workers: status.workers[p].len(),
             };
             if progress.completed == progress.workers {
-                self.fire_phase(
+                self.fire(
                     &mut status.phases[p],
                     phase::Event::OutputDetected(progress),
                     "all its workers completed",
@@ -259,8 +259,8 @@ impl Orchestrator<'_> {
             .map(|(p, phase_def)| {
                 let phase = &status.phases[p].machine;
                 let state = phase.state();
-                let overdue =
-                    state == phase::State::Running && phase.next_deadline().is_some_and(|due| due <= now);
+                let overdue = state == phase::State::Running
+                    && phase.machine().next_deadline().is_some_and(|due| due <= now);
                 Ok(PhaseView {
                     state,
                     workers: status.workers[p]
@@ -330,11 +330,11 @@ impl Orchestrator<'_> {
             }
             Decision::Resume { phase } => {
                 let note = "resumed by the user";
-                self.fire_phase(&mut status.phases[phase], phase::Event::Resume, note)?;
+                self.fire(&mut status.phases[phase], phase::Event::Resume, note)?;
                 Ok(Step::Progress)
             }
             Decision::SpawnPhase { phase } => {
-                self.fire_phase(&mut status.phases[phase], phase::Event::Spawn, "")?;
+                self.fire(&mut status.phases[phase], phase::Event::Spawn, "")?;
                 Ok(Step::Progress)
             }
             Decision::FailPhase { phase, cause } => {
@@ -367,11 +367,11 @@ impl Orchestrator<'_> {
                             "running longer than {} s + {} s",
                             context.timeout_secs, context.grace_secs
                         );
-                        self.fire_due_phase(stored, &note)?;
+                        self.fire_next_due(stored, &note)?;
                     }
                     FailureCause::WorkerFailed { worker } => {
                         let note = format!("its worker {} failed", phase_def.workers[worker].role);
-                        self.fire_phase(stored, phase::Event::WorkerFailed, &note)?;
+                        self.fire(stored, phase::Event::WorkerFailed, &note)?;
                     }
                 }
                 Ok(Step::Progress)
@@ -471,34 +471,26 @@ impl Orchestrator<'_> {
         Ok(())
     }
 
-    /// Fires `action` on a status and saves it; logs the change.
-    fn fire<M: Fire>(
+    /// Fires `event` on a status and saves it; logs the change.
+    fn fire<M: FireEvent + Persist>(
         &mut self,
         stored: &mut Stored<Recorded<M>>,
-        action: M::Action,
+        event: M::Event,
         note: &str,
     ) -> Result<Fired<M>, Error> {
-        let fired = self.store.fire(stored, action)?;
-        self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
-        Ok(fired)
-    }
-
-    /// Fires `event` on a phase and saves it; logs the change.
-    fn fire_phase(
-        &mut self,
-        stored: &mut Stored<RecordedPhase>,
-        event: phase::Event,
-        note: &str,
-    ) -> Result<phase::Fired, Error> {
-        let fired = self.store.fire_phase(stored, event)?;
+        let fired = self.store.fire(stored, event)?;
         self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
         Ok(fired)
     }
 
     /// Fires the phase's timer if it is due and saves the phase; logs the
     /// change.
-    fn fire_due_phase(&mut self, stored: &mut Stored<RecordedPhase>, note: &str) -> Result<(), Error> {
-        if let Some(fired) = self.store.fire_due_phase(stored)? {
+    fn fire_next_due(
+        &mut self,
+        stored: &mut Stored<Recorded<phase::Phase>>,
+        note: &str,
+    ) -> Result<(), Error> {
+        if let Some(fired) = self.store.fire_next_due(stored)? {
             self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
         }
         Ok(())

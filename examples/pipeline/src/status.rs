@@ -5,14 +5,13 @@
 //! Instance ids: `run`, `phase.<id>`, `worker.<role>`. An instance never
 //! saved is in its machine's initial state, at version 0.
 //!
-//! Each machine records its history: its snapshot carries the transitions
-//! that changed its state, with when they happened, so
+//! Each machine is [`Recorded`]: its snapshot carries the transitions that
+//! changed its state, with when they happened, so
 //! `fsmc history DIR/status/phase.collect.json` shows how a phase got where
-//! it is. (Internal transitions, like a phase's `tick` on every heartbeat,
-//! change nothing and are neither saved nor recorded.) `Run` and `Worker`
-//! are [`Recorded`]; `Phase`, which owns a context and a timer, is a
-//! [`RecordedPhase`], whose snapshot also carries its context and the
-//! deadline of its timeout.
+//! it is, its timeout included (as `after time_limit`). A phase's snapshot
+//! also carries its context and the deadline of its timeout. (Internal
+//! transitions, like a phase's `tick` on every heartbeat, change nothing and
+//! are neither saved nor recorded.)
 
 use crate::error::Error;
 use crate::machines::phase::{self, Phase};
@@ -22,10 +21,7 @@ use crate::machines::PhaseContext;
 use crate::run_dir::RunRecord;
 use crate::workflow::Pipeline;
 use fsm_runtime::store::{FileStore, Store, Version};
-use fsm_runtime::{
-    FingerprintPolicy, Fire, Fired, History, Machine, NoGuards, Recorded, RestoreError, Snapshot,
-    SnapshotError, SystemClock, Timestamp,
-};
+use fsm_runtime::{FireEvent, Fired, Persist, Recorded, Timed, TimerFired};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -47,95 +43,9 @@ pub struct Status {
     /// The run: whether the result was delivered.
     pub run: Stored<Recorded<Run>>,
     /// One per phase, in order.
-    pub phases: Vec<Stored<RecordedPhase>>,
+    pub phases: Vec<Stored<Recorded<Phase>>>,
     /// Per phase, one per worker, in order.
     pub workers: Vec<Vec<Stored<Recorded<Worker>>>>,
-}
-
-/// What a timer that fired is recorded as in a history: `after` and its
-/// delay, as the `.fsm` file writes it.
-pub const TIMEOUT_ACTION: &str = "after time_limit";
-
-/// A [`Phase`] and the history of its state changes: what [`Recorded`] is
-/// to the machines without a context. Its snapshot carries the state, the
-/// context, the deadline of the armed timer and the history.
-#[derive(Debug)]
-pub struct RecordedPhase {
-    machine: Phase,
-    history: History,
-}
-
-impl RecordedPhase {
-    /// A phase in its initial state, owning `context`, with an empty
-    /// history.
-    pub fn new(context: PhaseContext) -> Self {
-        RecordedPhase {
-            machine: Phase::new(context),
-            history: History::new(),
-        }
-    }
-
-    /// The machine.
-    pub fn machine(&self) -> &Phase {
-        &self.machine
-    }
-
-    /// The machine's current state.
-    pub fn state(&self) -> phase::State {
-        self.machine.state()
-    }
-
-    /// The history so far.
-    pub fn history(&self) -> &History {
-        &self.history
-    }
-
-    /// When the phase's timeout is due, while it runs.
-    pub fn next_deadline(&self) -> Option<Timestamp> {
-        self.machine.next_deadline()
-    }
-
-    /// Fire `event`, and record the transition if it fires.
-    pub fn fire(&mut self, event: phase::Event) -> Result<phase::Fired, phase::FireError> {
-        let fired = self.machine.fire(event)?;
-        self.history.record(&fired);
-        Ok(fired)
-    }
-
-    /// Fire the timer that is due, if one is, and record it as
-    /// [`TIMEOUT_ACTION`].
-    pub fn fire_due(&mut self) -> Option<Result<phase::TimerFired, phase::TimerRejected>> {
-        let result = self.machine.fire_next_due()?;
-        if let Ok(fired) = &result {
-            self.history
-                .record_names(fired.from.name(), TIMEOUT_ACTION, fired.to.name());
-        }
-        Some(result)
-    }
-
-    /// The machine's snapshot, carrying its context, its timer and the
-    /// history's entries.
-    ///
-    /// # Errors
-    ///
-    /// When the context does not serialize.
-    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError> {
-        Ok(self.machine.snapshot()?.with_history(&self.history))
-    }
-
-    /// The machine, context, timer and history of `snapshot`, which must
-    /// come from this exact definition. The timer keeps the deadline the
-    /// snapshot gives it, however long ago it was taken.
-    ///
-    /// # Errors
-    ///
-    /// As [`Phase::restore`], and [`RestoreError::SeqOutOfRange`] for a
-    /// history too long to continue.
-    pub fn restore(snapshot: &Snapshot) -> Result<Self, RestoreError> {
-        let machine = Phase::restore_with(snapshot, FingerprintPolicy::Strict, SystemClock)?;
-        let history = History::new().resumed_from(snapshot)?;
-        Ok(RecordedPhase { machine, history })
-    }
 }
 
 /// The status store of a run: the only way statuses are written.
@@ -157,14 +67,14 @@ impl StatusStore {
     pub fn load(&self, pipeline: &Pipeline, grace: Duration) -> Result<Status, Error> {
         let last = pipeline.phases.len().saturating_sub(1);
         Ok(Status {
-            run: self.load_one("run".to_owned())?,
+            run: self.load_one("run".to_owned(), Run::new)?,
             phases: pipeline
                 .phases
                 .iter()
                 .enumerate()
                 .map(|(p, phase)| {
                     let context = PhaseContext::new(phase, p == last, grace);
-                    self.load_phase(format!("phase.{}", phase.id), context)
+                    self.load_one(format!("phase.{}", phase.id), || Phase::new(context))
                 })
                 .collect::<Result<_, _>>()?,
             workers: pipeline
@@ -174,27 +84,21 @@ impl StatusStore {
                     phase
                         .workers
                         .iter()
-                        .map(|worker| self.load_one(format!("worker.{}", worker.role)))
+                        .map(|worker| self.load_one(format!("worker.{}", worker.role), Worker::new))
                         .collect::<Result<_, _>>()
                 })
                 .collect::<Result<_, _>>()?,
         })
     }
 
-    fn load_phase(&self, id: String, context: PhaseContext) -> Result<Stored<RecordedPhase>, Error> {
+    /// The machine saved as `id`, or `initial()` if none was.
+    fn load_one<M: Persist>(
+        &self,
+        id: String,
+        initial: impl FnOnce() -> M,
+    ) -> Result<Stored<Recorded<M>>, Error> {
         let (version, machine) = match self.store.load(&id)? {
-            None => (0, RecordedPhase::new(context)),
-            Some((version, snapshot)) => match RecordedPhase::restore(&snapshot) {
-                Ok(machine) => (version, machine),
-                Err(source) => return Err(Error::Restore { id, source }),
-            },
-        };
-        Ok(Stored { id, version, machine })
-    }
-
-    fn load_one<M: Machine>(&self, id: String) -> Result<Stored<Recorded<M>>, Error> {
-        let (version, machine) = match self.store.load(&id)? {
-            None => (0, Recorded::new(M::new())),
+            None => (0, Recorded::new(initial())),
             Some((version, snapshot)) => match Recorded::restore(&snapshot) {
                 Ok(machine) => (version, machine),
                 Err(source) => return Err(Error::Restore { id, source }),
@@ -203,122 +107,68 @@ impl StatusStore {
         Ok(Stored { id, version, machine })
     }
 
-    /// Fires `action` on the stored machine (the run and the workers have
-    /// no guards) and, if its state changed, saves it against the version
-    /// it was loaded at. Returns what fired; the caller performs the
+    /// Fires `event` on the stored machine and, if its state changed, saves
+    /// it (a phase with its context and its timer's deadline) against the
+    /// version it was loaded at. Returns what fired; the caller performs the
     /// outputs.
     ///
     /// A [`Conflict`](fsm_runtime::store::StoreError::Conflict) means another
     /// orchestrator saved first; `stored` is then left as it was.
-    pub fn fire<M: Fire>(
+    pub fn fire<M: FireEvent + Persist>(
         &self,
         stored: &mut Stored<Recorded<M>>,
-        action: M::Action,
+        event: M::Event,
     ) -> Result<Fired<M>, Error> {
-        let mut next = stored.machine.clone();
-        // `Recorded` takes guards for any machine: `NoGuards` for these.
-        let fired = next.fire(action, &NoGuards).map_err(|error| Error::Transition {
-            id: stored.id.clone(),
-            message: error.to_string(),
-        })?;
-        if fired.from != fired.to {
-            stored.version = self.store.save(&stored.id, stored.version, &next.snapshot())?;
-            stored.machine = next;
-        }
-        Ok(fired)
-    }
-
-    /// [`StatusStore::fire`] for a phase: fires `event` and, if the phase's
-    /// state changed, saves it (with its context and its timer's deadline).
-    pub fn fire_phase(
-        &self,
-        stored: &mut Stored<RecordedPhase>,
-        event: phase::Event,
-    ) -> Result<phase::Fired, Error> {
-        self.change_phase(stored, |machine| {
+        self.change(stored, |machine| {
             machine.fire(event).map_err(|error| error.to_string())
         })
     }
 
-    /// Fires the phase's timeout if it is due and saves the phase; `None`
-    /// when no timer was due.
-    pub fn fire_due_phase(
+    /// Fires the machine's timer (a phase's timeout) if it is due and, if
+    /// its state changed, saves it; `None` when no timer was due.
+    pub fn fire_next_due<M: Timed + Persist>(
         &self,
-        stored: &mut Stored<RecordedPhase>,
-    ) -> Result<Option<phase::TimerFired>, Error> {
-        self.change_phase(stored, |machine| match machine.fire_due() {
-            None => Ok(None),
-            Some(Ok(fired)) => Ok(Some(fired)),
-            Some(Err(rejected)) => Err(rejected.to_string()),
+        stored: &mut Stored<Recorded<M>>,
+    ) -> Result<Option<TimerFired<M>>, Error> {
+        self.change(stored, |machine| {
+            machine
+                .fire_next_due()
+                .transpose()
+                .map_err(|rejected| rejected.to_string())
         })
     }
 
-    /// Applies `change` to the phase and saves it if its state changed.
-    /// A phase is not `Clone` (it owns a clock): the snapshot taken before
-    /// puts it back when the save fails, so `stored` is left as it was.
-    fn change_phase<T: PhaseChange>(
+    /// Applies `change` to a copy of the stored machine and, if that moved
+    /// it to another state, saves the copy and keeps it. When the change or
+    /// the save fails, the copy is dropped and `stored` left as it was, even
+    /// by a timer that came due and was disarmed because no guard held.
+    fn change<M: Persist, T>(
         &self,
-        stored: &mut Stored<RecordedPhase>,
-        change: impl FnOnce(&mut RecordedPhase) -> Result<T, String>,
+        stored: &mut Stored<Recorded<M>>,
+        change: impl FnOnce(&mut Recorded<M>) -> Result<T, String>,
     ) -> Result<T, Error> {
-        let before = stored.machine.snapshot().map_err(|error| Error::Transition {
-            id: stored.id.clone(),
-            message: error.to_string(),
-        })?;
-        let state = stored.machine.state();
-        let result = match change(&mut stored.machine) {
-            Ok(result) => result,
-            Err(message) => {
-                // A rejected event changes nothing; a timer whose guards all
-                // failed was disarmed, which is put back too.
-                stored.machine = RecordedPhase::restore(&before).map_err(|source| Error::Restore {
-                    id: stored.id.clone(),
-                    source,
-                })?;
-                return Err(Error::Transition {
-                    id: stored.id.clone(),
-                    message,
-                });
-            }
+        let id = &stored.id;
+        let transition = |message: String| Error::Transition {
+            id: id.clone(),
+            message,
         };
-        if result.moved(state) {
-            let saved = stored
-                .machine
-                .snapshot()
-                .map_err(|error| Error::Transition {
-                    id: stored.id.clone(),
-                    message: error.to_string(),
-                })
-                .and_then(|snapshot| Ok(self.store.save(&stored.id, stored.version, &snapshot)?));
-            match saved {
-                Ok(version) => stored.version = version,
-                Err(error) => {
-                    stored.machine = RecordedPhase::restore(&before).map_err(|source| Error::Restore {
-                        id: stored.id.clone(),
-                        source,
-                    })?;
-                    return Err(error);
-                }
-            }
+        // A machine with a context is not `Clone`: the copy comes from a
+        // snapshot.
+        let snapshot = stored
+            .machine
+            .snapshot()
+            .map_err(|error| transition(error.to_string()))?;
+        let mut next = Recorded::restore(&snapshot).map_err(|source| Error::Restore {
+            id: id.clone(),
+            source,
+        })?;
+        let result = change(&mut next).map_err(transition)?;
+        if next.state() != stored.machine.state() {
+            let snapshot = next.snapshot().map_err(|error| transition(error.to_string()))?;
+            stored.version = self.store.save(&stored.id, stored.version, &snapshot)?;
+            stored.machine = next;
         }
         Ok(result)
-    }
-}
-
-/// What changing a phase did: whether it left `state`.
-trait PhaseChange {
-    fn moved(&self, state: phase::State) -> bool;
-}
-
-impl PhaseChange for phase::Fired {
-    fn moved(&self, state: phase::State) -> bool {
-        self.to != state
-    }
-}
-
-impl PhaseChange for Option<phase::TimerFired> {
-    fn moved(&self, state: phase::State) -> bool {
-        self.as_ref().is_some_and(|fired| fired.to != state)
     }
 }
 
@@ -415,7 +265,7 @@ mod tests {
 
     /// The built-in research pipeline with `collect` in `collect` and
     /// `synthesis` in `synthesis`, and the run in `run`.
-    fn run_status(collect: RecordedPhase, synthesis: RecordedPhase, run: Run) -> (RunRecord, Status) {
+    fn run_status(collect: Recorded<Phase>, synthesis: Recorded<Phase>, run: Run) -> (RunRecord, Status) {
         let record = record();
         let workers = record
             .definition
@@ -437,22 +287,19 @@ mod tests {
         (record, status)
     }
 
-    fn pending() -> RecordedPhase {
+    fn pending() -> Recorded<Phase> {
         let definition = record().definition;
-        RecordedPhase::new(PhaseContext::new(
-            &definition.phases[0],
-            false,
-            Duration::from_secs(120),
-        ))
+        let context = PhaseContext::new(&definition.phases[0], false, Duration::from_secs(120));
+        Recorded::new(Phase::new(context))
     }
 
-    fn running() -> RecordedPhase {
+    fn running() -> Recorded<Phase> {
         let mut phase = pending();
         phase.fire(phase::Event::Spawn).unwrap();
         phase
     }
 
-    fn completed() -> RecordedPhase {
+    fn completed() -> Recorded<Phase> {
         let mut phase = running();
         let done = Progress {
             completed: 2,
@@ -485,15 +332,15 @@ mod tests {
     fn a_running_phase_keeps_its_context_and_deadline_through_its_snapshot() {
         let phase = running();
         // `collect`: two parallel workers of 600 s, and the grace.
-        let due = phase.next_deadline().expect("the timeout is armed");
+        let due = phase.machine().next_deadline().expect("the timeout is armed");
         let snapshot = phase.snapshot().unwrap();
         let json = serde_json::to_value(&snapshot).unwrap();
         assert_eq!(json["context"]["timeout_secs"], 600);
         assert_eq!(json["context"]["grace_secs"], 120);
         assert_eq!(json["timers"][0]["due"], due.to_string());
-        let restored = RecordedPhase::restore(&snapshot).unwrap();
+        let restored = Recorded::<Phase>::restore(&snapshot).unwrap();
         assert_eq!(restored.state(), phase::State::Running);
-        assert_eq!(restored.next_deadline(), Some(due));
+        assert_eq!(restored.machine().next_deadline(), Some(due));
         assert_eq!(restored.machine().context(), phase.machine().context());
         assert_eq!(restored.history().len(), 1);
     }

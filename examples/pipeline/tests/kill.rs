@@ -273,7 +273,7 @@ fn stored_deadline(dir: &Path) -> Option<Timestamp> {
     let (_, status) = common::load(dir)?;
     let collect = &status.phases[0].machine;
     if collect.state() == phase::State::Running {
-        collect.next_deadline()
+        collect.machine().next_deadline()
     } else {
         None
     }
@@ -362,7 +362,7 @@ fn a_timeout_armed_before_a_kill_fires_at_its_original_deadline() {
     let failed = status.phases[0].machine.history().last().unwrap();
     assert_eq!(
         (failed.from(), failed.action(), failed.to()),
-        ("running", pipeline::status::TIMEOUT_ACTION, "failed")
+        ("running", "after time_limit", "failed")
     );
     let failed_at = failed.at();
     assert!(

@@ -181,7 +181,7 @@ fn a_phase_past_its_timeout_fails_its_workers_are_killed_and_a_late_output_does_
     let last = status.phases[0].machine.history().last().unwrap();
     assert_eq!(
         (last.from(), last.action(), last.to()),
-        ("running", pipeline::status::TIMEOUT_ACTION, "failed")
+        ("running", "after time_limit", "failed")
     );
     assert_eq!(status.phases[1].machine.state(), phase::State::Pending);
     for stored in &status.workers[0] {

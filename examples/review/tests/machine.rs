@@ -42,7 +42,7 @@ fn draft(passes: bool) -> Draft {
 
 /// The machine in `state`, as a stored snapshot resumes it.
 fn in_state(state: State) -> Review {
-    let snapshot = Snapshot::new("Review", machine::Core::FINGERPRINT, state.to_string());
+    let snapshot = Snapshot::new("Review", Review::FINGERPRINT, state.to_string());
     Review::restore(&snapshot).unwrap()
 }
 
@@ -104,7 +104,7 @@ fn review_is_never_rejected_by_its_guard() {
                 let mut review = in_state(state);
                 let valid = review.valid_actions().contains(&action);
                 let result = review.fire(event(action, draft(passes)), &CountingCheck::new());
-                match result.map_err(|e| e.error()) {
+                match result {
                     Ok(_) => assert!(valid, "{action} fired in {state}"),
                     Err(FireError::InvalidTransition(_)) => {
                         assert!(!valid, "{action} rejected in {state}")
@@ -145,7 +145,7 @@ fn an_invalid_action_names_the_valid_ones() {
         let error = review
             .fire(event(action, draft(true)), &CountingCheck::new())
             .unwrap_err();
-        let FireError::InvalidTransition(invalid) = error.error() else {
+        let FireError::InvalidTransition(invalid) = &error else {
             panic!("expected an invalid transition, got {error:?}");
         };
         assert_eq!((invalid.state(), invalid.action()), (state, action));
@@ -163,7 +163,7 @@ fn every_action_in_done_says_the_state_is_terminal() {
     for &action in Action::ALL {
         let check = CountingCheck::new();
         let error = review.fire(event(action, draft(true)), &check).unwrap_err();
-        let FireError::InvalidTransition(invalid) = error.error() else {
+        let FireError::InvalidTransition(invalid) = &error else {
             panic!("expected an invalid transition, got {error:?}");
         };
         assert!(invalid.terminal());

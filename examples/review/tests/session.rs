@@ -1,6 +1,6 @@
 //! The caller's side: the review loop over drafts, and the shared strategy.
 
-use fsm_runtime::{FireError as AnyFireError, Snapshot};
+use fsm_runtime::Snapshot;
 use review::{Draft, Event, FireError, Outcome, QualityCheck, Review, Reviewer, State, Strategy};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -111,7 +111,7 @@ fn racing_threads_see_one_transition_each() {
     assert_eq!((fired[0].from, fired[0].to), (State::Running, State::Done));
     for error in results.iter().filter_map(|r| r.as_ref().err()) {
         assert!(
-            matches!(error.error(), AnyFireError::InvalidTransition(e) if e.terminal() && e.state() == State::Done),
+            matches!(error, FireError::InvalidTransition(e) if e.terminal() && e.state() == State::Done),
             "{error:?}"
         );
     }

@@ -145,7 +145,7 @@ impl<L: Llm, K: Clock> Agent<L, K> {
     /// # Errors
     ///
     /// When the machine rejects an event: the run already ended.
-    pub fn run(&mut self) -> Result<Outcome, FireError> {
+    pub fn run(&mut self) -> Result<Outcome, FireError<K>> {
         // `route` has no enter output: the first step is the caller's to
         // request.
         let mut next = Some(Event::Decide);

@@ -227,7 +227,7 @@ fn a_finished_run_cannot_continue() {
     );
     agent.run().unwrap();
     let error = agent.run().unwrap_err();
-    assert!(matches!(error.error(), fsm_runtime::FireError::InvalidTransition(e) if e.terminal()));
+    assert!(matches!(&error, fsm_runtime::FireError::InvalidTransition(e) if e.terminal()));
     assert_eq!(
         error.to_string(),
         "action `decide` is not valid in state `answer`: the state is terminal"

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use agent_loop::{
-    Agent, Arrival, FakeClock, Latency, LlmEvent, RetryPolicy, ScriptedLlm, ToolCall, ToolRunner,
+    Agent, Arrival, Clock, FakeClock, Latency, LlmEvent, RetryPolicy, ScriptedLlm, ToolCall, ToolRunner,
 };
 use std::time::Duration;
 
@@ -64,7 +64,7 @@ pub fn five_tools() -> Vec<Vec<LlmEvent>> {
 }
 
 /// The ids of the tool results in the order the agent received them.
-pub fn arrival_order<L, C>(agent: &Agent<L, C>) -> Vec<u32> {
+pub fn arrival_order<L, C: Clock>(agent: &Agent<L, C>) -> Vec<u32> {
     agent
         .trace()
         .iter()
