@@ -1595,6 +1595,43 @@ impl Gen<'_> {
                 }
             }
         };
+        // A machine with a context is `Clone` when its context (and clock)
+        // is: a copy to try a change on, kept only if it saves.
+        let clone = match &self.context {
+            Some(ctx) => {
+                let (clone_generics, clock) = if timers {
+                    (
+                        quote!(<#k: __fsm::Clock + __fsm::Clone>),
+                        quote!(clock: __fsm::Clone::clone(&self.clock), deadlines: self.deadlines,),
+                    )
+                } else {
+                    (TokenStream::new(), TokenStream::new())
+                };
+                let memory = if self.memory.is_empty() {
+                    TokenStream::new()
+                } else {
+                    quote!(last_active: self.last_active,)
+                };
+                quote! {
+                    /// A copy: the state, a clone of the context, the clock and the
+                    /// deadlines.
+                    impl #clone_generics __fsm::Clone for #m #params
+                    where
+                        for<'a> #ctx: __fsm::Clone,
+                    {
+                        fn clone(&self) -> Self {
+                            Self {
+                                state: self.state,
+                                context: __fsm::Clone::clone(&self.context),
+                                #clock
+                                #memory
+                            }
+                        }
+                    }
+                }
+            }
+            None => TokenStream::new(),
+        };
         let driven = self.trait_impls(&generics, &params);
 
         let (struct_doc, derives) = match (&self.context, timers) {
@@ -1936,6 +1973,7 @@ impl Gen<'_> {
             }
 
             #debug
+            #clone
             #snapshots
             #driven
         }
@@ -2002,7 +2040,7 @@ impl Gen<'_> {
             quote!(impl #generics __fsm::Timed for #m #params {})
         };
         // Restoring through the trait builds the clock with `Default`.
-        let (persist_generics, clock_default) = if self.max_timers > 0 {
+        let (restore_generics, clock_default) = if self.max_timers > 0 {
             let k = &self.clock_param;
             (
                 quote!(<#k: __fsm::Clock + __fsm::Default>),
@@ -2014,14 +2052,19 @@ impl Gen<'_> {
         let persist = match &self.context {
             Some(ctx) => quote! {
                 __fsm::if_serde! {
-                    impl #persist_generics __fsm::Persist for #m #params
+                    impl #generics __fsm::Persist for #m #params
                     where
-                        for<'a> #ctx: __fsm::Serialize + __fsm::DeserializeOwned,
+                        for<'a> #ctx: __fsm::Serialize,
                     {
                         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
                             #m::snapshot(self)
                         }
+                    }
 
+                    impl #restore_generics __fsm::Restore for #m #params
+                    where
+                        for<'a> #ctx: __fsm::Serialize + __fsm::DeserializeOwned,
+                    {
                         fn restore_with(
                             snapshot: &__fsm::Snapshot,
                             policy: __fsm::FingerprintPolicy,
@@ -2032,11 +2075,13 @@ impl Gen<'_> {
                 }
             },
             None => quote! {
-                impl #persist_generics __fsm::Persist for #m #params {
+                impl #generics __fsm::Persist for #m #params {
                     fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
                         __fsm::Ok(#m::snapshot(self))
                     }
+                }
 
+                impl #restore_generics __fsm::Restore for #m #params {
                     fn restore_with(
                         snapshot: &__fsm::Snapshot,
                         policy: __fsm::FingerprintPolicy,

@@ -58,7 +58,9 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
             fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
                 __fsm::Ok(#machine_ident::snapshot(self))
             }
+        }
 
+        impl __fsm::Restore for #machine_ident {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
                 policy: __fsm::FingerprintPolicy,

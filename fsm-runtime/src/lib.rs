@@ -6,7 +6,7 @@
 //! `Output` enums, a `Guards` trait when the machine has guards, and the
 //! machine type; this crate holds what all machines share:
 //!
-//! - [`Machine`], [`FireEvent`] (`fire(event)`), [`Timed`] and [`Persist`],
+//! - [`Machine`], [`FireEvent`] (`fire(event)`), [`Timed`], [`Persist`] and [`Restore`],
 //!   the traits every generated machine implements, whatever it declares
 //!   (context, payloads, timers, nested states), so that generic code can
 //!   drive any of them; [`Fire`] for a machine that takes its guards per
@@ -96,7 +96,7 @@ pub use context::{TimerFired, TimerRejected};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
 pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
-pub use machine::{Fire, FireEvent, Machine, NoGuards, Persist, Timed};
+pub use machine::{Fire, FireEvent, Machine, NoGuards, Persist, Restore, Timed};
 pub use shared::Shared;
 pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
@@ -184,8 +184,8 @@ pub mod __private {
     pub use crate::trace::Traced;
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, FireEvent, Fired, Machine,
-        NoGuards, ParseSymbolError, Persist, RestoreError, Snapshot, SnapshotError, Symbol, SymbolKind,
-        SystemClock, Timed, TimerFired, TimerRejected, Timestamp,
+        NoGuards, ParseSymbolError, Persist, Restore, RestoreError, Snapshot, SnapshotError, Symbol,
+        SymbolKind, SystemClock, Timed, TimerFired, TimerRejected, Timestamp,
     };
     pub use core::iter::Iterator;
     pub use core::ops::FnMut;

@@ -17,7 +17,7 @@ use std::fmt;
 /// `Job<K>`), so generic code holds the machine the user holds. Firing is
 /// the job of [`FireEvent`] (`fire(event)`) or, for a machine that takes its
 /// guards per call, [`Fire<G>`](Fire) (`fire(event, &guards)`); timers are
-/// [`Timed`]'s, snapshots [`Persist`]'s.
+/// [`Timed`]'s, snapshots [`Persist`]'s and [`Restore`]'s.
 ///
 /// Every method has an inherent twin on the generated type, so users who
 /// hold a concrete machine never need to import this trait.
@@ -199,16 +199,13 @@ pub trait Timed: Machine {
     }
 }
 
-/// Snapshots of a machine, and machines restored from them, for generic
-/// code ([`Recorded`](crate::Recorded), [`Shared`](crate::Shared), stores).
+/// Snapshots of a machine, for generic code ([`Recorded`](crate::Recorded),
+/// [`Shared`](crate::Shared), stores).
 ///
-/// Every generated machine without a context implements it (with timers,
-/// when its clock is `Default`, as the system clock is); one with a context
-/// does with `fsm-runtime`'s `serde` feature (the snapshot carries the
-/// context as JSON), when the context serializes and its clock is
-/// `Default`. A machine on another clock is restored
-/// by its own `restore_with`, then handed to
-/// [`Recorded::resume`](crate::Recorded::resume).
+/// Every generated machine without a context implements it; one with a
+/// context does with `fsm-runtime`'s `serde` feature (the snapshot carries
+/// the context as JSON), when the context serializes. [`Restore`] brings a
+/// machine back from its snapshot.
 pub trait Persist: Machine {
     /// The current state, context, armed timers and history memory, with the
     /// machine's name and fingerprint, ready to be stored.
@@ -217,7 +214,17 @@ pub trait Persist: Machine {
     ///
     /// When the context does not serialize; never for a machine without one.
     fn snapshot(&self) -> Result<Snapshot, SnapshotError>;
+}
 
+/// Machines restored from their snapshots, for generic code
+/// ([`Recorded::restore`](crate::Recorded::restore)).
+///
+/// Every machine that implements [`Persist`] implements it when it can be
+/// built from the snapshot alone: with timers, when its clock is `Default`
+/// (the system clock is); with a context, when the context deserializes. A
+/// machine on another clock is restored by its own `restore_with`, then
+/// handed to [`Recorded::resume`](crate::Recorded::resume).
+pub trait Restore: Persist {
     /// A machine in the state of `snapshot`, with `policy` deciding whether a
     /// snapshot taken from a different definition is accepted.
     ///
@@ -232,7 +239,7 @@ pub trait Persist: Machine {
     ///
     /// # Errors
     ///
-    /// As [`Persist::restore_with`].
+    /// As [`Restore::restore_with`].
     fn restore(snapshot: &Snapshot) -> Result<Self, RestoreError> {
         Self::restore_with(snapshot, FingerprintPolicy::Strict)
     }

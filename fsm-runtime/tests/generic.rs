@@ -9,7 +9,7 @@
 include!("generated/door.rs");
 include!("generated/keywords.rs");
 
-use fsm_runtime::{Fire, FireError, FireEvent, Fired, Machine, NoGuards, Persist, Symbol};
+use fsm_runtime::{Fire, FireError, FireEvent, Fired, Machine, NoGuards, Restore, Symbol};
 
 /// What a history or store would do: fire, and keep what happened.
 struct Recorded<M: Machine> {
@@ -172,7 +172,7 @@ fn unguarded_fire_keeps_the_history_memory() {
 }
 
 /// Snapshot and restore, knowing nothing of the machine.
-fn reload<M: Persist>(machine: &M) -> M {
+fn reload<M: Restore>(machine: &M) -> M {
     M::restore(&machine.snapshot().expect("no context")).expect("a snapshot of this very build")
 }
 

@@ -22,7 +22,7 @@ mod job_nested {
 }
 
 use fsm_runtime::{
-    ArmedTimer, FingerprintPolicy, Fire, Machine, ManualClock, Persist, RestoreError, Snapshot, Timestamp,
+    ArmedTimer, FingerprintPolicy, Fire, Machine, ManualClock, Restore, RestoreError, Snapshot, Timestamp,
 };
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -339,7 +339,7 @@ mod player_machine {
             &[Output::LampOn, Output::OpenStream],
             State::Paused,
         );
-        let restored = <Player as Persist>::restore_with(&back, FingerprintPolicy::Strict).unwrap();
+        let restored = <Player as Restore>::restore_with(&back, FingerprintPolicy::Strict).unwrap();
         assert_eq!(restored, p);
     }
 

@@ -4,7 +4,7 @@ use super::{History, Timestamp};
 use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
+use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed};
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 
 /// A generated machine and the [`History`] of every transition it took.
@@ -121,6 +121,14 @@ impl<M: Machine> Recorded<M> {
         result
     }
 
+    /// When the machine's next armed timer is due; `None` when none is.
+    pub fn next_deadline(&self) -> Option<Timestamp>
+    where
+        M: Timed,
+    {
+        self.machine.next_deadline()
+    }
+
     /// The machine's snapshot, carrying the history.
     ///
     /// # Errors
@@ -140,11 +148,11 @@ impl<M: Machine> Recorded<M> {
     ///
     /// # Errors
     ///
-    /// As [`Persist::restore`], and [`RestoreError::SeqOutOfRange`] when the
+    /// As [`Restore::restore`], and [`RestoreError::SeqOutOfRange`] when the
     /// snapshot's history ends past [`History::MAX_RESUMED_SEQ`].
     pub fn restore(snapshot: &Snapshot) -> Result<Recorded<M>, RestoreError>
     where
-        M: Persist,
+        M: Restore,
     {
         Recorded::restore_with(snapshot, FingerprintPolicy::Strict, History::new())
     }
@@ -163,7 +171,7 @@ impl<M: Machine> Recorded<M> {
         history: History,
     ) -> Result<Recorded<M>, RestoreError>
     where
-        M: Persist,
+        M: Restore,
     {
         let machine = M::restore_with(snapshot, policy)?;
         Recorded::resume(machine, snapshot, history)

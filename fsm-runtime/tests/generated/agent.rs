@@ -776,6 +776,8 @@ pub mod agent_loop {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(AgentLoop::snapshot(self))
         }
+    }
+    impl __fsm::Restore for AgentLoop {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -987,6 +987,21 @@ pub mod call {
                 .finish_non_exhaustive()
         }
     }
+    /// A copy: the state, a clone of the context, the clock and the
+    /// deadlines.
+    impl<K: __fsm::Clock + __fsm::Clone> __fsm::Clone for Call<K>
+    where
+        for<'a> CallContext: __fsm::Clone,
+    {
+        fn clone(&self) -> Self {
+            Self {
+                state: self.state,
+                context: __fsm::Clone::clone(&self.context),
+                clock: __fsm::Clone::clone(&self.clock),
+                deadlines: self.deadlines,
+            }
+        }
+    }
     impl<K: __fsm::Clock> Call<K> {
         /// The machine in the state of `snapshot`, owning `context`
         /// (whatever context the snapshot carries); `policy` decides
@@ -1115,12 +1130,14 @@ pub mod call {
         }
     }
     __fsm::if_serde! {
-        impl < K : __fsm::Clock + __fsm::Default > __fsm::Persist for Call < K > where
-        for < 'a > CallContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn
-        snapshot(& self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
-        Call::snapshot(self) } fn restore_with(snapshot : & __fsm::Snapshot, policy :
-        __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError > {
-        Call::restore_with(snapshot, policy, K::default()) } }
+        impl < K : __fsm::Clock > __fsm::Persist for Call < K > where for < 'a >
+        CallContext : __fsm::Serialize, { fn snapshot(& self) -> __fsm::Result <
+        __fsm::Snapshot, __fsm::SnapshotError > { Call::snapshot(self) } } impl < K :
+        __fsm::Clock + __fsm::Default > __fsm::Restore for Call < K > where for < 'a >
+        CallContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn
+        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) ->
+        __fsm::Result < Self, __fsm::RestoreError > { Call::restore_with(snapshot,
+        policy, K::default()) } }
     }
     static OUTPUTS_0: [Output; 2] = [Output::Started, Output::Started];
     static OUTPUTS_1: [Output; 2] = [Output::Stopped, Output::DoneOutput];

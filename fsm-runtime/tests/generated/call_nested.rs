@@ -1260,10 +1260,12 @@ pub mod call {
             Call::fire_next_due(self)
         }
     }
-    impl<K: __fsm::Clock + __fsm::Default> __fsm::Persist for Call<K> {
+    impl<K: __fsm::Clock> __fsm::Persist for Call<K> {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Call::snapshot(self))
         }
+    }
+    impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Call<K> {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

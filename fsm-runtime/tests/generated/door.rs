@@ -473,6 +473,8 @@ pub mod door {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Door::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Door {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -333,6 +333,8 @@ pub mod idle {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Idle::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Idle {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -720,6 +722,8 @@ pub mod sink {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Sink::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Sink {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -1104,6 +1108,8 @@ pub mod total {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Total::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Total {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -1489,6 +1495,8 @@ pub mod acronyms {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Acronyms::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Acronyms {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -1126,6 +1126,22 @@ pub mod job {
                 .finish_non_exhaustive()
         }
     }
+    /// A copy: the state, a clone of the context, the clock and the
+    /// deadlines.
+    impl<K: __fsm::Clock + __fsm::Clone> __fsm::Clone for Job<K>
+    where
+        for<'a> JobContext: __fsm::Clone,
+    {
+        fn clone(&self) -> Self {
+            Self {
+                state: self.state,
+                context: __fsm::Clone::clone(&self.context),
+                clock: __fsm::Clone::clone(&self.clock),
+                deadlines: self.deadlines,
+                last_active: self.last_active,
+            }
+        }
+    }
     impl<K: __fsm::Clock> Job<K> {
         /// The machine in the state of `snapshot`, owning `context`
         /// (whatever context the snapshot carries); `policy` decides
@@ -1283,12 +1299,14 @@ pub mod job {
         }
     }
     __fsm::if_serde! {
-        impl < K : __fsm::Clock + __fsm::Default > __fsm::Persist for Job < K > where for
-        < 'a > JobContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn snapshot(&
-        self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
-        Job::snapshot(self) } fn restore_with(snapshot : & __fsm::Snapshot, policy :
-        __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError > {
-        Job::restore_with(snapshot, policy, K::default()) } }
+        impl < K : __fsm::Clock > __fsm::Persist for Job < K > where for < 'a >
+        JobContext : __fsm::Serialize, { fn snapshot(& self) -> __fsm::Result <
+        __fsm::Snapshot, __fsm::SnapshotError > { Job::snapshot(self) } } impl < K :
+        __fsm::Clock + __fsm::Default > __fsm::Restore for Job < K > where for < 'a >
+        JobContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn
+        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) ->
+        __fsm::Result < Self, __fsm::RestoreError > { Job::restore_with(snapshot, policy,
+        K::default()) } }
     }
     /// The composite state each slot of the history memory is for.
     const LAST_ACTIVE_COMPOSITES: [Composite; 1] = [Composite::Work];

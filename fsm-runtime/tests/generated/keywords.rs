@@ -526,6 +526,8 @@ pub mod r#match {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Match::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Match {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -951,6 +953,8 @@ pub mod result {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Result::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Result {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -1349,6 +1353,8 @@ pub mod g {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(G::snapshot(self))
         }
+    }
+    impl __fsm::Restore for G {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -1767,6 +1773,8 @@ pub mod sized {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Sized::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Sized {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
@@ -2215,6 +2223,8 @@ pub mod option {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Option::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Option {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -704,6 +704,8 @@ pub mod order {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Order::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Order {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -983,6 +983,8 @@ pub mod player {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Player::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Player {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

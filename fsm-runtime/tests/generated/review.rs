@@ -495,6 +495,8 @@ pub mod review {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Review::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Review {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -766,6 +766,8 @@ pub mod semantics {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Semantics::snapshot(self))
         }
+    }
+    impl __fsm::Restore for Semantics {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,

@@ -627,10 +627,12 @@ pub mod session {
             Session::can_fire(self, *event, guards)
         }
     }
-    impl<K: __fsm::Clock + __fsm::Default> __fsm::Persist for Session<K> {
+    impl<K: __fsm::Clock> __fsm::Persist for Session<K> {
         fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
             __fsm::Ok(Session::snapshot(self))
         }
+    }
+    impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Session<K> {
         fn restore_with(
             snapshot: &__fsm::Snapshot,
             policy: __fsm::FingerprintPolicy,
