@@ -343,7 +343,7 @@ impl Glue {
         };
         let policy = "::fsm_runtime::FingerprintPolicy::Strict";
         let restore = match (extended, timers) {
-            (false, _) => format!("<{module}::{machine_type} as ::fsm_runtime::Persist>::restore(snapshot)?"),
+            (false, _) => format!("<{module}::{machine_type} as ::fsm_runtime::Restore>::restore(snapshot)?"),
             (true, true) => {
                 format!("{module}::{machine_type}::restore_with(snapshot, {policy}, clock.clone())?")
             }

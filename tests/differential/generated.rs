@@ -4,7 +4,7 @@
 //! plain API), and as a [`crate::data::TimedEngine`] (every machine).
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
-use fsm_runtime::{Fire, FireError, Machine, Persist, Snapshot, Symbol};
+use fsm_runtime::{Fire, FireError, Machine, Restore, Snapshot, Symbol};
 
 /// A generated machine, as listed by `build.rs`.
 pub struct GeneratedMachine {
@@ -50,9 +50,9 @@ pub fn generated_for(file: &str, machine: &str) -> &'static GeneratedMachine {
 
 /// A generated machine of the plain API (it fires its `Action`s, with the
 /// guards passed per call, and persists without a context).
-trait Plain: Fire<TestGuards, Event = <Self as Machine>::Action> + Persist {}
+trait Plain: Fire<TestGuards, Event = <Self as Machine>::Action> + Restore {}
 
-impl<M: Fire<TestGuards, Event = <M as Machine>::Action> + Persist> Plain for M {}
+impl<M: Fire<TestGuards, Event = <M as Machine>::Action> + Restore> Plain for M {}
 
 /// `machine`, a new generated machine in its initial state, as an engine.
 fn engine<M: Plain + 'static>(machine: M) -> Box<dyn Engine> {

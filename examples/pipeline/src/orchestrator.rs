@@ -472,7 +472,7 @@ impl Orchestrator<'_> {
     }
 
     /// Fires `event` on a status and saves it; logs the change.
-    fn fire<M: FireEvent + Persist>(
+    fn fire<M: FireEvent + Persist + Clone>(
         &mut self,
         stored: &mut Stored<Recorded<M>>,
         event: M::Event,

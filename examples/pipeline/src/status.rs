@@ -21,7 +21,7 @@ use crate::machines::PhaseContext;
 use crate::run_dir::RunRecord;
 use crate::workflow::Pipeline;
 use fsm_runtime::store::{FileStore, Store, Version};
-use fsm_runtime::{FireEvent, Fired, Persist, Recorded, Timed, TimerFired};
+use fsm_runtime::{FireEvent, Fired, Persist, Recorded, Restore, Timed, TimerFired};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -92,7 +92,7 @@ impl StatusStore {
     }
 
     /// The machine saved as `id`, or `initial()` if none was.
-    fn load_one<M: Persist>(
+    fn load_one<M: Restore>(
         &self,
         id: String,
         initial: impl FnOnce() -> M,
@@ -114,7 +114,7 @@ impl StatusStore {
     ///
     /// A [`Conflict`](fsm_runtime::store::StoreError::Conflict) means another
     /// orchestrator saved first; `stored` is then left as it was.
-    pub fn fire<M: FireEvent + Persist>(
+    pub fn fire<M: FireEvent + Persist + Clone>(
         &self,
         stored: &mut Stored<Recorded<M>>,
         event: M::Event,
@@ -126,7 +126,7 @@ impl StatusStore {
 
     /// Fires the machine's timer (a phase's timeout) if it is due and, if
     /// its state changed, saves it; `None` when no timer was due.
-    pub fn fire_next_due<M: Timed + Persist>(
+    pub fn fire_next_due<M: Timed + Persist + Clone>(
         &self,
         stored: &mut Stored<Recorded<M>>,
     ) -> Result<Option<TimerFired<M>>, Error> {
@@ -142,7 +142,7 @@ impl StatusStore {
     /// it to another state, saves the copy and keeps it. When the change or
     /// the save fails, the copy is dropped and `stored` left as it was, even
     /// by a timer that came due and was disarmed because no guard held.
-    fn change<M: Persist, T>(
+    fn change<M: Persist + Clone, T>(
         &self,
         stored: &mut Stored<Recorded<M>>,
         change: impl FnOnce(&mut Recorded<M>) -> Result<T, String>,
@@ -152,16 +152,7 @@ impl StatusStore {
             id: id.clone(),
             message,
         };
-        // A machine with a context is not `Clone`: the copy comes from a
-        // snapshot.
-        let snapshot = stored
-            .machine
-            .snapshot()
-            .map_err(|error| transition(error.to_string()))?;
-        let mut next = Recorded::restore(&snapshot).map_err(|source| Error::Restore {
-            id: id.clone(),
-            source,
-        })?;
+        let mut next = stored.machine.clone();
         let result = change(&mut next).map_err(transition)?;
         if next.state() != stored.machine.state() {
             let snapshot = next.snapshot().map_err(|error| transition(error.to_string()))?;
