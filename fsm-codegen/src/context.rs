@@ -1,8 +1,8 @@
 //! The module of a machine with a context: the `Event` enum (actions with
 //! their payloads), the `Context` trait (guards, effects and delays), the
-//! state-only `Core` the runtime's `Fired` and `FireError` are generic over,
-//! and the machine type, which owns the context, a clock and the deadlines
-//! of its armed timers.
+//! runtime's result types for it, and the machine type, which owns the
+//! context, a clock and the deadlines of its armed timers and implements
+//! the runtime's traits as every machine does.
 //!
 //! Every rule of a step (which candidates are tried, what a step runs,
 //! emits, arms and disarms) comes from the plan ([`fsm_grammar::plan`]);

@@ -1,5 +1,6 @@
 //! The module of one machine: the machine type, its inherent API and its
-//! `Machine`, `Fire` and (without guards) `Unguarded` impls, assembled with
+//! `Machine`, `Fire`, (without guards) `FireEvent`, `Timed`, `Persist` and
+//! `Restore` impls, assembled with
 //! the enums, the `Guards` trait and the tables.
 
 use crate::docs::module_docs;
