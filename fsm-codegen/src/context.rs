@@ -53,9 +53,8 @@ struct Gen<'a> {
     delays: Vec<Ident>,
     /// Most timers any state has (nonzero when the machine has timers).
     max_timers: usize,
-    /// The length of the deadlines array: `max_timers`, a slot per timer
-    /// index, for a flat machine; one slot per timer for a nested machine,
-    /// whose leaf's and composites' timers are armed together.
+    /// The length of the deadlines array: the plan's slots, the most timers
+    /// armed at once.
     deadline_slots: usize,
     /// Whether the machine has nested states.
     nested: bool,
@@ -93,11 +92,12 @@ pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStrea
     let events = context.is_some() || machine.actions.iter().any(|a| a.payload.is_some());
     let clock_param = if machine_ident == "K" { "K2" } else { "K" };
     let nested = machine.is_nested();
+    let plan = Plan::new(machine);
     let gen = Gen {
-        deadline_slots: if nested { machine.timers.len() } else { max_timers },
+        deadline_slots: plan.deadline_slots,
         nested,
         memory: crate::nested::memory_slots(machine),
-        plan: Plan::new(machine),
+        plan,
         machine,
         effects: machine.effects.iter().map(|e| value_ident(&e.name)).collect(),
         delays: machine.delays.iter().map(|d| value_ident(&d.name)).collect(),
@@ -668,18 +668,9 @@ impl Gen<'_> {
                 return (effects, quote!(state), outputs);
             };
             let variant = &self.idents.states[to.index()];
-            let timers = if !self.nested {
-                // A flat machine's deadlines are the current state's.
-                if self.max_timers > 0 {
-                    quote!(self.arm_timers();)
-                } else {
-                    TokenStream::new()
-                }
-            } else {
-                let disarm = self.disarm(&mv.disarm);
-                let arm = self.arm(&mv.arm);
-                quote!(#disarm #arm)
-            };
+            let disarm = self.disarm(&mv.disarm);
+            let arm = self.arm(&mv.arm);
+            let timers = quote!(#disarm #arm);
             (
                 quote!(#effects self.state = State::#variant; #timers),
                 quote!(State::#variant),
@@ -719,14 +710,13 @@ impl Gen<'_> {
         states
     }
 
-    /// Disarm the timers of the groups `groups` (a nested machine: one slot
-    /// per timer).
+    /// Disarm the timers of the groups `groups`, each in its slot.
     fn disarm(&self, groups: &[usize]) -> TokenStream {
         self.group_timers(groups)
             .into_iter()
             .flat_map(|(_, timers)| timers)
             .map(|id| {
-                let slot = index(id.index());
+                let slot = index(self.plan.timer_slots[id.index()]);
                 quote!(self.deadlines[#slot] = __fsm::None;)
             })
             .collect()
@@ -743,7 +733,7 @@ impl Gen<'_> {
                 let sets: Vec<TokenStream> = timers
                     .iter()
                     .map(|&id| {
-                        let slot = index(id.index());
+                        let slot = index(self.plan.timer_slots[id.index()]);
                         let delay = self.delay_tokens(self.machine.timers[id.index()].delay, &mut named);
                         quote!(self.deadlines[#slot] = __fsm::Some(__fsm::deadline(now, #delay));)
                     })
@@ -970,73 +960,10 @@ impl Gen<'_> {
         }
     }
 
-    /// `arm_timers`: the deadlines of the current state's timers, from now.
+    /// `arm_timers`: the deadlines of the timers of the current leaf and of
+    /// every composite around it, entered outermost first, from now. For a
+    /// machine just created.
     fn arm_timers(&self) -> TokenStream {
-        if self.nested {
-            return self.arm_timers_nested();
-        }
-        let n = Literal::usize_unsuffixed(self.max_timers);
-        let arms = self.machine.state_ids().filter_map(|state| {
-            // The state's timers, from its groups, by index (its slots).
-            let mut timers: Vec<(u32, TimerId)> = self.plan.state_timer_groups[state.index()]
-                .clone()
-                .flat_map(|g| self.plan.timer_groups[g].timers.iter().map(|&(id, i)| (i, id)))
-                .collect();
-            if timers.is_empty() {
-                return None;
-            }
-            timers.sort();
-            let variant = &self.idents.states[state.index()];
-            let mut named: Vec<usize> = Vec::new();
-            let sets = timers.iter().map(|&(i, id)| {
-                let index = Literal::u32_unsuffixed(i);
-                let delay = match self.machine.timers[id.index()].delay {
-                    Delay::Literal(d) => {
-                        let millis = Literal::u64_unsuffixed(d.as_millis() as u64);
-                        quote!(__fsm::Duration::from_millis(#millis))
-                    }
-                    Delay::Named(d) => {
-                        if !named.contains(&d.index()) {
-                            named.push(d.index());
-                        }
-                        let local = format_ident!("delay_{}", d.index());
-                        quote!(#local)
-                    }
-                };
-                quote!(self.deadlines[#index] = __fsm::Some(__fsm::deadline(now, #delay));)
-            });
-            let sets: Vec<TokenStream> = sets.collect();
-            // Each named delay is read once per entry, so timers sharing it
-            // share one deadline.
-            let locals = named.iter().map(|&d| {
-                let local = format_ident!("delay_{d}");
-                let method = &self.delays[d];
-                quote!(let #local = Context::#method(&self.context);)
-            });
-            Some(quote!(State::#variant => {
-                let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
-                #(#locals)*
-                #(#sets)*
-            }))
-        });
-        let arms: Vec<TokenStream> = arms.collect();
-        quote! {
-            /// Disarm every timer, and arm those of the current state.
-            fn arm_timers(&mut self) {
-                self.deadlines = [__fsm::None; #n];
-                #[allow(clippy::match_single_binding, clippy::single_match)]
-                match self.state {
-                    #(#arms)*
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    /// `arm_timers` of a machine with nested states: the deadlines of the
-    /// timers of the current leaf and of every composite around it, entered
-    /// outermost first, from now. For a machine just created.
-    fn arm_timers_nested(&self) -> TokenStream {
         let n = index(self.deadline_slots);
         let arms = self.machine.leaves().filter_map(|leaf| {
             let mut path: Vec<StateId> = self.machine.ancestors_or_self(leaf).collect();
@@ -1114,76 +1041,10 @@ impl Gen<'_> {
         quote!({ #(#caches)* #(#branches)else* else { #fallback } })
     }
 
-    /// `fire_due_at`: fire the earliest timer due at `now`.
+    /// `timer_order`, `timers_in` and `fire_due_at`. The armed timers are
+    /// the leaf's and its composites'; `timer_order` gives their slots
+    /// group by group, in the order the plan tries the leaf's groups.
     fn fire_due_at(&self, tables: &mut Tables) -> TokenStream {
-        if self.nested {
-            return self.fire_due_at_nested(tables);
-        }
-        let mut order_arms = Vec::new();
-        let mut arms = Vec::new();
-        for state in self.machine.state_ids() {
-            let groups = &self.plan.leaf(state).timer_groups;
-            if groups.is_empty() {
-                continue;
-            }
-            let variant = &self.idents.states[state.index()];
-            // A flat machine's slot of a timer is its index in its state.
-            let members = |g: &plan::LeafTimerGroup| -> Vec<Literal> {
-                let timers = &self.plan.timer_groups[g.group].timers;
-                timers.iter().map(|&(_, i)| Literal::u32_unsuffixed(i)).collect()
-            };
-            let indices = groups.iter().flat_map(members);
-            order_arms.push(quote!(State::#variant => &[#(#indices),*],));
-            for group in groups {
-                let patterns = members(group);
-                let disarm = patterns.iter().map(|i| quote!(self.deadlines[#i] = __fsm::None;));
-                let body = self.timer_group_body(tables, state, group);
-                arms.push(quote!((State::#variant, #(#patterns)|*) => { #(#disarm)* #body }));
-            }
-        }
-        let generics = self.guards_generics();
-        let param = self.guards_param();
-        let allow_unused = self.allow_unused_guards(self.machine.timers.iter().map(|t| t.guard.is_some()));
-        quote! {
-            /// The current state's timers, group by group in the order groups
-            /// are tried.
-            fn timer_order(state: State) -> &'static [usize] {
-                #[allow(clippy::match_single_binding)]
-                match state {
-                    #(#order_arms)*
-                    _ => &[],
-                }
-            }
-
-            /// Fire the earliest timer due at `now`.
-            #allow_unused
-            fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
-                let state = self.state;
-                let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
-                for &index in Self::timer_order(state) {
-                    if let __fsm::Some(due) = self.deadlines[index] {
-                        if due <= now && !__fsm::matches!(next, __fsm::Some((_, earliest)) if earliest <= due) {
-                            next = __fsm::Some((index, due));
-                        }
-                    }
-                }
-                let (index, due) = next?;
-                match (state, index) {
-                    #(#arms)*
-                    _ => {
-                        self.deadlines[index] = __fsm::None;
-                        __fsm::None
-                    }
-                }
-            }
-        }
-    }
-
-    /// `timer_order`, `timers_in` and `fire_due_at` of a machine with
-    /// nested states. The armed timers are the leaf's and its composites';
-    /// `timer_order` gives their slots group by group, in the order the
-    /// plan tries the leaf's groups.
-    fn fire_due_at_nested(&self, tables: &mut Tables) -> TokenStream {
         let mut order_arms = Vec::new();
         let mut timers_in_arms = Vec::new();
         let mut arms = Vec::new();
@@ -1193,17 +1054,19 @@ impl Gen<'_> {
                 continue;
             }
             let variant = &self.idents.states[leaf.index()];
-            // A nested machine's slot of a timer is its id.
             let members = |g: &plan::LeafTimerGroup| -> Vec<Literal> {
                 let timers = &self.plan.timer_groups[g.group].timers;
-                timers.iter().map(|&(id, _)| index(id.index())).collect()
+                timers
+                    .iter()
+                    .map(|&(id, _)| index(self.plan.timer_slots[id.index()]))
+                    .collect()
             };
             let slots = planned.timer_groups.iter().flat_map(members);
             order_arms.push(quote!(State::#variant => &[#(#slots),*],));
             let listed = planned.armed.iter().map(|armed| {
                 let name = &self.machine.state(armed.state).name;
                 let within = Literal::u32_unsuffixed(armed.index);
-                let slot = index(armed.timer.index());
+                let slot = index(self.plan.timer_slots[armed.timer.index()]);
                 quote!((#name, #within, #slot))
             });
             timers_in_arms.push(quote!(State::#variant => &[#(#listed),*],));
@@ -1404,29 +1267,15 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
-        let armed_timers = if self.nested {
-            quote! {
-                /// The timers armed now, with their deadlines, as a snapshot
-                /// stores them: those of the current state, then those of each
-                /// composite state around it, outwards, each named by the state
-                /// that declares it.
-                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-                    Self::timers_in(self.state)
-                        .iter()
-                        .filter_map(move |&(state, timer, slot)| self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due)))
-                }
-            }
-        } else {
-            quote! {
-                /// The timers armed now, with their deadlines, as a snapshot
-                /// stores them.
-                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-                    let state = self.state.name();
-                    self.deadlines
-                        .iter()
-                        .enumerate()
-                        .filter_map(move |(index, due)| due.map(|due| __fsm::ArmedTimer::new(state, index as u32, due)))
-                }
+        let armed_timers = quote! {
+            /// The timers armed now, with their deadlines, as a snapshot
+            /// stores them: those of the current state, then those of each
+            /// composite state around it, outwards, each named by the state
+            /// that declares it.
+            pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                Self::timers_in(self.state)
+                    .iter()
+                    .filter_map(move |&(state, timer, slot)| self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due)))
             }
         };
         let timer_methods = if timers {
@@ -1479,7 +1328,7 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
-        let restore_deadlines = if self.nested {
+        let restore_deadlines = {
             let mut slot_arms = Vec::new();
             let mut count_arms = Vec::new();
             for s in self.machine.state_ids() {
@@ -1497,11 +1346,18 @@ impl Gen<'_> {
                     let name = &self.machine.state(a).name;
                     for (within, (id, _)) in self.machine.timers_of(a).enumerate() {
                         let within = Literal::u32_unsuffixed(within as u32);
-                        let slot = index(id.index());
+                        let slot = index(self.plan.timer_slots[id.index()]);
                         slot_arms.push(quote!((State::#variant, #name, #within) => __fsm::Some(#slot),));
                     }
                 }
             }
+            // Where a timer of the state `name` may be armed: in the
+            // current state, or (with nested states) a composite around it.
+            let here = if self.nested {
+                quote!(state.name() == name || state.ancestors().iter().any(|r| r.name() == name))
+            } else {
+                quote!(state.name() == name)
+            };
             quote! {
                 let deadlines = snapshot.deadlines_in::<#n>(
                     |name, timer| match (state, name, timer) {
@@ -1509,7 +1365,7 @@ impl Gen<'_> {
                         _ => __fsm::None,
                     },
                     |name| {
-                        let here = state.name() == name || state.ancestors().iter().any(|r| r.name() == name);
+                        let here = #here;
                         here.then_some(match name {
                             #(#count_arms)*
                             _ => 0,
@@ -1517,8 +1373,6 @@ impl Gen<'_> {
                     },
                 )?;
             }
-        } else {
-            quote!(let deadlines = snapshot.deadlines::<#n>(Self::timer_order(state).len())?;)
         };
         let (restore_memory, with_memory) = if !self.nested {
             Default::default()

@@ -51,6 +51,16 @@ pub struct Plan {
     pub state_timer_groups: Vec<std::ops::Range<usize>>,
     /// Per state: how many timers it declares.
     pub timer_counts: Vec<u32>,
+    /// Per timer (indexed by [`TimerId`]): the slot of its deadline, in an
+    /// engine that keeps the deadlines of the timers armed at once in a
+    /// fixed array. A state's timers take consecutive slots, in declaration
+    /// order, after those of the states holding it; states that are never
+    /// active together share slots. A flat machine's slot of a timer is its
+    /// index in its state.
+    pub timer_slots: Vec<usize>,
+    /// How many deadline slots the machine needs: the most timers armed at
+    /// once (in one leaf and the composites around it).
+    pub deadline_slots: usize,
     /// The composites whose history memory is kept, one slot each, in
     /// declaration order.
     pub history: Vec<HistorySlot>,
@@ -396,6 +406,17 @@ impl Plan {
             })
             .collect();
 
+        // Slots: a state's timers after those of the states holding it.
+        let mut timer_slots = vec![0usize; m.timers.len()];
+        let mut deadline_slots = 0;
+        for state in m.state_ids() {
+            let first: usize = m.ancestors(state).map(|a| timer_counts[a.index()] as usize).sum();
+            for (i, (id, _)) in m.timers_of(state).enumerate() {
+                timer_slots[id.index()] = first + i;
+            }
+            deadline_slots = deadline_slots.max(first + timer_counts[state.index()] as usize);
+        }
+
         let entries = m.initial_path();
         let arm = entries
             .iter()
@@ -406,6 +427,8 @@ impl Plan {
             timer_groups,
             state_timer_groups,
             timer_counts,
+            timer_slots,
+            deadline_slots,
             history,
             start: Start { entries, arm },
         }
@@ -779,5 +802,26 @@ mod tests {
         assert_eq!(step.default_case().mv.disarm.len(), 3);
         assert_eq!(plan.start.arm.len(), 3);
         assert_eq!(plan.start.leaf(), a1);
+    }
+
+    #[test]
+    fn deadline_slots_follow_the_states_holding_a_timer_and_are_shared_by_siblings() {
+        let m = machine(
+            "machine M { initial state p { after 1s -> q; initial state a { after 2s -> b; after 3s -> b; } \
+             state b { after 4s -> a; } } state q { after 5s -> p; after 6s -> p; } }",
+        );
+        let plan = Plan::new(&m);
+        let slots = |state: &str| -> Vec<usize> {
+            m.timers_of(id(&m, state))
+                .map(|(t, _)| plan.timer_slots[t.index()])
+                .collect()
+        };
+        // `p`'s timer first; its children's after it, sharing slots, as
+        // `q`'s share `p`'s: never armed at once.
+        assert_eq!(slots("p"), [0]);
+        assert_eq!(slots("a"), [1, 2]);
+        assert_eq!(slots("b"), [1]);
+        assert_eq!(slots("q"), [0, 1]);
+        assert_eq!(plan.deadline_slots, 3);
     }
 }

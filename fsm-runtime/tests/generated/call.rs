@@ -637,7 +637,20 @@ pub mod call {
                     Context::remember(&mut self.context, payload);
                     Context::arm(&mut self.context);
                     self.state = State::Calling;
-                    self.arm_timers();
+                    let now = __fsm::Timestamp::from_system_time(
+                        __fsm::Clock::now(&self.clock),
+                    );
+                    {
+                        self.deadlines[0] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
+                        );
+                        self.deadlines[1] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                        self.deadlines[2] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                    }
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Calling,
@@ -655,7 +668,9 @@ pub mod call {
                     Context::disarm(&mut self.context);
                     Context::record_result(&mut self.context, payload);
                     self.state = State::Done;
-                    self.arm_timers();
+                    self.deadlines[0] = __fsm::None;
+                    self.deadlines[1] = __fsm::None;
+                    self.deadlines[2] = __fsm::None;
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Done,
@@ -667,7 +682,9 @@ pub mod call {
                 (State::Calling, Event::Cancel) => {
                     Context::disarm(&mut self.context);
                     self.state = State::Failed;
-                    self.arm_timers();
+                    self.deadlines[0] = __fsm::None;
+                    self.deadlines[1] = __fsm::None;
+                    self.deadlines[2] = __fsm::None;
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Failed,
@@ -691,7 +708,23 @@ pub mod call {
                     Context::log_restart(&mut self.context);
                     Context::arm(&mut self.context);
                     self.state = State::Calling;
-                    self.arm_timers();
+                    self.deadlines[0] = __fsm::None;
+                    self.deadlines[1] = __fsm::None;
+                    self.deadlines[2] = __fsm::None;
+                    let now = __fsm::Timestamp::from_system_time(
+                        __fsm::Clock::now(&self.clock),
+                    );
+                    {
+                        self.deadlines[0] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
+                        );
+                        self.deadlines[1] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                        self.deadlines[2] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                    }
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Calling,
@@ -704,7 +737,9 @@ pub mod call {
                     if Context::urgent(&self.context, payload) {
                         Context::disarm(&mut self.context);
                         self.state = State::Failed;
-                        self.arm_timers();
+                        self.deadlines[0] = __fsm::None;
+                        self.deadlines[1] = __fsm::None;
+                        self.deadlines[2] = __fsm::None;
                         __fsm::Ok(__fsm::Fired::<Self> {
                             from: state,
                             to: State::Failed,
@@ -723,7 +758,7 @@ pub mod call {
                 }
                 (State::Waiting, Event::Cancel) => {
                     self.state = State::Failed;
-                    self.arm_timers();
+                    self.deadlines[0] = __fsm::None;
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Failed,
@@ -770,7 +805,8 @@ pub mod call {
                 (State::Failed, _) => false,
             }
         }
-        /// Disarm every timer, and arm those of the current state.
+        /// Disarm every timer, and arm those of the current state and of
+        /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 3];
             #[allow(clippy::match_single_binding, clippy::single_match)]
@@ -779,33 +815,50 @@ pub mod call {
                     let now = __fsm::Timestamp::from_system_time(
                         __fsm::Clock::now(&self.clock),
                     );
-                    self.deadlines[0] = __fsm::Some(
-                        __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
-                    );
-                    self.deadlines[1] = __fsm::Some(
-                        __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
-                    );
-                    self.deadlines[2] = __fsm::Some(
-                        __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
-                    );
+                    {
+                        self.deadlines[0] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
+                        );
+                        self.deadlines[1] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                        self.deadlines[2] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                    }
                 }
                 State::Waiting => {
                     let now = __fsm::Timestamp::from_system_time(
                         __fsm::Clock::now(&self.clock),
                     );
-                    let delay_0 = Context::backoff(&self.context);
-                    self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
+                    {
+                        let delay_0 = Context::backoff(&self.context);
+                        self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
+                    }
                 }
                 _ => {}
             }
         }
-        /// The current state's timers, group by group in the order groups
-        /// are tried.
+        /// The slots of the timers armed in `state` (its own and its
+        /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
             #[allow(clippy::match_single_binding)]
             match state {
                 State::Calling => &[1, 2, 0],
                 State::Waiting => &[0],
+                _ => &[],
+            }
+        }
+        /// The timers armed in `state`, as snapshots list them: the
+        /// declaring state's name, the timer's index among its timers,
+        /// and its slot; innermost level first.
+        fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
+            #[allow(clippy::match_single_binding)]
+            match state {
+                State::Calling => {
+                    &[("calling", 0, 0), ("calling", 1, 1), ("calling", 2, 2)]
+                }
+                State::Waiting => &[("waiting", 0, 0)],
                 _ => &[],
             }
         }
@@ -839,7 +892,18 @@ pub mod call {
                             Context::disarm(&mut self.context);
                             Context::count_retry(&mut self.context);
                             self.state = State::Waiting;
-                            self.arm_timers();
+                            self.deadlines[0] = __fsm::None;
+                            self.deadlines[1] = __fsm::None;
+                            self.deadlines[2] = __fsm::None;
+                            let now = __fsm::Timestamp::from_system_time(
+                                __fsm::Clock::now(&self.clock),
+                            );
+                            {
+                                let delay_0 = Context::backoff(&self.context);
+                                self.deadlines[0] = __fsm::Some(
+                                    __fsm::deadline(now, delay_0),
+                                );
+                            }
                             __fsm::Some(
                                 __fsm::Ok(__fsm::TimerFired::<Self> {
                                     from: state,
@@ -856,7 +920,9 @@ pub mod call {
                             {
                                 Context::disarm(&mut self.context);
                                 self.state = State::Failed;
-                                self.arm_timers();
+                                self.deadlines[0] = __fsm::None;
+                                self.deadlines[1] = __fsm::None;
+                                self.deadlines[2] = __fsm::None;
                                 __fsm::Some(
                                     __fsm::Ok(__fsm::TimerFired::<Self> {
                                         from: state,
@@ -895,7 +961,21 @@ pub mod call {
                     {
                         Context::arm(&mut self.context);
                         self.state = State::Calling;
-                        self.arm_timers();
+                        self.deadlines[0] = __fsm::None;
+                        let now = __fsm::Timestamp::from_system_time(
+                            __fsm::Clock::now(&self.clock),
+                        );
+                        {
+                            self.deadlines[0] = __fsm::Some(
+                                __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
+                            );
+                            self.deadlines[1] = __fsm::Some(
+                                __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                            );
+                            self.deadlines[2] = __fsm::Some(
+                                __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                            );
+                        }
                         __fsm::Some(
                             __fsm::Ok(__fsm::TimerFired::<Self> {
                                 from: state,
@@ -956,16 +1036,18 @@ pub mod call {
             count
         }
         /// The timers armed now, with their deadlines, as a snapshot
-        /// stores them.
+        /// stores them: those of the current state, then those of each
+        /// composite state around it, outwards, each named by the state
+        /// that declares it.
         pub fn armed_timers(
             &self,
         ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-            let state = self.state.name();
-            self.deadlines
+            Self::timers_in(self.state)
                 .iter()
-                .enumerate()
-                .filter_map(move |(index, due)| {
-                    due.map(|due| __fsm::ArmedTimer::new(state, index as u32, due))
+                .filter_map(move |&(state, timer, slot)| {
+                    self
+                        .deadlines[slot]
+                        .map(|due| __fsm::ArmedTimer::new(state, timer, due))
                 })
         }
         /// The clock.
@@ -1023,7 +1105,28 @@ pub mod call {
             clock: K,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
             let state = snapshot.state_of::<Self>(policy)?;
-            let deadlines = snapshot.deadlines::<3>(Self::timer_order(state).len())?;
+            let deadlines = snapshot
+                .deadlines_in::<
+                    3,
+                >(
+                    |name, timer| match (state, name, timer) {
+                        (State::Calling, "calling", 0) => __fsm::Some(0),
+                        (State::Calling, "calling", 1) => __fsm::Some(1),
+                        (State::Calling, "calling", 2) => __fsm::Some(2),
+                        (State::Waiting, "waiting", 0) => __fsm::Some(0),
+                        _ => __fsm::None,
+                    },
+                    |name| {
+                        let here = state.name() == name;
+                        here.then_some(
+                            match name {
+                                "calling" => 3,
+                                "waiting" => 1,
+                                _ => 0,
+                            },
+                        )
+                    },
+                )?;
             __fsm::Ok(Self {
                 state,
                 context,

@@ -335,7 +335,23 @@ pub mod session {
             ) {
                 (State::Active, Action::Touch) => {
                     self.state = State::Active;
-                    self.arm_timers();
+                    self.deadlines[0] = __fsm::None;
+                    self.deadlines[1] = __fsm::None;
+                    self.deadlines[2] = __fsm::None;
+                    let now = __fsm::Timestamp::from_system_time(
+                        __fsm::Clock::now(&self.clock),
+                    );
+                    {
+                        self.deadlines[0] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                        self.deadlines[1] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
+                        );
+                        self.deadlines[2] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
+                        );
+                    }
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Active,
@@ -346,7 +362,9 @@ pub mod session {
                 }
                 (State::Active, Action::Logout) => {
                     self.state = State::Closed;
-                    self.arm_timers();
+                    self.deadlines[0] = __fsm::None;
+                    self.deadlines[1] = __fsm::None;
+                    self.deadlines[2] = __fsm::None;
                     __fsm::Ok(__fsm::Fired::<Self> {
                         from: state,
                         to: State::Closed,
@@ -378,7 +396,8 @@ pub mod session {
                 (State::Closed, _) => false,
             }
         }
-        /// Disarm every timer, and arm those of the current state.
+        /// Disarm every timer, and arm those of the current state and of
+        /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 3];
             #[allow(clippy::match_single_binding, clippy::single_match)]
@@ -387,25 +406,37 @@ pub mod session {
                     let now = __fsm::Timestamp::from_system_time(
                         __fsm::Clock::now(&self.clock),
                     );
-                    self.deadlines[0] = __fsm::Some(
-                        __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
-                    );
-                    self.deadlines[1] = __fsm::Some(
-                        __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
-                    );
-                    self.deadlines[2] = __fsm::Some(
-                        __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
-                    );
+                    {
+                        self.deadlines[0] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                        );
+                        self.deadlines[1] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
+                        );
+                        self.deadlines[2] = __fsm::Some(
+                            __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
+                        );
+                    }
                 }
                 _ => {}
             }
         }
-        /// The current state's timers, group by group in the order groups
-        /// are tried.
+        /// The slots of the timers armed in `state` (its own and its
+        /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
             #[allow(clippy::match_single_binding)]
             match state {
                 State::Active => &[1, 2, 0],
+                _ => &[],
+            }
+        }
+        /// The timers armed in `state`, as snapshots list them: the
+        /// declaring state's name, the timer's index among its timers,
+        /// and its slot; innermost level first.
+        fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
+            #[allow(clippy::match_single_binding)]
+            match state {
+                State::Active => &[("active", 0, 0), ("active", 1, 1), ("active", 2, 2)],
                 _ => &[],
             }
         }
@@ -438,7 +469,23 @@ pub mod session {
                     {
                         if Guards::keep_alive(guards) {
                             self.state = State::Active;
-                            self.arm_timers();
+                            self.deadlines[0] = __fsm::None;
+                            self.deadlines[1] = __fsm::None;
+                            self.deadlines[2] = __fsm::None;
+                            let now = __fsm::Timestamp::from_system_time(
+                                __fsm::Clock::now(&self.clock),
+                            );
+                            {
+                                self.deadlines[0] = __fsm::Some(
+                                    __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
+                                );
+                                self.deadlines[1] = __fsm::Some(
+                                    __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
+                                );
+                                self.deadlines[2] = __fsm::Some(
+                                    __fsm::deadline(now, __fsm::Duration::from_millis(900000)),
+                                );
+                            }
                             __fsm::Some(
                                 __fsm::Ok(__fsm::TimerFired::<Self> {
                                     from: state,
@@ -454,7 +501,9 @@ pub mod session {
                         } else {
                             {
                                 self.state = State::Closed;
-                                self.arm_timers();
+                                self.deadlines[0] = __fsm::None;
+                                self.deadlines[1] = __fsm::None;
+                                self.deadlines[2] = __fsm::None;
                                 __fsm::Some(
                                     __fsm::Ok(__fsm::TimerFired::<Self> {
                                         from: state,
@@ -536,16 +585,18 @@ pub mod session {
             count
         }
         /// The timers armed now, with their deadlines, as a snapshot
-        /// stores them.
+        /// stores them: those of the current state, then those of each
+        /// composite state around it, outwards, each named by the state
+        /// that declares it.
         pub fn armed_timers(
             &self,
         ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-            let state = self.state.name();
-            self.deadlines
+            Self::timers_in(self.state)
                 .iter()
-                .enumerate()
-                .filter_map(move |(index, due)| {
-                    due.map(|due| __fsm::ArmedTimer::new(state, index as u32, due))
+                .filter_map(move |&(state, timer, slot)| {
+                    self
+                        .deadlines[slot]
+                        .map(|due| __fsm::ArmedTimer::new(state, timer, due))
                 })
         }
         /// The clock.
@@ -592,7 +643,26 @@ pub mod session {
             clock: K,
         ) -> __fsm::Result<Self, __fsm::RestoreError> {
             let state = snapshot.state_of::<Self>(policy)?;
-            let deadlines = snapshot.deadlines::<3>(Self::timer_order(state).len())?;
+            let deadlines = snapshot
+                .deadlines_in::<
+                    3,
+                >(
+                    |name, timer| match (state, name, timer) {
+                        (State::Active, "active", 0) => __fsm::Some(0),
+                        (State::Active, "active", 1) => __fsm::Some(1),
+                        (State::Active, "active", 2) => __fsm::Some(2),
+                        _ => __fsm::None,
+                    },
+                    |name| {
+                        let here = state.name() == name;
+                        here.then_some(
+                            match name {
+                                "active" => 3,
+                                _ => 0,
+                            },
+                        )
+                    },
+                )?;
             __fsm::Ok(Self { state, clock, deadlines })
         }
     }
