@@ -292,42 +292,14 @@ impl Snapshot {
             }),
         }
     }
-
-    /// The deadlines of the timers it carries, checked against the machine
-    /// it restores into: each is placed at its index in the returned
-    /// array, whose length `N` is the most timers any state of the machine
-    /// has; `timer_counts(state)` gives how many timers `state` has. Every
-    /// timer must belong to the snapshot's current state (timers are
-    /// disarmed when their state is left). For generated code.
-    ///
-    /// # Errors
-    ///
-    /// [`RestoreError::UnknownTimer`] for a timer of another state, or past
-    /// the timers of the current state; [`RestoreError::DuplicateTimer`]
-    /// for a timer armed twice.
-    #[doc(hidden)]
-    pub fn deadlines<const N: usize>(
-        &self,
-        timer_count: usize,
-    ) -> Result<[Option<Timestamp>; N], RestoreError> {
-        let mut deadlines = [None; N];
-        for armed in self.checked_timers()? {
-            let index = armed.timer as usize;
-            let armable = armed.state == self.current_state;
-            if !armable || index >= timer_count.min(N) {
-                return Err(self.unknown_timer(armed, armable.then_some(timer_count as u32)));
-            }
-            deadlines[index] = Some(armed.due);
-        }
-        Ok(deadlines)
-    }
 }
 
 impl Snapshot {
-    /// [`Snapshot::deadlines`] for a machine with nested states, where the
-    /// timers of the current state and of every state holding it are armed
-    /// together: `slot(state, timer)` is the slot in the returned array of
-    /// timer number `timer` of the state named `state`, when that state is
+    /// The deadlines of the timers it carries, checked against the machine
+    /// it restores into, where the timers of the current state and of every
+    /// state holding it are armed together: `slot(state, timer)` is the
+    /// slot in the returned array of timer number `timer` of the state named
+    /// `state`, when that state is
     /// the snapshot's current state or holds it and has such a timer, and
     /// `None` otherwise; `timers_here(state)` is how many timers the state
     /// named `state` has when it is the current state or holds it, and
