@@ -260,6 +260,22 @@ impl Definition {
         &self.machine.states[state.index()].name
     }
 
+    /// The delay of timer number `timer` of `state`, as written: `30s`, or
+    /// the name of a delay. For the reports of a timer that came due.
+    pub(crate) fn delay_text(&self, state: StateId, timer: usize) -> String {
+        let state = self
+            .machine
+            .state_ids()
+            .nth(state.index())
+            .expect("a state of the definition");
+        let (_, timer) = self
+            .machine
+            .timers_of(state)
+            .nth(timer)
+            .expect("a timer that came due is a timer of its state");
+        self.machine.delay_text(timer.delay)
+    }
+
     /// The name of `action`.
     ///
     /// # Panics

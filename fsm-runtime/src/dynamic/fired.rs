@@ -176,16 +176,7 @@ impl<'e> FiredTimer<'e> {
 
     /// The timer's delay as written: `30s`, or the name of a delay.
     pub fn delay_text(&self) -> String {
-        let machine = self.definition.machine();
-        let state = machine
-            .state_ids()
-            .nth(self.declared_in.index())
-            .expect("a state of the definition");
-        let (_, timer) = machine
-            .timers_of(state)
-            .nth(self.timer)
-            .expect("a fired timer is a timer of its state");
-        machine.delay_text(timer.delay)
+        self.definition.delay_text(self.declared_in, self.timer)
     }
 
     /// The names of the outputs, in order.
