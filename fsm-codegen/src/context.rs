@@ -1669,13 +1669,13 @@ impl Gen<'_> {
                 // Without the feature, stubs that no call compiles to: a
                 // call fails on the bound, whose message names the feature
                 // (rather than "no method named `snapshot`", with the advice
-                // to implement `Machine`).
+                // to implement `Persist`).
                 __fsm::without_serde! {
                     impl #generics #m #params {
                         /// Needs `fsm-runtime`'s `serde` feature, which is off:
                         /// the snapshot of a machine with a context carries the
                         /// context as JSON. A call does not compile, and says so.
-                        pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::RestoreError>
+                        pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
                         where
                             for<'a> #ctx: #needs_serde,
                         {
@@ -1834,9 +1834,10 @@ impl Gen<'_> {
     }
 
     /// The runtime's traits: `Fire<G>` (with `G` the caller's guards, or
-    /// `NoGuards`), and for a machine whose `fire` takes the event alone,
-    /// `FireEvent`, `Timed` and (with a context, under the `serde` feature)
-    /// `Persist`.
+    /// `NoGuards`); `FireEvent` for a machine whose `fire` takes the event
+    /// alone; `Timed` except for a machine with timers that takes its guards
+    /// per call; `Persist` and `Restore` (with a context, under the `serde`
+    /// feature; `Restore` with a `Default` clock).
     fn trait_impls(&self, generics: &TokenStream, params: &TokenStream) -> TokenStream {
         let m = &self.machine_ident;
         let input_ty = if self.events {

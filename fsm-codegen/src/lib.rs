@@ -25,8 +25,8 @@
 //!   machine has guards;
 //! - the machine type (`Door`) with `new`, `state`, `fire`, `can_fire`,
 //!   `transition`, `valid_actions`, `is_terminal`, `snapshot`, `restore` and
-//!   `restore_with`, implementing `fsm_runtime::Machine` and
-//!   `fsm_runtime::Fire`;
+//!   `restore_with`, implementing `fsm_runtime::Machine`, `Fire`, `Timed`,
+//!   `Persist`, `Restore` and, without guards, `FireEvent`;
 //! - private `static` tables of outputs, valid actions and rejected
 //!   candidates, which results and errors borrow so `fire` never allocates.
 //!

@@ -274,7 +274,7 @@ pub(crate) fn machine_type(name: &str, docs: &[String], idents: &Idents, memory:
         #docs
         ///
         #holds
-        #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+        #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
         pub struct #machine_ident {
             state: State,
             #memory_field

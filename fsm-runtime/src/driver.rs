@@ -66,7 +66,10 @@ use std::time::Duration;
 /// Every generated machine implements [`FireEvent`] and [`Timed`] (one
 /// without timers keeps the defaults: no deadline, no timer to fire), except
 /// one that takes its guards per call, which a driver cannot run.
-pub trait Driven {
+///
+/// Sealed: it is implemented for exactly those two kinds, so that a driver's
+/// reports are always the machine's own.
+pub trait Driven: sealed::Sealed {
     /// The machine whose results the driver reports.
     type Machine: FireEvent + Timed;
 
@@ -89,6 +92,17 @@ pub trait Driven {
 
     /// Fire the earliest timer whose deadline has passed, if any.
     fn fire_next_due(&mut self) -> Option<TimerResult<Self::Machine>>;
+}
+
+mod sealed {
+    use crate::history::Recorded;
+    use crate::machine::{FireEvent, Timed};
+
+    pub trait Sealed {}
+
+    impl<M: FireEvent + Timed> Sealed for M {}
+
+    impl<M: FireEvent + Timed> Sealed for Recorded<M> {}
 }
 
 /// The event a driven machine fires.

@@ -6,11 +6,13 @@
 //! `Output` enums, a `Guards` trait when the machine has guards, and the
 //! machine type; this crate holds what all machines share:
 //!
-//! - [`Machine`], [`FireEvent`] (`fire(event)`), [`Timed`], [`Persist`] and [`Restore`],
-//!   the traits every generated machine implements, whatever it declares
-//!   (context, payloads, timers, nested states), so that generic code can
-//!   drive any of them; [`Fire`] for a machine that takes its guards per
-//!   call, `fire(event, &guards)`;
+//! - [`Machine`], the trait every generated machine implements, whatever it
+//!   declares (context, payloads, timers, nested states), and the traits
+//!   that fire, time and store it: [`FireEvent`] (`fire(event)`, every
+//!   machine that does not take its guards per call) or [`Fire`]
+//!   (`fire(event, &guards)`), [`Timed`], [`Persist`] and [`Restore`]
+//!   (with a context, under the `serde` feature); each trait's page says
+//!   which machines implement it;
 //! - [`Fired`], what a successful `fire` reports, and [`FireError`], why an
 //!   event did not fire, holding the event. The same types for every
 //!   machine, and neither allocates;

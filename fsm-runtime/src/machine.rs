@@ -19,8 +19,10 @@ use std::fmt;
 /// guards per call, [`Fire<G>`](Fire) (`fire(event, &guards)`); timers are
 /// [`Timed`]'s, snapshots [`Persist`]'s and [`Restore`]'s.
 ///
-/// Every method has an inherent twin on the generated type, so users who
-/// hold a concrete machine never need to import this trait.
+/// `state`, `valid_actions` and `is_terminal` have inherent twins on the
+/// generated type, so users who hold a concrete machine rarely need to
+/// import this trait; `NAME`, `FINGERPRINT` and the per-state tables are
+/// reached through it (`<Door as Machine>::FINGERPRINT`).
 pub trait Machine: Sized {
     /// The machine's states: its leaves, with nested states (a composite
     /// state is never current).
@@ -72,11 +74,13 @@ pub trait Machine: Sized {
 
 /// Firing events with guards of type `G`, passed per call.
 ///
-/// A machine whose guards are passed per call (one without a context) implements `Fire<G>` for every `G` that implements
-/// its generated `Guards` trait (including `dyn Guards`); a machine without
-/// guards implements it for every `G` and never looks at the value, and a
-/// machine with a context (whose guards read it) implements `Fire<NoGuards>`,
-/// so [`NoGuards`] (the default) always works for them. Generic code that
+/// A machine whose guards are passed per call (one with guards and no
+/// context) implements `Fire<G>` for every `G` that implements its generated
+/// `Guards` trait (including `dyn Guards`). A plain machine without guards
+/// implements it for every `G` and never looks at the value; every other
+/// machine (with a context, or with payloads or timers and no guards)
+/// implements `Fire<NoGuards>`. So [`NoGuards`] (the default) works for
+/// every machine that does not take guards. Generic code that
 /// drives machines with guards and without alike names the guards as a type
 /// parameter:
 ///
@@ -162,9 +166,10 @@ pub trait Fire<G: ?Sized = NoGuards>: Machine {
 /// # Ok::<(), turnstile::FireError>(())
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` takes its guards per call, so it does not implement `FireEvent`",
-    label = "`FireEvent` is for machines that fire an event alone",
-    note = "a machine with guards and no context fires through `fsm_runtime::Fire`, as `fire(event, &guards)`"
+    message = "`{Self}` does not fire an event alone, so it does not implement `FireEvent`",
+    label = "`FireEvent` is for generated machines that do not take their guards per call",
+    note = "a generated machine with guards and no context takes them per call: it fires through `fsm_runtime::Fire`, as `fire(event, &guards)`",
+    note = "a `Recorded` or `Shared` machine fires through its own `fire(event)`"
 )]
 pub trait FireEvent: Machine {
     /// Fire `event`: on success the machine moves to [`Fired::to`] and the
@@ -180,7 +185,9 @@ pub trait FireEvent: Machine {
 /// A machine's timers, for the drivers and wrappers. Every generated machine
 /// implements it, and one without timers keeps the defaults (nothing is ever
 /// due), except a machine with timers whose guards are passed per call: its
-/// own `fire_next_due(&guards)` takes them.
+/// own `fire_next_due(&guards)` and `fire_due(&guards, each)` take them, so
+/// neither the drivers nor `Recorded::fire_next_due` can fire its timers;
+/// give such a machine a context to drive it.
 pub trait Timed: Machine {
     /// When the next armed timer is due; `None` when none is armed.
     fn next_deadline(&self) -> Option<Timestamp> {

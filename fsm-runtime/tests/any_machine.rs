@@ -235,18 +235,21 @@ fn run_virtual_drives_a_recorded_machine_through_its_timers() {
 #[test]
 fn run_blocking_drives_a_recorded_machine_on_the_system_clock() {
     let (events, receiver) = std::sync::mpsc::channel();
-    let mut run = Recorded::new(Job::new(work(50)));
+    let (stop, stopping) = std::sync::mpsc::channel::<()>();
+    let mut run = Recorded::new(Job::new(work(300)));
     let sender = std::thread::spawn(move || {
         events.send(Event::Start("crawl".into())).unwrap();
-        // The budget (50 ms) runs out: parked.
-        std::thread::sleep(Duration::from_millis(300));
+        // The budget (300 ms) runs out: parked.
+        std::thread::sleep(Duration::from_millis(600));
+        // Resumed with a fresh budget, the two events queued behind it.
         for event in [Event::Resume, Event::Done, Event::Done] {
             events.send(event).unwrap();
         }
-        // Kept open until the machine is done.
-        std::thread::sleep(Duration::from_secs(5));
+        // The channel stays open until the machine is done.
+        let _ = stopping.recv_timeout(Duration::from_secs(30));
     });
     let stopped = run_blocking(&mut run, &receiver, |_, _| {});
+    stop.send(()).unwrap();
     assert_eq!(stopped, Stopped::Terminal);
     assert_eq!(
         steps(run.history()),
@@ -270,14 +273,16 @@ fn the_async_driver_drives_a_recorded_machine() {
         .unwrap();
     runtime.block_on(async {
         let (events, mut receiver) = tokio::sync::mpsc::channel(8);
-        let mut run = Recorded::new(Job::new(work(50)));
+        let mut run = Recorded::new(Job::new(work(300)));
         events.send(Event::Start("crawl".into())).await.unwrap();
         events.send(Event::Done).await.unwrap();
         let sender = tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            // The budget (300 ms) runs out first: parked.
+            tokio::time::sleep(Duration::from_millis(600)).await;
             events.send(Event::Resume).await.unwrap();
             events.send(Event::Done).await.unwrap();
-            tokio::time::sleep(Duration::from_secs(5)).await;
+            // The channel stays open until the machine is done.
+            tokio::time::sleep(Duration::from_secs(30)).await;
         });
         let stopped = fsm_runtime::driver::run(&mut run, &mut receiver, |_, _| {}).await;
         assert_eq!(stopped, Stopped::Terminal);
@@ -379,7 +384,12 @@ fn a_recorded_machine_in_a_file_store_survives_kill_9() {
             (version, ticks)
         );
         last = (version, ticks);
-        let due = run.machine().next_deadline().expect("the budget is armed");
+        let due = run
+            .machine()
+            .armed_timers()
+            .find(|timer| timer.state() == "work")
+            .expect("the budget is armed")
+            .due();
         assert_eq!(
             *deadline.get_or_insert(due),
             due,

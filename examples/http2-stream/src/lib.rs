@@ -244,7 +244,7 @@ pub fn send(stream: &mut Stream, frame: Frame) -> Result<Vec<Output>, FireError>
 /// Both actions of a frame, or neither: the machine holds its state alone, so a frame
 /// whose END_STREAM is refused leaves the stream as it found it.
 fn fire_frame(stream: &mut Stream, frame: Frame, direction: Direction) -> Result<Vec<Output>, FireError> {
-    let before = stream.clone();
+    let before = *stream;
     let (action, end_stream) = frame.actions(direction);
     let mut outputs = stream.fire(action)?.outputs.to_vec();
     if let Some(end_stream) = end_stream {

@@ -201,7 +201,14 @@ pub mod broken {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Broken {
         state: State,
     }
@@ -513,7 +520,14 @@ pub mod colliding {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Colliding {
         state: State,
     }
@@ -840,7 +854,14 @@ pub mod sized {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Sized {
         state: State,
     }
@@ -1144,7 +1165,14 @@ pub mod unparsed {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Unparsed {
         state: State,
     }

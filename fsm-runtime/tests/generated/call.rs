@@ -1173,7 +1173,7 @@ pub mod call {
         r" Needs `fsm-runtime`'s `serde` feature, which is off:"] #[doc =
         r" the snapshot of a machine with a context carries the"] #[doc =
         r" context as JSON. A call does not compile, and says so."] pub fn snapshot(&
-        self) -> __fsm::Result < __fsm::Snapshot, __fsm::RestoreError > where for < 'a >
+        self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
         CallContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } #[doc =
         r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
         r" without it, [`Self::restore_with_context`] restores"] #[doc =

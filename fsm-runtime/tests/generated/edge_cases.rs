@@ -168,7 +168,14 @@ pub mod idle {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Idle {
         state: State,
     }
@@ -547,7 +554,14 @@ pub mod sink {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Sink {
         state: State,
     }
@@ -923,7 +937,14 @@ pub mod total {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Total {
         state: State,
     }
@@ -1310,7 +1331,14 @@ pub mod acronyms {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Acronyms {
         state: State,
     }

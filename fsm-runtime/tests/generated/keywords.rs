@@ -272,7 +272,14 @@ pub mod r#match {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Match {
         state: State,
     }
@@ -758,7 +765,14 @@ pub mod result {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Result {
         state: State,
     }
@@ -1168,7 +1182,14 @@ pub mod g {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct G {
         state: State,
     }
@@ -1584,7 +1605,14 @@ pub mod sized {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Sized {
         state: State,
     }
@@ -2015,7 +2043,14 @@ pub mod option {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Option {
         state: State,
     }

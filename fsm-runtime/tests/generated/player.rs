@@ -482,7 +482,14 @@ pub mod player {
     /// history, the leaf last active inside it: the caller fires actions,
     /// performs the outputs each transition returns, and feeds results back
     /// as further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Player {
         state: State,
         last_active: [__fsm::Option<State>; 1],

@@ -372,7 +372,14 @@ pub mod semantics {
     /// It holds only its current state: the caller fires actions, performs
     /// the outputs each transition returns, and feeds results back as
     /// further actions.
-    #[derive(__fsm::Clone, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+    #[derive(
+        __fsm::Clone,
+        __fsm::Copy,
+        __fsm::Debug,
+        __fsm::PartialEq,
+        __fsm::Eq,
+        __fsm::Hash
+    )]
     pub struct Semantics {
         state: State,
     }
