@@ -18,6 +18,11 @@ use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 /// [`restore`](Recorded::restore) brings it back. For a machine fired from
 /// several threads, see [`Shared`](crate::Shared).
 ///
+/// Each entry is stamped by the history's clock, read before the machine
+/// fires; a machine on a [`ManualClock`](crate::ManualClock) records the
+/// times of that clock when its history is given it too
+/// (`History::new().with_clock(clock.clone())`).
+///
 /// ```
 /// use fsm_runtime::Recorded;
 ///
