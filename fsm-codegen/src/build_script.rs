@@ -423,7 +423,7 @@ impl Error {
     /// The error as [`compile_or_exit`] prints it. For a file with errors,
     /// each diagnostic as `error: message [fsm::code]`, its position, the
     /// marked source lines and its help, in rustc's layout (see
-    /// [`crate::snippet::render`]), then a line that says which file failed;
+    /// [`fsm_grammar::report::rustc`]), then a line that says which file failed;
     /// otherwise `error: ` and the message. Ends with a line break.
     pub fn render(&self) -> String {
         match self {
@@ -438,7 +438,7 @@ impl Error {
                 for diagnostic in diagnostics {
                     out.push_str(severity(diagnostic));
                     out.push_str(": ");
-                    out.push_str(&crate::snippet::render(&shown, text, diagnostic));
+                    out.push_str(&fsm_grammar::report::rustc(&shown, text, diagnostic));
                     out.push_str("\n\n");
                 }
                 let count = diagnostics.len();

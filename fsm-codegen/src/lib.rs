@@ -9,7 +9,7 @@
 //!   `// @generated` header (`fsmc build`);
 //! - [`compile`] and [`Config`] write that source into `OUT_DIR` from a build
 //!   script, and [`compile_or_exit`] fails the build script with the
-//!   diagnostics shown as [`snippet::render`] lays them out.
+//!   diagnostics shown as [`fsm_grammar::report::rustc`] lays them out.
 //!
 //! Output is deterministic: the same input gives byte-identical tokens and
 //! source.
@@ -67,7 +67,6 @@ mod options;
 #[cfg(feature = "render")]
 mod render;
 mod snapshot;
-pub mod snippet;
 mod stub;
 mod tables;
 mod transitions;

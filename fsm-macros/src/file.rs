@@ -2,11 +2,10 @@
 //!
 //! The path is relative to the crate root (`CARGO_MANIFEST_DIR`). rustc can
 //! only point at the path literal, so each message carries the file, line,
-//! column and the marked source lines (see [`fsm_codegen::snippet`]).
+//! column and the marked source lines (see [`fsm_grammar::report::rustc`]).
 
 use crate::expand::{self, Generation, Origin, Shown};
 use crate::{generate, report};
-use fsm_codegen::snippet;
 use fsm_codegen::Module;
 use fsm_grammar::{Diagnostic, LineIndex};
 use proc_macro2::{Span, TokenStream};
@@ -122,7 +121,7 @@ struct File<'a> {
 impl Origin for File<'_> {
     fn show(&self, diagnostic: &Diagnostic) -> Shown {
         Shown {
-            message: snippet::render(self.path, self.text, diagnostic),
+            message: fsm_grammar::report::rustc(self.path, self.text, diagnostic),
             first: self.literal,
             last: self.literal,
         }

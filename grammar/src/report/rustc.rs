@@ -9,7 +9,8 @@
 //! cargo's own output, where colors and box drawing would not belong, and it
 //! needs no dependency beyond the front end.
 
-use fsm_grammar::{Diagnostic, LineIndex};
+use crate::diagnostic::Diagnostic;
+use crate::span::LineIndex;
 use std::fmt::Write as _;
 
 /// Tabs are shown as this many spaces, as rustc does.
@@ -26,7 +27,7 @@ const TAB: &str = "    ";
 ///   |
 ///   = help: did you mean `opened`?
 /// ```
-pub fn render(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
+pub fn rustc(path: &str, source: &str, diagnostic: &Diagnostic) -> String {
     let index = LineIndex::new(source);
     let mut marks: Vec<Mark> = std::iter::once(Mark {
         range: (diagnostic.span.start, diagnostic.span.end),
@@ -156,10 +157,10 @@ fn line(source: &str, number: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fsm_grammar::Code;
+    use crate::Code;
 
     fn diagnostic(source: &str, code: Code) -> Diagnostic {
-        fsm_grammar::check(source)
+        crate::check(source)
             .diagnostics
             .into_iter()
             .find(|d| d.code == code)
@@ -170,7 +171,7 @@ mod tests {
     fn renders_the_primary_mark_under_the_exact_token() {
         let source = "machine Door {\n    initial state closed { on open -> opned; }\n    \
                       state opened { on close -> closed; }\n}\n";
-        let rendered = render("door.fsm", source, &diagnostic(source, Code::UnknownState));
+        let rendered = rustc("door.fsm", source, &diagnostic(source, Code::UnknownState));
         assert_eq!(
             rendered,
             "transition on `open` targets unknown state `opned` [fsm::unknown-state]\n \
@@ -186,7 +187,7 @@ mod tests {
     #[test]
     fn secondary_marks_show_their_own_lines_in_order() {
         let source = "machine M {\n    initial state a;\n\n\n\n\n\n\n\n\n    state a;\n}\n";
-        let rendered = render("m.fsm", source, &diagnostic(source, Code::DuplicateState));
+        let rendered = rustc("m.fsm", source, &diagnostic(source, Code::DuplicateState));
         assert_eq!(
             rendered,
             "state `a` is defined more than once in machine `M` [fsm::duplicate-state]\n  \
@@ -206,7 +207,7 @@ mod tests {
     fn a_very_long_line_is_shown_in_part_from_its_mark() {
         let name = "x".repeat(1_000_000);
         let source = format!("machine M {{\n    initial state a {{ on go -> {name}; }}\n}}\n");
-        let rendered = render("m.fsm", &source, &diagnostic(&source, Code::UnknownState));
+        let rendered = rustc("m.fsm", &source, &diagnostic(&source, Code::UnknownState));
         assert!(rendered.len() < 2_000, "{} bytes", rendered.len());
         // The column stays exact, and the mark sits under the shown name.
         assert!(rendered.contains(" --> m.fsm:2:32\n"), "{rendered}");
@@ -219,7 +220,7 @@ mod tests {
     #[test]
     fn tabs_are_expanded_in_the_line_and_the_mark_alike() {
         let source = "machine M {\n\tinitial state a { on go -> nowhere; }\n}\n";
-        let rendered = render("m.fsm", source, &diagnostic(source, Code::UnknownState));
+        let rendered = rustc("m.fsm", source, &diagnostic(source, Code::UnknownState));
         assert!(
             rendered.contains(
                 "2 |     initial state a { on go -> nowhere; }\n  \
@@ -232,10 +233,10 @@ mod tests {
     #[test]
     fn an_empty_span_at_the_end_of_the_file_marks_one_column_past_the_text() {
         let source = "machine";
-        let at_end = fsm_grammar::Span::new(source.len(), source.len());
+        let at_end = crate::Span::new(source.len(), source.len());
         let diagnostic = Diagnostic::new(Code::Syntax, at_end, "cut short", "here", "go on");
         assert_eq!(
-            render("m.fsm", source, &diagnostic),
+            rustc("m.fsm", source, &diagnostic),
             "cut short [fsm::syntax]\n --> m.fsm:1:8\n  |\n1 | machine\n  |        ^ here\n  |\n  = help: go on"
         );
     }
