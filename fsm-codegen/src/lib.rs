@@ -55,9 +55,9 @@
 
 #[cfg(feature = "render")]
 mod build_script;
-mod context;
 mod docs;
 mod enums;
+mod extended;
 mod guards;
 mod idents;
 mod machine;
@@ -99,7 +99,7 @@ pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) 
         name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
     options.place(match conflict {
         Some(message) => compile_error(&message),
-        None if context::is_extended(machine) => context::context_module(machine, options),
+        None if extended::is_extended(machine) => extended::extended_module(machine, options),
         None => machine::machine_module(machine, options),
     })
 }

@@ -4,7 +4,7 @@
 //! diagnostic goes on the exact tokens its byte range covers.
 
 use crate::expand::{self, Generation, Origin, Shown};
-use crate::layout::{self, LaidOut, Locate, SpanLocations};
+use crate::token_text::{self, LaidOut, Locate, SpanLocations};
 use fsm_codegen::Module;
 use fsm_grammar::Diagnostic;
 use proc_macro2::{Span, TokenStream};
@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 /// Expand an inline definition, for the runtime crate at `runtime`, its
 /// items going where `module` says.
 pub(crate) fn expand(tokens: TokenStream, runtime: TokenStream, module: Module) -> TokenStream {
-    let laid_out = layout::lay_out(tokens, &SpanLocations);
+    let laid_out = token_text::lay_out(tokens, &SpanLocations);
     let origin = Inline {
         laid_out: &laid_out,
         locate: &SpanLocations,
@@ -128,7 +128,7 @@ mod tests {
 
     fn messages(source: &str) -> Vec<String> {
         let tokens = TokenStream::from_str(source).expect("test source lexes");
-        let laid_out = layout::lay_out(tokens, &InMain);
+        let laid_out = token_text::lay_out(tokens, &InMain);
         let inline = Inline {
             laid_out: &laid_out,
             locate: &InMain,

@@ -82,8 +82,8 @@ mod file;
 mod generate;
 mod inline;
 mod invocation;
-mod layout;
 mod report;
+mod token_text;
 
 use invocation::{Invocation, Source};
 use std::panic::{self, AssertUnwindSafe};

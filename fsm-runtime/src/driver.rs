@@ -49,11 +49,11 @@
 //! ```
 
 use crate::clock::{Clock, ManualClock};
-use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{Recorded, Timestamp};
 use crate::machine::{FireEvent, Machine, Timed};
+use crate::timer::{TimerFired, TimerRejected};
 use std::fmt;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;

@@ -74,7 +74,6 @@
 mod value_traits;
 
 pub mod clock;
-mod context;
 pub mod driver;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
@@ -91,10 +90,10 @@ mod snapshot;
 pub mod store;
 mod symbol;
 mod symbol_serde;
+mod timer;
 mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use context::{TimerFired, TimerRejected};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
 pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
@@ -102,6 +101,7 @@ pub use machine::{Fire, FireEvent, Machine, NoGuards, Persist, Restore, Timed};
 pub use shared::Shared;
 pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
+pub use timer::{TimerFired, TimerRejected};
 
 /// Define state machines in the `.fsm` language, inline or from a file.
 ///
@@ -180,9 +180,9 @@ pub mod __private {
     pub use crate::__if_serde as if_serde;
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::__without_serde as without_serde;
-    pub use crate::context::deadline;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     pub use crate::symbol_serde::NeedsSerdeFeature;
+    pub use crate::timer::deadline;
     pub use crate::trace::Traced;
     pub use crate::{
         ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, FireEvent, Fired, Machine,

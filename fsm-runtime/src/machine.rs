@@ -1,12 +1,12 @@
 //! The traits every generated machine implements, so that generic code
 //! (histories, stores, shared handles, drivers) can drive any of them.
 
-use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::Timestamp;
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 use crate::symbol::Symbol;
+use crate::timer::{TimerFired, TimerRejected};
 use std::fmt;
 
 /// A state machine generated from a `.fsm` definition: its types, its

@@ -1,11 +1,11 @@
 //! One machine, fired from many threads.
 
-use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{record, History, Recorded, Timestamp};
 use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
 use crate::snapshot::{Snapshot, SnapshotError};
+use crate::timer::{TimerFired, TimerRejected};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 

@@ -66,7 +66,7 @@ impl<M: Machine> Traced for Result<Fired<M>, FireError<M>> {
     }
 }
 
-impl<M: Machine> Traced for Option<Result<crate::context::TimerFired<M>, crate::context::TimerRejected<M>>> {
+impl<M: Machine> Traced for Option<Result<crate::timer::TimerFired<M>, crate::timer::TimerRejected<M>>> {
     /// A timer that fired, or a group none of whose guards held; nothing
     /// when no timer was due.
     #[inline]

@@ -1,11 +1,11 @@
 //! A generated machine that records its own history.
 
 use super::{History, Timestamp};
-use crate::context::{TimerFired, TimerRejected};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed};
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
+use crate::timer::{TimerFired, TimerRejected};
 
 /// A generated machine and the [`History`] of every transition it took.
 ///

@@ -74,7 +74,7 @@ pub(crate) fn is_extended(machine: &Machine) -> bool {
 
 /// `pub mod <snake_name> { ... }` for a checked machine with a context, a
 /// payload or a timer.
-pub(crate) fn context_module(machine: &Machine, options: &Options) -> TokenStream {
+pub(crate) fn extended_module(machine: &Machine, options: &Options) -> TokenStream {
     let idents = Idents::new(machine);
     let enums = enums(machine, &idents);
     let machine_ident = idents.machine.clone();
