@@ -125,7 +125,9 @@ impl<M: Machine> Shared<M> {
         result
     }
 
-    /// True when firing `event` now would succeed. Changes nothing.
+    /// True when firing `event` now would succeed. Changes nothing. Another
+    /// thread may fire before you do, so the answer may be stale by the time
+    /// you act on it.
     pub fn can_fire(&self, event: &M::Event) -> bool
     where
         M: FireEvent,
@@ -134,7 +136,7 @@ impl<M: Machine> Shared<M> {
     }
 
     /// True when firing `event` with `guards` now would succeed. Changes
-    /// nothing.
+    /// nothing; the answer may be stale, as [`Shared::can_fire`]'s.
     pub fn can_fire_with<G: ?Sized>(&self, event: &M::Event, guards: &G) -> bool
     where
         M: Fire<G>,
