@@ -19,7 +19,7 @@
 //! specialization"): [`PayloadDebug`] when the type is `Debug`,
 //! [`PayloadOpaque`] otherwise.
 
-use std::fmt;
+use core::fmt;
 
 /// A payload to show in an `Event`'s `Debug`.
 pub struct DebugPayload<'a, T>(pub &'a T);
@@ -63,9 +63,9 @@ impl fmt::Debug for Elided {
 #[cfg(feature = "serde")]
 mod serde_impls {
     use crate::symbol::{ParseSymbolError, Symbol};
+    use core::fmt;
+    use core::marker::PhantomData;
     use serde::de::{self, Deserialize, Deserializer, EnumAccess, Error, VariantAccess, Visitor};
-    use std::fmt;
-    use std::marker::PhantomData;
 
     /// An `Event` read back variant by variant: generated code implements it
     /// (with the bounds of its `Deserialize`), and its `Deserialize` calls
@@ -143,7 +143,7 @@ mod serde_impls {
         }
 
         fn visit_bytes<E: Error>(self, name: &[u8]) -> Result<Tag<A>, E> {
-            match std::str::from_utf8(name) {
+            match core::str::from_utf8(name) {
                 Ok(name) => self.visit_str(name),
                 Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),
             }

@@ -4,8 +4,8 @@
 
 use crate::machine::Machine;
 use crate::symbol::{write_names, Symbol};
-use std::fmt;
-use std::hash::{Hash, Hasher};
+use core::fmt;
+use core::hash::{Hash, Hasher};
 
 /// Why an event did not fire. The machine is unchanged, nothing ran, and the
 /// error holds the event (`event()`, `into_event()`), so a payload is never
@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 /// context, payloads, timers or nested states: one `match` reads them all.
 ///
 /// It displays as the specific error of its variant, which is not repeated
-/// as its [`source`](std::error::Error::source): match on the variant to get
+/// as its [`source`](core::error::Error::source): match on the variant to get
 /// at it.
 ///
 /// Every error is read through methods, and the dynamic engine's
@@ -266,14 +266,14 @@ impl<M: Machine> fmt::Display for FireError<M> {
     }
 }
 
-impl<M: Machine> std::error::Error for InvalidTransition<M> {}
-impl<M: Machine> std::error::Error for GuardRejected<M> {}
+impl<M: Machine> core::error::Error for InvalidTransition<M> {}
+impl<M: Machine> core::error::Error for GuardRejected<M> {}
 
 /// No `source`: a `FireError` displays as the error it holds (thiserror's
 /// `#[error(transparent)]`), so reporting that error again as its source
 /// would print the message twice in a chain (anyhow's `{:#}`). Match on the
 /// variant to reach the specific error.
-impl<M: Machine> std::error::Error for FireError<M> {}
+impl<M: Machine> core::error::Error for FireError<M> {}
 
 /// `Clone`, `Copy`, `PartialEq`, `Eq`, `Hash` and `Debug` of the errors,
 /// by hand: derives would demand the traits of `M` itself, while only the

@@ -2,7 +2,7 @@
 
 use crate::machine::Machine;
 use crate::symbol::Symbol;
-use std::fmt;
+use core::fmt;
 
 /// A transition that fired.
 ///

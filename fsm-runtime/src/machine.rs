@@ -7,7 +7,7 @@ use crate::history::Timestamp;
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 use crate::symbol::Symbol;
 use crate::timer::{TimerFired, TimerRejected};
-use std::fmt;
+use core::fmt;
 
 /// A state machine generated from a `.fsm` definition: its types, its
 /// constants, and its current state.

@@ -1,8 +1,8 @@
 //! The `State`, `Action` and `Output` enums of a machine, seen generically.
 
-use std::fmt;
-use std::hash::Hash;
-use std::str::FromStr;
+use core::fmt;
+use core::hash::Hash;
+use core::str::FromStr;
 
 /// Which of a machine's three enums a [`Symbol`] belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -114,7 +114,7 @@ impl fmt::Display for ParseSymbolError {
     }
 }
 
-impl std::error::Error for ParseSymbolError {}
+impl core::error::Error for ParseSymbolError {}
 
 /// Write `` `a`, `b`, `c` ``.
 pub(crate) fn write_names<'a>(

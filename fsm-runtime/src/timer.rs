@@ -2,7 +2,7 @@
 
 use crate::history::Timestamp;
 use crate::machine::Machine;
-use std::fmt;
+use core::fmt;
 
 /// A timer that fired: its state left (or kept, for an internal timer) and
 /// the outputs for the caller to perform, in the order of a fired action's

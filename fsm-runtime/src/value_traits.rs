@@ -23,14 +23,14 @@ macro_rules! impl_value_traits {
 
         impl<M: $crate::Machine> Eq for $ty<M> {}
 
-        impl<M: $crate::Machine> ::std::hash::Hash for $ty<M> {
-            fn hash<H: ::std::hash::Hasher>(&self, hasher: &mut H) {
+        impl<M: $crate::Machine> ::core::hash::Hash for $ty<M> {
+            fn hash<H: ::core::hash::Hasher>(&self, hasher: &mut H) {
                 $(self.$field.hash(hasher);)*
             }
         }
 
-        impl<M: $crate::Machine> ::std::fmt::Debug for $ty<M> {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        impl<M: $crate::Machine> ::core::fmt::Debug for $ty<M> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(stringify!($ty))
                     $(.field(stringify!($field), &self.$field))*
                     .finish()
