@@ -64,6 +64,23 @@ fn load_checked(path: &Path, verb: &str) -> Result<Checked, Exit> {
     }
 }
 
+/// The machine `--machine` names or, without it, the file's only machine; a
+/// usage error (status 2) naming the machines there are otherwise.
+pub fn chosen_machine<'m>(model: &'m Model, name: Option<&str>, path: &Path) -> Result<&'m Machine, Exit> {
+    match (name, model.machines.as_slice()) {
+        (Some(name), _) => machine(model, name, path),
+        (None, [machine]) => Ok(machine),
+        (None, _) => {
+            console::error(format_args!(
+                "`{}` defines {}; choose one with --machine",
+                path.display(),
+                machine_list(model)
+            ));
+            Err(Exit::Trouble)
+        }
+    }
+}
+
 /// The machine named `name`, or a usage error (status 2) naming the
 /// machines there are.
 pub fn machine<'m>(model: &'m Model, name: &str, path: &Path) -> Result<&'m Machine, Exit> {

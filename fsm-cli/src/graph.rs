@@ -64,20 +64,9 @@ pub fn run(args: &GraphArgs) -> Exit {
         Ok(model) => model,
         Err(exit) => return exit,
     };
-    let machine = match (&args.machine, model.machines.as_slice()) {
-        (Some(name), _) => match checked_source::machine(&model, name, &args.file) {
-            Ok(machine) => machine,
-            Err(exit) => return exit,
-        },
-        (None, [machine]) => machine,
-        (None, _) => {
-            console::error(format_args!(
-                "`{}` defines {}; choose one with --machine",
-                args.file.display(),
-                checked_source::machine_list(&model)
-            ));
-            return Exit::Trouble;
-        }
+    let machine = match checked_source::chosen_machine(&model, args.machine.as_deref(), &args.file) {
+        Ok(machine) => machine,
+        Err(exit) => return exit,
     };
     let text = match args.format {
         GraphFormat::Mermaid => diagram::mermaid(machine),

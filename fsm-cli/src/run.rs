@@ -99,18 +99,7 @@ pub fn run(args: &RunArgs) -> Exit {
 /// delays, the engine, and where the input comes from.
 fn start(args: &RunArgs) -> Result<(Session, Box<dyn BufRead>), Exit> {
     let model = checked_source::load_machines(&args.file, "run")?;
-    let machine = match (&args.machine, model.machines.as_slice()) {
-        (Some(name), _) => checked_source::machine(&model, name, &args.file)?,
-        (None, [machine]) => machine,
-        (None, _) => {
-            console::error(format_args!(
-                "`{}` defines {}; choose one with --machine",
-                args.file.display(),
-                checked_source::machine_list(&model)
-            ));
-            return Err(Exit::Trouble);
-        }
-    };
+    let machine = checked_source::chosen_machine(&model, args.machine.as_deref(), &args.file)?;
     let context = match &args.context {
         None => Value::Null,
         Some(path) => read_context(machine, path)?,
