@@ -555,7 +555,7 @@ impl Session {
     /// to fire what is due there.
     fn advance(&mut self, by: &str) -> Result<(), String> {
         let millis = parse_advance(by)?;
-        let now = Timestamp::from_system_time(self.clock.now());
+        let now = self.clock.now();
         let last_time = last_time();
         let end = now
             .unix_millis()
@@ -577,7 +577,7 @@ impl Session {
             if deadline > end || last.is_some_and(|last| deadline <= last) {
                 break;
             }
-            let at = deadline.max(Timestamp::from_system_time(self.clock.now()));
+            let at = deadline.max(self.clock.now());
             self.clock.set(at.to_system_time());
             let outcomes = self.engine.fire_due();
             if outcomes.is_empty() {

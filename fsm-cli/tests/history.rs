@@ -4,7 +4,7 @@
 mod harness;
 
 use fsm_runtime::store::{FileStore, Store};
-use fsm_runtime::{History, Snapshot};
+use fsm_runtime::{History, Snapshot, Timestamp};
 use harness::Scratch;
 use std::num::NonZeroUsize;
 use std::time::{Duration, UNIX_EPOCH};
@@ -18,7 +18,7 @@ fn execution_history(mut history: History) -> History {
         ("executing", "error", "failed"),
     ];
     for (second, (from, action, to)) in (1_768_037_535..).zip(steps) {
-        let at = UNIX_EPOCH + Duration::from_secs(second);
+        let at = Timestamp::from(UNIX_EPOCH + Duration::from_secs(second));
         history = history.with_clock(move || at);
         history.record_names(from, action, to);
     }
@@ -220,7 +220,7 @@ fn names_of_any_length_print_and_are_cut() {
     // Format padding stops at 65,535: this panicked.
     let dir = Scratch::new();
     let long = "s".repeat(65_536);
-    let mut history = History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+    let mut history = History::new().with_clock(|| Timestamp::from(UNIX_EPOCH + Duration::from_secs(1_768_037_535)));
     history.record_names("idle", "start", long.clone());
     let snapshot = Snapshot::new("Execution", "0123456789abcdef", long).with_history(&history);
     dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());

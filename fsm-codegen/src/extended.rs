@@ -553,7 +553,7 @@ impl Gen<'_> {
         let m = &self.machine_ident;
         let (with_default, machine) = if self.max_timers > 0 {
             let k = &self.clock_param;
-            (quote!(<#k = __fsm::SystemClock>), quote!(#m<#k>))
+            (quote!(<#k = __fsm::DefaultClock>), quote!(#m<#k>))
         } else {
             (TokenStream::new(), quote!(#m))
         };
@@ -746,7 +746,7 @@ impl Gen<'_> {
             return TokenStream::new();
         }
         quote! {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             #(#blocks)*
         }
     }
@@ -1192,7 +1192,7 @@ impl Gen<'_> {
             (
                 quote!(<#k: __fsm::Clock>),
                 quote!(<#k>),
-                quote!(<#k = __fsm::SystemClock>),
+                quote!(<#k = __fsm::DefaultClock>),
                 quote!(clock: #k, deadlines: [__fsm::Option<__fsm::Timestamp>; #n],),
                 quote!(clock: #k),
                 quote!(__fsm::SystemClock),
@@ -1297,7 +1297,7 @@ impl Gen<'_> {
                 /// into its state; an internal timer (no target) is disarmed
                 /// once it fired. Does not allocate.
                 pub fn fire_next_due #g_generics(&mut self #g_param) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
-                    let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+                    let now = __fsm::Clock::now(&self.clock);
                     let result = self.fire_due_at(now #g_pass);
                     __fsm::Traced::trace(&result);
                     result
@@ -1308,7 +1308,7 @@ impl Gen<'_> {
                 /// how many there were. The clock is read once: timers armed
                 /// by these firings are due later.
                 pub fn fire_due #g_generics(&mut self #g_param, mut each: impl __fsm::FnMut(__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>)) -> usize {
-                    let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+                    let now = __fsm::Clock::now(&self.clock);
                     let mut count = 0;
                     while let __fsm::Some(result) = self.fire_due_at(now #g_pass) {
                         __fsm::Traced::trace(&__fsm::Some(result));
@@ -1318,11 +1318,21 @@ impl Gen<'_> {
                     count
                 }
 
-                #armed_timers
-
                 /// The clock.
                 pub fn clock(&self) -> &#k {
                     &self.clock
+                }
+            }
+        } else {
+            TokenStream::new()
+        };
+        // `ArmedTimer` names its state as a snapshot does: with `alloc`.
+        let armed_timers = if timers {
+            quote! {
+                __fsm::if_alloc! {
+                    impl #generics #m #params {
+                        #armed_timers
+                    }
                 }
             }
         } else {
@@ -1513,15 +1523,23 @@ impl Gen<'_> {
                 quote!(#[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]),
             ),
         };
+        // On the system clock, with timers: only with `std`.
+        let if_std_with_timers = |items: TokenStream| {
+            if timers {
+                quote!(__fsm::if_std! { #items })
+            } else {
+                items
+            }
+        };
         let default_impl = if self.context.is_none() {
-            quote! {
+            if_std_with_timers(quote! {
                 impl __fsm::Default for #m {
                     /// The machine in its initial state.
                     fn default() -> Self {
                         Self::new()
                     }
                 }
-            }
+            })
         } else {
             TokenStream::new()
         };
@@ -1556,6 +1574,14 @@ impl Gen<'_> {
         } else {
             quote!(Self { state: State::#initial, #ctx_init #memory_init })
         };
+        let new_impl = if_std_with_timers(quote! {
+            impl #m {
+                #new_doc
+                pub fn new(#ctx_param) -> Self {
+                    #new_body
+                }
+            }
+        });
         let restore_clock_param = if timers {
             quote!(, #clock_param)
         } else {
@@ -1578,8 +1604,22 @@ impl Gen<'_> {
             Some(c) => self.spans.respan(c.span, quote!(__fsm::NeedsSerdeFeature)),
             None => TokenStream::new(),
         };
+        let restore_from_snapshot_alone = if_std_with_timers(quote! {
+            impl #m {
+                /// The machine in the state of `snapshot`, which must come
+                /// from this exact definition.
+                ///
+                /// # Errors
+                ///
+                /// As [`Self::restore_with`].
+                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict #restore_clock_arg)
+                }
+            }
+        });
         let snapshots = match &self.context {
             Some(ctx) => quote! {
+                __fsm::if_alloc! {
                 impl #generics #m #params {
                     /// The machine in the state of `snapshot`, owning `context`
                     /// (whatever context the snapshot carries); `policy` decides
@@ -1602,6 +1642,7 @@ impl Gen<'_> {
                         #restore_memory
                         __fsm::Ok(Self { state, context, #deadlines_init #memory_restored })
                     }
+                }
                 }
 
                 __fsm::if_serde! {
@@ -1715,6 +1756,7 @@ impl Gen<'_> {
                 }
             },
             None => quote! {
+                __fsm::if_alloc! {
                 impl #generics #m #params {
                     /// The current state and armed timers, with the machine's
                     /// name and fingerprint, ready to be stored.
@@ -1745,16 +1787,7 @@ impl Gen<'_> {
                     }
                 }
 
-                impl #m {
-                    /// The machine in the state of `snapshot`, which must come
-                    /// from this exact definition.
-                    ///
-                    /// # Errors
-                    ///
-                    /// As [`Self::restore_with`].
-                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict #restore_clock_arg)
-                    }
+                #restore_from_snapshot_alone
                 }
             },
         };
@@ -1770,12 +1803,7 @@ impl Gen<'_> {
                 #memory_field
             }
 
-            impl #m {
-                #new_doc
-                pub fn new(#ctx_param) -> Self {
-                    #new_body
-                }
-            }
+            #new_impl
 
             #default_impl
 
@@ -1826,6 +1854,7 @@ impl Gen<'_> {
                 #timer_methods
             }
 
+            #armed_timers
             #debug
             #clone
             #snapshots
@@ -1883,7 +1912,7 @@ impl Gen<'_> {
                     }
 
                     fn now(&self) -> __fsm::Timestamp {
-                        __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
+                        __fsm::Clock::now(&self.clock)
                     }
 
                     fn fire_next_due(&mut self) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
@@ -1892,7 +1921,8 @@ impl Gen<'_> {
                 }
             }
         } else {
-            quote!(impl #generics __fsm::Timed for #m #params {})
+            // Without timers `Timed::now` reads the system clock.
+            quote!(__fsm::if_std! { impl #generics __fsm::Timed for #m #params {} })
         };
         // Restoring through the trait builds the clock with `Default`.
         let (restore_generics, clock_default) = if self.max_timers > 0 {
@@ -1930,18 +1960,20 @@ impl Gen<'_> {
                 }
             },
             None => quote! {
-                impl #generics __fsm::Persist for #m #params {
-                    fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
-                        __fsm::Ok(#m::snapshot(self))
+                __fsm::if_alloc! {
+                    impl #generics __fsm::Persist for #m #params {
+                        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                            __fsm::Ok(#m::snapshot(self))
+                        }
                     }
-                }
 
-                impl #restore_generics __fsm::Restore for #m #params {
-                    fn restore_with(
-                        snapshot: &__fsm::Snapshot,
-                        policy: __fsm::FingerprintPolicy,
-                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        #m::restore_with(snapshot, policy #clock_default)
+                    impl #restore_generics __fsm::Restore for #m #params {
+                        fn restore_with(
+                            snapshot: &__fsm::Snapshot,
+                            policy: __fsm::FingerprintPolicy,
+                        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                            #m::restore_with(snapshot, policy #clock_default)
+                        }
                     }
                 }
             },

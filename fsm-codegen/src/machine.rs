@@ -53,20 +53,26 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
     let fire_impl = fire_impl(machine, &plan, &idents, &mut tables);
     let unguarded_impl = unguarded_impl(!machine.guards.is_empty(), &idents);
     let persist_impl = quote! {
-        impl __fsm::Timed for #machine_ident {}
-
-        impl __fsm::Persist for #machine_ident {
-            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
-                __fsm::Ok(#machine_ident::snapshot(self))
-            }
+        // A machine without timers reads the system clock for `Timed::now`;
+        // without `std` it has none, and drives nothing.
+        __fsm::if_std! {
+            impl __fsm::Timed for #machine_ident {}
         }
 
-        impl __fsm::Restore for #machine_ident {
-            fn restore_with(
-                snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
-            ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                #machine_ident::restore_with(snapshot, policy)
+        __fsm::if_alloc! {
+            impl __fsm::Persist for #machine_ident {
+                fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                    __fsm::Ok(#machine_ident::snapshot(self))
+                }
+            }
+
+            impl __fsm::Restore for #machine_ident {
+                fn restore_with(
+                    snapshot: &__fsm::Snapshot,
+                    policy: __fsm::FingerprintPolicy,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    #machine_ident::restore_with(snapshot, policy)
+                }
             }
         }
     };
@@ -437,7 +443,12 @@ pub(crate) fn inherent_impl(
                 <Self as __fsm::Machine>::is_terminal_state(self.state)
             }
 
-            #snapshot
+        }
+
+        __fsm::if_alloc! {
+            impl #machine_ident {
+                #snapshot
+            }
         }
     }
 }

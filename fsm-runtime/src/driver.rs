@@ -53,8 +53,10 @@ use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{Recorded, Timestamp};
 use crate::machine::{FireEvent, Machine, Timed};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use crate::timer::{TimerFired, TimerRejected};
-use std::fmt;
+use core::fmt;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
@@ -348,7 +350,7 @@ pub async fn run<M: Driven>(
 /// // Then nobody resumes: the hold times out ten minutes after it began.
 /// let hour = Duration::from_secs(3600);
 /// assert_eq!(run_virtual(&mut machine, &clock, [], hour, &mut record), Stopped::Terminal);
-/// assert_eq!(clock.now(), UNIX_EPOCH + Duration::from_secs(600));
+/// assert_eq!(clock.now().to_system_time(), UNIX_EPOCH + Duration::from_secs(600));
 /// assert_eq!(log, [
 ///     "`ringing` --answer--> `talking`",
 ///     "`talking` --hold--> `held`",
@@ -368,7 +370,7 @@ pub fn run_virtual<M: Driven>(
     duration: Duration,
     mut on_step: impl FnMut(&M, Step<M>),
 ) -> Stopped {
-    let start = Timestamp::from_system_time(clock.now());
+    let start = clock.now();
     let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
     let end =
         Timestamp::from_unix_millis(start.unix_millis().saturating_add(millis)).unwrap_or(Timestamp::MAX);
@@ -383,7 +385,7 @@ pub fn run_virtual<M: Driven>(
             }
             continue;
         }
-        let now = Timestamp::from_system_time(clock.now());
+        let now = clock.now();
         match machine.next_deadline() {
             Some(due) if due <= end => {
                 if due > now {
@@ -393,7 +395,7 @@ pub fn run_virtual<M: Driven>(
                     machine.now() >= due,
                     "run_virtual: the machine does not read its time from the clock it was given \
                      (the clock is at {}, the machine's time is {}); build it with a clone of that clock",
-                    Timestamp::from_system_time(clock.now()),
+                    clock.now(),
                     machine.now()
                 );
             }

@@ -62,6 +62,8 @@ impl fmt::Debug for Elided {
 
 #[cfg(feature = "serde")]
 mod serde_impls {
+    #[allow(unused_imports)]
+    use crate::prelude::*;
     use crate::symbol::{ParseSymbolError, Symbol};
     use core::fmt;
     use core::marker::PhantomData;

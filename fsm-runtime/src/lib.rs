@@ -69,39 +69,63 @@
     not(all(feature = "json", feature = "store")),
     allow(rustdoc::broken_intra_doc_links)
 )]
+#![no_std]
+
+#[cfg(feature = "alloc")]
+#[macro_use]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
 
 #[macro_use]
 mod value_traits;
+#[macro_use]
+mod features;
+#[cfg(feature = "alloc")]
+mod prelude;
 
 pub mod clock;
+#[cfg(feature = "std")]
 pub mod driver;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
 mod event;
 mod fire_error;
 mod fired;
+#[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "json")]
 pub mod json;
 mod machine;
+#[cfg(feature = "std")]
 mod shared;
+#[cfg(feature = "alloc")]
 mod snapshot;
 #[cfg(feature = "store")]
 pub mod store;
 mod symbol;
 mod symbol_serde;
 mod timer;
+mod timestamp;
 mod trace;
 
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::Clock;
+#[cfg(feature = "std")]
+pub use clock::{ManualClock, SystemClock};
 pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
 pub use fired::Fired;
-pub use history::{History, HistoryEntry, ParseTimestampError, Recorded, Retention, Timestamp};
-pub use machine::{Fire, FireEvent, Machine, NoGuards, Persist, Restore, Timed};
+#[cfg(feature = "alloc")]
+pub use history::{History, HistoryEntry, Recorded, Retention};
+pub use machine::{Fire, FireEvent, Machine, NoGuards, Timed};
+#[cfg(feature = "alloc")]
+pub use machine::{Persist, Restore};
+#[cfg(feature = "std")]
 pub use shared::Shared;
+#[cfg(feature = "alloc")]
 pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 pub use timer::{TimerFired, TimerRejected};
+pub use timestamp::{ParseTimestampError, Timestamp};
 
 /// Define state machines in the `.fsm` language, inline or from a file.
 ///
@@ -177,17 +201,23 @@ macro_rules! include_fsm {
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__if_alloc as if_alloc;
     pub use crate::__if_serde as if_serde;
+    pub use crate::__if_std as if_std;
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::__without_serde as without_serde;
+    pub use crate::clock::DefaultClock;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     pub use crate::symbol_serde::NeedsSerdeFeature;
     pub use crate::timer::deadline;
     pub use crate::trace::Traced;
+    #[cfg(feature = "std")]
+    pub use crate::SystemClock;
+    #[cfg(feature = "alloc")]
+    pub use crate::{ArmedTimer, FingerprintPolicy, Persist, Restore, RestoreError, Snapshot, SnapshotError};
     pub use crate::{
-        ArmedTimer, Candidate, Clock, FingerprintPolicy, Fire, FireError, FireEvent, Fired, Machine,
-        NoGuards, ParseSymbolError, Persist, Restore, RestoreError, Snapshot, SnapshotError, Symbol,
-        SymbolKind, SystemClock, Timed, TimerFired, TimerRejected, Timestamp,
+        Candidate, Clock, Fire, FireError, FireEvent, Fired, Machine, NoGuards, ParseSymbolError, Symbol,
+        SymbolKind, Timed, TimerFired, TimerRejected, Timestamp,
     };
     pub use core::iter::Iterator;
     pub use core::ops::FnMut;

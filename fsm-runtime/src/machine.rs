@@ -3,10 +3,11 @@
 
 use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::history::Timestamp;
+#[cfg(feature = "alloc")]
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 use crate::symbol::Symbol;
 use crate::timer::{TimerFired, TimerRejected};
+use crate::timestamp::Timestamp;
 use core::fmt;
 
 /// A state machine generated from a `.fsm` definition: its types, its
@@ -194,10 +195,17 @@ pub trait Timed: Machine {
         None
     }
 
-    /// The time by the machine's own clock.
+    /// The time by the machine's own clock: the system clock for a machine
+    /// without timers.
+    #[cfg(feature = "std")]
     fn now(&self) -> Timestamp {
         Timestamp::now()
     }
+
+    /// The time by the machine's own clock. Without the standard library a
+    /// machine without timers has no clock, and does not implement `Timed`.
+    #[cfg(not(feature = "std"))]
+    fn now(&self) -> Timestamp;
 
     /// Fire the earliest timer whose deadline has passed, if any: `Ok` with
     /// what it did, or `Err` when its group's guards all failed.
@@ -213,6 +221,7 @@ pub trait Timed: Machine {
 /// context does with `fsm-runtime`'s `serde` feature (the snapshot carries
 /// the context as JSON), when the context serializes. [`Restore`] brings a
 /// machine back from its snapshot.
+#[cfg(feature = "alloc")]
 pub trait Persist: Machine {
     /// The current state, context, armed timers and history memory, with the
     /// machine's name and fingerprint, ready to be stored.
@@ -231,6 +240,7 @@ pub trait Persist: Machine {
 /// (the system clock is); with a context, when the context deserializes. A
 /// machine on another clock is restored by its own `restore_with`, then
 /// handed to [`Recorded::resume`](crate::Recorded::resume).
+#[cfg(feature = "alloc")]
 pub trait Restore: Persist {
     /// A machine in the state of `snapshot`, with `policy` deciding whether a
     /// snapshot taken from a different definition is accepted.

@@ -4,9 +4,11 @@ use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{record, History, Recorded, Timestamp};
 use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::timer::{TimerFired, TimerRejected};
-use std::fmt;
+use core::fmt;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// A generated machine that many threads fire at, one action at a time.

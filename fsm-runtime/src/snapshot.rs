@@ -3,9 +3,11 @@
 
 use crate::history::{History, HistoryEntry, Timestamp};
 use crate::machine::Machine;
+#[allow(unused_imports)]
+use crate::prelude::*;
 use crate::symbol::{write_names, Symbol};
-use std::borrow::Cow;
-use std::fmt;
+
+use core::fmt;
 
 #[cfg(feature = "json")]
 pub(crate) use serde_impls::Shortened;
@@ -455,7 +457,7 @@ impl fmt::Display for SnapshotError {
     }
 }
 
-impl std::error::Error for SnapshotError {}
+impl core::error::Error for SnapshotError {}
 
 /// Whether restoring accepts a snapshot taken from a different definition of
 /// the same machine.
@@ -680,12 +682,14 @@ impl fmt::Display for RestoreError {
     }
 }
 
-impl std::error::Error for RestoreError {}
+impl core::error::Error for RestoreError {}
 
 #[cfg(feature = "serde")]
 mod serde_impls {
     use super::{duplicate_timer, ArmedTimer, Snapshot};
     use crate::history::{check_order, HistoryEntry, Timestamp};
+    #[allow(unused_imports)]
+    use crate::prelude::*;
     use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeMap, SerializeStruct, Serializer};
     use std::borrow::Cow;

@@ -1,5 +1,7 @@
 //! The `State`, `Action` and `Output` enums of a machine, seen generically.
 
+#[cfg(feature = "alloc")]
+use alloc::{borrow::ToOwned, string::String};
 use core::fmt;
 use core::hash::Hash;
 use core::str::FromStr;
@@ -62,6 +64,7 @@ pub trait Symbol:
 pub struct ParseSymbolError {
     kind: SymbolKind,
     machine: &'static str,
+    #[cfg(feature = "alloc")]
     input: String,
     expected: &'static [&'static str],
 }
@@ -69,9 +72,12 @@ pub struct ParseSymbolError {
 impl ParseSymbolError {
     /// The error for `input`, which is not a name of `T`.
     pub fn new<T: Symbol>(input: &str) -> Self {
+        #[cfg(not(feature = "alloc"))]
+        let _ = input;
         ParseSymbolError {
             kind: T::KIND,
             machine: T::MACHINE,
+            #[cfg(feature = "alloc")]
             input: input.to_owned(),
             expected: T::NAMES,
         }
@@ -87,7 +93,9 @@ impl ParseSymbolError {
         self.machine
     }
 
-    /// The text that is not a name.
+    /// The text that is not a name (feature `alloc`: without it, the error
+    /// does not keep it).
+    #[cfg(feature = "alloc")]
     pub fn input(&self) -> &str {
         &self.input
     }
@@ -100,11 +108,10 @@ impl ParseSymbolError {
 
 impl fmt::Display for ParseSymbolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown {} `{}` in machine `{}`",
-            self.kind, self.input, self.machine
-        )?;
+        write!(f, "unknown {}", self.kind)?;
+        #[cfg(feature = "alloc")]
+        write!(f, " `{}`", self.input)?;
+        write!(f, " in machine `{}`", self.machine)?;
         if self.expected.is_empty() {
             write!(f, "; the machine has no {}s", self.kind)
         } else {

@@ -42,6 +42,8 @@ macro_rules! __symbol_serde {
 
 #[cfg(feature = "serde")]
 mod impls {
+    #[allow(unused_imports)]
+    use crate::prelude::*;
     use crate::symbol::{ParseSymbolError, Symbol};
     use serde::de::{Deserializer, Error, Visitor};
     use serde::Serializer;
@@ -108,12 +110,20 @@ macro_rules! __without_serde {
     ($($item:item)*) => {};
 }
 
-/// Without the `serde` feature: the items.
-#[cfg(not(feature = "serde"))]
+/// Without the `serde` feature but with `alloc` (snapshots): the items.
+#[cfg(all(feature = "alloc", not(feature = "serde")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __without_serde {
     ($($item:item)*) => { $($item)* };
+}
+
+/// Without `alloc` there are no snapshots to stub: nothing.
+#[cfg(not(feature = "alloc"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __without_serde {
+    ($($item:item)*) => {};
 }
 
 /// What the stubs of `snapshot`, `restore` and `restore_with` of a machine

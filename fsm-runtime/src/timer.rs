@@ -1,7 +1,7 @@
 //! What a machine's timers report, and the deadline rule.
 
-use crate::history::Timestamp;
 use crate::machine::Machine;
+use crate::timestamp::Timestamp;
 use core::fmt;
 
 /// A timer that fired: its state left (or kept, for an internal timer) and

@@ -356,7 +356,7 @@ fn a_history_records_transitions_of_a_dynamic_engine() {
 fn a_panicking_clock_changes_nothing() {
     let mut run = Recorded::with_history(
         Execution::new(),
-        History::new().with_clock(|| -> SystemTime { panic!("the clock broke") }),
+        History::new().with_clock(|| -> Timestamp { panic!("the clock broke") }),
     );
     let panic = catch_unwind(AssertUnwindSafe(|| run.fire(Action::Start)));
     assert!(panic.is_err());
@@ -454,7 +454,7 @@ fn restoring_brings_the_history_back_and_continues_it() {
     let mut resumed = Recorded::<Execution>::restore_with(
         &snapshot,
         FingerprintPolicy::Strict,
-        History::new().with_clock(|| UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + 60)),
+        History::new().with_clock(|| Timestamp::from(UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + 60))),
     )
     .unwrap();
     assert_eq!(resumed.state(), State::Executing);

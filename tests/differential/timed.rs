@@ -576,5 +576,5 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
 }
 
 fn clock_now(clock: &ManualClock) -> SystemTime {
-    fsm_runtime::Clock::now(clock)
+    fsm_runtime::Clock::now(clock).to_system_time()
 }

@@ -341,7 +341,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
             let Some(due) = self.machine.next_deadline() else {
                 return self.tools.recv().map(Event::ToolCompleted);
             };
-            let now = Timestamp::from_system_time(fsm_runtime::Clock::now(self.machine.clock()));
+            let now = fsm_runtime::Clock::now(self.machine.clock());
             let wait = due.unix_millis().saturating_sub(now.unix_millis());
             if wait > 0 {
                 self.machine.clock().sleep(Duration::from_millis(wait));

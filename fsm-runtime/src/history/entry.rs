@@ -1,11 +1,13 @@
 //! One recorded transition.
 
-use super::timestamp::Timestamp;
-use std::borrow::Cow;
-use std::fmt;
-use std::hash::{Hash, Hasher};
-use std::ops::Deref;
-use std::sync::Arc;
+#[allow(unused_imports)]
+use crate::prelude::*;
+use crate::timestamp::Timestamp;
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::ops::Deref;
 
 /// A transition a machine took, as a [`History`](crate::History) recorded
 /// it: names rather than typed values, so that generated machines and
@@ -143,8 +145,10 @@ pub(crate) fn check_order(entries: &[HistoryEntry]) -> Result<(), String> {
 #[cfg(feature = "serde")]
 mod serde_impls {
     use super::HistoryEntry;
-    use crate::history::timestamp::Timestamp;
+    #[allow(unused_imports)]
+    use crate::prelude::*;
     use crate::snapshot::{unknown_field, ListItem, Place};
+    use crate::timestamp::Timestamp;
     use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::ser::{SerializeStruct, Serializer};
     use std::collections::HashSet;

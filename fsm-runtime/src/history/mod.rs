@@ -8,27 +8,29 @@
 
 mod entry;
 mod recorded;
-mod timestamp;
 
+pub(crate) use crate::timestamp::Timestamp;
 pub use entry::HistoryEntry;
 pub(crate) use entry::Name;
 pub use recorded::Recorded;
-pub use timestamp::{ParseTimestampError, Timestamp};
 
 #[cfg(feature = "serde")]
 pub(crate) use entry::check_order;
+#[cfg(feature = "std")]
 pub(crate) use recorded::record;
 
-use crate::clock::{self, Clock, SystemClock};
+use crate::clock::{self, Clock};
 use crate::fired::Fired;
 use crate::machine::Machine;
+#[allow(unused_imports)]
+use crate::prelude::*;
 use crate::snapshot::{RestoreError, Snapshot};
 use crate::symbol::Symbol;
-use std::borrow::Cow;
-use std::collections::{vec_deque, VecDeque};
-use std::fmt;
-use std::num::NonZeroUsize;
-use std::sync::Arc;
+use alloc::borrow::Cow;
+use alloc::collections::{vec_deque, VecDeque};
+use alloc::sync::Arc;
+use core::fmt;
+use core::num::NonZeroUsize;
 
 /// How many entries a [`History`] keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -82,25 +84,36 @@ pub struct History {
 }
 
 impl History {
-    /// An empty history that keeps every entry, timed by the [`SystemClock`].
+    /// An empty history that keeps every entry, timed by the
+    /// [`SystemClock`](crate::SystemClock) (feature `std`).
+    #[cfg(feature = "std")]
     pub fn new() -> History {
         History::with_retention(Retention::All)
     }
 
     /// An empty history that keeps the last `capacity` entries, timed by the
-    /// [`SystemClock`].
+    /// [`SystemClock`](crate::SystemClock) (feature `std`).
+    #[cfg(feature = "std")]
     pub fn bounded(capacity: NonZeroUsize) -> History {
         History::with_retention(Retention::Last(capacity))
     }
 
     /// An empty history that keeps what `retention` says, timed by the
-    /// [`SystemClock`].
+    /// [`SystemClock`](crate::SystemClock) (feature `std`).
+    #[cfg(feature = "std")]
     pub fn with_retention(retention: Retention) -> History {
+        History::timed_by(crate::SystemClock, retention)
+    }
+
+    /// An empty history that keeps what `retention` says, timed by `clock`:
+    /// the constructor without the standard library, where there is no
+    /// system clock.
+    pub fn timed_by(clock: impl Clock, retention: Retention) -> History {
         History {
             entries: VecDeque::new(),
             retention,
             next_seq: 0,
-            clock: Arc::new(SystemClock),
+            clock: Arc::new(clock),
         }
     }
 
@@ -222,7 +235,7 @@ impl History {
 
     /// The time for an entry recorded now.
     pub(crate) fn now(&self) -> Timestamp {
-        Timestamp::from_system_time(self.clock.now())
+        self.clock.now()
     }
 
     /// Record the timer that fired, at `at`, with its label as the action.
@@ -287,6 +300,7 @@ pub(crate) fn next_seq_after(snapshot: &Snapshot) -> Result<u64, RestoreError> {
     }
 }
 
+#[cfg(feature = "std")]
 impl Default for History {
     /// [`History::new`].
     fn default() -> History {

@@ -4,6 +4,8 @@ use super::{History, Timestamp};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed};
+#[allow(unused_imports)]
+use crate::prelude::*;
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 use crate::timer::{TimerFired, TimerRejected};
 
@@ -52,7 +54,9 @@ pub struct Recorded<M> {
 }
 
 impl<M: Machine> Recorded<M> {
-    /// `machine`, recording into a new history that keeps every entry.
+    /// `machine`, recording into a new history that keeps every entry, timed
+    /// by the system clock (feature `std`; without it, [`Recorded::with_history`]).
+    #[cfg(feature = "std")]
     pub fn new(machine: M) -> Recorded<M> {
         Recorded::with_history(machine, History::new())
     }
@@ -155,6 +159,7 @@ impl<M: Machine> Recorded<M> {
     ///
     /// As [`Restore::restore`], and [`RestoreError::SeqOutOfRange`] when the
     /// snapshot's history ends past [`History::MAX_RESUMED_SEQ`].
+    #[cfg(feature = "std")]
     pub fn restore(snapshot: &Snapshot) -> Result<Recorded<M>, RestoreError>
     where
         M: Restore,
@@ -200,6 +205,7 @@ impl<M: Machine> Recorded<M> {
     }
 }
 
+#[cfg(feature = "std")]
 impl<M: Machine + Default> Default for Recorded<M> {
     fn default() -> Recorded<M> {
         Recorded::new(M::default())

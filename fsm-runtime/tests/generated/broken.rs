@@ -282,31 +282,18 @@ pub mod broken {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state, ready to be stored (a stub).
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore(
-            _snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore_with(
-            _snapshot: &__fsm::Snapshot,
-            _policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
+    }
+    __fsm::if_alloc! {
+        impl Broken { #[doc = r" The current state, ready to be stored (a stub)."] pub fn
+        snapshot(& self) -> __fsm::Snapshot { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore(_snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
+        __fsm::RestoreError > { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore_with(_snapshot : & __fsm::Snapshot, _policy : __fsm::FingerprintPolicy,)
+        -> __fsm::Result < Self, __fsm::RestoreError > { __fsm::stub() } }
     }
     impl __fsm::Machine for Broken {
         type State = State;
@@ -585,31 +572,18 @@ pub mod colliding {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state, ready to be stored (a stub).
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore(
-            _snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore_with(
-            _snapshot: &__fsm::Snapshot,
-            _policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
+    }
+    __fsm::if_alloc! {
+        impl Colliding { #[doc = r" The current state, ready to be stored (a stub)."] pub
+        fn snapshot(& self) -> __fsm::Snapshot { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore(_snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
+        __fsm::RestoreError > { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore_with(_snapshot : & __fsm::Snapshot, _policy : __fsm::FingerprintPolicy,)
+        -> __fsm::Result < Self, __fsm::RestoreError > { __fsm::stub() } }
     }
     impl __fsm::Machine for Colliding {
         type State = State;
@@ -935,31 +909,18 @@ pub mod sized {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state, ready to be stored (a stub).
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore(
-            _snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore_with(
-            _snapshot: &__fsm::Snapshot,
-            _policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
+    }
+    __fsm::if_alloc! {
+        impl Sized { #[doc = r" The current state, ready to be stored (a stub)."] pub fn
+        snapshot(& self) -> __fsm::Snapshot { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore(_snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
+        __fsm::RestoreError > { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore_with(_snapshot : & __fsm::Snapshot, _policy : __fsm::FingerprintPolicy,)
+        -> __fsm::Result < Self, __fsm::RestoreError > { __fsm::stub() } }
     }
     impl __fsm::Machine for Sized {
         type State = State;
@@ -1230,31 +1191,18 @@ pub mod unparsed {
         pub fn is_terminal(&self) -> bool {
             <Self as __fsm::Machine>::is_terminal_state(self.state)
         }
-        /// The current state, ready to be stored (a stub).
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore(
-            _snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
-        /// The machine in the state of `snapshot` (a stub).
-        ///
-        /// # Errors
-        ///
-        /// Never: it does not run.
-        pub fn restore_with(
-            _snapshot: &__fsm::Snapshot,
-            _policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            __fsm::stub()
-        }
+    }
+    __fsm::if_alloc! {
+        impl Unparsed { #[doc = r" The current state, ready to be stored (a stub)."] pub
+        fn snapshot(& self) -> __fsm::Snapshot { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore(_snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
+        __fsm::RestoreError > { __fsm::stub() } #[doc =
+        r" The machine in the state of `snapshot` (a stub)."] #[doc = r""] #[doc =
+        r" # Errors"] #[doc = r""] #[doc = r" Never: it does not run."] pub fn
+        restore_with(_snapshot : & __fsm::Snapshot, _policy : __fsm::FingerprintPolicy,)
+        -> __fsm::Result < Self, __fsm::RestoreError > { __fsm::stub() } }
     }
     impl __fsm::Machine for Unparsed {
         type State = State;

@@ -529,13 +529,13 @@ pub mod call {
         fn backoff(&self) -> __fsm::Duration;
     }
     /// What a successful [`Call::fire`] reports.
-    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Call<K>>;
+    pub type Fired<K = __fsm::DefaultClock> = __fsm::Fired<Call<K>>;
     /// Why [`Call::fire`] did not fire, with the event handed back (`event`, `into_event`).
-    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Call<K>>;
+    pub type FireError<K = __fsm::DefaultClock> = __fsm::FireError<Call<K>>;
     /// A timer that fired.
-    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Call<K>>;
+    pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<Call<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Call<K>>;
+    pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<Call<K>>;
     impl<K: __fsm::Clock> __fsm::Machine for Call<K> {
         type State = State;
         type Action = Action;
@@ -570,17 +570,17 @@ pub mod call {
     ///
     /// It owns its context, which its guards read and its effects
     /// update.
-    pub struct Call<K = __fsm::SystemClock> {
+    pub struct Call<K = __fsm::DefaultClock> {
         state: State,
         context: CallContext,
         clock: K,
         deadlines: [__fsm::Option<__fsm::Timestamp>; 3],
     }
-    impl Call {
-        /// The machine in its initial state, owning `context`, timed by the system clock.
-        pub fn new(context: CallContext) -> Self {
-            Self::with_clock(context, __fsm::SystemClock)
-        }
+    __fsm::if_std! {
+        impl Call { #[doc =
+        " The machine in its initial state, owning `context`, timed by the system clock."]
+        pub fn new(context : CallContext) -> Self { Self::with_clock(context,
+        __fsm::SystemClock) } }
     }
     impl<K: __fsm::Clock> Call<K> {
         /// The machine in its initial state, owning `context`, timed by `clock`.
@@ -637,9 +637,7 @@ pub mod call {
                     Context::remember(&mut self.context, payload);
                     Context::arm(&mut self.context);
                     self.state = State::Calling;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
@@ -711,9 +709,7 @@ pub mod call {
                     self.deadlines[0] = __fsm::None;
                     self.deadlines[1] = __fsm::None;
                     self.deadlines[2] = __fsm::None;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
@@ -812,9 +808,7 @@ pub mod call {
             #[allow(clippy::match_single_binding, clippy::single_match)]
             match self.state {
                 State::Calling => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
@@ -828,9 +822,7 @@ pub mod call {
                     }
                 }
                 State::Waiting => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         let delay_0 = Context::backoff(&self.context);
                         self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
@@ -895,9 +887,7 @@ pub mod call {
                             self.deadlines[0] = __fsm::None;
                             self.deadlines[1] = __fsm::None;
                             self.deadlines[2] = __fsm::None;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 let delay_0 = Context::backoff(&self.context);
                                 self.deadlines[0] = __fsm::Some(
@@ -962,9 +952,7 @@ pub mod call {
                         Context::arm(&mut self.context);
                         self.state = State::Calling;
                         self.deadlines[0] = __fsm::None;
-                        let now = __fsm::Timestamp::from_system_time(
-                            __fsm::Clock::now(&self.clock),
-                        );
+                        let now = __fsm::Clock::now(&self.clock);
                         {
                             self.deadlines[0] = __fsm::Some(
                                 __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
@@ -1011,7 +999,7 @@ pub mod call {
         ) -> __fsm::Option<
             __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
         > {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let result = self.fire_due_at(now);
             __fsm::Traced::trace(&result);
             result
@@ -1026,7 +1014,7 @@ pub mod call {
                 __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
             ),
         ) -> usize {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now) {
                 __fsm::Traced::trace(&__fsm::Some(result));
@@ -1035,25 +1023,20 @@ pub mod call {
             }
             count
         }
-        /// The timers armed now, with their deadlines, as a snapshot
-        /// stores them: those of the current state, then those of each
-        /// composite state around it, outwards, each named by the state
-        /// that declares it.
-        pub fn armed_timers(
-            &self,
-        ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-            Self::timers_in(self.state)
-                .iter()
-                .filter_map(move |&(state, timer, slot)| {
-                    self
-                        .deadlines[slot]
-                        .map(|due| __fsm::ArmedTimer::new(state, timer, due))
-                })
-        }
         /// The clock.
         pub fn clock(&self) -> &K {
             &self.clock
         }
+    }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Call < K > { #[doc =
+        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
+        r" stores them: those of the current state, then those of each"] #[doc =
+        r" composite state around it, outwards, each named by the state"] #[doc =
+        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
+        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
+        & (state, timer, slot) | self.deadlines[slot].map(| due |
+        __fsm::ArmedTimer::new(state, timer, due))) } }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -1084,56 +1067,26 @@ pub mod call {
             }
         }
     }
-    impl<K: __fsm::Clock> Call<K> {
-        /// The machine in the state of `snapshot`, owning `context`
-        /// (whatever context the snapshot carries); `policy` decides
-        /// whether a snapshot of a different definition is accepted.
-        ///
-        /// Armed timers keep the deadlines the snapshot gives them,
-        /// however long ago it was taken; the timers of the state it
-        /// does not list stay disarmed.
-        ///
-        /// # Errors
-        ///
-        /// When the snapshot is of another machine or definition,
-        /// names a state this machine does not have, or arms a timer
-        /// it does not have.
-        pub fn restore_with_context(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-            context: CallContext,
-            clock: K,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            let deadlines = snapshot
-                .deadlines_in::<
-                    3,
-                >(
-                    |name, timer| match (state, name, timer) {
-                        (State::Calling, "calling", 0) => __fsm::Some(0),
-                        (State::Calling, "calling", 1) => __fsm::Some(1),
-                        (State::Calling, "calling", 2) => __fsm::Some(2),
-                        (State::Waiting, "waiting", 0) => __fsm::Some(0),
-                        _ => __fsm::None,
-                    },
-                    |name| {
-                        let here = state.name() == name;
-                        here.then_some(
-                            match name {
-                                "calling" => 3,
-                                "waiting" => 1,
-                                _ => 0,
-                            },
-                        )
-                    },
-                )?;
-            __fsm::Ok(Self {
-                state,
-                context,
-                clock,
-                deadlines,
-            })
-        }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Call < K > { #[doc =
+        r" The machine in the state of `snapshot`, owning `context`"] #[doc =
+        r" (whatever context the snapshot carries); `policy` decides"] #[doc =
+        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
+        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
+        r" however long ago it was taken; the timers of the state it"] #[doc =
+        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
+        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
+        r" names a state this machine does not have, or arms a timer"] #[doc =
+        r" it does not have."] pub fn restore_with_context(snapshot : & __fsm::Snapshot,
+        policy : __fsm::FingerprintPolicy, context : CallContext, clock : K) ->
+        __fsm::Result < Self, __fsm::RestoreError > { let state = snapshot.state_of:: <
+        Self > (policy) ?; let deadlines = snapshot.deadlines_in:: < 3 > (| name, timer |
+        match (state, name, timer) { (State::Calling, "calling", 0) => __fsm::Some(0),
+        (State::Calling, "calling", 1) => __fsm::Some(1), (State::Calling, "calling", 2)
+        => __fsm::Some(2), (State::Waiting, "waiting", 0) => __fsm::Some(0), _ =>
+        __fsm::None, }, | name | { let here = state.name() == name; here.then_some(match
+        name { "calling" => 3, "waiting" => 1, _ => 0, }) },) ?; __fsm::Ok(Self { state,
+        context, clock, deadlines, }) } }
     }
     __fsm::if_serde! {
         impl < K : __fsm::Clock > Call < K > { #[doc =
@@ -1222,7 +1175,7 @@ pub mod call {
             Call::next_deadline(self)
         }
         fn now(&self) -> __fsm::Timestamp {
-            __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
+            __fsm::Clock::now(&self.clock)
         }
         fn fire_next_due(
             &mut self,

@@ -455,13 +455,13 @@ pub mod call {
     }
     __fsm::symbol_serde!(Output);
     /// What a successful [`Call::fire`] reports.
-    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Call<K>>;
+    pub type Fired<K = __fsm::DefaultClock> = __fsm::Fired<Call<K>>;
     /// Why [`Call::fire`] did not fire.
-    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Call<K>>;
+    pub type FireError<K = __fsm::DefaultClock> = __fsm::FireError<Call<K>>;
     /// A timer that fired.
-    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Call<K>>;
+    pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<Call<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Call<K>>;
+    pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<Call<K>>;
     impl<K: __fsm::Clock> __fsm::Machine for Call<K> {
         type State = State;
         type Action = Action;
@@ -499,23 +499,20 @@ pub mod call {
     /// It holds its current state and the deadlines of its armed
     /// timers, which it reads the time for from its clock.
     #[derive(__fsm::Clone)]
-    pub struct Call<K = __fsm::SystemClock> {
+    pub struct Call<K = __fsm::DefaultClock> {
         state: State,
         clock: K,
         deadlines: [__fsm::Option<__fsm::Timestamp>; 1],
         last_active: [__fsm::Option<State>; 1],
     }
-    impl Call {
-        /// The machine in its initial state, timed by the system clock.
-        pub fn new() -> Self {
-            Self::with_clock(__fsm::SystemClock)
-        }
+    __fsm::if_std! {
+        impl Call { #[doc =
+        " The machine in its initial state, timed by the system clock."] pub fn new() ->
+        Self { Self::with_clock(__fsm::SystemClock) } }
     }
-    impl __fsm::Default for Call {
-        /// The machine in its initial state.
-        fn default() -> Self {
-            Self::new()
-        }
+    __fsm::if_std! {
+        impl __fsm::Default for Call { #[doc = r" The machine in its initial state."] fn
+        default() -> Self { Self::new() } }
     }
     impl<K: __fsm::Clock> Call<K> {
         /// The machine in its initial state, timed by `clock`.
@@ -584,9 +581,7 @@ pub mod call {
                 }
                 (State::Connecting, Action::Answered) => {
                     self.state = State::Talking;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -789,9 +784,7 @@ pub mod call {
                     {
                         __fsm::Some(State::OnHold) => {
                             self.state = State::OnHold;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 self.deadlines[0] = __fsm::Some(
                                     __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -802,9 +795,7 @@ pub mod call {
                         __fsm::Some(State::DialingThird)
                         | __fsm::Some(State::Bridged) => {
                             self.state = State::DialingThird;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 self.deadlines[0] = __fsm::Some(
                                     __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -814,9 +805,7 @@ pub mod call {
                         }
                         _ => {
                             self.state = State::Talking;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 self.deadlines[0] = __fsm::Some(
                                     __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -881,9 +870,7 @@ pub mod call {
             #[allow(clippy::match_single_binding, clippy::single_match)]
             match self.state {
                 State::Talking => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -891,9 +878,7 @@ pub mod call {
                     }
                 }
                 State::OnHold => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -901,9 +886,7 @@ pub mod call {
                     }
                 }
                 State::DialingThird => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -911,9 +894,7 @@ pub mod call {
                     }
                 }
                 State::Bridged => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
@@ -1071,7 +1052,7 @@ pub mod call {
         ) -> __fsm::Option<
             __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
         > {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let result = self.fire_due_at(now);
             __fsm::Traced::trace(&result);
             result
@@ -1086,7 +1067,7 @@ pub mod call {
                 __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
             ),
         ) -> usize {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now) {
                 __fsm::Traced::trace(&__fsm::Some(result));
@@ -1095,25 +1076,20 @@ pub mod call {
             }
             count
         }
-        /// The timers armed now, with their deadlines, as a snapshot
-        /// stores them: those of the current state, then those of each
-        /// composite state around it, outwards, each named by the state
-        /// that declares it.
-        pub fn armed_timers(
-            &self,
-        ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-            Self::timers_in(self.state)
-                .iter()
-                .filter_map(move |&(state, timer, slot)| {
-                    self
-                        .deadlines[slot]
-                        .map(|due| __fsm::ArmedTimer::new(state, timer, due))
-                })
-        }
         /// The clock.
         pub fn clock(&self) -> &K {
             &self.clock
         }
+    }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Call < K > { #[doc =
+        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
+        r" stores them: those of the current state, then those of each"] #[doc =
+        r" composite state around it, outwards, each named by the state"] #[doc =
+        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
+        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
+        & (state, timer, slot) | self.deadlines[slot].map(| due |
+        __fsm::ArmedTimer::new(state, timer, due))) } }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -1126,97 +1102,40 @@ pub mod call {
                 .finish_non_exhaustive()
         }
     }
-    impl<K: __fsm::Clock> Call<K> {
-        /// The current state and armed timers, with the machine's
-        /// name and fingerprint, ready to be stored.
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Snapshot::new(
-                    "Call",
-                    <Self as __fsm::Machine>::FINGERPRINT,
-                    self.state.name(),
-                )
-                .with_timers(self.armed_timers())
-                .with_last_active(
-                    LAST_ACTIVE_COMPOSITES
-                        .iter()
-                        .zip(self.last_active)
-                        .filter_map(|(composite, leaf)| {
-                            leaf.map(|leaf| (composite.name(), leaf.name()))
-                        }),
-                )
-        }
-        /// The machine in the state of `snapshot`; `policy` decides
-        /// whether a snapshot of a different definition is accepted.
-        ///
-        /// Armed timers keep the deadlines the snapshot gives them,
-        /// however long ago it was taken; the timers of the state it
-        /// does not list stay disarmed.
-        ///
-        /// # Errors
-        ///
-        /// When the snapshot is of another machine or definition,
-        /// names a state this machine does not have, or arms a timer
-        /// it does not have.
-        pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-            clock: K,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            let deadlines = snapshot
-                .deadlines_in::<
-                    1,
-                >(
-                    |name, timer| match (state, name, timer) {
-                        (State::Talking, "connected", 0) => __fsm::Some(0),
-                        (State::OnHold, "connected", 0) => __fsm::Some(0),
-                        (State::DialingThird, "connected", 0) => __fsm::Some(0),
-                        (State::Bridged, "connected", 0) => __fsm::Some(0),
-                        _ => __fsm::None,
-                    },
-                    |name| {
-                        let here = state.name() == name
-                            || state.ancestors().iter().any(|r| r.name() == name);
-                        here.then_some(
-                            match name {
-                                "connected" => 1,
-                                _ => 0,
-                            },
-                        )
-                    },
-                )?;
-            let last_active = snapshot
-                .last_active_of::<
-                    Self,
-                    1,
-                >(
-                    &["connected"],
-                    |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) },
-                )?;
-            __fsm::Ok(Self {
-                state,
-                clock,
-                deadlines,
-                last_active,
-            })
-        }
-    }
-    impl Call {
-        /// The machine in the state of `snapshot`, which must come
-        /// from this exact definition.
-        ///
-        /// # Errors
-        ///
-        /// As [`Self::restore_with`].
-        pub fn restore(
-            snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            Self::restore_with(
-                snapshot,
-                __fsm::FingerprintPolicy::Strict,
-                __fsm::SystemClock,
-            )
-        }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Call < K > { #[doc =
+        r" The current state and armed timers, with the machine's"] #[doc =
+        r" name and fingerprint, ready to be stored."] pub fn snapshot(& self) ->
+        __fsm::Snapshot { __fsm::Snapshot::new("Call", < Self as __fsm::Machine >
+        ::FINGERPRINT, self.state.name()).with_timers(self.armed_timers())
+        .with_last_active(LAST_ACTIVE_COMPOSITES.iter().zip(self.last_active)
+        .filter_map(| (composite, leaf) | leaf.map(| leaf | (composite.name(), leaf
+        .name()))),) } #[doc =
+        r" The machine in the state of `snapshot`; `policy` decides"] #[doc =
+        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
+        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
+        r" however long ago it was taken; the timers of the state it"] #[doc =
+        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
+        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
+        r" names a state this machine does not have, or arms a timer"] #[doc =
+        r" it does not have."] pub fn restore_with(snapshot : & __fsm::Snapshot, policy :
+        __fsm::FingerprintPolicy, clock : K) -> __fsm::Result < Self, __fsm::RestoreError
+        > { let state = snapshot.state_of:: < Self > (policy) ?; let deadlines = snapshot
+        .deadlines_in:: < 1 > (| name, timer | match (state, name, timer) {
+        (State::Talking, "connected", 0) => __fsm::Some(0), (State::OnHold, "connected",
+        0) => __fsm::Some(0), (State::DialingThird, "connected", 0) => __fsm::Some(0),
+        (State::Bridged, "connected", 0) => __fsm::Some(0), _ => __fsm::None, }, | name |
+        { let here = state.name() == name || state.ancestors().iter().any(| r | r.name()
+        == name); here.then_some(match name { "connected" => 1, _ => 0, }) },) ?; let
+        last_active = snapshot.last_active_of:: < Self, 1 > (& ["connected"], | slot,
+        leaf | { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) }) ?; __fsm::Ok(Self { state,
+        clock, deadlines, last_active, }) } } __fsm::if_std! { impl Call { #[doc =
+        r" The machine in the state of `snapshot`, which must come"] #[doc =
+        r" from this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
+        #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
+        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > {
+        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict,
+        __fsm::SystemClock) } } }
     }
     impl<K: __fsm::Clock> __fsm::Fire for Call<K> {
         #[inline]
@@ -1250,7 +1169,7 @@ pub mod call {
             Call::next_deadline(self)
         }
         fn now(&self) -> __fsm::Timestamp {
-            __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
+            __fsm::Clock::now(&self.clock)
         }
         fn fire_next_due(
             &mut self,
@@ -1260,18 +1179,13 @@ pub mod call {
             Call::fire_next_due(self)
         }
     }
-    impl<K: __fsm::Clock> __fsm::Persist for Call<K> {
-        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
-            __fsm::Ok(Call::snapshot(self))
-        }
-    }
-    impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Call<K> {
-        fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            Call::restore_with(snapshot, policy, K::default())
-        }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > __fsm::Persist for Call < K > { fn snapshot(& self) ->
+        __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
+        __fsm::Ok(Call::snapshot(self)) } } impl < K : __fsm::Clock + __fsm::Default >
+        __fsm::Restore for Call < K > { fn restore_with(snapshot : & __fsm::Snapshot,
+        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
+        > { Call::restore_with(snapshot, policy, K::default()) } }
     }
     /// The composite state each slot of the history memory is for.
     const LAST_ACTIVE_COMPOSITES: [Composite; 1] = [Composite::Connected];

@@ -513,13 +513,13 @@ pub mod job {
         fn budget(&self) -> __fsm::Duration;
     }
     /// What a successful [`Job::fire`] reports.
-    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Job<K>>;
+    pub type Fired<K = __fsm::DefaultClock> = __fsm::Fired<Job<K>>;
     /// Why [`Job::fire`] did not fire, with the event handed back (`event`, `into_event`).
-    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Job<K>>;
+    pub type FireError<K = __fsm::DefaultClock> = __fsm::FireError<Job<K>>;
     /// A timer that fired.
-    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Job<K>>;
+    pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<Job<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Job<K>>;
+    pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<Job<K>>;
     impl<K: __fsm::Clock> __fsm::Machine for Job<K> {
         type State = State;
         type Action = Action;
@@ -556,18 +556,18 @@ pub mod job {
     ///
     /// It owns its context, which its guards read and its effects
     /// update.
-    pub struct Job<K = __fsm::SystemClock> {
+    pub struct Job<K = __fsm::DefaultClock> {
         state: State,
         context: JobContext,
         clock: K,
         deadlines: [__fsm::Option<__fsm::Timestamp>; 2],
         last_active: [__fsm::Option<State>; 1],
     }
-    impl Job {
-        /// The machine in its initial state, owning `context`, timed by the system clock.
-        pub fn new(context: JobContext) -> Self {
-            Self::with_clock(context, __fsm::SystemClock)
-        }
+    __fsm::if_std! {
+        impl Job { #[doc =
+        " The machine in its initial state, owning `context`, timed by the system clock."]
+        pub fn new(context : JobContext) -> Self { Self::with_clock(context,
+        __fsm::SystemClock) } }
     }
     impl<K: __fsm::Clock> Job<K> {
         /// The machine in its initial state, owning `context`, timed by `clock`.
@@ -638,9 +638,7 @@ pub mod job {
                     Context::open(&mut self.context);
                     Context::fetch_in(&mut self.context);
                     self.state = State::Fetch;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         let delay_0 = Context::budget(&self.context);
                         self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
@@ -671,9 +669,7 @@ pub mod job {
                     self.state = State::Fetch;
                     self.deadlines[1] = __fsm::None;
                     self.deadlines[0] = __fsm::None;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         let delay_0 = Context::budget(&self.context);
                         self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
@@ -740,9 +736,7 @@ pub mod job {
                     Context::fetch_in(&mut self.context);
                     self.state = State::Fetch;
                     self.deadlines[0] = __fsm::None;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         let delay_0 = Context::budget(&self.context);
                         self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
@@ -800,9 +794,7 @@ pub mod job {
                 (State::Process, Event::Again) => {
                     Context::fetch_in(&mut self.context);
                     self.state = State::Fetch;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[1] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(500)),
@@ -828,9 +820,7 @@ pub mod job {
                         __fsm::Some(State::Process) => {
                             Context::open(&mut self.context);
                             self.state = State::Process;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 let delay_0 = Context::budget(&self.context);
                                 self.deadlines[0] = __fsm::Some(
@@ -843,9 +833,7 @@ pub mod job {
                             Context::open(&mut self.context);
                             Context::fetch_in(&mut self.context);
                             self.state = State::Fetch;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 let delay_0 = Context::budget(&self.context);
                                 self.deadlines[0] = __fsm::Some(
@@ -912,9 +900,7 @@ pub mod job {
             #[allow(clippy::match_single_binding, clippy::single_match)]
             match self.state {
                 State::Fetch => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         let delay_0 = Context::budget(&self.context);
                         self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
@@ -926,9 +912,7 @@ pub mod job {
                     }
                 }
                 State::Process => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         let delay_0 = Context::budget(&self.context);
                         self.deadlines[0] = __fsm::Some(__fsm::deadline(now, delay_0));
@@ -1067,7 +1051,7 @@ pub mod job {
         ) -> __fsm::Option<
             __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
         > {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let result = self.fire_due_at(now);
             __fsm::Traced::trace(&result);
             result
@@ -1082,7 +1066,7 @@ pub mod job {
                 __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
             ),
         ) -> usize {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now) {
                 __fsm::Traced::trace(&__fsm::Some(result));
@@ -1091,25 +1075,20 @@ pub mod job {
             }
             count
         }
-        /// The timers armed now, with their deadlines, as a snapshot
-        /// stores them: those of the current state, then those of each
-        /// composite state around it, outwards, each named by the state
-        /// that declares it.
-        pub fn armed_timers(
-            &self,
-        ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-            Self::timers_in(self.state)
-                .iter()
-                .filter_map(move |&(state, timer, slot)| {
-                    self
-                        .deadlines[slot]
-                        .map(|due| __fsm::ArmedTimer::new(state, timer, due))
-                })
-        }
         /// The clock.
         pub fn clock(&self) -> &K {
             &self.clock
         }
+    }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Job < K > { #[doc =
+        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
+        r" stores them: those of the current state, then those of each"] #[doc =
+        r" composite state around it, outwards, each named by the state"] #[doc =
+        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
+        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
+        & (state, timer, slot) | self.deadlines[slot].map(| due |
+        __fsm::ArmedTimer::new(state, timer, due))) } }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -1142,62 +1121,28 @@ pub mod job {
             }
         }
     }
-    impl<K: __fsm::Clock> Job<K> {
-        /// The machine in the state of `snapshot`, owning `context`
-        /// (whatever context the snapshot carries); `policy` decides
-        /// whether a snapshot of a different definition is accepted.
-        ///
-        /// Armed timers keep the deadlines the snapshot gives them,
-        /// however long ago it was taken; the timers of the state it
-        /// does not list stay disarmed.
-        ///
-        /// # Errors
-        ///
-        /// When the snapshot is of another machine or definition,
-        /// names a state this machine does not have, or arms a timer
-        /// it does not have.
-        pub fn restore_with_context(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-            context: JobContext,
-            clock: K,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            let deadlines = snapshot
-                .deadlines_in::<
-                    2,
-                >(
-                    |name, timer| match (state, name, timer) {
-                        (State::Fetch, "fetch", 0) => __fsm::Some(1),
-                        (State::Fetch, "work", 0) => __fsm::Some(0),
-                        (State::Process, "work", 0) => __fsm::Some(0),
-                        _ => __fsm::None,
-                    },
-                    |name| {
-                        let here = state.name() == name
-                            || state.ancestors().iter().any(|r| r.name() == name);
-                        here.then_some(
-                            match name {
-                                "work" => 1,
-                                "fetch" => 1,
-                                _ => 0,
-                            },
-                        )
-                    },
-                )?;
-            let last_active = snapshot
-                .last_active_of::<
-                    Self,
-                    1,
-                >(&["work"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
-            __fsm::Ok(Self {
-                state,
-                context,
-                clock,
-                deadlines,
-                last_active,
-            })
-        }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Job < K > { #[doc =
+        r" The machine in the state of `snapshot`, owning `context`"] #[doc =
+        r" (whatever context the snapshot carries); `policy` decides"] #[doc =
+        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
+        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
+        r" however long ago it was taken; the timers of the state it"] #[doc =
+        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
+        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
+        r" names a state this machine does not have, or arms a timer"] #[doc =
+        r" it does not have."] pub fn restore_with_context(snapshot : & __fsm::Snapshot,
+        policy : __fsm::FingerprintPolicy, context : JobContext, clock : K) ->
+        __fsm::Result < Self, __fsm::RestoreError > { let state = snapshot.state_of:: <
+        Self > (policy) ?; let deadlines = snapshot.deadlines_in:: < 2 > (| name, timer |
+        match (state, name, timer) { (State::Fetch, "fetch", 0) => __fsm::Some(1),
+        (State::Fetch, "work", 0) => __fsm::Some(0), (State::Process, "work", 0) =>
+        __fsm::Some(0), _ => __fsm::None, }, | name | { let here = state.name() == name
+        || state.ancestors().iter().any(| r | r.name() == name); here.then_some(match
+        name { "work" => 1, "fetch" => 1, _ => 0, }) },) ?; let last_active = snapshot
+        .last_active_of:: < Self, 1 > (& ["work"], | slot, leaf | { leaf
+        .is_in(LAST_ACTIVE_COMPOSITES[slot]) }) ?; __fsm::Ok(Self { state, context,
+        clock, deadlines, last_active, }) } }
     }
     __fsm::if_serde! {
         impl < K : __fsm::Clock > Job < K > { #[doc =
@@ -1288,7 +1233,7 @@ pub mod job {
             Job::next_deadline(self)
         }
         fn now(&self) -> __fsm::Timestamp {
-            __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock))
+            __fsm::Clock::now(&self.clock)
         }
         fn fire_next_due(
             &mut self,

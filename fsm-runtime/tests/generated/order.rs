@@ -646,44 +646,24 @@ pub mod order {
             f.debug_struct("Order").field("state", &self.state).finish_non_exhaustive()
         }
     }
-    impl Order {
-        /// The current state and armed timers, with the machine's
-        /// name and fingerprint, ready to be stored.
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Snapshot::new(
-                "Order",
-                <Self as __fsm::Machine>::FINGERPRINT,
-                self.state.name(),
-            )
-        }
-        /// The machine in the state of `snapshot`; `policy` decides
-        /// whether a snapshot of a different definition is accepted.
-        ///
-        /// # Errors
-        ///
-        /// When the snapshot is of another machine or definition,
-        /// names a state this machine does not have, or arms a timer
-        /// it does not have.
-        pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            __fsm::Ok(Self { state })
-        }
-    }
-    impl Order {
-        /// The machine in the state of `snapshot`, which must come
-        /// from this exact definition.
-        ///
-        /// # Errors
-        ///
-        /// As [`Self::restore_with`].
-        pub fn restore(
-            snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
-        }
+    __fsm::if_alloc! {
+        impl Order { #[doc = r" The current state and armed timers, with the machine's"]
+        #[doc = r" name and fingerprint, ready to be stored."] pub fn snapshot(& self) ->
+        __fsm::Snapshot { __fsm::Snapshot::new("Order", < Self as __fsm::Machine >
+        ::FINGERPRINT, self.state.name()) } #[doc =
+        r" The machine in the state of `snapshot`; `policy` decides"] #[doc =
+        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
+        = r" # Errors"] #[doc = r""] #[doc =
+        r" When the snapshot is of another machine or definition,"] #[doc =
+        r" names a state this machine does not have, or arms a timer"] #[doc =
+        r" it does not have."] pub fn restore_with(snapshot : & __fsm::Snapshot, policy :
+        __fsm::FingerprintPolicy) -> __fsm::Result < Self, __fsm::RestoreError > { let
+        state = snapshot.state_of:: < Self > (policy) ?; __fsm::Ok(Self { state, }) } }
+        impl Order { #[doc = r" The machine in the state of `snapshot`, which must come"]
+        #[doc = r" from this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
+        = r""] #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
+        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > {
+        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict) } }
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Order {
         #[inline]
@@ -699,19 +679,15 @@ pub mod order {
             Order::can_fire(self, event, guards)
         }
     }
-    impl __fsm::Timed for Order {}
-    impl __fsm::Persist for Order {
-        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
-            __fsm::Ok(Order::snapshot(self))
-        }
+    __fsm::if_std! {
+        impl __fsm::Timed for Order {}
     }
-    impl __fsm::Restore for Order {
-        fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            Order::restore_with(snapshot, policy)
-        }
+    __fsm::if_alloc! {
+        impl __fsm::Persist for Order { fn snapshot(& self) -> __fsm::Result <
+        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Order::snapshot(self)) } }
+        impl __fsm::Restore for Order { fn restore_with(snapshot : & __fsm::Snapshot,
+        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
+        > { Order::restore_with(snapshot, policy) } }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Reserve];
     static OUTPUTS_1: [Output; 1] = [Output::Charge];

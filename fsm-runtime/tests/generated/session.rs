@@ -239,13 +239,13 @@ pub mod session {
         fn keep_alive(&self) -> bool;
     }
     /// What a successful [`Session::fire`] reports.
-    pub type Fired<K = __fsm::SystemClock> = __fsm::Fired<Session<K>>;
+    pub type Fired<K = __fsm::DefaultClock> = __fsm::Fired<Session<K>>;
     /// Why [`Session::fire`] did not fire.
-    pub type FireError<K = __fsm::SystemClock> = __fsm::FireError<Session<K>>;
+    pub type FireError<K = __fsm::DefaultClock> = __fsm::FireError<Session<K>>;
     /// A timer that fired.
-    pub type TimerFired<K = __fsm::SystemClock> = __fsm::TimerFired<Session<K>>;
+    pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<Session<K>>;
     /// Timers that came due while none of their guards held.
-    pub type TimerRejected<K = __fsm::SystemClock> = __fsm::TimerRejected<Session<K>>;
+    pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<Session<K>>;
     impl<K: __fsm::Clock> __fsm::Machine for Session<K> {
         type State = State;
         type Action = Action;
@@ -278,22 +278,19 @@ pub mod session {
     /// It holds its current state and the deadlines of its armed
     /// timers, which it reads the time for from its clock.
     #[derive(__fsm::Clone)]
-    pub struct Session<K = __fsm::SystemClock> {
+    pub struct Session<K = __fsm::DefaultClock> {
         state: State,
         clock: K,
         deadlines: [__fsm::Option<__fsm::Timestamp>; 3],
     }
-    impl Session {
-        /// The machine in its initial state, timed by the system clock.
-        pub fn new() -> Self {
-            Self::with_clock(__fsm::SystemClock)
-        }
+    __fsm::if_std! {
+        impl Session { #[doc =
+        " The machine in its initial state, timed by the system clock."] pub fn new() ->
+        Self { Self::with_clock(__fsm::SystemClock) } }
     }
-    impl __fsm::Default for Session {
-        /// The machine in its initial state.
-        fn default() -> Self {
-            Self::new()
-        }
+    __fsm::if_std! {
+        impl __fsm::Default for Session { #[doc = r" The machine in its initial state."]
+        fn default() -> Self { Self::new() } }
     }
     impl<K: __fsm::Clock> Session<K> {
         /// The machine in its initial state, timed by `clock`.
@@ -338,9 +335,7 @@ pub mod session {
                     self.deadlines[0] = __fsm::None;
                     self.deadlines[1] = __fsm::None;
                     self.deadlines[2] = __fsm::None;
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
@@ -403,9 +398,7 @@ pub mod session {
             #[allow(clippy::match_single_binding, clippy::single_match)]
             match self.state {
                 State::Active => {
-                    let now = __fsm::Timestamp::from_system_time(
-                        __fsm::Clock::now(&self.clock),
-                    );
+                    let now = __fsm::Clock::now(&self.clock);
                     {
                         self.deadlines[0] = __fsm::Some(
                             __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
@@ -472,9 +465,7 @@ pub mod session {
                             self.deadlines[0] = __fsm::None;
                             self.deadlines[1] = __fsm::None;
                             self.deadlines[2] = __fsm::None;
-                            let now = __fsm::Timestamp::from_system_time(
-                                __fsm::Clock::now(&self.clock),
-                            );
+                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 self.deadlines[0] = __fsm::Some(
                                     __fsm::deadline(now, __fsm::Duration::from_millis(600000)),
@@ -559,7 +550,7 @@ pub mod session {
         ) -> __fsm::Option<
             __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
         > {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let result = self.fire_due_at(now, guards);
             __fsm::Traced::trace(&result);
             result
@@ -575,7 +566,7 @@ pub mod session {
                 __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
             ),
         ) -> usize {
-            let now = __fsm::Timestamp::from_system_time(__fsm::Clock::now(&self.clock));
+            let now = __fsm::Clock::now(&self.clock);
             let mut count = 0;
             while let __fsm::Some(result) = self.fire_due_at(now, guards) {
                 __fsm::Traced::trace(&__fsm::Some(result));
@@ -584,25 +575,20 @@ pub mod session {
             }
             count
         }
-        /// The timers armed now, with their deadlines, as a snapshot
-        /// stores them: those of the current state, then those of each
-        /// composite state around it, outwards, each named by the state
-        /// that declares it.
-        pub fn armed_timers(
-            &self,
-        ) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-            Self::timers_in(self.state)
-                .iter()
-                .filter_map(move |&(state, timer, slot)| {
-                    self
-                        .deadlines[slot]
-                        .map(|due| __fsm::ArmedTimer::new(state, timer, due))
-                })
-        }
         /// The clock.
         pub fn clock(&self) -> &K {
             &self.clock
         }
+    }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Session < K > { #[doc =
+        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
+        r" stores them: those of the current state, then those of each"] #[doc =
+        r" composite state around it, outwards, each named by the state"] #[doc =
+        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
+        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
+        & (state, timer, slot) | self.deadlines[slot].map(| due |
+        __fsm::ArmedTimer::new(state, timer, due))) } }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -614,74 +600,34 @@ pub mod session {
                 .finish_non_exhaustive()
         }
     }
-    impl<K: __fsm::Clock> Session<K> {
-        /// The current state and armed timers, with the machine's
-        /// name and fingerprint, ready to be stored.
-        pub fn snapshot(&self) -> __fsm::Snapshot {
-            __fsm::Snapshot::new(
-                    "Session",
-                    <Self as __fsm::Machine>::FINGERPRINT,
-                    self.state.name(),
-                )
-                .with_timers(self.armed_timers())
-        }
-        /// The machine in the state of `snapshot`; `policy` decides
-        /// whether a snapshot of a different definition is accepted.
-        ///
-        /// Armed timers keep the deadlines the snapshot gives them,
-        /// however long ago it was taken; the timers of the state it
-        /// does not list stay disarmed.
-        ///
-        /// # Errors
-        ///
-        /// When the snapshot is of another machine or definition,
-        /// names a state this machine does not have, or arms a timer
-        /// it does not have.
-        pub fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-            clock: K,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            let state = snapshot.state_of::<Self>(policy)?;
-            let deadlines = snapshot
-                .deadlines_in::<
-                    3,
-                >(
-                    |name, timer| match (state, name, timer) {
-                        (State::Active, "active", 0) => __fsm::Some(0),
-                        (State::Active, "active", 1) => __fsm::Some(1),
-                        (State::Active, "active", 2) => __fsm::Some(2),
-                        _ => __fsm::None,
-                    },
-                    |name| {
-                        let here = state.name() == name;
-                        here.then_some(
-                            match name {
-                                "active" => 3,
-                                _ => 0,
-                            },
-                        )
-                    },
-                )?;
-            __fsm::Ok(Self { state, clock, deadlines })
-        }
-    }
-    impl Session {
-        /// The machine in the state of `snapshot`, which must come
-        /// from this exact definition.
-        ///
-        /// # Errors
-        ///
-        /// As [`Self::restore_with`].
-        pub fn restore(
-            snapshot: &__fsm::Snapshot,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            Self::restore_with(
-                snapshot,
-                __fsm::FingerprintPolicy::Strict,
-                __fsm::SystemClock,
-            )
-        }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > Session < K > { #[doc =
+        r" The current state and armed timers, with the machine's"] #[doc =
+        r" name and fingerprint, ready to be stored."] pub fn snapshot(& self) ->
+        __fsm::Snapshot { __fsm::Snapshot::new("Session", < Self as __fsm::Machine >
+        ::FINGERPRINT, self.state.name()).with_timers(self.armed_timers()) } #[doc =
+        r" The machine in the state of `snapshot`; `policy` decides"] #[doc =
+        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
+        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
+        r" however long ago it was taken; the timers of the state it"] #[doc =
+        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
+        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
+        r" names a state this machine does not have, or arms a timer"] #[doc =
+        r" it does not have."] pub fn restore_with(snapshot : & __fsm::Snapshot, policy :
+        __fsm::FingerprintPolicy, clock : K) -> __fsm::Result < Self, __fsm::RestoreError
+        > { let state = snapshot.state_of:: < Self > (policy) ?; let deadlines = snapshot
+        .deadlines_in:: < 3 > (| name, timer | match (state, name, timer) {
+        (State::Active, "active", 0) => __fsm::Some(0), (State::Active, "active", 1) =>
+        __fsm::Some(1), (State::Active, "active", 2) => __fsm::Some(2), _ => __fsm::None,
+        }, | name | { let here = state.name() == name; here.then_some(match name {
+        "active" => 3, _ => 0, }) },) ?; __fsm::Ok(Self { state, clock, deadlines, }) } }
+        __fsm::if_std! { impl Session { #[doc =
+        r" The machine in the state of `snapshot`, which must come"] #[doc =
+        r" from this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
+        #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
+        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > {
+        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict,
+        __fsm::SystemClock) } } }
     }
     impl<K: __fsm::Clock, G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Session<K> {
         #[inline]
@@ -697,18 +643,13 @@ pub mod session {
             Session::can_fire(self, *event, guards)
         }
     }
-    impl<K: __fsm::Clock> __fsm::Persist for Session<K> {
-        fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
-            __fsm::Ok(Session::snapshot(self))
-        }
-    }
-    impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Session<K> {
-        fn restore_with(
-            snapshot: &__fsm::Snapshot,
-            policy: __fsm::FingerprintPolicy,
-        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-            Session::restore_with(snapshot, policy, K::default())
-        }
+    __fsm::if_alloc! {
+        impl < K : __fsm::Clock > __fsm::Persist for Session < K > { fn snapshot(& self)
+        -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
+        __fsm::Ok(Session::snapshot(self)) } } impl < K : __fsm::Clock + __fsm::Default >
+        __fsm::Restore for Session < K > { fn restore_with(snapshot : & __fsm::Snapshot,
+        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
+        > { Session::restore_with(snapshot, policy, K::default()) } }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Expire];
     static OUTPUTS_1: [Output; 1] = [Output::Warn];

@@ -1,7 +1,10 @@
 //! UTC timestamps written as RFC 3339, without a date-time dependency.
 
-use std::fmt;
-use std::str::FromStr;
+#[cfg(feature = "alloc")]
+use alloc::{borrow::ToOwned, string::String};
+use core::fmt;
+use core::str::FromStr;
+#[cfg(feature = "std")]
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const MILLIS_PER_SECOND: u64 = 1_000;
@@ -55,6 +58,7 @@ impl Timestamp {
     }
 
     /// The current time, from the system clock.
+    #[cfg(feature = "std")]
     pub fn now() -> Timestamp {
         Timestamp::from_system_time(SystemTime::now())
     }
@@ -62,6 +66,7 @@ impl Timestamp {
     /// `time`, truncated to the millisecond. A time before 1970 (a badly set
     /// clock) becomes [`Timestamp::UNIX_EPOCH`] and one after 9999 becomes
     /// [`Timestamp::MAX`], since RFC 3339 cannot write either.
+    #[cfg(feature = "std")]
     pub fn from_system_time(time: SystemTime) -> Timestamp {
         let unix_millis = time
             .duration_since(UNIX_EPOCH)
@@ -72,11 +77,13 @@ impl Timestamp {
     }
 
     /// The same instant as a [`SystemTime`].
+    #[cfg(feature = "std")]
     pub fn to_system_time(self) -> SystemTime {
         UNIX_EPOCH + Duration::from_millis(self.unix_millis)
     }
 }
 
+#[cfg(feature = "std")]
 impl From<SystemTime> for Timestamp {
     /// See [`Timestamp::from_system_time`].
     fn from(time: SystemTime) -> Timestamp {
@@ -84,6 +91,7 @@ impl From<SystemTime> for Timestamp {
     }
 }
 
+#[cfg(feature = "std")]
 impl From<Timestamp> for SystemTime {
     fn from(timestamp: Timestamp) -> SystemTime {
         timestamp.to_system_time()
@@ -120,6 +128,7 @@ impl FromStr for Timestamp {
 
     fn from_str(text: &str) -> Result<Timestamp, ParseTimestampError> {
         parse(text).map_err(|problem| ParseTimestampError {
+            #[cfg(feature = "alloc")]
             input: text.to_owned(),
             problem,
         })
@@ -129,12 +138,15 @@ impl FromStr for Timestamp {
 /// Text that is not an RFC 3339 timestamp [`Timestamp`] can hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseTimestampError {
+    #[cfg(feature = "alloc")]
     input: String,
     problem: &'static str,
 }
 
 impl ParseTimestampError {
-    /// The text that failed to parse.
+    /// The text that failed to parse (feature `alloc`: without it, the
+    /// error keeps only what is wrong with it).
+    #[cfg(feature = "alloc")]
     pub fn input(&self) -> &str {
         &self.input
     }
@@ -142,15 +154,19 @@ impl ParseTimestampError {
 
 impl fmt::Display for ParseTimestampError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        #[cfg(feature = "alloc")]
+        write!(f, "`{}` is not", self.input)?;
+        #[cfg(not(feature = "alloc"))]
+        f.write_str("the text is not")?;
         write!(
             f,
-            "`{}` is not an RFC 3339 timestamp like `2026-01-10T09:32:15Z`: {}",
-            self.input, self.problem
+            " an RFC 3339 timestamp like `2026-01-10T09:32:15Z`: {}",
+            self.problem
         )
     }
 }
 
-impl std::error::Error for ParseTimestampError {}
+impl core::error::Error for ParseTimestampError {}
 
 /// Reads `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
 fn parse(text: &str) -> Result<Timestamp, &'static str> {
@@ -317,6 +333,8 @@ fn civil_from_days(days: i64) -> (i64, u64, u64) {
 #[cfg(feature = "serde")]
 mod serde_impls {
     use super::Timestamp;
+    #[allow(unused_imports)]
+    use crate::prelude::*;
     use serde::de::{self, Deserializer, Visitor};
     use serde::ser::Serializer;
     use std::fmt;
