@@ -220,7 +220,8 @@ fn names_of_any_length_print_and_are_cut() {
     // Format padding stops at 65,535: this panicked.
     let dir = Scratch::new();
     let long = "s".repeat(65_536);
-    let mut history = History::new().with_clock(|| Timestamp::from(UNIX_EPOCH + Duration::from_secs(1_768_037_535)));
+    let mut history =
+        History::new().with_clock(|| Timestamp::from(UNIX_EPOCH + Duration::from_secs(1_768_037_535)));
     history.record_names("idle", "start", long.clone());
     let snapshot = Snapshot::new("Execution", "0123456789abcdef", long).with_history(&history);
     dir.write("run.json", &serde_json::to_string(&snapshot).unwrap());

@@ -36,10 +36,76 @@ pub fn render_model(model: &Model, file_name: &str, options: &Options) -> String
 /// Tokens as prettyplease-formatted items.
 fn format_tokens(tokens: TokenStream) -> String {
     match syn::parse2::<syn::File>(tokens.clone()) {
-        Ok(file) => prettyplease::unparse(&file),
+        Ok(file) => format_file(file),
         // Generated tokens always parse (the tests check every construct);
         // if they ever did not, unformatted source still shows rustc the
         // problem instead of hiding it behind a panic here.
         Err(_) => tokens.to_string(),
     }
+}
+
+/// The runtime's macros that keep or drop items by its features
+/// (`__fsm::if_alloc! { ... }`): their bodies are items, formatted as such.
+const GATES: [&str; 4] = ["if_alloc", "if_std", "if_serde", "without_serde"];
+
+/// `file` formatted by prettyplease, with the items inside each gate macro
+/// formatted too: prettyplease prints a macro's body as one run of tokens,
+/// so each gate is swapped for a marker item, and the marker's line for the
+/// gate with its items formatted and indented.
+fn format_file(mut file: syn::File) -> String {
+    let mut gates = Vec::new();
+    take_gates(&mut file.items, &mut gates);
+    let mut out = prettyplease::unparse(&file);
+    for (index, (path, body)) in gates.into_iter().enumerate() {
+        let marker = format!("const __FSM_GATE_{index}: () = ();");
+        let Some(at) = out.find(&marker) else { continue };
+        let line_start = out[..at].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &out[line_start..at];
+        let mut gate = format!("{path}! {{\n");
+        for line in body.lines() {
+            if !line.is_empty() {
+                gate.push_str(indent);
+                gate.push_str("    ");
+                gate.push_str(line);
+            }
+            gate.push('\n');
+        }
+        gate.push_str(indent);
+        gate.push('}');
+        out.replace_range(at..at + marker.len(), &gate);
+    }
+    out
+}
+
+/// Replace each gate macro among `items` (and inside their modules) with a
+/// marker, pushing its path and formatted body onto `gates`.
+fn take_gates(items: &mut [syn::Item], gates: &mut Vec<(String, String)>) {
+    for item in items {
+        match item {
+            syn::Item::Mod(module) => {
+                if let Some((_, items)) = &mut module.content {
+                    take_gates(items, gates);
+                }
+            }
+            syn::Item::Macro(call) if is_gate(&call.mac.path) => {
+                let Ok(body) = syn::parse2::<syn::File>(call.mac.tokens.clone()) else {
+                    continue;
+                };
+                let path = quote::ToTokens::to_token_stream(&call.mac.path)
+                    .to_string()
+                    .replace(' ', "");
+                let marker = quote::format_ident!("__FSM_GATE_{}", gates.len());
+                gates.push((path, format_file(body)));
+                *item = syn::parse_quote!(const #marker: () = (););
+            }
+            _ => {}
+        }
+    }
+}
+
+/// True for `__fsm::if_alloc` and the other gates.
+fn is_gate(path: &syn::Path) -> bool {
+    path.segments.len() == 2
+        && path.segments[0].ident == "__fsm"
+        && GATES.iter().any(|gate| path.segments[1].ident == gate)
 }

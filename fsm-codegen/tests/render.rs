@@ -302,7 +302,7 @@ fn payloads_and_timers_without_a_context_are_generated() {
         (
             "machine M { initial state s { after 1s -> s; } }",
             &[
-                "pub struct M < K = __fsm :: SystemClock >",
+                "pub struct M < K = __fsm :: DefaultClock >",
                 "pub fn with_clock (clock : K) -> Self",
                 "__fsm :: Duration :: from_millis (1000)",
                 "pub fn fire (& mut self , action : Action)",

@@ -34,6 +34,12 @@
 //!
 //! # Features
 //!
+//! - `std` (default, implies `alloc`): [`SystemClock`] and [`ManualClock`],
+//!   [`Shared`], the [`driver`]s, and the constructors that time a history by
+//!   the system clock ([`History::new`], [`Recorded::new`]). `serde`,
+//!   `tracing` and `tokio` imply it.
+//! - `alloc`: [`Snapshot`], [`History`] and [`Recorded`], and every
+//!   machine's `snapshot` and `restore`, without the standard library.
 //! - `macros` (default): re-export [`fsm!`], so a machine needs this one
 //!   dependency.
 //! - `serde`: `Serialize` and `Deserialize` for [`Snapshot`], by name for
@@ -56,6 +62,32 @@
 //!   version, and [`FileStore`](store::FileStore), one JSON file per instance.
 //! - `postgres` (implies `store`): `store::PgStore`, instances in one
 //!   PostgreSQL table.
+//!
+//! # Without the standard library
+//!
+//! The crate is `#![no_std]`. With `default-features = false, features =
+//! ["macros"]` a generated machine works in full without `std` or an
+//! allocator: guards, a context, payloads, effects, nested states, history
+//! targets, `fire`, `can_fire`, `valid_actions`, and errors that implement
+//! `core::error::Error` and format without allocating. Timers run on a clock
+//! the caller supplies, any [`Clock`]: there is no system clock, so a machine
+//! with timers is built with `with_clock` (`Job::<Ticks>::with_clock(context,
+//! Ticks)`), and its [`Timestamp`]s are whatever the clock counts, for
+//! instance milliseconds since boot. A machine without timers does not
+//! implement [`Timed`] there (it would need a clock to say the time).
+//!
+//! Add `alloc` for snapshots and history: [`History::timed_by`] takes the
+//! clock, and [`Recorded::with_history`] and [`Recorded::restore_with`] take
+//! the history. `Shared` (a mutex), the drivers, `tracing` and `serde` (and
+//! with it a machine with a context's snapshots, which carry the context as
+//! JSON) need `std`.
+//!
+//! A small machine costs little: `Door::fire` of a three-state, four-action
+//! machine compiles to 112 bytes of x86-64 (with `opt-level = "s"`, inlined
+//! into an exported wrapper that also converts its arguments), and `fire` of
+//! a nested machine with a context, payloads, a guard, effects and two timers
+//! to 417 bytes. `tests/no-std` in the repository builds both as a
+//! `#![no_std]` static library with its own panic handler and runs them.
 //!
 //! # Generated code from a build script
 //!

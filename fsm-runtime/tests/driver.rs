@@ -233,7 +233,12 @@ fn the_async_driver_stops_when_the_channel_closes() {
 /// The time on `clock`, in seconds after `manual_clock()` started.
 fn seconds_on(clock: &ManualClock) -> u64 {
     let start = UNIX_EPOCH + Duration::from_secs(1_768_037_535);
-    clock.now().to_system_time().duration_since(start).unwrap().as_secs()
+    clock
+        .now()
+        .to_system_time()
+        .duration_since(start)
+        .unwrap()
+        .as_secs()
 }
 
 #[test]

@@ -447,40 +447,122 @@ pub mod call {
         }
     }
     __fsm::if_serde! {
-        impl __fsm::Serialize for Event where for < 'a > String : __fsm::Serialize, for <
-        'a > u32 : __fsm::Serialize, for < 'a > u8 : __fsm::Serialize, { fn serialize < S
-        : __fsm::serde::Serializer > (& self, serializer : S) -> __fsm::Result < S::Ok,
-        S::Error > { match self { Event::Start(payload) =>
-        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 0,
-        "start", payload), Event::Finished(payload) =>
-        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 1,
-        "finished", payload), Event::Cancel =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 2,
-        "cancel"), Event::Poke =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 3, "poke"),
-        Event::Restart => __fsm::serde::Serializer::serialize_unit_variant(serializer,
-        "Event", 4, "restart"), Event::Escalate(payload) =>
-        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 5,
-        "escalate", payload), } } } impl < 'de > __fsm::serde::Deserialize < 'de > for
-        Event where String : __fsm::serde::Deserialize < 'de >, u32 :
-        __fsm::serde::Deserialize < 'de >, u8 : __fsm::serde::Deserialize < 'de >, { fn
-        deserialize < D : __fsm::serde::Deserializer < 'de >> (deserializer : D) ->
-        __fsm::Result < Self, D::Error > { __fsm::deserialize_event(deserializer) } }
-        impl < 'de > __fsm::EventVariants < 'de > for Event where String :
-        __fsm::serde::Deserialize < 'de >, u32 : __fsm::serde::Deserialize < 'de >, u8 :
-        __fsm::serde::Deserialize < 'de >, { type Action = Action; fn variant < V :
-        __fsm::serde::de::VariantAccess < 'de >> (action : Action, variant : V) ->
-        __fsm::Result < Self, V::Error > { match action { Action::Start =>
-        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Start),
-        Action::Finished => __fsm::serde::de::VariantAccess::newtype_variant(variant)
-        .map(Event::Finished), Action::Cancel =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Cancel),
-        Action::Poke => __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () |
-        Event::Poke), Action::Restart =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () |
-        Event::Restart), Action::Escalate =>
-        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Escalate), }
-        } }
+        impl __fsm::Serialize for Event
+        where
+            for<'a> String: __fsm::Serialize,
+            for<'a> u32: __fsm::Serialize,
+            for<'a> u8: __fsm::Serialize,
+        {
+            fn serialize<S: __fsm::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> __fsm::Result<S::Ok, S::Error> {
+                match self {
+                    Event::Start(payload) => {
+                        __fsm::serde::Serializer::serialize_newtype_variant(
+                            serializer,
+                            "Event",
+                            0,
+                            "start",
+                            payload,
+                        )
+                    }
+                    Event::Finished(payload) => {
+                        __fsm::serde::Serializer::serialize_newtype_variant(
+                            serializer,
+                            "Event",
+                            1,
+                            "finished",
+                            payload,
+                        )
+                    }
+                    Event::Cancel => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            2,
+                            "cancel",
+                        )
+                    }
+                    Event::Poke => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            3,
+                            "poke",
+                        )
+                    }
+                    Event::Restart => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            4,
+                            "restart",
+                        )
+                    }
+                    Event::Escalate(payload) => {
+                        __fsm::serde::Serializer::serialize_newtype_variant(
+                            serializer,
+                            "Event",
+                            5,
+                            "escalate",
+                            payload,
+                        )
+                    }
+                }
+            }
+        }
+        impl<'de> __fsm::serde::Deserialize<'de> for Event
+        where
+            String: __fsm::serde::Deserialize<'de>,
+            u32: __fsm::serde::Deserialize<'de>,
+            u8: __fsm::serde::Deserialize<'de>,
+        {
+            fn deserialize<D: __fsm::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> __fsm::Result<Self, D::Error> {
+                __fsm::deserialize_event(deserializer)
+            }
+        }
+        impl<'de> __fsm::EventVariants<'de> for Event
+        where
+            String: __fsm::serde::Deserialize<'de>,
+            u32: __fsm::serde::Deserialize<'de>,
+            u8: __fsm::serde::Deserialize<'de>,
+        {
+            type Action = Action;
+            fn variant<V: __fsm::serde::de::VariantAccess<'de>>(
+                action: Action,
+                variant: V,
+            ) -> __fsm::Result<Self, V::Error> {
+                match action {
+                    Action::Start => {
+                        __fsm::serde::de::VariantAccess::newtype_variant(variant)
+                            .map(Event::Start)
+                    }
+                    Action::Finished => {
+                        __fsm::serde::de::VariantAccess::newtype_variant(variant)
+                            .map(Event::Finished)
+                    }
+                    Action::Cancel => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Cancel)
+                    }
+                    Action::Poke => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Poke)
+                    }
+                    Action::Restart => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Restart)
+                    }
+                    Action::Escalate => {
+                        __fsm::serde::de::VariantAccess::newtype_variant(variant)
+                            .map(Event::Escalate)
+                    }
+                }
+            }
+        }
     }
     /// What [`Call`]'s context does: its guards (`&self`), effects (`&mut self`) and delays.
     ///
@@ -577,10 +659,12 @@ pub mod call {
         deadlines: [__fsm::Option<__fsm::Timestamp>; 3],
     }
     __fsm::if_std! {
-        impl Call { #[doc =
-        " The machine in its initial state, owning `context`, timed by the system clock."]
-        pub fn new(context : CallContext) -> Self { Self::with_clock(context,
-        __fsm::SystemClock) } }
+        impl Call {
+            /// The machine in its initial state, owning `context`, timed by the system clock.
+            pub fn new(context: CallContext) -> Self {
+                Self::with_clock(context, __fsm::SystemClock)
+            }
+        }
     }
     impl<K: __fsm::Clock> Call<K> {
         /// The machine in its initial state, owning `context`, timed by `clock`.
@@ -1029,14 +1113,19 @@ pub mod call {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Call < K > { #[doc =
-        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
-        r" stores them: those of the current state, then those of each"] #[doc =
-        r" composite state around it, outwards, each named by the state"] #[doc =
-        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
-        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
-        & (state, timer, slot) | self.deadlines[slot].map(| due |
-        __fsm::ArmedTimer::new(state, timer, due))) } }
+        impl<K: __fsm::Clock> Call<K> {
+            /// The timers armed now, with their deadlines, as a snapshot
+            /// stores them: those of the current state, then those of each
+            /// composite state around it, outwards, each named by the state
+            /// that declares it.
+            pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                Self::timers_in(self.state)
+                    .iter()
+                    .filter_map(move |&(state, timer, slot)| {
+                        self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due))
+                    })
+            }
+        }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -1068,80 +1157,168 @@ pub mod call {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Call < K > { #[doc =
-        r" The machine in the state of `snapshot`, owning `context`"] #[doc =
-        r" (whatever context the snapshot carries); `policy` decides"] #[doc =
-        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
-        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
-        r" however long ago it was taken; the timers of the state it"] #[doc =
-        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
-        r" names a state this machine does not have, or arms a timer"] #[doc =
-        r" it does not have."] pub fn restore_with_context(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy, context : CallContext, clock : K) ->
-        __fsm::Result < Self, __fsm::RestoreError > { let state = snapshot.state_of:: <
-        Self > (policy) ?; let deadlines = snapshot.deadlines_in:: < 3 > (| name, timer |
-        match (state, name, timer) { (State::Calling, "calling", 0) => __fsm::Some(0),
-        (State::Calling, "calling", 1) => __fsm::Some(1), (State::Calling, "calling", 2)
-        => __fsm::Some(2), (State::Waiting, "waiting", 0) => __fsm::Some(0), _ =>
-        __fsm::None, }, | name | { let here = state.name() == name; here.then_some(match
-        name { "calling" => 3, "waiting" => 1, _ => 0, }) },) ?; __fsm::Ok(Self { state,
-        context, clock, deadlines, }) } }
+        impl<K: __fsm::Clock> Call<K> {
+            /// The machine in the state of `snapshot`, owning `context`
+            /// (whatever context the snapshot carries); `policy` decides
+            /// whether a snapshot of a different definition is accepted.
+            ///
+            /// Armed timers keep the deadlines the snapshot gives them,
+            /// however long ago it was taken; the timers of the state it
+            /// does not list stay disarmed.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine or definition,
+            /// names a state this machine does not have, or arms a timer
+            /// it does not have.
+            pub fn restore_with_context(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                context: CallContext,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                let deadlines = snapshot
+                    .deadlines_in::<
+                        3,
+                    >(
+                        |name, timer| match (state, name, timer) {
+                            (State::Calling, "calling", 0) => __fsm::Some(0),
+                            (State::Calling, "calling", 1) => __fsm::Some(1),
+                            (State::Calling, "calling", 2) => __fsm::Some(2),
+                            (State::Waiting, "waiting", 0) => __fsm::Some(0),
+                            _ => __fsm::None,
+                        },
+                        |name| {
+                            let here = state.name() == name;
+                            here.then_some(
+                                match name {
+                                    "calling" => 3,
+                                    "waiting" => 1,
+                                    _ => 0,
+                                },
+                            )
+                        },
+                    )?;
+                __fsm::Ok(Self {
+                    state,
+                    context,
+                    clock,
+                    deadlines,
+                })
+            }
+        }
     }
     __fsm::if_serde! {
-        impl < K : __fsm::Clock > Call < K > { #[doc =
-        r" The current state, context and armed timers, with the"] #[doc =
-        r" machine's name and fingerprint, ready to be stored."] #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature (the snapshot"] #[doc =
-        r" carries the context as JSON)."] #[doc = r""] #[doc = r" # Errors"] #[doc =
-        r""] #[doc = r" When the context does not serialize."] pub fn snapshot(& self) ->
-        __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
-        CallContext : __fsm::Serialize, { __fsm::Snapshot::new("Call", < Self as
-        __fsm::Machine > ::FINGERPRINT, self.state.name()).with_timers(self
-        .armed_timers()).with_context_of(& self.context) } #[doc =
-        r" The machine in the state, context and timers of"] #[doc =
-        r" `snapshot`; `policy` decides whether a snapshot of a"] #[doc =
-        r" different definition is accepted."] #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature."] #[doc = r""] #[doc = r" # Errors"]
-        #[doc = r""] #[doc =
-        r" As [`Self::restore_with_context`], and when the snapshot"] #[doc =
-        r" carries no context or one that does not deserialize"] #[doc =
-        r" (the error names the field)."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy, clock : K) -> __fsm::Result <
-        Self, __fsm::RestoreError > where for < 'a > CallContext :
-        __fsm::DeserializeOwned, { snapshot.state_of:: < Self > (policy) ?; let context =
-        snapshot.context_as:: < CallContext > () ?; Self::restore_with_context(snapshot,
-        policy, context, clock) } } impl Call { #[doc =
-        r" The machine in the state, context and timers of"] #[doc =
-        r" `snapshot`, which must come from this exact definition,"] #[doc =
-        r" timed by the system clock."] #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature."] #[doc = r""] #[doc = r" # Errors"]
-        #[doc = r""] #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
-        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
-        CallContext : __fsm::DeserializeOwned, { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict, __fsm::SystemClock) } }
+        impl<K: __fsm::Clock> Call<K> {
+            /// The current state, context and armed timers, with the
+            /// machine's name and fingerprint, ready to be stored.
+            /// Needs `fsm-runtime`'s `serde` feature (the snapshot
+            /// carries the context as JSON).
+            ///
+            /// # Errors
+            ///
+            /// When the context does not serialize.
+            pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+            where
+                for<'a> CallContext: __fsm::Serialize,
+            {
+                __fsm::Snapshot::new(
+                        "Call",
+                        <Self as __fsm::Machine>::FINGERPRINT,
+                        self.state.name(),
+                    )
+                    .with_timers(self.armed_timers())
+                    .with_context_of(&self.context)
+            }
+            /// The machine in the state, context and timers of
+            /// `snapshot`; `policy` decides whether a snapshot of a
+            /// different definition is accepted.
+            /// Needs `fsm-runtime`'s `serde` feature.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore_with_context`], and when the snapshot
+            /// carries no context or one that does not deserialize
+            /// (the error names the field).
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> CallContext: __fsm::DeserializeOwned,
+            {
+                snapshot.state_of::<Self>(policy)?;
+                let context = snapshot.context_as::<CallContext>()?;
+                Self::restore_with_context(snapshot, policy, context, clock)
+            }
+        }
+        impl Call {
+            /// The machine in the state, context and timers of
+            /// `snapshot`, which must come from this exact definition,
+            /// timed by the system clock.
+            /// Needs `fsm-runtime`'s `serde` feature.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore_with`].
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> CallContext: __fsm::DeserializeOwned,
+            {
+                Self::restore_with(
+                    snapshot,
+                    __fsm::FingerprintPolicy::Strict,
+                    __fsm::SystemClock,
+                )
+            }
+        }
     }
     __fsm::without_serde! {
-        impl < K : __fsm::Clock > Call < K > { #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature, which is off:"] #[doc =
-        r" the snapshot of a machine with a context carries the"] #[doc =
-        r" context as JSON. A call does not compile, and says so."] pub fn snapshot(&
-        self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
-        CallContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
-        r" without it, [`Self::restore_with_context`] restores"] #[doc =
-        r" a snapshot with a context the caller gives. A call"] #[doc =
-        r" does not compile, and says so."] #[allow(unused_variables)] pub fn
-        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,
-        clock : K) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
-        CallContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } } impl Call { #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
-        r" without it, [`Self::restore_with_context`] restores"] #[doc =
-        r" a snapshot with a context the caller gives. A call"] #[doc =
-        r" does not compile, and says so."] #[allow(unused_variables)] pub fn
-        restore(snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
-        __fsm::RestoreError > where for < 'a > CallContext : __fsm::NeedsSerdeFeature, {
-        __fsm::stub() } }
+        impl<K: __fsm::Clock> Call<K> {
+            /// Needs `fsm-runtime`'s `serde` feature, which is off:
+            /// the snapshot of a machine with a context carries the
+            /// context as JSON. A call does not compile, and says so.
+            pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+            where
+                for<'a> CallContext: __fsm::NeedsSerdeFeature,
+            {
+                __fsm::stub()
+            }
+            /// Needs `fsm-runtime`'s `serde` feature, which is off;
+            /// without it, [`Self::restore_with_context`] restores
+            /// a snapshot with a context the caller gives. A call
+            /// does not compile, and says so.
+            #[allow(unused_variables)]
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> CallContext: __fsm::NeedsSerdeFeature,
+            {
+                __fsm::stub()
+            }
+        }
+        impl Call {
+            /// Needs `fsm-runtime`'s `serde` feature, which is off;
+            /// without it, [`Self::restore_with_context`] restores
+            /// a snapshot with a context the caller gives. A call
+            /// does not compile, and says so.
+            #[allow(unused_variables)]
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> CallContext: __fsm::NeedsSerdeFeature,
+            {
+                __fsm::stub()
+            }
+        }
     }
     impl<K: __fsm::Clock> __fsm::Fire for Call<K> {
         #[inline]
@@ -1186,14 +1363,25 @@ pub mod call {
         }
     }
     __fsm::if_serde! {
-        impl < K : __fsm::Clock > __fsm::Persist for Call < K > where for < 'a >
-        CallContext : __fsm::Serialize, { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { Call::snapshot(self) } } impl < K :
-        __fsm::Clock + __fsm::Default > __fsm::Restore for Call < K > where for < 'a >
-        CallContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn
-        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) ->
-        __fsm::Result < Self, __fsm::RestoreError > { Call::restore_with(snapshot,
-        policy, K::default()) } }
+        impl<K: __fsm::Clock> __fsm::Persist for Call<K>
+        where
+            for<'a> CallContext: __fsm::Serialize,
+        {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                Call::snapshot(self)
+            }
+        }
+        impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Call<K>
+        where
+            for<'a> CallContext: __fsm::Serialize + __fsm::DeserializeOwned,
+        {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Call::restore_with(snapshot, policy, K::default())
+            }
+        }
     }
     static OUTPUTS_0: [Output; 2] = [Output::Started, Output::Started];
     static OUTPUTS_1: [Output; 2] = [Output::Stopped, Output::DoneOutput];

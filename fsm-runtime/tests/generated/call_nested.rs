@@ -506,13 +506,20 @@ pub mod call {
         last_active: [__fsm::Option<State>; 1],
     }
     __fsm::if_std! {
-        impl Call { #[doc =
-        " The machine in its initial state, timed by the system clock."] pub fn new() ->
-        Self { Self::with_clock(__fsm::SystemClock) } }
+        impl Call {
+            /// The machine in its initial state, timed by the system clock.
+            pub fn new() -> Self {
+                Self::with_clock(__fsm::SystemClock)
+            }
+        }
     }
     __fsm::if_std! {
-        impl __fsm::Default for Call { #[doc = r" The machine in its initial state."] fn
-        default() -> Self { Self::new() } }
+        impl __fsm::Default for Call {
+            /// The machine in its initial state.
+            fn default() -> Self {
+                Self::new()
+            }
+        }
     }
     impl<K: __fsm::Clock> Call<K> {
         /// The machine in its initial state, timed by `clock`.
@@ -1082,14 +1089,19 @@ pub mod call {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Call < K > { #[doc =
-        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
-        r" stores them: those of the current state, then those of each"] #[doc =
-        r" composite state around it, outwards, each named by the state"] #[doc =
-        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
-        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
-        & (state, timer, slot) | self.deadlines[slot].map(| due |
-        __fsm::ArmedTimer::new(state, timer, due))) } }
+        impl<K: __fsm::Clock> Call<K> {
+            /// The timers armed now, with their deadlines, as a snapshot
+            /// stores them: those of the current state, then those of each
+            /// composite state around it, outwards, each named by the state
+            /// that declares it.
+            pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                Self::timers_in(self.state)
+                    .iter()
+                    .filter_map(move |&(state, timer, slot)| {
+                        self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due))
+                    })
+            }
+        }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -1103,39 +1115,100 @@ pub mod call {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Call < K > { #[doc =
-        r" The current state and armed timers, with the machine's"] #[doc =
-        r" name and fingerprint, ready to be stored."] pub fn snapshot(& self) ->
-        __fsm::Snapshot { __fsm::Snapshot::new("Call", < Self as __fsm::Machine >
-        ::FINGERPRINT, self.state.name()).with_timers(self.armed_timers())
-        .with_last_active(LAST_ACTIVE_COMPOSITES.iter().zip(self.last_active)
-        .filter_map(| (composite, leaf) | leaf.map(| leaf | (composite.name(), leaf
-        .name()))),) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides"] #[doc =
-        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
-        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
-        r" however long ago it was taken; the timers of the state it"] #[doc =
-        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
-        r" names a state this machine does not have, or arms a timer"] #[doc =
-        r" it does not have."] pub fn restore_with(snapshot : & __fsm::Snapshot, policy :
-        __fsm::FingerprintPolicy, clock : K) -> __fsm::Result < Self, __fsm::RestoreError
-        > { let state = snapshot.state_of:: < Self > (policy) ?; let deadlines = snapshot
-        .deadlines_in:: < 1 > (| name, timer | match (state, name, timer) {
-        (State::Talking, "connected", 0) => __fsm::Some(0), (State::OnHold, "connected",
-        0) => __fsm::Some(0), (State::DialingThird, "connected", 0) => __fsm::Some(0),
-        (State::Bridged, "connected", 0) => __fsm::Some(0), _ => __fsm::None, }, | name |
-        { let here = state.name() == name || state.ancestors().iter().any(| r | r.name()
-        == name); here.then_some(match name { "connected" => 1, _ => 0, }) },) ?; let
-        last_active = snapshot.last_active_of:: < Self, 1 > (& ["connected"], | slot,
-        leaf | { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) }) ?; __fsm::Ok(Self { state,
-        clock, deadlines, last_active, }) } } __fsm::if_std! { impl Call { #[doc =
-        r" The machine in the state of `snapshot`, which must come"] #[doc =
-        r" from this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
-        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > {
-        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict,
-        __fsm::SystemClock) } } }
+        impl<K: __fsm::Clock> Call<K> {
+            /// The current state and armed timers, with the machine's
+            /// name and fingerprint, ready to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                        "Call",
+                        <Self as __fsm::Machine>::FINGERPRINT,
+                        self.state.name(),
+                    )
+                    .with_timers(self.armed_timers())
+                    .with_last_active(
+                        LAST_ACTIVE_COMPOSITES
+                            .iter()
+                            .zip(self.last_active)
+                            .filter_map(|(composite, leaf)| {
+                                leaf.map(|leaf| (composite.name(), leaf.name()))
+                            }),
+                    )
+            }
+            /// The machine in the state of `snapshot`; `policy` decides
+            /// whether a snapshot of a different definition is accepted.
+            ///
+            /// Armed timers keep the deadlines the snapshot gives them,
+            /// however long ago it was taken; the timers of the state it
+            /// does not list stay disarmed.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine or definition,
+            /// names a state this machine does not have, or arms a timer
+            /// it does not have.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                let deadlines = snapshot
+                    .deadlines_in::<
+                        1,
+                    >(
+                        |name, timer| match (state, name, timer) {
+                            (State::Talking, "connected", 0) => __fsm::Some(0),
+                            (State::OnHold, "connected", 0) => __fsm::Some(0),
+                            (State::DialingThird, "connected", 0) => __fsm::Some(0),
+                            (State::Bridged, "connected", 0) => __fsm::Some(0),
+                            _ => __fsm::None,
+                        },
+                        |name| {
+                            let here = state.name() == name
+                                || state.ancestors().iter().any(|r| r.name() == name);
+                            here.then_some(
+                                match name {
+                                    "connected" => 1,
+                                    _ => 0,
+                                },
+                            )
+                        },
+                    )?;
+                let last_active = snapshot
+                    .last_active_of::<
+                        Self,
+                        1,
+                    >(
+                        &["connected"],
+                        |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) },
+                    )?;
+                __fsm::Ok(Self {
+                    state,
+                    clock,
+                    deadlines,
+                    last_active,
+                })
+            }
+        }
+        __fsm::if_std! {
+            impl Call {
+                /// The machine in the state of `snapshot`, which must come
+                /// from this exact definition.
+                ///
+                /// # Errors
+                ///
+                /// As [`Self::restore_with`].
+                pub fn restore(
+                    snapshot: &__fsm::Snapshot,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    Self::restore_with(
+                        snapshot,
+                        __fsm::FingerprintPolicy::Strict,
+                        __fsm::SystemClock,
+                    )
+                }
+            }
+        }
     }
     impl<K: __fsm::Clock> __fsm::Fire for Call<K> {
         #[inline]
@@ -1180,12 +1253,19 @@ pub mod call {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > __fsm::Persist for Call < K > { fn snapshot(& self) ->
-        __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
-        __fsm::Ok(Call::snapshot(self)) } } impl < K : __fsm::Clock + __fsm::Default >
-        __fsm::Restore for Call < K > { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Call::restore_with(snapshot, policy, K::default()) } }
+        impl<K: __fsm::Clock> __fsm::Persist for Call<K> {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Call::snapshot(self))
+            }
+        }
+        impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Call<K> {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Call::restore_with(snapshot, policy, K::default())
+            }
+        }
     }
     /// The composite state each slot of the history memory is for.
     const LAST_ACTIVE_COMPOSITES: [Composite; 1] = [Composite::Connected];

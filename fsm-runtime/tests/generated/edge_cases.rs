@@ -235,26 +235,44 @@ pub mod idle {
         }
     }
     __fsm::if_alloc! {
-        impl Idle { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Idle {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Idle {
         type State = State;
@@ -325,11 +343,19 @@ pub mod idle {
         impl __fsm::Timed for Idle {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Idle { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Idle::snapshot(self)) } }
-        impl __fsm::Restore for Idle { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Idle::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Idle {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Idle::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Idle {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Idle::restore_with(snapshot, policy)
+            }
+        }
     }
 }
 /// A guard that is declared but never used, and an `any` that only a
@@ -619,26 +645,44 @@ pub mod sink {
         }
     }
     __fsm::if_alloc! {
-        impl Sink { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Sink {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Sink {
         type State = State;
@@ -703,11 +747,19 @@ pub mod sink {
         impl __fsm::Timed for Sink {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Sink { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Sink::snapshot(self)) } }
-        impl __fsm::Restore for Sink { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Sink::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Sink {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Sink::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Sink {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Sink::restore_with(snapshot, policy)
+            }
+        }
     }
 }
 /// Every state answers every action, so `fire` needs no fallback arm.
@@ -968,26 +1020,44 @@ pub mod total {
         }
     }
     __fsm::if_alloc! {
-        impl Total { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Total {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Total {
         type State = State;
@@ -1078,11 +1148,19 @@ pub mod total {
         impl __fsm::Timed for Total {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Total { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Total::snapshot(self)) } }
-        impl __fsm::Restore for Total { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Total::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Total {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Total::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Total {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Total::restore_with(snapshot, policy)
+            }
+        }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::Toggle];
 }
@@ -1344,26 +1422,44 @@ pub mod acronyms {
         }
     }
     __fsm::if_alloc! {
-        impl Acronyms { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Acronyms {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Acronyms {
         type State = State;
@@ -1454,11 +1550,19 @@ pub mod acronyms {
         impl __fsm::Timed for Acronyms {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Acronyms { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Acronyms::snapshot(self)) } }
-        impl __fsm::Restore for Acronyms { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Acronyms::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Acronyms {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Acronyms::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Acronyms {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Acronyms::restore_with(snapshot, policy)
+            }
+        }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::HTTPGo];
 }

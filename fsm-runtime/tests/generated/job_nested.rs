@@ -444,36 +444,116 @@ pub mod job {
         }
     }
     __fsm::if_serde! {
-        impl __fsm::Serialize for Event { fn serialize < S : __fsm::serde::Serializer >
-        (& self, serializer : S) -> __fsm::Result < S::Ok, S::Error > { match self {
-        Event::Start => __fsm::serde::Serializer::serialize_unit_variant(serializer,
-        "Event", 0, "start"), Event::Restart =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 1,
-        "restart"), Event::Park =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 2, "park"),
-        Event::Tick => __fsm::serde::Serializer::serialize_unit_variant(serializer,
-        "Event", 3, "tick"), Event::Done =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 4, "done"),
-        Event::Again => __fsm::serde::Serializer::serialize_unit_variant(serializer,
-        "Event", 5, "again"), Event::Resume =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 6,
-        "resume"), } } } impl < 'de > __fsm::serde::Deserialize < 'de > for Event { fn
-        deserialize < D : __fsm::serde::Deserializer < 'de >> (deserializer : D) ->
-        __fsm::Result < Self, D::Error > { __fsm::deserialize_event(deserializer) } }
-        impl < 'de > __fsm::EventVariants < 'de > for Event { type Action = Action; fn
-        variant < V : __fsm::serde::de::VariantAccess < 'de >> (action : Action, variant
-        : V) -> __fsm::Result < Self, V::Error > { match action { Action::Start =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Start),
-        Action::Restart => __fsm::serde::de::VariantAccess::unit_variant(variant).map(|
-        () | Event::Restart), Action::Park =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Park),
-        Action::Tick => __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () |
-        Event::Tick), Action::Done =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Done),
-        Action::Again => __fsm::serde::de::VariantAccess::unit_variant(variant).map(| ()
-        | Event::Again), Action::Resume =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Resume),
-        } } }
+        impl __fsm::Serialize for Event {
+            fn serialize<S: __fsm::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> __fsm::Result<S::Ok, S::Error> {
+                match self {
+                    Event::Start => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            0,
+                            "start",
+                        )
+                    }
+                    Event::Restart => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            1,
+                            "restart",
+                        )
+                    }
+                    Event::Park => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            2,
+                            "park",
+                        )
+                    }
+                    Event::Tick => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            3,
+                            "tick",
+                        )
+                    }
+                    Event::Done => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            4,
+                            "done",
+                        )
+                    }
+                    Event::Again => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            5,
+                            "again",
+                        )
+                    }
+                    Event::Resume => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            6,
+                            "resume",
+                        )
+                    }
+                }
+            }
+        }
+        impl<'de> __fsm::serde::Deserialize<'de> for Event {
+            fn deserialize<D: __fsm::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> __fsm::Result<Self, D::Error> {
+                __fsm::deserialize_event(deserializer)
+            }
+        }
+        impl<'de> __fsm::EventVariants<'de> for Event {
+            type Action = Action;
+            fn variant<V: __fsm::serde::de::VariantAccess<'de>>(
+                action: Action,
+                variant: V,
+            ) -> __fsm::Result<Self, V::Error> {
+                match action {
+                    Action::Start => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Start)
+                    }
+                    Action::Restart => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Restart)
+                    }
+                    Action::Park => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Park)
+                    }
+                    Action::Tick => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Tick)
+                    }
+                    Action::Done => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Done)
+                    }
+                    Action::Again => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Again)
+                    }
+                    Action::Resume => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Resume)
+                    }
+                }
+            }
+        }
     }
     /// What [`Job`]'s context does: its guards (`&self`), effects (`&mut self`) and delays.
     ///
@@ -564,10 +644,12 @@ pub mod job {
         last_active: [__fsm::Option<State>; 1],
     }
     __fsm::if_std! {
-        impl Job { #[doc =
-        " The machine in its initial state, owning `context`, timed by the system clock."]
-        pub fn new(context : JobContext) -> Self { Self::with_clock(context,
-        __fsm::SystemClock) } }
+        impl Job {
+            /// The machine in its initial state, owning `context`, timed by the system clock.
+            pub fn new(context: JobContext) -> Self {
+                Self::with_clock(context, __fsm::SystemClock)
+            }
+        }
     }
     impl<K: __fsm::Clock> Job<K> {
         /// The machine in its initial state, owning `context`, timed by `clock`.
@@ -1081,14 +1163,19 @@ pub mod job {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Job < K > { #[doc =
-        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
-        r" stores them: those of the current state, then those of each"] #[doc =
-        r" composite state around it, outwards, each named by the state"] #[doc =
-        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
-        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
-        & (state, timer, slot) | self.deadlines[slot].map(| due |
-        __fsm::ArmedTimer::new(state, timer, due))) } }
+        impl<K: __fsm::Clock> Job<K> {
+            /// The timers armed now, with their deadlines, as a snapshot
+            /// stores them: those of the current state, then those of each
+            /// composite state around it, outwards, each named by the state
+            /// that declares it.
+            pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                Self::timers_in(self.state)
+                    .iter()
+                    .filter_map(move |&(state, timer, slot)| {
+                        self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due))
+                    })
+            }
+        }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -1122,84 +1209,182 @@ pub mod job {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Job < K > { #[doc =
-        r" The machine in the state of `snapshot`, owning `context`"] #[doc =
-        r" (whatever context the snapshot carries); `policy` decides"] #[doc =
-        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
-        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
-        r" however long ago it was taken; the timers of the state it"] #[doc =
-        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
-        r" names a state this machine does not have, or arms a timer"] #[doc =
-        r" it does not have."] pub fn restore_with_context(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy, context : JobContext, clock : K) ->
-        __fsm::Result < Self, __fsm::RestoreError > { let state = snapshot.state_of:: <
-        Self > (policy) ?; let deadlines = snapshot.deadlines_in:: < 2 > (| name, timer |
-        match (state, name, timer) { (State::Fetch, "fetch", 0) => __fsm::Some(1),
-        (State::Fetch, "work", 0) => __fsm::Some(0), (State::Process, "work", 0) =>
-        __fsm::Some(0), _ => __fsm::None, }, | name | { let here = state.name() == name
-        || state.ancestors().iter().any(| r | r.name() == name); here.then_some(match
-        name { "work" => 1, "fetch" => 1, _ => 0, }) },) ?; let last_active = snapshot
-        .last_active_of:: < Self, 1 > (& ["work"], | slot, leaf | { leaf
-        .is_in(LAST_ACTIVE_COMPOSITES[slot]) }) ?; __fsm::Ok(Self { state, context,
-        clock, deadlines, last_active, }) } }
+        impl<K: __fsm::Clock> Job<K> {
+            /// The machine in the state of `snapshot`, owning `context`
+            /// (whatever context the snapshot carries); `policy` decides
+            /// whether a snapshot of a different definition is accepted.
+            ///
+            /// Armed timers keep the deadlines the snapshot gives them,
+            /// however long ago it was taken; the timers of the state it
+            /// does not list stay disarmed.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine or definition,
+            /// names a state this machine does not have, or arms a timer
+            /// it does not have.
+            pub fn restore_with_context(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                context: JobContext,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                let deadlines = snapshot
+                    .deadlines_in::<
+                        2,
+                    >(
+                        |name, timer| match (state, name, timer) {
+                            (State::Fetch, "fetch", 0) => __fsm::Some(1),
+                            (State::Fetch, "work", 0) => __fsm::Some(0),
+                            (State::Process, "work", 0) => __fsm::Some(0),
+                            _ => __fsm::None,
+                        },
+                        |name| {
+                            let here = state.name() == name
+                                || state.ancestors().iter().any(|r| r.name() == name);
+                            here.then_some(
+                                match name {
+                                    "work" => 1,
+                                    "fetch" => 1,
+                                    _ => 0,
+                                },
+                            )
+                        },
+                    )?;
+                let last_active = snapshot
+                    .last_active_of::<
+                        Self,
+                        1,
+                    >(&["work"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
+                __fsm::Ok(Self {
+                    state,
+                    context,
+                    clock,
+                    deadlines,
+                    last_active,
+                })
+            }
+        }
     }
     __fsm::if_serde! {
-        impl < K : __fsm::Clock > Job < K > { #[doc =
-        r" The current state, context and armed timers, with the"] #[doc =
-        r" machine's name and fingerprint, ready to be stored."] #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature (the snapshot"] #[doc =
-        r" carries the context as JSON)."] #[doc = r""] #[doc = r" # Errors"] #[doc =
-        r""] #[doc = r" When the context does not serialize."] pub fn snapshot(& self) ->
-        __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
-        JobContext : __fsm::Serialize, { __fsm::Snapshot::new("Job", < Self as
-        __fsm::Machine > ::FINGERPRINT, self.state.name()).with_timers(self
-        .armed_timers()).with_last_active(LAST_ACTIVE_COMPOSITES.iter().zip(self
-        .last_active).filter_map(| (composite, leaf) | leaf.map(| leaf | (composite
-        .name(), leaf.name()))),).with_context_of(& self.context) } #[doc =
-        r" The machine in the state, context and timers of"] #[doc =
-        r" `snapshot`; `policy` decides whether a snapshot of a"] #[doc =
-        r" different definition is accepted."] #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature."] #[doc = r""] #[doc = r" # Errors"]
-        #[doc = r""] #[doc =
-        r" As [`Self::restore_with_context`], and when the snapshot"] #[doc =
-        r" carries no context or one that does not deserialize"] #[doc =
-        r" (the error names the field)."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy, clock : K) -> __fsm::Result <
-        Self, __fsm::RestoreError > where for < 'a > JobContext :
-        __fsm::DeserializeOwned, { snapshot.state_of:: < Self > (policy) ?; let context =
-        snapshot.context_as:: < JobContext > () ?; Self::restore_with_context(snapshot,
-        policy, context, clock) } } impl Job { #[doc =
-        r" The machine in the state, context and timers of"] #[doc =
-        r" `snapshot`, which must come from this exact definition,"] #[doc =
-        r" timed by the system clock."] #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature."] #[doc = r""] #[doc = r" # Errors"]
-        #[doc = r""] #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
-        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
-        JobContext : __fsm::DeserializeOwned, { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict, __fsm::SystemClock) } }
+        impl<K: __fsm::Clock> Job<K> {
+            /// The current state, context and armed timers, with the
+            /// machine's name and fingerprint, ready to be stored.
+            /// Needs `fsm-runtime`'s `serde` feature (the snapshot
+            /// carries the context as JSON).
+            ///
+            /// # Errors
+            ///
+            /// When the context does not serialize.
+            pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+            where
+                for<'a> JobContext: __fsm::Serialize,
+            {
+                __fsm::Snapshot::new(
+                        "Job",
+                        <Self as __fsm::Machine>::FINGERPRINT,
+                        self.state.name(),
+                    )
+                    .with_timers(self.armed_timers())
+                    .with_last_active(
+                        LAST_ACTIVE_COMPOSITES
+                            .iter()
+                            .zip(self.last_active)
+                            .filter_map(|(composite, leaf)| {
+                                leaf.map(|leaf| (composite.name(), leaf.name()))
+                            }),
+                    )
+                    .with_context_of(&self.context)
+            }
+            /// The machine in the state, context and timers of
+            /// `snapshot`; `policy` decides whether a snapshot of a
+            /// different definition is accepted.
+            /// Needs `fsm-runtime`'s `serde` feature.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore_with_context`], and when the snapshot
+            /// carries no context or one that does not deserialize
+            /// (the error names the field).
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> JobContext: __fsm::DeserializeOwned,
+            {
+                snapshot.state_of::<Self>(policy)?;
+                let context = snapshot.context_as::<JobContext>()?;
+                Self::restore_with_context(snapshot, policy, context, clock)
+            }
+        }
+        impl Job {
+            /// The machine in the state, context and timers of
+            /// `snapshot`, which must come from this exact definition,
+            /// timed by the system clock.
+            /// Needs `fsm-runtime`'s `serde` feature.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore_with`].
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> JobContext: __fsm::DeserializeOwned,
+            {
+                Self::restore_with(
+                    snapshot,
+                    __fsm::FingerprintPolicy::Strict,
+                    __fsm::SystemClock,
+                )
+            }
+        }
     }
     __fsm::without_serde! {
-        impl < K : __fsm::Clock > Job < K > { #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature, which is off:"] #[doc =
-        r" the snapshot of a machine with a context carries the"] #[doc =
-        r" context as JSON. A call does not compile, and says so."] pub fn snapshot(&
-        self) -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > where for < 'a >
-        JobContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
-        r" without it, [`Self::restore_with_context`] restores"] #[doc =
-        r" a snapshot with a context the caller gives. A call"] #[doc =
-        r" does not compile, and says so."] #[allow(unused_variables)] pub fn
-        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,
-        clock : K) -> __fsm::Result < Self, __fsm::RestoreError > where for < 'a >
-        JobContext : __fsm::NeedsSerdeFeature, { __fsm::stub() } } impl Job { #[doc =
-        r" Needs `fsm-runtime`'s `serde` feature, which is off;"] #[doc =
-        r" without it, [`Self::restore_with_context`] restores"] #[doc =
-        r" a snapshot with a context the caller gives. A call"] #[doc =
-        r" does not compile, and says so."] #[allow(unused_variables)] pub fn
-        restore(snapshot : & __fsm::Snapshot) -> __fsm::Result < Self,
-        __fsm::RestoreError > where for < 'a > JobContext : __fsm::NeedsSerdeFeature, {
-        __fsm::stub() } }
+        impl<K: __fsm::Clock> Job<K> {
+            /// Needs `fsm-runtime`'s `serde` feature, which is off:
+            /// the snapshot of a machine with a context carries the
+            /// context as JSON. A call does not compile, and says so.
+            pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+            where
+                for<'a> JobContext: __fsm::NeedsSerdeFeature,
+            {
+                __fsm::stub()
+            }
+            /// Needs `fsm-runtime`'s `serde` feature, which is off;
+            /// without it, [`Self::restore_with_context`] restores
+            /// a snapshot with a context the caller gives. A call
+            /// does not compile, and says so.
+            #[allow(unused_variables)]
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> JobContext: __fsm::NeedsSerdeFeature,
+            {
+                __fsm::stub()
+            }
+        }
+        impl Job {
+            /// Needs `fsm-runtime`'s `serde` feature, which is off;
+            /// without it, [`Self::restore_with_context`] restores
+            /// a snapshot with a context the caller gives. A call
+            /// does not compile, and says so.
+            #[allow(unused_variables)]
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> JobContext: __fsm::NeedsSerdeFeature,
+            {
+                __fsm::stub()
+            }
+        }
     }
     impl<K: __fsm::Clock> __fsm::Fire for Job<K> {
         #[inline]
@@ -1244,14 +1429,25 @@ pub mod job {
         }
     }
     __fsm::if_serde! {
-        impl < K : __fsm::Clock > __fsm::Persist for Job < K > where for < 'a >
-        JobContext : __fsm::Serialize, { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { Job::snapshot(self) } } impl < K :
-        __fsm::Clock + __fsm::Default > __fsm::Restore for Job < K > where for < 'a >
-        JobContext : __fsm::Serialize + __fsm::DeserializeOwned, { fn
-        restore_with(snapshot : & __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) ->
-        __fsm::Result < Self, __fsm::RestoreError > { Job::restore_with(snapshot, policy,
-        K::default()) } }
+        impl<K: __fsm::Clock> __fsm::Persist for Job<K>
+        where
+            for<'a> JobContext: __fsm::Serialize,
+        {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                Job::snapshot(self)
+            }
+        }
+        impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Job<K>
+        where
+            for<'a> JobContext: __fsm::Serialize + __fsm::DeserializeOwned,
+        {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Job::restore_with(snapshot, policy, K::default())
+            }
+        }
     }
     /// The composite state each slot of the history memory is for.
     const LAST_ACTIVE_COMPOSITES: [Composite; 1] = [Composite::Work];

@@ -355,26 +355,44 @@ pub mod r#match {
         }
     }
     __fsm::if_alloc! {
-        impl Match { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Match {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Match {
         type State = State;
@@ -518,11 +536,19 @@ pub mod r#match {
         impl __fsm::Timed for Match {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Match { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Match::snapshot(self)) } }
-        impl __fsm::Restore for Match { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Match::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Match {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Match::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Match {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Match::restore_with(snapshot, policy)
+            }
+        }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Box];
     static OUTPUTS_1: [Output; 2] = [Output::Yield, Output::Async];
@@ -814,26 +840,44 @@ pub mod result {
         }
     }
     __fsm::if_alloc! {
-        impl Result { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Result {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Result {
         type State = State;
@@ -934,11 +978,19 @@ pub mod result {
         impl __fsm::Timed for Result {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Result { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Result::snapshot(self)) } }
-        impl __fsm::Restore for Result { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Result::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Result {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Result::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Result {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Result::restore_with(snapshot, policy)
+            }
+        }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Option];
     static VALID_ACTIONS_0: [Action; 1] = [Action::Err];
@@ -1229,26 +1281,44 @@ pub mod g {
         }
     }
     __fsm::if_alloc! {
-        impl G { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl G {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for G {
         type State = State;
@@ -1323,11 +1393,19 @@ pub mod g {
         impl __fsm::Timed for G {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for G { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(G::snapshot(self)) } } impl
-        __fsm::Restore for G { fn restore_with(snapshot : & __fsm::Snapshot, policy :
-        __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError > {
-        G::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for G {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(G::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for G {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                G::restore_with(snapshot, policy)
+            }
+        }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::T];
     static REJECTED_0: [__fsm::Candidate; 1] = [
@@ -1634,26 +1712,44 @@ pub mod sized {
         }
     }
     __fsm::if_alloc! {
-        impl Sized { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Sized {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Sized {
         type State = State;
@@ -1732,11 +1828,19 @@ pub mod sized {
         impl __fsm::Timed for Sized {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Sized { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Sized::snapshot(self)) } }
-        impl __fsm::Restore for Sized { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Sized::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Sized {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Sized::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Sized {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Sized::restore_with(snapshot, policy)
+            }
+        }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Into];
     static VALID_ACTIONS_0: [Action; 1] = [Action::Clone];
@@ -2038,26 +2142,44 @@ pub mod option {
         }
     }
     __fsm::if_alloc! {
-        impl Option { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Option {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Option {
         type State = State;
@@ -2171,11 +2293,19 @@ pub mod option {
         impl __fsm::Timed for Option {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Option { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Option::snapshot(self)) } }
-        impl __fsm::Restore for Option { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Option::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Option {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Option::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Option {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Option::restore_with(snapshot, policy)
+            }
+        }
     }
     static OUTPUTS_0: [Output; 3] = [Output::String, Output::Vec, Output::Box];
     static VALID_ACTIONS_0: [Action; 2] = [Action::Iterator, Action::ToString];

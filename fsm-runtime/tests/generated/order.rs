@@ -382,33 +382,97 @@ pub mod order {
         }
     }
     __fsm::if_serde! {
-        impl __fsm::Serialize for Event where for < 'a > u32 : __fsm::Serialize, for < 'a
-        > u64 : __fsm::Serialize, for < 'a > String : __fsm::Serialize, { fn serialize <
-        S : __fsm::serde::Serializer > (& self, serializer : S) -> __fsm::Result < S::Ok,
-        S::Error > { match self { Event::Place(payload) =>
-        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 0,
-        "place", payload), Event::Pay(payload) =>
-        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 1,
-        "pay", payload), Event::Cancel =>
-        __fsm::serde::Serializer::serialize_unit_variant(serializer, "Event", 2,
-        "cancel"), Event::Ship(payload) =>
-        __fsm::serde::Serializer::serialize_newtype_variant(serializer, "Event", 3,
-        "ship", payload), } } } impl < 'de > __fsm::serde::Deserialize < 'de > for Event
-        where u32 : __fsm::serde::Deserialize < 'de >, u64 : __fsm::serde::Deserialize <
-        'de >, String : __fsm::serde::Deserialize < 'de >, { fn deserialize < D :
-        __fsm::serde::Deserializer < 'de >> (deserializer : D) -> __fsm::Result < Self,
-        D::Error > { __fsm::deserialize_event(deserializer) } } impl < 'de >
-        __fsm::EventVariants < 'de > for Event where u32 : __fsm::serde::Deserialize <
-        'de >, u64 : __fsm::serde::Deserialize < 'de >, String :
-        __fsm::serde::Deserialize < 'de >, { type Action = Action; fn variant < V :
-        __fsm::serde::de::VariantAccess < 'de >> (action : Action, variant : V) ->
-        __fsm::Result < Self, V::Error > { match action { Action::Place =>
-        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Place),
-        Action::Pay => __fsm::serde::de::VariantAccess::newtype_variant(variant)
-        .map(Event::Pay), Action::Cancel =>
-        __fsm::serde::de::VariantAccess::unit_variant(variant).map(| () | Event::Cancel),
-        Action::Ship => __fsm::serde::de::VariantAccess::newtype_variant(variant)
-        .map(Event::Ship), } } }
+        impl __fsm::Serialize for Event
+        where
+            for<'a> u32: __fsm::Serialize,
+            for<'a> u64: __fsm::Serialize,
+            for<'a> String: __fsm::Serialize,
+        {
+            fn serialize<S: __fsm::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> __fsm::Result<S::Ok, S::Error> {
+                match self {
+                    Event::Place(payload) => {
+                        __fsm::serde::Serializer::serialize_newtype_variant(
+                            serializer,
+                            "Event",
+                            0,
+                            "place",
+                            payload,
+                        )
+                    }
+                    Event::Pay(payload) => {
+                        __fsm::serde::Serializer::serialize_newtype_variant(
+                            serializer,
+                            "Event",
+                            1,
+                            "pay",
+                            payload,
+                        )
+                    }
+                    Event::Cancel => {
+                        __fsm::serde::Serializer::serialize_unit_variant(
+                            serializer,
+                            "Event",
+                            2,
+                            "cancel",
+                        )
+                    }
+                    Event::Ship(payload) => {
+                        __fsm::serde::Serializer::serialize_newtype_variant(
+                            serializer,
+                            "Event",
+                            3,
+                            "ship",
+                            payload,
+                        )
+                    }
+                }
+            }
+        }
+        impl<'de> __fsm::serde::Deserialize<'de> for Event
+        where
+            u32: __fsm::serde::Deserialize<'de>,
+            u64: __fsm::serde::Deserialize<'de>,
+            String: __fsm::serde::Deserialize<'de>,
+        {
+            fn deserialize<D: __fsm::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> __fsm::Result<Self, D::Error> {
+                __fsm::deserialize_event(deserializer)
+            }
+        }
+        impl<'de> __fsm::EventVariants<'de> for Event
+        where
+            u32: __fsm::serde::Deserialize<'de>,
+            u64: __fsm::serde::Deserialize<'de>,
+            String: __fsm::serde::Deserialize<'de>,
+        {
+            type Action = Action;
+            fn variant<V: __fsm::serde::de::VariantAccess<'de>>(
+                action: Action,
+                variant: V,
+            ) -> __fsm::Result<Self, V::Error> {
+                match action {
+                    Action::Place => {
+                        __fsm::serde::de::VariantAccess::newtype_variant(variant)
+                            .map(Event::Place)
+                    }
+                    Action::Pay => {
+                        __fsm::serde::de::VariantAccess::newtype_variant(variant).map(Event::Pay)
+                    }
+                    Action::Cancel => {
+                        __fsm::serde::de::VariantAccess::unit_variant(variant)
+                            .map(|()| Event::Cancel)
+                    }
+                    Action::Ship => {
+                        __fsm::serde::de::VariantAccess::newtype_variant(variant)
+                            .map(Event::Ship)
+                    }
+                }
+            }
+        }
     }
     /// The conditions [`Order`] asks about when an event has guarded transitions or timers.
     /// The caller implements them over whatever state it carries;
@@ -647,23 +711,45 @@ pub mod order {
         }
     }
     __fsm::if_alloc! {
-        impl Order { #[doc = r" The current state and armed timers, with the machine's"]
-        #[doc = r" name and fingerprint, ready to be stored."] pub fn snapshot(& self) ->
-        __fsm::Snapshot { __fsm::Snapshot::new("Order", < Self as __fsm::Machine >
-        ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides"] #[doc =
-        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
-        = r" # Errors"] #[doc = r""] #[doc =
-        r" When the snapshot is of another machine or definition,"] #[doc =
-        r" names a state this machine does not have, or arms a timer"] #[doc =
-        r" it does not have."] pub fn restore_with(snapshot : & __fsm::Snapshot, policy :
-        __fsm::FingerprintPolicy) -> __fsm::Result < Self, __fsm::RestoreError > { let
-        state = snapshot.state_of:: < Self > (policy) ?; __fsm::Ok(Self { state, }) } }
-        impl Order { #[doc = r" The machine in the state of `snapshot`, which must come"]
-        #[doc = r" from this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
-        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > {
-        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict) } }
+        impl Order {
+            /// The current state and armed timers, with the machine's
+            /// name and fingerprint, ready to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    "Order",
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`; `policy` decides
+            /// whether a snapshot of a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine or definition,
+            /// names a state this machine does not have, or arms a timer
+            /// it does not have.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
+        impl Order {
+            /// The machine in the state of `snapshot`, which must come
+            /// from this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore_with`].
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+        }
     }
     impl<G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Order {
         #[inline]
@@ -683,11 +769,19 @@ pub mod order {
         impl __fsm::Timed for Order {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Order { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Order::snapshot(self)) } }
-        impl __fsm::Restore for Order { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Order::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Order {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Order::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Order {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Order::restore_with(snapshot, policy)
+            }
+        }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Reserve];
     static OUTPUTS_1: [Output; 1] = [Output::Charge];

@@ -574,30 +574,57 @@ pub mod player {
         }
     }
     __fsm::if_alloc! {
-        impl Player { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()).with_last_active(LAST_ACTIVE_COMPOSITES
-        .iter().zip(self.last_active).filter_map(| (composite, leaf) | leaf.map(| leaf |
-        (composite.name(), leaf.name()))),) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?; let
-        last_active = snapshot.last_active_of:: < Self, 1 > (& ["on"], | slot, leaf | {
-        leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) }) ?; __fsm::Ok(Self { state,
-        last_active }) } }
+        impl Player {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                        <Self as __fsm::Machine>::NAME,
+                        <Self as __fsm::Machine>::FINGERPRINT,
+                        self.state.name(),
+                    )
+                    .with_last_active(
+                        LAST_ACTIVE_COMPOSITES
+                            .iter()
+                            .zip(self.last_active)
+                            .filter_map(|(composite, leaf)| {
+                                leaf.map(|leaf| (composite.name(), leaf.name()))
+                            }),
+                    )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                let last_active = snapshot
+                    .last_active_of::<
+                        Self,
+                        1,
+                    >(&["on"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
+                __fsm::Ok(Self { state, last_active })
+            }
+        }
     }
     impl Player {
         /// True when the machine is inside `composite`: when its state
@@ -966,11 +993,19 @@ pub mod player {
         impl __fsm::Timed for Player {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Player { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Player::snapshot(self)) } }
-        impl __fsm::Restore for Player { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Player::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Player {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Player::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Player {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Player::restore_with(snapshot, policy)
+            }
+        }
     }
     static OUTPUTS_0: [Output; 1] = [Output::LampOn];
     static OUTPUTS_1: [Output; 1] = [Output::LampOff];

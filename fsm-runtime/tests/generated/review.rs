@@ -331,26 +331,44 @@ pub mod review {
         }
     }
     __fsm::if_alloc! {
-        impl Review { #[doc =
-        r" The current state with the machine's name and fingerprint, ready"] #[doc =
-        r" to be stored."] pub fn snapshot(& self) -> __fsm::Snapshot {
-        __fsm::Snapshot::new(< Self as __fsm::Machine > ::NAME, < Self as __fsm::Machine
-        > ::FINGERPRINT, self.state.name()) } #[doc =
-        r" The machine in the state of `snapshot`, which must come from this"] #[doc =
-        r" machine and this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc
-        = r""] #[doc = r" When the snapshot is of another machine, was taken from a"]
-        #[doc = r" different definition (see `restore_with`), or names a state this"]
-        #[doc = r" machine does not have."] pub fn restore(snapshot : & __fsm::Snapshot)
-        -> __fsm::Result < Self, __fsm::RestoreError > { Self::restore_with(snapshot,
-        __fsm::FingerprintPolicy::Strict) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides whether a"] #[doc =
-        r" snapshot taken from a different definition is accepted."] #[doc = r""] #[doc =
-        r" # Errors"] #[doc = r""] #[doc =
-        r" As [`Self::restore`], except that the fingerprint is only checked"] #[doc =
-        r" under `FingerprintPolicy::Strict`."] pub fn restore_with(snapshot : &
-        __fsm::Snapshot, policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self,
-        __fsm::RestoreError > { let state = snapshot.state_of:: < Self > (policy) ?;
-        __fsm::Ok(Self { state }) } }
+        impl Review {
+            /// The current state with the machine's name and fingerprint, ready
+            /// to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                    <Self as __fsm::Machine>::NAME,
+                    <Self as __fsm::Machine>::FINGERPRINT,
+                    self.state.name(),
+                )
+            }
+            /// The machine in the state of `snapshot`, which must come from this
+            /// machine and this exact definition.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine, was taken from a
+            /// different definition (see `restore_with`), or names a state this
+            /// machine does not have.
+            pub fn restore(
+                snapshot: &__fsm::Snapshot,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+            }
+            /// The machine in the state of `snapshot`; `policy` decides whether a
+            /// snapshot taken from a different definition is accepted.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore`], except that the fingerprint is only checked
+            /// under `FingerprintPolicy::Strict`.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                __fsm::Ok(Self { state })
+            }
+        }
     }
     impl __fsm::Machine for Review {
         type State = State;
@@ -487,11 +505,19 @@ pub mod review {
         impl __fsm::Timed for Review {}
     }
     __fsm::if_alloc! {
-        impl __fsm::Persist for Review { fn snapshot(& self) -> __fsm::Result <
-        __fsm::Snapshot, __fsm::SnapshotError > { __fsm::Ok(Review::snapshot(self)) } }
-        impl __fsm::Restore for Review { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Review::restore_with(snapshot, policy) } }
+        impl __fsm::Persist for Review {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Review::snapshot(self))
+            }
+        }
+        impl __fsm::Restore for Review {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Review::restore_with(snapshot, policy)
+            }
+        }
     }
     static VALID_ACTIONS_0: [Action; 1] = [Action::Start];
     static VALID_ACTIONS_1: [Action; 2] = [Action::Finish, Action::Review];

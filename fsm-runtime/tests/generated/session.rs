@@ -284,13 +284,20 @@ pub mod session {
         deadlines: [__fsm::Option<__fsm::Timestamp>; 3],
     }
     __fsm::if_std! {
-        impl Session { #[doc =
-        " The machine in its initial state, timed by the system clock."] pub fn new() ->
-        Self { Self::with_clock(__fsm::SystemClock) } }
+        impl Session {
+            /// The machine in its initial state, timed by the system clock.
+            pub fn new() -> Self {
+                Self::with_clock(__fsm::SystemClock)
+            }
+        }
     }
     __fsm::if_std! {
-        impl __fsm::Default for Session { #[doc = r" The machine in its initial state."]
-        fn default() -> Self { Self::new() } }
+        impl __fsm::Default for Session {
+            /// The machine in its initial state.
+            fn default() -> Self {
+                Self::new()
+            }
+        }
     }
     impl<K: __fsm::Clock> Session<K> {
         /// The machine in its initial state, timed by `clock`.
@@ -581,14 +588,19 @@ pub mod session {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Session < K > { #[doc =
-        r" The timers armed now, with their deadlines, as a snapshot"] #[doc =
-        r" stores them: those of the current state, then those of each"] #[doc =
-        r" composite state around it, outwards, each named by the state"] #[doc =
-        r" that declares it."] pub fn armed_timers(& self) -> impl __fsm::Iterator < Item
-        = __fsm::ArmedTimer > + '_ { Self::timers_in(self.state).iter().filter_map(move |
-        & (state, timer, slot) | self.deadlines[slot].map(| due |
-        __fsm::ArmedTimer::new(state, timer, due))) } }
+        impl<K: __fsm::Clock> Session<K> {
+            /// The timers armed now, with their deadlines, as a snapshot
+            /// stores them: those of the current state, then those of each
+            /// composite state around it, outwards, each named by the state
+            /// that declares it.
+            pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                Self::timers_in(self.state)
+                    .iter()
+                    .filter_map(move |&(state, timer, slot)| {
+                        self.deadlines[slot].map(|due| __fsm::ArmedTimer::new(state, timer, due))
+                    })
+            }
+        }
     }
     /// The state, the context and the deadlines of the armed timers
     /// (not the clock).
@@ -601,33 +613,77 @@ pub mod session {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > Session < K > { #[doc =
-        r" The current state and armed timers, with the machine's"] #[doc =
-        r" name and fingerprint, ready to be stored."] pub fn snapshot(& self) ->
-        __fsm::Snapshot { __fsm::Snapshot::new("Session", < Self as __fsm::Machine >
-        ::FINGERPRINT, self.state.name()).with_timers(self.armed_timers()) } #[doc =
-        r" The machine in the state of `snapshot`; `policy` decides"] #[doc =
-        r" whether a snapshot of a different definition is accepted."] #[doc = r""] #[doc
-        = r" Armed timers keep the deadlines the snapshot gives them,"] #[doc =
-        r" however long ago it was taken; the timers of the state it"] #[doc =
-        r" does not list stay disarmed."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" When the snapshot is of another machine or definition,"] #[doc =
-        r" names a state this machine does not have, or arms a timer"] #[doc =
-        r" it does not have."] pub fn restore_with(snapshot : & __fsm::Snapshot, policy :
-        __fsm::FingerprintPolicy, clock : K) -> __fsm::Result < Self, __fsm::RestoreError
-        > { let state = snapshot.state_of:: < Self > (policy) ?; let deadlines = snapshot
-        .deadlines_in:: < 3 > (| name, timer | match (state, name, timer) {
-        (State::Active, "active", 0) => __fsm::Some(0), (State::Active, "active", 1) =>
-        __fsm::Some(1), (State::Active, "active", 2) => __fsm::Some(2), _ => __fsm::None,
-        }, | name | { let here = state.name() == name; here.then_some(match name {
-        "active" => 3, _ => 0, }) },) ?; __fsm::Ok(Self { state, clock, deadlines, }) } }
-        __fsm::if_std! { impl Session { #[doc =
-        r" The machine in the state of `snapshot`, which must come"] #[doc =
-        r" from this exact definition."] #[doc = r""] #[doc = r" # Errors"] #[doc = r""]
-        #[doc = r" As [`Self::restore_with`]."] pub fn restore(snapshot : &
-        __fsm::Snapshot) -> __fsm::Result < Self, __fsm::RestoreError > {
-        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict,
-        __fsm::SystemClock) } } }
+        impl<K: __fsm::Clock> Session<K> {
+            /// The current state and armed timers, with the machine's
+            /// name and fingerprint, ready to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                __fsm::Snapshot::new(
+                        "Session",
+                        <Self as __fsm::Machine>::FINGERPRINT,
+                        self.state.name(),
+                    )
+                    .with_timers(self.armed_timers())
+            }
+            /// The machine in the state of `snapshot`; `policy` decides
+            /// whether a snapshot of a different definition is accepted.
+            ///
+            /// Armed timers keep the deadlines the snapshot gives them,
+            /// however long ago it was taken; the timers of the state it
+            /// does not list stay disarmed.
+            ///
+            /// # Errors
+            ///
+            /// When the snapshot is of another machine or definition,
+            /// names a state this machine does not have, or arms a timer
+            /// it does not have.
+            pub fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let state = snapshot.state_of::<Self>(policy)?;
+                let deadlines = snapshot
+                    .deadlines_in::<
+                        3,
+                    >(
+                        |name, timer| match (state, name, timer) {
+                            (State::Active, "active", 0) => __fsm::Some(0),
+                            (State::Active, "active", 1) => __fsm::Some(1),
+                            (State::Active, "active", 2) => __fsm::Some(2),
+                            _ => __fsm::None,
+                        },
+                        |name| {
+                            let here = state.name() == name;
+                            here.then_some(
+                                match name {
+                                    "active" => 3,
+                                    _ => 0,
+                                },
+                            )
+                        },
+                    )?;
+                __fsm::Ok(Self { state, clock, deadlines })
+            }
+        }
+        __fsm::if_std! {
+            impl Session {
+                /// The machine in the state of `snapshot`, which must come
+                /// from this exact definition.
+                ///
+                /// # Errors
+                ///
+                /// As [`Self::restore_with`].
+                pub fn restore(
+                    snapshot: &__fsm::Snapshot,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    Self::restore_with(
+                        snapshot,
+                        __fsm::FingerprintPolicy::Strict,
+                        __fsm::SystemClock,
+                    )
+                }
+            }
+        }
     }
     impl<K: __fsm::Clock, G: Guards + ?__fsm::Sized> __fsm::Fire<G> for Session<K> {
         #[inline]
@@ -644,12 +700,19 @@ pub mod session {
         }
     }
     __fsm::if_alloc! {
-        impl < K : __fsm::Clock > __fsm::Persist for Session < K > { fn snapshot(& self)
-        -> __fsm::Result < __fsm::Snapshot, __fsm::SnapshotError > {
-        __fsm::Ok(Session::snapshot(self)) } } impl < K : __fsm::Clock + __fsm::Default >
-        __fsm::Restore for Session < K > { fn restore_with(snapshot : & __fsm::Snapshot,
-        policy : __fsm::FingerprintPolicy,) -> __fsm::Result < Self, __fsm::RestoreError
-        > { Session::restore_with(snapshot, policy, K::default()) } }
+        impl<K: __fsm::Clock> __fsm::Persist for Session<K> {
+            fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError> {
+                __fsm::Ok(Session::snapshot(self))
+            }
+        }
+        impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Session<K> {
+            fn restore_with(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                Session::restore_with(snapshot, policy, K::default())
+            }
+        }
     }
     static OUTPUTS_0: [Output; 1] = [Output::Expire];
     static OUTPUTS_1: [Output; 1] = [Output::Warn];
