@@ -1,4 +1,4 @@
-//! The dynamic engine (`fsm_runtime::dynamic`) as an [`Engine`]: each
+//! The dynamic engine (`fsm_dynamic`) as an [`Engine`]: each
 //! machine loaded from the text of its `.fsm` file with
 //! `Definition::from_fsm_named` (or from that definition's JSON export with
 //! `Definition::from_json`), and fired by name.
@@ -13,8 +13,8 @@
 //! engines.
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
+use fsm_dynamic::{self, Definition, FireError};
 use fsm_grammar::model::Machine;
-use fsm_runtime::dynamic::{self, Definition, FireError};
 use fsm_runtime::Snapshot;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
