@@ -1,7 +1,7 @@
 //! A timer group none of whose guards holds is disarmed without firing, and
 //! both engines say so: generated code's `fire_due` reports
 //! `Err(TimerRejected)` and the dynamic engine's `fire_due` returns
-//! `Err(dynamic::TimerRejected)` in the same place, naming the same state,
+//! `Err(fsm_dynamic::TimerRejected)` in the same place, naming the same state,
 //! timer and deadline, with the same message.
 
 use fsm_dynamic::{Definition, Engine};
