@@ -1,4 +1,4 @@
-# A throwaway PostgreSQL server for the PgStore tests (fsm-runtime/tests/pg_store.rs).
+# A throwaway PostgreSQL server for the PgStore tests (fsm-store/tests/pg_store.rs).
 # Sourced by .ci/run; `start_test_postgres` installs Debian's `postgresql` package if no
 # server binaries are found, starts a private cluster listening only on a unix socket in
 # a temporary directory, exports FSM_TEST_POSTGRES_URL, and stops the cluster at exit.

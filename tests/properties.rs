@@ -792,7 +792,7 @@ fn seeds_check_and_format_round_trip() {
 /// still restores: the fingerprint is the canonical form's.
 #[test]
 fn a_snapshot_survives_parentheses_added_to_a_guard_chain() {
-    use fsm_runtime::dynamic::Definition;
+    use fsm_dynamic::Definition;
     use fsm_runtime::FingerprintPolicy;
     let before = Definition::from_fsm(&guarded_machine("a || b || c && d && e")).expect("checks");
     let snapshot = before.snapshot_in(before.state_id("t").expect("state t"));

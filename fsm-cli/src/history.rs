@@ -70,7 +70,7 @@ struct FileHistory {
 fn read_history(text: &str) -> Result<FileHistory, String> {
     // Not `serde_json::Value`'s reader, which keeps the last of two values
     // for one key.
-    let mut value = fsm_runtime::json::from_str(text).map_err(|error| {
+    let mut value = fsm_store::json::from_str(text).map_err(|error| {
         if error.is_data() {
             format!("is ambiguous: {error}") // a duplicate key
         } else {

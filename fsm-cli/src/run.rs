@@ -13,9 +13,9 @@ use crate::console;
 use crate::exit::Exit;
 use crate::files;
 use clap::{Args, ValueEnum};
+use fsm_dynamic::{Definition, Engine, FireError, FiredTimer, TimerRejected};
 use fsm_grammar::duration;
 use fsm_grammar::model::{self, Machine, Source};
-use fsm_runtime::dynamic::{Definition, Engine, FireError, FiredTimer, TimerRejected};
 use fsm_runtime::{Clock, ManualClock, Snapshot, Timestamp};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
@@ -134,7 +134,7 @@ fn read_context(machine: &Machine, path: &Path) -> Result<Value, Exit> {
         console::error(error);
         Exit::Trouble
     })?;
-    fsm_runtime::json::from_str(&text).map_err(|error| {
+    fsm_store::json::from_str(&text).map_err(|error| {
         console::error(format_args!(
             "`{}` is not a JSON context: {error}",
             path.display()
@@ -271,7 +271,7 @@ fn command_list() -> String {
 
 /// The command of an input line, or why it is not one.
 fn parse_line(line: &str) -> Result<Command, String> {
-    let value = fsm_runtime::json::from_str(line).map_err(|error| {
+    let value = fsm_store::json::from_str(line).map_err(|error| {
         let message = error.to_string();
         let at = format!(" at line {} column {}", error.line(), error.column());
         let message = message.strip_suffix(&at).unwrap_or(&message);

@@ -3,8 +3,8 @@
 
 mod harness;
 
-use fsm_runtime::store::{FileStore, Store};
 use fsm_runtime::{History, Snapshot, Timestamp};
+use fsm_store::{FileStore, Store};
 use harness::Scratch;
 use std::num::NonZeroUsize;
 use std::time::{Duration, UNIX_EPOCH};

@@ -17,7 +17,7 @@ use core::hash::{Hash, Hasher};
 /// at it.
 ///
 /// Every error is read through methods, and the dynamic engine's
-/// `dynamic::FireError` (feature `dynamic`) has the same variants and
+/// `fsm_dynamic::FireError` (crate `fsm-dynamic`) has the same variants and
 /// methods (`state()`, `action()`, `valid()`, `terminal()`, `candidates()`),
 /// returning this machine's typed `State` and `Action` where the dynamic
 /// engine returns ids. Code written against one reads the same against the

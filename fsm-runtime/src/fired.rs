@@ -28,7 +28,7 @@ pub struct Fired<M: Machine> {
     /// was re-armed, and `to == from`. False for a transition with a target,
     /// a self-transition (`on go -> from;`) included, which exits and
     /// re-enters. The same as the dynamic engine's
-    /// `fsm_runtime::dynamic::Fired::internal`.
+    /// `fsm_dynamic::Fired::internal`.
     pub internal: bool,
 }
 

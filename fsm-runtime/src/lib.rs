@@ -51,17 +51,17 @@
 //! - `tracing`: log every transition (machine, from, action, to) and every
 //!   rejected action at `DEBUG`, with target `fsm_runtime`. Without it the
 //!   logging compiles to nothing.
-//! - `dynamic`: the `dynamic` module, machines loaded at run time (from `.fsm` text,
-//!   JSON or a builder) and run without generated code.
-//! - `json`: [`json`], JSON read as `serde_json` reads it except that an
-//!   object giving a key twice is an error; store files are read with it.
 //! - `tokio`: `driver::run`, the async driver, which waits on a tokio
 //!   channel and the next timer's deadline at once.
-//! - `store` (implies `json`): [`store`], durable snapshots by instance id: the
-//!   [`Store`](store::Store) trait, whose saves are compare-and-swaps on a
-//!   version, and [`FileStore`](store::FileStore), one JSON file per instance.
-//! - `postgres` (implies `store`): `store::PgStore`, instances in one
-//!   PostgreSQL table.
+//!
+//! # Beside this crate
+//!
+//! - `fsm-dynamic`: machines loaded at run time (from `.fsm` text, JSON or a
+//!   builder) and run by an interpreter with the semantics of generated
+//!   code, without generated code.
+//! - `fsm-store`: durable snapshots by instance id: the `Store` trait, whose
+//!   saves are compare-and-swaps on a version, `FileStore` (one JSON file per
+//!   instance) and `PgStore` (feature `postgres`, one PostgreSQL table).
 //!
 //! # Without the standard library
 //!
@@ -94,11 +94,11 @@
 //! `fsm_codegen::compile(&["machines/door.fsm"])` in `build.rs` writes
 //! `door.rs` into `OUT_DIR`; [`include_fsm!`]`("door")` brings it in.
 
-// The crate docs link the feature-gated modules (`json`, `store`), which
-// exist only with their features; `cargo doc --all-features` (as docs.rs
-// builds) checks every link.
+// The crate docs link `fsm!`, which exists only with the `macros` feature,
+// and what needs `std`; `cargo doc --all-features` (as docs.rs builds)
+// checks every link.
 #![cfg_attr(
-    not(all(feature = "json", feature = "store")),
+    not(all(feature = "macros", feature = "std")),
     allow(rustdoc::broken_intra_doc_links)
 )]
 #![no_std]
@@ -119,22 +119,16 @@ mod prelude;
 pub mod clock;
 #[cfg(feature = "std")]
 pub mod driver;
-#[cfg(feature = "dynamic")]
-pub mod dynamic;
 mod event;
 mod fire_error;
 mod fired;
 #[cfg(feature = "alloc")]
 mod history;
-#[cfg(feature = "json")]
-pub mod json;
 mod machine;
 #[cfg(feature = "std")]
 mod shared;
 #[cfg(feature = "alloc")]
 mod snapshot;
-#[cfg(feature = "store")]
-pub mod store;
 mod symbol;
 mod symbol_serde;
 mod timer;
@@ -230,6 +224,9 @@ macro_rules! include_fsm {
 /// What generated code names, and nothing else names: generated code reaches
 /// everything, even `Option` and `Result`, through this path, so that the
 /// user's own items (a machine called `Result`) cannot change its meaning.
+/// Also what the sibling crates `fsm-dynamic` and `fsm-store` share with
+/// this one (the one deadline rule, the one way to list names, to shorten a
+/// key in a message and to resume a history's numbering).
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
@@ -240,6 +237,9 @@ pub mod __private {
     pub use crate::__without_serde as without_serde;
     pub use crate::clock::DefaultClock;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
+    #[cfg(feature = "alloc")]
+    pub use crate::history::next_seq_after;
+    pub use crate::symbol::write_names;
     pub use crate::symbol_serde::NeedsSerdeFeature;
     pub use crate::timer::deadline;
     pub use crate::trace::Traced;
@@ -273,6 +273,8 @@ pub mod __private {
 
     #[cfg(feature = "serde")]
     pub use crate::event::{deserialize_event, EventVariants};
+    #[cfg(feature = "serde")]
+    pub use crate::snapshot::Shortened;
     #[cfg(feature = "serde")]
     pub use crate::symbol_serde::{deserialize_symbol, serialize_symbol};
     #[cfg(feature = "serde")]

@@ -9,8 +9,8 @@ use crate::symbol::{write_names, Symbol};
 
 use core::fmt;
 
-#[cfg(feature = "json")]
-pub(crate) use serde_impls::Shortened;
+#[cfg(feature = "serde")]
+pub use serde_impls::Shortened;
 #[cfg(feature = "serde")]
 pub(crate) use serde_impls::{unknown_field, ListItem, Place};
 
@@ -34,7 +34,7 @@ pub(crate) use serde_impls::{unknown_field, ListItem, Place};
 /// otherwise restore a machine with no timer armed, and the next save would
 /// erase the evidence. The keys of a snapshot are all fsmc's: a store that
 /// keeps data of its own keeps it beside the snapshot, in its own record
-/// (see [`Store`](crate::store::Store)). The context reads as its type's
+/// (see `fsm_store::Store`). The context reads as its type's
 /// `Deserialize` says; `#[serde(deny_unknown_fields)]` makes it strict too.
 ///
 /// Taking a snapshot of a machine without a context or armed timers does not
@@ -334,8 +334,10 @@ impl Snapshot {
 impl Snapshot {
     /// The error for `armed`, a timer that cannot be restored: `timers` is
     /// how many timers its state has when that state is the current one or
-    /// holds it, `None` when it is neither. The one rule of both engines.
-    pub(crate) fn unknown_timer(&self, armed: &ArmedTimer, timers: Option<u32>) -> RestoreError {
+    /// holds it, `None` when it is neither. The one rule of both engines
+    /// (generated code's and `fsm-dynamic`'s).
+    #[doc(hidden)]
+    pub fn unknown_timer(&self, armed: &ArmedTimer, timers: Option<u32>) -> RestoreError {
         RestoreError::UnknownTimer {
             machine: self.machine.to_string(),
             current_state: self.current_state.to_string(),
@@ -352,7 +354,8 @@ impl Snapshot {
     /// [`RestoreError::InvalidLastActive`] for a composite named twice. The
     /// one rule of both engines (reading a snapshot refuses a repeated key
     /// already; this holds for one built in code too).
-    pub(crate) fn checked_last_active(
+    #[doc(hidden)]
+    pub fn checked_last_active(
         &self,
     ) -> Result<impl ExactSizeIterator<Item = (&str, &str)> + '_, RestoreError> {
         for (second, (state, leaf)) in self.last_active.iter().enumerate() {
@@ -1091,8 +1094,9 @@ mod serde_impls {
 
     /// A key in a message: control characters escaped, and cut after
     /// [`Shortened::MAX_CHARS`] characters, so a hostile key cannot flood
-    /// the output.
-    pub(crate) struct Shortened<'a>(pub(crate) &'a str);
+    /// the output. Also `fsm-store`'s, for the keys its JSON reader refuses.
+    #[doc(hidden)]
+    pub struct Shortened<'a>(pub &'a str);
 
     impl Shortened<'_> {
         const MAX_CHARS: usize = 64;

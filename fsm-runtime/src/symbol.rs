@@ -123,11 +123,10 @@ impl fmt::Display for ParseSymbolError {
 
 impl core::error::Error for ParseSymbolError {}
 
-/// Write `` `a`, `b`, `c` ``.
-pub(crate) fn write_names<'a>(
-    f: &mut fmt::Formatter<'_>,
-    names: impl IntoIterator<Item = &'a str>,
-) -> fmt::Result {
+/// Write `` `a`, `b`, `c` ``: every list of names in a message, here and in
+/// `fsm-dynamic`.
+#[doc(hidden)]
+pub fn write_names<'a>(f: &mut fmt::Formatter<'_>, names: impl IntoIterator<Item = &'a str>) -> fmt::Result {
     for (i, name) in names.into_iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;

@@ -369,6 +369,7 @@ mod serde_impls {
 #[cfg(test)]
 mod tests {
     use super::{civil_from_days, days_from_civil, Timestamp, MAX_MILLIS};
+    use crate::prelude::*;
 
     #[test]
     fn calendar_conversions_are_inverse_across_the_range() {

@@ -9,7 +9,7 @@
 use fsm_runtime::driver::{self, run_blocking, run_virtual, Driven, Step, Stopped};
 use fsm_runtime::{Clock, ManualClock};
 use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 fsm_runtime::fsm! {
     /// A phone call: answered, or missed after 30 seconds; a short ring for
@@ -161,7 +161,7 @@ fn the_blocking_driver_wakes_for_a_timer() {
 fn tokio_clock() -> impl Clock + Clone {
     let base = UNIX_EPOCH + Duration::from_secs(1_768_037_535);
     let start = tokio::time::Instant::now();
-    move || -> SystemTime { base + start.elapsed() }
+    move || -> fsm_runtime::Timestamp { (base + start.elapsed()).into() }
 }
 
 fn paused_runtime() -> tokio::runtime::Runtime {
@@ -201,6 +201,7 @@ fn the_async_driver_waits_on_the_deadline_and_the_channel_at_once() {
         );
         let elapsed = clock
             .now()
+            .to_system_time()
             .duration_since(UNIX_EPOCH + Duration::from_secs(1_768_037_535));
         assert_eq!(
             elapsed.unwrap().as_secs(),

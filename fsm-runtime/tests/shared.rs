@@ -43,7 +43,11 @@ fn eight_threads_fire_100_000_actions_each_and_the_history_is_one_chain() {
     let ticks = Arc::new(AtomicU64::new(0));
     let clock = {
         let ticks = Arc::clone(&ticks);
-        move || UNIX_EPOCH + Duration::from_millis(ticks.fetch_add(1, Ordering::SeqCst))
+        move || {
+            fsm_runtime::Timestamp::from(
+                UNIX_EPOCH + Duration::from_millis(ticks.fetch_add(1, Ordering::SeqCst)),
+            )
+        }
     };
     let shared = Arc::new(Shared::recording(
         ring::Ring::new(),
@@ -197,7 +201,7 @@ fn a_panicking_clock_or_reader_does_not_wedge_it_either() {
         let explode = Arc::clone(&explode);
         move || {
             assert!(!explode.load(Ordering::SeqCst), "the clock failed");
-            UNIX_EPOCH
+            fsm_runtime::Timestamp::UNIX_EPOCH
         }
     };
     let shared = Shared::recording(ring::Ring::new(), History::new().with_clock(clock));

@@ -1,4 +1,4 @@
-//! The dynamic engine (`fsm_runtime::dynamic`) as an [`Engine`]: each
+//! The dynamic engine (`fsm_dynamic`) as an [`Engine`]: each
 //! machine loaded from the text of its `.fsm` file with
 //! `Definition::from_fsm_named` (or from that definition's JSON export with
 //! `Definition::from_json`), and fired by name.
@@ -13,8 +13,8 @@
 //! engines.
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
+use fsm_dynamic::{Definition, FireError};
 use fsm_grammar::model::Machine;
-use fsm_runtime::dynamic::{self, Definition, FireError};
 use fsm_runtime::Snapshot;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -60,7 +60,7 @@ pub fn definition_from_json(definition: &Definition) -> Arc<Definition> {
 /// the model's.
 pub fn engine(kind: &'static str, definition: &Arc<Definition>, machine: &Machine) -> Box<dyn Engine> {
     let calls = Arc::new(Mutex::new(Vec::new()));
-    let mut builder = dynamic::Engine::builder(Arc::clone(definition));
+    let mut builder = fsm_dynamic::Engine::builder(Arc::clone(definition));
     for (index, guard) in machine.guards.iter().enumerate() {
         let name = guard.name.clone();
         let calls = Arc::clone(&calls);
@@ -87,7 +87,7 @@ pub fn engine(kind: &'static str, definition: &Arc<Definition>, machine: &Machin
 struct DynamicEngine {
     /// What [`Engine::kind`] says: which definition this is.
     kind: &'static str,
-    engine: dynamic::Engine,
+    engine: fsm_dynamic::Engine,
     /// The model's guard names, by guard index.
     guard_names: Vec<String>,
     /// The indices of the guards called during the current `fire`, in order.
@@ -116,9 +116,9 @@ impl DynamicEngine {
     }
 
     /// `fire`, turned into names.
-    fn outcome(&self, result: Result<dynamic::Fired<'_>, FireError>) -> Outcome {
+    fn outcome(&self, result: Result<fsm_dynamic::Fired<'_>, FireError>) -> Outcome {
         let definition = self.engine.definition();
-        let state_name = |state: dynamic::StateId| definition.state_name(state).to_owned();
+        let state_name = |state: fsm_dynamic::StateId| definition.state_name(state).to_owned();
         match result {
             Ok(fired) => Outcome::Fired {
                 from: fired.from_name().to_owned(),

@@ -43,8 +43,8 @@ mod timed;
 mod tree;
 
 use engine::{Engine, Outcome, TestGuards};
+use fsm_dynamic::Definition;
 use fsm_grammar::model::Machine;
-use fsm_runtime::dynamic::Definition;
 use fsm_tests::{relative_name, workspace_root};
 use generated::{generated_for, GeneratedMachine, MACHINES};
 use proptest::prelude::*;

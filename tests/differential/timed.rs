@@ -42,8 +42,8 @@
 use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Due, Step};
 use crate::generated::{generated_for, MACHINES};
 use crate::tree::{self, Memory};
+use fsm_dynamic::{Definition, Engine};
 use fsm_grammar::model::{Delay, GuardExpr, HistoryKind, Machine, Source, StateId, Timer};
-use fsm_runtime::dynamic::{Definition, Engine};
 use fsm_runtime::{ArmedTimer, ManualClock, Snapshot, Timestamp};
 use fsm_tests::{relative_name, workspace_root};
 use serde_json::Value;

@@ -389,7 +389,7 @@ fn chain(n: usize) -> (String, String) {
 }
 
 fn run_memory(sizes: &[(usize, usize)]) {
-    use fsm_runtime::dynamic::Definition;
+    use fsm_dynamic::Definition;
     println!("Machine: {}\n", host::summary());
     println!("Peak live heap bytes of one call, and its multiple of the input's size\n");
     println!("| input | size | phase | peak heap | × input |");

@@ -10,7 +10,7 @@
 use super::{AgentContext, DataStep, DataSubject, Payload};
 use crate::agent::{Output, State};
 use crate::harness::Sink;
-use fsm_runtime::dynamic::{ActionId, Definition, Engine, EngineBuilder, Fired};
+use fsm_dynamic::{ActionId, Definition, Engine, EngineBuilder, Fired};
 use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 

@@ -1,4 +1,4 @@
-//! The dynamic engine, `fsm_runtime::dynamic::Engine`, loaded from
+//! The dynamic engine, `fsm_dynamic::Engine`, loaded from
 //! `bench/machines/nested_agent.fsm` at run time, its guards bound to closures
 //! over the step's JSON input (`{"retries_left": true, ...}`), as for the
 //! flat machine ([`crate::subjects::dynamic`]). Fired by name ([`ByName`])
@@ -8,7 +8,7 @@
 
 use super::{Guards, Output, Sink, State, Step, Subject};
 use crate::agent::json_flag;
-use fsm_runtime::dynamic::{ActionId, Definition, Engine, Fired};
+use fsm_dynamic::{ActionId, Definition, Engine, Fired};
 use fsm_runtime::Snapshot;
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! The dynamic engine, `fsm_runtime::dynamic::Engine`, loaded from
+//! The dynamic engine, `fsm_dynamic::Engine`, loaded from
 //! `bench/machines/agent_loop.fsm` at run time, its guards bound to closures over
 //! the step's JSON input (`{"retries_left": true, ...}`), as its
 //! documentation shows. Fired by name ([`ByName`]) and by an id resolved
@@ -8,7 +8,7 @@ use super::Subject;
 use crate::agent::{self, Guards, Output, State};
 use crate::harness::Sink;
 use crate::trace::Step;
-use fsm_runtime::dynamic::{ActionId, Definition, Engine, Fired};
+use fsm_dynamic::{ActionId, Definition, Engine, Fired};
 use fsm_runtime::Snapshot;
 use serde_json::Value;
 

@@ -1,9 +1,9 @@
 //! Bounded retries with exponential backoff, and the clock they are timed on.
 
-use fsm_runtime::ManualClock;
+use fsm_runtime::{ManualClock, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 /// How often, and how far apart, a failed LLM request is retried.
 ///
@@ -53,13 +53,13 @@ pub trait Clock: fsm_runtime::Clock + Clone {
     fn sleep(&self, duration: Duration);
 }
 
-/// The real clock: [`SystemTime::now`] and [`std::thread::sleep`].
+/// The real clock: [`Timestamp::now`] and [`std::thread::sleep`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
 
 impl fsm_runtime::Clock for SystemClock {
-    fn now(&self) -> SystemTime {
-        SystemTime::now()
+    fn now(&self) -> Timestamp {
+        Timestamp::now()
     }
 }
 
@@ -111,8 +111,8 @@ impl Default for FakeClock {
 }
 
 impl fsm_runtime::Clock for FakeClock {
-    fn now(&self) -> SystemTime {
-        self.time.now()
+    fn now(&self) -> Timestamp {
+        fsm_runtime::Clock::now(&self.time)
     }
 }
 

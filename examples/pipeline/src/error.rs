@@ -1,8 +1,8 @@
 //! Why the orchestrator or a worker stopped.
 
 use crate::workflow::DefinitionError;
-use fsm_runtime::store::StoreError;
 use fsm_runtime::RestoreError;
+use fsm_store::StoreError;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};

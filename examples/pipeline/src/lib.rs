@@ -6,7 +6,7 @@
 //! timeout. The fix has these parts, each a piece of this crate:
 //!
 //! - **one writer**: only the [orchestrator] writes statuses, and every
-//!   write is a compare-and-swap through a [`FileStore`](fsm_runtime::store::FileStore)
+//!   write is a compare-and-swap through a [`FileStore`](fsm_store::FileStore)
 //!   ([`status`]), so even a second orchestrator cannot overwrite an update
 //!   it has not seen;
 //! - **state outside the process**: the statuses are machines from

@@ -20,8 +20,8 @@ use crate::machines::worker::Worker;
 use crate::machines::PhaseContext;
 use crate::run_dir::RunRecord;
 use crate::workflow::Pipeline;
-use fsm_runtime::store::{FileStore, Store, Version};
 use fsm_runtime::{FireEvent, Fired, Persist, Recorded, Restore, Timed, TimerFired};
+use fsm_store::{FileStore, Store, Version};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -112,7 +112,7 @@ impl StatusStore {
     /// version it was loaded at. Returns what fired; the caller performs the
     /// outputs.
     ///
-    /// A [`Conflict`](fsm_runtime::store::StoreError::Conflict) means another
+    /// A [`Conflict`](fsm_store::StoreError::Conflict) means another
     /// orchestrator saved first; `stored` is then left as it was.
     pub fn fire<M: FireEvent + Persist + Clone>(
         &self,

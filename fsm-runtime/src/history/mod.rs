@@ -146,8 +146,11 @@ impl History {
         Ok(self.resumed_at(snapshot, next_seq))
     }
 
-    /// [`History::resumed_from`], with `next_seq` from [`next_seq_after`].
-    pub(crate) fn resumed_at(mut self, snapshot: &Snapshot, next_seq: u64) -> History {
+    /// [`History::resumed_from`], with `next_seq` from [`next_seq_after`]
+    /// (checked first, as `fsm-dynamic`'s engine does before it changes
+    /// anything).
+    #[doc(hidden)]
+    pub fn resumed_at(mut self, snapshot: &Snapshot, next_seq: u64) -> History {
         self.next_seq = next_seq;
         let entries = snapshot.history();
         let keep = match self.retention {
@@ -173,7 +176,7 @@ impl History {
     /// Record a transition given by names: `from` --`action`--> `to`.
     ///
     /// For transitions that do not come from generated code, such as those of
-    /// a `dynamic` engine (`fired.from_name()`,
+    /// an `fsm-dynamic` engine (`fired.from_name()`,
     /// `fired.action_name()`, `fired.to_name()`). When several threads fire,
     /// recording after the fire returns may record them out of order; record
     /// under the same lock as the fire, as [`Shared`](crate::Shared) does.
@@ -194,9 +197,9 @@ impl History {
     }
 
     /// [`record_names`](Self::record_names) with names shared with their
-    /// owner (a dynamic engine's definition): recording copies none.
-    #[cfg(feature = "dynamic")]
-    pub(crate) fn record_shared(&mut self, from: Arc<str>, action: Arc<str>, to: Arc<str>) -> &HistoryEntry {
+    /// owner (`fsm-dynamic`'s definitions): recording copies none.
+    #[doc(hidden)]
+    pub fn record_shared(&mut self, from: Arc<str>, action: Arc<str>, to: Arc<str>) -> &HistoryEntry {
         let at = self.now();
         self.push(at, Name::Shared(from), Name::Shared(action), Name::Shared(to))
     }
@@ -288,7 +291,8 @@ impl History {
 /// The `seq` of the entry recorded after the history `snapshot` carries:
 /// `0` without one, else one more than its last, which must leave room for
 /// the numbers to come (see [`History::MAX_RESUMED_SEQ`]).
-pub(crate) fn next_seq_after(snapshot: &Snapshot) -> Result<u64, RestoreError> {
+#[doc(hidden)]
+pub fn next_seq_after(snapshot: &Snapshot) -> Result<u64, RestoreError> {
     match snapshot.history().last() {
         None => Ok(0),
         Some(last) if last.seq <= History::MAX_RESUMED_SEQ => Ok(last.seq + 1),

@@ -1,0 +1,221 @@
+//! What a successful dynamic `fire` reports.
+
+use super::definition::Definition;
+use super::ids::{ActionId, OutputId, StateId};
+use fsm_runtime::__private::write_names;
+use std::fmt;
+
+/// A transition that fired in an [`Engine`](super::Engine): the information
+/// of generated code's [`Fired`](fsm_runtime::Fired), as ids borrowed from the
+/// definition, plus the engine's sequence number.
+///
+/// `outputs` are the outputs the caller must now perform, in order: the exit
+/// outputs of the state left, the transition's own, then the enter outputs
+/// of the state entered. An internal transition (one without a target) emits
+/// only its own outputs and leaves `to == from`; a self-transition
+/// (`-> from`) also has `to == from` but exits and re-enters, with their
+/// outputs and hooks: [`internal`](Self::internal) tells the two apart.
+#[derive(Clone, Copy)]
+pub struct Fired<'e> {
+    /// The position of this transition among all the engine has fired: 0 for
+    /// the first, then one more for each. Assigned under the same lock as the
+    /// state change, so sorting transitions by `seq` gives the order they
+    /// happened in, each starting where the previous one ended (as long as
+    /// nothing restored a snapshot in between).
+    pub seq: u64,
+    /// The state before.
+    pub from: StateId,
+    /// The state after.
+    pub to: StateId,
+    /// The action that was fired.
+    pub action: ActionId,
+    /// The outputs to perform, in order.
+    pub outputs: &'e [OutputId],
+    /// True for an internal transition (`on go;`, no target): no state was
+    /// exited or entered, so no exit or enter outputs or hooks ran, no timer
+    /// was re-armed, and `to == from`. False for a transition with a target,
+    /// a self-transition (`on go -> from;`) included, which exits and
+    /// re-enters. The same as generated code's
+    /// [`Fired::internal`](fsm_runtime::Fired::internal).
+    pub internal: bool,
+    pub(crate) definition: &'e Definition,
+}
+
+impl<'e> Fired<'e> {
+    /// The definition the ids belong to.
+    pub fn definition(&self) -> &'e Definition {
+        self.definition
+    }
+
+    /// The name of the state before.
+    pub fn from_name(&self) -> &'e str {
+        self.definition.state_name(self.from)
+    }
+
+    /// The name of the state after.
+    pub fn to_name(&self) -> &'e str {
+        self.definition.state_name(self.to)
+    }
+
+    /// The name of the action.
+    pub fn action_name(&self) -> &'e str {
+        self.definition.action_name(self.action)
+    }
+
+    /// The names of the outputs, in order.
+    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> {
+        let definition = self.definition;
+        self.outputs.iter().map(move |&o| definition.output_name(o))
+    }
+}
+
+/// `` `closed` --open--> `opened` (emit `engage_bolt`) ``, as generated code's
+/// [`Fired`](fsm_runtime::Fired).
+impl fmt::Display for Fired<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` --{}--> `{}`",
+            self.from_name(),
+            self.action_name(),
+            self.to_name()
+        )?;
+        if !self.outputs.is_empty() {
+            f.write_str(" (emit ")?;
+            write_names(f, self.output_names())?;
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Fired<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Fired")
+            .field("seq", &self.seq)
+            .field("from", &self.from_name())
+            .field("to", &self.to_name())
+            .field("action", &self.action_name())
+            .field("outputs", &self.output_names().collect::<Vec<_>>())
+            .field("internal", &self.internal)
+            .finish()
+    }
+}
+
+impl PartialEq for Fired<'_> {
+    /// Equal when they are the same transition of the same definition at
+    /// the same position.
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.definition, other.definition)
+            && self.seq == other.seq
+            && self.from == other.from
+            && self.to == other.to
+            && self.action == other.action
+            && self.outputs == other.outputs
+            && self.internal == other.internal
+    }
+}
+
+impl Eq for Fired<'_> {}
+
+/// A timer that fired in an [`Engine`](super::Engine)'s
+/// [`fire_due`](super::Engine::fire_due): like [`Fired`], with the timer in
+/// place of the action, as generated code's
+/// [`TimerFired`](fsm_runtime::TimerFired).
+///
+/// `outputs` are ordered as a transition's: the exit outputs of the states
+/// left, the timer's own, then the enter outputs of the states entered; an
+/// internal timer emits only its own and leaves `to == from`. With nested
+/// states the timer may be declared on a composite state holding `from`
+/// ([`declared_in`](Self::declared_in)).
+#[derive(Clone, Copy)]
+pub struct FiredTimer<'e> {
+    /// The position of this transition among all the engine has fired
+    /// (actions' and timers').
+    pub seq: u64,
+    /// The state before (a leaf).
+    pub from: StateId,
+    /// The state after.
+    pub to: StateId,
+    /// The state whose `after` this is: `from` or, with nested states, one
+    /// of the states holding it.
+    pub declared_in: StateId,
+    /// The timer's index among the timers of `declared_in`, in declaration
+    /// order.
+    pub timer: usize,
+    /// When it was due.
+    pub due: fsm_runtime::Timestamp,
+    /// The outputs to perform, in order.
+    pub outputs: &'e [OutputId],
+    /// True for an internal timer (no target): nothing was exited or
+    /// entered. The same as generated code's `TimerFired::internal`.
+    pub internal: bool,
+    pub(crate) definition: &'e Definition,
+}
+
+impl<'e> FiredTimer<'e> {
+    /// The definition the ids belong to.
+    pub fn definition(&self) -> &'e Definition {
+        self.definition
+    }
+
+    /// The name of the state before.
+    pub fn from_name(&self) -> &'e str {
+        self.definition.state_name(self.from)
+    }
+
+    /// The name of the state after.
+    pub fn to_name(&self) -> &'e str {
+        self.definition.state_name(self.to)
+    }
+
+    /// The name of the state whose `after` this is.
+    pub fn declared_in_name(&self) -> &'e str {
+        self.definition.state_name(self.declared_in)
+    }
+
+    /// The timer's delay as written: `30s`, or the name of a delay.
+    pub fn delay_text(&self) -> String {
+        self.definition.delay_text(self.declared_in, self.timer)
+    }
+
+    /// The names of the outputs, in order.
+    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> {
+        let definition = self.definition;
+        self.outputs.iter().map(move |&o| definition.output_name(o))
+    }
+}
+
+/// `` `call_tool` --after 30s--> `fail` (emit `report_timeout`) ``, or for a
+/// timer of a state holding the leaf left,
+/// `` `talking` --after 2h of `connected`--> `idle` ``.
+impl fmt::Display for FiredTimer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` --after {}", self.from_name(), self.delay_text())?;
+        if self.declared_in != self.from {
+            write!(f, " of `{}`", self.declared_in_name())?;
+        }
+        write!(f, "--> `{}`", self.to_name())?;
+        if !self.outputs.is_empty() {
+            f.write_str(" (emit ")?;
+            write_names(f, self.output_names())?;
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for FiredTimer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FiredTimer")
+            .field("seq", &self.seq)
+            .field("from", &self.from_name())
+            .field("to", &self.to_name())
+            .field("declared_in", &self.declared_in_name())
+            .field("timer", &self.timer)
+            .field("due", &self.due)
+            .field("outputs", &self.output_names().collect::<Vec<_>>())
+            .field("internal", &self.internal)
+            .finish()
+    }
+}
