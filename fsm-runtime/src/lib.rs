@@ -125,6 +125,8 @@ mod fired;
 #[cfg(feature = "alloc")]
 mod history;
 mod machine;
+#[cfg(feature = "alloc")]
+mod outbox;
 #[cfg(feature = "std")]
 mod shared;
 #[cfg(feature = "alloc")]
@@ -145,6 +147,8 @@ pub use history::{History, HistoryEntry, Recorded, Retention};
 pub use machine::{Fire, FireEvent, Machine, NoGuards, Timed};
 #[cfg(feature = "alloc")]
 pub use machine::{Persist, Restore};
+#[cfg(feature = "alloc")]
+pub use outbox::{OutputKey, Pending};
 #[cfg(feature = "std")]
 pub use shared::Shared;
 #[cfg(feature = "alloc")]

@@ -3,6 +3,7 @@
 
 use crate::history::{History, HistoryEntry, Timestamp};
 use crate::machine::Machine;
+use crate::outbox::Pending;
 #[allow(unused_imports)]
 use crate::prelude::*;
 use crate::symbol::{write_names, Symbol};
@@ -56,6 +57,10 @@ pub struct Snapshot {
     /// Sequence numbers increase, whether the entries came from a
     /// [`History`] or were deserialized (which checks).
     history: Vec<HistoryEntry>,
+    /// The outputs not acknowledged yet, in key order, when the machine
+    /// keeps an outbox (`Some(vec![])` when it keeps one and all are
+    /// acknowledged).
+    pending: Option<Vec<Pending<Cow<'static, str>>>>,
 }
 
 /// A timer armed when the snapshot was taken: which one, and when it is due.
@@ -116,6 +121,7 @@ impl Snapshot {
             timers: Vec::new(),
             last_active: Vec::new(),
             history: Vec::new(),
+            pending: None,
         }
     }
 
@@ -226,6 +232,112 @@ impl Snapshot {
     /// without a history.
     pub fn history(&self) -> &[HistoryEntry] {
         &self.history
+    }
+
+    /// This snapshot, carrying an outbox: the outputs in `pending`, by name,
+    /// not acknowledged yet (see [`Recorded::with_outbox`](crate::Recorded::with_outbox)).
+    /// An empty `pending` still records that the machine keeps an outbox.
+    pub fn with_pending<S: Into<Cow<'static, str>>>(
+        mut self,
+        pending: impl IntoIterator<Item = Pending<S>>,
+    ) -> Self {
+        self.pending = Some(
+            pending
+                .into_iter()
+                .map(|p| Pending {
+                    key: p.key,
+                    output: p.output.into(),
+                })
+                .collect(),
+        );
+        self
+    }
+
+    /// The outputs not acknowledged when the snapshot was taken, by name, in
+    /// key order; `None` when the machine kept no outbox.
+    pub fn pending(&self) -> Option<impl ExactSizeIterator<Item = Pending<&str>> + '_> {
+        self.pending.as_ref().map(|pending| {
+            pending.iter().map(|p| Pending {
+                key: p.key,
+                output: &*p.output,
+            })
+        })
+    }
+
+    /// The outbox it carries, checked: keys in increasing order, each from a
+    /// step the history has numbered (before [`next_seq_after`](crate::history::next_seq_after)),
+    /// so that no new step can reuse a key, and each an output of the
+    /// machine (`is_output`). `None` when the snapshot keeps no outbox.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::InvalidPending`] naming the first entry that is wrong.
+    #[doc(hidden)]
+    pub fn checked_pending(
+        &self,
+        is_output: impl Fn(&str) -> bool,
+    ) -> Result<Option<impl ExactSizeIterator<Item = Pending<&str>> + '_>, RestoreError> {
+        let Some(pending) = &self.pending else {
+            return Ok(None);
+        };
+        let next_seq = crate::history::next_seq_after(self)?;
+        let invalid = |index: usize, reason: String| RestoreError::InvalidPending {
+            machine: self.machine.to_string(),
+            index,
+            reason,
+        };
+        for (index, p) in pending.iter().enumerate() {
+            if !is_output(&p.output) {
+                return Err(invalid(
+                    index,
+                    format!("`{}` is not an output of the machine", p.output),
+                ));
+            }
+            if p.key.step() >= next_seq {
+                return Err(invalid(
+                    index,
+                    match next_seq {
+                        0 => format!("its step {} is not in the history, which is empty", p.key.step()),
+                        _ => format!(
+                            "its step {} is after the history's last, {}",
+                            p.key.step(),
+                            next_seq - 1
+                        ),
+                    },
+                ));
+            }
+            if index > 0 && pending[index - 1].key >= p.key {
+                return Err(invalid(
+                    index,
+                    format!(
+                        "its key {} does not come after the key before it, {}",
+                        p.key,
+                        pending[index - 1].key
+                    ),
+                ));
+            }
+        }
+        Ok(self.pending())
+    }
+
+    /// The outbox it carries as `M`'s outputs, checked as
+    /// [`Snapshot::checked_pending`] says; `None` when it keeps none.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::InvalidPending`] naming the first entry that is wrong.
+    pub fn pending_of<M: Machine>(&self) -> Result<Option<Vec<Pending<M::Output>>>, RestoreError> {
+        let checked = self.checked_pending(|name| M::Output::from_name(name).is_some())?;
+        Ok(checked.map(|pending| {
+            pending
+                .filter_map(|p| {
+                    Some(Pending {
+                        key: p.key,
+                        output: M::Output::from_name(p.output)?,
+                    })
+                })
+                .collect()
+        }))
     }
 
     /// The name of the machine.
@@ -569,6 +681,17 @@ pub enum RestoreError {
         /// state, or the machine has no such state.
         timers: Option<u32>,
     },
+    /// An output the snapshot's outbox holds (`pending[index]`) is not an
+    /// output of the machine, comes from a step the history has not
+    /// numbered, or is out of key order.
+    InvalidPending {
+        /// The machine.
+        machine: String,
+        /// The entry's index in the snapshot's `pending`.
+        index: usize,
+        /// What is wrong with it, in words.
+        reason: String,
+    },
     /// The snapshot arms the same timer of the same state twice (in
     /// `timers[first]` and `timers[second]`).
     DuplicateTimer {
@@ -670,6 +793,14 @@ impl fmt::Display for RestoreError {
                      holding it) can be armed"
                 ),
             },
+            RestoreError::InvalidPending {
+                machine,
+                index,
+                reason,
+            } => write!(
+                f,
+                "the snapshot of machine `{machine}` holds `pending[{index}]` in its outbox, but {reason}"
+            ),
             RestoreError::DuplicateTimer {
                 machine,
                 state,
@@ -691,6 +822,7 @@ impl core::error::Error for RestoreError {}
 mod serde_impls {
     use super::{duplicate_timer, ArmedTimer, Snapshot};
     use crate::history::{check_order, HistoryEntry, Timestamp};
+    use crate::outbox::{OutputKey, Pending};
     #[allow(unused_imports)]
     use crate::prelude::*;
     use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -710,8 +842,10 @@ mod serde_impls {
         "timers",
         "last_active",
         "history",
+        "pending",
     ];
     const TIMER_FIELDS: &[&str] = &["state", "timer", "due"];
+    const PENDING_FIELDS: &[&str] = &["step", "index", "output"];
 
     /// Where in a snapshot an object being read is, for its errors.
     #[derive(Clone, Copy, Debug)]
@@ -762,7 +896,8 @@ mod serde_impls {
                 + usize::from(self.context.is_some())
                 + usize::from(has_timers)
                 + usize::from(has_last_active)
-                + usize::from(has_history);
+                + usize::from(has_history)
+                + usize::from(self.pending.is_some());
             let mut s = serializer.serialize_struct("Snapshot", len)?;
             s.serialize_field("type", TYPE)?;
             s.serialize_field("machine", &*self.machine)?;
@@ -786,6 +921,11 @@ mod serde_impls {
                 s.serialize_field("history", &self.history)?;
             } else {
                 s.skip_field("history")?;
+            }
+            // An empty outbox is written too: it says the machine keeps one.
+            match &self.pending {
+                Some(pending) => s.serialize_field("pending", &PendingList(pending))?,
+                None => s.skip_field("pending")?,
             }
             s.end()
         }
@@ -852,6 +992,7 @@ mod serde_impls {
             let mut timers: Option<Vec<ArmedTimer>> = None;
             let mut last_active: Option<LastActiveOwned> = None;
             let mut history: Option<Vec<HistoryEntry>> = None;
+            let mut pending: Option<Vec<PendingEntry>> = None;
             while let Some(key) = map.next_key::<String>()? {
                 let slot = match key.as_str() {
                     "type" => &mut kind,
@@ -876,6 +1017,11 @@ mod serde_impls {
                         once(&mut history, value, &key)?;
                         continue;
                     }
+                    "pending" => {
+                        let value = map.next_value_seed(List::<PendingEntry>::new())?;
+                        once(&mut pending, value, &key)?;
+                        continue;
+                    }
                     // Refused before its value is read: every key of a
                     // snapshot is fsmc's, and a misspelled one (`timer`)
                     // skipped would restore a machine without what it
@@ -896,6 +1042,10 @@ mod serde_impls {
             snapshot.context = context;
             snapshot.timers = timers;
             snapshot.last_active = last_active.map(|l| l.0).unwrap_or_default();
+            if let Some(pending) = pending {
+                check_pending_order(&pending)?;
+                snapshot.pending = Some(pending.into_iter().map(|entry| entry.0).collect());
+            }
             with_history(snapshot, history.unwrap_or_default())
         }
 
@@ -1089,6 +1239,88 @@ mod serde_impls {
                 .next_element()?
                 .ok_or_else(|| de::Error::invalid_length(2, &self))?;
             Ok(ArmedTimer::new(state, timer, due))
+        }
+    }
+
+    /// `pending` in key order, each key once: the order a machine keeps
+    /// them in, which acknowledging relies on.
+    fn check_pending_order<E: de::Error>(pending: &[PendingEntry]) -> Result<(), E> {
+        for (index, pair) in pending.windows(2).enumerate() {
+            if pair[0].0.key >= pair[1].0.key {
+                return Err(E::custom(format_args!(
+                    "`pending[{}]` has key {}, which does not come after `pending[{index}]`'s, {}",
+                    index + 1,
+                    pair[1].0.key,
+                    pair[0].0.key
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The outbox as a JSON array of `{"step", "index", "output"}`.
+    struct PendingList<'a>(&'a [Pending<Cow<'static, str>>]);
+
+    impl serde::Serialize for PendingList<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.0.iter().map(|p| PendingRef(p)))
+        }
+    }
+
+    struct PendingRef<'a>(&'a Pending<Cow<'static, str>>);
+
+    impl serde::Serialize for PendingRef<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut s = serializer.serialize_struct("Pending", 3)?;
+            s.serialize_field("step", &self.0.key.step())?;
+            s.serialize_field("index", &self.0.key.index())?;
+            s.serialize_field("output", &*self.0.output)?;
+            s.end()
+        }
+    }
+
+    /// An entry of the outbox, read at its place in a snapshot.
+    struct PendingEntry(Pending<Cow<'static, str>>);
+
+    impl ListItem for PendingEntry {
+        const LIST: &'static str = "pending";
+
+        fn deserialize_at<'de, D: Deserializer<'de>>(
+            deserializer: D,
+            place: Place,
+        ) -> Result<Self, D::Error> {
+            deserializer.deserialize_struct("Pending", PENDING_FIELDS, PendingVisitor(place))
+        }
+    }
+
+    struct PendingVisitor(Place);
+
+    impl<'de> Visitor<'de> for PendingVisitor {
+        type Value = PendingEntry;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a pending output with `step`, `index` and `output`")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PendingEntry, A::Error> {
+            let mut step: Option<u64> = None;
+            let mut index: Option<u32> = None;
+            let mut output: Option<String> = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "step" => once(&mut step, map.next_value()?, &key)?,
+                    "index" => once(&mut index, map.next_value()?, &key)?,
+                    "output" => once(&mut output, map.next_value()?, &key)?,
+                    _ => return Err(unknown_field(&key, self.0, PENDING_FIELDS)),
+                }
+            }
+            Ok(PendingEntry(Pending {
+                key: OutputKey::new(
+                    step.ok_or_else(|| de::Error::missing_field("step"))?,
+                    index.ok_or_else(|| de::Error::missing_field("index"))?,
+                ),
+                output: Cow::Owned(output.ok_or_else(|| de::Error::missing_field("output"))?),
+            }))
         }
     }
 

@@ -4,6 +4,7 @@ use super::{History, Timestamp};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed};
+use crate::outbox::{self, OutputKey, Pending};
 #[allow(unused_imports)]
 use crate::prelude::*;
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
@@ -47,10 +48,49 @@ use crate::timer::{TimerFired, TimerRejected};
 /// assert_eq!(resumed.history().last().map(|e| e.to()), Some("executing"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # The outbox
+///
+/// A machine [`with_outbox`](Recorded::with_outbox) also keeps every output
+/// it emits as [`pending`](Recorded::pending), keyed by the step that
+/// emitted it, until the caller [acknowledges](Recorded::ack) it as
+/// performed; its snapshot carries what is pending, so a crash between
+/// saving the state and performing the outputs loses none. Save, perform,
+/// acknowledge, save:
+///
+/// ```
+/// use fsm_runtime::Recorded;
+///
+/// fsm_runtime::fsm! {
+///     machine Run {
+///         initial state running { on done -> delivered emit deliver, archive; }
+///         terminal state delivered;
+///     }
+/// }
+///
+/// let mut run = Recorded::new(run::Run::new()).with_outbox();
+/// run.fire(run::Action::Done)?;
+/// let saved = run.snapshot()?; // the state and both outputs, pending
+///
+/// // The process dies here, before performing anything. Restored, the
+/// // outputs are pending still, under the same keys.
+/// let mut run = Recorded::<run::Run>::restore(&saved)?;
+/// let keys: Vec<String> = run.pending().iter().map(|p| format!("order-17/{}", p.key)).collect();
+/// assert_eq!(keys, ["order-17/0/0", "order-17/0/1"]);
+/// for pending in run.pending().to_vec() {
+///     // perform(pending.output) with its key, then:
+///     run.ack(pending.key);
+/// }
+/// assert!(run.pending().is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
-pub struct Recorded<M> {
+pub struct Recorded<M: Machine> {
     machine: M,
     history: History,
+    /// The outputs not acknowledged yet, in key order, when the machine
+    /// keeps an outbox.
+    outbox: Option<Vec<Pending<M::Output>>>,
 }
 
 impl<M: Machine> Recorded<M> {
@@ -64,7 +104,36 @@ impl<M: Machine> Recorded<M> {
     /// `machine`, recording into `history`, which continues from its own
     /// entries and sequence numbers.
     pub fn with_history(machine: M, history: History) -> Recorded<M> {
-        Recorded { machine, history }
+        Recorded {
+            machine,
+            history,
+            outbox: None,
+        }
+    }
+
+    /// This machine, keeping an outbox from now on: every output a step
+    /// emits stays [`pending`](Recorded::pending), under its key, until
+    /// [acknowledged](Recorded::ack), and the [`snapshot`](Recorded::snapshot)
+    /// carries what is pending (a restored machine keeps its outbox).
+    pub fn with_outbox(mut self) -> Recorded<M> {
+        self.outbox.get_or_insert_with(Vec::new);
+        self
+    }
+
+    /// The outputs emitted and not acknowledged yet, in the order they were
+    /// emitted; empty without an outbox.
+    pub fn pending(&self) -> &[Pending<M::Output>] {
+        self.outbox.as_deref().unwrap_or_default()
+    }
+
+    /// Acknowledge the output under `key` as performed: it is no longer
+    /// pending, and the next snapshot no longer carries it. False when no
+    /// output is pending under `key` (acknowledged already, or never
+    /// emitted).
+    pub fn ack(&mut self, key: OutputKey) -> bool {
+        self.outbox
+            .as_mut()
+            .is_some_and(|outbox| outbox::ack(outbox, key))
     }
 
     /// The machine.
@@ -95,7 +164,7 @@ impl<M: Machine> Recorded<M> {
     {
         let at = self.history.now();
         let result = self.machine.fire(event);
-        record(&mut self.history, at, &result);
+        self.keep(at, &result);
         result
     }
 
@@ -112,8 +181,18 @@ impl<M: Machine> Recorded<M> {
     {
         let at = self.history.now();
         let result = self.machine.fire(event, guards);
-        record(&mut self.history, at, &result);
+        self.keep(at, &result);
         result
+    }
+
+    /// Record the step of `result`, if it fired, and keep its outputs in the
+    /// outbox under the step's number.
+    fn keep(&mut self, at: Timestamp, result: &Result<Fired<M>, FireError<M>>) {
+        if let Some(step) = record(&mut self.history, at, result) {
+            if let (Some(outbox), Ok(fired)) = (&mut self.outbox, result) {
+                outbox::push_step(outbox, step, fired.outputs);
+            }
+        }
     }
 
     /// Fire the earliest timer whose deadline has passed, if any, as the
@@ -125,7 +204,10 @@ impl<M: Machine> Recorded<M> {
         let at = self.history.now();
         let result = self.machine.fire_next_due();
         if let Some(Ok(fired)) = &result {
-            self.history.push_timer(at, fired);
+            let step = self.history.push_timer(at, fired).seq();
+            if let Some(outbox) = &mut self.outbox {
+                outbox::push_step(outbox, step, fired.outputs);
+            }
         }
         result
     }
@@ -138,7 +220,8 @@ impl<M: Machine> Recorded<M> {
         self.machine.next_deadline()
     }
 
-    /// The machine's snapshot, carrying the history.
+    /// The machine's snapshot, carrying the history, and the outbox when it
+    /// keeps one.
     ///
     /// # Errors
     ///
@@ -147,7 +230,14 @@ impl<M: Machine> Recorded<M> {
     where
         M: Persist,
     {
-        Ok(self.machine.snapshot()?.with_history(&self.history))
+        let snapshot = self.machine.snapshot()?.with_history(&self.history);
+        Ok(match &self.outbox {
+            Some(outbox) => snapshot.with_pending(outbox.iter().map(|p| Pending {
+                key: p.key,
+                output: crate::Symbol::name(p.output),
+            })),
+            None => snapshot,
+        })
     }
 
     /// The machine in `snapshot`'s state (and context, timers and history
@@ -191,12 +281,21 @@ impl<M: Machine> Recorded<M> {
     /// (a machine on a clock of the caller's, or given its context), recording
     /// into `history` continued from the snapshot's entries.
     ///
+    /// The outbox, when the snapshot carries one, comes back with it.
+    ///
     /// # Errors
     ///
     /// [`RestoreError::SeqOutOfRange`] when the snapshot's history ends past
-    /// [`History::MAX_RESUMED_SEQ`].
+    /// [`History::MAX_RESUMED_SEQ`], and [`RestoreError::InvalidPending`]
+    /// when its outbox holds something that is not an output of the machine
+    /// or a key the history has not numbered.
     pub fn resume(machine: M, snapshot: &Snapshot, history: History) -> Result<Recorded<M>, RestoreError> {
-        Ok(Recorded::with_history(machine, history.resumed_from(snapshot)?))
+        let outbox = snapshot.pending_of::<M>()?;
+        Ok(Recorded {
+            machine,
+            history: history.resumed_from(snapshot)?,
+            outbox,
+        })
     }
 
     /// The machine and its history.
@@ -212,15 +311,16 @@ impl<M: Machine + Default> Default for Recorded<M> {
     }
 }
 
-/// Record the step of `result` at `at`, if it fired. The time is read
-/// before the machine fires, so a clock that panics leaves the machine where
-/// it was.
+/// Record the step of `result` at `at`, if it fired, and return its `seq`.
+/// The time is read before the machine fires, so a clock that panics leaves
+/// the machine where it was.
 pub(crate) fn record<M: Machine>(
     history: &mut History,
     at: Timestamp,
     result: &Result<Fired<M>, FireError<M>>,
-) {
-    if let Ok(fired) = result {
-        history.push_fired(at, fired);
+) -> Option<u64> {
+    match result {
+        Ok(fired) => Some(history.push_fired(at, fired).seq()),
+        Err(_) => None,
     }
 }
