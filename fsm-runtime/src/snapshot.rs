@@ -1263,7 +1263,7 @@ mod serde_impls {
 
     impl serde::Serialize for PendingList<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serializer.collect_seq(self.0.iter().map(|p| PendingRef(p)))
+            serializer.collect_seq(self.0.iter().map(PendingRef))
         }
     }
 
