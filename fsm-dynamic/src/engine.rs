@@ -6,17 +6,19 @@ use super::definition::Definition;
 use super::engine_builder::{Bound, EngineBuilder};
 use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownAction};
 use super::fired::{Fired, FiredTimer};
-use super::ids::{ActionId, StateId};
+use super::ids::{ActionId, OutputId, StateId};
 use super::tables::{EffectCall, Move, Step, TimerDelay};
 use super::timer_rejected::TimerRejected;
 use super::trace;
 use fsm_runtime::__private::deadline;
 use fsm_runtime::__private::next_seq_after;
-use fsm_runtime::History;
+use fsm_runtime::__private::{outbox_ack, outbox_push};
 use fsm_runtime::{ArmedTimer, Clock, RestoreError, Timestamp};
 use fsm_runtime::{FingerprintPolicy, Snapshot};
+use fsm_runtime::{History, OutputKey, Pending};
 use serde_json::Value;
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 /// The payload of hooks' effects and of timers' guards and effects.
@@ -124,6 +126,22 @@ struct Current<C> {
     /// Per history slot (composite whose history is kept): the leaf last
     /// active inside it, once it has been left.
     memory: Vec<Option<StateId>>,
+    /// The outputs not acknowledged yet, in key order, when the engine
+    /// keeps an outbox (which needs `history`, to number the steps).
+    outbox: Option<Vec<Pending<OutputId>>>,
+}
+
+impl<C> Current<C> {
+    /// Record the step `from --action--> to` in the history, if kept, and its
+    /// `outputs` in the outbox, if kept, under the step's number.
+    fn record(&mut self, from: Arc<str>, action: Arc<str>, to: Arc<str>, outputs: &[OutputId]) {
+        if let Some(history) = &mut self.history {
+            let step = history.record_shared(from, action, to).seq();
+            if let Some(outbox) = &mut self.outbox {
+                outbox_push(outbox, step, outputs);
+            }
+        }
+    }
 }
 
 impl Engine {
@@ -154,8 +172,13 @@ impl<C> Engine<C> {
         bound: Bound<C>,
         clock: Box<dyn Clock>,
         context: C,
-        history: Option<History>,
+        mut history: Option<History>,
+        outbox: bool,
     ) -> Engine<C> {
+        if outbox && history.is_none() {
+            // The last entry is enough to go on numbering steps.
+            history = Some(History::bounded(NonZeroUsize::MIN));
+        }
         let state = definition.initial();
         let armed = vec![None; definition.tables.timer_group_count()];
         let memory = vec![None; definition.tables.history_slots().len()];
@@ -170,6 +193,7 @@ impl<C> Engine<C> {
                 context,
                 armed,
                 memory,
+                outbox: outbox.then(Vec::new),
             }),
         };
         // The initial state and its initial descent are entered now: arm
@@ -354,13 +378,12 @@ impl<C> Engine<C> {
         let mv = tables.resolve(&candidate.step, &current.memory);
         self.run_effects(&mut current.context, tables.effects(mv), payload);
         let to = mv.to.unwrap_or(from);
-        if let Some(history) = &mut current.history {
-            history.record_shared(
-                definition.shared_state_name(from).clone(),
-                definition.shared_action_name(action).clone(),
-                definition.shared_state_name(to).clone(),
-            );
-        }
+        current.record(
+            definition.shared_state_name(from).clone(),
+            definition.shared_action_name(action).clone(),
+            definition.shared_state_name(to).clone(),
+            tables.outputs(mv),
+        );
         let seq = current.seq;
         self.enter(current, &candidate.step, mv, to, None);
         drop(guard);
@@ -472,13 +495,12 @@ impl<C> Engine<C> {
             let mv = tables.resolve(&candidate.step, &current.memory);
             self.run_effects(&mut current.context, tables.effects(mv), &NULL);
             let to = mv.to.unwrap_or(from);
-            if let Some(history) = &mut current.history {
-                history.record_shared(
-                    definition.shared_state_name(from).clone(),
-                    tables.timer_group(leaf_group.group).label.clone(),
-                    definition.shared_state_name(to).clone(),
-                );
-            }
+            current.record(
+                definition.shared_state_name(from).clone(),
+                tables.timer_group(leaf_group.group).label.clone(),
+                definition.shared_state_name(to).clone(),
+                tables.outputs(mv),
+            );
             let seq = current.seq;
             self.enter(current, &candidate.step, mv, to, Some(now));
             fired.push(Ok(FiredTimer {
@@ -508,6 +530,23 @@ impl<C> Engine<C> {
     /// engine: the lock is not reentrant, so that would deadlock.
     pub fn with_history<R>(&self, f: impl FnOnce(&History) -> R) -> Option<R> {
         self.lock().history.as_ref().map(f)
+    }
+
+    /// The outputs emitted and not acknowledged yet, in the order they were
+    /// emitted, when the engine keeps an outbox ([`EngineBuilder::outbox`],
+    /// or restored from a snapshot that carries one); empty otherwise.
+    pub fn pending(&self) -> Vec<Pending<OutputId>> {
+        self.lock().outbox.clone().unwrap_or_default()
+    }
+
+    /// Acknowledge the output under `key` as performed: it is no longer
+    /// pending, and the next snapshot no longer carries it. False when no
+    /// output is pending under `key`.
+    pub fn ack(&self, key: OutputKey) -> bool {
+        self.lock()
+            .outbox
+            .as_mut()
+            .is_some_and(|outbox| outbox_ack(outbox, key))
     }
 
     /// The current state, its context (for a machine that declares one) and
@@ -557,10 +596,16 @@ impl<C> Engine<C> {
                     },
                 ));
         }
-        Ok(match &current.history {
-            Some(history) => snapshot.with_history(history),
-            None => snapshot,
-        })
+        if let Some(history) = &current.history {
+            snapshot = snapshot.with_history(history);
+        }
+        if let Some(outbox) = &current.outbox {
+            snapshot = snapshot.with_pending(outbox.iter().map(|p| Pending {
+                key: p.key,
+                output: definition.output_name(p.output).to_owned(),
+            }));
+        }
+        Ok(snapshot)
     }
 
     /// [`try_snapshot`](Self::try_snapshot), for a context that always
@@ -648,15 +693,35 @@ impl<C> Engine<C> {
             }
         }
         let memory = definition.memory_of(snapshot)?;
+        let outbox: Option<Vec<Pending<OutputId>>> = snapshot
+            .checked_pending(|name| definition.output_id(name).is_some())?
+            .map(|pending| {
+                pending
+                    .filter_map(|p| {
+                        Some(Pending {
+                            key: p.key,
+                            output: definition.output_id(p.output)?,
+                        })
+                    })
+                    .collect()
+            });
         let mut current = self.lock();
-        if current.history.is_some() {
+        if current.history.is_some() || outbox.is_some() {
             // Checked before anything changes.
             let next_seq = next_seq_after(snapshot)?;
-            current.history = current
+            // A snapshot with an outbox turns it on: what it holds is the
+            // caller's, and it needs a history to number the steps after it.
+            let history = current
                 .history
                 .take()
-                .map(|history| history.resumed_at(snapshot, next_seq));
+                .unwrap_or_else(|| History::bounded(NonZeroUsize::MIN));
+            current.history = Some(history.resumed_at(snapshot, next_seq));
         }
+        current.outbox = match outbox {
+            Some(outbox) => Some(outbox),
+            // An engine that keeps an outbox keeps it, empty.
+            None => current.outbox.as_ref().map(|_| Vec::new()),
+        };
         current.state = state;
         if let Some(context) = context {
             current.context = context;

@@ -84,6 +84,8 @@ pub struct EngineBuilder<C = Value> {
     clock: Box<dyn Clock>,
     problems: Vec<BindProblem>,
     history: Option<History>,
+    /// Whether to keep an outbox.
+    outbox: bool,
 }
 
 impl EngineBuilder {
@@ -109,6 +111,7 @@ impl<C> EngineBuilder<C> {
             clock: Box::new(SystemClock),
             problems: Vec::new(),
             history: None,
+            outbox: false,
         }
     }
 
@@ -162,7 +165,7 @@ impl<C> EngineBuilder<C> {
     }
 
     /// Read the time through `clock` (a [`ManualClock`](fsm_runtime::ManualClock)
-    /// in tests, any `Fn() -> SystemTime` closure) instead of the
+    /// in tests, any `Fn() -> Timestamp` closure) instead of the
     /// [`SystemClock`]: it arms and fires timers.
     pub fn clock(mut self, clock: impl Clock) -> Self {
         self.clock = Box::new(clock);
@@ -173,6 +176,18 @@ impl<C> EngineBuilder<C> {
     /// engine's lock; see [`Engine`]'s section on history.
     pub fn history(mut self, history: History) -> Self {
         self.history = Some(history);
+        self
+    }
+
+    /// Keep an outbox: every output a step emits stays pending (see
+    /// [`Engine::pending`]) under its key until [acknowledged](Engine::ack),
+    /// and the snapshot carries what is pending, as
+    /// [`Recorded::with_outbox`](fsm_runtime::Recorded::with_outbox) does for
+    /// generated code. Keys number steps as the history does, so an engine
+    /// given no [`history`](Self::history) records one that keeps the last
+    /// entry, which the snapshot carries to go on numbering after a restore.
+    pub fn outbox(mut self) -> Self {
+        self.outbox = true;
         self
     }
 
@@ -189,6 +204,7 @@ impl<C> EngineBuilder<C> {
             clock,
             mut problems,
             history,
+            outbox,
         } = self;
         let machine = definition.machine();
         let unbound = |names: &mut dyn Iterator<Item = &str>, bound: &mut dyn Iterator<Item = bool>| {
@@ -238,7 +254,9 @@ impl<C> EngineBuilder<C> {
             effects: effects.into_iter().flatten().collect(),
             delays: delays.into_iter().flatten().collect(),
         };
-        Ok(Engine::from_parts(definition, bound, clock, context, history))
+        Ok(Engine::from_parts(
+            definition, bound, clock, context, history, outbox,
+        ))
     }
 }
 

@@ -243,6 +243,8 @@ pub mod __private {
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     #[cfg(feature = "alloc")]
     pub use crate::history::next_seq_after;
+    #[cfg(feature = "alloc")]
+    pub use crate::outbox::{ack as outbox_ack, push_step as outbox_push};
     pub use crate::symbol::write_names;
     pub use crate::symbol_serde::NeedsSerdeFeature;
     pub use crate::timer::deadline;

@@ -64,8 +64,9 @@ pub struct Pending<O> {
     pub output: O,
 }
 
-/// The outputs of the step numbered `step`, keyed, onto `outbox`.
-pub(crate) fn push_step<O: Copy>(outbox: &mut Vec<Pending<O>>, step: u64, outputs: &[O]) {
+/// The outputs of the step numbered `step`, keyed, onto `outbox`: the one
+/// rule for keys, generated code's and the dynamic engine's.
+pub fn push_step<O: Copy>(outbox: &mut Vec<Pending<O>>, step: u64, outputs: &[O]) {
     outbox.extend(outputs.iter().enumerate().map(|(index, &output)| Pending {
         // A step has no more outputs than its transition emits, far below
         // `u32::MAX`; saturate rather than wrap if one ever did.
@@ -75,7 +76,7 @@ pub(crate) fn push_step<O: Copy>(outbox: &mut Vec<Pending<O>>, step: u64, output
 }
 
 /// Remove the output under `key` from `outbox`; whether it was there.
-pub(crate) fn ack<O>(outbox: &mut Vec<Pending<O>>, key: OutputKey) -> bool {
+pub fn ack<O>(outbox: &mut Vec<Pending<O>>, key: OutputKey) -> bool {
     // Kept in key order, so a binary search finds it.
     match outbox.binary_search_by_key(&key, |pending| pending.key) {
         Ok(at) => {
