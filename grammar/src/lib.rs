@@ -20,29 +20,36 @@
 pub mod ast;
 mod braces;
 mod checks;
-pub mod comments;
+mod comments;
 pub mod diagnostic;
-pub mod diagram;
 pub mod duration;
 mod elide;
+#[cfg(feature = "format")]
 pub mod format;
+// The interchange writes imports back as formatted `.fsm` text.
+#[cfg(all(feature = "interchange", not(feature = "format")))]
+mod format;
 mod guard_logic;
+#[cfg(feature = "interchange")]
 pub mod interchange;
-pub mod limits;
+mod limits;
 mod lower;
 pub mod model;
 pub mod naming;
-pub mod parser;
+mod parser;
 pub mod plan;
 pub mod report;
 pub mod source;
 pub mod span;
-pub mod suggest;
+mod suggest;
 mod syntax_error;
 
 pub use diagnostic::{Code, Diagnostic, Label, Severity};
+pub use limits::{MAX_GUARD_DEPTH, MAX_GUARD_OPERATORS, MAX_STATE_DEPTH};
 pub use model::Model;
+pub use parser::{parse, Parsed};
 pub use span::{LineCol, LineIndex, Span};
+pub use suggest::closest;
 
 /// The outcome of checking one text: the syntax tree, the model and every
 /// diagnostic, sorted by position.

@@ -17,8 +17,8 @@
 //! every fixture of `tests/fixtures/ok`, and RFC 793's TCP machine
 //! (`grammar/tests/diagram/tcp.fsm`).
 //!
-//! Times: `fsm_grammar::diagram::svg` in-process (layout and SVG text),
-//! and `dot -Tsvg` on `fsm_grammar::diagram::dot`'s output as a process
+//! Times: `fsm_diagram::svg` in-process (layout and SVG text),
+//! and `dot -Tsvg` on `fsm_diagram::dot`'s output as a process
 //! (its start-up, about a millisecond, included). Medians of `--runs` runs.
 //!
 //! Crossings: both drawings are read back as polylines (our SVG's paths;
@@ -30,7 +30,7 @@
 use fsm_bench::host;
 use fsm_bench::table::millis;
 use fsm_bench::xorshift::XorShift;
-use fsm_grammar::diagram::{dot, svg};
+use fsm_diagram::{dot, svg};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
