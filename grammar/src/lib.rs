@@ -16,6 +16,23 @@
 //! assert!(!checked.has_errors());
 //! assert_eq!(checked.model.machines[0].states.len(), 2);
 //! ```
+//!
+//! What it holds, and what is public:
+//!
+//! - the front end: [`check`] (and [`parse`] alone), the syntax tree
+//!   ([`ast`]), the [`model`], the [`plan`] that code generation and the
+//!   dynamic engine both render, [`diagnostic`]s with their [`report`]
+//!   layouts, [`source`] files, [`span`]s and timer [`duration`]s;
+//! - the rules shared with whatever generates or names code: [`naming`],
+//!   [`closest`] ("did you mean"), and the size limits of the language
+//!   ([`MAX_GUARD_DEPTH`], [`MAX_GUARD_OPERATORS`], [`MAX_STATE_DEPTH`]);
+//! - behind the `format` feature, `format`: the canonical layout of
+//!   `fsmc fmt`;
+//! - behind the `interchange` feature, `interchange`: machines as JSON
+//!   documents, exported and imported.
+//!
+//! The `fancy` feature renders diagnostics graphically (miette's `fancy`).
+//! Diagrams of a machine are the `fsm-diagram` crate's.
 
 pub mod ast;
 mod braces;

@@ -125,7 +125,7 @@ pub struct State {
     /// children is *composite*; one without is a *leaf*.
     pub children: Vec<StateId>,
     /// 1 at the top level, 2 for a child of a top-level state, and so on
-    /// (the `any` block is level 0). At most [`crate::limits::MAX_STATE_DEPTH`].
+    /// (the `any` block is level 0). At most [`crate::MAX_STATE_DEPTH`].
     pub depth: u32,
 }
 

@@ -15,7 +15,7 @@
 //! machines with guarded, prioritised, emitting transitions (50/200,
 //! 500/2,000 and 5,000/20,000: labels of two and three lines), every example (`examples/*.fsm`, `examples/pipeline/run.fsm`),
 //! every fixture of `tests/fixtures/ok`, and RFC 793's TCP machine
-//! (`grammar/tests/diagram/tcp.fsm`).
+//! (`fsm-diagram/tests/diagram/tcp.fsm`).
 //!
 //! Times: `fsm_diagram::svg` in-process (layout and SVG text),
 //! and `dot -Tsvg` on `fsm_diagram::dot`'s output as a process
@@ -121,7 +121,7 @@ fn main() -> ExitCode {
     }
     files.push(root.join("examples/pipeline/run.fsm"));
     // RFC 793's TCP connection diagram, from the diagram tests.
-    files.push(root.join("grammar/tests/diagram/tcp.fsm"));
+    files.push(root.join("fsm-diagram/tests/diagram/tcp.fsm"));
     for path in &files {
         let name = path.strip_prefix(&root).unwrap().display().to_string();
         cases.push((name, std::fs::read_to_string(path).unwrap()));
