@@ -21,8 +21,8 @@
 //!
 //! - the front end: [`check`] (and [`parse`] alone), the syntax tree
 //!   ([`ast`]), the [`model`], the [`plan`] that code generation and the
-//!   dynamic engine both render, [`diagnostic`]s with their [`report`]
-//!   layouts, [`source`] files, [`span`]s and timer [`duration`]s;
+//!   dynamic engine both render, [`Diagnostic`]s with their [`report`]
+//!   layouts, [`source`] files, [`Span`]s and timer [`duration`]s;
 //! - the rules shared with whatever generates or names code: [`naming`],
 //!   [`closest`] ("did you mean"), and the size limits of the language
 //!   ([`MAX_GUARD_DEPTH`], [`MAX_GUARD_OPERATORS`], [`MAX_STATE_DEPTH`]);
@@ -38,7 +38,7 @@ pub mod ast;
 mod braces;
 mod checks;
 mod comments;
-pub mod diagnostic;
+mod diagnostic;
 pub mod duration;
 mod elide;
 #[cfg(feature = "format")]
@@ -57,7 +57,7 @@ mod parser;
 pub mod plan;
 pub mod report;
 pub mod source;
-pub mod span;
+mod span;
 mod suggest;
 mod syntax_error;
 
