@@ -1,5 +1,5 @@
 # Graphviz for the tests that render fsmc's DOT output with `dot` itself
-# (grammar/tests: Graphviz must accept every diagram and lay its labels out without
+# (fsm-diagram/tests: Graphviz must accept every diagram and lay its labels out without
 # overlaps). Sourced by .ci/run; `install_graphviz` installs Debian's `graphviz`
 # package if `dot` is missing (as root, with apt-get).
 

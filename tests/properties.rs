@@ -167,7 +167,11 @@ fn codes(checked: &Checked) -> Vec<Code> {
 /// comment inside the first line of an item moves above the item's doc
 /// comments (see `fsm_grammar::format`).
 fn comments(text: &str) -> (Vec<String>, Vec<String>) {
-    let (docs, plain): (Vec<_>, Vec<_>) = fsm_grammar::comments::scan(text).into_iter().partition(|c| c.doc);
+    let (docs, plain): (Vec<_>, Vec<_>) = fsm_grammar::parse(text)
+        .file
+        .comments
+        .into_iter()
+        .partition(|c| c.doc);
     let texts = |list: Vec<fsm_grammar::ast::Comment>| list.into_iter().map(|c| c.text).collect();
     (texts(docs), texts(plain))
 }

@@ -259,7 +259,7 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
     let name = text.strip_prefix("fsm::").unwrap_or(text);
     Code::from_name(name).ok_or_else(|| {
         let names = Code::ALL.iter().map(|code| code.name());
-        match fsm_grammar::suggest::closest(name, names) {
+        match fsm_grammar::closest(name, names) {
             Some(close) => format!("unknown diagnostic code `{name}`; did you mean `{close}`?"),
             None => format!("unknown diagnostic code `{name}`; run `fsmc explain` to list the codes"),
         }

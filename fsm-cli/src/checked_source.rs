@@ -88,7 +88,7 @@ pub fn machine<'m>(model: &'m Model, name: &str, path: &Path) -> Result<&'m Mach
         return Ok(machine);
     }
     let names = model.machines.iter().map(|m| m.name.as_str());
-    let hint = match fsm_grammar::suggest::closest(name, names) {
+    let hint = match fsm_grammar::closest(name, names) {
         Some(close) => format!("; did you mean `{close}`?"),
         None => format!("; it defines {}", machine_list(model)),
     };

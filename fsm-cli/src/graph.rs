@@ -4,7 +4,6 @@ use crate::checked_source;
 use crate::console;
 use crate::exit::Exit;
 use clap::{Args, ValueEnum};
-use fsm_grammar::diagram;
 use std::path::PathBuf;
 
 /// Arguments of `fsmc graph`.
@@ -69,9 +68,9 @@ pub fn run(args: &GraphArgs) -> Exit {
         Err(exit) => return exit,
     };
     let text = match args.format {
-        GraphFormat::Mermaid => diagram::mermaid(machine),
-        GraphFormat::Dot => diagram::dot(machine),
-        GraphFormat::Svg => match diagram::svg(machine) {
+        GraphFormat::Mermaid => fsm_diagram::mermaid(machine),
+        GraphFormat::Dot => fsm_diagram::dot(machine),
+        GraphFormat::Svg => match fsm_diagram::svg(machine) {
             Ok(text) => text,
             Err(too_large) => {
                 console::error(format_args!(

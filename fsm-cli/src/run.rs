@@ -204,7 +204,7 @@ fn unknown_name<'n>(
     names: impl Iterator<Item = &'n str> + Clone,
 ) -> String {
     let mut message = format!("machine `{machine}` has no {kind} `{name}`");
-    if let Some(close) = fsm_grammar::suggest::closest(name, names.clone()) {
+    if let Some(close) = fsm_grammar::closest(name, names.clone()) {
         message.push_str(&format!("; did you mean `{close}`?"));
         return message;
     }

@@ -286,7 +286,7 @@ impl DefinitionBuilder {
             Some(BuilderProblem::UndeclaredState {
                 state: state.to_owned(),
                 used_by,
-                suggestion: fsm_grammar::suggest::closest(state, declared).map(str::to_owned),
+                suggestion: fsm_grammar::closest(state, declared).map(str::to_owned),
             })
         };
         for hook in &self.hooks {

@@ -119,7 +119,7 @@ impl fmt::Display for DefinitionError {
                 }
                 f.write_str("; its machines are ")?;
                 write_names(f, known.iter().map(String::as_str))?;
-                if let Some(close) = fsm_grammar::suggest::closest(name, known.iter().map(String::as_str)) {
+                if let Some(close) = fsm_grammar::closest(name, known.iter().map(String::as_str)) {
                     write!(f, " (did you mean `{close}`?)")?;
                 }
                 Ok(())

@@ -284,7 +284,7 @@ fn bind_index<'a, T>(
         }
         Some(index) => Some(index),
         None => {
-            let suggestion = fsm_grammar::suggest::closest(name, names.clone()).map(str::to_owned);
+            let suggestion = fsm_grammar::closest(name, names.clone()).map(str::to_owned);
             let known = names.map(str::to_owned).collect();
             problems.push(match kind {
                 Binding::Guard => BindProblem::Unknown {

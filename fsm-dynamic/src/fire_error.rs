@@ -90,7 +90,7 @@ impl UnknownAction {
     /// The action with the closest name, if one is close enough to be a
     /// plausible typo.
     pub fn suggestion(&self) -> Option<&str> {
-        fsm_grammar::suggest::closest(&self.action, self.known())
+        fsm_grammar::closest(&self.action, self.known())
     }
 }
 

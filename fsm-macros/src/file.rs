@@ -97,7 +97,7 @@ fn similar_file(missing: &Path) -> Option<(String, String)> {
         .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
         .filter(|name| name.ends_with(".fsm"))
         .collect();
-    let closest = fsm_grammar::suggest::closest(name, names.iter().map(String::as_str))?;
+    let closest = fsm_grammar::closest(name, names.iter().map(String::as_str))?;
     let text = fsm_grammar::source::read(&missing.with_file_name(closest)).ok()?;
     Some((closest.to_string(), text))
 }

@@ -140,7 +140,7 @@ impl Invocation {
                         comma,
                     ));
                 }
-                let help = match fsm_grammar::suggest::closest(&name, OPTIONS.iter().map(|(o, _)| *o)) {
+                let help = match fsm_grammar::closest(&name, OPTIONS.iter().map(|(o, _)| *o)) {
                     Some(option) => format!("did you mean `{option}`?"),
                     None => format!("`fsm!` takes `{}` and `{}`", OPTIONS[1].1, OPTIONS[0].1),
                 };

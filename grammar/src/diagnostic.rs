@@ -255,7 +255,7 @@ impl miette::Diagnostic for Diagnostic {
 }
 
 /// Sort diagnostics by position, then code, so output is deterministic.
-pub fn sort(diagnostics: &mut [Diagnostic]) {
+pub(crate) fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (a.span.start, a.span.end, a.code, &a.message).cmp(&(b.span.start, b.span.end, b.code, &b.message))
     });

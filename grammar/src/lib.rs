@@ -16,33 +16,57 @@
 //! assert!(!checked.has_errors());
 //! assert_eq!(checked.model.machines[0].states.len(), 2);
 //! ```
+//!
+//! What it holds, and what is public:
+//!
+//! - the front end: [`check`] (and [`parse`] alone), the syntax tree
+//!   ([`ast`]), the [`model`], the [`plan`] that code generation and the
+//!   dynamic engine both render, [`Diagnostic`]s with their [`report`]
+//!   layouts, [`source`] files, [`Span`]s and timer [`duration`]s;
+//! - the rules shared with whatever generates or names code: [`naming`],
+//!   [`closest`] ("did you mean"), and the size limits of the language
+//!   ([`MAX_GUARD_DEPTH`], [`MAX_GUARD_OPERATORS`], [`MAX_STATE_DEPTH`]);
+//! - behind the `format` feature, `format`: the canonical layout of
+//!   `fsmc fmt`;
+//! - behind the `interchange` feature, `interchange`: machines as JSON
+//!   documents, exported and imported.
+//!
+//! The `fancy` feature renders diagnostics graphically (miette's `fancy`).
+//! Diagrams of a machine are the `fsm-diagram` crate's.
 
 pub mod ast;
 mod braces;
 mod checks;
-pub mod comments;
-pub mod diagnostic;
-pub mod diagram;
+mod comments;
+mod diagnostic;
 pub mod duration;
 mod elide;
+#[cfg(feature = "format")]
 pub mod format;
+// The interchange writes imports back as formatted `.fsm` text.
+#[cfg(all(feature = "interchange", not(feature = "format")))]
+mod format;
 mod guard_logic;
+#[cfg(feature = "interchange")]
 pub mod interchange;
-pub mod limits;
+mod limits;
 mod lower;
 pub mod model;
 pub mod naming;
-pub mod parser;
+mod parser;
 pub mod plan;
 pub mod report;
 pub mod source;
-pub mod span;
-pub mod suggest;
+mod span;
+mod suggest;
 mod syntax_error;
 
 pub use diagnostic::{Code, Diagnostic, Label, Severity};
+pub use limits::{MAX_GUARD_DEPTH, MAX_GUARD_OPERATORS, MAX_STATE_DEPTH};
 pub use model::Model;
+pub use parser::{parse, Parsed};
 pub use span::{LineCol, LineIndex, Span};
+pub use suggest::closest;
 
 /// The outcome of checking one text: the syntax tree, the model and every
 /// diagnostic, sorted by position.

@@ -25,7 +25,9 @@ macro_rules! ids {
                 self.0 as usize
             }
 
-            pub(crate) fn from_index(i: usize) -> Self {
+            /// The id of index `i` into the machine's list of this kind (the
+            /// inverse of [`index`](Self::index)). Panics past `u32::MAX`.
+            pub fn from_index(i: usize) -> Self {
                 $name(u32::try_from(i).expect("fewer than 2^32 items"))
             }
         }
@@ -123,7 +125,7 @@ pub struct State {
     /// children is *composite*; one without is a *leaf*.
     pub children: Vec<StateId>,
     /// 1 at the top level, 2 for a child of a top-level state, and so on
-    /// (the `any` block is level 0). At most [`crate::limits::MAX_STATE_DEPTH`].
+    /// (the `any` block is level 0). At most [`crate::MAX_STATE_DEPTH`].
     pub depth: u32,
 }
 
@@ -616,7 +618,7 @@ pub fn duration_text(d: core::time::Duration) -> String {
 }
 
 /// 64-bit FNV-1a: tiny, dependency-free, and fixed forever by its definition.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

@@ -1,5 +1,9 @@
 //! How `.fsm` names become Rust identifiers. Code generation and the
 //! `name-collision` check both use these functions, so they cannot disagree.
+//!
+//! Public so that whatever names generated code agrees with it too: the
+//! `fsm!` macro, `fsm-codegen`, and a build script or tool that needs the
+//! module a machine is generated in (`escape(&snake("Order"))` is `order`).
 
 /// `waiting_input` → `WaitingInput`, `waitingInput` → `WaitingInput`,
 /// `HTTP_ok` → `HTTPOk`. Names that would not start with a letter get a `V`

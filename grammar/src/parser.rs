@@ -127,6 +127,7 @@ fn stray_braces(text: &str) -> (Vec<crate::braces::StrayBrace>, Option<String>) 
 /// the canonical text the parser gives it, or `None` when it is not a type
 /// of the language. Types nested more than 64 deep are refused, as the
 /// parser recurses on them.
+#[cfg(feature = "interchange")]
 pub(crate) fn canonical_type(text: &str) -> Option<String> {
     let depth = text.bytes().filter(|b| matches!(b, b'<' | b'(' | b'[')).count();
     if depth > 64 || text.contains("//") {
@@ -468,6 +469,7 @@ mod direct {
     }
 
     /// The whole of `text` as one Rust type, in canonical text.
+    #[cfg(feature = "interchange")]
     pub(super) fn rust_type_alone(text: &str) -> Option<String> {
         let docs = DocIndex::new(text, &[]);
         let mut p = Direct {

@@ -38,6 +38,7 @@ impl Budget {
     }
 
     /// The units spent so far.
+    #[cfg(test)]
     pub fn spent(&self) -> u64 {
         self.spent
     }
@@ -64,8 +65,13 @@ impl Budget {
 /// typo: equal ignoring case, or within an edit distance of about a third of
 /// the name's length (at least 1, and 0 for names of one or two letters,
 /// where any other short name would otherwise "match"). Names longer than
-/// [`MAX_NAME_CHARS`] get no suggestion, and the search gives up (with
-/// `None`) past [`Budget::PER_SEARCH`].
+/// 64 characters get no suggestion, and a search that would take
+/// unreasonable work gives up (with `None`).
+///
+/// ```
+/// assert_eq!(fsm_grammar::closest("wating", ["waiting", "done"]), Some("waiting"));
+/// assert_eq!(fsm_grammar::closest("x", ["waiting", "done"]), None);
+/// ```
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     closest_within(name, candidates, &mut Budget::new(Budget::PER_SEARCH))
 }
@@ -117,6 +123,7 @@ pub fn closest_within<'a>(
 }
 
 /// A help line: "did you mean `x`?" or the fallback.
+#[cfg(feature = "interchange")]
 pub(crate) fn help_for<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,

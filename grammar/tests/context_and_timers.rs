@@ -1,8 +1,8 @@
 //! The front end of contexts, payloads, effects and timers: text to AST to
 //! model, their diagnostics at the exact token, fmt and the fingerprint.
 
-use fsm_grammar::diagnostic::Code;
 use fsm_grammar::model::{Delay, Machine};
+use fsm_grammar::Code;
 use std::time::Duration;
 
 const ROUTER: &str = "\

@@ -598,7 +598,7 @@ fn states_path(depth: usize) -> String {
 
 #[test]
 fn nesting_at_the_limit_imports() {
-    let json = nested_document(fsm_grammar::limits::MAX_STATE_DEPTH, "", "");
+    let json = nested_document(fsm_grammar::MAX_STATE_DEPTH, "", "");
     let imported = from_json(&json).unwrap_or_else(|d| panic!("{}", render("deep.json", &d)));
     assert!(imported.source.contains("state l32;"), "{}", imported.source);
 }

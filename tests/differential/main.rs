@@ -435,7 +435,7 @@ fn words_agree(machine: &Machine, a: &Observation, b: &Observation) -> bool {
 /// `action`, followed by the suggestion the dynamic engine adds.
 fn with_suggestion(parse_error: &str, machine: &Machine, action: &str) -> String {
     let actions = machine.actions.iter().map(|a| a.name.as_str());
-    match fsm_grammar::suggest::closest(action, actions) {
+    match fsm_grammar::closest(action, actions) {
         Some(closest) => format!("{parse_error} (did you mean `{closest}`?)"),
         None => parse_error.to_owned(),
     }

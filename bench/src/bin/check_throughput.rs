@@ -254,7 +254,7 @@ fn run(sizes: &[(usize, usize)]) {
             bytes: text.len(),
             runs,
             check: time(runs, || fsm_grammar::check(text)),
-            parse: time(runs, || fsm_grammar::parser::parse(text)),
+            parse: time(runs, || fsm_grammar::parse(text)),
             format: time(runs, || fsm_grammar::format::format(text)),
             diagnostics,
         };

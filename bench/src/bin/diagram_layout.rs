@@ -15,10 +15,10 @@
 //! machines with guarded, prioritised, emitting transitions (50/200,
 //! 500/2,000 and 5,000/20,000: labels of two and three lines), every example (`examples/*.fsm`, `examples/pipeline/run.fsm`),
 //! every fixture of `tests/fixtures/ok`, and RFC 793's TCP machine
-//! (`grammar/tests/diagram/tcp.fsm`).
+//! (`fsm-diagram/tests/diagram/tcp.fsm`).
 //!
-//! Times: `fsm_grammar::diagram::svg` in-process (layout and SVG text),
-//! and `dot -Tsvg` on `fsm_grammar::diagram::dot`'s output as a process
+//! Times: `fsm_diagram::svg` in-process (layout and SVG text),
+//! and `dot -Tsvg` on `fsm_diagram::dot`'s output as a process
 //! (its start-up, about a millisecond, included). Medians of `--runs` runs.
 //!
 //! Crossings: both drawings are read back as polylines (our SVG's paths;
@@ -30,7 +30,7 @@
 use fsm_bench::host;
 use fsm_bench::table::millis;
 use fsm_bench::xorshift::XorShift;
-use fsm_grammar::diagram::{dot, svg};
+use fsm_diagram::{dot, svg};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -121,7 +121,7 @@ fn main() -> ExitCode {
     }
     files.push(root.join("examples/pipeline/run.fsm"));
     // RFC 793's TCP connection diagram, from the diagram tests.
-    files.push(root.join("grammar/tests/diagram/tcp.fsm"));
+    files.push(root.join("fsm-diagram/tests/diagram/tcp.fsm"));
     for path in &files {
         let name = path.strip_prefix(&root).unwrap().display().to_string();
         cases.push((name, std::fs::read_to_string(path).unwrap()));

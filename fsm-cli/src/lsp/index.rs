@@ -242,7 +242,7 @@ mod tests {
     fn names_are_per_machine_and_kind() {
         let text = "machine A { action go; initial state go { on go -> go; } }\n\
                     machine B { initial state go { after d -> go; } }";
-        let index = Index::new(&fsm_grammar::parser::parse(text).file);
+        let index = Index::new(&fsm_grammar::parse(text).file);
         let state = index.find(0, Kind::State, "go").unwrap();
         assert_eq!(state.declarations.len(), 1);
         assert_eq!(state.uses.len(), 1);

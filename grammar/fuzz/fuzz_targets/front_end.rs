@@ -75,7 +75,7 @@ fn codes(checked: &Checked) -> Vec<Code> {
 }
 
 fn comments(text: &str) -> Vec<(bool, String)> {
-    fsm_grammar::comments::scan(text)
+    fsm_grammar::parse(text).file.comments
         .into_iter()
         .map(|c| (c.doc, c.text))
         .collect()

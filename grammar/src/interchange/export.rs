@@ -112,7 +112,7 @@ fn machine_value(machine: &Machine) -> JsonValue {
 
 /// The `states` object of `ids`, with the states inside each, as XState's
 /// machine config nests them. Recursion is bounded by the model's depth
-/// limit ([`crate::limits::MAX_STATE_DEPTH`]).
+/// limit ([`crate::MAX_STATE_DEPTH`]).
 fn states(machine: &Machine, ids: &[StateId]) -> JsonValue {
     let states = ids
         .iter()

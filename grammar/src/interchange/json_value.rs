@@ -11,7 +11,7 @@ use std::fmt;
 
 /// How deep [`JsonValue::parse`] reads arrays and objects: the outermost is
 /// at depth 1. A machine document with states nested
-/// [`crate::limits::MAX_STATE_DEPTH`] levels deep is about 70 levels deep, and
+/// [`crate::MAX_STATE_DEPTH`] levels deep is about 70 levels deep, and
 /// serde_json refuses more than 127 ("recursion limit exceeded", with no
 /// path); past this depth a container is checked but not kept, so the reader
 /// can report the problem where it is.

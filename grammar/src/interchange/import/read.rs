@@ -696,7 +696,7 @@ impl Reader<'_> {
 
     /// The states of a `states` object at `depth` (1 for the machine's),
     /// with the states inside them. Nesting deeper than
-    /// [`crate::limits::MAX_STATE_DEPTH`] is `nesting-too-deep`, and is not
+    /// [`crate::MAX_STATE_DEPTH`] is `nesting-too-deep`, and is not
     /// read (`None`): the recursion stays bounded, and the states skipped
     /// are remembered so that references to them are not reported as well.
     fn states(

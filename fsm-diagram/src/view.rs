@@ -1,0 +1,201 @@
+//! What every diagram shows, computed once from the model: the states with
+//! the lines written inside them, the `any` pseudo-state, and the labelled
+//! edges. The renderers only decide how to spell it.
+
+use fsm_grammar::model::{
+    EffectId, HistoryKind, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId,
+};
+use std::collections::HashSet;
+
+/// The drawable content of one machine.
+pub(crate) struct View {
+    /// The machine's name.
+    pub name: String,
+    /// The states, in declaration order.
+    pub states: Vec<StateView>,
+    /// Index into `states` of the initial state.
+    pub initial: usize,
+    /// The `any` pseudo-state: present when the machine has `any` transitions.
+    pub any: Option<Vec<String>>,
+    /// Transitions that change state (or re-enter it), in declaration order,
+    /// then timers with a target, in declaration order.
+    pub edges: Vec<Edge>,
+}
+
+/// One state.
+pub(crate) struct StateView {
+    pub name: String,
+    pub terminal: bool,
+    /// `enter / ...`, `exit / ...`, then one line per internal transition,
+    /// then one per internal timer.
+    pub lines: Vec<String>,
+}
+
+/// Where an edge starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EdgeSource {
+    /// A state, by index.
+    State(usize),
+    /// The `any` pseudo-state.
+    Any,
+}
+
+/// A transition or timer with a target.
+pub(crate) struct Edge {
+    pub from: EdgeSource,
+    /// Index of the target state.
+    pub to: usize,
+    pub label: String,
+}
+
+impl View {
+    pub(crate) fn new(machine: &Machine) -> View {
+        let mut states: Vec<StateView> = machine
+            .states
+            .iter()
+            .map(|s| {
+                let mut lines = Vec::new();
+                let hooks = [
+                    ("enter", &s.enter_effects, &s.enter),
+                    ("exit", &s.exit_effects, &s.exit),
+                ];
+                for (hook, effects, outputs) in hooks {
+                    if !effects.is_empty() || !outputs.is_empty() {
+                        lines.push(format!("{hook}{}", consequences(machine, effects, outputs)));
+                    }
+                }
+                StateView {
+                    name: s.name.clone(),
+                    terminal: s.is_terminal(),
+                    lines,
+                }
+            })
+            .collect();
+        // Transitions that share their action with another candidate in a
+        // state where they apply: only for them does the order matter.
+        let competing: HashSet<TransitionId> = machine
+            .state_ids()
+            .flat_map(|s| machine.candidate_groups(s))
+            .filter(|(_, group)| group.len() > 1)
+            .flat_map(|(_, group)| group)
+            .collect();
+        let mut any_lines = Vec::new();
+        let mut edges = Vec::new();
+        let own = machine
+            .state_ids()
+            .flat_map(|s| machine.own_transitions(s).iter().copied());
+        for id in own.chain(machine.any_transitions().iter().copied()) {
+            let t = machine.transition(id);
+            let label = label(machine, t, competing.contains(&id)) + history_mark(t.history);
+            let from = match t.source {
+                Source::State(s) => EdgeSource::State(s.index()),
+                Source::Any => EdgeSource::Any,
+            };
+            match (t.target, from) {
+                (Some(to), _) => edges.push(Edge {
+                    from,
+                    to: to.index(),
+                    label,
+                }),
+                (None, EdgeSource::State(s)) => states[s].lines.push(label),
+                (None, EdgeSource::Any) => any_lines.push(label),
+            }
+        }
+        // Timers with the same delay in one state compete like the
+        // candidates of one action.
+        let competing_timers: HashSet<TimerId> = machine
+            .state_ids()
+            .flat_map(|s| {
+                let timers: Vec<(TimerId, &Timer)> = machine.timers_of(s).collect();
+                timers
+                    .iter()
+                    .filter(|(_, t)| timers.iter().filter(|(_, u)| u.delay == t.delay).count() > 1)
+                    .map(|(id, _)| *id)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for (i, t) in machine.timers.iter().enumerate() {
+            let competes = competing_timers.contains(&TimerId::from_index(i));
+            let label = timer_label(machine, t, competes) + history_mark(t.history);
+            match t.target {
+                Some(to) => edges.push(Edge {
+                    from: EdgeSource::State(t.state.index()),
+                    to: to.index(),
+                    label,
+                }),
+                None => states[t.state.index()].lines.push(label),
+            }
+        }
+        View {
+            name: machine.name.clone(),
+            states,
+            initial: machine.initial.index(),
+            any: (!machine.any_transitions().is_empty()).then_some(any_lines),
+            edges,
+        }
+    }
+}
+
+/// `action [guard] (pN) / effects emit outputs` (see [`consequences`]), the
+/// priority only when the transition competes with another candidate.
+fn label(machine: &Machine, t: &Transition, competes: bool) -> String {
+    let mut label = machine.actions[t.action.index()].name.clone();
+    if let Some(guard) = &t.guard {
+        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
+    }
+    if competes {
+        label.push_str(&format!(" (p{})", t.priority));
+    }
+    label.push_str(&consequences(machine, &t.effects, &t.emits));
+    label
+}
+
+/// `after DELAY [guard] (pN) / effects emit outputs`, the priority only when
+/// another timer of the state has the same delay.
+fn timer_label(machine: &Machine, t: &Timer, competes: bool) -> String {
+    let mut label = format!("after {}", machine.delay_text(t.delay));
+    if let Some(guard) = &t.guard {
+        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
+    }
+    if competes {
+        label.push_str(&format!(" (p{})", t.priority));
+    }
+    label.push_str(&consequences(machine, &t.effects, &t.emits));
+    label
+}
+
+/// What firing does, after ` / `: the effects, then the outputs, introduced
+/// by `emit` when effects come before them (`/ count_step, record emit
+/// execute_tool`); outputs alone read as they always have (`/ o1, o2`).
+/// Empty when there are neither.
+fn consequences(machine: &Machine, effects: &[EffectId], outputs: &[OutputId]) -> String {
+    let effect_list = effects
+        .iter()
+        .map(|e| machine.effects[e.index()].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match (effects.is_empty(), outputs.is_empty()) {
+        (true, true) => String::new(),
+        (true, false) => format!(" / {}", output_list(machine, outputs)),
+        (false, true) => format!(" / {effect_list}"),
+        (false, false) => format!(" / {effect_list} emit {}", output_list(machine, outputs)),
+    }
+}
+
+fn output_list(machine: &Machine, outputs: &[OutputId]) -> String {
+    outputs
+        .iter()
+        .map(|o| machine.outputs[o.index()].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How an edge's label says its target is entered through its history, as
+/// UML draws the history pseudo-states: ` (H)` and ` (H*)`.
+fn history_mark(history: Option<HistoryKind>) -> &'static str {
+    match history {
+        None => "",
+        Some(HistoryKind::Shallow) => " (H)",
+        Some(HistoryKind::Deep) => " (H*)",
+    }
+}
