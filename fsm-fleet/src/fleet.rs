@@ -1,0 +1,535 @@
+//! A fleet in one SQLite file: instances, their inboxes, the worker's step
+//! and the outbox.
+
+use crate::error::FleetError;
+use crate::machines::{InboxEvent, Machines, Outcome};
+use crate::schema;
+use fsm_runtime::{History, Persist, Recorded, Timed, Timestamp};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a call waits for another process's write to finish before
+/// failing with [`FleetError::Database`] (`database is locked`).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A fleet of machine instances kept in one SQLite file, which any number of
+/// processes on one machine open at once (each its own `Fleet`).
+///
+/// Every call that writes is one transaction: a process killed at any
+/// moment leaves each instance before or after a whole step, never between.
+/// SQLite lets one transaction write at a time, so workers in several
+/// processes take turns, a batch each.
+pub struct Fleet {
+    conn: Connection,
+    keep: NonZeroUsize,
+    max_attempts: u32,
+}
+
+/// What [`Fleet::send`] did with an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sent {
+    /// Appended to the instance's inbox.
+    Accepted,
+    /// An event with the same deduplication key was sent to this instance
+    /// before: this one is dropped.
+    Duplicate,
+}
+
+/// What one [`Fleet::work`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Worked {
+    /// Instances stepped.
+    pub instances: usize,
+    /// Events consumed (taken, rejected by the machine, or dead).
+    pub events: usize,
+    /// Timers fired.
+    pub timers: usize,
+    /// Outputs written to the outbox.
+    pub outputs: usize,
+    /// Instances that could not be stepped, with why: they are parked
+    /// (`next_wake` cleared, the error on their row) until fixed.
+    pub parked: Vec<(String, String)>,
+}
+
+/// An output claimed from the outbox, for its handler to perform.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedOutput {
+    /// `instance/step/index`: the idempotency key.
+    pub key: String,
+    /// The instance that emitted it.
+    pub instance: String,
+    /// The output's name.
+    pub output: String,
+    /// How many attempts failed before this one.
+    pub attempts: u32,
+}
+
+impl ClaimedOutput {
+    /// The deduplication key for an event that brings this output's result
+    /// back to the machine: the same for every attempt, so a retried
+    /// handler's reply is taken once.
+    pub fn reply_key(&self) -> String {
+        format!("reply:{}", self.key)
+    }
+}
+
+/// One instance, as [`Fleet::instance`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// Its id.
+    pub id: String,
+    /// Its machine's name.
+    pub machine: String,
+    /// The fingerprint of the definition it was saved by.
+    pub fingerprint: String,
+    /// Its current state.
+    pub state: String,
+    /// Its snapshot, as JSON.
+    pub snapshot: String,
+    /// How many steps it has taken (and saves: one per step).
+    pub version: i64,
+    /// When a worker should next step it; `None` when nothing is due.
+    pub next_wake: Option<Timestamp>,
+    /// Why it is parked, when it is.
+    pub error: Option<String>,
+}
+
+fn now_millis() -> i64 {
+    millis(Timestamp::now())
+}
+
+fn millis(at: Timestamp) -> i64 {
+    // At most 9999-12-31: far below `i64::MAX`.
+    i64::try_from(at.unix_millis()).unwrap_or(i64::MAX)
+}
+
+fn timestamp(millis: i64) -> Timestamp {
+    u64::try_from(millis)
+        .ok()
+        .and_then(Timestamp::from_unix_millis)
+        .unwrap_or(Timestamp::MAX)
+}
+
+/// Append `event` to instance `id`'s inbox on `conn`, which may be the
+/// caller's own transaction (`&rusqlite::Transaction` derefs to a
+/// connection), so that the event is sent exactly when the caller's own
+/// writes commit. A repeated `dedup_key` for the same instance is accepted
+/// once: senders that retry are safe.
+///
+/// # Errors
+///
+/// [`FleetError::UnknownInstance`], a database error, or an event that does
+/// not serialize.
+pub fn send<E: serde::Serialize + ?Sized>(
+    conn: &Connection,
+    id: &str,
+    event: &E,
+    dedup_key: &str,
+) -> Result<Sent, FleetError> {
+    let json = serde_json::to_string(event).map_err(|e| FleetError::Serialize {
+        id: id.to_owned(),
+        message: e.to_string(),
+    })?;
+    let now = now_millis();
+    let exists: bool = conn
+        .query_row("SELECT 1 FROM fsm_instances WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !exists {
+        return Err(FleetError::UnknownInstance { id: id.to_owned() });
+    }
+    let inserted = conn.execute(
+        "INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (instance, dedup_key) DO NOTHING",
+        params![id, dedup_key, json, now],
+    )?;
+    if inserted == 0 {
+        return Ok(Sent::Duplicate);
+    }
+    // Due now, unless parked (a parked instance keeps its events pending).
+    conn.execute(
+        "UPDATE fsm_instances SET next_wake = MIN(COALESCE(next_wake, ?2), ?2)
+         WHERE id = ?1 AND error IS NULL",
+        params![id, now],
+    )?;
+    Ok(Sent::Accepted)
+}
+
+impl Fleet {
+    /// The fleet in the SQLite file at `path`, created (with its tables) if
+    /// missing. Opened in WAL mode, so readers never wait for the writer.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be opened, or holds a schema from a newer
+    /// version ([`FleetError::Schema`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<Fleet, FleetError> {
+        let mut conn = Connection::open(path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // In WAL mode `NORMAL` can lose the last commits on power loss, not
+        // on a process crash; `FULL` keeps them.
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        schema::migrate(&mut conn)?;
+        Ok(Fleet {
+            conn,
+            keep: NonZeroUsize::new(20).unwrap_or(NonZeroUsize::MIN),
+            max_attempts: 5,
+        })
+    }
+
+    /// This fleet, keeping the last `keep` history entries in each
+    /// instance's snapshot (default 20).
+    pub fn keeping_history(mut self, keep: NonZeroUsize) -> Fleet {
+        self.keep = keep;
+        self
+    }
+
+    /// This fleet, giving up on an output after `max_attempts` failed
+    /// attempts (default 5): it is then `dead`.
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Fleet {
+        self.max_attempts = max_attempts.max(1);
+        self
+    }
+
+    /// The connection, for the caller's own transactions (see [`send`]).
+    pub fn connection(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    /// Create instance `id` of `machine`'s type in its current state (a new
+    /// machine, with its context): its snapshot, with an empty outbox, and
+    /// its next wake, the first deadline its timers hold.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::DuplicateInstance`] when `id` is taken; a context that
+    /// does not serialize.
+    pub fn create<M: Persist + Timed>(&mut self, id: &str, machine: M) -> Result<(), FleetError> {
+        let state = fsm_runtime::Symbol::name(machine.state());
+        let next_wake = machine.next_deadline().map(millis);
+        let run = Recorded::with_history(machine, History::bounded(self.keep)).with_outbox();
+        let snapshot = run
+            .snapshot()
+            .map_err(|e| FleetError::Serialize {
+                id: id.to_owned(),
+                message: e.to_string(),
+            })
+            .and_then(|snapshot| {
+                serde_json::to_string(&snapshot).map_err(|e| FleetError::Serialize {
+                    id: id.to_owned(),
+                    message: e.to_string(),
+                })
+            })?;
+        let now = now_millis();
+        let inserted = self.conn.execute(
+            "INSERT INTO fsm_instances
+                 (id, machine, fingerprint, state, snapshot, version, next_wake, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?7)
+             ON CONFLICT (id) DO NOTHING",
+            params![id, M::NAME, M::FINGERPRINT, state, snapshot, next_wake, now],
+        )?;
+        if inserted == 0 {
+            return Err(FleetError::DuplicateInstance { id: id.to_owned() });
+        }
+        Ok(())
+    }
+
+    /// Send `event` to instance `id` (see [`send`], which does it inside a
+    /// transaction of the caller's).
+    ///
+    /// # Errors
+    ///
+    /// As [`send`].
+    pub fn send<E: serde::Serialize + ?Sized>(
+        &mut self,
+        id: &str,
+        event: &E,
+        dedup_key: &str,
+    ) -> Result<Sent, FleetError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let sent = send(&tx, id, event, dedup_key)?;
+        tx.commit()?;
+        Ok(sent)
+    }
+
+    /// Instance `id`, if there is one.
+    ///
+    /// # Errors
+    ///
+    /// A database error.
+    pub fn instance(&self, id: &str) -> Result<Option<Instance>, FleetError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error
+                 FROM fsm_instances WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok(Instance {
+                        id: row.get(0)?,
+                        machine: row.get(1)?,
+                        fingerprint: row.get(2)?,
+                        state: row.get(3)?,
+                        snapshot: row.get(4)?,
+                        version: row.get(5)?,
+                        next_wake: row.get::<_, Option<i64>>(6)?.map(timestamp),
+                        error: row.get(7)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Step up to `batch` instances whose next wake has passed, earliest
+    /// first, in one transaction. For each: its pending events in the order
+    /// sent, then its due timers at their deadlines, then the snapshot saved
+    /// (its version one higher), the next wake re-armed, and every output
+    /// written to the outbox under its key. An event that is not the
+    /// machine's is `dead`, one the machine refuses `rejected`; an instance
+    /// whose machine is not in `machines`, whose fingerprint differs or whose
+    /// snapshot does not restore is parked with the error, its row and
+    /// events untouched. Neither stops the batch.
+    ///
+    /// # Errors
+    ///
+    /// A database error: the transaction rolls back, nothing is stepped.
+    pub fn work(&mut self, machines: &Machines, batch: usize) -> Result<Worked, FleetError> {
+        let keep = self.keep;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let now = now_millis();
+        let due: Vec<(String, String, String, String, i64)> = {
+            let mut select = tx.prepare_cached(
+                "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
+                 WHERE next_wake IS NOT NULL AND next_wake <= ?1
+                 ORDER BY next_wake LIMIT ?2",
+            )?;
+            let rows = select.query_map(params![now, i64::try_from(batch).unwrap_or(i64::MAX)], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            })?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut worked = Worked::default();
+        for (id, machine, fingerprint, snapshot, version) in due {
+            let span = tracing::info_span!("fsm_fleet_step", instance = %id, machine = %machine, version);
+            let _entered = span.enter();
+            let park = |tx: &rusqlite::Transaction<'_>, worked: &mut Worked, error: String| {
+                tracing::warn!(%error, "instance parked");
+                tx.execute(
+                    "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![id, error, now],
+                )?;
+                worked.parked.push((id.clone(), error));
+                Ok::<(), rusqlite::Error>(())
+            };
+            let Some(driver) = machines.get(&machine) else {
+                let known: Vec<&str> = machines.names().collect();
+                park(
+                    &tx,
+                    &mut worked,
+                    format!("instance `{id}`: no worker machine is called `{machine}` (it knows {known:?})"),
+                )?;
+                continue;
+            };
+            if driver.fingerprint() != fingerprint {
+                park(
+                    &tx,
+                    &mut worked,
+                    format!(
+                        "instance `{id}` of machine `{machine}` was saved by a different definition \
+                         (fingerprint {fingerprint}, this worker has {})",
+                        driver.fingerprint()
+                    ),
+                )?;
+                continue;
+            }
+            let events: Vec<InboxEvent> = {
+                let mut select = tx.prepare_cached(
+                    "SELECT seq, event FROM fsm_inbox WHERE instance = ?1 AND status = 'pending' ORDER BY seq",
+                )?;
+                let rows = select.query_map([&id], |row| {
+                    Ok(InboxEvent {
+                        seq: row.get(0)?,
+                        event: row.get(1)?,
+                    })
+                })?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let stepped = match driver.step(&snapshot, &events, keep) {
+                Ok(stepped) => stepped,
+                Err(error) => {
+                    park(
+                        &tx,
+                        &mut worked,
+                        format!("instance `{id}` of machine `{machine}`: {error}"),
+                    )?;
+                    continue;
+                }
+            };
+            for (seq, outcome) in &stepped.outcomes {
+                let (status, error) = match outcome {
+                    Outcome::Done => ("done", None),
+                    Outcome::Rejected(error) => ("rejected", Some(error.as_str())),
+                    Outcome::Dead(error) => {
+                        tracing::warn!(seq, %error, "dead event");
+                        ("dead", Some(error.as_str()))
+                    }
+                };
+                tx.execute(
+                    "UPDATE fsm_inbox SET status = ?2, error = ?3 WHERE seq = ?1",
+                    params![seq, status, error],
+                )?;
+            }
+            for (key, output) in &stepped.outputs {
+                tx.execute(
+                    "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                    params![
+                        format!("{id}/{key}"),
+                        id,
+                        i64::try_from(key.step()).unwrap_or(i64::MAX),
+                        key.index(),
+                        output,
+                        now
+                    ],
+                )?;
+            }
+            let saved = tx.execute(
+                "UPDATE fsm_instances
+                 SET snapshot = ?2, state = ?3, version = version + 1, next_wake = ?4, error = NULL, updated_at = ?5
+                 WHERE id = ?1 AND version = ?6",
+                params![
+                    id,
+                    stepped.snapshot,
+                    stepped.state,
+                    stepped.next_deadline.map(millis),
+                    now,
+                    version
+                ],
+            )?;
+            // The transaction holds the write lock since it read the row:
+            // nothing else can have saved it.
+            debug_assert_eq!(saved, 1);
+            tracing::debug!(
+                events = stepped.outcomes.len(),
+                timers = stepped.timers,
+                outputs = stepped.outputs.len(),
+                state = stepped.state,
+                "stepped"
+            );
+            worked.instances += 1;
+            worked.events += stepped.outcomes.len();
+            worked.timers += stepped.timers;
+            worked.outputs += stepped.outputs.len();
+        }
+        tx.commit()?;
+        Ok(worked)
+    }
+
+    /// Claim up to `limit` outputs to perform, each for `lease`: the
+    /// earliest pending output of each instance whose next attempt is due
+    /// (so an instance's outputs are performed in order), none leased to
+    /// another handler. A handler that dies lets its lease run out, and the
+    /// output is claimed again: delivery is at least once, under the same
+    /// key.
+    ///
+    /// # Errors
+    ///
+    /// A database error.
+    pub fn claim_outputs(&mut self, limit: usize, lease: Duration) -> Result<Vec<ClaimedOutput>, FleetError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let now = now_millis();
+        let claimed: Vec<ClaimedOutput> = {
+            let mut select = tx.prepare_cached(
+                "SELECT o.key, o.instance, o.output, o.attempts FROM fsm_outbox o
+                 WHERE o.status = 'pending' AND o.next_attempt <= ?1
+                   AND (o.leased_until IS NULL OR o.leased_until <= ?1)
+                   AND NOT EXISTS (
+                       SELECT 1 FROM fsm_outbox e
+                       WHERE e.instance = o.instance AND e.status = 'pending'
+                         AND (e.step < o.step OR (e.step = o.step AND e.idx < o.idx)))
+                 ORDER BY o.next_attempt, o.instance LIMIT ?2",
+            )?;
+            let rows = select.query_map(params![now, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
+                Ok(ClaimedOutput {
+                    key: row.get(0)?,
+                    instance: row.get(1)?,
+                    output: row.get(2)?,
+                    attempts: row.get(3)?,
+                })
+            })?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
+        for output in &claimed {
+            tx.execute(
+                "UPDATE fsm_outbox SET leased_until = ?2 WHERE key = ?1",
+                params![output.key, until],
+            )?;
+        }
+        tx.commit()?;
+        Ok(claimed)
+    }
+
+    /// Output `key` was performed: it is `done`.
+    ///
+    /// # Errors
+    ///
+    /// A database error.
+    pub fn output_done(&mut self, key: &str) -> Result<(), FleetError> {
+        self.conn.execute(
+            "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL WHERE key = ?1",
+            [key],
+        )?;
+        Ok(())
+    }
+
+    /// Performing output `key` failed with `error`: it is tried again after a
+    /// backoff (1 s, doubling, at most 5 minutes), or, after the fleet's
+    /// maximum attempts, it is `dead`, with the error, and the instance's
+    /// later outputs go on. Returns whether it is dead.
+    ///
+    /// # Errors
+    ///
+    /// A database error.
+    pub fn output_failed(&mut self, key: &str, error: &str) -> Result<bool, FleetError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let attempts: Option<u32> = tx
+            .query_row("SELECT attempts FROM fsm_outbox WHERE key = ?1", [key], |row| {
+                row.get(0)
+            })
+            .optional()?;
+        let attempts = attempts.unwrap_or(0).saturating_add(1);
+        let dead = attempts >= self.max_attempts;
+        let backoff = 1_000i64
+            .saturating_mul(1 << attempts.saturating_sub(1).min(20))
+            .min(300_000);
+        tx.execute(
+            "UPDATE fsm_outbox
+             SET attempts = ?2, status = ?3, next_attempt = ?4, leased_until = NULL, error = ?5
+             WHERE key = ?1",
+            params![
+                key,
+                attempts,
+                if dead { "dead" } else { "pending" },
+                now_millis().saturating_add(backoff),
+                error
+            ],
+        )?;
+        tx.commit()?;
+        if dead {
+            tracing::warn!(key, error, attempts, "dead output");
+        }
+        Ok(dead)
+    }
+}

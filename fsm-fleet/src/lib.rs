@@ -1,0 +1,62 @@
+//! A fleet of fsmc machines: many instances of generated machines kept in
+//! one database, and stepped by any number of worker processes, which share
+//! nothing but the database.
+//!
+//! - **Instances** ([`Fleet::create`]): each row holds the machine's
+//!   snapshot (context, deadlines, history memory, recent history), a
+//!   version and its *next wake*: the earliest armed deadline, or "now" when
+//!   events wait.
+//! - **Events** ([`Fleet::send`], or [`send`] inside the caller's own
+//!   transaction): appended to the instance's inbox; a repeated
+//!   deduplication key is accepted once, so at-least-once senders are safe.
+//! - **Workers** ([`Fleet::work`]): take the instances whose next wake has
+//!   passed and, in one transaction each batch, consume their events in
+//!   order, fire their due timers at their original deadlines, save the
+//!   snapshot with a version check, re-arm the next wake and write every
+//!   output to the outbox. A worker killed at any moment leaves each
+//!   instance before or after a whole step, never between.
+//! - **The outbox** ([`Fleet::claim_outputs`]): every output with its
+//!   idempotency key, `instance/step/index`; handlers claim, perform and
+//!   mark them done, with retries and backoff. Delivery is at least once, in
+//!   order per instance.
+//!
+//! The backend is SQLite, compiled in: one file holds a fleet on one
+//! machine, and several processes share it. The schema is created and
+//! checked by [`Fleet::open`] and versioned ([`SCHEMA_VERSION`]).
+//!
+//! ```
+//! use fsm_fleet::{Fleet, Machines, Sent};
+//!
+//! fsm_runtime::fsm! {
+//!     machine Order {
+//!         initial state placed { on pay -> paid emit charge; }
+//!         terminal state paid;
+//!     }
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let mut fleet = Fleet::open(dir.path().join("fleet.db"))?;
+//! fleet.create("order-17", order::Order::new())?;
+//! assert_eq!(fleet.send("order-17", &order::Action::Pay, "pay-1")?, Sent::Accepted);
+//! assert_eq!(fleet.send("order-17", &order::Action::Pay, "pay-1")?, Sent::Duplicate);
+//!
+//! let machines = Machines::new().with::<order::Order>();
+//! let worked = fleet.work(&machines, 100)?;
+//! assert_eq!((worked.instances, worked.events, worked.outputs), (1, 1, 1));
+//! assert_eq!(fleet.instance("order-17")?.unwrap().state, "paid");
+//!
+//! let claimed = fleet.claim_outputs(10, std::time::Duration::from_secs(30))?;
+//! assert_eq!((claimed[0].key.as_str(), claimed[0].output.as_str()), ("order-17/0/0", "charge"));
+//! fleet.output_done(&claimed[0].key)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod fleet;
+mod machines;
+mod schema;
+
+pub use error::FleetError;
+pub use fleet::{send, ClaimedOutput, Fleet, Instance, Sent, Worked};
+pub use machines::Machines;
+pub use schema::SCHEMA_VERSION;

@@ -1,0 +1,361 @@
+//! The fleet on SQLite: instances, the inbox with deduplication, workers
+//! (events in order, timers at their deadlines, one transaction a batch),
+//! the outbox with retries, and bad input that parks one instance and
+//! loses nothing.
+
+use fsm_fleet::{Fleet, FleetError, Machines, Sent};
+use rusqlite::params;
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+
+fsm_runtime::fsm! {
+    /// A job: started with a size, then two steps, within a budget.
+    machine Job {
+        context Work;
+        action start(u32), step, cancel;
+        effect count(u32);
+        output started, stepped, finished, timed_out;
+
+        initial state queued { on start -> fetching do count emit started; }
+        state fetching { on step -> processing emit stepped; after 200ms -> failed emit timed_out; }
+        state processing { on step -> done emit finished; }
+        terminal state done;
+        terminal state failed;
+        any { on cancel -> failed; }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Work {
+    size: u32,
+}
+
+impl job::Context for Work {
+    fn count(&mut self, size: &u32) {
+        self.size += size;
+    }
+}
+
+use job::{Event, Job};
+
+fn open(dir: &Path) -> Fleet {
+    Fleet::open(dir.join("fleet.db")).unwrap()
+}
+
+fn machines() -> Machines {
+    Machines::new().with::<Job>()
+}
+
+fn state(fleet: &Fleet, id: &str) -> String {
+    fleet.instance(id).unwrap().unwrap().state
+}
+
+fn inbox(fleet: &mut Fleet, id: &str) -> Vec<(String, String)> {
+    let conn = fleet.connection();
+    let mut select = conn
+        .prepare("SELECT dedup_key, status FROM fsm_inbox WHERE instance = ?1 ORDER BY seq")
+        .unwrap();
+    select
+        .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn events_are_taken_once_and_in_order_and_outputs_keyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    assert!(matches!(
+        fleet.create("a", Job::new(Work::default())),
+        Err(FleetError::DuplicateInstance { id }) if id == "a"
+    ));
+    assert_eq!(fleet.send("a", &Event::Start(3), "e1").unwrap(), Sent::Accepted);
+    assert_eq!(fleet.send("a", &Event::Start(3), "e1").unwrap(), Sent::Duplicate);
+    assert_eq!(fleet.send("a", &Event::Step, "e2").unwrap(), Sent::Accepted);
+    assert_eq!(fleet.send("a", &Event::Step, "e3").unwrap(), Sent::Accepted);
+    assert!(matches!(
+        fleet.send("nobody", &Event::Step, "e1"),
+        Err(FleetError::UnknownInstance { .. })
+    ));
+
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.instances, worked.events, worked.outputs), (1, 3, 3));
+    let instance = fleet.instance("a").unwrap().unwrap();
+    assert_eq!((instance.state.as_str(), instance.version), ("done", 1));
+    assert_eq!(instance.next_wake, None, "terminal: nothing is due");
+    assert!(
+        instance.snapshot.contains(r#""context":{"size":3}"#),
+        "{}",
+        instance.snapshot
+    );
+    // A key repeated after the event was consumed is still recognized.
+    assert_eq!(fleet.send("a", &Event::Start(3), "e1").unwrap(), Sent::Duplicate);
+
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    // One per instance at a time: its outputs go in order.
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(
+        (claimed[0].key.as_str(), claimed[0].output.as_str()),
+        ("a/0/0", "started")
+    );
+    assert_eq!(claimed[0].reply_key(), "reply:a/0/0");
+    assert!(
+        fleet
+            .claim_outputs(10, Duration::from_secs(30))
+            .unwrap()
+            .is_empty(),
+        "leased"
+    );
+    fleet.output_done("a/0/0").unwrap();
+    let mut keys = Vec::new();
+    loop {
+        let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+        let Some(output) = claimed.first() else { break };
+        keys.push(format!("{} {}", output.key, output.output));
+        fleet.output_done(&output.key).unwrap();
+    }
+    assert_eq!(keys, ["a/1/0 stepped", "a/2/0 finished"]);
+}
+
+#[test]
+fn a_refused_event_is_rejected_and_a_foreign_one_dead_and_the_rest_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    fleet.send("a", &Event::Step, "too-early").unwrap();
+    fleet.send("a", &json!({"launch": 1}), "foreign").unwrap();
+    fleet.send("a", &Event::Start(1), "start").unwrap();
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.events, worked.parked.len()), (3, 0));
+    assert_eq!(state(&fleet, "a"), "fetching");
+    assert_eq!(
+        inbox(&mut fleet, "a"),
+        [
+            ("too-early".to_owned(), "rejected".to_owned()),
+            ("foreign".to_owned(), "dead".to_owned()),
+            ("start".to_owned(), "done".to_owned()),
+        ]
+    );
+    let error: String = fleet
+        .connection()
+        .query_row(
+            "SELECT error FROM fsm_inbox WHERE dedup_key = 'foreign'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert!(error.starts_with("not an event of machine `Job`: "), "{error}");
+}
+
+#[test]
+fn timers_fire_at_their_deadline_and_not_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    fleet.send("a", &Event::Start(1), "start").unwrap();
+    fleet.work(&machines(), 10).unwrap();
+    let deadline = fleet
+        .instance("a")
+        .unwrap()
+        .unwrap()
+        .next_wake
+        .expect("the timeout is armed");
+    // Not due yet: nothing is claimed.
+    assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0);
+    while fsm_runtime::Timestamp::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.instances, worked.timers), (1, 1));
+    assert_eq!(state(&fleet, "a"), "failed");
+    assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0, "fired once");
+}
+
+#[test]
+fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    for id in ["good", "unknown", "fingerprint", "nonsense"] {
+        fleet.create(id, Job::new(Work::default())).unwrap();
+        fleet.send(id, &Event::Start(1), "start").unwrap();
+    }
+    let conn = fleet.connection();
+    conn.execute(
+        "UPDATE fsm_instances SET machine = 'Jbo' WHERE id = 'unknown'",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE fsm_instances SET fingerprint = 'abc' WHERE id = 'fingerprint'",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE fsm_instances SET snapshot = '{\"type\": \"fsm\"' WHERE id = 'nonsense'",
+        [],
+    )
+    .unwrap();
+
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!(worked.instances, 1);
+    assert_eq!(state(&fleet, "good"), "fetching");
+    let parked: Vec<&str> = worked.parked.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(parked.len(), 3);
+    for (id, error) in &worked.parked {
+        assert!(error.starts_with(&format!("instance `{id}`")), "{error}");
+        let instance = fleet.instance(id).unwrap().unwrap();
+        assert_eq!(instance.error.as_deref(), Some(error.as_str()));
+        assert_eq!(
+            (instance.version, instance.next_wake),
+            (0, None),
+            "{id}: untouched, and not claimed again"
+        );
+        assert_eq!(
+            inbox(&mut fleet, id),
+            [("start".to_owned(), "pending".to_owned())],
+            "{id}: kept"
+        );
+    }
+    let error = |id: &str| worked.parked.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    assert!(
+        error("unknown").contains("no worker machine is called `Jbo`"),
+        "{}",
+        error("unknown")
+    );
+    assert!(
+        error("fingerprint").contains("was saved by a different definition"),
+        "{}",
+        error("fingerprint")
+    );
+    assert!(
+        error("nonsense").contains("its snapshot does not read"),
+        "{}",
+        error("nonsense")
+    );
+    assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0);
+}
+
+#[test]
+fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path()).with_max_attempts(2);
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    fleet.send("a", &Event::Start(1), "start").unwrap();
+    fleet.send("a", &Event::Step, "step").unwrap();
+    fleet.work(&machines(), 10).unwrap();
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    assert_eq!(claimed[0].key, "a/0/0");
+    assert!(!fleet.output_failed("a/0/0", "the mail server said no").unwrap());
+    // Backing off (1 s): neither it nor the output after it is claimed.
+    assert!(fleet
+        .claim_outputs(10, Duration::from_secs(30))
+        .unwrap()
+        .is_empty());
+    fleet
+        .connection()
+        .execute("UPDATE fsm_outbox SET next_attempt = 0 WHERE key = 'a/0/0'", [])
+        .unwrap();
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    assert_eq!((claimed[0].key.as_str(), claimed[0].attempts), ("a/0/0", 1));
+    assert!(
+        fleet.output_failed("a/0/0", "still no").unwrap(),
+        "dead after 2 attempts"
+    );
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        claimed[0].key, "a/1/0",
+        "a dead output does not hold back the next"
+    );
+    let (status, error): (String, String) = fleet
+        .connection()
+        .query_row(
+            "SELECT status, error FROM fsm_outbox WHERE key = 'a/0/0'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((status.as_str(), error.as_str()), ("dead", "still no"));
+}
+
+#[test]
+fn an_event_sent_in_the_caller_s_transaction_is_sent_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    {
+        let tx = fleet.connection().transaction().unwrap();
+        fsm_fleet::send(&tx, "a", &Event::Start(1), "start").unwrap();
+        // Rolled back: the event was never sent.
+    }
+    assert_eq!(fleet.work(&machines(), 10).unwrap().events, 0);
+    let tx = fleet.connection().transaction().unwrap();
+    fsm_fleet::send(&tx, "a", &Event::Start(1), "start").unwrap();
+    tx.commit().unwrap();
+    assert_eq!(fleet.work(&machines(), 10).unwrap().events, 1);
+}
+
+#[test]
+fn a_schema_from_a_newer_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(open(dir.path()));
+    let conn = rusqlite::Connection::open(dir.path().join("fleet.db")).unwrap();
+    conn.execute(
+        "UPDATE fsm_fleet_meta SET value = ?1 WHERE key = 'schema_version'",
+        params![(fsm_fleet::SCHEMA_VERSION + 1).to_string()],
+    )
+    .unwrap();
+    let error = Fleet::open(dir.path().join("fleet.db")).map(|_| ()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the fleet's database cannot be used: the database has schema version {}, written by a newer \
+             fsm-fleet; this build reads version {}: upgrade it",
+            fsm_fleet::SCHEMA_VERSION + 1,
+            fsm_fleet::SCHEMA_VERSION
+        )
+    );
+}
+
+#[test]
+fn workers_in_two_threads_step_each_instance_once_per_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    for i in 0..50 {
+        let id = format!("job-{i}");
+        fleet.create(&id, Job::new(Work::default())).unwrap();
+        fleet.send(&id, &Event::Start(1), "start").unwrap();
+        fleet.send(&id, &Event::Step, "step-1").unwrap();
+        fleet.send(&id, &Event::Step, "step-2").unwrap();
+    }
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let path = dir.path().to_owned();
+            std::thread::spawn(move || {
+                let mut fleet = open(&path);
+                let mut events = 0;
+                loop {
+                    let worked = fleet.work(&machines(), 7).unwrap();
+                    if worked.instances == 0 {
+                        return events;
+                    }
+                    events += worked.events;
+                }
+            })
+        })
+        .collect();
+    let events: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    assert_eq!(events, 150, "every event consumed once");
+    for i in 0..50 {
+        let instance = fleet.instance(&format!("job-{i}")).unwrap().unwrap();
+        assert_eq!((instance.state.as_str(), instance.version), ("done", 1));
+    }
+    let outputs: i64 = fleet
+        .connection()
+        .query_row("SELECT COUNT(*) FROM fsm_outbox", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(outputs, 150, "each output once");
+}
