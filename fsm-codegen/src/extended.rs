@@ -1135,6 +1135,13 @@ impl Gen<'_> {
         let docs = doc_attrs(&self.machine.docs, &format!("The `{name}` state machine."));
         let fire_body = self.fire_body(tables, false);
         let check_body = self.fire_body(tables, true);
+        // A machine with timers but no action has an empty `Action`: its
+        // `fire` matches on nothing, and what follows is unreachable.
+        let allow_unreachable = if self.machine.actions.is_empty() {
+            quote!(#[allow(unreachable_code)])
+        } else {
+            TokenStream::new()
+        };
         let timers = self.max_timers > 0;
         let k = &self.clock_param;
         let n = Literal::usize_unsuffixed(self.deadline_slots);
@@ -1836,6 +1843,7 @@ impl Gen<'_> {
                 // result read back from memory (bench/README.md, "The
                 // generated code and `#[inline]`").
                 #[inline]
+                #allow_unreachable
                 pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
                     let state = self.state;
                     let result: __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> = #fire_body;

@@ -118,6 +118,12 @@ fn timestamp(millis: i64) -> Timestamp {
 /// writes commit. A repeated `dedup_key` for the same instance is accepted
 /// once: senders that retry are safe.
 ///
+/// Begin that transaction as `IMMEDIATE`
+/// (`transaction_with_behavior(TransactionBehavior::Immediate)`): a
+/// deferred one that reads first can find, when it comes to write, that a
+/// worker wrote in between, and SQLite then fails it at once with `database
+/// is locked` rather than wait.
+///
 /// # Errors
 ///
 /// [`FleetError::UnknownInstance`], a database error, or an event that does
@@ -372,6 +378,7 @@ impl Fleet {
                     continue;
                 }
             };
+            let consumed_at = now_millis();
             for (seq, outcome) in &stepped.outcomes {
                 let (status, error) = match outcome {
                     Outcome::Done => ("done", None),
@@ -382,8 +389,8 @@ impl Fleet {
                     }
                 };
                 tx.execute(
-                    "UPDATE fsm_inbox SET status = ?2, error = ?3 WHERE seq = ?1",
-                    params![seq, status, error],
+                    "UPDATE fsm_inbox SET status = ?2, error = ?3, consumed_at = ?4 WHERE seq = ?1",
+                    params![seq, status, error, consumed_at],
                 )?;
             }
             for (key, output) in &stepped.outputs {

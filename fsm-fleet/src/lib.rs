@@ -53,6 +53,7 @@
 
 mod error;
 mod fleet;
+pub mod inspect;
 mod machines;
 mod schema;
 

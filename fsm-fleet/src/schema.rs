@@ -10,7 +10,8 @@
 //!   with its deduplication key (unique per instance) and its status:
 //!   `pending`, `done`, `rejected` (the machine refused it) or `dead` (it is
 //!   not an event of the machine). Rows are kept after they are consumed, so
-//!   a late repeat of a key is still recognized.
+//!   a late repeat of a key is still recognized; `consumed_at` is when the
+//!   step that consumed it was done.
 //! - `fsm_outbox`: every output of every step, keyed `instance/step/index`,
 //!   with its status (`pending`, `done`, `dead`), attempts, the time of its
 //!   next attempt, its lease and its last error.
@@ -46,6 +47,7 @@ CREATE TABLE fsm_inbox (
     status      TEXT NOT NULL DEFAULT 'pending',
     error       TEXT,
     sent_at     INTEGER NOT NULL,
+    consumed_at INTEGER,
     UNIQUE (instance, dedup_key)
 ) STRICT;
 CREATE INDEX fsm_inbox_pending ON fsm_inbox (instance, seq) WHERE status = 'pending';

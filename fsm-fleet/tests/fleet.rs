@@ -3,6 +3,10 @@
 //! the outbox with retries, and bad input that parks one instance and
 //! loses nothing.
 
+// The generated code of every machine here compiles without a warning: a
+// machine of timers alone (no action) included.
+#![deny(warnings)]
+
 use fsm_fleet::{Fleet, FleetError, Machines, Sent};
 use rusqlite::params;
 use serde_json::json;
@@ -23,6 +27,14 @@ fsm_runtime::fsm! {
         terminal state done;
         terminal state failed;
         any { on cancel -> failed; }
+    }
+}
+
+fsm_runtime::fsm! {
+    /// No action: only a timer moves it.
+    machine Sleeper {
+        initial state waiting { after 50ms -> woken emit fired; }
+        terminal state woken;
     }
 }
 
@@ -358,4 +370,24 @@ fn workers_in_two_threads_step_each_instance_once_per_event() {
         .query_row("SELECT COUNT(*) FROM fsm_outbox", [], |row| row.get(0))
         .unwrap();
     assert_eq!(outputs, 150, "each output once");
+}
+
+#[test]
+fn a_machine_of_timers_alone_is_due_from_its_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("s", sleeper::Sleeper::new()).unwrap();
+    let deadline = fleet
+        .instance("s")
+        .unwrap()
+        .unwrap()
+        .next_wake
+        .expect("armed when created");
+    let machines = Machines::new().with::<sleeper::Sleeper>();
+    while fsm_runtime::Timestamp::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let worked = fleet.work(&machines, 10).unwrap();
+    assert_eq!((worked.timers, worked.outputs), (1, 1));
+    assert_eq!(state(&fleet, "s"), "woken");
 }
