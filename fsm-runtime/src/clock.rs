@@ -80,7 +80,7 @@ pub enum DefaultClock {}
 ///
 /// Clones share one time, so a test keeps a clone and hands another to the
 /// machine. It counts whole milliseconds since the Unix epoch, the precision
-/// of deadlines ([`Timestamp`](crate::Timestamp)).
+/// of deadlines ([`Timestamp`]).
 ///
 /// ```
 /// use fsm_runtime::{Clock, ManualClock, Timestamp};
