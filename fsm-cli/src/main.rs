@@ -13,6 +13,7 @@ mod exit;
 mod explain;
 mod export;
 mod files;
+mod fleet;
 mod fmt;
 mod graph;
 mod history;
@@ -49,6 +50,8 @@ enum Command {
     Run(run::RunArgs),
     /// Print the history a stored snapshot carries, as a table.
     History(history::HistoryArgs),
+    /// Inspect a fleet's SQLite database: its instances, one in full, and what is due.
+    Fleet(fleet::FleetArgs),
     /// Explain a diagnostic code: what it means, an example, and the fix.
     Explain(explain::ExplainArgs),
     /// Serve the Language Server Protocol over stdio, for editors.
@@ -67,6 +70,7 @@ fn main() -> std::process::ExitCode {
         Command::Graph(args) => graph::run(&args),
         Command::Run(args) => run::run(&args),
         Command::History(args) => history::run(&args),
+        Command::Fleet(args) => fleet::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Lsp(args) => lsp::run(&args),
     };

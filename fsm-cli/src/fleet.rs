@@ -1,0 +1,726 @@
+//! `fsmc fleet`: inspect a fleet's SQLite database (`fsm-fleet`) directly,
+//! read-only, without the machines' Rust code.
+
+use crate::console;
+use crate::exit::Exit;
+use clap::{Args, Subcommand, ValueEnum};
+use fsm_fleet::inspect::{self, Connection, DueCounts, InboxEvent, InstanceDetail, OutboxOutput, StateCount};
+use fsm_fleet::FleetError;
+use fsm_runtime::Timestamp;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Arguments of `fsmc fleet`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+DB is the SQLite file of a fleet (`fsm_fleet::Fleet::open`). It is opened read-only: nothing is \
+changed, and workers may run meanwhile. Times are in UTC, as RFC 3339 with milliseconds. \
+docs/fleet.md describes what each command prints.
+
+Exit status:
+  0  printed
+  1  the file is not a fleet database (not SQLite, or without the fleet's tables), or has a schema \
+from a newer fsm-fleet
+  2  usage errors, files that cannot be opened, database errors, and an unknown instance id")]
+pub struct FleetArgs {
+    #[command(subcommand)]
+    command: FleetCommand,
+}
+
+/// The subcommands of `fsmc fleet`.
+#[derive(Debug, Subcommand)]
+enum FleetCommand {
+    /// List instances (id, machine, state, version, next wake), then count them by machine and state.
+    List(ListArgs),
+    /// Show one instance: state, context, deadlines, inbox and outbox backlog, recent history.
+    Show(ShowArgs),
+    /// Count what is due now: instances to step, parked instances, events and outputs waiting.
+    Due(DueArgs),
+}
+
+/// Arguments of `fsmc fleet list`.
+#[derive(Debug, Args)]
+struct ListArgs {
+    /// The fleet's SQLite file.
+    #[arg(value_name = "DB")]
+    db: PathBuf,
+
+    /// Only instances of this machine.
+    #[arg(long, value_name = "NAME")]
+    machine: Option<String>,
+
+    /// Only instances in this state.
+    #[arg(long, value_name = "STATE")]
+    state: Option<String>,
+
+    /// List at most this many instances, by id (the counts cover every one that matches).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    limit: usize,
+
+    /// How to print.
+    #[arg(long, value_enum, default_value_t = FleetFormat::Human)]
+    format: FleetFormat,
+}
+
+/// Arguments of `fsmc fleet show`.
+#[derive(Debug, Args)]
+struct ShowArgs {
+    /// The fleet's SQLite file.
+    #[arg(value_name = "DB")]
+    db: PathBuf,
+
+    /// The instance's id.
+    #[arg(value_name = "ID")]
+    id: String,
+
+    /// List at most this many pending events, dead events, pending outputs and dead outputs each.
+    #[arg(long, value_name = "N", default_value_t = inspect::DETAIL_LIMIT)]
+    limit: usize,
+
+    /// How to print.
+    #[arg(long, value_enum, default_value_t = FleetFormat::Human)]
+    format: FleetFormat,
+}
+
+/// Arguments of `fsmc fleet due`.
+#[derive(Debug, Args)]
+struct DueArgs {
+    /// The fleet's SQLite file.
+    #[arg(value_name = "DB")]
+    db: PathBuf,
+
+    /// How to print.
+    #[arg(long, value_enum, default_value_t = FleetFormat::Human)]
+    format: FleetFormat,
+}
+
+/// How `fsmc fleet` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FleetFormat {
+    /// Aligned tables and labelled lines.
+    Human,
+    /// One JSON object.
+    Json,
+}
+
+/// Run the subcommand; see [`FleetArgs`] for the exit status.
+pub fn run(args: &FleetArgs) -> Exit {
+    let printed = match &args.command {
+        FleetCommand::List(args) => list(args),
+        FleetCommand::Show(args) => show(args),
+        FleetCommand::Due(args) => due(args),
+    };
+    match printed {
+        Ok(text) => {
+            console::stdout(&text);
+            Exit::Clean
+        }
+        Err(exit) => exit,
+    }
+}
+
+/// The database at `db`, read-only; or the error, reported.
+fn open(db: &Path) -> Result<Connection, Exit> {
+    let name = db.display();
+    match std::fs::metadata(db) {
+        Err(error) => {
+            console::error(format_args!("cannot open `{name}`: {error}"));
+            return Err(Exit::Trouble);
+        }
+        Ok(metadata) if metadata.is_dir() => {
+            console::error(format_args!("cannot open `{name}`: it is a directory"));
+            return Err(Exit::Trouble);
+        }
+        Ok(_) => {}
+    }
+    inspect::open_read_only(db).map_err(failed)
+}
+
+/// Report `error`: a database that is not a fleet's, or newer, is a problem
+/// of the input (1); one that fails is trouble (2).
+fn failed(error: FleetError) -> Exit {
+    console::error(&error);
+    match error {
+        FleetError::Schema { .. } => Exit::Problems,
+        _ => Exit::Trouble,
+    }
+}
+
+fn list(args: &ListArgs) -> Result<String, Exit> {
+    let conn = open(&args.db)?;
+    let machine = args.machine.as_deref();
+    let state = args.state.as_deref();
+    let instances = inspect::instances(&conn, machine, state, args.limit).map_err(failed)?;
+    let counts = inspect::counts_of(&conn, machine, state).map_err(failed)?;
+    let total: u64 = counts.iter().map(|c| c.instances).sum();
+    let parked: u64 = counts.iter().map(|c| c.parked).sum();
+    if args.format == FleetFormat::Json {
+        return Ok(to_json(&json!({
+            "instances": instances.iter().map(|i| json!({
+                "id": i.id,
+                "machine": i.machine,
+                "state": i.state,
+                "version": i.version,
+                "next_wake": time_json(i.next_wake),
+                "parked": i.parked,
+            })).collect::<Vec<_>>(),
+            "counts": counts.iter().map(|c| json!({
+                "machine": c.machine,
+                "state": c.state,
+                "instances": c.instances,
+                "parked": c.parked,
+            })).collect::<Vec<_>>(),
+            "total": total,
+            "parked": parked,
+        })));
+    }
+    if total == 0 {
+        return Ok(match (machine, state) {
+            (None, None) => "the fleet has no instances\n".to_owned(),
+            _ => format!("no instances{}\n", filters(machine, state)),
+        });
+    }
+    let mut table = Table::new(&[
+        ("id", Align::Left),
+        ("machine", Align::Left),
+        ("state", Align::Left),
+        ("version", Align::Right),
+        ("next wake", Align::Left),
+        ("", Align::Left),
+    ]);
+    for instance in &instances {
+        table.row(vec![
+            text(&instance.id),
+            name(&instance.machine),
+            name(&instance.state),
+            instance.version.to_string().into(),
+            time(instance.next_wake).into(),
+            instance.parked.as_deref().map_or(Cow::Borrowed(""), |error| {
+                format!("parked: {}", text(error)).into()
+            }),
+        ]);
+    }
+    let mut out = table.render("");
+    let shown = instances.len() as u64;
+    if shown < total {
+        out.push_str(&format!(
+            "… {} more{} (--limit {total} lists them all)\n",
+            total - shown,
+            filters(machine, state)
+        ));
+    }
+    out.push('\n');
+    out.push_str(&counts_table(&counts, total, parked));
+    Ok(out)
+}
+
+/// ` of machine `M` in state `S``, as the filters say.
+fn filters(machine: Option<&str>, state: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(machine) = machine {
+        out.push_str(&format!(" of machine `{}`", text(machine)));
+    }
+    if let Some(state) = state {
+        out.push_str(&format!(" in state `{}`", text(state)));
+    }
+    out
+}
+
+fn counts_table(counts: &[StateCount], total: u64, parked: u64) -> String {
+    let mut table = Table::new(&[
+        ("machine", Align::Left),
+        ("state", Align::Left),
+        ("instances", Align::Right),
+        ("parked", Align::Right),
+    ]);
+    for count in counts {
+        table.row(vec![
+            name(&count.machine),
+            name(&count.state),
+            count.instances.to_string().into(),
+            count.parked.to_string().into(),
+        ]);
+    }
+    table.row(vec![
+        "total".into(),
+        "".into(),
+        total.to_string().into(),
+        parked.to_string().into(),
+    ]);
+    table.render("")
+}
+
+fn show(args: &ShowArgs) -> Result<String, Exit> {
+    let conn = open(&args.db)?;
+    let Some(detail) = inspect::instance_with_limit(&conn, &args.id, args.limit).map_err(failed)? else {
+        console::error(format_args!(
+            "`{}` has no instance `{}` (`fsmc fleet list` lists them)",
+            args.db.display(),
+            text(&args.id)
+        ));
+        return Err(Exit::Trouble);
+    };
+    Ok(match args.format {
+        FleetFormat::Json => to_json(&detail_json(&detail)),
+        FleetFormat::Human => detail_text(&detail),
+    })
+}
+
+fn detail_text(detail: &InstanceDetail) -> String {
+    let mut fields: Vec<(&str, Cow<'_, str>)> = vec![
+        ("instance", text(&detail.id)),
+        ("machine", text(&detail.machine)),
+        ("fingerprint", text(&detail.fingerprint)),
+        ("state", text(&detail.state)),
+        ("version", detail.version.to_string().into()),
+        ("next wake", time(detail.next_wake).into()),
+    ];
+    if let Some(error) = &detail.parked {
+        fields.push(("parked", text(error)));
+    }
+    fields.push(("created", detail.created_at.to_string().into()));
+    fields.push(("updated", detail.updated_at.to_string().into()));
+    let label_width = fields.iter().map(|(label, _)| label.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (label, value) in &fields {
+        out.push_str(&format!("{label:label_width$}  {value}\n"));
+    }
+
+    match &detail.snapshot {
+        Err(error) => out.push_str(&format!("\nsnapshot: does not read: {}\n", text(error))),
+        Ok(snapshot) => {
+            match &snapshot.context {
+                None => out.push_str("\ncontext: none\n"),
+                Some(context) => {
+                    out.push_str("\ncontext:\n");
+                    let pretty = serde_json::to_string_pretty(context).unwrap_or_default();
+                    for line in pretty.lines() {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                }
+            }
+            if snapshot.timers.is_empty() {
+                out.push_str("\ndeadlines: none\n");
+            } else {
+                out.push_str("\ndeadlines:\n");
+                let mut table = Table::new(&[
+                    ("state", Align::Left),
+                    ("timer", Align::Right),
+                    ("due", Align::Left),
+                ]);
+                for timer in &snapshot.timers {
+                    table.row(vec![
+                        name(&timer.state),
+                        timer.timer.to_string().into(),
+                        timer.due.to_string().into(),
+                    ]);
+                }
+                out.push_str(&table.render("  "));
+            }
+            if !snapshot.last_active.is_empty() {
+                out.push_str("\nlast active:\n");
+                let mut table = Table::new(&[("state", Align::Left), ("leaf", Align::Left)]);
+                for (state, leaf) in &snapshot.last_active {
+                    table.row(vec![name(state), name(leaf)]);
+                }
+                out.push_str(&table.render("  "));
+            }
+        }
+    }
+
+    let inbox = &detail.inbox;
+    out.push_str(&format!(
+        "\ninbox: {} pending, {} done, {} rejected, {} dead\n",
+        inbox.pending, inbox.done, inbox.rejected, inbox.dead
+    ));
+    events_text(
+        &mut out,
+        "pending events",
+        &detail.pending_events,
+        inbox.pending,
+        false,
+    );
+    events_text(&mut out, "dead events", &detail.dead_events, inbox.dead, true);
+
+    let outbox = &detail.outbox;
+    out.push_str(&format!(
+        "\noutbox: {} pending, {} done, {} dead\n",
+        outbox.pending, outbox.done, outbox.dead
+    ));
+    outputs_text(
+        &mut out,
+        "pending outputs",
+        &detail.pending_outputs,
+        outbox.pending,
+    );
+    outputs_text(&mut out, "dead outputs", &detail.dead_outputs, outbox.dead);
+
+    if let Ok(snapshot) = &detail.snapshot {
+        if snapshot.history.is_empty() {
+            out.push_str("\nhistory: none\n");
+        } else {
+            out.push_str("\nhistory:\n");
+            // The columns of `fsmc history`.
+            let mut table = Table::new(&[
+                ("seq", Align::Right),
+                ("time", Align::Left),
+                ("from", Align::Left),
+                ("action", Align::Left),
+                ("to", Align::Left),
+            ]);
+            for entry in &snapshot.history {
+                table.row(vec![
+                    entry.seq.to_string().into(),
+                    entry.at.to_string().into(),
+                    name(&entry.from),
+                    name(&entry.action),
+                    name(&entry.to),
+                ]);
+            }
+            out.push_str(&table.render("  "));
+        }
+    }
+    out
+}
+
+fn events_text(out: &mut String, what: &str, events: &[InboxEvent], total: u64, dead: bool) {
+    if events.is_empty() {
+        return;
+    }
+    out.push_str(&format!("  {what}:\n"));
+    let mut columns = vec![
+        ("seq", Align::Right),
+        ("key", Align::Left),
+        ("sent", Align::Left),
+        ("event", Align::Left),
+    ];
+    if dead {
+        columns.push(("error", Align::Left));
+    }
+    let mut table = Table::new(&columns);
+    for event in events {
+        let mut row = vec![
+            event.seq.to_string().into(),
+            name(&event.dedup_key),
+            event.sent_at.to_string().into(),
+            name(&event.event),
+        ];
+        if dead {
+            row.push(event.error.as_deref().map_or(Cow::Borrowed(""), text));
+        }
+        table.row(row);
+    }
+    out.push_str(&table.render("    "));
+    more(out, events.len(), total);
+}
+
+fn outputs_text(out: &mut String, what: &str, outputs: &[OutboxOutput], total: u64) {
+    if outputs.is_empty() {
+        return;
+    }
+    out.push_str(&format!("  {what}:\n"));
+    let mut table = Table::new(&[
+        ("key", Align::Left),
+        ("output", Align::Left),
+        ("attempts", Align::Right),
+        ("next attempt", Align::Left),
+        ("leased until", Align::Left),
+        ("error", Align::Left),
+    ]);
+    for output in outputs {
+        table.row(vec![
+            text(&output.key),
+            name(&output.output),
+            output.attempts.to_string().into(),
+            output.next_attempt.to_string().into(),
+            time(output.leased_until).into(),
+            output.error.as_deref().map_or(Cow::Borrowed(""), text),
+        ]);
+    }
+    out.push_str(&table.render("    "));
+    more(out, outputs.len(), total);
+}
+
+/// `… N more` when a list was cut at its limit.
+fn more(out: &mut String, shown: usize, total: u64) {
+    let shown = shown as u64;
+    if shown < total {
+        out.push_str(&format!(
+            "    … {} more (--limit {total} lists them all)\n",
+            total - shown
+        ));
+    }
+}
+
+fn detail_json(detail: &InstanceDetail) -> Value {
+    let events = |events: &[InboxEvent]| -> Vec<Value> {
+        events
+            .iter()
+            .map(|e| {
+                json!({
+                    "seq": e.seq,
+                    "dedup_key": e.dedup_key,
+                    // Written by `serde_json`; a row written by hand may not be JSON.
+                    "event": serde_json::from_str::<Value>(&e.event).unwrap_or_else(|_| Value::from(e.event.as_str())),
+                    "sent_at": e.sent_at.to_string(),
+                    "error": e.error,
+                })
+            })
+            .collect()
+    };
+    let outputs = |outputs: &[OutboxOutput]| -> Vec<Value> {
+        outputs
+            .iter()
+            .map(|o| {
+                json!({
+                    "key": o.key,
+                    "output": o.output,
+                    "attempts": o.attempts,
+                    "next_attempt": o.next_attempt.to_string(),
+                    "leased_until": time_json(o.leased_until),
+                    "error": o.error,
+                })
+            })
+            .collect()
+    };
+    let mut object = json!({
+        "id": detail.id,
+        "machine": detail.machine,
+        "fingerprint": detail.fingerprint,
+        "state": detail.state,
+        "version": detail.version,
+        "next_wake": time_json(detail.next_wake),
+        "parked": detail.parked,
+        "created_at": detail.created_at.to_string(),
+        "updated_at": detail.updated_at.to_string(),
+    });
+    let snapshot = match &detail.snapshot {
+        Err(error) => json!({ "error": error }),
+        Ok(snapshot) => json!({
+            "current_state": snapshot.state,
+            "context": snapshot.context,
+            "timers": snapshot.timers.iter().map(|t| json!({
+                "state": t.state,
+                "timer": t.timer,
+                "due": t.due.to_string(),
+            })).collect::<Vec<_>>(),
+            "last_active": snapshot.last_active.iter()
+                .map(|(state, leaf)| (state.clone(), Value::from(leaf.as_str())))
+                .collect::<serde_json::Map<_, _>>(),
+            "history": snapshot.history.iter().map(|h| json!({
+                "seq": h.seq,
+                "timestamp": h.at.to_string(),
+                "from": h.from,
+                "action": h.action,
+                "to": h.to,
+            })).collect::<Vec<_>>(),
+        }),
+    };
+    let inbox = &detail.inbox;
+    let outbox = &detail.outbox;
+    let rest = json!({
+        "snapshot": snapshot,
+        "inbox": {
+            "pending": inbox.pending,
+            "done": inbox.done,
+            "rejected": inbox.rejected,
+            "dead": inbox.dead,
+            "pending_events": events(&detail.pending_events),
+            "dead_events": events(&detail.dead_events),
+        },
+        "outbox": {
+            "pending": outbox.pending,
+            "done": outbox.done,
+            "dead": outbox.dead,
+            "pending_outputs": outputs(&detail.pending_outputs),
+            "dead_outputs": outputs(&detail.dead_outputs),
+        },
+    });
+    if let (Some(object), Value::Object(rest)) = (object.as_object_mut(), rest) {
+        object.extend(rest);
+    }
+    object
+}
+
+fn due(args: &DueArgs) -> Result<String, Exit> {
+    let conn = open(&args.db)?;
+    let now = Timestamp::now();
+    let due = inspect::due(&conn, now).map_err(failed)?;
+    Ok(match args.format {
+        FleetFormat::Json => to_json(&json!({
+            "now": now.to_string(),
+            "instances_due": due.instances_due,
+            "instances_waiting": due.instances_waiting,
+            "next_wake": time_json(due.next_wake),
+            "parked": due.parked,
+            "events_pending": due.events_pending,
+            "events_dead": due.events_dead,
+            "outputs_due": due.outputs_due,
+            "outputs_leased": due.outputs_leased,
+            "outputs_waiting": due.outputs_waiting,
+            "outputs_dead": due.outputs_dead,
+        })),
+        FleetFormat::Human => due_text(&due),
+    })
+}
+
+fn due_text(due: &DueCounts) -> String {
+    let mut table = Table::headless(&[Align::Left, Align::Right, Align::Left]);
+    let mut line = |label: &'static str, n: u64, note: String| {
+        table.row(vec![label.into(), n.to_string().into(), note.into()]);
+    };
+    line("instances due", due.instances_due, String::new());
+    line(
+        "instances waiting",
+        due.instances_waiting,
+        due.next_wake
+            .map_or_else(String::new, |at| format!("the next at {at}")),
+    );
+    line("parked instances", due.parked, String::new());
+    line("pending events", due.events_pending, String::new());
+    line("dead events", due.events_dead, String::new());
+    line("outputs due", due.outputs_due, String::new());
+    line("outputs leased", due.outputs_leased, String::new());
+    line("outputs waiting", due.outputs_waiting, "to be retried".to_owned());
+    line("dead outputs", due.outputs_dead, String::new());
+    table.render("")
+}
+
+fn to_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn time(at: Option<Timestamp>) -> String {
+    at.map_or_else(|| "-".to_owned(), |at| at.to_string())
+}
+
+fn time_json(at: Option<Timestamp>) -> Value {
+    at.map_or(Value::Null, |at| Value::from(at.to_string()))
+}
+
+/// The widest a name is shown, in terminal columns, as in `fsmc history`:
+/// longer ones are cut, ending in `…`.
+const MAX_CELL_WIDTH: usize = 64;
+
+/// Free text read from the database (an id, an error), with control
+/// characters escaped so that they cannot break the layout.
+fn text(value: &str) -> Cow<'_, str> {
+    if value.chars().any(char::is_control) {
+        Cow::Owned(value.escape_debug().to_string())
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
+/// A name (a machine, a state, an action, an event) as a table shows it:
+/// escaped, and cut to [`MAX_CELL_WIDTH`] columns.
+fn name(value: &str) -> Cow<'_, str> {
+    let shown = text(value);
+    if shown.width() <= MAX_CELL_WIDTH {
+        return shown;
+    }
+    let mut cut = String::new();
+    let mut width = 0;
+    for c in shown.chars() {
+        let next = width + c.width().unwrap_or(0);
+        if next > MAX_CELL_WIDTH - 1 {
+            break;
+        }
+        cut.push(c);
+        width = next;
+    }
+    cut.push('…');
+    Cow::Owned(cut)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// A table laid out as `fsmc history` lays out its own: columns separated
+/// by two spaces, widths in terminal columns, no trailing spaces.
+struct Table<'a> {
+    header: Option<Vec<Cow<'a, str>>>,
+    align: Vec<Align>,
+    rows: Vec<Vec<Cow<'a, str>>>,
+}
+
+impl<'a> Table<'a> {
+    fn new(columns: &[(&'static str, Align)]) -> Table<'a> {
+        Table {
+            header: Some(columns.iter().map(|(name, _)| Cow::Borrowed(*name)).collect()),
+            align: columns.iter().map(|(_, align)| *align).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn headless(align: &[Align]) -> Table<'a> {
+        Table {
+            header: None,
+            align: align.to_vec(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn row(&mut self, row: Vec<Cow<'a, str>>) {
+        self.rows.push(row);
+    }
+
+    /// The table, each line starting with `indent`.
+    fn render(&self, indent: &str) -> String {
+        let mut widths = vec![0; self.align.len()];
+        for row in self.header.iter().chain(&self.rows) {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(cell.width());
+            }
+        }
+        let mut out = String::new();
+        for row in self.header.iter().chain(&self.rows) {
+            let mut line = String::from(indent);
+            for (column, ((cell, width), align)) in row.iter().zip(&widths).zip(&self.align).enumerate() {
+                if column > 0 {
+                    line.push_str("  ");
+                }
+                // By hand: `format!`'s padding counts chars, not columns.
+                let padding = " ".repeat(width - cell.width());
+                match align {
+                    Align::Left => {
+                        line.push_str(cell);
+                        line.push_str(&padding);
+                    }
+                    Align::Right => {
+                        line.push_str(&padding);
+                        line.push_str(cell);
+                    }
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{name, Align, Table};
+
+    #[test]
+    fn tables_align_by_terminal_columns_and_cut_long_names() {
+        let mut table = Table::new(&[("seq", Align::Right), ("from", Align::Left), ("", Align::Left)]);
+        table.row(vec!["9".into(), "待機".into(), "".into()]);
+        table.row(vec!["10".into(), name("a\nb"), "note".into()]);
+        assert_eq!(
+            table.render("  "),
+            "  seq  from\n    9  待機\n   10  a\\nb  note\n"
+        );
+        let long = "x".repeat(70);
+        assert_eq!(name(&long), format!("{}…", "x".repeat(63)));
+    }
+}

@@ -1,0 +1,484 @@
+//! End-to-end tests of `fsmc fleet`: a fleet built with `fsm_fleet::Fleet`
+//! (instances stepped by a worker, one parked, a dead event, a dead output),
+//! then listed, shown and counted by the binary, and its errors.
+
+mod harness;
+
+use fsm_fleet::{Fleet, Machines, SCHEMA_VERSION};
+use fsm_runtime::Machine;
+use harness::{Run, Scratch};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fsm_runtime::fsm! {
+    /// An order: paid, then shipped within the hour.
+    machine Order {
+        context Cart;
+        action pay(u32), ship;
+        effect charge(u32);
+        output charge_card, dispatch, overdue;
+
+        initial state placed { on pay -> paid do charge emit charge_card; }
+        state paid { on ship -> shipped emit dispatch; after 1h -> late emit overdue; }
+        terminal state shipped;
+        terminal state late;
+    }
+}
+
+fsm_runtime::fsm! {
+    /// A refund, which no worker of this test steps.
+    machine Refund {
+        initial state requested { on approve -> approved; }
+        terminal state approved;
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Cart {
+    paid: u32,
+}
+
+impl order::Context for Cart {
+    fn charge(&mut self, amount: &u32) {
+        self.paid += amount;
+    }
+}
+
+use order::{Event, Order};
+
+/// Every RFC 3339 time in `text` (`2026-01-10T09:32:15.000Z`), replaced by
+/// a mask of the same width, so that tables keep their alignment.
+fn masked(text: &str) -> String {
+    const MASK: &str = "YYYY-MM-DDTHH:MM:SS.mmmZ";
+    let bytes = text.as_bytes();
+    let is_time = |at: usize| {
+        bytes.len() >= at + MASK.len()
+            && MASK.bytes().enumerate().all(|(i, m)| {
+                let b = bytes[at + i];
+                match m {
+                    b'-' | b':' | b'.' | b'T' | b'Z' => b == m,
+                    _ => b.is_ascii_digit(),
+                }
+            })
+    };
+    let mut out = String::new();
+    let mut at = 0;
+    while at < text.len() {
+        if is_time(at) {
+            out.push_str(MASK);
+            at += MASK.len();
+        } else {
+            let c = text[at..].chars().next().unwrap();
+            out.push(c);
+            at += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// A fleet in `dir/fleet.db`:
+/// - `order-1` paid 30 (its one-hour timer armed), sent a dead event, its
+///   output performed;
+/// - `order-2` new, with a payment waiting (due now);
+/// - `order-3` paid and shipped, its first output dead, its second pending;
+/// - `refund-1` parked (no worker knows `Refund`), its event still pending.
+fn build(dir: &Scratch) -> Fleet {
+    let mut fleet = Fleet::open(dir.path("fleet.db")).unwrap().with_max_attempts(1);
+    for id in ["order-1", "order-2", "order-3"] {
+        fleet.create(id, Order::new(Cart::default())).unwrap();
+    }
+    fleet.create("refund-1", refund::Refund::new()).unwrap();
+    fleet.send("order-1", &Event::Pay(30), "pay-1").unwrap();
+    fleet.send("order-1", &json!({"refund": 30}), "bogus").unwrap();
+    fleet.send("order-3", &Event::Pay(12), "pay-3").unwrap();
+    fleet.send("order-3", &Event::Ship, "ship-3").unwrap();
+    fleet
+        .send("refund-1", &refund::Action::Approve, "approve-1")
+        .unwrap();
+    let worked = fleet.work(&Machines::new().with::<Order>(), 10).unwrap();
+    assert_eq!((worked.instances, worked.events, worked.parked.len()), (2, 4, 1));
+
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    let keys: Vec<&str> = claimed.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, ["order-1/0/0", "order-3/0/0"]);
+    fleet.output_done("order-1/0/0").unwrap();
+    assert!(fleet.output_failed("order-3/0/0", "card declined").unwrap());
+
+    fleet.send("order-2", &Event::Pay(5), "pay-2").unwrap();
+    fleet
+}
+
+fn fingerprint() -> &'static str {
+    <Order as Machine>::FINGERPRINT
+}
+
+const PARKED: &str = "instance `refund-1`: no worker machine is called `Refund` (it knows [\"Order\"])";
+
+/// What `serde_json` says of the dead event `{"refund": 30}`.
+const DEAD: &str =
+    "unknown action `refund` in machine `Order`; expected one of `pay`, `ship` at line 1 column 9";
+
+fn list_text() -> String {
+    format!(
+        "\
+id        machine  state      version  next wake
+order-1   Order    paid             1  YYYY-MM-DDTHH:MM:SS.mmmZ
+order-2   Order    placed           0  YYYY-MM-DDTHH:MM:SS.mmmZ
+order-3   Order    shipped          1  -
+refund-1  Refund   requested        0  -                         parked: {PARKED}
+
+machine  state      instances  parked
+Order    paid               1       0
+Order    placed             1       0
+Order    shipped            1       0
+Refund   requested          1       1
+total                       4       1
+"
+    )
+}
+
+#[test]
+fn list_prints_each_instance_then_the_counts() {
+    let dir = Scratch::new();
+    let fleet = build(&dir);
+    // While the fleet is open (its WAL in use), and after it is closed.
+    let run = dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0);
+    assert_eq!(masked(&run.stdout()), list_text());
+    assert_eq!(run.stderr(), "");
+    drop(fleet);
+    let run = dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0);
+    assert_eq!(masked(&run.stdout()), list_text());
+
+    let run = dir
+        .fsmc(&["fleet", "list", "fleet.db", "--machine", "Order", "--limit", "1"])
+        .expect(0);
+    assert_eq!(
+        masked(&run.stdout()),
+        "\
+id       machine  state  version  next wake
+order-1  Order    paid         1  YYYY-MM-DDTHH:MM:SS.mmmZ
+… 2 more of machine `Order` (--limit 3 lists them all)
+
+machine  state    instances  parked
+Order    paid             1       0
+Order    placed           1       0
+Order    shipped          1       0
+total                     3       0
+"
+    );
+    let run = dir
+        .fsmc(&["fleet", "list", "fleet.db", "--state", "late"])
+        .expect(0);
+    assert_eq!(run.stdout(), "no instances in state `late`\n");
+}
+
+#[test]
+fn list_as_json() {
+    let dir = Scratch::new();
+    let _fleet = build(&dir);
+    let run = dir
+        .fsmc(&["fleet", "list", "fleet.db", "--state", "paid", "--format", "json"])
+        .expect(0);
+    let listed: Value = serde_json::from_str(&masked(&run.stdout())).unwrap();
+    assert_eq!(
+        listed,
+        json!({
+            "instances": [{
+                "id": "order-1", "machine": "Order", "state": "paid", "version": 1,
+                "next_wake": "YYYY-MM-DDTHH:MM:SS.mmmZ", "parked": null
+            }],
+            "counts": [{"machine": "Order", "state": "paid", "instances": 1, "parked": 0}],
+            "total": 1,
+            "parked": 0
+        })
+    );
+}
+
+#[test]
+fn show_prints_an_instance_in_full() {
+    let dir = Scratch::new();
+    let _fleet = build(&dir);
+    let run = dir.fsmc(&["fleet", "show", "fleet.db", "order-1"]).expect(0);
+    assert_eq!(
+        masked(&run.stdout()),
+        format!(
+            "\
+instance     order-1
+machine      Order
+fingerprint  {}
+state        paid
+version      1
+next wake    YYYY-MM-DDTHH:MM:SS.mmmZ
+created      YYYY-MM-DDTHH:MM:SS.mmmZ
+updated      YYYY-MM-DDTHH:MM:SS.mmmZ
+
+context:
+  {{
+    \"paid\": 30
+  }}
+
+deadlines:
+  state  timer  due
+  paid       0  YYYY-MM-DDTHH:MM:SS.mmmZ
+
+inbox: 0 pending, 1 done, 0 rejected, 1 dead
+  dead events:
+    seq  key    sent                      event          error
+      2  bogus  YYYY-MM-DDTHH:MM:SS.mmmZ  {{\"refund\":30}}  not an event of machine `Order`: {DEAD}
+
+outbox: 0 pending, 1 done, 0 dead
+
+history:
+  seq  time                      from    action  to
+    0  YYYY-MM-DDTHH:MM:SS.mmmZ  placed  pay     paid
+",
+            fingerprint()
+        )
+    );
+
+    let run = dir.fsmc(&["fleet", "show", "fleet.db", "order-3"]).expect(0);
+    let shown = masked(&run.stdout());
+    assert!(
+        shown.contains(
+            "\
+outbox: 1 pending, 0 done, 1 dead
+  pending outputs:
+    key          output    attempts  next attempt              leased until  error
+    order-3/1/0  dispatch         0  YYYY-MM-DDTHH:MM:SS.mmmZ  -
+  dead outputs:
+    key          output       attempts  next attempt              leased until  error
+    order-3/0/0  charge_card         1  YYYY-MM-DDTHH:MM:SS.mmmZ  -             card declined
+"
+        ),
+        "{shown}"
+    );
+    assert!(shown.contains("\ndeadlines: none\n"), "{shown}");
+    assert!(
+        shown.ends_with(
+            "\
+history:
+  seq  time                      from    action  to
+    0  YYYY-MM-DDTHH:MM:SS.mmmZ  placed  pay     paid
+    1  YYYY-MM-DDTHH:MM:SS.mmmZ  paid    ship    shipped
+"
+        ),
+        "{shown}"
+    );
+}
+
+#[test]
+fn show_a_parked_instance_with_its_waiting_event() {
+    let dir = Scratch::new();
+    let _fleet = build(&dir);
+    let run = dir.fsmc(&["fleet", "show", "fleet.db", "refund-1"]).expect(0);
+    assert_eq!(
+        masked(&run.stdout()),
+        format!(
+            "\
+instance     refund-1
+machine      Refund
+fingerprint  {}
+state        requested
+version      0
+next wake    -
+parked       {PARKED}
+created      YYYY-MM-DDTHH:MM:SS.mmmZ
+updated      YYYY-MM-DDTHH:MM:SS.mmmZ
+
+context: none
+
+deadlines: none
+
+inbox: 1 pending, 0 done, 0 rejected, 0 dead
+  pending events:
+    seq  key        sent                      event
+      5  approve-1  YYYY-MM-DDTHH:MM:SS.mmmZ  \"approve\"
+
+outbox: 0 pending, 0 done, 0 dead
+
+history: none
+",
+            <refund::Refund as Machine>::FINGERPRINT
+        )
+    );
+}
+
+#[test]
+fn show_as_json() {
+    let dir = Scratch::new();
+    let _fleet = build(&dir);
+    let run = dir
+        .fsmc(&["fleet", "show", "fleet.db", "order-1", "--format", "json"])
+        .expect(0);
+    let shown: Value = serde_json::from_str(&masked(&run.stdout())).unwrap();
+    let time = "YYYY-MM-DDTHH:MM:SS.mmmZ";
+    assert_eq!(
+        shown,
+        json!({
+            "id": "order-1",
+            "machine": "Order",
+            "fingerprint": fingerprint(),
+            "state": "paid",
+            "version": 1,
+            "next_wake": time,
+            "parked": null,
+            "created_at": time,
+            "updated_at": time,
+            "snapshot": {
+                "current_state": "paid",
+                "context": {"paid": 30},
+                "timers": [{"state": "paid", "timer": 0, "due": time}],
+                "last_active": {},
+                "history": [{"seq": 0, "timestamp": time, "from": "placed", "action": "pay", "to": "paid"}]
+            },
+            "inbox": {
+                "pending": 0, "done": 1, "rejected": 0, "dead": 1,
+                "pending_events": [],
+                "dead_events": [{
+                    "seq": 2, "dedup_key": "bogus", "event": {"refund": 30}, "sent_at": time,
+                    "error": format!("not an event of machine `Order`: {DEAD}")
+                }]
+            },
+            "outbox": {"pending": 0, "done": 1, "dead": 0, "pending_outputs": [], "dead_outputs": []}
+        })
+    );
+}
+
+#[test]
+fn due_counts_what_is_due_now() {
+    let dir = Scratch::new();
+    let _fleet = build(&dir);
+    let run = dir.fsmc(&["fleet", "due", "fleet.db"]).expect(0);
+    assert_eq!(
+        masked(&run.stdout()),
+        "\
+instances due      1
+instances waiting  1  the next at YYYY-MM-DDTHH:MM:SS.mmmZ
+parked instances   1
+pending events     2
+dead events        1
+outputs due        1
+outputs leased     0
+outputs waiting    0  to be retried
+dead outputs       1
+"
+    );
+    let run = dir
+        .fsmc(&["fleet", "due", "fleet.db", "--format", "json"])
+        .expect(0);
+    let due: Value = serde_json::from_str(&masked(&run.stdout())).unwrap();
+    assert_eq!(
+        due,
+        json!({
+            "now": "YYYY-MM-DDTHH:MM:SS.mmmZ",
+            "instances_due": 1,
+            "instances_waiting": 1,
+            "next_wake": "YYYY-MM-DDTHH:MM:SS.mmmZ",
+            "parked": 1,
+            "events_pending": 2,
+            "events_dead": 1,
+            "outputs_due": 1,
+            "outputs_leased": 0,
+            "outputs_waiting": 0,
+            "outputs_dead": 1
+        })
+    );
+}
+
+fn error(run: Run, code: i32) -> String {
+    let run = run.expect(code);
+    assert_eq!(run.stdout(), "");
+    run.stderr()
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let dir = Scratch::new();
+    let missing = error(dir.fsmc(&["fleet", "list", "missing.db"]), 2);
+    assert!(
+        missing.starts_with("error: cannot open `missing.db`: "),
+        "{missing}"
+    );
+    assert!(!dir.exists("missing.db"), "a read-only look creates nothing");
+    dir.write("dir/keep", "");
+    assert_eq!(
+        error(dir.fsmc(&["fleet", "due", "dir"]), 2),
+        "error: cannot open `dir`: it is a directory\n"
+    );
+
+    dir.write(
+        "notes.txt",
+        "not a database, but long enough to be read as one's header\n",
+    );
+    assert_eq!(
+        error(dir.fsmc(&["fleet", "list", "notes.txt"]), 1),
+        "error: the fleet's database cannot be used: `notes.txt` is not a fleet database: it is not an \
+         SQLite database\n"
+    );
+    dir.write("empty.db", "");
+    assert_eq!(
+        error(dir.fsmc(&["fleet", "due", "empty.db"]), 1),
+        "error: the fleet's database cannot be used: `empty.db` is not a fleet database: it has no \
+         `fsm_fleet_meta` table\n"
+    );
+
+    let mut fleet = build(&dir);
+    assert_eq!(
+        error(dir.fsmc(&["fleet", "show", "fleet.db", "order-9"]), 2),
+        "error: `fleet.db` has no instance `order-9` (`fsmc fleet list` lists them)\n"
+    );
+    fleet
+        .connection()
+        .execute(
+            "UPDATE fsm_fleet_meta SET value = ?1",
+            [(SCHEMA_VERSION + 1).to_string()],
+        )
+        .unwrap();
+    assert_eq!(
+        error(dir.fsmc(&["fleet", "show", "fleet.db", "order-1"]), 1),
+        format!(
+            "error: the fleet's database cannot be used: `fleet.db` has schema version {}, written by a \
+             newer fsm-fleet; this build reads version {SCHEMA_VERSION}: upgrade it\n",
+            SCHEMA_VERSION + 1
+        )
+    );
+    fleet
+        .connection()
+        .execute("DROP TABLE fsm_fleet_meta", [])
+        .unwrap();
+    assert_eq!(
+        error(dir.fsmc(&["fleet", "list", "fleet.db"]), 1),
+        "error: the fleet's database cannot be used: `fleet.db` is not a fleet database: it has no \
+         `fsm_fleet_meta` table\n"
+    );
+}
+
+#[test]
+fn an_empty_fleet_says_so() {
+    let dir = Scratch::new();
+    let _fleet = Fleet::open(dir.path("fleet.db")).unwrap();
+    let run = dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0);
+    assert_eq!(run.stdout(), "the fleet has no instances\n");
+}
+
+#[test]
+fn a_snapshot_that_does_not_read_is_shown_as_such() {
+    let dir = Scratch::new();
+    let mut fleet = build(&dir);
+    fleet
+        .connection()
+        .execute(
+            "UPDATE fsm_instances SET snapshot = '{\"type\": \"fsm\"' WHERE id = 'order-2'",
+            [],
+        )
+        .unwrap();
+    let run = dir.fsmc(&["fleet", "show", "fleet.db", "order-2"]).expect(0);
+    let shown = masked(&run.stdout());
+    assert!(
+        shown.contains(
+            "\nsnapshot: does not read: EOF while parsing an object at line 1 column 14\n\ninbox: 1 pending,"
+        ),
+        "{shown}"
+    );
+    assert!(!shown.contains("history"), "{shown}");
+}
