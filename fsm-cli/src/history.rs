@@ -3,12 +3,11 @@
 use crate::console;
 use crate::exit::Exit;
 use crate::files;
+use crate::table::{name, Align, Table};
 use clap::Args;
 use fsm_runtime::{HistoryEntry, Snapshot};
 use serde_json::Value;
-use std::borrow::Cow;
 use std::path::PathBuf;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Arguments of `fsmc history`.
 #[derive(Debug, Args)]
@@ -169,83 +168,26 @@ fn record_entry(index: usize, item: Value) -> Result<HistoryEntry, String> {
     serde_json::from_value(Value::Object(fields)).map_err(|error| error.to_string())
 }
 
-const HEADERS: [&str; 5] = ["seq", "time", "from", "action", "to"];
-
-/// The widest a name is shown, in terminal columns: longer ones are cut,
-/// ending in `…`.
-const MAX_CELL_WIDTH: usize = 64;
-
-/// The entries as a table with a header: columns separated by two spaces,
-/// `seq` right-aligned, the rest left-aligned, no trailing spaces. Widths
-/// are terminal columns (a CJK character takes two), and names wider than
-/// [`MAX_CELL_WIDTH`] are cut.
+/// The entries as a table with a header: `seq` right-aligned, the rest
+/// left-aligned, names escaped and cut (see [`crate::table`]).
 fn table(entries: &[HistoryEntry]) -> String {
-    let rows: Vec<[Cow<'_, str>; 5]> = entries
-        .iter()
-        .map(|entry| {
-            [
-                entry.seq().to_string().into(),
-                entry.at().to_string().into(),
-                cell(entry.from()),
-                cell(entry.action()),
-                cell(entry.to()),
-            ]
-        })
-        .collect();
-    let header = HEADERS.map(Cow::Borrowed);
-    let mut widths = [0; 5];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.width());
-        }
+    let mut table = Table::new(&[
+        ("seq", Align::Right),
+        ("time", Align::Left),
+        ("from", Align::Left),
+        ("action", Align::Left),
+        ("to", Align::Left),
+    ]);
+    for entry in entries {
+        table.row(vec![
+            entry.seq().to_string().into(),
+            entry.at().to_string().into(),
+            name(entry.from()),
+            name(entry.action()),
+            name(entry.to()),
+        ]);
     }
-    let mut out = String::new();
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (column, (cell, width)) in row.iter().zip(widths).enumerate() {
-            // By hand: `format!`'s padding counts chars, not columns, and
-            // stops at 65,535.
-            let padding = " ".repeat(width - cell.width());
-            if column == 0 {
-                line.push_str(&padding);
-                line.push_str(cell);
-            } else {
-                line.push_str("  ");
-                line.push_str(cell);
-                line.push_str(&padding);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// A name as shown in the table: names read from a file may hold control
-/// characters, which would break the layout, so those are escaped; and a
-/// name wider than [`MAX_CELL_WIDTH`] columns is cut to that width, its
-/// last column an `…`.
-fn cell(name: &str) -> Cow<'_, str> {
-    let shown = if name.chars().any(char::is_control) {
-        Cow::Owned(name.escape_debug().to_string())
-    } else {
-        Cow::Borrowed(name)
-    };
-    if shown.width() <= MAX_CELL_WIDTH {
-        return shown;
-    }
-    let mut cut = String::new();
-    let mut width = 0;
-    for c in shown.chars() {
-        let next = width + c.width().unwrap_or(0);
-        if next > MAX_CELL_WIDTH - 1 {
-            break;
-        }
-        cut.push(c);
-        width = next;
-    }
-    cut.push('…');
-    Cow::Owned(cut)
+    table.render("")
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod history;
 mod import;
 mod lsp;
 mod run;
+mod table;
 
 use clap::{Parser, Subcommand};
 
