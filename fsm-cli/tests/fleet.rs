@@ -112,7 +112,7 @@ fn fingerprint() -> &'static str {
     <Order as Machine>::FINGERPRINT
 }
 
-const PARKED: &str = "instance `refund-1`: no worker machine is called `Refund` (it knows [\"Order\"])";
+const PARKED: &str = "instance `refund-1`: no worker machine is called `Refund` (it knows `Order`)";
 
 /// What `serde_json` says of the dead event `{"refund": 30}`.
 const DEAD: &str =

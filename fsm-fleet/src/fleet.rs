@@ -263,6 +263,38 @@ impl Fleet {
         Ok(sent)
     }
 
+    /// Put parked instance `id` back to work, once what parked it is fixed
+    /// (a worker that knows its machine deployed, its row repaired): its
+    /// error is cleared and it is due now, with its pending events. Returns
+    /// whether it was parked.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::UnknownInstance`], or a database error.
+    pub fn unpark(&mut self, id: &str) -> Result<bool, FleetError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let parked: Option<bool> = tx
+            .query_row(
+                "SELECT error IS NOT NULL FROM fsm_instances WHERE id = ?1",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        let Some(parked) = parked else {
+            return Err(FleetError::UnknownInstance { id: id.to_owned() });
+        };
+        if parked {
+            tx.execute(
+                "UPDATE fsm_instances SET error = NULL, next_wake = ?2, updated_at = ?2 WHERE id = ?1",
+                params![id, now_millis()],
+            )?;
+        }
+        tx.commit()?;
+        Ok(parked)
+    }
+
     /// Instance `id`, if there is one.
     ///
     /// # Errors
@@ -335,11 +367,15 @@ impl Fleet {
                 Ok::<(), rusqlite::Error>(())
             };
             let Some(driver) = machines.get(&machine) else {
-                let known: Vec<&str> = machines.names().collect();
+                let known: Vec<String> = machines.names().map(|name| format!("`{name}`")).collect();
+                let known = match known.len() {
+                    0 => "none".to_owned(),
+                    _ => known.join(", "),
+                };
                 park(
                     &tx,
                     &mut worked,
-                    format!("instance `{id}`: no worker machine is called `{machine}` (it knows {known:?})"),
+                    format!("instance `{id}`: no worker machine is called `{machine}` (it knows {known})"),
                 )?;
                 continue;
             };

@@ -249,6 +249,23 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
         error("nonsense")
     );
     assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0);
+
+    // Repaired, and put back to work: its event was kept for it.
+    fleet
+        .connection()
+        .execute(
+            "UPDATE fsm_instances SET machine = 'Job' WHERE id = 'unknown'",
+            [],
+        )
+        .unwrap();
+    assert!(fleet.unpark("unknown").unwrap());
+    assert!(!fleet.unpark("good").unwrap(), "not parked");
+    assert!(matches!(
+        fleet.unpark("nobody"),
+        Err(FleetError::UnknownInstance { .. })
+    ));
+    assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 1);
+    assert_eq!(state(&fleet, "unknown"), "fetching");
 }
 
 #[test]
