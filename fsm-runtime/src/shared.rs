@@ -4,6 +4,7 @@ use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{record, History, Recorded, Timestamp};
 use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
+use crate::outbox::{self, OutputKey, Pending};
 #[allow(unused_imports)]
 use crate::prelude::*;
 use crate::snapshot::{Snapshot, SnapshotError};
@@ -65,9 +66,21 @@ pub struct Shared<M: Machine> {
 }
 
 /// What the lock protects.
-struct Inner<M> {
+struct Inner<M: Machine> {
     machine: M,
     history: Option<History>,
+    /// The outputs not acknowledged yet, when it keeps an outbox (which
+    /// needs `history`, to number the steps).
+    outbox: Option<Vec<Pending<M::Output>>>,
+}
+
+impl<M: Machine> Inner<M> {
+    /// Keep the outputs of the step numbered `step`, when there is an outbox.
+    fn keep(&mut self, step: Option<u64>, outputs: &[M::Output]) {
+        if let (Some(outbox), Some(step)) = (&mut self.outbox, step) {
+            outbox::push_step(outbox, step, outputs);
+        }
+    }
 }
 
 impl<M: Machine> Shared<M> {
@@ -83,8 +96,44 @@ impl<M: Machine> Shared<M> {
 
     fn from_parts(machine: M, history: Option<History>) -> Shared<M> {
         Shared {
-            inner: Mutex::new(Inner { machine, history }),
+            inner: Mutex::new(Inner {
+                machine,
+                history,
+                outbox: None,
+            }),
         }
+    }
+
+    /// This machine, keeping an outbox from now on, as
+    /// [`Recorded::with_outbox`] does: every output stays
+    /// [`pending`](Shared::pending) under its key until
+    /// [acknowledged](Shared::ack), and the snapshot carries it. Keys number
+    /// steps as the history does; a machine recording none starts one that
+    /// keeps the last entry.
+    pub fn with_outbox(self) -> Shared<M> {
+        let mut inner = self.into_inner();
+        inner
+            .history
+            .get_or_insert_with(|| History::bounded(core::num::NonZeroUsize::MIN));
+        inner.outbox.get_or_insert_with(Vec::new);
+        Shared {
+            inner: Mutex::new(inner),
+        }
+    }
+
+    /// The outputs emitted and not acknowledged yet, in the order they were
+    /// emitted, copied under the lock; empty without an outbox.
+    pub fn pending(&self) -> Vec<Pending<M::Output>> {
+        self.lock().outbox.clone().unwrap_or_default()
+    }
+
+    /// Acknowledge the output under `key` as performed; false when none is
+    /// pending under it.
+    pub fn ack(&self, key: OutputKey) -> bool {
+        self.lock()
+            .outbox
+            .as_mut()
+            .is_some_and(|outbox| outbox::ack(outbox, key))
     }
 
     /// Fire `event` under the lock, as the machine's own `fire(event)` does,
@@ -98,11 +147,14 @@ impl<M: Machine> Shared<M> {
         M: FireEvent,
     {
         let mut inner = self.lock();
-        let Inner { machine, history } = &mut *inner;
-        let at = history.as_ref().map(History::now);
-        let result = machine.fire(event);
-        if let (Some(history), Some(at)) = (history, at) {
-            record(history, at, &result);
+        let at = inner.history.as_ref().map(History::now);
+        let result = inner.machine.fire(event);
+        let step = match (&mut inner.history, at) {
+            (Some(history), Some(at)) => record(history, at, &result),
+            _ => None,
+        };
+        if let Ok(fired) = &result {
+            inner.keep(step, fired.outputs);
         }
         result
     }
@@ -118,11 +170,14 @@ impl<M: Machine> Shared<M> {
         M: Fire<G>,
     {
         let mut inner = self.lock();
-        let Inner { machine, history } = &mut *inner;
-        let at = history.as_ref().map(History::now);
-        let result = machine.fire(event, guards);
-        if let (Some(history), Some(at)) = (history, at) {
-            record(history, at, &result);
+        let at = inner.history.as_ref().map(History::now);
+        let result = inner.machine.fire(event, guards);
+        let step = match (&mut inner.history, at) {
+            (Some(history), Some(at)) => record(history, at, &result),
+            _ => None,
+        };
+        if let Ok(fired) = &result {
+            inner.keep(step, fired.outputs);
         }
         result
     }
@@ -153,11 +208,14 @@ impl<M: Machine> Shared<M> {
         M: Timed,
     {
         let mut inner = self.lock();
-        let Inner { machine, history } = &mut *inner;
-        let at = history.as_ref().map(History::now);
-        let result = machine.fire_next_due();
-        if let (Some(history), Some(at), Some(Ok(fired))) = (history, at, &result) {
-            history.push_timer(at, fired);
+        let at = inner.history.as_ref().map(History::now);
+        let result = inner.machine.fire_next_due();
+        if let Some(Ok(fired)) = &result {
+            let step = match (&mut inner.history, at) {
+                (Some(history), Some(at)) => Some(history.push_timer(at, fired).seq()),
+                _ => None,
+            };
+            inner.keep(step, fired.outputs);
         }
         result
     }
@@ -186,11 +244,17 @@ impl<M: Machine> Shared<M> {
         M: Persist,
     {
         let inner = self.lock();
-        let snapshot = inner.machine.snapshot()?;
-        Ok(match &inner.history {
-            Some(history) => snapshot.with_history(history),
-            None => snapshot,
-        })
+        let mut snapshot = inner.machine.snapshot()?;
+        if let Some(history) = &inner.history {
+            snapshot = snapshot.with_history(history);
+        }
+        if let Some(outbox) = &inner.outbox {
+            snapshot = snapshot.with_pending(outbox.iter().map(|p| Pending {
+                key: p.key,
+                output: crate::Symbol::name(p.output),
+            }));
+        }
+        Ok(snapshot)
     }
 
     /// Call `f` with the machine, under the lock.
@@ -204,13 +268,25 @@ impl<M: Machine> Shared<M> {
         self.lock().history.as_ref().map(f)
     }
 
-    /// The machine and its history, if it records one.
+    /// The machine and its history, if it records one. With an outbox,
+    /// [`Shared::into_recorded`] keeps what is pending.
     pub fn into_parts(self) -> (M, Option<History>) {
-        let inner = self
-            .inner
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let inner = self.into_inner();
         (inner.machine, inner.history)
+    }
+
+    /// The machine as a [`Recorded`] one, with its history (a new one if it
+    /// recorded none) and its outbox.
+    pub fn into_recorded(self) -> Recorded<M> {
+        let inner = self.into_inner();
+        let history = inner.history.unwrap_or_default();
+        Recorded::from_parts(inner.machine, history, inner.outbox)
+    }
+
+    fn into_inner(self) -> Inner<M> {
+        self.inner
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<M>> {
@@ -229,10 +305,16 @@ impl<M: Machine> From<M> for Shared<M> {
 }
 
 impl<M: Machine> From<Recorded<M>> for Shared<M> {
-    /// The machine, recording into its history.
+    /// The machine, recording into its history, with its outbox.
     fn from(recorded: Recorded<M>) -> Shared<M> {
-        let (machine, history) = recorded.into_parts();
-        Shared::recording(machine, history)
+        let (machine, history, outbox) = recorded.into_all_parts();
+        Shared {
+            inner: Mutex::new(Inner {
+                machine,
+                history: Some(history),
+                outbox,
+            }),
+        }
     }
 }
 

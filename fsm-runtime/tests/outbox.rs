@@ -197,3 +197,23 @@ fn keys_display_as_step_slash_index() {
     assert_eq!(format!("order-17/{}", key(0, 1)), "order-17/0/1");
     assert!(key(1, 9) < key(2, 0));
 }
+
+#[test]
+fn shared_keeps_the_outbox_of_the_recorded_machine_it_is_made_from() {
+    let mut run = Recorded::new(Delivery::new()).with_outbox();
+    run.fire(Action::Ready).unwrap();
+    let shared = fsm_runtime::Shared::from(run);
+    shared.fire(Action::Written).unwrap();
+    let keys: Vec<String> = shared.pending().iter().map(|p| p.key.to_string()).collect();
+    assert_eq!(keys, ["0/0", "1/0", "1/1"]);
+    assert!(shared.ack(key(0, 0)));
+    let json = serde_json::to_value(shared.snapshot().unwrap()).unwrap();
+    assert_eq!(json["pending"].as_array().unwrap().len(), 2);
+    let back = shared.into_recorded();
+    assert_eq!(back.pending().len(), 2);
+
+    // A shared machine recording no history gets one for its keys.
+    let shared = fsm_runtime::Shared::new(Delivery::new()).with_outbox();
+    shared.fire(Action::Ready).unwrap();
+    assert_eq!(shared.pending()[0].key, key(0, 0));
+}

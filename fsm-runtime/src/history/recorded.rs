@@ -298,9 +298,29 @@ impl<M: Machine> Recorded<M> {
         })
     }
 
-    /// The machine and its history.
+    /// The machine and its history (what the outbox holds is not kept:
+    /// convert it to a [`Shared`](crate::Shared) to keep it, or read
+    /// [`pending`](Recorded::pending) first).
     pub fn into_parts(self) -> (M, History) {
         (self.machine, self.history)
+    }
+
+    /// The machine, its history and its outbox.
+    pub(crate) fn into_all_parts(self) -> (M, History, Option<Vec<Pending<M::Output>>>) {
+        (self.machine, self.history, self.outbox)
+    }
+
+    /// The machine, recording into `history`, with `outbox`.
+    pub(crate) fn from_parts(
+        machine: M,
+        history: History,
+        outbox: Option<Vec<Pending<M::Output>>>,
+    ) -> Recorded<M> {
+        Recorded {
+            machine,
+            history,
+            outbox,
+        }
     }
 }
 
