@@ -25,8 +25,20 @@ fsm_runtime::fsm! {
     }
 }
 
+/// The refund as the worker of this test knows it: a later definition, so
+/// the instance saved by the first one is parked.
+mod refund_v2 {
+    fsm_runtime::fsm! {
+        machine Refund {
+            initial state requested { on approve -> approved; on deny -> denied; }
+            terminal state approved;
+            terminal state denied;
+        }
+    }
+}
+
 fsm_runtime::fsm! {
-    /// A refund, which no worker of this test steps.
+    /// A refund, saved by a definition the worker no longer has.
     machine Refund {
         initial state requested { on approve -> approved; }
         terminal state approved;
@@ -81,7 +93,8 @@ fn masked(text: &str) -> String {
 ///   output performed;
 /// - `order-2` new, with a payment waiting (due now);
 /// - `order-3` paid and shipped, its first output dead, its second pending;
-/// - `refund-1` parked (no worker knows `Refund`), its event still pending.
+/// - `refund-1` parked (the worker's `Refund` is a later definition), its
+///   event still pending.
 fn build(dir: &Scratch) -> Fleet {
     let mut fleet = Fleet::open(dir.path("fleet.db")).unwrap().with_max_attempts(1);
     for id in ["order-1", "order-2", "order-3"] {
@@ -95,14 +108,20 @@ fn build(dir: &Scratch) -> Fleet {
     fleet
         .send("refund-1", &refund::Action::Approve, "approve-1")
         .unwrap();
-    let worked = fleet.work(&Machines::new().with::<Order>(), 10).unwrap();
+    let machines = Machines::new()
+        .with::<Order>()
+        .with::<refund_v2::refund::Refund>();
+    let worked = fleet.work(&machines, 10).unwrap();
     assert_eq!((worked.instances, worked.events, worked.parked.len()), (2, 4, 1));
 
     let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
     let keys: Vec<&str> = claimed.iter().map(|c| c.key.as_str()).collect();
     assert_eq!(keys, ["order-1/0/0", "order-3/0/0"]);
-    fleet.output_done("order-1/0/0").unwrap();
-    assert!(fleet.output_failed("order-3/0/0", "card declined").unwrap());
+    assert!(fleet.output_done(&claimed[0]).unwrap());
+    assert_eq!(
+        fleet.output_failed(&claimed[1], "card declined").unwrap(),
+        fsm_fleet::Failed::Dead
+    );
 
     fleet.send("order-2", &Event::Pay(5), "pay-2").unwrap();
     fleet
@@ -112,20 +131,29 @@ fn fingerprint() -> &'static str {
     <Order as Machine>::FINGERPRINT
 }
 
-const PARKED: &str = "instance `refund-1`: no worker machine is called `Refund` (it knows `Order`)";
+/// Why `refund-1` is parked.
+fn parked() -> String {
+    format!(
+        "instance `refund-1` of machine `Refund` was saved by a different definition \
+         (fingerprint {}, this worker has {})",
+        <refund::Refund as Machine>::FINGERPRINT,
+        <refund_v2::refund::Refund as Machine>::FINGERPRINT
+    )
+}
 
 /// What `serde_json` says of the dead event `{"refund": 30}`.
 const DEAD: &str =
     "unknown action `refund` in machine `Order`; expected one of `pay`, `ship` at line 1 column 9";
 
 fn list_text() -> String {
+    let parked = parked();
     format!(
         "\
 id        machine  state      version  next wake
 order-1   Order    paid             1  YYYY-MM-DDTHH:MM:SS.mmmZ
 order-2   Order    placed           0  YYYY-MM-DDTHH:MM:SS.mmmZ
 order-3   Order    shipped          1  -
-refund-1  Refund   requested        0  -                         parked: {PARKED}
+refund-1  Refund   requested        0  -                         parked: {parked}
 
 machine  state      instances  parked
 Order    paid               1       0
@@ -271,6 +299,7 @@ fn show_a_parked_instance_with_its_waiting_event() {
     let dir = Scratch::new();
     let _fleet = build(&dir);
     let run = dir.fsmc(&["fleet", "show", "fleet.db", "refund-1"]).expect(0);
+    let parked = parked();
     assert_eq!(
         masked(&run.stdout()),
         format!(
@@ -281,7 +310,7 @@ fingerprint  {}
 state        requested
 version      0
 next wake    -
-parked       {PARKED}
+parked       {parked}
 created      YYYY-MM-DDTHH:MM:SS.mmmZ
 updated      YYYY-MM-DDTHH:MM:SS.mmmZ
 

@@ -37,6 +37,154 @@ pub enum Sent {
     Duplicate,
 }
 
+/// The most events one instance consumes in one step: an instance sent more
+/// stays due, and the next batch goes on with them.
+const MAX_EVENTS_PER_STEP: i64 = 1_000;
+
+/// What one step of one instance did.
+struct StepCounts {
+    events: usize,
+    timers: usize,
+    outputs: usize,
+}
+
+/// Step instance `id` inside `conn`'s savepoint: its pending events (at most
+/// [`MAX_EVENTS_PER_STEP`]) in order, its due timers, the save, the next
+/// wake and the outbox. `Err` with the reason to park it: its machine or
+/// fingerprint is not this worker's, its snapshot does not restore, a guard
+/// or effect panicked, or a write failed (the savepoint is then rolled back).
+#[allow(clippy::too_many_arguments)]
+fn step_one(
+    conn: &Connection,
+    machines: &Machines,
+    keep: NonZeroUsize,
+    now: i64,
+    id: &str,
+    machine: &str,
+    fingerprint: &str,
+    snapshot: &str,
+    version: i64,
+) -> Result<StepCounts, String> {
+    let Some(driver) = machines.get(machine) else {
+        return Err(format!(
+            "instance `{id}`: no worker machine is called `{machine}`"
+        ));
+    };
+    if driver.fingerprint() != fingerprint {
+        return Err(format!(
+            "instance `{id}` of machine `{machine}` was saved by a different definition \
+             (fingerprint {fingerprint}, this worker has {})",
+            driver.fingerprint()
+        ));
+    }
+    let failed = |error: rusqlite::Error| format!("instance `{id}` of machine `{machine}`: {error}");
+    let (events, more): (Vec<InboxEvent>, bool) = {
+        let mut select = conn
+            .prepare_cached(
+                "SELECT seq, event, sent_at FROM fsm_inbox WHERE instance = ?1 AND status = 'pending'
+                 ORDER BY seq LIMIT ?2",
+            )
+            .map_err(failed)?;
+        let rows = select
+            .query_map(params![id, MAX_EVENTS_PER_STEP + 1], |row| {
+                Ok(InboxEvent {
+                    seq: row.get(0)?,
+                    event: row.get(1)?,
+                    sent_at: timestamp(row.get(2)?),
+                })
+            })
+            .map_err(failed)?;
+        let mut events: Vec<InboxEvent> = rows.collect::<Result<_, _>>().map_err(failed)?;
+        let more = events.len() as i64 > MAX_EVENTS_PER_STEP;
+        events.truncate(MAX_EVENTS_PER_STEP as usize);
+        (events, more)
+    };
+    // A guard, effect, delay or `Deserialize` of the user's that panics parks
+    // the instance rather than take the worker down with the whole batch.
+    let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        driver.step(snapshot, &events, keep)
+    }))
+    .unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_owned());
+        Err(format!("the step panicked: {message}"))
+    })
+    .map_err(|error| format!("instance `{id}` of machine `{machine}`: {error}"))?;
+    let consumed_at = now_millis();
+    for (seq, outcome) in &stepped.outcomes {
+        let (status, error) = match outcome {
+            Outcome::Done => ("done", None),
+            Outcome::Rejected(error) => ("rejected", Some(error.as_str())),
+            Outcome::Dead(error) => {
+                tracing::warn!(seq, %error, "dead event");
+                ("dead", Some(error.as_str()))
+            }
+        };
+        conn.execute(
+            "UPDATE fsm_inbox SET status = ?2, error = ?3, consumed_at = ?4 WHERE seq = ?1",
+            params![seq, status, error, consumed_at],
+        )
+        .map_err(failed)?;
+    }
+    for (key, output) in &stepped.outputs {
+        conn.execute(
+            "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+            params![
+                format!("{id}/{key}"),
+                id,
+                i64::try_from(key.step()).unwrap_or(i64::MAX),
+                key.index(),
+                output,
+                now
+            ],
+        )
+        .map_err(|error| match error.sqlite_error_code() {
+            // A key that exists: the snapshot's history was set back (edited
+            // by hand), and a new step took an old step's number.
+            Some(rusqlite::ErrorCode::ConstraintViolation) => format!(
+                "instance `{id}` of machine `{machine}`: output `{id}/{key}` is in the outbox already: \
+                 its history numbers a step it numbered before"
+            ),
+            _ => failed(error),
+        })?;
+    }
+    // Still due now when events are left for the next step.
+    let next_wake = if more {
+        Some(now)
+    } else {
+        stepped.next_deadline.map(millis)
+    };
+    let saved = conn
+        .execute(
+            "UPDATE fsm_instances
+             SET snapshot = ?2, state = ?3, version = version + 1, next_wake = ?4, error = NULL, updated_at = ?5
+             WHERE id = ?1 AND version = ?6",
+            params![id, stepped.snapshot, stepped.state, next_wake, now, version],
+        )
+        .map_err(failed)?;
+    if saved != 1 {
+        return Err(format!(
+            "instance `{id}` of machine `{machine}`: its version moved from {version} during the step"
+        ));
+    }
+    tracing::debug!(
+        events = stepped.outcomes.len(),
+        timers = stepped.timers,
+        outputs = stepped.outputs.len(),
+        state = stepped.state,
+        "stepped"
+    );
+    Ok(StepCounts {
+        events: stepped.outcomes.len(),
+        timers: stepped.timers,
+        outputs: stepped.outputs.len(),
+    })
+}
+
 /// What one [`Fleet::work`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Worked {
@@ -64,6 +212,22 @@ pub struct ClaimedOutput {
     pub output: String,
     /// How many attempts failed before this one.
     pub attempts: u32,
+    /// The claim's number: settling it checks that no later claim took the
+    /// output over after this one's lease ran out.
+    lease: i64,
+}
+
+/// What [`Fleet::output_failed`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failed {
+    /// It will be claimable again at this time.
+    RetryAt(Timestamp),
+    /// It ran out of attempts: it is `dead`, and the instance's later
+    /// outputs go on.
+    Dead,
+    /// The claim's lease ran out and another handler claimed it since:
+    /// nothing changed.
+    LeaseLost,
 }
 
 impl ClaimedOutput {
@@ -88,7 +252,8 @@ pub struct Instance {
     pub state: String,
     /// Its snapshot, as JSON.
     pub snapshot: String,
-    /// How many steps it has taken (and saves: one per step).
+    /// How many times a worker stepped and saved it (a step takes all the
+    /// events and timers due, so this counts saves, not transitions).
     pub version: i64,
     /// When a worker should next step it; `None` when nothing is due.
     pub next_wake: Option<Timestamp>,
@@ -138,19 +303,39 @@ pub fn send<E: serde::Serialize + ?Sized>(
         id: id.to_owned(),
         message: e.to_string(),
     })?;
-    let now = now_millis();
-    let exists: bool = conn
-        .query_row("SELECT 1 FROM fsm_instances WHERE id = ?1", [id], |_| Ok(()))
-        .optional()?
-        .is_some();
-    if !exists {
-        return Err(FleetError::UnknownInstance { id: id.to_owned() });
+    // One savepoint: outside a transaction of the caller's, the event and
+    // the instance's wake-up still commit together.
+    conn.execute_batch("SAVEPOINT fsm_fleet_send")?;
+    match send_in_savepoint(conn, id, &json, dedup_key) {
+        Ok(sent) => {
+            conn.execute_batch("RELEASE fsm_fleet_send")?;
+            Ok(sent)
+        }
+        Err(error) => {
+            conn.execute_batch("ROLLBACK TO fsm_fleet_send; RELEASE fsm_fleet_send")?;
+            Err(error)
+        }
     }
+}
+
+fn send_in_savepoint(conn: &Connection, id: &str, json: &str, dedup_key: &str) -> Result<Sent, FleetError> {
+    let now = now_millis();
+    // The write first: it takes SQLite's write lock (waiting for it), where
+    // a read first could find, when it came to write, that another process
+    // wrote in between, and fail at once.
     let inserted = conn.execute(
         "INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (instance, dedup_key) DO NOTHING",
         params![id, dedup_key, json, now],
     )?;
+    let exists: bool = conn
+        .query_row("SELECT 1 FROM fsm_instances WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if !exists {
+        // The savepoint is rolled back: the event is not kept.
+        return Err(FleetError::UnknownInstance { id: id.to_owned() });
+    }
     if inserted == 0 {
         return Ok(Sent::Duplicate);
     }
@@ -338,17 +523,29 @@ impl Fleet {
     /// A database error: the transaction rolls back, nothing is stepped.
     pub fn work(&mut self, machines: &Machines, batch: usize) -> Result<Worked, FleetError> {
         let keep = self.keep;
-        let tx = self
+        let mut tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let now = now_millis();
+        // Only the machines this worker knows: a worker built for some
+        // machines leaves the others' instances to the workers that know them.
+        let names: Vec<&str> = machines.names().collect();
         let due: Vec<(String, String, String, String, i64)> = {
-            let mut select = tx.prepare_cached(
+            let placeholders = vec!["?"; names.len()].join(", ");
+            let mut select = tx.prepare(&format!(
                 "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-                 WHERE next_wake IS NOT NULL AND next_wake <= ?1
-                 ORDER BY next_wake LIMIT ?2",
-            )?;
-            let rows = select.query_map(params![now, i64::try_from(batch).unwrap_or(i64::MAX)], |row| {
+                 WHERE next_wake IS NOT NULL AND next_wake <= ? AND machine IN ({placeholders})
+                 ORDER BY next_wake LIMIT ?"
+            ))?;
+            let mut values: Vec<rusqlite::types::Value> = Vec::with_capacity(names.len() + 2);
+            values.push(now.into());
+            values.extend(
+                names
+                    .iter()
+                    .map(|name| rusqlite::types::Value::from((*name).to_owned())),
+            );
+            values.push(i64::try_from(batch).unwrap_or(i64::MAX).into());
+            let rows = select.query_map(rusqlite::params_from_iter(values), |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
             })?;
             rows.collect::<Result<_, _>>()?
@@ -357,119 +554,39 @@ impl Fleet {
         for (id, machine, fingerprint, snapshot, version) in due {
             let span = tracing::info_span!("fsm_fleet_step", instance = %id, machine = %machine, version);
             let _entered = span.enter();
-            let park = |tx: &rusqlite::Transaction<'_>, worked: &mut Worked, error: String| {
-                tracing::warn!(%error, "instance parked");
-                tx.execute(
-                    "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
-                    params![id, error, now],
-                )?;
-                worked.parked.push((id.clone(), error));
-                Ok::<(), rusqlite::Error>(())
-            };
-            let Some(driver) = machines.get(&machine) else {
-                let known: Vec<String> = machines.names().map(|name| format!("`{name}`")).collect();
-                let known = match known.len() {
-                    0 => "none".to_owned(),
-                    _ => known.join(", "),
-                };
-                park(
-                    &tx,
-                    &mut worked,
-                    format!("instance `{id}`: no worker machine is called `{machine}` (it knows {known})"),
-                )?;
-                continue;
-            };
-            if driver.fingerprint() != fingerprint {
-                park(
-                    &tx,
-                    &mut worked,
-                    format!(
-                        "instance `{id}` of machine `{machine}` was saved by a different definition \
-                         (fingerprint {fingerprint}, this worker has {})",
-                        driver.fingerprint()
-                    ),
-                )?;
-                continue;
-            }
-            let events: Vec<InboxEvent> = {
-                let mut select = tx.prepare_cached(
-                    "SELECT seq, event FROM fsm_inbox WHERE instance = ?1 AND status = 'pending' ORDER BY seq",
-                )?;
-                let rows = select.query_map([&id], |row| {
-                    Ok(InboxEvent {
-                        seq: row.get(0)?,
-                        event: row.get(1)?,
-                    })
-                })?;
-                rows.collect::<Result<_, _>>()?
-            };
-            let stepped = match driver.step(&snapshot, &events, keep) {
-                Ok(stepped) => stepped,
-                Err(error) => {
-                    park(
-                        &tx,
-                        &mut worked,
-                        format!("instance `{id}` of machine `{machine}`: {error}"),
-                    )?;
-                    continue;
-                }
-            };
-            let consumed_at = now_millis();
-            for (seq, outcome) in &stepped.outcomes {
-                let (status, error) = match outcome {
-                    Outcome::Done => ("done", None),
-                    Outcome::Rejected(error) => ("rejected", Some(error.as_str())),
-                    Outcome::Dead(error) => {
-                        tracing::warn!(seq, %error, "dead event");
-                        ("dead", Some(error.as_str()))
-                    }
-                };
-                tx.execute(
-                    "UPDATE fsm_inbox SET status = ?2, error = ?3, consumed_at = ?4 WHERE seq = ?1",
-                    params![seq, status, error, consumed_at],
-                )?;
-            }
-            for (key, output) in &stepped.outputs {
-                tx.execute(
-                    "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-                    params![
-                        format!("{id}/{key}"),
-                        id,
-                        i64::try_from(key.step()).unwrap_or(i64::MAX),
-                        key.index(),
-                        output,
-                        now
-                    ],
-                )?;
-            }
-            let saved = tx.execute(
-                "UPDATE fsm_instances
-                 SET snapshot = ?2, state = ?3, version = version + 1, next_wake = ?4, error = NULL, updated_at = ?5
-                 WHERE id = ?1 AND version = ?6",
-                params![
-                    id,
-                    stepped.snapshot,
-                    stepped.state,
-                    stepped.next_deadline.map(millis),
-                    now,
-                    version
-                ],
-            )?;
-            // The transaction holds the write lock since it read the row:
-            // nothing else can have saved it.
-            debug_assert_eq!(saved, 1);
-            tracing::debug!(
-                events = stepped.outcomes.len(),
-                timers = stepped.timers,
-                outputs = stepped.outputs.len(),
-                state = stepped.state,
-                "stepped"
+            // Each instance in a savepoint: whatever goes wrong with one is
+            // undone and parks it, and the batch goes on.
+            let mut savepoint = tx.savepoint()?;
+            let result = step_one(
+                &savepoint,
+                machines,
+                keep,
+                now,
+                &id,
+                &machine,
+                &fingerprint,
+                &snapshot,
+                version,
             );
-            worked.instances += 1;
-            worked.events += stepped.outcomes.len();
-            worked.timers += stepped.timers;
-            worked.outputs += stepped.outputs.len();
+            match result {
+                Ok(stepped) => {
+                    savepoint.commit()?;
+                    worked.instances += 1;
+                    worked.events += stepped.events;
+                    worked.timers += stepped.timers;
+                    worked.outputs += stepped.outputs;
+                }
+                Err(error) => {
+                    savepoint.rollback()?;
+                    drop(savepoint);
+                    tracing::warn!(%error, "instance parked");
+                    tx.execute(
+                        "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
+                        params![id, error, now],
+                    )?;
+                    worked.parked.push((id, error));
+                }
+            }
         }
         tx.commit()?;
         Ok(worked)
@@ -492,7 +609,7 @@ impl Fleet {
         let now = now_millis();
         let claimed: Vec<ClaimedOutput> = {
             let mut select = tx.prepare_cached(
-                "SELECT o.key, o.instance, o.output, o.attempts FROM fsm_outbox o
+                "SELECT o.key, o.instance, o.output, o.attempts, o.lease + 1 FROM fsm_outbox o
                  WHERE o.status = 'pending' AND o.next_attempt <= ?1
                    AND (o.leased_until IS NULL OR o.leased_until <= ?1)
                    AND NOT EXISTS (
@@ -507,6 +624,7 @@ impl Fleet {
                     instance: row.get(1)?,
                     output: row.get(2)?,
                     attempts: row.get(3)?,
+                    lease: row.get(4)?,
                 })
             })?;
             rows.collect::<Result<_, _>>()?
@@ -514,65 +632,66 @@ impl Fleet {
         let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
         for output in &claimed {
             tx.execute(
-                "UPDATE fsm_outbox SET leased_until = ?2 WHERE key = ?1",
-                params![output.key, until],
+                "UPDATE fsm_outbox SET leased_until = ?2, lease = ?3 WHERE key = ?1",
+                params![output.key, until, output.lease],
             )?;
         }
         tx.commit()?;
         Ok(claimed)
     }
 
-    /// Output `key` was performed: it is `done`.
+    /// `output` was performed: it is `done`. False when the claim's lease
+    /// ran out and another handler claimed it since (that handler settles
+    /// it); nothing changes then.
     ///
     /// # Errors
     ///
     /// A database error.
-    pub fn output_done(&mut self, key: &str) -> Result<(), FleetError> {
-        self.conn.execute(
-            "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL WHERE key = ?1",
-            [key],
+    pub fn output_done(&mut self, output: &ClaimedOutput) -> Result<bool, FleetError> {
+        let changed = self.conn.execute(
+            "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL
+             WHERE key = ?1 AND status = 'pending' AND lease = ?2",
+            params![output.key, output.lease],
         )?;
-        Ok(())
+        Ok(changed == 1)
     }
 
-    /// Performing output `key` failed with `error`: it is tried again after a
+    /// Performing `output` failed with `error`: it is tried again after a
     /// backoff (1 s, doubling, at most 5 minutes), or, after the fleet's
     /// maximum attempts, it is `dead`, with the error, and the instance's
-    /// later outputs go on. Returns whether it is dead.
+    /// later outputs go on. Nothing changes when the claim's lease ran out
+    /// and another handler claimed the output since.
     ///
     /// # Errors
     ///
     /// A database error.
-    pub fn output_failed(&mut self, key: &str, error: &str) -> Result<bool, FleetError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let attempts: Option<u32> = tx
-            .query_row("SELECT attempts FROM fsm_outbox WHERE key = ?1", [key], |row| {
-                row.get(0)
-            })
-            .optional()?;
-        let attempts = attempts.unwrap_or(0).saturating_add(1);
+    pub fn output_failed(&mut self, output: &ClaimedOutput, error: &str) -> Result<Failed, FleetError> {
+        let attempts = output.attempts.saturating_add(1);
         let dead = attempts >= self.max_attempts;
         let backoff = 1_000i64
             .saturating_mul(1 << attempts.saturating_sub(1).min(20))
             .min(300_000);
-        tx.execute(
+        let next_attempt = now_millis().saturating_add(backoff);
+        let changed = self.conn.execute(
             "UPDATE fsm_outbox
-             SET attempts = ?2, status = ?3, next_attempt = ?4, leased_until = NULL, error = ?5
-             WHERE key = ?1",
+             SET attempts = ?3, status = ?4, next_attempt = ?5, leased_until = NULL, error = ?6
+             WHERE key = ?1 AND status = 'pending' AND lease = ?2",
             params![
-                key,
+                output.key,
+                output.lease,
                 attempts,
                 if dead { "dead" } else { "pending" },
-                now_millis().saturating_add(backoff),
+                next_attempt,
                 error
             ],
         )?;
-        tx.commit()?;
-        if dead {
-            tracing::warn!(key, error, attempts, "dead output");
-        }
-        Ok(dead)
+        Ok(match (changed, dead) {
+            (0, _) => Failed::LeaseLost,
+            (_, true) => {
+                tracing::warn!(key = output.key, error, attempts, "dead output");
+                Failed::Dead
+            }
+            (_, false) => Failed::RetryAt(timestamp(next_attempt)),
+        })
     }
 }

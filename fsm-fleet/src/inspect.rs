@@ -121,7 +121,7 @@ pub struct InstanceSummary {
     pub machine: String,
     /// Its current state.
     pub state: String,
-    /// How many steps it has taken.
+    /// How many times a worker stepped and saved it (saves, not transitions).
     pub version: i64,
     /// When a worker should next step it; `None` when nothing is due (or it
     /// is parked).
@@ -221,7 +221,7 @@ pub struct InstanceDetail {
     pub fingerprint: String,
     /// Its current state, as its row records it.
     pub state: String,
-    /// How many steps it has taken.
+    /// How many times a worker stepped and saved it (saves, not transitions).
     pub version: i64,
     /// When a worker should next step it; `None` when nothing is due.
     pub next_wake: Option<Timestamp>,
@@ -520,7 +520,8 @@ pub struct DueCounts {
     /// Dead events: not events of their machine.
     pub events_dead: u64,
     /// Pending outputs whose next attempt has come and that no handler
-    /// holds (handlers take one per instance at a time, in order).
+    /// holds, including those that wait behind an earlier output of their
+    /// instance (handlers take one per instance at a time, in order).
     pub outputs_due: u64,
     /// Pending outputs a handler holds now.
     pub outputs_leased: u64,

@@ -47,7 +47,7 @@
 //!
 //! let claimed = fleet.claim_outputs(10, std::time::Duration::from_secs(30))?;
 //! assert_eq!((claimed[0].key.as_str(), claimed[0].output.as_str()), ("order-17/0/0", "charge"));
-//! fleet.output_done(&claimed[0].key)?;
+//! assert!(fleet.output_done(&claimed[0])?);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -58,6 +58,6 @@ mod machines;
 mod schema;
 
 pub use error::FleetError;
-pub use fleet::{send, ClaimedOutput, Fleet, Instance, Sent, Worked};
+pub use fleet::{send, ClaimedOutput, Failed, Fleet, Instance, Sent, Worked};
 pub use machines::Machines;
 pub use schema::SCHEMA_VERSION;

@@ -61,6 +61,8 @@ impl fmt::Debug for Machines {
 pub(crate) struct InboxEvent {
     pub seq: i64,
     pub event: String,
+    /// When it was sent: timers due by then fire before it.
+    pub sent_at: Timestamp,
 }
 
 /// What became of an event.
@@ -118,7 +120,17 @@ where
                 .map_err(|e| e.to_string())?
                 .with_outbox();
         let mut outcomes = Vec::with_capacity(events.len());
+        let mut timers = 0;
         for inbox in events {
+            // A timer that came due before the event was sent fires first,
+            // as the drivers fire it.
+            while timers < MAX_TIMERS_PER_STEP && run.next_deadline().is_some_and(|due| due <= inbox.sent_at)
+            {
+                if run.fire_next_due().is_none() {
+                    break;
+                }
+                timers += 1;
+            }
             let outcome = match serde_json::from_str::<M::Event>(&inbox.event) {
                 Err(e) => Outcome::Dead(format!("not an event of machine `{}`: {e}", M::NAME)),
                 Ok(event) => match run.fire(event) {
@@ -128,7 +140,6 @@ where
             };
             outcomes.push((inbox.seq, outcome));
         }
-        let mut timers = 0;
         while timers < MAX_TIMERS_PER_STEP {
             match run.fire_next_due() {
                 None => break,

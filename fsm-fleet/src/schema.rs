@@ -14,7 +14,8 @@
 //!   step that consumed it was done.
 //! - `fsm_outbox`: every output of every step, keyed `instance/step/index`,
 //!   with its status (`pending`, `done`, `dead`), attempts, the time of its
-//!   next attempt, its lease and its last error.
+//!   next attempt, its lease (until when, and the claim's number) and its
+//!   last error.
 
 use crate::error::FleetError;
 use rusqlite::{Connection, OptionalExtension};
@@ -62,11 +63,14 @@ CREATE TABLE fsm_outbox (
     attempts     INTEGER NOT NULL DEFAULT 0,
     next_attempt INTEGER NOT NULL,
     leased_until INTEGER,
+    lease        INTEGER NOT NULL DEFAULT 0,
     error        TEXT,
     created_at   INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX fsm_outbox_pending ON fsm_outbox (next_attempt) WHERE status = 'pending';
-CREATE INDEX fsm_outbox_instance ON fsm_outbox (instance, step, idx);
+-- An instance's earliest pending output, read for every claim: pending rows
+-- only, so the done ones piling up cost nothing.
+CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHERE status = 'pending';
 ";
 
 /// Create the tables, or check that those there are of a version this build

@@ -7,7 +7,7 @@
 // machine of timers alone (no action) included.
 #![deny(warnings)]
 
-use fsm_fleet::{Fleet, FleetError, Machines, Sent};
+use fsm_fleet::{Failed, Fleet, FleetError, Machines, Sent};
 use rusqlite::params;
 use serde_json::json;
 use std::path::Path;
@@ -47,6 +47,25 @@ pub struct Work {
 impl job::Context for Work {
     fn count(&mut self, size: &u32) {
         self.size += size;
+    }
+}
+
+fsm_runtime::fsm! {
+    machine Fragile {
+        context Glass;
+        action tap;
+        effect crack;
+        initial state whole { on tap -> broken do crack; }
+        terminal state broken;
+    }
+}
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct Glass {
+    strong: bool,
+}
+impl fragile::Context for Glass {
+    fn crack(&mut self) {
+        assert!(self.strong, "the glass broke");
     }
 }
 
@@ -122,13 +141,13 @@ fn events_are_taken_once_and_in_order_and_outputs_keyed() {
             .is_empty(),
         "leased"
     );
-    fleet.output_done("a/0/0").unwrap();
+    assert!(fleet.output_done(&claimed[0]).unwrap());
     let mut keys = Vec::new();
     loop {
         let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
         let Some(output) = claimed.first() else { break };
         keys.push(format!("{} {}", output.key, output.output));
-        fleet.output_done(&output.key).unwrap();
+        assert!(fleet.output_done(output).unwrap());
     }
     assert_eq!(keys, ["a/1/0 stepped", "a/2/0 finished"]);
 }
@@ -191,13 +210,13 @@ fn timers_fire_at_their_deadline_and_not_before() {
 fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut fleet = open(dir.path());
-    for id in ["good", "unknown", "fingerprint", "nonsense"] {
+    for id in ["good", "other", "fingerprint", "nonsense"] {
         fleet.create(id, Job::new(Work::default())).unwrap();
         fleet.send(id, &Event::Start(1), "start").unwrap();
     }
     let conn = fleet.connection();
     conn.execute(
-        "UPDATE fsm_instances SET machine = 'Jbo' WHERE id = 'unknown'",
+        "UPDATE fsm_instances SET machine = 'Invoice' WHERE id = 'other'",
         [],
     )
     .unwrap();
@@ -215,8 +234,14 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
     let worked = fleet.work(&machines(), 10).unwrap();
     assert_eq!(worked.instances, 1);
     assert_eq!(state(&fleet, "good"), "fetching");
+    // A machine this worker does not know is another worker's: left due.
+    let other = fleet.instance("other").unwrap().unwrap();
+    assert_eq!(
+        (other.version, other.error.is_none(), other.next_wake.is_some()),
+        (0, true, true)
+    );
     let parked: Vec<&str> = worked.parked.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(parked.len(), 3);
+    assert_eq!(parked, ["fingerprint", "nonsense"]);
     for (id, error) in &worked.parked {
         assert!(error.starts_with(&format!("instance `{id}`")), "{error}");
         let instance = fleet.instance(id).unwrap().unwrap();
@@ -233,15 +258,13 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
         );
     }
     let error = |id: &str| worked.parked.iter().find(|(i, _)| i == id).unwrap().1.clone();
-    assert!(
-        error("unknown").contains("no worker machine is called `Jbo`"),
-        "{}",
-        error("unknown")
-    );
-    assert!(
-        error("fingerprint").contains("was saved by a different definition"),
-        "{}",
-        error("fingerprint")
+    assert_eq!(
+        error("fingerprint"),
+        format!(
+            "instance `fingerprint` of machine `Job` was saved by a different definition \
+             (fingerprint abc, this worker has {})",
+            <Job as fsm_runtime::Machine>::FINGERPRINT
+        )
     );
     assert!(
         error("nonsense").contains("its snapshot does not read"),
@@ -254,18 +277,18 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
     fleet
         .connection()
         .execute(
-            "UPDATE fsm_instances SET machine = 'Job' WHERE id = 'unknown'",
-            [],
+            "UPDATE fsm_instances SET fingerprint = ?1 WHERE id = 'fingerprint'",
+            [<Job as fsm_runtime::Machine>::FINGERPRINT],
         )
         .unwrap();
-    assert!(fleet.unpark("unknown").unwrap());
+    assert!(fleet.unpark("fingerprint").unwrap());
     assert!(!fleet.unpark("good").unwrap(), "not parked");
     assert!(matches!(
         fleet.unpark("nobody"),
         Err(FleetError::UnknownInstance { .. })
     ));
     assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 1);
-    assert_eq!(state(&fleet, "unknown"), "fetching");
+    assert_eq!(state(&fleet, "fingerprint"), "fetching");
 }
 
 #[test]
@@ -278,7 +301,12 @@ fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on() {
     fleet.work(&machines(), 10).unwrap();
     let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
     assert_eq!(claimed[0].key, "a/0/0");
-    assert!(!fleet.output_failed("a/0/0", "the mail server said no").unwrap());
+    assert!(matches!(
+        fleet
+            .output_failed(&claimed[0], "the mail server said no")
+            .unwrap(),
+        Failed::RetryAt(_)
+    ));
     // Backing off (1 s): neither it nor the output after it is claimed.
     assert!(fleet
         .claim_outputs(10, Duration::from_secs(30))
@@ -290,8 +318,9 @@ fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on() {
         .unwrap();
     let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
     assert_eq!((claimed[0].key.as_str(), claimed[0].attempts), ("a/0/0", 1));
-    assert!(
-        fleet.output_failed("a/0/0", "still no").unwrap(),
+    assert_eq!(
+        fleet.output_failed(&claimed[0], "still no").unwrap(),
+        Failed::Dead,
         "dead after 2 attempts"
     );
     let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
@@ -407,4 +436,97 @@ fn a_machine_of_timers_alone_is_due_from_its_creation() {
     let worked = fleet.work(&machines, 10).unwrap();
     assert_eq!((worked.timers, worked.outputs), (1, 1));
     assert_eq!(state(&fleet, "s"), "woken");
+}
+
+#[test]
+fn a_handler_whose_lease_ran_out_cannot_settle_another_s_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    fleet.send("a", &Event::Start(1), "start").unwrap();
+    fleet.work(&machines(), 10).unwrap();
+    let slow = fleet.claim_outputs(1, Duration::ZERO).unwrap().remove(0);
+    // Its lease (none) has run out: another handler claims it, performs it.
+    let fast = fleet.claim_outputs(1, Duration::from_secs(30)).unwrap().remove(0);
+    assert_eq!(slow.key, fast.key);
+    assert!(fleet.output_done(&fast).unwrap());
+    // The slow handler's failure changes nothing: it stays done.
+    assert_eq!(
+        fleet.output_failed(&slow, "timed out").unwrap(),
+        Failed::LeaseLost
+    );
+    assert!(!fleet.output_done(&slow).unwrap());
+    assert!(fleet
+        .claim_outputs(10, Duration::from_secs(30))
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn a_timer_due_before_an_event_was_sent_fires_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    fleet.send("a", &Event::Start(1), "start").unwrap();
+    fleet.work(&machines(), 10).unwrap();
+    let deadline = fleet.instance("a").unwrap().unwrap().next_wake.unwrap();
+    while fsm_runtime::Timestamp::now() <= deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Sent after the 200 ms timeout came due, before any worker ran: the
+    // timeout wins, and the step is refused in `failed`.
+    fleet.send("a", &Event::Step, "late-step").unwrap();
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.timers, worked.events), (1, 1));
+    assert_eq!(state(&fleet, "a"), "failed");
+    assert_eq!(
+        inbox(&mut fleet, "a")[1],
+        ("late-step".to_owned(), "rejected".to_owned())
+    );
+}
+
+#[test]
+fn a_panicking_effect_parks_its_instance_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet
+        .create("weak", fragile::Fragile::new(Glass { strong: false }))
+        .unwrap();
+    fleet
+        .create("strong", fragile::Fragile::new(Glass { strong: true }))
+        .unwrap();
+    fleet.send("weak", &fragile::Action::Tap, "tap").unwrap();
+    fleet.send("strong", &fragile::Action::Tap, "tap").unwrap();
+    let machines = Machines::new().with::<fragile::Fragile>();
+    let worked = fleet.work(&machines, 10).unwrap();
+    assert_eq!(worked.instances, 1);
+    assert_eq!(worked.parked.len(), 1);
+    assert_eq!(worked.parked[0].0, "weak");
+    assert!(
+        worked.parked[0].1.ends_with("the step panicked: the glass broke"),
+        "{}",
+        worked.parked[0].1
+    );
+    assert_eq!(state(&fleet, "strong"), "broken");
+    assert_eq!(state(&fleet, "weak"), "whole");
+    assert_eq!(
+        inbox(&mut fleet, "weak"),
+        [("tap".to_owned(), "pending".to_owned())]
+    );
+}
+
+#[test]
+fn an_instance_sent_many_events_steps_them_over_several_batches_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fleet = open(dir.path());
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    fleet.send("a", &Event::Start(1), "start").unwrap();
+    for i in 0..1_200 {
+        fleet.send("a", &Event::Cancel, &format!("cancel-{i}")).unwrap();
+    }
+    let first = fleet.work(&machines(), 10).unwrap();
+    assert_eq!(first.events, 1_000, "at most 1,000 events a step");
+    let second = fleet.work(&machines(), 10).unwrap();
+    assert_eq!(second.events, 201, "the rest at once: it stayed due");
+    assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0);
 }
