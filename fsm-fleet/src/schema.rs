@@ -36,8 +36,9 @@ CREATE TABLE fsm_instances (
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
 ) STRICT;
--- Claiming due work reads this index, never the whole table.
-CREATE INDEX fsm_instances_next_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
+-- Claiming due work reads this index, never the whole table: a worker asks
+-- for the due instances of its machines, a range of next wakes per machine.
+CREATE INDEX fsm_instances_due ON fsm_instances (machine, next_wake) WHERE next_wake IS NOT NULL;
 CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state);
 
 CREATE TABLE fsm_inbox (
