@@ -3,7 +3,7 @@
 
 use crate::error::FleetError;
 use crate::machines::{InboxEvent, Machines, Outcome};
-use crate::schema;
+use crate::schema::{self, millis, now_millis, timestamp};
 use fsm_runtime::{History, Persist, Recorded, Timed, Timestamp};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::num::NonZeroUsize;
@@ -259,22 +259,6 @@ pub struct Instance {
     pub next_wake: Option<Timestamp>,
     /// Why it is parked, when it is.
     pub error: Option<String>,
-}
-
-fn now_millis() -> i64 {
-    millis(Timestamp::now())
-}
-
-fn millis(at: Timestamp) -> i64 {
-    // At most 9999-12-31: far below `i64::MAX`.
-    i64::try_from(at.unix_millis()).unwrap_or(i64::MAX)
-}
-
-fn timestamp(millis: i64) -> Timestamp {
-    u64::try_from(millis)
-        .ok()
-        .and_then(Timestamp::from_unix_millis)
-        .unwrap_or(Timestamp::MAX)
 }
 
 /// Append `event` to instance `id`'s inbox on `conn`, which may be the

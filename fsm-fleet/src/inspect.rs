@@ -32,7 +32,7 @@
 //! ```
 
 use crate::error::FleetError;
-use crate::schema::SCHEMA_VERSION;
+use crate::schema::{timestamp, SCHEMA_VERSION};
 use fsm_runtime::{Snapshot, Timestamp};
 use rusqlite::{params, OpenFlags, OptionalExtension};
 use std::path::Path;
@@ -599,13 +599,4 @@ fn sql_limit(limit: usize) -> i64 {
 
 fn count(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
-}
-
-/// A time read from the database (Unix milliseconds), as `fleet.rs` reads
-/// them: one out of range is the latest there is.
-fn timestamp(millis: i64) -> Timestamp {
-    u64::try_from(millis)
-        .ok()
-        .and_then(Timestamp::from_unix_millis)
-        .unwrap_or(Timestamp::MAX)
 }

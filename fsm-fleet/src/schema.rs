@@ -23,6 +23,26 @@ use rusqlite::{Connection, OptionalExtension};
 /// The schema this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// Now, as the tables keep times: Unix milliseconds.
+pub(crate) fn now_millis() -> i64 {
+    millis(fsm_runtime::Timestamp::now())
+}
+
+/// `at` as the tables keep times.
+pub(crate) fn millis(at: fsm_runtime::Timestamp) -> i64 {
+    // At most 9999-12-31: far below `i64::MAX`.
+    i64::try_from(at.unix_millis()).unwrap_or(i64::MAX)
+}
+
+/// A time read from the tables; one out of range (a row edited by hand) is
+/// the latest there is.
+pub(crate) fn timestamp(millis: i64) -> fsm_runtime::Timestamp {
+    u64::try_from(millis)
+        .ok()
+        .and_then(fsm_runtime::Timestamp::from_unix_millis)
+        .unwrap_or(fsm_runtime::Timestamp::MAX)
+}
+
 const CREATE_V1: &str = "
 CREATE TABLE fsm_instances (
     id          TEXT PRIMARY KEY NOT NULL,
