@@ -198,7 +198,16 @@ pub struct Worked {
     pub outputs: usize,
     /// Instances that could not be stepped, with why: they are parked
     /// (`next_wake` cleared, the error on their row) until fixed.
-    pub parked: Vec<(String, String)>,
+    pub parked: Vec<Parked>,
+}
+
+/// An instance [`Fleet::work`] parked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parked {
+    /// Its id.
+    pub id: String,
+    /// Why: the error on its row, which names it.
+    pub error: String,
 }
 
 /// An output claimed from the outbox, for its handler to perform.
@@ -208,6 +217,12 @@ pub struct ClaimedOutput {
     pub key: String,
     /// The instance that emitted it.
     pub instance: String,
+    /// The instance's machine.
+    pub machine: String,
+    /// The step that emitted it (its `seq` in the instance's history).
+    pub step: u64,
+    /// Its place among the step's outputs.
+    pub index: u32,
     /// The output's name.
     pub output: String,
     /// How many attempts failed before this one.
@@ -568,7 +583,7 @@ impl Fleet {
                         "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
                         params![id, error, now],
                     )?;
-                    worked.parked.push((id, error));
+                    worked.parked.push(Parked { id, error });
                 }
             }
         }
@@ -593,7 +608,8 @@ impl Fleet {
         let now = now_millis();
         let claimed: Vec<ClaimedOutput> = {
             let mut select = tx.prepare_cached(
-                "SELECT o.key, o.instance, o.output, o.attempts, o.lease + 1 FROM fsm_outbox o
+                "SELECT o.key, o.instance, o.output, o.attempts, o.lease + 1, i.machine, o.step, o.idx
+                 FROM fsm_outbox o JOIN fsm_instances i ON i.id = o.instance
                  WHERE o.status = 'pending' AND o.next_attempt <= ?1
                    AND (o.leased_until IS NULL OR o.leased_until <= ?1)
                    AND NOT EXISTS (
@@ -609,6 +625,9 @@ impl Fleet {
                     output: row.get(2)?,
                     attempts: row.get(3)?,
                     lease: row.get(4)?,
+                    machine: row.get(5)?,
+                    step: u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0),
+                    index: row.get(7)?,
                 })
             })?;
             rows.collect::<Result<_, _>>()?

@@ -58,6 +58,6 @@ mod machines;
 mod schema;
 
 pub use error::FleetError;
-pub use fleet::{send, ClaimedOutput, Failed, Fleet, Instance, Sent, Worked};
+pub use fleet::{send, ClaimedOutput, Failed, Fleet, Instance, Parked, Sent, Worked};
 pub use machines::Machines;
 pub use schema::SCHEMA_VERSION;

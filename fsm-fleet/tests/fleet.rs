@@ -133,6 +133,10 @@ fn events_are_taken_once_and_in_order_and_outputs_keyed() {
         (claimed[0].key.as_str(), claimed[0].output.as_str()),
         ("a/0/0", "started")
     );
+    assert_eq!(
+        (claimed[0].machine.as_str(), claimed[0].step, claimed[0].index),
+        ("Job", 0, 0)
+    );
     assert_eq!(claimed[0].reply_key(), "reply:a/0/0");
     assert!(
         fleet
@@ -240,9 +244,9 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
         (other.version, other.error.is_none(), other.next_wake.is_some()),
         (0, true, true)
     );
-    let parked: Vec<&str> = worked.parked.iter().map(|(id, _)| id.as_str()).collect();
+    let parked: Vec<&str> = worked.parked.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(parked, ["fingerprint", "nonsense"]);
-    for (id, error) in &worked.parked {
+    for fsm_fleet::Parked { id, error } in &worked.parked {
         assert!(error.starts_with(&format!("instance `{id}`")), "{error}");
         let instance = fleet.instance(id).unwrap().unwrap();
         assert_eq!(instance.error.as_deref(), Some(error.as_str()));
@@ -257,7 +261,7 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
             "{id}: kept"
         );
     }
-    let error = |id: &str| worked.parked.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    let error = |id: &str| worked.parked.iter().find(|p| p.id == id).unwrap().error.clone();
     assert_eq!(
         error("fingerprint"),
         format!(
@@ -501,11 +505,13 @@ fn a_panicking_effect_parks_its_instance_and_the_batch_goes_on() {
     let worked = fleet.work(&machines, 10).unwrap();
     assert_eq!(worked.instances, 1);
     assert_eq!(worked.parked.len(), 1);
-    assert_eq!(worked.parked[0].0, "weak");
+    assert_eq!(worked.parked[0].id, "weak");
     assert!(
-        worked.parked[0].1.ends_with("the step panicked: the glass broke"),
+        worked.parked[0]
+            .error
+            .ends_with("the step panicked: the glass broke"),
         "{}",
-        worked.parked[0].1
+        worked.parked[0].error
     );
     assert_eq!(state(&fleet, "strong"), "broken");
     assert_eq!(state(&fleet, "weak"), "whole");
