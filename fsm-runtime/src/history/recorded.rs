@@ -305,12 +305,15 @@ impl<M: Machine> Recorded<M> {
         (self.machine, self.history)
     }
 
-    /// The machine, its history and its outbox.
+    /// The machine, its history and its outbox (for [`Shared`](crate::Shared)).
+    #[cfg(feature = "std")]
     pub(crate) fn into_all_parts(self) -> (M, History, Option<Vec<Pending<M::Output>>>) {
         (self.machine, self.history, self.outbox)
     }
 
-    /// The machine, recording into `history`, with `outbox`.
+    /// The machine, recording into `history`, with `outbox` (for
+    /// [`Shared`](crate::Shared)).
+    #[cfg(feature = "std")]
     pub(crate) fn from_parts(
         machine: M,
         history: History,
