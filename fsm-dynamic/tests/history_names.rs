@@ -4,7 +4,8 @@
 //! of the history copies no name either. `examples/huge_names.rs` measures
 //! the peak memory with a 50 MB name.
 
-#[path = "support/counting_alloc.rs"]
+// The allocation counter of fsm-runtime's tests, one file for both crates.
+#[path = "../../fsm-runtime/tests/support/counting_alloc.rs"]
 mod counting_alloc;
 use counting_alloc::allocated_bytes;
 

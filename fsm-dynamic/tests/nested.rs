@@ -851,7 +851,8 @@ fn the_engine_agrees_with_the_model_on_random_walks() {
     }
 }
 
-#[path = "support/counting_alloc.rs"]
+// The allocation counter of fsm-runtime's tests, one file for both crates.
+#[path = "../../fsm-runtime/tests/support/counting_alloc.rs"]
 mod counting_alloc;
 use counting_alloc::allocations;
 

@@ -8,26 +8,10 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
-const DELIVERY: &str = "
-machine Delivery {
-    initial state waiting { on ready -> writing emit spawn_writer; on skip -> waiting; }
-    state writing {
-        on written -> delivered emit deliver, archive;
-        after 30s -> waiting emit notify_timeout;
-    }
-    terminal state delivered;
-}";
+/// The machine of fsm-runtime's outbox test, for both engines.
+const DELIVERY: &str = include_str!("../../fsm-runtime/tests/delivery.fsm");
 
-fsm_runtime::fsm! {
-    machine Delivery {
-        initial state waiting { on ready -> writing emit spawn_writer; on skip -> waiting; }
-        state writing {
-            on written -> delivered emit deliver, archive;
-            after 30s -> waiting emit notify_timeout;
-        }
-        terminal state delivered;
-    }
-}
+fsm_runtime::fsm!(file = "../fsm-runtime/tests/delivery.fsm");
 
 fn definition() -> Arc<Definition> {
     Arc::new(Definition::from_fsm(DELIVERY).unwrap())

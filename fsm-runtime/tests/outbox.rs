@@ -11,16 +11,7 @@ use fsm_runtime::{
 use serde_json::json;
 use std::time::{Duration, UNIX_EPOCH};
 
-fsm_runtime::fsm! {
-    machine Delivery {
-        initial state waiting { on ready -> writing emit spawn_writer; on skip -> waiting; }
-        state writing {
-            on written -> delivered emit deliver, archive;
-            after 30s -> waiting emit notify_timeout;
-        }
-        terminal state delivered;
-    }
-}
+fsm_runtime::fsm!(file = "tests/delivery.fsm");
 
 use delivery::{Action, Delivery, Output};
 
