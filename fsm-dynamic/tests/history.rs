@@ -4,63 +4,21 @@
 //! it. (fsm-runtime's `tests/history.rs` holds the rest of the history tests.)
 
 use fsm_dynamic::{Definition, Engine};
-use fsm_runtime::{FingerprintPolicy, History, Machine, Recorded, RestoreError, Snapshot, Timestamp};
+use fsm_runtime::{FingerprintPolicy, History, Machine, Recorded, RestoreError, Snapshot};
 use serde_json::json;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, UNIX_EPOCH};
 
-fsm_runtime::fsm! {
-    /// The `execution_fsm_v1` machine of an execution runtime, with a
-    /// heartbeat.
-    machine Execution {
-        initial state idle { on start -> executing; }
-        state executing {
-            on heartbeat;
-            on retry -> executing;
-            on success -> completed;
-            on error -> failed;
-        }
-        terminal state completed;
-        terminal state failed;
-    }
-}
+fsm_runtime::fsm!(file = "../fsm-runtime/tests/support/execution.fsm");
+
+// fsm-runtime's history tests' clock and rows, one file for both crates.
+#[path = "../../fsm-runtime/tests/support/ticking.rs"]
+mod ticking;
+use ticking::{steps, ticking_clock};
 
 use execution::{Execution, State};
 
-/// 2026-01-10T09:32:15Z, the timestamp of a run of `execution_fsm_v1`.
-const RUN_SECONDS: u64 = 1_768_037_535;
-
-/// A clock that starts at that run's timestamp and ticks one second per
-/// call; shares its call count.
-fn ticking_clock() -> (impl Fn() -> Timestamp + Send + Sync + 'static, Arc<AtomicU64>) {
-    let calls = Arc::new(AtomicU64::new(0));
-    let counter = Arc::clone(&calls);
-    let clock = move || {
-        let n = counter.fetch_add(1, Ordering::SeqCst);
-        Timestamp::from(UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + n))
-    };
-    (clock, calls)
-}
-
-fn steps(history: &History) -> Vec<(u64, String, &str, &str, &str)> {
-    history
-        .iter()
-        .map(|e| (e.seq(), e.at().to_string(), e.from(), e.action(), e.to()))
-        .collect()
-}
-
 /// `Execution` as a dynamic definition.
 fn execution_definition() -> Definition {
-    Definition::from_fsm(
-        "machine Execution {
-            initial state idle { on start -> executing; }
-            state executing { on heartbeat; on retry -> executing; on success -> completed; on error -> failed; }
-            terminal state completed;
-            terminal state failed;
-        }",
-    )
-    .unwrap()
+    Definition::from_fsm(include_str!("../../fsm-runtime/tests/support/execution.fsm")).unwrap()
 }
 
 /// A snapshot of `Execution` in `executing` whose history ends with `seq`.

@@ -7,52 +7,19 @@ use fsm_runtime::{
 use serde_json::json;
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, UNIX_EPOCH};
 
-fsm_runtime::fsm! {
-    /// The `execution_fsm_v1` machine of an execution runtime, with a
-    /// heartbeat.
-    machine Execution {
-        initial state idle { on start -> executing; }
-        state executing {
-            on heartbeat;
-            on retry -> executing;
-            on success -> completed;
-            on error -> failed;
-        }
-        terminal state completed;
-        terminal state failed;
-    }
-}
+fsm_runtime::fsm!(file = "tests/support/execution.fsm");
+
+#[path = "support/ticking.rs"]
+mod ticking;
+use ticking::{steps, ticking_clock, RUN_SECONDS};
 
 use execution::{Action, Execution, State};
 
-/// 2026-01-10T09:32:15Z, the timestamp of a run of `execution_fsm_v1`.
-const RUN_SECONDS: u64 = 1_768_037_535;
-
-/// A clock that starts at that run's timestamp and ticks one second per
-/// call; shares its call count.
-fn ticking_clock() -> (impl Fn() -> Timestamp + Send + Sync + 'static, Arc<AtomicU64>) {
-    let calls = Arc::new(AtomicU64::new(0));
-    let counter = Arc::clone(&calls);
-    let clock = move || {
-        let n = counter.fetch_add(1, Ordering::SeqCst);
-        Timestamp::from(UNIX_EPOCH + Duration::from_secs(RUN_SECONDS + n))
-    };
-    (clock, calls)
-}
-
 fn recorded() -> Recorded<Execution> {
     Recorded::with_history(Execution::new(), History::new().with_clock(ticking_clock().0))
-}
-
-fn steps(history: &History) -> Vec<(u64, String, &str, &str, &str)> {
-    history
-        .iter()
-        .map(|e| (e.seq(), e.at().to_string(), e.from(), e.action(), e.to()))
-        .collect()
 }
 
 fn cap(n: usize) -> NonZeroUsize {
