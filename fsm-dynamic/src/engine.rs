@@ -15,7 +15,7 @@ use fsm_runtime::__private::next_seq_after;
 use fsm_runtime::__private::{outbox_ack, outbox_push};
 use fsm_runtime::{ArmedTimer, Clock, RestoreError, Timestamp};
 use fsm_runtime::{FingerprintPolicy, Snapshot};
-use fsm_runtime::{History, OutputKey, Pending};
+use fsm_runtime::{History, OutputKey, Pending, Retention};
 use serde_json::Value;
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -104,7 +104,8 @@ static NULL: Value = Value::Null;
 pub struct Engine<C = Value> {
     definition: Arc<Definition>,
     bound: Bound<C>,
-    clock: Box<dyn Clock>,
+    /// Shared with the history an outbox makes the engine keep.
+    clock: Arc<dyn Clock>,
     current: Mutex<Current<C>>,
 }
 
@@ -129,6 +130,14 @@ struct Current<C> {
     /// The outputs not acknowledged yet, in key order, when the engine
     /// keeps an outbox (which needs `history`, to number the steps).
     outbox: Option<Vec<Pending<OutputId>>>,
+}
+
+/// The history an engine keeps for its outbox when given none: the last
+/// entry (enough to go on numbering steps after a restore), timed by the
+/// engine's own clock.
+fn last_entry_history(clock: &Arc<dyn Clock>) -> History {
+    let clock = Arc::clone(clock);
+    History::timed_by(move || clock.now(), Retention::Last(NonZeroUsize::MIN))
 }
 
 impl<C> Current<C> {
@@ -175,9 +184,10 @@ impl<C> Engine<C> {
         mut history: Option<History>,
         outbox: bool,
     ) -> Engine<C> {
+        let clock: Arc<dyn Clock> = Arc::from(clock);
         if outbox && history.is_none() {
             // The last entry is enough to go on numbering steps.
-            history = Some(History::bounded(NonZeroUsize::MIN));
+            history = Some(last_entry_history(&clock));
         }
         let state = definition.initial();
         let armed = vec![None; definition.tables.timer_group_count()];
@@ -714,7 +724,7 @@ impl<C> Engine<C> {
             let history = current
                 .history
                 .take()
-                .unwrap_or_else(|| History::bounded(NonZeroUsize::MIN));
+                .unwrap_or_else(|| last_entry_history(&self.clock));
             current.history = Some(history.resumed_at(snapshot, next_seq));
         }
         current.outbox = match outbox {

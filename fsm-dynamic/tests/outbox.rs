@@ -59,6 +59,8 @@ fn the_engine_keeps_outputs_pending_until_acknowledged() {
     // for the snapshot to go on numbering after a restore.
     let snapshot = serde_json::to_value(engine.snapshot()).unwrap();
     assert_eq!(snapshot["history"].as_array().unwrap().len(), 1);
+    // Timed by the engine's clock, not the system's.
+    assert_eq!(snapshot["history"][0]["timestamp"], "1970-01-01T00:00:30.000Z");
     assert_eq!(snapshot["pending"].as_array().unwrap().len(), 4);
 }
 
