@@ -67,7 +67,7 @@ fn step_one(
 ) -> Result<StepCounts, String> {
     let Some(driver) = machines.get(machine) else {
         return Err(format!(
-            "instance `{id}`: no worker machine is called `{machine}`"
+            "instance `{id}`: no machine called `{machine}` is registered with this worker"
         ));
     };
     if driver.fingerprint() != fingerprint {
