@@ -1,22 +1,22 @@
-//! `fsmc fleet`: inspect a fleet's SQLite database (`fsm-fleet`) directly,
-//! read-only, without the machines' Rust code.
+//! `fsmc fleet`: inspect a fleet's database (`fsm-fleet`, on SQLite or
+//! PostgreSQL) directly, read-only, without the machines' Rust code.
 
 use crate::console;
 use crate::exit::Exit;
 use crate::table::{name, text, Align, Table};
 use clap::{Args, Subcommand, ValueEnum};
-use fsm_fleet::inspect::{self, Connection, DueCounts, InboxEvent, InstanceDetail, OutboxOutput, StateCount};
+use fsm_fleet::inspect::{self, DueCounts, InboxEvent, InstanceDetail, OutboxOutput, StateCount};
 use fsm_fleet::FleetError;
 use fsm_runtime::Timestamp;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
 
 /// Arguments of `fsmc fleet`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-DB is the SQLite file of a fleet (`fsm_fleet::Fleet::open`). It is opened read-only: nothing is \
-changed, and workers may run meanwhile. Times are in UTC, as RFC 3339 with milliseconds. \
+DB is the SQLite file of a fleet (`fsm_fleet::Fleet::open`), or the PostgreSQL database of one \
+(`Fleet::connect`), named by a `postgres://` URL or `key=value` parameters (`\"host=/run/pg \
+dbname=fleet\"`). It is read read-only: nothing is changed, and workers may run meanwhile. Times are in UTC, as RFC 3339 with milliseconds. \
 docs/fleet.md describes what each command prints.
 
 Exit status:
@@ -43,9 +43,9 @@ enum FleetCommand {
 /// Arguments of `fsmc fleet list`.
 #[derive(Debug, Args)]
 struct ListArgs {
-    /// The fleet's SQLite file.
+    /// The fleet's SQLite file, or its PostgreSQL database (a URL or `key=value` parameters).
     #[arg(value_name = "DB")]
-    db: PathBuf,
+    db: String,
 
     /// Only instances of this machine.
     #[arg(long, value_name = "NAME")]
@@ -67,9 +67,9 @@ struct ListArgs {
 /// Arguments of `fsmc fleet show`.
 #[derive(Debug, Args)]
 struct ShowArgs {
-    /// The fleet's SQLite file.
+    /// The fleet's SQLite file, or its PostgreSQL database (a URL or `key=value` parameters).
     #[arg(value_name = "DB")]
-    db: PathBuf,
+    db: String,
 
     /// The instance's id.
     #[arg(value_name = "ID")]
@@ -87,9 +87,9 @@ struct ShowArgs {
 /// Arguments of `fsmc fleet due`.
 #[derive(Debug, Args)]
 struct DueArgs {
-    /// The fleet's SQLite file.
+    /// The fleet's SQLite file, or its PostgreSQL database (a URL or `key=value` parameters).
     #[arg(value_name = "DB")]
-    db: PathBuf,
+    db: String,
 
     /// How to print.
     #[arg(long, value_enum, default_value_t = FleetFormat::Human)]
@@ -121,9 +121,12 @@ pub fn run(args: &FleetArgs) -> Exit {
     }
 }
 
-/// The database at `db`, read-only; or the error, reported.
-fn open(db: &Path) -> Result<Connection, Exit> {
-    let name = db.display();
+/// The database `db` names, read-only; or the error, reported.
+fn open(db: &str) -> Result<inspect::Reader, Exit> {
+    if inspect::is_postgres(db) {
+        return inspect::open(db).map_err(failed);
+    }
+    let name = db;
     match std::fs::metadata(db) {
         Err(error) => {
             console::error(format_args!("cannot open `{name}`: {error}"));
@@ -138,6 +141,16 @@ fn open(db: &Path) -> Result<Connection, Exit> {
     inspect::open_read_only(db).map_err(failed)
 }
 
+/// `db` for messages: a file's name, quoted; a PostgreSQL database as
+/// such, without its parameters (which may hold a password).
+fn database_name(db: &str) -> String {
+    if inspect::is_postgres(db) {
+        "the PostgreSQL database".to_owned()
+    } else {
+        format!("`{db}`")
+    }
+}
+
 /// Report `error`: a database that is not a fleet's, or newer, is a problem
 /// of the input (1); one that fails is trouble (2).
 fn failed(error: FleetError) -> Exit {
@@ -149,11 +162,11 @@ fn failed(error: FleetError) -> Exit {
 }
 
 fn list(args: &ListArgs) -> Result<String, Exit> {
-    let conn = open(&args.db)?;
+    let mut conn = open(&args.db)?;
     let machine = args.machine.as_deref();
     let state = args.state.as_deref();
-    let instances = inspect::instances(&conn, machine, state, args.limit).map_err(failed)?;
-    let counts = inspect::counts_of(&conn, machine, state).map_err(failed)?;
+    let instances = inspect::instances(&mut conn, machine, state, args.limit).map_err(failed)?;
+    let counts = inspect::counts_of(&mut conn, machine, state).map_err(failed)?;
     let total: u64 = counts.iter().map(|c| c.instances).sum();
     let parked: u64 = counts.iter().map(|c| c.parked).sum();
     if args.format == FleetFormat::Json {
@@ -253,11 +266,11 @@ fn counts_table(counts: &[StateCount], total: u64, parked: u64) -> String {
 }
 
 fn show(args: &ShowArgs) -> Result<String, Exit> {
-    let conn = open(&args.db)?;
-    let Some(detail) = inspect::instance_with_limit(&conn, &args.id, args.limit).map_err(failed)? else {
+    let mut conn = open(&args.db)?;
+    let Some(detail) = inspect::instance_with_limit(&mut conn, &args.id, args.limit).map_err(failed)? else {
         console::error(format_args!(
-            "`{}` has no instance `{}` (`fsmc fleet list` lists them)",
-            args.db.display(),
+            "{} has no instance `{}` (`fsmc fleet list` lists them)",
+            database_name(&args.db),
             text(&args.id)
         ));
         return Err(Exit::Trouble);
@@ -545,9 +558,9 @@ fn detail_json(detail: &InstanceDetail) -> Value {
 }
 
 fn due(args: &DueArgs) -> Result<String, Exit> {
-    let conn = open(&args.db)?;
+    let mut conn = open(&args.db)?;
     let now = Timestamp::now();
-    let due = inspect::due(&conn, now).map_err(failed)?;
+    let due = inspect::due(&mut conn, now).map_err(failed)?;
     Ok(match args.format {
         FleetFormat::Json => to_json(&json!({
             "now": now.to_string(),

@@ -96,7 +96,12 @@ fn masked(text: &str) -> String {
 /// - `refund-1` parked (the worker's `Refund` is a later definition), its
 ///   event still pending.
 fn build(dir: &Scratch) -> Fleet {
-    let mut fleet = Fleet::open(dir.path("fleet.db")).unwrap().with_max_attempts(1);
+    fill(Fleet::open(dir.path("fleet.db")).unwrap())
+}
+
+/// `fleet`, filled as [`build`] says.
+fn fill(fleet: Fleet) -> Fleet {
+    let mut fleet = fleet.with_max_attempts(1);
     for id in ["order-1", "order-2", "order-3"] {
         fleet.create(id, Order::new(Cart::default())).unwrap();
     }
@@ -198,6 +203,54 @@ total                     3       0
         .fsmc(&["fleet", "list", "fleet.db", "--state", "late"])
         .expect(0);
     assert_eq!(run.stdout(), "no instances in state `late`\n");
+}
+
+/// The same fleet in PostgreSQL, in a schema of its own, named by `key=value`
+/// parameters: listed and counted as in SQLite. Skipped (saying so) without
+/// a server, except in CI.
+#[test]
+fn a_fleet_in_postgres_is_listed_and_counted_the_same() {
+    const URL_VAR: &str = "FSM_TEST_POSTGRES_URL";
+    let url = match std::env::var(URL_VAR) {
+        Ok(url) if !url.trim().is_empty() && !url.contains("://") => url,
+        _ => {
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+            assert!(
+                !ci,
+                "{URL_VAR} is not set (as `key=value` parameters), and CI needs it"
+            );
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "skipped: {URL_VAR} is not set (see .ci/run)");
+            return;
+        }
+    };
+    let schema = format!("fsmc_fleet_test_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .unwrap();
+    let params = format!("{url} options='-c search_path={schema}'");
+    let dir = Scratch::new();
+    let fleet = fill(Fleet::connect(&params).unwrap());
+    let run = dir.fsmc(&["fleet", "list", &params]).expect(0);
+    assert_eq!(masked(&run.stdout()), list_text());
+    let run = dir.fsmc(&["fleet", "show", &params, "order-9"]).expect(2);
+    assert_eq!(
+        run.stderr(),
+        "error: the PostgreSQL database has no instance `order-9` (`fsmc fleet list` lists them)\n"
+    );
+    let run = dir.fsmc(&["fleet", "due", &params, "--format", "json"]).expect(0);
+    let due: Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(
+        (due["instances_due"].as_u64(), due["parked"].as_u64()),
+        (Some(1), Some(1))
+    );
+    drop(fleet);
+    admin
+        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .unwrap();
 }
 
 #[test]
@@ -457,7 +510,8 @@ fn errors_name_the_problem() {
         "error: `fleet.db` has no instance `order-9` (`fsmc fleet list` lists them)\n"
     );
     fleet
-        .connection()
+        .sqlite()
+        .unwrap()
         .execute(
             "UPDATE fsm_fleet_meta SET value = ?1",
             [(SCHEMA_VERSION + 1).to_string()],
@@ -472,7 +526,8 @@ fn errors_name_the_problem() {
         )
     );
     fleet
-        .connection()
+        .sqlite()
+        .unwrap()
         .execute("DROP TABLE fsm_fleet_meta", [])
         .unwrap();
     assert_eq!(
@@ -495,7 +550,8 @@ fn a_snapshot_that_does_not_read_is_shown_as_such() {
     let dir = Scratch::new();
     let mut fleet = build(&dir);
     fleet
-        .connection()
+        .sqlite()
+        .unwrap()
         .execute(
             "UPDATE fsm_instances SET snapshot = '{\"type\": \"fsm\"' WHERE id = 'order-2'",
             [],

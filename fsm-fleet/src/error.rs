@@ -8,7 +8,7 @@ use std::fmt;
 pub enum FleetError {
     /// The database failed (it could not be opened, a statement failed, it
     /// is locked longer than the busy timeout).
-    Database(rusqlite::Error),
+    Database(crate::DatabaseError),
     /// The database's schema is not one this build reads.
     Schema {
         /// What is wrong with it.
@@ -53,11 +53,5 @@ impl std::error::Error for FleetError {
             FleetError::Database(error) => Some(error),
             _ => None,
         }
-    }
-}
-
-impl From<rusqlite::Error> for FleetError {
-    fn from(error: rusqlite::Error) -> FleetError {
-        FleetError::Database(error)
     }
 }

@@ -1,11 +1,11 @@
-//! A fleet in one SQLite file: instances, their inboxes, the worker's step
-//! and the outbox.
+//! A fleet in one database: instances, their inboxes, the worker's step and
+//! the outbox, each written once for both backends.
 
+use crate::db::{self, params, Backend, Client, DatabaseError, Db};
 use crate::error::FleetError;
 use crate::machines::{InboxEvent, Machines, Outcome};
 use crate::schema::{self, millis, now_millis, timestamp};
 use fsm_runtime::{History, Persist, Recorded, Timed, Timestamp};
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::Duration;
@@ -14,15 +14,19 @@ use std::time::Duration;
 /// failing with [`FleetError::Database`] (`database is locked`).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A fleet of machine instances kept in one SQLite file, which any number of
-/// processes on one machine open at once (each its own `Fleet`).
+/// A fleet of machine instances kept in one database, which any number of
+/// processes open at once (each its own `Fleet`): an SQLite file
+/// ([`Fleet::open`]) shared by the processes of one machine, or a PostgreSQL
+/// database ([`Fleet::connect`], with the `postgres` feature) shared by
+/// processes anywhere.
 ///
 /// Every call that writes is one transaction: a process killed at any
 /// moment leaves each instance before or after a whole step, never between.
 /// SQLite lets one transaction write at a time, so workers in several
-/// processes take turns, a batch each.
+/// processes take turns, a batch each; PostgreSQL's workers claim disjoint
+/// batches (`FOR UPDATE SKIP LOCKED`) and step them at once.
 pub struct Fleet {
-    conn: Connection,
+    conn: Backend,
     keep: NonZeroUsize,
     max_attempts: u32,
 }
@@ -54,8 +58,8 @@ struct StepCounts {
 /// fingerprint is not this worker's, its snapshot does not restore, a guard
 /// or effect panicked, or a write failed (the savepoint is then rolled back).
 #[allow(clippy::too_many_arguments)]
-fn step_one(
-    conn: &Connection,
+fn step_one<D: Db + ?Sized>(
+    conn: &mut D,
     machines: &Machines,
     keep: NonZeroUsize,
     now: i64,
@@ -77,24 +81,26 @@ fn step_one(
             driver.fingerprint()
         ));
     }
-    let failed = |error: rusqlite::Error| format!("instance `{id}` of machine `{machine}`: {error}");
+    let failed = |error: DatabaseError| format!("instance `{id}` of machine `{machine}`: {error}");
     let (events, more): (Vec<InboxEvent>, bool) = {
-        let mut select = conn
-            .prepare_cached(
+        let rows = conn
+            .query(
                 "SELECT seq, event, sent_at FROM fsm_inbox WHERE instance = ?1 AND status = 'pending'
                  ORDER BY seq LIMIT ?2",
+                params![id, MAX_EVENTS_PER_STEP + 1],
             )
             .map_err(failed)?;
-        let rows = select
-            .query_map(params![id, MAX_EVENTS_PER_STEP + 1], |row| {
+        let mut events = rows
+            .into_iter()
+            .map(|mut row| {
                 Ok(InboxEvent {
-                    seq: row.get(0)?,
-                    event: row.get(1)?,
-                    sent_at: timestamp(row.get(2)?),
+                    seq: row.int(0)?,
+                    event: row.text(1)?,
+                    sent_at: timestamp(row.int(2)?),
                 })
             })
+            .collect::<Result<Vec<_>, DatabaseError>>()
             .map_err(failed)?;
-        let mut events: Vec<InboxEvent> = rows.collect::<Result<_, _>>().map_err(failed)?;
         let more = events.len() as i64 > MAX_EVENTS_PER_STEP;
         events.truncate(MAX_EVENTS_PER_STEP as usize);
         (events, more)
@@ -125,7 +131,7 @@ fn step_one(
         };
         conn.execute(
             "UPDATE fsm_inbox SET status = ?2, error = ?3, consumed_at = ?4 WHERE seq = ?1",
-            params![seq, status, error, consumed_at],
+            params![*seq, status, error, consumed_at],
         )
         .map_err(failed)?;
     }
@@ -134,22 +140,22 @@ fn step_one(
             "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
             params![
-                format!("{id}/{key}"),
+                format!("{id}/{key}").as_str(),
                 id,
                 i64::try_from(key.step()).unwrap_or(i64::MAX),
                 key.index(),
-                output,
+                *output,
                 now
             ],
         )
-        .map_err(|error| match error.sqlite_error_code() {
+        .map_err(|error| match error.is_unique_violation() {
             // A key that exists: the snapshot's history was set back (edited
             // by hand), and a new step took an old step's number.
-            Some(rusqlite::ErrorCode::ConstraintViolation) => format!(
+            true => format!(
                 "instance `{id}` of machine `{machine}`: output `{id}/{key}` is in the outbox already: \
                  its history numbers a step it numbered before"
             ),
-            _ => failed(error),
+            false => failed(error),
         })?;
     }
     // Still due now when events are left for the next step.
@@ -163,7 +169,7 @@ fn step_one(
             "UPDATE fsm_instances
              SET snapshot = ?2, state = ?3, version = version + 1, next_wake = ?4, error = NULL, updated_at = ?5
              WHERE id = ?1 AND version = ?6",
-            params![id, stepped.snapshot, stepped.state, next_wake, now, version],
+            params![id, stepped.snapshot.as_str(), stepped.state, next_wake, now, version],
         )
         .map_err(failed)?;
     if saved != 1 {
@@ -276,13 +282,14 @@ pub struct Instance {
     pub error: Option<String>,
 }
 
-/// Append `event` to instance `id`'s inbox on `conn`, which may be the
-/// caller's own transaction (`&rusqlite::Transaction` derefs to a
-/// connection), so that the event is sent exactly when the caller's own
-/// writes commit. A repeated `dedup_key` for the same instance is accepted
-/// once: senders that retry are safe.
+/// Append `event` to instance `id`'s inbox through `conn`, a connection or
+/// transaction of the caller's ([`Client`]: on SQLite a `rusqlite`
+/// connection or transaction on the fleet's file; on PostgreSQL a
+/// `postgres` client or transaction), so that the event is sent exactly
+/// when the caller's own writes commit. A repeated `dedup_key` for the same
+/// instance is accepted once: senders that retry are safe.
 ///
-/// Begin that transaction as `IMMEDIATE`
+/// On SQLite, begin that transaction as `IMMEDIATE`
 /// (`transaction_with_behavior(TransactionBehavior::Immediate)`): a
 /// deferred one that reads first can find, when it comes to write, that a
 /// worker wrote in between, and SQLite then fails it at once with `database
@@ -292,8 +299,8 @@ pub struct Instance {
 ///
 /// [`FleetError::UnknownInstance`], a database error, or an event that does
 /// not serialize.
-pub fn send<E: serde::Serialize + ?Sized>(
-    conn: &Connection,
+pub fn send<C: Client + ?Sized, E: serde::Serialize + ?Sized>(
+    conn: &mut C,
     id: &str,
     event: &E,
     dedup_key: &str,
@@ -304,20 +311,17 @@ pub fn send<E: serde::Serialize + ?Sized>(
     })?;
     // One savepoint: outside a transaction of the caller's, the event and
     // the instance's wake-up still commit together.
-    conn.execute_batch("SAVEPOINT fsm_fleet_send")?;
-    match send_in_savepoint(conn, id, &json, dedup_key) {
-        Ok(sent) => {
-            conn.execute_batch("RELEASE fsm_fleet_send")?;
-            Ok(sent)
-        }
-        Err(error) => {
-            conn.execute_batch("ROLLBACK TO fsm_fleet_send; RELEASE fsm_fleet_send")?;
-            Err(error)
-        }
-    }
+    db::savepoint(conn, "fsm_fleet_send", |conn| {
+        send_in_savepoint(conn, id, &json, dedup_key)
+    })
 }
 
-fn send_in_savepoint(conn: &Connection, id: &str, json: &str, dedup_key: &str) -> Result<Sent, FleetError> {
+fn send_in_savepoint<D: Db + ?Sized>(
+    conn: &mut D,
+    id: &str,
+    json: &str,
+    dedup_key: &str,
+) -> Result<Sent, FleetError> {
     let now = now_millis();
     // The write first: it takes SQLite's write lock (waiting for it), where
     // a read first could find, when it came to write, that another process
@@ -327,9 +331,8 @@ fn send_in_savepoint(conn: &Connection, id: &str, json: &str, dedup_key: &str) -
          ON CONFLICT (instance, dedup_key) DO NOTHING",
         params![id, dedup_key, json, now],
     )?;
-    let exists: bool = conn
-        .query_row("SELECT 1 FROM fsm_instances WHERE id = ?1", [id], |_| Ok(()))
-        .optional()?
+    let exists = conn
+        .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
         .is_some();
     if !exists {
         // The savepoint is rolled back: the event is not kept.
@@ -339,11 +342,18 @@ fn send_in_savepoint(conn: &Connection, id: &str, json: &str, dedup_key: &str) -
         return Ok(Sent::Duplicate);
     }
     // Due now, unless parked (a parked instance keeps its events pending).
-    conn.execute(
-        "UPDATE fsm_instances SET next_wake = MIN(COALESCE(next_wake, ?2), ?2)
-         WHERE id = ?1 AND error IS NULL",
-        params![id, now],
-    )?;
+    let wake = match conn.dialect() {
+        db::Dialect::Sqlite => {
+            "UPDATE fsm_instances SET next_wake = MIN(COALESCE(next_wake, ?2), ?2)
+             WHERE id = ?1 AND error IS NULL"
+        }
+        #[cfg(feature = "postgres")]
+        db::Dialect::Postgres => {
+            "UPDATE fsm_instances SET next_wake = LEAST(COALESCE(next_wake, ?2), ?2)
+             WHERE id = ?1 AND error IS NULL"
+        }
+    };
+    conn.execute(wake, params![id, now])?;
     Ok(Sent::Accepted)
 }
 
@@ -356,18 +366,49 @@ impl Fleet {
     /// When the file cannot be opened, or holds a schema from a newer
     /// version ([`FleetError::Schema`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Fleet, FleetError> {
-        let mut conn = Connection::open(path)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        // In WAL mode `NORMAL` can lose the last commits on power loss, not
-        // on a process crash; `FULL` keeps them.
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        schema::migrate(&mut conn)?;
-        Ok(Fleet {
+        let open = || -> Result<rusqlite::Connection, rusqlite::Error> {
+            let conn = rusqlite::Connection::open(path.as_ref())?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            // In WAL mode `NORMAL` can lose the last commits on power loss,
+            // not on a process crash; `FULL` keeps them.
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            Ok(conn)
+        };
+        let mut conn = Backend::Sqlite(open().map_err(DatabaseError::from)?);
+        schema::migrate(&mut conn, "the database")?;
+        Ok(Fleet::with_backend(conn))
+    }
+
+    /// The fleet in the PostgreSQL database that `params` names, as a URL
+    /// (`postgresql://user@host/db`) or as `key=value` pairs (`host=/run/pg
+    /// dbname=fleet`), its tables created if missing (in the connection's
+    /// `search_path`, so `options='-c search_path=s'` puts a fleet in schema
+    /// `s`). A connection the server drops is replaced before the next
+    /// call's transaction: the call that saw it fails, and what it was doing
+    /// was rolled back.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::Schema`] when `params` does not parse or the database
+    /// holds a schema from a newer version; a database error when the server
+    /// cannot be reached.
+    #[cfg(feature = "postgres")]
+    pub fn connect(params: &str) -> Result<Fleet, FleetError> {
+        let config: postgres::Config = params.parse().map_err(|error| FleetError::Schema {
+            message: format!("the PostgreSQL connection parameters do not parse: {error}"),
+        })?;
+        let mut conn = Backend::Postgres(Box::new(db::PgConnection::connect(config)?));
+        schema::migrate(&mut conn, "the database")?;
+        Ok(Fleet::with_backend(conn))
+    }
+
+    fn with_backend(conn: Backend) -> Fleet {
+        Fleet {
             conn,
             keep: NonZeroUsize::new(20).unwrap_or(NonZeroUsize::MIN),
             max_attempts: 5,
-        })
+        }
     }
 
     /// This fleet, keeping the last `keep` history entries in each
@@ -384,9 +425,24 @@ impl Fleet {
         self
     }
 
-    /// The connection, for the caller's own transactions (see [`send`]).
-    pub fn connection(&mut self) -> &mut Connection {
-        &mut self.conn
+    /// The SQLite connection of a fleet opened with [`Fleet::open`], for
+    /// the caller's own transactions (see [`send`]); `None` on PostgreSQL.
+    pub fn sqlite(&mut self) -> Option<&mut rusqlite::Connection> {
+        match &mut self.conn {
+            Backend::Sqlite(conn) => Some(conn),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => None,
+        }
+    }
+
+    /// The PostgreSQL client of a fleet opened with [`Fleet::connect`], for
+    /// the caller's own transactions (see [`send`]); `None` on SQLite.
+    #[cfg(feature = "postgres")]
+    pub fn postgres(&mut self) -> Option<&mut postgres::Client> {
+        match &mut self.conn {
+            Backend::Sqlite(_) => None,
+            Backend::Postgres(conn) => Some(conn.client()),
+        }
     }
 
     /// Create instance `id` of `machine`'s type in its current state (a new
@@ -419,7 +475,15 @@ impl Fleet {
                  (id, machine, fingerprint, state, snapshot, version, next_wake, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?7)
              ON CONFLICT (id) DO NOTHING",
-            params![id, M::NAME, M::FINGERPRINT, state, snapshot, next_wake, now],
+            params![
+                id,
+                M::NAME,
+                M::FINGERPRINT,
+                state,
+                snapshot.as_str(),
+                next_wake,
+                now
+            ],
         )?;
         if inserted == 0 {
             return Err(FleetError::DuplicateInstance { id: id.to_owned() });
@@ -439,12 +503,11 @@ impl Fleet {
         event: &E,
         dedup_key: &str,
     ) -> Result<Sent, FleetError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let sent = send(&tx, id, event, dedup_key)?;
-        tx.commit()?;
-        Ok(sent)
+        let json = serde_json::to_string(event).map_err(|e| FleetError::Serialize {
+            id: id.to_owned(),
+            message: e.to_string(),
+        })?;
+        db::transaction(&mut self.conn, |tx| send_in_savepoint(tx, id, &json, dedup_key))
     }
 
     /// Put parked instance `id` back to work, once what parked it is fixed
@@ -456,27 +519,23 @@ impl Fleet {
     ///
     /// [`FleetError::UnknownInstance`], or a database error.
     pub fn unpark(&mut self, id: &str) -> Result<bool, FleetError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let parked: Option<bool> = tx
-            .query_row(
-                "SELECT error IS NOT NULL FROM fsm_instances WHERE id = ?1",
-                [id],
-                |row| row.get(0),
-            )
-            .optional()?;
-        let Some(parked) = parked else {
-            return Err(FleetError::UnknownInstance { id: id.to_owned() });
-        };
-        if parked {
-            tx.execute(
-                "UPDATE fsm_instances SET error = NULL, next_wake = ?2, updated_at = ?2 WHERE id = ?1",
-                params![id, now_millis()],
-            )?;
-        }
-        tx.commit()?;
-        Ok(parked)
+        db::transaction(&mut self.conn, |tx| {
+            let Some(mut row) = tx.query_opt(
+                "SELECT CASE WHEN error IS NULL THEN 0 ELSE 1 END FROM fsm_instances WHERE id = ?1",
+                params![id],
+            )?
+            else {
+                return Err(FleetError::UnknownInstance { id: id.to_owned() });
+            };
+            let parked = row.int(0)? != 0;
+            if parked {
+                tx.execute(
+                    "UPDATE fsm_instances SET error = NULL, next_wake = ?2, updated_at = ?2 WHERE id = ?1",
+                    params![id, now_millis()],
+                )?;
+            }
+            Ok(parked)
+        })
     }
 
     /// Instance `id`, if there is one.
@@ -484,27 +543,25 @@ impl Fleet {
     /// # Errors
     ///
     /// A database error.
-    pub fn instance(&self, id: &str) -> Result<Option<Instance>, FleetError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error
-                 FROM fsm_instances WHERE id = ?1",
-                [id],
-                |row| {
-                    Ok(Instance {
-                        id: row.get(0)?,
-                        machine: row.get(1)?,
-                        fingerprint: row.get(2)?,
-                        state: row.get(3)?,
-                        snapshot: row.get(4)?,
-                        version: row.get(5)?,
-                        next_wake: row.get::<_, Option<i64>>(6)?.map(timestamp),
-                        error: row.get(7)?,
-                    })
-                },
-            )
-            .optional()?)
+    pub fn instance(&mut self, id: &str) -> Result<Option<Instance>, FleetError> {
+        let row = self.conn.query_opt(
+            "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error
+             FROM fsm_instances WHERE id = ?1",
+            params![id],
+        )?;
+        let Some(mut row) = row else {
+            return Ok(None);
+        };
+        Ok(Some(Instance {
+            id: row.text(0)?,
+            machine: row.text(1)?,
+            fingerprint: row.text(2)?,
+            state: row.text(3)?,
+            snapshot: row.text(4)?,
+            version: row.int(5)?,
+            next_wake: row.opt_int(6)?.map(timestamp),
+            error: row.opt_text(7)?,
+        }))
     }
 
     /// Step up to `batch` instances whose next wake has passed, earliest
@@ -517,78 +574,83 @@ impl Fleet {
     /// snapshot does not restore is parked with the error, its row and
     /// events untouched. Neither stops the batch.
     ///
+    /// On PostgreSQL the batch's rows are locked (`FOR UPDATE SKIP
+    /// LOCKED`): workers at once claim disjoint batches.
+    ///
     /// # Errors
     ///
     /// A database error: the transaction rolls back, nothing is stepped.
     pub fn work(&mut self, machines: &Machines, batch: usize) -> Result<Worked, FleetError> {
         let keep = self.keep;
-        let mut tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let now = now_millis();
-        // Only the machines this worker knows: a worker built for some
-        // machines leaves the others' instances to the workers that know them.
-        let names: Vec<&str> = machines.names().collect();
-        let due: Vec<(String, String, String, String, i64)> = {
-            let placeholders = vec!["?"; names.len()].join(", ");
-            let mut select = tx.prepare(&format!(
+        db::transaction(&mut self.conn, |tx| {
+            let now = now_millis();
+            // Only the machines this worker knows: a worker built for some
+            // machines leaves the others' instances to the workers that know
+            // them.
+            let names: Vec<&str> = machines.names().collect();
+            let in_list = (0..names.len())
+                .map(|i| format!("?{}", i + 3))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!(
                 "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-                 WHERE next_wake IS NOT NULL AND next_wake <= ? AND machine IN ({placeholders})
-                 ORDER BY next_wake LIMIT ?"
-            ))?;
-            let mut values: Vec<rusqlite::types::Value> = Vec::with_capacity(names.len() + 2);
-            values.push(now.into());
-            values.extend(
-                names
-                    .iter()
-                    .map(|name| rusqlite::types::Value::from((*name).to_owned())),
+                 WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN ({in_list})
+                 ORDER BY next_wake LIMIT ?2{}",
+                tx.dialect().claim("fsm_instances")
             );
-            values.push(i64::try_from(batch).unwrap_or(i64::MAX).into());
-            let rows = select.query_map(rusqlite::params_from_iter(values), |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
-            })?;
-            rows.collect::<Result<_, _>>()?
-        };
-        let mut worked = Worked::default();
-        for (id, machine, fingerprint, snapshot, version) in due {
-            let span = tracing::info_span!("fsm_fleet_step", instance = %id, machine = %machine, version);
-            let _entered = span.enter();
-            // Each instance in a savepoint: whatever goes wrong with one is
-            // undone and parks it, and the batch goes on.
-            let mut savepoint = tx.savepoint()?;
-            let result = step_one(
-                &savepoint,
-                machines,
-                keep,
-                now,
-                &id,
-                &machine,
-                &fingerprint,
-                &snapshot,
-                version,
-            );
-            match result {
-                Ok(stepped) => {
-                    savepoint.commit()?;
-                    worked.instances += 1;
-                    worked.events += stepped.events;
-                    worked.timers += stepped.timers;
-                    worked.outputs += stepped.outputs;
-                }
-                Err(error) => {
-                    savepoint.rollback()?;
-                    drop(savepoint);
-                    tracing::warn!(%error, "instance parked");
-                    tx.execute(
-                        "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
-                        params![id, error, now],
-                    )?;
-                    worked.parked.push(Parked { id, error });
+            let mut values = vec![db::Param::Int(now), db::Param::Int(sql_limit(batch))];
+            values.extend(names.iter().map(|name| db::Param::Text(name)));
+            let due = if names.is_empty() {
+                Vec::new()
+            } else {
+                tx.query(&sql, &values)?
+            };
+            let mut worked = Worked::default();
+            for mut row in due {
+                let (id, machine, fingerprint, snapshot, version) = (
+                    row.text(0)?,
+                    row.text(1)?,
+                    row.text(2)?,
+                    row.text(3)?,
+                    row.int(4)?,
+                );
+                let span = tracing::info_span!("fsm_fleet_step", instance = %id, machine = %machine, version);
+                let _entered = span.enter();
+                // Each instance in a savepoint: whatever goes wrong with one
+                // is undone and parks it, and the batch goes on.
+                tx.batch("SAVEPOINT fsm_fleet_step")?;
+                let result = step_one(
+                    tx,
+                    machines,
+                    keep,
+                    now,
+                    &id,
+                    &machine,
+                    &fingerprint,
+                    &snapshot,
+                    version,
+                );
+                match result {
+                    Ok(stepped) => {
+                        tx.batch("RELEASE fsm_fleet_step")?;
+                        worked.instances += 1;
+                        worked.events += stepped.events;
+                        worked.timers += stepped.timers;
+                        worked.outputs += stepped.outputs;
+                    }
+                    Err(error) => {
+                        tx.batch("ROLLBACK TO fsm_fleet_step; RELEASE fsm_fleet_step")?;
+                        tracing::warn!(%error, "instance parked");
+                        tx.execute(
+                            "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
+                            params![id.as_str(), error.as_str(), now],
+                        )?;
+                        worked.parked.push(Parked { id, error });
+                    }
                 }
             }
-        }
-        tx.commit()?;
-        Ok(worked)
+            Ok(worked)
+        })
     }
 
     /// Claim up to `limit` outputs to perform, each for `lease`: the
@@ -602,12 +664,9 @@ impl Fleet {
     ///
     /// A database error.
     pub fn claim_outputs(&mut self, limit: usize, lease: Duration) -> Result<Vec<ClaimedOutput>, FleetError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let now = now_millis();
-        let claimed: Vec<ClaimedOutput> = {
-            let mut select = tx.prepare_cached(
+        db::transaction(&mut self.conn, |tx| {
+            let now = now_millis();
+            let sql = format!(
                 "SELECT o.key, o.instance, o.output, o.attempts, o.lease + 1, i.machine, o.step, o.idx
                  FROM fsm_outbox o JOIN fsm_instances i ON i.id = o.instance
                  WHERE o.status = 'pending' AND o.next_attempt <= ?1
@@ -616,31 +675,34 @@ impl Fleet {
                        SELECT 1 FROM fsm_outbox e
                        WHERE e.instance = o.instance AND e.status = 'pending'
                          AND (e.step < o.step OR (e.step = o.step AND e.idx < o.idx)))
-                 ORDER BY o.next_attempt, o.instance LIMIT ?2",
-            )?;
-            let rows = select.query_map(params![now, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
-                Ok(ClaimedOutput {
-                    key: row.get(0)?,
-                    instance: row.get(1)?,
-                    output: row.get(2)?,
-                    attempts: row.get(3)?,
-                    lease: row.get(4)?,
-                    machine: row.get(5)?,
-                    step: u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0),
-                    index: row.get(7)?,
+                 ORDER BY o.next_attempt, o.instance LIMIT ?2{}",
+                tx.dialect().claim("o")
+            );
+            let rows = tx.query(&sql, params![now, sql_limit(limit)])?;
+            let claimed = rows
+                .into_iter()
+                .map(|mut row| {
+                    Ok(ClaimedOutput {
+                        key: row.text(0)?,
+                        instance: row.text(1)?,
+                        output: row.text(2)?,
+                        attempts: u32::try_from(row.int(3)?).unwrap_or(u32::MAX),
+                        lease: row.int(4)?,
+                        machine: row.text(5)?,
+                        step: u64::try_from(row.int(6)?).unwrap_or(0),
+                        index: u32::try_from(row.int(7)?).unwrap_or(u32::MAX),
+                    })
                 })
-            })?;
-            rows.collect::<Result<_, _>>()?
-        };
-        let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
-        for output in &claimed {
-            tx.execute(
-                "UPDATE fsm_outbox SET leased_until = ?2, lease = ?3 WHERE key = ?1",
-                params![output.key, until, output.lease],
-            )?;
-        }
-        tx.commit()?;
-        Ok(claimed)
+                .collect::<Result<Vec<_>, DatabaseError>>()?;
+            let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
+            for output in &claimed {
+                tx.execute(
+                    "UPDATE fsm_outbox SET leased_until = ?2, lease = ?3 WHERE key = ?1",
+                    params![output.key.as_str(), until, output.lease],
+                )?;
+            }
+            Ok(claimed)
+        })
     }
 
     /// `output` was performed: it is `done`. False when the claim's lease
@@ -654,7 +716,7 @@ impl Fleet {
         let changed = self.conn.execute(
             "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL
              WHERE key = ?1 AND status = 'pending' AND lease = ?2",
-            params![output.key, output.lease],
+            params![output.key.as_str(), output.lease],
         )?;
         Ok(changed == 1)
     }
@@ -680,7 +742,7 @@ impl Fleet {
              SET attempts = ?3, status = ?4, next_attempt = ?5, leased_until = NULL, error = ?6
              WHERE key = ?1 AND status = 'pending' AND lease = ?2",
             params![
-                output.key,
+                output.key.as_str(),
                 output.lease,
                 attempts,
                 if dead { "dead" } else { "pending" },
@@ -697,4 +759,9 @@ impl Fleet {
             (_, false) => Failed::RetryAt(timestamp(next_attempt)),
         })
     }
+}
+
+/// `limit` as a query's `LIMIT`.
+pub(crate) fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
 }

@@ -1,9 +1,11 @@
 //! Reading a fleet's database without changing it, and without the machines'
 //! Rust types: what `fsmc fleet` prints.
 //!
-//! [`open_read_only`] opens the file read-only and checks that it is a fleet
-//! of a schema this build reads; the other functions each run a few queries
-//! and return plain structs. Lists are bounded by a limit and totals are
+//! [`open_read_only`] opens an SQLite file read-only, and
+//! [`connect_read_only`] a PostgreSQL database in read-only transactions
+//! ([`open`] picks by what it is given); each checks that it holds a fleet of
+//! a schema this build reads. The other functions each run a few queries and
+//! return plain structs. Lists are bounded by a limit and totals are
 //! counted by the database, so memory follows what is shown, not the size of
 //! the fleet.
 //!
@@ -22,25 +24,35 @@
 //! fleet.create("order-17", order::Order::new())?;
 //! fleet.send("order-17", &order::Action::Pay, "pay-1")?;
 //!
-//! let conn = inspect::open_read_only(dir.path().join("fleet.db"))?;
-//! let listed = inspect::instances(&conn, Some("Order"), None, 10)?;
+//! let mut db = inspect::open_read_only(dir.path().join("fleet.db"))?;
+//! let listed = inspect::instances(&mut db, Some("Order"), None, 10)?;
 //! assert_eq!((listed[0].id.as_str(), listed[0].state.as_str()), ("order-17", "placed"));
-//! let detail = inspect::instance(&conn, "order-17")?.expect("it exists");
+//! let detail = inspect::instance(&mut db, "order-17")?.expect("it exists");
 //! assert_eq!(detail.inbox.pending, 1);
-//! assert_eq!(inspect::due(&conn, fsm_runtime::Timestamp::now())?.instances_due, 1);
+//! assert_eq!(inspect::due(&mut db, fsm_runtime::Timestamp::now())?.instances_due, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::db::{params, Backend, DatabaseError, Db, Row};
 use crate::error::FleetError;
-use crate::schema::{timestamp, SCHEMA_VERSION};
+use crate::fleet::sql_limit;
+use crate::schema::{check_version, timestamp};
 use fsm_runtime::{Snapshot, Timestamp};
-use rusqlite::{params, OpenFlags, OptionalExtension};
+use rusqlite::OpenFlags;
 use std::path::Path;
 use std::time::Duration;
 
-/// The connection [`open_read_only`] returns: `rusqlite`'s, named here so
-/// that callers need not depend on `rusqlite`.
-pub use rusqlite::Connection;
+/// A fleet's database, opened to read: by [`open_read_only`] (SQLite) or
+/// [`connect_read_only`] (PostgreSQL).
+pub struct Reader {
+    db: Backend,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader").finish_non_exhaustive()
+    }
+}
 
 /// How long a read waits for a writer's transaction to finish before failing
 /// with [`FleetError::Database`] (`database is locked`).
@@ -48,6 +60,39 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How many events and outputs of each kind [`instance`] lists.
 pub const DETAIL_LIMIT: usize = 20;
+
+/// Whether `target` names a PostgreSQL database rather than an SQLite file:
+/// a `postgres://` or `postgresql://` URL, or `key=value` connection
+/// parameters (`host=/run/pg dbname=fleet`).
+pub fn is_postgres(target: &str) -> bool {
+    target.starts_with("postgres://")
+        || target.starts_with("postgresql://")
+        || target.split_whitespace().next().is_some_and(|word| {
+            word.split_once('=').is_some_and(|(key, _)| {
+                !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            })
+        })
+}
+
+/// The fleet `target` names, to read: a PostgreSQL database when
+/// [`is_postgres`] says so ([`connect_read_only`]), else an SQLite file
+/// ([`open_read_only`]).
+///
+/// # Errors
+///
+/// As [`open_read_only`] and [`connect_read_only`]; a PostgreSQL target
+/// when this build has no `postgres` feature ([`FleetError::Schema`]).
+pub fn open(target: &str) -> Result<Reader, FleetError> {
+    if !is_postgres(target) {
+        return open_read_only(target);
+    }
+    #[cfg(feature = "postgres")]
+    return connect_read_only(target);
+    #[cfg(not(feature = "postgres"))]
+    Err(FleetError::Schema {
+        message: "this build of fsm-fleet has no PostgreSQL support (its `postgres` feature)".to_owned(),
+    })
+}
 
 /// Open the fleet in the SQLite file at `path` read-only: nothing this
 /// connection does can change it, and it never creates the file.
@@ -57,23 +102,26 @@ pub const DETAIL_LIMIT: usize = 20;
 /// [`FleetError::Database`] when the file does not exist or cannot be opened;
 /// [`FleetError::Schema`] when it is not a fleet's database (not SQLite, or
 /// without the fleet's tables) or holds a schema from a newer version.
-pub fn open_read_only(path: impl AsRef<Path>) -> Result<Connection, FleetError> {
+pub fn open_read_only(path: impl AsRef<Path>) -> Result<Reader, FleetError> {
     let path = path.as_ref();
-    let name = path.display();
+    let name = format!("`{}`", path.display());
     // SQLite's own message would be `unable to open database file`.
     if let Err(error) = std::fs::metadata(path) {
-        return Err(FleetError::Database(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
-            Some(format!("cannot open `{name}`: {error}")),
+        return Err(FleetError::Database(DatabaseError::from(
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                Some(format!("cannot open {name}: {error}")),
+            ),
         )));
     }
-    let conn = Connection::open_with_flags(
+    let conn = rusqlite::Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    )
+    .map_err(DatabaseError::from)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(DatabaseError::from)?;
     let not_a_fleet = |why: &str| FleetError::Schema {
-        message: format!("`{name}` is not a fleet database: {why}"),
+        message: format!("{name} is not a fleet database: {why}"),
     };
     let has_meta = conn.query_row(
         "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'fsm_fleet_meta'",
@@ -86,29 +134,65 @@ pub fn open_read_only(path: impl AsRef<Path>) -> Result<Connection, FleetError> 
         Err(rusqlite::Error::SqliteFailure(error, _)) if error.code == rusqlite::ErrorCode::NotADatabase => {
             return Err(not_a_fleet("it is not an SQLite database"));
         }
-        Err(error) => return Err(error.into()),
+        Err(error) => return Err(DatabaseError::from(error).into()),
     }
-    let found: Option<String> = conn
-        .query_row(
-            "SELECT value FROM fsm_fleet_meta WHERE key = 'schema_version'",
-            [],
-            |row| row.get(0),
-        )
-        .optional()?;
-    let Some(text) = found else {
-        return Err(not_a_fleet("its `fsm_fleet_meta` table has no schema version"));
+    let mut reader = Reader {
+        db: Backend::Sqlite(conn),
     };
-    match text.parse::<i64>() {
-        Ok(version) if version > SCHEMA_VERSION => Err(FleetError::Schema {
-            message: format!(
-                "`{name}` has schema version {version}, written by a newer fsm-fleet; this build \
-                 reads version {SCHEMA_VERSION}: upgrade it"
-            ),
-        }),
-        Ok(version) if version >= 1 => Ok(conn),
-        _ => Err(not_a_fleet(&format!(
-            "its schema version `{text}` is not one fsm-fleet writes"
-        ))),
+    reader.check_schema(&name)?;
+    Ok(reader)
+}
+
+/// Connect to the fleet in the PostgreSQL database `params` names (a URL or
+/// `key=value` pairs, as [`Fleet::connect`](crate::Fleet::connect) takes),
+/// in read-only transactions: nothing this connection does can change it.
+///
+/// # Errors
+///
+/// [`FleetError::Schema`] when `params` does not parse, or the database has
+/// no fleet or one of a newer schema; a database error when the server
+/// cannot be reached.
+#[cfg(feature = "postgres")]
+pub fn connect_read_only(params: &str) -> Result<Reader, FleetError> {
+    let config: postgres::Config = params.parse().map_err(|error| FleetError::Schema {
+        message: format!("the PostgreSQL connection parameters do not parse: {error}"),
+    })?;
+    let mut conn = crate::db::PgConnection::connect(config)?;
+    conn.batch("SET default_transaction_read_only = on")?;
+    let has_meta = conn
+        .query_one("SELECT COUNT(*) FROM pg_tables WHERE tablename = 'fsm_fleet_meta' AND schemaname = ANY (current_schemas(false))", &[])?
+        .int(0)?;
+    let name = "the database";
+    if has_meta == 0 {
+        return Err(FleetError::Schema {
+            message: format!("{name} is not a fleet database: it has no `fsm_fleet_meta` table"),
+        });
+    }
+    let mut reader = Reader {
+        db: Backend::Postgres(Box::new(conn)),
+    };
+    reader.check_schema(name)?;
+    Ok(reader)
+}
+
+impl Reader {
+    fn check_schema(&mut self, name: &str) -> Result<(), FleetError> {
+        let found = self
+            .db
+            .query_opt(
+                "SELECT value FROM fsm_fleet_meta WHERE key = 'schema_version'",
+                &[],
+            )?
+            .map(|mut row| row.text(0))
+            .transpose()?;
+        match check_version(found, name)? {
+            Some(_) => Ok(()),
+            None => Err(FleetError::Schema {
+                message: format!(
+                    "{name} is not a fleet database: its `fsm_fleet_meta` table has no schema version"
+                ),
+            }),
+        }
     }
 }
 
@@ -150,27 +234,36 @@ pub struct StateCount {
 ///
 /// A database error.
 pub fn instances(
-    conn: &Connection,
+    reader: &mut Reader,
     machine: Option<&str>,
     state: Option<&str>,
     limit: usize,
 ) -> Result<Vec<InstanceSummary>, FleetError> {
-    let mut select = conn.prepare(
+    let rows = reader.db.query(
         "SELECT id, machine, state, version, next_wake, error FROM fsm_instances
-         WHERE (?1 IS NULL OR machine = ?1) AND (?2 IS NULL OR state = ?2)
+         WHERE (CAST(?1 AS TEXT) IS NULL OR machine = ?1) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2)
          ORDER BY id LIMIT ?3",
+        params![machine, state, sql_limit(limit)],
     )?;
-    let rows = select.query_map(params![machine, state, sql_limit(limit)], |row| {
+    Ok(read_rows(rows, |row| {
         Ok(InstanceSummary {
-            id: row.get(0)?,
-            machine: row.get(1)?,
-            state: row.get(2)?,
-            version: row.get(3)?,
-            next_wake: row.get::<_, Option<i64>>(4)?.map(timestamp),
-            parked: row.get(5)?,
+            id: row.text(0)?,
+            machine: row.text(1)?,
+            state: row.text(2)?,
+            version: row.int(3)?,
+            next_wake: row.opt_int(4)?.map(timestamp),
+            parked: row.opt_text(5)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })?)
+}
+
+/// Each row read by `read`.
+fn read_rows<T>(
+    rows: Vec<Row>,
+    read: impl FnMut(&mut Row) -> Result<T, DatabaseError>,
+) -> Result<Vec<T>, DatabaseError> {
+    let mut read = read;
+    rows.into_iter().map(|mut row| read(&mut row)).collect()
 }
 
 /// How many instances each machine has in each state, by machine then
@@ -179,8 +272,8 @@ pub fn instances(
 /// # Errors
 ///
 /// A database error.
-pub fn counts(conn: &Connection) -> Result<Vec<StateCount>, FleetError> {
-    counts_of(conn, None, None)
+pub fn counts(reader: &mut Reader) -> Result<Vec<StateCount>, FleetError> {
+    counts_of(reader, None, None)
 }
 
 /// [`counts`] of `machine`'s instances (any when `None`) in `state` (any
@@ -190,24 +283,24 @@ pub fn counts(conn: &Connection) -> Result<Vec<StateCount>, FleetError> {
 ///
 /// A database error.
 pub fn counts_of(
-    conn: &Connection,
+    reader: &mut Reader,
     machine: Option<&str>,
     state: Option<&str>,
 ) -> Result<Vec<StateCount>, FleetError> {
-    let mut select = conn.prepare(
+    let rows = reader.db.query(
         "SELECT machine, state, COUNT(*), COUNT(error) FROM fsm_instances
-         WHERE (?1 IS NULL OR machine = ?1) AND (?2 IS NULL OR state = ?2)
+         WHERE (CAST(?1 AS TEXT) IS NULL OR machine = ?1) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2)
          GROUP BY machine, state ORDER BY machine, state",
+        params![machine, state],
     )?;
-    let rows = select.query_map(params![machine, state], |row| {
+    Ok(read_rows(rows, |row| {
         Ok(StateCount {
-            machine: row.get(0)?,
-            state: row.get(1)?,
-            instances: count(row.get(2)?),
-            parked: count(row.get(3)?),
+            machine: row.text(0)?,
+            state: row.text(1)?,
+            instances: count(row.int(2)?),
+            parked: count(row.int(3)?),
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })?)
 }
 
 /// One instance in full, as [`instance`] reads it.
@@ -353,8 +446,8 @@ pub struct OutboxOutput {
 /// # Errors
 ///
 /// A database error.
-pub fn instance(conn: &Connection, id: &str) -> Result<Option<InstanceDetail>, FleetError> {
-    instance_with_limit(conn, id, DETAIL_LIMIT)
+pub fn instance(reader: &mut Reader, id: &str) -> Result<Option<InstanceDetail>, FleetError> {
+    instance_with_limit(reader, id, DETAIL_LIMIT)
 }
 
 /// [`instance`], listing at most `limit` events and outputs of each kind.
@@ -363,52 +456,47 @@ pub fn instance(conn: &Connection, id: &str) -> Result<Option<InstanceDetail>, F
 ///
 /// A database error.
 pub fn instance_with_limit(
-    conn: &Connection,
+    reader: &mut Reader,
     id: &str,
     limit: usize,
 ) -> Result<Option<InstanceDetail>, FleetError> {
-    let row = conn
-        .query_row(
-            "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error, created_at, updated_at
-             FROM fsm_instances WHERE id = ?1",
-            [id],
-            |row| {
-                Ok((
-                    InstanceDetail {
-                        id: row.get(0)?,
-                        machine: row.get(1)?,
-                        fingerprint: row.get(2)?,
-                        state: row.get(3)?,
-                        version: row.get(5)?,
-                        next_wake: row.get::<_, Option<i64>>(6)?.map(timestamp),
-                        parked: row.get(7)?,
-                        created_at: timestamp(row.get(8)?),
-                        updated_at: timestamp(row.get(9)?),
-                        snapshot: Err(String::new()),
-                        inbox: InboxCounts::default(),
-                        pending_events: Vec::new(),
-                        dead_events: Vec::new(),
-                        outbox: OutboxCounts::default(),
-                        pending_outputs: Vec::new(),
-                        dead_outputs: Vec::new(),
-                    },
-                    row.get::<_, String>(4)?,
-                ))
-            },
-        )
-        .optional()?;
-    let Some((mut detail, snapshot)) = row else {
+    let db = &mut reader.db;
+    let row = db.query_opt(
+        "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error, created_at, updated_at
+         FROM fsm_instances WHERE id = ?1",
+        params![id],
+    )?;
+    let Some(mut row) = row else {
         return Ok(None);
     };
-    detail.snapshot = snapshot_detail(&snapshot);
-    drop(snapshot);
+    let mut detail = InstanceDetail {
+        id: row.text(0)?,
+        machine: row.text(1)?,
+        fingerprint: row.text(2)?,
+        state: row.text(3)?,
+        version: row.int(5)?,
+        next_wake: row.opt_int(6)?.map(timestamp),
+        parked: row.opt_text(7)?,
+        created_at: timestamp(row.int(8)?),
+        updated_at: timestamp(row.int(9)?),
+        snapshot: Err(String::new()),
+        inbox: InboxCounts::default(),
+        pending_events: Vec::new(),
+        dead_events: Vec::new(),
+        outbox: OutboxCounts::default(),
+        pending_outputs: Vec::new(),
+        dead_outputs: Vec::new(),
+    };
+    detail.snapshot = snapshot_detail(&row.text(4)?);
+    drop(row);
 
-    let mut select =
-        conn.prepare("SELECT status, COUNT(*) FROM fsm_inbox WHERE instance = ?1 GROUP BY status")?;
-    let mut rows = select.query([id])?;
-    while let Some(row) = rows.next()? {
-        let n = count(row.get(1)?);
-        match row.get_ref(0)?.as_str().unwrap_or_default() {
+    let rows = db.query(
+        "SELECT status, COUNT(*) FROM fsm_inbox WHERE instance = ?1 GROUP BY status",
+        params![id],
+    )?;
+    for mut row in rows {
+        let n = count(row.int(1)?);
+        match row.text(0)?.as_str() {
             "pending" => detail.inbox.pending = n,
             "done" => detail.inbox.done = n,
             "rejected" => detail.inbox.rejected = n,
@@ -416,23 +504,24 @@ pub fn instance_with_limit(
             _ => {}
         }
     }
-    detail.pending_events = events(conn, id, "pending", limit)?;
-    detail.dead_events = events(conn, id, "dead", limit)?;
+    detail.pending_events = events(db, id, "pending", limit)?;
+    detail.dead_events = events(db, id, "dead", limit)?;
 
-    let mut select =
-        conn.prepare("SELECT status, COUNT(*) FROM fsm_outbox WHERE instance = ?1 GROUP BY status")?;
-    let mut rows = select.query([id])?;
-    while let Some(row) = rows.next()? {
-        let n = count(row.get(1)?);
-        match row.get_ref(0)?.as_str().unwrap_or_default() {
+    let rows = db.query(
+        "SELECT status, COUNT(*) FROM fsm_outbox WHERE instance = ?1 GROUP BY status",
+        params![id],
+    )?;
+    for mut row in rows {
+        let n = count(row.int(1)?);
+        match row.text(0)?.as_str() {
             "pending" => detail.outbox.pending = n,
             "done" => detail.outbox.done = n,
             "dead" => detail.outbox.dead = n,
             _ => {}
         }
     }
-    detail.pending_outputs = outputs(conn, id, "pending", limit)?;
-    detail.dead_outputs = outputs(conn, id, "dead", limit)?;
+    detail.pending_outputs = outputs(db, id, "pending", limit)?;
+    detail.dead_outputs = outputs(db, id, "dead", limit)?;
     Ok(Some(detail))
 }
 
@@ -469,39 +558,44 @@ fn snapshot_detail(json: &str) -> Result<SnapshotDetail, String> {
     })
 }
 
-fn events(conn: &Connection, id: &str, status: &str, limit: usize) -> Result<Vec<InboxEvent>, FleetError> {
-    let mut select = conn.prepare(
+fn events(db: &mut Backend, id: &str, status: &str, limit: usize) -> Result<Vec<InboxEvent>, DatabaseError> {
+    let rows = db.query(
         "SELECT seq, dedup_key, event, sent_at, error FROM fsm_inbox
          WHERE instance = ?1 AND status = ?2 ORDER BY seq LIMIT ?3",
+        params![id, status, sql_limit(limit)],
     )?;
-    let rows = select.query_map(params![id, status, sql_limit(limit)], |row| {
+    read_rows(rows, |row| {
         Ok(InboxEvent {
-            seq: row.get(0)?,
-            dedup_key: row.get(1)?,
-            event: row.get(2)?,
-            sent_at: timestamp(row.get(3)?),
-            error: row.get(4)?,
+            seq: row.int(0)?,
+            dedup_key: row.text(1)?,
+            event: row.text(2)?,
+            sent_at: timestamp(row.int(3)?),
+            error: row.opt_text(4)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
-fn outputs(conn: &Connection, id: &str, status: &str, limit: usize) -> Result<Vec<OutboxOutput>, FleetError> {
-    let mut select = conn.prepare(
+fn outputs(
+    db: &mut Backend,
+    id: &str,
+    status: &str,
+    limit: usize,
+) -> Result<Vec<OutboxOutput>, DatabaseError> {
+    let rows = db.query(
         "SELECT key, output, attempts, next_attempt, leased_until, error FROM fsm_outbox
          WHERE instance = ?1 AND status = ?2 ORDER BY step, idx LIMIT ?3",
+        params![id, status, sql_limit(limit)],
     )?;
-    let rows = select.query_map(params![id, status, sql_limit(limit)], |row| {
+    read_rows(rows, |row| {
         Ok(OutboxOutput {
-            key: row.get(0)?,
-            output: row.get(1)?,
-            attempts: row.get(2)?,
-            next_attempt: timestamp(row.get(3)?),
-            leased_until: row.get::<_, Option<i64>>(4)?.map(timestamp),
-            error: row.get(5)?,
+            key: row.text(0)?,
+            output: row.text(1)?,
+            attempts: u32::try_from(row.int(2)?).unwrap_or(u32::MAX),
+            next_attempt: timestamp(row.int(3)?),
+            leased_until: row.opt_int(4)?.map(timestamp),
+            error: row.opt_text(5)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 /// What is due in a fleet at a moment, as [`due`] counts it.
@@ -536,49 +630,34 @@ pub struct DueCounts {
 /// # Errors
 ///
 /// A database error.
-pub fn due(conn: &Connection, now: Timestamp) -> Result<DueCounts, FleetError> {
+pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError> {
+    let db = &mut reader.db;
     let now = i64::try_from(now.unix_millis()).unwrap_or(i64::MAX);
-    let (instances_due, instances_waiting, next_wake) = conn.query_row(
+    let mut row = db.query_one(
         "SELECT COUNT(*) FILTER (WHERE next_wake <= ?1), COUNT(*) FILTER (WHERE next_wake > ?1),
                 MIN(next_wake) FILTER (WHERE next_wake > ?1)
          FROM fsm_instances WHERE next_wake IS NOT NULL",
-        [now],
-        |row| {
-            Ok((
-                count(row.get(0)?),
-                count(row.get(1)?),
-                row.get::<_, Option<i64>>(2)?.map(timestamp),
-            ))
-        },
+        params![now],
     )?;
-    let parked = conn.query_row(
-        "SELECT COUNT(*) FROM fsm_instances WHERE error IS NOT NULL",
-        [],
-        |row| row.get(0).map(count),
-    )?;
-    let events_pending = conn.query_row(
-        "SELECT COUNT(*) FROM fsm_inbox WHERE status = 'pending'",
-        [],
-        |row| row.get(0).map(count),
-    )?;
-    let events_dead = conn.query_row(
-        "SELECT COUNT(*) FROM fsm_inbox WHERE status = 'dead'",
-        [],
-        |row| row.get(0).map(count),
-    )?;
-    let (outputs_due, outputs_leased, outputs_waiting) = conn.query_row(
+    let (instances_due, instances_waiting, next_wake) = (
+        count(row.int(0)?),
+        count(row.int(1)?),
+        row.opt_int(2)?.map(timestamp),
+    );
+    let mut total = |sql: &str| -> Result<u64, DatabaseError> { Ok(count(db.query_one(sql, &[])?.int(0)?)) };
+    let parked = total("SELECT COUNT(*) FROM fsm_instances WHERE error IS NOT NULL")?;
+    let events_pending = total("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'pending'")?;
+    let events_dead = total("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'dead'")?;
+    let outputs_dead = total("SELECT COUNT(*) FROM fsm_outbox WHERE status = 'dead'")?;
+    let mut row = db.query_one(
         "SELECT COUNT(*) FILTER (WHERE (leased_until IS NULL OR leased_until <= ?1) AND next_attempt <= ?1),
                 COUNT(*) FILTER (WHERE leased_until > ?1),
                 COUNT(*) FILTER (WHERE (leased_until IS NULL OR leased_until <= ?1) AND next_attempt > ?1)
          FROM fsm_outbox WHERE status = 'pending'",
-        [now],
-        |row| Ok((count(row.get(0)?), count(row.get(1)?), count(row.get(2)?))),
+        params![now],
     )?;
-    let outputs_dead = conn.query_row(
-        "SELECT COUNT(*) FROM fsm_outbox WHERE status = 'dead'",
-        [],
-        |row| row.get(0).map(count),
-    )?;
+    let (outputs_due, outputs_leased, outputs_waiting) =
+        (count(row.int(0)?), count(row.int(1)?), count(row.int(2)?));
     Ok(DueCounts {
         instances_due,
         instances_waiting,
@@ -591,10 +670,6 @@ pub fn due(conn: &Connection, now: Timestamp) -> Result<DueCounts, FleetError> {
         outputs_waiting,
         outputs_dead,
     })
-}
-
-fn sql_limit(limit: usize) -> i64 {
-    i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
 fn count(n: i64) -> u64 {

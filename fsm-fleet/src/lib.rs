@@ -51,12 +51,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod db;
 mod error;
 mod fleet;
 pub mod inspect;
 mod machines;
 mod schema;
 
+pub use db::{Client, DatabaseError};
 pub use error::FleetError;
 pub use fleet::{send, ClaimedOutput, Failed, Fleet, Instance, Parked, Sent, Worked};
 pub use machines::Machines;

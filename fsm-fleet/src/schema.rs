@@ -1,5 +1,6 @@
 //! The fleet's tables, created and migrated by [`migrate`]; the version is
-//! kept in `fsm_fleet_meta`.
+//! kept in `fsm_fleet_meta`. SQLite's and PostgreSQL's are the same tables,
+//! column for column, in each one's types.
 //!
 //! - `fsm_instances`: one row per instance: its machine, fingerprint,
 //!   current state, snapshot (JSON), version, next wake (Unix milliseconds:
@@ -17,8 +18,8 @@
 //!   next attempt, its lease (until when, and the claim's number) and its
 //!   last error.
 
+use crate::db::{self, params, Db, Dialect};
 use crate::error::FleetError;
-use rusqlite::{Connection, OptionalExtension};
 
 /// The schema this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -43,7 +44,9 @@ pub(crate) fn timestamp(millis: i64) -> fsm_runtime::Timestamp {
         .unwrap_or(fsm_runtime::Timestamp::MAX)
 }
 
-const CREATE_V1: &str = "
+/// Version 1, in SQLite: `STRICT` tables, so a value of the wrong type is
+/// refused rather than kept.
+const CREATE_V1_SQLITE: &str = "
 CREATE TABLE fsm_instances (
     id          TEXT PRIMARY KEY NOT NULL,
     machine     TEXT NOT NULL,
@@ -94,42 +97,119 @@ CREATE INDEX fsm_outbox_pending ON fsm_outbox (next_attempt) WHERE status = 'pen
 CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHERE status = 'pending';
 ";
 
+/// Version 1, in PostgreSQL: every integer a `BIGINT`, as SQLite's are.
+#[cfg(feature = "postgres")]
+const CREATE_V1_POSTGRES: &str = "
+CREATE TABLE fsm_instances (
+    id          TEXT PRIMARY KEY,
+    machine     TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    snapshot    TEXT NOT NULL,
+    version     BIGINT NOT NULL,
+    next_wake   BIGINT,
+    error       TEXT,
+    created_at  BIGINT NOT NULL,
+    updated_at  BIGINT NOT NULL
+);
+CREATE INDEX fsm_instances_due ON fsm_instances (machine, next_wake) WHERE next_wake IS NOT NULL;
+CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state);
+
+CREATE TABLE fsm_inbox (
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    instance    TEXT NOT NULL,
+    dedup_key   TEXT NOT NULL,
+    event       TEXT NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'pending',
+    error       TEXT,
+    sent_at     BIGINT NOT NULL,
+    consumed_at BIGINT,
+    UNIQUE (instance, dedup_key)
+);
+CREATE INDEX fsm_inbox_pending ON fsm_inbox (instance, seq) WHERE status = 'pending';
+
+CREATE TABLE fsm_outbox (
+    key          TEXT PRIMARY KEY,
+    instance     TEXT NOT NULL,
+    step         BIGINT NOT NULL,
+    idx          BIGINT NOT NULL,
+    output       TEXT NOT NULL,
+    status       TEXT NOT NULL DEFAULT 'pending',
+    attempts     BIGINT NOT NULL DEFAULT 0,
+    next_attempt BIGINT NOT NULL,
+    leased_until BIGINT,
+    lease        BIGINT NOT NULL DEFAULT 0,
+    error        TEXT,
+    created_at   BIGINT NOT NULL
+);
+CREATE INDEX fsm_outbox_pending ON fsm_outbox (next_attempt) WHERE status = 'pending';
+CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHERE status = 'pending';
+";
+
+/// The schema version a database holds: `None` when it has no fleet yet.
+///
+/// # Errors
+///
+/// [`FleetError::Schema`] when the version is not a number fsm-fleet wrote,
+/// or is newer than [`SCHEMA_VERSION`].
+pub(crate) fn check_version(text: Option<String>, name: &str) -> Result<Option<i64>, FleetError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    match text.parse::<i64>() {
+        Ok(version) if version > SCHEMA_VERSION => Err(FleetError::Schema {
+            message: format!(
+                "{name} has schema version {version}, written by a newer fsm-fleet; this build \
+                 reads version {SCHEMA_VERSION}: upgrade it"
+            ),
+        }),
+        Ok(version) if version >= 1 => Ok(Some(version)),
+        _ => Err(FleetError::Schema {
+            message: format!(
+                "{name} is not a fleet database: its schema version `{text}` is not one fsm-fleet writes"
+            ),
+        }),
+    }
+}
+
 /// Create the tables, or check that those there are of a version this build
-/// reads. Runs in one transaction, so two processes opening a new file at
-/// once create them once.
-pub(crate) fn migrate(conn: &mut Connection) -> Result<(), FleetError> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch("CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;")?;
-    let found: Option<String> = tx
-        .query_row(
-            "SELECT value FROM fsm_fleet_meta WHERE key = 'schema_version'",
-            [],
-            |row| row.get(0),
-        )
-        .optional()?;
-    match found {
-        None => {
-            tx.execute_batch(CREATE_V1)?;
+/// reads. Runs in one transaction (in PostgreSQL, under an advisory lock),
+/// so two processes opening a new database at once create them once.
+pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
+    db::transaction(db, |tx| {
+        let (meta, create) = match tx.dialect() {
+            Dialect::Sqlite => (
+                "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT",
+                CREATE_V1_SQLITE,
+            ),
+            #[cfg(feature = "postgres")]
+            Dialect::Postgres => {
+                // DDL is transactional in PostgreSQL, but two `CREATE TABLE
+                // IF NOT EXISTS` at once can still both try: one waits here.
+                tx.batch("SELECT pg_advisory_xact_lock(7415989313441546551)")?;
+                (
+                    "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                    CREATE_V1_POSTGRES,
+                )
+            }
+        };
+        tx.batch(meta)?;
+        let found = tx
+            .query_opt(
+                "SELECT value FROM fsm_fleet_meta WHERE key = 'schema_version'",
+                &[],
+            )?
+            .map(|mut row| row.text(0))
+            .transpose()?;
+        // Version 1 is the first: a database that has one has nothing to
+        // migrate from yet.
+        if check_version(found, name)?.is_none() {
+            tx.batch(create)?;
             tx.execute(
                 "INSERT INTO fsm_fleet_meta (key, value) VALUES ('schema_version', ?1)",
-                [SCHEMA_VERSION.to_string()],
+                params![SCHEMA_VERSION.to_string().as_str()],
             )?;
         }
-        Some(text) => {
-            let found: i64 = text.parse().map_err(|_| FleetError::Schema {
-                message: format!("the schema version `{text}` is not a number"),
-            })?;
-            if found > SCHEMA_VERSION {
-                return Err(FleetError::Schema {
-                    message: format!(
-                        "the database has schema version {found}, written by a newer fsm-fleet; \
-                         this build reads version {SCHEMA_VERSION}: upgrade it"
-                    ),
-                });
-            }
-            // Version 1 is the first: nothing to migrate from yet.
-        }
-    }
-    tx.commit()?;
-    Ok(())
+        Ok(())
+    })
 }

@@ -1,17 +1,34 @@
-//! The fleet on SQLite: instances, the inbox with deduplication, workers
-//! (events in order, timers at their deadlines, one transaction a batch),
-//! the outbox with retries, and bad input that parks one instance and
-//! loses nothing.
+//! The fleet on SQLite and on PostgreSQL, one suite for both: instances,
+//! the inbox with deduplication, workers (events in order, timers at their
+//! deadlines, one transaction a batch), the outbox with retries, and bad
+//! input that parks one instance and loses nothing.
 
 // The generated code of every machine here compiles without a warning: a
 // machine of timers alone (no action) included.
 #![deny(warnings)]
 
+mod support;
+
 use fsm_fleet::{Failed, Fleet, FleetError, Machines, Sent};
-use rusqlite::params;
 use serde_json::json;
-use std::path::Path;
 use std::time::Duration;
+use support::TestDb;
+
+on_both_backends!(
+    events_are_taken_once_and_in_order_and_outputs_keyed,
+    a_refused_event_is_rejected_and_a_foreign_one_dead_and_the_rest_goes_on,
+    timers_fire_at_their_deadline_and_not_before,
+    bad_rows_park_their_instance_naming_it_and_lose_nothing,
+    a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on,
+    an_event_sent_in_the_caller_s_transaction_is_sent_with_it,
+    a_schema_from_a_newer_version_is_refused,
+    workers_in_two_threads_step_each_instance_once_per_event,
+    a_machine_of_timers_alone_is_due_from_its_creation,
+    a_handler_whose_lease_ran_out_cannot_settle_another_s_claim,
+    a_timer_due_before_an_event_was_sent_fires_before_it,
+    a_panicking_effect_parks_its_instance_and_the_batch_goes_on,
+    an_instance_sent_many_events_steps_them_over_several_batches_in_order,
+);
 
 fsm_runtime::fsm! {
     /// A job: started with a size, then two steps, within a budget.
@@ -71,34 +88,25 @@ impl fragile::Context for Glass {
 
 use job::{Event, Job};
 
-fn open(dir: &Path) -> Fleet {
-    Fleet::open(dir.join("fleet.db")).unwrap()
-}
-
 fn machines() -> Machines {
     Machines::new().with::<Job>()
 }
 
-fn state(fleet: &Fleet, id: &str) -> String {
+fn state(fleet: &mut Fleet, id: &str) -> String {
     fleet.instance(id).unwrap().unwrap().state
 }
 
-fn inbox(fleet: &mut Fleet, id: &str) -> Vec<(String, String)> {
-    let conn = fleet.connection();
-    let mut select = conn
-        .prepare("SELECT dedup_key, status FROM fsm_inbox WHERE instance = ?1 ORDER BY seq")
-        .unwrap();
-    select
-        .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+fn inbox(db: &TestDb, id: &str) -> Vec<(String, String)> {
+    db.rows(&format!(
+        "SELECT dedup_key, status FROM fsm_inbox WHERE instance = '{id}' ORDER BY seq"
+    ))
+    .into_iter()
+    .map(|row| (row[0].clone(), row[1].clone()))
+    .collect()
 }
 
-#[test]
-fn events_are_taken_once_and_in_order_and_outputs_keyed() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn events_are_taken_once_and_in_order_and_outputs_keyed(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
     assert!(matches!(
         fleet.create("a", Job::new(Work::default())),
@@ -156,40 +164,29 @@ fn events_are_taken_once_and_in_order_and_outputs_keyed() {
     assert_eq!(keys, ["a/1/0 stepped", "a/2/0 finished"]);
 }
 
-#[test]
-fn a_refused_event_is_rejected_and_a_foreign_one_dead_and_the_rest_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn a_refused_event_is_rejected_and_a_foreign_one_dead_and_the_rest_goes_on(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
     fleet.send("a", &Event::Step, "too-early").unwrap();
     fleet.send("a", &json!({"launch": 1}), "foreign").unwrap();
     fleet.send("a", &Event::Start(1), "start").unwrap();
     let worked = fleet.work(&machines(), 10).unwrap();
     assert_eq!((worked.events, worked.parked.len()), (3, 0));
-    assert_eq!(state(&fleet, "a"), "fetching");
+    assert_eq!(state(&mut fleet, "a"), "fetching");
     assert_eq!(
-        inbox(&mut fleet, "a"),
+        inbox(db, "a"),
         [
             ("too-early".to_owned(), "rejected".to_owned()),
             ("foreign".to_owned(), "dead".to_owned()),
             ("start".to_owned(), "done".to_owned()),
         ]
     );
-    let error: String = fleet
-        .connection()
-        .query_row(
-            "SELECT error FROM fsm_inbox WHERE dedup_key = 'foreign'",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap();
+    let error = db.value("SELECT error FROM fsm_inbox WHERE dedup_key = 'foreign'");
     assert!(error.starts_with("not an event of machine `Job`: "), "{error}");
 }
 
-#[test]
-fn timers_fire_at_their_deadline_and_not_before() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn timers_fire_at_their_deadline_and_not_before(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
     fleet.send("a", &Event::Start(1), "start").unwrap();
     fleet.work(&machines(), 10).unwrap();
@@ -206,38 +203,23 @@ fn timers_fire_at_their_deadline_and_not_before() {
     }
     let worked = fleet.work(&machines(), 10).unwrap();
     assert_eq!((worked.instances, worked.timers), (1, 1));
-    assert_eq!(state(&fleet, "a"), "failed");
+    assert_eq!(state(&mut fleet, "a"), "failed");
     assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0, "fired once");
 }
 
-#[test]
-fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn bad_rows_park_their_instance_naming_it_and_lose_nothing(db: &TestDb) {
+    let mut fleet = db.open();
     for id in ["good", "other", "fingerprint", "nonsense"] {
         fleet.create(id, Job::new(Work::default())).unwrap();
         fleet.send(id, &Event::Start(1), "start").unwrap();
     }
-    let conn = fleet.connection();
-    conn.execute(
-        "UPDATE fsm_instances SET machine = 'Invoice' WHERE id = 'other'",
-        [],
-    )
-    .unwrap();
-    conn.execute(
-        "UPDATE fsm_instances SET fingerprint = 'abc' WHERE id = 'fingerprint'",
-        [],
-    )
-    .unwrap();
-    conn.execute(
-        "UPDATE fsm_instances SET snapshot = '{\"type\": \"fsm\"' WHERE id = 'nonsense'",
-        [],
-    )
-    .unwrap();
+    db.execute("UPDATE fsm_instances SET machine = 'Invoice' WHERE id = 'other'");
+    db.execute("UPDATE fsm_instances SET fingerprint = 'abc' WHERE id = 'fingerprint'");
+    db.execute("UPDATE fsm_instances SET snapshot = '{\"type\": \"fsm\"' WHERE id = 'nonsense'");
 
     let worked = fleet.work(&machines(), 10).unwrap();
     assert_eq!(worked.instances, 1);
-    assert_eq!(state(&fleet, "good"), "fetching");
+    assert_eq!(state(&mut fleet, "good"), "fetching");
     // A machine this worker does not know is another worker's: left due.
     let other = fleet.instance("other").unwrap().unwrap();
     assert_eq!(
@@ -256,7 +238,7 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
             "{id}: untouched, and not claimed again"
         );
         assert_eq!(
-            inbox(&mut fleet, id),
+            inbox(db, id),
             [("start".to_owned(), "pending".to_owned())],
             "{id}: kept"
         );
@@ -278,13 +260,10 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
     assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0);
 
     // Repaired, and put back to work: its event was kept for it.
-    fleet
-        .connection()
-        .execute(
-            "UPDATE fsm_instances SET fingerprint = ?1 WHERE id = 'fingerprint'",
-            [<Job as fsm_runtime::Machine>::FINGERPRINT],
-        )
-        .unwrap();
+    db.execute(&format!(
+        "UPDATE fsm_instances SET fingerprint = '{}' WHERE id = 'fingerprint'",
+        <Job as fsm_runtime::Machine>::FINGERPRINT
+    ));
     assert!(fleet.unpark("fingerprint").unwrap());
     assert!(!fleet.unpark("good").unwrap(), "not parked");
     assert!(matches!(
@@ -292,13 +271,11 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing() {
         Err(FleetError::UnknownInstance { .. })
     ));
     assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 1);
-    assert_eq!(state(&fleet, "fingerprint"), "fetching");
+    assert_eq!(state(&mut fleet, "fingerprint"), "fetching");
 }
 
-#[test]
-fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path()).with_max_attempts(2);
+fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on(db: &TestDb) {
+    let mut fleet = db.open().with_max_attempts(2);
     fleet.create("a", Job::new(Work::default())).unwrap();
     fleet.send("a", &Event::Start(1), "start").unwrap();
     fleet.send("a", &Event::Step, "step").unwrap();
@@ -316,10 +293,7 @@ fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on() {
         .claim_outputs(10, Duration::from_secs(30))
         .unwrap()
         .is_empty());
-    fleet
-        .connection()
-        .execute("UPDATE fsm_outbox SET next_attempt = 0 WHERE key = 'a/0/0'", [])
-        .unwrap();
+    db.execute("UPDATE fsm_outbox SET next_attempt = 0 WHERE key = 'a/0/0'");
     let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
     assert_eq!((claimed[0].key.as_str(), claimed[0].attempts), ("a/0/0", 1));
     assert_eq!(
@@ -332,45 +306,59 @@ fn a_failing_output_is_retried_with_backoff_then_dead_and_the_next_goes_on() {
         claimed[0].key, "a/1/0",
         "a dead output does not hold back the next"
     );
-    let (status, error): (String, String) = fleet
-        .connection()
-        .query_row(
-            "SELECT status, error FROM fsm_outbox WHERE key = 'a/0/0'",
-            [],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .unwrap();
-    assert_eq!((status.as_str(), error.as_str()), ("dead", "still no"));
+    assert_eq!(
+        db.rows("SELECT status, error FROM fsm_outbox WHERE key = 'a/0/0'"),
+        [["dead", "still no"]]
+    );
 }
 
-#[test]
-fn an_event_sent_in_the_caller_s_transaction_is_sent_with_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn an_event_sent_in_the_caller_s_transaction_is_sent_with_it(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
-    {
-        let tx = fleet.connection().transaction().unwrap();
-        fsm_fleet::send(&tx, "a", &Event::Start(1), "start").unwrap();
-        // Rolled back: the event was never sent.
-    }
-    assert_eq!(fleet.work(&machines(), 10).unwrap().events, 0);
-    let tx = fleet.connection().transaction().unwrap();
-    fsm_fleet::send(&tx, "a", &Event::Start(1), "start").unwrap();
-    tx.commit().unwrap();
+    // Sent in a transaction that rolls back (`commit` false), or commits.
+    let send_in_transaction = |fleet: &mut Fleet, commit: bool| {
+        if let Some(conn) = fleet.sqlite() {
+            let mut tx = conn.transaction().unwrap();
+            fsm_fleet::send(&mut tx, "a", &Event::Start(1), "start").unwrap();
+            if commit {
+                tx.commit().unwrap();
+            }
+            return;
+        }
+        #[cfg(feature = "postgres")]
+        if let Some(client) = fleet.postgres() {
+            let mut tx = client.transaction().unwrap();
+            fsm_fleet::send(&mut tx, "a", &Event::Start(1), "start").unwrap();
+            if commit {
+                tx.commit().unwrap();
+            }
+            return;
+        }
+        unreachable!("a fleet on {}", db.backend());
+    };
+    send_in_transaction(&mut fleet, false);
+    assert_eq!(
+        fleet.work(&machines(), 10).unwrap().events,
+        0,
+        "rolled back: never sent"
+    );
+    send_in_transaction(&mut fleet, true);
     assert_eq!(fleet.work(&machines(), 10).unwrap().events, 1);
 }
 
-#[test]
-fn a_schema_from_a_newer_version_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    drop(open(dir.path()));
-    let conn = rusqlite::Connection::open(dir.path().join("fleet.db")).unwrap();
-    conn.execute(
-        "UPDATE fsm_fleet_meta SET value = ?1 WHERE key = 'schema_version'",
-        params![(fsm_fleet::SCHEMA_VERSION + 1).to_string()],
-    )
-    .unwrap();
-    let error = Fleet::open(dir.path().join("fleet.db")).map(|_| ()).unwrap_err();
+fn a_schema_from_a_newer_version_is_refused(db: &TestDb) {
+    drop(db.open());
+    db.execute(&format!(
+        "UPDATE fsm_fleet_meta SET value = '{}' WHERE key = 'schema_version'",
+        fsm_fleet::SCHEMA_VERSION + 1
+    ));
+    let target = db.target();
+    let error = match db.backend() {
+        "sqlite" => Fleet::open(&target).map(|_| ()).unwrap_err(),
+        #[cfg(feature = "postgres")]
+        "postgres" => Fleet::connect(&target).map(|_| ()).unwrap_err(),
+        other => unreachable!("{other}"),
+    };
     assert_eq!(
         error.to_string(),
         format!(
@@ -382,10 +370,8 @@ fn a_schema_from_a_newer_version_is_refused() {
     );
 }
 
-#[test]
-fn workers_in_two_threads_step_each_instance_once_per_event() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn workers_in_two_threads_step_each_instance_once_per_event(db: &TestDb) {
+    let mut fleet = db.open();
     for i in 0..50 {
         let id = format!("job-{i}");
         fleet.create(&id, Job::new(Work::default())).unwrap();
@@ -395,9 +381,9 @@ fn workers_in_two_threads_step_each_instance_once_per_event() {
     }
     let workers: Vec<_> = (0..2)
         .map(|_| {
-            let path = dir.path().to_owned();
+            let target = db.target();
             std::thread::spawn(move || {
-                let mut fleet = open(&path);
+                let mut fleet = support::open_target(&target);
                 let mut events = 0;
                 loop {
                     let worked = fleet.work(&machines(), 7).unwrap();
@@ -415,17 +401,15 @@ fn workers_in_two_threads_step_each_instance_once_per_event() {
         let instance = fleet.instance(&format!("job-{i}")).unwrap().unwrap();
         assert_eq!((instance.state.as_str(), instance.version), ("done", 1));
     }
-    let outputs: i64 = fleet
-        .connection()
-        .query_row("SELECT COUNT(*) FROM fsm_outbox", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(outputs, 150, "each output once");
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_outbox"),
+        "150",
+        "each output once"
+    );
 }
 
-#[test]
-fn a_machine_of_timers_alone_is_due_from_its_creation() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn a_machine_of_timers_alone_is_due_from_its_creation(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("s", sleeper::Sleeper::new()).unwrap();
     let deadline = fleet
         .instance("s")
@@ -439,13 +423,11 @@ fn a_machine_of_timers_alone_is_due_from_its_creation() {
     }
     let worked = fleet.work(&machines, 10).unwrap();
     assert_eq!((worked.timers, worked.outputs), (1, 1));
-    assert_eq!(state(&fleet, "s"), "woken");
+    assert_eq!(state(&mut fleet, "s"), "woken");
 }
 
-#[test]
-fn a_handler_whose_lease_ran_out_cannot_settle_another_s_claim() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn a_handler_whose_lease_ran_out_cannot_settle_another_s_claim(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
     fleet.send("a", &Event::Start(1), "start").unwrap();
     fleet.work(&machines(), 10).unwrap();
@@ -466,10 +448,8 @@ fn a_handler_whose_lease_ran_out_cannot_settle_another_s_claim() {
         .is_empty());
 }
 
-#[test]
-fn a_timer_due_before_an_event_was_sent_fires_before_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn a_timer_due_before_an_event_was_sent_fires_before_it(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
     fleet.send("a", &Event::Start(1), "start").unwrap();
     fleet.work(&machines(), 10).unwrap();
@@ -482,17 +462,12 @@ fn a_timer_due_before_an_event_was_sent_fires_before_it() {
     fleet.send("a", &Event::Step, "late-step").unwrap();
     let worked = fleet.work(&machines(), 10).unwrap();
     assert_eq!((worked.timers, worked.events), (1, 1));
-    assert_eq!(state(&fleet, "a"), "failed");
-    assert_eq!(
-        inbox(&mut fleet, "a")[1],
-        ("late-step".to_owned(), "rejected".to_owned())
-    );
+    assert_eq!(state(&mut fleet, "a"), "failed");
+    assert_eq!(inbox(db, "a")[1], ("late-step".to_owned(), "rejected".to_owned()));
 }
 
-#[test]
-fn a_panicking_effect_parks_its_instance_and_the_batch_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn a_panicking_effect_parks_its_instance_and_the_batch_goes_on(db: &TestDb) {
+    let mut fleet = db.open();
     fleet
         .create("weak", fragile::Fragile::new(Glass { strong: false }))
         .unwrap();
@@ -513,18 +488,13 @@ fn a_panicking_effect_parks_its_instance_and_the_batch_goes_on() {
         "{}",
         worked.parked[0].error
     );
-    assert_eq!(state(&fleet, "strong"), "broken");
-    assert_eq!(state(&fleet, "weak"), "whole");
-    assert_eq!(
-        inbox(&mut fleet, "weak"),
-        [("tap".to_owned(), "pending".to_owned())]
-    );
+    assert_eq!(state(&mut fleet, "strong"), "broken");
+    assert_eq!(state(&mut fleet, "weak"), "whole");
+    assert_eq!(inbox(db, "weak"), [("tap".to_owned(), "pending".to_owned())]);
 }
 
-#[test]
-fn an_instance_sent_many_events_steps_them_over_several_batches_in_order() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut fleet = open(dir.path());
+fn an_instance_sent_many_events_steps_them_over_several_batches_in_order(db: &TestDb) {
+    let mut fleet = db.open();
     fleet.create("a", Job::new(Work::default())).unwrap();
     fleet.send("a", &Event::Start(1), "start").unwrap();
     for i in 0..1_200 {

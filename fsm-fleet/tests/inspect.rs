@@ -1,8 +1,16 @@
 //! `fsm_fleet::inspect`: read-only, bounded by its limits, counted by the
-//! database.
+//! database, on SQLite and on PostgreSQL.
 
-use fsm_fleet::{inspect, Fleet, FleetError, Machines};
+mod support;
+
+use fsm_fleet::{inspect, FleetError, Machines};
 use fsm_runtime::Timestamp;
+use support::TestDb;
+
+on_both_backends!(
+    lists_are_bounded_and_counts_cover_everything,
+    only_fleets_are_opened
+);
 
 fsm_runtime::fsm! {
     machine Ticket {
@@ -15,11 +23,8 @@ fsm_runtime::fsm! {
 
 use ticket::{Action, Ticket};
 
-#[test]
-fn lists_are_bounded_and_counts_cover_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fleet.db");
-    let mut fleet = Fleet::open(&path).unwrap();
+fn lists_are_bounded_and_counts_cover_everything(db: &TestDb) {
+    let mut fleet = db.open();
     for n in 0..5 {
         fleet.create(&format!("t{n}"), Ticket::new()).unwrap();
     }
@@ -31,13 +36,13 @@ fn lists_are_bounded_and_counts_cover_everything() {
         fleet.send("t4", &Action::Open, key).unwrap();
     }
 
-    let conn = inspect::open_read_only(&path).unwrap();
-    let listed = inspect::instances(&conn, None, None, 2).unwrap();
+    let mut conn = inspect::open(&db.target()).unwrap();
+    let listed = inspect::instances(&mut conn, None, None, 2).unwrap();
     let ids: Vec<&str> = listed.iter().map(|i| i.id.as_str()).collect();
     assert_eq!(ids, ["t0", "t1"]);
-    let open = inspect::instances(&conn, Some("Ticket"), Some("new"), 10).unwrap();
+    let open = inspect::instances(&mut conn, Some("Ticket"), Some("new"), 10).unwrap();
     assert_eq!(open.len(), 2);
-    let counts: Vec<(String, String, u64)> = inspect::counts(&conn)
+    let counts: Vec<(String, String, u64)> = inspect::counts(&mut conn)
         .unwrap()
         .into_iter()
         .map(|c| (c.machine, c.state, c.instances))
@@ -50,7 +55,7 @@ fn lists_are_bounded_and_counts_cover_everything() {
         ]
     );
 
-    let detail = inspect::instance_with_limit(&conn, "t4", 3).unwrap().unwrap();
+    let detail = inspect::instance_with_limit(&mut conn, "t4", 3).unwrap().unwrap();
     assert_eq!(detail.inbox.pending, 4);
     let keys: Vec<&str> = detail
         .pending_events
@@ -59,35 +64,66 @@ fn lists_are_bounded_and_counts_cover_everything() {
         .collect();
     assert_eq!(keys, ["a", "b", "c"]);
     assert_eq!(detail.snapshot.as_ref().unwrap().state, "new");
-    assert!(inspect::instance(&conn, "t9").unwrap().is_none());
+    assert!(inspect::instance(&mut conn, "t9").unwrap().is_none());
 
-    let due = inspect::due(&conn, Timestamp::now()).unwrap();
+    let due = inspect::due(&mut conn, Timestamp::now()).unwrap();
     assert_eq!((due.instances_due, due.events_pending, due.parked), (1, 4, 0));
     assert_eq!(
-        inspect::due(&conn, Timestamp::UNIX_EPOCH).unwrap().instances_due,
+        inspect::due(&mut conn, Timestamp::UNIX_EPOCH)
+            .unwrap()
+            .instances_due,
         0
     );
 }
 
-#[test]
-fn the_connection_cannot_write_and_opens_only_fleets() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fleet.db");
-    drop(Fleet::open(&path).unwrap());
-    let conn = inspect::open_read_only(&path).unwrap();
-    assert!(conn.execute("DELETE FROM fsm_instances", []).is_err());
-
-    let missing = dir.path().join("missing.db");
-    assert!(matches!(
-        inspect::open_read_only(&missing),
-        Err(FleetError::Database(_))
-    ));
-    assert!(!missing.exists());
-    let other = dir.path().join("other.db");
-    rusqlite::Connection::open(&other)
-        .unwrap()
-        .execute_batch("CREATE TABLE t (x)")
-        .unwrap();
-    let error = inspect::open_read_only(&other).unwrap_err();
-    assert!(error.to_string().contains("is not a fleet database"), "{error}");
+fn only_fleets_are_opened(db: &TestDb) {
+    let not_a_fleet = |error: FleetError| {
+        assert!(matches!(error, FleetError::Schema { .. }), "{error:?}");
+        assert!(error.to_string().contains("is not a fleet database"), "{error}");
+    };
+    match db.backend() {
+        "sqlite" => {
+            // A file that is SQLite, without the fleet's tables.
+            db.execute("CREATE TABLE t (x)");
+            not_a_fleet(inspect::open(&db.target()).unwrap_err());
+            // A file that is not SQLite.
+            let dir = tempfile::tempdir().unwrap();
+            let text = dir.path().join("notes.txt");
+            std::fs::write(
+                &text,
+                "not a database, but long enough to have a page header of its own. ".repeat(2),
+            )
+            .unwrap();
+            not_a_fleet(inspect::open_read_only(&text).unwrap_err());
+            // A file that is missing is not created.
+            let missing = dir.path().join("missing.db");
+            assert!(matches!(
+                inspect::open_read_only(&missing),
+                Err(FleetError::Database(_))
+            ));
+            assert!(!missing.exists());
+        }
+        _ => {
+            // A schema without the fleet's tables: reading never creates them.
+            not_a_fleet(inspect::open(&db.target()).unwrap_err());
+            assert_eq!(
+                db.value("SELECT COUNT(*) FROM pg_tables WHERE tablename LIKE 'fsm_%' AND schemaname = current_schema()"),
+                "0"
+            );
+        }
+    }
+    // A fleet of a newer schema is refused by name.
+    let db2 = match db.backend() {
+        "sqlite" => TestDb::sqlite(),
+        _ => TestDb::postgres("only_fleets_are_opened_newer").unwrap(),
+    };
+    drop(db2.open());
+    db2.execute("UPDATE fsm_fleet_meta SET value = '99' WHERE key = 'schema_version'");
+    let error = inspect::open(&db2.target()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("has schema version 99, written by a newer fsm-fleet"),
+        "{error}"
+    );
 }
