@@ -337,27 +337,6 @@ pub(crate) fn transaction<D: Db + ?Sized, T, E: From<DatabaseError>>(
     }
 }
 
-/// Run `body` in savepoint `name` on `db`, inside a transaction or not:
-/// released when it returns `Ok`, rolled back to (and released) when it
-/// returns `Err`.
-pub(crate) fn savepoint<D: Db + ?Sized, T, E: From<DatabaseError>>(
-    db: &mut D,
-    name: &str,
-    body: impl FnOnce(&mut D) -> Result<T, E>,
-) -> Result<T, E> {
-    db.batch(&format!("SAVEPOINT {name}"))?;
-    match body(db) {
-        Ok(value) => {
-            db.batch(&format!("RELEASE {name}"))?;
-            Ok(value)
-        }
-        Err(error) => {
-            db.batch(&format!("ROLLBACK TO {name}; RELEASE {name}"))?;
-            Err(error)
-        }
-    }
-}
-
 impl rusqlite::ToSql for Param<'_> {
     fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
         use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -614,6 +593,22 @@ mod pg {
         }
     }
 
+    /// The parameters with their types, so that a statement runs in one
+    /// round trip, unprepared; `None` when one is `NULL`, whose type only
+    /// the server can infer.
+    fn typed<'a>(params: &'a [Param<'a>]) -> Option<Vec<(&'a (dyn ToSql + Sync), Type)>> {
+        params
+            .iter()
+            .map(|p| match p {
+                Param::Null => None,
+                Param::Int(_) => Some((p as &(dyn ToSql + Sync), Type::INT8)),
+                Param::Text(_) => Some((p as &(dyn ToSql + Sync), Type::TEXT)),
+            })
+            .collect()
+    }
+
+    /// A caller's client or transaction ([`send`](crate::send)): it has no
+    /// statement cache of ours, so statements go unprepared when they can.
     macro_rules! generic_client_db {
         ($($ty:ty),*) => {$(
             impl Db for $ty {
@@ -626,11 +621,19 @@ mod pg {
                 }
 
                 fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, DatabaseError> {
-                    Ok(postgres::GenericClient::execute(self, rewrite(sql).as_str(), &pg_params(params))?)
+                    let sql = rewrite(sql);
+                    Ok(match typed(params) {
+                        Some(typed) => postgres::GenericClient::execute_typed(self, &sql, &typed)?,
+                        None => postgres::GenericClient::execute(self, sql.as_str(), &pg_params(params))?,
+                    })
                 }
 
                 fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, DatabaseError> {
-                    rows(postgres::GenericClient::query(self, rewrite(sql).as_str(), &pg_params(params))?)
+                    let sql = rewrite(sql);
+                    rows(match typed(params) {
+                        Some(typed) => postgres::GenericClient::query_typed(self, &sql, &typed)?,
+                        None => postgres::GenericClient::query(self, sql.as_str(), &pg_params(params))?,
+                    })
                 }
             }
         )*};

@@ -45,6 +45,9 @@ pub enum Sent {
 /// stays due, and the next batch goes on with them.
 const MAX_EVENTS_PER_STEP: i64 = 1_000;
 
+/// The most outputs one `INSERT` writes.
+const OUTPUT_ROWS_PER_INSERT: usize = 100;
+
 /// What one step of one instance did.
 struct StepCounts {
     events: usize,
@@ -120,43 +123,74 @@ fn step_one<D: Db + ?Sized>(
     })
     .map_err(|error| format!("instance `{id}` of machine `{machine}`: {error}"))?;
     let consumed_at = now_millis();
-    for (seq, outcome) in &stepped.outcomes {
-        let (status, error) = match outcome {
-            Outcome::Done => ("done", None),
-            Outcome::Rejected(error) => ("rejected", Some(error.as_str())),
-            Outcome::Dead(error) => {
-                tracing::warn!(seq, %error, "dead event");
-                ("dead", Some(error.as_str()))
-            }
-        };
+    // Every event read is consumed: one statement marks them all `done`,
+    // then one each the few the machine refused or could not read.
+    if let Some((last, _)) = stepped.outcomes.last() {
         conn.execute(
-            "UPDATE fsm_inbox SET status = ?2, error = ?3, consumed_at = ?4 WHERE seq = ?1",
-            params![*seq, status, error, consumed_at],
+            "UPDATE fsm_inbox SET status = 'done', consumed_at = ?3
+             WHERE instance = ?1 AND status = 'pending' AND seq <= ?2",
+            params![id, *last, consumed_at],
         )
         .map_err(failed)?;
     }
-    for (key, output) in &stepped.outputs {
+    for (seq, outcome) in &stepped.outcomes {
+        let (status, error) = match outcome {
+            Outcome::Done => continue,
+            Outcome::Rejected(error) => ("rejected", error.as_str()),
+            Outcome::Dead(error) => {
+                tracing::warn!(seq, %error, "dead event");
+                ("dead", error.as_str())
+            }
+        };
         conn.execute(
-            "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-            params![
-                format!("{id}/{key}").as_str(),
-                id,
-                i64::try_from(key.step()).unwrap_or(i64::MAX),
-                key.index(),
-                *output,
-                now
-            ],
+            "UPDATE fsm_inbox SET status = ?2, error = ?3 WHERE seq = ?1",
+            params![*seq, status, error],
         )
-        .map_err(|error| match error.is_unique_violation() {
-            // A key that exists: the snapshot's history was set back (edited
-            // by hand), and a new step took an old step's number.
-            true => format!(
-                "instance `{id}` of machine `{machine}`: output `{id}/{key}` is in the outbox already: \
-                 its history numbers a step it numbered before"
+        .map_err(failed)?;
+    }
+    // The outputs, up to 100 rows a statement.
+    let keys: Vec<String> = stepped
+        .outputs
+        .iter()
+        .map(|(key, _)| format!("{id}/{key}"))
+        .collect();
+    let mut rows = keys.iter().zip(&stepped.outputs).peekable();
+    while rows.peek().is_some() {
+        let chunk: Vec<_> = rows.by_ref().take(OUTPUT_ROWS_PER_INSERT).collect();
+        let mut values = Vec::with_capacity(chunk.len() * 4 + 2);
+        values.extend([db::Param::Text(id), db::Param::Int(now)]);
+        let mut sql = String::from(
+            "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at) VALUES ",
+        );
+        for (n, (key, (output_key, output))) in chunk.iter().enumerate() {
+            let at = values.len() + 1;
+            if n > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!(
+                "(?{at}, ?1, ?{}, ?{}, ?{}, ?2, ?2)",
+                at + 1,
+                at + 2,
+                at + 3
+            ));
+            values.extend([
+                db::Param::Text(key),
+                db::Param::Int(i64::try_from(output_key.step()).unwrap_or(i64::MAX)),
+                db::Param::Int(i64::from(output_key.index())),
+                db::Param::Text(output),
+            ]);
+        }
+        conn.execute(&sql, &values)
+            .map_err(|error| match error.is_unique_violation() {
+                // A key that exists: the snapshot's history was set back (edited
+                // by hand), and a new step took an old step's number.
+                true => format!(
+                "instance `{id}` of machine `{machine}`: an output of this step is in the outbox already \
+                 ({}): its history numbers a step it numbered before",
+                chunk.iter().map(|(key, _)| format!("`{key}`")).collect::<Vec<_>>().join(", ")
             ),
-            false => failed(error),
-        })?;
+                false => failed(error),
+            })?;
     }
     // Still due now when events are left for the next step.
     let next_wake = if more {
@@ -309,14 +343,14 @@ pub fn send<C: Client + ?Sized, E: serde::Serialize + ?Sized>(
         id: id.to_owned(),
         message: e.to_string(),
     })?;
-    // One savepoint: outside a transaction of the caller's, the event and
-    // the instance's wake-up still commit together.
-    db::savepoint(conn, "fsm_fleet_send", |conn| {
-        send_in_savepoint(conn, id, &json, dedup_key)
-    })
+    send_json(conn, id, &json, dedup_key)
 }
 
-fn send_in_savepoint<D: Db + ?Sized>(
+/// [`send`] of an event already serialized. Two statements, and no
+/// savepoint: the event is inserted only if the instance exists, and the
+/// wake-up only follows an insert, so a failure between them leaves an
+/// event that the instance's next step takes anyway.
+fn send_json<D: Db + ?Sized>(
     conn: &mut D,
     id: &str,
     json: &str,
@@ -327,19 +361,20 @@ fn send_in_savepoint<D: Db + ?Sized>(
     // a read first could find, when it came to write, that another process
     // wrote in between, and fail at once.
     let inserted = conn.execute(
-        "INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at) VALUES (?1, ?2, ?3, ?4)
+        "INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at)
+         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM fsm_instances WHERE id = ?1)
          ON CONFLICT (instance, dedup_key) DO NOTHING",
         params![id, dedup_key, json, now],
     )?;
-    let exists = conn
-        .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
-        .is_some();
-    if !exists {
-        // The savepoint is rolled back: the event is not kept.
-        return Err(FleetError::UnknownInstance { id: id.to_owned() });
-    }
     if inserted == 0 {
-        return Ok(Sent::Duplicate);
+        let exists = conn
+            .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
+            .is_some();
+        return if exists {
+            Ok(Sent::Duplicate)
+        } else {
+            Err(FleetError::UnknownInstance { id: id.to_owned() })
+        };
     }
     // Due now, unless parked (a parked instance keeps its events pending).
     let wake = match conn.dialect() {
@@ -355,6 +390,90 @@ fn send_in_savepoint<D: Db + ?Sized>(
     };
     conn.execute(wake, params![id, now])?;
     Ok(Sent::Accepted)
+}
+
+/// The most events one statement of [`Fleet::send_batch`] inserts.
+const EVENTS_PER_INSERT: usize = 100;
+
+/// [`Fleet::send_batch`] of events already serialized, `(instance, event,
+/// deduplication key)`, inside the caller's transaction: a few statements a
+/// hundred events, where [`send`] takes two an event.
+fn send_json_batch<D: Db + ?Sized>(
+    conn: &mut D,
+    events: &[(&str, String, &str)],
+) -> Result<Vec<Sent>, FleetError> {
+    let now = now_millis();
+    let mut sent = Vec::with_capacity(events.len());
+    for chunk in events.chunks(EVENTS_PER_INSERT) {
+        // `n` orders the rows as given: their `seq`, so the order each
+        // instance takes them in.
+        let mut sql = String::from("WITH v (n, instance, dedup_key, event) AS (VALUES ");
+        let mut values = vec![db::Param::Int(now)];
+        for (n, (id, json, key)) in chunk.iter().enumerate() {
+            let at = values.len() + 1;
+            if n > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!("({n}, ?{at}, ?{}, ?{})", at + 1, at + 2));
+            values.extend([db::Param::Text(id), db::Param::Text(key), db::Param::Text(json)]);
+        }
+        sql.push_str(
+            ") INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at)
+             SELECT v.instance, v.dedup_key, v.event, ?1 FROM v
+             WHERE EXISTS (SELECT 1 FROM fsm_instances i WHERE i.id = v.instance)
+             ORDER BY v.n
+             ON CONFLICT (instance, dedup_key) DO NOTHING
+             RETURNING instance, dedup_key",
+        );
+        let inserted: std::collections::HashSet<(String, String)> = conn
+            .query(&sql, &values)?
+            .into_iter()
+            .map(|mut row| Ok((row.text(0)?, row.text(1)?)))
+            .collect::<Result<_, DatabaseError>>()?;
+        // The instances woken, each once, in order (so that two senders
+        // lock them in the same order).
+        let mut woken: Vec<&str> = Vec::new();
+        for (id, _, key) in chunk {
+            if inserted.contains(&((*id).to_owned(), (*key).to_owned())) {
+                woken.push(id);
+                sent.push(Sent::Accepted);
+            } else {
+                // A duplicate, or an instance that does not exist.
+                let exists = conn
+                    .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![*id])?
+                    .is_some();
+                if !exists {
+                    return Err(FleetError::UnknownInstance { id: (*id).to_owned() });
+                }
+                sent.push(Sent::Duplicate);
+            }
+        }
+        woken.sort_unstable();
+        woken.dedup();
+        if woken.is_empty() {
+            continue;
+        }
+        let list = (0..woken.len())
+            .map(|i| format!("?{}", i + 2))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = match conn.dialect() {
+            db::Dialect::Sqlite => format!(
+                "UPDATE fsm_instances SET next_wake = MIN(COALESCE(next_wake, ?1), ?1)
+                 WHERE error IS NULL AND id IN ({list})"
+            ),
+            #[cfg(feature = "postgres")]
+            db::Dialect::Postgres => format!(
+                "UPDATE fsm_instances SET next_wake = LEAST(COALESCE(next_wake, ?1), ?1)
+                 WHERE error IS NULL AND id IN (
+                     SELECT id FROM fsm_instances WHERE id IN ({list}) ORDER BY id FOR UPDATE)"
+            ),
+        };
+        let mut values = vec![db::Param::Int(now)];
+        values.extend(woken.iter().map(|id| db::Param::Text(id)));
+        conn.execute(&sql, &values)?;
+    }
+    Ok(sent)
 }
 
 impl Fleet {
@@ -507,7 +626,35 @@ impl Fleet {
             id: id.to_owned(),
             message: e.to_string(),
         })?;
-        db::transaction(&mut self.conn, |tx| send_in_savepoint(tx, id, &json, dedup_key))
+        db::transaction(&mut self.conn, |tx| send_json(tx, id, &json, dedup_key))
+    }
+
+    /// Send many events at once, each `(instance, event, deduplication
+    /// key)`, in one transaction: as [`Fleet::send`] each, in the order
+    /// given, in a few statements for every hundred events. What became of
+    /// each, in the same order.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::UnknownInstance`] for the first event whose instance
+    /// does not exist, an event that does not serialize, or a database
+    /// error: none of the batch is sent.
+    pub fn send_batch<E: serde::Serialize>(
+        &mut self,
+        events: &[(&str, E, &str)],
+    ) -> Result<Vec<Sent>, FleetError> {
+        let events = events
+            .iter()
+            .map(|(id, event, key)| {
+                serde_json::to_string(event)
+                    .map(|json| (*id, json, *key))
+                    .map_err(|e| FleetError::Serialize {
+                        id: (*id).to_owned(),
+                        message: e.to_string(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        db::transaction(&mut self.conn, |tx| send_json_batch(tx, &events))
     }
 
     /// Put parked instance `id` back to work, once what parked it is fixed

@@ -20,9 +20,15 @@
 //!   mark them done, with retries and backoff. Delivery is at least once, in
 //!   order per instance.
 //!
-//! The backend is SQLite, compiled in: one file holds a fleet on one
-//! machine, and several processes share it. The schema is created and
-//! checked by [`Fleet::open`] and versioned ([`SCHEMA_VERSION`]).
+//! Two backends hold the same tables and run the same statements:
+//! - **SQLite** ([`Fleet::open`]), compiled in: one file holds a fleet on
+//!   one machine, and several processes share it;
+//! - **PostgreSQL** ([`Fleet::connect`], the `postgres` feature): workers on
+//!   any number of machines claim disjoint batches (`FOR UPDATE SKIP
+//!   LOCKED`).
+//!
+//! The schema is created and checked when a fleet is opened, and versioned
+//! ([`SCHEMA_VERSION`]).
 //!
 //! ```
 //! use fsm_fleet::{Fleet, Machines, Sent};

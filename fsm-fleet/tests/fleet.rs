@@ -28,6 +28,7 @@ on_both_backends!(
     a_timer_due_before_an_event_was_sent_fires_before_it,
     a_panicking_effect_parks_its_instance_and_the_batch_goes_on,
     an_instance_sent_many_events_steps_them_over_several_batches_in_order,
+    a_batch_of_events_is_sent_in_order_once_and_all_or_nothing,
 );
 
 fsm_runtime::fsm! {
@@ -505,4 +506,51 @@ fn an_instance_sent_many_events_steps_them_over_several_batches_in_order(db: &Te
     let second = fleet.work(&machines(), 10).unwrap();
     assert_eq!(second.events, 201, "the rest at once: it stayed due");
     assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 0);
+}
+
+fn a_batch_of_events_is_sent_in_order_once_and_all_or_nothing(db: &TestDb) {
+    let mut fleet = db.open();
+    for id in ["a", "b"] {
+        fleet.create(id, Job::new(Work::default())).unwrap();
+    }
+    fleet.send("a", &Event::Start(1), "start-a").unwrap();
+    // 250 events: three statements' worth, a key repeated in the batch and
+    // one sent before.
+    let mut batch = vec![
+        ("a", Event::Start(1), "start-a".to_owned()),
+        ("b", Event::Start(2), "start-b".to_owned()),
+    ];
+    for i in 0..246 {
+        batch.push(("b", Event::Cancel, format!("cancel-{i}")));
+    }
+    batch.push(("b", Event::Cancel, "cancel-0".to_owned()));
+    batch.push(("a", Event::Step, "step-a".to_owned()));
+    let events: Vec<(&str, Event, &str)> = batch
+        .iter()
+        .map(|(id, e, k)| (*id, e.clone(), k.as_str()))
+        .collect();
+    let sent = fleet.send_batch(&events).unwrap();
+    assert_eq!(sent.len(), 250);
+    assert_eq!(sent[0], Sent::Duplicate, "sent before");
+    assert_eq!(sent[1..249].iter().filter(|s| **s == Sent::Accepted).count(), 247);
+    assert_eq!(sent[248], Sent::Duplicate, "repeated in the batch");
+    assert_eq!(sent[249], Sent::Accepted);
+    let keys: Vec<String> = inbox(db, "b").into_iter().map(|(key, _)| key).collect();
+    assert_eq!(keys.len(), 247);
+    assert_eq!(
+        (keys[0].as_str(), keys[1].as_str(), keys[246].as_str()),
+        ("start-b", "cancel-0", "cancel-245")
+    );
+
+    // An unknown instance sends none of its batch.
+    let error = fleet
+        .send_batch(&[("a", Event::Cancel, "cancel-a"), ("nobody", Event::Cancel, "x")])
+        .unwrap_err();
+    assert!(matches!(error, FleetError::UnknownInstance { id } if id == "nobody"));
+    assert_eq!(inbox(db, "a").len(), 2, "nothing of the failed batch");
+
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.instances, worked.events), (2, 249));
+    assert_eq!(state(&mut fleet, "a"), "processing");
+    assert_eq!(state(&mut fleet, "b"), "failed");
 }

@@ -1,20 +1,21 @@
-//! A fleet on SQLite, end to end: events per second from `send` to the step
-//! committed with 1, 2 and 4 worker processes, with latency; how late
-//! timers fire; and what claiming due work costs as the fleet grows.
+//! A fleet on SQLite or PostgreSQL, end to end: events per second from
+//! `send` to the step committed with 1, 2 and 4 worker processes, with
+//! latency; how late timers fire; and what claiming due work costs as the
+//! fleet grows.
 //!
 //! ```text
-//! fleet_throughput [--instances N] [--events E] [--workers 1,2,4]
-//! fleet_throughput --timers N [--workers W]
-//! fleet_throughput --scaling 10000,1000000
+//! fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--workers 1,2,4]
+//! fleet_throughput [--postgres PARAMS] --timers N [--workers W]
+//! fleet_throughput [--postgres PARAMS] --scaling 10000,1000000
 //! ```
 //!
-//! Workers are this binary run again with `--worker DB`. The database is a
-//! file in a temporary directory, with the fleet's own settings (WAL,
-//! `synchronous = FULL`).
+//! Workers are this binary run again with `--worker DB`. Without
+//! `--postgres`, the database is a file in a temporary directory, with the
+//! fleet's own settings (WAL, `synchronous = FULL`). With `--postgres
+//! "host=… dbname=…"` (`key=value` parameters), each run gets a fresh
+//! schema, `fsm_fleet_bench`, dropped first.
 
 use fsm_fleet::{Fleet, Machines};
-use rusqlite::params;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -48,41 +49,212 @@ impl counter::Context for Count {
 }
 
 fn machines() -> Machines {
-    Machines::new().with::<counter::Counter>().with::<sleeper::Sleeper>()
+    Machines::new()
+        .with::<counter::Counter>()
+        .with::<sleeper::Sleeper>()
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn list(text: &str) -> Vec<usize> {
-    text.split(',').map(|n| n.trim().parse().expect("a number")).collect()
+    text.split(',')
+        .map(|n| n.trim().parse().expect("a number"))
+        .collect()
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(db) = flag(&args, "--worker") {
-        worker(Path::new(&db));
+        worker(&db);
     }
+    let postgres = flag(&args, "--postgres");
     let workers = list(&flag(&args, "--workers").unwrap_or_else(|| "1,2,4".into()));
     if let Some(n) = flag(&args, "--timers") {
-        timers(n.parse().expect("a number"), workers[0]);
+        timers(
+            &Db::fresh(postgres.as_deref()),
+            n.parse().expect("a number"),
+            workers[0],
+        );
     } else if let Some(sizes) = flag(&args, "--scaling") {
-        scaling(&list(&sizes));
+        scaling(postgres.as_deref(), &list(&sizes));
     } else {
         let instances = flag(&args, "--instances").map_or(1_000, |n| n.parse().expect("a number"));
         let events = flag(&args, "--events").map_or(20_000, |n| n.parse().expect("a number"));
-        println!("| workers | events | events/s | latency p50 | latency p99 |");
-        println!("|---:|---:|---:|---:|---:|");
+        let senders = flag(&args, "--senders").map_or(1, |n| n.parse().expect("a number"));
+        // Every event sent before the workers start: what the workers alone can step.
+        let preload = args.iter().any(|a| a == "--preload");
+        println!("| workers | senders | events | events/s | latency p50 | latency p99 |");
+        println!("|---:|---:|---:|---:|---:|---:|");
         for w in workers {
-            throughput(instances, events, w);
+            throughput(
+                &Db::fresh(postgres.as_deref()),
+                instances,
+                events,
+                senders,
+                w,
+                preload,
+            );
         }
     }
 }
 
+/// The database of one run: an SQLite file in a temporary directory, or a
+/// fresh PostgreSQL schema.
+enum Db {
+    Sqlite { _dir: tempfile::TempDir, path: String },
+    Postgres { params: String },
+}
+
+impl Db {
+    fn fresh(postgres: Option<&str>) -> Db {
+        match postgres {
+            None => {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("fleet.db").display().to_string();
+                Db::Sqlite { _dir: dir, path }
+            }
+            Some(params) => {
+                let mut admin = postgres::Client::connect(params, postgres::NoTls).unwrap();
+                admin
+                    .batch_execute(
+                        "DROP SCHEMA IF EXISTS fsm_fleet_bench CASCADE; CREATE SCHEMA fsm_fleet_bench",
+                    )
+                    .unwrap();
+                Db::Postgres {
+                    params: format!("{params} options='-c search_path=fsm_fleet_bench'"),
+                }
+            }
+        }
+    }
+
+    /// What `--worker` and `open` take.
+    fn target(&self) -> &str {
+        match self {
+            Db::Sqlite { path, .. } => path,
+            Db::Postgres { params } => params,
+        }
+    }
+
+    fn open(&self) -> Fleet {
+        open(self.target())
+    }
+
+    /// The rows `sql` selects, as integers (`i64::MIN` for NULL), read on a
+    /// connection of its own.
+    fn ints(&self, sql: &str) -> Vec<Vec<i64>> {
+        match self {
+            Db::Sqlite { path, .. } => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                conn.busy_timeout(Duration::from_secs(30)).unwrap();
+                let mut select = conn.prepare(sql).unwrap();
+                let n = select.column_count();
+                select
+                    .query_map([], |r| {
+                        (0..n)
+                            .map(|i| Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(i64::MIN)))
+                            .collect()
+                    })
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap()
+            }
+            Db::Postgres { params } => postgres::Client::connect(params, postgres::NoTls)
+                .unwrap()
+                .query(sql, &[])
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (0..r.len())
+                        .map(|i| r.get::<_, Option<i64>>(i).unwrap_or(i64::MIN))
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// The rows `sql` selects, as `(text, text)`.
+    fn pairs(&self, sql: &str) -> Vec<(String, String)> {
+        match self {
+            Db::Sqlite { path, .. } => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                let mut select = conn.prepare(sql).unwrap();
+                select
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap()
+            }
+            Db::Postgres { params } => postgres::Client::connect(params, postgres::NoTls)
+                .unwrap()
+                .query(sql, &[])
+                .unwrap()
+                .iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect(),
+        }
+    }
+
+    fn count(&self, sql: &str) -> i64 {
+        self.ints(sql)[0][0]
+    }
+
+    /// How the database runs the worker's claim.
+    fn claim_plan(&self) -> String {
+        match self {
+            Db::Sqlite { path, .. } => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                let mut select = conn
+                    .prepare(
+                        "EXPLAIN QUERY PLAN SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
+                         WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN (?3, ?4)
+                         ORDER BY next_wake LIMIT ?2",
+                    )
+                    .unwrap();
+                let plan: Vec<String> = select
+                    .query_map(rusqlite::params![i64::MAX, 100, "Counter", "Sleeper"], |r| {
+                        r.get(3)
+                    })
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                format!("`{}`", plan.join("; "))
+            }
+            Db::Postgres { params } => {
+                let mut client = postgres::Client::connect(params, postgres::NoTls).unwrap();
+                let rows = client
+                    .query(
+                        "EXPLAIN SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
+                         WHERE next_wake IS NOT NULL AND next_wake <= 9223372036854775807
+                           AND machine IN ('Counter', 'Sleeper')
+                         ORDER BY next_wake LIMIT 100 FOR UPDATE OF fsm_instances SKIP LOCKED",
+                        &[],
+                    )
+                    .unwrap();
+                let plan: Vec<String> = rows
+                    .iter()
+                    .map(|r| r.get::<_, String>(0).trim().to_owned())
+                    .collect();
+                format!("`{}`", plan.join(" / "))
+            }
+        }
+    }
+}
+
+fn open(target: &str) -> Fleet {
+    if fsm_fleet::inspect::is_postgres(target) {
+        Fleet::connect(target).unwrap()
+    } else {
+        Fleet::open(target).unwrap()
+    }
+}
+
 /// Step batches of 64 until killed.
-fn worker(db: &Path) -> ! {
-    let mut fleet = Fleet::open(db).unwrap();
+fn worker(db: &str) -> ! {
+    let mut fleet = open(db);
     let machines = machines();
     loop {
         if fleet.work(&machines, 64).unwrap().instances == 0 {
@@ -91,11 +263,11 @@ fn worker(db: &Path) -> ! {
     }
 }
 
-fn spawn_workers(db: &Path, n: usize) -> Vec<Child> {
+fn spawn_workers(db: &Db, n: usize) -> Vec<Child> {
     (0..n)
         .map(|_| {
             Command::new(std::env::current_exe().unwrap())
-                .args(["--worker", db.to_str().unwrap()])
+                .args(["--worker", db.target()])
                 .stdin(Stdio::null())
                 .spawn()
                 .unwrap()
@@ -110,10 +282,26 @@ fn stop(workers: Vec<Child>) {
     }
 }
 
-fn scratch() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("fleet.db");
-    (dir, db)
+/// Run `body` in one transaction of `fleet`'s own connection.
+fn in_transaction(fleet: &mut Fleet, body: impl FnOnce(&mut Fleet)) {
+    let begin = |fleet: &mut Fleet, sql: &str| match fleet.sqlite() {
+        Some(conn) => conn.execute_batch(sql).unwrap(),
+        None => fleet.postgres().unwrap().batch_execute(sql).unwrap(),
+    };
+    begin(fleet, "BEGIN");
+    body(fleet);
+    begin(fleet, "COMMIT");
+}
+
+/// Send each `(instance, dedup key)` an `add(1)`, in one transaction
+/// (`Fleet::send_batch`).
+fn send_all(fleet: &mut Fleet, events: impl Iterator<Item = (String, String)>) {
+    let events: Vec<(String, String)> = events.collect();
+    let batch: Vec<(&str, counter::Event, &str)> = events
+        .iter()
+        .map(|(id, key)| (id.as_str(), counter::Event::Add(1), key.as_str()))
+        .collect();
+    fleet.send_batch(&batch).unwrap();
 }
 
 /// Create `n` instances with `make`, in one transaction.
@@ -123,62 +311,70 @@ fn create_many<M: fsm_runtime::Persist + fsm_runtime::Timed>(
     n: usize,
     make: impl Fn() -> M,
 ) {
-    fleet.connection().execute_batch("BEGIN").unwrap();
-    for i in 0..n {
-        fleet.create(&format!("{prefix}{i}"), make()).unwrap();
-    }
-    fleet.connection().execute_batch("COMMIT").unwrap();
+    in_transaction(fleet, |fleet| {
+        for i in 0..n {
+            fleet.create(&format!("{prefix}{i}"), make()).unwrap();
+        }
+    });
 }
 
 fn percentile(sorted: &[i64], p: f64) -> i64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn pending_events(fleet: &mut Fleet) -> i64 {
-    fleet
-        .connection()
-        .query_row("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'pending'", [], |r| r.get(0))
-        .unwrap()
-}
-
-/// `events` events over `instances` counters, sent in transactions of 100
-/// while `workers` worker processes step them.
-fn throughput(instances: usize, events: usize, workers: usize) {
-    let (_dir, db) = scratch();
-    let mut fleet = Fleet::open(&db).unwrap();
-    create_many(&mut fleet, "c", instances, || counter::Counter::new(Count::default()));
-    let children = spawn_workers(&db, workers);
-    let mut sent = 0;
-    while sent < events {
-        let tx = fleet.connection().transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
-        for _ in 0..100.min(events - sent) {
-            let id = format!("c{}", sent % instances);
-            fsm_fleet::send(&tx, &id, &counter::Event::Add(1), &format!("e{sent}")).unwrap();
-            sent += 1;
+/// `events` events over `instances` counters, sent by `senders` threads
+/// (each its own connection) in transactions of 100 while `workers` worker
+/// processes step them.
+fn throughput(db: &Db, instances: usize, events: usize, senders: usize, workers: usize, preload: bool) {
+    let mut fleet = db.open();
+    create_many(&mut fleet, "c", instances, || {
+        counter::Counter::new(Count::default())
+    });
+    drop(fleet);
+    let mut children = if preload {
+        Vec::new()
+    } else {
+        spawn_workers(db, workers)
+    };
+    std::thread::scope(|scope| {
+        for sender in 0..senders {
+            scope.spawn(move || {
+                let mut fleet = db.open();
+                // Sender `s` sends the events numbered s, s + senders, ...
+                let mine: Vec<usize> = (sender..events).step_by(senders).collect();
+                for batch in mine.chunks(100) {
+                    send_all(
+                        &mut fleet,
+                        batch
+                            .iter()
+                            .map(|n| (format!("c{}", n % instances), format!("e{n}"))),
+                    );
+                }
+            });
         }
-        tx.commit().unwrap();
+    });
+    let started = fsm_runtime::Timestamp::now().unix_millis() as i64;
+    if preload {
+        children = spawn_workers(db, workers);
     }
     let deadline = Instant::now() + Duration::from_secs(600);
-    while pending_events(&mut fleet) > 0 && Instant::now() < deadline {
+    while db.count("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'pending'") > 0 && Instant::now() < deadline
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     stop(children);
-    let conn = fleet.connection();
-    let (first, last): (i64, i64) = conn
-        .query_row("SELECT MIN(sent_at), MAX(consumed_at) FROM fsm_inbox", [], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap();
-    let mut latencies: Vec<i64> = conn
-        .prepare("SELECT consumed_at - sent_at FROM fsm_inbox WHERE status = 'done'")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let row = &db.ints("SELECT MIN(sent_at), MAX(consumed_at) FROM fsm_inbox")[0];
+    let (first, last) = (if preload { started } else { row[0] }, row[1]);
+    let mut latencies: Vec<i64> = db
+        .ints("SELECT consumed_at - sent_at FROM fsm_inbox WHERE status = 'done'")
+        .into_iter()
+        .map(|row| row[0])
+        .collect();
     assert_eq!(latencies.len(), events, "every event consumed");
     latencies.sort_unstable();
     let seconds = (last - first).max(1) as f64 / 1000.0;
     println!(
-        "| {workers} | {events} | {:.0} | {} ms | {} ms |",
+        "| {workers} | {senders} | {events} | {:.0} | {} ms | {} ms |",
         events as f64 / seconds,
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.99)
@@ -187,41 +383,28 @@ fn throughput(instances: usize, events: usize, workers: usize) {
 
 /// `n` sleepers, each with a 5 s timer, fired by `workers` workers: how late
 /// each fired (never early), and that each fired once.
-fn timers(n: usize, workers: usize) {
-    let (_dir, db) = scratch();
-    let mut fleet = Fleet::open(&db).unwrap();
+fn timers(db: &Db, n: usize, workers: usize) {
+    let mut fleet = db.open();
     let started = Instant::now();
     create_many(&mut fleet, "s", n, sleeper::Sleeper::new);
     println!("created {n} sleepers in {:.1} s", started.elapsed().as_secs_f64());
-    let deadlines: std::collections::HashMap<String, i64> = fleet
-        .connection()
-        .prepare("SELECT id, next_wake FROM fsm_instances")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let children = spawn_workers(&db, workers);
-    let waiting = |fleet: &mut Fleet| -> i64 {
-        fleet
-            .connection()
-            .query_row("SELECT COUNT(*) FROM fsm_instances WHERE next_wake IS NOT NULL", [], |r| r.get(0))
-            .unwrap()
-    };
+    let deadlines: std::collections::HashMap<String, i64> = db
+        .pairs("SELECT id, CAST(next_wake AS TEXT) FROM fsm_instances")
+        .into_iter()
+        .map(|(id, wake)| (id, wake.parse().unwrap()))
+        .collect();
+    drop(fleet);
+    let children = spawn_workers(db, workers);
     let deadline = Instant::now() + Duration::from_secs(900);
     // Polled through the index of due instances, which empties as they fire.
-    while waiting(&mut fleet) > 0 && Instant::now() < deadline {
+    while db.count("SELECT COUNT(*) FROM fsm_instances WHERE next_wake IS NOT NULL") > 0
+        && Instant::now() < deadline
+    {
         std::thread::sleep(Duration::from_millis(200));
     }
     stop(children);
-    let conn = fleet.connection();
     let mut late = Vec::with_capacity(n);
-    let mut select = conn.prepare("SELECT id, snapshot FROM fsm_instances").unwrap();
-    let rows = select
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-        .unwrap();
-    for row in rows {
-        let (id, snapshot) = row.unwrap();
+    for (id, snapshot) in db.pairs("SELECT id, snapshot FROM fsm_instances") {
         let snapshot: serde_json::Value = serde_json::from_str(&snapshot).unwrap();
         let history = snapshot["history"].as_array().unwrap();
         assert_eq!(history.len(), 1, "{id}: fired once");
@@ -230,7 +413,7 @@ fn timers(n: usize, workers: usize) {
         assert!(lateness >= 0, "{id}: fired {lateness} ms early");
         late.push(lateness);
     }
-    let outputs: i64 = conn.query_row("SELECT COUNT(*) FROM fsm_outbox", [], |r| r.get(0)).unwrap();
+    let outputs = db.count("SELECT COUNT(*) FROM fsm_outbox");
     assert_eq!(outputs, n as i64, "one output per timer");
     late.sort_unstable();
     println!(
@@ -244,27 +427,31 @@ fn timers(n: usize, workers: usize) {
 /// For each size: that many idle counters plus 1,000 busy ones; twice, an
 /// event to each busy one and `work` batches of 100 until the 1,000 are
 /// stepped: the time per step.
-fn scaling(sizes: &[usize]) {
+fn scaling(postgres: Option<&str>, sizes: &[usize]) {
     println!("| idle instances | per step, first round | per step, second round | claim query plan |");
     println!("|---:|---:|---:|:---|");
     for &size in sizes {
-        let (_dir, db) = scratch();
-        let mut fleet = Fleet::open(&db).unwrap();
-        create_many(&mut fleet, "idle", size, || counter::Counter::new(Count::default()));
-        create_many(&mut fleet, "busy", 1_000, || counter::Counter::new(Count::default()));
+        let db = Db::fresh(postgres);
+        let mut fleet = db.open();
+        create_many(&mut fleet, "idle", size, || {
+            counter::Counter::new(Count::default())
+        });
+        create_many(&mut fleet, "busy", 1_000, || {
+            counter::Counter::new(Count::default())
+        });
         let machines = machines();
+        if let Some(client) = fleet.postgres() {
+            // The planner's statistics, as autovacuum would gather them.
+            client.batch_execute("ANALYZE").unwrap();
+        }
         // Two rounds of 1,000 events: the first reads the pages it needs
-        // from the file, the second finds them in SQLite's cache.
+        // from the file, the second finds them in the database's cache.
         let mut rounds = Vec::new();
         for round in 0..2 {
-            let tx = fleet
-                .connection()
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .unwrap();
-            for i in 0..1_000 {
-                fsm_fleet::send(&tx, &format!("busy{i}"), &counter::Event::Add(1), &format!("e{round}")).unwrap();
-            }
-            tx.commit().unwrap();
+            send_all(
+                &mut fleet,
+                (0..1_000).map(|i| (format!("busy{i}"), format!("e{round}"))),
+            );
             let started = Instant::now();
             let mut steps = 0;
             loop {
@@ -277,18 +464,7 @@ fn scaling(sizes: &[usize]) {
             assert_eq!(steps, 1_000);
             rounds.push(started.elapsed() / 1_000);
         }
-        let plan: Vec<String> = fleet
-            .connection()
-            .prepare(
-                "EXPLAIN QUERY PLAN SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-                 WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN (?2, ?3)
-                 ORDER BY next_wake LIMIT ?4",
-            )
-            .unwrap()
-            .query_map(params![i64::MAX, "Counter", "Sleeper", 100], |r| r.get::<_, String>(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        println!("| {size} | {:.0?} | {:.0?} | {} |", rounds[0], rounds[1], plan.join("; "));
+        let plan = db.claim_plan();
+        println!("| {size} | {:.0?} | {:.0?} | {plan} |", rounds[0], rounds[1]);
     }
 }
