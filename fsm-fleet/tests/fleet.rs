@@ -527,7 +527,7 @@ fn a_batch_of_events_is_sent_in_order_once_and_all_or_nothing(db: &TestDb) {
     batch.push(("a", Event::Step, "step-a".to_owned()));
     let events: Vec<(&str, Event, &str)> = batch
         .iter()
-        .map(|(id, e, k)| (*id, e.clone(), k.as_str()))
+        .map(|(id, e, k)| (*id, *e, k.as_str()))
         .collect();
     let sent = fleet.send_batch(&events).unwrap();
     assert_eq!(sent.len(), 250);
