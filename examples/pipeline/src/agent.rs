@@ -7,8 +7,9 @@
 //! written under that lock, before anything else, so an orchestrator that
 //! takes the lock later knows an agent ran.
 //!
-//! The work is simulated: the agent sleeps, then writes a report that quotes
-//! the files it reads, so the final output shows the whole pipeline.
+//! The work is simulated: the agent sleeps (half to one and a half times
+//! `--work-ms`), then writes a report that quotes the files it reads, so the
+//! final output shows the whole pipeline.
 
 use crate::atomic_file;
 use crate::error::Error;
@@ -60,6 +61,9 @@ pub fn run(workspace: &Workspace, assignment: &Assignment<'_>) -> Result<(), Err
         })?;
     let files = workspace.run(&run.id);
 
+    // Every process started is logged, before the marker says whether it
+    // should have been.
+    append(&files.starts_log(), &format!("{role} {}\n", std::process::id()))?;
     let marker = files.started(role);
     match OpenOptions::new().write(true).create_new(true).open(&marker) {
         Ok(mut file) => file
@@ -73,14 +77,21 @@ pub fn run(workspace: &Workspace, assignment: &Assignment<'_>) -> Result<(), Err
         }
         Err(source) => return Err(Error::io("creating", &marker)(source)),
     }
-    append(&files.starts_log(), &format!("{role} {}\n", std::process::id()))?;
 
     if std::env::var_os(HANG_ENV).is_some_and(|hang| hang == role) {
         loop {
             std::thread::sleep(Duration::from_secs(3600));
         }
     }
-    std::thread::sleep(assignment.work);
+    // Agents of one phase take different times, as real ones do: from half
+    // to one and a half times the work given.
+    let half = assignment.work / 2;
+    let jitter = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .subsec_nanos()
+        % 101;
+    std::thread::sleep(half + assignment.work * jitter / 100);
     if std::env::var_os(CRASH_ENV).is_some_and(|crash| crash == role) {
         std::process::exit(3);
     }

@@ -197,11 +197,18 @@ impl Orchestrator<'_> {
         for role in run.context.due_roles() {
             let lock = files.session(role);
             let free = match Session::probe(&lock).map_err(Error::io("locking", &lock))? {
-                Session::Running => continue,
+                Session::Running => {
+                    self.say(format_args!(
+                        "{}: agent {role} is running; not started again",
+                        run.id
+                    ))?;
+                    continue;
+                }
                 Session::Free(free) => free,
             };
             // Written by the agent while it held this lock: an agent ran.
             if files.started(role).exists() {
+                self.say(format_args!("{}: agent {role} ran; not started again", run.id))?;
                 continue;
             }
             let reply_key = format!("{}/{role}", claimed.reply_key());

@@ -1,0 +1,105 @@
+//! What the tests share: running the `pipeline` binary and reading a
+//! workspace's runs.
+
+#![allow(dead_code)]
+
+use fsm_fleet::Fleet;
+use pipeline::runs::{self, Run, Workspace};
+use pipeline::session;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// The `pipeline` binary, in `dir`'s workspace.
+pub fn pipeline(dir: &Path, command: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pipeline"));
+    cmd.arg(command).arg("--dir").arg(dir);
+    cmd
+}
+
+/// Fast agents and orchestrators, for `run` and `orchestrate`.
+pub fn fast(cmd: &mut Command) -> &mut Command {
+    cmd.args(["--work-ms", "20", "--poll-ms", "5", "--lease-ms", "300"])
+}
+
+/// Runs `cmd` to its end.
+pub fn output(cmd: &mut Command) -> Output {
+    cmd.output().expect("the pipeline binary runs")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Starts `count` runs in `dir`, with `args` added.
+pub fn start(dir: &Path, count: usize, args: &[&str]) -> Vec<String> {
+    let out = output(
+        pipeline(dir, "start")
+            .args(["--count", &count.to_string()])
+            .args(args),
+    );
+    assert!(out.status.success(), "{out:?}");
+    stdout(&out)
+        .lines()
+        .map(|line| line["started ".len()..line.find(':').unwrap()].to_owned())
+        .collect()
+}
+
+/// Every run of `dir`, from its fleet.
+pub fn load_all(dir: &Path) -> Vec<Run> {
+    let workspace = Workspace::new(dir);
+    let fleet = Fleet::open(workspace.default_db()).unwrap();
+    workspace
+        .run_ids()
+        .unwrap()
+        .iter()
+        .map(|id| {
+            runs::load(&fleet, id)
+                .unwrap()
+                .expect("every run directory has an instance")
+        })
+        .collect()
+}
+
+/// The roles started in run `id`, one per line of its `starts.log`, sorted.
+pub fn starts(dir: &Path, id: &str) -> Vec<String> {
+    let log = Workspace::new(dir).run(id).starts_log();
+    let mut roles: Vec<String> = std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| line.split(' ').next().unwrap().to_owned())
+        .collect();
+    roles.sort();
+    roles
+}
+
+/// The lines of `DIR/deliveries.log` naming run `id`.
+pub fn deliveries(dir: &Path, id: &str) -> usize {
+    std::fs::read_to_string(Workspace::new(dir).deliveries_log())
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| line.split(' ').next() == Some(id))
+        .count()
+}
+
+/// Kills the agents of `dir`'s runs left running when a test ends, failed or
+/// not.
+pub struct KillLeftovers<'a>(pub &'a Path);
+
+impl Drop for KillLeftovers<'_> {
+    fn drop(&mut self) {
+        let workspace = Workspace::new(self.0);
+        for id in workspace.run_ids().unwrap_or_default() {
+            let sessions = workspace.run(&id).dir().join("sessions");
+            for entry in std::fs::read_dir(sessions).into_iter().flatten().flatten() {
+                if entry.path().extension().is_some_and(|e| e == "lock") {
+                    let _ = session::kill(&entry.path(), Duration::from_secs(5));
+                }
+            }
+        }
+    }
+}
