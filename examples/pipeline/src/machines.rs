@@ -10,7 +10,7 @@ use std::time::Duration;
 
 fsm_runtime::fsm!(file = "../pipeline.fsm");
 
-pub use pipeline::{Action, Event, Output, Pipeline, State};
+pub use self::pipeline::{Action, Event, Output, Pipeline, State};
 
 /// The context of a run's `Pipeline` instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +24,7 @@ pub struct RunContext {
     /// follows the definition it started with, whatever `workflows.json`
     /// says later.
     pub definition: Definition,
-    /// Seconds past the phases' timeouts before the run fails.
+    /// Seconds past a phase's timeout before the run fails.
     pub grace_secs: u64,
     /// The index of the current phase in `definition.phases`; equal to their
     /// number once the last one completed.
@@ -118,10 +118,14 @@ impl pipeline::Context for RunContext {
         self.failed = Some(role.clone());
     }
 
-    /// Saturating: a grace of `u64::MAX` seconds means "never".
+    /// The current phase's timeout plus the grace, saturating: a grace of
+    /// `u64::MAX` seconds means "never".
     fn time_limit(&self) -> Duration {
-        let phases = self.definition.phases.iter().skip(self.phase);
-        let timeouts = phases.fold(0u64, |sum, phase| sum.saturating_add(phase.timeout()));
-        Duration::from_secs(timeouts.saturating_add(self.grace_secs))
+        let timeout = self
+            .definition
+            .phases
+            .get(self.phase)
+            .map_or(0, |phase| phase.timeout());
+        Duration::from_secs(timeout.saturating_add(self.grace_secs))
     }
 }

@@ -2,6 +2,7 @@
 //! them.
 
 use clap::{Args, Parser, Subcommand};
+use fsm_fleet::Sent;
 use pipeline::agent::{self, Assignment};
 use pipeline::orchestrator::{self, Options, DEFAULT_GRACE};
 use pipeline::runs::{self, open_fleet, NewRuns, RunFiles, Workspace, DEFAULT_PIPELINE, DEFAULT_TOPIC};
@@ -372,7 +373,9 @@ fn resume(place: &Place, id: &str) -> Result<ExitCode, Error> {
     }
     // One resume per pause: the key names the phase it goes on with.
     let key = format!("resume-{}", run.context.phase);
-    fleet.send(id, &pipeline::machines::Event::Resume, &key)?;
-    println!("{id}: resumed; the next orchestrator goes on with it");
+    match fleet.send(id, &pipeline::machines::Event::Resume, &key)? {
+        Sent::Accepted => println!("{id}: resumed; the next orchestrator goes on with it"),
+        Sent::Duplicate => println!("{id}: resumed already; the next orchestrator goes on with it"),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -292,10 +292,15 @@ impl Orchestrator<'_> {
     fn notify_failure(&mut self, run: &Run, files: &RunFiles) -> Result<(), Error> {
         let reason = match &run.context.failed {
             Some(role) => format!("agent {role} exited without writing its output"),
-            None => format!(
-                "it ran longer than its phases' timeouts plus {} s",
-                run.context.grace_secs
-            ),
+            None => {
+                let phase = run.context.definition.phases.get(run.context.phase);
+                format!(
+                    "its phase {} ran longer than its timeout ({} s) plus the grace ({} s)",
+                    phase.map_or("?", |phase| phase.id.as_str()),
+                    phase.map_or(0, |phase| phase.timeout()),
+                    run.context.grace_secs
+                )
+            }
         };
         for (_, worker) in run.context.definition.workers() {
             let lock = files.session(&worker.role);
