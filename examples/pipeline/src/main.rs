@@ -37,12 +37,12 @@ impl Place {
         Workspace::new(&self.dir)
     }
 
+    /// `--db`, or `DIR/fleet.db`.
     fn db(&self) -> Result<String, Error> {
         match &self.db {
             Some(db) => Ok(db.clone()),
             None => {
                 let path = self.workspace().default_db();
-                std::fs::create_dir_all(&self.dir).map_err(Error::io("creating", &self.dir))?;
                 path.to_str().map(str::to_owned).ok_or_else(|| {
                     Error::Usage(format!(
                         "{} is not UTF-8: name the database with --db",
@@ -51,6 +51,18 @@ impl Place {
                 })
             }
         }
+    }
+
+    /// `--db`, for a command that reads runs: an SQLite file must exist
+    /// (opening one that does not would create it).
+    fn existing_db(&self) -> Result<String, Error> {
+        let db = self.db()?;
+        if !runs::is_postgres_url(&db) && !std::path::Path::new(&db).exists() {
+            return Err(Error::Usage(format!(
+                "there is no fleet database {db}: `pipeline start` creates it"
+            )));
+        }
+        Ok(db)
     }
 }
 
@@ -212,7 +224,11 @@ fn start(
     };
     // The definition is checked before anything is created.
     pipeline::workflow::parse(&workflows, pipeline)?;
-    let mut fleet = open_fleet(&place.db()?)?;
+    let db = place.db()?;
+    if place.db.is_none() {
+        place.workspace().create_dirs()?;
+    }
+    let mut fleet = open_fleet(&db)?;
     let new = NewRuns {
         pipeline,
         topic,
@@ -229,7 +245,7 @@ fn start(
 
 fn options(place: &Place, work: &Work, until_finished: bool) -> Result<Options, Error> {
     Ok(Options {
-        db: place.db()?,
+        db: place.existing_db()?,
         program: std::env::current_exe()
             .map_err(Error::io("finding", std::path::Path::new("this program")))?,
         work: Duration::from_millis(work.work_ms),
@@ -300,14 +316,7 @@ fn run(place: &Place, workers: usize, work: &Work) -> Result<ExitCode, Error> {
 }
 
 fn status(place: &Place) -> Result<ExitCode, Error> {
-    let db = place.db()?;
-    if place.db.is_none() && !std::path::Path::new(&db).exists() {
-        return Err(Error::Usage(format!(
-            "{} holds no runs: there is no {db} (`pipeline start` makes runs)",
-            place.dir.display()
-        )));
-    }
-    let fleet = open_fleet(&db)?;
+    let fleet = open_fleet(&place.existing_db()?)?;
     let workspace = place.workspace();
     let mut list = Vec::new();
     for id in workspace.run_ids()? {
@@ -366,7 +375,7 @@ fn agent_status(
 
 fn resume(place: &Place, id: &str) -> Result<ExitCode, Error> {
     runs::check_id(id)?;
-    let mut fleet = open_fleet(&place.db()?)?;
+    let mut fleet = open_fleet(&place.existing_db()?)?;
     let run = runs::load(&fleet, id)?.ok_or_else(|| Error::Usage(format!("there is no run `{id}`")))?;
     if run.state != "paused" {
         return Err(Error::Usage(format!("run `{id}` is {}, not paused", run.state)));

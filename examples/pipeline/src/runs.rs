@@ -33,7 +33,7 @@ pub const DEFAULT_TOPIC: &str = "FSA architecture";
 /// Opens the fleet `db`: an SQLite file, or a PostgreSQL URL
 /// (`postgres://…`, `postgresql://…`). Every command opens its fleet here.
 pub fn open_fleet(db: &str) -> Result<Fleet, Error> {
-    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+    if is_postgres_url(db) {
         // POSTGRES: `return Fleet::connect(db).map_err(|source| Error::Open { db: db.to_owned(), source });`
         // once fsm-fleet has its PostgreSQL backend.
         return Err(Error::Usage(
@@ -46,6 +46,11 @@ pub fn open_fleet(db: &str) -> Result<Fleet, Error> {
         db: db.to_owned(),
         source,
     })
+}
+
+/// Whether `db` names a PostgreSQL database rather than an SQLite file.
+pub fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
 }
 
 /// Where the runs' files are: `DIR` of `--dir`.

@@ -263,19 +263,31 @@ fn bad_input_is_refused_with_a_message_naming_the_problem() {
             vec!["run", "--dir", "DIR", "--workers", "0"],
             "error: --workers must be at least 1\n",
         ),
-        (
-            vec!["resume", "--dir", "DIR", "--id", "research-9"],
-            "error: there is no run `research-9`\n",
-        ),
     ] {
         assert_eq!(refused(&args), (Some(2), expected.to_owned()), "{args:?}");
     }
-    let (code, message) = refused(&["status", "--dir", "DIR/nowhere"]);
-    assert_eq!(code, Some(2));
-    assert!(
-        message.starts_with("error: ") && message.contains("holds no runs"),
-        "{message}"
-    );
+    // No database: reported, and not created.
+    let nowhere = path.join("nowhere");
+    for command in ["status", "run", "resume"] {
+        let mut cmd = pipeline(&nowhere, command);
+        if command == "resume" {
+            cmd.args(["--id", "research-9"]);
+        }
+        let out = output(&mut cmd);
+        assert_eq!(out.status.code(), Some(2), "{command}: {out:?}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: there is no fleet database {}: `pipeline start` creates it\n",
+                nowhere.join("fleet.db").display()
+            ),
+            "{command}"
+        );
+        assert!(!nowhere.exists(), "{command}");
+    }
+    start(path, 1, &[]);
+    let out = output(pipeline(path, "resume").args(["--id", "research-9"]));
+    assert_eq!(stderr(&out), "error: there is no run `research-9`\n");
     // A file that is not a fleet's database.
     fs::write(path.join("notes.txt"), "not a database").unwrap();
     let notes = path.join("notes.txt");
