@@ -29,7 +29,6 @@ use std::path::{Path, PathBuf};
 /// root, with the name of their output subdirectory.
 const SOURCE_DIRS: &[(&str, &str)] = &[
     ("examples", "examples"),
-    ("examples/pipeline", "examples_pipeline"),
     ("examples/http2-stream", "examples_http2_stream"),
     ("tests/fixtures/ok", "ok"),
     ("tests/fixtures/warn", "warn"),

@@ -27,7 +27,7 @@ pub fn fixture_files() -> Vec<PathBuf> {
 
 /// Every `.fsm` file of the examples, sorted by path: those directly inside
 /// `examples/` and those of the example crates (`examples/*/*.fsm`, such as
-/// the pipeline's machine of a run).
+/// the HTTP/2 stream's).
 pub fn example_files() -> Vec<PathBuf> {
     let examples = workspace_root().join("examples");
     let mut files = fsm_files(&examples);

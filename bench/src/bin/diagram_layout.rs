@@ -13,7 +13,7 @@
 //! ring, chains whose every state can go back to the start (`cancel ->
 //! s0`, 50 to 26,000 states: long edges made the layout quadratic), random
 //! machines with guarded, prioritised, emitting transitions (50/200,
-//! 500/2,000 and 5,000/20,000: labels of two and three lines), every example (`examples/*.fsm`, `examples/pipeline/run.fsm`),
+//! 500/2,000 and 5,000/20,000: labels of two and three lines), every example (`examples/*.fsm`),
 //! every fixture of `tests/fixtures/ok`, and RFC 793's TCP machine
 //! (`fsm-diagram/tests/diagram/tcp.fsm`).
 //!
@@ -119,7 +119,6 @@ fn main() -> ExitCode {
         found.sort();
         files.extend(found);
     }
-    files.push(root.join("examples/pipeline/run.fsm"));
     // RFC 793's TCP connection diagram, from the diagram tests.
     files.push(root.join("fsm-diagram/tests/diagram/tcp.fsm"));
     for path in &files {

@@ -1,8 +1,7 @@
-//! Why the orchestrator or a worker stopped.
+//! Why a pipeline command stopped.
 
 use crate::workflow::DefinitionError;
-use fsm_runtime::RestoreError;
-use fsm_store::StoreError;
+use fsm_fleet::FleetError;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -13,34 +12,34 @@ use std::path::{Path, PathBuf};
 pub enum Error {
     /// A file operation failed.
     Io {
-        /// What was being done ("writing the output").
+        /// What was being done ("writing").
         doing: &'static str,
         /// The file or directory.
         path: PathBuf,
         /// The underlying error.
         source: io::Error,
     },
-    /// The status store refused a load or a save.
-    Store(StoreError),
-    /// `workflows.json` or the run's copy of its pipeline is unusable.
-    Definition(DefinitionError),
-    /// A stored status is not one of its machine's states.
-    Restore {
-        /// The status instance.
-        id: String,
+    /// The fleet's database could not be opened.
+    Open {
+        /// `--db`.
+        db: String,
         /// Why.
-        source: RestoreError,
+        source: FleetError,
     },
-    /// A status machine refused an action the orchestrator decided on:
-    /// the stored statuses contradict each other (edited by hand?).
-    Transition {
-        /// The status instance.
+    /// The fleet's database refused a call.
+    Fleet(FleetError),
+    /// `workflows.json` is unusable.
+    Definition(DefinitionError),
+    /// A run's instance does not hold what this command expects (its
+    /// snapshot does not read, or it is not a run of this program).
+    Instance {
+        /// The instance.
         id: String,
-        /// The machine's explanation.
+        /// What is wrong.
         message: String,
     },
-    /// The run directory does not hold what this command expects.
-    Run(String),
+    /// Anything else a user can fix: named in the message.
+    Usage(String),
 }
 
 impl Error {
@@ -52,22 +51,17 @@ impl Error {
             source,
         }
     }
-
-    /// Whether another orchestrator saved a status first.
-    pub fn is_conflict(&self) -> bool {
-        matches!(self, Error::Store(StoreError::Conflict { .. }))
-    }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io { doing, path, source } => write!(f, "{doing} {}: {source}", path.display()),
-            Error::Store(error) => write!(f, "status store: {error}"),
+            Error::Open { db, source } => write!(f, "opening the fleet {db}: {source}"),
+            Error::Fleet(error) => write!(f, "{error}"),
             Error::Definition(error) => write!(f, "pipeline definition: {error}"),
-            Error::Restore { id, source } => write!(f, "status `{id}`: {source}"),
-            Error::Transition { id, message } => write!(f, "status `{id}`: {message}"),
-            Error::Run(message) => f.write_str(message),
+            Error::Instance { id, message } => write!(f, "pipeline `{id}`: {message}"),
+            Error::Usage(message) => f.write_str(message),
         }
     }
 }
@@ -76,17 +70,17 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
-            Error::Store(error) => Some(error),
+            Error::Open { source, .. } => Some(source),
+            Error::Fleet(error) => Some(error),
             Error::Definition(error) => Some(error),
-            Error::Restore { source, .. } => Some(source),
-            Error::Transition { .. } | Error::Run(_) => None,
+            Error::Instance { .. } | Error::Usage(_) => None,
         }
     }
 }
 
-impl From<StoreError> for Error {
-    fn from(error: StoreError) -> Self {
-        Error::Store(error)
+impl From<FleetError> for Error {
+    fn from(error: FleetError) -> Self {
+        Error::Fleet(error)
     }
 }
 

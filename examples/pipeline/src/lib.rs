@@ -1,44 +1,44 @@
-//! A multi-agent research pipeline, built so that it survives `kill -9`.
+//! A multi-agent research pipeline on a fleet: many runs at once, in one
+//! database, driven by any number of orchestrator processes, each of which
+//! may be killed with `kill -9` at any moment.
 //!
-//! A pipeline whose workers update a shared `status.json` themselves loses
-//! updates: two workers finish at once, both rewrite `status.json`, one
-//! completion vanishes, and the pipeline then stalls silently until a
-//! timeout. The fix has these parts, each a piece of this crate:
+//! - **A run is a fleet instance** of the `Pipeline` machine
+//!   (`examples/pipeline.fsm`, [`machines`]): its context holds the run's
+//!   definition from `workflows.json` ([`workflow`]), the current phase and
+//!   the agents done. [`runs::start`] creates runs; the fleet keeps them
+//!   ([`fsm_fleet::Fleet`], SQLite by default).
+//! - **Orchestrators** ([`orchestrator`]) share nothing but the database:
+//!   each steps the runs that are due (the agents' reports, the runs' time
+//!   limits) and performs the outputs it claims from the fleet's outbox:
+//!   starting agents, delivering the result, telling the user of a failure.
+//!   Every step and its outputs are saved in one transaction, so a killed
+//!   orchestrator loses nothing, and an output it claimed is claimed again
+//!   once its lease runs out.
+//! - **Handlers are idempotent by what they make**: an agent is started only
+//!   if none ever started for its role ([`session`]: a lock the agent holds
+//!   while it runs, and a start marker it writes under that lock), and the
+//!   result is delivered by creating `final.md` with a hard link, which never
+//!   replaces a file ([`atomic_file`]). A repeated output therefore starts no
+//!   agent twice and delivers nothing twice.
+//! - **Agents report once** ([`agent`]): an agent is its own process, which
+//!   writes its output and sends `agent_done` to its run with a
+//!   deduplication key derived from the key of the output that started it;
+//!   the orchestrator that started it sends `agent_failed` under the same
+//!   key if it exits without reporting. The fleet accepts a key once.
 //!
-//! - **one writer**: only the [orchestrator] writes statuses, and every
-//!   write is a compare-and-swap through a [`FileStore`](fsm_store::FileStore)
-//!   ([`status`]), so even a second orchestrator cannot overwrite an update
-//!   it has not seen;
-//! - **state outside the process**: the statuses are machines from
-//!   `.fsm` files ([`machines`]), stored after every transition; workers are
-//!   separate processes ([`worker`]) whose liveness is a lock they hold
-//!   ([`session`]);
-//! - **reconciliation on every trigger**: the orchestrator keeps nothing in
-//!   memory between triggers: it reloads, reconciles, and consults the
-//!   [decision table](decision);
-//! - **completion from files that exist**: a worker is done when its output
-//!   file exists, and outputs appear whole ([`atomic_file`]).
-//! - **failures surface at once**: a worker that exits without its output
-//!   fails its phase at the next trigger, not at the phase's timeout, and the
-//!   workers of a failed phase are killed ([`session::kill`]); the user is
-//!   told, nothing is retried.
-//!
-//! The definition comes from `workflows.json`, the pipelines with their
-//! phases and each phase's workers ([`workflow`]); a run lives in one
-//! directory ([`run_dir`]).
-//!
-//! `cargo run -p pipeline -- --dir DIR` runs the pipeline; running the same
-//! command again, after any crash, resumes it.
+//! ```text
+//! pipeline start --dir DIR --count 10     # ten runs of `research`
+//! pipeline run --dir DIR --workers 3      # three orchestrators, until all are finished
+//! pipeline status --dir DIR               # the runs, as JSON
+//! ```
 
+pub mod agent;
 pub mod atomic_file;
-pub mod decision;
 pub mod error;
 pub mod machines;
 pub mod orchestrator;
-pub mod run_dir;
+pub mod runs;
 pub mod session;
-pub mod status;
-pub mod worker;
 pub mod workflow;
 
 pub use error::Error;

@@ -1,73 +1,131 @@
-//! The statuses, as machines: `Phase` and `Worker` from `examples/pipeline.fsm`
-//! (the statuses of `status.json`'s phases and workers), and `Run` from `run.fsm` (whether
-//! the result was delivered).
-//!
-//! `Phase` owns a [`PhaseContext`]: what the definition says of the phase,
-//! stored with its status. Its timeout is a timer of the machine (`after
-//! time_limit`), armed when the phase starts; the deadline is stored with
-//! the status too, so it survives the orchestrator.
+//! The machine of a run, `Pipeline` from `examples/pipeline.fsm`, and its
+//! context: what the run is (pipeline, topic, definition) and how far it got
+//! (the current phase, the agents done). The whole run lives in the fleet's
+//! row of its instance; no file holds a status.
 
-use crate::workflow::PhaseDef;
+use crate::workflow::{Mode, Pipeline as Definition};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 fsm_runtime::fsm!(file = "../pipeline.fsm");
-fsm_runtime::fsm!(file = "run.fsm");
 
-/// What `Phase` knows of its phase, from the definition: the payload-free
-/// guards and the timer's delay read it.
+pub use self::pipeline::{Action, Event, Output, Pipeline, State};
+
+/// The context of a run's `Pipeline` instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PhaseContext {
-    /// Seconds the phase may run: its slowest worker's timeout, or for a
-    /// sequential phase the sum of its workers' timeouts.
-    pub timeout_secs: u64,
-    /// Seconds past the timeout before the phase fails.
+#[serde(deny_unknown_fields)]
+pub struct RunContext {
+    /// The pipeline's name in `workflows.json`.
+    pub pipeline: String,
+    /// What the run is about.
+    pub topic: String,
+    /// The pipeline's definition, copied in when the run starts: a run
+    /// follows the definition it started with, whatever `workflows.json`
+    /// says later.
+    pub definition: Definition,
+    /// Seconds past a phase's timeout before the run fails.
     pub grace_secs: u64,
-    /// The phase holds the final worker.
-    pub final_phase: bool,
-    /// The definition asks to wait for the user after the phase.
-    pub pause_after: bool,
+    /// The index of the current phase in `definition.phases`; equal to their
+    /// number once the last one completed.
+    pub phase: usize,
+    /// The roles of the agents that reported done.
+    pub done: BTreeSet<String>,
+    /// The agent that failed, if one did.
+    pub failed: Option<String>,
 }
 
-impl PhaseContext {
-    /// The context of `phase`, the final one if `final_phase`, failing
-    /// `grace` past its timeout.
-    pub fn new(phase: &PhaseDef, final_phase: bool, grace: Duration) -> Self {
-        PhaseContext {
-            timeout_secs: phase.timeout(),
+impl RunContext {
+    /// A run of `definition` (named `pipeline`) on `topic`, at its first
+    /// phase, failing `grace` past the phases' timeouts.
+    pub fn new(pipeline: &str, topic: &str, definition: Definition, grace: Duration) -> Self {
+        RunContext {
+            pipeline: pipeline.to_owned(),
+            topic: topic.to_owned(),
+            definition,
             grace_secs: grace.as_secs(),
-            final_phase,
-            pause_after: phase.pause_after,
+            phase: 0,
+            done: BTreeSet::new(),
+            failed: None,
+        }
+    }
+
+    /// The roles of the current phase's agents, in order; none once every
+    /// phase completed.
+    pub fn current_roles(&self) -> Vec<&str> {
+        self.definition
+            .phases
+            .get(self.phase)
+            .map(|phase| phase.workers.iter().map(|w| w.role.as_str()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The agents of the current phase that may run now and are not done:
+    /// all of them in a parallel phase, the first one in a sequential phase.
+    pub fn due_roles(&self) -> Vec<&str> {
+        let Some(phase) = self.definition.phases.get(self.phase) else {
+            return Vec::new();
+        };
+        let mut pending = phase
+            .workers
+            .iter()
+            .map(|w| w.role.as_str())
+            .filter(|role| !self.done.contains(*role));
+        match phase.mode {
+            Mode::Parallel => pending.collect(),
+            Mode::Sequential => pending.next().into_iter().collect(),
         }
     }
 }
 
-impl phase::Context for PhaseContext {
-    fn all_workers_done(&self, progress: &Progress) -> bool {
-        progress.completed == progress.workers
+impl pipeline::Context for RunContext {
+    fn expected(&self, role: &String) -> bool {
+        !self.done.contains(role) && self.due_roles().contains(&role.as_str())
+    }
+
+    fn completes_phase(&self, role: &String) -> bool {
+        self.current_roles()
+            .iter()
+            .all(|r| *r == role.as_str() || self.done.contains(*r))
     }
 
     fn final_phase(&self) -> bool {
-        self.final_phase
+        self.phase + 1 >= self.definition.phases.len()
     }
 
     fn pause_after(&self) -> bool {
-        self.pause_after
+        self.definition
+            .phases
+            .get(self.phase)
+            .is_some_and(|p| p.pause_after)
     }
 
-    /// Saturating: a grace of `u64::MAX` seconds means "never" (the deadline
-    /// is then the latest time a snapshot can hold).
+    fn sequential(&self) -> bool {
+        self.definition
+            .phases
+            .get(self.phase)
+            .is_some_and(|p| p.mode == Mode::Sequential)
+    }
+
+    fn record_done(&mut self, role: &String) {
+        self.done.insert(role.clone());
+        if self.current_roles().iter().all(|r| self.done.contains(*r)) {
+            self.phase += 1;
+        }
+    }
+
+    fn record_failure(&mut self, role: &String) {
+        self.failed = Some(role.clone());
+    }
+
+    /// The current phase's timeout plus the grace, saturating: a grace of
+    /// `u64::MAX` seconds means "never".
     fn time_limit(&self) -> Duration {
-        Duration::from_secs(self.timeout_secs.saturating_add(self.grace_secs))
+        let timeout = self
+            .definition
+            .phases
+            .get(self.phase)
+            .map_or(0, |phase| phase.timeout());
+        Duration::from_secs(timeout.saturating_add(self.grace_secs))
     }
-}
-
-/// The payload of `Phase`'s `output_detected`: how many of its workers
-/// completed, of how many.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
-    /// Workers whose output exists.
-    pub completed: usize,
-    /// All the phase's workers.
-    pub workers: usize,
 }

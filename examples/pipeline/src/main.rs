@@ -1,75 +1,159 @@
-//! `pipeline`: run, resume, or inspect a run of a multi-agent research
-//! pipeline.
+//! `pipeline`: start research pipelines, run orchestrators on them, inspect
+//! them.
 
 use clap::{Args, Parser, Subcommand};
-use pipeline::orchestrator::{self, Options, Outcome, DEFAULT_GRACE};
-use pipeline::run_dir::{RunDir, RunRecord};
-use pipeline::status::StatusStore;
+use fsm_fleet::Sent;
+use pipeline::agent::{self, Assignment};
+use pipeline::orchestrator::{self, Options, DEFAULT_GRACE};
+use pipeline::runs::{self, open_fleet, NewRuns, RunFiles, Workspace, DEFAULT_PIPELINE, DEFAULT_TOPIC};
+use pipeline::session::Session;
 use pipeline::Error;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 use std::time::Duration;
 
-/// Runs a pipeline of `workflows.json` in a directory, or resumes the run
-/// already there.
+/// Runs many multi-agent research pipelines at once, kept in a fleet's
+/// database and driven by any number of orchestrator processes.
 #[derive(Parser)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
-    #[command(flatten)]
-    run: RunArgs,
+    command: Cmd,
 }
 
-#[derive(Args)]
-struct RunArgs {
-    /// The run's directory: created and started if it holds no run, resumed
-    /// if it does.
-    #[arg(long, required = true)]
-    dir: Option<PathBuf>,
-    /// The pipeline to start [default: research].
+/// Where the runs are.
+#[derive(Args, Clone)]
+struct Place {
+    /// The directory of the runs' files (agents' outputs, results).
     #[arg(long)]
-    pipeline: Option<String>,
-    /// The topic to start it on [default: "FSA architecture"].
+    dir: PathBuf,
+    /// The fleet's database: an SQLite file, or a `postgres://` URL
+    /// [default: DIR/fleet.db].
     #[arg(long)]
-    topic: Option<String>,
-    /// The `workflows.json` to start from [default: the built-in one, which
-    /// defines `research`].
-    #[arg(long)]
-    workflows: Option<PathBuf>,
-    /// How long each worker works, in milliseconds.
+    db: Option<String>,
+}
+
+impl Place {
+    fn workspace(&self) -> Workspace {
+        Workspace::new(&self.dir)
+    }
+
+    /// `--db`, or `DIR/fleet.db`.
+    fn db(&self) -> Result<String, Error> {
+        match &self.db {
+            Some(db) => Ok(db.clone()),
+            None => {
+                let path = self.workspace().default_db();
+                path.to_str().map(str::to_owned).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{} is not UTF-8: name the database with --db",
+                        path.display()
+                    ))
+                })
+            }
+        }
+    }
+
+    /// `--db`, for a command that reads runs: an SQLite file must exist
+    /// (opening one that does not would create it).
+    fn existing_db(&self) -> Result<String, Error> {
+        let db = self.db()?;
+        if !runs::is_postgres_url(&db) && !std::path::Path::new(&db).exists() {
+            return Err(Error::Usage(format!(
+                "there is no fleet database {db}: `pipeline start` creates it"
+            )));
+        }
+        Ok(db)
+    }
+}
+
+/// How orchestrators work.
+#[derive(Args, Clone)]
+struct Work {
+    /// How long each agent works, in milliseconds.
     #[arg(long, default_value_t = 300)]
     work_ms: u64,
-    /// How long to wait between triggers, in milliseconds.
+    /// How long to wait when there is nothing to do, in milliseconds.
     #[arg(long, default_value_t = 50)]
     poll_ms: u64,
-    /// How long past its timeout a phase may run, in seconds (any u64: the
-    /// sum saturates, so a huge grace means no timeout). A phase that
-    /// started keeps the grace it started with.
-    #[arg(long, default_value_t = DEFAULT_GRACE.as_secs())]
-    grace_secs: u64,
-    /// Go on after a phase with `pause_after`.
-    #[arg(long)]
-    resume: bool,
+    /// How long an output claimed by an orchestrator is its own before
+    /// another may claim it (when the first died), in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    lease_ms: u64,
 }
 
 #[derive(Subcommand)]
-enum Command {
-    /// Print the run's status as JSON: the pipeline, the topic, the current
-    /// phase, each phase's status and its workers', and whether the result
-    /// was delivered.
-    Status {
-        /// The run's directory.
+enum Cmd {
+    /// Create runs and start them: the next orchestrator takes them.
+    Start {
+        #[command(flatten)]
+        place: Place,
+        /// The pipeline to run.
+        #[arg(long, default_value = DEFAULT_PIPELINE)]
+        pipeline: String,
+        /// The topic.
+        #[arg(long, default_value = DEFAULT_TOPIC)]
+        topic: String,
+        /// How many runs.
+        #[arg(long, default_value_t = 1)]
+        count: usize,
+        /// The first run's id [default: `<pipeline>-<n>`, the first free n].
         #[arg(long)]
-        dir: PathBuf,
+        id: Option<String>,
+        /// The `workflows.json` to take the pipeline from [default: the
+        /// built-in one, which defines `research`].
+        #[arg(long)]
+        workflows: Option<PathBuf>,
+        /// How long past its phases' timeouts a run may go on, in seconds
+        /// (any u64: the sum saturates, so a huge grace means no time limit).
+        #[arg(long, default_value_t = DEFAULT_GRACE.as_secs())]
+        grace_secs: u64,
     },
-    /// Run one worker (started by the orchestrator).
-    #[command(hide = true)]
-    Worker {
+    /// Run orchestrator processes until every run is finished (delivered,
+    /// failed, or paused).
+    Run {
+        #[command(flatten)]
+        place: Place,
+        /// How many orchestrator processes.
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        #[command(flatten)]
+        work: Work,
+    },
+    /// Be one orchestrator process: `pipeline run` starts these.
+    Orchestrate {
+        #[command(flatten)]
+        place: Place,
+        #[command(flatten)]
+        work: Work,
+        /// Keep running when every run is finished, waiting for new ones.
         #[arg(long)]
-        dir: PathBuf,
+        forever: bool,
+    },
+    /// Print every run as JSON: pipeline, topic, state, current phase, each
+    /// agent's status, and whether the result was delivered.
+    Status {
+        #[command(flatten)]
+        place: Place,
+    },
+    /// Go on with a run paused after a phase with `pause_after`.
+    Resume {
+        #[command(flatten)]
+        place: Place,
+        /// The run.
+        #[arg(long)]
+        id: String,
+    },
+    /// Run one agent (started by an orchestrator).
+    #[command(hide = true)]
+    Agent {
+        #[command(flatten)]
+        place: Place,
+        #[arg(long)]
+        id: String,
         #[arg(long)]
         role: String,
+        #[arg(long)]
+        reply_key: String,
         #[arg(long)]
         work_ms: u64,
     },
@@ -78,12 +162,43 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Status { dir }) => status(&RunDir::new(dir)),
-        Some(Command::Worker { dir, role, work_ms }) => {
-            pipeline::worker::run(&RunDir::new(dir), &role, Duration::from_millis(work_ms))
-                .map(|()| ExitCode::SUCCESS)
-        }
-        None => orchestrate(cli.run),
+        Cmd::Start {
+            place,
+            pipeline,
+            topic,
+            count,
+            id,
+            workflows,
+            grace_secs,
+        } => start(
+            &place,
+            &pipeline,
+            &topic,
+            count,
+            id.as_deref(),
+            workflows,
+            grace_secs,
+        ),
+        Cmd::Run { place, workers, work } => run(&place, workers, &work),
+        Cmd::Orchestrate { place, work, forever } => orchestrate(&place, &work, !forever),
+        Cmd::Status { place } => status(&place),
+        Cmd::Resume { place, id } => resume(&place, &id),
+        Cmd::Agent {
+            place,
+            id,
+            role,
+            reply_key,
+            work_ms,
+        } => place.db().and_then(|db| {
+            let assignment = Assignment {
+                db: &db,
+                run: &id,
+                role: &role,
+                reply_key: &reply_key,
+                work: Duration::from_millis(work_ms),
+            };
+            agent::run(&place.workspace(), &assignment).map(|()| ExitCode::SUCCESS)
+        }),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error}");
@@ -91,54 +206,185 @@ fn main() -> ExitCode {
     })
 }
 
-fn orchestrate(args: RunArgs) -> Result<ExitCode, Error> {
-    let dir = RunDir::new(args.dir.expect("clap requires --dir"));
-    let workflows = match &args.workflows {
+fn start(
+    place: &Place,
+    pipeline: &str,
+    topic: &str,
+    count: usize,
+    id: Option<&str>,
+    workflows: Option<PathBuf>,
+    grace_secs: u64,
+) -> Result<ExitCode, Error> {
+    if count == 0 {
+        return Err(Error::Usage("--count must be at least 1".to_owned()));
+    }
+    let workflows = match &workflows {
         Some(path) => std::fs::read_to_string(path).map_err(Error::io("reading", path))?,
         None => pipeline::WORKFLOWS.to_owned(),
     };
-    let record =
-        RunRecord::start_or_resume(&dir, args.pipeline.as_deref(), args.topic.as_deref(), &workflows)?;
-    let options = Options {
-        worker_program: std::env::current_exe()
-            .map_err(Error::io("finding", std::path::Path::new("this program")))?,
-        work: Duration::from_millis(args.work_ms),
-        poll: Duration::from_millis(args.poll_ms),
-        grace: Duration::from_secs(args.grace_secs),
-        resume: args.resume,
-        checkpoint: None,
+    // The definition is checked before anything is created.
+    pipeline::workflow::parse(&workflows, pipeline)?;
+    let db = place.db()?;
+    if place.db.is_none() {
+        place.workspace().create_dirs()?;
+    }
+    let mut fleet = open_fleet(&db)?;
+    let new = NewRuns {
+        pipeline,
+        topic,
+        workflows: &workflows,
+        grace: Duration::from_secs(grace_secs),
+        count,
+        id,
     };
-    // A run picked up where an earlier orchestrator left it says so, and where.
-    let status = StatusStore::open(&dir.status())?.load(&record.definition, options.grace)?;
-    match status.resumes_at(&record) {
-        Some(phase) => println!(
-            "resuming run of pipeline {} on {:?} in {} at phase {phase}",
-            record.pipeline,
-            record.topic,
-            dir.root().display()
-        ),
-        None => println!(
-            "pipeline {} on {:?} in {}",
-            record.pipeline,
-            record.topic,
-            dir.root().display()
-        ),
+    for id in runs::start(&mut fleet, &place.workspace(), &new)? {
+        println!("started {id}: pipeline {pipeline} on {topic:?}");
     }
-    match orchestrator::run(&dir, &record, &options, &mut std::io::stdout())? {
-        Outcome::Delivered { .. } | Outcome::Paused { .. } => Ok(ExitCode::SUCCESS),
-        Outcome::Failed { phase } => {
-            eprintln!("error: phase {phase} failed; the run is over (failures are not retried)");
-            Ok(ExitCode::FAILURE)
-        }
-    }
+    Ok(ExitCode::SUCCESS)
 }
 
-fn status(dir: &RunDir) -> Result<ExitCode, Error> {
-    let record =
-        RunRecord::load(dir)?.ok_or_else(|| Error::Run(format!("{} holds no run", dir.root().display())))?;
-    // Phases not started yet have no deadline to show: any grace will do.
-    let status = StatusStore::open(&dir.status())?.load(&record.definition, DEFAULT_GRACE)?;
-    let json = serde_json::to_string_pretty(&status.to_json(&record)).expect("JSON serializes");
+fn options(place: &Place, work: &Work, until_finished: bool) -> Result<Options, Error> {
+    Ok(Options {
+        db: place.existing_db()?,
+        program: std::env::current_exe()
+            .map_err(Error::io("finding", std::path::Path::new("this program")))?,
+        work: Duration::from_millis(work.work_ms),
+        poll: Duration::from_millis(work.poll_ms),
+        lease: Duration::from_millis(work.lease_ms),
+        until_finished,
+    })
+}
+
+fn orchestrate(place: &Place, work: &Work, until_finished: bool) -> Result<ExitCode, Error> {
+    let options = options(place, work, until_finished)?;
+    orchestrator::run(&place.workspace(), &options, &mut std::io::stdout())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts `workers` orchestrator processes and waits for them; then
+/// summarizes the runs. Fails if a run failed.
+fn run(place: &Place, workers: usize, work: &Work) -> Result<ExitCode, Error> {
+    if workers == 0 {
+        return Err(Error::Usage("--workers must be at least 1".to_owned()));
+    }
+    let options = options(place, work, true)?;
+    // Opened once here: a database that cannot be opened is reported once.
+    drop(open_fleet(&options.db)?);
+    let mut children = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        let mut command = Command::new(&options.program);
+        command
+            .arg("orchestrate")
+            .arg("--dir")
+            .arg(&place.dir)
+            .args(["--db", &options.db])
+            .args(["--work-ms", &work.work_ms.to_string()])
+            .args(["--poll-ms", &work.poll_ms.to_string()])
+            .args(["--lease-ms", &work.lease_ms.to_string()]);
+        children.push(
+            command
+                .spawn()
+                .map_err(Error::io("starting an orchestrator with", &options.program))?,
+        );
+    }
+    let mut failed_workers = 0;
+    for mut child in children {
+        let status = child.wait().map_err(Error::io("waiting for", &options.program))?;
+        if !status.success() {
+            failed_workers += 1;
+        }
+    }
+    if failed_workers > 0 {
+        return Err(Error::Usage(format!(
+            "{failed_workers} of {workers} orchestrator(s) stopped with an error (see above)"
+        )));
+    }
+    let fleet = open_fleet(&options.db)?;
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for id in place.workspace().run_ids()? {
+        if let Some(run) = runs::load(&fleet, &id)? {
+            *counts.entry(run.state).or_default() += 1;
+        }
+    }
+    let summary: Vec<String> = counts.iter().map(|(state, n)| format!("{n} {state}")).collect();
+    println!("runs: {}", summary.join(", "));
+    Ok(if counts.contains_key("failed") {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn status(place: &Place) -> Result<ExitCode, Error> {
+    let fleet = open_fleet(&place.existing_db()?)?;
+    let workspace = place.workspace();
+    let mut list = Vec::new();
+    for id in workspace.run_ids()? {
+        let Some(run) = runs::load(&fleet, &id)? else {
+            continue;
+        };
+        let files = workspace.run(&id);
+        let mut agents = serde_json::Map::new();
+        for (_, worker) in run.context.definition.workers() {
+            let role = worker.role.as_str();
+            let status = agent_status(&run.context, &files, role)?;
+            agents.insert(role.to_owned(), status.into());
+        }
+        let phase = run.context.definition.phases.get(run.context.phase);
+        list.push(serde_json::json!({
+            "id": run.id,
+            "pipeline": run.context.pipeline,
+            "topic": run.context.topic,
+            "state": run.state,
+            "phase": phase.map(|phase| phase.id.as_str()),
+            "agents": agents,
+            "delivered": files.delivered().exists(),
+            "parked": run.parked,
+        }));
+    }
+    let json = serde_json::to_string_pretty(&list).expect("JSON serializes");
     println!("{json}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `done`, `failed`, `running` (its process holds its lock), `exited`
+/// (started, not running, not reported) or `pending`.
+fn agent_status(
+    context: &pipeline::machines::RunContext,
+    files: &RunFiles,
+    role: &str,
+) -> Result<&'static str, Error> {
+    if context.done.contains(role) {
+        return Ok("done");
+    }
+    if context.failed.as_deref() == Some(role) {
+        return Ok("failed");
+    }
+    let started = files.started(role);
+    if !started.exists() {
+        return Ok("pending");
+    }
+    let lock = files.session(role);
+    Ok(
+        match Session::probe(&lock).map_err(Error::io("locking", &lock))? {
+            Session::Running => "running",
+            Session::Free(_) => "exited",
+        },
+    )
+}
+
+fn resume(place: &Place, id: &str) -> Result<ExitCode, Error> {
+    runs::check_id(id)?;
+    let mut fleet = open_fleet(&place.existing_db()?)?;
+    let run = runs::load(&fleet, id)?.ok_or_else(|| Error::Usage(format!("there is no run `{id}`")))?;
+    if run.state != "paused" {
+        return Err(Error::Usage(format!("run `{id}` is {}, not paused", run.state)));
+    }
+    // One resume per pause: the key names the phase it goes on with.
+    let key = format!("resume-{}", run.context.phase);
+    match fleet.send(id, &pipeline::machines::Event::Resume, &key)? {
+        Sent::Accepted => println!("{id}: resumed; the next orchestrator goes on with it"),
+        Sent::Duplicate => println!("{id}: resumed already; the next orchestrator goes on with it"),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,587 +1,433 @@
-//! The orchestrator: the only writer of statuses.
+//! An orchestrator: one worker process of the fleet. Run as many as you like,
+//! on the same database; any of them may be killed at any moment.
 //!
-//! On every trigger (a heartbeat every `poll` while it waits) it runs the
-//! same steps, holding nothing in memory between them:
+//! Each round it
 //!
-//! 1. load every status from the store;
-//! 2. reconcile: a running worker whose output file exists is `completed`,
-//!    whatever the status said; one whose process is gone without an output
-//!    is `failed`; a phase whose workers all completed is `completed` (or
-//!    `paused`); a `failed` worker whose process still runs is killed;
-//! 3. consult the [decision table](crate::decision) and act on its row.
+//! 1. steps the runs that are due ([`Fleet::work`]): the agents' reports in
+//!    the order sent, and the runs' time limits; each step saves the run and
+//!    writes its outputs to the fleet's outbox in one transaction;
+//! 2. claims outputs from the outbox and performs them
+//!    ([`Fleet::claim_outputs`]): `start_agents`, `deliver_result`,
+//!    `notify_user`, `summarize_to_user`. A performed output is marked done;
+//!    one whose orchestrator died is claimed again once its lease runs out,
+//!    under the same key, so every handler is idempotent:
+//!    - `start_agents` starts an agent only if no process ever started for
+//!      it: it holds the agent's session lock (see [`session`]) while it
+//!      looks, and the agent writes its start marker while holding that lock,
+//!      so a lock that is free and a marker that is missing mean that no
+//!      agent ran;
+//!    - `deliver_result` creates `final.md` with a hard link, which never
+//!      replaces a file: a repeat finds it and changes nothing;
+//!    - `notify_user` writes `failure.md` the same way and kills the run's
+//!      agents still running;
+//! 3. collects the agents it started that exited: one that failed is
+//!    reported to its run as `agent_failed`, with the same deduplication key
+//!    as its own `agent_done` would have had, so at most one of the two
+//!    counts.
 //!
-//! A phase fails as soon as one of its workers failed, or when it runs past
-//! its timeout plus the grace: that is the `Phase` machine's own timer,
-//! armed when the phase starts, whose deadline is stored with the phase's
-//! status, so an orchestrator started after a crash fails the phase at the
-//! time first promised. Its workers still running are then killed
-//! (SIGKILL to their process group) before they are marked `failed`, so none
-//! outlives its phase holding its lock; an output written late changes
-//! nothing, as only `running` workers of `running` phases are reconciled.
-//!
-//! On start and when it stops, the orchestrator sweeps `DIR/.tmp/` of the
-//! temporary files of processes that are gone ([`atomic_file::sweep`]).
-//!
-//! Every status change is a compare-and-swap save, made before the effect it
-//! announces when the effect can be repeated (spawning a phase, delivering),
-//! and after it when it cannot (starting a worker process, whose session
-//! lock tells a later orchestrator that it started). A `kill -9` at any point
-//! therefore leaves statuses from which the next run reaches the same
-//! decision. Two orchestrators on one directory are safe too: whoever saves
-//! second gets a conflict, reloads, and decides again.
+//! An agent reports `agent_done` itself, so an agent whose orchestrator was
+//! killed still finishes its run.
 
 use crate::atomic_file;
-use crate::decision::{decide, Decision, FailureCause, PhaseView};
 use crate::error::Error;
-use crate::machines::{phase, run, worker, Progress};
-use crate::run_dir::{RunDir, RunRecord};
+use crate::machines::{Event, Output, Pipeline};
+use crate::runs::{self, open_fleet, Run, RunFiles, Workspace};
 use crate::session::{self, Kill, Session};
-use crate::status::{Status, StatusStore, Stored};
-use fsm_runtime::{FireEvent, Fired, Persist, Recorded, Symbol, Timestamp};
-use std::fs;
+use fsm_fleet::{ClaimedOutput, Fleet, Machines};
+use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-/// How long past its timeout a phase may run unless told otherwise.
+/// How long past its timeouts a run may go on unless told otherwise.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(120);
 
-/// How the orchestrator runs.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The program to run workers with (`<exe> worker --dir … --role …`).
-    pub worker_program: PathBuf,
-    /// How long each worker works.
-    pub work: Duration,
-    /// How long to wait between triggers when there is nothing to do.
-    pub poll: Duration,
-    /// How long past its timeout a phase may run before it is failed
-    /// (`pipeline` uses [`DEFAULT_GRACE`] unless `--grace-secs` says
-    /// otherwise). A phase that started keeps the grace it started with.
-    pub grace: Duration,
-    /// Go on after a paused phase.
-    pub resume: bool,
-    /// Called at each [`Checkpoint`] the orchestrator passes. For tests,
-    /// which kill the orchestrator there; the `pipeline` binary sets none.
-    pub checkpoint: Option<fn(Checkpoint)>,
-}
+/// Set to a percentage, the orchestrator kills itself with SIGKILL that often
+/// after performing an output and before marking it done: the moment where
+/// only an idempotent handler keeps its effect from happening twice. For
+/// tests.
+pub const DIE_AFTER_PERFORMING_ENV: &str = "PIPELINE_DIE_AFTER_PERFORMING";
 
-/// Named points of the orchestrator's work where a crash is most telling:
-/// between an effect and the status save that records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Checkpoint {
-    /// A worker process was started; its `running` status is not saved.
-    WorkerStarted,
-    /// The run is saved as `delivering`; `final.md` is not written.
-    Delivering,
-    /// The result is staged in `DIR/.tmp/`, not yet linked into the outbox.
-    DeliveryStaged,
-    /// `outbox/final.md` exists (and its staged copy still does); the run is
-    /// not yet saved as `delivered`.
-    DeliveryLinked,
-}
-
-impl Checkpoint {
-    /// Every checkpoint, in the order a run passes them.
-    pub const ALL: [Checkpoint; 4] = [
-        Checkpoint::WorkerStarted,
-        Checkpoint::Delivering,
-        Checkpoint::DeliveryStaged,
-        Checkpoint::DeliveryLinked,
-    ];
-}
-
-/// How long a killed worker may take to release its lock.
+/// How long a killed agent may take to release its lock.
 const KILL_WAIT: Duration = Duration::from_secs(5);
 
-/// How a run of the orchestrator ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The result is in the outbox (now or by an earlier run).
-    Delivered {
-        /// `DIR/outbox/final.md`.
-        path: PathBuf,
-    },
-    /// A phase with `pause_after` completed; run again with `resume`.
-    Paused {
-        /// The phase.
-        phase: String,
-    },
-    /// A phase failed.
-    Failed {
-        /// The phase.
-        phase: String,
-    },
+/// How an orchestrator runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The fleet's database (`--db`).
+    pub db: String,
+    /// The program to run agents with (`<program> agent …`).
+    pub program: PathBuf,
+    /// How long each agent works.
+    pub work: Duration,
+    /// How long to wait when there is nothing to do.
+    pub poll: Duration,
+    /// How long a claimed output is this orchestrator's before another may
+    /// claim it.
+    pub lease: Duration,
+    /// Stop once every run is finished (delivered, failed or paused) and no
+    /// agent this orchestrator started runs; otherwise run until killed.
+    pub until_finished: bool,
 }
 
-/// What one trigger did.
-enum Step {
-    /// Statuses changed: trigger again at once.
-    Progress,
-    /// Nothing to do until a worker finishes or time passes.
-    Wait,
-    /// The run is over for now.
-    Done(Outcome),
-}
-
-/// Runs the orchestrator on the run in `dir` until the result is delivered,
-/// the run pauses, or it fails. `out` gets one line per status change and
-/// per message to the user.
-pub fn run(
-    dir: &RunDir,
-    record: &RunRecord,
-    options: &Options,
-    out: &mut dyn Write,
-) -> Result<Outcome, Error> {
-    dir.create_dirs()?;
+/// Runs an orchestrator on the runs of `workspace` until they are finished
+/// (or forever, without [`Options::until_finished`]). `out` gets one line per
+/// thing done.
+pub fn run(workspace: &Workspace, options: &Options, out: &mut dyn Write) -> Result<(), Error> {
+    workspace.create_dirs()?;
     let mut orchestrator = Orchestrator {
-        dir,
-        record,
+        workspace,
         options,
-        store: StatusStore::open(&dir.status())?,
+        fleet: open_fleet(&options.db)?,
+        machines: Machines::new().with::<Pipeline>(),
         out,
-        children: Vec::new(),
+        agents: Vec::new(),
+        die_after_performing: std::env::var(DIE_AFTER_PERFORMING_ENV)
+            .ok()
+            .and_then(|percent| percent.parse().ok()),
     };
-    orchestrator.sweep()?;
+    let temp = workspace.temp();
+    let removed = atomic_file::sweep(&temp).map_err(Error::io("sweeping", &temp))?;
+    if removed > 0 {
+        orchestrator.say(format_args!("removed {removed} stale temporary file(s)"))?;
+    }
     loop {
-        match orchestrator.trigger() {
-            Ok(Step::Progress) => {}
-            Ok(Step::Wait) => {
-                orchestrator.reap();
-                std::thread::sleep(options.poll);
+        let busy = orchestrator.round()?;
+        if !busy {
+            if options.until_finished && orchestrator.agents.is_empty() && orchestrator.finished()? {
+                return Ok(());
             }
-            Ok(Step::Done(outcome)) => {
-                orchestrator.reap();
-                orchestrator.sweep()?;
-                return Ok(outcome);
-            }
-            Err(error) if error.is_conflict() => {
-                orchestrator.say(format_args!("{error}; reloading"))?;
-            }
-            Err(error) => return Err(error),
+            std::thread::sleep(options.poll);
         }
     }
+}
+
+/// An agent this orchestrator started, until it exits.
+struct Agent {
+    child: Child,
+    run: String,
+    role: String,
+    reply_key: String,
 }
 
 struct Orchestrator<'a> {
-    dir: &'a RunDir,
-    record: &'a RunRecord,
+    workspace: &'a Workspace,
     options: &'a Options,
-    store: StatusStore,
+    fleet: Fleet,
+    machines: Machines,
     out: &'a mut dyn Write,
-    /// Workers this process started, reaped when they exit. Workers started
-    /// by an earlier orchestrator are not its children; their lock files
-    /// say whether they run.
-    children: Vec<Child>,
+    agents: Vec<Agent>,
+    die_after_performing: Option<u32>,
 }
 
+/// How many runs one step of the fleet takes, and how many outputs one claim.
+const BATCH: usize = 16;
+
 impl Orchestrator<'_> {
-    fn trigger(&mut self) -> Result<Step, Error> {
-        let mut status = self.store.load(&self.record.definition, self.options.grace)?;
-        self.reconcile(&mut status)?;
-        let views = self.views(&status)?;
-        let decision = decide(status.run.machine.state(), &views, self.options.resume);
-        self.act(decision, &mut status)
-    }
-
-    /// Brings the statuses in line with the files: outputs that exist and
-    /// worker processes that are gone.
-    fn reconcile(&mut self, status: &mut Status) -> Result<(), Error> {
-        let definition = &self.record.definition;
-        for (p, phase_def) in definition.phases.iter().enumerate() {
-            // A failed worker still running: its kill was cut short (or a
-            // `SIGKILL` did not land in time).
-            for (w, worker_def) in phase_def.workers.iter().enumerate() {
-                if status.workers[p][w].machine.state() == worker::State::Failed {
-                    self.kill_worker(&worker_def.role)?;
+    /// One round; whether it did anything.
+    fn round(&mut self) -> Result<bool, Error> {
+        let worked = self.fleet.work(&self.machines, BATCH)?;
+        for parked in &worked.parked {
+            self.say(format_args!(
+                "notify user: {} is parked: {}",
+                parked.id, parked.error
+            ))?;
+        }
+        let claimed = self.fleet.claim_outputs(BATCH, self.options.lease)?;
+        for output in &claimed {
+            match self.perform(output) {
+                Ok(()) => {
+                    self.maybe_die();
+                    self.fleet.output_done(output)?;
                 }
-            }
-            if status.phases[p].machine.state() != phase::State::Running {
-                continue;
-            }
-            for (w, worker_def) in phase_def.workers.iter().enumerate() {
-                if status.workers[p][w].machine.state() != worker::State::Running {
-                    continue;
+                Err(error) => {
+                    let message = error.to_string();
+                    self.say(format_args!("{} {}: {message}", output.key, output.output))?;
+                    self.fleet.output_failed(output, &message)?;
                 }
-                // Look at the lock first: once it is free, no worker can
-                // write the output any more, so a missing output is final.
-                let lock = self.dir.session(&worker_def.role);
-                let session = Session::probe(&lock).map_err(Error::io("locking", &lock))?;
-                let output = worker_def.output();
-                if self.dir.output(&output).exists() {
-                    let note = format!("{output} exists");
-                    self.fire(&mut status.workers[p][w], worker::Action::OutputDetected, &note)?;
-                } else if let Session::Free(_) = session {
-                    self.fire(
-                        &mut status.workers[p][w],
-                        worker::Action::SessionLost,
-                        "its process exited without writing its output",
-                    )?;
-                    self.say(format_args!(
-                        "notify user: worker {} of phase {} was lost: its process exited \
-                         without writing its output",
-                        worker_def.role, phase_def.id
-                    ))?;
-                }
-            }
-            let progress = Progress {
-                completed: status.workers[p]
-                    .iter()
-                    .filter(|stored| stored.machine.state() == worker::State::Completed)
-                    .count(),
-                workers: status.workers[p].len(),
-            };
-            if progress.completed == progress.workers {
-                self.fire(
-                    &mut status.phases[p],
-                    phase::Event::OutputDetected(progress),
-                    "all its workers completed",
-                )?;
             }
         }
-        Ok(())
+        let reaped = self.reap()?;
+        Ok(worked.instances > 0 || !claimed.is_empty() || reaped)
     }
 
-    /// The phases as the decision table sees them.
-    ///
-    /// A phase is overdue when the deadline of its timer passed. Deadlines
-    /// are wall-clock times: the phase started in another process, maybe
-    /// before a reboot, which no monotonic clock survives. A step of the
-    /// system clock moves every deadline's distance too.
-    fn views(&self, status: &Status) -> Result<Vec<PhaseView>, Error> {
-        let now = Timestamp::from_system_time(SystemTime::now());
-        let definition = &self.record.definition;
-        definition
-            .phases
-            .iter()
-            .enumerate()
-            .map(|(p, phase_def)| {
-                let phase = &status.phases[p].machine;
-                let state = phase.state();
-                let overdue = state == phase::State::Running
-                    && phase.machine().next_deadline().is_some_and(|due| due <= now);
-                Ok(PhaseView {
-                    state,
-                    workers: status.workers[p]
-                        .iter()
-                        .map(|stored| stored.machine.state())
-                        .collect(),
-                    mode: phase_def.mode,
-                    overdue,
-                })
-            })
-            .collect()
-    }
-
-    fn act(&mut self, decision: Decision, status: &mut Status) -> Result<Step, Error> {
-        let definition = &self.record.definition;
-        match decision {
-            Decision::Archive => {
-                let path = self.dir.delivered();
+    fn perform(&mut self, claimed: &ClaimedOutput) -> Result<(), Error> {
+        let run = runs::load(&self.fleet, &claimed.instance)?.ok_or_else(|| Error::Instance {
+            id: claimed.instance.clone(),
+            message: "its instance vanished".to_owned(),
+        })?;
+        let files = self.workspace.run(&run.id);
+        files.create_dirs()?;
+        match claimed.output.as_str() {
+            name if name == Output::StartAgents.name() => self.start_agents(&run, &files, claimed),
+            name if name == Output::DeliverResult.name() => self.deliver(&run, &files, claimed),
+            name if name == Output::NotifyUser.name() => self.notify_failure(&run, &files),
+            name if name == Output::SummarizeToUser.name() => {
+                let phase = run
+                    .context
+                    .phase
+                    .checked_sub(1)
+                    .map(|p| &run.context.definition.phases[p]);
+                let outputs: Vec<String> = phase
+                    .map(|phase| phase.workers.iter().map(|w| w.output()).collect())
+                    .unwrap_or_default();
                 self.say(format_args!(
-                    "result delivered to {}; run archived",
-                    path.display()
-                ))?;
-                Ok(Step::Done(Outcome::Delivered { path }))
+                    "{}: phase {} completed with {}; paused: `pipeline resume --id {}` goes on",
+                    run.id,
+                    phase.map_or("?", |phase| phase.id.as_str()),
+                    outputs.join(", "),
+                    run.id
+                ))
             }
-            Decision::ReportFailure => {
-                let phase = status
-                    .phases
-                    .iter()
-                    .zip(&definition.phases)
-                    .find(|(stored, _)| stored.machine.state() == phase::State::Failed)
-                    .map_or_else(String::new, |(_, phase_def)| phase_def.id.clone());
-                Ok(Step::Done(Outcome::Failed { phase }))
-            }
-            Decision::Deliver => {
-                self.deliver()?;
-                self.fire(
-                    &mut status.run,
-                    run::Action::Delivered,
-                    "final.md is in the outbox",
-                )?;
-                Ok(Step::Progress)
-            }
-            Decision::FailRun { phase } => {
-                self.fire(&mut status.run, run::Action::PhaseFailed, "")?;
-                self.say(format_args!(
-                    "notify user: phase {} failed",
-                    definition.phases[phase].id
-                ))?;
-                Ok(Step::Progress)
-            }
-            Decision::StartDelivery => {
-                let note = "the final phase completed";
-                self.fire(&mut status.run, run::Action::FinalPhaseCompleted, note)?;
-                Ok(Step::Progress)
-            }
-            Decision::Pause { phase } => {
-                let phase_def = &definition.phases[phase];
-                let outputs: Vec<String> = phase_def.workers.iter().map(|w| w.output()).collect();
-                self.say(format_args!(
-                    "phase {} completed with {}; paused: run again with --resume to go on",
-                    phase_def.id,
-                    outputs.join(", ")
-                ))?;
-                Ok(Step::Done(Outcome::Paused {
-                    phase: phase_def.id.clone(),
-                }))
-            }
-            Decision::Resume { phase } => {
-                let note = "resumed by the user";
-                self.fire(&mut status.phases[phase], phase::Event::Resume, note)?;
-                Ok(Step::Progress)
-            }
-            Decision::SpawnPhase { phase } => {
-                self.fire(&mut status.phases[phase], phase::Event::Spawn, "")?;
-                Ok(Step::Progress)
-            }
-            Decision::FailPhase { phase, cause } => {
-                let phase_def = &definition.phases[phase];
-                let (worker_action, worker_note) = match cause {
-                    FailureCause::Overdue => {
-                        (worker::Action::Timeout, "its phase ran out of time".to_owned())
-                    }
-                    FailureCause::WorkerFailed { worker } => (
-                        worker::Action::Cancelled,
-                        format!("its phase failed with worker {}", phase_def.workers[worker].role),
-                    ),
-                };
-                for (w, worker_def) in phase_def.workers.iter().enumerate() {
-                    let stored = &mut status.workers[phase][w];
-                    if stored.machine.state() == worker::State::Running {
-                        // Killed first: a crash before the save leaves a
-                        // worker whose lock is free and output missing,
-                        // which the next trigger finds `failed` anyway.
-                        self.kill_worker(&worker_def.role)?;
-                        self.fire(stored, worker_action, &worker_note)?;
-                    }
-                }
-                let stored = &mut status.phases[phase];
-                match cause {
-                    FailureCause::Overdue => {
-                        // The phase's own timer, due since `views` looked.
-                        let context = stored.machine.machine().context();
-                        let note = format!(
-                            "running longer than {} s + {} s",
-                            context.timeout_secs, context.grace_secs
-                        );
-                        self.fire_next_due(stored, &note)?;
-                    }
-                    FailureCause::WorkerFailed { worker } => {
-                        let note = format!("its worker {} failed", phase_def.workers[worker].role);
-                        self.fire(stored, phase::Event::WorkerFailed, &note)?;
-                    }
-                }
-                Ok(Step::Progress)
-            }
-            Decision::StartWorkers { phase, workers } => {
-                for w in workers {
-                    self.start_worker(status, phase, w)?;
-                }
-                Ok(Step::Progress)
-            }
-            Decision::Wait => Ok(Step::Wait),
+            other => Err(Error::Instance {
+                id: run.id.clone(),
+                message: format!("emitted `{other}`, which this orchestrator does not know"),
+            }),
         }
     }
 
-    /// Starts worker `w` of phase `p`, unless a process already runs it or
-    /// its output already exists.
-    fn start_worker(&mut self, status: &mut Status, p: usize, w: usize) -> Result<(), Error> {
-        let worker_def = &self.record.definition.phases[p].workers[w];
-        let stored = &mut status.workers[p][w];
-        let lock = self.dir.session(&worker_def.role);
-        let free = match Session::probe(&lock).map_err(Error::io("locking", &lock))? {
-            Session::Running => {
-                // Started by an orchestrator killed before it could record it.
-                let note = "its process was already running";
-                self.fire(stored, worker::Action::Spawn, note)?;
-                return Ok(());
-            }
-            Session::Free(free) => free,
-        };
-        let output = worker_def.output();
-        if self.dir.output(&output).exists() {
-            let note = format!("{output} exists");
-            self.fire(stored, worker::Action::OutputDetected, &note)?;
+    /// Starts the agents of the current phase that may run and never
+    /// started. The agents a repeat of this output (or an earlier
+    /// `start_agents`) started are left alone.
+    fn start_agents(&mut self, run: &Run, files: &RunFiles, claimed: &ClaimedOutput) -> Result<(), Error> {
+        if run.state != "running" {
             return Ok(());
         }
-        // Check the transition before starting the process it announces.
-        let fired =
-            worker::Worker::transition(stored.machine.state(), worker::Action::Spawn).map_err(|error| {
-                Error::Transition {
-                    id: stored.id.clone(),
-                    message: error.to_string(),
+        for role in run.context.due_roles() {
+            let lock = files.session(role);
+            let free = match Session::probe(&lock).map_err(Error::io("locking", &lock))? {
+                Session::Running => {
+                    self.say(format_args!(
+                        "{}: agent {role} is running; not started again",
+                        run.id
+                    ))?;
+                    continue;
                 }
-            })?;
-        debug_assert_eq!(fired.outputs, [worker::Output::StartSession]);
-        let mut command = Command::new(&self.options.worker_program);
-        command
-            .arg("worker")
-            .arg("--dir")
-            .arg(self.dir.root())
-            .arg("--role")
-            .arg(&worker_def.role)
-            .arg("--work-ms")
-            .arg(self.options.work.as_millis().to_string())
-            .stdout(Stdio::null());
-        let child = free
-            .start(command)
-            .map_err(Error::io("starting a worker with", &self.options.worker_program))?;
-        self.children.push(child);
-        self.checkpoint(Checkpoint::WorkerStarted);
-        self.fire(stored, worker::Action::Spawn, "")?;
+                Session::Free(free) => free,
+            };
+            // Written by the agent while it held this lock: an agent ran.
+            if files.started(role).exists() {
+                self.say(format_args!("{}: agent {role} ran; not started again", run.id))?;
+                continue;
+            }
+            let reply_key = format!("{}/{role}", claimed.reply_key());
+            let mut command = Command::new(&self.options.program);
+            command
+                .arg("agent")
+                .arg("--dir")
+                .arg(self.workspace.root())
+                .arg("--db")
+                .arg(&self.options.db)
+                .args(["--id", &run.id, "--role", role, "--reply-key", &reply_key])
+                .arg("--work-ms")
+                .arg(self.options.work.as_millis().to_string())
+                .stdout(Stdio::null());
+            let child = free
+                .start(command)
+                .map_err(Error::io("starting an agent with", &self.options.program))?;
+            self.say(format_args!(
+                "{}: started agent {role} (process {})",
+                run.id,
+                child.id()
+            ))?;
+            self.agents.push(Agent {
+                child,
+                run: run.id.clone(),
+                role: role.to_owned(),
+                reply_key,
+            });
+        }
         Ok(())
     }
 
-    /// Puts the final worker's output in the outbox as `final.md`, unless an
-    /// earlier attempt did: the file is created only if missing, so
-    /// repeating this after a crash delivers nothing twice.
-    ///
-    /// The result is staged in `DIR/.tmp/`, so the outbox never holds
-    /// anything but `final.md`, even after a crash.
-    fn deliver(&mut self) -> Result<(), Error> {
-        self.checkpoint(Checkpoint::Delivering);
-        let source = self.dir.output(&self.record.definition.final_worker().output());
+    /// Delivers the final agent's output as `final.md`, unless it was: the
+    /// file is created with a hard link, which never replaces one.
+    fn deliver(&mut self, run: &Run, files: &RunFiles, claimed: &ClaimedOutput) -> Result<(), Error> {
+        let role = &run
+            .context
+            .definition
+            .final_worker()
+            .ok_or_else(|| Error::Instance {
+                id: run.id.clone(),
+                message: "its definition has no final agent".to_owned(),
+            })?
+            .role;
+        let source = files.output(role);
         let result = fs::read(&source).map_err(Error::io("reading", &source))?;
-        let target = self.dir.delivered();
-        let staged = atomic_file::Staged::write(&self.dir.temp(), &target, &result)
+        let target = files.delivered();
+        let staged = atomic_file::Staged::write(&self.workspace.temp(), &target, &result)
             .map_err(Error::io("staging", &target))?;
-        self.checkpoint(Checkpoint::DeliveryStaged);
         let created = staged
             .link_new(&target)
             .map_err(Error::io("delivering", &target))?;
-        self.checkpoint(Checkpoint::DeliveryLinked);
         let temp = staged.path().to_owned();
         staged.remove().map_err(Error::io("removing", &temp))?;
         if created {
-            self.say(format_args!("delivered {}", target.display()))?;
-            return Ok(());
+            let log = self.workspace.deliveries_log();
+            append(&log, &format!("{} {}\n", run.id, claimed.key))?;
+            return self.say(format_args!("{}: delivered {}", run.id, target.display()));
         }
         let delivered = fs::read(&target).map_err(Error::io("reading", &target))?;
         if delivered != result {
-            return Err(Error::Run(format!(
-                "{} exists but differs from {}; it was not written by this run, so it is \
-                 left alone: move it away and run again",
-                target.display(),
-                source.display()
-            )));
+            return Err(Error::Instance {
+                id: run.id.clone(),
+                message: format!(
+                    "{} exists but differs from {}; it was not written by this run, so it is \
+                     left alone: move it away",
+                    target.display(),
+                    source.display()
+                ),
+            });
+        }
+        self.say(format_args!(
+            "{}: {} was delivered already",
+            run.id,
+            target.display()
+        ))
+    }
+
+    /// Tells the user the run failed (`failure.md`, once) and kills its
+    /// agents that still run.
+    fn notify_failure(&mut self, run: &Run, files: &RunFiles) -> Result<(), Error> {
+        let reason = match &run.context.failed {
+            Some(role) => format!("agent {role} exited without writing its output"),
+            None => {
+                let phase = run.context.definition.phases.get(run.context.phase);
+                format!(
+                    "its phase {} ran longer than its timeout ({} s) plus the grace ({} s)",
+                    phase.map_or("?", |phase| phase.id.as_str()),
+                    phase.map_or(0, |phase| phase.timeout()),
+                    run.context.grace_secs
+                )
+            }
+        };
+        for (_, worker) in run.context.definition.workers() {
+            let lock = files.session(&worker.role);
+            match session::kill(&lock, KILL_WAIT).map_err(Error::io("killing the agent of", &lock))? {
+                Kill::NotRunning => {}
+                Kill::Killed { pid } => {
+                    if let Some(i) = self.agents.iter().position(|a| a.child.id() as i64 == pid as i64) {
+                        let _ = self.agents.swap_remove(i).child.wait();
+                    }
+                    self.say(format_args!(
+                        "{}: killed agent {} (process {pid})",
+                        run.id, worker.role
+                    ))?;
+                }
+                Kill::PidUnknown => self.say(format_args!(
+                    "notify user: {}: agent {} still runs and cannot be killed: its process id was \
+                     never recorded (see {})",
+                    run.id,
+                    worker.role,
+                    lock.display()
+                ))?,
+                Kill::StillRunning { pid } => self.say(format_args!(
+                    "notify user: {}: agent {} (process {pid}) still runs {} s after SIGKILL",
+                    run.id,
+                    worker.role,
+                    KILL_WAIT.as_secs()
+                ))?,
+            }
+        }
+        let report = files.dir().join("failure.md");
+        let text = format!("# {} failed\n\n{reason}\n", run.id);
+        let created = atomic_file::create_new(&report, &self.workspace.temp(), text.as_bytes())
+            .map_err(Error::io("writing", &report))?;
+        if created {
+            self.say(format_args!("notify user: {} failed: {reason}", run.id))?;
         }
         Ok(())
     }
 
-    /// Fires `event` on a status and saves it; logs the change.
-    fn fire<M: FireEvent + Persist + Clone>(
-        &mut self,
-        stored: &mut Stored<Recorded<M>>,
-        event: M::Event,
-        note: &str,
-    ) -> Result<Fired<M>, Error> {
-        let fired = self.store.fire(stored, event)?;
-        self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
-        Ok(fired)
+    /// Collects the agents that exited; reports those that failed. Returns
+    /// whether any exited.
+    fn reap(&mut self) -> Result<bool, Error> {
+        let mut exited = Vec::new();
+        let mut i = 0;
+        while i < self.agents.len() {
+            match self.agents[i].child.try_wait() {
+                Ok(Some(status)) => exited.push((self.agents.swap_remove(i), Some(status))),
+                Ok(None) => i += 1,
+                Err(_) => exited.push((self.agents.swap_remove(i), None)),
+            }
+        }
+        let any = !exited.is_empty();
+        for (agent, status) in exited {
+            if status.is_some_and(|status| status.success()) {
+                continue;
+            }
+            let event = Event::AgentFailed(agent.role.clone());
+            let sent = self.fleet.send(&agent.run, &event, &agent.reply_key)?;
+            if sent == fsm_fleet::Sent::Accepted {
+                self.say(format_args!(
+                    "{}: agent {} exited without reporting ({})",
+                    agent.run,
+                    agent.role,
+                    status.map_or_else(|| "its status is unknown".to_owned(), |s| s.to_string())
+                ))?;
+            }
+        }
+        Ok(any)
     }
 
-    /// Fires the phase's timer if it is due and saves the phase; logs the
-    /// change.
-    fn fire_next_due(
-        &mut self,
-        stored: &mut Stored<Recorded<phase::Phase>>,
-        note: &str,
-    ) -> Result<(), Error> {
-        if let Some(fired) = self.store.fire_next_due(stored)? {
-            self.log(&stored.id, fired.from, fired.to, fired.outputs, note)?;
+    /// Whether every run is finished: delivered, failed and reported, or
+    /// paused. A run created but never started (its `start` lost to a crash
+    /// of `pipeline start`) is started.
+    fn finished(&mut self) -> Result<bool, Error> {
+        let mut finished = true;
+        for id in self.workspace.run_ids()? {
+            let Some(run) = runs::load(&self.fleet, &id)? else {
+                // A directory whose instance was never created.
+                continue;
+            };
+            if run.parked.is_some() {
+                continue;
+            }
+            let files = self.workspace.run(&id);
+            finished &= match run.state.as_str() {
+                "created" => {
+                    self.fleet.send(&id, &Event::Start, "start")?;
+                    false
+                }
+                "delivered" => files.delivered().exists(),
+                "failed" => files.dir().join("failure.md").exists(),
+                "paused" => true,
+                _ => false,
+            };
         }
-        Ok(())
+        Ok(finished)
     }
 
-    fn log<S: Symbol, O: Symbol>(
-        &mut self,
-        id: &str,
-        from: S,
-        to: S,
-        outputs: &[O],
-        note: &str,
-    ) -> Result<(), Error> {
-        if from.name() == to.name() {
-            return Ok(());
+    fn maybe_die(&self) {
+        let Some(percent) = self.die_after_performing else {
+            return;
+        };
+        let draw = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .subsec_nanos()
+            % 100;
+        if draw < percent {
+            // SAFETY: signals this process, which dies at once, as by `kill -9`.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
         }
-        let mut line = format!("{id}: {} -> {}", from.name(), to.name());
-        if !outputs.is_empty() {
-            let outputs: Vec<&str> = outputs.iter().map(|output| output.name()).collect();
-            line.push_str(&format!(" [{}]", outputs.join(", ")));
-        }
-        if !note.is_empty() {
-            line.push_str(&format!(": {note}"));
-        }
-        self.say(format_args!("{line}"))
     }
 
     fn say(&mut self, message: std::fmt::Arguments<'_>) -> Result<(), Error> {
         writeln!(self.out, "{message}")
             .and_then(|()| self.out.flush())
-            .map_err(|source| Error::Io {
-                doing: "writing to",
-                path: PathBuf::from("standard output"),
-                source,
-            })
+            .map_err(Error::io("writing to", std::path::Path::new("standard output")))
     }
+}
 
-    /// Collects the exit status of workers that finished, so they do not
-    /// linger as zombies while the orchestrator runs.
-    fn reap(&mut self) {
-        self.children
-            .retain_mut(|child| !matches!(child.try_wait(), Ok(Some(_))));
-    }
-
-    /// Kills the worker `role` if its process still runs (whoever started
-    /// it), and tells the user.
-    fn kill_worker(&mut self, role: &str) -> Result<(), Error> {
-        let lock = self.dir.session(role);
-        match session::kill(&lock, KILL_WAIT).map_err(Error::io("killing the worker of", &lock))? {
-            Kill::NotRunning => {}
-            Kill::Killed { pid } => {
-                // Ours to reap, if this orchestrator started it.
-                if let Some(index) = self
-                    .children
-                    .iter()
-                    .position(|child| i64::from(child.id()) == i64::from(pid))
-                {
-                    let _ = self.children.swap_remove(index).wait();
-                }
-                self.say(format_args!("killed worker {role} (process {pid})"))?;
-            }
-            Kill::PidUnknown => self.say(format_args!(
-                "notify user: worker {role} still runs and cannot be killed: its process id \
-                 was never recorded (see {})",
-                lock.display()
-            ))?,
-            Kill::StillRunning { pid } => self.say(format_args!(
-                "notify user: worker {role} (process {pid}) still runs {} s after SIGKILL",
-                KILL_WAIT.as_secs()
-            ))?,
-        }
-        Ok(())
-    }
-
-    /// Removes the temporary files that crashed processes left in
-    /// `DIR/.tmp/`.
-    fn sweep(&mut self) -> Result<(), Error> {
-        let temp = self.dir.temp();
-        let removed = atomic_file::sweep(&temp).map_err(Error::io("sweeping", &temp))?;
-        if removed > 0 {
-            self.say(format_args!(
-                "removed {removed} stale temporary file(s) from {}",
-                temp.display()
-            ))?;
-        }
-        Ok(())
-    }
-
-    fn checkpoint(&self, point: Checkpoint) {
-        if let Some(checkpoint) = self.options.checkpoint {
-            checkpoint(point);
-        }
-    }
+/// Appends `line` with one `write` in append mode: lines of concurrent
+/// writers never interleave.
+pub(crate) fn append(path: &std::path::Path, line: &str) -> Result<(), Error> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(line.as_bytes()))
+        .map_err(Error::io("appending to", path))
 }

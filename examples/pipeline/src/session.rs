@@ -1,24 +1,27 @@
-//! Worker sessions: whether a worker process is alive, known without
-//! keeping any state in the orchestrator.
+//! Agent sessions: whether an agent process is alive, known without
+//! keeping any state in an orchestrator.
 //!
-//! Each worker has a lock file, `DIR/sessions/<role>.lock`. The orchestrator
-//! takes an exclusive `flock` on it, writes the start time into it, and starts
-//! the worker with that open file as its standard input. A `flock` belongs to
-//! the open file, which the worker now shares, so the lock stays held for as
-//! long as the worker runs, and the kernel releases it when the worker exits
-//! or dies, whatever happened to the orchestrator meanwhile. So:
+//! Each agent has a lock file, `DIR/runs/<id>/sessions/<role>.lock`. The
+//! orchestrator takes an exclusive `flock` on it, writes the start time into
+//! it, and starts the agent with that open file as its standard input. A
+//! `flock` belongs to the open file, which the agent now shares, so the lock
+//! stays held for as long as the agent runs, and the kernel releases it when
+//! the agent exits or dies, whatever happened to the orchestrator meanwhile.
+//! So:
 //!
-//! - lock held: a worker is running (maybe started by an orchestrator that
-//!   was killed since);
-//! - lock free: no worker is running, and none can start while we hold it.
+//! - lock held: an agent is running (maybe started by an orchestrator that
+//!   was killed since), or another orchestrator is deciding whether to start
+//!   one;
+//! - lock free: no agent is running, and none can start while we hold it.
 //!
-//! The orchestrator decides whether to start a worker only while holding
-//! the lock, after checking for its output: a worker that is done is never
-//! started again, and two orchestrators never start the same worker.
+//! An orchestrator decides whether to start an agent only while holding the
+//! lock, after checking for the agent's start marker, which the agent writes
+//! under the lock: an agent that ran is never started again, and two
+//! orchestrators never start the same agent.
 //!
-//! The lock file also records the start time (the phase's clock) and the
-//! worker's process id, which leads its own process group: a worker whose
-//! phase failed is [killed](kill) whoever started it.
+//! The lock file also records the agent's process id, which leads its own
+//! process group: the agents of a failed run are [killed](kill) whoever
+//! started them.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
@@ -29,17 +32,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// What a look at a worker's lock file found.
+/// What a look at a agent's lock file found.
 #[derive(Debug)]
 pub enum Session {
-    /// A worker process holds the lock.
+    /// A agent process holds the lock.
     Running,
-    /// No worker process runs; the lock is ours until dropped or passed on
+    /// No agent process runs; the lock is ours until dropped or passed on
     /// with [`FreeSession::start`].
     Free(FreeSession),
 }
 
-/// A worker's lock, held by the orchestrator.
+/// A agent's lock, held by the orchestrator.
 #[derive(Debug)]
 pub struct FreeSession {
     file: File,
@@ -81,7 +84,7 @@ impl FreeSession {
     /// process id. The lock is released when the process exits.
     ///
     /// The lock file then reads `<start millis>\n<pid>\n`. A crash between
-    /// the start and the second line leaves a worker whose id is unknown:
+    /// the start and the second line leaves a agent whose id is unknown:
     /// it runs to its end, but cannot be killed at a timeout.
     pub fn start(self, mut command: Command) -> io::Result<Child> {
         let now = SystemTime::now()
@@ -91,10 +94,10 @@ impl FreeSession {
         let started = format!("{now}\n");
         self.file.set_len(0)?;
         self.file.write_all_at(started.as_bytes(), 0)?;
-        // `pwrite`: the offset, shared with the worker's standard input,
+        // `pwrite`: the offset, shared with the agent's standard input,
         // stays at the start.
         let record = self.file.try_clone()?;
-        // Its own group: a timeout kills the worker and whatever it started.
+        // Its own group: a timeout kills the agent and whatever it started.
         command.stdin(Stdio::from(self.file)).process_group(0);
         let child = command.spawn()?;
         record.write_all_at(format!("{}\n", child.id()).as_bytes(), started.len() as u64)?;
@@ -107,7 +110,7 @@ impl FreeSession {
     }
 }
 
-/// What a worker's lock file says about its last start.
+/// What a agent's lock file says about its last start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Started {
     /// When it was started.
@@ -117,7 +120,7 @@ pub struct Started {
     pub pid: Option<libc::pid_t>,
 }
 
-/// The last start of the worker of lock file `path`, or `None` if it never
+/// The last start of the agent of lock file `path`, or `None` if it never
 /// was started.
 pub fn started(path: &Path) -> io::Result<Option<Started>> {
     let mut text = String::new();
@@ -138,7 +141,7 @@ pub fn started(path: &Path) -> io::Result<Option<Started>> {
     else {
         return Ok(None);
     };
-    // 0 and 1 would make `kill(-pid)` signal far more than one worker.
+    // 0 and 1 would make `kill(-pid)` signal far more than one agent.
     let pid = lines
         .next()
         .and_then(|pid| pid.parse::<libc::pid_t>().ok())
@@ -146,7 +149,7 @@ pub fn started(path: &Path) -> io::Result<Option<Started>> {
     Ok(Some(Started { at, pid }))
 }
 
-/// When the worker of lock file `path` was last started, or `None` if it
+/// When the agent of lock file `path` was last started, or `None` if it
 /// never was.
 pub fn started_at(path: &Path) -> io::Result<Option<SystemTime>> {
     Ok(started(path)?.map(|started| started.at))
@@ -155,27 +158,27 @@ pub fn started_at(path: &Path) -> io::Result<Option<SystemTime>> {
 /// What [`kill`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kill {
-    /// No worker held the lock: nothing to kill.
+    /// No agent held the lock: nothing to kill.
     NotRunning,
-    /// The worker (process `pid` and its group) was killed and its lock is
+    /// The agent (process `pid` and its group) was killed and its lock is
     /// free.
     Killed {
         /// Its process id.
         pid: libc::pid_t,
     },
-    /// A worker holds the lock, but its process id was never recorded.
+    /// A agent holds the lock, but its process id was never recorded.
     PidUnknown,
-    /// The worker was sent SIGKILL but still held the lock after `wait`.
+    /// The agent was sent SIGKILL but still held the lock after `wait`.
     StillRunning {
         /// Its process id.
         pid: libc::pid_t,
     },
 }
 
-/// Kills the worker holding lock file `path`, if one does: SIGKILL to its
+/// Kills the agent holding lock file `path`, if one does: SIGKILL to its
 /// process group, then waits up to `wait` for the lock to be released.
 ///
-/// The id is signalled only while the lock is held, that is while the worker
+/// The id is signalled only while the lock is held, that is while the agent
 /// (the leader of that group) or a process it started is alive, so the id
 /// cannot have been reused by an unrelated process.
 pub fn kill(path: &Path, wait: Duration) -> io::Result<Kill> {

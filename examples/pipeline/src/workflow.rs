@@ -1,6 +1,7 @@
 //! `workflows.json`: the static definition of every pipeline, by name: its
-//! phases, and each phase's workers. It never changes at run time; a run keeps a copy of its own
-//! pipeline (see [`crate::run_dir`]).
+//! phases, and each phase's workers (the agents). It never changes at run
+//! time; a run keeps a copy of its own pipeline in its context (see
+//! [`crate::machines::RunContext`]).
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -91,12 +92,11 @@ impl PhaseDef {
 }
 
 impl Pipeline {
-    /// The worker whose output is delivered.
-    pub fn final_worker(&self) -> &WorkerDef {
+    /// The worker whose output is delivered (a validated pipeline has one).
+    pub fn final_worker(&self) -> Option<&WorkerDef> {
         self.workers()
             .map(|(_, worker)| worker)
             .find(|worker| worker.is_final)
-            .expect("a validated pipeline has a final worker")
     }
 
     /// Every worker with the index of its phase, in order.
@@ -263,7 +263,7 @@ mod tests {
         let pipeline = parse(BUILT_IN, "research").unwrap();
         assert_eq!(pipeline.phases.len(), 2);
         assert_eq!(pipeline.phases[0].timeout(), 600);
-        assert_eq!(pipeline.final_worker().role, "synthesizer");
+        assert_eq!(pipeline.final_worker().unwrap().role, "synthesizer");
         assert_eq!(pipeline.phases[1].mode, Mode::Sequential);
     }
 
