@@ -48,7 +48,7 @@ pub struct Assignment<'a> {
 pub fn run(workspace: &Workspace, assignment: &Assignment<'_>) -> Result<(), Error> {
     runs::check_id(assignment.run)?;
     let mut fleet = open_fleet(assignment.db)?;
-    let run = runs::load(&fleet, assignment.run)?
+    let run = runs::load(&mut fleet, assignment.run)?
         .ok_or_else(|| Error::Usage(format!("there is no run `{}`", assignment.run)))?;
     let role = assignment.role;
     let worker = run

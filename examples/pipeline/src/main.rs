@@ -26,8 +26,8 @@ struct Place {
     /// The directory of the runs' files (agents' outputs, results).
     #[arg(long)]
     dir: PathBuf,
-    /// The fleet's database: an SQLite file, or a `postgres://` URL
-    /// [default: DIR/fleet.db].
+    /// The fleet's database: an SQLite file, or a PostgreSQL database (a
+    /// `postgres://` URL or `key=value` parameters) [default: DIR/fleet.db].
     #[arg(long)]
     db: Option<String>,
 }
@@ -57,7 +57,7 @@ impl Place {
     /// (opening one that does not would create it).
     fn existing_db(&self) -> Result<String, Error> {
         let db = self.db()?;
-        if !runs::is_postgres_url(&db) && !std::path::Path::new(&db).exists() {
+        if !runs::is_postgres(&db) && !std::path::Path::new(&db).exists() {
             return Err(Error::Usage(format!(
                 "there is no fleet database {db}: `pipeline start` creates it"
             )));
@@ -299,10 +299,10 @@ fn run(place: &Place, workers: usize, work: &Work) -> Result<ExitCode, Error> {
             "{failed_workers} of {workers} orchestrator(s) stopped with an error (see above)"
         )));
     }
-    let fleet = open_fleet(&options.db)?;
+    let mut fleet = open_fleet(&options.db)?;
     let mut counts = std::collections::BTreeMap::<String, usize>::new();
     for id in place.workspace().run_ids()? {
-        if let Some(run) = runs::load(&fleet, &id)? {
+        if let Some(run) = runs::load(&mut fleet, &id)? {
             *counts.entry(run.state).or_default() += 1;
         }
     }
@@ -316,11 +316,11 @@ fn run(place: &Place, workers: usize, work: &Work) -> Result<ExitCode, Error> {
 }
 
 fn status(place: &Place) -> Result<ExitCode, Error> {
-    let fleet = open_fleet(&place.existing_db()?)?;
+    let mut fleet = open_fleet(&place.existing_db()?)?;
     let workspace = place.workspace();
     let mut list = Vec::new();
     for id in workspace.run_ids()? {
-        let Some(run) = runs::load(&fleet, &id)? else {
+        let Some(run) = runs::load(&mut fleet, &id)? else {
             continue;
         };
         let files = workspace.run(&id);
@@ -376,7 +376,7 @@ fn agent_status(
 fn resume(place: &Place, id: &str) -> Result<ExitCode, Error> {
     runs::check_id(id)?;
     let mut fleet = open_fleet(&place.existing_db()?)?;
-    let run = runs::load(&fleet, id)?.ok_or_else(|| Error::Usage(format!("there is no run `{id}`")))?;
+    let run = runs::load(&mut fleet, id)?.ok_or_else(|| Error::Usage(format!("there is no run `{id}`")))?;
     if run.state != "paused" {
         return Err(Error::Usage(format!("run `{id}` is {}, not paused", run.state)));
     }

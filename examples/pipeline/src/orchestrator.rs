@@ -153,7 +153,7 @@ impl Orchestrator<'_> {
     }
 
     fn perform(&mut self, claimed: &ClaimedOutput) -> Result<(), Error> {
-        let run = runs::load(&self.fleet, &claimed.instance)?.ok_or_else(|| Error::Instance {
+        let run = runs::load(&mut self.fleet, &claimed.instance)?.ok_or_else(|| Error::Instance {
             id: claimed.instance.clone(),
             message: "its instance vanished".to_owned(),
         })?;
@@ -377,7 +377,7 @@ impl Orchestrator<'_> {
     fn finished(&mut self) -> Result<bool, Error> {
         let mut finished = true;
         for id in self.workspace.run_ids()? {
-            let Some(run) = runs::load(&self.fleet, &id)? else {
+            let Some(run) = runs::load(&mut self.fleet, &id)? else {
                 // A directory whose instance was never created.
                 continue;
             };

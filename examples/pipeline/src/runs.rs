@@ -30,17 +30,15 @@ pub const DEFAULT_PIPELINE: &str = "research";
 /// The topic of a run unless told otherwise.
 pub const DEFAULT_TOPIC: &str = "FSA architecture";
 
-/// Opens the fleet `db`: an SQLite file, or a PostgreSQL URL
-/// (`postgres://…`, `postgresql://…`). Every command opens its fleet here.
+/// Opens the fleet `db`: an SQLite file, or a PostgreSQL database named by
+/// a URL (`postgres://…`, `postgresql://…`) or `key=value` parameters
+/// (`host=/run/postgresql dbname=fleet`). Every command opens its fleet here.
 pub fn open_fleet(db: &str) -> Result<Fleet, Error> {
-    if is_postgres_url(db) {
-        // POSTGRES: `return Fleet::connect(db).map_err(|source| Error::Open { db: db.to_owned(), source });`
-        // once fsm-fleet has its PostgreSQL backend.
-        return Err(Error::Usage(
-            "--db is a PostgreSQL URL, but this build cannot reach PostgreSQL yet; give an SQLite \
-             file instead"
-                .to_owned(),
-        ));
+    if is_postgres(db) {
+        return Fleet::connect(db).map_err(|source| Error::Open {
+            db: "in PostgreSQL".to_owned(),
+            source,
+        });
     }
     Fleet::open(db).map_err(|source| Error::Open {
         db: db.to_owned(),
@@ -49,8 +47,8 @@ pub fn open_fleet(db: &str) -> Result<Fleet, Error> {
 }
 
 /// Whether `db` names a PostgreSQL database rather than an SQLite file.
-pub fn is_postgres_url(db: &str) -> bool {
-    db.starts_with("postgres://") || db.starts_with("postgresql://")
+pub fn is_postgres(db: &str) -> bool {
+    fsm_fleet::inspect::is_postgres(db)
 }
 
 /// Where the runs' files are: `DIR` of `--dir`.
@@ -258,7 +256,7 @@ pub struct Run {
 }
 
 /// Run `id` from `fleet`, or `None` if it has no instance.
-pub fn load(fleet: &Fleet, id: &str) -> Result<Option<Run>, Error> {
+pub fn load(fleet: &mut Fleet, id: &str) -> Result<Option<Run>, Error> {
     let Some(instance) = fleet.instance(id)? else {
         return Ok(None);
     };

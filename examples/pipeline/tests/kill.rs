@@ -54,6 +54,47 @@ fn all_delivered(dir: &Path) -> bool {
 
 #[test]
 fn orchestrators_killed_at_random_lose_no_run_start_no_agent_twice_and_deliver_once() {
+    killed_at_random(None);
+}
+
+/// The same on PostgreSQL, in a schema of the test's own, named by the
+/// parameters in `FSM_TEST_POSTGRES_URL` (`.ci/run` starts a server and sets
+/// it). Without it, the test says it was skipped, except in CI, where it
+/// fails.
+#[test]
+fn on_postgres_orchestrators_killed_at_random_lose_no_run_start_no_agent_twice_and_deliver_once() {
+    const URL_VAR: &str = "FSM_TEST_POSTGRES_URL";
+    let url = match std::env::var(URL_VAR) {
+        Ok(url) if !url.trim().is_empty() && !url.contains("://") => url,
+        _ => {
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+            assert!(
+                !ci,
+                "{URL_VAR} is not set (as `key=value` parameters), and CI needs it"
+            );
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "skipped: {URL_VAR} is not set (see .ci/run)");
+            return;
+        }
+    };
+    let schema = format!("pipeline_kill_test_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .unwrap();
+    killed_at_random(Some(format!("{url} options='-c search_path={schema}'")));
+    admin
+        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .unwrap();
+}
+
+/// Runs [`RUNS`] runs with [`ORCHESTRATORS`] orchestrators killed at random,
+/// on `db` (the workspace's SQLite file when `None`).
+fn killed_at_random(db: Option<String>) {
+    let on = db.as_ref().map_or("SQLite", |_| "PostgreSQL");
+    common::use_db(db);
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let _leftovers = KillLeftovers(dir);
@@ -133,7 +174,7 @@ fn orchestrators_killed_at_random_lose_no_run_start_no_agent_twice_and_deliver_o
     let repeated_starts = lines.matches("not started again").count();
     let after_exit = lines.matches("ran; not started again").count();
     println!(
-        "{RUNS} runs in {:?}: {kills} orchestrators killed, {suicides} killed themselves after \
+        "{on}: {RUNS} runs in {:?}: {kills} orchestrators killed, {suicides} killed themselves after \
          performing; {repeated_deliveries} repeated deliveries and {repeated_starts} repeated agent \
          starts found done ({after_exit} after the agent exited)",
         began.elapsed()

@@ -249,15 +249,10 @@ fn bad_input_is_refused_with_a_message_naming_the_problem() {
                 "--dir",
                 "DIR",
                 "--db",
-                "postgres://fleet@db.example/pipelines",
+                "postgresql://fleet@127.0.0.1:1/pipelines",
             ],
-            "error: --db is a PostgreSQL URL, but this build cannot reach PostgreSQL yet; give an \
-             SQLite file instead\n",
-        ),
-        (
-            vec!["start", "--dir", "DIR", "--db", "postgresql://localhost/fleet"],
-            "error: --db is a PostgreSQL URL, but this build cannot reach PostgreSQL yet; give an \
-             SQLite file instead\n",
+            "error: opening the fleet in PostgreSQL: the fleet's database failed: error connecting to \
+             server: Connection refused (os error 111)\n",
         ),
         (
             vec!["run", "--dir", "DIR", "--workers", "0"],

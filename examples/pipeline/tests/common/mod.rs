@@ -3,17 +3,38 @@
 
 #![allow(dead_code)]
 
-use fsm_fleet::Fleet;
 use pipeline::runs::{self, Run, Workspace};
 use pipeline::session;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// The `pipeline` binary, in `dir`'s workspace.
+thread_local! {
+    /// The fleet's database when it is not the workspace's SQLite file: a
+    /// PostgreSQL database's parameters ([`use_db`]).
+    static DB: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run the commands of this thread's test on `db` (`--db`) instead of the
+/// workspace's own SQLite file.
+pub fn use_db(db: Option<String>) {
+    DB.with(|cell| *cell.borrow_mut() = db);
+}
+
+/// The database this thread's test runs on.
+pub fn db(dir: &Path) -> String {
+    DB.with(|cell| cell.borrow().clone())
+        .unwrap_or_else(|| Workspace::new(dir).default_db().display().to_string())
+}
+
+/// The `pipeline` binary, in `dir`'s workspace (on the database of
+/// [`use_db`], if any).
 pub fn pipeline(dir: &Path, command: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pipeline"));
     cmd.arg(command).arg("--dir").arg(dir);
+    if let Some(db) = DB.with(|cell| cell.borrow().clone()) {
+        cmd.arg("--db").arg(db);
+    }
     cmd
 }
 
@@ -52,13 +73,13 @@ pub fn start(dir: &Path, count: usize, args: &[&str]) -> Vec<String> {
 /// Every run of `dir`, from its fleet.
 pub fn load_all(dir: &Path) -> Vec<Run> {
     let workspace = Workspace::new(dir);
-    let fleet = Fleet::open(workspace.default_db()).unwrap();
+    let mut fleet = runs::open_fleet(&db(dir)).unwrap();
     workspace
         .run_ids()
         .unwrap()
         .iter()
         .map(|id| {
-            runs::load(&fleet, id)
+            runs::load(&mut fleet, id)
                 .unwrap()
                 .expect("every run directory has an instance")
         })
