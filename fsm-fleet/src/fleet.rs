@@ -85,16 +85,15 @@ fn step_one<D: Db + ?Sized>(
         ));
     }
     let failed = |error: DatabaseError| format!("instance `{id}` of machine `{machine}`: {error}");
-    let (events, more): (Vec<InboxEvent>, bool) = {
+    let events: Vec<InboxEvent> = {
         let rows = conn
             .query(
                 "SELECT seq, event, sent_at FROM fsm_inbox WHERE instance = ?1 AND status = 'pending'
                  ORDER BY seq LIMIT ?2",
-                params![id, MAX_EVENTS_PER_STEP + 1],
+                params![id, MAX_EVENTS_PER_STEP],
             )
             .map_err(failed)?;
-        let mut events = rows
-            .into_iter()
+        rows.into_iter()
             .map(|mut row| {
                 Ok(InboxEvent {
                     seq: row.int(0)?,
@@ -103,10 +102,7 @@ fn step_one<D: Db + ?Sized>(
                 })
             })
             .collect::<Result<Vec<_>, DatabaseError>>()
-            .map_err(failed)?;
-        let more = events.len() as i64 > MAX_EVENTS_PER_STEP;
-        events.truncate(MAX_EVENTS_PER_STEP as usize);
-        (events, more)
+            .map_err(failed)?
     };
     // A guard, effect, delay or `Deserialize` of the user's that panics parks
     // the instance rather than take the worker down with the whole batch.
@@ -192,12 +188,8 @@ fn step_one<D: Db + ?Sized>(
                 false => failed(error),
             })?;
     }
-    // Still due now when events are left for the next step.
-    let next_wake = if more {
-        Some(now)
-    } else {
-        stepped.next_deadline.map(millis)
-    };
+    // Events left for the next step keep it due by themselves.
+    let next_wake = stepped.next_deadline.map(millis);
     let saved = conn
         .execute(
             "UPDATE fsm_instances
@@ -310,7 +302,9 @@ pub struct Instance {
     /// How many times a worker stepped and saved it (a step takes all the
     /// events and timers due, so this counts saves, not transitions).
     pub version: i64,
-    /// When a worker should next step it; `None` when nothing is due.
+    /// Its earliest armed deadline, when a worker steps it for its timers;
+    /// `None` when none is armed (or it is parked). Events waiting for it
+    /// make it due besides.
     pub next_wake: Option<Timestamp>,
     /// Why it is parked, when it is.
     pub error: Option<String>,
@@ -323,7 +317,8 @@ pub struct Instance {
 /// when the caller's own writes commit. A repeated `dedup_key` for the same
 /// instance is accepted once: senders that retry are safe.
 ///
-/// On SQLite, begin that transaction as `IMMEDIATE`
+/// Outside a transaction the event and the instance's wake-up commit one
+/// after the other. On SQLite, begin that transaction as `IMMEDIATE`
 /// (`transaction_with_behavior(TransactionBehavior::Immediate)`): a
 /// deferred one that reads first can find, when it comes to write, that a
 /// worker wrote in between, and SQLite then fails it at once with `database
@@ -346,58 +341,42 @@ pub fn send<C: Client + ?Sized, E: serde::Serialize + ?Sized>(
     send_json(conn, id, &json, dedup_key)
 }
 
-/// [`send`] of an event already serialized. Two statements, and no
-/// savepoint: the event is inserted only if the instance exists, and the
-/// wake-up only follows an insert, so a failure between them leaves an
-/// event that the instance's next step takes anyway.
+/// [`send`] of an event already serialized: one statement, which inserts
+/// the event only if the instance exists (`held` if it is parked). It never
+/// writes the instance's row, so it never waits for a worker stepping the
+/// instance: the pending event is what makes the instance due.
 fn send_json<D: Db + ?Sized>(
     conn: &mut D,
     id: &str,
     json: &str,
     dedup_key: &str,
 ) -> Result<Sent, FleetError> {
-    let now = now_millis();
-    // The write first: it takes SQLite's write lock (waiting for it), where
-    // a read first could find, when it came to write, that another process
-    // wrote in between, and fail at once.
     let inserted = conn.execute(
-        "INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at)
-         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM fsm_instances WHERE id = ?1)
+        "INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
+         SELECT i.id, i.machine, ?2, ?3, CASE WHEN i.error IS NULL THEN 'pending' ELSE 'held' END, ?4
+         FROM fsm_instances i WHERE i.id = ?1
          ON CONFLICT (instance, dedup_key) DO NOTHING",
-        params![id, dedup_key, json, now],
+        params![id, dedup_key, json, now_millis()],
     )?;
-    if inserted == 0 {
-        let exists = conn
-            .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
-            .is_some();
-        return if exists {
-            Ok(Sent::Duplicate)
-        } else {
-            Err(FleetError::UnknownInstance { id: id.to_owned() })
-        };
+    if inserted == 1 {
+        return Ok(Sent::Accepted);
     }
-    // Due now, unless parked (a parked instance keeps its events pending).
-    let wake = match conn.dialect() {
-        db::Dialect::Sqlite => {
-            "UPDATE fsm_instances SET next_wake = MIN(COALESCE(next_wake, ?2), ?2)
-             WHERE id = ?1 AND error IS NULL"
-        }
-        #[cfg(feature = "postgres")]
-        db::Dialect::Postgres => {
-            "UPDATE fsm_instances SET next_wake = LEAST(COALESCE(next_wake, ?2), ?2)
-             WHERE id = ?1 AND error IS NULL"
-        }
-    };
-    conn.execute(wake, params![id, now])?;
-    Ok(Sent::Accepted)
+    let exists = conn
+        .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
+        .is_some();
+    if exists {
+        Ok(Sent::Duplicate)
+    } else {
+        Err(FleetError::UnknownInstance { id: id.to_owned() })
+    }
 }
 
 /// The most events one statement of [`Fleet::send_batch`] inserts.
 const EVENTS_PER_INSERT: usize = 100;
 
 /// [`Fleet::send_batch`] of events already serialized, `(instance, event,
-/// deduplication key)`, inside the caller's transaction: a few statements a
-/// hundred events, where [`send`] takes two an event.
+/// deduplication key)`, inside the caller's transaction: one statement a
+/// hundred events.
 fn send_json_batch<D: Db + ?Sized>(
     conn: &mut D,
     events: &[(&str, String, &str)],
@@ -418,9 +397,10 @@ fn send_json_batch<D: Db + ?Sized>(
             values.extend([db::Param::Text(id), db::Param::Text(key), db::Param::Text(json)]);
         }
         sql.push_str(
-            ") INSERT INTO fsm_inbox (instance, dedup_key, event, sent_at)
-             SELECT v.instance, v.dedup_key, v.event, ?1 FROM v
-             WHERE EXISTS (SELECT 1 FROM fsm_instances i WHERE i.id = v.instance)
+            ") INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
+             SELECT i.id, i.machine, v.dedup_key, v.event,
+                    CASE WHEN i.error IS NULL THEN 'pending' ELSE 'held' END, ?1
+             FROM v JOIN fsm_instances i ON i.id = v.instance
              ORDER BY v.n
              ON CONFLICT (instance, dedup_key) DO NOTHING
              RETURNING instance, dedup_key",
@@ -430,48 +410,20 @@ fn send_json_batch<D: Db + ?Sized>(
             .into_iter()
             .map(|mut row| Ok((row.text(0)?, row.text(1)?)))
             .collect::<Result<_, DatabaseError>>()?;
-        // The instances woken, each once, in order (so that two senders
-        // lock them in the same order).
-        let mut woken: Vec<&str> = Vec::new();
         for (id, _, key) in chunk {
             if inserted.contains(&((*id).to_owned(), (*key).to_owned())) {
-                woken.push(id);
                 sent.push(Sent::Accepted);
-            } else {
-                // A duplicate, or an instance that does not exist.
-                let exists = conn
-                    .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![*id])?
-                    .is_some();
-                if !exists {
-                    return Err(FleetError::UnknownInstance { id: (*id).to_owned() });
-                }
-                sent.push(Sent::Duplicate);
+                continue;
             }
+            // A duplicate, or an instance that does not exist.
+            let exists = conn
+                .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![*id])?
+                .is_some();
+            if !exists {
+                return Err(FleetError::UnknownInstance { id: (*id).to_owned() });
+            }
+            sent.push(Sent::Duplicate);
         }
-        woken.sort_unstable();
-        woken.dedup();
-        if woken.is_empty() {
-            continue;
-        }
-        let list = (0..woken.len())
-            .map(|i| format!("?{}", i + 2))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = match conn.dialect() {
-            db::Dialect::Sqlite => format!(
-                "UPDATE fsm_instances SET next_wake = MIN(COALESCE(next_wake, ?1), ?1)
-                 WHERE error IS NULL AND id IN ({list})"
-            ),
-            #[cfg(feature = "postgres")]
-            db::Dialect::Postgres => format!(
-                "UPDATE fsm_instances SET next_wake = LEAST(COALESCE(next_wake, ?1), ?1)
-                 WHERE error IS NULL AND id IN (
-                     SELECT id FROM fsm_instances WHERE id IN ({list}) ORDER BY id FOR UPDATE)"
-            ),
-        };
-        let mut values = vec![db::Param::Int(now)];
-        values.extend(woken.iter().map(|id| db::Param::Text(id)));
-        conn.execute(&sql, &values)?;
     }
     Ok(sent)
 }
@@ -680,6 +632,10 @@ impl Fleet {
                     "UPDATE fsm_instances SET error = NULL, next_wake = ?2, updated_at = ?2 WHERE id = ?1",
                     params![id, now_millis()],
                 )?;
+                tx.execute(
+                    "UPDATE fsm_inbox SET status = 'pending' WHERE instance = ?1 AND status = 'held'",
+                    params![id],
+                )?;
             }
             Ok(parked)
         })
@@ -735,32 +691,20 @@ impl Fleet {
             // machines leaves the others' instances to the workers that know
             // them.
             let names: Vec<&str> = machines.names().collect();
-            let in_list = (0..names.len())
-                .map(|i| format!("?{}", i + 3))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let sql = format!(
-                "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-                 WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN ({in_list})
-                 ORDER BY next_wake LIMIT ?2{}",
-                tx.dialect().claim("fsm_instances")
-            );
-            let mut values = vec![db::Param::Int(now), db::Param::Int(sql_limit(batch))];
-            values.extend(names.iter().map(|name| db::Param::Text(name)));
             let due = if names.is_empty() {
                 Vec::new()
             } else {
-                tx.query(&sql, &values)?
+                claim(tx, &names, now, batch)?
             };
             let mut worked = Worked::default();
-            for mut row in due {
-                let (id, machine, fingerprint, snapshot, version) = (
-                    row.text(0)?,
-                    row.text(1)?,
-                    row.text(2)?,
-                    row.text(3)?,
-                    row.int(4)?,
-                );
+            for Claimed {
+                id,
+                machine,
+                fingerprint,
+                snapshot,
+                version,
+            } in due
+            {
                 let span = tracing::info_span!("fsm_fleet_step", instance = %id, machine = %machine, version);
                 let _entered = span.enter();
                 // Each instance in a savepoint: whatever goes wrong with one
@@ -791,6 +735,11 @@ impl Fleet {
                         tx.execute(
                             "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
                             params![id.as_str(), error.as_str(), now],
+                        )?;
+                        // Its events wait for it, out of the way of claims.
+                        tx.execute(
+                            "UPDATE fsm_inbox SET status = 'held' WHERE instance = ?1 AND status = 'pending'",
+                            params![id.as_str()],
                         )?;
                         worked.parked.push(Parked { id, error });
                     }
@@ -906,6 +855,88 @@ impl Fleet {
             (_, false) => Failed::RetryAt(timestamp(next_attempt)),
         })
     }
+}
+
+/// An instance a worker claimed, as its row holds it.
+struct Claimed {
+    id: String,
+    machine: String,
+    fingerprint: String,
+    snapshot: String,
+    version: i64,
+}
+
+/// How many of the oldest pending events of its machines a worker looks
+/// through for instances to claim, per instance of its batch: instances
+/// that other workers hold (their events pending until they commit) are
+/// skipped within this window.
+const EVENT_WINDOW_PER_INSTANCE: usize = 64;
+
+/// Claim up to `batch` due instances of the machines `names`: those whose
+/// earliest deadline has passed, earliest first, then those with pending
+/// events, oldest event first. Each is claimed once; on PostgreSQL each row
+/// is locked, and rows other workers hold are skipped.
+fn claim<D: Db + ?Sized>(
+    tx: &mut D,
+    names: &[&str],
+    now: i64,
+    batch: usize,
+) -> Result<Vec<Claimed>, DatabaseError> {
+    // The machines' names are the parameters from `?first` on.
+    let in_list = |first: usize| {
+        (0..names.len())
+            .map(|i| format!("?{}", i + first))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let lock = tx.dialect().claim("fsm_instances");
+    let mut claimed: Vec<Claimed> = Vec::with_capacity(batch);
+    let timers = format!(
+        "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
+         WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN ({})
+         ORDER BY next_wake LIMIT ?2{lock}",
+        in_list(3)
+    );
+    let mut values = vec![db::Param::Int(now), db::Param::Int(sql_limit(batch))];
+    values.extend(names.iter().map(|name| db::Param::Text(name)));
+    read_claimed(tx.query(&timers, &values)?, &mut claimed)?;
+    let left = batch - claimed.len().min(batch);
+    if left > 0 {
+        let events = format!(
+            "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
+             WHERE error IS NULL AND id IN (
+                 SELECT instance FROM fsm_inbox
+                 WHERE status = 'pending' AND machine IN ({})
+                 ORDER BY seq LIMIT ?2)
+             LIMIT ?1{lock}",
+            in_list(3)
+        );
+        let window = batch.saturating_mul(EVENT_WINDOW_PER_INSTANCE).max(1_000);
+        let mut values = vec![db::Param::Int(sql_limit(left)), db::Param::Int(sql_limit(window))];
+        values.extend(names.iter().map(|name| db::Param::Text(name)));
+        read_claimed(tx.query(&events, &values)?, &mut claimed)?;
+    }
+    Ok(claimed)
+}
+
+/// The instances `rows` claimed, added to `claimed` unless there already:
+/// due both for a timer and for events, an instance is claimed (and
+/// locked) by the first query.
+fn read_claimed(rows: Vec<db::Row>, claimed: &mut Vec<Claimed>) -> Result<(), DatabaseError> {
+    for mut row in rows {
+        let id = row.text(0)?;
+        if claimed.iter().any(|c| c.id == id) {
+            continue;
+        }
+        claimed.push(Claimed {
+            id,
+            machine: row.text(1)?,
+            fingerprint: row.text(2)?,
+            snapshot: row.text(3)?,
+            version: row.int(4)?,
+        });
+    }
+    Ok(())
 }
 
 /// `limit` as a query's `LIMIT`.

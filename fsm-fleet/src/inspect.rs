@@ -240,7 +240,9 @@ pub fn instances(
     limit: usize,
 ) -> Result<Vec<InstanceSummary>, FleetError> {
     let rows = reader.db.query(
-        "SELECT id, machine, state, version, next_wake, error FROM fsm_instances
+        "SELECT id, machine, state, version, next_wake, error,
+                (SELECT MIN(sent_at) FROM fsm_inbox e WHERE e.instance = i.id AND e.status = 'pending')
+         FROM fsm_instances i
          WHERE (CAST(?1 AS TEXT) IS NULL OR machine = ?1) AND (CAST(?2 AS TEXT) IS NULL OR state = ?2)
          ORDER BY id LIMIT ?3",
         params![machine, state, sql_limit(limit)],
@@ -251,10 +253,19 @@ pub fn instances(
             machine: row.text(1)?,
             state: row.text(2)?,
             version: row.int(3)?,
-            next_wake: row.opt_int(4)?.map(timestamp),
+            next_wake: wake(row.opt_int(4)?, row.opt_int(6)?),
             parked: row.opt_text(5)?,
         })
     })?)
+}
+
+/// When a worker should next step an instance: its earliest deadline, or
+/// the time its oldest pending event was sent, whichever is first.
+fn wake(deadline: Option<i64>, first_event: Option<i64>) -> Option<Timestamp> {
+    match (deadline, first_event) {
+        (Some(a), Some(b)) => Some(timestamp(a.min(b))),
+        (a, b) => a.or(b).map(timestamp),
+    }
 }
 
 /// Each row read by `read`.
@@ -462,8 +473,9 @@ pub fn instance_with_limit(
 ) -> Result<Option<InstanceDetail>, FleetError> {
     let db = &mut reader.db;
     let row = db.query_opt(
-        "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error, created_at, updated_at
-         FROM fsm_instances WHERE id = ?1",
+        "SELECT id, machine, fingerprint, state, snapshot, version, next_wake, error, created_at, updated_at,
+                (SELECT MIN(sent_at) FROM fsm_inbox e WHERE e.instance = i.id AND e.status = 'pending')
+         FROM fsm_instances i WHERE id = ?1",
         params![id],
     )?;
     let Some(mut row) = row else {
@@ -475,7 +487,7 @@ pub fn instance_with_limit(
         fingerprint: row.text(2)?,
         state: row.text(3)?,
         version: row.int(5)?,
-        next_wake: row.opt_int(6)?.map(timestamp),
+        next_wake: wake(row.opt_int(6)?, row.opt_int(10)?),
         parked: row.opt_text(7)?,
         created_at: timestamp(row.int(8)?),
         updated_at: timestamp(row.int(9)?),
@@ -497,7 +509,8 @@ pub fn instance_with_limit(
     for mut row in rows {
         let n = count(row.int(1)?);
         match row.text(0)?.as_str() {
-            "pending" => detail.inbox.pending = n,
+            // Held for a parked instance: waiting as pending ones do.
+            "pending" | "held" => detail.inbox.pending += n,
             "done" => detail.inbox.done = n,
             "rejected" => detail.inbox.rejected = n,
             "dead" => detail.inbox.dead = n,
@@ -505,6 +518,9 @@ pub fn instance_with_limit(
         }
     }
     detail.pending_events = events(db, id, "pending", limit)?;
+    if detail.pending_events.is_empty() {
+        detail.pending_events = events(db, id, "held", limit)?;
+    }
     detail.dead_events = events(db, id, "dead", limit)?;
 
     let rows = db.query(
@@ -601,9 +617,10 @@ fn outputs(
 /// What is due in a fleet at a moment, as [`due`] counts it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DueCounts {
-    /// Instances a worker would step now: their next wake has passed.
+    /// Instances a worker would step now: a deadline has passed, or events
+    /// wait for them.
     pub instances_due: u64,
-    /// Instances with a next wake still to come.
+    /// Instances with a deadline still to come, and no event waiting.
     pub instances_waiting: u64,
     /// The earliest next wake still to come.
     pub next_wake: Option<Timestamp>,
@@ -639,14 +656,26 @@ pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError>
          FROM fsm_instances WHERE next_wake IS NOT NULL",
         params![now],
     )?;
-    let (instances_due, instances_waiting, next_wake) = (
+    let (timers_due, timers_waiting, next_wake) = (
         count(row.int(0)?),
         count(row.int(1)?),
         row.opt_int(2)?.map(timestamp),
     );
+    // Due for a pending event: those with no deadline passed are due too,
+    // and those with a deadline to come are not waiting.
+    let mut row = db.query_one(
+        "SELECT COUNT(*) FILTER (WHERE next_wake IS NULL OR next_wake > ?1),
+                COUNT(*) FILTER (WHERE next_wake > ?1)
+         FROM fsm_instances
+         WHERE error IS NULL
+           AND id IN (SELECT instance FROM fsm_inbox WHERE status = 'pending' AND sent_at <= ?1)",
+        params![now],
+    )?;
+    let instances_due = timers_due + count(row.int(0)?);
+    let instances_waiting = timers_waiting - count(row.int(1)?).min(timers_waiting);
     let mut total = |sql: &str| -> Result<u64, DatabaseError> { Ok(count(db.query_one(sql, &[])?.int(0)?)) };
     let parked = total("SELECT COUNT(*) FROM fsm_instances WHERE error IS NOT NULL")?;
-    let events_pending = total("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'pending'")?;
+    let events_pending = total("SELECT COUNT(*) FROM fsm_inbox WHERE status IN ('pending', 'held')")?;
     let events_dead = total("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'dead'")?;
     let outputs_dead = total("SELECT COUNT(*) FROM fsm_outbox WHERE status = 'dead'")?;
     let mut row = db.query_one(

@@ -4,15 +4,17 @@
 //!
 //! - `fsm_instances`: one row per instance: its machine, fingerprint,
 //!   current state, snapshot (JSON), version, next wake (Unix milliseconds:
-//!   the earliest armed deadline, or the time an event was sent; `NULL` when
-//!   nothing is due) and, for an instance a worker cannot step, the error
-//!   that parked it.
+//!   the earliest armed deadline; `NULL` when no timer is armed) and, for an
+//!   instance a worker cannot step, the error that parked it.
 //! - `fsm_inbox`: the events sent to each instance, in order (`seq`), each
-//!   with its deduplication key (unique per instance) and its status:
-//!   `pending`, `done`, `rejected` (the machine refused it) or `dead` (it is
-//!   not an event of the machine). Rows are kept after they are consumed, so
-//!   a late repeat of a key is still recognized; `consumed_at` is when the
-//!   step that consumed it was done.
+//!   with its instance's machine, its deduplication key (unique per
+//!   instance) and its status: `pending`, `held` (waiting for its parked
+//!   instance), `done`, `rejected` (the machine refused it) or `dead` (it is
+//!   not an event of the machine). An instance with a `pending` event is due:
+//!   a sender writes only the event, never the instance's row, so it never
+//!   waits for a worker stepping that instance. Rows are kept after they are
+//!   consumed, so a late repeat of a key is still recognized; `consumed_at`
+//!   is when the step that consumed it was done.
 //! - `fsm_outbox`: every output of every step, keyed `instance/step/index`,
 //!   with its status (`pending`, `done`, `dead`), attempts, the time of its
 //!   next attempt, its lease (until when, and the claim's number) and its
@@ -22,7 +24,7 @@ use crate::db::{self, params, Db, Dialect};
 use crate::error::FleetError;
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Now, as the tables keep times: Unix milliseconds.
 pub(crate) fn now_millis() -> i64 {
@@ -45,7 +47,8 @@ pub(crate) fn timestamp(millis: i64) -> fsm_runtime::Timestamp {
 }
 
 /// Version 1, in SQLite: `STRICT` tables, so a value of the wrong type is
-/// refused rather than kept.
+/// refused rather than kept. A new database is created at version 1 and
+/// migrated, so that every database runs the same migrations.
 const CREATE_V1_SQLITE: &str = "
 CREATE TABLE fsm_instances (
     id          TEXT PRIMARY KEY NOT NULL,
@@ -146,6 +149,27 @@ CREATE INDEX fsm_outbox_pending ON fsm_outbox (next_attempt) WHERE status = 'pen
 CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHERE status = 'pending';
 ";
 
+/// Version 1 to 2, in SQLite: the inbox knows each event's machine, and
+/// its pending events are what makes an instance due for them (workers
+/// claim through `fsm_inbox_due`); a parked instance's events are `held`.
+const MIGRATE_V2_SQLITE: &str = "
+ALTER TABLE fsm_inbox ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+UPDATE fsm_inbox SET machine = COALESCE((SELECT machine FROM fsm_instances i WHERE i.id = fsm_inbox.instance), '');
+UPDATE fsm_inbox SET status = 'held'
+WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
+CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
+";
+
+/// Version 1 to 2, in PostgreSQL: as [`MIGRATE_V2_SQLITE`].
+#[cfg(feature = "postgres")]
+const MIGRATE_V2_POSTGRES: &str = "
+ALTER TABLE fsm_inbox ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+UPDATE fsm_inbox e SET machine = i.machine FROM fsm_instances i WHERE i.id = e.instance;
+UPDATE fsm_inbox SET status = 'held'
+WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
+CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
+";
+
 /// The schema version a database holds: `None` when it has no fleet yet.
 ///
 /// # Errors
@@ -177,10 +201,11 @@ pub(crate) fn check_version(text: Option<String>, name: &str) -> Result<Option<i
 /// so two processes opening a new database at once create them once.
 pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
     db::transaction(db, |tx| {
-        let (meta, create) = match tx.dialect() {
+        let (meta, create, to_v2) = match tx.dialect() {
             Dialect::Sqlite => (
                 "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT",
                 CREATE_V1_SQLITE,
+                MIGRATE_V2_SQLITE,
             ),
             #[cfg(feature = "postgres")]
             Dialect::Postgres => {
@@ -190,6 +215,7 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
                 (
                     "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                     CREATE_V1_POSTGRES,
+                    MIGRATE_V2_POSTGRES,
                 )
             }
         };
@@ -201,15 +227,25 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
             )?
             .map(|mut row| row.text(0))
             .transpose()?;
-        // Version 1 is the first: a database that has one has nothing to
-        // migrate from yet.
-        if check_version(found, name)?.is_none() {
-            tx.batch(create)?;
-            tx.execute(
-                "INSERT INTO fsm_fleet_meta (key, value) VALUES ('schema_version', ?1)",
-                params![SCHEMA_VERSION.to_string().as_str()],
-            )?;
+        let mut version = match check_version(found, name)? {
+            Some(version) => version,
+            None => {
+                tx.batch(create)?;
+                tx.execute(
+                    "INSERT INTO fsm_fleet_meta (key, value) VALUES ('schema_version', '1')",
+                    &[],
+                )?;
+                1
+            }
+        };
+        if version == 1 {
+            tx.batch(to_v2)?;
+            version = 2;
         }
+        tx.execute(
+            "UPDATE fsm_fleet_meta SET value = ?1 WHERE key = 'schema_version'",
+            params![version.to_string().as_str()],
+        )?;
         Ok(())
     })
 }

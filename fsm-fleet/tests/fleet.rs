@@ -29,6 +29,7 @@ on_both_backends!(
     a_panicking_effect_parks_its_instance_and_the_batch_goes_on,
     an_instance_sent_many_events_steps_them_over_several_batches_in_order,
     a_batch_of_events_is_sent_in_order_once_and_all_or_nothing,
+    a_database_of_schema_version_1_is_migrated_when_opened,
 );
 
 fsm_runtime::fsm! {
@@ -214,19 +215,21 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing(db: &TestDb) {
         fleet.create(id, Job::new(Work::default())).unwrap();
         fleet.send(id, &Event::Start(1), "start").unwrap();
     }
+    // An instance of a machine this worker does not know (its events name
+    // its machine).
     db.execute("UPDATE fsm_instances SET machine = 'Invoice' WHERE id = 'other'");
+    db.execute("UPDATE fsm_inbox SET machine = 'Invoice' WHERE instance = 'other'");
     db.execute("UPDATE fsm_instances SET fingerprint = 'abc' WHERE id = 'fingerprint'");
     db.execute("UPDATE fsm_instances SET snapshot = '{\"type\": \"fsm\"' WHERE id = 'nonsense'");
 
     let worked = fleet.work(&machines(), 10).unwrap();
     assert_eq!(worked.instances, 1);
     assert_eq!(state(&mut fleet, "good"), "fetching");
-    // A machine this worker does not know is another worker's: left due.
+    // A machine this worker does not know is another worker's: left due,
+    // its event pending.
     let other = fleet.instance("other").unwrap().unwrap();
-    assert_eq!(
-        (other.version, other.error.is_none(), other.next_wake.is_some()),
-        (0, true, true)
-    );
+    assert_eq!((other.version, other.error.is_none()), (0, true));
+    assert_eq!(inbox(db, "other"), [("start".to_owned(), "pending".to_owned())]);
     let parked: Vec<&str> = worked.parked.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(parked, ["fingerprint", "nonsense"]);
     for fsm_fleet::Parked { id, error } in &worked.parked {
@@ -240,8 +243,8 @@ fn bad_rows_park_their_instance_naming_it_and_lose_nothing(db: &TestDb) {
         );
         assert_eq!(
             inbox(db, id),
-            [("start".to_owned(), "pending".to_owned())],
-            "{id}: kept"
+            [("start".to_owned(), "held".to_owned())],
+            "{id}: kept, held for it"
         );
     }
     let error = |id: &str| worked.parked.iter().find(|p| p.id == id).unwrap().error.clone();
@@ -491,7 +494,7 @@ fn a_panicking_effect_parks_its_instance_and_the_batch_goes_on(db: &TestDb) {
     );
     assert_eq!(state(&mut fleet, "strong"), "broken");
     assert_eq!(state(&mut fleet, "weak"), "whole");
-    assert_eq!(inbox(db, "weak"), [("tap".to_owned(), "pending".to_owned())]);
+    assert_eq!(inbox(db, "weak"), [("tap".to_owned(), "held".to_owned())]);
 }
 
 fn an_instance_sent_many_events_steps_them_over_several_batches_in_order(db: &TestDb) {
@@ -525,10 +528,7 @@ fn a_batch_of_events_is_sent_in_order_once_and_all_or_nothing(db: &TestDb) {
     }
     batch.push(("b", Event::Cancel, "cancel-0".to_owned()));
     batch.push(("a", Event::Step, "step-a".to_owned()));
-    let events: Vec<(&str, Event, &str)> = batch
-        .iter()
-        .map(|(id, e, k)| (*id, *e, k.as_str()))
-        .collect();
+    let events: Vec<(&str, Event, &str)> = batch.iter().map(|(id, e, k)| (*id, *e, k.as_str())).collect();
     let sent = fleet.send_batch(&events).unwrap();
     assert_eq!(sent.len(), 250);
     assert_eq!(sent[0], Sent::Duplicate, "sent before");
@@ -553,4 +553,42 @@ fn a_batch_of_events_is_sent_in_order_once_and_all_or_nothing(db: &TestDb) {
     assert_eq!((worked.instances, worked.events), (2, 249));
     assert_eq!(state(&mut fleet, "a"), "processing");
     assert_eq!(state(&mut fleet, "b"), "failed");
+}
+
+fn a_database_of_schema_version_1_is_migrated_when_opened(db: &TestDb) {
+    let mut fleet = db.open();
+    for id in ["a", "parked"] {
+        fleet.create(id, Job::new(Work::default())).unwrap();
+        fleet.send(id, &Event::Start(1), "start").unwrap();
+    }
+    drop(fleet);
+    // What version 1 had: no machine in the inbox, no index of due events,
+    // a parked instance's events pending, an event's instance due now.
+    db.execute(
+        "DROP INDEX fsm_inbox_due;
+         ALTER TABLE fsm_inbox DROP COLUMN machine;
+         UPDATE fsm_instances SET next_wake = 0;
+         UPDATE fsm_instances SET error = 'parked by hand', next_wake = NULL WHERE id = 'parked';
+         UPDATE fsm_fleet_meta SET value = '1' WHERE key = 'schema_version'",
+    );
+    let mut fleet = db.open();
+    assert_eq!(
+        db.value("SELECT value FROM fsm_fleet_meta WHERE key = 'schema_version'"),
+        fsm_fleet::SCHEMA_VERSION.to_string()
+    );
+    assert_eq!(
+        db.rows("SELECT instance, machine, status FROM fsm_inbox ORDER BY seq"),
+        [["a", "Job", "pending"], ["parked", "Job", "held"]]
+    );
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.instances, worked.events), (1, 1));
+    assert_eq!(state(&mut fleet, "a"), "fetching");
+    assert!(fleet.unpark("parked").unwrap());
+    assert_eq!(
+        fleet.work(&machines(), 10).unwrap().events,
+        1,
+        "its held event, once unparked"
+    );
+    // Opened again: migrated once.
+    drop(db.open());
 }

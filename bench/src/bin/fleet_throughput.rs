@@ -4,7 +4,7 @@
 //! fleet grows.
 //!
 //! ```text
-//! fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--workers 1,2,4]
+//! fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--batch B] [--workers 1,2,4]
 //! fleet_throughput [--postgres PARAMS] --timers N [--workers W]
 //! fleet_throughput [--postgres PARAMS] --scaling 10000,1000000
 //! ```
@@ -68,9 +68,12 @@ fn list(text: &str) -> Vec<usize> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // The most instances a worker steps in one transaction.
+    let batch: usize = flag(&args, "--batch").map_or(64, |n| n.parse().expect("a number"));
     if let Some(db) = flag(&args, "--worker") {
-        worker(&db);
+        worker(&db, batch);
     }
+    BATCH.store(batch, std::sync::atomic::Ordering::Relaxed);
     let postgres = flag(&args, "--postgres");
     let workers = list(&flag(&args, "--workers").unwrap_or_else(|| "1,2,4".into()));
     if let Some(n) = flag(&args, "--timers") {
@@ -252,22 +255,26 @@ fn open(target: &str) -> Fleet {
     }
 }
 
-/// Step batches of 64 until killed.
-fn worker(db: &str) -> ! {
+/// Step batches of `batch` instances until killed.
+fn worker(db: &str, batch: usize) -> ! {
     let mut fleet = open(db);
     let machines = machines();
     loop {
-        if fleet.work(&machines, 64).unwrap().instances == 0 {
+        if fleet.work(&machines, batch).unwrap().instances == 0 {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
 
+/// `--batch`, for the workers.
+static BATCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(64);
+
 fn spawn_workers(db: &Db, n: usize) -> Vec<Child> {
+    let batch = BATCH.load(std::sync::atomic::Ordering::Relaxed).to_string();
     (0..n)
         .map(|_| {
             Command::new(std::env::current_exe().unwrap())
-                .args(["--worker", db.target()])
+                .args(["--worker", db.target(), "--batch", &batch])
                 .stdin(Stdio::null())
                 .spawn()
                 .unwrap()
