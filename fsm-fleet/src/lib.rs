@@ -4,13 +4,14 @@
 //!
 //! - **Instances** ([`Fleet::create`]): each row holds the machine's
 //!   snapshot (context, deadlines, history memory, recent history), a
-//!   version and its *next wake*: the earliest armed deadline, or "now" when
-//!   events wait.
-//! - **Events** ([`Fleet::send`], or [`send`] inside the caller's own
-//!   transaction): appended to the instance's inbox; a repeated
+//!   version and its *next wake*, the earliest armed deadline.
+//! - **Events** ([`Fleet::send`], [`Fleet::send_batch`], or [`send`] inside
+//!   the caller's own transaction): appended to the instance's inbox, and
+//!   nothing else written, so a sender never waits for a worker; a repeated
 //!   deduplication key is accepted once, so at-least-once senders are safe.
 //! - **Workers** ([`Fleet::work`]): take the instances whose next wake has
-//!   passed and, in one transaction each batch, consume their events in
+//!   passed or that have events waiting and, in one transaction each batch,
+//!   consume their events in
 //!   order, fire their due timers at their original deadlines, save the
 //!   snapshot with a version check, re-arm the next wake and write every
 //!   output to the outbox. A worker killed at any moment leaves each
@@ -63,6 +64,7 @@ mod fleet;
 pub mod inspect;
 mod machines;
 mod schema;
+mod worker;
 
 pub use db::{Client, DatabaseError};
 pub use error::FleetError;

@@ -150,14 +150,19 @@ CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHE
 ";
 
 /// Version 1 to 2, in SQLite: the inbox knows each event's machine, and
-/// its pending events are what makes an instance due for them (workers
-/// claim through `fsm_inbox_due`); a parked instance's events are `held`.
+/// its pending events are what makes an instance due for them; a parked
+/// instance's events are `held`. Workers claim the oldest pending events
+/// (`fsm_inbox_due`) and the earliest deadlines (`fsm_instances_wake`) of
+/// the machines they know by reading each index in order and skipping other
+/// machines', which a worker that knows every machine never meets: reading
+/// `(machine, …)` instead would sort every due row of its machines.
 const MIGRATE_V2_SQLITE: &str = "
 ALTER TABLE fsm_inbox ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 UPDATE fsm_inbox SET machine = COALESCE((SELECT machine FROM fsm_instances i WHERE i.id = fsm_inbox.instance), '');
 UPDATE fsm_inbox SET status = 'held'
 WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
-CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
+CREATE INDEX fsm_inbox_due ON fsm_inbox (seq) WHERE status = 'pending';
+CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
 ";
 
 /// Version 1 to 2, in PostgreSQL: as [`MIGRATE_V2_SQLITE`].
@@ -167,7 +172,8 @@ ALTER TABLE fsm_inbox ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 UPDATE fsm_inbox e SET machine = i.machine FROM fsm_instances i WHERE i.id = e.instance;
 UPDATE fsm_inbox SET status = 'held'
 WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
-CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
+CREATE INDEX fsm_inbox_due ON fsm_inbox (seq) WHERE status = 'pending';
+CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
 ";
 
 /// The schema version a database holds: `None` when it has no fleet yet.

@@ -30,6 +30,7 @@ on_both_backends!(
     an_instance_sent_many_events_steps_them_over_several_batches_in_order,
     a_batch_of_events_is_sent_in_order_once_and_all_or_nothing,
     a_database_of_schema_version_1_is_migrated_when_opened,
+    a_write_refused_parks_its_instance_and_the_rest_of_the_batch_is_saved,
 );
 
 fsm_runtime::fsm! {
@@ -566,6 +567,7 @@ fn a_database_of_schema_version_1_is_migrated_when_opened(db: &TestDb) {
     // a parked instance's events pending, an event's instance due now.
     db.execute(
         "DROP INDEX fsm_inbox_due;
+         DROP INDEX fsm_instances_wake;
          ALTER TABLE fsm_inbox DROP COLUMN machine;
          UPDATE fsm_instances SET next_wake = 0;
          UPDATE fsm_instances SET error = 'parked by hand', next_wake = NULL WHERE id = 'parked';
@@ -591,4 +593,46 @@ fn a_database_of_schema_version_1_is_migrated_when_opened(db: &TestDb) {
     );
     // Opened again: migrated once.
     drop(db.open());
+}
+
+fn a_write_refused_parks_its_instance_and_the_rest_of_the_batch_is_saved(db: &TestDb) {
+    let mut fleet = db.open();
+    for id in ["a", "b", "c"] {
+        fleet.create(id, Job::new(Work::default())).unwrap();
+        fleet.send(id, &Event::Start(1), "start").unwrap();
+    }
+    assert_eq!(fleet.work(&machines(), 10).unwrap().instances, 3);
+    // The key `b`'s next step will give its output, taken: as if its
+    // history had been set back by hand.
+    db.execute(
+        "INSERT INTO fsm_outbox (key, instance, step, idx, output, next_attempt, created_at)
+         VALUES ('b/1/0', 'b', 1, 0, 'stepped', 0, 0)",
+    );
+    for id in ["a", "b", "c"] {
+        fleet.send(id, &Event::Step, "step").unwrap();
+    }
+    let worked = fleet.work(&machines(), 10).unwrap();
+    assert_eq!((worked.instances, worked.events), (2, 2), "a and c saved");
+    assert_eq!(worked.parked.len(), 1);
+    assert_eq!(worked.parked[0].id, "b");
+    assert_eq!(
+        worked.parked[0].error,
+        "instance `b` of machine `Job`: an output of this step is in the outbox already (`b/1/0`): its \
+         history numbers a step it numbered before"
+    );
+    assert_eq!(state(&mut fleet, "a"), "processing");
+    assert_eq!(state(&mut fleet, "c"), "processing");
+    let b = fleet.instance("b").unwrap().unwrap();
+    assert_eq!((b.state.as_str(), b.version), ("fetching", 1), "b untouched");
+    assert_eq!(
+        inbox(db, "b"),
+        [
+            ("start".to_owned(), "done".to_owned()),
+            ("step".to_owned(), "held".to_owned())
+        ]
+    );
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_outbox WHERE instance = 'b'"),
+        "2"
+    );
 }
