@@ -154,8 +154,10 @@ CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHE
 /// instance's events are `held`. Workers claim the oldest pending events
 /// (`fsm_inbox_due`) and the earliest deadlines (`fsm_instances_wake`) of
 /// the machines they know by reading each index in order and skipping other
-/// machines', which a worker that knows every machine never meets: reading
-/// `(machine, …)` instead would sort every due row of its machines.
+/// machines', which a worker that knows every machine never meets. Version
+/// 1's `(machine, next_wake)` index is dropped: a worker of two machines
+/// reading it had every due row of both sorted at each claim, and the
+/// planner, whose statistics lag a table that grows, chose it.
 const MIGRATE_V2_SQLITE: &str = "
 ALTER TABLE fsm_inbox ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 UPDATE fsm_inbox SET machine = COALESCE((SELECT machine FROM fsm_instances i WHERE i.id = fsm_inbox.instance), '');
@@ -163,6 +165,7 @@ UPDATE fsm_inbox SET status = 'held'
 WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
 CREATE INDEX fsm_inbox_due ON fsm_inbox (seq) WHERE status = 'pending';
 CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
+DROP INDEX fsm_instances_due;
 ";
 
 /// Version 1 to 2, in PostgreSQL: as [`MIGRATE_V2_SQLITE`].
@@ -174,6 +177,7 @@ UPDATE fsm_inbox SET status = 'held'
 WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
 CREATE INDEX fsm_inbox_due ON fsm_inbox (seq) WHERE status = 'pending';
 CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
+DROP INDEX fsm_instances_due;
 ";
 
 /// The schema version a database holds: `None` when it has no fleet yet.
