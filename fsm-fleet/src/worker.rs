@@ -328,19 +328,19 @@ fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64)
         })
         .collect();
     for chunk in consumed.chunks(ROWS_PER_STATEMENT) {
+        // One range of each instance's pending events: read through the
+        // index of pending events by instance, whatever the backlog.
         let mut values = vec![Param::Int(consumed_at)];
-        let rows = rows_of(chunk.len(), 2, |at| {
-            format!("(?{at}, CAST(?{} AS BIGINT))", at + 1)
+        let ranges = numbered(chunk.len(), 2, " OR ", |at| {
+            format!("(instance = ?{at} AND seq <= ?{})", at + 1)
         });
         for (id, last) in chunk {
             values.extend([Param::Text(id), Param::Int(*last)]);
         }
         tx.execute(
             &format!(
-                "WITH v (instance, last) AS (VALUES {rows})
-                 UPDATE fsm_inbox SET status = 'done', consumed_at = ?1
-                 WHERE status = 'pending' AND instance IN (SELECT instance FROM v)
-                   AND seq <= (SELECT last FROM v WHERE v.instance = fsm_inbox.instance)"
+                "UPDATE fsm_inbox SET status = 'done', consumed_at = ?1
+                 WHERE status = 'pending' AND ({ranges})"
             ),
             &values,
         )?;
@@ -472,7 +472,17 @@ fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64)
 /// `?2` on (`?1` is the statement's own), written by `row` from its first
 /// parameter's number.
 fn rows_of(n: usize, width: usize, row: impl Fn(usize) -> String) -> String {
-    (0..n).map(|i| row(2 + i * width)).collect::<Vec<_>>().join(", ")
+    numbered(n, width, ", ", row)
+}
+
+/// `n` pieces of a statement, each of `width` parameters numbered from `?2`
+/// on, written by `piece` from its first parameter's number and joined by
+/// `separator`.
+fn numbered(n: usize, width: usize, separator: &str, piece: impl Fn(usize) -> String) -> String {
+    (0..n)
+        .map(|i| piece(2 + i * width))
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 #[cfg(test)]
