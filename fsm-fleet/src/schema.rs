@@ -152,18 +152,21 @@ CREATE INDEX fsm_outbox_instance_pending ON fsm_outbox (instance, step, idx) WHE
 /// Version 1 to 2, in SQLite: the inbox knows each event's machine, and
 /// its pending events are what makes an instance due for them; a parked
 /// instance's events are `held`. Workers claim the oldest pending events of
-/// their machines through `fsm_inbox_due`, as they claim the earliest
-/// deadlines through `fsm_instances_due`. (An index of pending events by
-/// `seq` alone would serve a worker of several machines better, but
-/// PostgreSQL's planner, whose statistics lag a queue that fills and
-/// empties, then reads it for queries by instance too, every pending event
-/// each time.)
+/// their machines through `fsm_inbox_due`, and the earliest deadlines
+/// through `fsm_instances_wake`, read in order (PostgreSQL's planner, whose
+/// statistics lag a table whose deadlines come and go, otherwise reads
+/// every due row of the worker's machines from `fsm_instances_due` and
+/// sorts them at each claim), or `fsm_instances_due` (SQLite's choice).
+/// (An index of pending events by `seq` alone would serve a worker of
+/// several machines better, but PostgreSQL's planner then reads it for
+/// queries by instance too, every pending event each time.)
 const MIGRATE_V2_SQLITE: &str = "
 ALTER TABLE fsm_inbox ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 UPDATE fsm_inbox SET machine = COALESCE((SELECT machine FROM fsm_instances i WHERE i.id = fsm_inbox.instance), '');
 UPDATE fsm_inbox SET status = 'held'
 WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
 CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
+CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
 ";
 
 /// Version 1 to 2, in PostgreSQL: as [`MIGRATE_V2_SQLITE`].
@@ -174,6 +177,7 @@ UPDATE fsm_inbox e SET machine = i.machine FROM fsm_instances i WHERE i.id = e.i
 UPDATE fsm_inbox SET status = 'held'
 WHERE status = 'pending' AND instance IN (SELECT id FROM fsm_instances WHERE error IS NOT NULL);
 CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
+CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
 ";
 
 /// The schema version a database holds: `None` when it has no fleet yet.

@@ -567,6 +567,7 @@ fn a_database_of_schema_version_1_is_migrated_when_opened(db: &TestDb) {
     // a parked instance's events pending, an event's instance due now.
     db.execute(
         "DROP INDEX fsm_inbox_due;
+         DROP INDEX fsm_instances_wake;
          ALTER TABLE fsm_inbox DROP COLUMN machine;
          UPDATE fsm_instances SET next_wake = 0;
          UPDATE fsm_instances SET error = 'parked by hand', next_wake = NULL WHERE id = 'parked';

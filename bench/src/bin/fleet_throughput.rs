@@ -4,7 +4,7 @@
 //! fleet grows.
 //!
 //! ```text
-//! fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--batch B] [--workers 1,2,4]
+//! fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--batch B] [--preload] [--workers 1,2,4]
 //! fleet_throughput [--postgres PARAMS] --timers N [--workers W]
 //! fleet_throughput [--postgres PARAMS] --scaling 10000,1000000
 //! ```
@@ -66,8 +66,23 @@ fn list(text: &str) -> Vec<usize> {
         .collect()
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--batch B] [--preload] [--workers 1,2,4]
+fleet_throughput [--postgres PARAMS] --timers N [--workers W]
+fleet_throughput [--postgres PARAMS] --scaling 10000,1000000
+
+Events per second from `send` to the step committed, with latency; how late N timers fire; the
+cost of a step as idle instances grow, with the claim's query plan. SQLite in a temporary
+directory, or PostgreSQL (`key=value` parameters; a fresh schema `fsm_fleet_bench` each run).
+--preload sends every event before the workers start.";
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
     // The most instances a worker steps in one transaction.
     let batch: usize = flag(&args, "--batch").map_or(64, |n| n.parse().expect("a number"));
     if let Some(db) = flag(&args, "--worker") {
