@@ -381,47 +381,34 @@ fn sqlite_rows(
     Ok(out)
 }
 
-impl Db for rusqlite::Connection {
-    fn dialect(&self) -> Dialect {
-        Dialect::Sqlite
-    }
+/// A connection or transaction on the fleet's SQLite file (a transaction
+/// derefs to its connection).
+macro_rules! sqlite_db {
+    ($($ty:ty),*) => {$(
+        impl Db for $ty {
+            fn dialect(&self) -> Dialect {
+                Dialect::Sqlite
+            }
 
-    fn batch(&mut self, sql: &str) -> Result<(), DatabaseError> {
-        Ok(self.execute_batch(sql)?)
-    }
+            fn batch(&mut self, sql: &str) -> Result<(), DatabaseError> {
+                Ok(self.execute_batch(sql)?)
+            }
 
-    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, DatabaseError> {
-        let changed = self
-            .prepare_cached(sql)?
-            .execute(rusqlite::params_from_iter(params))?;
-        Ok(changed as u64)
-    }
+            fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, DatabaseError> {
+                let changed = self
+                    .prepare_cached(sql)?
+                    .execute(rusqlite::params_from_iter(params))?;
+                Ok(changed as u64)
+            }
 
-    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, DatabaseError> {
-        sqlite_rows(self, sql, params)
-    }
+            fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, DatabaseError> {
+                sqlite_rows(self, sql, params)
+            }
+        }
+    )*};
 }
 
-impl Db for rusqlite::Transaction<'_> {
-    fn dialect(&self) -> Dialect {
-        Dialect::Sqlite
-    }
-
-    fn batch(&mut self, sql: &str) -> Result<(), DatabaseError> {
-        Ok(self.execute_batch(sql)?)
-    }
-
-    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, DatabaseError> {
-        let changed = self
-            .prepare_cached(sql)?
-            .execute(rusqlite::params_from_iter(params))?;
-        Ok(changed as u64)
-    }
-
-    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, DatabaseError> {
-        sqlite_rows(self, sql, params)
-    }
-}
+sqlite_db!(rusqlite::Connection, rusqlite::Transaction<'_>);
 
 #[cfg(feature = "postgres")]
 pub(crate) use pg::PgConnection;

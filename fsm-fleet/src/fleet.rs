@@ -159,11 +159,28 @@ pub fn send<C: Client + ?Sized, E: serde::Serialize + ?Sized>(
     event: &E,
     dedup_key: &str,
 ) -> Result<Sent, FleetError> {
-    let json = serde_json::to_string(event).map_err(|e| FleetError::Serialize {
+    send_json(conn, id, &event_json(id, event)?, dedup_key)
+}
+
+/// `event`, sent to instance `id`, as the inbox keeps it.
+fn event_json<E: serde::Serialize + ?Sized>(id: &str, event: &E) -> Result<String, FleetError> {
+    serde_json::to_string(event).map_err(|e| FleetError::Serialize {
         id: id.to_owned(),
         message: e.to_string(),
-    })?;
-    send_json(conn, id, &json, dedup_key)
+    })
+}
+
+/// What a send that inserted nothing means: a repeated key, or an instance
+/// that does not exist.
+fn duplicate_or_unknown<D: Db + ?Sized>(conn: &mut D, id: &str) -> Result<Sent, FleetError> {
+    let exists = conn
+        .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
+        .is_some();
+    if exists {
+        Ok(Sent::Duplicate)
+    } else {
+        Err(FleetError::UnknownInstance { id: id.to_owned() })
+    }
 }
 
 /// [`send`] of an event already serialized: one statement, which inserts
@@ -186,14 +203,7 @@ fn send_json<D: Db + ?Sized>(
     if inserted == 1 {
         return Ok(Sent::Accepted);
     }
-    let exists = conn
-        .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![id])?
-        .is_some();
-    if exists {
-        Ok(Sent::Duplicate)
-    } else {
-        Err(FleetError::UnknownInstance { id: id.to_owned() })
-    }
+    duplicate_or_unknown(conn, id)
 }
 
 /// The most events one statement of [`Fleet::send_batch`] inserts.
@@ -240,14 +250,7 @@ fn send_json_batch<D: Db + ?Sized>(
                 sent.push(Sent::Accepted);
                 continue;
             }
-            // A duplicate, or an instance that does not exist.
-            let exists = conn
-                .query_opt("SELECT 1 FROM fsm_instances WHERE id = ?1", params![*id])?
-                .is_some();
-            if !exists {
-                return Err(FleetError::UnknownInstance { id: (*id).to_owned() });
-            }
-            sent.push(Sent::Duplicate);
+            sent.push(duplicate_or_unknown(conn, id)?);
         }
     }
     Ok(sent)
@@ -399,10 +402,7 @@ impl Fleet {
         event: &E,
         dedup_key: &str,
     ) -> Result<Sent, FleetError> {
-        let json = serde_json::to_string(event).map_err(|e| FleetError::Serialize {
-            id: id.to_owned(),
-            message: e.to_string(),
-        })?;
+        let json = event_json(id, event)?;
         db::transaction(&mut self.conn, |tx| send_json(tx, id, &json, dedup_key))
     }
 
@@ -422,14 +422,7 @@ impl Fleet {
     ) -> Result<Vec<Sent>, FleetError> {
         let events = events
             .iter()
-            .map(|(id, event, key)| {
-                serde_json::to_string(event)
-                    .map(|json| (*id, json, *key))
-                    .map_err(|e| FleetError::Serialize {
-                        id: (*id).to_owned(),
-                        message: e.to_string(),
-                    })
-            })
+            .map(|(id, event, key)| event_json(id, event).map(|json| (*id, json, *key)))
             .collect::<Result<Vec<_>, _>>()?;
         db::transaction(&mut self.conn, |tx| send_json_batch(tx, &events))
     }
