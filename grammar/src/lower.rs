@@ -312,6 +312,11 @@ impl<'d> Lowerer<'d> {
                 docs: s.docs.clone(),
                 initial: init.is_some(),
                 terminal: s.modifier(ModifierKind::Terminal).map(|k| k.span),
+                kind: match (s.modifier(ModifierKind::Parallel), s.modifier(ModifierKind::Final)) {
+                    (Some(_), _) => StateKind::Parallel,
+                    (None, Some(_)) => StateKind::Final,
+                    (None, None) => StateKind::Plain,
+                },
                 enter: Vec::new(),
                 exit: Vec::new(),
                 enter_effects: Vec::new(),
@@ -365,6 +370,7 @@ impl<'d> Lowerer<'d> {
             .count();
         let mut transitions = Vec::with_capacity(count);
         let mut timers = Vec::new();
+        let mut eventless = Vec::new();
         let mut own = vec![Vec::new(); states.len()];
         for (i, s) in bodies.iter().enumerate() {
             let id = StateId::from_index(i);
@@ -431,6 +437,30 @@ impl<'d> Lowerer<'d> {
                             transitions.push(tr);
                         }
                     }
+                    StateItem::Eventless(t) => {
+                        if let Some(kw) = states[i].terminal {
+                            self.diagnostics.push(
+                                Diagnostic::new(
+                                    Code::TerminalHasTransitions,
+                                    t.span,
+                                    format!(
+                                        "terminal state `{}` has a `{}` transition",
+                                        s.name.name,
+                                        t.kind.keyword()
+                                    ),
+                                    "transition out of a terminal state",
+                                    format!(
+                                        "a terminal state ends the machine; remove this transition or drop `terminal` from `{}`",
+                                        s.name.name
+                                    ),
+                                )
+                                .with_label(kw, "declared terminal here"),
+                            );
+                        }
+                        if let Some(e) = self.eventless(t, id, &by_name, &state_names) {
+                            eventless.push(e);
+                        }
+                    }
                     // Lowered in its own turn, as a state of the list.
                     StateItem::State(_) => {}
                 }
@@ -464,6 +494,14 @@ impl<'d> Lowerer<'d> {
                             .and_then(|t| t.target)
                         {
                             self.guessed_edges.push((source, to));
+                        }
+                    }
+                    StateItem::Eventless(t) => {
+                        if let Some(to) = self
+                            .eventless(t, first, &by_name, &state_names)
+                            .and_then(|t| t.target)
+                        {
+                            self.guessed_edges.push((Source::State(first), to));
                         }
                     }
                     StateItem::State(_) => {}
@@ -500,6 +538,7 @@ impl<'d> Lowerer<'d> {
             effects: self.effects.list,
             delays: self.delays.list,
             timers,
+            eventless,
             initial,
             transitions,
             declares_actions: declares[DeclKind::Action as usize],
@@ -543,6 +582,7 @@ impl<'d> Lowerer<'d> {
                 Carrier::Action(action, Some(p)) => format!("action `{action}` carries `{p}`"),
                 Carrier::Action(action, None) => format!("action `{action}` carries no payload"),
                 Carrier::Timer => "timers carry no payload".to_string(),
+                Carrier::Eventless(kind) => format!("`{}` transitions carry no payload", kind.keyword()),
                 Carrier::Hook(HookKind::Enter) => "`enter` hooks carry no payload".to_string(),
                 Carrier::Hook(HookKind::Exit) => "`exit` hooks carry no payload".to_string(),
             };
@@ -609,7 +649,7 @@ impl<'d> Lowerer<'d> {
             self.reserved_guard_names(g);
         }
         let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g),
+            expr: self.guard(g, by_name, state_names),
             span: g.span(),
         });
         let effects = self.effects(&t.effects);
@@ -648,6 +688,51 @@ impl<'d> Lowerer<'d> {
         })
     }
 
+    /// A `done` or `always` transition of `state`.
+    fn eventless(
+        &mut self,
+        t: &ast::EventlessAst,
+        state: StateId,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Option<Eventless> {
+        if let Some(g) = &t.guard {
+            self.reserved_guard_names(g);
+        }
+        let guard = t.guard.as_ref().map(|g| Guard {
+            expr: self.guard(g, by_name, state_names),
+            span: g.span(),
+        });
+        let effects = self.effects(&t.effects);
+        self.check_payloads(&Carrier::Eventless(t.kind), t.guard.as_ref(), &t.effects);
+        let emits = t
+            .emits
+            .iter()
+            .map(|o| OutputId::from_index(self.outputs.use_(o)))
+            .collect();
+        let target = match &t.target {
+            None => None,
+            Some(ident) => {
+                let what = format!("`{}` transition", t.kind.keyword());
+                Some(self.resolve_target(ident, &what, Source::State(state), by_name, state_names)?)
+            }
+        };
+        let history = self.history(t.target.as_ref(), target, t.history);
+        Some(Eventless {
+            kind: t.kind,
+            keyword: t.keyword,
+            state,
+            guard,
+            priority: t.priority.map_or(0, |p| p.value),
+            target,
+            history,
+            effects,
+            emits,
+            span: t.span,
+            docs: t.docs.clone(),
+        })
+    }
+
     fn transition(
         &mut self,
         t: &ast::TransitionAst,
@@ -660,7 +745,7 @@ impl<'d> Lowerer<'d> {
             self.reserved_guard_names(g);
         }
         let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g),
+            expr: self.guard(g, by_name, state_names),
             span: g.span(),
         });
         let emits = t
@@ -870,20 +955,49 @@ impl<'d> Lowerer<'d> {
         }
     }
 
-    fn guard(&mut self, g: &GuardAst) -> GuardExpr {
+    /// A guard expression; an `in(...)` of an unknown state is reported and
+    /// read as never holding (the machine is not generated).
+    fn guard(&mut self, g: &GuardAst, by_name: &HashMap<&str, StateId>, state_names: &[&str]) -> GuardExpr {
+        let sub = |this: &mut Self, e: &GuardAst| this.guard(e, by_name, state_names);
         match g {
             GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
-            GuardAst::Paren(_, e) => self.guard(e),
-            GuardAst::Not(_, e) => GuardExpr::Not(Box::new(self.guard(e))),
+            GuardAst::In(_, state) => match by_name.get(state.name.as_str()) {
+                Some(&id) => GuardExpr::In(id),
+                None => {
+                    self.unknown_in_state(state, state_names);
+                    GuardExpr::Not(Box::new(GuardExpr::In(StateId(0))))
+                }
+            },
+            GuardAst::Paren(_, e) => sub(self, e),
+            GuardAst::Not(_, e) => GuardExpr::Not(Box::new(sub(self, e))),
             GuardAst::And(_, a, b) => {
-                let (a, b) = (self.guard(a), self.guard(b));
+                let (a, b) = (sub(self, a), sub(self, b));
                 chain(true, a, b)
             }
             GuardAst::Or(_, a, b) => {
-                let (a, b) = (self.guard(a), self.guard(b));
+                let (a, b) = (sub(self, a), sub(self, b));
                 chain(false, a, b)
             }
         }
+    }
+
+    /// `unknown-state` for `in(S)` of a state that does not exist.
+    fn unknown_in_state(&mut self, state: &ast::Ident, state_names: &[&str]) {
+        let meant = suggest::closest_within(&state.name, state_names.iter().copied(), self.suggestions);
+        let diagnostic = Diagnostic::new(
+            Code::UnknownState,
+            state.span,
+            format!("`in({})` tests unknown state `{}`", state.name, state.name),
+            "no state with this name",
+            match meant {
+                Some(meant) => format!("did you mean `{meant}`?"),
+                None => "`in(...)` takes the name of a state of this machine".to_string(),
+            },
+        );
+        self.diagnostics.push(match meant {
+            Some(meant) => diagnostic.with_suggestion(meant),
+            None => diagnostic,
+        });
     }
 
     /// In a machine that declares names of a kind, every use of an undeclared
@@ -951,6 +1065,8 @@ enum Carrier<'a> {
     Timer,
     /// A hook: no payload.
     Hook(HookKind),
+    /// A `done` or `always` transition: no payload.
+    Eventless(EventlessKind),
 }
 
 /// `true` and `false`, which cannot name guards.
