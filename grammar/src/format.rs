@@ -61,8 +61,8 @@
 //!   one level deeper.
 
 use crate::ast::{
-    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HistoryAst, HookAst, HookKind, Ident, MachineAst,
-    EventlessAst, MachineItem, ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
+    AnyAst, Attr, Comment, ContextAst, DeclAst, EventlessAst, GuardAst, HistoryAst, HookAst, HookKind, Ident,
+    MachineAst, MachineItem, ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
 };
 use crate::diagnostic::Diagnostic;
 use crate::parser;

@@ -3,7 +3,7 @@
 //! unknown targets, initial-state problems, transitions in terminal states,
 //! and undeclared or duplicated declarations.
 
-use crate::ast::{self, DeclKind, GuardAst, HookKind, MachineItem, ModifierKind, StateItem};
+use crate::ast::{self, DeclKind, EventlessKind, GuardAst, HookKind, MachineItem, ModifierKind, StateItem};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::model::*;
 use crate::span::Span;
@@ -312,7 +312,10 @@ impl<'d> Lowerer<'d> {
                 docs: s.docs.clone(),
                 initial: init.is_some(),
                 terminal: s.modifier(ModifierKind::Terminal).map(|k| k.span),
-                kind: match (s.modifier(ModifierKind::Parallel), s.modifier(ModifierKind::Final)) {
+                kind: match (
+                    s.modifier(ModifierKind::Parallel),
+                    s.modifier(ModifierKind::Final),
+                ) {
                     (Some(_), _) => StateKind::Parallel,
                     (None, Some(_)) => StateKind::Final,
                     (None, None) => StateKind::Plain,
@@ -332,6 +335,7 @@ impl<'d> Lowerer<'d> {
             bodies.push(s);
         }
         self.composites(&m.name.name, &states, &bodies);
+        self.finals(&states, &bodies);
         self.composite = states.iter().map(|s| !s.children.is_empty()).collect();
         if states.is_empty() {
             self.diagnostics.push(Diagnostic::new(
@@ -816,13 +820,119 @@ impl<'d> Lowerer<'d> {
         None
     }
 
+    /// What `final` allows: a leaf below the top level, without
+    /// transitions or timers of its own, neither `terminal` nor `parallel`.
+    fn finals(&mut self, states: &[State], bodies: &[&ast::StateAst]) {
+        for (state, ast) in states.iter().zip(bodies) {
+            let Some(kw) = ast.modifier(ModifierKind::Final) else {
+                continue;
+            };
+            if state.parent.is_none() {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::FinalAtTopLevel,
+                        kw.span,
+                        format!("top-level state `{}` is marked `final`", state.name),
+                        "`final` completes the state holding it, and none does",
+                        format!(
+                            "the machine ends in a terminal state: write `terminal state {}`",
+                            state.name
+                        ),
+                    )
+                    .with_suggestion("terminal"),
+                );
+                continue;
+            }
+            let conflict = [
+                (ModifierKind::Terminal, "terminal", "a terminal state ends the machine, and a final one completes the state holding it: keep one"),
+                (ModifierKind::Parallel, "parallel", "a final state is a leaf: remove `parallel`, or `final`"),
+            ];
+            for (kind, word, help) in conflict {
+                if let Some(other) = ast.modifier(kind) {
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::FinalHasTransitions,
+                            other.span,
+                            format!("final state `{}` is also `{word}`", state.name),
+                            format!("`{word}` and `final` together"),
+                            help,
+                        )
+                        .with_label(kw.span, "marked final here"),
+                    );
+                }
+            }
+            for item in ast.body.iter().flatten() {
+                let what = match item {
+                    StateItem::Hook(_) => continue,
+                    StateItem::State(_) => "holds a state",
+                    StateItem::Transition(_) => "has a transition",
+                    StateItem::Timer(_) => "has a timer",
+                    StateItem::Eventless(t) => match t.kind {
+                        EventlessKind::Done => "has a `done` transition",
+                        EventlessKind::Always => "has an `always` transition",
+                    },
+                };
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::FinalHasTransitions,
+                        item.span(),
+                        format!("final state `{}` {what}", state.name),
+                        "inside a final state",
+                        "a final state is a leaf that completes the state holding it; the transitions of the states around it still apply: move this one to the state it completes",
+                    )
+                    .with_label(kw.span, "marked final here"),
+                );
+            }
+        }
+    }
+
     /// Per composite state: exactly one `initial` child (reported on the
-    /// composite's name), and no `terminal`.
+    /// composite's name), or none in a parallel state, and no `terminal`.
     fn composites(&mut self, machine: &str, states: &[State], bodies: &[&ast::StateAst]) {
         for (state, ast) in states.iter().zip(bodies) {
+            if let (Some(parallel), Some(kw), true) = (
+                ast.modifier(ModifierKind::Parallel),
+                ast.modifier(ModifierKind::Terminal),
+                state.children.is_empty(),
+            ) {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::CompositeTerminal,
+                        kw.span,
+                        format!("parallel state `{}` cannot be terminal", state.name),
+                        "a parallel state is never where the machine ends",
+                        format!("remove `terminal` from `{}`", state.name),
+                    )
+                    .with_label(parallel.span, "parallel"),
+                );
+            }
             let Some(&first) = state.children.first() else {
                 continue;
             };
+            if let Some(parallel) = ast.modifier(ModifierKind::Parallel) {
+                for &child in &state.children {
+                    let Some(init) = bodies[child.index()].modifier(ModifierKind::Initial) else {
+                        continue;
+                    };
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::InitialInParallel,
+                            init.span,
+                            format!(
+                                "region `{}` of parallel state `{}` is marked `initial`",
+                                states[child.index()].name,
+                                state.name
+                            ),
+                            "every region is entered",
+                            format!(
+                                "entering `{}` enters every one of its regions, each through its own initial state: remove `initial`",
+                                state.name
+                            ),
+                        )
+                        .with_label(parallel.span, "parallel"),
+                    );
+                }
+            }
             if let Some(kw) = ast.modifier(ModifierKind::Terminal) {
                 self.diagnostics.push(
                     Diagnostic::new(
@@ -837,6 +947,9 @@ impl<'d> Lowerer<'d> {
                     )
                     .with_label(state.span, "holds states"),
                 );
+            }
+            if state.is_parallel() {
+                continue;
             }
             let initials: Vec<(StateId, Span)> = state
                 .children
@@ -981,8 +1094,11 @@ impl<'d> Lowerer<'d> {
         }
     }
 
-    /// `unknown-state` for `in(S)` of a state that does not exist.
+    /// `unknown-state` for `in(S)` of a state that does not exist. The
+    /// guard then reads as never holding; the machine is not generated, and
+    /// the checks that would reason about it stay silent.
     fn unknown_in_state(&mut self, state: &ast::Ident, state_names: &[&str]) {
+        self.incomplete = true;
         let meant = suggest::closest_within(&state.name, state_names.iter().copied(), self.suggestions);
         let diagnostic = Diagnostic::new(
             Code::UnknownState,

@@ -4,6 +4,7 @@
 //! Code generation, the dynamic engine and the JSON export all read this.
 
 mod hierarchy;
+mod regions;
 #[cfg(test)]
 pub(crate) mod testing;
 

@@ -771,7 +771,9 @@ mod direct {
                 .into_iter()
                 .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
             {
-                return self.eventless_after_keyword(kind, keyword).map(StateItem::Eventless);
+                return self
+                    .eventless_after_keyword(kind, keyword)
+                    .map(StateItem::Eventless);
             } else {
                 // A nested state. Depth is bounded before parsing starts
                 // (`limits::oversized_nesting`), so this recursion is too.

@@ -343,7 +343,9 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         and_op => vec!["`&&`"],
         or_op => vec!["`||`"],
         machine_item => vec!["`action`", "`guard`", "`output`", "`state`", "`any`"],
-        state_item => vec!["`on`", "`after`", "`done`", "`always`", "`enter`", "`exit`", "`state`"],
+        state_item => vec![
+            "`on`", "`after`", "`done`", "`always`", "`enter`", "`exit`", "`state`",
+        ],
         file | machine_entry | machine_rest | state_rest | any_rest | WHITESPACE | COMMENT | word_end => {
             vec![]
         }

@@ -12,7 +12,7 @@
 //! evaluated here: guarded candidates all count. Timers (`after`) are edges
 //! of their state like its own transitions.
 
-use crate::model::{ActionId, HistoryKind, Machine, Source, StateId};
+use crate::model::{ActionId, EventlessKind, HistoryKind, Machine, Source, StateId};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -81,10 +81,15 @@ impl Graph {
         }
         // Timer edges count like own edges: a state left only by a timer is
         // not a dead end. They override no `any` edge (a timer is no action).
-        for t in &m.timers {
-            if let (Some(to), true) = (t.target, live(t.state)) {
-                succ[t.state.index()].push(to);
-                pred[to.index()].push(t.state);
+        for (state, target) in m
+            .timers
+            .iter()
+            .map(|t| (t.state, t.target))
+            .chain(m.eventless.iter().map(|t| (t.state, t.target)))
+        {
+            if let (Some(to), true) = (target, live(state)) {
+                succ[state.index()].push(to);
+                pred[to.index()].push(state);
             }
         }
         for &(source, to) in &m.guessed_edges {
@@ -222,17 +227,48 @@ impl Graph {
     /// every leaf inside it. A composite is reachable when a leaf inside it
     /// is, and counts as having a way out and a path to a terminal state
     /// (the checks report its leaves). Time: leaves × candidates of a leaf.
+    ///
+    /// With parallel states the machine is in one leaf per region, and the
+    /// facts are over-approximated per leaf: an edge enters every leaf of
+    /// its target's default entry, and the default entries of the other
+    /// regions of each parallel state around the target; `always` edges are
+    /// a leaf's and its ancestors', a `done` edge leaves every final leaf
+    /// inside its state; and a leaf inside a parallel state may leave it
+    /// whenever a leaf of another region can (through the parallel state's
+    /// node, which stands for "some region leaves").
     fn nested(m: &Machine) -> Self {
         let n = m.states.len();
         let live = |s: StateId| !m.state(s).is_terminal();
-        let leaf_of = |s: StateId| m.initial_descent(s).last().copied().unwrap_or(s);
+        let default_leaves = |s: StateId| -> Vec<StateId> {
+            let mut leaves: Vec<StateId> = m
+                .default_entry(s)
+                .into_iter()
+                .filter(|&x| !m.state(x).is_composite())
+                .collect();
+            for p in m.ancestors(s).filter(|&p| m.state(p).is_parallel()) {
+                for &r in m
+                    .state(p)
+                    .children
+                    .iter()
+                    .filter(|&&r| r != s && !m.is_inside(s, r))
+                {
+                    leaves.extend(
+                        m.default_entry(r)
+                            .into_iter()
+                            .filter(|&x| !m.state(x).is_composite()),
+                    );
+                }
+            }
+            leaves
+        };
         let inside = |s: StateId| -> Vec<StateId> { m.leaves().filter(|&l| m.is_inside(l, s)).collect() };
         let mut succ: Vec<Vec<StateId>> = vec![Vec::new(); n];
         let mut pred: Vec<Vec<StateId>> = vec![Vec::new(); n];
         let mut edge = |from: StateId, to: StateId, history: Option<HistoryKind>| {
-            succ[from.index()].push(leaf_of(to));
+            let entered = default_leaves(to);
+            succ[from.index()].extend(entered.iter().copied());
             match history {
-                None => pred[leaf_of(to).index()].push(from),
+                None => entered.into_iter().for_each(|l| pred[l.index()].push(from)),
                 Some(_) => inside(to).into_iter().for_each(|l| pred[l.index()].push(from)),
             }
         };
@@ -253,6 +289,16 @@ impl Graph {
                     edge(leaf, to, t.history);
                 }
             }
+            for t in &m.eventless {
+                let Some(to) = t.target else { continue };
+                let applies = match t.kind {
+                    EventlessKind::Always => t.state == leaf || m.is_inside(leaf, t.state),
+                    EventlessKind::Done => m.state(leaf).is_final() && m.is_inside(leaf, t.state),
+                };
+                if applies {
+                    edge(leaf, to, t.history);
+                }
+            }
             for &(source, to) in &m.guessed_edges {
                 let applies = match source {
                     Source::Any => true,
@@ -264,10 +310,39 @@ impl Graph {
             }
         }
 
+        // Some region leaves a parallel state: its node, between each leaf
+        // inside it and the leaves outside it that a leaf inside it reaches.
+        for p in m.state_ids().filter(|&p| m.state(p).is_parallel()) {
+            let inner = inside(p);
+            let mut out: Vec<StateId> = inner
+                .iter()
+                .flat_map(|l| succ[l.index()].iter().copied())
+                .filter(|&to| !m.is_inside(to, p))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            if out.is_empty() {
+                continue;
+            }
+            for &to in &out {
+                pred[to.index()].push(p);
+            }
+            succ[p.index()] = out;
+            for l in inner {
+                succ[l.index()].push(p);
+                pred[p.index()].push(l);
+            }
+        }
+
         let mut reachable = vec![false; n];
-        let start = m.initial_leaf();
-        let mut queue = VecDeque::from([start]);
-        reachable[start.index()] = true;
+        let start = m.initial_configuration();
+        let mut queue: VecDeque<StateId> = start
+            .into_iter()
+            .filter(|&s| !m.state(s).is_composite())
+            .collect();
+        for &s in &queue {
+            reachable[s.index()] = true;
+        }
         while let Some(s) = queue.pop_front() {
             for &to in &succ[s.index()] {
                 if !reachable[to.index()] {
