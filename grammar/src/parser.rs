@@ -698,13 +698,11 @@ mod direct {
         fn state(&mut self, start: usize) -> Option<StateAst> {
             let attrs = self.attrs()?;
             let mut modifiers: Vec<Modifier> = Vec::new();
-            loop {
-                let Some((kind, span)) = [ModifierKind::Initial, ModifierKind::Terminal, ModifierKind::Final]
+            while let Some((kind, span)) =
+                [ModifierKind::Initial, ModifierKind::Terminal, ModifierKind::Final]
                     .into_iter()
                     .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
-                else {
-                    break;
-                };
+            {
                 let word = kind.keyword();
                 if let Some(first) = modifiers.iter().find(|x| x.kind == kind) {
                     self.diagnostics.push(
