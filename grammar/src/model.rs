@@ -3,6 +3,7 @@
 //!
 //! Code generation, the dynamic engine and the JSON export all read this.
 
+mod configuration;
 mod hierarchy;
 mod regions;
 #[cfg(test)]
@@ -11,6 +12,7 @@ pub(crate) mod testing;
 pub use crate::ast::{EventlessKind, HistoryKind};
 use crate::diagnostic::Code;
 use crate::span::Span;
+pub use configuration::{Chosen, Configuration, Domain, Memory, Microstep, Settled, MAX_MICROSTEPS};
 pub use hierarchy::{HistoryMemory, Path};
 use std::fmt::Write as _;
 
