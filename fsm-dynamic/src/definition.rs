@@ -107,6 +107,13 @@ impl Definition {
                 _ => return Err(DefinitionError::SeveralMachines { names: names() }),
             },
         };
+        let chosen = &checked.model.machines[index];
+        if let Some(construct) = chosen.not_yet_run() {
+            return Err(DefinitionError::NotYetRun {
+                machine: chosen.name.clone(),
+                construct,
+            });
+        }
         // The warnings inside this machine's text (all of them belong to
         // some machine, and machines do not overlap).
         let ast = checked

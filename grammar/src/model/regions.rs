@@ -23,6 +23,41 @@ impl Machine {
         self.states.iter().any(|s| s.is_parallel())
     }
 
+    /// The first construct of this machine that the engines do not run
+    /// yet, in words: a parallel or final state, a `done` or `always`
+    /// transition, or an `in(...)` test. `None` for every other machine.
+    ///
+    /// Code generation and the dynamic engine refuse a machine for which
+    /// this is `Some`, naming it, rather than run it wrongly.
+    pub fn not_yet_run(&self) -> Option<String> {
+        if let Some(s) = self.states.iter().find(|s| s.is_parallel()) {
+            return Some(format!("parallel state `{}`", s.name));
+        }
+        if let Some(s) = self.states.iter().find(|s| s.is_final()) {
+            return Some(format!("final state `{}`", s.name));
+        }
+        if let Some(e) = self.eventless.first() {
+            return Some(format!(
+                "`{}` transition of `{}`",
+                e.kind.keyword(),
+                self.state(e.state).name
+            ));
+        }
+        let guards = self
+            .transitions
+            .iter()
+            .filter_map(|t| t.guard.as_ref())
+            .chain(self.timers.iter().filter_map(|t| t.guard.as_ref()));
+        for g in guards {
+            let mut states = Vec::new();
+            g.expr.in_states(&mut states);
+            if let Some(&s) = states.first() {
+                return Some(format!("`in({})`", self.state(s).name));
+            }
+        }
+        None
+    }
+
     /// The innermost state holding both `a` and `b` (or being one of them
     /// and holding the other); `None` when only the machine holds both.
     pub fn common_ancestor(&self, a: StateId, b: StateId) -> Option<StateId> {
