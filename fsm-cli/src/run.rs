@@ -100,6 +100,13 @@ pub fn run(args: &RunArgs) -> Exit {
 fn start(args: &RunArgs) -> Result<(Session, Box<dyn BufRead>), Exit> {
     let model = checked_source::load_machines(&args.file, "run")?;
     let machine = checked_source::chosen_machine(&model, args.machine.as_deref(), &args.file)?;
+    if let Some(construct) = machine.not_yet_run() {
+        console::error(format_args!(
+            "machine `{}` has a {construct}, which `fsmc run` does not run yet",
+            machine.name
+        ));
+        return Err(Exit::Trouble);
+    }
     let context = match &args.context {
         None => Value::Null,
         Some(path) => read_context(machine, path)?,
