@@ -684,7 +684,13 @@ impl Machine {
                 names(&t.emits)
             );
         }
-        for t in &self.eventless {
+        // Per state, `done` before `always`, declaration order within each:
+        // the two are tried at different moments of a step, so interleaving
+        // them in a body changes nothing about firing, and must not change
+        // the fingerprint either (as for actions above).
+        let mut eventless: Vec<&Eventless> = self.eventless.iter().collect();
+        eventless.sort_by_key(|t| (t.state, t.kind));
+        for t in eventless {
             let _ = writeln!(
                 out,
                 "{} {} [{}] priority={} -> {} do=[{}] emit=[{}]",
