@@ -99,6 +99,8 @@ struct Lowerer<'d> {
     /// Where dropped transitions probably went: a misspelled target's
     /// suggestion, a duplicate state's edges.
     guessed_edges: Vec<(Source, StateId)>,
+    /// The span of every `in(...)` lowered, for `Machine::in_spans`.
+    in_calls: Vec<Span>,
     /// Per state, whether it holds states (for `history-of-leaf`).
     composite: Vec<bool>,
     actions: Symbols,
@@ -115,6 +117,7 @@ impl<'d> Lowerer<'d> {
             incomplete: false,
             suggestions,
             guessed_edges: Vec::new(),
+            in_calls: Vec::new(),
             composite: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
@@ -554,6 +557,12 @@ impl<'d> Lowerer<'d> {
             any,
             incomplete: self.incomplete,
             guessed_edges: self.guessed_edges,
+            in_calls: {
+                let mut calls = self.in_calls;
+                calls.sort_unstable_by_key(|s| (s.start, s.end));
+                calls.dedup();
+                calls
+            },
         };
         Some(machine)
     }
@@ -938,14 +947,32 @@ impl<'d> Lowerer<'d> {
                     Diagnostic::new(
                         Code::CompositeTerminal,
                         kw.span,
-                        format!("state `{}` holds states, so it cannot be terminal", state.name),
-                        "a composite state is never where the machine ends",
-                        format!(
-                            "remove `terminal` from `{}`, and mark the child the machine ends in as `terminal` instead",
-                            state.name
-                        ),
+                        if state.is_parallel() {
+                            format!("parallel state `{}` cannot be terminal", state.name)
+                        } else {
+                            format!("state `{}` holds states, so it cannot be terminal", state.name)
+                        },
+                        if state.is_parallel() {
+                            "a parallel state is never where the machine ends"
+                        } else {
+                            "a composite state is never where the machine ends"
+                        },
+                        if state.is_parallel() {
+                            format!(
+                                "remove `terminal` from `{0}`; to end the machine when every region is done, mark the states the regions end in `final` and leave `{0}` with `done -> ...;` for a terminal state",
+                                state.name
+                            )
+                        } else {
+                            format!(
+                                "remove `terminal` from `{}`, and mark the child the machine ends in as `terminal` instead",
+                                state.name
+                            )
+                        },
                     )
-                    .with_label(state.span, "holds states"),
+                    .with_label(
+                        state.span,
+                        if state.is_parallel() { "holds regions" } else { "holds states" },
+                    ),
                 );
             }
             if state.is_parallel() {
@@ -1074,13 +1101,16 @@ impl<'d> Lowerer<'d> {
         let sub = |this: &mut Self, e: &GuardAst| this.guard(e, by_name, state_names);
         match g {
             GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
-            GuardAst::In(_, state) => match by_name.get(state.name.as_str()) {
-                Some(&id) => GuardExpr::In(id),
-                None => {
-                    self.unknown_in_state(state, state_names);
-                    GuardExpr::Not(Box::new(GuardExpr::In(StateId(0))))
+            GuardAst::In(span, state) => {
+                self.in_calls.push(*span);
+                match by_name.get(state.name.as_str()) {
+                    Some(&id) => GuardExpr::In(id),
+                    None => {
+                        self.unknown_in_state(state, state_names);
+                        GuardExpr::Not(Box::new(GuardExpr::In(StateId(0))))
+                    }
                 }
-            },
+            }
             GuardAst::Paren(_, e) => sub(self, e),
             GuardAst::Not(_, e) => GuardExpr::Not(Box::new(sub(self, e))),
             GuardAst::And(_, a, b) => {

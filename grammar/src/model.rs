@@ -407,9 +407,21 @@ pub struct Machine {
     /// target's "did you mean" state, and the edges of a duplicate state's
     /// body (counted as the first definition's). Only the graph checks use them.
     pub(crate) guessed_edges: Vec<(Source, StateId)>,
+    /// The span of every `in(...)` in the machine's guards, from `in` to
+    /// `)`, sorted: kept here rather than in each [`Guard`], so that
+    /// transitions stay as small as they were before `in(...)` existed.
+    pub(crate) in_calls: Vec<Span>,
 }
 
 impl Machine {
+    /// The spans of the `in(...)` tests of `guard`, from `in` to `)`, in
+    /// the order of [`GuardExpr::in_states`].
+    pub fn in_spans(&self, guard: &Guard) -> &[Span] {
+        let start = self.in_calls.partition_point(|s| s.start < guard.span.start);
+        let end = self.in_calls.partition_point(|s| s.start < guard.span.end);
+        &self.in_calls[start..end]
+    }
+
     /// The state with id `id`.
     pub fn state(&self, id: StateId) -> &State {
         &self.states[id.index()]

@@ -389,7 +389,7 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     } else if expects("`machine`") {
         "a file holds machines: `machine Name { ... }`"
     } else if expects("`on`") {
-        "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
+        "a state body holds transitions (`on ACTION -> TARGET;`, `done -> TARGET;`, `always -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
     } else if expects("`state`") || expects("`any`") {
         "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks"
     } else if expects("`;`") {

@@ -6,7 +6,7 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::{ActionId, GuardExpr, Machine, Source, StateId};
+use crate::model::{ActionId, Guard, Machine, Source, StateId};
 use crate::span::Span;
 use std::collections::BTreeMap;
 
@@ -14,8 +14,7 @@ use std::collections::BTreeMap;
 struct Written<'m> {
     source: StateId,
     target: Option<StateId>,
-    guard: Option<&'m GuardExpr>,
-    guard_span: Span,
+    guard: Option<&'m Guard>,
     span: Span,
 }
 
@@ -57,8 +56,7 @@ fn written(m: &Machine) -> Vec<Written<'_>> {
             out.push(Written {
                 source,
                 target: t.target,
-                guard: t.guard.as_ref().map(|g| &g.expr),
-                guard_span: t.guard.as_ref().map_or(t.span, |g| g.span),
+                guard: t.guard.as_ref(),
                 span: t.span,
             });
         }
@@ -67,8 +65,7 @@ fn written(m: &Machine) -> Vec<Written<'_>> {
         out.push(Written {
             source: t.state,
             target: t.target,
-            guard: t.guard.as_ref().map(|g| &g.expr),
-            guard_span: t.guard.as_ref().map_or(t.span, |g| g.span),
+            guard: t.guard.as_ref(),
             span: t.span,
         });
     }
@@ -76,8 +73,7 @@ fn written(m: &Machine) -> Vec<Written<'_>> {
         out.push(Written {
             source: t.state,
             target: t.target,
-            guard: t.guard.as_ref().map(|g| &g.expr),
-            guard_span: t.guard.as_ref().map_or(t.span, |g| g.span),
+            guard: t.guard.as_ref(),
             span: t.span,
         });
     }
@@ -107,10 +103,13 @@ fn single_region(m: &Machine, sink: &mut Sink<'_>) {
                 Code::SingleRegion,
                 st.span,
                 format!(
-                    "parallel state `{}` has {} region{}",
+                    "parallel state `{}` has {}",
                     st.name,
-                    st.children.len(),
-                    if st.children.is_empty() { "s" } else { "" }
+                    if st.children.is_empty() {
+                        "no regions"
+                    } else {
+                        "one region"
+                    }
                 ),
                 label,
                 help,
@@ -150,17 +149,18 @@ fn cross_region(m: &Machine, w: &Written<'_>, sink: &mut Sink<'_>) {
 fn in_never_holds(m: &Machine, w: &Written<'_>, sink: &mut Sink<'_>) {
     let Some(guard) = w.guard else { return };
     let mut states = Vec::new();
-    guard.in_states(&mut states);
-    states.dedup();
-    for s in states {
-        if m.can_be_active_together(w.source, s) {
+    guard.expr.in_states(&mut states);
+    let mut reported = Vec::new();
+    for (s, span) in states.into_iter().zip(m.in_spans(guard).iter().copied()) {
+        if reported.contains(&s) || m.can_be_active_together(w.source, s) {
             continue;
         }
+        reported.push(s);
         sink.push(
             Scope::State(w.source),
             Diagnostic::new(
                 Code::InNeverHolds,
-                w.guard_span,
+                span,
                 format!(
                     "`in({})` never holds in `{}`",
                     m.state(s).name,
@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn regions_warnings() {
         let text = "machine M { initial state idle { on go -> p; } \
-            parallel state p { state a { initial state a1 { on x -> b1; on quit -> idle; on y [in(idle)] -> a2; } state a2; } \
+            parallel state p { state a { initial state a1 { on x -> b1; on quit -> idle; on y [ready && in(idle)] -> a2; } state a2; } \
             state b { initial state b1 { on quit -> idle; } } } parallel state q { state only; } }";
         let codes: Vec<(Code, String)> = found(text)
             .into_iter()
