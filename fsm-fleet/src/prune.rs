@@ -223,48 +223,16 @@ pub(crate) fn prune<D: Db + ?Sized>(db: &mut D, rules: &Prune) -> Result<Pruned,
     let dry_run = rules.dry_run;
     let mut pruned = Pruned::default();
     // Dead rows first: an instance whose last dead rows go is finished.
-    // `fsm_inbox_consumed` and `fsm_outbox_settled` are read for each.
     if rules.dead.is_some() {
-        pruned.dead_events = delete_rows(
-            db,
-            dry_run,
-            batch,
-            "fsm_inbox",
-            "seq",
-            "status = 'dead' AND consumed_at < ?1",
-            cut.dead,
-        )?;
-        pruned.dead_outputs = delete_rows(
-            db,
-            dry_run,
-            batch,
-            "fsm_outbox",
-            "key",
-            "status = 'dead' AND settled_at < ?1",
-            cut.dead,
-        )?;
+        pruned.dead_events = delete_rows(db, dry_run, batch, INBOX, "dead", cut.dead)?;
+        pruned.dead_outputs = delete_rows(db, dry_run, batch, OUTBOX, "dead", cut.dead)?;
     }
     if rules.events.is_some() {
-        pruned.events = delete_rows(
-            db,
-            dry_run,
-            batch,
-            "fsm_inbox",
-            "seq",
-            "status IN ('done', 'rejected') AND consumed_at < ?1",
-            cut.events,
-        )?;
+        pruned.events = delete_rows(db, dry_run, batch, INBOX, "done", cut.events)?
+            + delete_rows(db, dry_run, batch, INBOX, "rejected", cut.events)?;
     }
     if rules.outputs.is_some() {
-        pruned.outputs = delete_rows(
-            db,
-            dry_run,
-            batch,
-            "fsm_outbox",
-            "key",
-            "status = 'done' AND settled_at < ?1",
-            cut.outputs,
-        )?;
+        pruned.outputs = delete_rows(db, dry_run, batch, OUTBOX, "done", cut.outputs)?;
     }
     if let Some((age, terminal)) = &rules.finished {
         let finished_before = before(Some(*age));
@@ -314,27 +282,59 @@ pub(crate) fn prune<D: Db + ?Sized>(db: &mut D, rules: &Prune) -> Result<Pruned,
     Ok(pruned)
 }
 
-/// Delete the rows of `table` (keyed by `key`) that `filter` selects with
-/// `?1` = `cutoff`, at most `batch` a statement, each statement its own
+/// A table whose settled rows the simple rules delete: its name, its key
+/// and the column of when a row was settled.
+struct Table {
+    name: &'static str,
+    key: &'static str,
+    settled: &'static str,
+}
+
+/// The inbox: an event is settled when consumed.
+const INBOX: Table = Table {
+    name: "fsm_inbox",
+    key: "seq",
+    settled: "consumed_at",
+};
+
+/// The outbox: an output is settled when done, or dead.
+const OUTBOX: Table = Table {
+    name: "fsm_outbox",
+    key: "key",
+    settled: "settled_at",
+};
+
+/// Delete the rows of `table` in `status` settled before `cutoff`, the
+/// oldest first, at most `batch` a statement, each statement its own
 /// transaction, until none is left; or, in a dry run, count them.
+///
+/// Both databases read the rows through `fsm_inbox_consumed` or
+/// `fsm_outbox_settled` (status, then time: one range, in order), so a
+/// batch reads the rows it deletes, and the last one finds none at once,
+/// however many rows are kept. The batch is written into the statement, not
+/// passed: PostgreSQL's generic plan, not knowing the `LIMIT`, would guess a
+/// tenth of the table and read all of it.
 fn delete_rows<D: Db + ?Sized>(
     db: &mut D,
     dry_run: bool,
     batch: usize,
-    table: &str,
-    key: &str,
-    filter: &str,
+    table: Table,
+    status: &str,
     cutoff: i64,
 ) -> Result<u64, FleetError> {
+    let Table { name, key, settled } = table;
     if dry_run {
-        let sql = format!("SELECT COUNT(*) FROM {table} WHERE {filter}");
+        let sql = format!("SELECT COUNT(*) FROM {name} WHERE status = '{status}' AND {settled} < ?1");
         return Ok(count(db.query_one(&sql, params![cutoff])?.int(0)?));
     }
-    let sql =
-        format!("DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {table} WHERE {filter} LIMIT ?2)");
+    let sql = format!(
+        "DELETE FROM {name} WHERE {key} IN (
+             SELECT {key} FROM {name} WHERE status = '{status}' AND {settled} < ?1
+             ORDER BY {settled} LIMIT {batch})"
+    );
     let mut deleted = 0;
     loop {
-        let n = db::transaction(db, |tx| tx.execute(&sql, params![cutoff, sql_limit(batch)]))?;
+        let n = db::transaction(db, |tx| tx.execute(&sql, params![cutoff]))?;
         deleted += n;
         if n < batch as u64 {
             return Ok(deleted);
@@ -474,47 +474,43 @@ fn finished_page<D: Db + ?Sized>(
     };
     for chunk in found.chunks(IDS_PER_STATEMENT) {
         let ids: Vec<Param<'_>> = chunk.iter().map(|(id, ..)| Param::Text(id)).collect();
-        let in_list = |from: usize| {
-            (from..from + ids.len())
-                .map(|i| format!("?{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let in_list = (1..=ids.len())
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         // The instances first: on PostgreSQL, a send that read one of them
         // before this transaction commits may still add an event, which the
         // inbox's statement, run after, sees once the send commits first
         // (see `sweep_orphans` for one that commits later).
         page.instances += tx.execute(
-            &format!("DELETE FROM fsm_instances WHERE id IN ({})", in_list(1)),
+            &format!("DELETE FROM fsm_instances WHERE id IN ({in_list})"),
             &ids,
         )?;
-        let in_list = in_list(2);
-        let mut values = vec![Param::Int(sql_limit(batch))];
-        values.extend(ids.iter().copied());
+        // Their rows through the inbox's unique key and `fsm_outbox_instance`.
         page.events += delete_all(
             tx,
             &format!(
                 "DELETE FROM fsm_inbox WHERE seq IN (
-                     SELECT seq FROM fsm_inbox WHERE instance IN ({in_list}) LIMIT ?1)"
+                     SELECT seq FROM fsm_inbox WHERE instance IN ({in_list}) LIMIT {batch})"
             ),
-            &values,
+            &ids,
             batch,
         )?;
         page.outputs += delete_all(
             tx,
             &format!(
                 "DELETE FROM fsm_outbox WHERE key IN (
-                     SELECT key FROM fsm_outbox WHERE instance IN ({in_list}) LIMIT ?1)"
+                     SELECT key FROM fsm_outbox WHERE instance IN ({in_list}) LIMIT {batch})"
             ),
-            &values,
+            &ids,
             batch,
         )?;
     }
     Ok(page)
 }
 
-/// Run `sql`, a delete of at most `batch` rows (`?1`), until it deletes
-/// fewer; how many it deleted.
+/// Run `sql`, a delete of at most `batch` rows, until it deletes fewer;
+/// how many it deleted.
 fn delete_all<D: Db + ?Sized>(
     tx: &mut D,
     sql: &str,
@@ -541,14 +537,16 @@ fn delete_all<D: Db + ?Sized>(
 /// `fsm_inbox_pending`. One that commits after this sweep is deleted by the
 /// next prune with a finished rule.
 fn sweep_orphans<D: Db + ?Sized>(db: &mut D, batch: usize) -> Result<u64, FleetError> {
-    let sql = "DELETE FROM fsm_inbox WHERE seq IN (
-                   SELECT seq FROM fsm_inbox e
-                   WHERE e.status = 'pending'
-                     AND NOT EXISTS (SELECT 1 FROM fsm_instances i WHERE i.id = e.instance)
-                   LIMIT ?1)";
+    let sql = format!(
+        "DELETE FROM fsm_inbox WHERE seq IN (
+             SELECT seq FROM fsm_inbox e
+             WHERE e.status = 'pending'
+               AND NOT EXISTS (SELECT 1 FROM fsm_instances i WHERE i.id = e.instance)
+             LIMIT {batch})"
+    );
     let mut deleted = 0;
     loop {
-        let n = db::transaction(db, |tx| tx.execute(sql, params![sql_limit(batch)]))?;
+        let n = db::transaction(db, |tx| tx.execute(&sql, &[]))?;
         deleted += n;
         if n < batch as u64 {
             return Ok(deleted);
