@@ -773,7 +773,7 @@ fn prune_text(args: &PruneArgs, pruned: &fsm_fleet::Pruned) -> String {
         let seconds = age.as_secs();
         [("d", 86_400), ("h", 3_600), ("m", 60)]
             .into_iter()
-            .find(|(_, size)| seconds > 0 && seconds % size == 0)
+            .find(|(_, size)| seconds > 0 && seconds.is_multiple_of(*size))
             .map_or_else(
                 || format!("{seconds}s"),
                 |(unit, size)| format!("{}{unit}", seconds / size),
@@ -836,4 +836,24 @@ fn time(at: Option<Timestamp>) -> String {
 
 fn time_json(at: Option<Timestamp>) -> Value {
     at.map_or(Value::Null, |at| Value::from(at.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_age;
+    use std::time::Duration;
+
+    #[test]
+    fn ages_are_days_hours_minutes_or_seconds() {
+        assert_eq!(parse_age("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert_eq!(parse_age("12h"), Ok(Duration::from_secs(12 * 3_600)));
+        assert_eq!(parse_age("30m"), Ok(Duration::from_secs(1_800)));
+        assert_eq!(parse_age("0s"), Ok(Duration::ZERO));
+        assert!(parse_age("7").unwrap_err().contains("not an age like `30d`"));
+        assert!(parse_age("d").unwrap_err().contains("has no number"));
+        assert!(parse_age("1w").is_err());
+        assert!(parse_age("99999999999999999999d")
+            .unwrap_err()
+            .contains("100 years"));
+    }
 }
