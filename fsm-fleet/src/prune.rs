@@ -7,7 +7,7 @@
 //! each batch its own transaction: a backlog of any size never holds one
 //! long transaction, and memory follows the batch, not the tables.
 
-use crate::db::{self, params, DatabaseError, Db, Dialect, Param};
+use crate::db::{self, params, DatabaseError, Db, Param};
 use crate::error::FleetError;
 use crate::fleet::sql_limit;
 use crate::schema::now_millis;
@@ -275,7 +275,7 @@ pub(crate) fn prune<D: Db + ?Sized>(db: &mut D, rules: &Prune) -> Result<Pruned,
                 }
             }
         }
-        if !dry_run && db.dialect() != Dialect::Sqlite {
+        if !dry_run {
             pruned.events += sweep_orphans(db, batch)?;
         }
     }
@@ -527,12 +527,13 @@ fn delete_all<D: Db + ?Sized>(
     }
 }
 
-/// On PostgreSQL, delete the pending events of instances that no longer
-/// exist: a send reads its instance without locking it (so that it never
-/// waits for a worker), and one that read an instance just before a prune
-/// deleted it, and committed after, adds an event to an inbox that is gone.
-/// Such an event would only have been rejected (its instance was in a
+/// Delete the pending events of instances that no longer exist. On
+/// PostgreSQL a send reads its instance without locking it (so that it
+/// never waits for a worker), and one that read an instance just before a
+/// prune deleted it, and committed after, adds an event to an inbox that is
+/// gone. Such an event would only have been rejected (its instance was in a
 /// terminal state); left pending, it would be counted as waiting forever.
+/// (On SQLite, whose writer holds the whole database, there are none.)
 /// Pending events are few (those no worker has taken yet) and read through
 /// `fsm_inbox_pending`. One that commits after this sweep is deleted by the
 /// next prune with a finished rule.

@@ -36,6 +36,7 @@ on_both_backends!(
     a_deduplication_key_is_refused_until_its_event_is_pruned,
     pruning_a_backlog_larger_than_a_batch_takes_several_batches,
     a_dry_run_counts_what_a_prune_deletes_and_deletes_nothing,
+    an_event_left_for_a_pruned_instance_is_deleted_by_the_next_prune,
 );
 
 fsm_runtime::fsm! {
@@ -1065,5 +1066,40 @@ fn a_dry_run_counts_what_a_prune_deletes_and_deletes_nothing(db: &TestDb) {
         fleet.prune(&rules.dry_run(true)).unwrap(),
         Pruned::default(),
         "nothing left to count"
+    );
+}
+
+fn an_event_left_for_a_pruned_instance_is_deleted_by_the_next_prune(db: &TestDb) {
+    let mut fleet = db.open();
+    finish(&mut fleet, "gone");
+    fleet.create("live", Job::new(Work::default())).unwrap();
+    fleet.work(&machines(), 10).unwrap();
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    assert!(fleet.output_done(&claimed[0]).unwrap());
+    age(db, "gone");
+    assert_eq!(
+        fleet
+            .prune(&Prune::new().finished(DAY, &machines()))
+            .unwrap()
+            .instances,
+        1
+    );
+    // What a send that read `gone` before the prune deleted it, and
+    // committed after, leaves on PostgreSQL: a pending event of no instance.
+    db.execute(
+        "INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
+         VALUES ('gone', 'Job', 'late', '\"Step\"', 'pending', 0)",
+    );
+    fleet.send("live", &Event::Start(1), "start").unwrap();
+    assert_eq!(
+        fleet.prune(&Prune::new().finished(DAY, &machines())).unwrap(),
+        Pruned {
+            events: 1,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        db.rows("SELECT instance, dedup_key, status FROM fsm_inbox ORDER BY seq"),
+        [["live", "start", "pending"]]
     );
 }
