@@ -1,5 +1,6 @@
 //! `fsmc fleet`: inspect a fleet's database (`fsm-fleet`, on SQLite or
-//! PostgreSQL) directly, read-only, without the machines' Rust code.
+//! PostgreSQL) directly, read-only, without the machines' Rust code; and
+//! prune it (`fsmc fleet prune`, which writes).
 
 use crate::console;
 use crate::exit::Exit;
@@ -10,14 +11,17 @@ use fsm_fleet::FleetError;
 use fsm_runtime::Timestamp;
 use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `fsmc fleet`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 DB is the SQLite file of a fleet (`fsm_fleet::Fleet::open`), or the PostgreSQL database of one \
 (`Fleet::connect`), named by a `postgres://` URL or `key=value` parameters (`\"host=/run/pg \
-dbname=fleet\"`). It is read read-only: nothing is changed, and workers may run meanwhile. Times are in UTC, as RFC 3339 with milliseconds. \
-docs/fleet.md describes what each command prints.
+dbname=fleet\"`). `list`, `show` and `due` read it read-only: nothing is changed, and workers may run \
+meanwhile; `prune` deletes rows (workers may run meanwhile too). Times are in UTC, as RFC 3339 with \
+milliseconds. docs/fleet.md describes what each command prints.
 
 Exit status:
   0  printed
@@ -38,6 +42,8 @@ enum FleetCommand {
     Show(ShowArgs),
     /// Count what is due now: instances to step, parked instances, events and outputs waiting.
     Due(DueArgs),
+    /// Delete old rows: events consumed, outputs done, instances finished, dead rows (by age).
+    Prune(PruneArgs),
 }
 
 /// Arguments of `fsmc fleet list`.
@@ -96,6 +102,88 @@ struct DueArgs {
     format: FleetFormat,
 }
 
+/// Arguments of `fsmc fleet prune`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+AGE is digits then `d`, `h`, `m` or `s` (`30d`, `12h`): a row is deleted when what its rule names \
+happened more than AGE ago. Deleting an event forgets its deduplication key: a sender that repeats \
+the key afterwards has its event accepted again, so --events must be longer than any sender retries. \
+Dead events and outputs are deleted by --dead alone. Rows go at most --batch a statement, each batch \
+in a transaction of its own. docs/fleet.md has an example.")]
+struct PruneArgs {
+    /// The fleet's SQLite file, or its PostgreSQL database (a URL or `key=value` parameters).
+    #[arg(value_name = "DB")]
+    db: String,
+
+    /// Delete the events consumed (taken or rejected) more than AGE ago.
+    #[arg(long, value_name = "AGE", value_parser = parse_age)]
+    events: Option<Duration>,
+
+    /// Delete the outputs done more than AGE ago.
+    #[arg(long, value_name = "AGE", value_parser = parse_age)]
+    outputs: Option<Duration>,
+
+    /// Delete the instances in a terminal state, with nothing pending, dead or parked, unchanged
+    /// for more than AGE, with their events and outputs (needs --machines).
+    #[arg(long, value_name = "AGE", value_parser = parse_age, requires = "machines")]
+    finished: Option<Duration>,
+
+    /// A `.fsm` file of the fleet's machines, which says which states are terminal (for
+    /// --finished; repeat it for several files): an instance is judged only by the definition
+    /// that saved it (the same fingerprint).
+    #[arg(long, value_name = "FILE")]
+    machines: Vec<PathBuf>,
+
+    /// Delete the dead events and dead outputs settled more than AGE ago.
+    #[arg(long, value_name = "AGE", value_parser = parse_age)]
+    dead: Option<Duration>,
+
+    /// Count what would be deleted, and delete nothing.
+    #[arg(long)]
+    dry_run: bool,
+
+    /// Delete at most N rows a statement, each batch in a transaction of its own.
+    #[arg(long, value_name = "N", default_value_t = fsm_fleet::PRUNE_BATCH,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    batch: usize,
+
+    /// How to print.
+    #[arg(long, value_enum, default_value_t = FleetFormat::Human)]
+    format: FleetFormat,
+}
+
+/// An age for `fsmc fleet prune`: digits then `d`, `h`, `m` or `s`. (fsmc's
+/// timer durations, `fsm_grammar::duration`, stop at a week and have no
+/// days: too short for retention.)
+fn parse_age(text: &str) -> Result<Duration, String> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = text.split_at(digits);
+    let seconds: u64 = match unit {
+        "d" => 86_400,
+        "h" => 3_600,
+        "m" => 60,
+        "s" => 1,
+        _ => {
+            return Err(format!(
+                "`{text}` is not an age like `30d`, `12h`, `30m` or `45s` (digits, then `d`, `h`, `m` or `s`)"
+            ))
+        }
+    };
+    if number.is_empty() {
+        return Err(format!("`{text}` has no number: an age is like `30d`"));
+    }
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(seconds))
+        .filter(|&s| s <= MAX_AGE_SECONDS)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{text}` is longer than the 100 years an age can be"))
+}
+
+/// The longest age: a hundred years, far from any overflow of the clock.
+const MAX_AGE_SECONDS: u64 = 100 * 366 * 86_400;
+
 /// How `fsmc fleet` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FleetFormat {
@@ -111,6 +199,7 @@ pub fn run(args: &FleetArgs) -> Exit {
         FleetCommand::List(args) => list(args),
         FleetCommand::Show(args) => show(args),
         FleetCommand::Due(args) => due(args),
+        FleetCommand::Prune(args) => prune(args),
     };
     match printed {
         Ok(text) => {
@@ -601,6 +690,140 @@ fn due_text(due: &DueCounts) -> String {
     table.render("")
 }
 
+fn prune(args: &PruneArgs) -> Result<String, Exit> {
+    let mut rules = fsm_fleet::Prune::new()
+        .batch_size(args.batch)
+        .dry_run(args.dry_run);
+    if let Some(age) = args.events {
+        rules = rules.events(age);
+    }
+    if let Some(age) = args.outputs {
+        rules = rules.outputs(age);
+    }
+    if let Some(age) = args.dead {
+        rules = rules.dead(age);
+    }
+    if let Some(age) = args.finished {
+        rules = rules.finished(age, terminal_states(&args.machines)?);
+    }
+    if rules.is_empty() {
+        console::error(
+            "`fsmc fleet prune` needs a rule: --events AGE, --outputs AGE, --finished AGE (with \
+             --machines FILE) or --dead AGE\nhelp: an age is like `30d`, `12h` or `30m`; --dry-run counts \
+             what a prune would delete",
+        );
+        return Err(Exit::Trouble);
+    }
+    // Checked as the other commands check it first (a file that is missing
+    // or not a fleet is refused, never created), then opened to write.
+    drop(open(&args.db)?);
+    let mut fleet = open_to_write(&args.db)?;
+    let pruned = fleet.prune(&rules).map_err(failed)?;
+    Ok(match args.format {
+        FleetFormat::Json => to_json(&json!({
+            "dry_run": args.dry_run,
+            "events": pruned.events,
+            "dead_events": pruned.dead_events,
+            "outputs": pruned.outputs,
+            "dead_outputs": pruned.dead_outputs,
+            "instances": pruned.instances,
+        })),
+        FleetFormat::Human => prune_text(args, &pruned),
+    })
+}
+
+/// The fleet `db` names, to write: as `Fleet::open` or `Fleet::connect`
+/// opens it (migrating its schema to this build's).
+fn open_to_write(db: &str) -> Result<fsm_fleet::Fleet, Exit> {
+    if inspect::is_postgres(db) {
+        #[cfg(feature = "postgres")]
+        return fsm_fleet::Fleet::connect(db).map_err(failed);
+    }
+    fsm_fleet::Fleet::open(db).map_err(failed)
+}
+
+/// The terminal states of the machines the `.fsm` files define, each
+/// by its fingerprint.
+fn terminal_states(files: &[PathBuf]) -> Result<fsm_fleet::TerminalStates, Exit> {
+    if files.is_empty() {
+        console::error("--finished needs the machines' definitions: --machines FILE.fsm");
+        return Err(Exit::Trouble);
+    }
+    let mut terminal = fsm_fleet::TerminalStates::new();
+    for file in files {
+        let model = crate::checked_source::load_machines(file, "pruned")?;
+        for machine in &model.machines {
+            let states = machine
+                .states
+                .iter()
+                .filter(|state| state.is_terminal())
+                .map(|state| state.name.as_str());
+            terminal = terminal.with(&machine.name, &machine.fingerprint(), states);
+        }
+    }
+    Ok(terminal)
+}
+
+fn prune_text(args: &PruneArgs, pruned: &fsm_fleet::Pruned) -> String {
+    let mut table = Table::headless(&[Align::Left, Align::Right, Align::Left]);
+    let mut line = |label: &'static str, n: u64, note: String| {
+        table.row(vec![label.into(), n.to_string().into(), note.into()]);
+    };
+    let age = |age: Duration| {
+        let seconds = age.as_secs();
+        [("d", 86_400), ("h", 3_600), ("m", 60)]
+            .into_iter()
+            .find(|(_, size)| seconds > 0 && seconds.is_multiple_of(*size))
+            .map_or_else(
+                || format!("{seconds}s"),
+                |(unit, size)| format!("{}{unit}", seconds / size),
+            )
+    };
+    let with_finished = if args.finished.is_some() {
+        " (the finished instances' included)"
+    } else {
+        ""
+    };
+    if args.events.is_some() || args.finished.is_some() {
+        let rule = args
+            .events
+            .map_or_else(String::new, |a| format!("consumed more than {} ago", age(a)));
+        line(
+            "events",
+            pruned.events,
+            format!("{rule}{with_finished}").trim().to_owned(),
+        );
+    }
+    if args.outputs.is_some() || args.finished.is_some() {
+        let rule = args
+            .outputs
+            .map_or_else(String::new, |a| format!("done more than {} ago", age(a)));
+        line(
+            "outputs",
+            pruned.outputs,
+            format!("{rule}{with_finished}").trim().to_owned(),
+        );
+    }
+    if let Some(dead) = args.dead {
+        let note = format!("settled more than {} ago", age(dead));
+        line("dead events", pruned.dead_events, note.clone());
+        line("dead outputs", pruned.dead_outputs, note);
+    }
+    if let Some(finished) = args.finished {
+        line(
+            "finished instances",
+            pruned.instances,
+            format!("unchanged for more than {}", age(finished)),
+        );
+    }
+    let title = if args.dry_run {
+        "dry run: nothing deleted; a prune would delete\n"
+    } else {
+        "deleted\n"
+    };
+    format!("{title}{}", table.render("  "))
+}
+
 fn to_json(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
@@ -613,4 +836,24 @@ fn time(at: Option<Timestamp>) -> String {
 
 fn time_json(at: Option<Timestamp>) -> Value {
     at.map_or(Value::Null, |at| Value::from(at.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_age;
+    use std::time::Duration;
+
+    #[test]
+    fn ages_are_days_hours_minutes_or_seconds() {
+        assert_eq!(parse_age("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert_eq!(parse_age("12h"), Ok(Duration::from_secs(12 * 3_600)));
+        assert_eq!(parse_age("30m"), Ok(Duration::from_secs(1_800)));
+        assert_eq!(parse_age("0s"), Ok(Duration::ZERO));
+        assert!(parse_age("7").unwrap_err().contains("not an age like `30d`"));
+        assert!(parse_age("d").unwrap_err().contains("has no number"));
+        assert!(parse_age("1w").is_err());
+        assert!(parse_age("99999999999999999999d")
+            .unwrap_err()
+            .contains("100 years"));
+    }
 }

@@ -51,7 +51,7 @@ enum Command {
     Run(run::RunArgs),
     /// Print the history a stored snapshot carries, as a table.
     History(history::HistoryArgs),
-    /// Inspect a fleet's SQLite database: its instances, one in full, and what is due.
+    /// Inspect a fleet's database (its instances, one in full, what is due), and prune it.
     Fleet(fleet::FleetArgs),
     /// Explain a diagnostic code: what it means, an example, and the fix.
     Explain(explain::ExplainArgs),

@@ -247,6 +247,17 @@ fn a_fleet_in_postgres_is_listed_and_counted_the_same() {
         (due["instances_due"].as_u64(), due["parked"].as_u64()),
         (Some(1), Some(1))
     );
+    // Pruned too: nothing is a day old yet.
+    let run = dir
+        .fsmc(&[
+            "fleet", "prune", &params, "--events", "1d", "--dead", "1d", "--format", "json",
+        ])
+        .expect(0);
+    let pruned: Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(
+        (pruned["events"].as_u64(), pruned["dead_events"].as_u64()),
+        (Some(0), Some(0))
+    );
     drop(fleet);
     admin
         .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
@@ -566,4 +577,158 @@ fn a_snapshot_that_does_not_read_is_shown_as_such() {
         "{shown}"
     );
     assert!(!shown.contains("history"), "{shown}");
+}
+
+/// `Order`'s definition, as the `fsm!` above has it: its fingerprint is the
+/// generated code's.
+const ORDER_FSM: &str = "\
+machine Order {
+    context Cart;
+    action pay(u32), ship;
+    effect charge(u32);
+    output charge_card, dispatch, overdue;
+
+    initial state placed { on pay -> paid do charge emit charge_card; }
+    state paid { on ship -> shipped emit dispatch; after 1h -> late emit overdue; }
+    terminal state shipped;
+    terminal state late;
+}
+";
+
+#[test]
+fn prune_counts_then_deletes_by_age() {
+    let dir = Scratch::new();
+    let mut fleet = build(&dir);
+    // `order-4`: shipped, both outputs performed: finished. (The worker
+    // takes `order-2`'s payment too.)
+    fleet.create("order-4", Order::new(Cart::default())).unwrap();
+    fleet.send("order-4", &Event::Pay(7), "pay-4").unwrap();
+    fleet.send("order-4", &Event::Ship, "ship-4").unwrap();
+    let machines = Machines::new().with::<Order>();
+    assert_eq!(fleet.work(&machines, 10).unwrap().instances, 2);
+    for _ in 0..2 {
+        let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+        let output = claimed.iter().find(|c| c.instance == "order-4").unwrap();
+        assert!(fleet.output_done(output).unwrap());
+    }
+    // Everything ten days old.
+    fleet
+        .sqlite()
+        .unwrap()
+        .execute_batch(
+            "UPDATE fsm_instances SET updated_at = updated_at - 864000000;
+             UPDATE fsm_inbox SET consumed_at = consumed_at - 864000000;
+             UPDATE fsm_outbox SET settled_at = settled_at - 864000000;",
+        )
+        .unwrap();
+    drop(fleet);
+    dir.write("order.fsm", ORDER_FSM);
+    let before = dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0).stdout();
+    let rules = [
+        "--events",
+        "1d",
+        "--outputs",
+        "24h",
+        "--finished",
+        "1d",
+        "--machines",
+        "order.fsm",
+        "--dead",
+        "7d",
+    ];
+
+    let dry_run = [&["fleet", "prune", "fleet.db"][..], &rules, &["--dry-run"]].concat();
+    let run = dir.fsmc(&dry_run).expect(0);
+    assert_eq!(
+        run.stdout(),
+        "\
+dry run: nothing deleted; a prune would delete
+  events              6  consumed more than 1d ago (the finished instances' included)
+  outputs             3  done more than 1d ago (the finished instances' included)
+  dead events         1  settled more than 7d ago
+  dead outputs        1  settled more than 7d ago
+  finished instances  1  unchanged for more than 1d
+"
+    );
+    assert_eq!(run.stderr(), "");
+    assert_eq!(
+        dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0).stdout(),
+        before
+    );
+
+    let prune = [
+        &["fleet", "prune", "fleet.db"][..],
+        &rules,
+        &["--format", "json", "--batch", "2"],
+    ]
+    .concat();
+    let run = dir.fsmc(&prune).expect(0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout()).unwrap(),
+        json!({
+            "dry_run": false,
+            "events": 6,
+            "dead_events": 1,
+            "outputs": 3,
+            "dead_outputs": 1,
+            "instances": 1
+        })
+    );
+    // `order-4` is gone; what is pending or held is kept: the parked
+    // refund's event, and the outputs not performed.
+    let run = dir
+        .fsmc(&["fleet", "due", "fleet.db", "--format", "json"])
+        .expect(0);
+    let due: Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(
+        (
+            &due["events_pending"],
+            &due["events_dead"],
+            &due["outputs_dead"],
+            &due["parked"]
+        ),
+        (&json!(1), &json!(0), &json!(0), &json!(1))
+    );
+    let listed = dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0).stdout();
+    assert!(!listed.contains("order-4"), "{listed}");
+    assert!(listed.contains("order-3"), "{listed}");
+    let run = dir.fsmc(&["fleet", "show", "fleet.db", "order-3"]).expect(0);
+    assert!(run.stdout().contains("order-3/1/0"), "{}", run.stdout());
+
+    // Again: nothing left to delete.
+    let run = dir
+        .fsmc(&[&["fleet", "prune", "fleet.db"][..], &rules].concat())
+        .expect(0);
+    assert_eq!(
+        run.stdout(),
+        "\
+deleted
+  events              0  consumed more than 1d ago (the finished instances' included)
+  outputs             0  done more than 1d ago (the finished instances' included)
+  dead events         0  settled more than 7d ago
+  dead outputs        0  settled more than 7d ago
+  finished instances  0  unchanged for more than 1d
+"
+    );
+}
+
+#[test]
+fn prune_without_a_rule_names_the_rules() {
+    let dir = Scratch::new();
+    drop(build(&dir));
+    let stderr = error(dir.fsmc(&["fleet", "prune", "fleet.db"]), 2);
+    assert_eq!(
+        stderr,
+        "error: `fsmc fleet prune` needs a rule: --events AGE, --outputs AGE, --finished AGE (with \
+         --machines FILE) or --dead AGE\nhelp: an age is like `30d`, `12h` or `30m`; --dry-run counts \
+         what a prune would delete\n"
+    );
+    let stderr = error(dir.fsmc(&["fleet", "prune", "fleet.db", "--events", "7"]), 2);
+    assert!(stderr.contains("`7` is not an age like `30d`"), "{stderr}");
+    let stderr = error(dir.fsmc(&["fleet", "prune", "fleet.db", "--finished", "7d"]), 2);
+    assert!(stderr.contains("--machines <FILE>"), "{stderr}");
+    // A missing file is not created.
+    let stderr = error(dir.fsmc(&["fleet", "prune", "missing.db", "--events", "7d"]), 2);
+    assert!(stderr.starts_with("error: cannot open `missing.db`"), "{stderr}");
+    assert!(!dir.exists("missing.db"));
 }

@@ -4,6 +4,7 @@
 use crate::db::{self, params, Backend, Client, DatabaseError, Db};
 use crate::error::FleetError;
 use crate::machines::Machines;
+use crate::prune::{Prune, Pruned};
 use crate::schema::{self, millis, now_millis, timestamp};
 use crate::worker;
 use fsm_runtime::{History, Persist, Recorded, Timed, Timestamp};
@@ -506,6 +507,27 @@ impl Fleet {
         db::transaction(&mut self.conn, |tx| Ok(worker::work(tx, machines, keep, batch)?))
     }
 
+    /// Delete what the fleet no longer needs, by `rules` ([`Prune`]: events
+    /// consumed, outputs done, instances finished and dead rows, each
+    /// older than an age), and count it; with [`Prune::dry_run`], only
+    /// count it. Pending and held events, pending outputs, instances not
+    /// finished and rows younger than their rule's age are never deleted;
+    /// dead events and outputs only by [`Prune::dead`].
+    ///
+    /// Rows are deleted at most [`Prune::batch_size`] a statement, each
+    /// batch in a transaction of its own (a finished instance with all its
+    /// rows, in one), found through indexes: workers, senders and handlers
+    /// go on meanwhile, and a prune stopped midway has deleted whole
+    /// batches. The dead rows go first, then consumed events, done outputs
+    /// and finished instances. With no rule, nothing is deleted.
+    ///
+    /// # Errors
+    ///
+    /// A database error: the batches committed before it stay deleted.
+    pub fn prune(&mut self, rules: &Prune) -> Result<Pruned, FleetError> {
+        crate::prune::prune(&mut self.conn, rules)
+    }
+
     /// Claim up to `limit` outputs to perform, each for `lease`: the
     /// earliest pending output of each instance whose next attempt is due
     /// (so an instance's outputs are performed in order), none leased to
@@ -567,9 +589,9 @@ impl Fleet {
     /// A database error.
     pub fn output_done(&mut self, output: &ClaimedOutput) -> Result<bool, FleetError> {
         let changed = self.conn.execute(
-            "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL
+            "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL, settled_at = ?3
              WHERE key = ?1 AND status = 'pending' AND lease = ?2",
-            params![output.key.as_str(), output.lease],
+            params![output.key.as_str(), output.lease, now_millis()],
         )?;
         Ok(changed == 1)
     }
@@ -589,10 +611,12 @@ impl Fleet {
         let backoff = 1_000i64
             .saturating_mul(1 << attempts.saturating_sub(1).min(20))
             .min(300_000);
-        let next_attempt = now_millis().saturating_add(backoff);
+        let now = now_millis();
+        let next_attempt = now.saturating_add(backoff);
         let changed = self.conn.execute(
             "UPDATE fsm_outbox
-             SET attempts = ?3, status = ?4, next_attempt = ?5, leased_until = NULL, error = ?6
+             SET attempts = ?3, status = ?4, next_attempt = ?5, leased_until = NULL, error = ?6,
+                 settled_at = ?7
              WHERE key = ?1 AND status = 'pending' AND lease = ?2",
             params![
                 output.key.as_str(),
@@ -600,7 +624,8 @@ impl Fleet {
                 attempts,
                 if dead { "dead" } else { "pending" },
                 next_attempt,
-                error
+                error,
+                dead.then_some(now)
             ],
         )?;
         Ok(match (changed, dead) {

@@ -20,6 +20,11 @@
 //!   idempotency key, `instance/step/index`; handlers claim, perform and
 //!   mark them done, with retries and backoff. Delivery is at least once, in
 //!   order per instance.
+//! - **Retention** ([`Fleet::prune`]): nothing is deleted until a prune's
+//!   rules say so ([`Prune`]: events consumed, outputs done, instances
+//!   finished, dead rows, each older than an age), in bounded batches. An
+//!   event's row is its deduplication key's memory: once pruned, a repeat
+//!   of the key is accepted again.
 //!
 //! Two backends hold the same tables and run the same statements:
 //! - **SQLite** ([`Fleet::open`]), compiled in: one file holds a fleet on
@@ -63,6 +68,7 @@ mod error;
 mod fleet;
 pub mod inspect;
 mod machines;
+mod prune;
 mod schema;
 mod worker;
 
@@ -70,4 +76,5 @@ pub use db::{Client, DatabaseError};
 pub use error::FleetError;
 pub use fleet::{send, ClaimedOutput, Failed, Fleet, Instance, Parked, Sent, Worked};
 pub use machines::Machines;
+pub use prune::{Prune, Pruned, TerminalStates, PRUNE_BATCH};
 pub use schema::SCHEMA_VERSION;

@@ -2,8 +2,9 @@
 //! registered once, so that a row naming it can be restored, fired and saved
 //! without knowing its type.
 
+use crate::prune::TerminalStates;
 use fsm_runtime::{
-    FingerprintPolicy, FireEvent, History, OutputKey, Recorded, Restore, Snapshot, Timed, Timestamp,
+    FingerprintPolicy, FireEvent, History, OutputKey, Recorded, Restore, Snapshot, Symbol, Timed, Timestamp,
 };
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
@@ -49,6 +50,24 @@ impl Machines {
     pub(crate) fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.drivers.keys().copied()
     }
+
+    /// The terminal states of each of these machines, as their definitions
+    /// (their fingerprints) have them: what
+    /// [`Prune::finished`](crate::Prune::finished) needs to tell a finished
+    /// instance, which its row alone cannot.
+    pub fn terminal_states(&self) -> TerminalStates {
+        self.drivers
+            .iter()
+            .fold(TerminalStates::new(), |terminal, (name, driver)| {
+                terminal.with(name, driver.fingerprint(), driver.terminal_states())
+            })
+    }
+}
+
+impl From<&Machines> for TerminalStates {
+    fn from(machines: &Machines) -> TerminalStates {
+        machines.terminal_states()
+    }
 }
 
 impl fmt::Debug for Machines {
@@ -91,6 +110,9 @@ pub(crate) trait Driver: Send + Sync {
     /// The fingerprint of its definition.
     fn fingerprint(&self) -> &'static str;
 
+    /// The names of its terminal states.
+    fn terminal_states(&self) -> Vec<&'static str>;
+
     /// Restore from `snapshot`, keeping the last `keep` history entries,
     /// fire `events` in order, then every due timer, and take the snapshot.
     /// `Err` when the snapshot does not restore: the instance is parked.
@@ -110,6 +132,14 @@ where
 {
     fn fingerprint(&self) -> &'static str {
         M::FINGERPRINT
+    }
+
+    fn terminal_states(&self) -> Vec<&'static str> {
+        <M::State as Symbol>::ALL
+            .iter()
+            .filter(|state| M::is_terminal_state(**state))
+            .map(|state| state.name())
+            .collect()
     }
 
     fn step(&self, snapshot: &str, events: &[InboxEvent], keep: NonZeroUsize) -> Result<Stepped, String> {

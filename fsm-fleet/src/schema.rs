@@ -13,18 +13,19 @@
 //!   not an event of the machine). An instance with a `pending` event is due:
 //!   a sender writes only the event, never the instance's row, so it never
 //!   waits for a worker stepping that instance. Rows are kept after they are
-//!   consumed, so a late repeat of a key is still recognized; `consumed_at`
-//!   is when the step that consumed it was done.
+//!   consumed, so a late repeat of a key is still recognized, until
+//!   [`Fleet::prune`](crate::Fleet::prune) deletes them; `consumed_at` is
+//!   when the step that consumed it was done.
 //! - `fsm_outbox`: every output of every step, keyed `instance/step/index`,
 //!   with its status (`pending`, `done`, `dead`), attempts, the time of its
-//!   next attempt, its lease (until when, and the claim's number) and its
-//!   last error.
+//!   next attempt, its lease (until when, and the claim's number), its last
+//!   error and, since version 3, `settled_at`: when it was done, or dead.
 
 use crate::db::{self, params, Db, Dialect};
 use crate::error::FleetError;
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Now, as the tables keep times: Unix milliseconds.
 pub(crate) fn now_millis() -> i64 {
@@ -180,6 +181,44 @@ CREATE INDEX fsm_inbox_due ON fsm_inbox (machine, seq) WHERE status = 'pending';
 CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
 ";
 
+/// Version 2 to 3, in SQLite: what [`Fleet::prune`](crate::Fleet::prune)
+/// deletes, it finds through an index, never by reading a whole table at
+/// each batch:
+/// - the outbox knows when each output was settled (`settled_at`, set by
+///   `output_done` and by the failure that makes it `dead`; rows settled
+///   before version 3 count as settled when they were created, the nearest
+///   time their row holds), and `fsm_outbox_settled` finds the oldest done
+///   or dead ones; `fsm_outbox_instance` finds an instance's outputs (the
+///   key's prefix is not an index range under every collation);
+/// - `fsm_inbox_consumed` finds the oldest consumed events (pending and held
+///   ones, whose `consumed_at` is `NULL`, are not in it, so a send costs
+///   nothing more); an instance's events are found through its unique key;
+/// - `fsm_instances_machine_state` ends with the id, so that the instances
+///   in a terminal state are read once per prune, a page at a time in id
+///   order, however many of them are kept. (`id` never changes: the index
+///   is written when the state changes, as before.)
+const MIGRATE_V3_SQLITE: &str = "
+ALTER TABLE fsm_outbox ADD COLUMN settled_at INTEGER;
+UPDATE fsm_outbox SET settled_at = created_at WHERE status <> 'pending';
+CREATE INDEX fsm_outbox_settled ON fsm_outbox (status, settled_at) WHERE settled_at IS NOT NULL;
+CREATE INDEX fsm_outbox_instance ON fsm_outbox (instance);
+CREATE INDEX fsm_inbox_consumed ON fsm_inbox (status, consumed_at) WHERE consumed_at IS NOT NULL;
+DROP INDEX fsm_instances_machine_state;
+CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state, id);
+";
+
+/// Version 2 to 3, in PostgreSQL: as [`MIGRATE_V3_SQLITE`].
+#[cfg(feature = "postgres")]
+const MIGRATE_V3_POSTGRES: &str = "
+ALTER TABLE fsm_outbox ADD COLUMN settled_at BIGINT;
+UPDATE fsm_outbox SET settled_at = created_at WHERE status <> 'pending';
+CREATE INDEX fsm_outbox_settled ON fsm_outbox (status, settled_at) WHERE settled_at IS NOT NULL;
+CREATE INDEX fsm_outbox_instance ON fsm_outbox (instance);
+CREATE INDEX fsm_inbox_consumed ON fsm_inbox (status, consumed_at) WHERE consumed_at IS NOT NULL;
+DROP INDEX fsm_instances_machine_state;
+CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state, id);
+";
+
 /// The schema version a database holds: `None` when it has no fleet yet.
 ///
 /// # Errors
@@ -211,11 +250,12 @@ pub(crate) fn check_version(text: Option<String>, name: &str) -> Result<Option<i
 /// so two processes opening a new database at once create them once.
 pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
     db::transaction(db, |tx| {
-        let (meta, create, to_v2) = match tx.dialect() {
+        let (meta, create, to_v2, to_v3) = match tx.dialect() {
             Dialect::Sqlite => (
                 "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT",
                 CREATE_V1_SQLITE,
                 MIGRATE_V2_SQLITE,
+                MIGRATE_V3_SQLITE,
             ),
             #[cfg(feature = "postgres")]
             Dialect::Postgres => {
@@ -226,6 +266,7 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
                     "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                     CREATE_V1_POSTGRES,
                     MIGRATE_V2_POSTGRES,
+                    MIGRATE_V3_POSTGRES,
                 )
             }
         };
@@ -251,6 +292,10 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
         if version == 1 {
             tx.batch(to_v2)?;
             version = 2;
+        }
+        if version == 2 {
+            tx.batch(to_v3)?;
+            version = 3;
         }
         tx.execute(
             "UPDATE fsm_fleet_meta SET value = ?1 WHERE key = 'schema_version'",

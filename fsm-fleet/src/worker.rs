@@ -35,6 +35,8 @@ struct Claimed {
     fingerprint: String,
     snapshot: String,
     version: i64,
+    /// Claimed because its earliest deadline passed (else for its events).
+    for_timer: bool,
 }
 
 /// An instance stepped in memory, to be written.
@@ -77,6 +79,14 @@ pub(crate) fn work<D: Db + ?Sized>(
         );
         let _entered = span.enter();
         let events = events.remove(&instance.id).unwrap_or_default();
+        if events.is_empty() && !instance.for_timer {
+            // Its events were consumed by a worker that committed between
+            // this claim's view of the inbox and its lock (PostgreSQL
+            // re-checks a locked row's own columns, not the inbox): nothing
+            // is left to do, and a step would only save it again.
+            tracing::debug!("nothing left to step");
+            continue;
+        }
         match step(machines, keep, &instance, &events) {
             Ok(stepped) => steps.push(Step {
                 id: instance.id,
@@ -175,7 +185,7 @@ fn claim<D: Db + ?Sized>(
     );
     let mut values = vec![Param::Int(now), Param::Int(sql_limit(batch))];
     values.extend(names.iter().map(|name| Param::Text(name)));
-    read_claimed(tx.query(&timers, &values)?, &mut claimed)?;
+    read_claimed(tx.query(&timers, &values)?, true, &mut claimed)?;
     let left = batch - claimed.len().min(batch);
     if left > 0 {
         let events = format!(
@@ -189,7 +199,7 @@ fn claim<D: Db + ?Sized>(
         let window = batch.saturating_mul(EVENT_WINDOW_PER_INSTANCE).max(1_000);
         values[0] = Param::Int(sql_limit(left));
         values[1] = Param::Int(sql_limit(window));
-        read_claimed(tx.query(&events, &values)?, &mut claimed)?;
+        read_claimed(tx.query(&events, &values)?, false, &mut claimed)?;
     }
     Ok(claimed)
 }
@@ -197,7 +207,7 @@ fn claim<D: Db + ?Sized>(
 /// The instances `rows` claimed, added to `claimed` unless there already:
 /// due both for a timer and for events, an instance is claimed (and
 /// locked) by the first query.
-fn read_claimed(rows: Vec<Row>, claimed: &mut Vec<Claimed>) -> Result<(), DatabaseError> {
+fn read_claimed(rows: Vec<Row>, for_timer: bool, claimed: &mut Vec<Claimed>) -> Result<(), DatabaseError> {
     for mut row in rows {
         let id = row.text(0)?;
         if claimed.iter().any(|c| c.id == id) {
@@ -209,6 +219,7 @@ fn read_claimed(rows: Vec<Row>, claimed: &mut Vec<Claimed>) -> Result<(), Databa
             fingerprint: row.text(2)?,
             snapshot: row.text(3)?,
             version: row.int(4)?,
+            for_timer,
         });
     }
     Ok(())

@@ -9,7 +9,7 @@
 
 mod support;
 
-use fsm_fleet::{Failed, Fleet, FleetError, Machines, Sent};
+use fsm_fleet::{Failed, Fleet, FleetError, Machines, Prune, Pruned, Sent, TerminalStates};
 use serde_json::json;
 use std::time::Duration;
 use support::TestDb;
@@ -31,6 +31,12 @@ on_both_backends!(
     a_batch_of_events_is_sent_in_order_once_and_all_or_nothing,
     a_database_of_schema_version_1_is_migrated_when_opened,
     a_write_refused_parks_its_instance_and_the_rest_of_the_batch_is_saved,
+    a_database_of_schema_version_2_is_migrated_when_opened,
+    each_prune_rule_deletes_what_it_names_and_nothing_else,
+    a_deduplication_key_is_refused_until_its_event_is_pruned,
+    pruning_a_backlog_larger_than_a_batch_takes_several_batches,
+    a_dry_run_counts_what_a_prune_deletes_and_deletes_nothing,
+    an_event_left_for_a_pruned_instance_is_deleted_by_the_next_prune,
 );
 
 fsm_runtime::fsm! {
@@ -565,6 +571,7 @@ fn a_database_of_schema_version_1_is_migrated_when_opened(db: &TestDb) {
     drop(fleet);
     // What version 1 had: no machine in the inbox, no index of due events,
     // a parked instance's events pending, an event's instance due now.
+    db.execute(UNDO_V3);
     db.execute(
         "DROP INDEX fsm_inbox_due;
          DROP INDEX fsm_instances_wake;
@@ -634,5 +641,465 @@ fn a_write_refused_parks_its_instance_and_the_rest_of_the_batch_is_saved(db: &Te
     assert_eq!(
         db.value("SELECT COUNT(*) FROM fsm_outbox WHERE instance = 'b'"),
         "2"
+    );
+}
+
+/// Version 3's migration undone: no time an output was settled, none of the
+/// indexes a prune reads.
+const UNDO_V3: &str = "
+    DROP INDEX fsm_outbox_settled;
+    DROP INDEX fsm_outbox_instance;
+    DROP INDEX fsm_inbox_consumed;
+    DROP INDEX fsm_instances_machine_state;
+    CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state);
+    ALTER TABLE fsm_outbox DROP COLUMN settled_at;
+    UPDATE fsm_fleet_meta SET value = '2' WHERE key = 'schema_version'";
+
+fn a_database_of_schema_version_2_is_migrated_when_opened(db: &TestDb) {
+    let mut fleet = db.open().with_max_attempts(1);
+    for id in ["done", "dead", "pending"] {
+        fleet.create(id, Job::new(Work::default())).unwrap();
+        fleet.send(id, &Event::Start(1), "start").unwrap();
+    }
+    fleet.work(&machines(), 10).unwrap();
+    for output in fleet.claim_outputs(10, Duration::from_secs(30)).unwrap() {
+        match output.instance.as_str() {
+            "done" => assert!(fleet.output_done(&output).unwrap()),
+            "dead" => assert_eq!(fleet.output_failed(&output, "no").unwrap(), Failed::Dead),
+            _ => {}
+        }
+    }
+    drop(fleet);
+    db.execute(UNDO_V3);
+    let mut fleet = db.open();
+    assert_eq!(
+        db.value("SELECT value FROM fsm_fleet_meta WHERE key = 'schema_version'"),
+        fsm_fleet::SCHEMA_VERSION.to_string()
+    );
+    // Settled before version 3: as settled when written, the nearest time
+    // the row holds; a pending output is not settled.
+    assert_eq!(
+        db.rows(
+            "SELECT instance, status, CASE WHEN settled_at = created_at THEN 'created' \
+             WHEN settled_at IS NULL THEN 'none' ELSE 'other' END FROM fsm_outbox ORDER BY instance"
+        ),
+        [
+            ["dead", "dead", "created"],
+            ["done", "done", "created"],
+            ["pending", "pending", "none"]
+        ]
+    );
+    db.execute(
+        "UPDATE fsm_outbox SET created_at = created_at - 864000000, settled_at = settled_at - 864000000",
+    );
+    let pruned = fleet.prune(&Prune::new().outputs(DAY)).unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            outputs: 1,
+            ..Pruned::default()
+        }
+    );
+    // Opened again: migrated once.
+    drop(db.open());
+}
+
+const DAY: Duration = Duration::from_secs(24 * 3600);
+
+/// Ten days, in the tables' milliseconds.
+const TEN_DAYS: i64 = 10 * 24 * 3600 * 1000;
+
+/// Set instance `id`'s times ten days back: when it last changed, when its
+/// events were consumed and its outputs settled.
+fn age(db: &TestDb, id: &str) {
+    db.execute(&format!(
+        "UPDATE fsm_instances SET updated_at = updated_at - {TEN_DAYS} WHERE id = '{id}';
+         UPDATE fsm_inbox SET consumed_at = consumed_at - {TEN_DAYS} WHERE instance = '{id}';
+         UPDATE fsm_outbox SET settled_at = settled_at - {TEN_DAYS} WHERE instance = '{id}'"
+    ));
+}
+
+/// A job sent `start` and `cancel`: `failed`, a terminal state, with two
+/// events consumed and its output `started` written.
+fn finish(fleet: &mut Fleet, id: &str) {
+    fleet.create(id, Job::new(Work::default())).unwrap();
+    fleet.send(id, &Event::Start(1), "start").unwrap();
+    fleet.send(id, &Event::Cancel, "cancel").unwrap();
+}
+
+/// Every row of the fleet, for comparing before and after: instances with
+/// their state, events with their status, outputs with theirs.
+fn everything(db: &TestDb) -> Vec<Vec<String>> {
+    let mut rows = db.rows("SELECT id, state FROM fsm_instances ORDER BY id");
+    rows.extend(db.rows("SELECT instance, dedup_key, status FROM fsm_inbox ORDER BY instance, seq"));
+    rows.extend(db.rows("SELECT key, status FROM fsm_outbox ORDER BY key"));
+    rows
+}
+
+/// A fleet with one of each thing a prune must tell apart, every time of
+/// those called old ten days back:
+/// - `old-finished`: failed (terminal), its output done: finished;
+/// - `new-finished`: the same, but now;
+/// - `old-live`: processing (not terminal), with an event taken, one
+///   rejected, one dead, one pending, and its outputs done;
+/// - `old-pending-output`: failed, its output pending;
+/// - `old-dead-output`: failed, its output dead;
+/// - `old-parked`: failed, its output done, parked;
+/// - `old-late-event`: failed, its output done, sent an event since;
+/// - `parked`: queued and parked, an event held.
+fn retention_fixture(db: &TestDb) -> Fleet {
+    let mut fleet = db.open().with_max_attempts(1);
+    for id in [
+        "old-finished",
+        "new-finished",
+        "old-pending-output",
+        "old-dead-output",
+        "old-parked",
+        "old-late-event",
+    ] {
+        finish(&mut fleet, id);
+    }
+    fleet.create("old-live", Job::new(Work::default())).unwrap();
+    fleet.send("old-live", &Event::Start(1), "start").unwrap();
+    fleet.send("old-live", &Event::Step, "step").unwrap();
+    fleet.send("old-live", &Event::Start(2), "start-again").unwrap();
+    fleet.send("old-live", &json!({"bogus": 1}), "bogus").unwrap();
+    fleet.create("parked", Job::new(Work::default())).unwrap();
+    db.execute("UPDATE fsm_instances SET error = 'parked by hand', next_wake = NULL WHERE id = 'parked'");
+    fleet.send("parked", &Event::Start(1), "held").unwrap();
+    let worked = fleet.work(&machines(), 100).unwrap();
+    assert_eq!((worked.instances, worked.events, worked.outputs), (7, 16, 8));
+    loop {
+        let claimed = fleet.claim_outputs(100, Duration::from_secs(30)).unwrap();
+        let mut settled = 0;
+        for output in &claimed {
+            match output.instance.as_str() {
+                "old-pending-output" => {}
+                "old-dead-output" => {
+                    assert_eq!(fleet.output_failed(output, "no").unwrap(), Failed::Dead);
+                    settled += 1;
+                }
+                _ => {
+                    assert!(fleet.output_done(output).unwrap());
+                    settled += 1;
+                }
+            }
+        }
+        if settled == 0 {
+            break;
+        }
+    }
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_outbox WHERE (status = 'pending') = (settled_at IS NOT NULL)"),
+        "0",
+        "done and dead outputs say when they were settled, pending ones do not"
+    );
+    for id in [
+        "old-finished",
+        "old-live",
+        "old-pending-output",
+        "old-dead-output",
+        "old-parked",
+        "old-late-event",
+        "parked",
+    ] {
+        age(db, id);
+    }
+    db.execute("UPDATE fsm_instances SET error = 'parked by hand' WHERE id = 'old-parked'");
+    fleet.send("old-live", &Event::Step, "later").unwrap();
+    fleet.send("old-late-event", &Event::Step, "late").unwrap();
+    fleet
+}
+
+fn each_prune_rule_deletes_what_it_names_and_nothing_else(db: &TestDb) {
+    let mut fleet = retention_fixture(db);
+    assert_eq!(
+        fleet.prune(&Prune::new()).unwrap(),
+        Pruned::default(),
+        "no rule, nothing deleted"
+    );
+
+    // Finished: only `old-finished`, with its events and output.
+    let pruned = fleet.prune(&Prune::new().finished(DAY, &machines())).unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            instances: 1,
+            events: 2,
+            outputs: 1,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(fleet.instance("old-finished").unwrap(), None);
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_inbox WHERE instance = 'old-finished'"),
+        "0"
+    );
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_outbox WHERE instance = 'old-finished'"),
+        "0"
+    );
+    assert!(matches!(
+        fleet.send("old-finished", &Event::Step, "after"),
+        Err(FleetError::UnknownInstance { .. })
+    ));
+    // Terminal states of another machine, or of another definition of this
+    // one, finish none of its instances.
+    let other = Machines::new().with::<sleeper::Sleeper>();
+    let other_definition = TerminalStates::new().with("Job", "0123456789abcdef", ["failed", "queued"]);
+    for terminal in [other.terminal_states(), other_definition] {
+        assert_eq!(
+            fleet
+                .prune(&Prune::new().finished(Duration::ZERO, terminal))
+                .unwrap(),
+            Pruned::default()
+        );
+    }
+
+    // Events: the old ones taken or rejected; not the dead one, the pending
+    // ones, the held one, or the recent ones.
+    let pruned = fleet.prune(&Prune::new().events(DAY)).unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            events: 11,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        db.rows("SELECT instance, dedup_key, status FROM fsm_inbox ORDER BY instance, seq"),
+        [
+            ["new-finished", "start", "done"],
+            ["new-finished", "cancel", "done"],
+            ["old-late-event", "late", "pending"],
+            ["old-live", "bogus", "dead"],
+            ["old-live", "later", "pending"],
+            ["parked", "held", "held"],
+        ]
+    );
+
+    // Outputs: the old done ones; not the pending one, the dead one, or the
+    // recent one.
+    let pruned = fleet.prune(&Prune::new().outputs(DAY)).unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            outputs: 4,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        db.rows("SELECT key, status FROM fsm_outbox ORDER BY key"),
+        [
+            ["new-finished/0/0", "done"],
+            ["old-dead-output/0/0", "dead"],
+            ["old-pending-output/0/0", "pending"],
+        ]
+    );
+
+    // Nothing finished is left: each instance keeps something, or is recent.
+    assert_eq!(
+        fleet.prune(&Prune::new().finished(DAY, &machines())).unwrap(),
+        Pruned::default()
+    );
+
+    // Dead rows, only when asked, and only the old ones; with them gone,
+    // `old-dead-output` is finished.
+    db.execute(&format!(
+        "UPDATE fsm_inbox SET consumed_at = consumed_at + {TEN_DAYS} WHERE dedup_key = 'bogus'"
+    ));
+    assert_eq!(
+        fleet.prune(&Prune::new().dead(DAY)).unwrap(),
+        Pruned {
+            dead_outputs: 1,
+            ..Pruned::default()
+        },
+        "the dead event is recent, the dead output 10 days old"
+    );
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'dead'"),
+        "1"
+    );
+    age(db, "old-live");
+    // Another dead output of `old-dead-output`, which the same prune deletes
+    // before it looks for finished instances.
+    db.execute(
+        "INSERT INTO fsm_outbox (key, instance, step, idx, output, status, next_attempt, created_at, settled_at)
+         VALUES ('old-dead-output/9/0', 'old-dead-output', 9, 0, 'started', 'dead', 0, 0, 0)",
+    );
+    let pruned = fleet
+        .prune(&Prune::new().dead(DAY).finished(DAY, &machines()))
+        .unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            dead_events: 1,
+            dead_outputs: 1,
+            instances: 1,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(fleet.instance("old-dead-output").unwrap(), None);
+
+    let left = db.rows(
+        "SELECT id, state, CASE WHEN error IS NULL THEN '' ELSE 'parked' END FROM fsm_instances ORDER BY id",
+    );
+    assert_eq!(
+        left,
+        [
+            ["new-finished", "failed", ""],
+            ["old-late-event", "failed", ""],
+            ["old-live", "processing", ""],
+            ["old-parked", "failed", "parked"],
+            ["old-pending-output", "failed", ""],
+            ["parked", "queued", "parked"],
+        ]
+    );
+    // What is left still works: the held event, once unparked, is taken.
+    assert!(fleet.unpark("parked").unwrap());
+    assert_eq!(fleet.work(&machines(), 10).unwrap().events, 3);
+}
+
+fn a_deduplication_key_is_refused_until_its_event_is_pruned(db: &TestDb) {
+    let mut fleet = db.open();
+    fleet.create("a", Job::new(Work::default())).unwrap();
+    assert_eq!(fleet.send("a", &Event::Start(1), "k").unwrap(), Sent::Accepted);
+    fleet.work(&machines(), 10).unwrap();
+    assert_eq!(fleet.send("a", &Event::Start(1), "k").unwrap(), Sent::Duplicate);
+    // Consumed now: younger than the rule's age, it is kept, and the key
+    // still refused.
+    assert_eq!(fleet.prune(&Prune::new().events(DAY)).unwrap(), Pruned::default());
+    assert_eq!(fleet.send("a", &Event::Start(1), "k").unwrap(), Sent::Duplicate);
+    age(db, "a");
+    assert_eq!(fleet.prune(&Prune::new().events(DAY)).unwrap().events, 1);
+    // Its row gone, the key is new again: the deduplication window is the
+    // rule's age.
+    assert_eq!(fleet.send("a", &Event::Start(1), "k").unwrap(), Sent::Accepted);
+    assert_eq!(inbox(db, "a"), [("k".to_owned(), "pending".to_owned())]);
+}
+
+fn pruning_a_backlog_larger_than_a_batch_takes_several_batches(db: &TestDb) {
+    let mut fleet = db.open();
+    // Eleven finished instances (one recent, amid them in id order), three
+    // rows each besides their own: more than a batch of three each.
+    for n in 0..11 {
+        finish(&mut fleet, &format!("job-{n:02}"));
+    }
+    // A terminal instance with 25 events: 24 of them refused.
+    fleet.create("busy", Job::new(Work::default())).unwrap();
+    for n in 0..25 {
+        fleet
+            .send("busy", &Event::Cancel, &format!("cancel-{n}"))
+            .unwrap();
+    }
+    fleet.create("idle", Job::new(Work::default())).unwrap();
+    fleet.work(&machines(), 100).unwrap();
+    loop {
+        let claimed = fleet.claim_outputs(100, Duration::from_secs(30)).unwrap();
+        if claimed.is_empty() {
+            break;
+        }
+        for output in &claimed {
+            assert!(fleet.output_done(output).unwrap());
+        }
+    }
+    for n in 0..11 {
+        if n != 5 {
+            age(db, &format!("job-{n:02}"));
+        }
+    }
+    age(db, "busy");
+    fleet.send("busy", &Event::Start(1), "pending").unwrap();
+
+    let rules = Prune::new().finished(DAY, &machines()).batch_size(3);
+    assert_eq!(
+        fleet.prune(&rules).unwrap(),
+        Pruned {
+            instances: 10,
+            events: 20,
+            outputs: 10,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        db.rows("SELECT id FROM fsm_instances ORDER BY id"),
+        [["busy"], ["idle"], ["job-05"]]
+    );
+    let rules = Prune::new().events(DAY).batch_size(3);
+    assert_eq!(fleet.prune(&rules).unwrap().events, 25, "8 batches of 3, then 1");
+    assert_eq!(inbox(db, "busy"), [("pending".to_owned(), "pending".to_owned())]);
+    assert_eq!(
+        db.value("SELECT COUNT(*) FROM fsm_inbox WHERE instance = 'job-05'"),
+        "2"
+    );
+}
+
+fn a_dry_run_counts_what_a_prune_deletes_and_deletes_nothing(db: &TestDb) {
+    let mut fleet = retention_fixture(db);
+    let rules = Prune::new()
+        .events(DAY)
+        .outputs(DAY)
+        .finished(DAY, &machines())
+        .dead(DAY)
+        .batch_size(2);
+    let before = everything(db);
+    let counted = fleet.prune(&rules.clone().dry_run(true)).unwrap();
+    assert_eq!(everything(db), before, "a dry run deletes nothing");
+    // `old-finished` and, its dead output gone first, `old-dead-output`;
+    // every old event taken or rejected, every old output done.
+    assert_eq!(
+        counted,
+        Pruned {
+            events: 13,
+            dead_events: 1,
+            outputs: 5,
+            dead_outputs: 1,
+            instances: 2,
+        }
+    );
+    assert_eq!(
+        fleet.prune(&rules).unwrap(),
+        counted,
+        "what the dry run counted is deleted"
+    );
+    assert_eq!(
+        fleet.prune(&rules.dry_run(true)).unwrap(),
+        Pruned::default(),
+        "nothing left to count"
+    );
+}
+
+fn an_event_left_for_a_pruned_instance_is_deleted_by_the_next_prune(db: &TestDb) {
+    let mut fleet = db.open();
+    finish(&mut fleet, "gone");
+    fleet.create("live", Job::new(Work::default())).unwrap();
+    fleet.work(&machines(), 10).unwrap();
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    assert!(fleet.output_done(&claimed[0]).unwrap());
+    age(db, "gone");
+    assert_eq!(
+        fleet
+            .prune(&Prune::new().finished(DAY, &machines()))
+            .unwrap()
+            .instances,
+        1
+    );
+    // What a send that read `gone` before the prune deleted it, and
+    // committed after, leaves on PostgreSQL: a pending event of no instance.
+    db.execute(
+        "INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
+         VALUES ('gone', 'Job', 'late', '\"Step\"', 'pending', 0)",
+    );
+    fleet.send("live", &Event::Start(1), "start").unwrap();
+    assert_eq!(
+        fleet.prune(&Prune::new().finished(DAY, &machines())).unwrap(),
+        Pruned {
+            events: 1,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        db.rows("SELECT instance, dedup_key, status FROM fsm_inbox ORDER BY seq"),
+        [["live", "start", "pending"]]
     );
 }
