@@ -20,6 +20,7 @@
 //! possibly false, and stay exact or over-approximate.
 
 use crate::model::{GuardExpr, Machine};
+use std::collections::HashMap;
 
 /// The variable of a guard or of an `in(...)` test: guards at even numbers,
 /// states at odd ones.
@@ -169,9 +170,14 @@ struct Component {
 /// A conjunction of requirements, split into independent components.
 #[derive(Default)]
 pub(crate) struct Solver {
-    /// Per variable ([`key`]): its component, if it has been mentioned.
+    /// Per guard (the variable of key `2 * g`): its component, if it has
+    /// been mentioned.
     component_of: Vec<Option<usize>>,
-    /// Per variable: its position among its component's variables.
+    /// The same for the states of `in(...)` tests (odd keys), which are few
+    /// but may have large numbers: a map, so that a solver never grows with
+    /// the machine's states.
+    states: HashMap<usize, (usize, usize)>,
+    /// Per guard: its position among its component's variables.
     position: Vec<usize>,
     components: Vec<Component>,
     /// Some component has no assignment left: nothing can hold.
@@ -244,6 +250,39 @@ impl Solver {
         }
     }
 
+    /// The component of variable `key`, if it has been mentioned.
+    fn component(&self, key: usize) -> Option<usize> {
+        if key % 2 == 1 {
+            self.states.get(&key).map(|&(c, _)| c)
+        } else {
+            self.component_of.get(key / 2).copied().flatten()
+        }
+    }
+
+    /// The position of variable `key` among its component's variables.
+    fn position_of(&self, key: usize) -> usize {
+        if key % 2 == 1 {
+            self.states[&key].1
+        } else {
+            self.position[key / 2]
+        }
+    }
+
+    /// Put variable `key` in component `c` at `position`.
+    fn place(&mut self, key: usize, c: usize, position: usize) {
+        if key % 2 == 1 {
+            self.states.insert(key, (c, position));
+            return;
+        }
+        let i = key / 2;
+        if i >= self.component_of.len() {
+            self.component_of.resize(i + 1, None);
+            self.position.resize(i + 1, 0);
+        }
+        self.component_of[i] = Some(c);
+        self.position[i] = position;
+    }
+
     /// Mark component `c` unknown.
     fn forget(&mut self, c: usize) {
         if self.components[c].table.take().is_some() {
@@ -257,20 +296,14 @@ impl Solver {
         keys(expr, &mut vars);
         let mut touched: Vec<usize> = Vec::with_capacity(vars.len());
         for g in vars {
-            let i = g;
-            if i >= self.component_of.len() {
-                self.component_of.resize(i + 1, None);
-                self.position.resize(i + 1, 0);
-            }
-            let c = match self.component_of[i] {
+            let c = match self.component(g) {
                 Some(c) => c,
                 None => {
                     self.components.push(Component {
                         vars: vec![g],
                         table: Some(vec![0b11]),
                     });
-                    self.component_of[i] = Some(self.components.len() - 1);
-                    self.position[i] = 0;
+                    self.place(g, self.components.len() - 1, 0);
                     self.components.len() - 1
                 }
             };
@@ -304,8 +337,7 @@ impl Solver {
         let a = self.components[base].vars.len();
         let b = moved.len();
         for (p, g) in moved.iter().enumerate() {
-            self.component_of[*g] = Some(base);
-            self.position[*g] = a + p;
+            self.place(*g, base, a + p);
         }
         self.components[base].vars.extend(moved);
         let combined = match (&self.components[base].table, other_table) {
@@ -335,7 +367,7 @@ impl Solver {
         }
         Some(match e {
             GuardExpr::Var(_) | GuardExpr::In(_) => {
-                let p = self.position[key(e).expect("a variable")];
+                let p = self.position_of(key(e).expect("a variable"));
                 if p < 6 {
                     vec![PATTERNS[p] & valid(k); n]
                 } else {

@@ -378,7 +378,8 @@ pub struct Machine {
     pub delays: Vec<Symbol>,
     /// Timers in declaration order.
     pub timers: Vec<Timer>,
-    /// `done` and `always` transitions in declaration order.
+    /// `done` and `always` transitions in declaration order, so ordered by
+    /// the state that declares them ([`Machine::eventless_of`]).
     pub eventless: Vec<Eventless>,
     /// The initial state among the top-level states (possibly composite:
     /// the machine starts in [`Machine::initial_leaf`]).
@@ -484,6 +485,15 @@ impl Machine {
     /// The transitions written in `state`'s own body (none are lost for terminal states).
     pub fn own_transitions(&self, state: StateId) -> &[TransitionId] {
         &self.own[state.index()]
+    }
+
+    /// The `done` and `always` transitions written in `state`'s body, in
+    /// declaration order, with their indices in [`Machine::eventless`].
+    pub fn eventless_of(&self, state: StateId) -> impl Iterator<Item = (usize, &Eventless)> {
+        debug_assert!(self.eventless.windows(2).all(|w| w[0].state <= w[1].state));
+        let first = self.eventless.partition_point(|e| e.state < state);
+        let end = self.eventless.partition_point(|e| e.state <= state);
+        (first..end).map(|i| (i, &self.eventless[i]))
     }
 
     /// The transitions of the `any` blocks.
