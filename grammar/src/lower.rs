@@ -844,7 +844,7 @@ impl<'d> Lowerer<'d> {
                         format!("top-level state `{}` is marked `final`", state.name),
                         "`final` completes the state holding it, and none does",
                         format!(
-                            "the machine ends in a terminal state: write `terminal state {}`",
+                            "did you mean `terminal`? A machine ends in a terminal state: `terminal state {}`",
                             state.name
                         ),
                     )
