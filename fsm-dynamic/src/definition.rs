@@ -5,6 +5,7 @@ use super::builder::DefinitionBuilder;
 use super::definition_error::DefinitionError;
 use super::ids::{ActionId, OutputId, StateId};
 use super::name_index::NameIndex;
+use super::engine::ConfiguredPlan;
 use super::tables::Tables;
 use fsm_grammar::interchange::ImportDiagnostic;
 use fsm_grammar::model::Machine;
@@ -33,6 +34,9 @@ pub struct Definition {
     actions: NameIndex,
     outputs: NameIndex,
     pub(crate) tables: Tables,
+    /// For a machine whose steps run over configurations (parallel states,
+    /// `final` states, `done`, `always`, `in(...)`): the plan they render.
+    pub(crate) configured: Option<Box<ConfiguredPlan>>,
     warnings: Vec<Diagnostic>,
     import_warnings: Vec<ImportDiagnostic>,
 }
@@ -107,13 +111,6 @@ impl Definition {
                 _ => return Err(DefinitionError::SeveralMachines { names: names() }),
             },
         };
-        let chosen = &checked.model.machines[index];
-        if let Some(construct) = chosen.not_yet_run() {
-            return Err(DefinitionError::NotYetRun {
-                machine: chosen.name.clone(),
-                construct,
-            });
-        }
         // The warnings inside this machine's text (all of them belong to
         // some machine, and machines do not overlap).
         let ast = checked
@@ -142,6 +139,9 @@ impl Definition {
             actions: NameIndex::new(machine.actions.iter().map(|a| a.name.as_str())),
             outputs: NameIndex::new(machine.outputs.iter().map(|o| o.name.as_str())),
             tables: Tables::new(&machine),
+            configured: machine
+                .runs_over_configurations()
+                .then(|| Box::new(ConfiguredPlan::new(&machine))),
             machine,
             warnings,
             import_warnings: Vec::new(),

@@ -38,15 +38,6 @@ pub enum DefinitionError {
         /// Every diagnostic, located by JSON path.
         diagnostics: Vec<ImportDiagnostic>,
     },
-    /// The machine uses a construct this engine does not run yet: a
-    /// parallel or final state, a `done` or `always` transition, or
-    /// `in(...)`.
-    NotYetRun {
-        /// The machine's name.
-        machine: String,
-        /// The construct, in words (`parallel state `collect``).
-        construct: String,
-    },
     /// The text defines no machine.
     NoMachine,
     /// The text defines several machines, and none was named.
@@ -115,10 +106,6 @@ impl fmt::Display for DefinitionError {
                 }
                 Ok(())
             }
-            DefinitionError::NotYetRun { machine, construct } => write!(
-                f,
-                "machine `{machine}` has a {construct}, which the dynamic engine does not run yet"
-            ),
             DefinitionError::NoMachine => f.write_str("the text defines no machine"),
             DefinitionError::SeveralMachines { names } => {
                 write!(f, "the text defines {} machines (", names.len())?;

@@ -76,11 +76,13 @@ pub(crate) fn rejected(error: &FireError) {
             state,
             action,
             definition,
+            ..
         })
         | FireError::GuardRejected(super::fire_error::GuardRejected {
             state,
             action,
             definition,
+            ..
         }) => tracing::debug!(
             target: "fsm_runtime",
             machine = definition.name(),
@@ -88,6 +90,13 @@ pub(crate) fn rejected(error: &FireError) {
             action = definition.action_name(*action),
             error = %error,
             "rejected"
+        ),
+        FireError::Runaway(e) => tracing::warn!(
+            target: "fsm_runtime",
+            machine = e.definition.name(),
+            action = e.definition.action_name(e.action),
+            error = %error,
+            "runaway"
         ),
     }
     #[cfg(not(feature = "tracing"))]

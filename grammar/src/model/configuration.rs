@@ -432,14 +432,37 @@ impl Machine {
         first: &Microstep,
         mut enabled: impl FnMut(&Configuration, Chosen) -> bool,
     ) -> Settled {
-        let mut steps: Vec<Microstep> = Vec::new();
+        let mut steps = Vec::new();
+        let mut host = |config: &Configuration, c: Chosen| enabled(config, c);
+        let stable = self.settle_with(config, memory, before, first, &mut SettleFn(&mut host, &mut steps));
+        if stable {
+            Settled::Stable(steps)
+        } else {
+            Settled::Runaway(steps)
+        }
+    }
+
+    /// [`settle`](Self::settle) for an engine: `host` answers for guards and
+    /// is told of each microstep as soon as it is taken, so that the effects
+    /// of one run before the guards of the next are asked. True when it
+    /// ended stable, false when it ran away ([`MAX_MICROSTEPS`] taken and
+    /// more enabled; the machine is where the last one left it).
+    pub fn settle_with(
+        &self,
+        config: &mut Configuration,
+        memory: &mut Memory,
+        before: &Configuration,
+        first: &Microstep,
+        host: &mut impl SettleHost,
+    ) -> bool {
+        let mut taken_steps = 0usize;
         let mut pending: Vec<StateId> = self.made_done(before, first, config);
         loop {
             let snapshot = config.clone();
             let always = self.select(
                 &snapshot,
                 |leaf| self.always_candidates(leaf),
-                |c| enabled(&snapshot, c),
+                |c| host.enabled(&snapshot, c),
             );
             let taken = if !always.is_empty() {
                 self.remove_conflicts(&snapshot, &always)
@@ -453,7 +476,7 @@ impl Machine {
                     if let Some(c) = self
                         .done_candidates(d)
                         .into_iter()
-                        .find(|&c| enabled(&snapshot, c))
+                        .find(|&c| host.enabled(&snapshot, c))
                     {
                         next = Some(c);
                         break;
@@ -461,19 +484,41 @@ impl Machine {
                 }
                 match next {
                     Some(c) => vec![c],
-                    None => return Settled::Stable(steps),
+                    None => return true,
                 }
             };
-            if steps.len() == MAX_MICROSTEPS {
-                return Settled::Runaway(steps);
+            if taken_steps == MAX_MICROSTEPS {
+                return false;
             }
             let step = self.microstep(config, &taken, memory);
             let mut more = self.made_done(&snapshot, &step, config);
             more.retain(|s| !pending.contains(s));
             pending.extend(more);
             pending.sort_by_key(|&s| (std::cmp::Reverse(self.state(s).depth), s));
-            steps.push(step);
+            taken_steps += 1;
+            host.stepped(step);
         }
+    }
+}
+
+/// What [`Machine::settle_with`] asks of the engine running it.
+pub trait SettleHost {
+    /// True when the guard of `c` holds in `config` (`in(...)` reads it).
+    fn enabled(&mut self, config: &Configuration, c: Chosen) -> bool;
+    /// `step` was just taken: run its effects, collect its outputs.
+    fn stepped(&mut self, step: Microstep);
+}
+
+/// A [`SettleHost`] of a guard closure that keeps the microsteps.
+struct SettleFn<'a, F>(&'a mut F, &'a mut Vec<Microstep>);
+
+impl<F: FnMut(&Configuration, Chosen) -> bool> SettleHost for SettleFn<'_, F> {
+    fn enabled(&mut self, config: &Configuration, c: Chosen) -> bool {
+        (self.0)(config, c)
+    }
+
+    fn stepped(&mut self, step: Microstep) {
+        self.1.push(step);
     }
 }
 

@@ -23,6 +23,15 @@ impl Machine {
         self.states.iter().any(|s| s.is_parallel())
     }
 
+    /// True when a step of this machine runs over configurations (the set
+    /// of active states, [`Machine::settle`] and the rest of
+    /// `model/configuration.rs`) rather than from one leaf to another: it
+    /// has a parallel or final state, a `done` or `always` transition, or
+    /// an `in(...)` test.
+    pub fn runs_over_configurations(&self) -> bool {
+        self.not_yet_run().is_some()
+    }
+
     /// The first construct of this machine that the engines do not run
     /// yet, in words: a parallel or final state, a `done` or `always`
     /// transition, or an `in(...)` test. `None` for every other machine.
