@@ -3,9 +3,9 @@
 
 use super::builder::DefinitionBuilder;
 use super::definition_error::DefinitionError;
+use super::engine::ConfiguredPlan;
 use super::ids::{ActionId, OutputId, StateId};
 use super::name_index::NameIndex;
-use super::engine::ConfiguredPlan;
 use super::tables::Tables;
 use fsm_grammar::interchange::ImportDiagnostic;
 use fsm_grammar::model::Machine;

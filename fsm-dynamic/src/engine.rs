@@ -570,6 +570,7 @@ impl<C> Engine<C> {
                     declared_in: first.declared_in,
                     timer: first.index as usize,
                     due,
+                    leaves: None,
                     definition,
                 }));
                 continue;

@@ -143,7 +143,8 @@ impl fmt::Display for Runaway {
 impl fmt::Debug for Runaway {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let definition = &self.definition;
-        let names = |ids: &[StateId]| -> Vec<&str> { ids.iter().map(|&s| definition.state_name(s)).collect() };
+        let names =
+            |ids: &[StateId]| -> Vec<&str> { ids.iter().map(|&s| definition.state_name(s)).collect() };
         f.debug_struct("Runaway")
             .field("machine", &definition.name())
             .field("action", &definition.action_name(self.action))
@@ -241,7 +242,9 @@ impl InvalidTransition {
     /// The active leaves, in document order: `[state]` for a machine whose
     /// state is one leaf.
     pub fn leaves(&self) -> &[StateId] {
-        self.leaves.as_deref().unwrap_or(std::slice::from_ref(&self.state))
+        self.leaves
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.state))
     }
 
     /// True when the state is terminal (and [`valid`](Self::valid) therefore
@@ -319,7 +322,9 @@ impl GuardRejected {
     /// The active leaves, in document order: `[state]` for a machine whose
     /// state is one leaf.
     pub fn leaves(&self) -> &[StateId] {
-        self.leaves.as_deref().unwrap_or(std::slice::from_ref(&self.state))
+        self.leaves
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.state))
     }
 
     /// The definition the ids belong to.
@@ -378,11 +383,7 @@ impl fmt::Display for GuardRejected {
     /// `` action `review` rejected in state `running`: guard `ok` was false (-> done) ``.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let definition = &self.definition;
-        write!(
-            f,
-            "action `{}` rejected in ",
-            definition.action_name(self.action),
-        )?;
+        write!(f, "action `{}` rejected in ", definition.action_name(self.action),)?;
         write_where(f, definition, self.state, self.leaves.as_deref())?;
         f.write_str(": ")?;
         for (i, candidate) in self.candidates().enumerate() {

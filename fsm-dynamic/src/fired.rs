@@ -63,6 +63,8 @@ pub(crate) struct Trail {
     pub(crate) from: Box<[StateId]>,
     pub(crate) to: Box<[StateId]>,
     pub(crate) taken: Box<[Taken]>,
+    /// How many effect calls ran.
+    pub(crate) effects: usize,
 }
 
 /// What kind of transition was taken.
@@ -137,6 +139,13 @@ macro_rules! configuration_accessors {
         pub fn taken(&self) -> &[Taken] {
             self.trail.as_ref().map_or(&[], |t| &t.taken)
         }
+
+        /// How many effect calls ran (hooks' and transitions', every
+        /// microstep's), for a machine whose steps run over configurations;
+        /// `None` for the others.
+        pub fn effect_count(&self) -> Option<usize> {
+            self.trail.as_ref().map(|t| t.effects)
+        }
     };
 }
 
@@ -174,6 +183,18 @@ impl<'e> Fired<'e> {
 /// [`Fired`](fsm_runtime::Fired).
 impl fmt::Display for Fired<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.from_leaves().len() > 1 || self.to_leaves().len() > 1 {
+            let definition = self.definition;
+            write_names(f, self.from_leaves().iter().map(|&s| definition.state_name(s)))?;
+            write!(f, " --{}--> ", self.action_name())?;
+            write_names(f, self.to_leaves().iter().map(|&s| definition.state_name(s)))?;
+            if !self.outputs.is_empty() {
+                f.write_str(" (emit ")?;
+                write_names(f, self.output_names())?;
+                f.write_str(")")?;
+            }
+            return Ok(());
+        }
         write!(
             f,
             "`{}` --{}--> `{}`",

@@ -59,7 +59,10 @@ fn both_researchers_then_synthesis_in_the_same_fire() {
     assert!(engine.is_in("collect") && engine.is_in("researcher_b") && !engine.is_in("a_done"));
     assert_eq!(fire(&engine, "a_written"), ["mark_a"]);
     let fired = engine.fire("b_written", &Value::Null).unwrap();
-    assert_eq!(fired.output_names().collect::<Vec<_>>(), ["mark_b", "spawn_synthesizer"]);
+    assert_eq!(
+        fired.output_names().collect::<Vec<_>>(),
+        ["mark_b", "spawn_synthesizer"]
+    );
     let definition = engine.definition();
     let names = |ids: &[fsm_dynamic::StateId]| -> Vec<&str> {
         ids.iter().map(|&s| definition.state_name(s)).collect()
@@ -101,7 +104,9 @@ fn an_action_of_one_region_leaves_the_other_and_errors_name_every_leaf() {
         error.to_string(),
         "action `s_written` is not valid in states `a_running`, `b_done`; valid actions: `cancel`, `a_written`, `a_failed`"
     );
-    let FireError::InvalidTransition(e) = error else { panic!() };
+    let FireError::InvalidTransition(e) = error else {
+        panic!()
+    };
     assert_eq!(e.leaves().len(), 2);
     assert_eq!(leaves(&engine), ["a_running", "b_done"]);
     assert_eq!(fire(&engine, "cancel"), Vec::<String>::new());
@@ -117,10 +122,7 @@ fn regions_take_one_action_together() {
          state b { initial state b1 { on x -> b2 emit bx; } state b2 { on stop [g] priority 1 -> b1; } } } }",
     )
     .unwrap();
-    let engine = Engine::builder(definition)
-        .guard("g", |_| true)
-        .build()
-        .unwrap();
+    let engine = Engine::builder(definition).guard("g", |_| true).build().unwrap();
     fire(&engine, "go");
     // Exits, then every transition's own outputs in the order chosen, then entries.
     assert_eq!(fire(&engine, "x"), ["ax", "bx", "in_a2"]);
@@ -221,7 +223,9 @@ fn a_guarded_cycle_stops_at_the_bound_and_says_where() {
         .build()
         .unwrap();
     let error = engine.fire("go", &Value::Null).unwrap_err();
-    let FireError::Runaway(runaway) = &error else { panic!("{error:?}") };
+    let FireError::Runaway(runaway) = &error else {
+        panic!("{error:?}")
+    };
     assert_eq!(runaway.outputs().len(), 500);
     assert_eq!(
         error.to_string(),
@@ -250,7 +254,10 @@ fn timers_of_every_region_are_armed_and_fire_in_deadline_order() {
         .unwrap();
     fire(&engine, "go");
     let start = clock.now();
-    assert_eq!(engine.next_deadline(), Some(fsm_runtime::__private::deadline(start, Duration::from_secs(10))));
+    assert_eq!(
+        engine.next_deadline(),
+        Some(fsm_runtime::__private::deadline(start, Duration::from_secs(10)))
+    );
     clock.advance(Duration::from_secs(30));
     let fired: Vec<Vec<String>> = engine
         .fire_due()
@@ -259,7 +266,10 @@ fn timers_of_every_region_are_armed_and_fire_in_deadline_order() {
         .collect();
     assert_eq!(fired, [["b_timeout"], ["a_timeout"]]);
     assert_eq!(leaves(&engine), ["a2", "b2"]);
-    assert_eq!(engine.next_deadline(), Some(fsm_runtime::__private::deadline(start, Duration::from_secs(60))));
+    assert_eq!(
+        engine.next_deadline(),
+        Some(fsm_runtime::__private::deadline(start, Duration::from_secs(60)))
+    );
     clock.advance(Duration::from_secs(30));
     assert_eq!(engine.fire_due().len(), 1);
     assert_eq!(leaves(&engine), ["late"]);

@@ -12,7 +12,9 @@ pub(crate) mod testing;
 pub use crate::ast::{EventlessKind, HistoryKind};
 use crate::diagnostic::Code;
 use crate::span::Span;
-pub use configuration::{Chosen, Configuration, Domain, Memory, Microstep, SettleHost, Settled, MAX_MICROSTEPS};
+pub use configuration::{
+    Chosen, Configuration, Domain, Memory, Microstep, SettleHost, Settled, MAX_MICROSTEPS,
+};
 pub use hierarchy::{HistoryMemory, Path};
 use std::fmt::Write as _;
 

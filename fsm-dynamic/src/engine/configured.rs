@@ -151,6 +151,8 @@ struct Run<'a, C> {
     armed: &'a mut [Option<Timestamp>],
     outputs: Vec<OutputId>,
     taken: Vec<Taken>,
+    /// How many effects ran.
+    effects: usize,
     /// The time armed timers count from, read once when first needed.
     now: Option<Timestamp>,
     /// True when some step exited or entered a state.
@@ -161,8 +163,11 @@ impl<C> Run<'_, C> {
     /// Run `step`'s effects, collect its outputs and keep its timers.
     fn apply(&mut self, step: &Microstep, by_action: bool, payload: &Value) {
         let rendered = self.plan.microstep(self.m, step, by_action);
-        self.engine.run_configured_effects(self.context, &rendered.effects, payload);
-        self.outputs.extend(rendered.outputs.iter().map(|&o| OutputId::from_index(o.index())));
+        self.engine
+            .run_configured_effects(self.context, &rendered.effects, payload);
+        self.effects += rendered.effects.len();
+        self.outputs
+            .extend(rendered.outputs.iter().map(|&o| OutputId::from_index(o.index())));
         self.taken.extend(step.taken.iter().map(|&c| taken(self.m, c)));
         self.moved |= !step.exits.is_empty() || !step.entries.is_empty();
         for g in rendered.disarm {
@@ -184,10 +189,9 @@ impl<C> Run<'_, C> {
     fn holds(&self, config: &Configuration, c: Chosen, payload: &Value) -> bool {
         let guards = &self.engine.bound.guards;
         guard_of(self.m, c).is_none_or(|expr| {
-            expr.eval(
-                &mut |g| (guards[g.index()])(self.context, payload),
-                &mut |s| config.contains(&s),
-            )
+            expr.eval(&mut |g| (guards[g.index()])(self.context, payload), &mut |s| {
+                config.contains(&s)
+            })
         })
     }
 }
@@ -223,7 +227,12 @@ impl<C> Engine<C> {
     /// The candidates `action` has in `leaf`, in trial order.
     fn action_candidates(plan: &Plan, leaf: model::StateId, action: ActionId) -> Vec<Chosen> {
         plan.row(leaf, model::ActionId::from_index(action.index()))
-            .map(|row| row.candidates.iter().map(|c| Chosen::Action(c.transition)).collect())
+            .map(|row| {
+                row.candidates
+                    .iter()
+                    .map(|c| Chosen::Action(c.transition))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -252,7 +261,9 @@ impl<C> Engine<C> {
             |c| {
                 guard_of(m, c).is_none_or(|expr| {
                     expr.eval(
-                        &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload)),
+                        &mut |g| {
+                            *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload))
+                        },
                         &mut |s| config.contains(&s),
                     )
                 })
@@ -294,19 +305,25 @@ impl<C> Engine<C> {
             armed: &mut armed,
             outputs: Vec::new(),
             taken: Vec::new(),
+            effects: 0,
             now: None,
             moved: false,
         };
         run.apply(&first, true, payload);
         let stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
         let Run {
-            outputs, taken, moved, ..
+            outputs,
+            taken,
+            moved,
+            effects,
+            ..
         } = run;
         let (from, to) = (summary(m, &before), summary(m, &config));
         let trail = Trail {
             from: leaves(m, &before),
             to: leaves(m, &config),
             taken: taken.into(),
+            effects,
         };
         current.record(
             self.configuration_name(&trail.from),
@@ -393,14 +410,22 @@ impl<C> Engine<C> {
         let now = {
             let current = &*guard;
             let config = &current.configured.as_ref().expect("a configured engine").config;
-            if !active_groups(plan, m, config).iter().any(|&g| current.armed[g].is_some()) {
+            if !active_groups(plan, m, config)
+                .iter()
+                .any(|&g| current.armed[g].is_some())
+            {
                 return fired;
             }
             self.clock.now()
         };
         loop {
             let current = &mut *guard;
-            let before = current.configured.as_ref().expect("a configured engine").config.clone();
+            let before = current
+                .configured
+                .as_ref()
+                .expect("a configured engine")
+                .config
+                .clone();
             let due = active_groups(plan, m, &before)
                 .into_iter()
                 .enumerate()
@@ -418,10 +443,9 @@ impl<C> Engine<C> {
             let guards = &self.bound.guards;
             let chosen = timers.iter().find(|&&(t, _)| {
                 guard_of(m, Chosen::Timer(t)).is_none_or(|expr| {
-                    expr.eval(
-                        &mut |g| (guards[g.index()])(context, &NULL),
-                        &mut |s| before.contains(&s),
-                    )
+                    expr.eval(&mut |g| (guards[g.index()])(context, &NULL), &mut |s| {
+                        before.contains(&s)
+                    })
                 })
             });
             let Some(&(timer, index)) = chosen else {
@@ -430,6 +454,7 @@ impl<C> Engine<C> {
                     declared_in,
                     timer: timers[0].1 as usize,
                     due,
+                    leaves: Some(leaves(m, &before).into()),
                     definition,
                 }));
                 continue;
@@ -447,6 +472,7 @@ impl<C> Engine<C> {
                 armed: &mut armed,
                 outputs: Vec::new(),
                 taken: Vec::new(),
+                effects: 0,
                 now: Some(now),
                 moved: false,
             };
@@ -455,13 +481,18 @@ impl<C> Engine<C> {
             // step and those before the bound stay taken, as for an action.
             let _stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
             let Run {
-                outputs, taken, moved, ..
+                outputs,
+                taken,
+                moved,
+                effects,
+                ..
             } = run;
             let to = summary(m, &config);
             let trail = Trail {
                 from: leaves(m, &before),
                 to: leaves(m, &config),
                 taken: taken.into(),
+                effects,
             };
             current.record(
                 self.configuration_name(&trail.from),

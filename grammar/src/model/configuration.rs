@@ -434,7 +434,13 @@ impl Machine {
     ) -> Settled {
         let mut steps = Vec::new();
         let mut host = |config: &Configuration, c: Chosen| enabled(config, c);
-        let stable = self.settle_with(config, memory, before, first, &mut SettleFn(&mut host, &mut steps));
+        let stable = self.settle_with(
+            config,
+            memory,
+            before,
+            first,
+            &mut SettleFn(&mut host, &mut steps),
+        );
         if stable {
             Settled::Stable(steps)
         } else {
