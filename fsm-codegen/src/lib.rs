@@ -100,7 +100,8 @@ pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) 
         .or_else(|| {
             machine.not_yet_run().map(|construct| {
                 format!(
-                    "machine `{}` has a {construct}, which code generation does not support yet",
+                    "machine `{}` has a {construct}, which code generation does not support yet; \
+                     the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",
                     machine.name
                 )
             })

@@ -9,7 +9,9 @@ use fsm_grammar::model::GuardExpr;
 #[derive(Clone, Copy, Debug)]
 enum Node {
     Guard(GuardId),
-    /// An `in(...)` test, which this engine does not run yet: false.
+    /// An `in(...)` test: false here. These conditions serve machines whose
+    /// steps run from one leaf; a machine with `in(...)` runs over
+    /// configurations, which evaluate the model's expressions.
     Never,
     Not(u32),
     And(u32, u32),
@@ -31,9 +33,8 @@ impl Conditions {
     pub(crate) fn add(&mut self, expr: &GuardExpr) -> ConditionId {
         let node = match expr {
             GuardExpr::Var(guard) => Node::Guard(GuardId::from_index(guard.index())),
-            // A definition with `in(...)` is refused when it is loaded
-            // (`Machine::not_yet_run`); one built with `from_machine` reads
-            // it as false.
+            // Never asked: a machine with `in(...)` runs over configurations
+            // (`Machine::runs_over_configurations`).
             GuardExpr::In(_) => Node::Never,
             GuardExpr::Not(inner) => Node::Not(self.add(inner).0),
             GuardExpr::And(left, right) => Node::And(self.add(left).0, self.add(right).0),

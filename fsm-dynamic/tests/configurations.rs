@@ -42,7 +42,9 @@ fn the_dynamic_engine_agrees_with_the_reference_on_random_parallel_machines() {
         let engine = builder.build().expect("every guard bound");
         let mut reference = Reference::new(m);
         let names = |ids: Vec<fsm_dynamic::StateId>| -> Vec<String> {
-            ids.into_iter().map(|s| definition.state_name(s).to_owned()).collect()
+            ids.into_iter()
+                .map(|s| definition.state_name(s).to_owned())
+                .collect()
         };
         let reference_leaves = |r: &Reference<'_>| -> Vec<String> {
             r.config
@@ -51,7 +53,11 @@ fn the_dynamic_engine_agrees_with_the_reference_on_random_parallel_machines() {
                 .map(|&s| m.state(s).name.clone())
                 .collect()
         };
-        assert_eq!(names(engine.configuration()), reference_leaves(&reference), "{text}");
+        assert_eq!(
+            names(engine.configuration()),
+            reference_leaves(&reference),
+            "{text}"
+        );
         let mut rng = Rng(seed | 1);
         let mut trail = String::new();
         for _ in 0..30 {
@@ -65,17 +71,28 @@ fn the_dynamic_engine_agrees_with_the_reference_on_random_parallel_machines() {
                 Err(FireError::Runaway(_)) => Err(()),
                 Err(e) => panic!("{e}"),
             };
-            let _ = writeln!(trail, "fire {} with {drawn:?}: {expected:?}", m.actions[action].name);
+            let _ = writeln!(
+                trail,
+                "fire {} with {drawn:?}: {expected:?}",
+                m.actions[action].name
+            );
             assert_eq!(got, expected, "{text}\n{trail}");
             if expected.is_err() {
                 break;
             }
-            assert_eq!(names(engine.configuration()), reference_leaves(&reference), "{text}\n{trail}");
+            assert_eq!(
+                names(engine.configuration()),
+                reference_leaves(&reference),
+                "{text}\n{trail}"
+            );
             steps += 1;
         }
     }
     eprintln!("{machines} machines ({parallel} with parallel states) from {seed} seeds, {steps} steps");
-    assert!(parallel > 100, "only {parallel} of {machines} machines have parallel states");
+    assert!(
+        parallel > 100,
+        "only {parallel} of {machines} machines have parallel states"
+    );
     assert!(steps > 3000, "only {steps} steps");
 }
 

@@ -32,12 +32,13 @@ impl Machine {
         self.not_yet_run().is_some()
     }
 
-    /// The first construct of this machine that the engines do not run
-    /// yet, in words: a parallel or final state, a `done` or `always`
-    /// transition, or an `in(...)` test. `None` for every other machine.
+    /// The first construct of this machine that code generation does not
+    /// generate yet, in words: a parallel or final state, a `done` or
+    /// `always` transition, or an `in(...)` test. `None` for every other
+    /// machine.
     ///
-    /// Code generation and the dynamic engine refuse a machine for which
-    /// this is `Some`, naming it, rather than run it wrongly.
+    /// Code generation refuses a machine for which this is `Some`, naming
+    /// it, rather than run it wrongly; the dynamic engine runs it.
     pub fn not_yet_run(&self) -> Option<String> {
         if let Some(s) = self.states.iter().find(|s| s.is_parallel()) {
             return Some(format!("parallel state `{}`", s.name));

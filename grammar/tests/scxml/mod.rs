@@ -687,4 +687,3 @@ impl<'m> Reference<'m> {
         Err(())
     }
 }
-
