@@ -6,6 +6,7 @@
 mod configuration;
 mod hierarchy;
 mod regions;
+mod restore;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -16,6 +17,7 @@ pub use configuration::{
     Chosen, Configuration, Domain, Memory, Microstep, SettleHost, Settled, MAX_MICROSTEPS,
 };
 pub use hierarchy::{HistoryMemory, Path};
+pub use restore::ConfigurationError;
 use std::fmt::Write as _;
 
 macro_rules! ids {
