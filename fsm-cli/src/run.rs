@@ -630,6 +630,7 @@ impl Session {
                             due: fired.due.to_string(),
                             after: fired.delay_text(),
                             declared_in: fired.declared_in_name(),
+                            ran_away: fired.ran_away(),
                         };
                         self.out.timer_fired(&step, fired);
                     }
@@ -747,6 +748,10 @@ struct TimerStep<'a> {
     due: String,
     after: String,
     declared_in: &'a str,
+    /// Present, and true, when the `always` and `done` steps after the
+    /// timer's did not settle within the bound.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ran_away: bool,
 }
 
 /// A fire that was refused.

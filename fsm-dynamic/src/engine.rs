@@ -3,7 +3,7 @@
 
 mod configured;
 
-pub(crate) use configured::ConfiguredPlan;
+pub(crate) use configured::{summary, ConfiguredPlan};
 
 use super::bind_error::BindError;
 use super::definition::Definition;
@@ -655,10 +655,30 @@ impl<C> Engine<C> {
     {
         let current = self.lock();
         let definition = &*self.definition;
-        let mut snapshot = definition.snapshot_in(current.state);
+        let mut snapshot = match definition.configured.is_some() {
+            true => self.configured_snapshot(&current),
+            false => self.leaf_snapshot(&current),
+        };
         if definition.has_context() {
             snapshot = snapshot.with_context_of(&current.context)?;
         }
+        if let Some(history) = &current.history {
+            snapshot = snapshot.with_history(history);
+        }
+        if let Some(outbox) = &current.outbox {
+            snapshot = snapshot.with_pending(outbox.iter().map(|p| Pending {
+                key: p.key,
+                output: definition.output_name(p.output).to_owned(),
+            }));
+        }
+        Ok(snapshot)
+    }
+
+    /// The snapshot of a machine whose state is one leaf: the leaf, its
+    /// armed timers and the history memory.
+    fn leaf_snapshot(&self, current: &Current<C>) -> Snapshot {
+        let definition = &*self.definition;
+        let mut snapshot = definition.snapshot_in(current.state);
         let tables = &definition.tables;
         let slots = tables.armed_slots(current.state);
         if slots
@@ -680,16 +700,7 @@ impl<C> Engine<C> {
                     },
                 ));
         }
-        if let Some(history) = &current.history {
-            snapshot = snapshot.with_history(history);
-        }
-        if let Some(outbox) = &current.outbox {
-            snapshot = snapshot.with_pending(outbox.iter().map(|p| Pending {
-                key: p.key,
-                output: definition.output_name(p.output).to_owned(),
-            }));
-        }
-        Ok(snapshot)
+        snapshot
     }
 
     /// [`try_snapshot`](Self::try_snapshot), for a context that always
@@ -750,33 +761,26 @@ impl<C> Engine<C> {
         C: serde::de::DeserializeOwned,
     {
         let definition = &*self.definition;
-        let state = definition.state_of(snapshot, policy)?;
-        let context = if definition.has_context() {
-            Some(snapshot.context_as::<C>()?)
-        } else {
-            None
+        let context = |definition: &Definition| match definition.has_context() {
+            true => snapshot.context_as::<C>().map(Some),
+            false => Ok(None),
         };
-        let tables = &definition.tables;
-        let slots = tables.armed_slots(state);
-        // Per group of the leaf (in `leaf_groups` order): its deadline.
-        let mut armed: Vec<(u32, Timestamp)> = Vec::new();
-        for timer in snapshot.checked_timers()? {
-            let slot = slots.iter().find(|slot| {
-                definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
-            });
-            let Some(slot) = slot else {
-                // The named state's timers can be armed when it is the
-                // current leaf or holds it.
-                let named = definition.state_id(timer.state());
-                let armable = named.filter(|&s| s == state || definition.ancestors(state).contains(&s));
-                return Err(snapshot.unknown_timer(timer, armable.map(|s| tables.timer_count(s))));
-            };
-            match armed.iter_mut().find(|(group, _)| *group == slot.group) {
-                Some((_, due)) => *due = (*due).min(timer.due()),
-                None => armed.push((slot.group, timer.due())),
+        let (state, configured, context, armed, memory) = match definition.configured.is_some() {
+            true => {
+                definition.check_identity(snapshot, policy)?;
+                let (configured, armed) = self.configured_restore(snapshot)?;
+                let context = context(definition)?;
+                let state = configured::summary(definition.machine(), &configured.config);
+                let armed = armed.into_iter().map(|(g, due)| (g as u32, due)).collect();
+                (state, Some(Box::new(configured)), context, armed, Vec::new())
             }
-        }
-        let memory = definition.memory_of(snapshot)?;
+            false => {
+                let state = definition.state_of(snapshot, policy)?;
+                let context = context(definition)?;
+                let (armed, memory) = self.leaf_restore(snapshot, state)?;
+                (state, None, context, armed, memory)
+            }
+        };
         let outbox: Option<Vec<Pending<OutputId>>> = snapshot
             .checked_pending(|name| definition.output_id(name).is_some())?
             .map(|pending| {
@@ -815,7 +819,40 @@ impl<C> Engine<C> {
             current.armed[group as usize] = Some(due);
         }
         current.memory = memory;
+        current.configured = configured;
         Ok(state)
+    }
+
+    /// The armed timers (group, deadline) and history memory of `snapshot`
+    /// for a machine whose state is one leaf, `state`.
+    #[allow(clippy::type_complexity)]
+    fn leaf_restore(
+        &self,
+        snapshot: &Snapshot,
+        state: StateId,
+    ) -> Result<(Vec<(u32, Timestamp)>, Vec<Option<StateId>>), RestoreError> {
+        let definition = &*self.definition;
+        let tables = &definition.tables;
+        let slots = tables.armed_slots(state);
+        // Per group of the leaf (in `leaf_groups` order): its deadline.
+        let mut armed: Vec<(u32, Timestamp)> = Vec::new();
+        for timer in snapshot.checked_timers()? {
+            let slot = slots.iter().find(|slot| {
+                definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
+            });
+            let Some(slot) = slot else {
+                // The named state's timers can be armed when it is the
+                // current leaf or holds it.
+                let named = definition.state_id(timer.state());
+                let armable = named.filter(|&s| s == state || definition.ancestors(state).contains(&s));
+                return Err(snapshot.unknown_timer(timer, armable.map(|s| tables.timer_count(s))));
+            };
+            match armed.iter_mut().find(|(group, _)| *group == slot.group) {
+                Some((_, due)) => *due = (*due).min(timer.due()),
+                None => armed.push((slot.group, timer.due())),
+            }
+        }
+        Ok((armed, definition.memory_of(snapshot)?))
     }
 
     /// Run `effects` on `context` in order.

@@ -65,6 +65,9 @@ pub(crate) struct Trail {
     pub(crate) taken: Box<[Taken]>,
     /// How many effect calls ran.
     pub(crate) effects: usize,
+    /// True when the `always` and `done` steps did not settle within
+    /// `MAX_MICROSTEPS`.
+    pub(crate) ran_away: bool,
 }
 
 /// What kind of transition was taken.
@@ -145,6 +148,16 @@ macro_rules! configuration_accessors {
         /// `None` for the others.
         pub fn effect_count(&self) -> Option<usize> {
             self.trail.as_ref().map(|t| t.effects)
+        }
+
+        /// True when the `always` and `done` transitions after the step were
+        /// still enabled after [`MAX_MICROSTEPS`](fsm_grammar::model::MAX_MICROSTEPS)
+        /// microsteps, a guarded cycle whose guards kept holding: the machine
+        /// stopped where the last one left it. For a `fire`, this is
+        /// [`FireError::Runaway`](crate::FireError::Runaway) instead; a timer's
+        /// step is reported here, beside the others `fire_due` took.
+        pub fn ran_away(&self) -> bool {
+            self.trail.as_ref().is_some_and(|t| t.ran_away)
         }
     };
 }
@@ -318,11 +331,14 @@ impl<'e> FiredTimer<'e> {
 /// `` `talking` --after 2h of `connected`--> `idle` ``.
 impl fmt::Display for FiredTimer<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` --after {}", self.from_name(), self.delay_text())?;
-        if self.declared_in != self.from {
+        let definition = self.definition;
+        write_names(f, self.from_leaves().iter().map(|&s| definition.state_name(s)))?;
+        write!(f, " --after {}", self.delay_text())?;
+        if self.from_leaves() != [self.declared_in] {
             write!(f, " of `{}`", self.declared_in_name())?;
         }
-        write!(f, "--> `{}`", self.to_name())?;
+        f.write_str("--> ")?;
+        write_names(f, self.to_leaves().iter().map(|&s| definition.state_name(s)))?;
         if !self.outputs.is_empty() {
             f.write_str(" (emit ")?;
             write_names(f, self.output_names())?;

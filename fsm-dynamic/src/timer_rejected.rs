@@ -91,8 +91,11 @@ impl<'e> TimerRejected<'e> {
 impl fmt::Display for TimerRejected<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "timer {} of `{}`", self.timer, self.declared_in_name())?;
-        if self.declared_in != self.state {
-            write!(f, " (in `{}`)", self.state_name())?;
+        if self.leaves() != [self.declared_in] {
+            f.write_str(" (in ")?;
+            let definition = self.definition;
+            fsm_runtime::__private::write_names(f, self.leaves().iter().map(|&s| definition.state_name(s)))?;
+            f.write_str(")")?;
         }
         write!(f, " came due at {} and no guard of its group held", self.due)
     }

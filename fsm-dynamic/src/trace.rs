@@ -37,6 +37,16 @@ pub(crate) fn fired_timer(fired: &FiredTimer<'_>) {
         outputs = fired.outputs.len(),
         "timer"
     );
+    #[cfg(feature = "tracing")]
+    if fired.ran_away() {
+        tracing::warn!(
+            target: "fsm_runtime",
+            machine = fired.definition().name(),
+            timer = %fired.delay_text(),
+            declared_in = fired.declared_in_name(),
+            "runaway: the always and done transitions after the timer did not settle"
+        );
+    }
     #[cfg(not(feature = "tracing"))]
     let _ = fired;
 }

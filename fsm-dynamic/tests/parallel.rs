@@ -274,3 +274,76 @@ fn timers_of_every_region_are_armed_and_fire_in_deadline_order() {
     assert_eq!(engine.fire_due().len(), 1);
     assert_eq!(leaves(&engine), ["late"]);
 }
+
+#[test]
+fn a_snapshot_names_every_leaf_and_restores_them_with_timers_and_memory() {
+    let text = "machine M { initial state idle { on go -> p.deep_history; } \
+         parallel state p { on out -> idle; after 1m -> idle; \
+         state a { initial state a1 { on x -> a2; } state a2 { after 30s -> a1; } } \
+         state b { initial state b1 { on y -> b2; } state b2; } } }";
+    let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
+    let definition = Arc::new(Definition::from_fsm(text).unwrap());
+    let build = || {
+        Engine::builder(Arc::clone(&definition))
+            .clock(clock.clone())
+            .build()
+            .unwrap()
+    };
+    let engine = build();
+    for action in ["go", "x", "y", "out", "go"] {
+        fire(&engine, action);
+    }
+    let snapshot = engine.snapshot();
+    let json = serde_json::to_value(&snapshot).unwrap();
+    assert_eq!(json["configuration"], json!(["a2", "b2"]));
+    assert_eq!(json.get("current_state"), None);
+    assert_eq!(json["last_active"], json!({"p": ["a2", "b2"]}));
+    let timers: Vec<(&str, u64)> = json["timers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["state"].as_str().unwrap(), t["timer"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(timers, [("a2", 0), ("p", 0)]);
+
+    // Back from JSON, in another engine: the same leaves, timers and memory.
+    let read: fsm_runtime::Snapshot = serde_json::from_value(json.clone()).unwrap();
+    let restored = build();
+    restored.restore(&read).unwrap();
+    assert_eq!(leaves(&restored), ["a2", "b2"]);
+    assert_eq!(restored.snapshot(), snapshot);
+    clock.advance(Duration::from_secs(30));
+    assert_eq!(restored.fire_due().len(), 1);
+    assert_eq!(leaves(&restored), ["a1", "b2"]);
+    fire(&restored, "out");
+    fire(&restored, "go");
+    assert_eq!(leaves(&restored), ["a1", "b2"], "the deep history, updated");
+
+    // What is not a configuration is refused, naming what is wrong.
+    let refused = |configuration: Value| {
+        let mut json = json.clone();
+        json["configuration"] = configuration;
+        json.as_object_mut().unwrap().remove("timers");
+        let read: fsm_runtime::Snapshot = serde_json::from_value(json).unwrap();
+        build().restore(&read).unwrap_err().to_string()
+    };
+    assert!(
+        refused(json!(["a1", "a2", "b1"])).contains("`a1` and `a2`"),
+        "{}",
+        refused(json!(["a1", "a2", "b1"]))
+    );
+    assert!(
+        refused(json!(["a1"])).contains("`b`"),
+        "{}",
+        refused(json!(["a1"]))
+    );
+    assert!(
+        refused(json!(["idle", "a1"])).contains("`idle`"),
+        "{}",
+        refused(json!(["idle", "a1"]))
+    );
+    let both: Result<fsm_runtime::Snapshot, _> = serde_json::from_value(json!({
+        "type": "fsm", "machine": "M", "fingerprint": "0", "current_state": "idle", "configuration": ["idle"]
+    }));
+    assert!(both.unwrap_err().to_string().contains("not both"));
+}

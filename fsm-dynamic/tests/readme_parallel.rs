@@ -36,9 +36,8 @@ fn readme_parallel_states() -> Result<(), Box<dyn std::error::Error>> {
         "#,
     )?;
     let engine = Engine::new(definition)?;
-    let names = |fired: &fsm_dynamic::Fired<'_>| -> Vec<String> {
-        fired.output_names().map(str::to_owned).collect()
-    };
+    let names =
+        |fired: &fsm_dynamic::Fired<'_>| -> Vec<String> { fired.output_names().map(str::to_owned).collect() };
 
     engine.fire("start", &Value::Null)?;
     // One leaf per region is active.

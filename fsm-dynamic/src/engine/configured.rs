@@ -19,7 +19,7 @@ use crate::trace;
 use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory, Microstep, SettleHost};
 use fsm_grammar::plan::{EffectCall, Plan};
 use fsm_runtime::__private::deadline;
-use fsm_runtime::Timestamp;
+use fsm_runtime::{ArmedTimer, RestoreError, Snapshot, Timestamp};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -324,6 +324,7 @@ impl<C> Engine<C> {
             to: leaves(m, &config),
             taken: taken.into(),
             effects,
+            ran_away: !stable,
         };
         current.record(
             self.configuration_name(&trail.from),
@@ -478,8 +479,9 @@ impl<C> Engine<C> {
             };
             run.apply(&first, false, &NULL);
             // A guarded cycle past the bound stops the chain; the timer's
-            // step and those before the bound stay taken, as for an action.
-            let _stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
+            // step and those before the bound stay taken, as for an action,
+            // and `FiredTimer::ran_away` says so.
+            let stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
             let Run {
                 outputs,
                 taken,
@@ -493,6 +495,7 @@ impl<C> Engine<C> {
                 to: leaves(m, &config),
                 taken: taken.into(),
                 effects,
+                ran_away: !stable,
             };
             current.record(
                 self.configuration_name(&trail.from),
@@ -545,20 +548,18 @@ impl<C> Engine<C> {
         }
     }
 
-    /// The timers to arm when the engine starts: every group of every
-    /// state of the initial configuration.
+    /// The initial configuration, and the timer groups to arm when the
+    /// engine starts: every group of every state of it, in entry order.
     pub(super) fn initial_configured(definition: &Definition) -> (Configured, Vec<usize>) {
         let configured = definition
             .configured
             .as_deref()
             .expect("only called for definitions that run over configurations");
-        let m = definition.machine();
         let config = configured.initial.clone();
         let groups = config
             .iter()
             .flat_map(|s| configured.plan.state_timer_groups[s.index()].clone())
             .collect();
-        let _ = m;
         (
             Configured {
                 config,
@@ -574,5 +575,137 @@ impl<C> Engine<C> {
             Some(configured) => leaves(self.definition.machine(), &configured.config).into_vec(),
             None => vec![current.state],
         }
+    }
+}
+
+/// Snapshots and restores of a machine that runs over configurations.
+impl<C> Engine<C> {
+    /// A snapshot of the configuration, its armed timers and its history
+    /// memory (the caller adds the context, the history and the outbox).
+    /// A machine with parallel states writes its leaves as
+    /// `"configuration"`; one without, as `"current_state"`, as every other
+    /// machine does.
+    pub(super) fn configured_snapshot(&self, current: &Current<C>) -> Snapshot {
+        let definition = &*self.definition;
+        let m = definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let configured = current.configured.as_ref().expect("a configured engine");
+        let config = &configured.config;
+        let names: Vec<String> = m.active_leaves(config).map(|s| m.state(s).name.clone()).collect();
+        let (name, fingerprint) = (definition.name().to_owned(), definition.fingerprint().to_owned());
+        let mut snapshot = if m.has_parallel() {
+            Snapshot::of_configuration(name, fingerprint, names)
+        } else {
+            let [leaf] = <[String; 1]>::try_from(names).expect("one leaf without parallel states");
+            Snapshot::new(name, fingerprint, leaf)
+        };
+        // Each armed timer with its group's deadline: for each active leaf in
+        // document order, its own timers, then those of each state holding
+        // it, outward, each state's in declaration order, each once.
+        let mut timers: Vec<ArmedTimer> = Vec::new();
+        let mut listed: Vec<model::StateId> = Vec::new();
+        for leaf in m.active_leaves(config) {
+            for level in m.ancestors_or_self(leaf) {
+                if listed.contains(&level) {
+                    continue;
+                }
+                listed.push(level);
+                let mut own: Vec<(u32, Timestamp)> = plan.state_timer_groups[level.index()]
+                    .clone()
+                    .filter_map(|group| Some((group, current.armed[group]?)))
+                    .flat_map(|(group, due)| {
+                        plan.timer_groups[group]
+                            .timers
+                            .iter()
+                            .map(move |&(_, i)| (i, due))
+                    })
+                    .collect();
+                own.sort_by_key(|&(index, _)| index);
+                let name = &m.state(level).name;
+                timers.extend(
+                    own.into_iter()
+                        .map(|(index, due)| ArmedTimer::new(name.clone(), index, due)),
+                );
+            }
+        }
+        if !timers.is_empty() {
+            snapshot = snapshot.with_timers(timers);
+        }
+        let remembered: Vec<(String, Vec<String>)> = m
+            .history_composites()
+            .into_iter()
+            .filter_map(|composite| {
+                let leaves = configured.memory.last_leaves.get(&composite)?;
+                let names = leaves.iter().map(|&l| m.state(l).name.clone()).collect();
+                Some((m.state(composite).name.clone(), names))
+            })
+            .collect();
+        if !remembered.is_empty() {
+            snapshot = snapshot.with_last_leaves(remembered);
+        }
+        snapshot
+    }
+
+    /// The configuration, armed timers (group, deadline) and history memory
+    /// of `snapshot`, checked by the model's one rule
+    /// (`Machine::configuration_from_leaves`, `Machine::remembered_leaves`),
+    /// as generated code checks them.
+    pub(super) fn configured_restore(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<(Configured, Vec<(usize, Timestamp)>), RestoreError> {
+        let definition = &*self.definition;
+        let m = definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let config = definition.configuration_of(snapshot)?;
+        let mut armed: Vec<(usize, Timestamp)> = Vec::new();
+        for timer in snapshot.checked_timers()? {
+            let named = definition.state_id(timer.state()).map(theirs);
+            let active = named.filter(|s| config.contains(s));
+            let Some(state) = active else {
+                // Only the timers of an active state can be armed.
+                return Err(snapshot.unknown_timer(timer, None));
+            };
+            let group = plan.state_timer_groups[state.index()].clone().find(|&g| {
+                plan.timer_groups[g]
+                    .timers
+                    .iter()
+                    .any(|&(_, i)| i == timer.timer())
+            });
+            let Some(group) = group else {
+                return Err(snapshot.unknown_timer(timer, Some(plan.timer_counts[state.index()])));
+            };
+            match armed.iter_mut().find(|(g, _)| *g == group) {
+                Some((_, due)) => *due = (*due).min(timer.due()),
+                None => armed.push((group, timer.due())),
+            }
+        }
+        let composites = m.history_composites();
+        let mut memory = Memory::default();
+        for (state, names) in snapshot.checked_last_leaves()? {
+            let invalid = |reason: String| RestoreError::InvalidLastLeaves {
+                machine: definition.name().to_owned(),
+                state: state.to_owned(),
+                leaves: names.iter().map(|l| l.to_string()).collect(),
+                reason,
+            };
+            let Some(composite) = composites.iter().copied().find(|&c| m.state(c).name == state) else {
+                return Err(invalid(format!(
+                    "`{state}` is not a composite state that a transition enters through its history"
+                )));
+            };
+            let mut ids = Vec::with_capacity(names.len());
+            for name in names {
+                match definition.state_id(name).filter(|&s| !definition.is_composite(s)) {
+                    Some(leaf) => ids.push(theirs(leaf)),
+                    None => return Err(invalid(format!("`{name}` is not a leaf state of the machine"))),
+                }
+            }
+            let remembered = m
+                .remembered_leaves(composite, &ids)
+                .map_err(|e| invalid(e.to_string()))?;
+            memory.last_leaves.insert(composite, remembered);
+        }
+        Ok((Configured { config, memory }, armed))
     }
 }
