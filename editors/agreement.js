@@ -6,11 +6,13 @@
 //   - the TextMate grammar, through vscode-textmate (no token scoped `invalid`).
 //
 // Every fixture under tests/fixtures/ok (and every valid annotated file of the
-// TextMate grammar's tests) must be accepted by all three. And so
-// that the check can fail, the syntax fixtures under tests/fixtures/err must be
-// rejected by fsm.pest and tree-sitter alike (except the rules that live in the
-// parser rather than in the grammar, listed below), and the ones whose error is
-// a token out of place must get an `invalid` token from TextMate.
+// TextMate grammar's tests, of tree-sitter's highlight tests and of the Vim
+// syntax test, and every input of tree-sitter's corpus not marked `:error`)
+// must be accepted by all three. And so that the check can fail, the syntax
+// fixtures under tests/fixtures/err (and the corpus inputs marked `:error`)
+// must be rejected by fsm.pest and tree-sitter alike (except the rules that
+// live in the parser rather than in the grammar, listed below), and the ones
+// whose error is a token out of place must get an `invalid` token from TextMate.
 //
 //   node editors/agreement.js [--fsmc PATH] [--tree-sitter PATH]
 //
@@ -19,6 +21,7 @@
 
 const { spawnSync } = require('child_process');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { loadGrammar, tokenize } = require('./vscode/scripts/tm-check.js');
 
@@ -63,6 +66,31 @@ function fixtures(dir, filter = () => true) {
     .filter((f) => f.endsWith('.fsm') && filter(f))
     .sort()
     .map((f) => path.join(ROOT, dir, f));
+}
+
+/**
+ * The inputs of tree-sitter's corpus tests, each written to a file of `dir`:
+ * { ok: [file], err: [file] } (`err`: the tests marked `:error`), and
+ * file -> "corpus FILE: TITLE" in `labels`.
+ */
+function corpusInputs(dir, labels) {
+  const corpus = path.join(TREE_SITTER_DIR, 'test', 'corpus');
+  const out = { ok: [], err: [] };
+  for (const name of fs.readdirSync(corpus).filter((f) => f.endsWith('.txt')).sort()) {
+    const text = fs.readFileSync(path.join(corpus, name), 'utf8');
+    // ===\nTITLE\n[:attribute\n]...===\nINPUT\n---\nTREE
+    const tests = text.matchAll(/^={3,}\n(.*)\n((?::.*\n)*)={3,}\n([\s\S]*?)\n-{3,}\n/gm);
+    let i = 0;
+    for (const [, title, attributes, input] of tests) {
+      i += 1;
+      const file = path.join(dir, `${path.basename(name, '.txt')}-${i}.fsm`);
+      fs.writeFileSync(file, `${input}\n`);
+      labels.set(file, `corpus ${name}: ${title}`);
+      (attributes.split('\n').includes(':error') ? out.err : out.ok).push(file);
+    }
+  }
+  if (out.ok.length === 0 || out.err.length === 0) throw new Error(`no corpus tests found in ${corpus}`);
+  return out;
 }
 
 /** file -> the syntax diagnostics fsmc reports for it (messages). */
@@ -120,12 +148,20 @@ async function main() {
 
   // The fixtures, and the VS Code grammar tests' annotated files (all valid
   // .fsm but the one that shows what TextMate marks invalid).
+  const labels = new Map();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fsm-agreement-'));
+  process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
+  const corpus = corpusInputs(scratch, labels);
   const ok = [
     ...fixtures('tests/fixtures/ok'),
     ...fixtures('editors/vscode/test', (f) => f !== 'invalid.fsm'),
+    ...fixtures('editors/tree-sitter-fsm/test/highlight'),
+    ...fixtures('editors/nvim', (f) => f === 'syntax.fsm'),
+    ...corpus.ok,
   ];
-  const syntaxErr = fixtures('tests/fixtures/err', (f) => f.startsWith('syntax-'));
+  const syntaxErr = [...fixtures('tests/fixtures/err', (f) => f.startsWith('syntax-')), ...corpus.err];
   if (ok.length === 0 || syntaxErr.length === 0) throw new Error('no fixtures found');
+  const label = (file) => labels.get(file) || path.relative(ROOT, file);
   const all = [...ok, ...syntaxErr];
 
   const pest = pestSyntaxErrors(fsmc, all);
@@ -150,7 +186,7 @@ async function main() {
     for (const m of pest.get(file)) problems.push(`fsm.pest (fsmc check): ${m}`);
     if (!ts.get(file)) problems.push('tree-sitter: ERROR or MISSING nodes (run `tree-sitter parse` on it)');
     for (const t of tm.get(file)) problems.push(`TextMate: invalid token at ${t}`);
-    check(`accepted by all three: ${path.relative(ROOT, file)}`, problems);
+    check(`accepted by all three: ${label(file)}`, problems);
   }
   for (const file of syntaxErr) {
     const base = path.basename(file);
@@ -162,7 +198,7 @@ async function main() {
       if (ts.get(file)) problems.push('tree-sitter parses it without an error');
     }
     if (TEXTMATE_SEES.includes(base) && tm.get(file).length === 0) problems.push('TextMate marks no token invalid');
-    check(`rejected alike: ${path.relative(ROOT, file)}`, problems);
+    check(`rejected alike: ${label(file)}`, problems);
   }
   console.log(`\nagreement: ${passed} passed, ${failures.length} failed`);
   return failures.length === 0 ? 0 : 1;

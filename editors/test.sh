@@ -6,7 +6,9 @@
 #      and the corpus tests pass;
 #   3. the agreement test (editors/agreement.js): fsm.pest, tree-sitter and the
 #      TextMate grammar accept every fixture under tests/fixtures/ok, and reject
-#      the syntax fixtures alike.
+#      the syntax fixtures alike;
+#   4. the Vim syntax file against the annotated editors/nvim/syntax.fsm, in
+#      headless Neovim (skipped without `nvim`, except in CI).
 #
 # Needs node and npm, the tree-sitter CLI ($TREE_SITTER, or `tree-sitter` on PATH;
 # build it with `cargo install tree-sitter-cli --locked`), a C compiler (the CLI
@@ -101,3 +103,13 @@ step "tree-sitter: corpus and highlight tests"
 step "agreement: fsm.pest, tree-sitter and TextMate on the fixtures"
 cd "$root"
 node editors/agreement.js --fsmc "$fsmc" --tree-sitter "$(command -v "$tree_sitter")"
+
+step "Vim syntax file: the groups marked in editors/nvim/syntax.fsm (headless Neovim)"
+if command -v nvim >/dev/null 2>&1; then
+    timeout 60 nvim --headless --clean -c "luafile $root/editors/nvim/syntax.lua"
+elif [[ -n "${CI:-}" && "${CI:-}" != "false" && "${CI:-}" != "0" ]]; then
+    echo "error: nvim is not installed, and in CI this step needs it (.ci/neovim.sh installs it)" >&2
+    exit 1
+else
+    echo "skipped: nvim is not installed"
+fi

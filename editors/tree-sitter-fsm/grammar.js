@@ -18,7 +18,7 @@
 
 const commaSep1 = (rule) => seq(rule, repeat(seq(',', rule)));
 
-// What may follow a transition's action or a timer's delay, in this order.
+// What may follow a transition's action, a timer's delay, or `done` and `always`, in this order.
 const clauses = ($) => [
   optional(field('guard', $.guard)),
   optional($.priority),
@@ -98,18 +98,27 @@ module.exports = grammar({
     array_type: ($) => seq('[', $._type, ';', field('length', $.array_length), ']'),
     array_length: (_) => /[0-9]+/,
 
-    // [#[allow(..)]] [initial] [terminal] state NAME (; | { ... })
+    // [#[allow(..)]] [initial] [terminal] [final] [parallel] state NAME (; | { ... })
+    // `parallel` comes after the other modifiers, as in fsm.pest; it is a
+    // `modifier` node too, as it is a modifier in fsmc's syntax tree.
     state: ($) =>
       seq(
         repeat($.attribute),
         repeat($.modifier),
+        optional(alias('parallel', $.modifier)),
         'state',
         field('name', $.identifier),
         choice(';', field('body', $.state_body)),
       ),
-    modifier: (_) => choice('initial', 'terminal'),
-    // A state body may hold states: a composite state.
-    state_body: ($) => seq('{', repeat(choice($.hook, $.timer, $.transition, $.state)), '}'),
+    modifier: (_) => choice('initial', 'terminal', 'final'),
+    // A state body may hold states: a composite state, or the regions of a
+    // parallel state.
+    state_body: ($) =>
+      seq(
+        '{',
+        repeat(choice($.hook, $.timer, $.done_transition, $.always_transition, $.transition, $.state)),
+        '}',
+      ),
 
     // enter do EFFECT, ... emit OUTPUT, ...;
     hook: ($) =>
@@ -126,6 +135,10 @@ module.exports = grammar({
     transition: ($) => seq('on', field('action', $.identifier), ...clauses($), ';'),
     // after 30s ...; or after DELAY ...;
     timer: ($) => seq('after', field('delay', choice($.duration, $.identifier)), ...clauses($), ';'),
+    // done [GUARD] priority INT -> TARGET ...;: when the state completes.
+    done_transition: ($) => seq('done', ...clauses($), ';'),
+    // always [GUARD] priority INT -> TARGET ...;: as soon as the guard holds.
+    always_transition: ($) => seq('always', ...clauses($), ';'),
 
     // Lexically digits and a word; fsmc reads the unit (ms, s, m, h).
     duration: (_) => /[0-9]+[A-Za-z0-9_]*/,
@@ -143,12 +156,24 @@ module.exports = grammar({
     emit: ($) => seq('emit', commaSep1(field('output', $.identifier))),
 
     guard: ($) => seq('[', $._guard_expression, ']'),
+    // `in` is a keyword only before `(`: `[in]` names a guard `in`. The parser
+    // tells the two apart by the token after it.
     _guard_expression: ($) =>
-      choice($.or_expression, $.and_expression, $.not_expression, $.parenthesized_expression, $.identifier),
+      choice(
+        $.or_expression,
+        $.and_expression,
+        $.not_expression,
+        $.parenthesized_expression,
+        $.in_expression,
+        $.identifier,
+        alias('in', $.identifier),
+      ),
     or_expression: ($) => prec.left(1, seq($._guard_expression, '||', $._guard_expression)),
     and_expression: ($) => prec.left(2, seq($._guard_expression, '&&', $._guard_expression)),
     not_expression: ($) => prec(3, seq('!', $._guard_expression)),
     parenthesized_expression: ($) => seq('(', $._guard_expression, ')'),
+    // in(STATE): the state is active.
+    in_expression: ($) => seq('in', '(', field('state', $.identifier), ')'),
 
     identifier: (_) => /[A-Za-z_][A-Za-z0-9_]*/,
   },

@@ -13,7 +13,7 @@ use crate::console;
 use crate::exit::Exit;
 use crate::files;
 use clap::{Args, ValueEnum};
-use fsm_dynamic::{Definition, Engine, FireError, FiredTimer, TimerRejected};
+use fsm_dynamic::{Definition, Engine, FireError, FiredTimer, StateId, Taken, TimerRejected};
 use fsm_grammar::duration;
 use fsm_grammar::model::{self, Machine, Source};
 use fsm_runtime::{Clock, ManualClock, Snapshot, Timestamp};
@@ -354,6 +354,9 @@ struct Session {
     delays: Arc<[AtomicU64]>,
     /// The effects run since the log was last taken, by index.
     effects: Arc<Mutex<Vec<usize>>>,
+    /// True for a machine with parallel states: states print as lists of
+    /// leaves, and steps list the transitions they took.
+    parallel: bool,
     out: Output,
 }
 
@@ -361,6 +364,7 @@ impl Session {
     fn new(definition: Definition, context: Value, delays: Vec<Duration>, format: RunFormat) -> Session {
         let definition = Arc::new(definition);
         let machine = definition.machine();
+        let machine_parallel = machine.has_parallel();
         let clock = ManualClock::new(UNIX_EPOCH);
         let guards: Arc<[AtomicBool]> = machine.guards.iter().map(|_| AtomicBool::new(false)).collect();
         let delays: Arc<[AtomicU64]> = delays
@@ -397,6 +401,7 @@ impl Session {
             guards,
             delays,
             effects,
+            parallel: machine_parallel,
             out: Output::new(format),
         }
     }
@@ -453,15 +458,34 @@ impl Session {
             }
             Command::Restore(value) => {
                 let snapshot = Snapshot::deserialize(value).map_err(|e| format!("not a snapshot: {e}"))?;
-                let state = self
-                    .engine
+                self.engine
                     .restore(&snapshot)
                     .map_err(|e| format!("cannot restore: {e}"))?;
-                let state = self.definition.state_name(state).to_owned();
+                let leaves = self.engine.configuration();
+                let state = self.place(&leaves);
                 self.out.restored(&state);
                 Ok(())
             }
         }
+    }
+
+    /// Where the machine is, as `fsmc run` prints it: the leaf's name, or
+    /// for a machine with parallel states the leaves' names.
+    fn place(&self, leaves: &[StateId]) -> Place {
+        place(&self.definition, self.parallel, leaves)
+    }
+
+    /// The transitions taken, for a machine with parallel states.
+    fn taken(&self, taken: &[Taken]) -> Option<Vec<TakenJson>> {
+        self.parallel.then(|| {
+            taken
+                .iter()
+                .map(|t| TakenJson {
+                    source: t.source_name(&self.definition).to_owned(),
+                    target: t.target_text(&self.definition),
+                })
+                .collect()
+        })
     }
 
     /// The effects run since the last call, by name.
@@ -476,15 +500,16 @@ impl Session {
             Ok(fired) => {
                 let step = FireStep {
                     ok: true,
-                    from: fired.from_name(),
-                    to: fired.to_name(),
+                    from: self.place(fired.from_leaves()),
+                    to: self.place(fired.to_leaves()),
+                    taken: self.taken(fired.taken()),
                     outputs: fired.output_names().collect(),
                     effects: effect_names(&self.definition, &effects),
                 };
                 self.out.fired(&step, &fired.to_string());
                 Ok(())
             }
-            Err(error) => match Refusal::of(&error) {
+            Err(error) => match Refusal::of(&error, self.parallel) {
                 Some(refusal) => {
                     self.out.refused(&refusal, &error.to_string());
                     Ok(())
@@ -588,23 +613,31 @@ impl Session {
             for outcome in &outcomes {
                 match outcome {
                     Ok(fired) => {
-                        let count = timer_effect_count(self.definition.machine(), fired).min(effects.len());
+                        let count = fired
+                            .effect_count()
+                            .unwrap_or_else(|| timer_effect_count(self.definition.machine(), fired))
+                            .min(effects.len());
                         let (own, rest) = effects.split_at(count);
                         effects = rest;
                         let step = TimerStep {
                             ok: true,
                             timer: true,
-                            from: fired.from_name(),
-                            to: fired.to_name(),
+                            from: self.place(fired.from_leaves()),
+                            to: self.place(fired.to_leaves()),
+                            taken: self.taken(fired.taken()),
                             outputs: fired.output_names().collect(),
                             effects: effect_names(&self.definition, own),
                             due: fired.due.to_string(),
                             after: fired.delay_text(),
                             declared_in: fired.declared_in_name(),
+                            ran_away: fired.ran_away(),
                         };
                         self.out.timer_fired(&step, fired);
                     }
-                    Err(rejected) => self.out.timer_rejected(&TimerRefusal::of(rejected), rejected),
+                    Err(rejected) => {
+                        let refusal = TimerRefusal::of(rejected, self.place(rejected.leaves()));
+                        self.out.timer_rejected(&refusal, rejected);
+                    }
                 }
             }
             last = Some(at);
@@ -661,12 +694,42 @@ fn timer_effect_count(machine: &Machine, fired: &FiredTimer<'_>) -> usize {
     count
 }
 
+/// Where the machine is: one leaf, or for a machine with parallel states
+/// its active leaves.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Place {
+    Leaf(String),
+    Leaves(Vec<String>),
+}
+
+/// `leaves` as `fsmc run` prints them (see [`Session::place`]).
+fn place(definition: &Definition, parallel: bool, leaves: &[StateId]) -> Place {
+    let mut names: Vec<String> = leaves
+        .iter()
+        .map(|&s| definition.state_name(s).to_owned())
+        .collect();
+    match (parallel, names.len()) {
+        (false, 1) => Place::Leaf(names.pop().expect("one leaf")),
+        _ => Place::Leaves(names),
+    }
+}
+
+/// A transition taken, in `taken`.
+#[derive(Serialize)]
+struct TakenJson {
+    source: String,
+    target: Option<String>,
+}
+
 /// A fire that stepped.
 #[derive(Serialize)]
 struct FireStep<'a> {
     ok: bool,
-    from: &'a str,
-    to: &'a str,
+    from: Place,
+    to: Place,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    taken: Option<Vec<TakenJson>>,
     outputs: Vec<&'a str>,
     effects: Vec<&'a str>,
 }
@@ -676,13 +739,19 @@ struct FireStep<'a> {
 struct TimerStep<'a> {
     ok: bool,
     timer: bool,
-    from: &'a str,
-    to: &'a str,
+    from: Place,
+    to: Place,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    taken: Option<Vec<TakenJson>>,
     outputs: Vec<&'a str>,
     effects: Vec<&'a str>,
     due: String,
     after: String,
     declared_in: &'a str,
+    /// Present, and true, when the `always` and `done` steps after the
+    /// timer's did not settle within the bound.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    ran_away: bool,
 }
 
 /// A fire that was refused.
@@ -690,14 +759,23 @@ struct TimerStep<'a> {
 #[serde(tag = "error", rename_all = "kebab-case")]
 enum RefusalKind<'a> {
     InvalidTransition {
-        state: &'a str,
+        state: Place,
         action: &'a str,
         valid: Vec<&'a str>,
     },
     GuardRejected {
-        state: &'a str,
+        state: Place,
         action: &'a str,
         candidates: Vec<CandidateJson<'a>>,
+    },
+    /// The action fired, and the `always` and `done` transitions after it
+    /// did not settle: the machine moved, and these outputs were emitted.
+    Runaway {
+        from: Place,
+        state: Place,
+        action: &'a str,
+        cycle: Vec<&'a str>,
+        outputs: Vec<&'a str>,
     },
 }
 
@@ -717,12 +795,12 @@ struct CandidateJson<'a> {
 impl<'a> Refusal<'a> {
     /// The refusal `error` reports; `None` for an unknown action, which is
     /// an input error instead.
-    fn of(error: &'a FireError) -> Option<Refusal<'a>> {
+    fn of(error: &'a FireError, parallel: bool) -> Option<Refusal<'a>> {
         let kind = match error {
             FireError::InvalidTransition(e) => {
                 let definition = e.definition();
                 RefusalKind::InvalidTransition {
-                    state: definition.state_name(e.state()),
+                    state: place(definition, parallel, e.leaves()),
                     action: definition.action_name(e.action()),
                     valid: e.valid().iter().map(|&a| definition.action_name(a)).collect(),
                 }
@@ -730,7 +808,7 @@ impl<'a> Refusal<'a> {
             FireError::GuardRejected(e) => {
                 let definition = e.definition();
                 RefusalKind::GuardRejected {
-                    state: definition.state_name(e.state()),
+                    state: place(definition, parallel, e.leaves()),
                     action: definition.action_name(e.action()),
                     candidates: e
                         .candidates()
@@ -739,6 +817,17 @@ impl<'a> Refusal<'a> {
                             target: c.target().map(|t| definition.state_name(t)),
                         })
                         .collect(),
+                }
+            }
+            FireError::Runaway(e) => {
+                let definition = e.definition();
+                let names = |ids: &'a [StateId]| ids.iter().map(|&s| definition.state_name(s)).collect();
+                RefusalKind::Runaway {
+                    from: place(definition, parallel, e.from_leaves()),
+                    state: place(definition, parallel, e.to_leaves()),
+                    action: definition.action_name(e.action()),
+                    cycle: names(e.cycle()),
+                    outputs: e.outputs().iter().map(|&o| definition.output_name(o)).collect(),
                 }
             }
             FireError::UnknownAction(_) => return None,
@@ -753,19 +842,19 @@ struct TimerRefusal<'a> {
     ok: bool,
     timer: bool,
     error: &'static str,
-    state: &'a str,
+    state: Place,
     due: String,
     after: String,
     declared_in: &'a str,
 }
 
 impl<'a> TimerRefusal<'a> {
-    fn of(rejected: &TimerRejected<'a>) -> TimerRefusal<'a> {
+    fn of(rejected: &TimerRejected<'a>, state: Place) -> TimerRefusal<'a> {
         TimerRefusal {
             ok: false,
             timer: true,
             error: "timer-rejected",
-            state: rejected.state_name(),
+            state,
             due: rejected.due.to_string(),
             after: rejected.delay_text(),
             declared_in: rejected.declared_in_name(),
@@ -804,7 +893,7 @@ struct SnapshotOut<'a> {
 #[derive(Serialize)]
 struct RestoredOut<'a> {
     restored: bool,
-    state: &'a str,
+    state: &'a Place,
 }
 
 #[derive(Serialize)]
@@ -943,14 +1032,22 @@ impl Output {
         }
     }
 
-    fn restored(&mut self, state: &str) {
+    fn restored(&mut self, state: &Place) {
         if self.json() {
             self.line_json(&RestoredOut {
                 restored: true,
                 state,
             });
         } else {
-            self.write(&format!("restored: in `{state}`\n"));
+            let text = match state {
+                Place::Leaf(name) => format!("`{name}`"),
+                Place::Leaves(names) => names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            self.write(&format!("restored: in {text}\n"));
         }
     }
 

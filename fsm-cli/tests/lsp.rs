@@ -490,6 +490,174 @@ fn diagnostics_link_to_the_page_the_client_names_and_nowhere_otherwise() {
     }
 }
 
+const RESEARCH: &str = "machine Research {
+    initial state idle { on start -> collect; }
+    /// Both researchers work at once.
+    parallel state collect {
+        on cancel -> cancelled;
+        done [in(a_done)] priority 1 -> synthesis emit spawn_synthesizer;
+        done -> synthesis emit spawn_synthesizer;
+        state researcher_a {
+            initial state a_running { on a_written -> a_done; on a_failed -> a_gave_up; }
+            final state a_done;
+            final state a_gave_up;
+        }
+        state researcher_b {
+            initial state b_running { on b_written -> b_done; }
+            final state b_done;
+        }
+    }
+    state synthesis { on s_written -> delivered; always [in(synthesis)] -> delivered; }
+    terminal state delivered;
+    terminal state cancelled;
+}
+";
+
+#[test]
+fn parallel_states_done_always_and_in_through_the_whole_protocol() {
+    let dir = Scratch::new();
+    dir.write("research.fsm", RESEARCH);
+    let uri = uri_of(&dir.path("research.fsm"));
+    let doc = json!({ "uri": uri });
+    let mut client = Client::start(&dir.path(""), false);
+    assert!(client.open(&uri, RESEARCH).is_empty());
+    let at = |needle: &str, plus: usize| json!({ "textDocument": doc, "position": offset_position(RESEARCH, RESEARCH.find(needle).unwrap() + plus) });
+    let hover = |client: &mut Client, needle: &str, plus: usize| {
+        client.ok("textDocument/hover", at(needle, plus))["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+
+    // Hover: a parallel state and its regions, a final state, the keywords.
+    let collect = hover(&mut client, "collect {", 0);
+    assert!(collect.starts_with("state `collect` (parallel)\n\nBoth researchers work at once.\n\n**Regions**: `researcher_a`, `researcher_b`"), "{collect}");
+    assert!(
+        collect.contains("- `collect` done [`in(a_done)`] → `synthesis`"),
+        "{collect}"
+    );
+    assert!(hover(&mut client, "a_gave_up;", 0).starts_with("state `a_gave_up` (final)"));
+    let done = hover(&mut client, "done [", 0);
+    assert!(
+        done.starts_with("keyword `done`\n\nA completion transition"),
+        "{done}"
+    );
+    let always = hover(&mut client, "always", 0);
+    assert!(
+        always.ends_with("`synthesis` always [`in(synthesis)`] → `delivered`"),
+        "{always}"
+    );
+
+    // Definition, references and rename of a state through `in(...)`.
+    let in_a_done = at("a_done)", 0);
+    let definition = client.ok("textDocument/definition", in_a_done.clone());
+    assert_eq!(
+        definition["range"]["start"],
+        offset_position(
+            RESEARCH,
+            RESEARCH.find("final state a_done").unwrap() + "final state ".len()
+        )
+    );
+    let mut with_context = in_a_done.clone();
+    with_context["context"] = json!({ "includeDeclaration": true });
+    let references = client.ok("textDocument/references", with_context);
+    assert_eq!(references.as_array().unwrap().len(), 3, "{references}");
+    let mut rename = in_a_done;
+    rename["newName"] = json!("a_finished");
+    let edits = client.ok("textDocument/rename", rename)["changes"][&uri].clone();
+    let mut text = RESEARCH.to_string();
+    let mut edits = edits.as_array().unwrap().clone();
+    edits.sort_by_key(|e| {
+        (
+            e["range"]["start"]["line"].as_u64(),
+            e["range"]["start"]["character"].as_u64(),
+        )
+    });
+    for edit in edits.iter().rev() {
+        let offset = |p: &Value| {
+            let line = p["line"].as_u64().unwrap() as usize;
+            let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+            start + p["character"].as_u64().unwrap() as usize
+        };
+        let (a, b) = (offset(&edit["range"]["start"]), offset(&edit["range"]["end"]));
+        text.replace_range(a..b, edit["newText"].as_str().unwrap());
+    }
+    assert_eq!(text, RESEARCH.replace("a_done", "a_finished"));
+
+    // Completion after `in(` offers the states.
+    let typing = RESEARCH.replace("done -> synthesis", "done [in(");
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": typing }] }),
+    );
+    client.diagnostics(&uri);
+    let offset = typing.find("[in(").unwrap() + 4;
+    let items = client.ok(
+        "textDocument/completion",
+        json!({ "textDocument": doc, "position": offset_position(&typing, offset) }),
+    );
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    for state in ["collect", "a_done", "researcher_b", "b_done"] {
+        assert!(labels.contains(&state), "{labels:?}");
+    }
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [{ "text": RESEARCH }] }),
+    );
+    assert!(client.diagnostics(&uri).is_empty());
+
+    // The outline, folding and semantic tokens know the new constructs.
+    let outline = client.ok("textDocument/documentSymbol", json!({ "textDocument": doc }));
+    let collect = &outline[0]["children"][1];
+    assert_eq!(
+        (&collect["name"], &collect["detail"]),
+        (&json!("collect"), &json!("parallel"))
+    );
+    let names: Vec<&str> = collect["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "on cancel -> cancelled",
+            "done -> synthesis",
+            "done -> synthesis",
+            "researcher_a",
+            "researcher_b"
+        ]
+    );
+    assert_eq!(collect["children"][3]["children"][1]["detail"], "final");
+    let folds = client.ok("textDocument/foldingRange", json!({ "textDocument": doc }));
+    let folds: Vec<(u64, u64)> = folds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["startLine"].as_u64().unwrap(), f["endLine"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(folds, [(0, 20), (3, 16), (7, 11), (12, 15)]);
+    let legend = &client.initialized["capabilities"]["semanticTokensProvider"]["legend"]["tokenTypes"];
+    let keyword = legend
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t == "keyword")
+        .unwrap() as u64;
+    let tokens = client.ok("textDocument/semanticTokens/full", json!({ "textDocument": doc }));
+    let data = tokens["data"].as_array().unwrap();
+    let keywords = data.chunks(5).filter(|t| t[3] == keyword).count();
+    // `parallel`, two `done`, three `final`, `always`, two `in`.
+    assert_eq!(keywords, 9);
+    client.finish();
+}
+
 #[test]
 fn positions_are_utf8_when_the_client_offers_it() {
     let dir = Scratch::new();

@@ -842,3 +842,121 @@ fn a_payload_guard_reads_the_table_and_ignores_the_payload() {
         0,
     );
 }
+
+#[test]
+fn a_media_player_runs_its_regions_and_lists_the_transitions_it_took() {
+    let text = workspace_file("tests/fixtures/pending/ok/media-player.fsm");
+    session(
+        &text,
+        &[],
+        &[
+            r#"{"fire": "load"}"#,
+            r#"{"fire": "play"}"#,
+            r#"{"fire": "mute"}"#,
+            r#"{"fire": "volume_up"}"#,
+            r#"{"fire": "stop"}"#,
+            r#"{"fire": "volume_up"}"#,
+            r#"{"fire": "pause"}"#,
+            r#"{"fire": "eject"}"#,
+        ],
+        &[
+            r#"{"ok":true,"from":["empty"],"to":["stopped","audible"],"taken":[{"source":"empty","target":"loaded"}],"outputs":["open_track"],"effects":[]}"#,
+            r#"{"ok":true,"from":["stopped","audible"],"to":["playing","audible"],"taken":[{"source":"stopped","target":"playing"}],"outputs":["start_audio"],"effects":[]}"#,
+            r#"{"ok":true,"from":["playing","audible"],"to":["playing","muted"],"taken":[{"source":"audible","target":"muted"}],"outputs":["mute_output"],"effects":[]}"#,
+            r#"{"ok":true,"from":["playing","muted"],"to":["playing","audible"],"taken":[{"source":"muted","target":"audible"}],"outputs":["unmute_output","raise_volume"],"effects":[]}"#,
+            // `stop` is the parallel state's, into the playback region: the
+            // volume region keeps its state.
+            r#"{"ok":true,"from":["playing","audible"],"to":["stopped","audible"],"taken":[{"source":"loaded","target":"stopped"}],"outputs":["stop_audio"],"effects":[]}"#,
+            r#"{"ok":true,"from":["stopped","audible"],"to":["stopped","audible"],"taken":[{"source":"audible","target":null}],"outputs":["raise_volume"],"effects":[]}"#,
+            r#"{"ok":false,"error":"invalid-transition","state":["stopped","audible"],"action":"pause","valid":["eject","stop","play","mute","volume_up","volume_down"]}"#,
+            r#"{"ok":true,"from":["stopped","audible"],"to":["empty"],"taken":[{"source":"loaded","target":"empty"}],"outputs":["close_track"],"effects":[]}"#,
+        ],
+        0,
+    );
+}
+
+#[test]
+fn a_done_runs_in_the_same_line_and_a_timer_leaves_every_region() {
+    let text = "\
+machine Research {
+    initial state idle { on start -> collect; }
+    parallel state collect {
+        on cancel -> cancelled;
+        after 10m -> failed emit notify_user;
+        done [in(a_done)] priority 1 -> synthesis emit spawn_synthesizer;
+        done -> partial_synthesis emit spawn_synthesizer;
+        state researcher_a {
+            initial state a_running { on a_written -> a_done emit mark_a; on a_failed -> a_gave_up; }
+            final state a_done;
+            final state a_gave_up;
+        }
+        state researcher_b {
+            initial state b_running { on b_written -> b_done emit mark_b; }
+            final state b_done;
+        }
+    }
+    state synthesis { on s_written -> delivered emit deliver; }
+    state partial_synthesis { on s_written -> delivered emit deliver; }
+    terminal state delivered;
+    terminal state cancelled;
+    terminal state failed;
+}
+";
+    session(
+        text,
+        &[],
+        &[
+            r#"{"fire": "start"}"#,
+            r#"{"fire": "a_failed"}"#,
+            r#"{"fire": "b_written"}"#,
+            r#"{"fire": "s_written"}"#,
+        ],
+        &[
+            r#"{"ok":true,"from":["idle"],"to":["a_running","b_running"],"taken":[{"source":"idle","target":"collect"}],"outputs":[],"effects":[]}"#,
+            r#"{"ok":true,"from":["a_running","b_running"],"to":["a_gave_up","b_running"],"taken":[{"source":"a_running","target":"a_gave_up"}],"outputs":[],"effects":[]}"#,
+            r#"{"ok":true,"from":["a_gave_up","b_running"],"to":["partial_synthesis"],"taken":[{"source":"b_running","target":"b_done"},{"source":"collect","target":"partial_synthesis"}],"outputs":["mark_b","spawn_synthesizer"],"effects":[]}"#,
+            r#"{"ok":true,"from":["partial_synthesis"],"to":["delivered"],"taken":[{"source":"partial_synthesis","target":"delivered"}],"outputs":["deliver"],"effects":[]}"#,
+        ],
+        0,
+    );
+    session(
+        text,
+        &["--format", "human"],
+        &[r#"{"fire": "start"}"#, r#"{"fire": "a_written"}"#, r#"{"advance": "10m"}"#],
+        &[
+            "`idle` --start--> `a_running`, `b_running`",
+            "`a_running`, `b_running` --a_written--> `a_done`, `b_running` (emit `mark_a`)",
+            "at 1970-01-01T00:10:00.000Z: `a_done`, `b_running` --after 10m of `collect`--> `failed` (emit `notify_user`)",
+            "now 1970-01-01T00:10:00.000Z",
+        ],
+        0,
+    );
+}
+
+#[test]
+fn a_configuration_is_snapshotted_restored_and_checked() {
+    let text = workspace_file("tests/fixtures/pending/ok/media-player.fsm");
+    let snapshot = r#"{"type":"fsm","machine":"MediaPlayer","fingerprint":"407da5a0fec932aa","configuration":["playing","audible"]}"#;
+    let wrong = snapshot.replace(r#"["playing","audible"]"#, r#"["playing","stopped"]"#);
+    session(
+        &text,
+        &[],
+        &[
+            r#"{"fire": "load"}"#,
+            r#"{"fire": "play"}"#,
+            r#"{"snapshot": true}"#,
+            &format!(r#"{{"restore": {snapshot}}}"#),
+            r#"{"fire": "pause"}"#,
+            &format!(r#"{{"restore": {wrong}}}"#),
+        ],
+        &[
+            r#"{"ok":true,"from":["empty"],"to":["stopped","audible"],"taken":[{"source":"empty","target":"loaded"}],"outputs":["open_track"],"effects":[]}"#,
+            r#"{"ok":true,"from":["stopped","audible"],"to":["playing","audible"],"taken":[{"source":"stopped","target":"playing"}],"outputs":["start_audio"],"effects":[]}"#,
+            &format!(r#"{{"snapshot":{snapshot}}}"#),
+            r#"{"restored":true,"state":["playing","audible"]}"#,
+            r#"{"ok":true,"from":["playing","audible"],"to":["paused","audible"],"taken":[{"source":"playing","target":"paused"}],"outputs":["pause_audio"],"effects":[]}"#,
+            r#"{"error":"cannot restore: the snapshot of machine `MediaPlayer` is in `playing`, `stopped`, which is not a configuration of the machine: `stopped` and `playing` are both in region `playback` of `loaded`; a region has one active state","line":6}"#,
+        ],
+        1,
+    );
+}

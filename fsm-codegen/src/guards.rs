@@ -84,6 +84,13 @@ fn condition_at(
                 (3, call)
             }
         }
+        // Refused before any code is generated (`Machine::not_yet_run`).
+        GuardExpr::In(_) => (
+            3,
+            quote!(::core::compile_error!(
+                "`in(...)` guards are not supported by code generation yet"
+            )),
+        ),
         GuardExpr::Not(inner) => {
             let inner = condition_at(inner, 3, cached, idents, call);
             (3, quote!(!#inner))

@@ -95,8 +95,17 @@ use quote::quote;
 /// that owns its context and, with timers, a clock. Any other machine gets
 /// the plain module, state only, implementing `Machine` and `Fire`.
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
-    let conflict =
-        name_conflicts::module_item_conflict(machine).or_else(|| name_conflicts::enum_item_conflict(machine));
+    let conflict = name_conflicts::module_item_conflict(machine)
+        .or_else(|| name_conflicts::enum_item_conflict(machine))
+        .or_else(|| {
+            machine.not_yet_run().map(|construct| {
+                format!(
+                    "machine `{}` has a {construct}, which code generation does not support yet; \
+                     the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",
+                    machine.name
+                )
+            })
+        });
     options.place(match conflict {
         Some(message) => compile_error(&message),
         None if extended::is_extended(machine) => extended::extended_module(machine, options),

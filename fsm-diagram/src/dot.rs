@@ -92,8 +92,9 @@ pub fn dot(machine: &Machine) -> String {
         )
     );
     // Each composite's own start marker, inside its cluster, to its
-    // initial child.
-    for s in machine.state_ids().filter(|&s| machine.state(s).is_composite()) {
+    // initial child; a parallel state has none, each region has its own.
+    let marked = |s: StateId| machine.state(s).is_composite() && !machine.state(s).is_parallel();
+    for s in machine.state_ids().filter(|&s| marked(s)) {
         if let Some(child) = machine.initial_child(s) {
             let (to, clipped) = leaf(child.index());
             let _ = writeln!(
@@ -169,16 +170,27 @@ fn state_node(
     let state = &view.states[s.index()];
     if machine.state(s).is_composite() {
         let _ = writeln!(out, "{indent}subgraph {} {{", quote(&cluster(&state.name)));
+        // A region of a parallel state is a dashed cluster inside the
+        // parallel state's, beside the others (they share no edge, so `dot`
+        // ranks them alike); the parallel state has no start marker, each
+        // region has its own.
+        let style = if state.region {
+            "\"rounded,dashed\""
+        } else {
+            "rounded"
+        };
         let _ = writeln!(
             out,
-            "{indent}    label={}; labeljust=l; style=rounded;",
+            "{indent}    label={}; labeljust=l; style={style};",
             quote(&lines_label(&state.name, &state.lines))
         );
-        let _ = writeln!(
-            out,
-            "{indent}    {} [shape=point, width=0.1, label=\"\"];",
-            quote(&start_of(&state.name))
-        );
+        if !state.parallel {
+            let _ = writeln!(
+                out,
+                "{indent}    {} [shape=point, width=0.1, label=\"\"];",
+                quote(&start_of(&state.name))
+            );
+        }
         for &child in &machine.state(s).children {
             state_node(machine, view, homes, child, depth + 1, out);
         }
@@ -195,6 +207,16 @@ fn state_node(
     }
     if state.terminal {
         attrs.push("shape=doublecircle".to_string());
+    }
+    if state.final_ {
+        // UML's final state is a circled dot. A terminal state (the machine
+        // ends) is a hollow double circle; a final state (its region or
+        // composite is done, and the machine goes on) is the same double
+        // circle filled, the dot, with its name in it: `in(...)` and the
+        // `done` transitions that test it name it.
+        attrs.push("shape=doublecircle, style=filled, fillcolor=\"#333333\", fontcolor=white".to_string());
+    } else if state.region {
+        attrs.push("style=\"rounded,dashed\"".to_string());
     }
     let _ = writeln!(out, "{indent}{}{};", quote(&state.name), attributes(&attrs));
 }

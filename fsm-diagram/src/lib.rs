@@ -50,6 +50,20 @@
 //!   pointing at its initial state (SVG); an edge to or from the
 //!   composite itself ends at its border, and a target entered through its
 //!   history is marked ` (H)` or ` (H*)` in the label;
+//! - a parallel state is one box divided into its regions, side by side:
+//!   concurrent sections separated by `--` (Mermaid), dashed clusters
+//!   inside its cluster (DOT), dashed lines between its regions, which have
+//!   no border of their own (SVG); it has no start marker, each region has
+//!   its own;
+//! - `done` and `always` transitions are edges labelled `done` or `always`
+//!   for the action, then as other labels (`done [in(a_done)] (p1) /
+//!   spawn_synthesizer`); without a target, a line inside their state;
+//! - a final state is UML's final state, a circled dot: it leads to the end
+//!   marker of its block (Mermaid), or is the terminal state's double
+//!   circle or double border filled dark with its name in white (DOT, SVG).
+//!   Both end something, so both are double; the terminal state ends the
+//!   machine and stays hollow, the final state completes its parent and is
+//!   the dot;
 //! - `any` transitions are drawn once, from a dashed pseudo-state named
 //!   `any` that stands for every non-terminal state, rather than repeated
 //!   from every state.

@@ -130,8 +130,15 @@ impl Blocks<'_> {
                 .map(|s| s.index())
                 .collect(),
         };
-        for &m in &members {
+        // A parallel state's regions are the concurrent sections of its
+        // block, `--` between them (`stateDiagram-v2`'s concurrency): each
+        // section holds its region, as a block or, for a leaf, alone.
+        let parallel = scope.is_some_and(|s| machine.state(s).is_parallel());
+        for (k, &m) in members.iter().enumerate() {
             let s = StateId::from_index(m);
+            if parallel && k > 0 {
+                let _ = writeln!(out, "{indent}--");
+            }
             if machine.state(s).is_composite() {
                 let _ = writeln!(out, "{indent}state {} {{", ids.states[m]);
                 declare(
@@ -142,13 +149,25 @@ impl Blocks<'_> {
                     &format!("{indent}    "),
                     out,
                 );
-                if let Some(initial) = machine.initial_child(s) {
+                if let Some(initial) = machine
+                    .initial_child(s)
+                    .filter(|_| !machine.state(s).is_parallel())
+                {
                     let _ = writeln!(out, "{indent}    [*] --> {}", ids.states[initial.index()]);
                 }
                 self.body(Some(s), depth + 1, out);
                 let _ = writeln!(out, "{indent}}}");
+            } else if parallel {
+                // A leaf region: its lines, or its name alone, in its section.
+                for line in &view.states[m].lines {
+                    let _ = writeln!(out, "{indent}{} : {line}", ids.states[m]);
+                }
+                if view.states[m].lines.is_empty() {
+                    let _ = writeln!(out, "{indent}{}", ids.states[m]);
+                }
             }
         }
+        let leaf_region = |m: usize| parallel && !machine.state(StateId::from_index(m)).is_composite();
         // Members that appear in some line below; the others are listed
         // alone. A block's initial state and composites already appear.
         let mut drawn: HashSet<usize> = members
@@ -191,7 +210,7 @@ impl Blocks<'_> {
                     }
                     let _ = writeln!(out, "{indent}end note");
                 }
-            } else {
+            } else if !leaf_region(i) {
                 for line in state.lines.iter().filter(|_| here) {
                     let _ = writeln!(out, "{indent}{} : {line}", ids.states[i]);
                 }
@@ -220,9 +239,12 @@ impl Blocks<'_> {
             }
         }
         for &m in &members {
-            if view.states[m].terminal {
+            // A final state leads to its block's end marker, as a terminal
+            // state leads to the machine's: Mermaid draws it as UML's final
+            // state, a circled dot, inside the composite it completes.
+            if view.states[m].terminal || view.states[m].final_ {
                 let _ = writeln!(out, "{indent}{} --> [*]", ids.states[m]);
-            } else if !drawn.contains(&m) {
+            } else if !drawn.contains(&m) && !leaf_region(m) {
                 // A state nothing leads to or from still appears.
                 let _ = writeln!(out, "{indent}{}", ids.states[m]);
             }

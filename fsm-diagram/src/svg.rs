@@ -5,8 +5,9 @@
 //! no text touches a border.
 
 use super::layout::{self, Graph, Point, Rect, Size, TooLarge};
-use super::view::{EdgeSource, View};
+use super::view::{EdgeSource, StateView, View};
 use fsm_grammar::model::Machine;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// The font size of every text, in px.
@@ -25,6 +26,8 @@ const PAD_Y: f64 = 5.0;
 const RULE: f64 = 5.0;
 /// How far the inner border of a terminal state sits inside the outer.
 const INSET: f64 = 3.5;
+/// How far the dashed line between two regions reaches above their tops.
+const REGION_OVERHANG: f64 = 8.0;
 /// Edge labels longer than this many columns are wrapped.
 const WRAP: usize = 36;
 /// Padding inside an edge label's box.
@@ -83,6 +86,8 @@ struct Drawing {
     /// The composite states (indices into the view's states), outermost
     /// first, so that inner boxes are drawn over outer ones.
     composites: Vec<usize>,
+    /// The regions of each parallel state, in declaration order.
+    regions_of: HashMap<usize, Vec<usize>>,
 }
 
 impl Drawing {
@@ -93,9 +98,8 @@ impl Drawing {
         graph.nodes.push(START);
         shapes.push(Shape::Start);
         for (i, state) in view.states.iter().enumerate() {
-            graph
-                .nodes
-                .push(box_size(&state.name, &state.lines, state.terminal));
+            let double = state.terminal || state.final_;
+            graph.nodes.push(box_size(&state.name, &state.lines, double));
             shapes.push(Shape::State(i));
         }
         let any = view.any.as_ref().map(|lines| {
@@ -111,6 +115,10 @@ impl Drawing {
         graph.roots.push(0);
         if machine.is_nested() {
             // A composite state's box is drawn around its states.
+            // A parallel state's regions line up at the top, side by side.
+            graph.top_aligned = std::iter::once(false)
+                .chain(machine.states.iter().map(|s| s.is_parallel()))
+                .collect();
             graph.parents = std::iter::once(None)
                 .chain(machine.states.iter().map(|s| s.parent.map(|p| state(p.index()))))
                 .chain(any.map(|_| None))
@@ -119,8 +127,12 @@ impl Drawing {
             // its initial state, as UML draws it: a node of the composite's
             // inside, which leads there as the machine's marker leads the
             // whole drawing.
+            // A parallel state has none: each of its regions has its own.
             for s in machine.state_ids() {
-                let Some(child) = machine.initial_child(s) else {
+                let Some(child) = machine
+                    .initial_child(s)
+                    .filter(|_| !machine.state(s).is_parallel())
+                else {
                     continue;
                 };
                 let marker = graph.nodes.len();
@@ -158,11 +170,20 @@ impl Drawing {
                 .ancestors(fsm_grammar::model::StateId::from_index(i))
                 .count()
         });
+        let regions_of = machine
+            .state_ids()
+            .filter(|&s| machine.state(s).is_parallel())
+            .map(|s| {
+                let regions = machine.state(s).children.iter().map(|c| c.index()).collect();
+                (s.index(), regions)
+            })
+            .collect();
         Drawing {
             graph,
             shapes,
             labels,
             composites,
+            regions_of,
         }
     }
 
@@ -189,7 +210,10 @@ impl Drawing {
             for &i in &self.composites {
                 let state = &view.states[i];
                 let header = placed.headers[i + 1].expect("a composite state has a header");
-                composite_box(&mut out, &placed.nodes[i + 1], &header, &state.name, &state.lines);
+                composite_box(&mut out, &placed.nodes[i + 1], &header, state);
+                if state.parallel {
+                    self.region_separators(&mut out, i, placed);
+                }
             }
             out.push_str("</g>\n");
         }
@@ -226,11 +250,20 @@ impl Drawing {
                 Shape::State(i) if self.composites.contains(&i) => {}
                 Shape::State(i) => {
                     let state = &view.states[i];
-                    state_box(&mut out, rect, &state.name, &state.lines, state.terminal, false);
+                    let kind = if state.final_ {
+                        BoxKind::Final
+                    } else if state.terminal {
+                        BoxKind::Terminal
+                    } else if state.region {
+                        BoxKind::Region
+                    } else {
+                        BoxKind::Plain
+                    };
+                    state_box(&mut out, rect, &state.name, &state.lines, kind);
                 }
                 Shape::Any => {
                     let lines = view.any.as_deref().unwrap_or_default();
-                    state_box(&mut out, rect, "any", lines, false, true);
+                    state_box(&mut out, rect, "any", lines, BoxKind::Any);
                 }
             }
         }
@@ -269,13 +302,58 @@ impl Drawing {
     }
 }
 
+impl Drawing {
+    /// The dashed lines between the regions of parallel state `i`, as UML
+    /// divides a parallel state's box: one down the middle of the gap
+    /// between each two regions side by side, from the top of the regions
+    /// to the bottom of the box.
+    fn region_separators(&self, out: &mut String, i: usize, placed: &layout::Layout) {
+        let outer = &placed.nodes[i + 1];
+        let mut regions: Vec<&Rect> = self
+            .regions_of
+            .get(&i)
+            .into_iter()
+            .flatten()
+            .map(|&r| &placed.nodes[r + 1])
+            .collect();
+        regions.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let top = regions.iter().map(|r| r.y).fold(f64::INFINITY, f64::min);
+        for pair in regions.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            // Regions stacked rather than side by side (an edge between
+            // them ranks one below the other) get no line.
+            let overlap = a.y < b.y + b.height && b.y < a.y + a.height;
+            if !overlap || b.x < a.x + a.width {
+                continue;
+            }
+            let x = (a.x + a.width + b.x) / 2.0;
+            let _ = writeln!(
+                out,
+                "<line class=\"region\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\" \
+                 stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>",
+                num(x),
+                num(top - REGION_OVERHANG),
+                num(x),
+                num(outer.y + outer.height)
+            );
+        }
+    }
+}
+
 /// A composite state's box, drawn under the edges and the boxes inside it:
-/// its name in bold and its lines in its header, at the top left.
-fn composite_box(out: &mut String, rect: &Rect, header: &Rect, name: &str, lines: &[String]) {
+/// its name in bold and its lines in its header, at the top left. A region
+/// of a parallel state has no border of its own: the dashed lines between
+/// regions divide the parallel state's box.
+fn composite_box(out: &mut String, rect: &Rect, header: &Rect, state: &StateView) {
+    let (name, lines) = (&state.name, &state.lines);
+    let stroke = if state.region {
+        "fill=\"none\" stroke=\"none\""
+    } else {
+        "fill=\"#f3f6fb\" fill-opacity=\"0.6\" stroke=\"#333\" stroke-width=\"1.2\""
+    };
     let _ = writeln!(
         out,
-        "<g class=\"state\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\" \
-         fill=\"#f3f6fb\" fill-opacity=\"0.6\" stroke=\"#333\" stroke-width=\"1.2\"/>",
+        "<g class=\"state\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\" {stroke}/>",
         num(rect.x),
         num(rect.y),
         num(rect.width),
@@ -321,10 +399,31 @@ fn rule_and_lines(out: &mut String, top: f64, rule: (f64, f64), text_x: f64, lin
     }
 }
 
+/// How a leaf's box is drawn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BoxKind {
+    Plain,
+    /// Double-bordered: the machine ends here.
+    Terminal,
+    /// UML's final state is a circled dot: the double border of a
+    /// terminal state, its inside filled dark as the dot, the name in white.
+    /// Both end something, so both are double; a terminal state ends the
+    /// machine and stays hollow, a final state completes the state holding
+    /// it (the machine goes on) and is the dot. It keeps its name, which
+    /// `in(...)` guards refer to.
+    Final,
+    /// A leaf region of a parallel state: dashed, as the lines between
+    /// regions are.
+    Region,
+    /// The `any` pseudo-state: dashed.
+    Any,
+}
+
 /// A state's box: name in bold, then its inner lines under a rule.
-fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], terminal: bool, dashed: bool) {
+fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], kind: BoxKind) {
+    let dashed = matches!(kind, BoxKind::Any | BoxKind::Region);
     let dash = if dashed { " stroke-dasharray=\"5 3\"" } else { "" };
-    let class = if dashed { "any" } else { "state" };
+    let class = if kind == BoxKind::Any { "any" } else { "state" };
     let _ = writeln!(
         out,
         "<g class=\"{class}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\" \
@@ -334,10 +433,11 @@ fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], termin
         num(rect.width),
         num(rect.height)
     );
-    let inset = if terminal {
+    let inset = if matches!(kind, BoxKind::Terminal | BoxKind::Final) {
+        let fill = if kind == BoxKind::Final { "#333" } else { "none" };
         let _ = writeln!(
             out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"5\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.2\"/>",
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"5\" fill=\"{fill}\" stroke=\"#333\" stroke-width=\"1.2\"/>",
             num(rect.x + INSET),
             num(rect.y + INSET),
             num(rect.width - 2.0 * INSET),
@@ -348,9 +448,14 @@ fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], termin
         0.0
     };
     let top = rect.y + inset + PAD_Y;
+    let color = if kind == BoxKind::Final {
+        " fill=\"white\""
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-weight=\"bold\"{color}>{}</text>",
         num(rect.x + rect.width / 2.0),
         num(top + BASELINE),
         escape(name)
@@ -360,13 +465,13 @@ fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], termin
     out.push_str("</g>\n");
 }
 
-/// The size of a state's box for its text.
-fn box_size(name: &str, lines: &[String], terminal: bool) -> Size {
+/// The size of a state's box for its text; `double` for a double border.
+fn box_size(name: &str, lines: &[String], double: bool) -> Size {
     let widest = lines
         .iter()
         .map(|l| text_width(l))
         .fold(text_width(name), f64::max);
-    let inset = if terminal { 2.0 * INSET } else { 0.0 };
+    let inset = if double { 2.0 * INSET } else { 0.0 };
     let rule = if lines.is_empty() { 0.0 } else { RULE };
     Size {
         width: (widest + 2.0 * PAD_X + inset).max(40.0).ceil(),

@@ -3,9 +3,9 @@
 //! edges. The renderers only decide how to spell it.
 
 use fsm_grammar::model::{
-    EffectId, HistoryKind, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId,
+    EffectId, Eventless, HistoryKind, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId,
 };
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The drawable content of one machine.
 pub(crate) struct View {
@@ -18,7 +18,8 @@ pub(crate) struct View {
     /// The `any` pseudo-state: present when the machine has `any` transitions.
     pub any: Option<Vec<String>>,
     /// Transitions that change state (or re-enter it), in declaration order,
-    /// then timers with a target, in declaration order.
+    /// then timers with a target, then `done` and `always` transitions with
+    /// a target, each in declaration order.
     pub edges: Vec<Edge>,
 }
 
@@ -26,8 +27,15 @@ pub(crate) struct View {
 pub(crate) struct StateView {
     pub name: String,
     pub terminal: bool,
+    /// A `final` state: it completes the state holding it.
+    pub final_: bool,
+    /// A `parallel` state: its children are regions, side by side.
+    pub parallel: bool,
+    /// A region: a child of a parallel state.
+    pub region: bool,
     /// `enter / ...`, `exit / ...`, then one line per internal transition,
-    /// then one per internal timer.
+    /// then one per internal timer, then one per internal `done` or
+    /// `always`.
     pub lines: Vec<String>,
 }
 
@@ -67,6 +75,9 @@ impl View {
                 StateView {
                     name: s.name.clone(),
                     terminal: s.is_terminal(),
+                    final_: s.is_final(),
+                    parallel: s.is_parallel(),
+                    region: s.parent.is_some_and(|p| machine.state(p).is_parallel()),
                     lines,
                 }
             })
@@ -126,6 +137,25 @@ impl View {
                 None => states[t.state.index()].lines.push(label),
             }
         }
+        // `done` and `always` transitions, labelled with their keyword for
+        // the action; the priority shows when another one of the same kind
+        // is declared in the same state.
+        let mut declared: HashMap<_, usize> = HashMap::new();
+        for t in &machine.eventless {
+            *declared.entry((t.state, t.kind)).or_default() += 1;
+        }
+        for t in &machine.eventless {
+            let competes = declared[&(t.state, t.kind)] > 1;
+            let label = eventless_label(machine, t, competes) + history_mark(t.history);
+            match t.target {
+                Some(to) => edges.push(Edge {
+                    from: EdgeSource::State(t.state.index()),
+                    to: to.index(),
+                    label,
+                }),
+                None => states[t.state.index()].lines.push(label),
+            }
+        }
         View {
             name: machine.name.clone(),
             states,
@@ -154,6 +184,20 @@ fn label(machine: &Machine, t: &Transition, competes: bool) -> String {
 /// another timer of the state has the same delay.
 fn timer_label(machine: &Machine, t: &Timer, competes: bool) -> String {
     let mut label = format!("after {}", machine.delay_text(t.delay));
+    if let Some(guard) = &t.guard {
+        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
+    }
+    if competes {
+        label.push_str(&format!(" (p{})", t.priority));
+    }
+    label.push_str(&consequences(machine, &t.effects, &t.emits));
+    label
+}
+
+/// `done [guard] (pN) / effects emit outputs`, or the same with `always`,
+/// the priority only when another of the same kind is declared beside it.
+fn eventless_label(machine: &Machine, t: &Eventless, competes: bool) -> String {
+    let mut label = t.kind.keyword().to_string();
     if let Some(guard) = &t.guard {
         label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
     }

@@ -512,9 +512,13 @@ fn check_picture(name: &str, machine: &Machine) {
     labels.sort();
     expected.sort();
     assert_eq!(labels, expected, "{name}: edge labels");
-    // The start edges (the machine's, then one per composite state), then
-    // one per label.
-    let composite_count = machine.states.iter().filter(|s| s.is_composite()).count();
+    // The start edges (the machine's, then one per composite state that is
+    // not parallel: each region has its own), then one per label.
+    let composite_count = machine
+        .states
+        .iter()
+        .filter(|s| s.is_composite() && !s.is_parallel())
+        .count();
     let starts = 1 + composite_count;
     assert_eq!(pic.edges.len(), pic.labels.len() + starts, "{name}: edges");
     let pic = name_start_markers(name, machine, pic);
@@ -632,7 +636,7 @@ fn name_start_markers(name: &str, machine: &Machine, mut pic: Picture) -> Pictur
     let mut expected: Vec<(Option<String>, String)> =
         vec![(None, machine.states[machine.initial.index()].name.clone())];
     for s in machine.state_ids() {
-        if machine.state(s).is_composite() {
+        if machine.state(s).is_composite() && !machine.state(s).is_parallel() {
             let child = machine.initial_child(s).expect("a composite has children");
             expected.push((
                 Some(machine.state(s).name.clone()),
@@ -1074,4 +1078,138 @@ fn svg_edges_keep_apart_and_composites_are_packed() {
         faults.len(),
         faults.join("\n")
     );
+}
+
+// ---------------------------------------------------------------------------
+// Parallel and final states, `done` and `always` transitions
+// ---------------------------------------------------------------------------
+
+/// The research pipeline (two researchers at once), a media player
+/// (playback and volume) and a parallel state inside a composite.
+const PARALLEL: &str = "{research,media_player,nested_parallel}.fsm";
+
+#[test]
+fn mermaid_of_parallel_machines() {
+    insta::glob!("diagram", PARALLEL, |path| snapshot!(diagrams(path, mermaid)));
+}
+
+#[test]
+fn dot_of_parallel_machines() {
+    insta::glob!("diagram", PARALLEL, |path| snapshot!(diagrams(path, dot)));
+}
+
+fn parallel_machine(name: &str) -> Machine {
+    let path = workspace()
+        .join("fsm-diagram/tests/diagram")
+        .join(format!("{name}.fsm"));
+    model(&path).machines.remove(0)
+}
+
+#[test]
+fn parallel_machines_are_drawn_cleanly() {
+    for name in ["research", "media_player", "nested_parallel"] {
+        let machine = parallel_machine(name);
+        check_picture(name, &machine);
+        if let Some(result) = render_with_graphviz(&dot(&machine)) {
+            result.unwrap_or_else(|e| panic!("{name}: Graphviz refuses the DOT: {e}"));
+        }
+    }
+}
+
+/// The `x1`, `y1` and `y2` of every dashed line between regions.
+fn region_lines(svg: &str) -> Vec<(f64, f64, f64)> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("line") && n.attribute("class") == Some("region"))
+        .map(|n| (attr(n, "x1"), attr(n, "y1"), attr(n, "y2")))
+        .collect()
+}
+
+/// The top-left corner of the bold text `name`.
+fn name_at(svg: &str, name: &str) -> (f64, f64) {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let node = doc
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("text") && n.attribute("font-weight") == Some("bold") && n.text() == Some(name)
+        })
+        .unwrap_or_else(|| panic!("no {name} in\n{svg}"));
+    (attr(node, "x"), attr(node, "y"))
+}
+
+#[test]
+fn svg_divides_a_parallel_state_into_regions_side_by_side() {
+    let machine = parallel_machine("research");
+    let svg = svg(&machine).unwrap();
+    // The regions' names on one line, `researcher_a` to the left, and one
+    // dashed line between them that reaches the bottom of `collect`.
+    let (ax, ay) = name_at(&svg, "researcher_a");
+    let (bx, by) = name_at(&svg, "researcher_b");
+    assert_eq!(ay, by);
+    assert!(ax < bx);
+    let lines = region_lines(&svg);
+    assert_eq!(lines.len(), 1, "{svg}");
+    let (x, top, bottom) = lines[0];
+    assert!(ax < x && x < bx, "{x} is not between the regions");
+    assert!(top < ay && bottom > ay, "{lines:?}");
+    // A region has no border of its own; `collect` has one.
+    assert!(svg.contains("fill=\"none\" stroke=\"none\""), "{svg}");
+    // Final states are filled (the dot of UML's final state), with their
+    // names in white; terminal states stay hollow.
+    assert_eq!(svg.matches("fill=\"#333\" stroke=\"#333\"").count(), 3, "{svg}");
+    assert_eq!(svg.matches("font-weight=\"bold\" fill=\"white\"").count(), 3);
+    // `done` edges are labelled as `done`, with their guard and outputs.
+    assert!(svg.contains(">done [in(a_done)] (p1) </tspan>"), "{svg}");
+    // Three regions side by side, nested in a composite: two lines.
+    let three = "machine M {
+        initial state outer {
+            initial parallel state p {
+                state r1 { initial state a; }
+                state r2 { initial state b; }
+                state r3 { initial state c { on go -> d; } final state d; }
+            }
+        }
+    }";
+    let model = check(three).into_model().unwrap();
+    let svg = fsm_diagram::svg(&model.machines[0]).unwrap();
+    let xs: Vec<f64> = ["r1", "r2", "r3"].iter().map(|r| name_at(&svg, r).0).collect();
+    let lines = region_lines(&svg);
+    assert_eq!(lines.len(), 2, "{svg}");
+    assert!(xs[0] < lines[0].0 && lines[0].0 < xs[1] && xs[1] < lines[1].0 && lines[1].0 < xs[2]);
+    check_picture("three regions", &model.machines[0]);
+}
+
+#[test]
+fn mermaid_separates_regions_and_ends_final_states_in_their_block() {
+    let text = mermaid(&parallel_machine("research"));
+    assert!(
+        text.contains("            a_done --> [*]\n            a_gave_up --> [*]\n        }\n        --\n        state researcher_b {\n"),
+        "{text}"
+    );
+    // No start marker of its own for a parallel state.
+    assert!(!text.contains("    state collect {\n        [*]"), "{text}");
+    assert!(text.contains("    collect --> synthesis : done [in(a_done)] (p1) / spawn_synthesizer\n"));
+    // `always` edges are labelled `always`.
+    let text = mermaid(&parallel_machine("media_player"));
+    assert!(
+        text.contains("playing --> stopped : always [track_ended && !in(muted)] / next_track"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dot_draws_regions_as_dashed_clusters_and_final_states_filled() {
+    let text = dot(&parallel_machine("research"));
+    assert!(
+        text.contains("    subgraph \"cluster_collect\" {\n        label=\"collect\"; labeljust=l; style=rounded;\n        subgraph \"cluster_researcher_a\" {\n            label=\"researcher_a\"; labeljust=l; style=\"rounded,dashed\";\n"),
+        "{text}"
+    );
+    assert!(!text.contains("\"[*] collect\""), "{text}");
+    assert!(
+        text.contains(
+            "\"a_done\" [shape=doublecircle, style=filled, fillcolor=\"#333333\", fontcolor=white];"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\"delivered\" [shape=doublecircle];"), "{text}");
 }

@@ -9,6 +9,10 @@ use fsm_grammar::model::GuardExpr;
 #[derive(Clone, Copy, Debug)]
 enum Node {
     Guard(GuardId),
+    /// An `in(...)` test: false here. These conditions serve machines whose
+    /// steps run from one leaf; a machine with `in(...)` runs over
+    /// configurations, which evaluate the model's expressions.
+    Never,
     Not(u32),
     And(u32, u32),
     Or(u32, u32),
@@ -29,6 +33,9 @@ impl Conditions {
     pub(crate) fn add(&mut self, expr: &GuardExpr) -> ConditionId {
         let node = match expr {
             GuardExpr::Var(guard) => Node::Guard(GuardId::from_index(guard.index())),
+            // Never asked: a machine with `in(...)` runs over configurations
+            // (`Machine::runs_over_configurations`).
+            GuardExpr::In(_) => Node::Never,
             GuardExpr::Not(inner) => Node::Not(self.add(inner).0),
             GuardExpr::And(left, right) => Node::And(self.add(left).0, self.add(right).0),
             GuardExpr::Or(left, right) => Node::Or(self.add(left).0, self.add(right).0),
@@ -81,6 +88,7 @@ impl Conditions {
     ) -> bool {
         match self.nodes[condition.0 as usize] {
             Node::Guard(id) => cache.get_or_eval(id, guard),
+            Node::Never => false,
             Node::Not(inner) => !self.eval_node(ConditionId(inner), cache, guard),
             Node::And(left, right) => {
                 self.eval_node(ConditionId(left), cache, guard)

@@ -3,11 +3,12 @@
 
 use super::builder::DefinitionBuilder;
 use super::definition_error::DefinitionError;
+use super::engine::ConfiguredPlan;
 use super::ids::{ActionId, OutputId, StateId};
 use super::name_index::NameIndex;
 use super::tables::Tables;
 use fsm_grammar::interchange::ImportDiagnostic;
-use fsm_grammar::model::Machine;
+use fsm_grammar::model::{Configuration, Machine};
 use fsm_grammar::{Checked, Diagnostic};
 use fsm_runtime::RestoreError;
 use fsm_runtime::{FingerprintPolicy, Snapshot};
@@ -33,6 +34,9 @@ pub struct Definition {
     actions: NameIndex,
     outputs: NameIndex,
     pub(crate) tables: Tables,
+    /// For a machine whose steps run over configurations (parallel states,
+    /// `final` states, `done`, `always`, `in(...)`): the plan they render.
+    pub(crate) configured: Option<Box<ConfiguredPlan>>,
     warnings: Vec<Diagnostic>,
     import_warnings: Vec<ImportDiagnostic>,
 }
@@ -135,6 +139,9 @@ impl Definition {
             actions: NameIndex::new(machine.actions.iter().map(|a| a.name.as_str())),
             outputs: NameIndex::new(machine.outputs.iter().map(|o| o.name.as_str())),
             tables: Tables::new(&machine),
+            configured: machine
+                .runs_over_configurations()
+                .then(|| Box::new(ConfiguredPlan::new(&machine))),
             machine,
             warnings,
             import_warnings: Vec::new(),
@@ -351,7 +358,64 @@ impl Definition {
     /// ignores that), and that the state exists and is a leaf (a composite
     /// state is never current; [`RestoreError::UnknownState`] lists the
     /// leaves).
+    ///
+    /// For a machine with parallel states, `final` states, `done`, `always`
+    /// or `in(...)`, the leaves the snapshot names must form a configuration
+    /// of the machine (the model's one rule,
+    /// `Machine::configuration_from_leaves`; [`RestoreError::InvalidConfiguration`]
+    /// says what is wrong), and the state returned is the innermost state
+    /// holding every active leaf.
     pub fn state_of(&self, snapshot: &Snapshot, policy: FingerprintPolicy) -> Result<StateId, RestoreError> {
+        self.check_identity(snapshot, policy)?;
+        if self.configured.is_some() {
+            let config = self.configuration_of(snapshot)?;
+            return Ok(crate::engine::summary(&self.machine, &config));
+        }
+        self.state_id(snapshot.current_state())
+            .filter(|&state| !self.is_composite(state))
+            .ok_or_else(|| RestoreError::UnknownState {
+                machine: self.name().to_owned(),
+                state: snapshot.current_state().to_owned(),
+                known: self
+                    .machine
+                    .leaves()
+                    .map(|s| self.machine.state(s).name.clone())
+                    .collect(),
+            })
+    }
+
+    /// The configuration the leaves of `snapshot` form, checked by the
+    /// model's rule.
+    pub(crate) fn configuration_of(&self, snapshot: &Snapshot) -> Result<Configuration, RestoreError> {
+        let m = &self.machine;
+        let mut leaves = Vec::with_capacity(snapshot.leaves().len());
+        for name in snapshot.leaves() {
+            match self.state_id(name).filter(|&s| !self.is_composite(s)) {
+                Some(leaf) => leaves.push(fsm_grammar::model::StateId::from_index(leaf.index())),
+                None => {
+                    return Err(RestoreError::UnknownState {
+                        machine: self.name().to_owned(),
+                        state: name.to_string(),
+                        known: m.leaves().map(|s| m.state(s).name.clone()).collect(),
+                    })
+                }
+            }
+        }
+        m.configuration_from_leaves(&leaves)
+            .map_err(|e| RestoreError::InvalidConfiguration {
+                machine: self.name().to_owned(),
+                leaves: snapshot.leaves().iter().map(|l| l.to_string()).collect(),
+                reason: e.to_string(),
+            })
+    }
+
+    /// Checks that `snapshot` is of this machine and, unless `policy`
+    /// ignores it, of this definition.
+    pub(crate) fn check_identity(
+        &self,
+        snapshot: &Snapshot,
+        policy: FingerprintPolicy,
+    ) -> Result<(), RestoreError> {
         if snapshot.machine() != self.name() {
             return Err(RestoreError::OtherMachine {
                 expected: self.name().to_owned(),
@@ -365,17 +429,7 @@ impl Definition {
                 found: snapshot.fingerprint().to_owned(),
             });
         }
-        self.state_id(snapshot.current_state())
-            .filter(|&state| !self.is_composite(state))
-            .ok_or_else(|| RestoreError::UnknownState {
-                machine: self.name().to_owned(),
-                state: snapshot.current_state().to_owned(),
-                known: self
-                    .machine
-                    .leaves()
-                    .map(|s| self.machine.state(s).name.clone())
-                    .collect(),
-            })
+        Ok(())
     }
 
     /// The history memory `snapshot` carries, checked: per history slot,

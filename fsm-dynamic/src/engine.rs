@@ -1,6 +1,10 @@
 //! [`Engine`]: a definition, its guards, and a current state that many
 //! threads may fire at.
 
+mod configured;
+
+pub(crate) use configured::{summary, ConfiguredPlan};
+
 use super::bind_error::BindError;
 use super::definition::Definition;
 use super::engine_builder::{Bound, EngineBuilder};
@@ -17,6 +21,7 @@ use fsm_runtime::{ArmedTimer, Clock, RestoreError, Timestamp};
 use fsm_runtime::{FingerprintPolicy, Snapshot};
 use fsm_runtime::{History, OutputKey, Pending, Retention};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
@@ -130,6 +135,11 @@ struct Current<C> {
     /// The outputs not acknowledged yet, in key order, when the engine
     /// keeps an outbox (which needs `history`, to number the steps).
     outbox: Option<Vec<Pending<OutputId>>>,
+    /// For a machine that runs over configurations (parallel states,
+    /// `final` states, `done`, `always`, `in(...)`): the active states and
+    /// the history memory; `state` is then the innermost state holding
+    /// every active one.
+    configured: Option<Box<configured::Configured>>,
 }
 
 /// The history an engine keeps for its outbox when given none: the last
@@ -192,6 +202,13 @@ impl<C> Engine<C> {
         let state = definition.initial();
         let armed = vec![None; definition.tables.timer_group_count()];
         let memory = vec![None; definition.tables.history_slots().len()];
+        let (configured, configured_arms) = match definition.configured.is_some() {
+            true => {
+                let (configured, arms) = Engine::<C>::initial_configured(&definition);
+                (Some(Box::new(configured)), arms)
+            }
+            false => (None, Vec::new()),
+        };
         let engine = Engine {
             definition,
             bound,
@@ -204,8 +221,15 @@ impl<C> Engine<C> {
                 armed,
                 memory,
                 outbox: outbox.then(Vec::new),
+                configured,
             }),
         };
+        if !configured_arms.is_empty() {
+            let now = engine.clock.now();
+            let arms: Vec<u32> = configured_arms.iter().map(|&g| g as u32).collect();
+            engine.arm(&mut engine.lock(), &arms, now);
+            return engine;
+        }
         // The initial state and its initial descent are entered now: arm
         // their timers.
         let arms = engine.definition.tables.initial_arms();
@@ -221,11 +245,29 @@ impl<C> Engine<C> {
         &self.definition
     }
 
-    /// The current state: with nested states, the leaf the machine is in.
-    /// With other threads firing, it may have changed by the time it is
-    /// used; [`Fired`] says which state each transition left.
+    /// The current state: with nested states, the leaf the machine is in;
+    /// with parallel states, the innermost state holding every active leaf
+    /// (the parallel state, when more than one leaf is active: see
+    /// [`configuration`](Self::configuration)). With other threads firing,
+    /// it may have changed by the time it is used; [`Fired`] says which
+    /// state each transition left.
     pub fn state(&self) -> StateId {
         self.lock().state
+    }
+
+    /// The active leaves, in document order: the current leaf alone for a
+    /// machine without parallel states, one leaf per active region with
+    /// them.
+    pub fn configuration(&self) -> Vec<StateId> {
+        self.configuration_of(&self.lock())
+    }
+
+    /// The names of the active leaves, in document order.
+    pub fn configuration_names(&self) -> Vec<&str> {
+        self.configuration()
+            .into_iter()
+            .map(|s| self.definition.state_name(s))
+            .collect()
     }
 
     /// The name of the current state (a leaf).
@@ -256,6 +298,12 @@ impl<C> Engine<C> {
     /// [`is_in`](Self::is_in) a state given by id. An id of another
     /// definition is simply not the current leaf or one of its ancestors.
     pub fn is_in_id(&self, state: StateId) -> bool {
+        if self.definition.configured.is_some() {
+            let current = self.lock();
+            let config = &current.configured.as_ref().expect("a configured engine").config;
+            return state.index() < self.definition.machine().states.len()
+                && config.contains(&configured::theirs(state));
+        }
         let leaf = self.state();
         leaf == state || self.definition.ancestors(leaf).contains(&state)
     }
@@ -273,9 +321,17 @@ impl<C> Engine<C> {
     }
 
     /// The actions that have a transition in the current state, including
-    /// those it inherits from the states holding it and from `any`.
-    pub fn valid_actions(&self) -> &[ActionId] {
-        self.definition.valid_actions(self.state())
+    /// those it inherits from the states holding it and from `any`; with
+    /// parallel states, in some active leaf.
+    pub fn valid_actions(&self) -> std::borrow::Cow<'_, [ActionId]> {
+        match self.definition.configured.is_some() {
+            true => {
+                let current = self.lock();
+                let config = &current.configured.as_ref().expect("a configured engine").config;
+                configured::valid_in(&self.definition, config).into()
+            }
+            false => self.definition.valid_actions(self.state()).into(),
+        }
     }
 
     /// How many transitions this engine has fired (timers' included): the
@@ -357,6 +413,9 @@ impl<C> Engine<C> {
     #[inline(always)]
     fn fire_valid(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         let definition = &*self.definition;
+        if definition.configured.is_some() {
+            return self.fire_configured(action, payload);
+        }
         let tables = &definition.tables;
         let mut guard = self.lock();
         let current = &mut *guard;
@@ -373,6 +432,7 @@ impl<C> Engine<C> {
                 return Err(self.refuse(FireError::GuardRejected(GuardRejected {
                     state: from,
                     action,
+                    leaves: None,
                     definition: Arc::clone(&self.definition),
                 })));
             }
@@ -381,6 +441,8 @@ impl<C> Engine<C> {
                 return Err(self.refuse(FireError::InvalidTransition(InvalidTransition {
                     state: from,
                     action,
+                    leaves: None,
+                    valid: None,
                     definition: Arc::clone(&self.definition),
                 })));
             }
@@ -402,8 +464,9 @@ impl<C> Engine<C> {
             from,
             to,
             action,
-            outputs: tables.outputs(mv),
+            outputs: Cow::Borrowed(tables.outputs(mv)),
             internal: mv.to.is_none(),
+            trail: None,
             definition,
         };
         trace::fired(&fired);
@@ -427,6 +490,9 @@ impl<C> Engine<C> {
     /// When `action` is not an action of this engine's definition.
     pub fn can_fire_id(&self, action: ActionId, payload: &Value) -> bool {
         self.assert_action(action);
+        if self.definition.configured.is_some() {
+            return self.can_fire_configured(action, payload);
+        }
         let tables = &self.definition.tables;
         let current = self.lock();
         let guards = &self.bound.guards;
@@ -440,6 +506,9 @@ impl<C> Engine<C> {
 
     /// When the next armed timer is due; `None` when none is armed.
     pub fn next_deadline(&self) -> Option<Timestamp> {
+        if self.definition.configured.is_some() {
+            return self.next_deadline_configured();
+        }
         let current = self.lock();
         self.definition
             .tables
@@ -458,6 +527,9 @@ impl<C> Engine<C> {
     /// Timers armed by these transitions are due after the time read, so
     /// they wait for a later call.
     pub fn fire_due(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
+        if self.definition.configured.is_some() {
+            return self.fire_due_configured();
+        }
         let mut fired = Vec::new();
         let mut guard = self.lock();
         let definition = &*self.definition;
@@ -498,6 +570,7 @@ impl<C> Engine<C> {
                     declared_in: first.declared_in,
                     timer: first.index as usize,
                     due,
+                    leaves: None,
                     definition,
                 }));
                 continue;
@@ -520,8 +593,9 @@ impl<C> Engine<C> {
                 declared_in: candidate.declared_in,
                 timer: candidate.index as usize,
                 due,
-                outputs: tables.outputs(mv),
+                outputs: Cow::Borrowed(tables.outputs(mv)),
                 internal: mv.to.is_none(),
+                trail: None,
                 definition,
             }));
         }
@@ -581,10 +655,30 @@ impl<C> Engine<C> {
     {
         let current = self.lock();
         let definition = &*self.definition;
-        let mut snapshot = definition.snapshot_in(current.state);
+        let mut snapshot = match definition.configured.is_some() {
+            true => self.configured_snapshot(&current),
+            false => self.leaf_snapshot(&current),
+        };
         if definition.has_context() {
             snapshot = snapshot.with_context_of(&current.context)?;
         }
+        if let Some(history) = &current.history {
+            snapshot = snapshot.with_history(history);
+        }
+        if let Some(outbox) = &current.outbox {
+            snapshot = snapshot.with_pending(outbox.iter().map(|p| Pending {
+                key: p.key,
+                output: definition.output_name(p.output).to_owned(),
+            }));
+        }
+        Ok(snapshot)
+    }
+
+    /// The snapshot of a machine whose state is one leaf: the leaf, its
+    /// armed timers and the history memory.
+    fn leaf_snapshot(&self, current: &Current<C>) -> Snapshot {
+        let definition = &*self.definition;
+        let mut snapshot = definition.snapshot_in(current.state);
         let tables = &definition.tables;
         let slots = tables.armed_slots(current.state);
         if slots
@@ -606,16 +700,7 @@ impl<C> Engine<C> {
                     },
                 ));
         }
-        if let Some(history) = &current.history {
-            snapshot = snapshot.with_history(history);
-        }
-        if let Some(outbox) = &current.outbox {
-            snapshot = snapshot.with_pending(outbox.iter().map(|p| Pending {
-                key: p.key,
-                output: definition.output_name(p.output).to_owned(),
-            }));
-        }
-        Ok(snapshot)
+        snapshot
     }
 
     /// [`try_snapshot`](Self::try_snapshot), for a context that always
@@ -676,33 +761,26 @@ impl<C> Engine<C> {
         C: serde::de::DeserializeOwned,
     {
         let definition = &*self.definition;
-        let state = definition.state_of(snapshot, policy)?;
-        let context = if definition.has_context() {
-            Some(snapshot.context_as::<C>()?)
-        } else {
-            None
+        let context = |definition: &Definition| match definition.has_context() {
+            true => snapshot.context_as::<C>().map(Some),
+            false => Ok(None),
         };
-        let tables = &definition.tables;
-        let slots = tables.armed_slots(state);
-        // Per group of the leaf (in `leaf_groups` order): its deadline.
-        let mut armed: Vec<(u32, Timestamp)> = Vec::new();
-        for timer in snapshot.checked_timers()? {
-            let slot = slots.iter().find(|slot| {
-                definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
-            });
-            let Some(slot) = slot else {
-                // The named state's timers can be armed when it is the
-                // current leaf or holds it.
-                let named = definition.state_id(timer.state());
-                let armable = named.filter(|&s| s == state || definition.ancestors(state).contains(&s));
-                return Err(snapshot.unknown_timer(timer, armable.map(|s| tables.timer_count(s))));
-            };
-            match armed.iter_mut().find(|(group, _)| *group == slot.group) {
-                Some((_, due)) => *due = (*due).min(timer.due()),
-                None => armed.push((slot.group, timer.due())),
+        let (state, configured, context, armed, memory) = match definition.configured.is_some() {
+            true => {
+                definition.check_identity(snapshot, policy)?;
+                let (configured, armed) = self.configured_restore(snapshot)?;
+                let context = context(definition)?;
+                let state = configured::summary(definition.machine(), &configured.config);
+                let armed = armed.into_iter().map(|(g, due)| (g as u32, due)).collect();
+                (state, Some(Box::new(configured)), context, armed, Vec::new())
             }
-        }
-        let memory = definition.memory_of(snapshot)?;
+            false => {
+                let state = definition.state_of(snapshot, policy)?;
+                let context = context(definition)?;
+                let (armed, memory) = self.leaf_restore(snapshot, state)?;
+                (state, None, context, armed, memory)
+            }
+        };
         let outbox: Option<Vec<Pending<OutputId>>> = snapshot
             .checked_pending(|name| definition.output_id(name).is_some())?
             .map(|pending| {
@@ -741,7 +819,40 @@ impl<C> Engine<C> {
             current.armed[group as usize] = Some(due);
         }
         current.memory = memory;
+        current.configured = configured;
         Ok(state)
+    }
+
+    /// The armed timers (group, deadline) and history memory of `snapshot`
+    /// for a machine whose state is one leaf, `state`.
+    #[allow(clippy::type_complexity)]
+    fn leaf_restore(
+        &self,
+        snapshot: &Snapshot,
+        state: StateId,
+    ) -> Result<(Vec<(u32, Timestamp)>, Vec<Option<StateId>>), RestoreError> {
+        let definition = &*self.definition;
+        let tables = &definition.tables;
+        let slots = tables.armed_slots(state);
+        // Per group of the leaf (in `leaf_groups` order): its deadline.
+        let mut armed: Vec<(u32, Timestamp)> = Vec::new();
+        for timer in snapshot.checked_timers()? {
+            let slot = slots.iter().find(|slot| {
+                definition.state_name(slot.state) == timer.state() && slot.timer == timer.timer()
+            });
+            let Some(slot) = slot else {
+                // The named state's timers can be armed when it is the
+                // current leaf or holds it.
+                let named = definition.state_id(timer.state());
+                let armable = named.filter(|&s| s == state || definition.ancestors(state).contains(&s));
+                return Err(snapshot.unknown_timer(timer, armable.map(|s| tables.timer_count(s))));
+            };
+            match armed.iter_mut().find(|(group, _)| *group == slot.group) {
+                Some((_, due)) => *due = (*due).min(timer.due()),
+                None => armed.push((slot.group, timer.due())),
+            }
+        }
+        Ok((armed, definition.memory_of(snapshot)?))
     }
 
     /// Run `effects` on `context` in order.

@@ -4,12 +4,13 @@
 //! travel through `?` into any error type.
 
 use super::definition::Definition;
-use super::ids::{ActionId, StateId};
+use super::ids::{ActionId, OutputId, StateId};
 use fsm_runtime::__private::write_names;
 use std::fmt;
 use std::sync::Arc;
 
-/// Why an action did not fire. The engine is unchanged.
+/// Why an action did not fire. The engine is unchanged, except after
+/// [`FireError::Runaway`].
 ///
 /// The variants and methods of generated code's
 /// [`FireError`](fsm_runtime::FireError) (`state()`, `action()`, `valid()`,
@@ -44,7 +45,117 @@ pub enum FireError {
     InvalidTransition(InvalidTransition),
     /// Transitions exist, but the guard of every one of them was false.
     GuardRejected(GuardRejected),
+    /// The action fired, but the `always` and `done` transitions after it
+    /// were still enabled after [`MAX_MICROSTEPS`](fsm_grammar::model::MAX_MICROSTEPS)
+    /// microsteps: a guarded cycle whose guards kept holding. Unlike the
+    /// other errors, this one comes after the engine moved: it is where the
+    /// last microstep left it, the context as every effect left it, and the
+    /// outputs of every microstep ([`Runaway::outputs`]) were emitted, into
+    /// the outbox when the engine keeps one.
+    Runaway(Runaway),
 }
+
+/// A `fire` whose `always` and `done` transitions did not settle (see
+/// [`FireError::Runaway`]).
+#[derive(Clone)]
+pub struct Runaway {
+    pub(crate) action: ActionId,
+    pub(crate) from: Box<[StateId]>,
+    pub(crate) to: Box<[StateId]>,
+    pub(crate) outputs: Box<[OutputId]>,
+    /// The sources of the last transitions taken, first seen first: the
+    /// cycle.
+    pub(crate) cycle: Box<[StateId]>,
+    pub(crate) definition: Arc<Definition>,
+}
+
+impl Runaway {
+    /// The report of `fired`, which did not settle.
+    pub(crate) fn new(fired: &crate::Fired<'_>, definition: Arc<Definition>) -> Runaway {
+        let taken = fired.taken();
+        // The cycle shows in the last transitions: their sources, each once.
+        let tail = &taken[taken.len().saturating_sub(64)..];
+        let mut cycle: Vec<StateId> = Vec::new();
+        for t in tail {
+            if let Some(s) = t.source {
+                if !cycle.contains(&s) {
+                    cycle.push(s);
+                }
+            }
+        }
+        Runaway {
+            action: fired.action,
+            from: fired.from_leaves().into(),
+            to: fired.to_leaves().into(),
+            outputs: fired.outputs.iter().copied().collect(),
+            cycle: cycle.into(),
+            definition,
+        }
+    }
+
+    /// The action fired.
+    pub fn action(&self) -> ActionId {
+        self.action
+    }
+
+    /// The active leaves before the action.
+    pub fn from_leaves(&self) -> &[StateId] {
+        &self.from
+    }
+
+    /// The active leaves where the engine stopped.
+    pub fn to_leaves(&self) -> &[StateId] {
+        &self.to
+    }
+
+    /// Every output emitted, in order: the caller must perform them.
+    pub fn outputs(&self) -> &[OutputId] {
+        &self.outputs
+    }
+
+    /// The states whose `always` or `done` transitions kept being taken.
+    pub fn cycle(&self) -> &[StateId] {
+        &self.cycle
+    }
+
+    /// The definition the ids belong to.
+    pub fn definition(&self) -> &Arc<Definition> {
+        &self.definition
+    }
+}
+
+impl fmt::Display for Runaway {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let definition = &self.definition;
+        write!(
+            f,
+            "action `{}` did not settle: after {} microsteps the `always` and `done` transitions of ",
+            definition.action_name(self.action),
+            fsm_grammar::model::MAX_MICROSTEPS,
+        )?;
+        write_names(f, self.cycle.iter().map(|&s| definition.state_name(s)))?;
+        f.write_str(" were still enabled; the machine stopped in ")?;
+        write_names(f, self.to.iter().map(|&s| definition.state_name(s)))?;
+        write!(f, " after emitting {} outputs", self.outputs.len())
+    }
+}
+
+impl fmt::Debug for Runaway {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let definition = &self.definition;
+        let names =
+            |ids: &[StateId]| -> Vec<&str> { ids.iter().map(|&s| definition.state_name(s)).collect() };
+        f.debug_struct("Runaway")
+            .field("machine", &definition.name())
+            .field("action", &definition.action_name(self.action))
+            .field("cycle", &names(&self.cycle))
+            .field("to", &names(&self.to))
+            .field("outputs", &self.outputs.len())
+            .finish()
+    }
+}
+
+impl std::error::Error for Runaway {}
 
 impl FireError {
     /// The state in which the action was fired; `None` for an unknown
@@ -54,6 +165,7 @@ impl FireError {
             FireError::UnknownAction(_) => None,
             FireError::InvalidTransition(e) => Some(e.state),
             FireError::GuardRejected(e) => Some(e.state),
+            FireError::Runaway(_) => None,
         }
     }
 
@@ -64,6 +176,7 @@ impl FireError {
             FireError::UnknownAction(_) => None,
             FireError::InvalidTransition(e) => Some(e.action),
             FireError::GuardRejected(e) => Some(e.action),
+            FireError::Runaway(e) => Some(e.action),
         }
     }
 }
@@ -99,6 +212,10 @@ impl UnknownAction {
 pub struct InvalidTransition {
     pub(crate) state: StateId,
     pub(crate) action: ActionId,
+    /// With parallel states: the active leaves.
+    pub(crate) leaves: Option<Arc<[StateId]>>,
+    /// With parallel states: the actions valid in some active leaf.
+    pub(crate) valid: Option<Arc<[ActionId]>>,
     pub(crate) definition: Arc<Definition>,
 }
 
@@ -116,7 +233,18 @@ impl InvalidTransition {
     /// The actions that have a transition in the state, in declaration
     /// order.
     pub fn valid(&self) -> &[ActionId] {
-        self.definition.valid_actions(self.state)
+        match &self.valid {
+            Some(valid) => valid,
+            None => self.definition.valid_actions(self.state),
+        }
+    }
+
+    /// The active leaves, in document order: `[state]` for a machine whose
+    /// state is one leaf.
+    pub fn leaves(&self) -> &[StateId] {
+        self.leaves
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.state))
     }
 
     /// True when the state is terminal (and [`valid`](Self::valid) therefore
@@ -136,6 +264,8 @@ impl InvalidTransition {
 pub struct GuardRejected {
     pub(crate) state: StateId,
     pub(crate) action: ActionId,
+    /// With parallel states: the active leaves.
+    pub(crate) leaves: Option<Arc<[StateId]>>,
     pub(crate) definition: Arc<Definition>,
 }
 
@@ -173,14 +303,28 @@ impl GuardRejected {
     /// was false.
     pub fn candidates(&self) -> impl ExactSizeIterator<Item = Candidate<'_>> {
         let tables = &self.definition.tables;
-        tables
-            .candidates(self.state, self.action)
-            .map_or(&[][..], |candidates| candidates.as_slice())
+        let candidates: Vec<Candidate<'_>> = self
+            .leaves()
             .iter()
+            .flat_map(move |&leaf| {
+                tables
+                    .candidates(leaf, self.action)
+                    .map_or(&[][..], |candidates| candidates.as_slice())
+            })
             .map(move |c| Candidate {
                 guard: tables.guard_text(c),
                 target: tables.target(c),
             })
+            .collect();
+        candidates.into_iter()
+    }
+
+    /// The active leaves, in document order: `[state]` for a machine whose
+    /// state is one leaf.
+    pub fn leaves(&self) -> &[StateId] {
+        self.leaves
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.state))
     }
 
     /// The definition the ids belong to.
@@ -219,10 +363,10 @@ impl fmt::Display for InvalidTransition {
         let definition = &self.definition;
         write!(
             f,
-            "action `{}` is not valid in state `{}`",
+            "action `{}` is not valid in ",
             definition.action_name(self.action),
-            definition.state_name(self.state)
         )?;
+        write_where(f, definition, self.state, self.leaves.as_deref())?;
         if self.terminal() {
             f.write_str(": the state is terminal")
         } else if self.valid().is_empty() {
@@ -239,12 +383,9 @@ impl fmt::Display for GuardRejected {
     /// `` action `review` rejected in state `running`: guard `ok` was false (-> done) ``.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let definition = &self.definition;
-        write!(
-            f,
-            "action `{}` rejected in state `{}`: ",
-            definition.action_name(self.action),
-            definition.state_name(self.state)
-        )?;
+        write!(f, "action `{}` rejected in ", definition.action_name(self.action),)?;
+        write_where(f, definition, self.state, self.leaves.as_deref())?;
+        f.write_str(": ")?;
         for (i, candidate) in self.candidates().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -259,12 +400,30 @@ impl fmt::Display for GuardRejected {
     }
 }
 
+/// `` state `closed` ``, or with parallel states `` states `a1`, `b1` ``.
+fn write_where(
+    f: &mut fmt::Formatter<'_>,
+    definition: &Definition,
+    state: StateId,
+    leaves: Option<&[StateId]>,
+) -> fmt::Result {
+    match leaves {
+        Some(leaves) if leaves.len() > 1 => {
+            f.write_str("states ")?;
+            write_names(f, leaves.iter().map(|&s| definition.state_name(s)))
+        }
+        Some([leaf]) => write!(f, "state `{}`", definition.state_name(*leaf)),
+        _ => write!(f, "state `{}`", definition.state_name(state)),
+    }
+}
+
 impl fmt::Display for FireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FireError::UnknownAction(e) => e.fmt(f),
             FireError::InvalidTransition(e) => e.fmt(f),
             FireError::GuardRejected(e) => e.fmt(f),
+            FireError::Runaway(e) => e.fmt(f),
         }
     }
 }
@@ -314,6 +473,7 @@ impl fmt::Debug for FireError {
             FireError::UnknownAction(e) => f.debug_tuple("UnknownAction").field(e).finish(),
             FireError::InvalidTransition(e) => f.debug_tuple("InvalidTransition").field(e).finish(),
             FireError::GuardRejected(e) => f.debug_tuple("GuardRejected").field(e).finish(),
+            FireError::Runaway(e) => f.debug_tuple("Runaway").field(e).finish(),
         }
     }
 }

@@ -2,8 +2,11 @@
 
 use super::definition::Definition;
 use super::ids::{ActionId, OutputId, StateId};
+use fsm_grammar::model::HistoryKind;
 use fsm_runtime::__private::write_names;
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// A transition that fired in an [`Engine`](super::Engine): the information
 /// of generated code's [`Fired`](fsm_runtime::Fired), as ids borrowed from the
@@ -15,7 +18,15 @@ use std::fmt;
 /// only its own outputs and leaves `to == from`; a self-transition
 /// (`-> from`) also has `to == from` but exits and re-enters, with their
 /// outputs and hooks: [`internal`](Self::internal) tells the two apart.
-#[derive(Clone, Copy)]
+///
+/// For a machine with parallel states, `final` states, `done` or `always`
+/// transitions or `in(...)` guards, one `fire` may take several
+/// transitions: those of several regions at once, then the `always` and
+/// `done` transitions that follow, each as its own microstep. `outputs`
+/// holds them all, in order; [`from_leaves`](Self::from_leaves),
+/// [`to_leaves`](Self::to_leaves) and [`taken`](Self::taken) say which
+/// leaves were active before and after and which transitions were taken.
+#[derive(Clone)]
 pub struct Fired<'e> {
     /// The position of this transition among all the engine has fired: 0 for
     /// the first, then one more for each. Assigned under the same lock as the
@@ -23,14 +34,17 @@ pub struct Fired<'e> {
     /// happened in, each starting where the previous one ended (as long as
     /// nothing restored a snapshot in between).
     pub seq: u64,
-    /// The state before.
+    /// The state before: the leaf, or with parallel states the innermost
+    /// state holding every active leaf ([`from_leaves`](Self::from_leaves)
+    /// lists them).
     pub from: StateId,
-    /// The state after.
+    /// The state after, as `from` is.
     pub to: StateId,
     /// The action that was fired.
     pub action: ActionId,
-    /// The outputs to perform, in order.
-    pub outputs: &'e [OutputId],
+    /// The outputs to perform, in order: borrowed from the definition for a
+    /// single transition, collected for a `fire` that takes several.
+    pub outputs: Cow<'e, [OutputId]>,
     /// True for an internal transition (`on go;`, no target): no state was
     /// exited or entered, so no exit or enter outputs or hooks ran, no timer
     /// was re-armed, and `to == from`. False for a transition with a target,
@@ -38,7 +52,114 @@ pub struct Fired<'e> {
     /// re-enters. The same as generated code's
     /// [`Fired::internal`](fsm_runtime::Fired::internal).
     pub internal: bool,
+    pub(crate) trail: Option<Arc<Trail>>,
     pub(crate) definition: &'e Definition,
+}
+
+/// The leaves before and after a `fire` over configurations, and the
+/// transitions it took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Trail {
+    pub(crate) from: Box<[StateId]>,
+    pub(crate) to: Box<[StateId]>,
+    pub(crate) taken: Box<[Taken]>,
+    /// How many effect calls ran.
+    pub(crate) effects: usize,
+    /// True when the `always` and `done` steps did not settle within
+    /// `MAX_MICROSTEPS`.
+    pub(crate) ran_away: bool,
+}
+
+/// What kind of transition was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TakenKind {
+    /// `on ACTION ...;`
+    Action,
+    /// `after ...;`
+    Timer,
+    /// `done ...;`
+    Done,
+    /// `always ...;`
+    Always,
+}
+
+/// A transition a `fire` took, as written: the state that declares it and
+/// its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Taken {
+    /// What kind of transition it is.
+    pub kind: TakenKind,
+    /// The state that declares it; `None` for an `any` transition.
+    pub source: Option<StateId>,
+    /// Its target; `None` for an internal transition.
+    pub target: Option<StateId>,
+    /// `Some` when the target is entered through its history
+    /// (`-> X.history`, `-> X.deep_history`).
+    pub history: Option<HistoryKind>,
+}
+
+impl Taken {
+    /// The source's name, `any` for an `any` transition.
+    pub fn source_name<'d>(&self, definition: &'d Definition) -> &'d str {
+        self.source.map_or("any", |s| definition.state_name(s))
+    }
+
+    /// The target as written: `idle`, `p.history`, `p.deep_history`; `None`
+    /// for an internal transition.
+    pub fn target_text(&self, definition: &Definition) -> Option<String> {
+        let target = definition.state_name(self.target?);
+        Some(match self.history {
+            None => target.to_owned(),
+            Some(HistoryKind::Shallow) => format!("{target}.history"),
+            Some(HistoryKind::Deep) => format!("{target}.deep_history"),
+        })
+    }
+}
+
+/// The accessors [`Fired`] and [`FiredTimer`] share for configurations.
+macro_rules! configuration_accessors {
+    () => {
+        /// The active leaves before, in document order: `[from]` for a
+        /// machine whose state is one leaf.
+        pub fn from_leaves(&self) -> &[StateId] {
+            self.trail
+                .as_ref()
+                .map_or(std::slice::from_ref(&self.from), |t| &t.from)
+        }
+
+        /// The active leaves after, in document order: `[to]` for a
+        /// machine whose state is one leaf.
+        pub fn to_leaves(&self) -> &[StateId] {
+            self.trail
+                .as_ref()
+                .map_or(std::slice::from_ref(&self.to), |t| &t.to)
+        }
+
+        /// The transitions taken, in the order they ran, for a machine
+        /// whose steps run over configurations (parallel states, `final`
+        /// states, `done`, `always` or `in(...)`); empty for the others,
+        /// whose `fire` takes exactly one.
+        pub fn taken(&self) -> &[Taken] {
+            self.trail.as_ref().map_or(&[], |t| &t.taken)
+        }
+
+        /// How many effect calls ran (hooks' and transitions', every
+        /// microstep's), for a machine whose steps run over configurations;
+        /// `None` for the others.
+        pub fn effect_count(&self) -> Option<usize> {
+            self.trail.as_ref().map(|t| t.effects)
+        }
+
+        /// True when the `always` and `done` transitions after the step were
+        /// still enabled after [`MAX_MICROSTEPS`](fsm_grammar::model::MAX_MICROSTEPS)
+        /// microsteps, a guarded cycle whose guards kept holding: the machine
+        /// stopped where the last one left it. For a `fire`, this is
+        /// [`FireError::Runaway`](crate::FireError::Runaway) instead; a timer's
+        /// step is reported here, beside the others `fire_due` took.
+        pub fn ran_away(&self) -> bool {
+            self.trail.as_ref().is_some_and(|t| t.ran_away)
+        }
+    };
 }
 
 impl<'e> Fired<'e> {
@@ -46,6 +167,8 @@ impl<'e> Fired<'e> {
     pub fn definition(&self) -> &'e Definition {
         self.definition
     }
+
+    configuration_accessors!();
 
     /// The name of the state before.
     pub fn from_name(&self) -> &'e str {
@@ -63,7 +186,7 @@ impl<'e> Fired<'e> {
     }
 
     /// The names of the outputs, in order.
-    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> {
+    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> + '_ {
         let definition = self.definition;
         self.outputs.iter().map(move |&o| definition.output_name(o))
     }
@@ -73,6 +196,18 @@ impl<'e> Fired<'e> {
 /// [`Fired`](fsm_runtime::Fired).
 impl fmt::Display for Fired<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.from_leaves().len() > 1 || self.to_leaves().len() > 1 {
+            let definition = self.definition;
+            write_names(f, self.from_leaves().iter().map(|&s| definition.state_name(s)))?;
+            write!(f, " --{}--> ", self.action_name())?;
+            write_names(f, self.to_leaves().iter().map(|&s| definition.state_name(s)))?;
+            if !self.outputs.is_empty() {
+                f.write_str(" (emit ")?;
+                write_names(f, self.output_names())?;
+                f.write_str(")")?;
+            }
+            return Ok(());
+        }
         write!(
             f,
             "`{}` --{}--> `{}`",
@@ -127,8 +262,10 @@ impl Eq for Fired<'_> {}
 /// left, the timer's own, then the enter outputs of the states entered; an
 /// internal timer emits only its own and leaves `to == from`. With nested
 /// states the timer may be declared on a composite state holding `from`
-/// ([`declared_in`](Self::declared_in)).
-#[derive(Clone, Copy)]
+/// ([`declared_in`](Self::declared_in)). With parallel states, `done` or
+/// `always`, the outputs and transitions of the steps that follow the
+/// timer's are included, as [`Fired`]'s.
+#[derive(Clone)]
 pub struct FiredTimer<'e> {
     /// The position of this transition among all the engine has fired
     /// (actions' and timers').
@@ -146,14 +283,17 @@ pub struct FiredTimer<'e> {
     /// When it was due.
     pub due: fsm_runtime::Timestamp,
     /// The outputs to perform, in order.
-    pub outputs: &'e [OutputId],
+    pub outputs: Cow<'e, [OutputId]>,
     /// True for an internal timer (no target): nothing was exited or
     /// entered. The same as generated code's `TimerFired::internal`.
     pub internal: bool,
+    pub(crate) trail: Option<Arc<Trail>>,
     pub(crate) definition: &'e Definition,
 }
 
 impl<'e> FiredTimer<'e> {
+    configuration_accessors!();
+
     /// The definition the ids belong to.
     pub fn definition(&self) -> &'e Definition {
         self.definition
@@ -180,7 +320,7 @@ impl<'e> FiredTimer<'e> {
     }
 
     /// The names of the outputs, in order.
-    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> {
+    pub fn output_names(&self) -> impl ExactSizeIterator<Item = &'e str> + '_ {
         let definition = self.definition;
         self.outputs.iter().map(move |&o| definition.output_name(o))
     }
@@ -191,11 +331,14 @@ impl<'e> FiredTimer<'e> {
 /// `` `talking` --after 2h of `connected`--> `idle` ``.
 impl fmt::Display for FiredTimer<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` --after {}", self.from_name(), self.delay_text())?;
-        if self.declared_in != self.from {
+        let definition = self.definition;
+        write_names(f, self.from_leaves().iter().map(|&s| definition.state_name(s)))?;
+        write!(f, " --after {}", self.delay_text())?;
+        if self.from_leaves() != [self.declared_in] {
             write!(f, " of `{}`", self.declared_in_name())?;
         }
-        write!(f, "--> `{}`", self.to_name())?;
+        f.write_str("--> ")?;
+        write_names(f, self.to_leaves().iter().map(|&s| definition.state_name(s)))?;
         if !self.outputs.is_empty() {
             f.write_str(" (emit ")?;
             write_names(f, self.output_names())?;

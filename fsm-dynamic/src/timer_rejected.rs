@@ -38,7 +38,7 @@ use std::fmt;
 /// assert_eq!(engine.next_deadline(), None, "the group is disarmed");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct TimerRejected<'e> {
     /// The state the engine was in when the timers came due (a leaf).
     pub state: StateId,
@@ -50,6 +50,8 @@ pub struct TimerRejected<'e> {
     pub timer: usize,
     /// The deadline they were due at.
     pub due: Timestamp,
+    /// With parallel states: the active leaves.
+    pub(crate) leaves: Option<std::sync::Arc<[StateId]>>,
     pub(crate) definition: &'e Definition,
 }
 
@@ -57,6 +59,14 @@ impl<'e> TimerRejected<'e> {
     /// The definition the ids belong to.
     pub fn definition(&self) -> &'e Definition {
         self.definition
+    }
+
+    /// The active leaves, in document order: `[state]` for a machine whose
+    /// state is one leaf.
+    pub fn leaves(&self) -> &[StateId] {
+        self.leaves
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.state))
     }
 
     /// The name of the state the engine was in.
@@ -81,8 +91,11 @@ impl<'e> TimerRejected<'e> {
 impl fmt::Display for TimerRejected<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "timer {} of `{}`", self.timer, self.declared_in_name())?;
-        if self.declared_in != self.state {
-            write!(f, " (in `{}`)", self.state_name())?;
+        if self.leaves() != [self.declared_in] {
+            f.write_str(" (in ")?;
+            let definition = self.definition;
+            fsm_runtime::__private::write_names(f, self.leaves().iter().map(|&s| definition.state_name(s)))?;
+            f.write_str(")")?;
         }
         write!(f, " came due at {} and no guard of its group held", self.due)
     }

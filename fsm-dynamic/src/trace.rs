@@ -37,6 +37,16 @@ pub(crate) fn fired_timer(fired: &FiredTimer<'_>) {
         outputs = fired.outputs.len(),
         "timer"
     );
+    #[cfg(feature = "tracing")]
+    if fired.ran_away() {
+        tracing::warn!(
+            target: "fsm_runtime",
+            machine = fired.definition().name(),
+            timer = %fired.delay_text(),
+            declared_in = fired.declared_in_name(),
+            "runaway: the always and done transitions after the timer did not settle"
+        );
+    }
     #[cfg(not(feature = "tracing"))]
     let _ = fired;
 }
@@ -76,11 +86,13 @@ pub(crate) fn rejected(error: &FireError) {
             state,
             action,
             definition,
+            ..
         })
         | FireError::GuardRejected(super::fire_error::GuardRejected {
             state,
             action,
             definition,
+            ..
         }) => tracing::debug!(
             target: "fsm_runtime",
             machine = definition.name(),
@@ -88,6 +100,13 @@ pub(crate) fn rejected(error: &FireError) {
             action = definition.action_name(*action),
             error = %error,
             "rejected"
+        ),
+        FireError::Runaway(e) => tracing::warn!(
+            target: "fsm_runtime",
+            machine = e.definition.name(),
+            action = e.definition.action_name(e.action),
+            error = %error,
+            "runaway"
         ),
     }
     #[cfg(not(feature = "tracing"))]

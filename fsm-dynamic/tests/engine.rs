@@ -278,7 +278,7 @@ fn firing_by_id_and_the_fired_record() {
     );
     assert!(!engine.can_fire_id(open, &Value::Null));
     assert_eq!(
-        engine.valid_actions(),
+        &*engine.valid_actions(),
         [engine.definition().action_id("close").unwrap()]
     );
     assert_eq!(engine.fired_count(), 2);

@@ -228,7 +228,7 @@ fn the_issue_s_misspelled_timers_no_longer_restores_a_machine_with_no_timer() {
     assert_eq!(
         error.to_string(),
         "unknown field `timer` in the snapshot, expected `type`, `machine`, `fingerprint`, \
-         `current_state`, `context`, `timers`, `last_active`, `history` or `pending`"
+         `current_state`, `configuration`, `context`, `timers`, `last_active`, `history` or `pending`"
     );
     // From text, serde_json adds where the key is.
     let text = r#"{"type": "fsm", "machine": "Job", "fingerprint": "f", "current_state": "fetch",

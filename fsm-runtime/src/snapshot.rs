@@ -28,6 +28,14 @@ pub(crate) use serde_impls::{unknown_field, ListItem, Place};
 /// them reads and writes exactly as before they existed. The format is
 /// described in `docs/json.md`.
 ///
+/// A machine with parallel states is in several leaves at once, one in each
+/// active region: its snapshot names them all, in document order, as
+/// `"configuration": ["a2", "b1"]`, in place of `current_state` (see
+/// [`Snapshot::of_configuration`] and [`Snapshot::leaves`]). It does so even
+/// when one leaf is active, so the shape of its snapshots does not change as
+/// it moves; a machine without parallel states writes `current_state`, as
+/// it always has.
+///
 /// Reading is strict: a key the format does not have, at the top or in a
 /// timer or a history entry, is an error naming the key and where it is
 /// (``unknown field `timer` in the snapshot, expected …``), and so is a key
@@ -45,15 +53,17 @@ pub(crate) use serde_impls::{unknown_field, ListItem, Place};
 pub struct Snapshot {
     machine: Cow<'static, str>,
     fingerprint: Cow<'static, str>,
-    current_state: Cow<'static, str>,
+    /// The active leaves, under the key they are written with.
+    active: Active,
     /// The context, as JSON: the snapshot stays one type whatever the
     /// context's, and reads back from any self-describing format.
     #[cfg(feature = "serde")]
     context: Option<serde_json::Value>,
     timers: Vec<ArmedTimer>,
     /// For each composite state some transition enters through its history,
-    /// the leaf last active inside it, by names, in the machine's order.
-    last_active: Vec<(Cow<'static, str>, Cow<'static, str>)>,
+    /// the leaves last active inside it (one, unless parallel states lie
+    /// inside it), by names, in the machine's order.
+    last_active: Vec<(Cow<'static, str>, Leaves)>,
     /// Sequence numbers increase, whether the entries came from a
     /// [`History`] or were deserialized (which checks).
     history: Vec<HistoryEntry>,
@@ -62,6 +72,89 @@ pub struct Snapshot {
     /// acknowledged).
     pending: Option<Vec<Pending<Cow<'static, str>>>>,
 }
+
+/// What a snapshot says is active, as its key says it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Active {
+    /// `current_state`: the state of a machine without parallel states.
+    State(Cow<'static, str>),
+    /// `configuration`: the active leaves of a machine with parallel
+    /// states, in document order.
+    Configuration(Vec<Cow<'static, str>>),
+}
+
+impl Active {
+    /// The active leaves: the one state, or the configuration's.
+    fn leaves(&self) -> &[Cow<'static, str>] {
+        match self {
+            Active::State(state) => core::slice::from_ref(state),
+            Active::Configuration(leaves) => leaves,
+        }
+    }
+}
+
+/// The leaves a composite state remembers. One leaf is kept without a
+/// vector, so a machine without parallel states allocates no more than it
+/// did before they existed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Leaves {
+    /// One leaf: a string in JSON.
+    One(Cow<'static, str>),
+    /// Several (parallel states lie inside the composite): an array in
+    /// JSON. Never one; none only when built so in code.
+    Several(Vec<Cow<'static, str>>),
+}
+
+impl Leaves {
+    /// `leaves`, kept as [`Leaves::One`] when there is one.
+    fn new(mut leaves: Vec<Cow<'static, str>>) -> Leaves {
+        match leaves.len() {
+            1 => Leaves::One(leaves.pop().expect("one leaf")),
+            _ => Leaves::Several(leaves),
+        }
+    }
+
+    fn as_slice(&self) -> &[Cow<'static, str>] {
+        match self {
+            Leaves::One(leaf) => core::slice::from_ref(leaf),
+            Leaves::Several(leaves) => leaves,
+        }
+    }
+}
+
+/// The `(composite, leaf)` pairs of [`Snapshot::last_active`]: one for each
+/// leaf each composite remembers.
+struct Pairs<'a> {
+    /// The entries not done yet.
+    entries: &'a [(Cow<'static, str>, Leaves)],
+    /// The index of the next leaf of `entries[0]`.
+    leaf: usize,
+    /// How many pairs are left.
+    len: usize,
+}
+
+impl<'a> Iterator for Pairs<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<(&'a str, &'a str)> {
+        loop {
+            let ((state, leaves), rest) = self.entries.split_first()?;
+            if let Some(leaf) = leaves.as_slice().get(self.leaf) {
+                self.leaf += 1;
+                self.len -= 1;
+                return Some((state, leaf));
+            }
+            self.entries = rest;
+            self.leaf = 0;
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl ExactSizeIterator for Pairs<'_> {}
 
 /// A timer armed when the snapshot was taken: which one, and when it is due.
 ///
@@ -112,10 +205,37 @@ impl Snapshot {
         fingerprint: impl Into<Cow<'static, str>>,
         current_state: impl Into<Cow<'static, str>>,
     ) -> Self {
+        Snapshot::with_active(
+            machine.into(),
+            fingerprint.into(),
+            Active::State(current_state.into()),
+        )
+    }
+
+    /// A snapshot of machine `machine` (its name), whose definition has
+    /// `fingerprint`, of a machine with parallel states whose active leaves
+    /// are `leaves` (their names, in document order): written as
+    /// `"configuration": ["a2", "b1"]` in place of `current_state`, even
+    /// when one leaf is active.
+    ///
+    /// Nothing is checked here. Reading a snapshot refuses an empty
+    /// configuration and a leaf named twice, and restoring checks that the
+    /// leaves form a configuration of the machine (`fsm_grammar`'s
+    /// `Machine::configuration_from_leaves`, which both engines apply).
+    pub fn of_configuration<L: Into<Cow<'static, str>>>(
+        machine: impl Into<Cow<'static, str>>,
+        fingerprint: impl Into<Cow<'static, str>>,
+        leaves: impl IntoIterator<Item = L>,
+    ) -> Self {
+        let leaves = leaves.into_iter().map(Into::into).collect();
+        Snapshot::with_active(machine.into(), fingerprint.into(), Active::Configuration(leaves))
+    }
+
+    fn with_active(machine: Cow<'static, str>, fingerprint: Cow<'static, str>, active: Active) -> Self {
         Snapshot {
-            machine: machine.into(),
-            fingerprint: fingerprint.into(),
-            current_state: current_state.into(),
+            machine,
+            fingerprint,
+            active,
             #[cfg(feature = "serde")]
             context: None,
             timers: Vec::new(),
@@ -129,6 +249,8 @@ impl Snapshot {
     /// the leaf last active inside it (replacing any it remembered):
     /// `("connected", "on_hold")` makes `-> connected.history` go back to
     /// `on_hold`. Pairs are composite state first, leaf second, by name.
+    /// [`Snapshot::with_last_leaves`] remembers several leaves for one
+    /// composite.
     pub fn with_last_active<S, L>(mut self, last_active: impl IntoIterator<Item = (S, L)>) -> Self
     where
         S: Into<Cow<'static, str>>,
@@ -136,7 +258,31 @@ impl Snapshot {
     {
         self.last_active = last_active
             .into_iter()
-            .map(|(state, leaf)| (state.into(), leaf.into()))
+            .map(|(state, leaf)| (state.into(), Leaves::One(leaf.into())))
+            .collect();
+        self
+    }
+
+    /// This snapshot, remembering for each composite state in `last_leaves`
+    /// the leaves last active inside it, by names, in document order
+    /// (replacing any it remembered): several when parallel states lie
+    /// inside it, one in each of their regions. `("p", ["a2", "b2"])` makes
+    /// `-> p.deep_history` go back to `a2` and `b2`. The memory of a
+    /// machine with parallel states; it is written as an array where a
+    /// composite remembers several leaves, as a string where it remembers
+    /// one.
+    pub fn with_last_leaves<S, I, L>(mut self, last_leaves: impl IntoIterator<Item = (S, I)>) -> Self
+    where
+        S: Into<Cow<'static, str>>,
+        I: IntoIterator<Item = L>,
+        L: Into<Cow<'static, str>>,
+    {
+        self.last_active = last_leaves
+            .into_iter()
+            .map(|(state, leaves)| {
+                let leaves = leaves.into_iter().map(Into::into).collect();
+                (state.into(), Leaves::new(leaves))
+            })
             .collect();
         self
     }
@@ -146,8 +292,30 @@ impl Snapshot {
     /// that the machine has left at least once, the leaf that was active
     /// inside it when it was last left, as `(composite, leaf)` names. Empty
     /// for a flat machine.
+    ///
+    /// A composite that remembers several leaves (parallel states lie inside
+    /// it) comes once for each, in document order; [`Snapshot::last_leaves`]
+    /// gives each composite once, with all its leaves.
     pub fn last_active(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
-        self.last_active.iter().map(|(state, leaf)| (&**state, &**leaf))
+        Pairs {
+            entries: &self.last_active,
+            leaf: 0,
+            len: self
+                .last_active
+                .iter()
+                .map(|(_, leaves)| leaves.as_slice().len())
+                .sum(),
+        }
+    }
+
+    /// The history memory, each composite state once with the leaves it
+    /// remembers, by names, in document order: one leaf, or several when
+    /// parallel states lie inside it. For a machine without parallel states,
+    /// the same as [`Snapshot::last_active`].
+    pub fn last_leaves(&self) -> impl ExactSizeIterator<Item = (&str, &[Cow<'static, str>])> + '_ {
+        self.last_active
+            .iter()
+            .map(|(state, leaves)| (&**state, leaves.as_slice()))
     }
 
     /// This snapshot, with the timers `timers` armed (replacing any it
@@ -350,14 +518,42 @@ impl Snapshot {
         &self.fingerprint
     }
 
-    /// The name of the state.
+    /// The name of the state the machine is in, when it is in one leaf: the
+    /// snapshot's `current_state`, or its `configuration` when that names
+    /// one leaf.
+    ///
+    /// A machine with parallel states can be in several leaves at once. For
+    /// such a snapshot this is the empty string, which names no state: code
+    /// that looks it up finds nothing, rather than one region's leaf taken
+    /// for the whole. [`Snapshot::leaves`] gives the leaves in every case.
     pub fn current_state(&self) -> &str {
-        &self.current_state
+        match self.active.leaves() {
+            [state] => state,
+            _ => "",
+        }
+    }
+
+    /// The active leaves, by names, in document order, when the snapshot is
+    /// of a machine with parallel states (it has a `configuration`); `None`
+    /// when it has a `current_state`.
+    pub fn configuration(&self) -> Option<&[Cow<'static, str>]> {
+        match &self.active {
+            Active::State(_) => None,
+            Active::Configuration(leaves) => Some(leaves),
+        }
+    }
+
+    /// The active leaves, by names, in document order, whichever key holds
+    /// them: the one state of `current_state`, or the leaves of
+    /// `configuration`. What a restore reads.
+    pub fn leaves(&self) -> &[Cow<'static, str>] {
+        self.active.leaves()
     }
 
     /// The state of `M` this snapshot holds. Checks, in this order, that it
     /// is a snapshot of `M`, that the definition is the same (unless `policy`
-    /// ignores that), and that the state exists.
+    /// ignores that), that the snapshot names one leaf (a `current_state`,
+    /// or a `configuration` of one leaf), and that the state exists.
     pub fn state_of<M: Machine>(&self, policy: FingerprintPolicy) -> Result<M::State, RestoreError> {
         if self.machine != M::NAME {
             return Err(RestoreError::OtherMachine {
@@ -372,9 +568,22 @@ impl Snapshot {
                 found: self.fingerprint.to_string(),
             });
         }
-        M::State::from_name(&self.current_state).ok_or_else(|| RestoreError::UnknownState {
+        let state = match self.leaves() {
+            [state] => state,
+            leaves => {
+                return Err(RestoreError::InvalidConfiguration {
+                    machine: M::NAME.to_owned(),
+                    leaves: leaves.iter().map(|leaf| leaf.to_string()).collect(),
+                    reason: format!(
+                        "machine `{}` has no parallel states: it is in one state at a time",
+                        M::NAME
+                    ),
+                })
+            }
+        };
+        M::State::from_name(state).ok_or_else(|| RestoreError::UnknownState {
             machine: M::NAME.to_owned(),
-            state: self.current_state.to_string(),
+            state: state.to_string(),
             known: <M::State as Symbol>::NAMES
                 .iter()
                 .map(|&s| s.to_owned())
@@ -452,29 +661,41 @@ impl Snapshot {
     pub fn unknown_timer(&self, armed: &ArmedTimer, timers: Option<u32>) -> RestoreError {
         RestoreError::UnknownTimer {
             machine: self.machine.to_string(),
-            current_state: self.current_state.to_string(),
+            current_state: self.current_state().to_string(),
+            leaves: self.leaves().iter().map(|leaf| leaf.to_string()).collect(),
             state: armed.state.to_string(),
             timer: armed.timer,
             timers,
         }
     }
 
-    /// The history memory it carries, each composite named once.
+    /// The history memory it carries, each composite named once, with one
+    /// leaf: the memory of a machine without parallel states.
     ///
     /// # Errors
     ///
-    /// [`RestoreError::InvalidLastActive`] for a composite named twice. The
-    /// one rule of both engines (reading a snapshot refuses a repeated key
-    /// already; this holds for one built in code too).
+    /// [`RestoreError::InvalidLastActive`] for a composite named twice, and
+    /// [`RestoreError::InvalidLastLeaves`] for one that remembers several
+    /// leaves (or none). The one rule of both engines (reading a snapshot
+    /// refuses a repeated key already; this holds for one built in code
+    /// too).
     #[doc(hidden)]
     pub fn checked_last_active(
         &self,
     ) -> Result<impl ExactSizeIterator<Item = (&str, &str)> + '_, RestoreError> {
-        for (second, (state, leaf)) in self.last_active.iter().enumerate() {
-            if self.last_active[..second]
-                .iter()
-                .any(|(earlier, _)| earlier == state)
-            {
+        for (second, (state, leaves)) in self.last_active.iter().enumerate() {
+            let leaf = match leaves {
+                Leaves::One(leaf) => leaf,
+                Leaves::Several(leaves) => {
+                    return Err(self.invalid_last_leaves(
+                        state,
+                        leaves,
+                        "a machine without parallel states remembers one leaf in each composite state"
+                            .to_owned(),
+                    ))
+                }
+            };
+            if self.named_before(second) {
                 return Err(RestoreError::InvalidLastActive {
                     machine: self.machine.to_string(),
                     state: state.to_string(),
@@ -484,6 +705,51 @@ impl Snapshot {
             }
         }
         Ok(self.last_active())
+    }
+
+    /// The history memory it carries, each composite named once, with the
+    /// leaves it remembers: the memory of a machine with parallel states.
+    /// Whether the leaves of each form a configuration inside it is the
+    /// engine's question (`fsm_grammar`'s `Machine::remembered_leaves`).
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::InvalidLastLeaves`] for a composite named twice. The
+    /// one rule of both engines, as for [`Snapshot::checked_last_active`].
+    #[doc(hidden)]
+    pub fn checked_last_leaves(
+        &self,
+    ) -> Result<impl ExactSizeIterator<Item = (&str, &[Cow<'static, str>])> + '_, RestoreError> {
+        for (second, (state, leaves)) in self.last_active.iter().enumerate() {
+            if self.named_before(second) {
+                return Err(self.invalid_last_leaves(
+                    state,
+                    leaves.as_slice(),
+                    format!("`{state}` is named twice"),
+                ));
+            }
+        }
+        Ok(self.last_leaves())
+    }
+
+    /// True when the composite of entry `index` of `last_active` is named
+    /// by an earlier entry.
+    fn named_before(&self, index: usize) -> bool {
+        let state = &self.last_active[index].0;
+        self.last_active[..index]
+            .iter()
+            .any(|(earlier, _)| earlier == state)
+    }
+
+    /// The error for the memory of composite `state`, which remembers
+    /// `leaves`, for `reason`.
+    fn invalid_last_leaves(&self, state: &str, leaves: &[Cow<'static, str>], reason: String) -> RestoreError {
+        RestoreError::InvalidLastLeaves {
+            machine: self.machine.to_string(),
+            state: state.to_owned(),
+            leaves: leaves.iter().map(|leaf| leaf.to_string()).collect(),
+            reason,
+        }
     }
 }
 
@@ -498,7 +764,8 @@ impl Snapshot {
     ///
     /// [`RestoreError::InvalidLastActive`] for a state not in `composites`,
     /// a leaf `M` does not have, one not inside its composite, or a
-    /// composite named twice.
+    /// composite named twice; [`RestoreError::InvalidLastLeaves`] for a
+    /// composite that remembers several leaves.
     #[doc(hidden)]
     pub fn last_active_of<M: Machine, const N: usize>(
         &self,
@@ -669,8 +936,11 @@ pub enum RestoreError {
     UnknownTimer {
         /// The machine.
         machine: String,
-        /// The snapshot's current state.
+        /// The snapshot's current state (empty for a snapshot of several
+        /// leaves: see `leaves`).
         current_state: String,
+        /// The snapshot's active leaves, in document order.
+        leaves: Vec<String>,
         /// The state the timer belongs to, in the snapshot.
         state: String,
         /// The timer's index, in the snapshot.
@@ -680,6 +950,32 @@ pub enum RestoreError {
         /// them); `None` when its timers cannot be armed in the current
         /// state, or the machine has no such state.
         timers: Option<u32>,
+    },
+    /// The leaves the snapshot names (its `current_state`, or its
+    /// `configuration`) are not a configuration of the machine: two leaves
+    /// of one region, a region with none, a leaf outside the active
+    /// parallel state, or several leaves for a machine without parallel
+    /// states.
+    InvalidConfiguration {
+        /// The machine.
+        machine: String,
+        /// The leaves, as the snapshot names them.
+        leaves: Vec<String>,
+        /// What is wrong with them, in words.
+        reason: String,
+    },
+    /// The snapshot's history memory (`last_active`) remembers, for a
+    /// composite state, leaves that are not a configuration inside it, or
+    /// names the state twice.
+    InvalidLastLeaves {
+        /// The machine.
+        machine: String,
+        /// The composite state, as the snapshot names it.
+        state: String,
+        /// The leaves remembered for it, as the snapshot names them.
+        leaves: Vec<String>,
+        /// What is wrong with them, in words.
+        reason: String,
     },
     /// An output the snapshot's outbox holds (`pending[index]`) is not an
     /// output of the machine, comes from a step the history has not
@@ -771,6 +1067,7 @@ impl fmt::Display for RestoreError {
             RestoreError::UnknownTimer {
                 machine,
                 current_state,
+                leaves,
                 state,
                 timer,
                 timers,
@@ -786,6 +1083,15 @@ impl fmt::Display for RestoreError {
                      which has {count} timer{}",
                     if *count == 1 { "" } else { "s" }
                 ),
+                None if leaves.len() > 1 => {
+                    write!(
+                        f,
+                        "the snapshot of machine `{machine}` arms a timer of state `{state}`, \
+                         but only the timers of its active states "
+                    )?;
+                    write_names(f, leaves.iter().map(String::as_str))?;
+                    f.write_str(" (and of the states holding them) can be armed")
+                }
                 None => write!(
                     f,
                     "the snapshot of machine `{machine}` arms a timer of state `{state}`, \
@@ -793,6 +1099,25 @@ impl fmt::Display for RestoreError {
                      holding it) can be armed"
                 ),
             },
+            RestoreError::InvalidConfiguration {
+                machine,
+                leaves,
+                reason,
+            } => {
+                write!(f, "the snapshot of machine `{machine}` is in ")?;
+                write_names(f, leaves.iter().map(String::as_str))?;
+                write!(f, ", which is not a configuration of the machine: {reason}")
+            }
+            RestoreError::InvalidLastLeaves {
+                machine,
+                state,
+                leaves,
+                reason,
+            } => {
+                write!(f, "the snapshot of machine `{machine}` remembers ")?;
+                write_names(f, leaves.iter().map(String::as_str))?;
+                write!(f, " as last active in `{state}`, but {reason}")
+            }
             RestoreError::InvalidPending {
                 machine,
                 index,
@@ -820,7 +1145,7 @@ impl core::error::Error for RestoreError {}
 
 #[cfg(feature = "serde")]
 mod serde_impls {
-    use super::{duplicate_timer, ArmedTimer, Snapshot};
+    use super::{duplicate_timer, Active, ArmedTimer, Leaves, Snapshot};
     use crate::history::{check_order, HistoryEntry, Timestamp};
     use crate::outbox::{OutputKey, Pending};
     #[allow(unused_imports)]
@@ -838,6 +1163,7 @@ mod serde_impls {
         "machine",
         "fingerprint",
         "current_state",
+        "configuration",
         "context",
         "timers",
         "last_active",
@@ -902,7 +1228,16 @@ mod serde_impls {
             s.serialize_field("type", TYPE)?;
             s.serialize_field("machine", &*self.machine)?;
             s.serialize_field("fingerprint", &*self.fingerprint)?;
-            s.serialize_field("current_state", &*self.current_state)?;
+            match &self.active {
+                Active::State(state) => {
+                    s.serialize_field("current_state", &**state)?;
+                    s.skip_field("configuration")?;
+                }
+                Active::Configuration(leaves) => {
+                    s.skip_field("current_state")?;
+                    s.serialize_field("configuration", &Names(leaves))?;
+                }
+            }
             match &self.context {
                 Some(context) => s.serialize_field("context", context)?,
                 None => s.skip_field("context")?,
@@ -968,6 +1303,24 @@ mod serde_impls {
         }
     }
 
+    /// The leaves of a `configuration`: at least one, each once.
+    fn check_configuration<E: de::Error>(leaves: &[String]) -> Result<(), E> {
+        if leaves.is_empty() {
+            return Err(E::custom(
+                "`configuration` is empty: it names the active leaves, and a machine is always in one",
+            ));
+        }
+        for (second, leaf) in leaves.iter().enumerate() {
+            if let Some(first) = leaves[..second].iter().position(|l| l == leaf) {
+                return Err(E::custom(format_args!(
+                    "`configuration[{second}]` names `{}` again, as `configuration[{first}]` does",
+                    Shortened(leaf)
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// `value` into `slot`, unless the field was given before.
     fn once<T, E: de::Error>(slot: &mut Option<T>, value: T, key: &str) -> Result<(), E> {
         if slot.replace(value).is_some() {
@@ -988,6 +1341,7 @@ mod serde_impls {
             let mut machine: Option<String> = None;
             let mut fingerprint: Option<String> = None;
             let mut current_state: Option<String> = None;
+            let mut configuration: Option<Vec<String>> = None;
             let mut context: Option<serde_json::Value> = None;
             let mut timers: Option<Vec<ArmedTimer>> = None;
             let mut last_active: Option<LastActiveOwned> = None;
@@ -1001,6 +1355,10 @@ mod serde_impls {
                     "current_state" => &mut current_state,
                     "context" => {
                         once(&mut context, map.next_value()?, &key)?;
+                        continue;
+                    }
+                    "configuration" => {
+                        once(&mut configuration, map.next_value()?, &key)?;
                         continue;
                     }
                     "timers" => {
@@ -1034,11 +1392,27 @@ mod serde_impls {
             check_type(&kind.ok_or_else(|| de::Error::missing_field("type"))?)?;
             let timers = timers.unwrap_or_default();
             check_timers(&timers)?;
-            let mut snapshot = Snapshot::new(
-                machine.ok_or_else(|| de::Error::missing_field("machine"))?,
-                fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?,
-                current_state.ok_or_else(|| de::Error::missing_field("current_state"))?,
-            );
+            let machine = machine.ok_or_else(|| de::Error::missing_field("machine"))?;
+            let fingerprint = fingerprint.ok_or_else(|| de::Error::missing_field("fingerprint"))?;
+            let mut snapshot = match (current_state, configuration) {
+                (Some(state), None) => Snapshot::new(machine, fingerprint, state),
+                (None, Some(leaves)) => {
+                    check_configuration(&leaves)?;
+                    Snapshot::of_configuration(machine, fingerprint, leaves)
+                }
+                (Some(_), Some(_)) => {
+                    return Err(de::Error::custom(
+                        "a snapshot has `current_state` (a machine without parallel states) or \
+                         `configuration` (one with them), not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(de::Error::custom(
+                        "missing field `current_state` (or `configuration`, for a machine with \
+                         parallel states)",
+                    ))
+                }
+            };
             snapshot.context = context;
             snapshot.timers = timers;
             snapshot.last_active = last_active.map(|l| l.0).unwrap_or_default();
@@ -1123,21 +1497,66 @@ mod serde_impls {
         }
     }
 
-    /// `last_active` as a JSON object: composite state → leaf.
-    struct LastActive<'a>(&'a [(Cow<'static, str>, Cow<'static, str>)]);
+    /// Names as a JSON array.
+    struct Names<'a>(&'a [Cow<'static, str>]);
+
+    impl serde::Serialize for Names<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.0.iter().map(|name| &**name))
+        }
+    }
+
+    /// `last_active` as a JSON object: composite state → leaf, or → leaves
+    /// when it remembers several.
+    struct LastActive<'a>(&'a [(Cow<'static, str>, Leaves)]);
 
     impl serde::Serialize for LastActive<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut map = serializer.serialize_map(Some(self.0.len()))?;
-            for (state, leaf) in self.0 {
-                map.serialize_entry(&**state, &**leaf)?;
+            for (state, leaves) in self.0 {
+                match leaves {
+                    Leaves::One(leaf) => map.serialize_entry(&**state, &**leaf)?,
+                    Leaves::Several(leaves) => map.serialize_entry(&**state, &Names(leaves))?,
+                }
             }
             map.end()
         }
     }
 
+    /// A value of `last_active`: a leaf, or several.
+    enum Remembered {
+        One(String),
+        Several(Vec<String>),
+    }
+
+    impl<'de> serde::Deserialize<'de> for Remembered {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Remembered;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a leaf's name, or an array of leaves' names")
+                }
+                fn visit_str<E: de::Error>(self, leaf: &str) -> Result<Remembered, E> {
+                    Ok(Remembered::One(leaf.to_owned()))
+                }
+                fn visit_string<E: de::Error>(self, leaf: String) -> Result<Remembered, E> {
+                    Ok(Remembered::One(leaf))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Remembered, A::Error> {
+                    let mut leaves = Vec::new();
+                    while let Some(leaf) = seq.next_element::<String>()? {
+                        leaves.push(leaf);
+                    }
+                    Ok(Remembered::Several(leaves))
+                }
+            }
+            deserializer.deserialize_any(V)
+        }
+    }
+
     /// `last_active` read back, in the order written, each state once.
-    struct LastActiveOwned(Vec<(Cow<'static, str>, Cow<'static, str>)>);
+    struct LastActiveOwned(Vec<(Cow<'static, str>, Leaves)>);
 
     impl<'de> serde::Deserialize<'de> for LastActiveOwned {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1148,15 +1567,26 @@ mod serde_impls {
                     f.write_str("an object naming, for each composite state, the leaf last active inside it")
                 }
                 fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LastActiveOwned, A::Error> {
-                    let mut pairs: Vec<(Cow<'static, str>, Cow<'static, str>)> = Vec::new();
+                    let mut pairs: Vec<(Cow<'static, str>, Leaves)> = Vec::new();
                     let mut seen = HashSet::new();
-                    while let Some((state, leaf)) = map.next_entry::<String, String>()? {
+                    while let Some((state, remembered)) = map.next_entry::<String, Remembered>()? {
                         if !seen.insert(state.clone()) {
                             return Err(de::Error::custom(format_args!(
                                 "duplicate field `{state}` in `last_active`"
                             )));
                         }
-                        pairs.push((state.into(), leaf.into()));
+                        let leaves = match remembered {
+                            Remembered::One(leaf) => Leaves::One(leaf.into()),
+                            Remembered::Several(leaves) if leaves.is_empty() => {
+                                return Err(de::Error::custom(format_args!(
+                                    "`last_active` remembers no leaf for `{state}`"
+                                )))
+                            }
+                            Remembered::Several(leaves) => {
+                                Leaves::new(leaves.into_iter().map(Cow::Owned).collect())
+                            }
+                        };
+                        pairs.push((state.into(), leaves));
                     }
                     Ok(LastActiveOwned(pairs))
                 }

@@ -204,7 +204,7 @@ fn snapshot_json_errors_are_clear() {
             r#"{"type": "fsm", "machine": "Door", "fingerprint": "f", "current_state": "opened", "saved_at": 3}"#
         ),
         "unknown field `saved_at` in the snapshot, expected `type`, `machine`, `fingerprint`, \
-         `current_state`, `context`, `timers`, `last_active`, `history` or `pending`"
+         `current_state`, `configuration`, `context`, `timers`, `last_active`, `history` or `pending`"
     );
 }
 

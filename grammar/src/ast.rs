@@ -161,13 +161,30 @@ pub struct DeclAst {
     pub payloads: Vec<Option<TypeAst>>,
 }
 
-/// `initial` or `terminal`.
+/// `initial`, `terminal` or `final`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModifierKind {
     /// `initial`
     Initial,
     /// `terminal`
     Terminal,
+    /// `final`: a leaf that completes the state holding it.
+    Final,
+    /// `parallel`: the state's children are regions, all active at once.
+    /// Written after the other modifiers, just before `state`.
+    Parallel,
+}
+
+impl ModifierKind {
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ModifierKind::Initial => "initial",
+            ModifierKind::Terminal => "terminal",
+            ModifierKind::Final => "final",
+            ModifierKind::Parallel => "parallel",
+        }
+    }
 }
 
 /// A state modifier keyword with its span.
@@ -179,7 +196,7 @@ pub struct Modifier {
     pub span: Span,
 }
 
-/// `initial? terminal? state name (; | { ... })`.
+/// `initial? terminal? final? parallel? state name (; | { ... })`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StateAst {
     /// From the first attribute or modifier to `;` or `}`.
@@ -188,7 +205,7 @@ pub struct StateAst {
     pub docs: Vec<String>,
     /// `#[allow(...)]` attributes.
     pub attrs: Vec<Attr>,
-    /// Modifiers in source order.
+    /// Modifiers in source order, `parallel` last if written.
     pub modifiers: Vec<Modifier>,
     /// The state's name.
     pub name: Ident,
@@ -222,6 +239,8 @@ pub enum StateItem {
     Transition(TransitionAst),
     /// `after ...;`.
     Timer(TimerAst),
+    /// `done ...;` or `always ...;`.
+    Eventless(EventlessAst),
     /// A nested state: the state holding it is composite.
     State(StateAst),
 }
@@ -233,6 +252,7 @@ impl StateItem {
             StateItem::Hook(h) => h.span,
             StateItem::Transition(t) => t.span,
             StateItem::Timer(t) => t.span,
+            StateItem::Eventless(t) => t.span,
             StateItem::State(s) => s.span,
         }
     }
@@ -319,6 +339,50 @@ pub struct TimerAst {
     pub emits: Vec<Ident>,
 }
 
+/// Which transition without an action an [`EventlessAst`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EventlessKind {
+    /// `done`: tried when a step leaves its (composite or parallel) state done.
+    Done,
+    /// `always`: tried after every step that leaves the machine in its state.
+    Always,
+}
+
+impl EventlessKind {
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            EventlessKind::Done => "done",
+            EventlessKind::Always => "always",
+        }
+    }
+}
+
+/// `(done | always) [GUARD]? (priority INT)? (-> TARGET)? (do ...)? (emit ...)? ;`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventlessAst {
+    /// From the keyword to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// `done` or `always`.
+    pub kind: EventlessKind,
+    /// The keyword.
+    pub keyword: Span,
+    /// The guard expression, without the brackets.
+    pub guard: Option<GuardAst>,
+    /// `priority N`.
+    pub priority: Option<Priority>,
+    /// `-> target`; `None` for an internal transition.
+    pub target: Option<Ident>,
+    /// `.history` or `.deep_history` after the target.
+    pub history: Option<HistoryAst>,
+    /// `do e, f`.
+    pub effects: Vec<Ident>,
+    /// `emit a, b`.
+    pub emits: Vec<Ident>,
+}
+
 /// Which history a target enters (`-> X.history`, `-> X.deep_history`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HistoryKind {
@@ -379,6 +443,9 @@ pub struct Priority {
 pub enum GuardAst {
     /// A guard name.
     Name(Ident),
+    /// `in(state)`: the span of the whole call, and the state (boxed, so
+    /// that every guard stays as small as a name).
+    In(Span, Box<Ident>),
     /// `!inner`
     Not(Span, Box<GuardAst>),
     /// `lhs && rhs`
@@ -394,20 +461,42 @@ impl GuardAst {
     pub fn span(&self) -> Span {
         match self {
             GuardAst::Name(i) => i.span,
+            GuardAst::In(s, _) => *s,
             GuardAst::Not(s, _) | GuardAst::And(s, ..) | GuardAst::Or(s, ..) | GuardAst::Paren(s, _) => *s,
         }
     }
 
-    /// Every name in the expression, left to right.
+    /// Every guard name in the expression, left to right (not the states
+    /// of `in(...)`).
     pub fn names(&self) -> Vec<&Ident> {
         let mut out = Vec::new();
         self.collect_names(&mut out);
         out
     }
 
+    /// The states named in `in(...)`, left to right.
+    pub fn in_states(&self) -> Vec<&Ident> {
+        let mut out = Vec::new();
+        self.collect_in_states(&mut out);
+        out
+    }
+
+    fn collect_in_states<'a>(&'a self, out: &mut Vec<&'a Ident>) {
+        match self {
+            GuardAst::Name(_) => {}
+            GuardAst::In(_, state) => out.push(state),
+            GuardAst::Not(_, e) | GuardAst::Paren(_, e) => e.collect_in_states(out),
+            GuardAst::And(_, a, b) | GuardAst::Or(_, a, b) => {
+                a.collect_in_states(out);
+                b.collect_in_states(out);
+            }
+        }
+    }
+
     fn collect_names<'a>(&'a self, out: &mut Vec<&'a Ident>) {
         match self {
             GuardAst::Name(i) => out.push(i),
+            GuardAst::In(..) => {}
             GuardAst::Not(_, e) | GuardAst::Paren(_, e) => e.collect_names(out),
             GuardAst::And(_, a, b) | GuardAst::Or(_, a, b) => {
                 a.collect_names(out);

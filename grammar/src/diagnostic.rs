@@ -96,6 +96,18 @@ codes! {
     HistoryOfLeaf = "history-of-leaf", Error;
     /// States nested deeper than the limit.
     NestingTooDeep = "nesting-too-deep", Error;
+    /// A child of a `parallel` state is marked `initial`: every region is entered.
+    InitialInParallel = "initial-in-parallel", Error;
+    /// A `final` state has transitions or timers of its own, holds states, or
+    /// is also `terminal` or `parallel`.
+    FinalHasTransitions = "final-has-transitions", Error;
+    /// A top-level state is marked `final`: a machine ends in a `terminal` state.
+    FinalAtTopLevel = "final-at-top-level", Error;
+    /// `done` or unguarded `always` transitions that can follow each other forever.
+    CompletionCycle = "completion-cycle", Error;
+    /// A state the machine starts in has an `always` transition, or a state
+    /// it starts in starts done: creating a machine runs nothing.
+    AlwaysAtStart = "always-at-start", Error;
     /// A state that cannot be reached from the initial state.
     UnreachableState = "unreachable-state", Warning;
     /// A reachable state from which no terminal state can be reached.
@@ -115,6 +127,18 @@ codes! {
     DuplicateDeclaration = "duplicate-declaration", Warning;
     /// `#[allow(...)]` names no known code, or an error (errors cannot be allowed).
     InvalidAllow = "invalid-allow", Warning;
+    /// A transition from one region of a parallel state to another: it
+    /// exits and re-enters the parallel state and every region.
+    CrossRegionTransition = "cross-region-transition", Warning;
+    /// Two regions act on one action with transitions that leave their
+    /// parallel state at one priority: document order decides.
+    ConflictingRegions = "conflicting-regions", Warning;
+    /// A `done` transition of a state that can never be done.
+    DoneNeverFires = "done-never-fires", Warning;
+    /// A parallel state with fewer than two regions.
+    SingleRegion = "single-region", Warning;
+    /// `in(S)` where `S` is never active at the same time as the transition's state.
+    InNeverHolds = "in-never-holds", Warning;
 }
 
 impl Code {

@@ -61,8 +61,8 @@
 //!   one level deeper.
 
 use crate::ast::{
-    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HistoryAst, HookAst, HookKind, Ident, MachineAst,
-    MachineItem, ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
+    AnyAst, Attr, Comment, ContextAst, DeclAst, EventlessAst, GuardAst, HistoryAst, HookAst, HookKind, Ident,
+    MachineAst, MachineItem, ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
 };
 use crate::diagnostic::Diagnostic;
 use crate::parser;
@@ -276,6 +276,12 @@ impl<'t> Tokens<'t> {
     fn guard(&mut self, guard: &GuardAst) {
         match guard {
             GuardAst::Name(ident) => self.ident(ident),
+            GuardAst::In(span, state) => {
+                self.at("in", Span::new(span.start, span.start + "in".len()));
+                self.glued("(");
+                self.ident(state);
+                self.at(")", Span::new(span.end.saturating_sub(1), span.end));
+            }
             GuardAst::Not(span, inner) => {
                 self.at("!", Span::new(span.start, span.start + 1));
                 self.guard(inner);
@@ -502,6 +508,7 @@ impl<'t> Printer<'t> {
             Node::StateItem(StateItem::Hook(h)) => self.hook(h, depth),
             Node::StateItem(StateItem::Transition(t)) | Node::Transition(t) => self.transition(t, depth),
             Node::StateItem(StateItem::Timer(t)) => self.timer(t, depth),
+            Node::StateItem(StateItem::Eventless(t)) => self.eventless(t, depth),
             // Nested states print like top-level ones, one level deeper; the
             // parser bounds the depth (`limits::MAX_STATE_DEPTH`).
             Node::StateItem(StateItem::State(s)) => self.state(s, depth),
@@ -524,14 +531,15 @@ impl<'t> Printer<'t> {
 
     fn state(&mut self, s: &StateAst, depth: usize) -> Printed {
         let mut header = Tokens::new(self.text, attrs_end(&s.attrs, s.span.start));
+        // `initial` first, then `terminal` or `final`, then `parallel`.
         let mut modifiers = s.modifiers.clone();
-        modifiers.sort_by_key(|m| m.kind == ModifierKind::Terminal);
+        modifiers.sort_by_key(|m| match m.kind {
+            ModifierKind::Initial => 0,
+            ModifierKind::Terminal | ModifierKind::Final => 1,
+            ModifierKind::Parallel => 2,
+        });
         for modifier in modifiers {
-            let keyword = match modifier.kind {
-                ModifierKind::Initial => "initial",
-                ModifierKind::Terminal => "terminal",
-            };
-            header.at(keyword, modifier.span);
+            header.at(modifier.kind.keyword(), modifier.span);
         }
         header.fixed("state");
         header.ident(&s.name);
@@ -616,6 +624,13 @@ impl<'t> Printer<'t> {
         let mut tokens = Tokens::new(self.text, t.span.start);
         tokens.fixed("on");
         tokens.ident(&t.action);
+        tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
+        self.item(&[], tokens.list, None, depth)
+    }
+
+    fn eventless(&mut self, t: &EventlessAst, depth: usize) -> Printed {
+        let mut tokens = Tokens::new(self.text, t.span.start);
+        tokens.at(t.kind.keyword(), t.keyword);
         tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
         self.item(&[], tokens.list, None, depth)
     }
@@ -1179,6 +1194,57 @@ machine Odd {
     #[test]
     fn formats_every_construct_into_the_canonical_layout() {
         assert_eq!(fmt(MESSY), MESSY_FORMATTED);
+    }
+
+    #[test]
+    fn parallel_states_and_transitions_without_actions_format_canonically() {
+        let text = "machine R {
+  initial state idle { on start -> collect; }
+  /// Both at once.
+  parallel   state collect {
+    on cancel -> cancelled;
+    done [ in( a_done ) &&!in(b_done)]priority 1->synthesis emit spawn;
+    done -> synthesis;
+    state a { initial state a_running { on a_written -> a_done; always [ready] -> a_done; } final state a_done; }
+    state b { initial state b_running { on b_written -> b_done; } final   state b_done; }
+  }
+  state synthesis { always -> cancelled emit deliver; }
+  terminal state cancelled;
+}
+";
+        let formatted = assert_round_trip(text);
+        assert_eq!(
+            formatted,
+            "machine R {
+    initial state idle {
+        on start -> collect;
+    }
+    /// Both at once.
+    parallel state collect {
+        on cancel -> cancelled;
+        done [in(a_done) && !in(b_done)] priority 1 -> synthesis emit spawn;
+        done -> synthesis;
+        state a {
+            initial state a_running {
+                on a_written -> a_done;
+                always [ready] -> a_done;
+            }
+            final state a_done;
+        }
+        state b {
+            initial state b_running {
+                on b_written -> b_done;
+            }
+            final state b_done;
+        }
+    }
+    state synthesis {
+        always -> cancelled emit deliver;
+    }
+    terminal state cancelled;
+}
+"
+        );
     }
 
     #[test]

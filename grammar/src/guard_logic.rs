@@ -14,8 +14,35 @@
 //! 2^16 bits). Past that, or once the machine's [`Budget`] is spent, the
 //! component is *unknown*, and so is every answer that depends on it: the
 //! checks stay silent rather than guess.
+//!
+//! An `in(S)` test is one more independent variable: whether `S` is active
+//! is not known before a step, so the checks count it as possibly true and
+//! possibly false, and stay exact or over-approximate.
 
-use crate::model::{GuardExpr, GuardId, Machine};
+use crate::model::{GuardExpr, Machine};
+use std::collections::HashMap;
+
+/// The variable of a guard or of an `in(...)` test: guards at even numbers,
+/// states at odd ones.
+fn key(e: &GuardExpr) -> Option<usize> {
+    match e {
+        GuardExpr::Var(g) => Some(2 * g.index()),
+        GuardExpr::In(s) => Some(2 * s.index() + 1),
+        _ => None,
+    }
+}
+
+/// The variables of `e`, left to right, with repeats.
+fn keys(e: &GuardExpr, out: &mut Vec<usize>) {
+    match e {
+        GuardExpr::Var(_) | GuardExpr::In(_) => out.extend(key(e)),
+        GuardExpr::Not(x) => keys(x, out),
+        GuardExpr::And(a, b) | GuardExpr::Or(a, b) => {
+            keys(a, out);
+            keys(b, out);
+        }
+    }
+}
 
 /// A requirement: `expr` must evaluate to `value`.
 pub(crate) type Term<'a> = (&'a GuardExpr, bool);
@@ -80,7 +107,7 @@ impl Budget {
 /// Nodes of an expression.
 pub(crate) fn node_count(e: &GuardExpr) -> usize {
     match e {
-        GuardExpr::Var(_) => 1,
+        GuardExpr::Var(_) | GuardExpr::In(_) => 1,
         GuardExpr::Not(x) => 1 + node_count(x),
         GuardExpr::And(a, b) | GuardExpr::Or(a, b) => 1 + node_count(a) + node_count(b),
     }
@@ -136,16 +163,21 @@ fn bit(table: &[u64], i: usize) -> bool {
 /// A set of guard names and the exact set of their assignments that meet the
 /// requirements on them; `None` once unknown.
 struct Component {
-    vars: Vec<GuardId>,
+    vars: Vec<usize>,
     table: Option<Vec<u64>>,
 }
 
 /// A conjunction of requirements, split into independent components.
 #[derive(Default)]
 pub(crate) struct Solver {
-    /// Per guard id: its component, if it has been mentioned.
+    /// Per guard (the variable of key `2 * g`): its component, if it has
+    /// been mentioned.
     component_of: Vec<Option<usize>>,
-    /// Per guard id: its position among its component's variables.
+    /// The same for the states of `in(...)` tests (odd keys), which are few
+    /// but may have large numbers: a map, so that a solver never grows with
+    /// the machine's states.
+    states: HashMap<usize, (usize, usize)>,
+    /// Per guard: its position among its component's variables.
     position: Vec<usize>,
     components: Vec<Component>,
     /// Some component has no assignment left: nothing can hold.
@@ -218,6 +250,39 @@ impl Solver {
         }
     }
 
+    /// The component of variable `key`, if it has been mentioned.
+    fn component(&self, key: usize) -> Option<usize> {
+        if key % 2 == 1 {
+            self.states.get(&key).map(|&(c, _)| c)
+        } else {
+            self.component_of.get(key / 2).copied().flatten()
+        }
+    }
+
+    /// The position of variable `key` among its component's variables.
+    fn position_of(&self, key: usize) -> usize {
+        if key % 2 == 1 {
+            self.states[&key].1
+        } else {
+            self.position[key / 2]
+        }
+    }
+
+    /// Put variable `key` in component `c` at `position`.
+    fn place(&mut self, key: usize, c: usize, position: usize) {
+        if key % 2 == 1 {
+            self.states.insert(key, (c, position));
+            return;
+        }
+        let i = key / 2;
+        if i >= self.component_of.len() {
+            self.component_of.resize(i + 1, None);
+            self.position.resize(i + 1, 0);
+        }
+        self.component_of[i] = Some(c);
+        self.position[i] = position;
+    }
+
     /// Mark component `c` unknown.
     fn forget(&mut self, c: usize) {
         if self.components[c].table.take().is_some() {
@@ -228,23 +293,17 @@ impl Solver {
     /// The one component holding every variable of `expr`, merging as needed.
     fn touch(&mut self, expr: &GuardExpr, budget: &mut Budget) -> usize {
         let mut vars = Vec::new();
-        expr.vars(&mut vars);
+        keys(expr, &mut vars);
         let mut touched: Vec<usize> = Vec::with_capacity(vars.len());
         for g in vars {
-            let i = g.0 as usize;
-            if i >= self.component_of.len() {
-                self.component_of.resize(i + 1, None);
-                self.position.resize(i + 1, 0);
-            }
-            let c = match self.component_of[i] {
+            let c = match self.component(g) {
                 Some(c) => c,
                 None => {
                     self.components.push(Component {
                         vars: vec![g],
                         table: Some(vec![0b11]),
                     });
-                    self.component_of[i] = Some(self.components.len() - 1);
-                    self.position[i] = 0;
+                    self.place(g, self.components.len() - 1, 0);
                     self.components.len() - 1
                 }
             };
@@ -278,8 +337,7 @@ impl Solver {
         let a = self.components[base].vars.len();
         let b = moved.len();
         for (p, g) in moved.iter().enumerate() {
-            self.component_of[g.0 as usize] = Some(base);
-            self.position[g.0 as usize] = a + p;
+            self.place(*g, base, a + p);
         }
         self.components[base].vars.extend(moved);
         let combined = match (&self.components[base].table, other_table) {
@@ -308,8 +366,8 @@ impl Solver {
             return None;
         }
         Some(match e {
-            GuardExpr::Var(g) => {
-                let p = self.position[g.0 as usize];
+            GuardExpr::Var(_) | GuardExpr::In(_) => {
+                let p = self.position_of(key(e).expect("a variable"));
                 if p < 6 {
                     vec![PATTERNS[p] & valid(k); n]
                 } else {
@@ -365,6 +423,7 @@ fn combine(ta: &[u64], a: usize, tb: &[u64], b: usize) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::GuardId;
 
     fn var(i: u32) -> GuardExpr {
         GuardExpr::Var(GuardId(i))

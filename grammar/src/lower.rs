@@ -3,7 +3,7 @@
 //! unknown targets, initial-state problems, transitions in terminal states,
 //! and undeclared or duplicated declarations.
 
-use crate::ast::{self, DeclKind, GuardAst, HookKind, MachineItem, ModifierKind, StateItem};
+use crate::ast::{self, DeclKind, EventlessKind, GuardAst, HookKind, MachineItem, ModifierKind, StateItem};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::model::*;
 use crate::span::Span;
@@ -99,6 +99,8 @@ struct Lowerer<'d> {
     /// Where dropped transitions probably went: a misspelled target's
     /// suggestion, a duplicate state's edges.
     guessed_edges: Vec<(Source, StateId)>,
+    /// The span of every `in(...)` lowered, for `Machine::in_spans`.
+    in_calls: Vec<Span>,
     /// Per state, whether it holds states (for `history-of-leaf`).
     composite: Vec<bool>,
     actions: Symbols,
@@ -115,6 +117,7 @@ impl<'d> Lowerer<'d> {
             incomplete: false,
             suggestions,
             guessed_edges: Vec::new(),
+            in_calls: Vec::new(),
             composite: Vec::new(),
             actions: Symbols::default(),
             guards: Symbols::default(),
@@ -312,6 +315,14 @@ impl<'d> Lowerer<'d> {
                 docs: s.docs.clone(),
                 initial: init.is_some(),
                 terminal: s.modifier(ModifierKind::Terminal).map(|k| k.span),
+                kind: match (
+                    s.modifier(ModifierKind::Parallel),
+                    s.modifier(ModifierKind::Final),
+                ) {
+                    (Some(_), _) => StateKind::Parallel,
+                    (None, Some(_)) => StateKind::Final,
+                    (None, None) => StateKind::Plain,
+                },
                 enter: Vec::new(),
                 exit: Vec::new(),
                 enter_effects: Vec::new(),
@@ -327,6 +338,7 @@ impl<'d> Lowerer<'d> {
             bodies.push(s);
         }
         self.composites(&m.name.name, &states, &bodies);
+        self.finals(&states, &bodies);
         self.composite = states.iter().map(|s| !s.children.is_empty()).collect();
         if states.is_empty() {
             self.diagnostics.push(Diagnostic::new(
@@ -365,6 +377,7 @@ impl<'d> Lowerer<'d> {
             .count();
         let mut transitions = Vec::with_capacity(count);
         let mut timers = Vec::new();
+        let mut eventless = Vec::new();
         let mut own = vec![Vec::new(); states.len()];
         for (i, s) in bodies.iter().enumerate() {
             let id = StateId::from_index(i);
@@ -431,6 +444,30 @@ impl<'d> Lowerer<'d> {
                             transitions.push(tr);
                         }
                     }
+                    StateItem::Eventless(t) => {
+                        if let Some(kw) = states[i].terminal {
+                            self.diagnostics.push(
+                                Diagnostic::new(
+                                    Code::TerminalHasTransitions,
+                                    t.span,
+                                    format!(
+                                        "terminal state `{}` has a `{}` transition",
+                                        s.name.name,
+                                        t.kind.keyword()
+                                    ),
+                                    "transition out of a terminal state",
+                                    format!(
+                                        "a terminal state ends the machine; remove this transition or drop `terminal` from `{}`",
+                                        s.name.name
+                                    ),
+                                )
+                                .with_label(kw, "declared terminal here"),
+                            );
+                        }
+                        if let Some(e) = self.eventless(t, id, &by_name, &state_names) {
+                            eventless.push(e);
+                        }
+                    }
                     // Lowered in its own turn, as a state of the list.
                     StateItem::State(_) => {}
                 }
@@ -464,6 +501,14 @@ impl<'d> Lowerer<'d> {
                             .and_then(|t| t.target)
                         {
                             self.guessed_edges.push((source, to));
+                        }
+                    }
+                    StateItem::Eventless(t) => {
+                        if let Some(to) = self
+                            .eventless(t, first, &by_name, &state_names)
+                            .and_then(|t| t.target)
+                        {
+                            self.guessed_edges.push((Source::State(first), to));
                         }
                     }
                     StateItem::State(_) => {}
@@ -500,6 +545,7 @@ impl<'d> Lowerer<'d> {
             effects: self.effects.list,
             delays: self.delays.list,
             timers,
+            eventless,
             initial,
             transitions,
             declares_actions: declares[DeclKind::Action as usize],
@@ -511,6 +557,12 @@ impl<'d> Lowerer<'d> {
             any,
             incomplete: self.incomplete,
             guessed_edges: self.guessed_edges,
+            in_calls: {
+                let mut calls = self.in_calls;
+                calls.sort_unstable_by_key(|s| (s.start, s.end));
+                calls.dedup();
+                calls
+            },
         };
         Some(machine)
     }
@@ -543,6 +595,7 @@ impl<'d> Lowerer<'d> {
                 Carrier::Action(action, Some(p)) => format!("action `{action}` carries `{p}`"),
                 Carrier::Action(action, None) => format!("action `{action}` carries no payload"),
                 Carrier::Timer => "timers carry no payload".to_string(),
+                Carrier::Eventless(kind) => format!("`{}` transitions carry no payload", kind.keyword()),
                 Carrier::Hook(HookKind::Enter) => "`enter` hooks carry no payload".to_string(),
                 Carrier::Hook(HookKind::Exit) => "`exit` hooks carry no payload".to_string(),
             };
@@ -609,7 +662,7 @@ impl<'d> Lowerer<'d> {
             self.reserved_guard_names(g);
         }
         let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g),
+            expr: self.guard(g, by_name, state_names),
             span: g.span(),
         });
         let effects = self.effects(&t.effects);
@@ -648,6 +701,51 @@ impl<'d> Lowerer<'d> {
         })
     }
 
+    /// A `done` or `always` transition of `state`.
+    fn eventless(
+        &mut self,
+        t: &ast::EventlessAst,
+        state: StateId,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Option<Eventless> {
+        if let Some(g) = &t.guard {
+            self.reserved_guard_names(g);
+        }
+        let guard = t.guard.as_ref().map(|g| Guard {
+            expr: self.guard(g, by_name, state_names),
+            span: g.span(),
+        });
+        let effects = self.effects(&t.effects);
+        self.check_payloads(&Carrier::Eventless(t.kind), t.guard.as_ref(), &t.effects);
+        let emits = t
+            .emits
+            .iter()
+            .map(|o| OutputId::from_index(self.outputs.use_(o)))
+            .collect();
+        let target = match &t.target {
+            None => None,
+            Some(ident) => {
+                let what = format!("`{}` transition", t.kind.keyword());
+                Some(self.resolve_target(ident, &what, Source::State(state), by_name, state_names)?)
+            }
+        };
+        let history = self.history(t.target.as_ref(), target, t.history);
+        Some(Eventless {
+            kind: t.kind,
+            keyword: t.keyword,
+            state,
+            guard,
+            priority: t.priority.map_or(0, |p| p.value),
+            target,
+            history,
+            effects,
+            emits,
+            span: t.span,
+            docs: t.docs.clone(),
+        })
+    }
+
     fn transition(
         &mut self,
         t: &ast::TransitionAst,
@@ -660,7 +758,7 @@ impl<'d> Lowerer<'d> {
             self.reserved_guard_names(g);
         }
         let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g),
+            expr: self.guard(g, by_name, state_names),
             span: g.span(),
         });
         let emits = t
@@ -731,27 +829,154 @@ impl<'d> Lowerer<'d> {
         None
     }
 
+    /// What `final` allows: a leaf below the top level, without
+    /// transitions or timers of its own, neither `terminal` nor `parallel`.
+    fn finals(&mut self, states: &[State], bodies: &[&ast::StateAst]) {
+        for (state, ast) in states.iter().zip(bodies) {
+            let Some(kw) = ast.modifier(ModifierKind::Final) else {
+                continue;
+            };
+            if state.parent.is_none() {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::FinalAtTopLevel,
+                        kw.span,
+                        format!("top-level state `{}` is marked `final`", state.name),
+                        "`final` completes the state holding it, and none does",
+                        format!(
+                            "did you mean `terminal`? A machine ends in a terminal state: `terminal state {}`",
+                            state.name
+                        ),
+                    )
+                    .with_suggestion("terminal"),
+                );
+                continue;
+            }
+            let conflict = [
+                (ModifierKind::Terminal, "terminal", "a terminal state ends the machine, and a final one completes the state holding it: keep one"),
+                (ModifierKind::Parallel, "parallel", "a final state is a leaf: remove `parallel`, or `final`"),
+            ];
+            for (kind, word, help) in conflict {
+                if let Some(other) = ast.modifier(kind) {
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::FinalHasTransitions,
+                            other.span,
+                            format!("final state `{}` is also `{word}`", state.name),
+                            format!("`{word}` and `final` together"),
+                            help,
+                        )
+                        .with_label(kw.span, "marked final here"),
+                    );
+                }
+            }
+            for item in ast.body.iter().flatten() {
+                let what = match item {
+                    StateItem::Hook(_) => continue,
+                    StateItem::State(_) => "holds a state",
+                    StateItem::Transition(_) => "has a transition",
+                    StateItem::Timer(_) => "has a timer",
+                    StateItem::Eventless(t) => match t.kind {
+                        EventlessKind::Done => "has a `done` transition",
+                        EventlessKind::Always => "has an `always` transition",
+                    },
+                };
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::FinalHasTransitions,
+                        item.span(),
+                        format!("final state `{}` {what}", state.name),
+                        "inside a final state",
+                        "a final state is a leaf that completes the state holding it; the transitions of the states around it still apply: move this one to the state it completes",
+                    )
+                    .with_label(kw.span, "marked final here"),
+                );
+            }
+        }
+    }
+
     /// Per composite state: exactly one `initial` child (reported on the
-    /// composite's name), and no `terminal`.
+    /// composite's name), or none in a parallel state, and no `terminal`.
     fn composites(&mut self, machine: &str, states: &[State], bodies: &[&ast::StateAst]) {
         for (state, ast) in states.iter().zip(bodies) {
+            if let (Some(parallel), Some(kw), true) = (
+                ast.modifier(ModifierKind::Parallel),
+                ast.modifier(ModifierKind::Terminal),
+                state.children.is_empty(),
+            ) {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::CompositeTerminal,
+                        kw.span,
+                        format!("parallel state `{}` cannot be terminal", state.name),
+                        "a parallel state is never where the machine ends",
+                        format!("remove `terminal` from `{}`", state.name),
+                    )
+                    .with_label(parallel.span, "parallel"),
+                );
+            }
             let Some(&first) = state.children.first() else {
                 continue;
             };
+            if let Some(parallel) = ast.modifier(ModifierKind::Parallel) {
+                for &child in &state.children {
+                    let Some(init) = bodies[child.index()].modifier(ModifierKind::Initial) else {
+                        continue;
+                    };
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::InitialInParallel,
+                            init.span,
+                            format!(
+                                "region `{}` of parallel state `{}` is marked `initial`",
+                                states[child.index()].name,
+                                state.name
+                            ),
+                            "every region is entered",
+                            format!(
+                                "entering `{}` enters every one of its regions, each through its own initial state: remove `initial`",
+                                state.name
+                            ),
+                        )
+                        .with_label(parallel.span, "parallel"),
+                    );
+                }
+            }
             if let Some(kw) = ast.modifier(ModifierKind::Terminal) {
                 self.diagnostics.push(
                     Diagnostic::new(
                         Code::CompositeTerminal,
                         kw.span,
-                        format!("state `{}` holds states, so it cannot be terminal", state.name),
-                        "a composite state is never where the machine ends",
-                        format!(
-                            "remove `terminal` from `{}`, and mark the child the machine ends in as `terminal` instead",
-                            state.name
-                        ),
+                        if state.is_parallel() {
+                            format!("parallel state `{}` cannot be terminal", state.name)
+                        } else {
+                            format!("state `{}` holds states, so it cannot be terminal", state.name)
+                        },
+                        if state.is_parallel() {
+                            "a parallel state is never where the machine ends"
+                        } else {
+                            "a composite state is never where the machine ends"
+                        },
+                        if state.is_parallel() {
+                            format!(
+                                "remove `terminal` from `{0}`; to end the machine when every region is done, mark the states the regions end in `final` and leave `{0}` with `done -> ...;` for a terminal state",
+                                state.name
+                            )
+                        } else {
+                            format!(
+                                "remove `terminal` from `{}`, and mark the child the machine ends in as `terminal` instead",
+                                state.name
+                            )
+                        },
                     )
-                    .with_label(state.span, "holds states"),
+                    .with_label(
+                        state.span,
+                        if state.is_parallel() { "holds regions" } else { "holds states" },
+                    ),
                 );
+            }
+            if state.is_parallel() {
+                continue;
             }
             let initials: Vec<(StateId, Span)> = state
                 .children
@@ -870,20 +1095,55 @@ impl<'d> Lowerer<'d> {
         }
     }
 
-    fn guard(&mut self, g: &GuardAst) -> GuardExpr {
+    /// A guard expression; an `in(...)` of an unknown state is reported and
+    /// read as never holding (the machine is not generated).
+    fn guard(&mut self, g: &GuardAst, by_name: &HashMap<&str, StateId>, state_names: &[&str]) -> GuardExpr {
+        let sub = |this: &mut Self, e: &GuardAst| this.guard(e, by_name, state_names);
         match g {
             GuardAst::Name(i) => GuardExpr::Var(GuardId::from_index(self.guards.use_(i))),
-            GuardAst::Paren(_, e) => self.guard(e),
-            GuardAst::Not(_, e) => GuardExpr::Not(Box::new(self.guard(e))),
+            GuardAst::In(span, state) => {
+                self.in_calls.push(*span);
+                match by_name.get(state.name.as_str()) {
+                    Some(&id) => GuardExpr::In(id),
+                    None => {
+                        self.unknown_in_state(state, state_names);
+                        GuardExpr::Not(Box::new(GuardExpr::In(StateId(0))))
+                    }
+                }
+            }
+            GuardAst::Paren(_, e) => sub(self, e),
+            GuardAst::Not(_, e) => GuardExpr::Not(Box::new(sub(self, e))),
             GuardAst::And(_, a, b) => {
-                let (a, b) = (self.guard(a), self.guard(b));
+                let (a, b) = (sub(self, a), sub(self, b));
                 chain(true, a, b)
             }
             GuardAst::Or(_, a, b) => {
-                let (a, b) = (self.guard(a), self.guard(b));
+                let (a, b) = (sub(self, a), sub(self, b));
                 chain(false, a, b)
             }
         }
+    }
+
+    /// `unknown-state` for `in(S)` of a state that does not exist. The
+    /// guard then reads as never holding; the machine is not generated, and
+    /// the checks that would reason about it stay silent.
+    fn unknown_in_state(&mut self, state: &ast::Ident, state_names: &[&str]) {
+        self.incomplete = true;
+        let meant = suggest::closest_within(&state.name, state_names.iter().copied(), self.suggestions);
+        let diagnostic = Diagnostic::new(
+            Code::UnknownState,
+            state.span,
+            format!("`in({})` tests unknown state `{}`", state.name, state.name),
+            "no state with this name",
+            match meant {
+                Some(meant) => format!("did you mean `{meant}`?"),
+                None => "`in(...)` takes the name of a state of this machine".to_string(),
+            },
+        );
+        self.diagnostics.push(match meant {
+            Some(meant) => diagnostic.with_suggestion(meant),
+            None => diagnostic,
+        });
     }
 
     /// In a machine that declares names of a kind, every use of an undeclared
@@ -951,6 +1211,8 @@ enum Carrier<'a> {
     Timer,
     /// A hook: no payload.
     Hook(HookKind),
+    /// A `done` or `always` transition: no payload.
+    Eventless(EventlessKind),
 }
 
 /// `true` and `false`, which cannot name guards.

@@ -3,14 +3,21 @@
 //!
 //! Code generation, the dynamic engine and the JSON export all read this.
 
+mod configuration;
 mod hierarchy;
+mod regions;
+mod restore;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use crate::ast::HistoryKind;
+pub use crate::ast::{EventlessKind, HistoryKind};
 use crate::diagnostic::Code;
 use crate::span::Span;
+pub use configuration::{
+    Chosen, Configuration, Domain, Memory, Microstep, SettleHost, Settled, MAX_MICROSTEPS,
+};
 pub use hierarchy::{HistoryMemory, Path};
+pub use restore::ConfigurationError;
 use std::fmt::Write as _;
 
 macro_rules! ids {
@@ -109,6 +116,8 @@ pub struct State {
     pub initial: bool,
     /// The `terminal` keyword, if the state is terminal.
     pub terminal: Option<Span>,
+    /// Plain, `final` or `parallel`.
+    pub kind: StateKind,
     /// Outputs emitted on entering, in order.
     pub enter: Vec<OutputId>,
     /// Outputs emitted on leaving, in order.
@@ -139,6 +148,32 @@ impl State {
     pub fn is_composite(&self) -> bool {
         !self.children.is_empty()
     }
+
+    /// True for a `final` state.
+    pub fn is_final(&self) -> bool {
+        self.kind == StateKind::Final
+    }
+
+    /// True for a `parallel` state.
+    pub fn is_parallel(&self) -> bool {
+        self.kind == StateKind::Parallel
+    }
+}
+
+/// What kind of state a [`State`] is, beyond leaf or composite: one field,
+/// since a state is never both (`final` is a leaf; lowering reports a state
+/// written with both keywords, and keeps `parallel`). The keywords' spans are
+/// the syntax tree's: the checks that point at them run in lowering.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StateKind {
+    /// Neither `final` nor `parallel`.
+    #[default]
+    Plain,
+    /// `final`: a leaf that completes the state holding it.
+    Final,
+    /// `parallel`: each child is a region, and all of them are active while
+    /// the state is.
+    Parallel,
 }
 
 /// Where a transition was written.
@@ -150,11 +185,13 @@ pub enum Source {
     Any,
 }
 
-/// A guard expression over the machine's guards.
+/// A guard expression over the machine's guards and `in(...)` tests.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GuardExpr {
     /// A guard.
     Var(GuardId),
+    /// `in(S)`: state `S` is active, in the configuration before the step.
+    In(StateId),
     /// `!e`
     Not(Box<GuardExpr>),
     /// `a && b`
@@ -164,20 +201,41 @@ pub enum GuardExpr {
 }
 
 impl GuardExpr {
-    /// Evaluate with `value` giving each guard's truth.
-    pub fn eval(&self, value: &mut impl FnMut(GuardId) -> bool) -> bool {
+    /// Evaluate, left to right and lazily, with `value` giving each guard's
+    /// truth and `active` telling whether a state is active.
+    pub fn eval(
+        &self,
+        value: &mut impl FnMut(GuardId) -> bool,
+        active: &mut impl FnMut(StateId) -> bool,
+    ) -> bool {
         match self {
             GuardExpr::Var(g) => value(*g),
-            GuardExpr::Not(e) => !e.eval(value),
-            GuardExpr::And(a, b) => a.eval(value) && b.eval(value),
-            GuardExpr::Or(a, b) => a.eval(value) || b.eval(value),
+            GuardExpr::In(s) => active(*s),
+            GuardExpr::Not(e) => !e.eval(value, active),
+            GuardExpr::And(a, b) => a.eval(value, active) && b.eval(value, active),
+            GuardExpr::Or(a, b) => a.eval(value, active) || b.eval(value, active),
         }
     }
 
-    /// Every guard in the expression, left to right, with repeats.
+    /// Every state tested by `in(...)` in the expression, left to right.
+    pub fn in_states(&self, out: &mut Vec<StateId>) {
+        match self {
+            GuardExpr::Var(_) => {}
+            GuardExpr::In(s) => out.push(*s),
+            GuardExpr::Not(e) => e.in_states(out),
+            GuardExpr::And(a, b) | GuardExpr::Or(a, b) => {
+                a.in_states(out);
+                b.in_states(out);
+            }
+        }
+    }
+
+    /// Every guard in the expression, left to right, with repeats (not the
+    /// states of `in(...)`).
     pub fn vars(&self, out: &mut Vec<GuardId>) {
         match self {
             GuardExpr::Var(g) => out.push(*g),
+            GuardExpr::In(_) => {}
             GuardExpr::Not(e) => e.vars(out),
             GuardExpr::And(a, b) | GuardExpr::Or(a, b) => {
                 a.vars(out);
@@ -265,6 +323,38 @@ pub struct Timer {
     pub docs: Vec<String>,
 }
 
+/// A transition without an action: `done ...;`, tried when a step leaves its
+/// (composite or parallel) state done, or `always ...;`, tried after every
+/// step that leaves the machine in its state.
+///
+/// Kept apart from [`Transition`]s, which are all triggered by an action, as
+/// [`Timer`]s are.
+#[derive(Clone, Debug)]
+pub struct Eventless {
+    /// `done` or `always`.
+    pub kind: EventlessKind,
+    /// The keyword's span.
+    pub keyword: Span,
+    /// The state whose body holds it.
+    pub state: StateId,
+    /// The guard, if any.
+    pub guard: Option<Guard>,
+    /// The priority; 0 when not written.
+    pub priority: i32,
+    /// The state entered; `None` for an internal transition.
+    pub target: Option<StateId>,
+    /// Entered through its history, as for [`Transition::history`].
+    pub history: Option<HistoryKind>,
+    /// Effects, in order.
+    pub effects: Vec<EffectId>,
+    /// Outputs, in order.
+    pub emits: Vec<OutputId>,
+    /// The whole transition, keyword to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+}
+
 /// One machine.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -292,6 +382,9 @@ pub struct Machine {
     pub delays: Vec<Symbol>,
     /// Timers in declaration order.
     pub timers: Vec<Timer>,
+    /// `done` and `always` transitions in declaration order, so ordered by
+    /// the state that declares them ([`Machine::eventless_of`]).
+    pub eventless: Vec<Eventless>,
     /// The initial state among the top-level states (possibly composite:
     /// the machine starts in [`Machine::initial_leaf`]).
     pub initial: StateId,
@@ -319,9 +412,21 @@ pub struct Machine {
     /// target's "did you mean" state, and the edges of a duplicate state's
     /// body (counted as the first definition's). Only the graph checks use them.
     pub(crate) guessed_edges: Vec<(Source, StateId)>,
+    /// The span of every `in(...)` in the machine's guards, from `in` to
+    /// `)`, sorted: kept here rather than in each [`Guard`], so that
+    /// transitions stay as small as they were before `in(...)` existed.
+    pub(crate) in_calls: Vec<Span>,
 }
 
 impl Machine {
+    /// The spans of the `in(...)` tests of `guard`, from `in` to `)`, in
+    /// the order of [`GuardExpr::in_states`].
+    pub fn in_spans(&self, guard: &Guard) -> &[Span] {
+        let start = self.in_calls.partition_point(|s| s.start < guard.span.start);
+        let end = self.in_calls.partition_point(|s| s.start < guard.span.end);
+        &self.in_calls[start..end]
+    }
+
     /// The state with id `id`.
     pub fn state(&self, id: StateId) -> &State {
         &self.states[id.index()]
@@ -386,6 +491,15 @@ impl Machine {
         &self.own[state.index()]
     }
 
+    /// The `done` and `always` transitions written in `state`'s body, in
+    /// declaration order, with their indices in [`Machine::eventless`].
+    pub fn eventless_of(&self, state: StateId) -> impl Iterator<Item = (usize, &Eventless)> {
+        debug_assert!(self.eventless.windows(2).all(|w| w[0].state <= w[1].state));
+        let first = self.eventless.partition_point(|e| e.state < state);
+        let end = self.eventless.partition_point(|e| e.state <= state);
+        (first..end).map(|i| (i, &self.eventless[i]))
+    }
+
     /// The transitions of the `any` blocks.
     pub fn any_transitions(&self) -> &[TransitionId] {
         &self.any
@@ -445,6 +559,11 @@ impl Machine {
         }
         match expr {
             GuardExpr::Var(g) => out.push_str(&self.guards[g.index()].name),
+            GuardExpr::In(s) => {
+                out.push_str("in(");
+                out.push_str(&self.states[s.index()].name);
+                out.push(')');
+            }
             GuardExpr::Not(e) => {
                 out.push('!');
                 self.write_guard(e, 3, out);
@@ -532,6 +651,12 @@ impl Machine {
             if let Some(p) = s.parent {
                 let _ = write!(out, " parent={} child_initial={}", self.state(p).name, s.initial);
             }
+            // So do final and parallel states.
+            match s.kind {
+                StateKind::Plain => {}
+                StateKind::Final => out.push_str(" final"),
+                StateKind::Parallel => out.push_str(" parallel"),
+            }
             out.push('\n');
         }
         // Per source (each state's body, then `any`), transitions grouped by
@@ -575,6 +700,28 @@ impl Machine {
                     Delay::Literal(d) => format!("{}ms", d.as_millis()),
                     Delay::Named(d) => self.delays[d.index()].name.clone(),
                 },
+                t.guard
+                    .as_ref()
+                    .map(|g| self.guard_text(&g.expr))
+                    .unwrap_or_default(),
+                t.priority,
+                self.target_text(t.target, t.history),
+                effects(&t.effects),
+                names(&t.emits)
+            );
+        }
+        // Per state, `done` before `always`, declaration order within each:
+        // the two are tried at different moments of a step, so interleaving
+        // them in a body changes nothing about firing, and must not change
+        // the fingerprint either (as for actions above).
+        let mut eventless: Vec<&Eventless> = self.eventless.iter().collect();
+        eventless.sort_by_key(|t| (t.state, t.kind));
+        for t in eventless {
+            let _ = writeln!(
+                out,
+                "{} {} [{}] priority={} -> {} do=[{}] emit=[{}]",
+                t.kind.keyword(),
+                self.state(t.state).name,
                 t.guard
                     .as_ref()
                     .map(|g| self.guard_text(&g.expr))

@@ -698,14 +698,12 @@ mod direct {
         fn state(&mut self, start: usize) -> Option<StateAst> {
             let attrs = self.attrs()?;
             let mut modifiers: Vec<Modifier> = Vec::new();
-            loop {
-                let (kind, span, word) = if let Some(s) = self.keyword("initial") {
-                    (ModifierKind::Initial, s, "initial")
-                } else if let Some(s) = self.keyword("terminal") {
-                    (ModifierKind::Terminal, s, "terminal")
-                } else {
-                    break;
-                };
+            while let Some((kind, span)) =
+                [ModifierKind::Initial, ModifierKind::Terminal, ModifierKind::Final]
+                    .into_iter()
+                    .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
+            {
+                let word = kind.keyword();
                 if let Some(first) = modifiers.iter().find(|x| x.kind == kind) {
                     self.diagnostics.push(
                         Diagnostic::new(
@@ -720,6 +718,12 @@ mod direct {
                 } else {
                     modifiers.push(Modifier { kind, span });
                 }
+            }
+            if let Some(span) = self.keyword("parallel") {
+                modifiers.push(Modifier {
+                    kind: ModifierKind::Parallel,
+                    span,
+                });
             }
             self.keyword("state")?;
             let name = self.ident()?;
@@ -761,6 +765,13 @@ mod direct {
                 return self.timer_after_keyword(keyword).map(StateItem::Timer);
             } else if self.keyword("on").is_some() {
                 return self.transition_after_on().map(StateItem::Transition);
+            } else if let Some((kind, keyword)) = [EventlessKind::Done, EventlessKind::Always]
+                .into_iter()
+                .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
+            {
+                return self
+                    .eventless_after_keyword(kind, keyword)
+                    .map(StateItem::Eventless);
             } else {
                 // A nested state. Depth is bounded before parsing starts
                 // (`limits::oversized_nesting`), so this recursion is too.
@@ -930,6 +941,24 @@ mod direct {
             })
         }
 
+        /// A `done` or `always` transition whose keyword was just read.
+        fn eventless_after_keyword(&mut self, kind: EventlessKind, keyword: Span) -> Option<EventlessAst> {
+            let (guard, priority, (target, history), effects, emits, semi) = self.transition_tail()?;
+            let span = keyword.to(semi);
+            Some(EventlessAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                kind,
+                keyword,
+                guard,
+                priority,
+                target,
+                history,
+                effects,
+                emits,
+            })
+        }
+
         /// A transition whose `on` was just read.
         fn transition_after_on(&mut self) -> Option<TransitionAst> {
             let start = self.pos - "on".len();
@@ -1049,11 +1078,19 @@ mod direct {
             while let Some(not) = self.punct("!") {
                 nots.push(not);
             }
+            let before_in = self.pos;
             let mut expr = if let Some(open) = self.punct("(") {
                 let inner = self.guard_or()?;
                 let close = self.punct(")")?;
                 GuardAst::Paren(open.to(close), Box::new(inner))
+            } else if let Some(keyword) = self.keyword("in").filter(|_| self.punct("(").is_some()) {
+                let state = self.ident()?;
+                let close = self.punct(")")?;
+                GuardAst::In(keyword.to(close), Box::new(state))
             } else {
+                // `in` not followed by `(` is a guard's name (as in pest's
+                // ordered choice).
+                self.pos = before_in;
                 GuardAst::Name(self.ident()?)
             };
             for not in nots.into_iter().rev() {
@@ -1185,6 +1222,7 @@ machine Agent {
     fn ast_leaves(machines: &[MachineAst]) -> Vec<Span> {
         fn guard(g: &GuardAst, out: &mut Vec<Span>) {
             out.extend(g.names().iter().map(|i| i.span));
+            out.extend(g.in_states().iter().map(|i| i.span));
         }
         fn tail(
             g: &Option<GuardAst>,
@@ -1233,6 +1271,13 @@ machine Agent {
                             out,
                         );
                     }
+                    StateItem::Eventless(t) => tail(
+                        &t.guard,
+                        t.priority,
+                        (&t.target, t.history),
+                        [&t.effects, &t.emits],
+                        out,
+                    ),
                     StateItem::State(s) => state(s, out),
                 }
             }
@@ -1312,6 +1357,12 @@ machine Agent {
             "machine M { state a { on x -> b.; on y -> b.deep; on z -> b.history.history; } }",
             "machine M { state a { on x -> .history; state enter { exit emit o; } state exit; state on { on on -> on; } state after; } }",
             "machine M { state a { initial; state b } }",
+            "machine M { initial parallel state p { on c -> x; done [in(a2) && !in ( b1 )] priority 1 -> x do e emit o; \
+             always [in] -> p.history; state a { initial state a1 { on go -> a2; } final state a2; } \
+             parallel state b { state b1; state b2 { always; } } } terminal state x; final state f; }",
+            "machine M { state in { on in [in(in) || in] -> in; } state done { done; always -> done; } state always; state parallel; }",
+            "machine M { parallel initial state p; final parallel state q; parallel parallel state r; state s { on x [in()]; on y [in(a, b)]; } }",
+            "machine M { state s { done emit; always [g] -> ; } }",
         ];
         let mut texts: Vec<String> = fixtures();
         texts.extend(extra.iter().map(|s| s.to_string()));

@@ -22,7 +22,11 @@
 //! - **history**: the composites whose memory is kept, one slot each
 //!   ([`HistorySlot`]);
 //! - **starting**: the states entered and the groups armed when a machine is
-//!   created, which runs no hook and emits nothing ([`Start`]).
+//!   created, which runs no hook and emits nothing ([`Start`]);
+//! - **transitions without an action**: the `always` transitions a leaf
+//!   tries after every step that leaves the machine in it, and the `done`
+//!   transitions a final leaf's parent tries when a step enters it
+//!   ([`EventlessRow`]), each in trial order with its steps.
 //!
 //! The deadline of an armed group is the time of the step that armed it plus
 //! its delay, rounded up to the millisecond: that rule is the runtime's one
@@ -33,8 +37,8 @@
 //! decides nothing of its own.
 
 use crate::model::{
-    ActionId, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, OutputId, Path,
-    Source, StateId, TimerId, TransitionId,
+    ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, Microstep,
+    OutputId, Path, Source, StateId, TimerId, TransitionId,
 };
 
 /// The plan of one machine. See the module documentation.
@@ -82,6 +86,41 @@ pub struct LeafPlan {
     /// The timers armed while in this leaf, in the order snapshots list
     /// them: this leaf's, then each ancestor's, each in declaration order.
     pub armed: Vec<ArmedTimer>,
+    /// The `always` transitions tried after every step that leaves the
+    /// machine in this leaf (its own and its ancestors'): empty when it has
+    /// none.
+    pub always: EventlessRow,
+    /// For a final leaf: the `done` transitions of the state it completes
+    /// (its parent), tried once when a step enters this leaf, after the
+    /// `always` ones. Empty otherwise.
+    pub done: EventlessRow,
+}
+
+/// The `always` or `done` transitions tried in one leaf, in trial order
+/// (priority, then the innermost level, then declaration), cut after the
+/// first unguarded one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventlessRow {
+    /// The candidates, each with its step from this leaf.
+    pub candidates: Vec<EventlessCandidate>,
+    /// The guards that occur more than once among the candidates' guards.
+    pub cached_guards: Vec<GuardId>,
+}
+
+impl EventlessRow {
+    /// True when there is nothing to try.
+    pub fn is_empty(&self) -> bool {
+        self.candidates.is_empty()
+    }
+}
+
+/// A `done` or `always` transition as a candidate in one leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventlessCandidate {
+    /// The transition: an index of [`Machine::eventless`].
+    pub eventless: usize,
+    /// What taking it from this leaf does.
+    pub step: Step,
 }
 
 /// The candidates of one action in one leaf.
@@ -271,6 +310,19 @@ impl Start {
     }
 }
 
+/// What a microstep over configurations does ([`Plan::microstep`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// The outputs, in order.
+    pub outputs: Vec<OutputId>,
+    /// The effects, in order.
+    pub effects: Vec<EffectCall>,
+    /// The timer groups of the states exited.
+    pub disarm: Vec<usize>,
+    /// The timer groups of the states entered, in entry order.
+    pub arm: Vec<usize>,
+}
+
 /// A transition or timer as a step needs it.
 struct Written<'m> {
     source: Source,
@@ -385,8 +437,14 @@ impl Plan {
                         }
                     })
                     .collect();
+                let done = match m.state(state).parent {
+                    Some(parent) if m.state(state).is_final() => m.done_candidates(parent),
+                    _ => Vec::new(),
+                };
                 LeafPlan {
                     actions,
+                    always: shape.eventless_row(state, m.always_candidates(state)),
+                    done: shape.eventless_row(state, done),
                     timer_groups: shape.leaf_timer_groups(state, &group_of_timer),
                     armed: m
                         .ancestors_or_self(state)
@@ -454,8 +512,58 @@ impl Plan {
         self.history.iter().position(|h| h.composite == composite)
     }
 
-    /// Every step of the plan (transitions' and timers'), with the leaf it
-    /// is taken from: for engines that lay steps out in tables of their own.
+    /// What one microstep over configurations does, in order, for an engine
+    /// that runs machines with parallel states or transitions without an
+    /// action: the outputs and effects of the states `step` exits (in exit
+    /// order), of each transition it takes (in the order chosen), and of
+    /// the states it enters (in entry order), by the same rule as a
+    /// [`Move`]'s; and the timer groups it disarms and arms. `by_action` is
+    /// true for the step of an action, whose transitions' own effects get
+    /// its payload; the `always` and `done` steps after it get none.
+    pub fn microstep(&self, machine: &Machine, step: &Microstep, by_action: bool) -> Rendered {
+        let m = machine;
+        let mut out = Rendered::default();
+        let hook = |effect: &EffectId| EffectCall {
+            effect: *effect,
+            payload: false,
+        };
+        for &s in &step.exits {
+            let state = m.state(s);
+            out.effects.extend(state.exit_effects.iter().map(hook));
+            out.outputs.extend_from_slice(&state.exit);
+            out.disarm.extend(self.state_timer_groups[s.index()].clone());
+        }
+        for &c in &step.taken {
+            let (effects, emits, payload) = match c {
+                Chosen::Action(t) => {
+                    let t = m.transition(t);
+                    (&t.effects, &t.emits, by_action)
+                }
+                Chosen::Timer(t) => {
+                    let t = &m.timers[t.index()];
+                    (&t.effects, &t.emits, false)
+                }
+                Chosen::Eventless(i) => {
+                    let t = &m.eventless[i];
+                    (&t.effects, &t.emits, false)
+                }
+            };
+            out.effects
+                .extend(effects.iter().map(|&effect| EffectCall { effect, payload }));
+            out.outputs.extend_from_slice(emits);
+        }
+        for &s in &step.entries {
+            let state = m.state(s);
+            out.effects.extend(state.enter_effects.iter().map(hook));
+            out.outputs.extend_from_slice(&state.enter);
+            out.arm.extend(self.state_timer_groups[s.index()].clone());
+        }
+        out
+    }
+
+    /// Every step of the plan (transitions', timers' and the `always` and
+    /// `done` ones), with the leaf it is taken from: for engines that lay
+    /// steps out in tables of their own.
     pub fn steps(&self) -> impl Iterator<Item = (StateId, &Step)> {
         self.states.iter().enumerate().flat_map(|(i, leaf)| {
             let state = StateId::from_index(i);
@@ -467,7 +575,16 @@ impl Plan {
                 .timer_groups
                 .iter()
                 .flat_map(|g| g.candidates.iter().map(|c| &c.step));
-            transitions.chain(timers).map(move |step| (state, step))
+            let eventless = leaf
+                .always
+                .candidates
+                .iter()
+                .chain(&leaf.done.candidates)
+                .map(|c| &c.step);
+            transitions
+                .chain(timers)
+                .chain(eventless)
+                .map(move |step| (state, step))
         })
     }
 }
@@ -584,6 +701,45 @@ impl Shape<'_> {
             outputs,
             effects,
             path,
+        }
+    }
+
+    /// The row of `chosen` (eventless transitions in trial order) in `leaf`.
+    fn eventless_row(&self, leaf: StateId, chosen: Vec<Chosen>) -> EventlessRow {
+        let m = self.machine;
+        let ids: Vec<usize> = chosen
+            .into_iter()
+            .filter_map(|c| match c {
+                Chosen::Eventless(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let ids = until_unguarded(ids, |i| m.eventless[i].guard.is_none());
+        let cached_guards = repeated_guards(
+            ids.iter()
+                .filter_map(|&i| m.eventless[i].guard.as_ref().map(|g| &g.expr)),
+        );
+        let candidates = ids
+            .into_iter()
+            .map(|i| {
+                let e = &m.eventless[i];
+                let written = Written {
+                    source: Source::State(e.state),
+                    target: e.target,
+                    history: e.history,
+                    emits: &e.emits,
+                    effects: &e.effects,
+                    payload: false,
+                };
+                EventlessCandidate {
+                    eventless: i,
+                    step: self.step(leaf, &written),
+                }
+            })
+            .collect();
+        EventlessRow {
+            candidates,
+            cached_guards,
         }
     }
 
@@ -802,6 +958,56 @@ mod tests {
         assert_eq!(step.default_case().mv.disarm.len(), 3);
         assert_eq!(plan.start.arm.len(), 3);
         assert_eq!(plan.start.leaf(), a1);
+    }
+
+    #[test]
+    fn leaves_try_always_transitions_by_priority_and_depth_and_final_leaves_their_parents_done() {
+        let m = machine(
+            "machine M { initial state idle { on go -> route; } \
+             state route { always [ready] -> tools emit run; always -> waiting; } \
+             state work { always [quit] -> idle; done [fine] priority 1 -> waiting; done -> idle; \
+               initial state busy { on finish -> finished; always [urgent] priority 2 -> finished; } \
+               final state finished; } \
+             state tools { on back -> work; } state waiting { on back -> route; } }",
+        );
+        let plan = Plan::new(&m);
+        let eventless = |row: &EventlessRow| -> Vec<String> {
+            row.candidates
+                .iter()
+                .map(|c| {
+                    let e = &m.eventless[c.eventless];
+                    format!(
+                        "{} {}{}",
+                        e.kind.keyword(),
+                        m.state(e.state).name,
+                        e.guard
+                            .as_ref()
+                            .map(|g| format!(" [{}]", m.guard_text(&g.expr)))
+                            .unwrap_or_default()
+                    )
+                })
+                .collect()
+        };
+        let route = plan.leaf(id(&m, "route"));
+        assert_eq!(eventless(&route.always), ["always route [ready]", "always route"]);
+        let mv = &route.always.candidates[0].step.default_case().mv;
+        assert_eq!(outputs(&m, mv), ["run"]);
+        assert_eq!(mv.to, Some(id(&m, "tools")));
+        // Priority first, then the innermost level.
+        let busy = plan.leaf(id(&m, "busy"));
+        assert_eq!(
+            eventless(&busy.always),
+            ["always busy [urgent]", "always work [quit]"]
+        );
+        assert!(busy.done.is_empty());
+        let finished = plan.leaf(id(&m, "finished"));
+        assert_eq!(eventless(&finished.done), ["done work [fine]", "done work"]);
+        assert!(plan.leaf(id(&m, "idle")).always.is_empty());
+        let steps = plan
+            .steps()
+            .filter(|(leaf, _)| *leaf == id(&m, "finished"))
+            .count();
+        assert_eq!(steps, 3, "its `always` and its two `done`");
     }
 
     #[test]

@@ -213,10 +213,14 @@ const ORDER: &[&str] = &[
     "`context`",
     "`initial`",
     "`terminal`",
+    "`final`",
+    "`parallel`",
     "`state`",
     "`any`",
     "`on`",
     "`after`",
+    "`done`",
+    "`always`",
     "`enter`",
     "`exit`",
     "a name",
@@ -225,6 +229,7 @@ const ORDER: &[&str] = &[
     "an action name",
     "an output name",
     "a guard name",
+    "`in`",
     "an effect name",
     "a delay name",
     "a duration",
@@ -297,10 +302,16 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         rangle => vec!["`>`"],
         path_sep => vec!["`::`"],
         uint => vec!["a number"],
-        state | modifier => vec!["`state`", "`initial`", "`terminal`"],
+        state | modifier => vec!["`state`", "`initial`", "`terminal`", "`final`", "`parallel`"],
         kw_state => vec!["`state`"],
         kw_initial => vec!["`initial`"],
         kw_terminal => vec!["`terminal`"],
+        kw_final => vec!["`final`"],
+        kw_parallel => vec!["`parallel`"],
+        eventless | eventless_kind => vec!["`done`", "`always`"],
+        kw_done => vec!["`done`"],
+        kw_always => vec!["`always`"],
+        guard_in | kw_in => vec!["`in`"],
         kw_action => vec!["`action`"],
         kw_guard => vec!["`guard`"],
         kw_output => vec!["`output`"],
@@ -332,7 +343,9 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         and_op => vec!["`&&`"],
         or_op => vec!["`||`"],
         machine_item => vec!["`action`", "`guard`", "`output`", "`state`", "`any`"],
-        state_item => vec!["`on`", "`after`", "`enter`", "`exit`", "`state`"],
+        state_item => vec![
+            "`on`", "`after`", "`done`", "`always`", "`enter`", "`exit`", "`state`",
+        ],
         file | machine_entry | machine_rest | state_rest | any_rest | WHITESPACE | COMMENT | word_end => {
             vec![]
         }
@@ -376,7 +389,7 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     } else if expects("`machine`") {
         "a file holds machines: `machine Name { ... }`"
     } else if expects("`on`") {
-        "a state body holds transitions (`on ACTION -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
+        "a state body holds transitions (`on ACTION -> TARGET;`, `done -> TARGET;`, `always -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
     } else if expects("`state`") || expects("`any`") {
         "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks"
     } else if expects("`;`") {

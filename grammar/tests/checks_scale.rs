@@ -139,3 +139,33 @@ fn an_any_transition_of_higher_priority_is_not_overridden() {
         "{found:?}"
     );
 }
+
+/// A parallel state of `n` regions, each a composite of two leaves with a
+/// transition between them, one out of the parallel state, and an `in(...)`
+/// of the next region: a product of regions must never be enumerated.
+fn wide_parallel(n: usize) -> String {
+    let mut s = String::from(
+        "machine W {\n  initial state idle { on go -> p; }\n  parallel state p {\n    done -> idle;\n",
+    );
+    for i in 0..n {
+        s += &format!(
+            "    state r{i} {{ initial state a{i} {{ on x{} [in(b{})] -> b{i}; on quit -> idle; }} final state b{i}; }}\n",
+            i % 7,
+            (i + 1) % n
+        );
+    }
+    s += "  }\n}\n";
+    s
+}
+
+#[test]
+fn a_wide_parallel_state_checks_in_proportion() {
+    // Timed by the test's run, not asserted: quadratic work in the number
+    // of regions would take minutes here.
+    let found = codes(&wide_parallel(3000));
+    assert!(
+        found.iter().all(|(c, _)| *c == Code::ConflictingRegions),
+        "{:?}",
+        &found[..found.len().min(5)]
+    );
+}

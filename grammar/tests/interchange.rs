@@ -682,3 +682,253 @@ fn a_terminal_composite_is_reported_at_its_terminal_states_entry() {
         .unwrap_or_else(|| panic!("no composite-terminal:\n{report}"));
     assert_eq!(d.path, "$.terminal_states[1]", "{report}");
 }
+
+// ---------------------------------------------------------------------------
+// Parallel and final states, `done` and `always` transitions, `in(...)`
+// ---------------------------------------------------------------------------
+
+/// The machines of `grammar/tests/parallel/`: the research pipeline, a media
+/// player and a parallel state inside a composite.
+fn parallel_sources() -> Vec<PathBuf> {
+    files("grammar/tests/parallel", "fsm")
+}
+
+#[test]
+fn parallel_machines_round_trip_exactly_and_match_the_schema() {
+    for path in parallel_sources() {
+        let source = read(&path);
+        let context = path.display().to_string();
+        assert_round_trip(&source, &context);
+        let json = model_to_json(&model_of(&source, &context));
+        assert_eq!(schema_errors(&json), Vec::<String>::new(), "{context}");
+    }
+}
+
+#[test]
+fn exports_of_parallel_machines() {
+    insta::glob!("parallel/*.fsm", |path| {
+        let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
+        insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(json);
+        });
+    });
+}
+
+/// The research pipeline, as docs/json.md shows it.
+#[test]
+fn the_parallel_example_in_docs_json_md_is_exact() {
+    let (json, source) = doc_blocks("### Parallel and final states");
+    assert_eq!(model_to_json(&model_of(&source, "docs/json.md")), json);
+    let imported = from_json(&json).unwrap_or_else(|d| panic!("{}", render("docs/json.md", &d)));
+    assert!(imported.diagnostics.is_empty(), "{:#?}", imported.diagnostics);
+    assert_eq!(imported.source, source);
+    assert_eq!(schema_errors(&json), Vec::<String>::new());
+}
+
+#[test]
+fn the_new_members_are_written_where_the_machine_uses_them() {
+    let json = model_to_json(&model_of(
+        &read(&workspace().join("grammar/tests/parallel/research.fsm")),
+        "research",
+    ));
+    // A parallel state: `parallel` then its regions, no `initial`.
+    let collect = &json[json.find("\"collect\": {").unwrap()..json.find("\"synthesis\": {").unwrap()];
+    assert!(
+        collect.contains("\"parallel\": true,\n      \"states\": {\n        \"researcher_a\": {"),
+        "{collect}"
+    );
+    assert!(!collect.contains("\"initial\": \"researcher_a\""), "{collect}");
+    // `done` after `after`, with `in(...)` in a guard as `.fsm` writes it.
+    assert!(
+        collect.contains(
+            "\"done\": [\n        {\n          \"guard\": \"in(a_done)\",\n          \"priority\": 1,\n          \"to\": \"synthesis\",\n          \"emit\": [\"spawn_synthesizer\"]\n        },"
+        ),
+        "{collect}"
+    );
+    assert!(
+        collect.contains("\"a_done\": {\n              \"final\": true\n            },"),
+        "{collect}"
+    );
+    // A machine without the constructs has none of the members.
+    for path in clean_sources() {
+        let json = model_to_json(&check(&read(&path)).model);
+        // (`done` is also a state's name in some of them.)
+        for member in ["\"done\": [", "\"always\": [", "\"final\": ", "\"parallel\": "] {
+            assert!(!json.contains(member), "{}: {member}", path.display());
+        }
+    }
+}
+
+#[test]
+fn done_and_always_come_back_grouped_with_the_same_fingerprint() {
+    // JSON lists a state's `done` and `always` transitions apart, so an
+    // `always` written between two `done`s comes back after them; the two
+    // are tried at different moments, so nothing changes.
+    let source = "machine M {
+        initial state s {
+            on go -> p;
+        }
+        state p {
+            done [x] -> t;
+            always [y] -> t emit o;
+            done -> s;
+            initial state p1 { on f -> p2; }
+            final state p2;
+        }
+        terminal state t;
+    }";
+    let model = model_of(source, "interleaved");
+    let imported = from_json(&model_to_json(&model)).unwrap();
+    assert!(
+        imported
+            .source
+            .contains("done [x] -> t;\n        done -> s;\n        always [y] -> t emit o;"),
+        "{}",
+        imported.source
+    );
+    assert_round_trip(source, "interleaved done and always");
+}
+
+/// A document holding the research pipeline's `collect` with `edit`
+/// applied to the exported text.
+fn research_json_with(edit: impl Fn(String) -> String) -> String {
+    let source = read(&workspace().join("grammar/tests/parallel/research.fsm"));
+    let json = model_to_json(&model_of(&source, "research"));
+    let edited = edit(json.clone());
+    assert_ne!(edited, json, "the edit changed nothing");
+    edited
+}
+
+/// The only diagnostic of `json`, rendered, with its path and code.
+fn one_diagnostic(json: &str) -> (String, Option<Code>, String) {
+    let diagnostics = match from_json(json) {
+        Ok(imported) => imported.diagnostics,
+        Err(diagnostics) => diagnostics,
+    };
+    let report = render("m.json", &diagnostics);
+    assert_eq!(diagnostics.len(), 1, "{report}");
+    let d = &diagnostics[0];
+    (d.path.clone(), d.code, d.message.clone())
+}
+
+#[test]
+fn bad_new_members_are_reported_at_their_json_paths() {
+    let cases: Vec<(String, &str, Option<Code>, &str)> = vec![
+        (
+            research_json_with(|j| j.replace("\"parallel\": true", "\"parallel\": \"yes\"")),
+            "$.states.collect.parallel",
+            None,
+            "expected `true` or `false`, found a string",
+        ),
+        (
+            research_json_with(|j| j.replacen("\"final\": true", "\"final\": 1", 1)),
+            "$.states.collect.states.researcher_a.states.a_done.final",
+            None,
+            "expected `true` or `false`, found a number",
+        ),
+        (
+            research_json_with(|j| {
+                j.replacen("\"done\": [", "\"done\": {\"x\": [", 1).replacen(
+                    "    ],\n      \"parallel\"",
+                    "    ]},\n      \"parallel\"",
+                    1,
+                )
+            }),
+            "$.states.collect.done",
+            None,
+            "expected an array of transition objects, found an object",
+        ),
+        (
+            research_json_with(|j| {
+                j.replace("\"to\": \"partial_synthesis\"", "\"to\": \"partial_synthesys\"")
+            }),
+            "$.states.collect.done[1].to",
+            None,
+            "unknown state `partial_synthesys`",
+        ),
+        (
+            research_json_with(|j| j.replace("\"priority\": 1,", "\"priority\": 1, \"delay\": \"1s\",")),
+            "$.states.collect.done[0].delay",
+            None,
+            "unknown field `delay`",
+        ),
+        (
+            research_json_with(|j| j.replace("in(a_done)", "in(a_done")),
+            "$.states.collect.done[0].guard",
+            None,
+            "invalid guard `in(a_done`: `in(a_done` is not closed: expected `)` after the state",
+        ),
+        // What `.fsm` reports, at the member it came from.
+        (
+            research_json_with(|j| j.replace("in(a_done)", "in(a_dnoe)")),
+            "$.states.collect.done[0].guard",
+            Some(Code::UnknownState),
+            "",
+        ),
+        (
+            research_json_with(|j| {
+                j.replace(
+                    "\"parallel\": true,\n",
+                    "\"parallel\": true,\n      \"initial\": \"researcher_a\",\n",
+                )
+            }),
+            "$.states.collect.initial",
+            Some(Code::InitialInParallel),
+            "",
+        ),
+        (
+            research_json_with(|j| {
+                j.replacen(
+                    "\"final\": true",
+                    "\"on\": {\"retry\": {\"to\": \"a_running\"}},\n            \"final\": true",
+                    1,
+                )
+            }),
+            "$.states.collect.states.researcher_a.states.a_done.on.retry",
+            Some(Code::FinalHasTransitions),
+            "",
+        ),
+        (
+            research_json_with(|j| j.replace("\"failed\": {}", "\"failed\": {\"final\": true}")),
+            "$.states.failed.final",
+            Some(Code::FinalAtTopLevel),
+            "",
+        ),
+        // A `done` on a leaf is the check's warning, and the import goes on.
+        (
+            research_json_with(|j| {
+                j.replace(
+                    "\"synthesis\": {\n",
+                    "\"synthesis\": {\n      \"done\": [{\"to\": \"failed\"}],\n",
+                )
+            }),
+            "$.states.synthesis.done[0]",
+            Some(Code::DoneNeverFires),
+            "",
+        ),
+    ];
+    for (json, path, code, message) in cases {
+        let (found_path, found_code, found_message) = one_diagnostic(&json);
+        assert_eq!((found_path.as_str(), found_code), (path, code), "{found_message}");
+        if !message.is_empty() {
+            assert_eq!(found_message, message);
+        }
+    }
+}
+
+#[test]
+fn false_marks_and_empty_lists_say_nothing() {
+    let json = r#"{
+      "fsm_id": "M",
+      "initial_state": "a",
+      "states": {
+        "a": {"final": false, "parallel": false, "done": [], "always": [], "on": {"go": {"to": "b"}}},
+        "b": {}
+      }
+    }"#;
+    let imported = from_json(json).unwrap_or_else(|d| panic!("{}", render("m.json", &d)));
+    assert_eq!(
+        imported.source,
+        "machine M {\n    initial state a {\n        on go -> b;\n    }\n\n    state b;\n}\n"
+    );
+}

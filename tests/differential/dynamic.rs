@@ -154,6 +154,9 @@ impl DynamicEngine {
                     })
                     .collect(),
             },
+            // Only machines that run over configurations run away, and the
+            // differential's machines do not (yet: code generation refuses them).
+            Err(error @ FireError::Runaway(_)) => panic!("{error}"),
         }
     }
 }

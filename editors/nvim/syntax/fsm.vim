@@ -24,8 +24,9 @@ syn match fsmLintCode contained "\<\a[[:alnum:]_-]*\>" contains=fsmAllow
 syn match fsmMachineKeyword "\<machine\>\ze\s\+\h" nextgroup=fsmMachineName skipwhite
 syn match fsmMachineName contained "\h\w*"
 
-" [initial|terminal] state name
-syn match fsmModifier "\<\(initial\|terminal\)\>\ze\s\+state\>"
+" [initial|terminal|final] [parallel] state name
+syn match fsmModifier "\<\(initial\|terminal\|final\)\>\ze\s\+\(initial\|terminal\|final\|parallel\|state\)\>"
+syn match fsmModifier "\<parallel\>\ze\s\+state\>"
 syn match fsmStateKeyword "\<state\>\ze\s\+\h" nextgroup=fsmStateName skipwhite
 syn match fsmStateName contained "\h\w*" nextgroup=fsmHistory
 " -> connected.history, -> connected.deep_history
@@ -54,9 +55,15 @@ syn region fsmDelayDecl matchgroup=fsmDeclKeyword start="^\s*\zsdelay\>\ze\s\+\h
 " Transitions: on action [guard] priority N -> target do effects emit outputs;
 syn match fsmOn "\<on\>\ze\s\+\h" nextgroup=fsmActionName skipwhite
 syn match fsmActionName contained "\h\w*"
-syn region fsmGuard matchgroup=fsmBracket start="\[" end="\]" contains=fsmGuardName,fsmGuardOperator,fsmGuard
+syn region fsmGuard matchgroup=fsmBracket start="\[" end="\]" contains=fsmGuardName,fsmGuardOperator,fsmGuard,fsmIn,fsmInState
 syn match fsmGuardName contained "\h\w*"
 syn match fsmGuardOperator contained "&&\|||\|!\|[()]"
+" in(state) in a guard; `in` without `(` after it names a guard. Defined after
+" fsmGuardName, so that they win where both match.
+syn match fsmIn contained "\<in\>\ze\s*("
+syn match fsmInState contained "\(\<in\s*(\s*\)\@<=\h\w*"
+" done ...; and always ...;: transitions without an action.
+syn match fsmKeyword "\<\(done\|always\)\>\ze\s*\([[;]\|->\|\<\(priority\|do\|emit\)\>\)"
 syn match fsmKeyword "\<priority\>\ze\s*\d" nextgroup=fsmNumber skipwhite
 syn match fsmNumber "\<\d\+\(ms\|s\|m\|h\)\=\>"
 syn match fsmArrow "->" nextgroup=fsmStateName skipwhite
@@ -86,6 +93,8 @@ hi def link fsmEmit Keyword
 hi def link fsmAfter Keyword
 hi def link fsmArrow Operator
 hi def link fsmGuardOperator Operator
+hi def link fsmIn Keyword
+hi def link fsmInState Constant
 hi def link fsmMachineName Type
 hi def link fsmStateName Constant
 hi def link fsmHistory Keyword

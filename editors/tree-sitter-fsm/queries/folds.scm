@@ -1,4 +1,4 @@
-; Fold machine bodies, state bodies and `any` blocks.
+; Fold machine bodies, state bodies (parallel states' too) and `any` blocks.
 [
   (machine_body)
   (state_body)

@@ -31,13 +31,19 @@
   "do"
   "emit"
   "priority"
+  "done"
+  "always"
 ] @keyword
+
+; `in(state)` in a guard; a guard named `in` is an identifier.
+"in" @keyword.operator
 
 ; Names, each kind its own colour
 (machine name: (identifier) @type.definition)
 
 (state name: (identifier) @constant)
 (target state: (identifier) @constant)
+(in_expression state: (identifier) @constant)
 
 (action_declaration (declared_name name: (identifier) @function))
 (transition action: (identifier) @function)
@@ -99,6 +105,7 @@
 (payload ["(" ")"] @punctuation.bracket)
 (tuple_type ["(" ")"] @punctuation.bracket)
 (parenthesized_expression ["(" ")"] @punctuation.bracket)
+(in_expression ["(" ")"] @punctuation.bracket)
 (type_arguments ["<" ">"] @punctuation.bracket)
 
 ; -> connected.history: the history of a composite state.

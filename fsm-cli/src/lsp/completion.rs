@@ -1,6 +1,7 @@
-//! Completion: state names after `->`, the declared names of the kind each
-//! position takes (actions after `on`, guards in `[...]`, outputs after
-//! `emit`, effects after `do`, delays after `after`), warning codes in
+//! Completion: state names after `->` and in a guard's `in(`, the declared
+//! names of the kind each position takes (actions after `on`, guards in
+//! `[...]`, outputs after `emit`, effects after `do`, delays after `after`),
+//! warning codes in
 //! `#[allow(...)]`, and keywords and snippets where an item or clause may
 //! start.
 //!
@@ -111,9 +112,14 @@ impl Context {
 fn position(depth: usize, statement: &[&str]) -> Position {
     const TOP: &[&str] = &["machine"];
     const MACHINE: &[&str] = &[
-        "state", "initial", "terminal", "action", "guard", "output", "effect", "delay", "context", "any",
+        "state", "initial", "terminal", "parallel", "action", "guard", "output", "effect", "delay",
+        "context", "any",
     ];
-    const STATE: &[&str] = &["on", "after", "enter", "exit"];
+    // A state body holds clauses, and states: a composite's children or a
+    // parallel state's regions.
+    const STATE: &[&str] = &[
+        "on", "after", "done", "always", "enter", "exit", "state", "initial", "final", "parallel",
+    ];
     const CLAUSES: &[&str] = &["priority", "->", "do", "emit"];
     const HOOK: &[&str] = &["do", "emit"];
     let Some(&first) = statement.first() else {
@@ -136,9 +142,16 @@ fn position(depth: usize, statement: &[&str]) -> Position {
         .iter()
         .rev()
         .find(|&&t| matches!(t, "do" | "emit" | "->" | "priority" | "["));
+    // `in(`: a state's name.
+    let in_call = last == "(" && statement.len() >= 2 && statement[statement.len() - 2] == "in";
     match (first, last) {
-        ("initial" | "terminal", _) => Position::Keywords(&["state", "initial", "terminal"]),
+        // `parallel` comes after the other modifiers.
+        (_, "parallel") => Position::Keywords(&["state"]),
+        ("initial" | "terminal" | "final", _) => {
+            Position::Keywords(&["state", "parallel", "initial", "terminal", "final"])
+        }
         (_, "->") => Position::Name(Kind::State),
+        _ if open_guard && in_call => Position::Name(Kind::State),
         _ if open_guard && matches!(last, "[" | "!" | "&&" | "||" | "(") => Position::Name(Kind::Guard),
         _ if open_guard => Position::Keywords(&[]),
         ("on", "on") => Position::Name(Kind::Action),
@@ -147,7 +160,7 @@ fn position(depth: usize, statement: &[&str]) -> Position {
         (_, "emit") => Position::Name(Kind::Output),
         (_, ",") if list == Some(&"do") => Position::Name(Kind::Effect),
         (_, ",") if list == Some(&"emit") => Position::Name(Kind::Output),
-        ("on" | "after", _) => Position::Keywords(CLAUSES),
+        ("on" | "after" | "done" | "always", _) => Position::Keywords(CLAUSES),
         ("enter" | "exit", _) => Position::Keywords(HOOK),
         _ => Position::Keywords(&[]),
     }
@@ -273,6 +286,34 @@ mod tests {
     }
 
     #[test]
+    fn in_takes_a_state_and_done_and_always_take_clauses() {
+        let m = "machine M {\n  parallel state p {\n    ";
+        assert!(matches!(at("machine M { "), Position::Keywords(k) if k.contains(&"parallel")));
+        assert!(
+            matches!(at(m), Position::Keywords(k) if ["done", "always", "state", "final", "parallel"].iter().all(|w| k.contains(w)))
+        );
+        assert!(matches!(at(&format!("{m}initial ")), Position::Keywords(k) if k.contains(&"parallel")));
+        assert_eq!(
+            at(&format!("{m}initial parallel ")),
+            Position::Keywords(&["state"])
+        );
+        assert!(matches!(at(&format!("{m}done ")), Position::Keywords(k) if k.contains(&"->")));
+        assert!(matches!(at(&format!("{m}always [g] ")), Position::Keywords(k) if k.contains(&"priority")));
+        assert_eq!(at(&format!("{m}done -> ")), Position::Name(Kind::State));
+        assert_eq!(at(&format!("{m}done [in(")), Position::Name(Kind::State));
+        assert_eq!(at(&format!("{m}on go [a && !in(")), Position::Name(Kind::State));
+        assert_eq!(
+            at(&format!("{m}always [in ( a_")),
+            Position::Name(Kind::State),
+            "a word being typed"
+        );
+        // A parenthesis that follows no `in` opens a guard expression.
+        assert_eq!(at(&format!("{m}on go [!(")), Position::Name(Kind::Guard));
+        assert_eq!(at(&format!("{m}done [in(a) || ")), Position::Name(Kind::Guard));
+        assert_eq!(at(&format!("{m}done emit ")), Position::Name(Kind::Output));
+    }
+
+    #[test]
     fn names_come_from_the_cursors_machine() {
         let mut known = KnownNames::new();
         known
@@ -289,6 +330,11 @@ mod tests {
             .insert("other".into());
         // The machine does not parse yet; its names are the last known ones.
         let text = "machine M { initial state idle { on go -> ";
+        let items = complete(text, text.len(), &known, true);
+        let labels: Vec<_> = items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels, ["idle"]);
+        // `in(` offers the machine's states too.
+        let text = "machine M { initial state idle { on go [in(";
         let items = complete(text, text.len(), &known, true);
         let labels: Vec<_> = items.iter().map(|i| i.label.as_str()).collect();
         assert_eq!(labels, ["idle"]);

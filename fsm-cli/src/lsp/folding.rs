@@ -1,9 +1,10 @@
-//! Folding ranges: machines, state bodies, `any` blocks, and runs of
-//! comment lines.
+//! Folding ranges: machines, state bodies (nested states' too, so the
+//! regions of a parallel state fold), `any` blocks, and runs of comment
+//! lines.
 
 use super::analysis::Analysis;
 use super::documents::Document;
-use fsm_grammar::ast::MachineItem;
+use fsm_grammar::ast::{MachineItem, StateAst, StateItem};
 use fsm_grammar::Span;
 use lsp_types::{FoldingRange, FoldingRangeKind};
 
@@ -26,7 +27,7 @@ pub fn folding_ranges(document: &Document, analysis: &Analysis) -> Vec<FoldingRa
         fold(m.span, None);
         for item in &m.items {
             match item {
-                MachineItem::State(s) if s.body.is_some() => fold(s.span, None),
+                MachineItem::State(s) => state(s, &mut fold),
                 MachineItem::Any(a) => fold(a.span, None),
                 _ => {}
             }
@@ -51,4 +52,48 @@ pub fn folding_ranges(document: &Document, analysis: &Analysis) -> Vec<FoldingRa
     }
     out.sort_by_key(|r| (r.start_line, r.end_line));
     out
+}
+
+/// A state with a body, and the states nested in it (the parser bounds the
+/// depth).
+fn state(s: &StateAst, fold: &mut impl FnMut(Span, Option<FoldingRangeKind>)) {
+    let Some(body) = &s.body else { return };
+    fold(s.span, None);
+    for item in body {
+        if let StateItem::State(child) = item {
+            state(child, fold);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::documents::Encoding;
+    use super::*;
+    use fsm_grammar::LintOptions;
+
+    #[test]
+    fn parallel_states_and_their_regions_fold_as_other_state_bodies() {
+        let text = "machine M {\n\
+                    initial parallel state p {\n\
+                    state a {\n\
+                    initial state a1;\n\
+                    final state a2;\n\
+                    }\n\
+                    state b { initial state b1; }\n\
+                    }\n\
+                    // one\n\
+                    // two\n\
+                    }\n";
+        let document = Document::new(text.into(), 1, Encoding::Utf16);
+        let analysis = Analysis::new(text, &LintOptions::default());
+        let ranges: Vec<(u32, u32, bool)> = folding_ranges(&document, &analysis)
+            .iter()
+            .map(|r| (r.start_line, r.end_line, r.kind.is_some()))
+            .collect();
+        assert_eq!(
+            ranges,
+            [(0, 10, false), (1, 7, false), (2, 5, false), (8, 9, true)]
+        );
+    }
 }

@@ -1,29 +1,109 @@
 //! Hover: a name's kind, doc comment and payload type; for a state, its
 //! transitions out and in; for an action, the states where it is valid; for
 //! a guard, the transitions it guards; for an output, effect or delay, the
-//! transitions, timers and hooks that use it. All read from the model.
+//! transitions, timers and hooks that use it. All read from the model. The
+//! keywords of parallel states (`parallel`, `final`, `done`, `always`, `in`)
+//! say what they mean, for the state or transition they are written on.
 
 use super::analysis::Analysis;
 use super::documents::Document;
-use super::index::Kind;
-use fsm_grammar::model::{Delay, Machine, Source, State, StateId, Timer, Transition};
+use super::index::{Keyword, KeywordUse, Kind};
+use fsm_grammar::ast::EventlessKind;
+use fsm_grammar::model::{Delay, Eventless, Machine, Source, State, StateId, Timer, Transition};
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use std::fmt::Write as _;
 
-/// The hover for the name under `offset`.
+/// The hover for the name or keyword under `offset`.
 pub fn hover(document: &Document, analysis: &Analysis, offset: usize) -> Option<Hover> {
-    let (name, occurrence) = analysis.index.at(offset)?;
-    let mut out = format!("{} `{}`", name.kind.word(), name.text);
-    if let Some(machine) = analysis.model(name.machine) {
-        describe(machine, name.kind, &name.text, &mut out);
-    }
+    let (out, span) = match analysis.index.at(offset) {
+        Some((name, occurrence)) => {
+            let mut out = format!("{} `{}`", name.kind.word(), name.text);
+            if let Some(machine) = analysis.model(name.machine) {
+                describe(machine, name.kind, &name.text, &mut out);
+            }
+            (out, occurrence.span)
+        }
+        None => {
+            let keyword = analysis.index.keyword_at(offset)?;
+            let state = &document.text()[keyword.state.start..keyword.state.end];
+            (
+                explain(analysis.model(keyword.machine), keyword, state),
+                keyword.span,
+            )
+        }
+    };
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
             value: out,
         }),
-        range: Some(document.range(occurrence.span)),
+        range: Some(document.range(span)),
     })
+}
+
+/// What a keyword of parallel states means, and what it applies to here:
+/// `state` is the state it is about ([`KeywordUse::state`]).
+fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
+    let mut out = format!("keyword `{}`\n\n", keyword.keyword.word());
+    out.push_str(match keyword.keyword {
+        Keyword::Parallel => {
+            "Every child state of a parallel state is a region, and all of them are active while it is. \
+             Entering it enters each region through its initial state, unless the transition's target lies inside that region."
+        }
+        Keyword::Final => {
+            "A final state is a leaf that completes the state holding it: a composite is done when its active child is final, \
+             and a parallel state when every region is done."
+        }
+        Keyword::Eventless(EventlessKind::Done) => {
+            "A completion transition: tried once, in the step that leaves its state done (a composite whose active child is final, \
+             or a parallel state whose regions are all done), within the same `fire`."
+        }
+        Keyword::Eventless(EventlessKind::Always) => {
+            "An eventless transition: tried after every step that leaves the machine in its state (or inside it), \
+             within the same `fire`, until none is enabled."
+        }
+        Keyword::In => "`in(S)` holds when state `S` is active, in the configuration before the step.",
+    });
+    let Some(m) = m else { return out };
+    let id = m.state_by_name(state);
+    match keyword.keyword {
+        Keyword::Parallel => {
+            if let Some(id) = id {
+                let _ = write!(
+                    out,
+                    "\n\n**Regions of `{state}`**: {}",
+                    names(m, &m.state(id).children)
+                );
+            }
+        }
+        Keyword::Final => {
+            if let Some(parent) = id.and_then(|id| m.state(id).parent) {
+                let _ = write!(out, "\n\n`{state}` completes `{}`.", m.state(parent).name);
+            }
+        }
+        Keyword::Eventless(_) => {
+            if let Some(e) = m.eventless.iter().find(|e| e.keyword == keyword.span) {
+                let _ = write!(out, "\n\n{}", eventless(m, e));
+            }
+        }
+        Keyword::In => {
+            if id.is_some() {
+                let _ = write!(out, "\n\nTests `{state}`.");
+            }
+        }
+    }
+    out
+}
+
+/// `` `a`, `b` `` (or "none").
+fn names(m: &Machine, ids: &[StateId]) -> String {
+    if ids.is_empty() {
+        return "none".to_string();
+    }
+    ids.iter()
+        .map(|&s| format!("`{}`", m.state(s).name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
@@ -41,14 +121,22 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
         Kind::State => {
             let Some(id) = m.state_by_name(name) else { return };
             let state = m.state(id);
-            let marks: Vec<&str> = [(id == m.initial, "initial"), (state.is_terminal(), "terminal")]
-                .into_iter()
-                .filter_map(|(on, word)| on.then_some(word))
-                .collect();
+            let marks: Vec<&str> = [
+                (id == m.initial, "initial"),
+                (state.is_terminal(), "terminal"),
+                (state.is_parallel(), "parallel"),
+                (state.is_final(), "final"),
+            ]
+            .into_iter()
+            .filter_map(|(on, word)| on.then_some(word))
+            .collect();
             if !marks.is_empty() {
                 let _ = write!(out, " ({})", marks.join(", "));
             }
             docs(&state.docs, out);
+            if state.is_parallel() {
+                let _ = write!(out, "\n\n**Regions**: {}", names(m, &state.children));
+            }
             let mut outgoing: Vec<String> = m
                 .own_transitions(id)
                 .iter()
@@ -62,6 +150,12 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 );
             }
             outgoing.extend(m.timers_of(id).map(|(_, t)| timer(m, t)));
+            outgoing.extend(
+                m.eventless
+                    .iter()
+                    .filter(|e| e.state == id)
+                    .map(|e| eventless(m, e)),
+            );
             let mut incoming: Vec<String> = m
                 .transitions
                 .iter()
@@ -73,6 +167,12 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                     .iter()
                     .filter(|t| t.target == Some(id))
                     .map(|t| timer(m, t)),
+            );
+            incoming.extend(
+                m.eventless
+                    .iter()
+                    .filter(|e| e.target == Some(id))
+                    .map(|e| eventless(m, e)),
             );
             list("Transitions out", &outgoing, out);
             list("Transitions in", &incoming, out);
@@ -104,6 +204,12 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 .map(|t| transition(m, t))
                 .collect();
             guarded.extend(m.timers.iter().filter(|t| uses(&t.guard)).map(|t| timer(m, t)));
+            guarded.extend(
+                m.eventless
+                    .iter()
+                    .filter(|e| uses(&e.guard))
+                    .map(|e| eventless(m, e)),
+            );
             list("Guards", &guarded, out);
         }
         Kind::Output => {
@@ -113,6 +219,7 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 m,
                 |t| &t.emits,
                 |t| &t.emits,
+                |e| &e.emits,
                 |s| (&s.enter, &s.exit),
                 |o| o.index() == i,
             );
@@ -125,6 +232,7 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 m,
                 |t| &t.effects,
                 |t| &t.effects,
+                |e| &e.effects,
                 |s| (&s.enter_effects, &s.exit_effects),
                 |e| e.index() == i,
             );
@@ -144,12 +252,13 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
     }
 }
 
-/// The transitions, timers and hooks whose list (outputs or effects) holds
-/// an item that `is` picks, as hover lines.
+/// The transitions, timers, `done` and `always` transitions and hooks whose
+/// list (outputs or effects) holds an item that `is` picks, as hover lines.
 fn listed_by<I>(
     m: &Machine,
     of_transition: impl Fn(&Transition) -> &[I],
     of_timer: impl Fn(&Timer) -> &[I],
+    of_eventless: impl Fn(&Eventless) -> &[I],
     of_state: impl Fn(&State) -> (&[I], &[I]),
     is: impl Fn(&I) -> bool,
 ) -> Vec<String> {
@@ -164,6 +273,12 @@ fn listed_by<I>(
             .iter()
             .filter(|t| of_timer(t).iter().any(&is))
             .map(|t| timer(m, t)),
+    );
+    users.extend(
+        m.eventless
+            .iter()
+            .filter(|e| of_eventless(e).iter().any(&is))
+            .map(|e| eventless(m, e)),
     );
     for s in &m.states {
         let (enter, exit) = of_state(s);
@@ -253,6 +368,21 @@ fn timer(m: &Machine, t: &Timer) -> String {
     )
 }
 
+/// `` `collect` done [`in(a_done)`] → `synthesis` `` (and `always`).
+fn eventless(m: &Machine, e: &Eventless) -> String {
+    let guard = e
+        .guard
+        .as_ref()
+        .map(|g| format!(" [`{}`]", m.guard_text(&g.expr)))
+        .unwrap_or_default();
+    format!(
+        "`{}` {}{guard} → {}",
+        m.state(e.state).name,
+        e.kind.keyword(),
+        state_name(m, e.target)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::documents::Encoding;
@@ -279,6 +409,68 @@ mod tests {
             hover_at(TEXT, "idle"),
             "state `idle` (initial)\n\nThe door is shut.\n\n**Transitions out**\n- `idle` on `go` [`ready`] → `busy`\n\n**Transitions in**\n- `busy` on `stop` → `idle`"
         );
+    }
+
+    const PARALLEL: &str = "machine M {\n    guard ready;\n    initial state idle { on go -> p; }\n    /// Both at once.\n    \
+                            parallel state p {\n        done [in(a2)] -> x emit o;\n        always [ready] -> x;\n        \
+                            state a { initial state a1 { on fin -> a2; } final state a2; }\n        \
+                            state b { initial state b1; }\n    }\n    terminal state x;\n}\n";
+
+    #[test]
+    fn a_parallel_state_lists_its_regions_and_its_done_and_always_transitions() {
+        assert_eq!(
+            hover_at(PARALLEL, "p {"),
+            "state `p` (parallel)\n\nBoth at once.\n\n**Regions**: `a`, `b`\n\n**Transitions out**\n\
+             - `p` done [`in(a2)`] → `x`\n- `p` always [`ready`] → `x`\n\n**Transitions in**\n- `idle` on `go` → `p`"
+        );
+        assert_eq!(
+            hover_at(PARALLEL, "a2;"),
+            "state `a2` (final)\n\n**Transitions out**: none\n\n**Transitions in**\n- `a1` on `fin` → `a2`"
+        );
+        assert!(
+            hover_at(PARALLEL, "x;").ends_with("- `p` done [`in(a2)`] → `x`\n- `p` always [`ready`] → `x`")
+        );
+        assert!(hover_at(PARALLEL, "ready;").ends_with("**Guards**\n- `p` always [`ready`] → `x`"));
+        assert!(hover_at(PARALLEL, "o;").ends_with("**Emitted by**\n- `p` done [`in(a2)`] → `x`"));
+    }
+
+    #[test]
+    fn the_keywords_of_parallel_states_say_what_they_mean_here() {
+        let parallel = hover_at(PARALLEL, "parallel");
+        assert!(
+            parallel.starts_with("keyword `parallel`\n\nEvery child state"),
+            "{parallel}"
+        );
+        assert!(
+            parallel.ends_with("\n\n**Regions of `p`**: `a`, `b`"),
+            "{parallel}"
+        );
+        let final_ = hover_at(PARALLEL, "final");
+        assert!(
+            final_.starts_with("keyword `final`\n\nA final state is a leaf"),
+            "{final_}"
+        );
+        assert!(final_.ends_with("\n\n`a2` completes `a`."), "{final_}");
+        let done = hover_at(PARALLEL, "done");
+        assert!(
+            done.starts_with("keyword `done`\n\nA completion transition"),
+            "{done}"
+        );
+        assert!(done.ends_with("\n\n`p` done [`in(a2)`] → `x`"), "{done}");
+        let always = hover_at(PARALLEL, "always");
+        assert!(
+            always.starts_with("keyword `always`\n\nAn eventless transition"),
+            "{always}"
+        );
+        assert!(always.ends_with("\n\n`p` always [`ready`] → `x`"), "{always}");
+        let in_ = hover_at(PARALLEL, "in(");
+        assert!(
+            in_.starts_with("keyword `in`\n\n`in(S)` holds when state `S` is active"),
+            "{in_}"
+        );
+        assert!(in_.ends_with("\n\nTests `a2`."), "{in_}");
+        // The state inside `in(...)` is the state.
+        assert!(hover_at(PARALLEL, "a2)").starts_with("state `a2` (final)"));
     }
 
     #[test]

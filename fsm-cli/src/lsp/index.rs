@@ -1,9 +1,13 @@
 //! Every name of a document, with where it is declared and used: what
 //! navigation, rename, hover and semantic tokens look up. Built from the
 //! syntax tree, so the machines that parse are covered even when others in
-//! the file do not.
+//! the file do not. The keywords of parallel states (`parallel`, `final`,
+//! `done`, `always` and the `in` of `in(S)`) are listed too, for hover and
+//! semantic tokens: each is also a name wherever a name is expected.
 
-use fsm_grammar::ast::{self, DeclKind, DelayAst, MachineItem, StateItem, TransitionAst};
+use fsm_grammar::ast::{
+    self, DeclKind, DelayAst, EventlessKind, GuardAst, MachineItem, ModifierKind, StateItem, TransitionAst,
+};
 use fsm_grammar::Span;
 use std::collections::HashMap;
 
@@ -94,6 +98,46 @@ pub struct Occurrence {
     pub declaration: bool,
 }
 
+/// A keyword of parallel states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keyword {
+    /// `parallel state P`.
+    Parallel,
+    /// `final state F`.
+    Final,
+    /// `done ...;` or `always ...;`.
+    Eventless(EventlessKind),
+    /// The `in` of `in(S)` in a guard.
+    In,
+}
+
+impl Keyword {
+    /// The keyword as written.
+    pub fn word(self) -> &'static str {
+        match self {
+            Keyword::Parallel => "parallel",
+            Keyword::Final => "final",
+            Keyword::Eventless(kind) => kind.keyword(),
+            Keyword::In => "in",
+        }
+    }
+}
+
+/// A keyword's occurrence.
+#[derive(Clone, Copy, Debug)]
+pub struct KeywordUse {
+    /// The span of the word.
+    pub span: Span,
+    /// Which keyword.
+    pub keyword: Keyword,
+    /// The machine's index in the syntax tree.
+    pub machine: usize,
+    /// The state it is about: the state a `parallel` or `final` modifies,
+    /// the state a `done` or `always` is declared in, the state `in(...)`
+    /// tests.
+    pub state: Span,
+}
+
 /// The names of a document.
 #[derive(Debug, Default)]
 pub struct Index {
@@ -101,6 +145,8 @@ pub struct Index {
     pub names: Vec<Name>,
     /// Every occurrence, sorted by position.
     pub occurrences: Vec<Occurrence>,
+    /// The keywords of parallel states, sorted by position.
+    pub keywords: Vec<KeywordUse>,
 }
 
 impl Index {
@@ -112,7 +158,16 @@ impl Index {
         }
         let mut index = builder.index;
         index.occurrences.sort_by_key(|o| (o.span.start, o.span.end));
+        index.keywords.sort_by_key(|k| k.span.start);
         index
+    }
+
+    /// The keyword of parallel states under `offset` (a cursor just after
+    /// it is on it).
+    pub fn keyword_at(&self, offset: usize) -> Option<KeywordUse> {
+        let after = self.keywords.partition_point(|k| k.span.start <= offset);
+        let k = *self.keywords[..after].last()?;
+        (offset <= k.span.end).then_some(k)
     }
 
     /// The occurrence under `offset` (a cursor just after a word is on it).
@@ -193,6 +248,14 @@ impl Builder {
     /// A state and, nested inside it, its children (the parser bounds the
     /// depth, so the recursion is too).
     fn state(&mut self, m: usize, state: &ast::StateAst) {
+        for modifier in &state.modifiers {
+            let keyword = match modifier.kind {
+                ModifierKind::Parallel => Keyword::Parallel,
+                ModifierKind::Final => Keyword::Final,
+                ModifierKind::Initial | ModifierKind::Terminal => continue,
+            };
+            self.keyword(m, modifier.span, keyword, state.name.span);
+        }
         self.add(m, Kind::State, &state.name, true);
         for item in state.body.iter().flatten() {
             match item {
@@ -205,12 +268,17 @@ impl Builder {
                     if let DelayAst::Name(name) = &timer.delay {
                         self.add(m, Kind::Delay, name, false);
                     }
-                    for name in timer.guard.iter().flat_map(|g| g.names()) {
-                        self.add(m, Kind::Guard, name, false);
-                    }
+                    self.guard(m, timer.guard.as_ref());
                     self.uses(m, Kind::State, timer.target.as_slice());
                     self.uses(m, Kind::Effect, &timer.effects);
                     self.uses(m, Kind::Output, &timer.emits);
+                }
+                StateItem::Eventless(t) => {
+                    self.keyword(m, t.keyword, Keyword::Eventless(t.kind), state.name.span);
+                    self.guard(m, t.guard.as_ref());
+                    self.uses(m, Kind::State, t.target.as_slice());
+                    self.uses(m, Kind::Effect, &t.effects);
+                    self.uses(m, Kind::Output, &t.emits);
                 }
                 StateItem::State(child) => self.state(m, child),
             }
@@ -219,17 +287,53 @@ impl Builder {
 
     fn transition(&mut self, m: usize, t: &TransitionAst) {
         self.add(m, Kind::Action, &t.action, false);
-        for name in t.guard.iter().flat_map(|g| g.names()) {
-            self.add(m, Kind::Guard, name, false);
-        }
+        self.guard(m, t.guard.as_ref());
         self.uses(m, Kind::State, t.target.as_slice());
         self.uses(m, Kind::Effect, &t.effects);
         self.uses(m, Kind::Output, &t.emits);
     }
 
+    /// The guards a guard expression names, and the states its `in(...)`
+    /// tests (uses of those states), with the keyword `in`.
+    fn guard(&mut self, m: usize, guard: Option<&GuardAst>) {
+        let Some(guard) = guard else { return };
+        for name in guard.names() {
+            self.add(m, Kind::Guard, name, false);
+        }
+        for state in guard.in_states() {
+            self.add(m, Kind::State, state, false);
+        }
+        in_keywords(guard, &mut |span, state| {
+            self.keyword(m, span, Keyword::In, state)
+        });
+    }
+
+    fn keyword(&mut self, machine: usize, span: Span, keyword: Keyword, state: Span) {
+        self.index.keywords.push(KeywordUse {
+            span,
+            keyword,
+            machine,
+            state,
+        });
+    }
+
     fn uses(&mut self, m: usize, kind: Kind, idents: &[ast::Ident]) {
         for ident in idents {
             self.add(m, kind, ident, false);
+        }
+    }
+}
+
+/// The span of each `in` keyword of `guard`'s `in(...)` tests (the call's
+/// first two bytes: `in(S)` starts with its keyword), with the state's.
+fn in_keywords(guard: &GuardAst, out: &mut impl FnMut(Span, Span)) {
+    match guard {
+        GuardAst::Name(_) => {}
+        GuardAst::In(span, state) => out(Span::new(span.start, span.start + "in".len()), state.span),
+        GuardAst::Not(_, e) | GuardAst::Paren(_, e) => in_keywords(e, out),
+        GuardAst::And(_, a, b) | GuardAst::Or(_, a, b) => {
+            in_keywords(a, out);
+            in_keywords(b, out);
         }
     }
 }
@@ -258,5 +362,46 @@ mod tests {
         let (name, occurrence) = index.at(target).unwrap();
         assert_eq!((name.kind, occurrence.declaration), (Kind::State, false));
         assert!(index.at(text.find("{").unwrap()).is_none());
+    }
+
+    #[test]
+    fn in_tests_use_states_and_the_keywords_of_parallel_states_are_listed() {
+        let text = "machine M { guard in; initial parallel state p {\n\
+                    done [in(a2) && !in] -> x emit o;\n\
+                    state a { initial state a1 { always [in(p)] -> a2; } final state a2; }\n\
+                    state b { initial state b1 { on go [in ( a2 )] -> b1; } } } state x; }";
+        let index = Index::new(&fsm_grammar::parse(text).file);
+        let a2 = index.find(0, Kind::State, "a2").unwrap();
+        assert_eq!((a2.declarations.len(), a2.uses.len()), (1, 3));
+        assert_eq!(index.find(0, Kind::State, "p").unwrap().uses.len(), 1);
+        // `in` not before `(` is a guard.
+        let guard = index.find(0, Kind::Guard, "in").unwrap();
+        assert_eq!((guard.declarations.len(), guard.uses.len()), (1, 1));
+        let keywords: Vec<(&str, Keyword)> = index
+            .keywords
+            .iter()
+            .map(|k| (&text[k.span.start..k.span.end], k.keyword))
+            .collect();
+        assert_eq!(
+            keywords,
+            [
+                ("parallel", Keyword::Parallel),
+                ("done", Keyword::Eventless(EventlessKind::Done)),
+                ("in", Keyword::In),
+                ("always", Keyword::Eventless(EventlessKind::Always)),
+                ("in", Keyword::In),
+                ("final", Keyword::Final),
+                ("in", Keyword::In),
+            ]
+        );
+        let done = text.find("done").unwrap();
+        assert_eq!(index.keyword_at(done + 4).unwrap().keyword.word(), "done");
+        assert!(index.keyword_at(done + 5).is_none());
+        // The cursor on the state inside `in(...)` is on a use of the state.
+        let (name, occurrence) = index.at(text.find("a2)").unwrap()).unwrap();
+        assert_eq!(
+            (name.kind, name.text.as_str(), occurrence.declaration),
+            (Kind::State, "a2", false)
+        );
     }
 }

@@ -35,3 +35,38 @@ pub fn references(
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::documents::Encoding;
+    use super::*;
+    use fsm_grammar::LintOptions;
+
+    #[test]
+    fn the_state_of_in_goes_to_its_declaration_and_is_among_its_references() {
+        let text = "machine M {\n    initial parallel state p {\n        done [in(a2)] -> x;\n        \
+                    state a { initial state a1 { on go [!in(a2)] -> a2; } final state a2; }\n    }\n    state x;\n}\n";
+        let document = Document::new(text.into(), 1, Encoding::Utf16);
+        let analysis = Analysis::new(text, &LintOptions::default());
+        let uri: Uri = "file:///m.fsm".parse().unwrap();
+        let at = |offset: usize| {
+            let p = document.position(offset);
+            (p.line, p.character)
+        };
+        let declaration = text.rfind("a2;").unwrap();
+        let definition = definition(&document, &analysis, &uri, text.find("a2)").unwrap()).unwrap();
+        let start = definition.range.start;
+        assert_eq!((start.line, start.character), at(declaration));
+        let found = |declarations| {
+            references(&document, &analysis, &uri, declaration, declarations)
+                .unwrap()
+                .iter()
+                .map(|l| (l.range.start.line, l.range.start.character))
+                .collect::<Vec<_>>()
+        };
+        let uses: Vec<_> = text.match_indices("a2").map(|(i, _)| at(i)).collect();
+        assert_eq!(uses.len(), 4);
+        assert_eq!(found(true), uses);
+        assert_eq!(found(false), uses[..3]);
+    }
+}

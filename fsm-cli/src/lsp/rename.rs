@@ -135,6 +135,33 @@ mod tests {
     }
 
     #[test]
+    fn renaming_a_state_rewrites_its_in_tests() {
+        let text = "machine M { initial parallel state p { done [in(a2) && !in ( a2 )] -> x; \
+                    state a { initial state a1 { always [in(a2)] -> a2; } final state a2; } } state x; }";
+        let document = Document::new(text.into(), 1, Encoding::Utf16);
+        let analysis = Analysis::new(text, &LintOptions::default());
+        let uri: Uri = "file:///m.fsm".parse().unwrap();
+        // From the state inside `in(...)`, as from its declaration.
+        for at in [text.find("a2)").unwrap(), text.rfind("a2;").unwrap()] {
+            let edit = rename(&document, &analysis, &uri, at, "a_done").unwrap();
+            let mut edits = edit.changes.unwrap()[&uri].clone();
+            edits.sort_by_key(|e| (e.range.start.line, e.range.start.character));
+            let mut renamed = text.to_string();
+            for e in edits.iter().rev() {
+                let (start, end) = (e.range.start.character as usize, e.range.end.character as usize);
+                renamed.replace_range(start..end, &e.new_text);
+            }
+            assert_eq!(
+                renamed,
+                text.replace("a2", "a_done"),
+                "every `in(a2)`, the target and the declaration"
+            );
+        }
+        // `in` is a keyword there, not a name.
+        assert!(prepare(&document, &analysis, text.find("in(").unwrap()).is_err());
+    }
+
+    #[test]
     fn refuses_non_names_collisions_and_new_errors() {
         assert!(try_rename(TEXT, "idle", "2x")
             .unwrap_err()

@@ -2,7 +2,10 @@
 //! actions, guards, outputs, effects and delays get distinct colours;
 //! declarations carry the `declaration` modifier. Durations and priorities
 //! are numbers, Rust types (the context, payloads) types, comments comments.
-//! Keywords are left to the syntax grammars.
+//! Keywords are left to the syntax grammars, except those of parallel states
+//! (`parallel`, `final`, `done`, `always`, and `in` of `in(S)`): each is a
+//! name elsewhere, and `in` is a keyword only before `(`, which a
+//! line-by-line grammar may not see.
 
 use super::analysis::Analysis;
 use super::documents::Document;
@@ -23,10 +26,12 @@ const TYPES: &[SemanticTokenType] = &[
     SemanticTokenType::NUMBER,
     SemanticTokenType::TYPE,
     SemanticTokenType::COMMENT,
+    SemanticTokenType::KEYWORD,
 ];
 const NUMBER: u32 = 7;
 const TYPE: u32 = 8;
 const COMMENT: u32 = 9;
+const KEYWORD: u32 = 10;
 
 /// The modifiers, in legend order (bit `i` is modifier `i`).
 const MODIFIERS: &[SemanticTokenModifier] = &[
@@ -63,6 +68,7 @@ pub fn tokens(document: &Document, analysis: &Analysis) -> Vec<SemanticToken> {
         let kind = analysis.index.names[o.name].kind;
         raw.push((o.span, type_of(kind), if o.declaration { DECLARATION } else { 0 }));
     }
+    raw.extend(analysis.index.keywords.iter().map(|k| (k.span, KEYWORD, 0)));
     let file = &analysis.checked.file;
     for c in &file.comments {
         raw.push((c.span, COMMENT, if c.doc { DOCUMENTATION } else { 0 }));
@@ -96,6 +102,7 @@ fn state_numbers(state: &StateAst, extra: &mut Vec<(Span, u32, u32)>) {
     for item in state.body.iter().flatten() {
         match item {
             StateItem::Transition(t) => extra.extend(raw_priority(t.priority.map(|p| p.span))),
+            StateItem::Eventless(t) => extra.extend(raw_priority(t.priority.map(|p| p.span))),
             StateItem::Timer(t) => {
                 if let DelayAst::Literal(lit) = &t.delay {
                     extra.push((lit.span, NUMBER, 0));
@@ -170,6 +177,55 @@ mod tests {
                 (0, 6, 1, 1),  // a
                 (0, 9, 2, NUMBER),
                 (0, 6, 1, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_keywords_of_parallel_states_and_the_state_in_in_are_tokens() {
+        let text = "machine M { guard in; initial parallel state p {\n\
+                    done [in(b) && !in] priority 2 -> p;\n\
+                    state a { initial state a1 { always -> a2; } final state a2; } } }";
+        let document = Document::new(text.into(), 1, Encoding::Utf16);
+        let analysis = Analysis::new(text, &LintOptions::default());
+        let mut column = 0;
+        let mut line = 0;
+        let decoded: Vec<(&str, u32)> = tokens(&document, &analysis)
+            .iter()
+            .map(|t| {
+                if t.delta_line > 0 {
+                    column = 0;
+                }
+                line += t.delta_line;
+                column += t.delta_start;
+                let start = text
+                    .split_inclusive('\n')
+                    .take(line as usize)
+                    .map(str::len)
+                    .sum::<usize>()
+                    + column as usize;
+                (&text[start..start + t.length as usize], t.token_type)
+            })
+            .collect();
+        assert_eq!(
+            decoded,
+            [
+                ("M", 0),
+                ("in", 3), // a guard named `in`
+                ("parallel", KEYWORD),
+                ("p", 1),
+                ("done", KEYWORD),
+                ("in", KEYWORD),
+                ("b", 1), // `in(b)`: an unknown state is still a state
+                ("in", 3),
+                ("2", NUMBER),
+                ("p", 1),
+                ("a", 1),
+                ("a1", 1),
+                ("always", KEYWORD),
+                ("a2", 1),
+                ("final", KEYWORD),
+                ("a2", 1),
             ]
         );
     }

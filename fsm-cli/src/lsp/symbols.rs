@@ -1,5 +1,7 @@
 //! The outline: machines, their declarations, states and `any` blocks, and
-//! the transitions and timers inside them.
+//! the transitions, timers, `done` and `always` transitions inside them. A
+//! state's modifiers (`initial`, `terminal`, `final`, `parallel`) are its
+//! detail.
 
 use super::analysis::Analysis;
 use super::documents::Document;
@@ -144,6 +146,21 @@ fn state(document: &Document, text: &str, s: &StateAst) -> DocumentSymbol {
                     Vec::new(),
                 ))
             }
+            StateItem::Eventless(t) => {
+                let target = t
+                    .target
+                    .as_ref()
+                    .map_or(String::new(), |i| format!(" -> {}", i.name));
+                Some(symbol(
+                    document,
+                    format!("{}{target}", t.kind.keyword()),
+                    None,
+                    SymbolKind::EVENT,
+                    t.span,
+                    t.keyword,
+                    Vec::new(),
+                ))
+            }
             StateItem::Hook(_) => None,
             StateItem::State(child) => Some(state(document, text, child)),
         })
@@ -162,4 +179,50 @@ fn state(document: &Document, text: &str, s: &StateAst) -> DocumentSymbol {
         s.name.span,
         inner,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::documents::Encoding;
+    use super::*;
+    use fsm_grammar::LintOptions;
+
+    /// `name (detail)` of each entry, depth first, indented by depth.
+    fn outline(text: &str) -> Vec<String> {
+        fn walk(symbols: &[DocumentSymbol], depth: usize, out: &mut Vec<String>) {
+            for s in symbols {
+                let detail = s.detail.as_ref().map_or(String::new(), |d| format!(" ({d})"));
+                out.push(format!("{}{}{detail}", "  ".repeat(depth), s.name));
+                walk(s.children.as_deref().unwrap_or_default(), depth + 1, out);
+            }
+        }
+        let document = Document::new(text.into(), 1, Encoding::Utf16);
+        let analysis = Analysis::new(text, &LintOptions::default());
+        let mut out = Vec::new();
+        walk(&document_symbols(&document, &analysis), 0, &mut out);
+        out
+    }
+
+    #[test]
+    fn states_show_their_modifiers_and_done_and_always_transitions() {
+        let text = "machine M {\n    initial state idle { on go -> p; }\n    parallel state p {\n        \
+                    done [in(a2)] -> x;\n        always;\n        \
+                    state a { initial state a1 { after 1s -> a2; } final state a2; }\n    }\n    terminal state x;\n}\n";
+        assert_eq!(
+            outline(text),
+            [
+                "M",
+                "  idle (initial)",
+                "    on go -> p",
+                "  p (parallel)",
+                "    done -> x",
+                "    always",
+                "    a",
+                "      a1 (initial)",
+                "        after 1s -> a2",
+                "      a2 (final)",
+                "  x (terminal)",
+            ]
+        );
+    }
 }

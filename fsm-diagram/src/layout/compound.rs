@@ -104,6 +104,9 @@ pub(super) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
             if !children[v].is_empty() {
                 level_of[v] = levels.len();
                 levels.push(Level::default());
+                if let Some(level) = levels.last_mut() {
+                    level.graph.align_top = graph.top_aligned.get(v).copied().unwrap_or(false);
+                }
                 owner.push(Some(v));
                 members_of.push(children[v].clone());
             }

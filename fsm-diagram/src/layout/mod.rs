@@ -110,8 +110,14 @@ pub(crate) struct Graph {
     /// The node holding each node (a compound node, drawn as a box around
     /// its children); empty when no node has a parent.
     pub parents: Vec<Option<usize>>,
+    /// Compound nodes whose children line up at the top of their rank
+    /// rather than on its middle (a parallel state's regions, so that
+    /// their names sit on one line); may be shorter than `nodes`.
+    pub top_aligned: Vec<bool>,
     /// A node kept leftmost in its rank (a compound node's header).
     pub(super) leftmost: Option<usize>,
+    /// This graph's nodes line up at the top of their rank.
+    pub(super) align_top: bool,
     /// Which nodes are compound: an edge that ends at one meets its border
     /// wherever it arrives, not at the middle (may be shorter than
     /// `nodes`: the others are not).

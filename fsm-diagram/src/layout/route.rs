@@ -211,7 +211,11 @@ pub(super) fn route(graph: &Graph, layered: &Layered, placed: &Placed, loops: &S
     let band = |v: usize| bands[layered.slots[v].rank];
     for (i, rect) in nodes.iter_mut().enumerate() {
         let (top, bottom) = band(i);
-        rect.y = (top + bottom - rect.height) / 2.0;
+        rect.y = if graph.align_top {
+            top
+        } else {
+            (top + bottom - rect.height) / 2.0
+        };
     }
     // The points of a link on its track, if it has one.
     let on_track = |c: usize, k: usize, points: &mut Vec<Point>| {

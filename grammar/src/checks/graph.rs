@@ -12,9 +12,9 @@
 //! evaluated here: guarded candidates all count. Timers (`after`) are edges
 //! of their state like its own transitions.
 
-use crate::model::{ActionId, HistoryKind, Machine, Source, StateId};
+use crate::model::{ActionId, Eventless, EventlessKind, HistoryKind, Machine, Source, StateId};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 pub(crate) struct Graph {
     /// Reachable from the initial state.
@@ -81,10 +81,15 @@ impl Graph {
         }
         // Timer edges count like own edges: a state left only by a timer is
         // not a dead end. They override no `any` edge (a timer is no action).
-        for t in &m.timers {
-            if let (Some(to), true) = (t.target, live(t.state)) {
-                succ[t.state.index()].push(to);
-                pred[to.index()].push(t.state);
+        for (state, target) in m
+            .timers
+            .iter()
+            .map(|t| (t.state, t.target))
+            .chain(m.eventless.iter().map(|t| (t.state, t.target)))
+        {
+            if let (Some(to), true) = (target, live(state)) {
+                succ[state.index()].push(to);
+                pred[to.index()].push(state);
             }
         }
         for &(source, to) in &m.guessed_edges {
@@ -222,18 +227,81 @@ impl Graph {
     /// every leaf inside it. A composite is reachable when a leaf inside it
     /// is, and counts as having a way out and a path to a terminal state
     /// (the checks report its leaves). Time: leaves × candidates of a leaf.
+    ///
+    /// With parallel states the machine is in one leaf per region, and the
+    /// facts are over-approximated per leaf: an edge enters every leaf of
+    /// its target's default entry, and the default entries of the other
+    /// regions of each parallel state around the target; `always` edges are
+    /// a leaf's and its ancestors', a `done` edge leaves every final leaf
+    /// inside its state; and a leaf inside a parallel state may leave it
+    /// whenever a leaf of another region can (through the parallel state's
+    /// node, which stands for "some region leaves").
     fn nested(m: &Machine) -> Self {
         let n = m.states.len();
         let live = |s: StateId| !m.state(s).is_terminal();
-        let leaf_of = |s: StateId| m.initial_descent(s).last().copied().unwrap_or(s);
-        let inside = |s: StateId| -> Vec<StateId> { m.leaves().filter(|&l| m.is_inside(l, s)).collect() };
-        let mut succ: Vec<Vec<StateId>> = vec![Vec::new(); n];
-        let mut pred: Vec<Vec<StateId>> = vec![Vec::new(); n];
-        let mut edge = |from: StateId, to: StateId, history: Option<HistoryKind>| {
-            succ[from.index()].push(leaf_of(to));
+        // The leaves inside each state, found once: leaves × depth.
+        let mut leaves_inside: Vec<Vec<StateId>> = vec![Vec::new(); n];
+        for leaf in m.leaves() {
+            for a in m.ancestors(leaf) {
+                leaves_inside[a.index()].push(leaf);
+            }
+        }
+        let mut graph = Nodes {
+            succ: vec![Vec::new(); n],
+            pred: vec![Vec::new(); n],
+            hub_leaves: Vec::new(),
+            n,
+        };
+        // Hubs: "enter this state by default" and "a leaf inside this
+        // state" (for a history target, going backward), each built once,
+        // so that an edge into a large state costs one edge, not one per
+        // leaf it may enter.
+        let mut enter_hub: HashMap<StateId, usize> = HashMap::new();
+        let mut inside_hub: HashMap<StateId, usize> = HashMap::new();
+        let mut edge = |graph: &mut Nodes, from: StateId, to: StateId, history: Option<HistoryKind>| {
+            let f = from.index();
+            // Parallel states the transition enters (or re-enters, from
+            // another region): their other regions start by default.
+            let entered_parallel = m
+                .ancestors(to)
+                .filter(|&p| m.state(p).is_parallel())
+                .filter(|&p| {
+                    let toward = |s: StateId| m.ancestors_or_self(s).find(|&x| m.state(x).parent == Some(p));
+                    !m.is_inside(from, p) || toward(from) != toward(to)
+                });
+            let mut forward: Vec<usize> = Vec::new();
+            if !m.state(to).is_composite() && history.is_none() {
+                forward.push(to.index());
+            } else {
+                forward.push(graph.hub(&mut enter_hub, to, || {
+                    m.default_entry(to)
+                        .into_iter()
+                        .filter(|&x| !m.state(x).is_composite())
+                        .collect()
+                }));
+            }
+            for p in entered_parallel {
+                forward.push(graph.hub(&mut enter_hub, p, || {
+                    m.default_entry(p)
+                        .into_iter()
+                        .filter(|&x| !m.state(x).is_composite())
+                        .collect()
+                }));
+            }
+            for &node in &forward {
+                graph.succ[f].push(node);
+            }
             match history {
-                None => pred[leaf_of(to).index()].push(from),
-                Some(_) => inside(to).into_iter().for_each(|l| pred[l.index()].push(from)),
+                None => forward.into_iter().for_each(|node| graph.pred[node].push(f)),
+                Some(_) => {
+                    let hub = graph.hub(&mut inside_hub, to, || leaves_inside[to.index()].clone());
+                    graph.pred[hub].push(f);
+                    // The other regions it may start, as without history.
+                    forward
+                        .into_iter()
+                        .skip(1)
+                        .for_each(|node| graph.pred[node].push(f));
+                }
             }
         };
         for leaf in m.leaves().filter(|&l| live(l)) {
@@ -241,7 +309,7 @@ impl Graph {
                 for &t in &group {
                     let t = m.transition(t);
                     if let Some(to) = t.target {
-                        edge(leaf, to, t.history);
+                        edge(&mut graph, leaf, to, t.history);
                     }
                     if t.guard.is_none() {
                         break;
@@ -250,7 +318,13 @@ impl Graph {
             }
             for (_, t) in m.timers_in(leaf) {
                 if let Some(to) = t.target {
-                    edge(leaf, to, t.history);
+                    edge(&mut graph, leaf, to, t.history);
+                }
+            }
+            for (i, t) in eventless_of(m, leaf) {
+                let _ = i;
+                if let Some(to) = t.target {
+                    edge(&mut graph, leaf, to, t.history);
                 }
             }
             for &(source, to) in &m.guessed_edges {
@@ -259,43 +333,99 @@ impl Graph {
                     Source::State(s) => s == leaf || m.is_inside(leaf, s),
                 };
                 if applies {
-                    edge(leaf, to, None);
+                    edge(&mut graph, leaf, to, None);
                 }
             }
         }
 
-        let mut reachable = vec![false; n];
-        let start = m.initial_leaf();
-        let mut queue = VecDeque::from([start]);
-        reachable[start.index()] = true;
+        // Some region leaves a parallel state: its node, between each leaf
+        // inside it and what a leaf inside it reaches outside it.
+        for p in m.state_ids().filter(|&p| m.state(p).is_parallel()) {
+            let inner = &leaves_inside[p.index()];
+            let outside = |node: usize| -> bool {
+                if node < n {
+                    !m.is_inside(StateId::from_index(node), p)
+                } else {
+                    graph.hub_leaves[node - n].iter().any(|&l| !m.is_inside(l, p))
+                }
+            };
+            let mut out: Vec<usize> = inner
+                .iter()
+                .flat_map(|l| graph.succ[l.index()].iter().copied())
+                .filter(|&node| outside(node))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            if out.is_empty() {
+                continue;
+            }
+            for &node in &out {
+                graph.pred[node].push(p.index());
+            }
+            graph.succ[p.index()] = out;
+            for l in inner {
+                graph.succ[l.index()].push(p.index());
+                graph.pred[p.index()].push(l.index());
+            }
+        }
+
+        let total = graph.succ.len();
+        let mut reached = vec![false; total];
+        let mut queue: VecDeque<usize> = m
+            .initial_configuration()
+            .into_iter()
+            .filter(|&s| !m.state(s).is_composite())
+            .map(StateId::index)
+            .collect();
+        for &s in &queue {
+            reached[s] = true;
+        }
         while let Some(s) = queue.pop_front() {
-            for &to in &succ[s.index()] {
-                if !reachable[to.index()] {
-                    reachable[to.index()] = true;
+            for &to in &graph.succ[s] {
+                if !reached[to] {
+                    reached[to] = true;
                     queue.push_back(to);
                 }
             }
         }
-        let mut reaches_terminal = vec![false; n];
-        let mut queue: VecDeque<StateId> = m.leaves().filter(|&s| !live(s)).collect();
+        let mut reaches = vec![false; total];
+        let mut queue: VecDeque<usize> = m.leaves().filter(|&s| !live(s)).map(StateId::index).collect();
         for &s in &queue {
-            reaches_terminal[s.index()] = true;
+            reaches[s] = true;
         }
         while let Some(s) = queue.pop_front() {
-            for &p in &pred[s.index()] {
-                if !reaches_terminal[p.index()] {
-                    reaches_terminal[p.index()] = true;
+            for &p in &graph.pred[s] {
+                if !reaches[p] {
+                    reaches[p] = true;
                     queue.push_back(p);
                 }
             }
         }
+        let mut reachable: Vec<bool> = reached[..n].to_vec();
+        let mut reaches_terminal: Vec<bool> = reaches[..n].to_vec();
+        // A way out: a successor that is another leaf, a hub entering some
+        // other leaf, or a parallel state's node (some region leaves it).
         let mut has_exit: Vec<bool> = m
             .state_ids()
-            .map(|s| live(s) && succ[s.index()].iter().any(|&to| to != s))
+            .map(|s| {
+                live(s)
+                    && graph.succ[s.index()].iter().any(|&to| {
+                        if to < n {
+                            to != s.index()
+                        } else {
+                            graph.hub_leaves[to - n].iter().any(|&l| l != s)
+                        }
+                    })
+            })
             .collect();
         // Composites take their facts from their leaves.
+        let reached_leaves: Vec<StateId> = m.leaves().filter(|l| reachable[l.index()]).collect();
+        for leaf in reached_leaves {
+            for a in m.ancestors(leaf) {
+                reachable[a.index()] = true;
+            }
+        }
         for s in m.state_ids().filter(|&s| m.state(s).is_composite()) {
-            reachable[s.index()] = m.leaves().any(|l| reachable[l.index()] && m.is_inside(l, s));
             has_exit[s.index()] = true;
             reaches_terminal[s.index()] = true;
         }
@@ -306,4 +436,52 @@ impl Graph {
             has_terminal: m.states.iter().any(|s| s.is_terminal()),
         }
     }
+}
+
+/// The nested graph's nodes: the states (by index), then hubs, each standing
+/// for a set of leaves ([`Nodes::hub`]).
+struct Nodes {
+    succ: Vec<Vec<usize>>,
+    pred: Vec<Vec<usize>>,
+    /// Per hub (node `n + i`): its leaves.
+    hub_leaves: Vec<Vec<StateId>>,
+    n: usize,
+}
+
+impl Nodes {
+    /// The hub of `state` in `hubs`, made on first use with the leaves
+    /// `leaves` gives: it leads to each of them.
+    fn hub(
+        &mut self,
+        hubs: &mut HashMap<StateId, usize>,
+        state: StateId,
+        leaves: impl FnOnce() -> Vec<StateId>,
+    ) -> usize {
+        if let Some(&hub) = hubs.get(&state) {
+            return hub;
+        }
+        let hub = self.n + self.hub_leaves.len();
+        let leaves = leaves();
+        self.succ.push(leaves.iter().map(|l| l.index()).collect());
+        self.pred.push(Vec::new());
+        for l in &leaves {
+            self.pred[l.index()].push(hub);
+        }
+        self.hub_leaves.push(leaves);
+        hubs.insert(state, hub);
+        hub
+    }
+}
+
+/// The `always` transitions that apply in `leaf` (its own and its
+/// ancestors'), and for a final leaf the `done` transitions of the states
+/// holding it: depth lookups, not a pass over every transition.
+fn eventless_of(m: &Machine, leaf: StateId) -> impl Iterator<Item = (usize, &Eventless)> + '_ {
+    let is_final = m.state(leaf).is_final();
+    m.ancestors_or_self(leaf).flat_map(move |level| {
+        m.eventless_of(level).filter(move |(_, e)| match e.kind {
+            EventlessKind::Always => true,
+            EventlessKind::Done => is_final && level != leaf,
+        })
+    })
 }

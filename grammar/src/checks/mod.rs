@@ -2,11 +2,13 @@
 //! diagnostics into a [`Sink`], which applies `#[allow(...)]`.
 
 mod ambiguous_priority;
+mod completion;
 mod dead_end;
 mod duplicate_transition;
 mod graph;
 mod name_collision;
 mod no_path_to_terminal;
+mod regions;
 mod shadowed_transition;
 mod timer_groups;
 mod timer_shadowed;
@@ -44,6 +46,8 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
             unused_declaration::check(machine, &mut sink);
         }
         name_collision::check_names(machine, &mut sink);
+        regions::check(machine, &mut sink);
+        completion::check(machine, &mut sink);
     }
 }
 

@@ -7,13 +7,16 @@
 //! (`description`, `allow`, `enter`, `exit`, `on`, `guard`, `priority` 0,
 //! `to` for internal transitions, `emit`, `effects`, `context`, `after`,
 //! payloads, the declaration lists of kinds the machine does not declare,
-//! `any`). See `docs/json.md` for every field.
+//! `any`, `done`, `always`, `final` and `parallel`), so a machine without
+//! parallel states, final states and transitions without an action exports
+//! as it did before they existed. See `docs/json.md` for every field.
 
 use super::json_value::JsonValue;
 use super::FORMAT_VERSION;
 use crate::diagnostic::Code;
 use crate::model::{
-    ActionId, EffectId, HistoryKind, Machine, OutputId, StateId, Symbol, Timer, TransitionId,
+    ActionId, EffectId, Eventless, EventlessKind, HistoryKind, Machine, OutputId, StateId, StateKind, Symbol,
+    Timer, TransitionId,
 };
 use crate::Model;
 
@@ -130,7 +133,29 @@ fn states(machine: &Machine, ids: &[StateId]) -> JsonValue {
             if !timers.is_empty() {
                 members.put("after", JsonValue::Array(timers));
             }
-            if let Some(child) = machine.initial_child(id) {
+            for kind in [EventlessKind::Done, EventlessKind::Always] {
+                let list: Vec<JsonValue> = machine
+                    .eventless
+                    .iter()
+                    .filter(|t| t.state == id && t.kind == kind)
+                    .map(|t| eventless(machine, t))
+                    .collect();
+                if !list.is_empty() {
+                    members.put(kind.keyword(), JsonValue::Array(list));
+                }
+            }
+            // What kind of state it is comes last, beside its `states`: a
+            // parallel state has regions and no `initial`.
+            match state.kind {
+                StateKind::Plain => {}
+                StateKind::Final => members.put("final", JsonValue::Bool(true)),
+                StateKind::Parallel => members.put("parallel", JsonValue::Bool(true)),
+            }
+            if state.is_parallel() {
+                if state.is_composite() {
+                    members.put("states", states(machine, &state.children));
+                }
+            } else if let Some(child) = machine.initial_child(id) {
                 members.put("initial", JsonValue::string(&machine.state(child).name));
                 members.put("states", states(machine, &state.children));
             }
@@ -229,6 +254,26 @@ fn history(kind: HistoryKind) -> JsonValue {
         HistoryKind::Shallow => "shallow",
         HistoryKind::Deep => "deep",
     })
+}
+
+/// A `done` or `always` transition: the members of a transition object.
+fn eventless(machine: &Machine, t: &Eventless) -> JsonValue {
+    let mut members = ObjectBuilder::default();
+    members.put_some("description", description(&t.docs));
+    members.put_some(
+        "guard",
+        t.guard
+            .as_ref()
+            .map(|g| JsonValue::string(machine.guard_text(&g.expr))),
+    );
+    if t.priority != 0 {
+        members.put("priority", JsonValue::Number(t.priority.into()));
+    }
+    members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
+    members.put_some("history", t.history.map(history));
+    members.put_some("effects", effects(machine, &t.effects));
+    members.put_some("emit", outputs(machine, &t.emits));
+    members.into_value()
 }
 
 /// A timer object: `delay` first, then the members of a transition object.

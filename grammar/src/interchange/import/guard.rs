@@ -1,7 +1,7 @@
 //! Guard expressions written as JSON strings: `"retries_left && !fatal"`.
 //!
 //! The syntax is the `.fsm` guard syntax (`!`, `&&`, `||`, parentheses,
-//! identifiers). It is checked here, before any `.fsm` is written, so that a
+//! identifiers, and `in(state)`). It is checked here, before any `.fsm` is written, so that a
 //! mistake is reported at the guard's JSON path and cannot leak into the
 //! surrounding `.fsm` text (a `]` or `;` in the string could otherwise end
 //! the guard early).
@@ -10,6 +10,8 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Token<'a> {
     Name(&'a str),
+    /// `in(state)`, read as one token: the state's name.
+    In(&'a str),
     Not,
     And,
     Or,
@@ -21,6 +23,7 @@ impl Token<'_> {
     fn describe(&self) -> String {
         match self {
             Token::Name(name) => format!("`{name}`"),
+            Token::In(state) => format!("`in({state})`"),
             Token::Not => "`!`".into(),
             Token::And => "`&&`".into(),
             Token::Or => "`||`".into(),
@@ -49,12 +52,13 @@ pub(super) fn parse(text: &str) -> Result<String, String> {
     Ok(tokens
         .iter()
         .map(|t| match t {
-            Token::Name(name) => name,
-            Token::Not => "!",
-            Token::And => "&&",
-            Token::Or => "||",
-            Token::Open => "(",
-            Token::Close => ")",
+            Token::Name(name) => (*name).to_string(),
+            Token::In(state) => format!("in({state})"),
+            Token::Not => "!".into(),
+            Token::And => "&&".into(),
+            Token::Or => "||".into(),
+            Token::Open => "(".into(),
+            Token::Close => ")".into(),
         })
         .collect::<Vec<_>>()
         .join(" "))
@@ -75,10 +79,11 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
             '&' if rest.starts_with("&&") => (Token::And, 2),
             '|' if rest.starts_with("||") => (Token::Or, 2),
             c if c.is_ascii_alphabetic() || c == '_' => {
-                let len = rest
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(rest.len());
-                (Token::Name(&rest[..len]), len)
+                let len = identifier_len(rest);
+                match in_call(rest, len)? {
+                    Some((state, len)) => (Token::In(state), len),
+                    None => (Token::Name(&rest[..len]), len),
+                }
             }
             '&' => return Err("`&` must be doubled: `&&`".into()),
             '|' => return Err("`|` must be doubled: `||`".into()),
@@ -100,8 +105,39 @@ fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
     Ok(tokens)
 }
 
+/// The length of the identifier `text` starts with.
+fn identifier_len(text: &str) -> usize {
+    text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len())
+}
+
+/// `in ( state )` at the start of `text`, whose first word is `len` bytes
+/// long: the state and the length of the whole call. `in` not followed by
+/// `(` is a guard name, as in `.fsm`.
+fn in_call(text: &str, len: usize) -> Result<Option<(&str, usize)>, String> {
+    if &text[..len] != "in" {
+        return Ok(None);
+    }
+    let after = text[len..].trim_start();
+    let Some(inside) = after.strip_prefix('(') else {
+        return Ok(None);
+    };
+    let inside_trimmed = inside.trim_start();
+    let state_len = match inside_trimmed.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => identifier_len(inside_trimmed),
+        _ => return Err("`in(...)` takes the name of a state: `in(done_a)`".into()),
+    };
+    let state = &inside_trimmed[..state_len];
+    let Some(close) = inside_trimmed[state_len..].trim_start().strip_prefix(')') else {
+        return Err(format!(
+            "`in({state}` is not closed: expected `)` after the state"
+        ));
+    };
+    Ok(Some((state, text.len() - close.len())))
+}
+
 /// Recursive descent over `or := and ("||" and)*`, `and := unary ("&&" unary)*`,
-/// `unary := "!"* primary`, `primary := name | "(" or ")"`.
+/// `unary := "!"* primary`, `primary := name | in | "(" or ")"`.
 struct Parser<'t, 'a> {
     tokens: &'t [Token<'a>],
     pos: usize,
@@ -161,7 +197,7 @@ impl Parser<'_, '_> {
 
     fn primary(&mut self) -> Result<(), String> {
         match self.peek() {
-            Some(Token::Name(_)) => {
+            Some(Token::Name(_) | Token::In(_)) => {
                 self.pos += 1;
                 Ok(())
             }
@@ -199,6 +235,9 @@ mod tests {
             "retries_left && ! fatal"
         );
         assert_eq!(parse("!!(a || b) && c").unwrap(), "! ! ( a || b ) && c");
+        assert_eq!(parse("in(a_done)").unwrap(), "in(a_done)");
+        assert_eq!(parse("!in ( a ) && in").unwrap(), "! in(a) && in");
+        assert_eq!(parse("in").unwrap(), "in");
     }
 
     #[test]
@@ -230,6 +269,18 @@ mod tests {
         assert!(parse(&vec!["a"; 600].join(" && "))
             .unwrap_err()
             .contains("longer than 513 tokens"));
+        assert_eq!(
+            parse("in(a").unwrap_err(),
+            "`in(a` is not closed: expected `)` after the state"
+        );
+        assert_eq!(
+            parse("in()").unwrap_err(),
+            "`in(...)` takes the name of a state: `in(done_a)`"
+        );
+        assert_eq!(
+            parse("in(a b)").unwrap_err(),
+            "`in(a` is not closed: expected `)` after the state"
+        );
         assert_eq!(
             parse("|| a").unwrap_err(),
             "expected a guard name, `!` or `(`, found `||`"

@@ -45,6 +45,10 @@ const STATE_FIELDS: &[&str] = &[
     "exit_effects",
     "on",
     "after",
+    "done",
+    "always",
+    "final",
+    "parallel",
     "initial",
     "states",
 ];
@@ -129,6 +133,9 @@ pub(super) struct StateSpec {
     pub exit_effects: Vec<Name>,
     pub on: Vec<ActionSpec>,
     pub after: Vec<TimerSpec>,
+    /// Its `done`, `always`, `final` and `parallel` members, boxed: most
+    /// states have none, and a state spec stays as small as it was.
+    pub statechart: Option<Box<StatechartSpec>>,
     /// The states inside this one, from its `states` member.
     pub children: Vec<StateSpec>,
     /// Its `initial` member: the child it starts in.
@@ -148,6 +155,20 @@ impl StateSpec {
         }
         out
     }
+}
+
+/// A state's members for parallel and final states and transitions without
+/// an action.
+#[derive(Debug, Default)]
+pub(super) struct StatechartSpec {
+    /// Its `done` transitions, in declaration order.
+    pub done: Vec<CandidateSpec>,
+    /// Its `always` transitions, in declaration order.
+    pub always: Vec<CandidateSpec>,
+    /// `"final": true`, and that member.
+    pub final_: Option<JsonPath>,
+    /// `"parallel": true`, and that member.
+    pub parallel: Option<JsonPath>,
 }
 
 /// Every state of `states` and inside them, parents before children.
@@ -548,12 +569,17 @@ impl Reader<'_> {
         }
         if states_value.is_some() {
             let timers = flat.iter().flat_map(|s| &s.after).map(|t| &t.body);
+            let eventless = flat
+                .iter()
+                .filter_map(|s| s.statechart.as_deref())
+                .flat_map(|more| more.done.iter().chain(&more.always));
             let targets = flat
                 .iter()
                 .flat_map(|s| &s.on)
                 .chain(&any)
                 .flat_map(|a| &a.candidates)
                 .chain(timers)
+                .chain(eventless)
                 .filter_map(|c| c.to.as_ref());
             for to in targets {
                 if !by_ident.contains_key(&*to.ident) && !self.unread.may_hold(&to.ident) {
@@ -746,6 +772,7 @@ impl Reader<'_> {
                 exit_effects: Vec::new(),
                 on: Vec::new(),
                 after: Vec::new(),
+                statechart: None,
                 children: Vec::new(),
                 initial_child: None,
                 children_unread: false,
@@ -766,6 +793,24 @@ impl Reader<'_> {
                 }
                 if let Some(after) = fields.get("after") {
                     state.after = self.timers(after, &path.key("after"), names);
+                }
+                if ["done", "always", "final", "parallel"]
+                    .iter()
+                    .any(|key| fields.get(key).is_some())
+                {
+                    let mut more = StatechartSpec::default();
+                    for (key, list) in [("done", &mut more.done), ("always", &mut more.always)] {
+                        if let Some(value) = fields.get(key) {
+                            *list = self.eventless(value, &path.key(key), names);
+                        }
+                    }
+                    for (key, mark) in [("final", &mut more.final_), ("parallel", &mut more.parallel)] {
+                        if let Some(value) = fields.get(key) {
+                            let path = path.key(key);
+                            *mark = self.flag(value, &path).then_some(path);
+                        }
+                    }
+                    state.statechart = Some(Box::new(more));
                 }
                 if let Some(children) = fields.get("states") {
                     match self.states(children, &path.key("states"), names, depth + 1) {
@@ -826,6 +871,35 @@ impl Reader<'_> {
             actions.push(ActionSpec { name, candidates });
         }
         actions
+    }
+
+    /// A state's `done` or `always`: an array of transition objects in
+    /// declaration order.
+    fn eventless(&mut self, value: &JsonValue, path: &JsonPath, names: &mut Names) -> Vec<CandidateSpec> {
+        let JsonValue::Array(items) = value else {
+            self.type_error(path, "an array of transition objects", value);
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| {
+                self.candidate(item, &path.index(i), names, CANDIDATE_FIELDS)
+                    .map(|(c, _)| c)
+            })
+            .collect()
+    }
+
+    /// A member that marks a state (`"final": true`, `"parallel": true`);
+    /// `false` says the same as leaving it out.
+    fn flag(&mut self, value: &JsonValue, path: &JsonPath) -> bool {
+        match value {
+            JsonValue::Bool(b) => *b,
+            other => {
+                self.type_error(path, "`true` or `false`", other);
+                false
+            }
+        }
     }
 
     /// A state's `after`: an array of timer objects in declaration order.
@@ -920,7 +994,7 @@ impl Reader<'_> {
                     self.sink.error(
                         &path,
                         format!("invalid guard `{text}`: {problem}"),
-                        "guards use `.fsm` syntax: names, `!`, `&&`, `||` and parentheses",
+                        "guards use `.fsm` syntax: names, `in(state)`, `!`, `&&`, `||` and parentheses",
                     );
                     None
                 }

@@ -196,6 +196,15 @@ impl Writer {
                 w.push_from("terminal", path);
                 w.push(" ");
             }
+            // `parallel` comes last, just before `state`.
+            let more = state.statechart.as_deref();
+            let marks = more.map(|m| [("final", &m.final_), ("parallel", &m.parallel)]);
+            for (keyword, mark) in marks.into_iter().flatten() {
+                if let Some(path) = mark {
+                    w.push_from(keyword, path);
+                    w.push(" ");
+                }
+            }
             w.push("state ");
             w.name(&state.name);
             w.push(" {\n");
@@ -227,6 +236,18 @@ impl Writer {
                     w.rest(c);
                 });
                 w.push("\n");
+            }
+            let lists = more.map(|m| [("done", &m.done), ("always", &m.always)]);
+            for (keyword, list) in lists.into_iter().flatten() {
+                for c in list {
+                    w.docs("        ", &c.docs);
+                    w.push("        ");
+                    w.from(&c.path, |w| {
+                        w.push_from(keyword, &c.path);
+                        w.rest(c);
+                    });
+                    w.push("\n");
+                }
             }
             // The reader bounds the depth of this recursion.
             for child in &state.children {

@@ -1,0 +1,711 @@
+//! Machines whose state is a configuration: those with parallel states,
+//! `final` states, `done` or `always` transitions, or `in(...)` guards.
+//!
+//! The engine decides nothing here: which transitions a step takes, what it
+//! exits and enters and what comes after it are the model's
+//! ([`Machine::select`], [`Machine::remove_conflicts`],
+//! [`Machine::microstep`], [`Machine::settle_with`]), and what each
+//! microstep runs, emits and arms is the plan's ([`Plan::microstep`]). The
+//! engine asks the guards, runs the effects and keeps the timers, the
+//! history and the outbox, as it does for the other machines.
+
+use super::{Current, Engine, NULL};
+use crate::definition::Definition;
+use crate::fire_error::{FireError, GuardRejected, InvalidTransition, Runaway};
+use crate::fired::{Fired, FiredTimer, Taken, TakenKind, Trail};
+use crate::ids::{ActionId, OutputId, StateId};
+use crate::timer_rejected::TimerRejected;
+use crate::trace;
+use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory, Microstep, SettleHost};
+use fsm_grammar::plan::{EffectCall, Plan};
+use fsm_runtime::__private::deadline;
+use fsm_runtime::{ArmedTimer, RestoreError, Snapshot, Timestamp};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// What a definition that runs over configurations adds to its tables.
+#[derive(Clone, Debug)]
+pub(crate) struct ConfiguredPlan {
+    pub(crate) plan: Plan,
+    /// The initial configuration.
+    pub(crate) initial: Configuration,
+}
+
+impl ConfiguredPlan {
+    pub(crate) fn new(machine: &Machine) -> ConfiguredPlan {
+        ConfiguredPlan {
+            plan: Plan::new(machine),
+            initial: machine.initial_configuration().into_iter().collect(),
+        }
+    }
+}
+
+/// The configuration of an engine that runs over configurations, and its
+/// history memory, beside [`Current`]'s other fields.
+#[derive(Clone, Debug)]
+pub(crate) struct Configured {
+    pub(crate) config: Configuration,
+    pub(crate) memory: Memory,
+}
+
+/// A model id as this crate's.
+pub(crate) fn ours(state: model::StateId) -> StateId {
+    StateId::from_index(state.index())
+}
+
+/// This crate's id as the model's.
+pub(crate) fn theirs(state: StateId) -> model::StateId {
+    model::StateId::from_index(state.index())
+}
+
+/// The innermost state holding every active state of `config`: the leaf
+/// itself when only one is active, otherwise the outermost parallel state
+/// active.
+pub(crate) fn summary(m: &Machine, config: &Configuration) -> StateId {
+    let mut at = *config.first().expect("a configuration holds a state");
+    loop {
+        let state = m.state(at);
+        if state.is_parallel() || !state.is_composite() {
+            return ours(at);
+        }
+        match state.children.iter().find(|c| config.contains(c)) {
+            Some(&child) => at = child,
+            None => return ours(at),
+        }
+    }
+}
+
+/// The active leaves of `config`, in document order.
+pub(crate) fn leaves(m: &Machine, config: &Configuration) -> Box<[StateId]> {
+    m.active_leaves(config).map(ours).collect()
+}
+
+/// The actions valid in some leaf of `config`, in the definition's order.
+pub(crate) fn valid_in(definition: &Definition, config: &Configuration) -> Vec<ActionId> {
+    let m = definition.machine();
+    let mut valid: Vec<ActionId> = m
+        .active_leaves(config)
+        .flat_map(|leaf| definition.valid_actions(ours(leaf)).iter().copied())
+        .collect();
+    valid.sort_unstable();
+    valid.dedup();
+    valid
+}
+
+/// The timer groups armed in `config`, in the order ties fire: for each
+/// active leaf in document order, its groups, then those of each state
+/// holding it, outward (each group once).
+pub(crate) fn active_groups(plan: &Plan, m: &Machine, config: &Configuration) -> Vec<usize> {
+    let mut groups: Vec<usize> = Vec::new();
+    for leaf in m.active_leaves(config) {
+        for level in m.ancestors_or_self(leaf) {
+            for g in plan.state_timer_groups[level.index()].clone() {
+                if !groups.contains(&g) {
+                    groups.push(g);
+                }
+            }
+        }
+    }
+    groups
+}
+
+/// The guard of a chosen transition.
+fn guard_of(m: &Machine, c: Chosen) -> Option<&model::GuardExpr> {
+    match c {
+        Chosen::Action(t) => m.transition(t).guard.as_ref().map(|g| &g.expr),
+        Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
+        Chosen::Eventless(i) => m.eventless[i].guard.as_ref().map(|g| &g.expr),
+    }
+}
+
+/// A transition taken, as [`Fired::taken`] reports it.
+fn taken(m: &Machine, c: Chosen) -> Taken {
+    let (source, target, history, _) = m.chosen_parts(c);
+    let kind = match c {
+        Chosen::Action(_) => TakenKind::Action,
+        Chosen::Timer(_) => TakenKind::Timer,
+        Chosen::Eventless(i) => match m.eventless[i].kind {
+            model::EventlessKind::Done => TakenKind::Done,
+            model::EventlessKind::Always => TakenKind::Always,
+        },
+    };
+    Taken {
+        kind,
+        source: match source {
+            model::Source::State(s) => Some(ours(s)),
+            model::Source::Any => None,
+        },
+        target: target.map(ours),
+        history,
+    }
+}
+
+/// The work of one `fire` or one due timer, on copies of what the lock
+/// guards, written back when it ends.
+struct Run<'a, C> {
+    engine: &'a Engine<C>,
+    m: &'a Machine,
+    plan: &'a Plan,
+    context: &'a mut C,
+    armed: &'a mut [Option<Timestamp>],
+    outputs: Vec<OutputId>,
+    taken: Vec<Taken>,
+    /// How many effects ran.
+    effects: usize,
+    /// The time armed timers count from, read once when first needed.
+    now: Option<Timestamp>,
+    /// True when some step exited or entered a state.
+    moved: bool,
+}
+
+impl<C> Run<'_, C> {
+    /// Run `step`'s effects, collect its outputs and keep its timers.
+    fn apply(&mut self, step: &Microstep, by_action: bool, payload: &Value) {
+        let rendered = self.plan.microstep(self.m, step, by_action);
+        self.engine
+            .run_configured_effects(self.context, &rendered.effects, payload);
+        self.effects += rendered.effects.len();
+        self.outputs
+            .extend(rendered.outputs.iter().map(|&o| OutputId::from_index(o.index())));
+        self.taken.extend(step.taken.iter().map(|&c| taken(self.m, c)));
+        self.moved |= !step.exits.is_empty() || !step.entries.is_empty();
+        for g in rendered.disarm {
+            self.armed[g] = None;
+        }
+        if !rendered.arm.is_empty() {
+            let now = *self.now.get_or_insert_with(|| self.engine.clock.now());
+            for g in rendered.arm {
+                let delay = match self.plan.timer_groups[g].delay {
+                    model::Delay::Literal(ms) => ms,
+                    model::Delay::Named(d) => (self.engine.bound.delays[d.index()])(self.context),
+                };
+                self.armed[g] = Some(deadline(now, delay));
+            }
+        }
+    }
+
+    /// True when `c`'s guard holds in `config`, with `payload`.
+    fn holds(&self, config: &Configuration, c: Chosen, payload: &Value) -> bool {
+        let guards = &self.engine.bound.guards;
+        guard_of(self.m, c).is_none_or(|expr| {
+            expr.eval(&mut |g| (guards[g.index()])(self.context, payload), &mut |s| {
+                config.contains(&s)
+            })
+        })
+    }
+}
+
+/// The `always` and `done` steps after a step: guards get no payload.
+impl<C> SettleHost for Run<'_, C> {
+    fn enabled(&mut self, config: &Configuration, c: Chosen) -> bool {
+        self.holds(config, c, &NULL)
+    }
+
+    fn stepped(&mut self, step: Microstep) {
+        self.apply(&step, false, &NULL);
+    }
+}
+
+impl<C> Engine<C> {
+    /// The plan of a definition that runs over configurations.
+    fn configured_plan(&self) -> &ConfiguredPlan {
+        self.definition
+            .configured
+            .as_deref()
+            .expect("only called for definitions that run over configurations")
+    }
+
+    /// Run `effects` on `context` in order (the plan's effect calls).
+    fn run_configured_effects(&self, context: &mut C, effects: &[EffectCall], payload: &Value) {
+        for call in effects {
+            let payload = if call.payload { payload } else { &NULL };
+            (self.bound.effects[call.effect.index()])(context, payload);
+        }
+    }
+
+    /// The candidates `action` has in `leaf`, in trial order.
+    fn action_candidates(plan: &Plan, leaf: model::StateId, action: ActionId) -> Vec<Chosen> {
+        plan.row(leaf, model::ActionId::from_index(action.index()))
+            .map(|row| {
+                row.candidates
+                    .iter()
+                    .map(|c| Chosen::Action(c.transition))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Choose the transitions `action` takes from `config`, asking each
+    /// guard at most once: `Err(true)` when some leaf has candidates but no
+    /// guard held, `Err(false)` when none has any.
+    fn choose(
+        &self,
+        config: &Configuration,
+        action: ActionId,
+        context: &C,
+        payload: &Value,
+    ) -> Result<Vec<Chosen>, bool> {
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let m = self.definition.machine();
+        let guards = &self.bound.guards;
+        let mut cache: Vec<Option<bool>> = vec![None; guards.len()];
+        let mut any = false;
+        let chosen = m.select(
+            config,
+            |leaf| {
+                let candidates = Self::action_candidates(plan, leaf, action);
+                any |= !candidates.is_empty();
+                candidates
+            },
+            |c| {
+                guard_of(m, c).is_none_or(|expr| {
+                    expr.eval(
+                        &mut |g| {
+                            *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload))
+                        },
+                        &mut |s| config.contains(&s),
+                    )
+                })
+            },
+        );
+        if chosen.is_empty() {
+            Err(any)
+        } else {
+            Ok(chosen)
+        }
+    }
+
+    /// `fire` for a machine that runs over configurations.
+    pub(super) fn fire_configured(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
+        let definition = &*self.definition;
+        let m = definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let mut guard = self.lock();
+        let current = &mut *guard;
+        let configured = current.configured.as_mut().expect("a configured engine");
+        let before = configured.config.clone();
+        let chosen = match self.choose(&before, action, &current.context, payload) {
+            Ok(chosen) => chosen,
+            Err(guarded) => {
+                drop(guard);
+                return Err(self.refuse(self.refusal(&before, action, guarded)));
+            }
+        };
+        let taken = m.remove_conflicts(&before, &chosen);
+        let mut config = before.clone();
+        let mut memory = configured.memory.clone();
+        let mut armed = current.armed.clone();
+        let first = m.microstep(&mut config, &taken, &mut memory);
+        let mut run = Run {
+            engine: self,
+            m,
+            plan,
+            context: &mut current.context,
+            armed: &mut armed,
+            outputs: Vec::new(),
+            taken: Vec::new(),
+            effects: 0,
+            now: None,
+            moved: false,
+        };
+        run.apply(&first, true, payload);
+        let stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
+        let Run {
+            outputs,
+            taken,
+            moved,
+            effects,
+            ..
+        } = run;
+        let (from, to) = (summary(m, &before), summary(m, &config));
+        let trail = Trail {
+            from: leaves(m, &before),
+            to: leaves(m, &config),
+            taken: taken.into(),
+            effects,
+            ran_away: !stable,
+        };
+        current.record(
+            self.configuration_name(&trail.from),
+            definition.shared_action_name(action).clone(),
+            self.configuration_name(&trail.to),
+            &outputs,
+        );
+        let configured = current.configured.as_mut().expect("a configured engine");
+        configured.config = config;
+        configured.memory = memory;
+        current.armed = armed;
+        current.state = to;
+        let seq = current.seq;
+        current.seq += 1;
+        drop(guard);
+        let fired = Fired {
+            seq,
+            from,
+            to,
+            action,
+            outputs: Cow::Owned(outputs),
+            internal: !moved,
+            trail: Some(Arc::new(trail)),
+            definition,
+        };
+        if !stable {
+            let error = FireError::Runaway(Runaway::new(&fired, Arc::clone(&self.definition)));
+            return Err(self.refuse(error));
+        }
+        trace::fired(&fired);
+        Ok(fired)
+    }
+
+    /// The error of an action no leaf of `config` takes.
+    fn refusal(&self, config: &Configuration, action: ActionId, guarded: bool) -> FireError {
+        let m = self.definition.machine();
+        let state = summary(m, config);
+        let leaves: Arc<[StateId]> = leaves(m, config).into();
+        if guarded {
+            FireError::GuardRejected(GuardRejected {
+                state,
+                action,
+                leaves: Some(leaves),
+                definition: Arc::clone(&self.definition),
+            })
+        } else {
+            FireError::InvalidTransition(InvalidTransition {
+                state,
+                action,
+                leaves: Some(leaves),
+                valid: Some(valid_in(&self.definition, config).into()),
+                definition: Arc::clone(&self.definition),
+            })
+        }
+    }
+
+    /// `can_fire` for a machine that runs over configurations.
+    pub(super) fn can_fire_configured(&self, action: ActionId, payload: &Value) -> bool {
+        let current = self.lock();
+        let config = &current.configured.as_ref().expect("a configured engine").config;
+        self.choose(config, action, &current.context, payload).is_ok()
+    }
+
+    /// The earliest deadline armed in the current configuration.
+    pub(super) fn next_deadline_configured(&self) -> Option<Timestamp> {
+        let current = self.lock();
+        let config = &current.configured.as_ref().expect("a configured engine").config;
+        active_groups(&self.configured_plan().plan, self.definition.machine(), config)
+            .into_iter()
+            .filter_map(|g| current.armed[g])
+            .min()
+    }
+
+    /// `fire_due` for a machine that runs over configurations: every group
+    /// due at the clock's time, earliest first, ties in the order of
+    /// [`active_groups`], each as its own step followed by its `always` and
+    /// `done` steps.
+    pub(super) fn fire_due_configured(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
+        let definition = &*self.definition;
+        let m = definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let mut fired = Vec::new();
+        let mut guard = self.lock();
+        let now = {
+            let current = &*guard;
+            let config = &current.configured.as_ref().expect("a configured engine").config;
+            if !active_groups(plan, m, config)
+                .iter()
+                .any(|&g| current.armed[g].is_some())
+            {
+                return fired;
+            }
+            self.clock.now()
+        };
+        loop {
+            let current = &mut *guard;
+            let before = current
+                .configured
+                .as_ref()
+                .expect("a configured engine")
+                .config
+                .clone();
+            let due = active_groups(plan, m, &before)
+                .into_iter()
+                .enumerate()
+                .filter_map(|(order, g)| {
+                    let due = current.armed[g]?;
+                    (due <= now).then_some((due, order, g))
+                })
+                .min();
+            let Some((due, _, group)) = due else { break };
+            current.armed[group] = None;
+            let timers = &plan.timer_groups[group].timers;
+            let declared_in = ours(plan.timer_groups[group].state);
+            let from = summary(m, &before);
+            let context = &current.context;
+            let guards = &self.bound.guards;
+            let chosen = timers.iter().find(|&&(t, _)| {
+                guard_of(m, Chosen::Timer(t)).is_none_or(|expr| {
+                    expr.eval(&mut |g| (guards[g.index()])(context, &NULL), &mut |s| {
+                        before.contains(&s)
+                    })
+                })
+            });
+            let Some(&(timer, index)) = chosen else {
+                fired.push(Err(TimerRejected {
+                    state: from,
+                    declared_in,
+                    timer: timers[0].1 as usize,
+                    due,
+                    leaves: Some(leaves(m, &before).into()),
+                    definition,
+                }));
+                continue;
+            };
+            let configured = current.configured.as_mut().expect("a configured engine");
+            let mut config = before.clone();
+            let mut memory = configured.memory.clone();
+            let mut armed = current.armed.clone();
+            let first = m.microstep(&mut config, &[Chosen::Timer(timer)], &mut memory);
+            let mut run = Run {
+                engine: self,
+                m,
+                plan,
+                context: &mut current.context,
+                armed: &mut armed,
+                outputs: Vec::new(),
+                taken: Vec::new(),
+                effects: 0,
+                now: Some(now),
+                moved: false,
+            };
+            run.apply(&first, false, &NULL);
+            // A guarded cycle past the bound stops the chain; the timer's
+            // step and those before the bound stay taken, as for an action,
+            // and `FiredTimer::ran_away` says so.
+            let stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
+            let Run {
+                outputs,
+                taken,
+                moved,
+                effects,
+                ..
+            } = run;
+            let to = summary(m, &config);
+            let trail = Trail {
+                from: leaves(m, &before),
+                to: leaves(m, &config),
+                taken: taken.into(),
+                effects,
+                ran_away: !stable,
+            };
+            current.record(
+                self.configuration_name(&trail.from),
+                plan.timer_groups[group].label.as_str().into(),
+                self.configuration_name(&trail.to),
+                &outputs,
+            );
+            let configured = current.configured.as_mut().expect("a configured engine");
+            configured.config = config;
+            configured.memory = memory;
+            current.armed = armed;
+            current.state = to;
+            let seq = current.seq;
+            current.seq += 1;
+            fired.push(Ok(FiredTimer {
+                seq,
+                from,
+                to,
+                declared_in,
+                timer: index as usize,
+                due,
+                outputs: Cow::Owned(outputs),
+                internal: !moved,
+                trail: Some(Arc::new(trail)),
+                definition,
+            }));
+        }
+        drop(guard);
+        for outcome in &fired {
+            match outcome {
+                Ok(f) => trace::fired_timer(f),
+                Err(r) => trace::timer_rejected(r),
+            }
+        }
+        fired
+    }
+
+    /// The name a history entry gives a configuration: its one leaf, or its
+    /// leaves in document order, separated by `, `.
+    fn configuration_name(&self, leaves: &[StateId]) -> Arc<str> {
+        let definition = &*self.definition;
+        match leaves {
+            [leaf] => definition.shared_state_name(*leaf).clone(),
+            _ => leaves
+                .iter()
+                .map(|&l| definition.state_name(l))
+                .collect::<Vec<_>>()
+                .join(", ")
+                .into(),
+        }
+    }
+
+    /// The initial configuration, and the timer groups to arm when the
+    /// engine starts: every group of every state of it, in entry order.
+    pub(super) fn initial_configured(definition: &Definition) -> (Configured, Vec<usize>) {
+        let configured = definition
+            .configured
+            .as_deref()
+            .expect("only called for definitions that run over configurations");
+        let config = configured.initial.clone();
+        let groups = config
+            .iter()
+            .flat_map(|s| configured.plan.state_timer_groups[s.index()].clone())
+            .collect();
+        (
+            Configured {
+                config,
+                memory: Memory::default(),
+            },
+            groups,
+        )
+    }
+
+    /// The active leaves, in document order.
+    pub(super) fn configuration_of(&self, current: &Current<C>) -> Vec<StateId> {
+        match &current.configured {
+            Some(configured) => leaves(self.definition.machine(), &configured.config).into_vec(),
+            None => vec![current.state],
+        }
+    }
+}
+
+/// Snapshots and restores of a machine that runs over configurations.
+impl<C> Engine<C> {
+    /// A snapshot of the configuration, its armed timers and its history
+    /// memory (the caller adds the context, the history and the outbox).
+    /// A machine with parallel states writes its leaves as
+    /// `"configuration"`; one without, as `"current_state"`, as every other
+    /// machine does.
+    pub(super) fn configured_snapshot(&self, current: &Current<C>) -> Snapshot {
+        let definition = &*self.definition;
+        let m = definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let configured = current.configured.as_ref().expect("a configured engine");
+        let config = &configured.config;
+        let names: Vec<String> = m.active_leaves(config).map(|s| m.state(s).name.clone()).collect();
+        let (name, fingerprint) = (definition.name().to_owned(), definition.fingerprint().to_owned());
+        let mut snapshot = if m.has_parallel() {
+            Snapshot::of_configuration(name, fingerprint, names)
+        } else {
+            let [leaf] = <[String; 1]>::try_from(names).expect("one leaf without parallel states");
+            Snapshot::new(name, fingerprint, leaf)
+        };
+        // Each armed timer with its group's deadline: for each active leaf in
+        // document order, its own timers, then those of each state holding
+        // it, outward, each state's in declaration order, each once.
+        let mut timers: Vec<ArmedTimer> = Vec::new();
+        let mut listed: Vec<model::StateId> = Vec::new();
+        for leaf in m.active_leaves(config) {
+            for level in m.ancestors_or_self(leaf) {
+                if listed.contains(&level) {
+                    continue;
+                }
+                listed.push(level);
+                let mut own: Vec<(u32, Timestamp)> = plan.state_timer_groups[level.index()]
+                    .clone()
+                    .filter_map(|group| Some((group, current.armed[group]?)))
+                    .flat_map(|(group, due)| {
+                        plan.timer_groups[group]
+                            .timers
+                            .iter()
+                            .map(move |&(_, i)| (i, due))
+                    })
+                    .collect();
+                own.sort_by_key(|&(index, _)| index);
+                let name = &m.state(level).name;
+                timers.extend(
+                    own.into_iter()
+                        .map(|(index, due)| ArmedTimer::new(name.clone(), index, due)),
+                );
+            }
+        }
+        if !timers.is_empty() {
+            snapshot = snapshot.with_timers(timers);
+        }
+        let remembered: Vec<(String, Vec<String>)> = m
+            .history_composites()
+            .into_iter()
+            .filter_map(|composite| {
+                let leaves = configured.memory.last_leaves.get(&composite)?;
+                let names = leaves.iter().map(|&l| m.state(l).name.clone()).collect();
+                Some((m.state(composite).name.clone(), names))
+            })
+            .collect();
+        if !remembered.is_empty() {
+            snapshot = snapshot.with_last_leaves(remembered);
+        }
+        snapshot
+    }
+
+    /// The configuration, armed timers (group, deadline) and history memory
+    /// of `snapshot`, checked by the model's one rule
+    /// (`Machine::configuration_from_leaves`, `Machine::remembered_leaves`),
+    /// as generated code checks them.
+    pub(super) fn configured_restore(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<(Configured, Vec<(usize, Timestamp)>), RestoreError> {
+        let definition = &*self.definition;
+        let m = definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let config = definition.configuration_of(snapshot)?;
+        let mut armed: Vec<(usize, Timestamp)> = Vec::new();
+        for timer in snapshot.checked_timers()? {
+            let named = definition.state_id(timer.state()).map(theirs);
+            let active = named.filter(|s| config.contains(s));
+            let Some(state) = active else {
+                // Only the timers of an active state can be armed.
+                return Err(snapshot.unknown_timer(timer, None));
+            };
+            let group = plan.state_timer_groups[state.index()].clone().find(|&g| {
+                plan.timer_groups[g]
+                    .timers
+                    .iter()
+                    .any(|&(_, i)| i == timer.timer())
+            });
+            let Some(group) = group else {
+                return Err(snapshot.unknown_timer(timer, Some(plan.timer_counts[state.index()])));
+            };
+            match armed.iter_mut().find(|(g, _)| *g == group) {
+                Some((_, due)) => *due = (*due).min(timer.due()),
+                None => armed.push((group, timer.due())),
+            }
+        }
+        let composites = m.history_composites();
+        let mut memory = Memory::default();
+        for (state, names) in snapshot.checked_last_leaves()? {
+            let invalid = |reason: String| RestoreError::InvalidLastLeaves {
+                machine: definition.name().to_owned(),
+                state: state.to_owned(),
+                leaves: names.iter().map(|l| l.to_string()).collect(),
+                reason,
+            };
+            let Some(composite) = composites.iter().copied().find(|&c| m.state(c).name == state) else {
+                return Err(invalid(format!(
+                    "`{state}` is not a composite state that a transition enters through its history"
+                )));
+            };
+            let mut ids = Vec::with_capacity(names.len());
+            for name in names {
+                match definition.state_id(name).filter(|&s| !definition.is_composite(s)) {
+                    Some(leaf) => ids.push(theirs(leaf)),
+                    None => return Err(invalid(format!("`{name}` is not a leaf state of the machine"))),
+                }
+            }
+            let remembered = m
+                .remembered_leaves(composite, &ids)
+                .map_err(|e| invalid(e.to_string()))?;
+            memory.last_leaves.insert(composite, remembered);
+        }
+        Ok((Configured { config, memory }, armed))
+    }
+}

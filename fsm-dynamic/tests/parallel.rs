@@ -1,0 +1,349 @@
+//! The dynamic engine on machines with parallel states, `final` states,
+//! `done` and `always` transitions and `in(...)` guards: the cases of
+//! docs/dsl.md, "Parallel states", and the three classes of bugs XState's
+//! tracker shows for them.
+
+use fsm_dynamic::{Definition, Engine, FireError, TakenKind};
+use fsm_runtime::{Clock, ManualClock};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+const RESEARCH: &str = "machine Research {
+    initial state idle { on start -> collect; }
+    parallel state collect {
+        on cancel -> cancelled;
+        after 10m -> failed emit notify_user;
+        done [in(a_done)] priority 1 -> synthesis emit spawn_synthesizer;
+        done -> partial_synthesis emit spawn_synthesizer;
+        state researcher_a {
+            initial state a_running { on a_written -> a_done emit mark_a; on a_failed -> a_gave_up; }
+            final state a_done;
+            final state a_gave_up;
+        }
+        state researcher_b {
+            initial state b_running { on b_written -> b_done emit mark_b; }
+            final state b_done;
+        }
+    }
+    state synthesis { on s_written -> delivered emit deliver; }
+    state partial_synthesis { on s_written -> delivered emit deliver, note_partial; }
+    terminal state delivered;
+    terminal state cancelled;
+    terminal state failed;
+}";
+
+fn engine(text: &str) -> Engine {
+    Engine::new(Definition::from_fsm(text).expect("the machine checks")).expect("nothing to bind")
+}
+
+fn leaves(engine: &Engine) -> Vec<&str> {
+    engine.configuration_names()
+}
+
+/// Fire `action`; the outputs' names.
+fn fire(engine: &Engine, action: &str) -> Vec<String> {
+    let fired = engine
+        .fire(action, &Value::Null)
+        .unwrap_or_else(|e| panic!("{action}: {e}"));
+    fired.output_names().map(str::to_owned).collect()
+}
+
+#[test]
+fn both_researchers_then_synthesis_in_the_same_fire() {
+    let engine = engine(RESEARCH);
+    assert_eq!(leaves(&engine), ["idle"]);
+    fire(&engine, "start");
+    assert_eq!(leaves(&engine), ["a_running", "b_running"]);
+    assert_eq!(engine.state_name(), "collect");
+    assert!(engine.is_in("collect") && engine.is_in("researcher_b") && !engine.is_in("a_done"));
+    assert_eq!(fire(&engine, "a_written"), ["mark_a"]);
+    let fired = engine.fire("b_written", &Value::Null).unwrap();
+    assert_eq!(
+        fired.output_names().collect::<Vec<_>>(),
+        ["mark_b", "spawn_synthesizer"]
+    );
+    let definition = engine.definition();
+    let names = |ids: &[fsm_dynamic::StateId]| -> Vec<&str> {
+        ids.iter().map(|&s| definition.state_name(s)).collect()
+    };
+    assert_eq!(names(fired.from_leaves()), ["a_done", "b_running"]);
+    assert_eq!(names(fired.to_leaves()), ["synthesis"]);
+    let taken: Vec<(TakenKind, &str, Option<String>)> = fired
+        .taken()
+        .iter()
+        .map(|t| (t.kind, t.source_name(definition), t.target_text(definition)))
+        .collect();
+    assert_eq!(
+        taken,
+        [
+            (TakenKind::Action, "b_running", Some("b_done".to_owned())),
+            (TakenKind::Done, "collect", Some("synthesis".to_owned())),
+        ]
+    );
+    assert_eq!(leaves(&engine), ["synthesis"]);
+}
+
+#[test]
+fn a_done_reads_how_the_regions_finished() {
+    let engine = engine(RESEARCH);
+    fire(&engine, "start");
+    fire(&engine, "a_failed");
+    fire(&engine, "b_written");
+    assert_eq!(leaves(&engine), ["partial_synthesis"]);
+}
+
+#[test]
+fn an_action_of_one_region_leaves_the_other_and_errors_name_every_leaf() {
+    let engine = engine(RESEARCH);
+    fire(&engine, "start");
+    fire(&engine, "b_written");
+    assert_eq!(leaves(&engine), ["a_running", "b_done"]);
+    let error = engine.fire("s_written", &Value::Null).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "action `s_written` is not valid in states `a_running`, `b_done`; valid actions: `cancel`, `a_written`, `a_failed`"
+    );
+    let FireError::InvalidTransition(e) = error else {
+        panic!()
+    };
+    assert_eq!(e.leaves().len(), 2);
+    assert_eq!(leaves(&engine), ["a_running", "b_done"]);
+    assert_eq!(fire(&engine, "cancel"), Vec::<String>::new());
+    assert_eq!(leaves(&engine), ["cancelled"]);
+    assert!(engine.is_terminal());
+}
+
+#[test]
+fn regions_take_one_action_together() {
+    let definition = Definition::from_fsm(
+        "machine M { initial state idle { on go -> p; } parallel state p { on stop -> idle; \
+         state a { initial state a1 { on x -> a2 emit ax; } state a2 { enter emit in_a2; } } \
+         state b { initial state b1 { on x -> b2 emit bx; } state b2 { on stop [g] priority 1 -> b1; } } } }",
+    )
+    .unwrap();
+    let engine = Engine::builder(definition).guard("g", |_| true).build().unwrap();
+    fire(&engine, "go");
+    // Exits, then every transition's own outputs in the order chosen, then entries.
+    assert_eq!(fire(&engine, "x"), ["ax", "bx", "in_a2"]);
+    assert_eq!(leaves(&engine), ["a2", "b2"]);
+    // `b2`'s own `stop` (priority 1) preempts `p`'s.
+    fire(&engine, "stop");
+    assert_eq!(leaves(&engine), ["a2", "b1"]);
+    fire(&engine, "stop");
+    assert_eq!(leaves(&engine), ["idle"]);
+}
+
+#[test]
+fn a_transition_on_the_parallel_state_into_one_region_keeps_the_others() {
+    // xstate#5214.
+    let engine = engine(
+        "machine M { initial state idle { on go -> p; } parallel state p { on reset_a -> a1; \
+         state a { initial state a1 { on x -> a2; } state a2; } \
+         state b { initial state b1 { on y -> b2; } state b2; } } }",
+    );
+    for action in ["go", "x", "y", "reset_a"] {
+        fire(&engine, action);
+    }
+    assert_eq!(leaves(&engine), ["a1", "b2"]);
+}
+
+#[test]
+fn history_of_a_parallel_state_restores_every_region() {
+    // xstate#3170, #4900 and PR #5589.
+    let engine = engine(
+        "machine M { initial state idle { on go -> p.deep_history; on shallow -> p.history; } \
+         parallel state p { on out -> idle; \
+         state a { initial state a1 { on x -> a2; } state a2; } \
+         state b { initial state b1 { on y -> b2; } state b2; } } }",
+    );
+    fire(&engine, "go");
+    assert_eq!(leaves(&engine), ["a1", "b1"], "never visited: the default entry");
+    for action in ["x", "y", "out", "go"] {
+        fire(&engine, action);
+    }
+    assert_eq!(leaves(&engine), ["a2", "b2"]);
+    fire(&engine, "out");
+    fire(&engine, "shallow");
+    assert_eq!(leaves(&engine), ["a1", "b1"]);
+}
+
+#[test]
+fn done_of_a_nested_parallel_state_bubbles_up() {
+    // xstate#2349, #4381.
+    let engine = engine(
+        "machine M { initial state idle { on go -> outer; } \
+         parallel state outer { done -> finished emit all_done; \
+           parallel state inner { state a { initial state a1 { on x -> a2; } final state a2; } \
+                                  state b { initial state b1 { on x -> b2; } final state b2; } } \
+           state c { initial state c1 { on y -> c2; } final state c2; } } \
+         state finished; }",
+    );
+    fire(&engine, "go");
+    fire(&engine, "x");
+    assert_eq!(leaves(&engine), ["a2", "b2", "c1"]);
+    assert_eq!(fire(&engine, "y"), ["all_done"]);
+    assert_eq!(leaves(&engine), ["finished"]);
+}
+
+#[test]
+fn a_transient_state_decides_in_the_same_fire_with_effects_in_order() {
+    let definition = Arc::new(
+        Definition::from_fsm(
+            "machine Router { context Ctx; initial state idle { on request -> route do count; } \
+             state route { always [wants_tools] -> tools emit call_tools; always -> answer emit reply; } \
+             state tools { on done -> idle; } state answer { on done -> idle; } }",
+        )
+        .unwrap(),
+    );
+    let engine = Engine::with_context(Arc::clone(&definition), json!({"n": 0}))
+        .effect("count", |ctx, _| ctx["n"] = json!(ctx["n"].as_i64().unwrap() + 1))
+        // Asked after `count` ran: the context it sees is the effect's.
+        .context_guard("wants_tools", |ctx, _| ctx["n"].as_i64().unwrap() % 2 == 1)
+        .build()
+        .unwrap();
+    let fired = engine.fire("request", &Value::Null).unwrap();
+    assert_eq!(fired.output_names().collect::<Vec<_>>(), ["call_tools"]);
+    assert_eq!(definition.state_name(fired.to), "tools");
+    fire(&engine, "done");
+    assert_eq!(fire(&engine, "request"), ["reply"]);
+    assert_eq!(engine.context()["n"], 2);
+}
+
+#[test]
+fn a_guarded_cycle_stops_at_the_bound_and_says_where() {
+    let definition = Arc::new(
+        Definition::from_fsm(
+            "machine M { initial state idle { on go -> a; } state a { always [g] -> b emit tick; } state b { always [g] -> a; } }",
+        )
+        .unwrap(),
+    );
+    let engine = Engine::builder(Arc::clone(&definition))
+        .guard("g", |_| true)
+        .build()
+        .unwrap();
+    let error = engine.fire("go", &Value::Null).unwrap_err();
+    let FireError::Runaway(runaway) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(runaway.outputs().len(), 500);
+    assert_eq!(
+        error.to_string(),
+        "action `go` did not settle: after 1000 microsteps the `always` and `done` transitions of `a`, `b` \
+         were still enabled; the machine stopped in `a` after emitting 500 outputs"
+    );
+    assert_eq!(leaves(&engine), ["a"]);
+    assert_eq!(engine.fired_count(), 1);
+}
+
+#[test]
+fn timers_of_every_region_are_armed_and_fire_in_deadline_order() {
+    let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
+    let definition = Arc::new(
+        Definition::from_fsm(
+            "machine M { initial state idle { on go -> p; } parallel state p { after 1m -> late; \
+             state a { initial state a1 { after 20s -> a2 emit a_timeout; } state a2; } \
+             state b { initial state b1 { after 10s -> b2 emit b_timeout; } state b2; } } \
+             state late; }",
+        )
+        .unwrap(),
+    );
+    let engine = Engine::builder(Arc::clone(&definition))
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    fire(&engine, "go");
+    let start = clock.now();
+    assert_eq!(
+        engine.next_deadline(),
+        Some(fsm_runtime::__private::deadline(start, Duration::from_secs(10)))
+    );
+    clock.advance(Duration::from_secs(30));
+    let fired: Vec<Vec<String>> = engine
+        .fire_due()
+        .into_iter()
+        .map(|f| f.unwrap().output_names().map(str::to_owned).collect())
+        .collect();
+    assert_eq!(fired, [["b_timeout"], ["a_timeout"]]);
+    assert_eq!(leaves(&engine), ["a2", "b2"]);
+    assert_eq!(
+        engine.next_deadline(),
+        Some(fsm_runtime::__private::deadline(start, Duration::from_secs(60)))
+    );
+    clock.advance(Duration::from_secs(30));
+    assert_eq!(engine.fire_due().len(), 1);
+    assert_eq!(leaves(&engine), ["late"]);
+}
+
+#[test]
+fn a_snapshot_names_every_leaf_and_restores_them_with_timers_and_memory() {
+    let text = "machine M { initial state idle { on go -> p.deep_history; } \
+         parallel state p { on out -> idle; after 1m -> idle; \
+         state a { initial state a1 { on x -> a2; } state a2 { after 30s -> a1; } } \
+         state b { initial state b1 { on y -> b2; } state b2; } } }";
+    let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
+    let definition = Arc::new(Definition::from_fsm(text).unwrap());
+    let build = || {
+        Engine::builder(Arc::clone(&definition))
+            .clock(clock.clone())
+            .build()
+            .unwrap()
+    };
+    let engine = build();
+    for action in ["go", "x", "y", "out", "go"] {
+        fire(&engine, action);
+    }
+    let snapshot = engine.snapshot();
+    let json = serde_json::to_value(&snapshot).unwrap();
+    assert_eq!(json["configuration"], json!(["a2", "b2"]));
+    assert_eq!(json.get("current_state"), None);
+    assert_eq!(json["last_active"], json!({"p": ["a2", "b2"]}));
+    let timers: Vec<(&str, u64)> = json["timers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["state"].as_str().unwrap(), t["timer"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(timers, [("a2", 0), ("p", 0)]);
+
+    // Back from JSON, in another engine: the same leaves, timers and memory.
+    let read: fsm_runtime::Snapshot = serde_json::from_value(json.clone()).unwrap();
+    let restored = build();
+    restored.restore(&read).unwrap();
+    assert_eq!(leaves(&restored), ["a2", "b2"]);
+    assert_eq!(restored.snapshot(), snapshot);
+    clock.advance(Duration::from_secs(30));
+    assert_eq!(restored.fire_due().len(), 1);
+    assert_eq!(leaves(&restored), ["a1", "b2"]);
+    fire(&restored, "out");
+    fire(&restored, "go");
+    assert_eq!(leaves(&restored), ["a1", "b2"], "the deep history, updated");
+
+    // What is not a configuration is refused, naming what is wrong.
+    let refused = |configuration: Value| {
+        let mut json = json.clone();
+        json["configuration"] = configuration;
+        json.as_object_mut().unwrap().remove("timers");
+        let read: fsm_runtime::Snapshot = serde_json::from_value(json).unwrap();
+        build().restore(&read).unwrap_err().to_string()
+    };
+    assert!(
+        refused(json!(["a1", "a2", "b1"])).contains("`a1` and `a2`"),
+        "{}",
+        refused(json!(["a1", "a2", "b1"]))
+    );
+    assert!(
+        refused(json!(["a1"])).contains("`b`"),
+        "{}",
+        refused(json!(["a1"]))
+    );
+    assert!(
+        refused(json!(["idle", "a1"])).contains("`idle`"),
+        "{}",
+        refused(json!(["idle", "a1"]))
+    );
+    let both: Result<fsm_runtime::Snapshot, _> = serde_json::from_value(json!({
+        "type": "fsm", "machine": "M", "fingerprint": "0", "current_state": "idle", "configuration": ["idle"]
+    }));
+    assert!(both.unwrap_err().to_string().contains("not both"));
+}

@@ -1,0 +1,349 @@
+//! Transitions without an action: `done-never-fires` (a warning),
+//! `always-at-start` and `completion-cycle` (errors).
+//!
+//! `completion-cycle` looks for `done` and unguarded `always` transitions
+//! that can follow each other forever within one `fire`. An edge from one
+//! to the next is counted only where the next is sure to be tried after the
+//! first: an `always` of a state the first leaves active (the target, its
+//! ancestors, or a state its default entry enters), a `done` of such a state
+//! that the first leaves done. So every cycle reported does loop (unless a
+//! guarded transition of higher priority happens to be enabled); a guarded
+//! cycle is stopped at run time instead (docs/dsl.md, "Transitions without
+//! an action"). Time: transitions times depth.
+
+use super::{Scope, Sink};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::model::{Eventless, EventlessKind, Machine};
+
+pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
+    if m.eventless.is_empty() && !m.states.iter().any(|s| s.is_final()) {
+        return;
+    }
+    done_never_fires(m, sink);
+    always_at_start(m, sink);
+    completion_cycles(m, sink);
+}
+
+fn done_never_fires(m: &Machine, sink: &mut Sink<'_>) {
+    for e in m.eventless.iter().filter(|e| e.kind == EventlessKind::Done) {
+        let st = m.state(e.state);
+        if m.can_be_done(e.state) && (st.is_composite() || st.is_parallel()) {
+            continue;
+        }
+        let (label, help) = if !st.is_composite() && !st.is_parallel() {
+            (
+                format!("`{}` holds no states, so it is never done", st.name),
+                "`done` belongs to a state holding states, one of them `final`: move it there".to_string(),
+            )
+        } else if st.is_parallel() {
+            let never = st
+                .children
+                .iter()
+                .find(|&&r| !m.can_be_done(r))
+                .map_or("?", |&r| m.state(r).name.as_str());
+            (
+                format!("its region `{never}` is never done"),
+                format!(
+                    "a parallel state is done when every region is: mark the state `{never}` ends in as `final`"
+                ),
+            )
+        } else {
+            (
+                format!("no state inside `{}` is final", st.name),
+                format!(
+                    "`{}` is done when its active state is `final`: mark the state it ends in as `final state ...;`",
+                    st.name
+                ),
+            )
+        };
+        sink.push(
+            Scope::State(e.state),
+            Diagnostic::new(
+                Code::DoneNeverFires,
+                e.keyword,
+                format!("`done` of `{}` never fires", st.name),
+                label,
+                help,
+            ),
+        );
+    }
+}
+
+fn always_at_start(m: &Machine, sink: &mut Sink<'_>) {
+    let start = m.initial_configuration();
+    let mut active = vec![false; m.states.len()];
+    for &s in &start {
+        active[s.index()] = true;
+    }
+    for e in &m.eventless {
+        if e.kind != EventlessKind::Always || !active[e.state.index()] {
+            continue;
+        }
+        let name = &m.state(e.state).name;
+        sink.push(
+            Scope::State(e.state),
+            Diagnostic::new(
+                Code::AlwaysAtStart,
+                e.keyword,
+                format!("`{name}` is active when the machine starts, and has an `always` transition"),
+                "would be tried before anything happens",
+                format!(
+                    "creating a machine runs nothing and emits nothing: start in another state and enter `{name}` with an action, e.g. `initial state idle {{ on start -> {name}; }}`"
+                ),
+            ),
+        );
+    }
+    for &s in &start {
+        let st = m.state(s);
+        if !(st.is_composite() && m.starts_done(s)) {
+            continue;
+        }
+        sink.push(
+            Scope::State(s),
+            Diagnostic::new(
+                Code::AlwaysAtStart,
+                st.span,
+                format!("`{}` is done when the machine starts", st.name),
+                "done before anything happens",
+                format!(
+                    "creating a machine runs nothing, so `{}` would stay done without completing: start it in a state that is not `final`",
+                    st.name
+                ),
+            ),
+        );
+    }
+}
+
+/// True for a transition that fires whenever it is tried: an unguarded
+/// `always` or `done`.
+fn forcing(e: &Eventless) -> bool {
+    e.guard.is_none()
+}
+
+fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) {
+    let n = m.eventless.len();
+    let forcing_ids: Vec<usize> = (0..n).filter(|&i| forcing(&m.eventless[i])).collect();
+    if forcing_ids.is_empty() {
+        return;
+    }
+    // Per state: the forcing transitions declared on it.
+    let mut on_state: Vec<Vec<usize>> = vec![Vec::new(); m.states.len()];
+    // Per state: the forcing transitions declared on a state its default
+    // entry enters (itself included).
+    let mut in_entry: Vec<Vec<usize>> = vec![Vec::new(); m.states.len()];
+    for &i in &forcing_ids {
+        let s = m.eventless[i].state;
+        on_state[s.index()].push(i);
+        let mut x = s;
+        in_entry[x.index()].push(i);
+        while m.entered_by_default(x) {
+            x = m
+                .state(x)
+                .parent
+                .expect("a state entered by default has a parent");
+            in_entry[x.index()].push(i);
+        }
+    }
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &i in &forcing_ids {
+        let e = &m.eventless[i];
+        let Some(target) = e.target else {
+            // Without a target nothing changes: an `always` is tried again
+            // at once; a `done` is tried once.
+            if e.kind == EventlessKind::Always {
+                succ[i].push(i);
+            }
+            continue;
+        };
+        let mut next: Vec<usize> = m
+            .ancestors_or_self(target)
+            .flat_map(|a| on_state[a.index()].iter().copied())
+            .collect();
+        if e.history.is_none() {
+            next.extend(
+                in_entry[target.index()]
+                    .iter()
+                    .copied()
+                    .filter(|&j| m.eventless[j].state != target),
+            );
+        }
+        for j in next {
+            let f = &m.eventless[j];
+            let follows = match f.kind {
+                EventlessKind::Always => true,
+                // Entered or not, a state holding the target that is done
+                // after the step was made done by it.
+                EventlessKind::Done => m.done_after_entering(f.state, target),
+            };
+            if follows && !succ[i].contains(&j) {
+                succ[i].push(j);
+            }
+        }
+    }
+    for cycle in cycles(&succ) {
+        let first = &m.eventless[cycle[0]];
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|&i| {
+                let e = &m.eventless[i];
+                format!("`{}` of `{}`", e.kind.keyword(), m.state(e.state).name)
+            })
+            .collect();
+        let mut d = Diagnostic::new(
+            Code::CompletionCycle,
+            first.keyword,
+            if cycle.len() == 1 {
+                format!(
+                    "`{}` of `{}` fires again after itself, forever",
+                    first.kind.keyword(),
+                    m.state(first.state).name
+                )
+            } else {
+                format!("{} follow each other forever", names.join(", "))
+            },
+            "starts a cycle of transitions without an action",
+            "each is tried at once after the one before, within one `fire`: guard one of them, or leave the cycle on an action",
+        );
+        for &i in &cycle[1..] {
+            d = d.with_label(m.eventless[i].keyword, "next in the cycle");
+        }
+        sink.push(Scope::State(first.state), d);
+    }
+}
+
+/// The cycles of the graph `succ`: each strongly connected component with
+/// more than one node or a node's edge to itself, its nodes in increasing
+/// order. Tarjan's algorithm, iterative.
+fn cycles(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = succ.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next_index = 0;
+    let mut out = Vec::new();
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // (node, position in its successors)
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
+            if let Some(&w) = succ[v].get(*pos) {
+                *pos += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                loop {
+                    let w = stack.pop().expect("v is on the stack");
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 || succ[v].contains(&v) {
+                    component.sort_unstable();
+                    out.push(component);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Code;
+
+    fn found(text: &str) -> Vec<(Code, String)> {
+        crate::check(text)
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, text[d.span.start..d.span.end].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn unguarded_always_transitions_that_loop_are_a_cycle_and_guarded_ones_are_not() {
+        let text = "machine M { initial state idle { on go -> a; } state a { always -> b; } \
+            state b { always -> a; } state c { always [g] -> d; } state d { always -> c; } }";
+        let codes = found(text);
+        let cycles: Vec<_> = codes
+            .iter()
+            .filter(|(c, _)| *c == Code::CompletionCycle)
+            .collect();
+        assert_eq!(cycles.len(), 1, "{codes:?}");
+    }
+
+    #[test]
+    fn an_always_of_a_composite_into_itself_loops() {
+        let text = "machine M { initial state idle { on go -> p; } state p { always -> x; \
+            initial state x; state y; } }";
+        assert!(
+            found(text).iter().any(|(c, _)| *c == Code::CompletionCycle),
+            "{:?}",
+            found(text)
+        );
+    }
+
+    #[test]
+    fn a_done_that_reenters_a_state_that_starts_done_loops() {
+        let text = "machine M { initial state idle { on go -> c; } state c { done -> c; \
+            initial state w { on x -> f; } final state f; } }";
+        assert!(!found(text).iter().any(|(c, _)| *c == Code::CompletionCycle));
+        let text = "machine M { initial state idle { on go -> c; } state c { done -> f; \
+            initial state w; final state f; } }";
+        assert!(
+            found(text).iter().any(|(c, _)| *c == Code::CompletionCycle),
+            "{:?}",
+            found(text)
+        );
+    }
+
+    #[test]
+    fn always_and_done_at_start_are_errors() {
+        let text = "machine M { initial state a { always [g] -> b; } state b; }";
+        assert!(found(text).contains(&(Code::AlwaysAtStart, "always".into())));
+        let text = "machine M { initial state c { done -> b; initial final state f; } state b; }";
+        assert!(
+            found(text).contains(&(Code::AlwaysAtStart, "c".into())),
+            "{:?}",
+            found(text)
+        );
+    }
+
+    #[test]
+    fn done_never_fires_where_nothing_is_final() {
+        let text = "machine M { initial state idle { on go -> c; } state c { done -> idle; \
+            initial state w; } parallel state p { done -> idle; state r1 { initial state x; final state y; } \
+            state r2 { initial state z; } } }";
+        let never: Vec<String> = found(text)
+            .into_iter()
+            .filter(|(c, _)| *c == Code::DoneNeverFires)
+            .map(|(_, s)| s)
+            .collect();
+        assert_eq!(never, ["done", "done"]);
+    }
+}
