@@ -310,7 +310,9 @@ impl<C> Engine<C> {
             moved: false,
         };
         run.apply(&first, true, payload);
-        let stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
+        // Without `always` and `done` transitions nothing follows a step.
+        let stable =
+            m.eventless.is_empty() || m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
         let Run {
             outputs,
             taken,
@@ -326,12 +328,14 @@ impl<C> Engine<C> {
             effects,
             ran_away: !stable,
         };
-        current.record(
-            self.configuration_name(&trail.from),
-            definition.shared_action_name(action).clone(),
-            self.configuration_name(&trail.to),
-            &outputs,
-        );
+        if current.history.is_some() {
+            current.record(
+                self.configuration_name(&trail.from),
+                definition.shared_action_name(action).clone(),
+                self.configuration_name(&trail.to),
+                &outputs,
+            );
+        }
         let configured = current.configured.as_mut().expect("a configured engine");
         configured.config = config;
         configured.memory = memory;
@@ -481,7 +485,8 @@ impl<C> Engine<C> {
             // A guarded cycle past the bound stops the chain; the timer's
             // step and those before the bound stay taken, as for an action,
             // and `FiredTimer::ran_away` says so.
-            let stable = m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
+            let stable =
+                m.eventless.is_empty() || m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
             let Run {
                 outputs,
                 taken,
@@ -497,12 +502,14 @@ impl<C> Engine<C> {
                 effects,
                 ran_away: !stable,
             };
-            current.record(
-                self.configuration_name(&trail.from),
-                plan.timer_groups[group].label.as_str().into(),
-                self.configuration_name(&trail.to),
-                &outputs,
-            );
+            if current.history.is_some() {
+                current.record(
+                    self.configuration_name(&trail.from),
+                    plan.timer_groups[group].label.as_str().into(),
+                    self.configuration_name(&trail.to),
+                    &outputs,
+                );
+            }
             let configured = current.configured.as_mut().expect("a configured engine");
             configured.config = config;
             configured.memory = memory;
