@@ -353,7 +353,10 @@ fn a_parallel_machine_loaded_from_its_json_runs_the_same() {
     let text_engine = engine(RESEARCH);
     let json = text_engine.definition().to_json();
     let from_json = Engine::new(Definition::from_json(&json).expect("the export imports")).unwrap();
-    assert_eq!(from_json.definition().fingerprint(), text_engine.definition().fingerprint());
+    assert_eq!(
+        from_json.definition().fingerprint(),
+        text_engine.definition().fingerprint()
+    );
     for action in ["start", "a_failed", "b_written", "s_written"] {
         assert_eq!(fire(&from_json, action), fire(&text_engine, action), "{action}");
         assert_eq!(leaves(&from_json), leaves(&text_engine));
