@@ -21,6 +21,7 @@ use serde_json::Value;
 use std::time::Instant;
 
 const EVENTS: u32 = 200_000;
+// (`PARALLEL_SPEED_ONLY=1` runs the one-region machine alone, for a profiler.)
 const ROUNDS: usize = 7;
 
 const FLAT: &str = "machine Flat { initial state a1 { on next -> a2; } state a2 { on next -> a3; } \

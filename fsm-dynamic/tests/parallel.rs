@@ -347,3 +347,19 @@ fn a_snapshot_names_every_leaf_and_restores_them_with_timers_and_memory() {
     }));
     assert!(both.unwrap_err().to_string().contains("not both"));
 }
+
+#[test]
+fn a_parallel_machine_loaded_from_its_json_runs_the_same() {
+    let text_engine = engine(RESEARCH);
+    let json = text_engine.definition().to_json();
+    let from_json = Engine::new(Definition::from_json(&json).expect("the export imports")).unwrap();
+    assert_eq!(
+        from_json.definition().fingerprint(),
+        text_engine.definition().fingerprint()
+    );
+    for action in ["start", "a_failed", "b_written", "s_written"] {
+        assert_eq!(fire(&from_json, action), fire(&text_engine, action), "{action}");
+        assert_eq!(leaves(&from_json), leaves(&text_engine));
+    }
+    assert_eq!(leaves(&from_json), ["delivered"]);
+}
