@@ -166,17 +166,26 @@ fn mermaid_draws_every_state_once_and_marks_start_and_ends() {
     for (name, machine) in all_machines() {
         let text = mermaid(&machine);
         assert!(text.contains("stateDiagram-v2\n"), "{name}");
-        let composites = machine.states.iter().filter(|s| s.is_composite()).count();
+        // A parallel state starts in each region, not in itself.
+        let composites = machine
+            .states
+            .iter()
+            .filter(|s| s.is_composite() && !s.is_parallel())
+            .count();
         assert_eq!(
             text.matches("[*] --> ").count(),
             1 + composites,
-            "{name}: one start, and one in each composite state"
+            "{name}: one start, and one in each composite state but a parallel one"
         );
-        let ends = machine.states.iter().filter(|s| s.is_terminal()).count();
+        let ends = machine
+            .states
+            .iter()
+            .filter(|s| s.is_terminal() || s.is_final())
+            .count();
         assert_eq!(
             text.matches(" --> [*]\n").count(),
             ends,
-            "{name}: one end per terminal state"
+            "{name}: one end per terminal or final state"
         );
         for state in &machine.states {
             assert!(

@@ -77,6 +77,21 @@ static NULL: Value = Value::Null;
 /// state, then in declaration order; guards are evaluated lazily in that
 /// order, each at most once per `fire`.
 ///
+/// # Parallel states, `done`, `always` and `in(...)`
+///
+/// A machine with parallel states, `final` states, `done` or `always`
+/// transitions or `in(...)` guards is in a *configuration*: one leaf in
+/// each active region ([`configuration`](Self::configuration)). A `fire`
+/// chooses a transition for each active leaf, keeps those that do not
+/// conflict, takes them as one step, then takes the `always` and `done`
+/// transitions that follow, each as a step of its own, all within the same
+/// call, as docs/dsl.md ("Parallel states") says. The returned [`Fired`]
+/// holds every output of the chain, in order, the leaves before and after,
+/// and the transitions taken ([`Fired::taken`]). The rules are the model's
+/// (`fsm_grammar::model::Machine::settle_with` and its neighbours), not
+/// this engine's; the one error after which the engine has moved is
+/// [`FireError::Runaway`], a guarded cycle past 1,000 microsteps.
+///
 /// # The lock
 ///
 /// The lock guards the current state, the context, the armed timers and the

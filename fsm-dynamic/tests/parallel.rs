@@ -363,3 +363,22 @@ fn a_parallel_machine_loaded_from_its_json_runs_the_same() {
     }
     assert_eq!(leaves(&from_json), ["delivered"]);
 }
+
+#[test]
+fn the_memory_an_always_transition_reads_survives_a_snapshot() {
+    let text = "machine M { initial state idle { on go -> route; } \
+         state work { on pause -> idle; initial state w1 { on x -> w2; } state w2; } \
+         state route { always -> work.history; } }";
+    let engine = engine(text);
+    for action in ["go", "x", "pause"] {
+        fire(&engine, action);
+    }
+    let restored = self::engine(text);
+    restored.restore(&engine.snapshot()).unwrap();
+    fire(&restored, "go");
+    assert_eq!(
+        leaves(&restored),
+        ["w2"],
+        "back where `work` was left, through `route`"
+    );
+}

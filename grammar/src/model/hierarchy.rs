@@ -67,8 +67,8 @@ impl Machine {
         self.states.iter().any(|s| s.parent.is_some())
     }
 
-    /// The composite states some transition or timer enters through their
-    /// history (`-> X.history`, `-> X.deep_history`), in declaration order:
+    /// The composite states some transition, timer, `done` or `always`
+    /// enters through their history (`-> X.history`, `-> X.deep_history`), in declaration order:
     /// the only ones whose memory a running machine must keep, and so the
     /// only ones its snapshots list (as `last_active`).
     pub fn history_composites(&self) -> Vec<StateId> {
@@ -76,6 +76,7 @@ impl Machine {
         let targets = self.transitions.iter().map(|t| (t.history, t.target));
         for (_, target) in targets
             .chain(self.timers.iter().map(|t| (t.history, t.target)))
+            .chain(self.eventless.iter().map(|t| (t.history, t.target)))
             .filter(|(history, _)| history.is_some())
         {
             if let Some(target) = target {
