@@ -88,10 +88,10 @@ impl Worker {
     }
 }
 
-/// A worker that finished: the action to fire.
+/// A worker that finished: the action to fire, or why it could not work.
 struct Finished {
     worker: Worker,
-    action: &'static str,
+    action: io::Result<&'static str>,
 }
 
 fn main() -> ExitCode {
@@ -137,6 +137,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 /// Resume the run (or start it), and drive it to a terminal state.
 fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let dir = &args.dir;
+    // Files staged by a process killed before it linked them. One process
+    // drives a run at a time (a second one would fail to save: every save
+    // is a compare-and-swap on the version), so none is being written.
+    let _ = fs::remove_dir_all(dir.join(".tmp"));
     fs::create_dir_all(dir.join(".tmp"))?;
     let store = FileStore::open(dir.join("state"))?;
     let definition = Arc::new(Definition::from_fsm(MACHINE)?);
@@ -197,6 +201,7 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
         match next {
             Ok(Finished { worker, action }) => {
                 running.remove(&worker);
+                let action = action.map_err(|error| format!("worker {}: {error}", worker.name()))?;
                 println!("{}", engine.fire(action, &Value::Null)?);
             }
             Err(RecvTimeoutError::Timeout) => {
@@ -220,10 +225,7 @@ fn start(worker: Worker, running: &mut HashSet<Worker>, args: &Args, finished: &
     }
     let (dir, work, fail_a, finished) = (args.dir.clone(), args.work, args.fail_a, finished.clone());
     thread::spawn(move || {
-        let action = match research(worker, &dir, work, fail_a) {
-            Ok(action) => action,
-            Err(error) => panic!("worker {}: {error}", worker.name()),
-        };
+        let action = research(worker, &dir, work, fail_a);
         let _ = finished.send(Finished { worker, action });
     });
 }
