@@ -6,12 +6,15 @@
 //!
 //! Every rule of a step (which candidates are tried, what a step runs,
 //! emits, arms and disarms) comes from the plan ([`fsm_grammar::plan`]);
-//! this module renders it. Guards read the context as it was before the
-//! firing; only the chosen transition's effects run; a rejected event runs
-//! nothing and is handed back.
+//! this module renders it. An action's guards read the context as it was
+//! before the firing, and the guards of the `always` and `done` steps after
+//! it read it as the steps before them left it ([`Chain`]); only the chosen
+//! transitions' effects run; a rejected event runs nothing and is handed
+//! back.
 
+use crate::chain::{trials, Chain};
 use crate::docs::{doc_attrs, doc_line, module_docs};
-use crate::guards::condition_with;
+use crate::guards::{condition_with, decided};
 use crate::idents::{value_ident, Idents};
 use crate::machine::{enums, machine_impl, module_lints, module_prelude};
 use crate::nested::{dispatch, index, records};
@@ -692,6 +695,37 @@ impl Gen<'_> {
         (run, quote!(entered), quote!(table))
     }
 
+    /// [`take`](Self::take) for a machine with `always` or `done`
+    /// transitions: `step` and the steps that follow it in the same `fire`,
+    /// as an expression of the leaf it ends in, the outputs of the whole
+    /// chain and whether it stayed internal ([`Chain`]).
+    fn chain(&self, tables: &mut Tables, from: StateId, step: &plan::Step, payload: bool) -> TokenStream {
+        let slot = |i: usize| {
+            let i = index(i);
+            quote!(self.last_active[#i])
+        };
+        let run_move = |mv: &plan::Move, payload: bool| {
+            let effects = self.effect_calls(&mv.effects, payload);
+            let Some(to) = mv.to else {
+                return effects;
+            };
+            let variant = &self.idents.states[to.index()];
+            let disarm = self.disarm(&mv.disarm);
+            let arm = self.arm(&mv.arm);
+            quote!(#effects self.state = State::#variant; #disarm #arm)
+        };
+        let call = self.guard_call(false);
+        let chain = Chain {
+            machine: self.machine,
+            plan: &self.plan,
+            idents: &self.idents,
+            run_move: &run_move,
+            slot: &slot,
+            call: &call,
+        };
+        chain.step(tables, from, step, payload, &[], true)
+    }
+
     /// The timers of the timer groups `groups`, state by state in the order
     /// given, each state's in declaration order (slot order).
     fn group_timers(&self, groups: &[usize]) -> Vec<(StateId, Vec<TimerId>)> {
@@ -856,9 +890,13 @@ impl Gen<'_> {
                 let candidates = &row.candidates;
                 let action_variant = &self.idents.actions[row.action.index()];
                 let has_payload = self.machine.actions[row.action.index()].payload.is_some();
-                let unguarded = candidates
-                    .iter()
-                    .any(|c| self.machine.transition(c.transition).guard.is_none());
+                let unguarded = candidates.iter().any(|c| {
+                    self.machine
+                        .transition(c.transition)
+                        .guard
+                        .as_ref()
+                        .is_none_or(|g| decided(self.machine, state, &g.expr) == Err(true))
+                });
                 // `can_fire` binds the payload only for the guards, which it
                 // does not evaluate when an unguarded candidate takes it.
                 let payload = has_payload
@@ -877,11 +915,17 @@ impl Gen<'_> {
                 let mut branches = Vec::new();
                 let mut conditions = Vec::new();
                 let mut fallback = None;
-                for candidate in candidates {
-                    let transition = self.machine.transition(candidate.transition);
+                let trials = trials(
+                    self.machine,
+                    state,
+                    candidates
+                        .iter()
+                        .map(|c| (c, self.machine.transition(c.transition).guard.as_ref().map(|g| &g.expr))),
+                );
+                for (candidate, guard) in &trials {
                     let fired = if check {
                         quote!(true)
-                    } else {
+                    } else if self.machine.eventless.is_empty() {
                         let (run, to, outputs) = self.take(tables, state, &candidate.step, payload);
                         let internal = candidate.step.default_case().mv.is_internal();
                         quote!({
@@ -894,10 +938,16 @@ impl Gen<'_> {
                                 internal: #internal,
                             })
                         })
+                    } else {
+                        let chosen = self.chain(tables, state, &candidate.step, payload);
+                        quote!({
+                            let (to, outputs, internal): (State, &'static [Output], bool) = #chosen;
+                            __fsm::Ok(__fsm::Fired::<Self> { from: state, to, action: Action::#action_variant, outputs, internal })
+                        })
                     };
-                    match &transition.guard {
-                        Some(guard) => {
-                            let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
+                    match guard {
+                        Some(expr) => {
+                            let condition = condition_with(expr, &cached, &self.idents, &call);
                             branches.push(quote!(if #condition #fired));
                             conditions.push(condition);
                         }
@@ -1011,18 +1061,33 @@ impl Gen<'_> {
         let call = self.guard_call(false);
         let mut branches = Vec::new();
         let mut fallback = None;
-        for candidate in &group.candidates {
-            let timer = &self.machine.timers[candidate.timer.index()];
-            let (run, to, outputs) = self.take(tables, from, &candidate.step, false);
+        let trials = trials(
+            self.machine,
+            from,
+            group.candidates.iter().map(|c| {
+                let timer = &self.machine.timers[c.timer.index()];
+                (c, timer.guard.as_ref().map(|g| &g.expr))
+            }),
+        );
+        for (candidate, guard) in &trials {
             let within = Literal::u32_unsuffixed(candidate.index);
-            let internal = candidate.step.default_case().mv.is_internal();
-            let fired = quote!({
-                #run
-                __fsm::Some(__fsm::Ok(__fsm::TimerFired::<Self> { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs, internal: #internal, label: #label }))
-            });
-            match &timer.guard {
-                Some(guard) => {
-                    let condition = condition_with(&guard.expr, &cached, &self.idents, &call);
+            let fired = if self.machine.eventless.is_empty() {
+                let (run, to, outputs) = self.take(tables, from, &candidate.step, false);
+                let internal = candidate.step.default_case().mv.is_internal();
+                quote!({
+                    #run
+                    __fsm::Some(__fsm::Ok(__fsm::TimerFired::<Self> { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs, internal: #internal, label: #label }))
+                })
+            } else {
+                let chosen = self.chain(tables, from, &candidate.step, false);
+                quote!({
+                    let (to, outputs, internal): (State, &'static [Output], bool) = #chosen;
+                    __fsm::Some(__fsm::Ok(__fsm::TimerFired::<Self> { from: state, to, declared_in: #declared_in, timer: #within, due, outputs, internal, label: #label }))
+                })
+            };
+            match guard {
+                Some(expr) => {
+                    let condition = condition_with(expr, &cached, &self.idents, &call);
                     branches.push(quote!(if #condition #fired));
                 }
                 None => fallback = Some(fired),

@@ -4,7 +4,7 @@ use crate::docs::doc_attrs_of;
 use crate::idents::Idents;
 use crate::options::Spans;
 use crate::user_trait::{impl_section, method, Kind, Method};
-use fsm_grammar::model::{GuardExpr, GuardId, Symbol};
+use fsm_grammar::model::{GuardExpr, GuardId, Machine, StateId, Symbol};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::BTreeSet;
@@ -41,6 +41,13 @@ pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents, spans: &Spans) ->
             #(#methods)*
         }
     }
+}
+
+/// `expr` with every `in(...)` decided for a machine without parallel
+/// states in leaf `leaf` (the leaf and the states holding it are active):
+/// `Err(value)` when that decides it.
+pub(crate) fn decided(machine: &Machine, leaf: StateId, expr: &GuardExpr) -> Result<GuardExpr, bool> {
+    expr.decide_states(&|s| s == leaf || machine.is_inside(leaf, s))
 }
 
 /// `expr` as a short-circuiting Rust condition over `guards`. Guards in
@@ -84,13 +91,8 @@ fn condition_at(
                 (3, call)
             }
         }
-        // Refused before any code is generated (`Machine::not_yet_run`).
-        GuardExpr::In(_) => (
-            3,
-            quote!(::core::compile_error!(
-                "`in(...)` guards are not supported by code generation yet"
-            )),
-        ),
+        // Decided before any condition is written (`decided`).
+        GuardExpr::In(_) => (3, quote!(::core::compile_error!("an `in(...)` left undecided"))),
         GuardExpr::Not(inner) => {
             let inner = condition_at(inner, 3, cached, idents, call);
             (3, quote!(!#inner))

@@ -55,6 +55,7 @@
 
 #[cfg(feature = "render")]
 mod build_script;
+mod chain;
 mod docs;
 mod enums;
 mod extended;
@@ -97,15 +98,7 @@ use quote::quote;
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
     let conflict = name_conflicts::module_item_conflict(machine)
         .or_else(|| name_conflicts::enum_item_conflict(machine))
-        .or_else(|| {
-            machine.not_yet_run().map(|construct| {
-                format!(
-                    "machine `{}` has a {construct}, which code generation does not support yet; \
-                     the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",
-                    machine.name
-                )
-            })
-        });
+        .or_else(|| unsupported(machine));
     options.place(match conflict {
         Some(message) => compile_error(&message),
         None if extended::is_extended(machine) => extended::extended_module(machine, options),
@@ -141,6 +134,25 @@ pub fn stub_tokens(
     options: &Options,
 ) -> TokenStream {
     options.place(stub::stub_module(machine_name, partial, options))
+}
+
+/// The most steps code generation lays out after the steps of one leaf
+/// ([`fsm_grammar::plan::Plan::unfolding_refusal`]).
+const UNFOLDING_LIMIT: usize = 4096;
+
+/// Why code generation does not generate `machine`, which the dynamic
+/// engine runs: a parallel state, or `always` and `done` transitions that
+/// cannot be laid out ahead of time (a cycle of them, or too many ways for
+/// them to follow one another). `None` for a machine it generates.
+pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
+    let construct = match machine.states.iter().find(|s| s.is_parallel()) {
+        Some(state) => format!("a parallel state `{}`, which code generation does not support yet", state.name),
+        None => fsm_grammar::plan::Plan::new(machine).unfolding_refusal(machine, UNFOLDING_LIMIT)?,
+    };
+    Some(format!(
+        "machine `{}` has {construct}; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",
+        machine.name
+    ))
 }
 
 fn compile_error(message: &str) -> TokenStream {

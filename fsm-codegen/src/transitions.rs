@@ -3,6 +3,7 @@
 //! candidates as the plan lists them, and one arm per state for the invalid
 //! rest.
 
+use crate::chain::{trials, Chain};
 use crate::guards::condition;
 use crate::idents::Idents;
 use crate::nested::{dispatch, index, records};
@@ -40,7 +41,9 @@ pub(crate) fn transition_body(
         };
         return (params, quote!(match action {}));
     }
-    let mut uses_guards = false;
+    // The `always` and `done` steps after an action's are in the same
+    // function, and ask their guards there.
+    let mut uses_guards = machine.eventless.iter().any(|e| e.guard.is_some());
     let mut uses_memory = false;
     let mut arms = Vec::new();
     for state in machine.leaves() {
@@ -52,7 +55,7 @@ pub(crate) fn transition_body(
                 .iter()
                 .any(|c| machine.transition(c.transition).guard.is_some());
             let action_variant = &idents.actions[row.action.index()];
-            let body = group_body(machine, idents, tables, state, row, &mut uses_memory);
+            let body = group_body(machine, plan, idents, tables, state, row, &mut uses_memory);
             arms.push(quote!((State::#state_variant, Action::#action_variant) => #body,));
         }
         if rows.len() < machine.actions.len() {
@@ -83,6 +86,7 @@ pub(crate) fn transition_body(
 /// rejection, as an `if` / `else if` chain.
 fn group_body(
     machine: &Machine,
+    plan: &Plan,
     idents: &Idents,
     tables: &mut Tables,
     state: StateId,
@@ -92,11 +96,22 @@ fn group_body(
     let cached: BTreeSet<_> = row.cached_guards.iter().copied().collect();
     let mut branches = Vec::new();
     let mut fallback = None;
-    for candidate in &row.candidates {
-        let fired = fired(idents, tables, state, candidate, uses_memory);
-        match &machine.transition(candidate.transition).guard {
-            Some(guard) => {
-                let condition = condition(&guard.expr, &cached, idents);
+    let trials = trials(
+        machine,
+        state,
+        row.candidates
+            .iter()
+            .map(|c| (c, machine.transition(c.transition).guard.as_ref().map(|g| &g.expr))),
+    );
+    for (candidate, guard) in &trials {
+        let fired = if machine.eventless.is_empty() {
+            fired(idents, tables, state, candidate, uses_memory)
+        } else {
+            chained(machine, plan, idents, tables, state, candidate, uses_memory)
+        };
+        match guard {
+            Some(expr) => {
+                let condition = condition(expr, &cached, idents);
                 branches.push(quote!(if #condition { #fired }));
             }
             None => fallback = Some(fired),
@@ -176,5 +191,40 @@ fn fired(
         let (to, outputs): (State, &'static [Output]) = #chosen;
         #record
         __fsm::Ok(Fired { from: state, to, action, outputs, internal: #internal })
+    })
+}
+
+/// [`fired`] for a machine with `always` or `done` transitions: the steps
+/// that follow in the same `fire` are laid out after it ([`Chain`]).
+fn chained(
+    machine: &Machine,
+    plan: &Plan,
+    idents: &Idents,
+    tables: &mut Tables,
+    state: StateId,
+    candidate: &plan::Candidate,
+    uses_memory: &mut bool,
+) -> TokenStream {
+    let slot = |i: usize| {
+        let i = index(i);
+        quote!(last_active[#i])
+    };
+    let call = |guard: fsm_grammar::model::GuardId| {
+        let method = &idents.guards[guard.index()];
+        quote!(Guards::#method(guards))
+    };
+    *uses_memory |= !plan.history.is_empty();
+    let chain = Chain {
+        machine,
+        plan,
+        idents,
+        run_move: &|_, _| TokenStream::new(),
+        slot: &slot,
+        call: &call,
+    };
+    let chosen = chain.step(tables, state, &candidate.step, true, &[], true);
+    quote!({
+        let (to, outputs, internal): (State, &'static [Output], bool) = #chosen;
+        __fsm::Ok(Fired { from: state, to, action, outputs, internal })
     })
 }

@@ -217,6 +217,33 @@ impl GuardExpr {
         }
     }
 
+    /// The expression with every `in(...)` replaced by its value, as
+    /// `active` tells it, and simplified: `Err(value)` when that decides it
+    /// whatever the guards say (guards are pure, so not asking them changes
+    /// nothing), `Ok(rest)` otherwise. In a machine without parallel states
+    /// the configuration before a step is known from the leaf alone, so code
+    /// generation decides every `in(...)` this way.
+    pub fn decide_states(&self, active: &impl Fn(StateId) -> bool) -> Result<GuardExpr, bool> {
+        match self {
+            GuardExpr::Var(_) => Ok(self.clone()),
+            GuardExpr::In(s) => Err(active(*s)),
+            GuardExpr::Not(e) => match e.decide_states(active) {
+                Ok(e) => Ok(GuardExpr::Not(Box::new(e))),
+                Err(value) => Err(!value),
+            },
+            GuardExpr::And(a, b) => match (a.decide_states(active), b.decide_states(active)) {
+                (Err(false), _) | (_, Err(false)) => Err(false),
+                (Err(true), rest) | (rest, Err(true)) => rest,
+                (Ok(a), Ok(b)) => Ok(GuardExpr::And(Box::new(a), Box::new(b))),
+            },
+            GuardExpr::Or(a, b) => match (a.decide_states(active), b.decide_states(active)) {
+                (Err(true), _) | (_, Err(true)) => Err(true),
+                (Err(false), rest) | (rest, Err(false)) => rest,
+                (Ok(a), Ok(b)) => Ok(GuardExpr::Or(Box::new(a), Box::new(b))),
+            },
+        }
+    }
+
     /// Every state tested by `in(...)` in the expression, left to right.
     pub fn in_states(&self, out: &mut Vec<StateId>) {
         match self {

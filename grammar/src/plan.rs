@@ -561,6 +561,79 @@ impl Plan {
         out
     }
 
+    /// What a machine without parallel states tries after a step that
+    /// leaves it in `leaf`, in trial order: the leaf's `always`
+    /// transitions, then, when the step `entered` it and it is final, the
+    /// `done` transitions of the state it completes. The first whose guard
+    /// holds is the next step, from `leaf`; when none holds, the `fire` is
+    /// over. This is [`Machine::settle`] with one active leaf: only the
+    /// leaf's parent can be done, it is made done by entering a final leaf,
+    /// and its `done` is tried once, after the `always` transitions.
+    pub fn settle_candidates(&self, leaf: StateId, entered: bool) -> impl Iterator<Item = &EventlessCandidate> {
+        let plan = &self.states[leaf.index()];
+        let done = if entered { &plan.done.candidates[..] } else { &[] };
+        plan.always.candidates.iter().chain(done)
+    }
+
+    /// Why the `always` and `done` steps of a machine without parallel
+    /// states cannot be laid out ahead of time, one `fire` as a finite tree
+    /// of steps from each leaf: a cycle of them (guarded, or the
+    /// `completion-cycle` check would have refused it), which could run
+    /// past [`MAX_MICROSTEPS`](crate::model::MAX_MICROSTEPS); or more than
+    /// `limit` steps in all. `None` when they can, as for every machine
+    /// without them.
+    pub fn unfolding_refusal(&self, machine: &Machine, limit: usize) -> Option<String> {
+        let m = machine;
+        // Per (leaf, entered): the size of the tree of steps after it, once
+        // known; `None` while it is being walked (a cycle when met again).
+        let mut sizes: std::collections::HashMap<(StateId, bool), Option<usize>> = Default::default();
+        fn walk(
+            plan: &Plan,
+            m: &Machine,
+            node: (StateId, bool),
+            sizes: &mut std::collections::HashMap<(StateId, bool), Option<usize>>,
+            limit: usize,
+        ) -> Result<usize, String> {
+            match sizes.get(&node) {
+                Some(Some(size)) => return Ok(*size),
+                Some(None) => {
+                    return Err(format!(
+                        "a cycle of `always` or `done` transitions through `{}`, which code generation does not \
+                         support yet",
+                        m.state(node.0).name
+                    ))
+                }
+                None => {}
+            }
+            sizes.insert(node, None);
+            let mut size = 0usize;
+            for candidate in plan.settle_candidates(node.0, node.1) {
+                for case in &candidate.step.cases {
+                    let next = match case.mv.to {
+                        Some(to) => (to, true),
+                        None => (node.0, false),
+                    };
+                    size = size.saturating_add(1 + walk(plan, m, next, sizes, limit)?);
+                }
+            }
+            if size > limit {
+                return Err(format!(
+                    "`always` and `done` transitions that can follow one another in more than {limit} ways from \
+                     `{}`, which code generation does not lay out",
+                    m.state(node.0).name
+                ));
+            }
+            sizes.insert(node, Some(size));
+            Ok(size)
+        }
+        if m.eventless.is_empty() {
+            return None;
+        }
+        m.leaves()
+            .flat_map(|leaf| [(leaf, false), (leaf, true)])
+            .find_map(|node| walk(self, m, node, &mut sizes, limit).err())
+    }
+
     /// Every step of the plan (transitions', timers' and the `always` and
     /// `done` ones), with the leaf it is taken from: for engines that lay
     /// steps out in tables of their own.

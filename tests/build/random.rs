@@ -3,7 +3,10 @@
 //! targets that are leaves, composites and their histories (shallow and
 //! deep), guards, priorities, hooks on every level and, in the timed ones,
 //! a context, effects in hooks and transitions, and timers (literal and
-//! named delays, some sharing a delay) on leaves and composites.
+//! named delays, some sharing a delay) on leaves and composites; in the
+//! eventless ones, `final` leaves, `done` transitions on composites,
+//! `always` transitions and `in(...)` tests (those code generation lays out:
+//! no cycle of `always` and `done` transitions).
 //!
 //! They are drawn from fixed seeds, so every build tests the same machines,
 //! and only machines the checker accepts (warnings allowed) are kept.
@@ -28,21 +31,25 @@ impl Rng {
 pub const PER_KIND: usize = 10;
 
 /// The `(file name, text)` of every random machine: [`PER_KIND`] plain ones
-/// (guards and outputs only) and as many timed ones.
+/// (guards and outputs only), as many timed ones and as many eventless
+/// ones.
 pub fn machines() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for timed in [false, true] {
-        let kind = if timed { "timed" } else { "plain" };
+    for (kind, timed, eventless) in [("plain", false, false), ("timed", true, false), ("eventless", false, true)] {
         let mut seed = 1u64;
         let mut kept = 0;
         while kept < PER_KIND {
-            let name = format!("Nested{}{kept}", if timed { "Timed" } else { "Plain" });
-            let text = machine(seed, &name, timed);
+            let name = format!("Nested{}{kept}", fsm_grammar::naming::upper_camel(kind));
+            let text = machine(seed, &name, timed, eventless);
             seed += 1;
-            assert!(seed < 10_000, "no valid random {kind} machine in 10,000 seeds");
+            assert!(seed < 100_000, "no valid random {kind} machine in 100,000 seeds");
             let checked = fsm_grammar::check(&text);
             let nested = checked.model.machines.iter().any(|m| m.is_nested());
             if checked.has_errors() || !nested {
+                continue;
+            }
+            let machine = &checked.model.machines[0];
+            if eventless && (machine.eventless.is_empty() || fsm_codegen::unsupported(machine).is_some()) {
                 continue;
             }
             out.push((format!("nested_{kind}_{kept}.fsm"), text));
@@ -53,7 +60,7 @@ pub fn machines() -> Vec<(String, String)> {
 }
 
 /// One random machine named `name`.
-fn machine(seed: u64, name: &str, timed: bool) -> String {
+fn machine(seed: u64, name: &str, timed: bool, eventless: bool) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let count = 5 + rng.below(8);
     // parent[i]: the state holding state i, always an earlier one.
@@ -79,6 +86,26 @@ fn machine(seed: u64, name: &str, timed: bool) -> String {
     // machine at once); they have no transitions.
     let terminal: Vec<bool> = (0..count)
         .map(|s| !composite[s] && !initial[s] && rng.chance(12))
+        .collect();
+    // Some leaves inside a composite are final instead (no transitions of
+    // their own either); the states of the initial configuration have no
+    // `always` (`always-at-start`).
+    let last = (0..count).map(|s| (0..count).all(|later| later <= s || parent[later] != parent[s]));
+    let last: Vec<bool> = last.collect();
+    let is_final: Vec<bool> = (0..count)
+        .map(|s| eventless && !terminal[s] && !composite[s] && !initial[s] && parent[s].is_some() && (last[s] || rng.chance(30)))
+        .collect();
+    let at_start: Vec<bool> = (0..count)
+        .map(|s| {
+            let mut at = Some(s);
+            while let Some(x) = at {
+                if !initial[x] {
+                    return false;
+                }
+                at = parent[x];
+            }
+            true
+        })
         .collect();
     let actions = 2 + rng.below(3);
     let guards = 1 + rng.below(3);
@@ -106,7 +133,9 @@ fn machine(seed: u64, name: &str, timed: bool) -> String {
         }
     };
     let guard = |rng: &mut Rng| -> String {
-        match rng.below(5) {
+        match rng.below(if eventless { 7 } else { 5 }) {
+            5 => format!(" [in(s{}) || g{}]", rng.below(count), rng.below(guards)),
+            6 => format!(" [!in(s{})]", rng.below(count)),
             0 => format!(" [g{}]", rng.below(guards)),
             1 => format!(" [!g{}]", rng.below(guards)),
             2 => format!(" [g{} && g{}]", rng.below(guards), rng.below(guards)),
@@ -167,7 +196,22 @@ fn machine(seed: u64, name: &str, timed: bool) -> String {
             };
             own.push(format!("exit {effect}emit out_s{s};"));
         }
-        if !terminal {
+        if eventless && composite[s] && rng.chance(60) {
+            for _ in 0..1 + rng.below(2) {
+                let guard = guard(&mut rng);
+                own.push(format!("done{guard} -> {} emit done_s{s};", target(&mut rng)));
+            }
+        }
+        if eventless && !is_final[s] && !terminal && !at_start[s] && rng.chance(35) {
+            let guard = guard(&mut rng);
+            let to = if rng.chance(10) {
+                String::new()
+            } else {
+                format!(" -> {}", target(&mut rng))
+            };
+            own.push(format!("always{guard}{to} emit always_s{s};"));
+        }
+        if !terminal && !is_final[s] {
             for _ in 0..rng.below(4) {
                 let action = rng.below(actions);
                 let guard = guard(&mut rng);
@@ -212,6 +256,9 @@ fn machine(seed: u64, name: &str, timed: bool) -> String {
         }
         if terminal[s] {
             head.push_str("terminal ");
+        }
+        if is_final[s] {
+            head.push_str("final ");
         }
         head.push_str(&format!("state s{s}"));
         head

@@ -27,10 +27,26 @@
 //! With nested states ([`crate::tree`]) the state is a leaf, the candidates
 //! come from every level, and "the state left" and "the state entered" are
 //! the exits and entries of the transition's path, in order.
+//!
+//! From "`always` and `done` after a step" (machines without parallel
+//! states, whose configuration is one leaf and the states holding it):
+//!
+//! - after every step, the `always` transitions of the leaf and of the
+//!   states holding it are tried, highest priority first, then innermost
+//!   first, then in declaration order; the first whose guard holds is the
+//!   next step, in the same firing;
+//! - when none holds and the step entered a `final` leaf, the `done`
+//!   transitions of the state holding it are tried (highest priority, then
+//!   declaration), once;
+//! - `in(S)` holds when the leaf before the step is `S` or lies inside it;
+//! - the outputs of every step are the firing's, in order; it is internal
+//!   when no step had a target.
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
 use crate::tree::{self, Memory};
-use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, StateId, Transition};
+use fsm_grammar::model::{
+    ActionId, EventlessKind, Eventless, GuardExpr, Machine, OutputId, Source, StateId, Transition,
+};
 use fsm_runtime::Snapshot;
 
 /// One machine, its current leaf and its history memory.
@@ -107,7 +123,7 @@ impl<'m> Reference<'m> {
         for transition in &candidates {
             let taken = match &transition.guard {
                 None => true,
-                Some(guard) => holds(&guard.expr, &mut known, guards),
+                Some(guard) => holds(self.machine, state, &guard.expr, &mut known, guards),
             };
             if !taken {
                 continue;
@@ -130,12 +146,14 @@ impl<'m> Reference<'m> {
             }
             let to = entries.last().copied().unwrap_or(state);
             self.state = to;
+            let mut internal = transition.target.is_none();
+            self.settle(transition.target.is_some(), &mut known, guards, &mut outputs, &mut internal);
             return Outcome::Fired {
                 from: self.state_name(state),
-                to: self.state_name(to),
+                to: self.state_name(self.state),
                 action: action_name.to_owned(),
                 outputs,
-                internal: transition.target.is_none(),
+                internal,
             };
         }
         Outcome::GuardRejected {
@@ -153,6 +171,62 @@ impl<'m> Reference<'m> {
                 })
                 .collect(),
         }
+    }
+}
+
+impl Reference<'_> {
+    /// The `always` and `done` steps after a step that left the machine in
+    /// `self.state` (`entered`: the step had a target), until none is taken.
+    fn settle(
+        &mut self,
+        mut entered: bool,
+        known: &mut [Option<bool>],
+        guards: &TestGuards,
+        outputs: &mut Vec<String>,
+        internal: &mut bool,
+    ) {
+        let m = self.machine;
+        for _ in 0..fsm_grammar::model::MAX_MICROSTEPS {
+            // Each step asks its guards afresh, at most once each: the
+            // effects of the step before may have changed what they read.
+            known.fill(None);
+            let leaf = self.state;
+            let depth = |s: StateId| m.ancestors_or_self(s).count();
+            let mut always: Vec<&Eventless> = m
+                .eventless
+                .iter()
+                .filter(|e| e.kind == EventlessKind::Always && m.ancestors_or_self(leaf).any(|a| a == e.state))
+                .collect();
+            // Stable: declaration order stays among equals.
+            always.sort_by_key(|e| (std::cmp::Reverse(e.priority), std::cmp::Reverse(depth(e.state))));
+            let mut done: Vec<&Eventless> = Vec::new();
+            if entered && m.state(leaf).is_final() {
+                let parent = m.state(leaf).parent.expect("a final state lies in a composite");
+                done = m
+                    .eventless
+                    .iter()
+                    .filter(|e| e.kind == EventlessKind::Done && e.state == parent)
+                    .collect();
+                done.sort_by_key(|e| std::cmp::Reverse(e.priority));
+            }
+            let next = always.into_iter().chain(done).find(|e| match &e.guard {
+                None => true,
+                Some(g) => holds(m, leaf, &g.expr, known, guards),
+            });
+            let Some(e) = next else { return };
+            let (exits, entries) = tree::take(m, leaf, Source::State(e.state), e.target, e.history, &mut self.memory);
+            for &s in &exits {
+                outputs.extend(self.output_names(&m.state(s).exit));
+            }
+            outputs.extend(self.output_names(&e.emits));
+            for &s in &entries {
+                outputs.extend(self.output_names(&m.state(s).enter));
+            }
+            self.state = entries.last().copied().unwrap_or(leaf);
+            entered = e.target.is_some();
+            *internal &= e.target.is_none();
+        }
+        panic!("the corpus has no cycle of `always` or `done` transitions");
     }
 }
 
@@ -209,15 +283,15 @@ impl Engine for Reference<'_> {
 
 /// Whether `expr` holds, evaluating `&&` and `||` left to right with short
 /// circuits and asking `guards` only for guards not in `known` yet.
-fn holds(expr: &GuardExpr, known: &mut [Option<bool>], guards: &TestGuards) -> bool {
+/// `in(S)` holds when `leaf`, the leaf before the step, is `S` or lies
+/// inside it (the corpus has no parallel state).
+fn holds(m: &Machine, leaf: StateId, expr: &GuardExpr, known: &mut [Option<bool>], guards: &TestGuards) -> bool {
     match expr {
         GuardExpr::Var(g) => *known[g.index()].get_or_insert_with(|| guards.guard(g.index())),
-        // The engines refuse `in(...)` until they run parallel states, so no
-        // machine of the corpus has one.
-        GuardExpr::In(_) => unreachable!("the corpus has no `in(...)`: the engines refuse it"),
-        GuardExpr::Not(e) => !holds(e, known, guards),
-        GuardExpr::And(a, b) => holds(a, known, guards) && holds(b, known, guards),
-        GuardExpr::Or(a, b) => holds(a, known, guards) || holds(b, known, guards),
+        GuardExpr::In(s) => m.ancestors_or_self(leaf).any(|a| a == *s),
+        GuardExpr::Not(e) => !holds(m, leaf, e, known, guards),
+        GuardExpr::And(a, b) => holds(m, leaf, a, known, guards) && holds(m, leaf, b, known, guards),
+        GuardExpr::Or(a, b) => holds(m, leaf, a, known, guards) || holds(m, leaf, b, known, guards),
     }
 }
 

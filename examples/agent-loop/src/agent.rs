@@ -35,7 +35,6 @@ impl fmt::Display for Event {
             Event::ToolCallDelta(call) => write!(f, "llm: tool call {call}"),
             Event::LlmCompleted => f.write_str("llm: completed"),
             Event::LlmError(error) => write!(f, "llm: error: {error}"),
-            Event::ResponseExamined => f.write_str("response examined"),
             Event::ToolCompleted(result) => match &result.output {
                 Ok(output) => {
                     let first_line = output.lines().next().unwrap_or_default();
@@ -404,15 +403,6 @@ impl<L: Llm, C: Clock> Agent<L, C> {
             return;
         }
         match to {
-            // Resumed: the examination was held, or is queued again by
-            // `restart_work`.
-            State::ProcessingLlmResponse if from == State::Paused => {}
-            // Transient: the response is examined at once.
-            State::ProcessingLlmResponse => {
-                let calls = plural(self.machine.context().requested_tool_calls().len(), "tool call");
-                self.note(format!("the response asks for {calls}"));
-                self.queue.push_front(Event::ResponseExamined);
-            }
             State::Error => {
                 let context = self.machine.context();
                 let retry = context.retries() + 1;
@@ -495,7 +485,6 @@ impl<L: Llm, C: Clock> Agent<L, C> {
                 self.machine.context_mut().discard_partial_response();
                 self.send_llm_request();
             }
-            State::ProcessingLlmResponse => self.queue.push_back(Event::ResponseExamined),
             State::ExecutingTools => {
                 let context = self.machine.context();
                 let unfinished: Vec<ToolCall> = context

@@ -28,7 +28,8 @@
 //!
 //! # Pausing and cancelling a turn
 //!
-//! The phases of a turn (`calling_llm`, `processing_llm_response`,
+//! The phases of a turn (`calling_llm`, `processing_llm_response`, which
+//! the machine passes through within the firing that completes a response,
 //! `executing_tools`, `post_tools_hook` and `error`, the backoff before a
 //! retry) are the states of the composite `working`, which declares `pause`
 //! and `cancel` once for all of them. [`State`] lists the leaves and

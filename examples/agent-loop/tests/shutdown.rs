@@ -27,7 +27,6 @@ fn event(action: Action, draw: u32, machine: &AgentLoop<FakeClock>) -> Event {
         }
         Action::LlmCompleted => Event::LlmCompleted,
         Action::LlmError => Event::LlmError(format!("error {draw}")),
-        Action::ResponseExamined => Event::ResponseExamined,
         Action::ToolCompleted => {
             let pending: Vec<ToolCallId> = machine.context().pending().iter().copied().collect();
             let id = match pending.len() {
@@ -191,7 +190,6 @@ proptest! {
             Event::ToolCallDelta(ToolCall::new(9, "grep", "x")),
             Event::LlmCompleted,
             Event::LlmError("late".to_owned()),
-            Event::ResponseExamined,
             Event::ToolCompleted(result),
             Event::PostToolsHookCompleted,
             Event::ShutdownRequested,

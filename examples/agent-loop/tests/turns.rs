@@ -46,13 +46,11 @@ fn a_turn_with_tool_calls_sends_the_results_back_in_call_order() {
             (CallingLlm, CallingLlm),
             (CallingLlm, CallingLlm),
             (CallingLlm, CallingLlm),
-            (CallingLlm, ProcessingLlmResponse),
-            (ProcessingLlmResponse, ExecutingTools),
+            (CallingLlm, ExecutingTools),
             (ExecutingTools, ExecutingTools),
             (ExecutingTools, CallingLlm),
             (CallingLlm, CallingLlm),
-            (CallingLlm, ProcessingLlmResponse),
-            (ProcessingLlmResponse, WaitingForUserInput),
+            (CallingLlm, WaitingForUserInput),
         ]
     );
     assert_eq!(common::arrival_order(&agent), [2, 1]);

@@ -146,9 +146,9 @@ impl<L: Llm, K: Clock> Agent<L, K> {
     ///
     /// When the machine rejects an event: the run already ended.
     pub fn run(&mut self) -> Result<Outcome, FireError<K>> {
-        // `route` has no enter output: the first step is the caller's to
-        // request.
-        let mut next = Some(Event::Decide);
+        // `start` enters `route`, which asks the model at once (or fails
+        // when the budget is spent); every later step is a result fed back.
+        let mut next = Some(Event::Start);
         while let Some(event) = next {
             let fired = self.machine.fire(event)?;
             self.trace.push(format!("  {fired}"));
@@ -173,9 +173,12 @@ impl<L: Llm, K: Clock> Agent<L, K> {
     fn failure_of(&self, action: Action) -> Option<Failure> {
         let context = self.machine.context();
         Some(match action {
-            Action::Decide => Failure::StepBudgetSpent {
-                max_steps: context.max_steps,
-            },
+            // Only `route`'s `always [!steps_left]` leads from these to `fail`.
+            Action::Start | Action::ToolFinished if context.steps_taken >= context.max_steps => {
+                Failure::StepBudgetSpent {
+                    max_steps: context.max_steps,
+                }
+            }
             Action::DecisionFailed => Failure::Llm(context.error.clone()?),
             Action::Decided => {
                 let decision = context.decision.clone()?;
@@ -186,7 +189,7 @@ impl<L: Llm, K: Clock> Agent<L, K> {
                     _ => Failure::Undecided(decision),
                 }
             }
-            Action::ToolFinished | Action::InternalError => return None,
+            Action::Start | Action::ToolFinished | Action::InternalError => return None,
         })
     }
 
@@ -197,7 +200,6 @@ impl<L: Llm, K: Clock> Agent<L, K> {
             match output {
                 Output::AskLlm => next = Some(self.decide()),
                 Output::ExecuteTool => next = self.execute_tool(),
-                Output::RequestDecision => next = Some(Event::Decide),
                 Output::SynthesizeAnswer => {
                     let answer = self.llm.answer(self.machine.context());
                     self.trace.push(format!("answer: {answer}"));

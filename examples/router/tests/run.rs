@@ -51,13 +51,11 @@ fn answers_after_tool_calls() {
     assert_eq!(
         transitions(&agent),
         [
-            "`route` --decide--> `deciding` (emit `ask_llm`)",
+            "`ready` --start--> `deciding` (emit `ask_llm`)",
             "`deciding` --decided--> `call_tool` (emit `execute_tool`)",
-            "`call_tool` --tool_finished--> `route` (emit `request_decision`)",
-            "`route` --decide--> `deciding` (emit `ask_llm`)",
+            "`call_tool` --tool_finished--> `deciding` (emit `ask_llm`)",
             "`deciding` --decided--> `call_tool` (emit `execute_tool`)",
-            "`call_tool` --tool_finished--> `route` (emit `request_decision`)",
-            "`route` --decide--> `deciding` (emit `ask_llm`)",
+            "`call_tool` --tool_finished--> `deciding` (emit `ask_llm`)",
             "`deciding` --decided--> `answer` (emit `synthesize_answer`)",
         ]
     );
@@ -103,7 +101,7 @@ fn a_tool_error_routes_back_to_the_model() {
     );
     assert_eq!(
         transitions(&agent)[2],
-        "`call_tool` --tool_finished--> `route` (emit `request_decision`)"
+        "`call_tool` --tool_finished--> `deciding` (emit `ask_llm`)"
     );
     assert!(agent
         .trace()
@@ -121,11 +119,12 @@ fn a_model_that_never_answers_is_stopped_by_max_steps() {
     assert_eq!(agent.state(), State::Fail);
     assert_eq!(agent.steps(), 4);
     assert_eq!(agent.context().steps.len(), 4);
-    // The fifth `decide` fails on `!steps_left` before the model is asked.
+    // Back in `route` after the fourth tool, `!steps_left` fails the run
+    // before the model is asked a fifth time, in the same firing.
     assert_eq!(agent.llm().decisions, 4);
     assert_eq!(
         transitions(&agent).last().copied(),
-        Some("`route` --decide--> `fail` (emit `report_failure`)")
+        Some("`call_tool` --tool_finished--> `fail` (emit `report_failure`)")
     );
     assert_eq!(
         agent.trace().last().map(String::as_str),
@@ -230,10 +229,10 @@ fn a_finished_run_cannot_continue() {
     assert!(matches!(&error, fsm_runtime::FireError::InvalidTransition(e) if e.terminal()));
     assert_eq!(
         error.to_string(),
-        "action `decide` is not valid in state `answer`: the state is terminal"
+        "action `start` is not valid in state `answer`: the state is terminal"
     );
     // The rejected event is handed back.
-    assert!(matches!(error.into_event(), Event::Decide));
+    assert!(matches!(error.into_event(), Event::Start));
 }
 
 thread_local! {
@@ -308,7 +307,10 @@ fn a_tool_within_its_timeout_routes_back() {
 fn the_machine_keeps_the_books() {
     let context = RouterContext::new("Apple?", ToolRegistry::finance(), 1);
     let mut router = Router::new(context);
-    router.fire(Event::Decide).unwrap();
+    let fired = router.fire(Event::Start).unwrap();
+    // `route` asked the model in the same firing.
+    assert_eq!(fired.to, State::Deciding);
+    assert_eq!(fired.outputs, [router::Output::AskLlm]);
     let decision = Decision::call("get_stock_price", &[("ticker", "AAPL")]);
     router.fire(Event::Decided(decision.clone())).unwrap();
     assert_eq!(router.state(), State::CallTool);
@@ -319,12 +321,13 @@ fn the_machine_keeps_the_books() {
         arguments: decision.arguments.clone(),
         result: Ok("AAPL trades at 189.98 USD".to_owned()),
     };
-    router.fire(Event::ToolFinished(step.clone())).unwrap();
+    // One step of one: back in `route`, the spent budget fails the run in
+    // the same firing.
+    let fired = router.fire(Event::ToolFinished(step.clone())).unwrap();
     assert_eq!(router.context().steps, [step]);
     assert_eq!(router.next_deadline(), None);
-    // One step of one: the next `decide` fails the run.
-    let fired = router.fire(Event::Decide).unwrap();
     assert_eq!(fired.to, State::Fail);
+    assert_eq!(fired.outputs, [router::Output::ReportFailure]);
     assert_eq!(router.context().steps_taken, 1);
     // A decision the machine does not expect is handed back, payload and all.
     let error = router.fire(Event::Decided(Decision::answer())).unwrap_err();

@@ -157,6 +157,8 @@ struct Run<'a, C> {
     now: Option<Timestamp>,
     /// True when some step exited or entered a state.
     moved: bool,
+    /// The guards asked in the step being chosen, by guard index.
+    cache: Vec<Option<bool>>,
 }
 
 impl<C> Run<'_, C> {
@@ -185,13 +187,17 @@ impl<C> Run<'_, C> {
         }
     }
 
-    /// True when `c`'s guard holds in `config`, with `payload`.
-    fn holds(&self, config: &Configuration, c: Chosen, payload: &Value) -> bool {
+    /// True when `c`'s guard holds in `config`, with `payload`. A guard is
+    /// asked at most once per step ([`Run::cache`]).
+    fn holds(&mut self, config: &Configuration, c: Chosen, payload: &Value) -> bool {
         let guards = &self.engine.bound.guards;
+        let (context, cache) = (&*self.context, &mut self.cache);
+        cache.resize(guards.len(), None);
         guard_of(self.m, c).is_none_or(|expr| {
-            expr.eval(&mut |g| (guards[g.index()])(self.context, payload), &mut |s| {
-                config.contains(&s)
-            })
+            expr.eval(
+                &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload)),
+                &mut |s| config.contains(&s),
+            )
         })
     }
 }
@@ -203,6 +209,9 @@ impl<C> SettleHost for Run<'_, C> {
     }
 
     fn stepped(&mut self, step: Microstep) {
+        // The next step asks its guards afresh: this one's effects may have
+        // changed what they read.
+        self.cache.clear();
         self.apply(&step, false, &NULL);
     }
 }
@@ -308,6 +317,7 @@ impl<C> Engine<C> {
             effects: 0,
             now: None,
             moved: false,
+            cache: Vec::new(),
         };
         run.apply(&first, true, payload);
         // Without `always` and `done` transitions nothing follows a step.
@@ -480,6 +490,7 @@ impl<C> Engine<C> {
                 effects: 0,
                 now: Some(now),
                 moved: false,
+                cache: Vec::new(),
             };
             run.apply(&first, false, &NULL);
             // A guarded cycle past the bound stops the chain; the timer's

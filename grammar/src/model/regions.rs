@@ -29,17 +29,14 @@ impl Machine {
     /// has a parallel or final state, a `done` or `always` transition, or
     /// an `in(...)` test.
     pub fn runs_over_configurations(&self) -> bool {
-        self.not_yet_run().is_some()
+        self.configuration_construct().is_some()
     }
 
-    /// The first construct of this machine that code generation does not
-    /// generate yet, in words: a parallel or final state, a `done` or
+    /// The first construct that makes this machine run over
+    /// configurations, in words: a parallel or final state, a `done` or
     /// `always` transition, or an `in(...)` test. `None` for every other
     /// machine.
-    ///
-    /// Code generation refuses a machine for which this is `Some`, naming
-    /// it, rather than run it wrongly; the dynamic engine runs it.
-    pub fn not_yet_run(&self) -> Option<String> {
+    pub fn configuration_construct(&self) -> Option<String> {
         if let Some(s) = self.states.iter().find(|s| s.is_parallel()) {
             return Some(format!("parallel state `{}`", s.name));
         }
