@@ -1035,7 +1035,8 @@ impl Gen<'_> {
             /// the composite states around it.
             fn arm_timers(&mut self) {
                 self.deadlines = [__fsm::None; #n];
-                #[allow(clippy::match_single_binding, clippy::single_match)]
+                // Every leaf may have an arm of its own.
+                #[allow(clippy::match_single_binding, clippy::single_match, unreachable_patterns)]
                 match self.state {
                     #(#arms)*
                     _ => {}
@@ -1151,7 +1152,7 @@ impl Gen<'_> {
             /// The slots of the timers armed in `state` (its own and its
             /// composites'), group by group in the order groups are tried.
             fn timer_order(state: State) -> &'static [usize] {
-                #[allow(clippy::match_single_binding)]
+                #[allow(clippy::match_single_binding, unreachable_patterns)]
                 match state {
                     #(#order_arms)*
                     _ => &[],
@@ -1162,7 +1163,7 @@ impl Gen<'_> {
             /// declaring state's name, the timer's index among its timers,
             /// and its slot; innermost level first.
             fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
-                #[allow(clippy::match_single_binding)]
+                #[allow(clippy::match_single_binding, unreachable_patterns)]
                 match state {
                     #(#timers_in_arms)*
                     _ => &[],

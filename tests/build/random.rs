@@ -31,11 +31,17 @@ impl Rng {
 pub const PER_KIND: usize = 10;
 
 /// The `(file name, text)` of every random machine: [`PER_KIND`] plain ones
-/// (guards and outputs only), as many timed ones and as many eventless
-/// ones.
+/// (guards and outputs only), as many timed ones, and as many of each with
+/// `always`, `done` and `final`.
 pub fn machines() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (kind, timed, eventless) in [("plain", false, false), ("timed", true, false), ("eventless", false, true)] {
+    let kinds = [
+        ("plain", false, false),
+        ("timed", true, false),
+        ("eventless", false, true),
+        ("eventless_timed", true, true),
+    ];
+    for (kind, timed, eventless) in kinds {
         let mut seed = 1u64;
         let mut kept = 0;
         while kept < PER_KIND {

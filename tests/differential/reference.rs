@@ -44,9 +44,7 @@
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
 use crate::tree::{self, Memory};
-use fsm_grammar::model::{
-    ActionId, EventlessKind, Eventless, GuardExpr, Machine, OutputId, Source, StateId, Transition,
-};
+use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, Source, StateId, Transition};
 use fsm_runtime::Snapshot;
 
 /// One machine, its current leaf and its history memory.
@@ -191,25 +189,7 @@ impl Reference<'_> {
             // effects of the step before may have changed what they read.
             known.fill(None);
             let leaf = self.state;
-            let depth = |s: StateId| m.ancestors_or_self(s).count();
-            let mut always: Vec<&Eventless> = m
-                .eventless
-                .iter()
-                .filter(|e| e.kind == EventlessKind::Always && m.ancestors_or_self(leaf).any(|a| a == e.state))
-                .collect();
-            // Stable: declaration order stays among equals.
-            always.sort_by_key(|e| (std::cmp::Reverse(e.priority), std::cmp::Reverse(depth(e.state))));
-            let mut done: Vec<&Eventless> = Vec::new();
-            if entered && m.state(leaf).is_final() {
-                let parent = m.state(leaf).parent.expect("a final state lies in a composite");
-                done = m
-                    .eventless
-                    .iter()
-                    .filter(|e| e.kind == EventlessKind::Done && e.state == parent)
-                    .collect();
-                done.sort_by_key(|e| std::cmp::Reverse(e.priority));
-            }
-            let next = always.into_iter().chain(done).find(|e| match &e.guard {
+            let next = tree::settle_candidates(m, leaf, entered).into_iter().find(|e| match &e.guard {
                 None => true,
                 Some(g) => holds(m, leaf, &g.expr, known, guards),
             });

@@ -89,16 +89,18 @@ fn groups_of(machine: &Machine, state: StateId) -> Vec<Vec<(usize, &Timer)>> {
     groups
 }
 
-fn holds(machine: &Machine, expr: &GuardExpr, ctx: &Ctx, payload: &Value) -> bool {
+/// `in(S)` holds when `leaf`, the leaf before the step, is `S` or lies
+/// inside it (the corpus has no parallel state).
+fn holds(machine: &Machine, leaf: StateId, expr: &GuardExpr, ctx: &Ctx, payload: &Value) -> bool {
     match expr {
         GuardExpr::Var(g) => {
             let typed = machine.guards[g.index()].payload.is_some();
             guard_value(g.index(), ctx, json_payload(typed, payload))
         }
-        GuardExpr::In(_) => unreachable!("the corpus has no `in(...)`: the engines refuse it"),
-        GuardExpr::Not(e) => !holds(machine, e, ctx, payload),
-        GuardExpr::And(a, b) => holds(machine, a, ctx, payload) && holds(machine, b, ctx, payload),
-        GuardExpr::Or(a, b) => holds(machine, a, ctx, payload) || holds(machine, b, ctx, payload),
+        GuardExpr::In(s) => machine.ancestors_or_self(leaf).any(|a| a == *s),
+        GuardExpr::Not(e) => !holds(machine, leaf, e, ctx, payload),
+        GuardExpr::And(a, b) => holds(machine, leaf, a, ctx, payload) && holds(machine, leaf, b, ctx, payload),
+        GuardExpr::Or(a, b) => holds(machine, leaf, a, ctx, payload) || holds(machine, leaf, b, ctx, payload),
     }
 }
 
@@ -183,6 +185,36 @@ impl<'m> Reference<'m> {
         outputs
     }
 
+    /// The `always` and `done` steps after a step that left the machine in
+    /// its leaf (`entered`: the step had a target), until none is taken
+    /// (see the untimed reference): their guards read the context as the
+    /// steps before left it, and get no payload.
+    fn settle(&mut self, mut entered: bool, now: u64, outputs: &mut Vec<String>) {
+        let machine = self.machine;
+        for _ in 0..fsm_grammar::model::MAX_MICROSTEPS {
+            let leaf = self.state;
+            let next = tree::settle_candidates(machine, leaf, entered)
+                .into_iter()
+                .find(|e| {
+                    e.guard
+                        .as_ref()
+                        .is_none_or(|g| holds(machine, leaf, &g.expr, &self.ctx, &Value::Null))
+                });
+            let Some(e) = next else { return };
+            outputs.extend(self.take(
+                Source::State(e.state),
+                &e.effects,
+                &e.emits,
+                e.target,
+                e.history,
+                &Value::Null,
+                now,
+            ));
+            entered = e.target.is_some();
+        }
+        panic!("the corpus has no cycle of `always` or `done` transitions");
+    }
+
     fn fire(&mut self, action: &str, payload: &Value, now: u64) -> Step {
         let machine = self.machine;
         let state = self.state;
@@ -192,11 +224,11 @@ impl<'m> Reference<'m> {
         let Some(taken) = tree::candidates(machine, state, action).into_iter().find(|t| {
             t.guard
                 .as_ref()
-                .is_none_or(|g| holds(machine, &g.expr, &self.ctx, payload))
+                .is_none_or(|g| holds(machine, state, &g.expr, &self.ctx, payload))
         }) else {
             return Step::Rejected;
         };
-        let outputs = self.take(
+        let mut outputs = self.take(
             taken.source,
             &taken.effects,
             &taken.emits,
@@ -205,6 +237,7 @@ impl<'m> Reference<'m> {
             payload,
             now,
         );
+        self.settle(taken.target.is_some(), now, &mut outputs);
         Step::Fired {
             from: self.name(state),
             to: self.name(self.state),
@@ -236,7 +269,7 @@ impl<'m> Reference<'m> {
             let Some(&(index, timer)) = groups[group].iter().find(|(_, t)| {
                 t.guard
                     .as_ref()
-                    .is_none_or(|g| holds(self.machine, &g.expr, &self.ctx, &Value::Null))
+                    .is_none_or(|g| holds(self.machine, state, &g.expr, &self.ctx, &Value::Null))
             }) else {
                 fired.push(Due::Rejected {
                     state: self.name(state),
@@ -246,7 +279,7 @@ impl<'m> Reference<'m> {
                 });
                 continue;
             };
-            let outputs = self.take(
+            let mut outputs = self.take(
                 Source::State(declared),
                 &timer.effects,
                 &timer.emits,
@@ -255,6 +288,7 @@ impl<'m> Reference<'m> {
                 &Value::Null,
                 now,
             );
+            self.settle(timer.target.is_some(), now, &mut outputs);
             fired.push(Due::Fired {
                 from: self.name(state),
                 to: self.name(self.state),
@@ -435,11 +469,6 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
             .unwrap_or_else(|_| panic!("{file} has errors"));
         for machine in &model.machines {
             machines += 1;
-            if !machine.eventless.is_empty() {
-                // This reference knows no `always` or `done` step; the
-                // untimed one does, and drives these machines.
-                continue;
-            }
             let generated = generated_for(&file, &machine.name);
             let definition = Arc::new(
                 Definition::from_fsm_named(&text, &machine.name)

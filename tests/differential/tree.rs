@@ -21,7 +21,7 @@
 //! - Every composite exited remembers the leaf the machine was in; the
 //!   history targets read that memory after the exits.
 
-use fsm_grammar::model::{HistoryKind, Machine, Source, StateId, Transition};
+use fsm_grammar::model::{Eventless, EventlessKind, HistoryKind, Machine, Source, StateId, Transition};
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
@@ -156,6 +156,7 @@ pub fn history_targets(machine: &Machine) -> Vec<StateId> {
         .iter()
         .filter_map(|t| t.history.and(t.target))
         .chain(machine.timers.iter().filter_map(|t| t.history.and(t.target)))
+        .chain(machine.eventless.iter().filter_map(|t| t.history.and(t.target)))
         .collect();
     machine.state_ids().filter(|s| targets.contains(s)).collect()
 }
@@ -189,4 +190,33 @@ pub fn memory_of(machine: &Machine, snapshot: &fsm_runtime::Snapshot) -> Result<
         memory.insert(composite, leaf);
     }
     Ok(memory)
+}
+
+/// The `always` and `done` transitions tried after a step that left the
+/// machine in `leaf` (`entered`: the step had a target), in order: the
+/// `always` ones of the leaf and of the states holding it, highest priority
+/// first, then innermost first, then in declaration order; then, when the
+/// step entered a `final` leaf, the `done` ones of the state holding it,
+/// highest priority first, then in declaration order.
+pub fn settle_candidates(machine: &Machine, leaf: StateId, entered: bool) -> Vec<&Eventless> {
+    let m = machine;
+    let depth = |s: StateId| m.ancestors_or_self(s).count();
+    let mut always: Vec<&Eventless> = m
+        .eventless
+        .iter()
+        .filter(|e| e.kind == EventlessKind::Always && m.ancestors_or_self(leaf).any(|a| a == e.state))
+        .collect();
+    // Stable: declaration order stays among equals.
+    always.sort_by_key(|e| (std::cmp::Reverse(e.priority), std::cmp::Reverse(depth(e.state))));
+    if entered && m.state(leaf).is_final() {
+        let parent = m.state(leaf).parent.expect("a final state lies in a composite");
+        let mut done: Vec<&Eventless> = m
+            .eventless
+            .iter()
+            .filter(|e| e.kind == EventlessKind::Done && e.state == parent)
+            .collect();
+        done.sort_by_key(|e| std::cmp::Reverse(e.priority));
+        always.extend(done);
+    }
+    always
 }

@@ -478,7 +478,7 @@ impl<L: Llm, C: Clock> Agent<L, C> {
     /// Start again the I/O that `phase` waits on, which a restart lost: a
     /// request in flight is sent again (what streamed of it is discarded),
     /// unfinished tool calls run again (tools must tolerate that), hooks
-    /// run again, a response is examined again.
+    /// run again.
     fn restart_work(&mut self, phase: State) {
         match phase {
             State::CallingLlm => {
@@ -496,8 +496,13 @@ impl<L: Llm, C: Clock> Agent<L, C> {
                 self.execute_tools(&unfinished);
             }
             State::PostToolsHook => self.run_post_tools_hook(),
-            // The machine arms the backoff; nothing else waits.
-            State::Error | State::WaitingForUserInput | State::Paused | State::ShuttingDown => {}
+            // The machine arms the backoff; nothing else waits (a firing
+            // never ends in `processing_llm_response`).
+            State::Error
+            | State::ProcessingLlmResponse
+            | State::WaitingForUserInput
+            | State::Paused
+            | State::ShuttingDown => {}
         }
     }
 

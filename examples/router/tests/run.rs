@@ -188,7 +188,7 @@ fn bad_decisions_fail_the_run_with_their_reason() {
         assert_eq!(
             transitions(&agent),
             [
-                "`route` --decide--> `deciding` (emit `ask_llm`)".to_owned(),
+                "`ready` --start--> `deciding` (emit `ask_llm`)".to_owned(),
                 format!("`deciding` --{action}--> `fail` (emit `report_failure`)"),
             ]
         );
@@ -209,7 +209,7 @@ fn a_panicking_tool_is_an_internal_error() {
     assert_eq!(
         transitions(&agent),
         [
-            "`route` --decide--> `deciding` (emit `ask_llm`)",
+            "`ready` --start--> `deciding` (emit `ask_llm`)",
             "`deciding` --decided--> `call_tool` (emit `execute_tool`)",
             "`call_tool` --internal_error--> `fail` (emit `report_failure`)",
         ]
@@ -277,7 +277,7 @@ fn a_tool_that_outlives_its_timeout_fails_the_run() {
     assert_eq!(
         transitions(&agent),
         [
-            "`route` --decide--> `deciding` (emit `ask_llm`)",
+            "`ready` --start--> `deciding` (emit `ask_llm`)",
             "`deciding` --decided--> `call_tool` (emit `execute_tool`)",
             "timer 0 of `call_tool` -> `fail` (emit `report_timeout`, `report_failure`)",
         ]
