@@ -80,21 +80,24 @@ impl Chain<'_> {
         prefix: &[OutputId],
         internal: bool,
     ) -> TokenStream {
-        let variant = &self.idents.states[leaf.index()];
-        let outputs = tables.outputs(prefix.to_vec());
-        let end = quote!((State::#variant, #outputs, #internal));
         let trials = trials(
             self.machine,
             leaf,
-            self.plan
-                .settle_candidates(leaf, entered)
-                .map(|c| (c, self.machine.eventless[c.eventless].guard.as_ref().map(|g| &g.expr))),
+            self.plan.settle_candidates(leaf, entered).map(|c| {
+                (
+                    c,
+                    self.machine.eventless[c.eventless]
+                        .guard
+                        .as_ref()
+                        .map(|g| &g.expr),
+                )
+            }),
         );
         let cached: BTreeSet<GuardId> = plan::repeated_guards(trials.iter().filter_map(|(_, g)| g.as_ref()))
             .into_iter()
             .collect();
         let mut branches = Vec::new();
-        let mut fallback = end;
+        let mut fallback = None;
         for (candidate, guard) in &trials {
             let next = self.step(tables, leaf, &candidate.step, false, prefix, internal);
             match guard {
@@ -102,9 +105,15 @@ impl Chain<'_> {
                     let condition = condition_with(expr, &cached, self.idents, self.call);
                     branches.push(quote!(if #condition { #next }));
                 }
-                None => fallback = next,
+                None => fallback = Some(next),
             }
         }
+        // When no candidate is taken, the `fire` ends here.
+        let fallback = fallback.unwrap_or_else(|| {
+            let variant = &self.idents.states[leaf.index()];
+            let outputs = tables.outputs(prefix.to_vec());
+            quote!((State::#variant, #outputs, #internal))
+        });
         if branches.is_empty() {
             return fallback;
         }

@@ -918,9 +918,16 @@ impl Gen<'_> {
                 let trials = trials(
                     self.machine,
                     state,
-                    candidates
-                        .iter()
-                        .map(|c| (c, self.machine.transition(c.transition).guard.as_ref().map(|g| &g.expr))),
+                    candidates.iter().map(|c| {
+                        (
+                            c,
+                            self.machine
+                                .transition(c.transition)
+                                .guard
+                                .as_ref()
+                                .map(|g| &g.expr),
+                        )
+                    }),
                 );
                 for (candidate, guard) in &trials {
                     let fired = if check {

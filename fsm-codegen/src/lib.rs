@@ -146,7 +146,10 @@ const UNFOLDING_LIMIT: usize = 4096;
 /// them to follow one another). `None` for a machine it generates.
 pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
     let construct = match machine.states.iter().find(|s| s.is_parallel()) {
-        Some(state) => format!("a parallel state `{}`, which code generation does not support yet", state.name),
+        Some(state) => format!(
+            "a parallel state `{}`, which code generation does not support yet",
+            state.name
+        ),
         None => fsm_grammar::plan::Plan::new(machine).unfolding_refusal(machine, UNFOLDING_LIMIT)?,
     };
     Some(format!(

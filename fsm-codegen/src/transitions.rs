@@ -99,9 +99,12 @@ fn group_body(
     let trials = trials(
         machine,
         state,
-        row.candidates
-            .iter()
-            .map(|c| (c, machine.transition(c.transition).guard.as_ref().map(|g| &g.expr))),
+        row.candidates.iter().map(|c| {
+            (
+                c,
+                machine.transition(c.transition).guard.as_ref().map(|g| &g.expr),
+            )
+        }),
     );
     for (candidate, guard) in &trials {
         let fired = if machine.eventless.is_empty() {

@@ -569,7 +569,11 @@ impl Plan {
     /// over. This is [`Machine::settle`] with one active leaf: only the
     /// leaf's parent can be done, it is made done by entering a final leaf,
     /// and its `done` is tried once, after the `always` transitions.
-    pub fn settle_candidates(&self, leaf: StateId, entered: bool) -> impl Iterator<Item = &EventlessCandidate> {
+    pub fn settle_candidates(
+        &self,
+        leaf: StateId,
+        entered: bool,
+    ) -> impl Iterator<Item = &EventlessCandidate> {
         let plan = &self.states[leaf.index()];
         let done = if entered { &plan.done.candidates[..] } else { &[] };
         plan.always.candidates.iter().chain(done)
@@ -596,13 +600,11 @@ impl Plan {
         ) -> Result<usize, String> {
             match sizes.get(&node) {
                 Some(Some(size)) => return Ok(*size),
-                Some(None) => {
-                    return Err(format!(
-                        "a cycle of `always` or `done` transitions through `{}`, which code generation does not \
+                Some(None) => return Err(format!(
+                    "a cycle of `always` or `done` transitions through `{}`, which code generation does not \
                          support yet",
-                        m.state(node.0).name
-                    ))
-                }
+                    m.state(node.0).name
+                )),
                 None => {}
             }
             sizes.insert(node, None);

@@ -751,7 +751,11 @@ fn the_new_members_are_written_where_the_machine_uses_them() {
     );
     // A machine without the constructs has none of the members.
     for path in clean_sources() {
-        let json = model_to_json(&check(&read(&path)).model);
+        let model = check(&read(&path)).model;
+        if model.machines.iter().any(|m| m.runs_over_configurations()) {
+            continue;
+        }
+        let json = model_to_json(&model);
         // (`done` is also a state's name in some of them.)
         for member in ["\"done\": [", "\"always\": [", "\"final\": ", "\"parallel\": "] {
             assert!(!json.contains(member), "{}: {member}", path.display());

@@ -99,7 +99,14 @@ fn machine(seed: u64, name: &str, timed: bool, eventless: bool) -> String {
     let last = (0..count).map(|s| (0..count).all(|later| later <= s || parent[later] != parent[s]));
     let last: Vec<bool> = last.collect();
     let is_final: Vec<bool> = (0..count)
-        .map(|s| eventless && !terminal[s] && !composite[s] && !initial[s] && parent[s].is_some() && (last[s] || rng.chance(30)))
+        .map(|s| {
+            eventless
+                && !terminal[s]
+                && !composite[s]
+                && !initial[s]
+                && parent[s].is_some()
+                && (last[s] || rng.chance(30))
+        })
         .collect();
     let at_start: Vec<bool> = (0..count)
         .map(|s| {

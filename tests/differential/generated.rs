@@ -36,7 +36,11 @@ pub fn corpus() -> Vec<std::path::PathBuf> {
     files.retain(|path| {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let checked = fsm_grammar::check(&text);
-        checked.model.machines.iter().all(|m| fsm_codegen::unsupported(m).is_none())
+        checked
+            .model
+            .machines
+            .iter()
+            .all(|m| fsm_codegen::unsupported(m).is_none())
     });
     files.extend(fsm_tests::fsm_files(&fsm_tests::fixtures_dir().join("ok")));
     files.extend(fsm_tests::fsm_files(&fsm_tests::fixtures_dir().join("warn")));

@@ -145,7 +145,13 @@ impl<'m> Reference<'m> {
             let to = entries.last().copied().unwrap_or(state);
             self.state = to;
             let mut internal = transition.target.is_none();
-            self.settle(transition.target.is_some(), &mut known, guards, &mut outputs, &mut internal);
+            self.settle(
+                transition.target.is_some(),
+                &mut known,
+                guards,
+                &mut outputs,
+                &mut internal,
+            );
             return Outcome::Fired {
                 from: self.state_name(state),
                 to: self.state_name(self.state),
@@ -189,12 +195,21 @@ impl Reference<'_> {
             // effects of the step before may have changed what they read.
             known.fill(None);
             let leaf = self.state;
-            let next = tree::settle_candidates(m, leaf, entered).into_iter().find(|e| match &e.guard {
-                None => true,
-                Some(g) => holds(m, leaf, &g.expr, known, guards),
-            });
+            let next = tree::settle_candidates(m, leaf, entered)
+                .into_iter()
+                .find(|e| match &e.guard {
+                    None => true,
+                    Some(g) => holds(m, leaf, &g.expr, known, guards),
+                });
             let Some(e) = next else { return };
-            let (exits, entries) = tree::take(m, leaf, Source::State(e.state), e.target, e.history, &mut self.memory);
+            let (exits, entries) = tree::take(
+                m,
+                leaf,
+                Source::State(e.state),
+                e.target,
+                e.history,
+                &mut self.memory,
+            );
             for &s in &exits {
                 outputs.extend(self.output_names(&m.state(s).exit));
             }
@@ -265,7 +280,13 @@ impl Engine for Reference<'_> {
 /// circuits and asking `guards` only for guards not in `known` yet.
 /// `in(S)` holds when `leaf`, the leaf before the step, is `S` or lies
 /// inside it (the corpus has no parallel state).
-fn holds(m: &Machine, leaf: StateId, expr: &GuardExpr, known: &mut [Option<bool>], guards: &TestGuards) -> bool {
+fn holds(
+    m: &Machine,
+    leaf: StateId,
+    expr: &GuardExpr,
+    known: &mut [Option<bool>],
+    guards: &TestGuards,
+) -> bool {
     match expr {
         GuardExpr::Var(g) => *known[g.index()].get_or_insert_with(|| guards.guard(g.index())),
         GuardExpr::In(s) => m.ancestors_or_self(leaf).any(|a| a == *s),

@@ -99,7 +99,9 @@ fn holds(machine: &Machine, leaf: StateId, expr: &GuardExpr, ctx: &Ctx, payload:
         }
         GuardExpr::In(s) => machine.ancestors_or_self(leaf).any(|a| a == *s),
         GuardExpr::Not(e) => !holds(machine, leaf, e, ctx, payload),
-        GuardExpr::And(a, b) => holds(machine, leaf, a, ctx, payload) && holds(machine, leaf, b, ctx, payload),
+        GuardExpr::And(a, b) => {
+            holds(machine, leaf, a, ctx, payload) && holds(machine, leaf, b, ctx, payload)
+        }
         GuardExpr::Or(a, b) => holds(machine, leaf, a, ctx, payload) || holds(machine, leaf, b, ctx, payload),
     }
 }

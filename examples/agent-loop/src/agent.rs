@@ -399,19 +399,13 @@ impl<L: Llm, C: Clock> Agent<L, C> {
 
     /// What the agent does on its own when the machine moves `from` `to`.
     fn entered(&mut self, from: State, to: State) {
-        if from == to {
-            return;
-        }
-        match to {
-            State::Error => {
-                let context = self.machine.context();
-                let retry = context.retries() + 1;
-                let max = context.policy().max_retries;
-                // The delay the machine just armed its timer with.
-                let delay = crate::agent_loop::Context::backoff(context);
-                self.note(format!("retry {retry} of {max} in {delay:?}"));
-            }
-            _ => {}
+        if from != to && to == State::Error {
+            let context = self.machine.context();
+            let retry = context.retries() + 1;
+            let max = context.policy().max_retries;
+            // The delay the machine just armed its timer with.
+            let delay = crate::agent_loop::Context::backoff(context);
+            self.note(format!("retry {retry} of {max} in {delay:?}"));
         }
     }
 

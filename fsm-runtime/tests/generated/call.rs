@@ -889,7 +889,11 @@ pub mod call {
         /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 3];
-            #[allow(clippy::match_single_binding, clippy::single_match)]
+            #[allow(
+                clippy::match_single_binding,
+                clippy::single_match,
+                unreachable_patterns
+            )]
             match self.state {
                 State::Calling => {
                     let now = __fsm::Clock::now(&self.clock);
@@ -918,7 +922,7 @@ pub mod call {
         /// The slots of the timers armed in `state` (its own and its
         /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Calling => &[1, 2, 0],
                 State::Waiting => &[0],
@@ -929,7 +933,7 @@ pub mod call {
         /// declaring state's name, the timer's index among its timers,
         /// and its slot; innermost level first.
         fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Calling => {
                     &[("calling", 0, 0), ("calling", 1, 1), ("calling", 2, 2)]

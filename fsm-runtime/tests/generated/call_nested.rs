@@ -874,7 +874,11 @@ pub mod call {
         /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 1];
-            #[allow(clippy::match_single_binding, clippy::single_match)]
+            #[allow(
+                clippy::match_single_binding,
+                clippy::single_match,
+                unreachable_patterns
+            )]
             match self.state {
                 State::Talking => {
                     let now = __fsm::Clock::now(&self.clock);
@@ -914,7 +918,7 @@ pub mod call {
         /// The slots of the timers armed in `state` (its own and its
         /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Talking => &[0],
                 State::OnHold => &[0],
@@ -927,7 +931,7 @@ pub mod call {
         /// declaring state's name, the timer's index among its timers,
         /// and its slot; innermost level first.
         fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Talking => &[("connected", 0, 0)],
                 State::OnHold => &[("connected", 0, 0)],

@@ -979,7 +979,11 @@ pub mod job {
         /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 2];
-            #[allow(clippy::match_single_binding, clippy::single_match)]
+            #[allow(
+                clippy::match_single_binding,
+                clippy::single_match,
+                unreachable_patterns
+            )]
             match self.state {
                 State::Fetch => {
                     let now = __fsm::Clock::now(&self.clock);
@@ -1006,7 +1010,7 @@ pub mod job {
         /// The slots of the timers armed in `state` (its own and its
         /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Fetch => &[1, 0],
                 State::Process => &[0],
@@ -1017,7 +1021,7 @@ pub mod job {
         /// declaring state's name, the timer's index among its timers,
         /// and its slot; innermost level first.
         fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Fetch => &[("fetch", 0, 1), ("work", 0, 0)],
                 State::Process => &[("work", 0, 0)],

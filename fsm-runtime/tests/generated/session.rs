@@ -402,7 +402,11 @@ pub mod session {
         /// the composite states around it.
         fn arm_timers(&mut self) {
             self.deadlines = [__fsm::None; 3];
-            #[allow(clippy::match_single_binding, clippy::single_match)]
+            #[allow(
+                clippy::match_single_binding,
+                clippy::single_match,
+                unreachable_patterns
+            )]
             match self.state {
                 State::Active => {
                     let now = __fsm::Clock::now(&self.clock);
@@ -424,7 +428,7 @@ pub mod session {
         /// The slots of the timers armed in `state` (its own and its
         /// composites'), group by group in the order groups are tried.
         fn timer_order(state: State) -> &'static [usize] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Active => &[1, 2, 0],
                 _ => &[],
@@ -434,7 +438,7 @@ pub mod session {
         /// declaring state's name, the timer's index among its timers,
         /// and its slot; innermost level first.
         fn timers_in(state: State) -> &'static [(&'static str, u32, usize)] {
-            #[allow(clippy::match_single_binding)]
+            #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Active => &[("active", 0, 0), ("active", 1, 1), ("active", 2, 2)],
                 _ => &[],
