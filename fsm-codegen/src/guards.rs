@@ -47,7 +47,7 @@ pub(crate) fn guards_trait(guards: &[Symbol], idents: &Idents, spans: &Spans) ->
 /// states in leaf `leaf` (the leaf and the states holding it are active):
 /// `Err(value)` when that decides it.
 pub(crate) fn decided(machine: &Machine, leaf: StateId, expr: &GuardExpr) -> Result<GuardExpr, bool> {
-    expr.decide_states(&|s| s == leaf || machine.is_inside(leaf, s))
+    machine.decide_in_leaf(leaf, expr)
 }
 
 /// `expr` as a short-circuiting Rust condition over `guards`. Guards in

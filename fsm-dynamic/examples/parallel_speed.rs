@@ -5,12 +5,15 @@
 //! cargo run --release -p fsm-dynamic --example parallel_speed
 //! ```
 //!
-//! Three machines, each fired `EVENTS` times with actions cycling through
+//! Four machines, each fired `EVENTS` times with actions cycling through
 //! their states, timed side by side in rounds (the median of the rounds is
 //! printed):
 //!
 //! - `flat`: three states in a ring (`on next`), one leaf at a time: the
 //!   dynamic engine's precomputed step;
+//! - `through always`: the same ring, where one `next` of three goes
+//!   through a transient state (`always`) in the same `fire`: precomputed
+//!   steps too, one after the other;
 //! - `one region`: the same ring in one region of a parallel state whose
 //!   other region has its own ring (`on other`): each event moves one
 //!   region;
@@ -26,6 +29,8 @@ const ROUNDS: usize = 7;
 
 const FLAT: &str = "machine Flat { initial state a1 { on next -> a2; } state a2 { on next -> a3; } \
                     state a3 { on next -> a1; } }";
+const THROUGH_ALWAYS: &str = "machine Transient { initial state a1 { on next -> t; } state t { always -> a2; } \
+                              state a2 { on next -> a3; } state a3 { on next -> a1; } }";
 const ONE_REGION: &str = "machine Regions { initial state idle { on go -> p; } parallel state p { \
      state a { initial state a1 { on next -> a2; } state a2 { on next -> a3; } state a3 { on next -> a1; } } \
      state b { initial state b1 { on other -> b2; } state b2 { on other -> b1; } } } }";
@@ -53,6 +58,7 @@ fn ns_per_event(text: &str) -> f64 {
 fn main() {
     let machines = [
         ("flat", FLAT),
+        ("through always", THROUGH_ALWAYS),
         ("one region", ONE_REGION),
         ("both regions", BOTH_REGIONS),
     ];
@@ -69,6 +75,6 @@ fn main() {
     let flat = median(&mut samples[0].clone());
     for (i, (name, _)) in machines.iter().enumerate() {
         let ns = median(&mut samples[i]);
-        println!("{name:>12}: {ns:8.1} ns/event ({:.1}x flat)", ns / flat);
+        println!("{name:>14}: {ns:8.1} ns/event ({:.1}x flat)", ns / flat);
     }
 }

@@ -9,9 +9,8 @@ use fsm_grammar::model::GuardExpr;
 #[derive(Clone, Copy, Debug)]
 enum Node {
     Guard(GuardId),
-    /// An `in(...)` test: false here. These conditions serve machines whose
-    /// steps run from one leaf; a machine with `in(...)` runs over
-    /// configurations, which evaluate the model's expressions.
+    /// False: what an expression whose `in(...)` tests decide it false in
+    /// one leaf becomes ([`Conditions::never`]).
     Never,
     Not(u32),
     And(u32, u32),
@@ -33,8 +32,9 @@ impl Conditions {
     pub(crate) fn add(&mut self, expr: &GuardExpr) -> ConditionId {
         let node = match expr {
             GuardExpr::Var(guard) => Node::Guard(GuardId::from_index(guard.index())),
-            // Never asked: a machine with `in(...)` runs over configurations
-            // (`Machine::runs_over_configurations`).
+            // Decided per leaf before it is added (`Machine::decide_in_leaf`);
+            // a machine with parallel states evaluates the model's
+            // expressions instead.
             GuardExpr::In(_) => Node::Never,
             GuardExpr::Not(inner) => Node::Not(self.add(inner).0),
             GuardExpr::And(left, right) => Node::And(self.add(left).0, self.add(right).0),
@@ -42,6 +42,13 @@ impl Conditions {
         };
         let index = u32::try_from(self.nodes.len()).expect("fewer than 2^32 guard nodes");
         self.nodes.push(node);
+        ConditionId(index)
+    }
+
+    /// A condition that never holds.
+    pub(crate) fn never(&mut self) -> ConditionId {
+        let index = u32::try_from(self.nodes.len()).expect("fewer than 2^32 guard nodes");
+        self.nodes.push(Node::Never);
         ConditionId(index)
     }
 

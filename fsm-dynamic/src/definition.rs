@@ -34,8 +34,8 @@ pub struct Definition {
     actions: NameIndex,
     outputs: NameIndex,
     pub(crate) tables: Tables,
-    /// For a machine whose steps run over configurations (parallel states,
-    /// `final` states, `done`, `always`, `in(...)`): the plan they render.
+    /// For a machine with parallel states, whose steps run over
+    /// configurations: the plan they render.
     pub(crate) configured: Option<Box<ConfiguredPlan>>,
     warnings: Vec<Diagnostic>,
     import_warnings: Vec<ImportDiagnostic>,
@@ -139,8 +139,11 @@ impl Definition {
             actions: NameIndex::new(machine.actions.iter().map(|a| a.name.as_str())),
             outputs: NameIndex::new(machine.outputs.iter().map(|o| o.name.as_str())),
             tables: Tables::new(&machine),
+            // A machine without parallel states has one active leaf: its
+            // `always` and `done` steps run from the tables, as code
+            // generation lays them out.
             configured: machine
-                .runs_over_configurations()
+                .has_parallel()
                 .then(|| Box::new(ConfiguredPlan::new(&machine))),
             machine,
             warnings,

@@ -8,12 +8,13 @@ pub(crate) use configured::{summary, ConfiguredPlan};
 use super::bind_error::BindError;
 use super::definition::Definition;
 use super::engine_builder::{Bound, EngineBuilder};
-use super::fire_error::{FireError, GuardRejected, InvalidTransition, UnknownAction};
-use super::fired::{Fired, FiredTimer};
+use super::fire_error::{FireError, GuardRejected, InvalidTransition, Runaway, UnknownAction};
+use super::fired::{Fired, FiredTimer, Taken, Trail};
 use super::ids::{ActionId, OutputId, StateId};
 use super::tables::{EffectCall, Move, Step, TimerDelay};
 use super::timer_rejected::TimerRejected;
 use super::trace;
+use fsm_grammar::model::Chosen;
 use fsm_runtime::__private::deadline;
 use fsm_runtime::__private::next_seq_after;
 use fsm_runtime::__private::{outbox_ack, outbox_push};
@@ -150,10 +151,9 @@ struct Current<C> {
     /// The outputs not acknowledged yet, in key order, when the engine
     /// keeps an outbox (which needs `history`, to number the steps).
     outbox: Option<Vec<Pending<OutputId>>>,
-    /// For a machine that runs over configurations (parallel states,
-    /// `final` states, `done`, `always`, `in(...)`): the active states and
-    /// the history memory; `state` is then the innermost state holding
-    /// every active one.
+    /// For a machine with parallel states: the active states and the
+    /// history memory; `state` is then the innermost state holding every
+    /// active one.
     configured: Option<Box<configured::Configured>>,
 }
 
@@ -163,6 +163,31 @@ struct Current<C> {
 fn last_entry_history(clock: &Arc<dyn Clock>) -> History {
     let clock = Arc::clone(clock);
     History::timed_by(move || clock.now(), Retention::Last(NonZeroUsize::MIN))
+}
+
+/// What [`Engine::chain`] did.
+struct Chain {
+    outputs: Vec<OutputId>,
+    taken: Vec<Taken>,
+    effects: usize,
+    /// True when some step had a target.
+    moved: bool,
+    ran_away: bool,
+}
+
+impl Chain {
+    /// The outputs, whether the `fire` stayed internal, and the trail of a
+    /// chain from leaf `from` to leaf `to`.
+    fn into_parts(self, from: StateId, to: StateId) -> (Vec<OutputId>, bool, Trail) {
+        let trail = Trail {
+            from: Box::new([from]),
+            to: Box::new([to]),
+            taken: self.taken.into(),
+            effects: self.effects,
+            ran_away: self.ran_away,
+        };
+        (self.outputs, !self.moved, trail)
+    }
 }
 
 impl<C> Current<C> {
@@ -464,6 +489,38 @@ impl<C> Engine<C> {
         };
         let mv = tables.resolve(&candidate.step, &current.memory);
         self.run_effects(&mut current.context, tables.effects(mv), payload);
+        if tables.has_eventless() {
+            let first = configured::taken(definition.machine(), Chosen::Action(candidate.transition()));
+            let chain = self.chain(current, &candidate.step, mv, first, None);
+            current.record(
+                definition.shared_state_name(from).clone(),
+                definition.shared_action_name(action).clone(),
+                definition.shared_state_name(current.state).clone(),
+                &chain.outputs,
+            );
+            let seq = current.seq;
+            current.seq += 1;
+            let to = current.state;
+            drop(guard);
+            let (outputs, internal, trail) = chain.into_parts(from, to);
+            let ran_away = trail.ran_away;
+            let fired = Fired {
+                seq,
+                from,
+                to,
+                action,
+                outputs: Cow::Owned(outputs),
+                internal,
+                trail: Some(Arc::new(trail)),
+                definition,
+            };
+            if ran_away {
+                let error = FireError::Runaway(Runaway::new(&fired, Arc::clone(&self.definition)));
+                return Err(self.refuse(error));
+            }
+            trace::fired(&fired);
+            return Ok(fired);
+        }
         let to = mv.to.unwrap_or(from);
         current.record(
             definition.shared_state_name(from).clone(),
@@ -472,6 +529,7 @@ impl<C> Engine<C> {
             tables.outputs(mv),
         );
         let seq = current.seq;
+        current.seq += 1;
         self.enter(current, &candidate.step, mv, to, None);
         drop(guard);
         let fired = Fired {
@@ -592,6 +650,33 @@ impl<C> Engine<C> {
             };
             let mv = tables.resolve(&candidate.step, &current.memory);
             self.run_effects(&mut current.context, tables.effects(mv), &NULL);
+            if tables.has_eventless() {
+                let first = configured::taken(definition.machine(), Chosen::Timer(candidate.timer()));
+                let chain = self.chain(current, &candidate.step, mv, first, Some(now));
+                current.record(
+                    definition.shared_state_name(from).clone(),
+                    tables.timer_group(leaf_group.group).label.clone(),
+                    definition.shared_state_name(current.state).clone(),
+                    &chain.outputs,
+                );
+                let seq = current.seq;
+                current.seq += 1;
+                let to = current.state;
+                let (outputs, internal, trail) = chain.into_parts(from, to);
+                fired.push(Ok(FiredTimer {
+                    seq,
+                    from,
+                    to,
+                    declared_in: candidate.declared_in,
+                    timer: candidate.index as usize,
+                    due,
+                    outputs: Cow::Owned(outputs),
+                    internal,
+                    trail: Some(Arc::new(trail)),
+                    definition,
+                }));
+                continue;
+            }
             let to = mv.to.unwrap_or(from);
             current.record(
                 definition.shared_state_name(from).clone(),
@@ -600,6 +685,7 @@ impl<C> Engine<C> {
                 tables.outputs(mv),
             );
             let seq = current.seq;
+            current.seq += 1;
             self.enter(current, &candidate.step, mv, to, Some(now));
             fired.push(Ok(FiredTimer {
                 seq,
@@ -881,18 +967,82 @@ impl<C> Engine<C> {
 
     /// Finish taking `step` along `mv` from the current leaf to `to`, once
     /// its effects ran: record the leaf in the history of the composites it
-    /// exits, move, count, and arm the timers of the states it enters (at
-    /// `now`, or the clock's time, read only when there are some).
+    /// exits, move, and arm the timers of the states it enters (at `now`,
+    /// or the clock's time, read only when there are some).
     #[inline]
     fn enter(&self, current: &mut Current<C>, step: &Step, mv: &Move, to: StateId, now: Option<Timestamp>) {
         if step.uses_history() {
             self.record(current, step);
         }
         current.state = to;
-        current.seq += 1;
         if mv.arms_timers() {
             self.arm_entered(current, mv, now);
         }
+    }
+
+    /// Take `step` (whose effects ran) along `mv`, then the `always` and
+    /// `done` steps after it, each the first candidate whose guard holds
+    /// where the step before left the machine (`Plan::settle_candidates`,
+    /// laid out in the tables; their guards and effects get no payload),
+    /// until none is taken or [`MAX_MICROSTEPS`] were: for a machine
+    /// without parallel states, which has one active leaf throughout.
+    ///
+    /// [`MAX_MICROSTEPS`]: fsm_grammar::model::MAX_MICROSTEPS
+    #[inline(never)]
+    fn chain(
+        &self,
+        current: &mut Current<C>,
+        step: &Step,
+        mv: &Move,
+        first: Taken,
+        now: Option<Timestamp>,
+    ) -> Chain {
+        let tables = &self.definition.tables;
+        let m = self.definition.machine();
+        let guards = &self.bound.guards;
+        let mut chain = Chain {
+            outputs: tables.outputs(mv).to_vec(),
+            taken: vec![first],
+            effects: tables.effects(mv).len(),
+            moved: mv.to.is_some(),
+            ran_away: false,
+        };
+        // One time for every timer the chain arms.
+        let mut now = now;
+        let mut enter = |current: &mut Current<C>, step: &Step, mv: &Move| {
+            if mv.arms_timers() && now.is_none() {
+                now = Some(self.clock.now());
+            }
+            let to = mv.to.unwrap_or(current.state);
+            self.enter(current, step, mv, to, now);
+        };
+        enter(current, step, mv);
+        let mut entered = mv.to.is_some();
+        let mut steps = 0;
+        loop {
+            let at = current.state;
+            let context = &current.context;
+            let Some(next) = tables.select_settle(at, entered, |g| (guards[g.index()])(context, &NULL))
+            else {
+                break;
+            };
+            if steps == fsm_grammar::model::MAX_MICROSTEPS {
+                chain.ran_away = true;
+                break;
+            }
+            let mv = tables.resolve(&next.step, &current.memory);
+            self.run_effects(&mut current.context, tables.effects(mv), &NULL);
+            chain.effects += tables.effects(mv).len();
+            chain.outputs.extend_from_slice(tables.outputs(mv));
+            chain
+                .taken
+                .push(configured::taken(m, Chosen::Eventless(next.eventless as usize)));
+            chain.moved |= mv.to.is_some();
+            entered = mv.to.is_some();
+            enter(current, &next.step, mv);
+            steps += 1;
+        }
+        chain
     }
 
     /// Arm the timers of the states `mv` entered, at `now` or the clock's

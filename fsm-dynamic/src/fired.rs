@@ -136,16 +136,15 @@ macro_rules! configuration_accessors {
         }
 
         /// The transitions taken, in the order they ran, for a machine
-        /// whose steps run over configurations (parallel states, `final`
-        /// states, `done`, `always` or `in(...)`); empty for the others,
-        /// whose `fire` takes exactly one.
+        /// with parallel states, `final` states, `done`, `always` or
+        /// `in(...)`; empty for the others, whose `fire` takes exactly one.
         pub fn taken(&self) -> &[Taken] {
             self.trail.as_ref().map_or(&[], |t| &t.taken)
         }
 
         /// How many effect calls ran (hooks' and transitions', every
-        /// microstep's), for a machine whose steps run over configurations;
-        /// `None` for the others.
+        /// microstep's), for a machine with parallel states, `final`
+        /// states, `done`, `always` or `in(...)`; `None` for the others.
         pub fn effect_count(&self) -> Option<usize> {
             self.trail.as_ref().map(|t| t.effects)
         }

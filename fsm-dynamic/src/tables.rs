@@ -127,6 +127,19 @@ pub(crate) struct EffectCall {
     pub(crate) payload: bool,
 }
 
+/// An `always` or `done` transition as a candidate after a step that left
+/// the machine in one leaf.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SettleCandidate {
+    /// The guard expression, its `in(...)` decided for the leaf; `None`
+    /// when it needs no guard.
+    condition: Option<ConditionId>,
+    /// The transition: an index of the model's `Machine::eventless`.
+    pub(crate) eventless: u32,
+    /// What taking it does.
+    pub(crate) step: Step,
+}
+
 /// A transition as a candidate in one leaf: what it needs and what it does
 /// from there.
 #[derive(Clone, Copy, Debug)]
@@ -178,8 +191,24 @@ pub(crate) struct TimerCandidate {
     /// The timer's index among `declared_in`'s timers, in declaration order
     /// (the `timer` of a snapshot).
     pub(crate) index: u32,
+    /// The timer in the machine.
+    timer: model::TimerId,
     /// What firing it does.
     pub(crate) step: Step,
+}
+
+impl TimerCandidate {
+    /// The timer in the machine.
+    pub(crate) fn timer(&self) -> model::TimerId {
+        self.timer
+    }
+}
+
+impl Candidate {
+    /// The transition in the machine.
+    pub(crate) fn transition(&self) -> TransitionId {
+        self.transition
+    }
 }
 
 /// A timer armed while the machine is in one leaf, as snapshots list it.
@@ -284,6 +313,13 @@ pub(crate) struct Tables {
     group_repeats: Box<[bool]>,
     /// Every guard expression.
     conditions: Conditions,
+    /// Per state, and whether the step entered it: the `always` and `done`
+    /// candidates tried after a step that left the machine there
+    /// (`Plan::settle_candidates`), ranges of `settle_candidates`.
+    settle: Box<[[Slice; 2]]>,
+    settle_candidates: Box<[SettleCandidate]>,
+    /// True when the machine has `always` or `done` transitions.
+    has_eventless: bool,
     /// The group per (state, action), with an empty range where the action
     /// is not valid: one load instead of a search on every fire. Only built
     /// while states × actions stays small (see [`DENSE_LIMIT`]).
@@ -380,6 +416,29 @@ impl StepArrays {
     }
 }
 
+/// The condition of `guard` in `leaf`: the transition's own, `shared`,
+/// unless the guard tests `in(...)`, which is decided for the leaf
+/// (`Machine::decide_in_leaf`).
+fn condition_in(
+    m: &Machine,
+    conditions: &mut Conditions,
+    leaf: model::StateId,
+    guard: Option<&model::GuardExpr>,
+    shared: Option<ConditionId>,
+) -> Option<ConditionId> {
+    let expr = guard?;
+    let mut tested = Vec::new();
+    expr.in_states(&mut tested);
+    if tested.is_empty() {
+        return shared;
+    }
+    match m.decide_in_leaf(leaf, expr) {
+        Err(true) => None,
+        Err(false) => Some(conditions.never()),
+        Ok(rest) => Some(conditions.add(&rest)),
+    }
+}
+
 impl Tables {
     /// The tables of `machine`, laid out from its plan.
     pub(crate) fn new(machine: &Machine) -> Tables {
@@ -395,6 +454,11 @@ impl Tables {
         }
         let timer_conditions: Vec<Option<ConditionId>> = m
             .timers
+            .iter()
+            .map(|t| t.guard.as_ref().map(|g| conditions.add(&g.expr)))
+            .collect();
+        let eventless_conditions: Vec<Option<ConditionId>> = m
+            .eventless
             .iter()
             .map(|t| t.guard.as_ref().map(|g| conditions.add(&g.expr)))
             .collect();
@@ -436,13 +500,17 @@ impl Tables {
         let mut timer_candidates = Vec::new();
         let mut state_armed = Vec::with_capacity(m.states.len());
         let mut armed_slots = Vec::new();
-        for leaf in &plan.states {
+        let mut settle = Vec::with_capacity(m.states.len());
+        let mut settle_candidates = Vec::new();
+        for (state, leaf) in m.state_ids().zip(&plan.states) {
             let first_group = group_actions.len();
             for row in &leaf.actions {
                 let first_candidate = candidates.len();
                 for candidate in &row.candidates {
+                    let guard = m.transition(candidate.transition).guard.as_ref().map(|g| &g.expr);
+                    let shared = transition_conditions[candidate.transition.index()];
                     candidates.push(Candidate {
-                        condition: transition_conditions[candidate.transition.index()],
+                        condition: condition_in(m, &mut conditions, state, guard, shared),
                         transition: candidate.transition,
                         step: arrays.step(&plan, &candidate.step),
                     });
@@ -458,10 +526,13 @@ impl Tables {
                 let first_candidate = timer_candidates.len();
                 let declared_in = plan.timer_groups[group.group].state;
                 for candidate in &group.candidates {
+                    let guard = m.timers[candidate.timer.index()].guard.as_ref().map(|g| &g.expr);
+                    let shared = timer_conditions[candidate.timer.index()];
                     timer_candidates.push(TimerCandidate {
-                        condition: timer_conditions[candidate.timer.index()],
+                        condition: condition_in(m, &mut conditions, state, guard, shared),
                         declared_in: StateId::from_index(declared_in.index()),
                         index: candidate.index,
+                        timer: candidate.timer,
                         step: arrays.step(&plan, &candidate.step),
                     });
                 }
@@ -479,6 +550,20 @@ impl Tables {
                 group: index(armed.group),
             }));
             state_armed.push(Slice::since(first_armed, armed_slots.len()));
+
+            settle.push([false, true].map(|entered| {
+                let first = settle_candidates.len();
+                for candidate in plan.settle_candidates(state, entered) {
+                    let guard = m.eventless[candidate.eventless].guard.as_ref().map(|g| &g.expr);
+                    let shared = eventless_conditions[candidate.eventless];
+                    settle_candidates.push(SettleCandidate {
+                        condition: condition_in(m, &mut conditions, state, guard, shared),
+                        eventless: index(candidate.eventless),
+                        step: arrays.step(&plan, &candidate.step),
+                    });
+                }
+                Slice::since(first, settle_candidates.len())
+            }));
         }
 
         let first_arm = arrays.arms.len();
@@ -537,6 +622,9 @@ impl Tables {
             ancestor_list: ancestor_list.into(),
             group_repeats: group_repeats.into(),
             conditions,
+            settle: settle.into(),
+            settle_candidates: settle_candidates.into(),
+            has_eventless: !m.eventless.is_empty(),
             guard_texts: guard_texts.into(),
             targets: m
                 .transitions
@@ -751,6 +839,31 @@ impl Tables {
     /// named by.
     pub(crate) fn first_timer(&self, group: &LeafGroup) -> &TimerCandidate {
         &self.timer_candidates[group.candidates.range()][0]
+    }
+
+    /// True when the machine has `always` or `done` transitions, so a step
+    /// may be followed by others in the same `fire`.
+    #[inline]
+    pub(crate) fn has_eventless(&self) -> bool {
+        self.has_eventless
+    }
+
+    /// The first `always` or `done` candidate whose guard holds after a
+    /// step that left the machine in `leaf` (`entered`: the step entered
+    /// it), asking `guard` lazily, each guard at most once.
+    pub(crate) fn select_settle(
+        &self,
+        leaf: StateId,
+        entered: bool,
+        mut guard: impl FnMut(GuardId) -> bool,
+    ) -> Option<&SettleCandidate> {
+        let mut cache = GuardCache::default();
+        self.settle_candidates[self.settle[leaf.index()][usize::from(entered)].range()]
+            .iter()
+            .find(|candidate| match candidate.condition {
+                None => true,
+                Some(condition) => self.conditions.eval(condition, &mut cache, &mut guard),
+            })
     }
 
     /// The guard of `candidate` as canonical text; empty when unguarded.

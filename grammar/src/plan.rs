@@ -600,11 +600,13 @@ impl Plan {
         ) -> Result<usize, String> {
             match sizes.get(&node) {
                 Some(Some(size)) => return Ok(*size),
-                Some(None) => return Err(format!(
+                Some(None) => {
+                    return Err(format!(
                     "a cycle of `always` or `done` transitions through `{}`, which code generation does not \
                          support yet",
                     m.state(node.0).name
-                )),
+                ))
+                }
                 None => {}
             }
             sizes.insert(node, None);

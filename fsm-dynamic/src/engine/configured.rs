@@ -1,5 +1,8 @@
-//! Machines whose state is a configuration: those with parallel states,
-//! `final` states, `done` or `always` transitions, or `in(...)` guards.
+//! Machines whose state is a configuration: those with parallel states.
+//! (A machine with `final` states, `done` or `always` transitions or
+//! `in(...)` guards but no parallel state has one active leaf: its steps,
+//! and the `always` and `done` steps after them, run from the tables, as
+//! code generation lays them out: `Engine::chain`.)
 //!
 //! The engine decides nothing here: which transitions a step takes, what it
 //! exits and enters and what comes after it are the model's
@@ -120,7 +123,7 @@ fn guard_of(m: &Machine, c: Chosen) -> Option<&model::GuardExpr> {
 }
 
 /// A transition taken, as [`Fired::taken`] reports it.
-fn taken(m: &Machine, c: Chosen) -> Taken {
+pub(crate) fn taken(m: &Machine, c: Chosen) -> Taken {
     let (source, target, history, _) = m.chosen_parts(c);
     let kind = match c {
         Chosen::Action(_) => TakenKind::Action,

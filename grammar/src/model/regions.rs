@@ -15,7 +15,7 @@
 //! Every function here walks the tree along one path, or one subtree, so the
 //! checks built on them stay linear in the machine times its depth.
 
-use super::{Machine, StateId};
+use super::{GuardExpr, Machine, StateId};
 
 impl Machine {
     /// True when some state is `parallel`.
@@ -63,6 +63,16 @@ impl Machine {
             }
         }
         None
+    }
+
+    /// `expr` with every `in(...)` decided for a machine without parallel
+    /// states in leaf `leaf`: the configuration before a step is the leaf
+    /// and the states holding it, so `in(S)` holds when `leaf` is `S` or
+    /// lies inside it. `Err(value)` when that decides the whole expression
+    /// ([`GuardExpr::decide_states`]). Both engines decide a one-leaf
+    /// machine's `in(...)` this way, per leaf, before any step.
+    pub fn decide_in_leaf(&self, leaf: StateId, expr: &GuardExpr) -> Result<GuardExpr, bool> {
+        expr.decide_states(&|s| s == leaf || self.is_inside(leaf, s))
     }
 
     /// The innermost state holding both `a` and `b` (or being one of them
