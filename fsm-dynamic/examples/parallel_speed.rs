@@ -29,7 +29,8 @@ const ROUNDS: usize = 7;
 
 const FLAT: &str = "machine Flat { initial state a1 { on next -> a2; } state a2 { on next -> a3; } \
                     state a3 { on next -> a1; } }";
-const THROUGH_ALWAYS: &str = "machine Transient { initial state a1 { on next -> t; } state t { always -> a2; } \
+const THROUGH_ALWAYS: &str =
+    "machine Transient { initial state a1 { on next -> t; } state t { always -> a2; } \
                               state a2 { on next -> a3; } state a3 { on next -> a1; } }";
 const ONE_REGION: &str = "machine Regions { initial state idle { on go -> p; } parallel state p { \
      state a { initial state a1 { on next -> a2; } state a2 { on next -> a3; } state a3 { on next -> a1; } } \

@@ -898,7 +898,41 @@ impl<'d> Lowerer<'d> {
     /// Per composite state: exactly one `initial` child (reported on the
     /// composite's name), or none in a parallel state, and no `terminal`.
     fn composites(&mut self, machine: &str, states: &[State], bodies: &[&ast::StateAst]) {
-        for (state, ast) in states.iter().zip(bodies) {
+        for (index, (state, ast)) in states.iter().zip(bodies).enumerate() {
+            if let (Some(kw), true, None) = (
+                ast.modifier(ModifierKind::Terminal),
+                state.children.is_empty(),
+                ast.modifier(ModifierKind::Parallel),
+            ) {
+                // A leaf inside a region: the innermost parallel state
+                // holding it, and the region on the way.
+                let (mut region, mut at) = (index, state.parent);
+                while let Some(parent) = at {
+                    if states[parent.index()].is_parallel() {
+                        let (parallel, region) = (&states[parent.index()], &states[region]);
+                        self.diagnostics.push(
+                            Diagnostic::new(
+                                Code::CompositeTerminal,
+                                kw.span,
+                                format!(
+                                    "state `{}` in region `{}` of parallel state `{}` cannot be terminal",
+                                    state.name, region.name, parallel.name
+                                ),
+                                "the other regions are still active here",
+                                format!(
+                                    "did you mean `final`? A final state completes region `{}`: `final state {}`",
+                                    region.name, state.name
+                                ),
+                            )
+                            .with_label(parallel.span, "parallel state")
+                            .with_suggestion("final"),
+                        );
+                        break;
+                    }
+                    region = parent.index();
+                    at = states[parent.index()].parent;
+                }
+            }
             if let (Some(parallel), Some(kw), true) = (
                 ast.modifier(ModifierKind::Parallel),
                 ast.modifier(ModifierKind::Terminal),

@@ -8,7 +8,9 @@ use crate::model::Machine;
 pub(crate) fn check(m: &Machine, graph: &Graph, sink: &mut Sink<'_>) {
     for s in m.state_ids() {
         let state = m.state(s);
-        if state.is_terminal() || graph.has_exit[s.index()] {
+        // A top-level `final` state is already the `final-at-top-level`
+        // error, which says what to write.
+        if state.is_terminal() || graph.has_exit[s.index()] || state.is_final() && state.parent.is_none() {
             continue;
         }
         sink.push(
