@@ -424,8 +424,13 @@ fn detail_text(detail: &InstanceDetail) -> String {
             if !snapshot.last_active.is_empty() {
                 out.push_str("\nlast active:\n");
                 let mut table = Table::new(&[("state", Align::Left), ("leaf", Align::Left)]);
-                for (state, leaf) in &snapshot.last_active {
-                    table.row(vec![name(state), name(leaf)]);
+                for (state, leaves) in &snapshot.last_active {
+                    let leaves = leaves
+                        .iter()
+                        .map(|leaf| name(leaf))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    table.row(vec![name(state), Cow::Owned(leaves)]);
                 }
                 out.push_str(&table.render("  "));
             }
@@ -601,7 +606,10 @@ fn detail_json(detail: &InstanceDetail) -> Value {
     let snapshot = match &detail.snapshot {
         Err(error) => json!({ "error": error }),
         Ok(snapshot) => json!({
-            "current_state": snapshot.state,
+            // As the snapshot writes it: `configuration` in place of
+            // `current_state` for a machine with parallel states.
+            (if snapshot.configuration.is_some() { "configuration" } else { "current_state" }):
+                snapshot.configuration.as_ref().map_or_else(|| Value::from(snapshot.state.as_str()), |leaves| Value::from(leaves.clone())),
             "context": snapshot.context,
             "timers": snapshot.timers.iter().map(|t| json!({
                 "state": t.state,
@@ -609,7 +617,13 @@ fn detail_json(detail: &InstanceDetail) -> Value {
                 "due": t.due.to_string(),
             })).collect::<Vec<_>>(),
             "last_active": snapshot.last_active.iter()
-                .map(|(state, leaf)| (state.clone(), Value::from(leaf.as_str())))
+                .map(|(state, leaves)| {
+                    let leaves = match leaves.as_slice() {
+                        [leaf] => Value::from(leaf.as_str()),
+                        several => Value::from(several.to_vec()),
+                    };
+                    (state.clone(), leaves)
+                })
                 .collect::<serde_json::Map<_, _>>(),
             "history": snapshot.history.iter().map(|h| json!({
                 "seq": h.seq,

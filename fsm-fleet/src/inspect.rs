@@ -356,15 +356,20 @@ pub struct InstanceDetail {
 /// What an instance's snapshot holds (see `docs/json.md`, "Snapshots").
 #[derive(Clone, Debug, PartialEq)]
 pub struct SnapshotDetail {
-    /// The current state.
+    /// The current state; empty for a machine with parallel states in
+    /// several leaves (see `configuration`).
     pub state: String,
+    /// For a machine with parallel states, the active leaves in document
+    /// order (the snapshot's `configuration`); `None` for the others.
+    pub configuration: Option<Vec<String>>,
     /// The context, for a machine with one.
     pub context: Option<serde_json::Value>,
     /// The armed timers, innermost state first.
     pub timers: Vec<TimerDetail>,
     /// The history memory of a machine with nested states, as `(composite,
-    /// leaf)` names.
-    pub last_active: Vec<(String, String)>,
+    /// leaves)` names: one leaf, or several when parallel states were
+    /// inside the composite.
+    pub last_active: Vec<(String, Vec<String>)>,
     /// The recent history it keeps, oldest first.
     pub history: Vec<HistoryDetail>,
 }
@@ -546,6 +551,9 @@ fn snapshot_detail(json: &str) -> Result<SnapshotDetail, String> {
     let snapshot: Snapshot = serde_json::from_str(json).map_err(|e| e.to_string())?;
     Ok(SnapshotDetail {
         state: snapshot.current_state().to_owned(),
+        configuration: snapshot
+            .configuration()
+            .map(|leaves| leaves.iter().map(|leaf| leaf.to_string()).collect()),
         context: snapshot.context().cloned(),
         timers: snapshot
             .timers()
@@ -557,8 +565,13 @@ fn snapshot_detail(json: &str) -> Result<SnapshotDetail, String> {
             })
             .collect(),
         last_active: snapshot
-            .last_active()
-            .map(|(state, leaf)| (state.to_owned(), leaf.to_owned()))
+            .last_leaves()
+            .map(|(state, leaves)| {
+                (
+                    state.to_owned(),
+                    leaves.iter().map(|leaf| leaf.to_string()).collect(),
+                )
+            })
             .collect(),
         history: snapshot
             .history()
@@ -703,4 +716,39 @@ pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError>
 
 fn count(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_of_several_leaves_keeps_every_one() {
+        let json = r#"{"type": "fsm", "machine": "Player", "fingerprint": "0000000000000000",
+            "configuration": ["playing", "muted"],
+            "last_active": {"loaded": ["paused", "muted"], "playback": "paused"}}"#;
+        let detail = snapshot_detail(json).unwrap();
+        assert_eq!(detail.state, "");
+        assert_eq!(
+            detail.configuration,
+            Some(vec!["playing".to_owned(), "muted".to_owned()])
+        );
+        assert_eq!(
+            detail.last_active,
+            [
+                ("loaded".to_owned(), vec!["paused".to_owned(), "muted".to_owned()]),
+                ("playback".to_owned(), vec!["paused".to_owned()]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_snapshot_of_one_state_has_no_configuration() {
+        let json = r#"{"type": "fsm", "machine": "Order", "fingerprint": "0000000000000000",
+            "current_state": "paid", "last_active": {"open": "paid"}}"#;
+        let detail = snapshot_detail(json).unwrap();
+        assert_eq!(detail.state, "paid");
+        assert_eq!(detail.configuration, None);
+        assert_eq!(detail.last_active, [("open".to_owned(), vec!["paid".to_owned()])]);
+    }
 }
