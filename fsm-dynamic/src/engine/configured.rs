@@ -219,6 +219,17 @@ impl<C> SettleHost for Run<'_, C> {
     }
 }
 
+/// What [`Engine::step_configured`] did.
+struct Stepped {
+    seq: u64,
+    from: StateId,
+    to: StateId,
+    outputs: Vec<OutputId>,
+    /// True when some step exited or entered a state.
+    moved: bool,
+    trail: Trail,
+}
+
 impl<C> Engine<C> {
     /// The plan of a definition that runs over configurations.
     fn configured_plan(&self) -> &ConfiguredPlan {
@@ -292,7 +303,6 @@ impl<C> Engine<C> {
     pub(super) fn fire_configured(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         let definition = &*self.definition;
         let m = definition.machine();
-        let ConfiguredPlan { plan, .. } = self.configured_plan();
         let mut guard = self.lock();
         let current = &mut *guard;
         let configured = current.configured.as_mut().expect("a configured engine");
@@ -305,10 +315,51 @@ impl<C> Engine<C> {
             }
         };
         let taken = m.remove_conflicts(&before, &chosen);
+        let label = definition.shared_action_name(action).clone();
+        let step = self.step_configured(current, &before, &taken, payload, None, label);
+        drop(guard);
+        let stable = !step.trail.ran_away;
+        let fired = Fired {
+            seq: step.seq,
+            from: step.from,
+            to: step.to,
+            action,
+            outputs: Cow::Owned(step.outputs),
+            internal: !step.moved,
+            trail: Some(Arc::new(step.trail)),
+            definition,
+        };
+        if !stable {
+            let error = FireError::Runaway(Runaway::new(&fired, Arc::clone(&self.definition)));
+            return Err(self.refuse(error));
+        }
+        trace::fired(&fired);
+        Ok(fired)
+    }
+
+    /// Take `taken` (free of conflicts) from `before`, the current
+    /// configuration, then the `always` and `done` steps after them
+    /// ([`Machine::settle_with`]); write the configuration, the memory, the
+    /// timers and the state back, record the step in the history as
+    /// `label`, and count it. `payload` goes to the step's own effects
+    /// (`null` for a timer's); `now` is the time timers count from, read
+    /// from the clock when first needed if `None`.
+    fn step_configured(
+        &self,
+        current: &mut Current<C>,
+        before: &Configuration,
+        taken: &[Chosen],
+        payload: &Value,
+        now: Option<Timestamp>,
+        label: Arc<str>,
+    ) -> Stepped {
+        let m = self.definition.machine();
+        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let configured = current.configured.as_mut().expect("a configured engine");
         let mut config = before.clone();
         let mut memory = configured.memory.clone();
         let mut armed = current.armed.clone();
-        let first = m.microstep(&mut config, &taken, &mut memory);
+        let first = m.microstep(&mut config, taken, &mut memory);
         let mut run = Run {
             engine: self,
             m,
@@ -318,14 +369,14 @@ impl<C> Engine<C> {
             outputs: Vec::new(),
             taken: Vec::new(),
             effects: 0,
-            now: None,
+            now,
             moved: false,
             cache: Vec::new(),
         };
         run.apply(&first, true, payload);
         // Without `always` and `done` transitions nothing follows a step.
         let stable =
-            m.eventless.is_empty() || m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
+            m.eventless.is_empty() || m.settle_with(&mut config, &mut memory, before, &first, &mut run);
         let Run {
             outputs,
             taken,
@@ -333,9 +384,9 @@ impl<C> Engine<C> {
             effects,
             ..
         } = run;
-        let (from, to) = (summary(m, &before), summary(m, &config));
+        let (from, to) = (summary(m, before), summary(m, &config));
         let trail = Trail {
-            from: leaves(m, &before),
+            from: leaves(m, before),
             to: leaves(m, &config),
             taken: taken.into(),
             effects,
@@ -344,7 +395,7 @@ impl<C> Engine<C> {
         if current.history.is_some() {
             current.record(
                 self.configuration_name(&trail.from),
-                definition.shared_action_name(action).clone(),
+                label,
                 self.configuration_name(&trail.to),
                 &outputs,
             );
@@ -356,23 +407,14 @@ impl<C> Engine<C> {
         current.state = to;
         let seq = current.seq;
         current.seq += 1;
-        drop(guard);
-        let fired = Fired {
+        Stepped {
             seq,
             from,
             to,
-            action,
-            outputs: Cow::Owned(outputs),
-            internal: !moved,
-            trail: Some(Arc::new(trail)),
-            definition,
-        };
-        if !stable {
-            let error = FireError::Runaway(Runaway::new(&fired, Arc::clone(&self.definition)));
-            return Err(self.refuse(error));
+            outputs,
+            moved,
+            trail,
         }
-        trace::fired(&fired);
-        Ok(fired)
     }
 
     /// The error of an action no leaf of `config` takes.
@@ -477,70 +519,22 @@ impl<C> Engine<C> {
                 }));
                 continue;
             };
-            let configured = current.configured.as_mut().expect("a configured engine");
-            let mut config = before.clone();
-            let mut memory = configured.memory.clone();
-            let mut armed = current.armed.clone();
-            let first = m.microstep(&mut config, &[Chosen::Timer(timer)], &mut memory);
-            let mut run = Run {
-                engine: self,
-                m,
-                plan,
-                context: &mut current.context,
-                armed: &mut armed,
-                outputs: Vec::new(),
-                taken: Vec::new(),
-                effects: 0,
-                now: Some(now),
-                moved: false,
-                cache: Vec::new(),
-            };
-            run.apply(&first, false, &NULL);
             // A guarded cycle past the bound stops the chain; the timer's
             // step and those before the bound stay taken, as for an action,
             // and `FiredTimer::ran_away` says so.
-            let stable =
-                m.eventless.is_empty() || m.settle_with(&mut config, &mut memory, &before, &first, &mut run);
-            let Run {
-                outputs,
-                taken,
-                moved,
-                effects,
-                ..
-            } = run;
-            let to = summary(m, &config);
-            let trail = Trail {
-                from: leaves(m, &before),
-                to: leaves(m, &config),
-                taken: taken.into(),
-                effects,
-                ran_away: !stable,
-            };
-            if current.history.is_some() {
-                current.record(
-                    self.configuration_name(&trail.from),
-                    plan.timer_groups[group].label.as_str().into(),
-                    self.configuration_name(&trail.to),
-                    &outputs,
-                );
-            }
-            let configured = current.configured.as_mut().expect("a configured engine");
-            configured.config = config;
-            configured.memory = memory;
-            current.armed = armed;
-            current.state = to;
-            let seq = current.seq;
-            current.seq += 1;
+            let label = plan.timer_groups[group].label.as_str().into();
+            let step =
+                self.step_configured(current, &before, &[Chosen::Timer(timer)], &NULL, Some(now), label);
             fired.push(Ok(FiredTimer {
-                seq,
-                from,
-                to,
+                seq: step.seq,
+                from: step.from,
+                to: step.to,
                 declared_in,
                 timer: index as usize,
                 due,
-                outputs: Cow::Owned(outputs),
-                internal: !moved,
-                trail: Some(Arc::new(trail)),
+                outputs: Cow::Owned(step.outputs),
+                internal: !step.moved,
+                trail: Some(Arc::new(step.trail)),
                 definition,
             }));
         }
