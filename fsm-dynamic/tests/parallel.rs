@@ -9,29 +9,9 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
-const RESEARCH: &str = "machine Research {
-    initial state idle { on start -> collect; }
-    parallel state collect {
-        on cancel -> cancelled;
-        after 10m -> failed emit notify_user;
-        done [in(a_done)] priority 1 -> synthesis emit spawn_synthesizer;
-        done -> partial_synthesis emit spawn_synthesizer;
-        state researcher_a {
-            initial state a_running { on a_written -> a_done emit mark_a; on a_failed -> a_gave_up; }
-            final state a_done;
-            final state a_gave_up;
-        }
-        state researcher_b {
-            initial state b_running { on b_written -> b_done emit mark_b; }
-            final state b_done;
-        }
-    }
-    state synthesis { on s_written -> delivered emit deliver; }
-    state partial_synthesis { on s_written -> delivered emit deliver, note_partial; }
-    terminal state delivered;
-    terminal state cancelled;
-    terminal state failed;
-}";
+/// The research pipeline as docs/dsl.md writes it (the same file the
+/// model's and the JSON format's tests read).
+const RESEARCH: &str = include_str!("../../grammar/tests/parallel/research.fsm");
 
 fn engine(text: &str) -> Engine {
     Engine::new(Definition::from_fsm(text).expect("the machine checks")).expect("nothing to bind")
