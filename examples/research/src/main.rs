@@ -90,10 +90,10 @@ impl Worker {
     }
 }
 
-/// A worker that finished: the action to fire.
+/// A worker that finished: the action to fire, or why it could not work.
 struct Finished {
     worker: Worker,
-    action: &'static str,
+    action: io::Result<&'static str>,
 }
 
 fn main() -> ExitCode {
@@ -139,6 +139,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 /// Resume the run (or start it), and drive it to a terminal state.
 fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let dir = &args.dir;
+    // Files staged by a process killed before it linked them. One process
+    // drives a run at a time (a second one would fail to save: every save
+    // is a compare-and-swap on the version), so none is being written.
+    let _ = fs::remove_dir_all(dir.join(".tmp"));
     fs::create_dir_all(dir.join(".tmp"))?;
     let store = FileStore::open(dir.join("state"))?;
     let definition = Arc::new(Definition::from_fsm(MACHINE)?);
@@ -149,7 +153,17 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let mut version: Version = match store.load(ID)? {
         Some((version, snapshot)) => {
             engine.restore(&snapshot)?;
-            println!("resumed in {}", engine.configuration_names().join(", "));
+            print!("resumed in {}", engine.configuration_names().join(", "));
+            let pending: Vec<&str> = snapshot
+                .pending()
+                .into_iter()
+                .flatten()
+                .map(|p| p.output)
+                .collect();
+            match pending.is_empty() {
+                true => println!(),
+                false => println!(", outputs pending: {}", pending.join(", ")),
+            }
             version
         }
         None => {
@@ -162,7 +176,8 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     loop {
         // The outputs of the steps saved so far, performed, then
         // acknowledged and saved. A kill in between performs them again
-        // after the restart: each is idempotent.
+        // after the restart: a worker's start and the delivery find their
+        // result published; the other outputs log a line again.
         let pending = engine.pending();
         for p in &pending {
             let output = engine.definition().output_name(p.output);
@@ -199,6 +214,7 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
         match next {
             Ok(Finished { worker, action }) => {
                 running.remove(&worker);
+                let action = action.map_err(|error| format!("worker {}: {error}", worker.name()))?;
                 println!("{}", engine.fire(action, &Value::Null)?);
             }
             Err(RecvTimeoutError::Timeout) => {
@@ -222,10 +238,7 @@ fn start(worker: Worker, running: &mut HashSet<Worker>, args: &Args, finished: &
     }
     let (dir, work, fail_a, finished) = (args.dir.clone(), args.work, args.fail_a, finished.clone());
     thread::spawn(move || {
-        let action = match research(worker, &dir, work, fail_a) {
-            Ok(action) => action,
-            Err(error) => panic!("worker {}: {error}", worker.name()),
-        };
+        let action = research(worker, &dir, work, fail_a);
         let _ = finished.send(Finished { worker, action });
     });
 }
