@@ -18,7 +18,9 @@
 //! synthesis reads both researchers' results.
 //!
 //! `DIR/log.txt` gets a line when a worker starts working (`start a`) and
-//! when it publishes (`done a`), and one per output performed.
+//! when its result is published (`done a`, once: a kill between publishing
+//! and logging leaves the line to the first worker that finds the result),
+//! and one per output performed.
 
 use fsm_dynamic::{Definition, Engine};
 use fsm_store::{FileStore, Store, Version};
@@ -151,7 +153,17 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let mut version: Version = match store.load(ID)? {
         Some((version, snapshot)) => {
             engine.restore(&snapshot)?;
-            println!("resumed in {}", engine.configuration_names().join(", "));
+            print!("resumed in {}", engine.configuration_names().join(", "));
+            let pending: Vec<&str> = snapshot
+                .pending()
+                .into_iter()
+                .flatten()
+                .map(|p| p.output)
+                .collect();
+            match pending.is_empty() {
+                true => println!(),
+                false => println!(", outputs pending: {}", pending.join(", ")),
+            }
             version
         }
         None => {
@@ -164,7 +176,8 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     loop {
         // The outputs of the steps saved so far, performed, then
         // acknowledged and saved. A kill in between performs them again
-        // after the restart: each is idempotent.
+        // after the restart: a worker's start and the delivery find their
+        // result published; the other outputs log a line again.
         let pending = engine.pending();
         for p in &pending {
             let output = engine.definition().output_name(p.output);
@@ -256,6 +269,9 @@ fn research(worker: Worker, dir: &Path, work: Duration, fail_a: bool) -> io::Res
             log(dir, &format!("done {}", worker.name()))?;
         }
     }
+    // A process killed between publishing the result and logging it left
+    // the line unwritten.
+    log_once(dir, &format!("done {}", worker.name()))?;
     Ok(match worker {
         Worker::A if fs::read_to_string(&result)? == "failed\n" => "a_failed",
         Worker::A => "a_written",
@@ -271,7 +287,7 @@ fn perform(output: &str, dir: &Path) -> io::Result<()> {
         if create_new(&dir.join("delivered.md"), dir, &synthesis)? {
             log(dir, "delivered")?;
         }
-        return Ok(());
+        return log_once(dir, "delivered");
     }
     log(dir, output)
 }
@@ -297,6 +313,16 @@ fn create_new(path: &Path, dir: &Path, contents: &[u8]) -> io::Result<bool> {
         fs::File::open(dir)?.sync_all()?;
     }
     Ok(created)
+}
+
+/// Append `line` to `DIR/log.txt` unless it is there already.
+fn log_once(dir: &Path, line: &str) -> io::Result<()> {
+    match fs::read_to_string(dir.join("log.txt")) {
+        Ok(text) if text.lines().any(|l| l == line) => Ok(()),
+        Ok(_) => log(dir, line),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => log(dir, line),
+        Err(error) => Err(error),
+    }
 }
 
 /// Append `line` to `DIR/log.txt`.
