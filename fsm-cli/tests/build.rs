@@ -586,6 +586,40 @@ fn module_self_refuses_a_file_with_two_machines() {
 }
 
 #[test]
+fn a_machine_code_generation_does_not_lay_out_is_refused_and_the_others_generated() {
+    let dir = Scratch::new();
+    dir.write(
+        "machines/player.fsm",
+        "machine Player { initial parallel state on { on off -> off; \
+         state a { initial state a1 { on x -> a2; } state a2 { on x -> a1; } } \
+         state b { initial state b1 { on y -> b2; } state b2 { on y -> b1; } } } terminal state off; }\n",
+    );
+    dir.write(
+        "machines/ping.fsm",
+        "machine Ping { guard again; initial state idle { on go -> a; } \
+         state a { always [again] -> b emit ping; } state b { always [again] -> a emit pong; on stop -> idle; } }\n",
+    );
+    dir.write(
+        "machines/door.fsm",
+        "machine Door { initial state shut { on open -> open; } terminal state open; }\n",
+    );
+    let run = dir.fsmc(&["build", "machines", "-o", OUT]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "error: `machines/ping.fsm`: machine `Ping` has a cycle of `always` or `done` transitions through \
+         `b`, which code generation does not support yet; the dynamic engine (`fsm_dynamic::Engine`) and \
+         `fsmc run` run it; nothing generated\n\
+         error: `machines/player.fsm`: machine `Player` has a parallel state `on`, which code generation \
+         does not support yet; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it; nothing \
+         generated\n\
+         generated 1 file (1 written, 0 unchanged); 2 files not generated\n"
+    );
+    assert!(dir.path("src/generated/door.rs").exists());
+    assert!(!dir.path("src/generated/ping.rs").exists());
+    assert!(!dir.path("src/generated/player.rs").exists());
+}
+
+#[test]
 fn an_unknown_module_is_a_usage_error_listing_the_choices() {
     let dir = machines();
     let run = dir
