@@ -88,7 +88,14 @@ use quote::quote;
 ///
 /// A machine named like an item of its own module (`State`), or with a
 /// state, action or output named like an item of its enum (`ALL`), which the
-/// front end's `name-collision` check rejects, becomes a `compile_error!`.
+/// front end's `name-collision` check rejects, becomes a `compile_error!`,
+/// and so does one code generation does not generate ([`unsupported`]).
+///
+/// The `always` and `done` steps of a machine without parallel states are
+/// laid out after each step, as a tree of the leaves one `fire` can pass
+/// through, with `in(...)` decided for each leaf: the machine keeps the API
+/// of every other machine, and `Fired::outputs` is one static table of the
+/// outputs of the whole `fire`.
 ///
 /// A machine with a context, a payload or a timer gets the `Event` enum
 /// (with a context or a payload), the `Context` trait or, without a
