@@ -36,6 +36,10 @@
 //! whatever form runs fastest (generated `match` arms, flat tables), but
 //! decides nothing of its own.
 
+mod chart;
+
+pub use chart::{ChartKind, ChartPlan, ChartState, ChartTransition, PoolList};
+
 use crate::model::{
     ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, Microstep,
     OutputId, Path, Source, StateId, TimerId, TransitionId,
