@@ -542,6 +542,11 @@ pub fn microstep<const W: usize>(
         for &o in chart.list(state.enter.outputs) {
             host.output(o);
         }
+    }
+    // Timers are armed once every effect of the step ran (a named delay
+    // reads the context as they left it), in entry order.
+    for s in entries.iter() {
+        let state = chart.state(s);
         if state.timer_groups.len > 0 {
             host.arm(chart.list(state.timer_groups));
         }
