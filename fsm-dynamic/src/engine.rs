@@ -88,9 +88,9 @@ static NULL: Value = Value::Null;
 /// transitions that follow, each as a step of its own, all within the same
 /// call, as docs/dsl.md ("Parallel states") says. The returned [`Fired`]
 /// holds every output of the chain, in order, the leaves before and after,
-/// and the transitions taken ([`Fired::taken`]). The rules are the model's
-/// (`fsm_grammar::model::Machine::settle_with` and its neighbours), not
-/// this engine's; the one error after which the engine has moved is
+/// and the transitions taken ([`Fired::taken`]). The rules are the
+/// runtime's (`fsm_runtime::chart`, over the plan's tables), not this
+/// engine's; the one error after which the engine has moved is
 /// [`FireError::Runaway`], a guarded cycle past 1,000 microsteps.
 ///
 /// # The lock

@@ -116,6 +116,7 @@ mod features;
 #[cfg(feature = "alloc")]
 mod prelude;
 
+pub mod chart;
 pub mod clock;
 #[cfg(feature = "std")]
 pub mod driver;

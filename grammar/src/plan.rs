@@ -36,9 +36,13 @@
 //! whatever form runs fastest (generated `match` arms, flat tables), but
 //! decides nothing of its own.
 
+mod chart;
+
+pub use chart::{ChartKind, ChartPlan, ChartState, ChartTransition, PoolList};
+
 use crate::model::{
-    ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, Microstep,
-    OutputId, Path, Source, StateId, TimerId, TransitionId,
+    ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, OutputId,
+    Path, Source, StateId, TimerId, TransitionId,
 };
 
 /// The plan of one machine. See the module documentation.
@@ -310,19 +314,6 @@ impl Start {
     }
 }
 
-/// What a microstep over configurations does ([`Plan::microstep`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Rendered {
-    /// The outputs, in order.
-    pub outputs: Vec<OutputId>,
-    /// The effects, in order.
-    pub effects: Vec<EffectCall>,
-    /// The timer groups of the states exited.
-    pub disarm: Vec<usize>,
-    /// The timer groups of the states entered, in entry order.
-    pub arm: Vec<usize>,
-}
-
 /// A transition or timer as a step needs it.
 struct Written<'m> {
     source: Source,
@@ -510,55 +501,6 @@ impl Plan {
     /// The history slot of `composite`, if its memory is kept.
     pub fn slot_of(&self, composite: StateId) -> Option<usize> {
         self.history.iter().position(|h| h.composite == composite)
-    }
-
-    /// What one microstep over configurations does, in order, for an engine
-    /// that runs machines with parallel states or transitions without an
-    /// action: the outputs and effects of the states `step` exits (in exit
-    /// order), of each transition it takes (in the order chosen), and of
-    /// the states it enters (in entry order), by the same rule as a
-    /// [`Move`]'s; and the timer groups it disarms and arms. `by_action` is
-    /// true for the step of an action, whose transitions' own effects get
-    /// its payload; the `always` and `done` steps after it get none.
-    pub fn microstep(&self, machine: &Machine, step: &Microstep, by_action: bool) -> Rendered {
-        let m = machine;
-        let mut out = Rendered::default();
-        let hook = |effect: &EffectId| EffectCall {
-            effect: *effect,
-            payload: false,
-        };
-        for &s in &step.exits {
-            let state = m.state(s);
-            out.effects.extend(state.exit_effects.iter().map(hook));
-            out.outputs.extend_from_slice(&state.exit);
-            out.disarm.extend(self.state_timer_groups[s.index()].clone());
-        }
-        for &c in &step.taken {
-            let (effects, emits, payload) = match c {
-                Chosen::Action(t) => {
-                    let t = m.transition(t);
-                    (&t.effects, &t.emits, by_action)
-                }
-                Chosen::Timer(t) => {
-                    let t = &m.timers[t.index()];
-                    (&t.effects, &t.emits, false)
-                }
-                Chosen::Eventless(i) => {
-                    let t = &m.eventless[i];
-                    (&t.effects, &t.emits, false)
-                }
-            };
-            out.effects
-                .extend(effects.iter().map(|&effect| EffectCall { effect, payload }));
-            out.outputs.extend_from_slice(emits);
-        }
-        for &s in &step.entries {
-            let state = m.state(s);
-            out.effects.extend(state.enter_effects.iter().map(hook));
-            out.outputs.extend_from_slice(&state.enter);
-            out.arm.extend(self.state_timer_groups[s.index()].clone());
-        }
-        out
     }
 
     /// What a machine without parallel states tries after a step that

@@ -4,13 +4,16 @@
 //! and the `always` and `done` steps after them, run from the tables, as
 //! code generation lays them out: `Engine::chain`.)
 //!
-//! The engine decides nothing here: which transitions a step takes, what it
-//! exits and enters and what comes after it are the model's
-//! ([`Machine::select`], [`Machine::remove_conflicts`],
-//! [`Machine::microstep`], [`Machine::settle_with`]), and what each
-//! microstep runs, emits and arms is the plan's ([`Plan::microstep`]). The
-//! engine asks the guards, runs the effects and keeps the timers, the
-//! history and the outbox, as it does for the other machines.
+//! The engine decides nothing here. Which transitions an action's step
+//! chooses is the model's ([`Machine::select`]); which of them conflict,
+//! what the step exits and enters, what it runs, emits, arms and
+//! remembers, and what comes after it are `fsm_runtime::chart`'s, over the
+//! plan's tables ([`ChartPlan`]): the runtime's one account of a step over
+//! configurations, which agrees with the model's (`model/configuration.rs`)
+//! and the SCXML reference on random machines (`tests/chart.rs`,
+//! `tests/configurations.rs`). The engine asks the guards, runs the effects
+//! and keeps the timers, the history and the outbox, as it does for the
+//! other machines.
 
 use super::{Current, Engine, NULL};
 use crate::definition::Definition;
@@ -19,9 +22,10 @@ use crate::fired::{Fired, FiredTimer, Taken, TakenKind, Trail};
 use crate::ids::{ActionId, OutputId, StateId};
 use crate::timer_rejected::TimerRejected;
 use crate::trace;
-use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory, Microstep, SettleHost};
-use fsm_grammar::plan::{EffectCall, Plan};
+use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory};
+use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
 use fsm_runtime::__private::deadline;
+use fsm_runtime::chart::{self, Bits, Chart, Settled};
 use fsm_runtime::{ArmedTimer, RestoreError, Snapshot, Timestamp};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -33,15 +37,89 @@ pub(crate) struct ConfiguredPlan {
     pub(crate) plan: Plan,
     /// The initial configuration.
     pub(crate) initial: Configuration,
+    /// The plan's tables for `fsm_runtime::chart`, which takes the steps.
+    chart: ChartPlan,
+    /// `chart`'s states and transitions as the runtime reads them.
+    states: Vec<chart::State>,
+    transitions: Vec<chart::Transition>,
 }
 
 impl ConfiguredPlan {
     pub(crate) fn new(machine: &Machine) -> ConfiguredPlan {
+        let plan = Plan::new(machine);
+        let chart = ChartPlan::new(machine, &plan);
+        let (states, transitions) = runtime_tables(&chart);
         ConfiguredPlan {
-            plan: Plan::new(machine),
             initial: machine.initial_configuration().into_iter().collect(),
+            plan,
+            chart,
+            states,
+            transitions,
         }
     }
+
+    /// The tables `fsm_runtime::chart` steps over.
+    fn chart(&self) -> Chart<'_> {
+        Chart {
+            states: &self.states,
+            transitions: &self.transitions,
+            pool: &self.chart.pool,
+        }
+    }
+}
+
+/// `plan`'s states and transitions in the runtime's types.
+fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
+    let list = |l: PoolList| chart::List {
+        start: l.start,
+        len: l.len,
+    };
+    let id = |s: Option<model::StateId>| s.map_or(chart::NONE, |s| s.index() as u16);
+    let states = plan
+        .states
+        .iter()
+        .map(|s| chart::State {
+            parent: id(s.parent),
+            kind: match s.kind {
+                ChartKind::Leaf => chart::Kind::Leaf,
+                ChartKind::Final => chart::Kind::Final,
+                ChartKind::Composite => chart::Kind::Composite,
+                ChartKind::Parallel => chart::Kind::Parallel,
+            },
+            depth: s.depth,
+            end: s.end,
+            initial: id(s.initial),
+            children: list(s.children),
+            memory: s.memory.map_or(chart::NONE, |m| m as u16),
+            enter: chart::Hook {
+                outputs: list(s.enter.0),
+                effects: list(s.enter.1),
+            },
+            exit: chart::Hook {
+                outputs: list(s.exit.0),
+                effects: list(s.exit.1),
+            },
+            timer_groups: list(s.timer_groups),
+            eventless: list(s.eventless),
+        })
+        .collect();
+    let transitions = plan
+        .transitions
+        .iter()
+        .map(|t| chart::Transition {
+            source: id(t.source),
+            target: id(t.target),
+            history: t.history,
+            priority: t.priority,
+            exits: t.exits,
+            path: list(t.path),
+            own: chart::Hook {
+                outputs: list(t.own.0),
+                effects: list(t.own.1),
+            },
+        })
+        .collect();
+    (states, transitions)
 }
 
 /// The configuration of an engine that runs over configurations, and its
@@ -144,14 +222,26 @@ pub(crate) fn taken(m: &Machine, c: Chosen) -> Taken {
     }
 }
 
-/// The work of one `fire` or one due timer, on copies of what the lock
-/// guards, written back when it ends.
-struct Run<'a, C> {
+/// What the chart's steps did, for [`Engine::step_configured`].
+struct Chained {
+    outputs: Vec<OutputId>,
+    taken: Vec<Taken>,
+    moved: bool,
+    effects: usize,
+    stable: bool,
+}
+
+/// What the chart asks of the engine during one `fire` or one due timer.
+struct ChartHost<'a, C> {
     engine: &'a Engine<C>,
     m: &'a Machine,
-    plan: &'a Plan,
+    cp: &'a ConfiguredPlan,
     context: &'a mut C,
     armed: &'a mut [Option<Timestamp>],
+    /// The action's payload, for its own transitions' effects.
+    payload: &'a Value,
+    /// True during the action's own step; its guards were asked before.
+    by_action: bool,
     outputs: Vec<OutputId>,
     taken: Vec<Taken>,
     /// How many effects ran.
@@ -164,58 +254,62 @@ struct Run<'a, C> {
     cache: Vec<Option<bool>>,
 }
 
-impl<C> Run<'_, C> {
-    /// Run `step`'s effects, collect its outputs and keep its timers.
-    fn apply(&mut self, step: &Microstep, by_action: bool, payload: &Value) {
-        let rendered = self.plan.microstep(self.m, step, by_action);
-        self.engine
-            .run_configured_effects(self.context, &rendered.effects, payload);
-        self.effects += rendered.effects.len();
-        self.outputs
-            .extend(rendered.outputs.iter().map(|&o| OutputId::from_index(o.index())));
-        self.taken.extend(step.taken.iter().map(|&c| taken(self.m, c)));
-        self.moved |= !step.exits.is_empty() || !step.entries.is_empty();
-        for g in rendered.disarm {
-            self.armed[g] = None;
-        }
-        if !rendered.arm.is_empty() {
-            let now = *self.now.get_or_insert_with(|| self.engine.clock.now());
-            for g in rendered.arm {
-                let delay = match self.plan.timer_groups[g].delay {
-                    model::Delay::Literal(ms) => ms,
-                    model::Delay::Named(d) => (self.engine.bound.delays[d.index()])(self.context),
-                };
-                self.armed[g] = Some(deadline(now, delay));
-            }
-        }
-    }
-
-    /// True when `c`'s guard holds in `config`, with `payload`. A guard is
-    /// asked at most once per step ([`Run::cache`]).
-    fn holds(&mut self, config: &Configuration, c: Chosen, payload: &Value) -> bool {
+impl<C, const W: usize> chart::Host<W> for ChartHost<'_, C> {
+    /// The guards of the `always` and `done` steps: no payload, each asked
+    /// at most once per step, `in(...)` against the configuration before it.
+    fn guard(&mut self, transition: u16, config: &Bits<W>) -> bool {
+        let chosen = self.cp.chart.transitions[usize::from(transition)].chosen;
         let guards = &self.engine.bound.guards;
         let (context, cache) = (&*self.context, &mut self.cache);
         cache.resize(guards.len(), None);
-        guard_of(self.m, c).is_none_or(|expr| {
+        guard_of(self.m, chosen).is_none_or(|expr| {
             expr.eval(
-                &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload)),
-                &mut |s| config.contains(&s),
+                &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, &NULL)),
+                &mut |s| config.contains(s.index() as u16),
             )
         })
     }
-}
 
-/// The `always` and `done` steps after a step: guards get no payload.
-impl<C> SettleHost for Run<'_, C> {
-    fn enabled(&mut self, config: &Configuration, c: Chosen) -> bool {
-        self.holds(config, c, &NULL)
+    fn taken(&mut self, transition: u16) {
+        // The next step asks its guards afresh: this one's effects may
+        // change what they read.
+        self.cache.clear();
+        let chosen = self.cp.chart.transitions[usize::from(transition)].chosen;
+        self.moved |= self.cp.chart.transitions[usize::from(transition)]
+            .target
+            .is_some();
+        self.taken.push(taken(self.m, chosen));
     }
 
-    fn stepped(&mut self, step: Microstep) {
-        // The next step asks its guards afresh: this one's effects may have
-        // changed what they read.
-        self.cache.clear();
-        self.apply(&step, false, &NULL);
+    fn effect(&mut self, effect: u16, own: bool) {
+        let payload = if own && self.by_action {
+            self.payload
+        } else {
+            &NULL
+        };
+        (self.engine.bound.effects[usize::from(effect)])(self.context, payload);
+        self.effects += 1;
+    }
+
+    fn output(&mut self, output: u16) {
+        self.outputs.push(OutputId::from_index(usize::from(output)));
+    }
+
+    fn arm(&mut self, groups: &[u16]) {
+        let now = *self.now.get_or_insert_with(|| self.engine.clock.now());
+        for &g in groups {
+            let delay = match self.cp.plan.timer_groups[usize::from(g)].delay {
+                model::Delay::Literal(ms) => ms,
+                model::Delay::Named(d) => (self.engine.bound.delays[d.index()])(self.context),
+            };
+            self.armed[usize::from(g)] = Some(deadline(now, delay));
+        }
+    }
+
+    fn disarm(&mut self, groups: &[u16]) {
+        for &g in groups {
+            self.armed[usize::from(g)] = None;
+        }
     }
 }
 
@@ -237,14 +331,6 @@ impl<C> Engine<C> {
             .configured
             .as_deref()
             .expect("only called for definitions that run over configurations")
-    }
-
-    /// Run `effects` on `context` in order (the plan's effect calls).
-    fn run_configured_effects(&self, context: &mut C, effects: &[EffectCall], payload: &Value) {
-        for call in effects {
-            let payload = if call.payload { payload } else { &NULL };
-            (self.bound.effects[call.effect.index()])(context, payload);
-        }
     }
 
     /// The candidates `action` has in `leaf`, in trial order.
@@ -302,7 +388,6 @@ impl<C> Engine<C> {
     /// `fire` for a machine that runs over configurations.
     pub(super) fn fire_configured(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         let definition = &*self.definition;
-        let m = definition.machine();
         let mut guard = self.lock();
         let current = &mut *guard;
         let configured = current.configured.as_mut().expect("a configured engine");
@@ -314,9 +399,8 @@ impl<C> Engine<C> {
                 return Err(self.refuse(self.refusal(&before, action, guarded)));
             }
         };
-        let taken = m.remove_conflicts(&before, &chosen);
         let label = definition.shared_action_name(action).clone();
-        let step = self.step_configured(current, &before, &taken, payload, None, label);
+        let step = self.step_configured(current, &before, &chosen, payload, None, label);
         drop(guard);
         let stable = !step.trail.ran_away;
         let fired = Fired {
@@ -354,36 +438,26 @@ impl<C> Engine<C> {
         label: Arc<str>,
     ) -> Stepped {
         let m = self.definition.machine();
-        let ConfiguredPlan { plan, .. } = self.configured_plan();
-        let configured = current.configured.as_mut().expect("a configured engine");
-        let mut config = before.clone();
-        let mut memory = configured.memory.clone();
+        let words = self.configured_plan().chart.words;
         let mut armed = current.armed.clone();
-        let first = m.microstep(&mut config, taken, &mut memory);
-        let mut run = Run {
-            engine: self,
-            m,
-            plan,
-            context: &mut current.context,
-            armed: &mut armed,
-            outputs: Vec::new(),
-            taken: Vec::new(),
-            effects: 0,
-            now,
-            moved: false,
-            cache: Vec::new(),
+        // The configuration in words of 64 states, as many as the machine
+        // needs (a few widths, so each is a fixed array).
+        let (config, memory, chained) = match words {
+            1 => self.chart_step::<1>(current, before, taken, payload, now, &mut armed),
+            2 => self.chart_step::<2>(current, before, taken, payload, now, &mut armed),
+            3..=4 => self.chart_step::<4>(current, before, taken, payload, now, &mut armed),
+            5..=8 => self.chart_step::<8>(current, before, taken, payload, now, &mut armed),
+            9..=16 => self.chart_step::<16>(current, before, taken, payload, now, &mut armed),
+            17..=64 => self.chart_step::<64>(current, before, taken, payload, now, &mut armed),
+            _ => self.chart_step::<1024>(current, before, taken, payload, now, &mut armed),
         };
-        run.apply(&first, true, payload);
-        // Without `always` and `done` transitions nothing follows a step.
-        let stable =
-            m.eventless.is_empty() || m.settle_with(&mut config, &mut memory, before, &first, &mut run);
-        let Run {
+        let Chained {
             outputs,
             taken,
             moved,
             effects,
-            ..
-        } = run;
+            stable,
+        } = chained;
         let (from, to) = (summary(m, before), summary(m, &config));
         let trail = Trail {
             from: leaves(m, before),
@@ -415,6 +489,110 @@ impl<C> Engine<C> {
             moved,
             trail,
         }
+    }
+
+    /// [`step_configured`](Self::step_configured)'s step on configurations
+    /// of `W` words: the chart takes the transitions `taken` (their
+    /// conflicts removed) and the `always` and `done` steps after them.
+    /// Returns the configuration, the memory and what the steps did.
+    fn chart_step<const W: usize>(
+        &self,
+        current: &mut Current<C>,
+        before: &Configuration,
+        taken: &[Chosen],
+        payload: &Value,
+        now: Option<Timestamp>,
+        armed: &mut [Option<Timestamp>],
+    ) -> (Configuration, Memory, Chained) {
+        let m = self.definition.machine();
+        let cp = self.configured_plan();
+        let chart = cp.chart();
+        let configured = current.configured.as_ref().expect("a configured engine");
+        let mut config: Bits<W> = Bits::EMPTY;
+        for s in before {
+            config.insert(s.index() as u16);
+        }
+        let start = config;
+        let mut memory: Vec<Bits<W>> = cp
+            .plan
+            .history
+            .iter()
+            .map(|slot| {
+                let mut bits = Bits::EMPTY;
+                for leaf in configured
+                    .memory
+                    .last_leaves
+                    .get(&slot.composite)
+                    .into_iter()
+                    .flatten()
+                {
+                    bits.insert(leaf.index() as u16);
+                }
+                bits
+            })
+            .collect();
+        let mut chosen: Vec<u16> = taken.iter().map(|&c| cp.chart.index_of(m, c) as u16).collect();
+        chosen.resize(chosen.len().max(cp.chart.max_leaves), 0);
+        let n = chart::remove_conflicts(&chart, &start, &mut chosen, taken.len());
+        let first: Vec<u16> = chosen[..n].to_vec();
+        let mut host = ChartHost {
+            engine: self,
+            m,
+            cp,
+            context: &mut current.context,
+            armed,
+            payload,
+            by_action: true,
+            outputs: Vec::new(),
+            taken: Vec::new(),
+            effects: 0,
+            now,
+            moved: false,
+            cache: Vec::new(),
+        };
+        let entered = chart::microstep(&chart, &mut config, &mut memory, &first, &mut host);
+        host.by_action = false;
+        host.cache.clear();
+        // Without `always` and `done` transitions nothing follows a step.
+        let stable = m.eventless.is_empty()
+            || chart::settle(
+                &chart,
+                &mut config,
+                &mut memory,
+                &start,
+                &entered,
+                &mut host,
+                &mut chosen,
+            ) == Settled::Stable;
+        let ChartHost {
+            outputs,
+            taken,
+            moved,
+            effects,
+            ..
+        } = host;
+        let config: Configuration = config
+            .iter()
+            .map(|s| model::StateId::from_index(usize::from(s)))
+            .collect();
+        let mut remembered = Memory::default();
+        for (slot, bits) in cp.plan.history.iter().zip(&memory) {
+            if !bits.is_empty() {
+                let leaves = bits
+                    .iter()
+                    .map(|s| model::StateId::from_index(usize::from(s)))
+                    .collect();
+                remembered.last_leaves.insert(slot.composite, leaves);
+            }
+        }
+        let chained = Chained {
+            outputs,
+            taken,
+            moved,
+            effects,
+            stable,
+        };
+        (config, remembered, chained)
     }
 
     /// The error of an action no leaf of `config` takes.

@@ -1,0 +1,312 @@
+//! The plan of a machine with parallel states: its states and transitions
+//! laid out as tables that `fsm_runtime::chart` steps over without
+//! allocating, for the dynamic engine (which copies them into the runtime's
+//! types) and code generation (which writes them as `static`s).
+//!
+//! Everything a step needs that does not depend on the configuration is
+//! decided here, once: each transition's exits as a range of state ids (its
+//! domain, [`Machine::config_domain`]), the states it enters down to its
+//! target, the candidates each leaf tries for each action, `always` and
+//! `done`, hooks and timer groups. What depends on the configuration is
+//! `fsm_runtime::chart`'s, which follows `model/configuration.rs` rule for
+//! rule.
+
+use super::Plan;
+use crate::model::{Chosen, Domain, HistoryKind, Machine, Source, StateId, TimerId, TransitionId};
+
+/// Where a state's or transition's list lies in [`ChartPlan::pool`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolList {
+    /// Where it starts.
+    pub start: u32,
+    /// How many ids.
+    pub len: u32,
+}
+
+/// What a state is, for a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartKind {
+    /// A leaf.
+    Leaf,
+    /// A `final` leaf.
+    Final,
+    /// A state holding states.
+    Composite,
+    /// A parallel state.
+    Parallel,
+}
+
+/// A state, as `fsm_runtime::chart::State` holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChartState {
+    /// The state holding it.
+    pub parent: Option<StateId>,
+    /// What it is.
+    pub kind: ChartKind,
+    /// How many states hold it.
+    pub depth: u16,
+    /// One past the last state inside it.
+    pub end: u16,
+    /// A composite's initial child.
+    pub initial: Option<StateId>,
+    /// Its children.
+    pub children: PoolList,
+    /// Its history slot, an index of [`Plan::history`].
+    pub memory: Option<usize>,
+    /// `enter` outputs and effects (output and effect indices).
+    pub enter: (PoolList, PoolList),
+    /// `exit` outputs and effects.
+    pub exit: (PoolList, PoolList),
+    /// Its own timer groups, indices of [`Plan::timer_groups`].
+    pub timer_groups: PoolList,
+    /// A leaf's `always` candidates, a composite's `done` ones, as
+    /// transition indices of [`ChartPlan::transitions`], in trial order.
+    pub eventless: PoolList,
+}
+
+/// A transition, as `fsm_runtime::chart::Transition` holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChartTransition {
+    /// The transition in the model.
+    pub chosen: Chosen,
+    /// The state that declares it; `None` for `any`.
+    pub source: Option<StateId>,
+    /// Its target.
+    pub target: Option<StateId>,
+    /// `0`, `1` shallow history, `2` deep history.
+    pub history: u8,
+    /// Its priority.
+    pub priority: i32,
+    /// The ids of the states it may exit: `exits.0..exits.1`.
+    pub exits: (u16, u16),
+    /// The states it enters down to its target.
+    pub path: PoolList,
+    /// Its own outputs and effects.
+    pub own: (PoolList, PoolList),
+}
+
+/// The tables of a machine that runs over configurations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartPlan {
+    /// Every state, by id.
+    pub states: Vec<ChartState>,
+    /// Every transition: the machine's transitions (by `TransitionId`),
+    /// then its timers (by `TimerId`), then its `done` and `always`
+    /// transitions (by index of `Machine::eventless`).
+    pub transitions: Vec<ChartTransition>,
+    /// Per leaf, per action of the leaf's rows in the plan: the candidates,
+    /// as transition indices, in trial order (`(action index, list)`).
+    pub rows: Vec<Vec<(usize, PoolList)>>,
+    /// The ids every [`PoolList`] points into.
+    pub pool: Vec<u16>,
+    /// The most leaves active at once.
+    pub max_leaves: usize,
+    /// The 64-bit words a configuration takes.
+    pub words: usize,
+}
+
+impl ChartPlan {
+    /// The tables of `machine`, whose plan is `plan`.
+    ///
+    /// # Panics
+    ///
+    /// When the machine has 65,535 states or more (the checks refuse far
+    /// fewer: the nesting and size limits).
+    pub fn new(machine: &Machine, plan: &Plan) -> ChartPlan {
+        let m = machine;
+        assert!(
+            m.states.len() < usize::from(u16::MAX),
+            "a chart holds fewer than 65,535 states"
+        );
+        let pool = std::cell::RefCell::new(Vec::<u16>::new());
+        let list = |ids: &mut dyn Iterator<Item = usize>| {
+            let mut pool = pool.borrow_mut();
+            let start = pool.len() as u32;
+            pool.extend(ids.map(|i| u16::try_from(i).expect("fewer than 65,535 of each")));
+            PoolList {
+                start,
+                len: pool.len() as u32 - start,
+            }
+        };
+        let timers = m.transitions.len();
+        let eventless = timers + m.timers.len();
+        let index_of = |c: Chosen| match c {
+            Chosen::Action(t) => t.index(),
+            Chosen::Timer(t) => timers + t.index(),
+            Chosen::Eventless(i) => eventless + i,
+        };
+
+        let mut transitions = Vec::new();
+        let chosen = (0..m.transitions.len())
+            .map(|i| Chosen::Action(TransitionId::from_index(i)))
+            .chain((0..m.timers.len()).map(|i| Chosen::Timer(TimerId::from_index(i))))
+            .chain((0..m.eventless.len()).map(Chosen::Eventless));
+        for c in chosen {
+            let (source, target, history, priority) = m.chosen_parts(c);
+            let (exits, path) = match target {
+                None => ((0, 0), Vec::new()),
+                Some(target) => {
+                    let domain = m.config_domain(source, target, history);
+                    let end = |s: StateId| end_of(m, s);
+                    let exits = match domain {
+                        Domain::Root => (0, m.states.len() as u16),
+                        Domain::State(d) => (d.index() as u16 + 1, end(d)),
+                        Domain::Region(r) => (r.index() as u16, end(r)),
+                    };
+                    let top = |s: StateId| match domain {
+                        Domain::Root => false,
+                        Domain::State(d) => s == d,
+                        Domain::Region(r) => m.state(r).parent == Some(s),
+                    };
+                    let mut path: Vec<StateId> =
+                        m.ancestors_or_self(target).take_while(|&s| !top(s)).collect();
+                    if history.is_some() && domain == Domain::State(target) {
+                        path.retain(|&s| s != target);
+                    }
+                    path.reverse();
+                    (exits, path)
+                }
+            };
+            let (emits, effects) = match c {
+                Chosen::Action(t) => {
+                    let t = m.transition(t);
+                    (&t.emits, &t.effects)
+                }
+                Chosen::Timer(t) => {
+                    let t = &m.timers[t.index()];
+                    (&t.emits, &t.effects)
+                }
+                Chosen::Eventless(i) => {
+                    let t = &m.eventless[i];
+                    (&t.emits, &t.effects)
+                }
+            };
+            transitions.push(ChartTransition {
+                chosen: c,
+                source: match source {
+                    Source::State(s) => Some(s),
+                    Source::Any => None,
+                },
+                target,
+                history: match history {
+                    None => 0,
+                    Some(HistoryKind::Shallow) => 1,
+                    Some(HistoryKind::Deep) => 2,
+                },
+                priority,
+                exits,
+                path: list(&mut path.iter().map(|s| s.index())),
+                own: (
+                    list(&mut emits.iter().map(|o| o.index())),
+                    list(&mut effects.iter().map(|e| e.index())),
+                ),
+            });
+        }
+
+        let states = m
+            .state_ids()
+            .map(|s| {
+                let state = m.state(s);
+                let kind = if state.is_parallel() {
+                    ChartKind::Parallel
+                } else if state.is_composite() {
+                    ChartKind::Composite
+                } else if state.is_final() {
+                    ChartKind::Final
+                } else {
+                    ChartKind::Leaf
+                };
+                let eventless: Vec<usize> = match kind {
+                    ChartKind::Leaf | ChartKind::Final => m.always_candidates(s),
+                    ChartKind::Composite | ChartKind::Parallel => m.done_candidates(s),
+                }
+                .into_iter()
+                .map(index_of)
+                .collect();
+                ChartState {
+                    parent: state.parent,
+                    kind,
+                    depth: state.depth as u16,
+                    end: end_of(m, s),
+                    initial: m.initial_child(s).filter(|_| kind == ChartKind::Composite),
+                    children: list(&mut state.children.iter().map(|c| c.index())),
+                    memory: plan.slot_of(s),
+                    enter: (
+                        list(&mut state.enter.iter().map(|o| o.index())),
+                        list(&mut state.enter_effects.iter().map(|e| e.index())),
+                    ),
+                    exit: (
+                        list(&mut state.exit.iter().map(|o| o.index())),
+                        list(&mut state.exit_effects.iter().map(|e| e.index())),
+                    ),
+                    timer_groups: list(&mut plan.state_timer_groups[s.index()].clone()),
+                    eventless: list(&mut eventless.into_iter()),
+                }
+            })
+            .collect();
+
+        let rows = m
+            .state_ids()
+            .map(|s| {
+                plan.leaf(s)
+                    .actions
+                    .iter()
+                    .map(|row| {
+                        let ids = row.candidates.iter().map(|c| c.transition.index());
+                        (row.action.index(), list(&mut ids.collect::<Vec<_>>().into_iter()))
+                    })
+                    .collect()
+            })
+            .collect();
+
+        ChartPlan {
+            states,
+            transitions,
+            rows,
+            pool: pool.into_inner(),
+            max_leaves: max_leaves(m, None),
+            words: m.states.len().div_ceil(64).max(1),
+        }
+    }
+
+    /// The index in [`ChartPlan::transitions`] of a transition of the model.
+    pub fn index_of(&self, machine: &Machine, chosen: Chosen) -> usize {
+        match chosen {
+            Chosen::Action(t) => t.index(),
+            Chosen::Timer(t) => machine.transitions.len() + t.index(),
+            Chosen::Eventless(i) => machine.transitions.len() + machine.timers.len() + i,
+        }
+    }
+}
+
+/// One past the last state inside `s`: ids are in document order, a parent
+/// before its children, so the states inside one are the ids after its own.
+fn end_of(m: &Machine, s: StateId) -> u16 {
+    let mut end = s.index() + 1;
+    while end < m.states.len() && m.is_inside(StateId::from_index(end), s) {
+        end += 1;
+    }
+    end as u16
+}
+
+/// The most leaves active at once inside `state` (in the machine for
+/// `None`): one for a leaf, the most of one child for a composite, the sum
+/// over the regions for a parallel state.
+fn max_leaves(m: &Machine, state: Option<StateId>) -> usize {
+    let children: Vec<StateId> = match state {
+        None => m.state_ids().filter(|&s| m.state(s).parent.is_none()).collect(),
+        Some(s) => m.state(s).children.clone(),
+    };
+    match state {
+        Some(s) if children.is_empty() => {
+            let _ = s;
+            1
+        }
+        Some(s) if m.state(s).is_parallel() => children.iter().map(|&c| max_leaves(m, Some(c))).sum(),
+        _ => children
+            .iter()
+            .map(|&c| max_leaves(m, Some(c)))
+            .max()
+            .unwrap_or(1),
+    }
+}
