@@ -22,8 +22,8 @@ fn list(l: PoolList) -> List {
     }
 }
 
-fn id(s: Option<StateId>) -> u16 {
-    s.map_or(NONE, |s| s.index() as u16)
+fn id(s: Option<StateId>) -> u32 {
+    s.map_or(NONE, |s| s.index() as u32)
 }
 
 /// The runtime's tables of `plan`.
@@ -43,7 +43,7 @@ fn tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
             end: s.end,
             initial: id(s.initial),
             children: list(s.children),
-            memory: s.memory.map_or(NONE, |m| m as u16),
+            memory: s.memory.map_or(NONE, |m| m as u32),
             enter: chart::Hook {
                 outputs: list(s.enter.0),
                 effects: list(s.enter.1),
@@ -84,18 +84,18 @@ struct TestHost<'m> {
 }
 
 impl Host<W> for TestHost<'_> {
-    fn guard(&mut self, transition: u16, config: &Bits<W>) -> bool {
-        let guard = match self.plan.transitions[usize::from(transition)].chosen {
+    fn guard(&mut self, transition: u32, config: &Bits<W>) -> bool {
+        let guard = match self.plan.transitions[transition as usize].chosen {
             Chosen::Action(t) => self.m.transition(t).guard.as_ref(),
             Chosen::Timer(t) => self.m.timers[t.index()].guard.as_ref(),
             Chosen::Eventless(i) => self.m.eventless[i].guard.as_ref(),
         };
         guard.is_none_or(|g| eval(&g.expr, &self.values, config))
     }
-    fn taken(&mut self, _: u16) {}
-    fn effect(&mut self, _: u16, _: bool) {}
-    fn output(&mut self, output: u16) {
-        let name = &self.m.outputs[usize::from(output)].name;
+    fn taken(&mut self, _: u32) {}
+    fn effect(&mut self, _: u32, _: bool) {}
+    fn output(&mut self, output: u32) {
+        let name = &self.m.outputs[output as usize].name;
         self.outputs
             .push(match (name.strip_prefix("in_"), name.strip_prefix("out_")) {
                 (Some(state), _) => format!("+{state}"),
@@ -103,13 +103,13 @@ impl Host<W> for TestHost<'_> {
                 _ => panic!("only hooks emit: {name}"),
             });
     }
-    fn arm(&mut self, _: &[u16]) {}
-    fn disarm(&mut self, _: &[u16]) {}
+    fn arm(&mut self, _: &[u32]) {}
+    fn disarm(&mut self, _: &[u32]) {}
 }
 
 fn eval(expr: &GuardExpr, values: &[bool], config: &Bits<W>) -> bool {
     expr.eval(&mut |g| values[g.index()], &mut |s| {
-        config.contains(s.index() as u16)
+        config.contains(s.index() as u32)
     })
 }
 
@@ -129,7 +129,7 @@ fn the_chart_agrees_with_the_reference_on_random_parallel_machines() {
             continue;
         }
         machines += 1;
-        parallel += usize::from(m.has_parallel());
+        parallel += m.has_parallel() as usize;
         let plan = ChartPlan::new(m, &Plan::new(m));
         let (states, transitions) = tables(&plan);
         let chart = Chart {
@@ -139,16 +139,16 @@ fn the_chart_agrees_with_the_reference_on_random_parallel_machines() {
         };
         let mut config: Bits<W> = Bits::EMPTY;
         for s in m.initial_configuration() {
-            config.insert(s.index() as u16);
+            config.insert(s.index() as u32);
         }
         let mut memory = vec![Bits::<W>::EMPTY; Plan::new(m).history.len()];
-        let mut chosen = vec![0u16; plan.max_leaves];
+        let mut chosen = vec![0u32; plan.max_leaves];
         let mut reference = Reference::new(m);
         let leaves = |config: &Bits<W>| -> Vec<String> {
             config
                 .iter()
-                .filter(|&s| !m.state(StateId::from_index(usize::from(s))).is_composite())
-                .map(|s| m.state(StateId::from_index(usize::from(s))).name.clone())
+                .filter(|&s| !m.state(StateId::from_index(s as usize)).is_composite())
+                .map(|s| m.state(StateId::from_index(s as usize)).name.clone())
                 .collect()
         };
         let reference_leaves = |r: &Reference<'_>| -> Vec<String> {
@@ -176,7 +176,7 @@ fn the_chart_agrees_with_the_reference_on_random_parallel_machines() {
                 &chart,
                 &before,
                 |leaf| {
-                    plan.rows[usize::from(leaf)]
+                    plan.rows[leaf as usize]
                         .iter()
                         .find(|(a, _)| *a == action)
                         .map_or(&[][..], |(_, l)| chart.list(list(*l)))
@@ -188,7 +188,7 @@ fn the_chart_agrees_with_the_reference_on_random_parallel_machines() {
                 Ok(Vec::new())
             } else {
                 let n = chart::remove_conflicts(&chart, &before, &mut chosen, n);
-                let taken: Vec<u16> = chosen[..n].to_vec();
+                let taken: Vec<u32> = chosen[..n].to_vec();
                 let entered = chart::microstep(&chart, &mut config, &mut memory, &taken, &mut host);
                 match chart::settle(
                     &chart,

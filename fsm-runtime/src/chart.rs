@@ -17,7 +17,7 @@
 //! ([`settle`]).
 
 /// No state, no transition, no slot.
-pub const NONE: u16 = u16::MAX;
+pub const NONE: u32 = u32::MAX;
 
 /// The most microsteps one `fire` takes: past it, a guarded cycle of
 /// `always` or `done` transitions stops (`Settled::Runaway`).
@@ -45,31 +45,31 @@ impl<const W: usize> Bits<W> {
 
     /// True when `s` is in the set.
     #[inline]
-    pub fn contains(&self, s: u16) -> bool {
-        let s = usize::from(s);
+    pub fn contains(&self, s: u32) -> bool {
+        let s = s as usize;
         self.0[s / 64] >> (s % 64) & 1 != 0
     }
 
     /// Add `s`.
     #[inline]
-    pub fn insert(&mut self, s: u16) {
-        let s = usize::from(s);
+    pub fn insert(&mut self, s: u32) {
+        let s = s as usize;
         self.0[s / 64] |= 1 << (s % 64);
     }
 
     /// Remove `s`.
     #[inline]
-    pub fn remove(&mut self, s: u16) {
-        let s = usize::from(s);
+    pub fn remove(&mut self, s: u32) {
+        let s = s as usize;
         self.0[s / 64] &= !(1 << (s % 64));
     }
 
     /// The ids `lo..hi`.
-    pub fn range(lo: u16, hi: u16) -> Self {
+    pub fn range(lo: u32, hi: u32) -> Self {
         let mut out = Self::EMPTY;
         for (w, word) in out.0.iter_mut().enumerate() {
             let (start, end) = (w * 64, w * 64 + 64);
-            let (lo, hi) = (usize::from(lo).max(start), usize::from(hi).min(end));
+            let (lo, hi) = ((lo as usize).max(start), (hi as usize).min(end));
             if lo < hi {
                 let width = hi - lo;
                 let ones = if width == 64 {
@@ -120,12 +120,12 @@ impl<const W: usize> Bits<W> {
     }
 
     /// The ids, ascending (entry order).
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = u16> + '_ {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = u32> + '_ {
         (0..W).flat_map(move |w| {
             let word = self.0[w];
-            (0..64u16)
+            (0..64u32)
                 .filter(move |b| word >> b & 1 != 0)
-                .map(move |b| (w * 64) as u16 + b)
+                .map(move |b| (w * 64) as u32 + b)
         })
     }
 }
@@ -156,20 +156,20 @@ pub struct List {
 #[derive(Clone, Copy, Debug)]
 pub struct State {
     /// The state holding it; [`NONE`] at the top level.
-    pub parent: u16,
+    pub parent: u32,
     /// What it is.
     pub kind: Kind,
     /// How many states hold it.
-    pub depth: u16,
+    pub depth: u32,
     /// One past the last state inside it: the states inside it are the ids
     /// after its own, up to this one.
-    pub end: u16,
+    pub end: u32,
     /// A composite's initial child; [`NONE`] for the others.
-    pub initial: u16,
+    pub initial: u32,
     /// Its children, in document order.
     pub children: List,
     /// The slot of its history memory; [`NONE`] when nothing reads it.
-    pub memory: u16,
+    pub memory: u32,
     /// Its `enter` outputs and effects.
     pub enter: Hook,
     /// Its `exit` outputs and effects.
@@ -194,9 +194,9 @@ pub struct Hook {
 #[derive(Clone, Copy, Debug)]
 pub struct Transition {
     /// The state that declares it; [`NONE`] for an `any` transition.
-    pub source: u16,
+    pub source: u32,
     /// Its target; [`NONE`] for an internal transition.
-    pub target: u16,
+    pub target: u32,
     /// `0` without history, `1` through the target's shallow history, `2`
     /// through its deep history.
     pub history: u8,
@@ -204,7 +204,7 @@ pub struct Transition {
     pub priority: i32,
     /// What it exits: the active states with ids in `exits.0..exits.1`
     /// (empty for an internal transition).
-    pub exits: (u16, u16),
+    pub exits: (u32, u32),
     /// The states it enters from just below its domain down to its target,
     /// outermost first (without the target when it re-enters it through
     /// its history from inside).
@@ -221,25 +221,25 @@ pub struct Chart<'a> {
     /// Every transition, by index.
     pub transitions: &'a [Transition],
     /// The ids [`List`]s point into.
-    pub pool: &'a [u16],
+    pub pool: &'a [u32],
 }
 
 /// What the engine does for a step.
 pub trait Host<const W: usize> {
     /// True when the guard of `transition` holds; `config` is the
     /// configuration before the step (`in(...)` reads it).
-    fn guard(&mut self, transition: u16, config: &Bits<W>) -> bool;
+    fn guard(&mut self, transition: u32, config: &Bits<W>) -> bool;
     /// `transition` is taken (in the order its actions run).
-    fn taken(&mut self, transition: u16);
+    fn taken(&mut self, transition: u32);
     /// Run `effect`; `own` is true for a transition's own `do`, false for a
     /// hook's.
-    fn effect(&mut self, effect: u16, own: bool);
+    fn effect(&mut self, effect: u32, own: bool);
     /// Emit `output`.
-    fn output(&mut self, output: u16);
+    fn output(&mut self, output: u32);
     /// The state owning these timer groups was entered.
-    fn arm(&mut self, groups: &[u16]);
+    fn arm(&mut self, groups: &[u32]);
     /// The state owning these timer groups was left.
-    fn disarm(&mut self, groups: &[u16]);
+    fn disarm(&mut self, groups: &[u32]);
 }
 
 /// How a run of `always` and `done` steps ended.
@@ -253,30 +253,30 @@ pub enum Settled {
 }
 
 impl<'a> Chart<'a> {
-    fn state(&self, s: u16) -> &'a State {
-        &self.states[usize::from(s)]
+    fn state(&self, s: u32) -> &'a State {
+        &self.states[s as usize]
     }
 
-    fn transition(&self, t: u16) -> &'a Transition {
-        &self.transitions[usize::from(t)]
+    fn transition(&self, t: u32) -> &'a Transition {
+        &self.transitions[t as usize]
     }
 
     /// The ids of `list`.
     #[inline]
-    pub fn list(&self, list: List) -> &'a [u16] {
+    pub fn list(&self, list: List) -> &'a [u32] {
         &self.pool[list.start as usize..(list.start + list.len) as usize]
     }
 
     /// True when `s` lies strictly inside `d`.
     #[inline]
-    pub fn is_inside(&self, s: u16, d: u16) -> bool {
+    pub fn is_inside(&self, s: u32, d: u32) -> bool {
         d < s && s < self.state(d).end
     }
 
     /// True when `s` is done in `config`: a final leaf, a composite whose
     /// active child is final, a parallel state all of whose regions are
     /// done.
-    pub fn is_done<const W: usize>(&self, config: &Bits<W>, s: u16) -> bool {
+    pub fn is_done<const W: usize>(&self, config: &Bits<W>, s: u32) -> bool {
         if !config.contains(s) {
             return false;
         }
@@ -297,14 +297,14 @@ impl<'a> Chart<'a> {
 
     /// The active states `t` exits from `config`.
     #[inline]
-    pub fn exit_set<const W: usize>(&self, config: &Bits<W>, t: u16) -> Bits<W> {
+    pub fn exit_set<const W: usize>(&self, config: &Bits<W>, t: u32) -> Bits<W> {
         let (lo, hi) = self.transition(t).exits;
         config.and(&Bits::range(lo, hi))
     }
 
     /// Add to `set` the default entry of `s` and what it needs below:
     /// every region of a parallel state, a composite's initial child.
-    fn enter_default<const W: usize>(&self, s: u16, set: &mut Bits<W>) {
+    fn enter_default<const W: usize>(&self, s: u32, set: &mut Bits<W>) {
         set.insert(s);
         let state = self.state(s);
         match state.kind {
@@ -322,7 +322,7 @@ impl<'a> Chart<'a> {
     /// every region and every active composite a child, in one pass in
     /// document order (what is added lies after what adds it).
     fn complete<const W: usize>(&self, set: &mut Bits<W>) {
-        for s in 0..self.states.len() as u16 {
+        for s in 0..self.states.len() as u32 {
             if !set.contains(s) {
                 continue;
             }
@@ -350,12 +350,12 @@ impl<'a> Chart<'a> {
     /// remembered children entered by default (shallow); the default entry
     /// when nothing is remembered. A parallel state's shallow history
     /// enters every region by default.
-    fn enter_history<const W: usize>(&self, s: u16, deep: bool, memory: &[Bits<W>], set: &mut Bits<W>) {
+    fn enter_history<const W: usize>(&self, s: u32, deep: bool, memory: &[Bits<W>], set: &mut Bits<W>) {
         set.insert(s);
         let state = self.state(s);
         let remembered = match state.memory {
             NONE => Bits::EMPTY,
-            slot => memory[usize::from(slot)],
+            slot => memory[slot as usize],
         };
         if remembered.is_empty() {
             self.enter_default(s, set);
@@ -391,9 +391,9 @@ impl<'a> Chart<'a> {
 pub fn select<'c, const W: usize>(
     chart: &Chart<'c>,
     config: &Bits<W>,
-    mut candidates: impl FnMut(u16) -> &'c [u16],
+    mut candidates: impl FnMut(u32) -> &'c [u32],
     host: &mut impl Host<W>,
-    chosen: &mut [u16],
+    chosen: &mut [u32],
 ) -> usize {
     let mut n = 0;
     for leaf in config.iter() {
@@ -418,7 +418,7 @@ pub fn select<'c, const W: usize>(
 pub fn remove_conflicts<const W: usize>(
     chart: &Chart<'_>,
     config: &Bits<W>,
-    chosen: &mut [u16],
+    chosen: &mut [u32],
     n: usize,
 ) -> usize {
     let mut kept = 0;
@@ -426,8 +426,8 @@ pub fn remove_conflicts<const W: usize>(
         let t = chosen[i];
         let exits = chart.exit_set(config, t);
         let tr = chart.transition(t);
-        let conflicts = |other: u16| !exits.and(&chart.exit_set(config, other)).is_empty();
-        let beats = |other: u16| {
+        let conflicts = |other: u32| !exits.and(&chart.exit_set(config, other)).is_empty();
+        let beats = |other: u32| {
             let ot = chart.transition(other);
             let inside = match (tr.source, ot.source) {
                 (NONE, _) => false,
@@ -464,7 +464,7 @@ pub fn microstep<const W: usize>(
     chart: &Chart<'_>,
     config: &mut Bits<W>,
     memory: &mut [Bits<W>],
-    taken: &[u16],
+    taken: &[u32],
     host: &mut impl Host<W>,
 ) -> Bits<W> {
     let mut exits = Bits::EMPTY;
@@ -482,7 +482,7 @@ pub fn microstep<const W: usize>(
                     leaves.insert(l);
                 }
             }
-            memory[usize::from(state.memory)] = leaves;
+            memory[state.memory as usize] = leaves;
         }
     }
     let after = config.minus(&exits);
@@ -592,7 +592,7 @@ pub fn settle<const W: usize>(
     before: &Bits<W>,
     entries: &Bits<W>,
     host: &mut impl Host<W>,
-    chosen: &mut [u16],
+    chosen: &mut [u32],
 ) -> Settled {
     let mut pending = made_done(chart, before, config, entries);
     let mut steps = 0;
@@ -642,8 +642,8 @@ pub fn settle<const W: usize>(
 }
 
 /// The deepest state of `set`, the first in document order among equals.
-fn innermost<const W: usize>(chart: &Chart<'_>, set: &Bits<W>) -> Option<u16> {
-    let mut best: Option<u16> = None;
+fn innermost<const W: usize>(chart: &Chart<'_>, set: &Bits<W>) -> Option<u32> {
+    let mut best: Option<u32> = None;
     for s in set.iter() {
         if best.is_none_or(|b| chart.state(s).depth > chart.state(b).depth) {
             best = Some(s);

@@ -74,7 +74,7 @@ fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition
         start: l.start,
         len: l.len,
     };
-    let id = |s: Option<model::StateId>| s.map_or(chart::NONE, |s| s.index() as u16);
+    let id = |s: Option<model::StateId>| s.map_or(chart::NONE, |s| s.index() as u32);
     let states = plan
         .states
         .iter()
@@ -90,7 +90,7 @@ fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition
             end: s.end,
             initial: id(s.initial),
             children: list(s.children),
-            memory: s.memory.map_or(chart::NONE, |m| m as u16),
+            memory: s.memory.map_or(chart::NONE, |m| m as u32),
             enter: chart::Hook {
                 outputs: list(s.enter.0),
                 effects: list(s.enter.1),
@@ -257,58 +257,56 @@ struct ChartHost<'a, C> {
 impl<C, const W: usize> chart::Host<W> for ChartHost<'_, C> {
     /// The guards of the `always` and `done` steps: no payload, each asked
     /// at most once per step, `in(...)` against the configuration before it.
-    fn guard(&mut self, transition: u16, config: &Bits<W>) -> bool {
-        let chosen = self.cp.chart.transitions[usize::from(transition)].chosen;
+    fn guard(&mut self, transition: u32, config: &Bits<W>) -> bool {
+        let chosen = self.cp.chart.transitions[transition as usize].chosen;
         let guards = &self.engine.bound.guards;
         let (context, cache) = (&*self.context, &mut self.cache);
         cache.resize(guards.len(), None);
         guard_of(self.m, chosen).is_none_or(|expr| {
             expr.eval(
                 &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, &NULL)),
-                &mut |s| config.contains(s.index() as u16),
+                &mut |s| config.contains(s.index() as u32),
             )
         })
     }
 
-    fn taken(&mut self, transition: u16) {
+    fn taken(&mut self, transition: u32) {
         // The next step asks its guards afresh: this one's effects may
         // change what they read.
         self.cache.clear();
-        let chosen = self.cp.chart.transitions[usize::from(transition)].chosen;
-        self.moved |= self.cp.chart.transitions[usize::from(transition)]
-            .target
-            .is_some();
+        let chosen = self.cp.chart.transitions[transition as usize].chosen;
+        self.moved |= self.cp.chart.transitions[transition as usize].target.is_some();
         self.taken.push(taken(self.m, chosen));
     }
 
-    fn effect(&mut self, effect: u16, own: bool) {
+    fn effect(&mut self, effect: u32, own: bool) {
         let payload = if own && self.by_action {
             self.payload
         } else {
             &NULL
         };
-        (self.engine.bound.effects[usize::from(effect)])(self.context, payload);
+        (self.engine.bound.effects[effect as usize])(self.context, payload);
         self.effects += 1;
     }
 
-    fn output(&mut self, output: u16) {
-        self.outputs.push(OutputId::from_index(usize::from(output)));
+    fn output(&mut self, output: u32) {
+        self.outputs.push(OutputId::from_index(output as usize));
     }
 
-    fn arm(&mut self, groups: &[u16]) {
+    fn arm(&mut self, groups: &[u32]) {
         let now = *self.now.get_or_insert_with(|| self.engine.clock.now());
         for &g in groups {
-            let delay = match self.cp.plan.timer_groups[usize::from(g)].delay {
+            let delay = match self.cp.plan.timer_groups[g as usize].delay {
                 model::Delay::Literal(ms) => ms,
                 model::Delay::Named(d) => (self.engine.bound.delays[d.index()])(self.context),
             };
-            self.armed[usize::from(g)] = Some(deadline(now, delay));
+            self.armed[g as usize] = Some(deadline(now, delay));
         }
     }
 
-    fn disarm(&mut self, groups: &[u16]) {
+    fn disarm(&mut self, groups: &[u32]) {
         for &g in groups {
-            self.armed[usize::from(g)] = None;
+            self.armed[g as usize] = None;
         }
     }
 }
@@ -510,7 +508,7 @@ impl<C> Engine<C> {
         let configured = current.configured.as_ref().expect("a configured engine");
         let mut config: Bits<W> = Bits::EMPTY;
         for s in before {
-            config.insert(s.index() as u16);
+            config.insert(s.index() as u32);
         }
         let start = config;
         let mut memory: Vec<Bits<W>> = cp
@@ -526,15 +524,15 @@ impl<C> Engine<C> {
                     .into_iter()
                     .flatten()
                 {
-                    bits.insert(leaf.index() as u16);
+                    bits.insert(leaf.index() as u32);
                 }
                 bits
             })
             .collect();
-        let mut chosen: Vec<u16> = taken.iter().map(|&c| cp.chart.index_of(m, c) as u16).collect();
+        let mut chosen: Vec<u32> = taken.iter().map(|&c| cp.chart.index_of(m, c) as u32).collect();
         chosen.resize(chosen.len().max(cp.chart.max_leaves), 0);
         let n = chart::remove_conflicts(&chart, &start, &mut chosen, taken.len());
-        let first: Vec<u16> = chosen[..n].to_vec();
+        let first: Vec<u32> = chosen[..n].to_vec();
         let mut host = ChartHost {
             engine: self,
             m,
@@ -573,14 +571,14 @@ impl<C> Engine<C> {
         } = host;
         let config: Configuration = config
             .iter()
-            .map(|s| model::StateId::from_index(usize::from(s)))
+            .map(|s| model::StateId::from_index(s as usize))
             .collect();
         let mut remembered = Memory::default();
         for (slot, bits) in cp.plan.history.iter().zip(&memory) {
             if !bits.is_empty() {
                 let leaves = bits
                     .iter()
-                    .map(|s| model::StateId::from_index(usize::from(s)))
+                    .map(|s| model::StateId::from_index(s as usize))
                     .collect();
                 remembered.last_leaves.insert(slot.composite, leaves);
             }

@@ -44,9 +44,9 @@ pub struct ChartState {
     /// What it is.
     pub kind: ChartKind,
     /// How many states hold it.
-    pub depth: u16,
+    pub depth: u32,
     /// One past the last state inside it.
-    pub end: u16,
+    pub end: u32,
     /// A composite's initial child.
     pub initial: Option<StateId>,
     /// Its children.
@@ -78,7 +78,7 @@ pub struct ChartTransition {
     /// Its priority.
     pub priority: i32,
     /// The ids of the states it may exit: `exits.0..exits.1`.
-    pub exits: (u16, u16),
+    pub exits: (u32, u32),
     /// The states it enters down to its target.
     pub path: PoolList,
     /// Its own outputs and effects.
@@ -98,7 +98,7 @@ pub struct ChartPlan {
     /// as transition indices, in trial order (`(action index, list)`).
     pub rows: Vec<Vec<(usize, PoolList)>>,
     /// The ids every [`PoolList`] points into.
-    pub pool: Vec<u16>,
+    pub pool: Vec<u32>,
     /// The most leaves active at once.
     pub max_leaves: usize,
     /// The 64-bit words a configuration takes.
@@ -107,22 +107,14 @@ pub struct ChartPlan {
 
 impl ChartPlan {
     /// The tables of `machine`, whose plan is `plan`.
-    ///
-    /// # Panics
-    ///
-    /// When the machine has 65,535 states or more (the checks refuse far
-    /// fewer: the nesting and size limits).
     pub fn new(machine: &Machine, plan: &Plan) -> ChartPlan {
         let m = machine;
-        assert!(
-            m.states.len() < usize::from(u16::MAX),
-            "a chart holds fewer than 65,535 states"
-        );
-        let pool = std::cell::RefCell::new(Vec::<u16>::new());
+        let pool = std::cell::RefCell::new(Vec::<u32>::new());
         let list = |ids: &mut dyn Iterator<Item = usize>| {
             let mut pool = pool.borrow_mut();
             let start = pool.len() as u32;
-            pool.extend(ids.map(|i| u16::try_from(i).expect("fewer than 65,535 of each")));
+            // Ids of the model, which are `u32`s already.
+            pool.extend(ids.map(|i| i as u32));
             PoolList {
                 start,
                 len: pool.len() as u32 - start,
@@ -149,9 +141,9 @@ impl ChartPlan {
                     let domain = m.config_domain(source, target, history);
                     let end = |s: StateId| end_of(m, s);
                     let exits = match domain {
-                        Domain::Root => (0, m.states.len() as u16),
-                        Domain::State(d) => (d.index() as u16 + 1, end(d)),
-                        Domain::Region(r) => (r.index() as u16, end(r)),
+                        Domain::Root => (0, m.states.len() as u32),
+                        Domain::State(d) => (d.index() as u32 + 1, end(d)),
+                        Domain::Region(r) => (r.index() as u32, end(r)),
                     };
                     let top = |s: StateId| match domain {
                         Domain::Root => false,
@@ -226,7 +218,7 @@ impl ChartPlan {
                 ChartState {
                     parent: state.parent,
                     kind,
-                    depth: state.depth as u16,
+                    depth: state.depth,
                     end: end_of(m, s),
                     initial: m.initial_child(s).filter(|_| kind == ChartKind::Composite),
                     children: list(&mut state.children.iter().map(|c| c.index())),
@@ -281,12 +273,12 @@ impl ChartPlan {
 
 /// One past the last state inside `s`: ids are in document order, a parent
 /// before its children, so the states inside one are the ids after its own.
-fn end_of(m: &Machine, s: StateId) -> u16 {
+fn end_of(m: &Machine, s: StateId) -> u32 {
     let mut end = s.index() + 1;
     while end < m.states.len() && m.is_inside(StateId::from_index(end), s) {
         end += 1;
     }
-    end as u16
+    end as u32
 }
 
 /// The most leaves active at once inside `state` (in the machine for
