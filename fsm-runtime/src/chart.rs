@@ -119,14 +119,60 @@ impl<const W: usize> Bits<W> {
         self.0.iter().all(|&w| w == 0)
     }
 
-    /// The ids, ascending (entry order).
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = u32> + '_ {
-        (0..W).flat_map(move |w| {
-            let word = self.0[w];
-            (0..64u32)
-                .filter(move |b| word >> b & 1 != 0)
-                .map(move |b| (w * 64) as u32 + b)
-        })
+    /// The ids, ascending (entry order); `.rev()` for exit order.
+    pub fn iter(&self) -> Iter<W> {
+        Iter {
+            words: self.0,
+            front: 0,
+            back: W,
+        }
+    }
+}
+
+/// The ids of a [`Bits`], ascending, each found with one bit scan.
+#[derive(Clone, Debug)]
+pub struct Iter<const W: usize> {
+    /// The words not yet visited, their visited bits cleared.
+    words: [u64; W],
+    /// The first word not finished.
+    front: usize,
+    /// One past the last word not finished.
+    back: usize,
+}
+
+impl<const W: usize> Iterator for Iter<W> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.front < self.back {
+            let word = self.words[self.front];
+            if word == 0 {
+                self.front += 1;
+                continue;
+            }
+            self.words[self.front] = word & (word - 1);
+            return Some((self.front * 64) as u32 + word.trailing_zeros());
+        }
+        None
+    }
+}
+
+impl<const W: usize> DoubleEndedIterator for Iter<W> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        while self.back > self.front {
+            let i = self.back - 1;
+            let word = self.words[i];
+            if word == 0 {
+                self.back -= 1;
+                continue;
+            }
+            let bit = 63 - word.leading_zeros();
+            self.words[i] = word & !(1 << bit);
+            return Some((i * 64) as u32 + bit);
+        }
+        None
     }
 }
 
@@ -650,4 +696,46 @@ fn innermost<const W: usize>(chart: &Chart<'_>, set: &Bits<W>) -> Option<u32> {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec::Vec;
+
+    #[test]
+    fn bits_iterate_in_order_both_ways_across_words() {
+        let mut bits: Bits<3> = Bits::EMPTY;
+        for s in [0, 5, 63, 64, 100, 191] {
+            bits.insert(s);
+        }
+        let forward: Vec<u32> = bits.iter().collect();
+        assert_eq!(forward, [0, 5, 63, 64, 100, 191]);
+        let backward: Vec<u32> = bits.iter().rev().collect();
+        assert_eq!(backward, [191, 100, 64, 63, 5, 0]);
+        // From both ends at once, each id once.
+        let mut iter = bits.iter();
+        assert_eq!(
+            (iter.next(), iter.next_back(), iter.next(), iter.next_back()),
+            (Some(0), Some(191), Some(5), Some(100))
+        );
+        assert_eq!(iter.collect::<Vec<_>>(), [63, 64]);
+        assert_eq!(Bits::<2>::EMPTY.iter().next(), None);
+    }
+
+    #[test]
+    fn a_range_holds_exactly_its_ids() {
+        let range: Bits<3> = Bits::range(60, 130);
+        assert_eq!(range.iter().collect::<Vec<_>>(), (60..130).collect::<Vec<u32>>());
+        let whole: Bits<2> = Bits::range(0, 128);
+        assert_eq!(whole.iter().count(), 128);
+        assert!(Bits::<1>::range(3, 3).is_empty());
+        let mut set: Bits<2> = Bits::EMPTY;
+        set.insert(70);
+        assert!(set.contains(70) && !set.contains(6));
+        set.remove(70);
+        assert!(set.is_empty());
+    }
 }
