@@ -25,7 +25,10 @@
 //!   history in the order the machine really moved;
 //! - [`Symbol`], the generated enums seen generically;
 //! - [`driver`], the loops that feed a machine its events and fire its
-//!   timers when they come due, blocking or (feature `tokio`) async.
+//!   timers when they come due, blocking or (feature `tokio`) async;
+//! - [`chart`], the step over configurations (parallel states, `done`,
+//!   `always`, `in(...)`) that an engine runs over the plan's tables,
+//!   without allocating; the dynamic engine runs it today.
 //!
 //! The machine performs no I/O and calls nothing but its guards and, with a
 //! context, its effects and delays, which the caller implements. The caller
