@@ -116,7 +116,11 @@ fn start(args: &RunArgs) -> Result<(Session, Box<dyn BufRead>), Exit> {
             }
         },
     };
-    let session = Session::new(Definition::from_machine(machine), context, delays, args.format);
+    let definition = Definition::try_from_machine(machine).map_err(|error| {
+        console::error(format_args!("`{}`: {error}", args.file.display()));
+        Exit::Problems
+    })?;
+    let session = Session::new(definition, context, delays, args.format);
     Ok((session, input))
 }
 

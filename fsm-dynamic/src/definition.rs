@@ -74,12 +74,47 @@ impl Definition {
         DefinitionBuilder::new(machine)
     }
 
+    /// The most states a machine with parallel states may have: its
+    /// configurations are sets of at most this many state ids, in fixed
+    /// arrays (`fsm_runtime::chart::Bits`).
+    pub const MAX_PARALLEL_STATES: usize = 1024 * 64;
+
     /// The definition of `machine`, which must come from a text without
     /// errors ([`fsm_grammar::Checked::into_model`]). A machine from a text
     /// with errors gives a definition that behaves as its model says, which
     /// is not necessarily what the text meant.
+    ///
+    /// # Panics
+    ///
+    /// When the machine has parallel states and more than
+    /// [`MAX_PARALLEL_STATES`](Self::MAX_PARALLEL_STATES) states;
+    /// [`try_from_machine`](Self::try_from_machine) and the constructors
+    /// from text and JSON return [`DefinitionError::TooLarge`] instead.
     pub fn from_machine(machine: &Machine) -> Definition {
-        Definition::new(machine.clone(), Vec::new())
+        match Definition::try_from_machine(machine) {
+            Ok(definition) => definition,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// [`from_machine`](Self::from_machine), or
+    /// [`DefinitionError::TooLarge`] for a machine with parallel states and
+    /// more than [`MAX_PARALLEL_STATES`](Self::MAX_PARALLEL_STATES) states.
+    pub fn try_from_machine(machine: &Machine) -> Result<Definition, DefinitionError> {
+        Definition::size_allowed(machine)?;
+        Ok(Definition::new(machine.clone(), Vec::new()))
+    }
+
+    /// `Err(TooLarge)` for a machine with parallel states and more than
+    /// [`MAX_PARALLEL_STATES`](Self::MAX_PARALLEL_STATES) states.
+    fn size_allowed(machine: &Machine) -> Result<(), DefinitionError> {
+        if machine.has_parallel() && machine.states.len() > Definition::MAX_PARALLEL_STATES {
+            return Err(DefinitionError::TooLarge {
+                machine: machine.name.clone(),
+                states: machine.states.len(),
+            });
+        }
+        Ok(())
     }
 
     /// Pick the machine from a checked text.
@@ -129,6 +164,7 @@ impl Definition {
             .into_iter()
             .nth(index)
             .expect("index found above");
+        Definition::size_allowed(&machine)?;
         Ok(Definition::new(machine, warnings))
     }
 

@@ -61,6 +61,16 @@ pub enum DefinitionError {
         /// invalid guards, each in the order the builder was given them.
         problems: Vec<BuilderProblem>,
     },
+    /// The machine has parallel states and more states than the engine
+    /// steps over configurations of ([`Definition::MAX_PARALLEL_STATES`]).
+    ///
+    /// [`Definition::MAX_PARALLEL_STATES`]: super::Definition::MAX_PARALLEL_STATES
+    TooLarge {
+        /// The machine's name.
+        machine: String,
+        /// How many states it has.
+        states: usize,
+    },
 }
 
 impl DefinitionError {
@@ -135,6 +145,12 @@ impl fmt::Display for DefinitionError {
                 }
                 Ok(())
             }
+            DefinitionError::TooLarge { machine, states } => write!(
+                f,
+                "machine `{machine}` has parallel states and {states} states; the dynamic engine runs \
+                 machines with parallel states of at most {} states",
+                super::Definition::MAX_PARALLEL_STATES
+            ),
         }
     }
 }

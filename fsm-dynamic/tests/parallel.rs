@@ -362,3 +362,33 @@ fn the_memory_an_always_transition_reads_survives_a_snapshot() {
         "back where `work` was left, through `route`"
     );
 }
+
+#[test]
+fn a_machine_with_parallel_states_too_large_for_the_engine_is_refused_by_name() {
+    // Two regions of 32,768 leaves each, with the parallel state, its
+    // regions and `idle`: 65,540 states, past the 65,536 the engine's
+    // configurations hold.
+    let mut text = String::from("machine Huge { initial state idle { on go -> p; } parallel state p {\n");
+    for r in 0..2 {
+        text.push_str(&format!("state r{r} {{\n"));
+        for i in 0..32_768 {
+            let initial = if i == 0 { "initial " } else { "" };
+            text.push_str(&format!(
+                "{initial}state r{r}_{i} {{ on next -> r{r}_{}; }}\n",
+                (i + 1) % 32_768
+            ));
+        }
+        text.push_str("}\n");
+    }
+    text.push_str("} }\n");
+    let error = Definition::from_fsm(&text).unwrap_err();
+    assert!(matches!(
+        error,
+        fsm_dynamic::DefinitionError::TooLarge { states: 65_540, .. }
+    ));
+    assert_eq!(
+        error.to_string(),
+        "machine `Huge` has parallel states and 65540 states; the dynamic engine runs machines with \
+         parallel states of at most 65536 states"
+    );
+}

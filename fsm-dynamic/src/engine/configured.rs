@@ -447,6 +447,8 @@ impl<C> Engine<C> {
             5..=8 => self.chart_step::<8>(current, before, taken, payload, now, &mut armed),
             9..=16 => self.chart_step::<16>(current, before, taken, payload, now, &mut armed),
             17..=64 => self.chart_step::<64>(current, before, taken, payload, now, &mut armed),
+            // `Definition::MAX_PARALLEL_STATES` is 1,024 words: definitions
+            // of larger machines with parallel states are refused.
             _ => self.chart_step::<1024>(current, before, taken, payload, now, &mut armed),
         };
         let Chained {
