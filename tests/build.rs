@@ -19,6 +19,8 @@
 
 #[path = "build/random.rs"]
 mod random;
+#[path = "../grammar/tests/scxml/mod.rs"]
+mod scxml;
 
 use fsm_grammar::model::{Machine, Symbol};
 use fsm_grammar::naming::{escape, snake, upper_camel};
@@ -50,7 +52,7 @@ fn main() {
     let random_dir = out_dir.join("random");
     std::fs::create_dir_all(&random_dir)
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", random_dir.display()));
-    for (name, text) in random::machines() {
+    for (name, text) in random::machines().into_iter().chain(random_parallel()) {
         let path = random_dir.join(name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
@@ -113,6 +115,36 @@ fn main() {
     }
 }
 
+/// How many random machines with parallel states are generated.
+const PARALLEL_MACHINES: usize = 40;
+
+/// Random machines with parallel states, `done`, `always`, `in(...)` and
+/// history, from the generator of the SCXML reference (every state emits
+/// `in_sK` when entered and `out_sK` when left): those that check, have
+/// parallel states and are generated, from fixed seeds.
+fn random_parallel() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut seed = 0u64;
+    while out.len() < PARALLEL_MACHINES {
+        seed += 1;
+        assert!(seed < 100_000, "too few random machines with parallel states");
+        let text = scxml::random_machine_with(seed, true);
+        let checked = fsm_grammar::check(&text);
+        let Some(m) = checked.model.machines.first() else {
+            continue;
+        };
+        if checked.has_errors()
+            || !m.has_parallel()
+            || m.actions.is_empty()
+            || fsm_codegen::unsupported(m).is_some()
+        {
+            continue;
+        }
+        out.push((format!("parallel_{}.fsm", out.len()), text));
+    }
+    out
+}
+
 /// The text of `differential_machines.rs` and `differential_paths.rs`, built
 /// one file at a time.
 #[derive(Default)]
@@ -125,6 +157,8 @@ struct Glue {
     modules: Vec<(String, String)>,
     /// The machines so far, numbering the adapter types.
     machines: usize,
+    /// The rows of `PARALLEL`: machines with parallel states.
+    parallel_rows: String,
     /// The `crate::...` type paths the machines name, with what each
     /// aliases: they must be declared at the root of the test crate.
     crate_paths: Vec<(Vec<String>, &'static str)>,
@@ -209,6 +243,10 @@ impl Glue {
     /// The trait impls and the adapter of `machine`, inside its file's
     /// wrapper module, and its row.
     fn add_machine(&mut self, relative: &str, file_module: &str, machine: &Machine) {
+        if machine.has_parallel() {
+            self.add_parallel(relative, file_module, machine);
+            return;
+        }
         let module = escape(&snake(&machine.name));
         let machine_type = escape(&upper_camel(&machine.name));
         let extended = is_extended(machine);
@@ -391,13 +429,74 @@ impl Glue {
         );
     }
 
+    /// The `Guards` impl and the adapter of `machine`, which has parallel
+    /// states, and its row of `PARALLEL`.
+    fn add_parallel(&mut self, relative: &str, file_module: &str, machine: &Machine) {
+        let module = escape(&snake(&machine.name));
+        let machine_type = escape(&upper_camel(&machine.name));
+        let out = &mut self.items;
+        let guards = if machine.guards.is_empty() {
+            ""
+        } else {
+            let _ = writeln!(out, "    impl {module}::Guards for crate::engine::TestGuards {{");
+            for (index, guard) in machine.guards.iter().enumerate() {
+                let method = escape(&snake(&guard.name));
+                let _ = writeln!(
+                    out,
+                    "        fn {method}(&self) -> bool {{\n            self.guard({index})\n        }}"
+                );
+            }
+            let _ = writeln!(out, "    }}");
+            ", guards"
+        };
+        let adapter = format!("Parallel{}", self.machines);
+        self.machines += 1;
+        let _ = writeln!(
+            out,
+            "    /// `{name}` as the parallel driver drives it.\n    \
+             pub struct {adapter}(pub {module}::{machine_type});\n\n    \
+             impl crate::parallel::ParallelEngine for {adapter} {{\n        \
+             fn leaves(&self) -> Vec<String> {{\n            self.0.leaves().map(|s| s.name().to_owned()).collect()\n        }}\n\n        \
+             fn valid_actions(&self) -> Vec<String> {{\n            self.0.valid_actions().map(|a| a.name().to_owned()).collect()\n        }}\n\n        \
+             fn is_terminal(&self) -> bool {{\n            self.0.is_terminal()\n        }}\n\n        \
+             fn fire(&mut self, action: &str, guards: &crate::engine::TestGuards) -> crate::parallel::Step {{\n            \
+             let _ = guards;\n            \
+             let action: {module}::Action = action.parse().expect(\"an action of the machine\");\n            \
+             match self.0.fire(action{guards}) {{\n                \
+             Ok(f) => crate::parallel::Step::Fired {{\n                    \
+             from: f.from.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
+             to: f.to.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
+             outputs: f.outputs.iter().map(|o| o.name().to_owned()).collect(),\n                    \
+             taken: f.taken.iter().map(|t| (t.source.to_owned(), t.target.map(str::to_owned))).collect(),\n                    \
+             internal: f.internal,\n                \
+             }},\n                \
+             Err(e) => crate::parallel::Step::Refused {{\n                    \
+             guarded: matches!(e, {module}::FireError::GuardRejected {{ .. }}),\n                    \
+             valid: e.valid().map(|a| a.name().to_owned()).collect(),\n                \
+             }},\n            }}\n        }}\n\n        \
+             fn snapshot(&self) -> ::fsm_runtime::Snapshot {{\n            self.0.snapshot()\n        }}\n\n        \
+             fn restore(&mut self, snapshot: &::fsm_runtime::Snapshot) -> Result<(), String> {{\n            \
+             self.0 = {module}::{machine_type}::restore(snapshot).map_err(|e| e.to_string())?;\n            Ok(())\n        }}\n    }}\n",
+            name = machine.name,
+        );
+        let _ = writeln!(
+            self.parallel_rows,
+            "    crate::parallel::ParallelMachine {{\n        file: {relative:?},\n        machine: {name:?},\n        \
+             fingerprint: self::{file_module}::{module}::{machine_type}::FINGERPRINT,\n        \
+             new: || Box::new(self::{file_module}::{adapter}(self::{file_module}::{module}::{machine_type}::new())),\n    }},",
+            name = machine.name,
+        );
+    }
+
     /// `differential_machines.rs` and `differential_paths.rs`.
     fn finish(self) -> (String, String) {
         let machines = format!(
             "// @generated by tests/build.rs: the machines the differential test drives.\n\n{}\
-             /// Every generated machine, in file order, then in order within its file.\n\
-             pub static MACHINES: &[GeneratedMachine] = &[\n{}];\n",
-            self.items, self.rows
+             /// Every generated machine without parallel states, in file order, then in order within its file.\n\
+             pub static MACHINES: &[GeneratedMachine] = &[\n{}];\n\n\
+             /// Every generated machine with parallel states, in file order.\n\
+             pub static PARALLEL: &[crate::parallel::ParallelMachine] = &[\n{}];\n",
+            self.items, self.rows, self.parallel_rows
         );
         let mut paths =
             String::from("// @generated by tests/build.rs: the `crate::` type paths the machines name.\n\n");

@@ -68,7 +68,44 @@ pub(crate) fn condition_with(
     idents: &Idents,
     call: &dyn Fn(GuardId) -> TokenStream,
 ) -> TokenStream {
-    condition_at(expr, 0, cached, idents, call)
+    // Decided before any condition is written (`decided`).
+    let undecided = |_: StateId| quote!(::core::compile_error!("an `in(...)` left undecided"));
+    condition_at(
+        expr,
+        0,
+        cached,
+        idents,
+        &Calls {
+            guard: call,
+            in_state: &undecided,
+        },
+    )
+}
+
+/// [`condition_with`], with each `in(S)` tested by `in_state`: for a
+/// machine with parallel states, which decides them as it runs.
+pub(crate) fn condition_in(
+    expr: &GuardExpr,
+    idents: &Idents,
+    call: &dyn Fn(GuardId) -> TokenStream,
+    in_state: &dyn Fn(StateId) -> TokenStream,
+) -> TokenStream {
+    condition_at(
+        expr,
+        0,
+        &BTreeSet::new(),
+        idents,
+        &Calls {
+            guard: call,
+            in_state,
+        },
+    )
+}
+
+/// How a condition's guards and `in(...)` tests are written.
+struct Calls<'a> {
+    guard: &'a dyn Fn(GuardId) -> TokenStream,
+    in_state: &'a dyn Fn(StateId) -> TokenStream,
 }
 
 /// Precedence: `||` 1, `&&` 2, `!` and guards 3. Parentheses only where the
@@ -79,11 +116,11 @@ fn condition_at(
     min: u8,
     cached: &BTreeSet<GuardId>,
     idents: &Idents,
-    call: &dyn Fn(GuardId) -> TokenStream,
+    call: &Calls<'_>,
 ) -> TokenStream {
     let (precedence, tokens) = match expr {
         GuardExpr::Var(guard) => {
-            let call = call(*guard);
+            let call = (call.guard)(*guard);
             if cached.contains(guard) {
                 let cache = &idents.guard_caches[guard.index()];
                 (3, quote!(*#cache.get_or_insert_with(|| #call)))
@@ -91,8 +128,7 @@ fn condition_at(
                 (3, call)
             }
         }
-        // Decided before any condition is written (`decided`).
-        GuardExpr::In(_) => (3, quote!(::core::compile_error!("an `in(...)` left undecided"))),
+        GuardExpr::In(state) => (3, (call.in_state)(*state)),
         GuardExpr::Not(inner) => {
             let inner = condition_at(inner, 3, cached, idents, call);
             (3, quote!(!#inner))

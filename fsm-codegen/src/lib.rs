@@ -65,6 +65,7 @@ mod machine;
 mod name_conflicts;
 mod nested;
 mod options;
+mod parallel;
 #[cfg(feature = "render")]
 mod render;
 mod snapshot;
@@ -105,9 +106,11 @@ use quote::quote;
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
     let conflict = name_conflicts::module_item_conflict(machine)
         .or_else(|| name_conflicts::enum_item_conflict(machine))
-        .or_else(|| unsupported(machine));
+        .or_else(|| unsupported(machine))
+        .or_else(|| parallel::name_conflict(machine));
     options.place(match conflict {
         Some(message) => compile_error(&message),
+        None if machine.has_parallel() => parallel::parallel_module(machine, options),
         None if extended::is_extended(machine) => extended::extended_module(machine, options),
         None => machine::machine_module(machine, options),
     })
@@ -152,12 +155,10 @@ const UNFOLDING_LIMIT: usize = 4096;
 /// cannot be laid out ahead of time (a cycle of them, or too many ways for
 /// them to follow one another). `None` for a machine it generates.
 pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
-    let construct = match machine.states.iter().find(|s| s.is_parallel()) {
-        Some(state) => format!(
-            "a parallel state `{}`, which code generation does not support yet",
-            state.name
-        ),
-        None => fsm_grammar::plan::Plan::new(machine).unfolding_refusal(machine, UNFOLDING_LIMIT)?,
+    let construct = if machine.has_parallel() {
+        parallel::refusal(machine)?
+    } else {
+        fsm_grammar::plan::Plan::new(machine).unfolding_refusal(machine, UNFOLDING_LIMIT)?
     };
     Some(format!(
         "machine `{}` has {construct}; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",

@@ -176,6 +176,71 @@ impl<const W: usize> DoubleEndedIterator for Iter<W> {
     }
 }
 
+/// Up to `N` items kept in place, for what one `fire` of generated code
+/// collects (its outputs, the transitions it took) without allocating. The
+/// plan bounds how many a `fire` can collect, and code generation sizes `N`
+/// to that bound.
+#[derive(Clone, Copy)]
+pub struct Inline<T: Copy, const N: usize> {
+    items: [T; N],
+    len: usize,
+}
+
+impl<T: Copy, const N: usize> Inline<T, N> {
+    /// An empty list whose storage starts as `items` (any values: none is
+    /// read before it is pushed).
+    #[inline]
+    pub const fn new(items: [T; N]) -> Self {
+        Inline { items, len: 0 }
+    }
+
+    /// Add `item` at the end.
+    ///
+    /// # Panics
+    ///
+    /// When `N` items are held already, which the plan's bound rules out for
+    /// generated code.
+    #[inline]
+    pub fn push(&mut self, item: T) {
+        self.items[self.len] = item;
+        self.len += 1;
+    }
+
+    /// The items, in the order pushed.
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+impl<T: Copy, const N: usize> core::ops::Deref for Inline<T, N> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Copy + core::fmt::Debug, const N: usize> core::fmt::Debug for Inline<T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<T: Copy + PartialEq, const N: usize> PartialEq for Inline<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Copy + Eq, const N: usize> Eq for Inline<T, N> {}
+
+impl<T: Copy + core::hash::Hash, const N: usize> core::hash::Hash for Inline<T, N> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
+
 /// What a state is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -685,6 +750,331 @@ pub fn settle<const W: usize>(
         pending = pending.or(&made_done(chart, &snapshot, config, &entered));
         steps += 1;
     }
+}
+
+/// Why a set of leaves is not a configuration (or not a history memory
+/// inside a state), with state ids: the rule of
+/// `fsm_grammar`'s `Machine::configuration_from_leaves`, over the chart.
+/// [`Problem::describe`] words it as the model's `ConfigurationError` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// No leaf at all (inside this state, for a memory).
+    NoLeaf(Option<u32>),
+    /// A state that holds states.
+    NotALeaf(u32),
+    /// A leaf named twice.
+    Repeated(u32),
+    /// A leaf of a memory outside its state: `(leaf, state)`.
+    Outside(u32, u32),
+    /// Two leaves (in document order) that cannot be active together.
+    Apart(u32, u32),
+    /// An active parallel state with a region without a leaf:
+    /// `(parallel, region)`.
+    MissingRegion(u32, u32),
+}
+
+impl Problem {
+    /// The problem in words, with `names[id]` the name of state `id`.
+    pub fn describe(
+        &self,
+        chart: &Chart<'_>,
+        names: &[&str],
+        f: &mut core::fmt::Formatter<'_>,
+    ) -> core::fmt::Result {
+        let name = |s: u32| names[s as usize];
+        match *self {
+            Problem::NoLeaf(None) => f.write_str("no leaf is named, and a machine is always in at least one"),
+            Problem::NoLeaf(Some(c)) => write!(
+                f,
+                "no leaf is named inside `{}`, and one was active there when it was left",
+                name(c)
+            ),
+            Problem::NotALeaf(s) => write!(
+                f,
+                "`{}` is not a leaf: it holds states, and only the active leaves are named \
+                 (the states holding them follow)",
+                name(s)
+            ),
+            Problem::Repeated(s) => write!(f, "`{}` is named twice", name(s)),
+            Problem::Outside(leaf, c) => write!(f, "`{}` is not inside `{}`", name(leaf), name(c)),
+            Problem::MissingRegion(p, r) => write!(
+                f,
+                "`{}` is active but its region `{}` has no active leaf",
+                name(p),
+                name(r)
+            ),
+            Problem::Apart(first, second) => {
+                let common = chart.common_ancestor(first, second);
+                let branch = |leaf: u32| {
+                    let mut at = leaf;
+                    while chart.state(at).parent != common {
+                        at = chart.state(at).parent;
+                    }
+                    at
+                };
+                let region_of = (common != NONE)
+                    .then(|| chart.state(common).parent)
+                    .filter(|&p| p != NONE && chart.state(p).kind == Kind::Parallel);
+                match region_of {
+                    Some(parallel) => write!(
+                        f,
+                        "`{}` and `{}` are both in region `{}` of `{}`; a region has one active state",
+                        name(first),
+                        name(second),
+                        name(common),
+                        name(parallel)
+                    ),
+                    None if common == NONE => write!(
+                        f,
+                        "`{}` and `{}` cannot be active together: they are under different \
+                         top-level states (`{}` and `{}`), and one top-level state is active at a time",
+                        name(first),
+                        name(second),
+                        name(branch(first)),
+                        name(branch(second))
+                    ),
+                    None => write!(
+                        f,
+                        "`{}` and `{}` cannot be active together: they are on different branches of \
+                         `{}` (`{}` and `{}`), and `{}` is not parallel",
+                        name(first),
+                        name(second),
+                        name(common),
+                        name(branch(first)),
+                        name(branch(second)),
+                        name(common)
+                    ),
+                }
+            }
+        }
+    }
+}
+
+impl Chart<'_> {
+    /// The innermost state holding both `a` and `b` (`NONE` when only the
+    /// machine does).
+    fn common_ancestor(&self, a: u32, b: u32) -> u32 {
+        let mut at = self.state(a).parent;
+        while at != NONE && !self.is_inside(b, at) {
+            at = self.state(at).parent;
+        }
+        at
+    }
+
+    /// The configuration whose active leaves are `leaves` (in any order):
+    /// the leaves and every state holding them (below `within`, which is
+    /// included, for a history memory inside it), checked to be a set of
+    /// states the machine can be in together. The rule of
+    /// `fsm_grammar`'s `Machine::configuration_from_leaves` and
+    /// `Machine::remembered_leaves`, which the dynamic engine applies, with
+    /// the first problem reported in the same order.
+    ///
+    /// # Errors
+    ///
+    /// The first [`Problem`]: no leaf, a state that is not a leaf (in the
+    /// order given), a leaf outside `within`, a leaf named twice, two leaves
+    /// that cannot be active together, a region without a leaf.
+    pub fn configuration_of_leaves<const W: usize>(
+        &self,
+        leaves: &[u32],
+        within: Option<u32>,
+    ) -> Result<Bits<W>, Problem> {
+        if leaves.is_empty() {
+            return Err(Problem::NoLeaf(within));
+        }
+        for &leaf in leaves {
+            if matches!(self.state(leaf).kind, Kind::Composite | Kind::Parallel) {
+                return Err(Problem::NotALeaf(leaf));
+            }
+            if let Some(c) = within.filter(|&c| !self.is_inside(leaf, c)) {
+                return Err(Problem::Outside(leaf, c));
+            }
+        }
+        let mut named = Bits::<W>::EMPTY;
+        let mut repeated = Bits::<W>::EMPTY;
+        for &leaf in leaves {
+            if named.contains(leaf) {
+                repeated.insert(leaf);
+            }
+            named.insert(leaf);
+        }
+        if let Some(leaf) = repeated.iter().next() {
+            return Err(Problem::Repeated(leaf));
+        }
+        let mut config = Bits::<W>::EMPTY;
+        if let Some(c) = within {
+            config.insert(c);
+        }
+        // Each state is added once, walking up from each leaf (in document
+        // order) until a state already added. A child of a state that is
+        // not parallel claims its one active child.
+        for leaf in named.iter() {
+            let mut s = leaf;
+            while s != NONE && !config.contains(s) {
+                config.insert(s);
+                let parent = self.state(s).parent;
+                let parallel = parent != NONE && self.state(parent).kind == Kind::Parallel;
+                if !parallel {
+                    let (lo, hi) = match parent {
+                        NONE => (0, self.states.len() as u32),
+                        p => (p + 1, self.state(p).end),
+                    };
+                    let siblings = config
+                        .and(&Bits::range(lo, hi))
+                        .minus(&Bits::range(s, self.state(s).end));
+                    if !siblings.is_empty() {
+                        // The first leaf added there claimed it.
+                        let other = named
+                            .and(&Bits::range(lo, hi))
+                            .minus(&Bits::range(s, self.state(s).end))
+                            .iter()
+                            .next()
+                            .expect("a claimed branch holds an earlier leaf");
+                        return Err(Problem::Apart(other, leaf));
+                    }
+                }
+                s = parent;
+            }
+        }
+        for s in config.iter() {
+            let state = self.state(s);
+            if state.kind == Kind::Parallel {
+                if let Some(&region) = self.list(state.children).iter().find(|&&r| !config.contains(r)) {
+                    return Err(Problem::MissingRegion(s, region));
+                }
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// A machine whose generated code runs on a [`Chart`], as [`restore`]
+/// needs it.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+pub struct Restoring<'a> {
+    /// Its tables.
+    pub chart: Chart<'a>,
+    /// Its name.
+    pub machine: &'a str,
+    /// Its fingerprint.
+    pub fingerprint: &'a str,
+    /// Every state's name, by id.
+    pub names: &'a [&'a str],
+    /// The composite state of each history slot.
+    pub slots: &'a [u32],
+}
+
+/// The configuration `snapshot` holds, with the history memory it carries
+/// written into `memory` (one per slot), checked as the dynamic engine
+/// checks them: a snapshot of this machine and (under
+/// [`FingerprintPolicy::Strict`]) this definition, known leaves forming a
+/// configuration ([`Chart::configuration_of_leaves`]), no armed timer (the
+/// machine has none), and each memory a composite entered through its
+/// history with leaves forming a configuration inside it.
+///
+/// # Errors
+///
+/// The first [`RestoreError`] found, in that order.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+pub fn restore<const W: usize>(
+    m: &Restoring<'_>,
+    snapshot: &crate::Snapshot,
+    policy: crate::FingerprintPolicy,
+    memory: &mut [Bits<W>],
+) -> Result<Bits<W>, crate::RestoreError> {
+    use crate::prelude::*;
+    use crate::RestoreError;
+    struct Words<'a>(&'a Problem, &'a Chart<'a>, &'a [&'a str]);
+    impl core::fmt::Display for Words<'_> {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            self.0.describe(self.1, self.2, f)
+        }
+    }
+    if snapshot.machine() != m.machine {
+        return Err(RestoreError::OtherMachine {
+            expected: m.machine.to_owned(),
+            found: snapshot.machine().to_owned(),
+        });
+    }
+    if policy == crate::FingerprintPolicy::Strict && snapshot.fingerprint() != m.fingerprint {
+        return Err(RestoreError::FingerprintMismatch {
+            machine: m.machine.to_owned(),
+            expected: m.fingerprint.to_owned(),
+            found: snapshot.fingerprint().to_owned(),
+        });
+    }
+    let is_leaf = |s: u32| matches!(m.chart.state(s).kind, Kind::Leaf | Kind::Final);
+    let leaf_id = |name: &str| {
+        m.names
+            .iter()
+            .position(|n| *n == name)
+            .map(|s| s as u32)
+            .filter(|&s| is_leaf(s))
+    };
+    let mut leaves = Vec::with_capacity(snapshot.leaves().len());
+    for name in snapshot.leaves() {
+        match leaf_id(name) {
+            Some(leaf) => leaves.push(leaf),
+            None => {
+                return Err(RestoreError::UnknownState {
+                    machine: m.machine.to_owned(),
+                    state: name.to_string(),
+                    known: (0..m.names.len() as u32)
+                        .filter(|&s| is_leaf(s))
+                        .map(|s| m.names[s as usize].to_owned())
+                        .collect(),
+                })
+            }
+        }
+    }
+    let config = m
+        .chart
+        .configuration_of_leaves::<W>(&leaves, None)
+        .map_err(|problem| RestoreError::InvalidConfiguration {
+            machine: m.machine.to_owned(),
+            leaves: snapshot.leaves().iter().map(|l| l.to_string()).collect(),
+            reason: Words(&problem, &m.chart, m.names).to_string(),
+        })?;
+    if let Some(timer) = snapshot.checked_timers()?.first() {
+        // Only the timers of an active state could be armed, and no state
+        // has any.
+        let active = leaf_id(timer.state())
+            .or_else(|| m.names.iter().position(|n| *n == timer.state()).map(|s| s as u32))
+            .filter(|&s| config.contains(s));
+        return Err(snapshot.unknown_timer(timer, active.map(|_| 0)));
+    }
+    for (state, names) in snapshot.checked_last_leaves()? {
+        let invalid = |reason: String| RestoreError::InvalidLastLeaves {
+            machine: m.machine.to_owned(),
+            state: state.to_owned(),
+            leaves: names.iter().map(|l| l.to_string()).collect(),
+            reason,
+        };
+        let Some(slot) = m.slots.iter().position(|&c| m.names[c as usize] == state) else {
+            return Err(invalid(format!(
+                "`{state}` is not a composite state that a transition enters through its history"
+            )));
+        };
+        let mut ids = Vec::with_capacity(names.len());
+        for name in names {
+            match leaf_id(name) {
+                Some(leaf) => ids.push(leaf),
+                None => return Err(invalid(format!("`{name}` is not a leaf state of the machine"))),
+            }
+        }
+        let inside = m
+            .chart
+            .configuration_of_leaves::<W>(&ids, Some(m.slots[slot]))
+            .map_err(|problem| invalid(Words(&problem, &m.chart, m.names).to_string()))?;
+        let mut kept = Bits::EMPTY;
+        for s in inside.iter().filter(|&s| is_leaf(s)) {
+            kept.insert(s);
+        }
+        memory[slot] = kept;
+    }
+    Ok(config)
 }
 
 /// The deepest state of `set`, the first in document order among equals.

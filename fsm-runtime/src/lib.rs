@@ -243,6 +243,7 @@ pub mod __private {
     pub use crate::__if_std as if_std;
     pub use crate::__symbol_serde as symbol_serde;
     pub use crate::__without_serde as without_serde;
+    pub use crate::chart;
     pub use crate::clock::DefaultClock;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     #[cfg(feature = "alloc")]
@@ -261,6 +262,7 @@ pub mod __private {
         Candidate, Clock, Fire, FireError, FireEvent, Fired, Machine, NoGuards, ParseSymbolError, Symbol,
         SymbolKind, Timed, TimerFired, TimerRejected, Timestamp,
     };
+    pub use core::convert::{From, Into};
     pub use core::iter::Iterator;
     pub use core::ops::FnMut;
     pub use core::time::Duration;

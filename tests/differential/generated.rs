@@ -25,27 +25,50 @@ pub struct GeneratedMachine {
     pub timed: fn(&fsm_runtime::ManualClock) -> Box<dyn crate::data::TimedEngine>,
 }
 
-/// Every `.fsm` file whose machines `build.rs` generates: the examples, the
-/// ok and warn fixtures, and the random nested machines. An example whose
-/// machine code generation refuses (parallel states and the rest, which
-/// only the dynamic engine runs for now) is left out: `build.rs` does not
-/// generate it, and `fsm-dynamic/tests/configurations.rs` holds the dynamic
-/// engine to a reference on such machines.
+/// Every `.fsm` file whose machines `build.rs` generates and that has no
+/// parallel states: the examples, the ok and warn fixtures, and the random
+/// nested machines. An example whose machine code generation refuses (which
+/// only the dynamic engine runs) is left out: `build.rs` does not generate
+/// it, and `fsm-dynamic/tests/configurations.rs` holds the dynamic engine to
+/// a reference on such machines. Files with parallel states are
+/// [`crate::parallel`]'s.
 pub fn corpus() -> Vec<std::path::PathBuf> {
+    all_generated()
+        .into_iter()
+        .filter(|(_, parallel)| !parallel)
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// The files of the corpus whose machines have parallel states.
+pub fn parallel_corpus() -> Vec<std::path::PathBuf> {
+    all_generated()
+        .into_iter()
+        .filter(|(_, parallel)| *parallel)
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// Every `.fsm` file whose machines `build.rs` generates, with whether one
+/// of its machines has parallel states.
+fn all_generated() -> Vec<(std::path::PathBuf, bool)> {
     let mut files = fsm_tests::example_files();
-    files.retain(|path| {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let checked = fsm_grammar::check(&text);
-        checked
-            .model
-            .machines
-            .iter()
-            .all(|m| fsm_codegen::unsupported(m).is_none())
-    });
     files.extend(fsm_tests::fsm_files(&fsm_tests::fixtures_dir().join("ok")));
     files.extend(fsm_tests::fsm_files(&fsm_tests::fixtures_dir().join("warn")));
     files.extend(fsm_tests::random_files());
     files
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let checked = fsm_grammar::check(&text);
+            let machines = &checked.model.machines;
+            if machines.iter().any(|m| fsm_codegen::unsupported(m).is_some()) {
+                return None;
+            }
+            let parallel = machines.iter().any(|m| m.has_parallel());
+            Some((path, parallel))
+        })
+        .collect()
 }
 
 /// The generated code of machine `machine` of `file` (relative to the

@@ -38,6 +38,7 @@ mod data;
 mod dynamic;
 mod engine;
 mod generated;
+mod parallel;
 mod reference;
 mod timed;
 mod tree;

@@ -1,0 +1,945 @@
+//! The module of a machine with parallel states: the plan's tables for a
+//! step over configurations ([`ChartPlan`]) written as `static`s, and a
+//! machine type that steps with `fsm_runtime::chart`, the one account of
+//! that step, which the dynamic engine runs too. Nothing of the semantics
+//! is written here: this module renders the tables, the guards (`in(...)`
+//! tested against the configuration before the step) and the typed views
+//! of a configuration.
+//!
+//! The machine holds its configuration and its history memory as bit sets,
+//! so it is `Copy` and `fire` does not allocate: the outputs and the
+//! transitions taken come back in place, sized by the plan's bound on one
+//! `fire` ([`ChartPlan::fire_bound`]).
+
+use crate::docs::{doc_attrs, module_docs};
+use crate::guards::{condition_in, guards_trait};
+use crate::idents::{type_ident, value_ident, Idents};
+use crate::machine::{enums, module_lints, module_prelude};
+use crate::options::Options;
+use fsm_grammar::model::{Chosen, GuardExpr, HistoryKind, Machine, StateId};
+use fsm_grammar::plan::{ChartKind, ChartPlan, FireBound, Plan, PoolList};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// The most `always` and `done` microsteps code generation lays out after
+/// one event (below `fsm_runtime::chart::MAX_MICROSTEPS`, so a generated
+/// `fire` never runs away).
+pub(crate) const MICROSTEP_LIMIT: usize = 999;
+
+/// Why code generation does not generate `machine`, which has parallel
+/// states: a context, payloads or timers (the dynamic engine runs those), or
+/// `always` and `done` transitions without a bound.
+pub(crate) fn refusal(machine: &Machine) -> Option<String> {
+    if machine.has_data_or_timers() {
+        let what = if machine.context.is_some() {
+            "a context"
+        } else if !machine.timers.is_empty() {
+            "timers"
+        } else {
+            "payloads"
+        };
+        let parallel = machine.states.iter().find(|s| s.is_parallel())?;
+        return Some(format!(
+            "a parallel state `{}` and {what}, which code generation does not support together yet",
+            parallel.name
+        ));
+    }
+    let plan = Plan::new(machine);
+    ChartPlan::new(machine, &plan)
+        .fire_bound(machine, MICROSTEP_LIMIT)
+        .err()
+}
+
+/// The typed view of one slot of a configuration: the machine's top level
+/// or one region of a parallel state, with the states one of which is
+/// active in it while it is active (its leaves and parallel states not
+/// inside a parallel state below it).
+struct Slot {
+    /// The region; `None` for the top level.
+    region: Option<StateId>,
+    /// Its enum, in `regions`.
+    ty: Ident,
+    /// Its accessor on `Configuration`.
+    method: Ident,
+    members: Vec<StateId>,
+}
+
+fn slots(m: &Machine) -> Vec<Slot> {
+    let members = |region: Option<StateId>| -> Vec<StateId> {
+        m.state_ids()
+            .filter(|&s| {
+                let inside = region.is_none_or(|r| s == r || m.is_inside(s, r));
+                let kind_ok = !m.state(s).is_composite() || m.state(s).is_parallel();
+                // No parallel state between the slot and `s`.
+                let free = m
+                    .ancestors(s)
+                    .take_while(|&a| Some(a) != region)
+                    .all(|a| !m.state(a).is_parallel());
+                inside && kind_ok && free && Some(s) != region.filter(|&r| m.state(r).is_composite())
+            })
+            .collect()
+    };
+    let mut out = vec![Slot {
+        region: None,
+        ty: format_ident!("Top"),
+        method: format_ident!("top"),
+        members: members(None),
+    }];
+    for s in m.state_ids() {
+        if m.state(s).parent.is_some_and(|p| m.state(p).is_parallel()) {
+            out.push(Slot {
+                region: Some(s),
+                ty: type_ident(&m.state(s).name),
+                method: value_ident(&m.state(s).name),
+                members: members(Some(s)),
+            });
+        }
+    }
+    out
+}
+
+/// A region's name that the generated module cannot use: its enum or its
+/// accessor would clash with the top level's or `Configuration`'s own.
+pub(crate) fn name_conflict(machine: &Machine) -> Option<String> {
+    let reserved = ["top", "leaves", "is_in"];
+    slots(machine).iter().skip(1).find_map(|slot| {
+        let name = &machine.state(slot.region?).name;
+        (slot.ty == "Top" || reserved.contains(&slot.method.to_string().as_str())).then(|| {
+            format!(
+                "machine `{}` has a region named `{name}`, which would clash with the generated \
+                 `Configuration::top`, `leaves` or `is_in`; rename the region",
+                machine.name
+            )
+        })
+    })
+}
+
+fn lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+fn u32_lit(n: u32) -> Literal {
+    Literal::u32_unsuffixed(n)
+}
+
+fn id_lit(s: Option<StateId>) -> TokenStream {
+    match s {
+        Some(s) => {
+            let n = u32_lit(s.index() as u32);
+            quote!(#n)
+        }
+        None => quote!(__fsm::chart::NONE),
+    }
+}
+
+fn list(l: PoolList) -> TokenStream {
+    let (start, len) = (u32_lit(l.start), u32_lit(l.len));
+    quote!(__fsm::chart::List { start: #start, len: #len })
+}
+
+fn hook((outputs, effects): (PoolList, PoolList)) -> TokenStream {
+    let (o, e) = (list(outputs), list(effects));
+    quote!(__fsm::chart::Hook { outputs: #o, effects: #e })
+}
+
+/// `pub mod <snake_name> { ... }` for a checked machine with parallel
+/// states that [`refusal`] accepts.
+pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStream {
+    let m = machine;
+    let idents = Idents::new(m);
+    let plan = Plan::new(m);
+    let cp = ChartPlan::new(m, &plan);
+    let bound = cp
+        .fire_bound(m, MICROSTEP_LIMIT)
+        .expect("`refusal` accepted the machine");
+    let module = &idents.module;
+    let machine_ident = &idents.machine;
+    let docs = module_docs(m, options);
+    let prelude = module_prelude(options);
+    let lints = module_lints();
+    let enums = enums(m, &idents);
+    let guards_trait = guards_trait(&m.guards, &idents, &options.spans);
+    let name = &m.name;
+    let fingerprint = m.fingerprint();
+    let words = lit(cp.words);
+    let slots_n = lit(plan.history.len());
+    let max_leaves = lit(cp.max_leaves);
+    let n_states = lit(m.states.len());
+    let n_transitions = lit(cp.transitions.len());
+    let n_actions = lit(m.actions.len());
+    let n_guards = lit(m.guards.len());
+    let FireBound { outputs, taken, .. } = bound;
+    let (n_outputs, n_taken) = (lit(outputs), lit(taken.max(1)));
+
+    // The tables.
+    let states = cp.states.iter().map(|s| {
+        let kind = match s.kind {
+            ChartKind::Leaf => quote!(Leaf),
+            ChartKind::Final => quote!(Final),
+            ChartKind::Composite => quote!(Composite),
+            ChartKind::Parallel => quote!(Parallel),
+        };
+        let (parent, initial) = (id_lit(s.parent), id_lit(s.initial));
+        let (depth, end) = (u32_lit(s.depth), u32_lit(s.end));
+        let children = list(s.children);
+        let memory = match s.memory {
+            Some(slot) => {
+                let n = u32_lit(slot as u32);
+                quote!(#n)
+            }
+            None => quote!(__fsm::chart::NONE),
+        };
+        let (enter, exit) = (hook(s.enter), hook(s.exit));
+        let (timer_groups, eventless) = (list(s.timer_groups), list(s.eventless));
+        quote! {
+            __fsm::chart::State {
+                parent: #parent,
+                kind: __fsm::chart::Kind::#kind,
+                depth: #depth,
+                end: #end,
+                initial: #initial,
+                children: #children,
+                memory: #memory,
+                enter: #enter,
+                exit: #exit,
+                timer_groups: #timer_groups,
+                eventless: #eventless,
+            }
+        }
+    });
+    let transitions = cp.transitions.iter().map(|t| {
+        let (source, target) = (id_lit(t.source), id_lit(t.target));
+        let history = Literal::u8_unsuffixed(t.history);
+        let priority = Literal::i32_unsuffixed(t.priority);
+        let (lo, hi) = (u32_lit(t.exits.0), u32_lit(t.exits.1));
+        let path = list(t.path);
+        let own = hook(t.own);
+        quote! {
+            __fsm::chart::Transition {
+                source: #source,
+                target: #target,
+                history: #history,
+                priority: #priority,
+                exits: (#lo, #hi),
+                path: #path,
+                own: #own,
+            }
+        }
+    });
+    let pool = cp.pool.iter().map(|&n| u32_lit(n));
+    let n_pool = lit(cp.pool.len());
+    let rows = (0..m.states.len()).map(|s| {
+        let mut row = vec![PoolList::default(); m.actions.len()];
+        for &(action, l) in &cp.rows[s] {
+            row[action] = l;
+        }
+        let row = row.into_iter().map(list);
+        quote!([#(#row),*])
+    });
+    let names = m.states.iter().map(|s| s.name.as_str());
+
+    // States as ids, and back.
+    let leaves: Vec<StateId> = m.leaves().collect();
+    let composites = crate::nested::composites(m);
+    let variant = |s: StateId| &idents.states[s.index()];
+    let leaf_ids = leaves.iter().map(|&s| {
+        let (v, id) = (variant(s), u32_lit(s.index() as u32));
+        quote!(State::#v => #id)
+    });
+    let composite_ids = composites.iter().map(|&s| {
+        let (v, id) = (variant(s), u32_lit(s.index() as u32));
+        quote!(Composite::#v => #id)
+    });
+    let leaf_by_id = m.state_ids().map(|s| {
+        if m.state(s).is_composite() {
+            quote!(__fsm::None)
+        } else {
+            let v = variant(s);
+            quote!(__fsm::Some(State::#v))
+        }
+    });
+    let terminal_ids: Vec<Literal> = m
+        .state_ids()
+        .filter(|&s| m.state(s).is_terminal())
+        .map(|s| u32_lit(s.index() as u32))
+        .collect();
+
+    // The slots.
+    let slots = slots(m);
+    let slot_enums = slots.iter().map(|slot| {
+        let ty = &slot.ty;
+        let variants = slot.members.iter().map(|&s| variant(s));
+        let names = slot.members.iter().map(|&s| m.state(s).name.as_str());
+        let variants2 = slot.members.iter().map(|&s| variant(s));
+        let summary = match slot.region {
+            None => format!("The top level of [`{machine_ident}`](super::{machine_ident}): where it is outside every parallel state, or which parallel state it is in."),
+            Some(r) => format!(
+                "Region `{}` of `{}`: the state it is in, while it is active.",
+                m.state(r).name,
+                m.state(m.state(r).parent.expect("a region has a parent")).name
+            ),
+        };
+        let docs = doc_attrs(&[], &summary);
+        quote! {
+            #docs
+            #[derive(
+                __fsm::Clone,
+                __fsm::Copy,
+                __fsm::Debug,
+                __fsm::PartialEq,
+                __fsm::Eq,
+                __fsm::PartialOrd,
+                __fsm::Ord,
+                __fsm::Hash
+            )]
+            pub enum #ty {
+                #(#variants,)*
+            }
+
+            impl #ty {
+                /// The state's name, as written in the definition.
+                pub const fn name(self) -> &'static str {
+                    match self {
+                        #(#ty::#variants2 => #names,)*
+                    }
+                }
+            }
+        }
+    });
+    let slot_methods = slots.iter().map(|slot| {
+        let (ty, method) = (&slot.ty, &slot.method);
+        let arms = slot.members.iter().map(|&s| {
+            let (v, id) = (variant(s), u32_lit(s.index() as u32));
+            match slot.region {
+                None => quote!(if self.0.contains(#id) { return regions::#ty::#v; }),
+                Some(_) => quote!(if self.0.contains(#id) { return __fsm::Some(regions::#ty::#v); }),
+            }
+        });
+        match slot.region {
+            None => quote! {
+                /// Where the machine is at the top level: a state outside
+                /// every parallel state, or the parallel state it is in.
+                pub fn top(&self) -> regions::Top {
+                    #(#arms)*
+                    ::core::unreachable!("a configuration has one state at the top level")
+                }
+            },
+            Some(r) => {
+                let doc = format!(
+                    "The state region `{}` is in; `None` while `{}` is not active.",
+                    m.state(r).name,
+                    m.state(m.state(r).parent.expect("a region has a parent")).name
+                );
+                quote! {
+                    #[doc = #doc]
+                    pub fn #method(&self) -> __fsm::Option<regions::#ty> {
+                        #(#arms)*
+                        __fsm::None
+                    }
+                }
+            }
+        }
+    });
+
+    // What each transition is, for `Fired::taken`.
+    let taken_rows = cp.transitions.iter().map(|t| {
+        let source = t.source.map_or("any", |s| m.state(s).name.as_str());
+        let history = match m.chosen_parts(t.chosen).2 {
+            None => "",
+            Some(HistoryKind::Shallow) => ".history",
+            Some(HistoryKind::Deep) => ".deep_history",
+        };
+        let target = match t.target {
+            Some(s) => {
+                let text = format!("{}{history}", m.state(s).name);
+                quote!(__fsm::Some(#text))
+            }
+            None => quote!(__fsm::None),
+        };
+        quote!(Taken { source: #source, target: #target })
+    });
+
+    // The guards, by transition.
+    let guard_of = |c: Chosen| -> Option<&GuardExpr> {
+        match c {
+            Chosen::Action(t) => m.transition(t).guard.as_ref().map(|g| &g.expr),
+            Chosen::Eventless(i) => m.eventless[i].guard.as_ref().map(|g| &g.expr),
+            Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
+        }
+    };
+    let guard_arms: Vec<TokenStream> = cp
+        .transitions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let expr = guard_of(t.chosen)?;
+            let call = |g: fsm_grammar::model::GuardId| {
+                let n = lit(g.index());
+                quote!(self.ask(#n))
+            };
+            let in_state = |s: StateId| {
+                let id = u32_lit(s.index() as u32);
+                quote!(config.contains(#id))
+            };
+            let condition = condition_in(expr, &idents, &call, &in_state);
+            let i = u32_lit(i as u32);
+            Some(quote!(#i => #condition,))
+        })
+        .collect();
+    let ask_arms = idents.guards.iter().enumerate().map(|(i, g)| {
+        let i = lit(i);
+        quote!(#i => Guards::#g(self.guards),)
+    });
+    let action_arms = idents.actions.iter().enumerate().map(|(i, a)| {
+        let i = lit(i);
+        quote!(Action::#a => #i,)
+    });
+    let output_by_index = idents.outputs.iter().map(|o| quote!(Output::#o));
+    let output_fill = match idents.outputs.first() {
+        Some(first) if outputs > 0 => quote!([Output::#first; #n_outputs]),
+        _ => quote!([]),
+    };
+    let n_outputs = if idents.outputs.is_empty() {
+        lit(0)
+    } else {
+        n_outputs
+    };
+
+    let n_outputs_all = lit(m.outputs.len());
+    let history_slots = plan
+        .history
+        .iter()
+        .map(|slot| u32_lit(slot.composite.index() as u32));
+    let initial = {
+        let mut bits = vec![0u64; cp.words];
+        for s in m.initial_configuration() {
+            bits[s.index() / 64] |= 1 << (s.index() % 64);
+        }
+        let bits = bits.into_iter().map(Literal::u64_unsuffixed);
+        quote!(__fsm::chart::Bits([#(#bits),*]))
+    };
+    let has_guards = !m.guards.is_empty();
+    let (g_param, g_arg, g_pass) = if has_guards {
+        (
+            quote!(<G: Guards + ?::core::marker::Sized>),
+            quote!(, guards: &G),
+            quote!(guards),
+        )
+    } else {
+        (quote!(), quote!(), quote!(&()))
+    };
+    let ask = if has_guards {
+        quote! {
+            /// Guard `g`, asked at most once per step.
+            fn ask(&mut self, g: usize) -> bool {
+                *self.cache[g].get_or_insert_with(|| match g {
+                    #(#ask_arms)*
+                    _ => ::core::unreachable!(),
+                })
+            }
+        }
+    } else {
+        quote!()
+    };
+    let host_ty = if has_guards {
+        quote!(Host<'_, G>)
+    } else {
+        quote!(Host<'_, ()>)
+    };
+    let host_generics = if has_guards {
+        quote!(<G: Guards + ?::core::marker::Sized>)
+    } else {
+        quote!()
+    };
+    let host_for = if has_guards {
+        quote!(Host<'_, G>)
+    } else {
+        quote!(Host<'_, ()>)
+    };
+    let host_struct_param = quote!(<'g, G: ?::core::marker::Sized>);
+    let guard_body = if guard_arms.is_empty() {
+        quote! {
+            let _ = (transition, config);
+            true
+        }
+    } else {
+        quote! {
+            match transition {
+                #(#guard_arms)*
+                _ => true,
+            }
+        }
+    };
+    let machine_docs = doc_attrs(
+        &m.docs,
+        &format!("The machine `{name}`: its configuration and history memory."),
+    );
+    let guards_doc = if has_guards {
+        "`guards` answers the guards, each at most once per step; "
+    } else {
+        ""
+    };
+    let fire_doc = format!(
+        "Fires `action`: {guards_doc}every active leaf takes its first enabled transition for it, \
+         conflicts are resolved, and the step and the `always` and `done` steps after it run to \
+         completion, as the chart says."
+    );
+
+    quote! {
+        #docs
+        #lints
+        pub mod #module {
+            #prelude
+            #enums
+            #guards_trait
+
+            /// Any state of the machine, a leaf or a composite, for
+            /// [`Configuration::is_in`].
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+            pub enum AnyState {
+                /// A leaf.
+                Leaf(State),
+                /// A state holding states (parallel ones too).
+                Composite(Composite),
+            }
+
+            impl __fsm::From<State> for AnyState {
+                fn from(state: State) -> AnyState {
+                    AnyState::Leaf(state)
+                }
+            }
+
+            impl __fsm::From<Composite> for AnyState {
+                fn from(state: Composite) -> AnyState {
+                    AnyState::Composite(state)
+                }
+            }
+
+            impl AnyState {
+                const fn id(self) -> u32 {
+                    match self {
+                        AnyState::Leaf(state) => match state { #(#leaf_ids,)* },
+                        AnyState::Composite(state) => match state { #(#composite_ids,)* },
+                    }
+                }
+            }
+
+            /// The states one of which is active in each slot of a
+            /// configuration: [`Top`](regions::Top) for the top level, one
+            /// enum per region of a parallel state. A `match` on one is
+            /// exhaustive.
+            pub mod regions {
+                use super::__fsm;
+                #(#slot_enums)*
+            }
+
+            /// The set of active states: one leaf in each active region,
+            /// and every state holding them.
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+            pub struct Configuration(__fsm::chart::Bits<#words>);
+
+            impl Configuration {
+                /// True when `state` (a leaf or a composite) is active.
+                pub fn is_in(&self, state: impl __fsm::Into<AnyState>) -> bool {
+                    self.0.contains(state.into().id())
+                }
+
+                /// The active leaves, in document order.
+                pub fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
+                    self.0.iter().filter_map(|s| LEAF_BY_ID[s as usize])
+                }
+
+                #(#slot_methods)*
+            }
+
+            /// The active leaves, separated by commas.
+            impl __fsm::fmt::Display for Configuration {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    for (i, leaf) in self.leaves().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        f.write_str(leaf.name())?;
+                    }
+                    __fsm::Ok(())
+                }
+            }
+
+            impl __fsm::fmt::Debug for Configuration {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    f.debug_list().entries(self.leaves()).finish()
+                }
+            }
+
+            /// A transition a `fire` took, as the definition writes it.
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+            pub struct Taken {
+                /// The state that declares it; `"any"` for an `any`
+                /// transition.
+                pub source: &'static str,
+                /// Its target as written (`"x.history"`); `None` for an
+                /// internal transition.
+                pub target: __fsm::Option<&'static str>,
+            }
+
+            /// What one `fire` did.
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+            pub struct Fired {
+                /// The configuration before.
+                pub from: Configuration,
+                /// The configuration after, once the `always` and `done`
+                /// steps ran.
+                pub to: Configuration,
+                /// The action fired.
+                pub action: Action,
+                /// The outputs of every step, in order.
+                pub outputs: __fsm::chart::Inline<Output, #n_outputs>,
+                /// The transitions taken, in the order their actions ran.
+                pub taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
+                /// True when no state was exited or entered.
+                pub internal: bool,
+            }
+
+            impl __fsm::fmt::Display for Fired {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    ::core::write!(f, "[{}] --{}--> [{}]", self.from, self.action.name(), self.to)?;
+                    if !self.outputs.is_empty() {
+                        f.write_str(" emits ")?;
+                        for (i, output) in self.outputs.iter().enumerate() {
+                            if i > 0 {
+                                f.write_str(", ")?;
+                            }
+                            f.write_str(output.name())?;
+                        }
+                    }
+                    __fsm::Ok(())
+                }
+            }
+
+            /// Why `fire` refused an action; the machine did not change.
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+            pub enum FireError {
+                /// No active leaf has a transition for the action.
+                InvalidTransition {
+                    /// The configuration.
+                    configuration: Configuration,
+                    /// The action.
+                    action: Action,
+                },
+                /// Some active leaf has transitions for the action, and no
+                /// guard of theirs held.
+                GuardRejected {
+                    /// The configuration.
+                    configuration: Configuration,
+                    /// The action.
+                    action: Action,
+                },
+            }
+
+            impl FireError {
+                /// The configuration the action was refused in.
+                pub fn configuration(&self) -> Configuration {
+                    match *self {
+                        FireError::InvalidTransition { configuration, .. }
+                        | FireError::GuardRejected { configuration, .. } => configuration,
+                    }
+                }
+
+                /// The action refused.
+                pub fn action(&self) -> Action {
+                    match *self {
+                        FireError::InvalidTransition { action, .. } | FireError::GuardRejected { action, .. } => action,
+                    }
+                }
+
+                /// The actions some active leaf has a transition for.
+                pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
+                    valid_in(self.configuration().0)
+                }
+            }
+
+            impl __fsm::fmt::Display for FireError {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    match self {
+                        FireError::InvalidTransition { configuration, action } => {
+                            ::core::write!(f, "action `{}` is not valid in configuration [{}]", action.name(), configuration)?;
+                            let mut valid = self.valid().peekable();
+                            if valid.peek().is_none() {
+                                return f.write_str("; no action is valid in it");
+                            }
+                            f.write_str("; valid actions: ")?;
+                            for (i, a) in valid.enumerate() {
+                                if i > 0 {
+                                    f.write_str(", ")?;
+                                }
+                                ::core::write!(f, "`{}`", a.name())?;
+                            }
+                            __fsm::Ok(())
+                        }
+                        FireError::GuardRejected { configuration, action } => ::core::write!(
+                            f,
+                            "action `{}` rejected in configuration [{}]: no guard of its transitions held",
+                            action.name(),
+                            configuration
+                        ),
+                    }
+                }
+            }
+
+            impl ::core::error::Error for FireError {}
+
+            #machine_docs
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+            pub struct #machine_ident {
+                config: __fsm::chart::Bits<#words>,
+                memory: [__fsm::chart::Bits<#words>; #slots_n],
+            }
+
+            impl __fsm::Default for #machine_ident {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+
+            impl #machine_ident {
+                /// The machine's name, as written.
+                pub const NAME: &'static str = #name;
+                /// A hash of the definition, which snapshots carry.
+                pub const FINGERPRINT: &'static str = #fingerprint;
+
+                /// The machine in its initial configuration, remembering
+                /// nothing. Nothing runs and nothing is emitted.
+                pub const fn new() -> Self {
+                    Self {
+                        config: INITIAL,
+                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                    }
+                }
+
+                /// The active states.
+                pub fn configuration(&self) -> Configuration {
+                    Configuration(self.config)
+                }
+
+                /// True when `state` (a leaf or a composite) is active.
+                pub fn is_in(&self, state: impl __fsm::Into<AnyState>) -> bool {
+                    self.config.contains(state.into().id())
+                }
+
+                /// The active leaves, in document order.
+                pub fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
+                    self.config.iter().filter_map(|s| LEAF_BY_ID[s as usize])
+                }
+
+                /// True in a top-level `terminal` state, which nothing leaves.
+                pub fn is_terminal(&self) -> bool {
+                    [#(#terminal_ids),*].iter().any(|&s: &u32| self.config.contains(s))
+                }
+
+                /// The actions some active leaf has a transition for.
+                pub fn valid_actions(&self) -> impl __fsm::Iterator<Item = Action> {
+                    valid_in(self.config)
+                }
+
+                #[doc = #fire_doc]
+                ///
+                /// # Errors
+                ///
+                /// When no active leaf takes `action`; the machine is
+                /// unchanged.
+                pub fn fire #g_param (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
+                    let before = self.config;
+                    let mut host = Host {
+                        guards: #g_pass,
+                        cache: [__fsm::None; #n_guards],
+                        outputs: __fsm::chart::Inline::new(#output_fill),
+                        taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
+                        moved: false,
+                    };
+                    let a = action_index(action);
+                    let mut chosen = [0u32; #max_leaves];
+                    let mut any = false;
+                    let n = __fsm::chart::select(
+                        &CHART,
+                        &before,
+                        |leaf| {
+                            let row = ROWS[leaf as usize][a];
+                            any |= row.len > 0;
+                            CHART.list(row)
+                        },
+                        &mut host,
+                        &mut chosen,
+                    );
+                    if n == 0 {
+                        let configuration = Configuration(before);
+                        return __fsm::Err(if any {
+                            FireError::GuardRejected { configuration, action }
+                        } else {
+                            FireError::InvalidTransition { configuration, action }
+                        });
+                    }
+                    let n = __fsm::chart::remove_conflicts(&CHART, &before, &mut chosen, n);
+                    let entered = __fsm::chart::microstep(&CHART, &mut self.config, &mut self.memory, &chosen[..n], &mut host);
+                    // The plan bounds the steps below `MAX_MICROSTEPS`
+                    // (`fire_bound`), so they always settle.
+                    let _ = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
+                    __fsm::Ok(Fired {
+                        from: Configuration(before),
+                        to: Configuration(self.config),
+                        action,
+                        outputs: host.outputs,
+                        taken: host.taken,
+                        internal: !host.moved,
+                    })
+                }
+
+                /// True when `fire` would take `action` now (asking the
+                /// guards it would ask, and changing nothing).
+                pub fn can_fire #g_param (&self, action: Action #g_arg) -> bool {
+                    let mut host = Host {
+                        guards: #g_pass,
+                        cache: [__fsm::None; #n_guards],
+                        outputs: __fsm::chart::Inline::new(#output_fill),
+                        taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
+                        moved: false,
+                    };
+                    let a = action_index(action);
+                    let mut chosen = [0u32; #max_leaves];
+                    __fsm::chart::select(&CHART, &self.config, |leaf| CHART.list(ROWS[leaf as usize][a]), &mut host, &mut chosen) > 0
+                }
+            }
+
+            __fsm::if_alloc! {
+                impl #machine_ident {
+                    /// The configuration (its leaves, in document order) and
+                    /// the history memory, with the machine's name and
+                    /// fingerprint, ready to be stored.
+                    pub fn snapshot(&self) -> __fsm::Snapshot {
+                        __fsm::Snapshot::of_configuration(
+                            Self::NAME,
+                            Self::FINGERPRINT,
+                            self.leaves().map(State::name),
+                        )
+                        .with_last_leaves(
+                            HISTORY_SLOTS
+                                .iter()
+                                .zip(&self.memory)
+                                .filter(|(_, leaves)| !leaves.is_empty())
+                                .map(|(&composite, leaves)| {
+                                    (NAMES[composite as usize], leaves.iter().map(|s| NAMES[s as usize]))
+                                }),
+                        )
+                    }
+
+                    /// The machine in the configuration of `snapshot`, which
+                    /// must come from this machine and this exact
+                    /// definition.
+                    ///
+                    /// # Errors
+                    ///
+                    /// When the snapshot is of another machine or
+                    /// definition, names a state this machine does not
+                    /// have, names leaves that are not a configuration (two
+                    /// leaves of one region, a region with none), arms a
+                    /// timer, or remembers leaves that are not a
+                    /// configuration inside their composite.
+                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+                    }
+
+                    /// [`Self::restore`]; `policy` decides whether a snapshot
+                    /// taken from a different definition is accepted.
+                    ///
+                    /// # Errors
+                    ///
+                    /// As [`Self::restore`].
+                    pub fn restore_with(
+                        snapshot: &__fsm::Snapshot,
+                        policy: __fsm::FingerprintPolicy,
+                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        let mut memory = [__fsm::chart::Bits::EMPTY; #slots_n];
+                        let config = __fsm::chart::restore(
+                            &__fsm::chart::Restoring {
+                                chart: CHART,
+                                machine: Self::NAME,
+                                fingerprint: Self::FINGERPRINT,
+                                names: &NAMES,
+                                slots: &HISTORY_SLOTS,
+                            },
+                            snapshot,
+                            policy,
+                            &mut memory,
+                        )?;
+                        __fsm::Ok(Self { config, memory })
+                    }
+                }
+            }
+
+            /// What a step asks of the caller and collects for it.
+            struct Host #host_struct_param {
+                guards: &'g G,
+                cache: [__fsm::Option<bool>; #n_guards],
+                outputs: __fsm::chart::Inline<Output, #n_outputs>,
+                taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
+                moved: bool,
+            }
+
+            impl #host_generics #host_ty {
+                #ask
+            }
+
+            impl #host_generics __fsm::chart::Host<#words> for #host_for {
+                fn guard(&mut self, transition: u32, config: &__fsm::chart::Bits<#words>) -> bool {
+                    #guard_body
+                }
+
+                fn taken(&mut self, transition: u32) {
+                    // The next step asks its guards afresh.
+                    self.cache = [__fsm::None; #n_guards];
+                    self.moved |= TRANSITIONS[transition as usize].target != __fsm::chart::NONE;
+                    self.taken.push(&TAKEN[transition as usize]);
+                }
+
+                fn effect(&mut self, _effect: u32, _own: bool) {}
+
+                fn output(&mut self, output: u32) {
+                    self.outputs.push(OUTPUTS[output as usize]);
+                }
+
+                fn arm(&mut self, _groups: &[u32]) {}
+
+                fn disarm(&mut self, _groups: &[u32]) {}
+            }
+
+            const fn action_index(action: Action) -> usize {
+                match action {
+                    #(#action_arms)*
+                }
+            }
+
+            fn valid_in(config: __fsm::chart::Bits<#words>) -> impl __fsm::Iterator<Item = Action> {
+                Action::ALL.iter().copied().filter(move |&action| {
+                    let a = action_index(action);
+                    config.iter().any(|s| ROWS[s as usize][a].len > 0)
+                })
+            }
+
+            const INITIAL: __fsm::chart::Bits<#words> = #initial;
+            static NAMES: [&str; #n_states] = [#(#names),*];
+            static LEAF_BY_ID: [__fsm::Option<State>; #n_states] = [#(#leaf_by_id),*];
+            static OUTPUTS: [Output; #n_outputs_all] = [#(#output_by_index),*];
+            static HISTORY_SLOTS: [u32; #slots_n] = [#(#history_slots),*];
+            static NO_TAKEN: Taken = Taken { source: "", target: __fsm::None };
+            static TAKEN: [Taken; #n_transitions] = [#(#taken_rows),*];
+            static STATES: [__fsm::chart::State; #n_states] = [#(#states),*];
+            static TRANSITIONS: [__fsm::chart::Transition; #n_transitions] = [#(#transitions),*];
+            static POOL: [u32; #n_pool] = [#(#pool),*];
+            static ROWS: [[__fsm::chart::List; #n_actions]; #n_states] = [#(#rows),*];
+            static CHART: __fsm::chart::Chart<'static> = __fsm::chart::Chart {
+                states: &STATES,
+                transitions: &TRANSITIONS,
+                pool: &POOL,
+            };
+        }
+    }
+}

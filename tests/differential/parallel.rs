@@ -1,0 +1,257 @@
+//! Machines with parallel states: their generated code, the dynamic engine
+//! and the independent SCXML reference of `grammar/tests/scxml` (written
+//! from W3C SCXML 1.0, Appendix D, and docs/dsl.md, not from the plan) on
+//! random action sequences with random guard values. After every `fire`,
+//! the generated code and the dynamic engine agree on everything: the
+//! configuration before and after, the outputs in order, the transitions
+//! taken (source and target as written), whether the step moved, the kind
+//! of a refusal and the valid actions it lists, and the valid actions and
+//! the terminal flag afterwards. Where the machine is one of the reference's
+//! random machines (each state emits `in_sK` when entered and `out_sK` when
+//! left), the reference agrees on every state exited and entered, in order,
+//! and on the configuration.
+//!
+//! Every few steps both engines take a snapshot: the two are the same JSON,
+//! and each engine goes on from the other's snapshot (the cross-engine round
+//! trip).
+
+#[path = "../../grammar/tests/scxml/mod.rs"]
+mod scxml;
+
+use crate::engine::TestGuards;
+use fsm_dynamic::{Definition, Engine, FireError};
+use fsm_tests::{relative_name, workspace_root};
+use scxml::{Reference, Rng};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+/// What one `fire` did, in names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// It fired.
+    Fired {
+        /// The active leaves before.
+        from: Vec<String>,
+        /// The active leaves after.
+        to: Vec<String>,
+        /// The outputs, in order.
+        outputs: Vec<String>,
+        /// The transitions taken: source (`any`), target as written.
+        taken: Vec<(String, Option<String>)>,
+        /// True when no state was exited or entered.
+        internal: bool,
+    },
+    /// It was refused.
+    Refused {
+        /// Some leaf had candidates, and no guard held.
+        guarded: bool,
+        /// The valid actions the error lists.
+        valid: Vec<String>,
+    },
+}
+
+/// A generated machine with parallel states, as `build.rs` adapts it.
+pub trait ParallelEngine {
+    /// The active leaves, in document order.
+    fn leaves(&self) -> Vec<String>;
+    /// The actions some active leaf takes.
+    fn valid_actions(&self) -> Vec<String>;
+    /// True in a top-level terminal state.
+    fn is_terminal(&self) -> bool;
+    /// Fire `action` with `guards`.
+    fn fire(&mut self, action: &str, guards: &TestGuards) -> Step;
+    /// Its snapshot.
+    fn snapshot(&self) -> fsm_runtime::Snapshot;
+    /// Go on from `snapshot`.
+    fn restore(&mut self, snapshot: &fsm_runtime::Snapshot) -> Result<(), String>;
+}
+
+/// A row of `PARALLEL`.
+pub struct ParallelMachine {
+    /// The `.fsm` file, relative to the workspace root.
+    pub file: &'static str,
+    /// The machine's name.
+    pub machine: &'static str,
+    /// The generated `FINGERPRINT`.
+    pub fingerprint: &'static str,
+    /// A new machine in its initial configuration.
+    pub new: fn() -> Box<dyn ParallelEngine>,
+}
+
+/// The dynamic engine's `fire`, as a [`Step`].
+fn dynamic_fire(engine: &Engine, definition: &Definition, action: &str) -> Step {
+    let names = |ids: &[fsm_dynamic::StateId]| -> Vec<String> {
+        ids.iter().map(|&s| definition.state_name(s).to_owned()).collect()
+    };
+    match engine.fire(action, &Value::Null) {
+        Ok(fired) => Step::Fired {
+            from: names(fired.from_leaves()),
+            to: names(fired.to_leaves()),
+            outputs: fired.output_names().map(str::to_owned).collect(),
+            taken: fired
+                .taken()
+                .iter()
+                .map(|t| (t.source_name(definition).to_owned(), t.target_text(definition)))
+                .collect(),
+            internal: fired.internal,
+        },
+        Err(FireError::InvalidTransition(e)) => Step::Refused {
+            guarded: false,
+            valid: e
+                .valid()
+                .iter()
+                .map(|&a| definition.action_name(a).to_owned())
+                .collect(),
+        },
+        Err(FireError::GuardRejected(_)) => Step::Refused {
+            guarded: true,
+            valid: engine
+                .valid_actions()
+                .iter()
+                .map(|&a| definition.action_name(a).to_owned())
+                .collect(),
+        },
+        Err(e) => panic!("the dynamic engine: {e}"),
+    }
+}
+
+/// `in_s3` as the reference writes an entry (`+s3`), `out_s3` as an exit.
+fn moves(outputs: &[String]) -> Vec<String> {
+    outputs
+        .iter()
+        .map(|o| match (o.strip_prefix("in_"), o.strip_prefix("out_")) {
+            (Some(state), _) => format!("+{state}"),
+            (_, Some(state)) => format!("-{state}"),
+            _ => panic!("only hooks emit in the reference's machines: {o}"),
+        })
+        .collect()
+}
+
+#[test]
+fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_parallel_states() {
+    let rows = crate::generated::PARALLEL;
+    let files = crate::generated::parallel_corpus();
+    let listed: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r.file.to_owned(), r.machine.to_owned()))
+        .collect();
+    let (mut steps, mut fired, mut snapshots, mut with_reference) = (0, 0, 0, 0);
+    let mut in_corpus = 0;
+    for path in &files {
+        let file = relative_name(path, workspace_root());
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let model = fsm_grammar::check(&text)
+            .into_model()
+            .unwrap_or_else(|_| panic!("{file} has errors"));
+        for m in &model.machines {
+            in_corpus += 1;
+            let row = rows
+                .iter()
+                .find(|r| r.file == file && r.machine == m.name)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "build.rs generated no code for `{}` of {file}: {listed:?}",
+                        m.name
+                    )
+                });
+            assert_eq!(row.fingerprint, m.fingerprint(), "{file}: `{}`", m.name);
+            let definition = Arc::new(
+                Definition::from_fsm_named(&text, &m.name).unwrap_or_else(|e| panic!("{file}: {e}")),
+            );
+            // The reference's machines emit their moves and nothing else.
+            let referenced = m
+                .outputs
+                .iter()
+                .all(|o| o.name.starts_with("in_") || o.name.starts_with("out_"))
+                && file.contains("parallel_");
+            with_reference += usize::from(referenced);
+            for run in 0..8u64 {
+                let values: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(vec![false; m.guards.len()]));
+                let mut builder = Engine::builder(Arc::clone(&definition));
+                for (i, guard) in m.guards.iter().enumerate() {
+                    let values = Arc::clone(&values);
+                    builder = builder.guard(&guard.name, move |_| values.lock().unwrap()[i]);
+                }
+                let dynamic = builder.build().expect("every guard bound");
+                let mut generated = (row.new)();
+                let mut reference = referenced.then(|| Reference::new(m));
+                let mut rng = Rng((run + 1) * 7919 + in_corpus as u64);
+                let mut trail = String::new();
+                for step in 0..40 {
+                    let action = rng.below(m.actions.len());
+                    let name = &m.actions[action].name;
+                    let drawn: Vec<bool> = (0..m.guards.len()).map(|_| rng.chance(50)).collect();
+                    *values.lock().unwrap() = drawn.clone();
+                    let _ = writeln!(trail, "fire {name} with {drawn:?}");
+                    let context = || format!("{file}: `{}`\n{text}\n{trail}", m.name);
+                    let got = generated.fire(name, &TestGuards::new(drawn.clone()));
+                    let expected = dynamic_fire(&dynamic, &definition, name);
+                    assert_eq!(got, expected, "{}", context());
+                    if let Some(reference) = reference.as_mut() {
+                        let moved = reference.fire(action, &drawn).expect("generated machines settle");
+                        let ours = match &got {
+                            Step::Fired { outputs, .. } => moves(outputs),
+                            Step::Refused { .. } => Vec::new(),
+                        };
+                        assert_eq!(ours, moved, "the reference: {}", context());
+                        let leaves: Vec<String> = reference
+                            .config
+                            .iter()
+                            .filter(|&&s| !m.state(s).is_composite())
+                            .map(|&s| m.state(s).name.clone())
+                            .collect();
+                        assert_eq!(generated.leaves(), leaves, "the reference: {}", context());
+                    }
+                    let dynamic_leaves: Vec<String> = dynamic
+                        .configuration()
+                        .into_iter()
+                        .map(|s| definition.state_name(s).to_owned())
+                        .collect();
+                    assert_eq!(generated.leaves(), dynamic_leaves, "{}", context());
+                    let dynamic_valid: Vec<String> = dynamic
+                        .valid_actions()
+                        .iter()
+                        .map(|&a| definition.action_name(a).to_owned())
+                        .collect();
+                    assert_eq!(generated.valid_actions(), dynamic_valid, "{}", context());
+                    assert_eq!(generated.is_terminal(), dynamic.is_terminal(), "{}", context());
+                    steps += 1;
+                    fired += usize::from(matches!(got, Step::Fired { .. }));
+                    if step % 5 == 4 {
+                        let ours = generated.snapshot();
+                        let theirs = dynamic.snapshot();
+                        assert_eq!(
+                            serde_json::to_value(&ours).unwrap(),
+                            serde_json::to_value(&theirs).unwrap(),
+                            "{}",
+                            context()
+                        );
+                        // Each goes on from the other's snapshot.
+                        generated
+                            .restore(&theirs)
+                            .unwrap_or_else(|e| panic!("{e}\n{}", context()));
+                        dynamic
+                            .restore(&ours)
+                            .unwrap_or_else(|e| panic!("{e}\n{}", context()));
+                        snapshots += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{in_corpus} machines with parallel states ({with_reference} against the reference), \
+         {steps} steps, {fired} fired, {snapshots} snapshots exchanged"
+    );
+    assert_eq!(
+        in_corpus,
+        rows.len(),
+        "build.rs generated machines that are not in the corpus"
+    );
+    assert!(
+        with_reference >= 30,
+        "only {with_reference} machines against the reference"
+    );
+    assert!(fired > 3_000, "only {fired} steps fired");
+}
