@@ -1,14 +1,10 @@
 //! The fixture suite. Every `fixtures/{ok,warn,err}/*.fsm` is checked, and the
 //! model it lowers to is snapshotted together with its rendered diagnostics,
-//! so one review covers both. So is every `fixtures/pending/{ok,warn}/*.fsm`:
-//! fixtures of constructs that code generation does not run yet, which the
-//! tests that generate code (`build.rs`, `generated_code`, the differential
-//! test) and convert to JSON do not read.
+//! so one review covers both.
 //!
 //! The directory states the fixture's intent, and the test asserts it before
 //! comparing snapshots: `ok/` gives no diagnostic at all, `warn/` gives
-//! warnings only, `err/` gives at least one error, and `pending/ok/` and
-//! `pending/warn/` as `ok/` and `warn/`. A fixture named after a
+//! warnings only, and `err/` gives at least one error. A fixture named after a
 //! code (`err/unknown-state.fsm`, `err/syntax-bad-guard.fsm`) must report that
 //! code, and every code must have a fixture. The `.fsm` files directly under
 //! `examples/` (the machines the example crates run) must check clean.
@@ -46,7 +42,6 @@ fn fixtures() {
         });
     };
     insta::glob!("fixtures/*/*.fsm", check);
-    insta::glob!("fixtures", "pending/*/*.fsm", check);
 }
 
 #[test]
@@ -92,7 +87,7 @@ fn fixtures_named_after_a_code_report_it() {
         .collect();
     assert!(
         unnamed.is_empty(),
-        "no fixture in warn/, err/ or pending/warn/ is named after these codes: {}",
+        "no fixture in warn/ or err/ is named after these codes: {}",
         unnamed.join(", ")
     );
 }
@@ -159,18 +154,12 @@ impl Fixture {
     }
 
     fn intent(&self) -> Intent {
-        let dir = self
-            .name
-            .strip_prefix("pending/")
-            .map_or(self.name.split('/').next(), |pending| {
-                pending.split('/').next().filter(|&dir| dir != "err")
-            });
-        match dir {
+        match self.name.split('/').next() {
             Some("ok") => Intent::Clean,
             Some("warn") => Intent::WarningsOnly,
             Some("err") => Intent::Errors,
             _ => panic!(
-                "{}: fixtures live in ok/, warn/, err/, pending/ok/ or pending/warn/ under tests/fixtures/",
+                "{}: fixtures live in ok/, warn/ or err/ under tests/fixtures/",
                 self.name
             ),
         }

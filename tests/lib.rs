@@ -10,27 +10,15 @@ pub fn workspace_root() -> &'static Path {
         .expect("the tests crate lives inside the workspace")
 }
 
-/// `tests/fixtures/`, holding `ok/`, `warn/` and `err/`, and `pending/ok/`
-/// and `pending/warn/`.
+/// `tests/fixtures/`, holding `ok/`, `warn/` and `err/`.
 pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("tests").join("fixtures")
 }
 
-/// Every fixture, `tests/fixtures/*/*.fsm` and
-/// `tests/fixtures/pending/*/*.fsm`, sorted by path.
-///
-/// `pending/` holds the `ok/` and `warn/` fixtures of constructs that code
-/// generation and the dynamic engine do not run yet (parallel states, final
-/// states, `done`, `always`, `in(...)`): they are checked and snapshotted
-/// with the others, but not generated, not run by the differential test and
-/// not converted to JSON. Each moves up to `ok/` or `warn/` once the engines
-/// run it.
+/// Every fixture, `tests/fixtures/*/*.fsm`, sorted by path.
 pub fn fixture_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in subdirectories(&fixtures_dir()) {
-        files.extend(fsm_files(&dir));
-    }
-    for dir in subdirectories(&fixtures_dir().join("pending")) {
         files.extend(fsm_files(&dir));
     }
     files.sort();

@@ -845,7 +845,7 @@ fn a_payload_guard_reads_the_table_and_ignores_the_payload() {
 
 #[test]
 fn a_media_player_runs_its_regions_and_lists_the_transitions_it_took() {
-    let text = workspace_file("tests/fixtures/pending/ok/media-player.fsm");
+    let text = workspace_file("tests/fixtures/ok/media-player.fsm");
     session(
         &text,
         &[],
@@ -935,7 +935,7 @@ machine Research {
 
 #[test]
 fn a_configuration_is_snapshotted_restored_and_checked() {
-    let text = workspace_file("tests/fixtures/pending/ok/media-player.fsm");
+    let text = workspace_file("tests/fixtures/ok/media-player.fsm");
     let snapshot = r#"{"type":"fsm","machine":"MediaPlayer","fingerprint":"407da5a0fec932aa","configuration":["playing","audible"]}"#;
     let wrong = snapshot.replace(r#"["playing","audible"]"#, r#"["playing","stopped"]"#);
     session(

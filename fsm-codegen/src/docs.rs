@@ -75,11 +75,50 @@ pub(crate) fn module_docs(machine: &Machine, options: &Options) -> TokenStream {
             lines.extend(transition_table(machine));
         }
     }
+    if !machine.eventless.is_empty() {
+        lines.push(String::new());
+        lines.extend(eventless_table(machine));
+    }
     if !machine.timers.is_empty() {
         lines.push(String::new());
         lines.extend(timer_table(machine));
     }
     doc_attrs_of(&lines)
+}
+
+/// The `always` and `done` transitions, as declared.
+fn eventless_table(machine: &Machine) -> Vec<String> {
+    let extra = Extra {
+        effects: machine.eventless.iter().any(|t| !t.effects.is_empty()),
+        notes: machine.eventless.iter().any(|t| !t.docs.is_empty()),
+    };
+    let mut lines = vec![
+        "# `always` and `done` transitions".to_string(),
+        String::new(),
+        "Taken within the same `fire`, after the step that leaves the machine in (or inside) the state"
+            .to_string(),
+        "(`always`) or that makes the state done (`done`), by priority, then declaration.".to_string(),
+        String::new(),
+    ];
+    lines.extend(extra.header(&["In", "When", "Guard", "Priority", "To", "Emits"]));
+    for t in &machine.eventless {
+        lines.push(extra.row(
+            &[
+                format!("`{}`", machine.state(t.state).name),
+                match t.kind {
+                    fsm_grammar::model::EventlessKind::Always => "`always`".to_string(),
+                    fsm_grammar::model::EventlessKind::Done => "`done`".to_string(),
+                },
+                guard_cell(machine, t.guard.as_ref()),
+                t.priority.to_string(),
+                target_cell(machine, t.target, t.history),
+                output_names(machine, &t.emits),
+            ],
+            effect_names(machine, &t.effects),
+            &t.docs,
+        ));
+    }
+    lines
 }
 
 /// What the machine carries besides its state: the context type, and how
@@ -217,15 +256,20 @@ fn hooks_have_effects(machine: &Machine) -> bool {
 /// The states of a machine with nested states: the tree as an indented
 /// list, then the table, with the composite state each state lies in.
 fn nested_state_table(machine: &Machine) -> Vec<String> {
-    let mut lines = vec![
-        "# States".to_string(),
-        String::new(),
-        "The machine is always in one leaf (a `State`) and in every composite (a `Composite`: a state"
-            .to_string(),
-        "that holds states) around it. `initial` marks where the machine, and each composite, starts."
-            .to_string(),
-        String::new(),
-    ];
+    let intro = if machine.has_parallel() {
+        [
+            "The machine is in a configuration: one leaf (a `State`) in each active region of a parallel",
+            "state, and every composite (a `Composite`) around them. `initial` marks where each composite starts.",
+        ]
+    } else {
+        [
+            "The machine is always in one leaf (a `State`) and in every composite (a `Composite`: a state",
+            "that holds states) around it. `initial` marks where the machine, and each composite, starts.",
+        ]
+    };
+    let mut lines = vec!["# States".to_string(), String::new()];
+    lines.extend(intro.iter().map(|l| l.to_string()));
+    lines.push(String::new());
     let kind = |s: StateId| {
         let state = machine.state(s);
         let initial = if state.parent.is_none() {
@@ -234,8 +278,13 @@ fn nested_state_table(machine: &Machine) -> Vec<String> {
             state.initial
         };
         let mut words = Vec::new();
-        if state.is_composite() {
+        if state.is_parallel() {
+            words.push("parallel");
+        } else if state.is_composite() {
             words.push("composite");
+        }
+        if state.is_final() {
+            words.push("final");
         }
         if initial {
             words.push("initial");

@@ -129,11 +129,22 @@ pub(crate) fn tree_items(machine: &Machine, idents: &Idents) -> TokenStream {
     let summary = doc_line(&format!(
         "The composite states of [`{m}`]: those that hold states."
     ));
+    let whole = if machine.has_parallel() {
+        quote! {
+            /// The machine is in one leaf ([`State`]) in each active region of a
+            /// parallel state, and in every composite state holding them: see
+            /// `Configuration`.
+        }
+    } else {
+        quote! {
+            /// The machine is always in one leaf ([`State`]) and in every composite
+            /// state holding it: see [`State::ancestors`] and [`State::is_in`].
+        }
+    };
     quote! {
         #summary
         ///
-        /// The machine is always in one leaf ([`State`]) and in every composite
-        /// state holding it: see [`State::ancestors`] and [`State::is_in`].
+        #whole
         #[derive(
             __fsm::Clone,
             __fsm::Copy,

@@ -1,6 +1,5 @@
 // Warnings are lints on the token; denied here, as `-D warnings` does, because
-// trybuild only compares the output of builds that fail. Code generation also
-// refuses the machine, until it runs parallel states.
+// trybuild only compares the output of builds that fail.
 #![deny(warnings)]
 
 use fsm_runtime::fsm;

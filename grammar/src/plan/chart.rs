@@ -414,11 +414,13 @@ impl ChartPlan {
                             mark[p] = 1;
                             stack.push((p, 0));
                         }
-                        1 => return Err(format!(
+                        1 => {
+                            return Err(format!(
                             "a cycle of `always` or `done` transitions through `{}`, which code generation \
                                  does not support yet",
                             name_of(p)
-                        )),
+                        ))
+                        }
                         _ => {}
                     }
                 } else {
