@@ -64,7 +64,8 @@ const FONT_FAMILY: &str = "DejaVu Sans Mono, Menlo, Consolas, Liberation Mono, m
 /// ```
 pub fn svg(machine: &Machine) -> Result<String, TooLarge> {
     let view = View::new(machine);
-    let drawing = Drawing::new(machine, &view);
+    let mut drawing = Drawing::new(machine, &view);
+    drawing.graph.make_room_for_ports();
     let placed = layout::layout(&drawing.graph)?;
     Ok(drawing.render(&view, &placed))
 }

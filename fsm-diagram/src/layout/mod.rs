@@ -300,6 +300,29 @@ impl std::fmt::Display for TooLarge {
 impl std::error::Error for TooLarge {}
 
 /// Lay the graph out. Deterministic: the same graph gives the same layout.
+impl Graph {
+    /// Widen each box that is not compound so that the edges meeting it can
+    /// keep [`route::MIN_PORT_SPACING`] apart, all on one side if need be:
+    /// a state many transitions reach (a hub every phase returns to) would
+    /// otherwise bring their ports, and the runs that leave them, closer
+    /// than two edges may run.
+    pub(crate) fn make_room_for_ports(&mut self) {
+        let mut ends = vec![0usize; self.nodes.len()];
+        for edge in self.edges.iter().filter(|e| e.from != e.to) {
+            ends[edge.from] += 1;
+            ends[edge.to] += 1;
+        }
+        for (node, size) in self.nodes.iter_mut().enumerate() {
+            let compound = self.compound.get(node).copied().unwrap_or(false)
+                || self.parents.iter().any(|p| *p == Some(node));
+            if compound || ends[node] < 2 {
+                continue;
+            }
+            size.width = size.width.max(route::room_for_ports(ends[node]));
+        }
+    }
+}
+
 pub(crate) fn layout(graph: &Graph) -> Result<Layout, TooLarge> {
     if graph.parents.iter().any(Option::is_some) {
         return compound::layout(graph);

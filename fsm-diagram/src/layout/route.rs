@@ -24,6 +24,15 @@ const LOOP_STEP: f64 = 22.0;
 const PORT_INSET: f64 = 10.0;
 /// The widest spacing of neighbouring ports.
 const PORT_SPACING: f64 = 14.0;
+/// The narrowest spacing of neighbouring ports: a box is made wide enough
+/// for it ([`room_for_ports`]).
+pub(super) const MIN_PORT_SPACING: f64 = 8.0;
+
+/// The width a box needs for `ports` ports on one side, each
+/// [`MIN_PORT_SPACING`] from the next and [`PORT_INSET`] from the corners.
+pub(super) fn room_for_ports(ports: usize) -> f64 {
+    2.0 * PORT_INSET + ports.saturating_sub(1) as f64 * MIN_PORT_SPACING
+}
 /// How far above its track a link starts to run across, and below it ends:
 /// a small bend at either end of the run.
 const BEND: f64 = 3.0;

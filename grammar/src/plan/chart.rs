@@ -201,7 +201,8 @@ impl ChartPlan {
             .state_ids()
             .map(|s| {
                 let state = m.state(s);
-                let kind = if state.is_parallel() {
+                // A parallel state without regions holds no state: a leaf.
+                let kind = if state.is_parallel() && state.is_composite() {
                     ChartKind::Parallel
                 } else if state.is_composite() {
                     ChartKind::Composite
