@@ -137,6 +137,16 @@ fn list(l: PoolList) -> TokenStream {
     quote!(__fsm::chart::List { start: #start, len: #len })
 }
 
+/// The set of `states` as a `Bits` of `words` words.
+fn bits(states: impl IntoIterator<Item = StateId>, words: usize) -> TokenStream {
+    let mut out = vec![0u64; words];
+    for s in states {
+        out[s.index() / 64] |= 1 << (s.index() % 64);
+    }
+    let out = out.into_iter().map(Literal::u64_unsuffixed);
+    quote!(__fsm::chart::Bits([#(#out),*]))
+}
+
 fn hook((outputs, effects): (PoolList, PoolList)) -> TokenStream {
     let (o, e) = (list(outputs), list(effects));
     quote!(__fsm::chart::Hook { outputs: #o, effects: #e })
@@ -410,13 +420,86 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         .history
         .iter()
         .map(|slot| u32_lit(slot.composite.index() as u32));
-    let initial = {
-        let mut bits = vec![0u64; cp.words];
-        for s in m.initial_configuration() {
-            bits[s.index() / 64] |= 1 << (s.index() % 64);
+    let initial = bits(m.initial_configuration(), cp.words);
+    // The steps the plan writes out, and which leaves have candidates.
+    let (step_table, static_steps) = cp.static_steps(m);
+    let mut fast_pool: Vec<u32> = Vec::new();
+    let mut pool_list = |ids: &mut dyn Iterator<Item = u32>| {
+        let start = fast_pool.len() as u32;
+        fast_pool.extend(ids);
+        list(PoolList {
+            start,
+            len: fast_pool.len() as u32 - start,
+        })
+    };
+    let own_list = |l: PoolList| cp.pool[l.start as usize..(l.start + l.len) as usize].to_vec();
+    let fast_steps: Vec<TokenStream> = static_steps
+        .iter()
+        .map(|step| {
+            let exit_outputs = pool_list(
+                &mut step
+                    .exits
+                    .iter()
+                    .rev()
+                    .flat_map(|&s| own_list(cp.states[s.index()].exit.0)),
+            );
+            let own_outputs = pool_list(&mut own_list(cp.transitions[step.transition].own.0).into_iter());
+            let entry_outputs = pool_list(
+                &mut step
+                    .entries
+                    .iter()
+                    .flat_map(|&s| own_list(cp.states[s.index()].enter.0)),
+            );
+            let memory = pool_list(&mut step.memory.iter().map(|&slot| slot as u32));
+            let (leaf, transition) = (u32_lit(step.leaf.index() as u32), u32_lit(step.transition as u32));
+            let (clear, set) = (
+                bits(step.exits.iter().copied(), cp.words),
+                bits(step.entries.iter().copied(), cp.words),
+            );
+            quote! {
+                __fsm::chart::Fast {
+                    leaf: #leaf,
+                    transition: #transition,
+                    clear: #clear,
+                    set: #set,
+                    exit_outputs: #exit_outputs,
+                    own_outputs: #own_outputs,
+                    entry_outputs: #entry_outputs,
+                    memory: #memory,
+                }
+            }
+        })
+        .collect();
+    let n_fast = lit(fast_steps.len());
+    let fast_pool_n = lit(fast_pool.len());
+    let fast_pool = fast_pool.iter().map(|&n| u32_lit(n));
+    let step_rows = step_table.iter().map(|row| {
+        let row = row.iter().map(|f| match f {
+            Some(f) => {
+                let f = u32_lit(*f as u32);
+                quote!(#f)
+            }
+            None => quote!(__fsm::chart::NONE),
+        });
+        quote!([#(#row),*])
+    });
+    let has_row = (0..m.actions.len()).map(|a| {
+        let leaves = m.state_ids().filter(|s| {
+            cp.rows[s.index()]
+                .iter()
+                .any(|&(action, l)| action == a && l.len > 0)
+        });
+        bits(leaves, cp.words)
+    });
+    // Without `always` and `done` transitions nothing follows a step.
+    let settle = if m.eventless.is_empty() {
+        quote!(let _ = entered;)
+    } else {
+        quote! {
+            // The plan bounds the steps below `MAX_MICROSTEPS`
+            // (`fire_bound`), so they always settle.
+            let _ = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
         }
-        let bits = bits.into_iter().map(Literal::u64_unsuffixed);
-        quote!(__fsm::chart::Bits([#(#bits),*]))
     };
     let has_guards = !m.guards.is_empty();
     let (g_param, g_arg, g_pass) = if has_guards {
@@ -758,6 +841,45 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     };
                     let a = action_index(action);
                     let mut chosen = [0u32; #max_leaves];
+                    // The steps the plan wrote out, when every leaf that
+                    // takes the action has one; the general step otherwise.
+                    let leaves = before.and(&HAS_ROW[a]);
+                    let fast = __fsm::chart::fast_step(
+                        &FAST,
+                        &FAST_POOL,
+                        &leaves,
+                        |leaf| STEP_OF[leaf as usize][a],
+                        &mut self.config,
+                        &mut self.memory,
+                        &mut host,
+                        &mut chosen,
+                    );
+                    let entered = match fast {
+                        __fsm::Some(entered) => entered,
+                        __fsm::None => self.general_step(before, a, action, &mut host, &mut chosen)?,
+                    };
+                    #settle
+                    __fsm::Ok(Fired {
+                        from: Configuration(before),
+                        to: Configuration(self.config),
+                        action,
+                        outputs: host.outputs,
+                        taken: host.taken,
+                        internal: !host.moved,
+                    })
+                }
+
+                /// The chart's step for action `a`, from `before`: the
+                /// first enabled candidate of every active leaf, conflicts
+                /// removed; the states entered.
+                fn general_step #host_generics (
+                    &mut self,
+                    before: __fsm::chart::Bits<#words>,
+                    a: usize,
+                    action: Action,
+                    host: &mut #host_ty,
+                    chosen: &mut [u32; #max_leaves],
+                ) -> __fsm::Result<__fsm::chart::Bits<#words>, FireError> {
                     let mut any = false;
                     let n = __fsm::chart::select(
                         &CHART,
@@ -767,8 +889,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                             any |= row.len > 0;
                             CHART.list(row)
                         },
-                        &mut host,
-                        &mut chosen,
+                        host,
+                        chosen,
                     );
                     if n == 0 {
                         let configuration = Configuration(before);
@@ -778,19 +900,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                             FireError::InvalidTransition { configuration, action }
                         });
                     }
-                    let n = __fsm::chart::remove_conflicts(&CHART, &before, &mut chosen, n);
-                    let entered = __fsm::chart::microstep(&CHART, &mut self.config, &mut self.memory, &chosen[..n], &mut host);
-                    // The plan bounds the steps below `MAX_MICROSTEPS`
-                    // (`fire_bound`), so they always settle.
-                    let _ = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
-                    __fsm::Ok(Fired {
-                        from: Configuration(before),
-                        to: Configuration(self.config),
-                        action,
-                        outputs: host.outputs,
-                        taken: host.taken,
-                        internal: !host.moved,
-                    })
+                    let n = __fsm::chart::remove_conflicts(&CHART, &before, chosen, n);
+                    __fsm::Ok(__fsm::chart::microstep(&CHART, &mut self.config, &mut self.memory, &chosen[..n], host))
                 }
 
                 /// True when `fire` would take `action` now (asking the
@@ -935,6 +1046,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             static TRANSITIONS: [__fsm::chart::Transition; #n_transitions] = [#(#transitions),*];
             static POOL: [u32; #n_pool] = [#(#pool),*];
             static ROWS: [[__fsm::chart::List; #n_actions]; #n_states] = [#(#rows),*];
+            static HAS_ROW: [__fsm::chart::Bits<#words>; #n_actions] = [#(#has_row),*];
+            static STEP_OF: [[u32; #n_actions]; #n_states] = [#(#step_rows),*];
+            static FAST: [__fsm::chart::Fast<#words>; #n_fast] = [#(#fast_steps),*];
+            static FAST_POOL: [u32; #fast_pool_n] = [#(#fast_pool),*];
             static CHART: __fsm::chart::Chart<'static> = __fsm::chart::Chart {
                 states: &STATES,
                 transitions: &TRANSITIONS,

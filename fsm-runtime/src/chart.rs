@@ -119,6 +119,26 @@ impl<const W: usize> Bits<W> {
         self.0.iter().all(|&w| w == 0)
     }
 
+    /// The least id in the set that is `from` or more.
+    #[inline]
+    pub fn first_from(&self, from: u32) -> Option<u32> {
+        let mut word = from as usize / 64;
+        if word >= W {
+            return None;
+        }
+        let mut bits = self.0[word] & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                return Some((word * 64) as u32 + bits.trailing_zeros());
+            }
+            word += 1;
+            if word == W {
+                return None;
+            }
+            bits = self.0[word];
+        }
+    }
+
     /// The ids, ascending (entry order); `.rev()` for exit order.
     pub fn iter(&self) -> Iter<W> {
         Iter {
@@ -433,10 +453,8 @@ impl<'a> Chart<'a> {
     /// every region and every active composite a child, in one pass in
     /// document order (what is added lies after what adds it).
     fn complete<const W: usize>(&self, set: &mut Bits<W>) {
-        for s in 0..self.states.len() as u32 {
-            if !set.contains(s) {
-                continue;
-            }
+        let mut next = set.first_from(0);
+        while let Some(s) = next {
             let state = self.state(s);
             match state.kind {
                 Kind::Parallel => {
@@ -453,6 +471,8 @@ impl<'a> Chart<'a> {
                 }
                 Kind::Leaf | Kind::Final => {}
             }
+            // What `s` added lies after it.
+            next = set.first_from(s + 1);
         }
     }
 
@@ -664,6 +684,102 @@ pub fn microstep<const W: usize>(
     }
     *config = whole;
     entries
+}
+
+/// A step the plan wrote out for one leaf and one action (`fsm_grammar`'s
+/// `ChartPlan::static_steps`): the same in every configuration holding the
+/// leaf, without effects or timers.
+#[derive(Clone, Copy, Debug)]
+pub struct Fast<const W: usize> {
+    /// The leaf that takes it.
+    pub leaf: u32,
+    /// The transition.
+    pub transition: u32,
+    /// The states it exits.
+    pub clear: Bits<W>,
+    /// The states it enters.
+    pub set: Bits<W>,
+    /// The outputs of its exits, in exit order.
+    pub exit_outputs: List,
+    /// The transition's own outputs.
+    pub own_outputs: List,
+    /// The outputs of its entries, in entry order.
+    pub entry_outputs: List,
+    /// The history slots it records (each remembers `leaf`).
+    pub memory: List,
+}
+
+/// Take the steps of `leaves` (the active leaves with candidates for the
+/// action) from the written-out ones, `step_of(leaf)` naming each leaf's
+/// (an index of `steps`, `NONE` when it has none): what [`select`],
+/// [`remove_conflicts`] and [`microstep`] would do, for a step whose chosen
+/// transitions are all written out. Returns the states entered, or `None`,
+/// having changed nothing and told `host` nothing, when some leaf's step is
+/// not written out, two leaves take one transition, or two steps' exits
+/// meet: the general step decides those. `pool` holds the steps' lists;
+/// `chosen` is scratch for one per active leaf.
+#[allow(clippy::too_many_arguments)]
+pub fn fast_step<const W: usize>(
+    steps: &[Fast<W>],
+    pool: &[u32],
+    leaves: &Bits<W>,
+    step_of: impl Fn(u32) -> u32,
+    config: &mut Bits<W>,
+    memory: &mut [Bits<W>],
+    host: &mut impl Host<W>,
+    chosen: &mut [u32],
+) -> Option<Bits<W>> {
+    let list = |l: List| &pool[l.start as usize..(l.start + l.len) as usize];
+    let mut n = 0;
+    let mut clear = Bits::EMPTY;
+    let mut set = Bits::EMPTY;
+    for leaf in leaves.iter() {
+        let f = step_of(leaf);
+        if f == NONE || n == chosen.len() {
+            return None;
+        }
+        let step = &steps[f as usize];
+        let shared = chosen[..n]
+            .iter()
+            .any(|&o| steps[o as usize].transition == step.transition);
+        if shared || !clear.and(&step.clear).is_empty() {
+            return None;
+        }
+        clear = clear.or(&step.clear);
+        set = set.or(&step.set);
+        chosen[n] = f;
+        n += 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    let chosen = &chosen[..n];
+    // The steps lie in disjoint regions, in document order: all exits in
+    // reverse, then each transition, then all entries.
+    for &f in chosen.iter().rev() {
+        for &o in list(steps[f as usize].exit_outputs) {
+            host.output(o);
+        }
+    }
+    for &f in chosen {
+        let step = &steps[f as usize];
+        host.taken(step.transition);
+        for &o in list(step.own_outputs) {
+            host.output(o);
+        }
+        for &slot in list(step.memory) {
+            let mut leaf = Bits::EMPTY;
+            leaf.insert(step.leaf);
+            memory[slot as usize] = leaf;
+        }
+    }
+    for &f in chosen {
+        for &o in list(steps[f as usize].entry_outputs) {
+            host.output(o);
+        }
+    }
+    *config = config.minus(&clear).or(&set);
+    Some(set)
 }
 
 /// The composites of `config` that are done and were made done by a step
@@ -1113,6 +1229,23 @@ mod tests {
         );
         assert_eq!(iter.collect::<Vec<_>>(), [63, 64]);
         assert_eq!(Bits::<2>::EMPTY.iter().next(), None);
+    }
+
+    #[test]
+    fn first_from_finds_the_next_id_across_words() {
+        let mut bits: Bits<3> = Bits::EMPTY;
+        for s in [5, 63, 64, 191] {
+            bits.insert(s);
+        }
+        let found: Vec<Option<u32>> = [0, 5, 6, 64, 65, 191, 192]
+            .iter()
+            .map(|&s| bits.first_from(s))
+            .collect();
+        assert_eq!(
+            found,
+            [Some(5), Some(5), Some(63), Some(64), Some(191), Some(191), None]
+        );
+        assert_eq!(Bits::<1>::EMPTY.first_from(0), None);
     }
 
     #[test]

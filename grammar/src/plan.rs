@@ -38,7 +38,7 @@
 
 mod chart;
 
-pub use chart::{ChartKind, ChartPlan, ChartState, ChartTransition, FireBound, PoolList};
+pub use chart::{ChartKind, ChartPlan, ChartState, ChartTransition, FireBound, PoolList, StaticStep};
 
 use crate::model::{
     ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, OutputId,

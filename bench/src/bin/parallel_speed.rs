@@ -216,6 +216,7 @@ fn trace(events: usize, choices: &[Event], seed: u64) -> Vec<Event> {
 /// Check the generated code and the dynamic engine against the hand-written
 /// machine on every step of `trace`.
 fn verify(trace: &[Event], engine: &Engine) -> Result<(), String> {
+    let engine = Engine::builder(Arc::clone(engine.definition())).build().expect("no bindings");
     let mut hand = Player::new();
     let mut generated = TwoRegions::new();
     for (i, &event) in trace.iter().enumerate() {
@@ -348,7 +349,9 @@ fn main() -> ExitCode {
         }
         let allocations: Vec<u64> = subjects
             .iter()
-            .map(|(_, pass)| alloc_counter::count(|| drop(black_box(pass(trace, &engine)))))
+            .map(|(_, pass)| alloc_counter::count(|| {
+                black_box(pass(trace, &engine));
+            }))
             .collect();
         let mut ns: Vec<Vec<f64>> = vec![Vec::new(); subjects.len()];
         for run in 0..runs {

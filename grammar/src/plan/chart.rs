@@ -456,3 +456,148 @@ impl ChartPlan {
         })
     }
 }
+
+/// A step whose every part is known from the leaf that takes it: what
+/// `fsm_runtime::chart::microstep` does for transition `transition` chosen
+/// by `leaf`, in any configuration holding `leaf`, written out
+/// ([`ChartPlan::static_steps`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticStep {
+    /// The leaf that takes it.
+    pub leaf: StateId,
+    /// The transition, an index of [`ChartPlan::transitions`].
+    pub transition: usize,
+    /// The states it exits, in document order (exit order is the reverse).
+    pub exits: Vec<StateId>,
+    /// The states it enters, in document order.
+    pub entries: Vec<StateId>,
+    /// The history slots it records: each remembers `leaf` alone.
+    pub memory: Vec<usize>,
+}
+
+impl ChartPlan {
+    /// For each state, for each action: the step the state takes for it
+    /// when it is an active leaf and its first candidate needs no guard, if
+    /// that step is the same in every configuration holding the leaf (an
+    /// index of the returned list; `None` otherwise); and the steps.
+    ///
+    /// A step is the same everywhere when the active states its exit range
+    /// holds are the leaf's branch alone (no parallel state holding the
+    /// leaf lies in that range, so no other region's states do), it enters
+    /// no state through history, and no state it exits or enters, nor the
+    /// transition, runs effects or keeps timers. Several such steps of
+    /// different leaves in one `fire` exit and enter disjoint states, one
+    /// region each, so taking them one after the other in document order
+    /// of the leaves is the chart's step, provided no two take the same
+    /// transition and their exits do not meet (otherwise the chart decides).
+    pub fn static_steps(&self, machine: &Machine) -> (Vec<Vec<Option<usize>>>, Vec<StaticStep>) {
+        let m = machine;
+        let list = |l: PoolList| &self.pool[l.start as usize..(l.start + l.len) as usize];
+        let quiet = |s: StateId| {
+            let st = &self.states[s.index()];
+            st.enter.1.len == 0 && st.exit.1.len == 0 && st.timer_groups.len == 0
+        };
+        let mut steps = Vec::new();
+        let mut table = vec![vec![None; m.actions.len()]; m.states.len()];
+        for leaf in m.state_ids() {
+            if !matches!(self.states[leaf.index()].kind, ChartKind::Leaf | ChartKind::Final) {
+                continue;
+            }
+            for &(action, candidates) in &self.rows[leaf.index()] {
+                let Some(&first) = list(candidates).first() else {
+                    continue;
+                };
+                let t = &self.transitions[first as usize];
+                let guarded = match t.chosen {
+                    Chosen::Action(id) => m.transition(id).guard.is_some(),
+                    _ => true,
+                };
+                if guarded || t.history != 0 || t.own.1.len != 0 {
+                    continue;
+                }
+                let Some(step) = self.static_step(m, leaf, first as usize) else {
+                    continue;
+                };
+                if !step.exits.iter().chain(&step.entries).all(|&s| quiet(s)) {
+                    continue;
+                }
+                table[leaf.index()][action] = Some(steps.len());
+                steps.push(step);
+            }
+        }
+        (table, steps)
+    }
+
+    /// The step of transition `t` chosen by `leaf`, when it does not depend
+    /// on the rest of the configuration.
+    fn static_step(&self, m: &Machine, leaf: StateId, t: usize) -> Option<StaticStep> {
+        let tr = &self.transitions[t];
+        let (lo, hi) = tr.exits;
+        let inside = |s: StateId| lo <= s.index() as u32 && (s.index() as u32) < hi;
+        let Some(target) = tr.target else {
+            return Some(StaticStep {
+                leaf,
+                transition: t,
+                exits: Vec::new(),
+                entries: Vec::new(),
+                memory: Vec::new(),
+            });
+        };
+        if !inside(leaf) {
+            return None;
+        }
+        let mut exits: Vec<StateId> = m.ancestors_or_self(leaf).filter(|&s| inside(s)).collect();
+        if exits
+            .iter()
+            .any(|&s| self.states[s.index()].kind == ChartKind::Parallel)
+        {
+            return None;
+        }
+        exits.reverse();
+        // Entered: the path, then what entering by default adds below the
+        // target and beside the path (every region of a parallel state).
+        let path = &self.pool[tr.path.start as usize..(tr.path.start + tr.path.len) as usize];
+        let mut entries: Vec<StateId> = path.iter().map(|&s| StateId::from_index(s as usize)).collect();
+        let mut todo: Vec<StateId> = vec![target];
+        for &s in path {
+            let st = &self.states[s as usize];
+            if st.kind == ChartKind::Parallel {
+                let regions =
+                    &self.pool[st.children.start as usize..(st.children.start + st.children.len) as usize];
+                todo.extend(
+                    regions
+                        .iter()
+                        .map(|&r| StateId::from_index(r as usize))
+                        .filter(|r| !path.contains(&(r.index() as u32))),
+                );
+            }
+        }
+        while let Some(s) = todo.pop() {
+            if !entries.contains(&s) {
+                entries.push(s);
+            }
+            let st = &self.states[s.index()];
+            match st.kind {
+                ChartKind::Parallel => {
+                    let regions = &self.pool
+                        [st.children.start as usize..(st.children.start + st.children.len) as usize];
+                    todo.extend(regions.iter().map(|&r| StateId::from_index(r as usize)));
+                }
+                ChartKind::Composite => todo.extend(st.initial),
+                ChartKind::Leaf | ChartKind::Final => {}
+            }
+        }
+        entries.sort();
+        let memory = exits
+            .iter()
+            .filter_map(|&s| self.states[s.index()].memory)
+            .collect();
+        Some(StaticStep {
+            leaf,
+            transition: t,
+            exits,
+            entries,
+            memory,
+        })
+    }
+}
