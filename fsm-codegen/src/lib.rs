@@ -32,6 +32,14 @@
 //!
 //! The module's rustdoc lists the states and transitions as tables.
 //!
+//! A machine with parallel states gets the same enums and `Guards` trait, and
+//! a machine type that holds its configuration as a bit set (`Copy`, no
+//! allocation): `configuration()` returns a `Configuration` with one enum
+//! per region in `regions`, `is_in` takes any state (`AnyState`), and `fire`
+//! returns its own `Fired` (the configurations before and after, the outputs
+//! and the transitions taken, in place) or `FireError`. It steps with
+//! `fsm_runtime::chart` over the plan's tables ([`fsm_grammar::plan::ChartPlan`]).
+//!
 //! # Using it from a build script
 //!
 //! ```toml
@@ -98,6 +106,9 @@ use quote::quote;
 /// of every other machine, and `Fired::outputs` is one static table of the
 /// outputs of the whole `fire`.
 ///
+/// A machine with parallel states gets the module of the crate docs' last
+/// paragraph, rendered from the plan's tables of it.
+///
 /// A machine with a context, a payload or a timer gets the `Event` enum
 /// (with a context or a payload), the `Context` trait or, without a
 /// context, the `Guards` trait with its payload guards, and a machine type
@@ -151,9 +162,10 @@ pub fn stub_tokens(
 const UNFOLDING_LIMIT: usize = 4096;
 
 /// Why code generation does not generate `machine`, which the dynamic
-/// engine runs: a parallel state, or `always` and `done` transitions that
-/// cannot be laid out ahead of time (a cycle of them, or too many ways for
-/// them to follow one another). `None` for a machine it generates.
+/// engine runs: parallel states with a context, payloads or timers, or
+/// `always` and `done` transitions that cannot be laid out ahead of time (a
+/// cycle of them, or too many ways for them to follow one another). `None`
+/// for a machine it generates.
 pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
     let construct = if machine.has_parallel() {
         parallel::refusal(machine)?

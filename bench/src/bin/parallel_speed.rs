@@ -216,7 +216,9 @@ fn trace(events: usize, choices: &[Event], seed: u64) -> Vec<Event> {
 /// Check the generated code and the dynamic engine against the hand-written
 /// machine on every step of `trace`.
 fn verify(trace: &[Event], engine: &Engine) -> Result<(), String> {
-    let engine = Engine::builder(Arc::clone(engine.definition())).build().expect("no bindings");
+    let engine = Engine::builder(Arc::clone(engine.definition()))
+        .build()
+        .expect("no bindings");
     let mut hand = Player::new();
     let mut generated = TwoRegions::new();
     for (i, &event) in trace.iter().enumerate() {
@@ -232,7 +234,9 @@ fn verify(trace: &[Event], engine: &Engine) -> Result<(), String> {
             .map_err(|e| format!("step {i}: generated: {e}"))?;
         let got: Vec<&str> = fired.outputs.iter().map(|o| o.name()).collect();
         if got != expected {
-            return Err(format!("step {i}: generated emitted {got:?}, hand-written {expected:?}"));
+            return Err(format!(
+                "step {i}: generated emitted {got:?}, hand-written {expected:?}"
+            ));
         }
         let leaves: Vec<&str> = generated.leaves().map(|s| s.name()).collect();
         let hand_leaves = vec![
@@ -240,14 +244,18 @@ fn verify(trace: &[Event], engine: &Engine) -> Result<(), String> {
             format!("{:?}", hand.volume).to_lowercase(),
         ];
         if leaves != hand_leaves {
-            return Err(format!("step {i}: generated is in {leaves:?}, hand-written in {hand_leaves:?}"));
+            return Err(format!(
+                "step {i}: generated is in {leaves:?}, hand-written in {hand_leaves:?}"
+            ));
         }
         let fired = engine
             .fire(event_name(event), &serde_json::Value::Null)
             .map_err(|e| format!("step {i}: dynamic: {e}"))?;
         let got: Vec<&str> = fired.output_names().collect();
         if got != expected {
-            return Err(format!("step {i}: the dynamic engine emitted {got:?}, hand-written {expected:?}"));
+            return Err(format!(
+                "step {i}: the dynamic engine emitted {got:?}, hand-written {expected:?}"
+            ));
         }
     }
     Ok(())
@@ -303,7 +311,9 @@ fn output_code(output: Output) -> u64 {
 
 fn dynamic_pass(trace: &[Event], engine: &Engine) -> (f64, u64) {
     let definition = engine.definition();
-    let engine = Engine::builder(Arc::clone(definition)).build().expect("no bindings");
+    let engine = Engine::builder(Arc::clone(definition))
+        .build()
+        .expect("no bindings");
     let actions: Vec<_> = trace
         .iter()
         .map(|&e| definition.action_id(event_name(e)).expect("an action"))
@@ -319,15 +329,37 @@ fn dynamic_pass(trace: &[Event], engine: &Engine) -> (f64, u64) {
 }
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let events: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
-    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(11);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("usage: parallel_speed [EVENTS [RUNS]]  (default 1000000 events, 11 runs)");
+        return ExitCode::SUCCESS;
+    }
+    let number = |i: usize, default: usize| -> Result<usize, String> {
+        args.get(i).map_or(Ok(default), |a| {
+            a.parse()
+                .map_err(|_| format!("`{a}` is not a count; usage: parallel_speed [EVENTS [RUNS]]"))
+        })
+    };
+    let (events, runs) = match (number(0, 1_000_000), number(1, 11)) {
+        (Ok(events), Ok(runs)) if events > 0 && runs > 0 => (events, runs),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        _ => {
+            eprintln!("error: EVENTS and RUNS must be at least 1");
+            return ExitCode::from(2);
+        }
+    };
     println!("Machine: {}", host::summary());
     println!(
         "Two regions (`bench/machines/two_regions.fsm`); {events} events per trace; median of {runs} timed runs.\n"
     );
-    let definition = Arc::new(Definition::from_fsm(include_str!("../../machines/two_regions.fsm")).expect("it checks"));
-    let engine = Engine::builder(Arc::clone(&definition)).build().expect("no bindings");
+    let definition =
+        Arc::new(Definition::from_fsm(include_str!("../../machines/two_regions.fsm")).expect("it checks"));
+    let engine = Engine::builder(Arc::clone(&definition))
+        .build()
+        .expect("no bindings");
     let subjects: [(&str, Pass); 3] = [
         ("hand-written `match` over two enums", hand_pass),
         ("generated (`fsm!`)", generated_pass),
@@ -336,10 +368,18 @@ fn main() -> ExitCode {
     let traces = [
         (
             "an event one region handles",
-            trace(events, &[Event::Play, Event::Pause, Event::Louder, Event::Softer], 0x5eed_2e61),
+            trace(
+                events,
+                &[Event::Play, Event::Pause, Event::Louder, Event::Softer],
+                0x5eed_2e61,
+            ),
             1.3,
         ),
-        ("an event both regions handle", trace(events, &[Event::Toggle], 0x5eed_2e62), 2.0),
+        (
+            "an event both regions handle",
+            trace(events, &[Event::Toggle], 0x5eed_2e62),
+            2.0,
+        ),
     ];
     let mut failed = false;
     for (label, trace, target) in &traces {
@@ -349,9 +389,11 @@ fn main() -> ExitCode {
         }
         let allocations: Vec<u64> = subjects
             .iter()
-            .map(|(_, pass)| alloc_counter::count(|| {
-                black_box(pass(trace, &engine));
-            }))
+            .map(|(_, pass)| {
+                alloc_counter::count(|| {
+                    black_box(pass(trace, &engine));
+                })
+            })
             .collect();
         let mut ns: Vec<Vec<f64>> = vec![Vec::new(); subjects.len()];
         for run in 0..runs {
