@@ -509,7 +509,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             quote!(guards),
         )
     } else {
-        (quote!(), quote!(), quote!(&()))
+        (quote!(), quote!(), quote!(guards: &()))
     };
     let ask = if has_guards {
         quote! {
@@ -833,7 +833,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 pub fn fire #g_param (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
                     let before = self.config;
                     let mut host = Host {
-                        guards: #g_pass,
+                        #g_pass,
                         cache: [__fsm::None; #n_guards],
                         outputs: __fsm::chart::Inline::new(#output_fill),
                         taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
@@ -908,7 +908,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// guards it would ask, and changing nothing).
                 pub fn can_fire #g_param (&self, action: Action #g_arg) -> bool {
                     let mut host = Host {
-                        guards: #g_pass,
+                        #g_pass,
                         cache: [__fsm::None; #n_guards],
                         outputs: __fsm::chart::Inline::new(#output_fill),
                         taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),

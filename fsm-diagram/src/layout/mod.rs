@@ -312,9 +312,12 @@ impl Graph {
             ends[edge.from] += 1;
             ends[edge.to] += 1;
         }
+        let mut holds = vec![false; self.nodes.len()];
+        for parent in self.parents.iter().flatten() {
+            holds[*parent] = true;
+        }
         for (node, size) in self.nodes.iter_mut().enumerate() {
-            let compound = self.compound.get(node).copied().unwrap_or(false)
-                || self.parents.iter().any(|p| *p == Some(node));
+            let compound = self.compound.get(node).copied().unwrap_or(false) || holds[node];
             if compound || ends[node] < 2 {
                 continue;
             }
