@@ -66,6 +66,11 @@ struct Slot {
 
 fn slots(m: &Machine) -> Vec<Slot> {
     let members = |region: Option<StateId>| -> Vec<StateId> {
+        // A region that is a parallel state is in itself; its own regions
+        // are slots of their own.
+        if let Some(r) = region.filter(|&r| m.state(r).is_parallel()) {
+            return vec![r];
+        }
         m.state_ids()
             .filter(|&s| {
                 let inside = region.is_none_or(|r| s == r || m.is_inside(s, r));
@@ -150,6 +155,100 @@ fn bits(states: impl IntoIterator<Item = StateId>, words: usize) -> TokenStream 
 fn hook((outputs, effects): (PoolList, PoolList)) -> TokenStream {
     let (o, e) = (list(outputs), list(effects));
     quote!(__fsm::chart::Hook { outputs: #o, effects: #e })
+}
+
+/// The written-out step `step` as statements: its outputs, the transition
+/// taken, its history records and its configuration change, as
+/// `fsm_runtime::chart::take_fast` takes it, evaluating to the states it
+/// enters.
+fn inline_step(
+    step: &fsm_grammar::plan::StaticStep,
+    cp: &ChartPlan,
+    idents: &Idents,
+    words: usize,
+) -> TokenStream {
+    let parts = StepParts { cp, idents, words };
+    let (exits, transition, entries) = (parts.exits(step), parts.transition(step), parts.entries(step));
+    let (clear, set) = (
+        bits(step.exits.iter().copied(), words),
+        bits(step.entries.iter().copied(), words),
+    );
+    quote! {
+        #exits
+        #transition
+        #entries
+        let set = #set;
+        self.config = self.config.minus(&#clear).or(&set);
+        set
+    }
+}
+
+/// The parts of a written-out step as statements, in the order a step
+/// runs them.
+struct StepParts<'a> {
+    cp: &'a ChartPlan,
+    idents: &'a Idents,
+    words: usize,
+}
+
+impl StepParts<'_> {
+    fn ids(&self, l: PoolList) -> Vec<u32> {
+        self.cp.pool[l.start as usize..(l.start + l.len) as usize].to_vec()
+    }
+
+    fn push(&self, outputs: Vec<u32>) -> TokenStream {
+        let outputs = outputs.into_iter().map(|o| &self.idents.outputs[o as usize]);
+        quote!(#(host.outputs.push(Output::#outputs);)*)
+    }
+
+    /// The exit outputs, in exit order.
+    fn exits(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+        self.push(
+            step.exits
+                .iter()
+                .rev()
+                .flat_map(|&s| self.ids(self.cp.states[s.index()].exit.0))
+                .collect(),
+        )
+    }
+
+    /// The transition taken, its own outputs and its history records.
+    fn transition(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+        let transition = u32_lit(step.transition as u32);
+        let own = self.push(self.ids(self.cp.transitions[step.transition].own.0));
+        let leaf = bits([step.leaf], self.words);
+        let memory = step.memory.iter().map(|&slot| {
+            let slot = lit(slot);
+            quote!(self.memory[#slot] = #leaf;)
+        });
+        quote! {
+            __fsm::chart::Host::taken(&mut host, #transition);
+            #own
+            #(#memory)*
+        }
+    }
+
+    /// The entry outputs, in entry order.
+    fn entries(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+        self.push(
+            step.entries
+                .iter()
+                .flat_map(|&s| self.ids(self.cp.states[s.index()].enter.0))
+                .collect(),
+        )
+    }
+
+    /// Its states exited and entered, added to `clear` and `set`.
+    fn change(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+        let (clear_bits, set_bits) = (
+            bits(step.exits.iter().copied(), self.words),
+            bits(step.entries.iter().copied(), self.words),
+        );
+        quote! {
+            clear = clear.or(&#clear_bits);
+            set = set.or(&#set_bits);
+        }
+    }
 }
 
 /// `pub mod <snake_name> { ... }` for a checked machine with parallel
@@ -491,6 +590,159 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         });
         bits(leaves, cp.words)
     });
+    // Each action whose every leaf has a written-out step, and whose steps
+    // in different slots never meet, fires through a `match` arm that tests
+    // the leaves and takes their steps as constants; the others through
+    // the written-out steps when they apply, and the chart otherwise.
+    let slot_of = |leaf: StateId| slots.iter().position(|slot| slot.members.contains(&leaf));
+    let mut written_arms: Vec<TokenStream> = Vec::new();
+    let mut general_actions = 0;
+    for (a, action_ident) in idents.actions.iter().enumerate() {
+        let leaves: Vec<StateId> = m
+            .state_ids()
+            .filter(|s| {
+                cp.rows[s.index()]
+                    .iter()
+                    .any(|&(action, l)| action == a && l.len > 0)
+            })
+            .collect();
+        let steps: Option<Vec<usize>> = leaves.iter().map(|l| step_table[l.index()][a]).collect();
+        let groups: Option<Vec<Vec<(StateId, usize)>>> =
+            steps.filter(|_| leaves.len() <= 64).and_then(|steps| {
+                let mut groups: Vec<(usize, Vec<(StateId, usize)>)> = Vec::new();
+                for (&leaf, &f) in leaves.iter().zip(&steps) {
+                    let slot = slot_of(leaf)?;
+                    match groups.iter_mut().find(|(s, _)| *s == slot) {
+                        Some((_, group)) => group.push((leaf, f)),
+                        None => groups.push((slot, vec![(leaf, f)])),
+                    }
+                }
+                // Steps of different slots take different transitions and exit
+                // different states, so any of them can be taken together.
+                for (i, (_, g1)) in groups.iter().enumerate() {
+                    for (_, g2) in &groups[i + 1..] {
+                        for &(_, f1) in g1 {
+                            for &(_, f2) in g2 {
+                                let (s1, s2) = (&static_steps[f1], &static_steps[f2]);
+                                if s1.transition == s2.transition
+                                    || s1.exits.iter().any(|e| s2.exits.contains(e))
+                                {
+                                    return None;
+                                }
+                            }
+                        }
+                    }
+                }
+                Some(groups.into_iter().map(|(_, g)| g).collect())
+            });
+        let Some(groups) = groups.filter(|g| !g.is_empty()) else {
+            general_actions += 1;
+            continue;
+        };
+        let refuse = quote! {
+            return __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), action })
+        };
+        let arm = if let [group] = groups.as_slice() {
+            let branches = group.iter().map(|&(leaf, f)| {
+                let id = u32_lit(leaf.index() as u32);
+                let take = inline_step(&static_steps[f], &cp, &idents, cp.words);
+                quote!(if before.contains(#id) { #take })
+            });
+            quote! {
+                Action::#action_ident => {
+                    #(#branches else)* {
+                        #refuse
+                    }
+                }
+            }
+        } else {
+            // Which leaf of each slot is active (0: none), then, as
+            // `take_fast` takes them: every exit, last slot first; each
+            // transition; every entry; the configuration.
+            let which: Vec<Ident> = (0..groups.len()).map(|g| format_ident!("slot_{g}")).collect();
+            let find = groups.iter().zip(&which).map(|(group, var)| {
+                let branches = group.iter().enumerate().map(|(k, &(leaf, _))| {
+                    let (id, k) = (u32_lit(leaf.index() as u32), lit(k + 1));
+                    quote!(if before.contains(#id) { #k })
+                });
+                quote!(let #var: usize = #(#branches else)* { 0 };)
+            });
+            let phase = |part: &dyn Fn(&fsm_grammar::plan::StaticStep) -> TokenStream, reverse: bool| {
+                let mut order: Vec<usize> = (0..groups.len()).collect();
+                if reverse {
+                    order.reverse();
+                }
+                let matches = order.into_iter().map(|g| {
+                    let var = &which[g];
+                    let bodies: Vec<TokenStream> =
+                        groups[g].iter().map(|&(_, f)| part(&static_steps[f])).collect();
+                    if bodies.iter().all(TokenStream::is_empty) {
+                        return TokenStream::new();
+                    }
+                    let arms = bodies.iter().enumerate().map(|(k, body)| {
+                        let k = lit(k + 1);
+                        quote!(#k => { #body })
+                    });
+                    quote!(match #var { #(#arms)* _ => {} })
+                });
+                quote!(#(#matches)*)
+            };
+            let parts = StepParts {
+                cp: &cp,
+                idents: &idents,
+                words: cp.words,
+            };
+            let exits = phase(&|step| parts.exits(step), true);
+            let transitions = phase(&|step| parts.transition(step), false);
+            let entries = phase(&|step| parts.entries(step), false);
+            let change = phase(&|step| parts.change(step), false);
+            let none = which.iter().map(|var| quote!(#var == 0));
+            quote! {
+                Action::#action_ident => {
+                    #(#find)*
+                    if #(#none)&&* {
+                        #refuse
+                    }
+                    #exits
+                    #transitions
+                    #entries
+                    let mut clear = __fsm::chart::Bits::EMPTY;
+                    let mut set = __fsm::chart::Bits::EMPTY;
+                    #change
+                    self.config = self.config.minus(&clear).or(&set);
+                    set
+                }
+            }
+        };
+        written_arms.push(arm);
+    }
+    let general_arm = if general_actions == 0 {
+        quote!()
+    } else {
+        quote! {
+            // The steps the plan wrote out, when every leaf that takes the
+            // action has one; the general step otherwise.
+            _ => {
+                let a = action_index(action);
+                let leaves = before.and(&HAS_ROW[a]);
+                let fast = __fsm::chart::fast_step(
+                    &FAST,
+                    &FAST_POOL,
+                    &leaves,
+                    |leaf| STEP_OF[leaf as usize][a],
+                    &mut self.config,
+                    &mut self.memory,
+                    &mut host,
+                    &mut chosen,
+                );
+                match fast {
+                    __fsm::Some(entered) => entered,
+                    __fsm::None => self.general_step(before, a, action, &mut host, &mut chosen)?,
+                }
+            }
+        }
+    };
+
     // Without `always` and `done` transitions nothing follows a step.
     let settle = if m.eventless.is_empty() {
         quote!(let _ = entered;)
@@ -824,6 +1076,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     valid_in(self.config)
                 }
 
+                #[allow(clippy::single_match)]
                 #[doc = #fire_doc]
                 ///
                 /// # Errors
@@ -839,24 +1092,12 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
                         moved: false,
                     };
-                    let a = action_index(action);
+                    // Scratch for the steps taken together, when some are.
+                    #[allow(unused_mut, unused_variables)]
                     let mut chosen = [0u32; #max_leaves];
-                    // The steps the plan wrote out, when every leaf that
-                    // takes the action has one; the general step otherwise.
-                    let leaves = before.and(&HAS_ROW[a]);
-                    let fast = __fsm::chart::fast_step(
-                        &FAST,
-                        &FAST_POOL,
-                        &leaves,
-                        |leaf| STEP_OF[leaf as usize][a],
-                        &mut self.config,
-                        &mut self.memory,
-                        &mut host,
-                        &mut chosen,
-                    );
-                    let entered = match fast {
-                        __fsm::Some(entered) => entered,
-                        __fsm::None => self.general_step(before, a, action, &mut host, &mut chosen)?,
+                    let entered = match action {
+                        #(#written_arms)*
+                        #general_arm
                     };
                     #settle
                     __fsm::Ok(Fired {

@@ -729,10 +729,8 @@ pub fn fast_step<const W: usize>(
     host: &mut impl Host<W>,
     chosen: &mut [u32],
 ) -> Option<Bits<W>> {
-    let list = |l: List| &pool[l.start as usize..(l.start + l.len) as usize];
     let mut n = 0;
     let mut clear = Bits::EMPTY;
-    let mut set = Bits::EMPTY;
     for leaf in leaves.iter() {
         let f = step_of(leaf);
         if f == NONE || n == chosen.len() {
@@ -746,16 +744,34 @@ pub fn fast_step<const W: usize>(
             return None;
         }
         clear = clear.or(&step.clear);
-        set = set.or(&step.set);
         chosen[n] = f;
         n += 1;
     }
     if n == 0 {
         return None;
     }
-    let chosen = &chosen[..n];
-    // The steps lie in disjoint regions, in document order: all exits in
-    // reverse, then each transition, then all entries.
+    Some(take_fast(steps, pool, &chosen[..n], config, memory, host))
+}
+
+/// Take the written-out steps `chosen` (indices of `steps`, in document
+/// order of their leaves, in disjoint regions, no two of one transition):
+/// all exits in reverse, then each transition, then all entries, as
+/// [`microstep`] would. Returns the states entered.
+pub fn take_fast<const W: usize>(
+    steps: &[Fast<W>],
+    pool: &[u32],
+    chosen: &[u32],
+    config: &mut Bits<W>,
+    memory: &mut [Bits<W>],
+    host: &mut impl Host<W>,
+) -> Bits<W> {
+    let list = |l: List| &pool[l.start as usize..(l.start + l.len) as usize];
+    let mut clear = Bits::EMPTY;
+    let mut set = Bits::EMPTY;
+    for &f in chosen {
+        clear = clear.or(&steps[f as usize].clear);
+        set = set.or(&steps[f as usize].set);
+    }
     for &f in chosen.iter().rev() {
         for &o in list(steps[f as usize].exit_outputs) {
             host.output(o);
@@ -779,7 +795,7 @@ pub fn fast_step<const W: usize>(
         }
     }
     *config = config.minus(&clear).or(&set);
-    Some(set)
+    set
 }
 
 /// The composites of `config` that are done and were made done by a step
