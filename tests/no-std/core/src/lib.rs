@@ -1,7 +1,7 @@
-//! A generated machine without the standard library or an allocator: a
+//! Generated machines without the standard library or an allocator: a
 //! context, payloads, a guard on a payload, effects, nested states with a
 //! history target, and timers on a clock this crate supplies (a tick count
-//! in milliseconds, as a hardware timer gives it).
+//! in milliseconds, as a hardware timer gives it); and parallel states.
 //!
 //! `#![no_std]` with its own panic handler: if `std` were linked, its panic
 //! handler would collide with this one and the build would fail.
@@ -44,6 +44,25 @@ fsm_runtime::fsm! {
         initial state closed { on open -> opened; on lock -> locked emit engage_bolt; }
         state opened { on close -> closed; }
         state locked { on unlock -> closed emit release_bolt; }
+    }
+}
+
+fsm_runtime::fsm! {
+    /// Two regions at once: what plays and how loud, with a guard asking
+    /// the other region.
+    machine Player {
+        initial parallel state on {
+            on off -> off;
+            state playback {
+                initial state stopped { on play -> playing emit start_audio; }
+                state playing { on pause -> stopped; }
+            }
+            state volume {
+                initial state quiet { on louder [in(playing)] -> loud emit raise_volume; }
+                state loud { on softer -> quiet; }
+            }
+        }
+        terminal state off;
     }
 }
 
@@ -168,6 +187,22 @@ fn run() -> Result<(), u32> {
         22,
     )?;
     check(job.is_terminal() && job.next_deadline().is_none(), 23)?;
+
+    // A machine with parallel states: a region's step, `in(...)` across
+    // regions, and a refusal that names the configuration.
+    let mut player = player::Player::new();
+    check(player.fire(player::Action::Louder).is_err(), 25)?;
+    let fired = player.fire(player::Action::Play).map_err(|_| 26u32)?;
+    check(fired.outputs[..] == [player::Output::StartAudio], 27)?;
+    let fired = player.fire(player::Action::Louder).map_err(|_| 28u32)?;
+    check(fired.outputs[..] == [player::Output::RaiseVolume], 29)?;
+    check(player.configuration().volume() == Some(player::regions::Volume::Loud), 30)?;
+    let error = player.fire(player::Action::Play).err().ok_or(31u32)?;
+    check(
+        Buffer::of(error).as_str()
+            == "action `play` is not valid in configuration [playing, loud]; valid actions: `off`, `pause`, `softer`",
+        32,
+    )?;
 
     // The plain machine, through the exported `door_fire`.
     check(door_fire(0, 1) == 2 && door_fire(2, 0) == 255 && door_fire(2, 3) == 0, 24)?;
