@@ -221,8 +221,13 @@ impl StepParts<'_> {
             let slot = lit(slot);
             quote!(self.memory[#slot] = #leaf;)
         });
+        // No guard was asked, so none is cached: the step is recorded
+        // directly, as `Host::taken` would.
+        let moved = self.cp.transitions[step.transition].target.is_some();
+        let moved = moved.then(|| quote!(host.moved = true;));
         quote! {
-            __fsm::chart::Host::taken(&mut host, #transition);
+            host.taken.push(&TAKEN[#transition]);
+            #moved
             #own
             #(#memory)*
         }
