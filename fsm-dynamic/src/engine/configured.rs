@@ -902,3 +902,113 @@ impl<C> Engine<C> {
         Ok((Configured { config, memory }, armed))
     }
 }
+
+/// The random machines of the SCXML reference's tests.
+#[cfg(test)]
+#[path = "../../../grammar/tests/scxml/mod.rs"]
+mod scxml;
+
+#[cfg(test)]
+mod tests {
+    use super::scxml;
+    use super::ConfiguredPlan;
+    use fsm_grammar::model::StateId;
+    use fsm_runtime::chart::Bits;
+    use std::fmt;
+
+    /// A chart problem in words.
+    struct Words<'a>(
+        &'a fsm_runtime::chart::Problem,
+        &'a fsm_runtime::chart::Chart<'a>,
+        &'a [&'a str],
+    );
+
+    impl fmt::Display for Words<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.describe(self.1, self.2, f)
+        }
+    }
+
+    /// Generated code checks a snapshot's leaves with the chart's rule, the
+    /// dynamic engine with the model's: on random machines with parallel
+    /// states and random sets of states, both accept the same sets as
+    /// configurations (and as memories inside each composite), with the
+    /// same states, and refuse the others with the same words.
+    #[test]
+    fn the_charts_configuration_rule_is_the_models() {
+        let (mut machines, mut accepted, mut refused) = (0, 0, 0);
+        let mut seed = 0u64;
+        while machines < 150 {
+            seed += 1;
+            let text = scxml::random_machine_with(seed, false);
+            let checked = fsm_grammar::check(&text);
+            let Some(m) = checked.model.machines.first().filter(|m| m.has_parallel()) else {
+                continue;
+            };
+            if checked.has_errors() || m.states.len() > 64 {
+                continue;
+            }
+            machines += 1;
+            let plan = ConfiguredPlan::new(m);
+            let chart = plan.chart();
+            let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
+            let mut rng = scxml::Rng(seed | 1);
+            for _ in 0..60 {
+                let count = 1 + rng.below(4);
+                let leaves: Vec<StateId> = (0..count)
+                    .map(|_| StateId::from_index(rng.below(m.states.len())))
+                    .collect();
+                let ids: Vec<u32> = leaves.iter().map(|s| s.index() as u32).collect();
+                let within = m
+                    .state_ids()
+                    .filter(|&s| m.state(s).is_composite())
+                    .nth(rng.below(3))
+                    .filter(|_| rng.chance(30));
+                let model = match within {
+                    None => m
+                        .configuration_from_leaves(&leaves)
+                        .map(|c| c.into_iter().map(|s| s.index() as u32).collect::<Vec<u32>>()),
+                    Some(c) => m.remembered_leaves(c, &leaves).map(|l| {
+                        let mut set: Vec<u32> = l.iter().map(|s| s.index() as u32).collect();
+                        // The chart's set holds the states on the way too.
+                        for &leaf in &l {
+                            set.extend(
+                                m.ancestors(leaf)
+                                    .take_while(|&a| a != c)
+                                    .map(|a| a.index() as u32),
+                            );
+                        }
+                        set.push(c.index() as u32);
+                        set.sort_unstable();
+                        set.dedup();
+                        set
+                    }),
+                };
+                let ours = chart
+                    .configuration_of_leaves::<1>(&ids, within.map(|c| c.index() as u32))
+                    .map(|bits: Bits<1>| bits.iter().collect::<Vec<u32>>());
+                match (model, ours) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "{text}\n{leaves:?} within {within:?}");
+                        accepted += 1;
+                    }
+                    (Err(a), Err(b)) => {
+                        assert_eq!(
+                            a.to_string(),
+                            Words(&b, &chart, &names).to_string(),
+                            "{text}\n{leaves:?} within {within:?}"
+                        );
+                        refused += 1;
+                    }
+                    (a, b) => {
+                        panic!("{text}\n{leaves:?} within {within:?}: the model {a:?}, the chart {b:?}")
+                    }
+                }
+            }
+        }
+        assert!(
+            accepted > 300 && refused > 2_000,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
+}
