@@ -299,15 +299,7 @@ impl Glue {
         // The guards of the first differential driver: values handed in per
         // step. It drives the machines of the plain `Fire` API only.
         if !extended && !machine.guards.is_empty() {
-            let _ = writeln!(out, "    impl {module}::Guards for crate::engine::TestGuards {{");
-            for (index, guard) in machine.guards.iter().enumerate() {
-                let method = escape(&snake(&guard.name));
-                let _ = writeln!(
-                    out,
-                    "        fn {method}(&self) -> bool {{\n            self.guard({index})\n        }}"
-                );
-            }
-            let _ = writeln!(out, "    }}");
+            test_guards_impl(out, &module, machine);
         }
 
         // The adapter for the timed driver.
@@ -438,15 +430,7 @@ impl Glue {
         let guards = if machine.guards.is_empty() {
             ""
         } else {
-            let _ = writeln!(out, "    impl {module}::Guards for crate::engine::TestGuards {{");
-            for (index, guard) in machine.guards.iter().enumerate() {
-                let method = escape(&snake(&guard.name));
-                let _ = writeln!(
-                    out,
-                    "        fn {method}(&self) -> bool {{\n            self.guard({index})\n        }}"
-                );
-            }
-            let _ = writeln!(out, "    }}");
+            test_guards_impl(out, &module, machine);
             ", guards"
         };
         let adapter = format!("Parallel{}", self.machines);
@@ -503,6 +487,20 @@ impl Glue {
         write_paths(&mut paths, &self.crate_paths, 1, 0);
         (machines, paths)
     }
+}
+
+/// `impl <module>::Guards for crate::engine::TestGuards`: guard `i` of
+/// `machine` is `self.guard(i)`, the value the driver hands in for the step.
+fn test_guards_impl(out: &mut String, module: &str, machine: &Machine) {
+    let _ = writeln!(out, "    impl {module}::Guards for crate::engine::TestGuards {{");
+    for (index, guard) in machine.guards.iter().enumerate() {
+        let method = escape(&snake(&guard.name));
+        let _ = writeln!(
+            out,
+            "        fn {method}(&self) -> bool {{\n            self.guard({index})\n        }}"
+        );
+    }
+    let _ = writeln!(out, "    }}");
 }
 
 /// Nested `pub mod`s declaring the paths of `paths` (each `crate`, then

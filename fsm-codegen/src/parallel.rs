@@ -791,12 +791,16 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     } else {
         quote!()
     };
-    let host_for = if has_guards {
-        quote!(Host<'_, G>)
-    } else {
-        quote!(Host<'_, ()>)
-    };
     let host_struct_param = quote!(<'g, G: ?::core::marker::Sized>);
+    let new_host = quote! {
+        Host {
+            #g_pass,
+            cache: [__fsm::None; #n_guards],
+            outputs: __fsm::chart::Inline::new(#output_fill),
+            taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
+            moved: false,
+        }
+    };
     let guard_body = if guard_arms.is_empty() {
         quote! {
             let _ = (transition, config);
@@ -1090,13 +1094,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// unchanged.
                 pub fn fire #g_param (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
                     let before = self.config;
-                    let mut host = Host {
-                        #g_pass,
-                        cache: [__fsm::None; #n_guards],
-                        outputs: __fsm::chart::Inline::new(#output_fill),
-                        taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
-                        moved: false,
-                    };
+                    let mut host = #new_host;
                     // Scratch for the steps taken together, when some are.
                     #[allow(unused_mut, unused_variables)]
                     let mut chosen = [0u32; #max_leaves];
@@ -1153,13 +1151,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// True when `fire` would take `action` now (asking the
                 /// guards it would ask, and changing nothing).
                 pub fn can_fire #g_param (&self, action: Action #g_arg) -> bool {
-                    let mut host = Host {
-                        #g_pass,
-                        cache: [__fsm::None; #n_guards],
-                        outputs: __fsm::chart::Inline::new(#output_fill),
-                        taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
-                        moved: false,
-                    };
+                    let mut host = #new_host;
                     let a = action_index(action);
                     let mut chosen = [0u32; #max_leaves];
                     __fsm::chart::select(&CHART, &self.config, |leaf| CHART.list(ROWS[leaf as usize][a]), &mut host, &mut chosen) > 0
@@ -1245,7 +1237,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 #ask
             }
 
-            impl #host_generics __fsm::chart::Host<#words> for #host_for {
+            impl #host_generics __fsm::chart::Host<#words> for #host_ty {
                 fn guard(&mut self, transition: u32, config: &__fsm::chart::Bits<#words>) -> bool {
                     #guard_body
                 }
