@@ -1296,3 +1296,78 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{machine_tokens, unsupported, Options};
+
+    fn machine(text: &str) -> fsm_grammar::model::Machine {
+        let model = fsm_grammar::check(text).into_model().expect("it checks");
+        model.machines.into_iter().next().expect("one machine")
+    }
+
+    const REGIONS: &str = "parallel state p {
+        state a { initial state a1 { on x -> a2; } state a2 { on x -> a1; } }
+        state b { initial state b1 { on y -> b2; } state b2 { on y -> b1; } }
+    }";
+
+    #[test]
+    fn parallel_states_with_data_or_timers_are_refused_naming_what() {
+        let cases = [
+            ("context Ctx;", "a context"),
+            ("action go, x(u32), y;", "payloads"),
+            ("", "timers"),
+        ];
+        for (declaration, what) in cases {
+            let timer = if what == "timers" { "after 5s -> p;" } else { "" };
+            let text = format!(
+                "machine M {{ {declaration} initial state idle {{ on go -> p; {timer} }} {REGIONS} }}"
+            );
+            let reason = unsupported(&machine(&text)).expect("refused");
+            assert_eq!(
+                reason,
+                format!(
+                    "machine `M` has a parallel state `p` and {what}, which code generation does not \
+                     support together yet; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it"
+                )
+            );
+        }
+        let plain = format!("machine M {{ initial state idle {{ on go -> p; }} {REGIONS} }}");
+        assert_eq!(unsupported(&machine(&plain)), None);
+    }
+
+    #[test]
+    fn a_region_named_like_a_configuration_method_is_a_compile_error() {
+        for name in ["top", "leaves", "is_in"] {
+            let text = format!(
+                "machine M {{ initial parallel state p {{ state {name} {{ initial state t1 {{ on x -> t2; }} \
+                 state t2 {{ on x -> t1; }} }} state other; }} }}"
+            );
+            let tokens = machine_tokens(&machine(&text), &Options::default()).to_string();
+            assert!(
+                tokens.contains("compile_error") && tokens.contains(&format!("a region named `{name}`")),
+                "{tokens}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cycle_of_eventless_transitions_is_refused_and_a_chain_is_bounded() {
+        let cycle = "machine M { guard g; initial state idle { on go -> p; }
+            parallel state p {
+                state a { initial state a1 { always [g] -> a2; } state a2 { always [g] -> a1; } }
+                state b { initial state b1 { on y -> b1; } }
+            } }";
+        let reason = unsupported(&machine(cycle)).expect("refused");
+        assert!(
+            reason.contains("a cycle of `always` or `done` transitions through"),
+            "{reason}"
+        );
+        let chain = "machine M { guard g; initial state idle { on go -> p; }
+            parallel state p {
+                state a { initial state a1 { on x -> a2; } state a2 { always [g] -> a3 emit o; } state a3; }
+                state b { initial state b1 { on y -> b1; } }
+            } }";
+        assert_eq!(unsupported(&machine(chain)), None);
+    }
+}
