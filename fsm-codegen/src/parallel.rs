@@ -161,24 +161,18 @@ fn hook((outputs, effects): (PoolList, PoolList)) -> TokenStream {
 /// taken, its history records and its configuration change, as
 /// `fsm_runtime::chart::take_fast` takes it, evaluating to the states it
 /// enters.
-fn inline_step(
-    step: &fsm_grammar::plan::StaticStep,
-    cp: &ChartPlan,
-    idents: &Idents,
-    words: usize,
-) -> TokenStream {
-    let parts = StepParts { cp, idents, words };
+fn inline_step(step: &fsm_grammar::plan::StaticStep, cp: &ChartPlan, idents: &Idents) -> TokenStream {
+    let parts = StepParts { cp, idents };
     let (exits, transition, entries) = (parts.exits(step), parts.transition(step), parts.entries(step));
-    let (clear, set) = (
-        bits(step.exits.iter().copied(), words),
-        bits(step.entries.iter().copied(), words),
-    );
+    let change = parts.change(step);
     quote! {
         #exits
         #transition
         #entries
-        let set = #set;
-        self.config = self.config.minus(&#clear).or(&set);
+        #[allow(unused_mut)]
+        let mut set = __fsm::chart::Bits::EMPTY;
+        #change
+        self.config = self.config.or(&set);
         set
     }
 }
@@ -188,7 +182,6 @@ fn inline_step(
 struct StepParts<'a> {
     cp: &'a ChartPlan,
     idents: &'a Idents,
-    words: usize,
 }
 
 impl StepParts<'_> {
@@ -216,10 +209,13 @@ impl StepParts<'_> {
     fn transition(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
         let transition = u32_lit(step.transition as u32);
         let own = self.push(self.ids(self.cp.transitions[step.transition].own.0));
-        let leaf = bits([step.leaf], self.words);
+        let leaf = u32_lit(step.leaf.index() as u32);
         let memory = step.memory.iter().map(|&slot| {
             let slot = lit(slot);
-            quote!(self.memory[#slot] = #leaf;)
+            quote! {
+                self.memory[#slot] = __fsm::chart::Bits::EMPTY;
+                self.memory[#slot].insert(#leaf);
+            }
         });
         // No guard was asked, so none is cached: the step is recorded
         // directly, as `Host::taken` would.
@@ -243,15 +239,15 @@ impl StepParts<'_> {
         )
     }
 
-    /// Its states exited and entered, added to `clear` and `set`.
+    /// Its states exited, removed from the configuration, and entered,
+    /// added to `set`, one by one (constants the compiler folds into word
+    /// operations), so the code grows with the step, not with the machine.
     fn change(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
-        let (clear_bits, set_bits) = (
-            bits(step.exits.iter().copied(), self.words),
-            bits(step.entries.iter().copied(), self.words),
-        );
+        let exits = step.exits.iter().map(|s| u32_lit(s.index() as u32));
+        let entries = step.entries.iter().map(|s| u32_lit(s.index() as u32));
         quote! {
-            clear = clear.or(&#clear_bits);
-            set = set.or(&#set_bits);
+            #(self.config.remove(#exits);)*
+            #(set.insert(#entries);)*
         }
     }
 }
@@ -280,7 +276,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     let max_leaves = lit(cp.max_leaves);
     let n_states = lit(m.states.len());
     let n_transitions = lit(cp.transitions.len());
-    let n_actions = lit(m.actions.len());
     let n_guards = lit(m.guards.len());
     let FireBound { outputs, taken, .. } = bound;
     let (n_outputs, n_taken) = (lit(outputs), lit(taken.max(1)));
@@ -342,14 +337,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     });
     let pool = cp.pool.iter().map(|&n| u32_lit(n));
     let n_pool = lit(cp.pool.len());
-    let rows = (0..m.states.len()).map(|s| {
-        let mut row = vec![PoolList::default(); m.actions.len()];
-        for &(action, l) in &cp.rows[s] {
-            row[action] = l;
-        }
-        let row = row.into_iter().map(list);
-        quote!([#(#row),*])
-    });
+
     let names = m.states.iter().map(|s| s.name.as_str());
 
     // States as ids, and back.
@@ -505,7 +493,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         quote!(#i => Guards::#g(self.guards),)
     });
     let action_arms = idents.actions.iter().enumerate().map(|(i, a)| {
-        let i = lit(i);
+        let i = u32_lit(i as u32);
         quote!(Action::#a => #i,)
     });
     let output_by_index = idents.outputs.iter().map(|o| quote!(Output::#o));
@@ -556,16 +544,14 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             );
             let memory = pool_list(&mut step.memory.iter().map(|&slot| slot as u32));
             let (leaf, transition) = (u32_lit(step.leaf.index() as u32), u32_lit(step.transition as u32));
-            let (clear, set) = (
-                bits(step.exits.iter().copied(), cp.words),
-                bits(step.entries.iter().copied(), cp.words),
-            );
+            let exits = pool_list(&mut step.exits.iter().map(|s| s.index() as u32));
+            let entries = pool_list(&mut step.entries.iter().map(|s| s.index() as u32));
             quote! {
                 __fsm::chart::Fast {
                     leaf: #leaf,
                     transition: #transition,
-                    clear: #clear,
-                    set: #set,
+                    exits: #exits,
+                    entries: #entries,
                     exit_outputs: #exit_outputs,
                     own_outputs: #own_outputs,
                     entry_outputs: #entry_outputs,
@@ -575,26 +561,27 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         })
         .collect();
     let n_fast = lit(fast_steps.len());
+    // Each state's rows, sorted by action: only the actions it has
+    // candidates for, so the tables grow with the machine, not with states
+    // times actions.
+    let rows = (0..m.states.len()).map(|s| {
+        let mut row: Vec<&(usize, PoolList)> = cp.rows[s].iter().filter(|(_, l)| l.len > 0).collect();
+        row.sort_by_key(|(action, _)| *action);
+        let row = row.into_iter().map(|&(action, l)| {
+            let (action_lit, candidates) = (u32_lit(action as u32), list(l));
+            let fast = match step_table[s][action] {
+                Some(f) => {
+                    let f = u32_lit(f as u32);
+                    quote!(#f)
+                }
+                None => quote!(__fsm::chart::NONE),
+            };
+            quote!(__fsm::chart::Row { action: #action_lit, candidates: #candidates, fast: #fast })
+        });
+        quote!(&[#(#row),*])
+    });
     let fast_pool_n = lit(fast_pool.len());
     let fast_pool = fast_pool.iter().map(|&n| u32_lit(n));
-    let step_rows = step_table.iter().map(|row| {
-        let row = row.iter().map(|f| match f {
-            Some(f) => {
-                let f = u32_lit(*f as u32);
-                quote!(#f)
-            }
-            None => quote!(__fsm::chart::NONE),
-        });
-        quote!([#(#row),*])
-    });
-    let has_row = (0..m.actions.len()).map(|a| {
-        let leaves = m.state_ids().filter(|s| {
-            cp.rows[s.index()]
-                .iter()
-                .any(|&(action, l)| action == a && l.len > 0)
-        });
-        bits(leaves, cp.words)
-    });
     // Each action whose every leaf has a written-out step, and whose steps
     // in different slots never meet, fires through a `match` arm that tests
     // the leaves and takes their steps as constants; the others through
@@ -650,7 +637,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         let arm = if let [group] = groups.as_slice() {
             let branches = group.iter().map(|&(leaf, f)| {
                 let id = u32_lit(leaf.index() as u32);
-                let take = inline_step(&static_steps[f], &cp, &idents, cp.words);
+                let take = inline_step(&static_steps[f], &cp, &idents);
                 quote!(if before.contains(#id) { #take })
             });
             quote! {
@@ -695,7 +682,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let parts = StepParts {
                 cp: &cp,
                 idents: &idents,
-                words: cp.words,
             };
             let exits = phase(&|step| parts.exits(step), true);
             let transitions = phase(&|step| parts.transition(step), false);
@@ -703,38 +689,39 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let change = phase(&|step| parts.change(step), false);
             let none = which.iter().map(|var| quote!(#var == 0));
             quote! {
-                Action::#action_ident => {
-                    #(#find)*
-                    if #(#none)&&* {
-                        #refuse
+                    Action::#action_ident => {
+                        #(#find)*
+                        if #(#none)&&* {
+                            #refuse
+                        }
+                        #exits
+                        #transitions
+                        #entries
+                        #[allow(unused_mut)]
+            let mut set = __fsm::chart::Bits::EMPTY;
+                        #change
+                        self.config = self.config.or(&set);
+                        set
                     }
-                    #exits
-                    #transitions
-                    #entries
-                    let mut clear = __fsm::chart::Bits::EMPTY;
-                    let mut set = __fsm::chart::Bits::EMPTY;
-                    #change
-                    self.config = self.config.minus(&clear).or(&set);
-                    set
                 }
-            }
         };
         written_arms.push(arm);
     }
-    let general_arm = if general_actions == 0 {
-        quote!()
-    } else {
+    let general = (general_actions > 0).then(|| {
         quote! {
-            // The steps the plan wrote out, when every leaf that takes the
-            // action has one; the general step otherwise.
-            _ => {
+            {
                 let a = action_index(action);
-                let leaves = before.and(&HAS_ROW[a]);
+                let mut leaves = __fsm::chart::Bits::EMPTY;
+                for s in before.iter() {
+                    if __fsm::chart::Row::find(ROWS[s as usize], a).is_some() {
+                        leaves.insert(s);
+                    }
+                }
                 let fast = __fsm::chart::fast_step(
                     &FAST,
                     &FAST_POOL,
                     &leaves,
-                    |leaf| STEP_OF[leaf as usize][a],
+                    |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(__fsm::chart::NONE, |r| r.fast),
                     &mut self.config,
                     &mut self.memory,
                     &mut host,
@@ -745,6 +732,16 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     __fsm::None => self.general_step(before, a, action, &mut host, &mut chosen)?,
                 }
             }
+        }
+    });
+
+    // One `match` over the actions; the general step alone when no action
+    // has written-out steps, and no wildcard arm when every action has.
+    let dispatch = match (written_arms.is_empty(), general) {
+        (true, Some(general)) => general,
+        (_, general) => {
+            let wildcard = general.map(|general| quote!(_ => #general));
+            quote!(match action { #(#written_arms)* #wildcard })
         }
     };
 
@@ -1098,10 +1095,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     // Scratch for the steps taken together, when some are.
                     #[allow(unused_mut, unused_variables)]
                     let mut chosen = [0u32; #max_leaves];
-                    let entered = match action {
-                        #(#written_arms)*
-                        #general_arm
-                    };
+                    let entered = #dispatch;
                     #settle
                     __fsm::Ok(Fired {
                         from: Configuration(before),
@@ -1119,7 +1113,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 fn general_step #host_generics (
                     &mut self,
                     before: __fsm::chart::Bits<#words>,
-                    a: usize,
+                    a: u32,
                     action: Action,
                     host: &mut #host_ty,
                     chosen: &mut [u32; #max_leaves],
@@ -1129,9 +1123,13 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         &CHART,
                         &before,
                         |leaf| {
-                            let row = ROWS[leaf as usize][a];
-                            any |= row.len > 0;
-                            CHART.list(row)
+                            match __fsm::chart::Row::find(ROWS[leaf as usize], a) {
+                                __fsm::Some(row) => {
+                                    any = true;
+                                    CHART.list(row.candidates)
+                                }
+                                __fsm::None => &[],
+                            }
                         },
                         host,
                         chosen,
@@ -1154,7 +1152,13 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     let mut host = #new_host;
                     let a = action_index(action);
                     let mut chosen = [0u32; #max_leaves];
-                    __fsm::chart::select(&CHART, &self.config, |leaf| CHART.list(ROWS[leaf as usize][a]), &mut host, &mut chosen) > 0
+                    __fsm::chart::select(
+                        &CHART,
+                        &self.config,
+                        |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(&[], |row| CHART.list(row.candidates)),
+                        &mut host,
+                        &mut chosen,
+                    ) > 0
                 }
             }
 
@@ -1260,7 +1264,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 fn disarm(&mut self, _groups: &[u32]) {}
             }
 
-            const fn action_index(action: Action) -> usize {
+            const fn action_index(action: Action) -> u32 {
                 match action {
                     #(#action_arms)*
                 }
@@ -1269,7 +1273,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             fn valid_in(config: __fsm::chart::Bits<#words>) -> impl __fsm::Iterator<Item = Action> {
                 Action::ALL.iter().copied().filter(move |&action| {
                     let a = action_index(action);
-                    config.iter().any(|s| ROWS[s as usize][a].len > 0)
+                    config.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some())
                 })
             }
 
@@ -1283,10 +1287,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             static STATES: [__fsm::chart::State; #n_states] = [#(#states),*];
             static TRANSITIONS: [__fsm::chart::Transition; #n_transitions] = [#(#transitions),*];
             static POOL: [u32; #n_pool] = [#(#pool),*];
-            static ROWS: [[__fsm::chart::List; #n_actions]; #n_states] = [#(#rows),*];
-            static HAS_ROW: [__fsm::chart::Bits<#words>; #n_actions] = [#(#has_row),*];
-            static STEP_OF: [[u32; #n_actions]; #n_states] = [#(#step_rows),*];
-            static FAST: [__fsm::chart::Fast<#words>; #n_fast] = [#(#fast_steps),*];
+            static ROWS: [&[__fsm::chart::Row]; #n_states] = [#(#rows),*];
+            static FAST: [__fsm::chart::Fast; #n_fast] = [#(#fast_steps),*];
             static FAST_POOL: [u32; #fast_pool_n] = [#(#fast_pool),*];
             static CHART: __fsm::chart::Chart<'static> = __fsm::chart::Chart {
                 states: &STATES,

@@ -686,19 +686,42 @@ pub fn microstep<const W: usize>(
     entries
 }
 
+/// The candidates of one active leaf for one action, in the sparse rows of
+/// generated code: a leaf's rows are sorted by action ([`Row::find`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    /// The action's index.
+    pub action: u32,
+    /// The candidates, in trial order.
+    pub candidates: List,
+    /// The leaf's written-out step for the action ([`Fast`]); `NONE` when
+    /// it has none.
+    pub fast: u32,
+}
+
+impl Row {
+    /// The row of `action` in `rows` (one leaf's, sorted by action).
+    #[inline]
+    pub fn find(rows: &[Row], action: u32) -> Option<&Row> {
+        rows.binary_search_by_key(&action, |r| r.action)
+            .ok()
+            .map(|i| &rows[i])
+    }
+}
+
 /// A step the plan wrote out for one leaf and one action (`fsm_grammar`'s
 /// `ChartPlan::static_steps`): the same in every configuration holding the
-/// leaf, without effects or timers.
+/// leaf, without effects or timers. Its lists are of a pool of ids.
 #[derive(Clone, Copy, Debug)]
-pub struct Fast<const W: usize> {
+pub struct Fast {
     /// The leaf that takes it.
     pub leaf: u32,
     /// The transition.
     pub transition: u32,
     /// The states it exits.
-    pub clear: Bits<W>,
+    pub exits: List,
     /// The states it enters.
-    pub set: Bits<W>,
+    pub entries: List,
     /// The outputs of its exits, in exit order.
     pub exit_outputs: List,
     /// The transition's own outputs.
@@ -720,7 +743,7 @@ pub struct Fast<const W: usize> {
 /// `chosen` is scratch for one per active leaf.
 #[allow(clippy::too_many_arguments)]
 pub fn fast_step<const W: usize>(
-    steps: &[Fast<W>],
+    steps: &[Fast],
     pool: &[u32],
     leaves: &Bits<W>,
     step_of: impl Fn(u32) -> u32,
@@ -729,8 +752,9 @@ pub fn fast_step<const W: usize>(
     host: &mut impl Host<W>,
     chosen: &mut [u32],
 ) -> Option<Bits<W>> {
+    let list = |l: List| &pool[l.start as usize..(l.start + l.len) as usize];
     let mut n = 0;
-    let mut clear = Bits::EMPTY;
+    let mut clear = Bits::<W>::EMPTY;
     for leaf in leaves.iter() {
         let f = step_of(leaf);
         if f == NONE || n == chosen.len() {
@@ -740,10 +764,12 @@ pub fn fast_step<const W: usize>(
         let shared = chosen[..n]
             .iter()
             .any(|&o| steps[o as usize].transition == step.transition);
-        if shared || !clear.and(&step.clear).is_empty() {
+        if shared || list(step.exits).iter().any(|&s| clear.contains(s)) {
             return None;
         }
-        clear = clear.or(&step.clear);
+        for &s in list(step.exits) {
+            clear.insert(s);
+        }
         chosen[n] = f;
         n += 1;
     }
@@ -758,7 +784,7 @@ pub fn fast_step<const W: usize>(
 /// all exits in reverse, then each transition, then all entries, as
 /// [`microstep`] would. Returns the states entered.
 pub fn take_fast<const W: usize>(
-    steps: &[Fast<W>],
+    steps: &[Fast],
     pool: &[u32],
     chosen: &[u32],
     config: &mut Bits<W>,
@@ -766,12 +792,6 @@ pub fn take_fast<const W: usize>(
     host: &mut impl Host<W>,
 ) -> Bits<W> {
     let list = |l: List| &pool[l.start as usize..(l.start + l.len) as usize];
-    let mut clear = Bits::EMPTY;
-    let mut set = Bits::EMPTY;
-    for &f in chosen {
-        clear = clear.or(&steps[f as usize].clear);
-        set = set.or(&steps[f as usize].set);
-    }
     for &f in chosen.iter().rev() {
         for &o in list(steps[f as usize].exit_outputs) {
             host.output(o);
@@ -789,12 +809,20 @@ pub fn take_fast<const W: usize>(
             memory[slot as usize] = leaf;
         }
     }
+    let mut set = Bits::EMPTY;
     for &f in chosen {
-        for &o in list(steps[f as usize].entry_outputs) {
+        let step = &steps[f as usize];
+        for &o in list(step.entry_outputs) {
             host.output(o);
         }
+        for &s in list(step.exits) {
+            config.remove(s);
+        }
+        for &s in list(step.entries) {
+            set.insert(s);
+        }
     }
-    *config = config.minus(&clear).or(&set);
+    *config = config.or(&set);
     set
 }
 
