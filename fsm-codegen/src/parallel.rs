@@ -10,6 +10,14 @@
 //! so it is `Copy` and `fire` does not allocate: the outputs and the
 //! transitions taken come back in place, sized by the plan's bound on one
 //! `fire` ([`ChartPlan::fire_bound`]).
+//!
+//! For speed, an action whose every leaf has a step the plan writes out
+//! ahead of time ([`ChartPlan::static_steps`]) gets its own `match` arm,
+//! which takes those steps as constants in the order
+//! `fsm_runtime::chart::take_fast` takes them (every exit, last region
+//! first; each transition; every entry). That order is the chart's, and the
+//! differential test holds the arms to the dynamic engine and the SCXML
+//! reference.
 
 use crate::docs::{doc_attrs, module_docs};
 use crate::guards::{condition_in, guards_trait};
