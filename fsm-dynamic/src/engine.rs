@@ -1,6 +1,8 @@
 //! [`Engine`]: a definition, its guards, and a current state that many
 //! threads may fire at.
 
+#[cfg(test)]
+mod chart_tests;
 mod configured;
 
 pub(crate) use configured::{summary, ConfiguredPlan};

@@ -1,6 +1,9 @@
 //! The README's "Parallel states" example is this test's body, so what users
 //! copy compiles and does what the README says.
 
+#[path = "common/readme.rs"]
+mod readme_common;
+
 #[test]
 fn readme_parallel_states() {
     // README: parallel states (from here to the end of this function)
@@ -62,27 +65,9 @@ fn readme_parallel_states() {
 /// The README shows exactly the body above, as the section's first block.
 #[test]
 fn the_readme_shows_this_example() {
-    let test = include_str!("readme_parallel.rs");
-    let body = test
-        .split("    // README: parallel states (from here to the end of this function)\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n}\n").next())
-        .expect("the marked body");
-    let shown: String = body
-        .lines()
-        .map(|line| line.strip_prefix("    ").unwrap_or(line))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let readme = include_str!("../../README.md");
-    let section = readme
-        .split("\n## Parallel states\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n## ").next())
-        .expect("the README has a section `## Parallel states`");
-    let block = section
-        .split("```rust\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n```").next())
-        .expect("the section shows a Rust block");
-    assert_eq!(block, shown);
+    readme_common::assert_readme_shows(
+        include_str!("readme_parallel.rs"),
+        "parallel states",
+        "Parallel states",
+    );
 }

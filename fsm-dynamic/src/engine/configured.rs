@@ -10,7 +10,7 @@
 //! remembers, and what comes after it are `fsm_runtime::chart`'s, over the
 //! plan's tables ([`ChartPlan`]): the runtime's one account of a step over
 //! configurations, which agrees with the model's (`model/configuration.rs`)
-//! and the SCXML reference on random machines (`tests/chart.rs`,
+//! and the SCXML reference on random machines (`engine/chart_tests.rs`,
 //! `tests/configurations.rs`). The engine asks the guards, runs the effects
 //! and keeps the timers, the history and the outbox, as it does for the
 //! other machines.
@@ -69,7 +69,7 @@ impl ConfiguredPlan {
 }
 
 /// `plan`'s states and transitions in the runtime's types.
-fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
+pub(super) fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
     let list = |l: PoolList| chart::List {
         start: l.start,
         len: l.len,
@@ -906,7 +906,7 @@ impl<C> Engine<C> {
 /// The random machines of the SCXML reference's tests.
 #[cfg(test)]
 #[path = "../../../grammar/tests/scxml/mod.rs"]
-mod scxml;
+pub(super) mod scxml;
 
 #[cfg(test)]
 mod tests {

@@ -2,14 +2,13 @@
 //! with parallel states, `done`, `always`, `in(...)` and history, against
 //! the independent reference of `grammar/tests/scxml`: every state each
 //! `fire` exits and enters, in order, the configuration after it, and a
-//! runaway where the reference runs away.
+//! runaway where the reference runs away. The tables are the engine's own
+//! (`runtime_tables`), so the test runs on what the engine steps over.
 
-#[path = "../../grammar/tests/scxml/mod.rs"]
-mod scxml;
-
+use super::configured::{runtime_tables, scxml};
 use fsm_grammar::model::{Chosen, GuardExpr, Machine, StateId};
-use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
-use fsm_runtime::chart::{self, Bits, Chart, Host, Kind, List, Settled, NONE};
+use fsm_grammar::plan::{ChartPlan, Plan, PoolList};
+use fsm_runtime::chart::{self, Bits, Chart, Host, List, Settled};
 use scxml::{random_machine_with, Reference, Rng};
 use std::fmt::Write as _;
 
@@ -20,59 +19,6 @@ fn list(l: PoolList) -> List {
         start: l.start,
         len: l.len,
     }
-}
-
-fn id(s: Option<StateId>) -> u32 {
-    s.map_or(NONE, |s| s.index() as u32)
-}
-
-/// The runtime's tables of `plan`.
-fn tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
-    let states = plan
-        .states
-        .iter()
-        .map(|s| chart::State {
-            parent: id(s.parent),
-            kind: match s.kind {
-                ChartKind::Leaf => Kind::Leaf,
-                ChartKind::Final => Kind::Final,
-                ChartKind::Composite => Kind::Composite,
-                ChartKind::Parallel => Kind::Parallel,
-            },
-            depth: s.depth,
-            end: s.end,
-            initial: id(s.initial),
-            children: list(s.children),
-            memory: s.memory.map_or(NONE, |m| m as u32),
-            enter: chart::Hook {
-                outputs: list(s.enter.0),
-                effects: list(s.enter.1),
-            },
-            exit: chart::Hook {
-                outputs: list(s.exit.0),
-                effects: list(s.exit.1),
-            },
-            timer_groups: list(s.timer_groups),
-            eventless: list(s.eventless),
-        })
-        .collect();
-    let transitions = plan
-        .transitions
-        .iter()
-        .map(|t| chart::Transition {
-            source: id(t.source),
-            target: id(t.target),
-            history: t.history,
-            priority: t.priority,
-            exits: t.exits,
-            path: list(t.path),
-            own: chart::Hook {
-                outputs: list(t.own.0),
-                effects: list(t.own.1),
-            },
-        })
-        .collect();
-    (states, transitions)
 }
 
 /// Guards from drawn values, outputs by name.
@@ -131,7 +77,7 @@ fn the_chart_agrees_with_the_reference_on_random_parallel_machines() {
         machines += 1;
         parallel += m.has_parallel() as usize;
         let plan = ChartPlan::new(m, &Plan::new(m));
-        let (states, transitions) = tables(&plan);
+        let (states, transitions) = runtime_tables(&plan);
         let chart = Chart {
             states: &states,
             transitions: &transitions,
