@@ -24,7 +24,7 @@ use crate::guards::{condition_in, guards_trait};
 use crate::idents::{type_ident, value_ident, Idents};
 use crate::machine::{enums, module_lints, module_prelude};
 use crate::options::Options;
-use fsm_grammar::model::{Chosen, GuardExpr, HistoryKind, Machine, StateId};
+use fsm_grammar::model::{Chosen, Delay, GuardExpr, HistoryKind, Machine, StateId};
 use fsm_grammar::plan::{ChartKind, ChartPlan, FireBound, Plan, PoolList};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -35,17 +35,16 @@ use quote::{format_ident, quote};
 pub(crate) const MICROSTEP_LIMIT: usize = 999;
 
 /// Why code generation does not generate `machine`, which has parallel
-/// states: a context, payloads or timers (the dynamic engine runs those), or
-/// `always` and `done` transitions without a bound.
+/// states: a context or payloads (the dynamic engine runs those), or
+/// `always` and `done` transitions without a bound. Timers are generated.
 pub(crate) fn refusal(machine: &Machine) -> Option<String> {
-    if machine.has_data_or_timers() {
-        let what = if machine.context.is_some() {
-            "a context"
-        } else if !machine.timers.is_empty() {
-            "timers"
-        } else {
-            "payloads"
-        };
+    let payloads = machine
+        .actions
+        .iter()
+        .chain(&machine.guards)
+        .any(|s| s.payload.is_some());
+    if machine.context.is_some() || !machine.effects.is_empty() || !machine.delays.is_empty() || payloads {
+        let what = if payloads { "payloads" } else { "a context" };
         let parallel = machine.states.iter().find(|s| s.is_parallel())?;
         return Some(format!(
             "a parallel state `{}` and {what}, which code generation does not support together yet",
@@ -345,6 +344,34 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     });
     let pool = cp.pool.iter().map(|&n| u32_lit(n));
     let n_pool = lit(cp.pool.len());
+
+    // The timer groups: each one state's timers of one delay, armed and due
+    // together.
+    let timed = !m.timers.is_empty();
+    let n_groups = lit(plan.timer_groups.len());
+    let groups = plan.timer_groups.iter().map(|g| {
+        let state = u32_lit(g.state.index() as u32);
+        let candidates = g
+            .timers
+            .iter()
+            .map(|&(t, _)| u32_lit(cp.index_of(m, Chosen::Timer(t)) as u32));
+        let indices = g.timers.iter().map(|&(_, i)| u32_lit(i));
+        quote! {
+            __fsm::chart::TimerGroup {
+                state: #state,
+                candidates: &[#(#candidates),*],
+                indices: &[#(#indices),*],
+            }
+        }
+    });
+    let delays = plan.timer_groups.iter().map(|g| match g.delay {
+        Delay::Literal(d) => {
+            let ms = Literal::u64_unsuffixed(d.as_millis() as u64);
+            quote!(__fsm::Duration::from_millis(#ms))
+        }
+        Delay::Named(_) => unreachable!("`refusal` refuses a machine with named delays"),
+    });
+    let labels = plan.timer_groups.iter().map(|g| g.label.as_str());
 
     let names = m.states.iter().map(|s| s.name.as_str());
 
@@ -737,7 +764,15 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 );
                 match fast {
                     __fsm::Some(entered) => entered,
-                    __fsm::None => self.general_step(before, a, action, &mut host, &mut chosen)?,
+                    __fsm::None => Self::general_step(
+                        &mut self.config,
+                        &mut self.memory,
+                        before,
+                        a,
+                        action,
+                        &mut host,
+                        &mut chosen,
+                    )?,
                 }
             }
         }
@@ -786,26 +821,81 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     } else {
         quote!()
     };
-    let host_ty = if has_guards {
-        quote!(Host<'_, G>)
+    // A machine with timers is generic over its clock `K`, and its host
+    // keeps the deadlines of a step until the step is done.
+    let g_ty = if has_guards { quote!(G) } else { quote!(()) };
+    let host_ty = if timed {
+        quote!(Host<'_, '_, #g_ty, K>)
     } else {
-        quote!(Host<'_, ()>)
+        quote!(Host<'_, #g_ty>)
     };
-    let host_generics = if has_guards {
+    let host_generics = match (has_guards, timed) {
+        (true, true) => quote!(<G: Guards + ?::core::marker::Sized, K: __fsm::Clock>),
+        (true, false) => quote!(<G: Guards + ?::core::marker::Sized>),
+        (false, true) => quote!(<K: __fsm::Clock>),
+        (false, false) => quote!(),
+    };
+    let method_generics = if has_guards {
         quote!(<G: Guards + ?::core::marker::Sized>)
     } else {
         quote!()
     };
-    let host_struct_param = quote!(<'g, G: ?::core::marker::Sized>);
-    let new_host = quote! {
-        Host {
-            #g_pass,
-            cache: [__fsm::None; #n_guards],
-            outputs: __fsm::chart::Inline::new(#output_fill),
-            taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
-            moved: false,
+    let host_struct_param = if timed {
+        quote!(<'g, 'k, G: ?::core::marker::Sized, K>)
+    } else {
+        quote!(<'g, G: ?::core::marker::Sized>)
+    };
+    let host_timer_fields = timed.then(|| {
+        quote! {
+            armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
+            now: __fsm::Option<__fsm::Timestamp>,
+            clock: &'k K,
+        }
+    });
+    let host_with = |now: TokenStream| {
+        let timers = timed.then(|| quote!(armed: self.armed, now: #now, clock: &self.clock,));
+        quote! {
+            Host {
+                #g_pass,
+                cache: [__fsm::None; #n_guards],
+                outputs: __fsm::chart::Inline::new(#output_fill),
+                taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
+                moved: false,
+                #timers
+            }
         }
     };
+    let new_host = host_with(quote!(__fsm::None));
+    let due_host = host_with(quote!(__fsm::Some(now)));
+    let (impl_generics, machine_ty) = if timed {
+        (quote!(<K: __fsm::Clock>), quote!(#machine_ident<K>))
+    } else {
+        (quote!(), quote!(#machine_ident))
+    };
+    let arm_body = if timed {
+        quote! {
+            fn arm(&mut self, groups: &[u32]) {
+                // The time every timer a step arms counts from, read once.
+                let now = *self.now.get_or_insert_with(|| __fsm::Clock::now(self.clock));
+                for &g in groups {
+                    self.armed[g as usize] = __fsm::Some(__fsm::deadline(now, DELAYS[g as usize]));
+                }
+            }
+
+            fn disarm(&mut self, groups: &[u32]) {
+                for &g in groups {
+                    self.armed[g as usize] = __fsm::None;
+                }
+            }
+        }
+    } else {
+        quote! {
+            fn arm(&mut self, _groups: &[u32]) {}
+
+            fn disarm(&mut self, _groups: &[u32]) {}
+        }
+    };
+    let keep_timers = timed.then(|| quote!(self.armed = host.armed;));
     let guard_body = if guard_arms.is_empty() {
         quote! {
             let _ = (transition, config);
@@ -833,6 +923,403 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
          conflicts are resolved, and the step and the `always` and `done` steps after it run to \
          completion, as the chart says."
     );
+
+    // The machine, and what a machine with timers adds: its clock, its
+    // deadlines (one per timer group), and firing the due ones.
+    let g_call = has_guards.then(|| quote!(, guards));
+    let restore_docs = quote! {
+        /// The machine in the configuration of `snapshot`; `policy`
+        /// decides whether a snapshot taken from a different definition
+        /// is accepted.
+        ///
+        /// # Errors
+        ///
+        /// When the snapshot is of another machine or definition, names
+        /// a state this machine does not have, names leaves that are not
+        /// a configuration (two leaves of one region, a region with
+        /// none), arms a timer that no active state declares, or
+        /// remembers leaves that are not a configuration inside their
+        /// composite.
+    };
+    let restoring = |groups: TokenStream, armed: TokenStream| {
+        quote! {
+            let mut memory = [__fsm::chart::Bits::EMPTY; #slots_n];
+            let config = __fsm::chart::restore(
+                &__fsm::chart::Restoring {
+                    chart: CHART,
+                    machine: Self::NAME,
+                    fingerprint: Self::FINGERPRINT,
+                    names: &NAMES,
+                    slots: &HISTORY_SLOTS,
+                    groups: #groups,
+                },
+                snapshot,
+                policy,
+                &mut memory,
+                #armed,
+            )?;
+        }
+    };
+    let (
+        machine_struct,
+        constructor,
+        timer_methods,
+        armed_timers,
+        with_timers,
+        restore,
+        restore_system,
+        timer_items,
+    ) = if timed {
+        let restoring = restoring(quote!(&GROUPS), quote!(&mut armed));
+        let struct_docs = doc_attrs(
+            &m.docs,
+            &format!(
+                "The machine `{name}`: its configuration, its history memory, and the deadlines \
+                     of its armed timers, which it reads the time for from its clock."
+            ),
+        );
+        (
+            quote! {
+                #struct_docs
+                #[derive(__fsm::Clone)]
+                pub struct #machine_ident<K = __fsm::DefaultClock> {
+                    config: __fsm::chart::Bits<#words>,
+                    memory: [__fsm::chart::Bits<#words>; #slots_n],
+                    clock: K,
+                    armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
+                }
+
+                __fsm::if_std! {
+                    impl #machine_ident {
+                        /// The machine in its initial configuration,
+                        /// timed by the system clock.
+                        pub fn new() -> Self {
+                            Self::with_clock(__fsm::SystemClock)
+                        }
+                    }
+
+                    impl __fsm::Default for #machine_ident {
+                        fn default() -> Self {
+                            Self::new()
+                        }
+                    }
+                }
+
+                /// The configuration, the history memory and the
+                /// deadlines (not the clock).
+                impl<K: __fsm::Clock> __fsm::Debug for #machine_ident<K> {
+                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                        f.debug_struct(Self::NAME)
+                            .field("configuration", &Configuration(self.config))
+                            .field("memory", &self.memory)
+                            .field("armed", &self.armed)
+                            .finish_non_exhaustive()
+                    }
+                }
+            },
+            quote! {
+                /// The machine in its initial configuration, timed by
+                /// `clock`, remembering nothing, with the timers of
+                /// every state of the configuration armed. Nothing runs
+                /// and nothing is emitted.
+                pub fn with_clock(clock: K) -> Self {
+                    let now = __fsm::Clock::now(&clock);
+                    let mut armed = [__fsm::None; #n_groups];
+                    for s in INITIAL.iter() {
+                        for &g in CHART.list(STATES[s as usize].timer_groups) {
+                            armed[g as usize] = __fsm::Some(__fsm::deadline(now, DELAYS[g as usize]));
+                        }
+                    }
+                    Self {
+                        config: INITIAL,
+                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                        clock,
+                        armed,
+                    }
+                }
+            },
+            quote! {
+                /// When the next armed timer is due; `None` when none
+                /// is armed.
+                pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+                    CHART.due(&self.config, &self.armed, __fsm::None).map(|(_, due)| due)
+                }
+
+                /// Fire the timer due first by the clock (read once), if
+                /// any, as its own step followed by its `always` and
+                /// `done` steps: `Ok` with what it did, or `Err` when no
+                /// guard of its group held (the group is then
+                /// disarmed). Ties go to the leaves in document order,
+                /// each leaf's own timers before those of the states
+                /// holding it. Does not allocate.
+                pub fn fire_next_due #method_generics (
+                    &mut self #g_arg
+                ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                    let now = __fsm::Clock::now(&self.clock);
+                    self.fire_due_at(now #g_call)
+                }
+
+                /// Fire every timer whose deadline has passed, earliest
+                /// first, each exactly once, handing each result to
+                /// `each`, and return how many there were. The clock is
+                /// read once: timers armed by these firings are due
+                /// later.
+                pub fn fire_due #method_generics (
+                    &mut self #g_arg,
+                    mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+                ) -> usize {
+                    let now = __fsm::Clock::now(&self.clock);
+                    let mut count = 0;
+                    while let __fsm::Some(result) = self.fire_due_at(now #g_call) {
+                        count += 1;
+                        each(result);
+                    }
+                    count
+                }
+
+                /// The clock.
+                pub fn clock(&self) -> &K {
+                    &self.clock
+                }
+
+                /// The timer group due first at `now`, fired: the first
+                /// of its timers whose guard holds takes its step.
+                fn fire_due_at #method_generics (
+                    &mut self,
+                    now: __fsm::Timestamp #g_arg
+                ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                    let (g, due) = CHART.due(&self.config, &self.armed, __fsm::Some(now))?;
+                    self.armed[g as usize] = __fsm::None;
+                    let group = &GROUPS[g as usize];
+                    let declared_in = NAMES[group.state as usize];
+                    let before = self.config;
+                    let mut host = #due_host;
+                    let chosen = group
+                        .candidates
+                        .iter()
+                        .position(|&t| __fsm::chart::Host::guard(&mut host, t, &before));
+                    let __fsm::Some(k) = chosen else {
+                        return __fsm::Some(__fsm::Err(TimerRejected {
+                            configuration: Configuration(before),
+                            declared_in,
+                            timer: group.indices[0],
+                            due,
+                        }));
+                    };
+                    #[allow(unused_mut, unused_variables)]
+                    let mut chosen = [0u32; #max_leaves];
+                    let entered = __fsm::chart::microstep(
+                        &CHART,
+                        &mut self.config,
+                        &mut self.memory,
+                        &group.candidates[k..=k],
+                        &mut host,
+                    );
+                    #settle
+                    #keep_timers
+                    __fsm::Some(__fsm::Ok(TimerFired {
+                        from: Configuration(before),
+                        to: Configuration(self.config),
+                        declared_in,
+                        timer: group.indices[k],
+                        label: LABELS[g as usize],
+                        due,
+                        outputs: host.outputs,
+                        taken: host.taken,
+                        internal: !host.moved,
+                    }))
+                }
+            },
+            quote! {
+                /// The timers armed now, with their deadlines, as a
+                /// snapshot stores them: for each active leaf in
+                /// document order, its own, then those of each state
+                /// holding it, outward, each named by the state that
+                /// declares it.
+                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                    CHART
+                        .armed_timers(&GROUPS, &self.config, &self.armed)
+                        .into_iter()
+                        .map(|(state, timer, due)| __fsm::ArmedTimer::new(NAMES[state as usize], timer, due))
+                }
+            },
+            quote!(.with_timers(self.armed_timers())),
+            quote! {
+                #restore_docs
+                ///
+                /// Armed timers keep the deadlines the snapshot gives
+                /// them, however long ago it was taken.
+                pub fn restore_with(
+                    snapshot: &__fsm::Snapshot,
+                    policy: __fsm::FingerprintPolicy,
+                    clock: K,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    let mut armed = [__fsm::None; #n_groups];
+                    #restoring
+                    __fsm::Ok(Self { config, memory, clock, armed })
+                }
+            },
+            quote! {
+                __fsm::if_alloc! {
+                    __fsm::if_std! {
+                        impl #machine_ident {
+                            /// The machine in the configuration of
+                            /// `snapshot`, timed by the system clock;
+                            /// the snapshot must come from this exact
+                            /// definition.
+                            ///
+                            /// # Errors
+                            ///
+                            /// As [`Self::restore_with`].
+                            pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict, __fsm::SystemClock)
+                            }
+                        }
+                    }
+                }
+            },
+            quote! {
+                /// What one due timer did.
+                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+                pub struct TimerFired {
+                    /// The configuration before.
+                    pub from: Configuration,
+                    /// The configuration after, once the `always` and
+                    /// `done` steps ran.
+                    pub to: Configuration,
+                    /// The state whose `after` this is.
+                    pub declared_in: &'static str,
+                    /// The timer's index among `declared_in`'s timers,
+                    /// in declaration order.
+                    pub timer: u32,
+                    /// The timer as a history records its action:
+                    /// `after 30s`.
+                    pub label: &'static str,
+                    /// The deadline it was due at.
+                    pub due: __fsm::Timestamp,
+                    /// The outputs of every step, in order.
+                    pub outputs: __fsm::chart::Inline<Output, #n_outputs>,
+                    /// The transitions taken, in the order their actions
+                    /// ran.
+                    pub taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
+                    /// True when no state was exited or entered.
+                    pub internal: bool,
+                }
+
+                impl __fsm::fmt::Display for TimerFired {
+                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                        ::core::write!(
+                            f,
+                            "[{}] --{} of `{}`--> [{}]",
+                            self.from,
+                            self.label,
+                            self.declared_in,
+                            self.to
+                        )?;
+                        if !self.outputs.is_empty() {
+                            f.write_str(" emits ")?;
+                            for (i, output) in self.outputs.iter().enumerate() {
+                                if i > 0 {
+                                    f.write_str(", ")?;
+                                }
+                                f.write_str(output.name())?;
+                            }
+                        }
+                        __fsm::Ok(())
+                    }
+                }
+
+                /// Timers of one state with the same delay that came due
+                /// together, none of whose guards held: they are
+                /// disarmed and nothing else happened.
+                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+                pub struct TimerRejected {
+                    /// The configuration.
+                    pub configuration: Configuration,
+                    /// The state whose `after`s these are.
+                    pub declared_in: &'static str,
+                    /// The index of the first of them among
+                    /// `declared_in`'s timers.
+                    pub timer: u32,
+                    /// The deadline they were due at.
+                    pub due: __fsm::Timestamp,
+                }
+
+                impl __fsm::fmt::Display for TimerRejected {
+                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                        ::core::write!(
+                            f,
+                            "timer {} of `{}` came due at {} in configuration [{}], and no guard of its group held",
+                            self.timer,
+                            self.declared_in,
+                            self.due,
+                            self.configuration
+                        )
+                    }
+                }
+
+                impl ::core::error::Error for TimerRejected {}
+
+                static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
+                static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
+                static LABELS: [&str; #n_groups] = [#(#labels),*];
+            },
+        )
+    } else {
+        let restoring = restoring(quote!(&[]), quote!(&mut []));
+        (
+            quote! {
+                #machine_docs
+                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+                pub struct #machine_ident {
+                    config: __fsm::chart::Bits<#words>,
+                    memory: [__fsm::chart::Bits<#words>; #slots_n],
+                }
+
+                impl __fsm::Default for #machine_ident {
+                    fn default() -> Self {
+                        Self::new()
+                    }
+                }
+            },
+            quote! {
+                /// The machine in its initial configuration, remembering
+                /// nothing. Nothing runs and nothing is emitted.
+                pub const fn new() -> Self {
+                    Self {
+                        config: INITIAL,
+                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                    }
+                }
+            },
+            quote!(),
+            quote!(),
+            quote!(),
+            quote! {
+                /// The machine in the configuration of `snapshot`,
+                /// which must come from this machine and this exact
+                /// definition.
+                ///
+                /// # Errors
+                ///
+                /// As [`Self::restore_with`].
+                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+                }
+
+                #restore_docs
+                pub fn restore_with(
+                    snapshot: &__fsm::Snapshot,
+                    policy: __fsm::FingerprintPolicy,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    #restoring
+                    __fsm::Ok(Self { config, memory })
+                }
+            },
+            quote!(),
+            quote!(),
+        )
+    };
 
     quote! {
         #docs
@@ -1037,33 +1524,17 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
             impl ::core::error::Error for FireError {}
 
-            #machine_docs
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-            pub struct #machine_ident {
-                config: __fsm::chart::Bits<#words>,
-                memory: [__fsm::chart::Bits<#words>; #slots_n],
-            }
+            #timer_items
 
-            impl __fsm::Default for #machine_ident {
-                fn default() -> Self {
-                    Self::new()
-                }
-            }
+            #machine_struct
 
-            impl #machine_ident {
+            impl #impl_generics #machine_ty {
                 /// The machine's name, as written.
                 pub const NAME: &'static str = #name;
                 /// A hash of the definition, which snapshots carry.
                 pub const FINGERPRINT: &'static str = #fingerprint;
 
-                /// The machine in its initial configuration, remembering
-                /// nothing. Nothing runs and nothing is emitted.
-                pub const fn new() -> Self {
-                    Self {
-                        config: INITIAL,
-                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
-                    }
-                }
+                #constructor
 
                 /// The active states.
                 pub fn configuration(&self) -> Configuration {
@@ -1105,6 +1576,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     let mut chosen = [0u32; #max_leaves];
                     let entered = #dispatch;
                     #settle
+                    #keep_timers
                     __fsm::Ok(Fired {
                         from: Configuration(before),
                         to: Configuration(self.config),
@@ -1118,8 +1590,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// The chart's step for action `a`, from `before`: the
                 /// first enabled candidate of every active leaf, conflicts
                 /// removed; the states entered.
-                fn general_step #host_generics (
-                    &mut self,
+                #[allow(clippy::too_many_arguments)]
+                fn general_step #method_generics (
+                    config: &mut __fsm::chart::Bits<#words>,
+                    memory: &mut [__fsm::chart::Bits<#words>; #slots_n],
                     before: __fsm::chart::Bits<#words>,
                     a: u32,
                     action: Action,
@@ -1151,8 +1625,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         });
                     }
                     let n = __fsm::chart::remove_conflicts(&CHART, &before, chosen, n);
-                    __fsm::Ok(__fsm::chart::microstep(&CHART, &mut self.config, &mut self.memory, &chosen[..n], host))
+                    __fsm::Ok(__fsm::chart::microstep(&CHART, config, memory, &chosen[..n], host))
                 }
+
+                #timer_methods
 
                 /// True when `fire` would take `action` now (asking the
                 /// guards it would ask, and changing nothing).
@@ -1171,16 +1647,19 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
 
             __fsm::if_alloc! {
-                impl #machine_ident {
-                    /// The configuration (its leaves, in document order) and
-                    /// the history memory, with the machine's name and
-                    /// fingerprint, ready to be stored.
+                impl #impl_generics #machine_ty {
+                    #armed_timers
+
+                    /// The configuration (its leaves, in document order),
+                    /// the armed timers and the history memory, with the
+                    /// machine's name and fingerprint, ready to be stored.
                     pub fn snapshot(&self) -> __fsm::Snapshot {
                         __fsm::Snapshot::of_configuration(
                             Self::NAME,
                             Self::FINGERPRINT,
                             self.leaves().map(State::name),
                         )
+                        #with_timers
                         .with_last_leaves(
                             HISTORY_SLOTS
                                 .iter()
@@ -1192,49 +1671,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         )
                     }
 
-                    /// The machine in the configuration of `snapshot`, which
-                    /// must come from this machine and this exact
-                    /// definition.
-                    ///
-                    /// # Errors
-                    ///
-                    /// When the snapshot is of another machine or
-                    /// definition, names a state this machine does not
-                    /// have, names leaves that are not a configuration (two
-                    /// leaves of one region, a region with none), arms a
-                    /// timer, or remembers leaves that are not a
-                    /// configuration inside their composite.
-                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
-                    }
-
-                    /// [`Self::restore`]; `policy` decides whether a snapshot
-                    /// taken from a different definition is accepted.
-                    ///
-                    /// # Errors
-                    ///
-                    /// As [`Self::restore`].
-                    pub fn restore_with(
-                        snapshot: &__fsm::Snapshot,
-                        policy: __fsm::FingerprintPolicy,
-                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        let mut memory = [__fsm::chart::Bits::EMPTY; #slots_n];
-                        let config = __fsm::chart::restore(
-                            &__fsm::chart::Restoring {
-                                chart: CHART,
-                                machine: Self::NAME,
-                                fingerprint: Self::FINGERPRINT,
-                                names: &NAMES,
-                                slots: &HISTORY_SLOTS,
-                            },
-                            snapshot,
-                            policy,
-                            &mut memory,
-                        )?;
-                        __fsm::Ok(Self { config, memory })
-                    }
+                    #restore
                 }
             }
+            #restore_system
 
             /// What a step asks of the caller and collects for it.
             struct Host #host_struct_param {
@@ -1243,6 +1683,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 outputs: __fsm::chart::Inline<Output, #n_outputs>,
                 taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
                 moved: bool,
+                #host_timer_fields
             }
 
             impl #host_generics #host_ty {
@@ -1267,9 +1708,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     self.outputs.push(OUTPUTS[output as usize]);
                 }
 
-                fn arm(&mut self, _groups: &[u32]) {}
-
-                fn disarm(&mut self, _groups: &[u32]) {}
+                #arm_body
             }
 
             const fn action_index(action: Action) -> u32 {
@@ -1322,17 +1761,14 @@ mod tests {
     }";
 
     #[test]
-    fn parallel_states_with_data_or_timers_are_refused_naming_what() {
+    fn parallel_states_with_data_are_refused_naming_what() {
         let cases = [
             ("context Ctx;", "a context"),
             ("action go, x(u32), y;", "payloads"),
-            ("", "timers"),
         ];
         for (declaration, what) in cases {
-            let timer = if what == "timers" { "after 5s -> p;" } else { "" };
-            let text = format!(
-                "machine M {{ {declaration} initial state idle {{ on go -> p; {timer} }} {REGIONS} }}"
-            );
+            let text =
+                format!("machine M {{ {declaration} initial state idle {{ on go -> p; }} {REGIONS} }}");
             let reason = unsupported(&machine(&text)).expect("refused");
             assert_eq!(
                 reason,
@@ -1344,6 +1780,8 @@ mod tests {
         }
         let plain = format!("machine M {{ initial state idle {{ on go -> p; }} {REGIONS} }}");
         assert_eq!(unsupported(&machine(&plain)), None);
+        let timed = format!("machine M {{ initial state idle {{ on go -> p; after 5s -> p; }} {REGIONS} }}");
+        assert_eq!(unsupported(&machine(&timed)), None);
     }
 
     #[test]

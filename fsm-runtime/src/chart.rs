@@ -16,6 +16,8 @@
 //! order, and what it remembers ([`microstep`]), and what follows it
 //! ([`settle`]).
 
+use crate::timestamp::Timestamp;
+
 /// No state, no transition, no slot.
 pub const NONE: u32 = u32::MAX;
 
@@ -1123,15 +1125,19 @@ pub struct Restoring<'a> {
     pub names: &'a [&'a str],
     /// The composite state of each history slot.
     pub slots: &'a [u32],
+    /// Its timer groups, by index.
+    pub groups: &'a [TimerGroup<'a>],
 }
 
 /// The configuration `snapshot` holds, with the history memory it carries
 /// written into `memory` (one per slot), checked as the dynamic engine
 /// checks them: a snapshot of this machine and (under
 /// [`FingerprintPolicy::Strict`]) this definition, known leaves forming a
-/// configuration ([`Chart::configuration_of_leaves`]), no armed timer (the
-/// machine has none), and each memory a composite entered through its
-/// history with leaves forming a configuration inside it.
+/// configuration ([`Chart::configuration_of_leaves`]), each armed timer one
+/// an active state declares (its group's deadline written into `armed`, the
+/// earliest when the snapshot lists more than one timer of a group), and
+/// each memory a composite entered through its history with leaves forming
+/// a configuration inside it.
 ///
 /// # Errors
 ///
@@ -1143,6 +1149,7 @@ pub fn restore<const W: usize>(
     snapshot: &crate::Snapshot,
     policy: crate::FingerprintPolicy,
     memory: &mut [Bits<W>],
+    armed: &mut [Option<Timestamp>],
 ) -> Result<Bits<W>, crate::RestoreError> {
     use crate::prelude::*;
     use crate::RestoreError;
@@ -1197,13 +1204,30 @@ pub fn restore<const W: usize>(
             leaves: snapshot.leaves().iter().map(|l| l.to_string()).collect(),
             reason: Words(&problem, &m.chart, m.names).to_string(),
         })?;
-    if let Some(timer) = snapshot.checked_timers()?.first() {
-        // Only the timers of an active state could be armed, and no state
-        // has any.
-        let active = leaf_id(timer.state())
-            .or_else(|| m.names.iter().position(|n| *n == timer.state()).map(|s| s as u32))
+    for timer in snapshot.checked_timers()? {
+        // Only the timers of an active state can be armed.
+        let active = m
+            .names
+            .iter()
+            .position(|n| *n == timer.state())
+            .map(|s| s as u32)
             .filter(|&s| config.contains(s));
-        return Err(snapshot.unknown_timer(timer, active.map(|_| 0)));
+        let Some(state) = active else {
+            return Err(snapshot.unknown_timer(timer, None));
+        };
+        let own = m.chart.list(m.chart.state(state).timer_groups);
+        let Some(&group) = own
+            .iter()
+            .find(|&&g| m.groups[g as usize].indices.contains(&timer.timer()))
+        else {
+            let count = own
+                .iter()
+                .map(|&g| m.groups[g as usize].indices.len() as u32)
+                .sum();
+            return Err(snapshot.unknown_timer(timer, Some(count)));
+        };
+        let due = &mut armed[group as usize];
+        *due = Some(due.map_or(timer.due(), |d| d.min(timer.due())));
     }
     for (state, names) in snapshot.checked_last_leaves()? {
         let invalid = |reason: String| RestoreError::InvalidLastLeaves {
@@ -1235,6 +1259,86 @@ pub fn restore<const W: usize>(
         memory[slot] = kept;
     }
     Ok(config)
+}
+
+/// The timers one state declares with one delay: armed together when it is
+/// entered, disarmed when it is left, and due together, when the first of
+/// them whose guard holds fires.
+#[derive(Clone, Copy, Debug)]
+pub struct TimerGroup<'a> {
+    /// The state that declares them.
+    pub state: u32,
+    /// Their transitions, in trial order (priority, then declaration).
+    pub candidates: &'a [u32],
+    /// Each candidate's index among its state's timers, as snapshots and
+    /// timer results name it.
+    pub indices: &'a [u32],
+}
+
+impl Chart<'_> {
+    /// The armed group of `config` due first, and its deadline; with `by`,
+    /// only a group due at or before it. Ties go to the group met first
+    /// walking each active leaf in document order, then the states holding
+    /// it outward, each state's groups in order (docs/dsl.md, "History and
+    /// timers in regions").
+    pub fn due<const W: usize>(
+        &self,
+        config: &Bits<W>,
+        armed: &[Option<Timestamp>],
+        by: Option<Timestamp>,
+    ) -> Option<(u32, Timestamp)> {
+        let mut best: Option<(u32, Timestamp)> = None;
+        for leaf in config
+            .iter()
+            .filter(|&s| matches!(self.state(s).kind, Kind::Leaf | Kind::Final))
+        {
+            let mut at = leaf;
+            while at != NONE {
+                for &g in self.list(self.state(at).timer_groups) {
+                    if let Some(due) = armed[g as usize] {
+                        if by.is_none_or(|by| due <= by) && best.is_none_or(|(_, b)| due < b) {
+                            best = Some((g, due));
+                        }
+                    }
+                }
+                at = self.state(at).parent;
+            }
+        }
+        best
+    }
+
+    /// The timers armed in `config`, as a snapshot lists them: for each
+    /// active leaf in document order, its own, then those of each state
+    /// holding it, outward, each state once, each state's by index: `(state,
+    /// index, deadline)`.
+    #[cfg(feature = "alloc")]
+    pub fn armed_timers<const W: usize>(
+        &self,
+        groups: &[TimerGroup<'_>],
+        config: &Bits<W>,
+        armed: &[Option<Timestamp>],
+    ) -> crate::prelude::Vec<(u32, u32, Timestamp)> {
+        let mut listed: Bits<W> = Bits::EMPTY;
+        let mut out = crate::prelude::Vec::new();
+        for leaf in config
+            .iter()
+            .filter(|&s| matches!(self.state(s).kind, Kind::Leaf | Kind::Final))
+        {
+            let mut at = leaf;
+            while at != NONE && !listed.contains(at) {
+                listed.insert(at);
+                let start = out.len();
+                for &g in self.list(self.state(at).timer_groups) {
+                    if let Some(due) = armed[g as usize] {
+                        out.extend(groups[g as usize].indices.iter().map(|&i| (at, i, due)));
+                    }
+                }
+                out[start..].sort_by_key(|&(_, index, _)| index);
+                at = self.state(at).parent;
+            }
+        }
+        out
+    }
 }
 
 /// The deepest state of `set`, the first in document order among equals.
