@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 const SOURCE_DIRS: &[(&str, &str)] = &[
     ("examples", "examples"),
     ("examples/http2-stream", "examples_http2_stream"),
+    ("examples/research", "examples_research"),
     ("tests/fixtures/ok", "ok"),
     ("tests/fixtures/warn", "warn"),
 ];
@@ -115,32 +116,47 @@ fn main() {
     }
 }
 
-/// How many random machines with parallel states are generated.
+/// How many random machines with parallel states are generated, without
+/// timers and with them.
 const PARALLEL_MACHINES: usize = 40;
+const TIMED_MACHINES: usize = 20;
 
 /// Random machines with parallel states, `done`, `always`, `in(...)` and
 /// history, from the generator of the SCXML reference (every state emits
 /// `in_sK` when entered and `out_sK` when left): those that check, have
-/// parallel states and are generated, from fixed seeds.
+/// parallel states and are generated, from fixed seeds; then as many with
+/// timers too (`timers_N.fsm`), which the reference does not run.
 fn random_parallel() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut seed = 0u64;
-    while out.len() < PARALLEL_MACHINES {
-        seed += 1;
-        assert!(seed < 100_000, "too few random machines with parallel states");
-        let text = scxml::random_machine_with(seed, true);
-        let checked = fsm_grammar::check(&text);
-        let Some(m) = checked.model.machines.first() else {
-            continue;
-        };
-        if checked.has_errors()
-            || !m.has_parallel()
-            || m.actions.is_empty()
-            || fsm_codegen::unsupported(m).is_some()
-        {
-            continue;
+    for (prefix, count, timers) in [
+        ("parallel", PARALLEL_MACHINES, false),
+        ("timers", TIMED_MACHINES, true),
+    ] {
+        let mut seed = 0u64;
+        let mut made = 0;
+        while made < count {
+            seed += 1;
+            assert!(seed < 100_000, "too few random machines with parallel states");
+            let text = if timers {
+                scxml::random_machine_with_timers(seed)
+            } else {
+                scxml::random_machine_with(seed, true)
+            };
+            let checked = fsm_grammar::check(&text);
+            let Some(m) = checked.model.machines.first() else {
+                continue;
+            };
+            if checked.has_errors()
+                || !m.has_parallel()
+                || m.actions.is_empty()
+                || m.timers.is_empty() == timers
+                || fsm_codegen::unsupported(m).is_some()
+            {
+                continue;
+            }
+            out.push((format!("{prefix}_{made}.fsm"), text));
+            made += 1;
         }
-        out.push((format!("parallel_{}.fsm", out.len()), text));
     }
     out
 }
@@ -435,10 +451,53 @@ impl Glue {
         };
         let adapter = format!("Parallel{}", self.machines);
         self.machines += 1;
+        // A machine with timers runs on the driver's manual clock.
+        let timed = !machine.timers.is_empty();
+        let (ty, timer_methods, restore, new) = if timed {
+            (
+                format!("{module}::{machine_type}<::fsm_runtime::ManualClock>"),
+                format!(
+                    "fn next_deadline(&self) -> Option<::fsm_runtime::Timestamp> {{\n            self.0.next_deadline()\n        }}\n\n        \
+                     fn fire_due(&mut self, guards: &crate::engine::TestGuards) -> Vec<crate::parallel::TimerStep> {{\n            \
+                     let _ = guards;\n            \
+                     let mut out = Vec::new();\n            \
+                     self.0.fire_due({guards_arg}|r| out.push(match r {{\n                \
+                     Ok(f) => crate::parallel::TimerStep::Fired {{\n                    \
+                     from: f.from.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
+                     to: f.to.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
+                     declared_in: f.declared_in.to_owned(),\n                    \
+                     timer: f.timer,\n                    \
+                     due: f.due,\n                    \
+                     outputs: f.outputs.iter().map(|o| o.name().to_owned()).collect(),\n                    \
+                     taken: f.taken.iter().map(|t| (t.source.to_owned(), t.target.map(str::to_owned))).collect(),\n                    \
+                     internal: f.internal,\n                \
+                     }},\n                \
+                     Err(r) => crate::parallel::TimerStep::Rejected {{\n                    \
+                     leaves: r.configuration.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
+                     declared_in: r.declared_in.to_owned(),\n                    \
+                     timer: r.timer,\n                    \
+                     due: r.due,\n                \
+                     }},\n            }}));\n            \
+                     out\n        }}\n",
+                    guards_arg = if machine.guards.is_empty() { "" } else { "guards, " },
+                ),
+                format!(
+                    "{module}::{machine_type}::restore_with(snapshot, ::fsm_runtime::FingerprintPolicy::Strict, self.0.clock().clone())"
+                ),
+                format!("{module}::{machine_type}::with_clock(clock.clone())"),
+            )
+        } else {
+            (
+                format!("{module}::{machine_type}"),
+                String::new(),
+                format!("{module}::{machine_type}::restore(snapshot)"),
+                format!("{module}::{machine_type}::new()"),
+            )
+        };
         let _ = writeln!(
             out,
             "    /// `{name}` as the parallel driver drives it.\n    \
-             pub struct {adapter}(pub {module}::{machine_type});\n\n    \
+             pub struct {adapter}(pub {ty});\n\n    \
              impl crate::parallel::ParallelEngine for {adapter} {{\n        \
              fn leaves(&self) -> Vec<String> {{\n            self.0.leaves().map(|s| s.name().to_owned()).collect()\n        }}\n\n        \
              fn valid_actions(&self) -> Vec<String> {{\n            self.0.valid_actions().map(|a| a.name().to_owned()).collect()\n        }}\n\n        \
@@ -460,14 +519,15 @@ impl Glue {
              }},\n            }}\n        }}\n\n        \
              fn snapshot(&self) -> ::fsm_runtime::Snapshot {{\n            self.0.snapshot()\n        }}\n\n        \
              fn restore(&mut self, snapshot: &::fsm_runtime::Snapshot) -> Result<(), String> {{\n            \
-             self.0 = {module}::{machine_type}::restore(snapshot).map_err(|e| e.to_string())?;\n            Ok(())\n        }}\n    }}\n",
+             self.0 = {restore}.map_err(|e| e.to_string())?;\n            Ok(())\n        }}\n\n        \
+             {timer_methods}    }}\n",
             name = machine.name,
         );
         let _ = writeln!(
             self.parallel_rows,
             "    crate::parallel::ParallelMachine {{\n        file: {relative:?},\n        machine: {name:?},\n        \
-             fingerprint: self::{file_module}::{module}::{machine_type}::FINGERPRINT,\n        \
-             new: || Box::new(self::{file_module}::{adapter}(self::{file_module}::{module}::{machine_type}::new())),\n    }},",
+             fingerprint: <self::{file_module}::{module}::{machine_type}>::FINGERPRINT,\n        \
+             new: |clock| {{\n            let _ = clock;\n            Box::new(self::{file_module}::{adapter}(self::{file_module}::{new}))\n        }},\n    }},",
             name = machine.name,
         );
     }

@@ -11,15 +11,21 @@
 //! left), the reference agrees on every state exited and entered, in order,
 //! and on the configuration.
 //!
-//! Every few steps both engines take a snapshot: the two are the same JSON,
-//! and each engine goes on from the other's snapshot (the cross-engine round
-//! trip).
+//! Machines with timers (the random `timers_N` machines and the examples) run
+//! on one manual clock: between actions, time passes by random amounts and
+//! both fire what came due; every timer's step (or rejection), its deadline,
+//! and the next deadline after every step must agree.
+//!
+//! Every few steps both engines take a snapshot: the two are the same JSON
+//! (armed timers included), and each engine goes on from the other's
+//! snapshot (the cross-engine round trip).
 
 #[path = "../../grammar/tests/scxml/mod.rs"]
 mod scxml;
 
 use crate::engine::TestGuards;
 use fsm_dynamic::{Definition, Engine, FireError};
+use fsm_runtime::{ManualClock, Timestamp};
 use fsm_tests::{relative_name, workspace_root};
 use scxml::{Reference, Rng};
 use serde_json::Value;
@@ -51,6 +57,41 @@ pub enum Step {
     },
 }
 
+/// What one due timer did, in names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimerStep {
+    /// Its step was taken.
+    Fired {
+        /// The active leaves before.
+        from: Vec<String>,
+        /// The active leaves after.
+        to: Vec<String>,
+        /// The state that declares it.
+        declared_in: String,
+        /// Its index among that state's timers.
+        timer: u32,
+        /// Its deadline.
+        due: Timestamp,
+        /// The outputs, in order.
+        outputs: Vec<String>,
+        /// The transitions taken: source (`any`), target as written.
+        taken: Vec<(String, Option<String>)>,
+        /// True when no state was exited or entered.
+        internal: bool,
+    },
+    /// No guard of its group held.
+    Rejected {
+        /// The active leaves.
+        leaves: Vec<String>,
+        /// The state that declares the group.
+        declared_in: String,
+        /// The index of the group's first timer.
+        timer: u32,
+        /// Its deadline.
+        due: Timestamp,
+    },
+}
+
 /// A generated machine with parallel states, as `build.rs` adapts it.
 pub trait ParallelEngine {
     /// The active leaves, in document order.
@@ -65,6 +106,15 @@ pub trait ParallelEngine {
     fn snapshot(&self) -> fsm_runtime::Snapshot;
     /// Go on from `snapshot`.
     fn restore(&mut self, snapshot: &fsm_runtime::Snapshot) -> Result<(), String>;
+    /// When its next timer is due.
+    fn next_deadline(&self) -> Option<Timestamp> {
+        None
+    }
+    /// Fire every due timer with `guards`.
+    fn fire_due(&mut self, guards: &TestGuards) -> Vec<TimerStep> {
+        let _ = guards;
+        Vec::new()
+    }
 }
 
 /// A row of `PARALLEL`.
@@ -75,8 +125,9 @@ pub struct ParallelMachine {
     pub machine: &'static str,
     /// The generated `FINGERPRINT`.
     pub fingerprint: &'static str,
-    /// A new machine in its initial configuration.
-    pub new: fn() -> Box<dyn ParallelEngine>,
+    /// A new machine in its initial configuration, on `clock` when it has
+    /// timers.
+    pub new: fn(&ManualClock) -> Box<dyn ParallelEngine>,
 }
 
 /// The dynamic engine's `fire`, as a [`Step`].
@@ -116,6 +167,39 @@ fn dynamic_fire(engine: &Engine, definition: &Definition, action: &str) -> Step 
     }
 }
 
+/// The dynamic engine's `fire_due`, as [`TimerStep`]s.
+fn dynamic_fire_due(engine: &Engine, definition: &Definition) -> Vec<TimerStep> {
+    let names = |ids: &[fsm_dynamic::StateId]| -> Vec<String> {
+        ids.iter().map(|&s| definition.state_name(s).to_owned()).collect()
+    };
+    engine
+        .fire_due()
+        .into_iter()
+        .map(|outcome| match outcome {
+            Ok(fired) => TimerStep::Fired {
+                from: names(fired.from_leaves()),
+                to: names(fired.to_leaves()),
+                declared_in: fired.declared_in_name().to_owned(),
+                timer: fired.timer as u32,
+                due: fired.due,
+                outputs: fired.output_names().map(str::to_owned).collect(),
+                taken: fired
+                    .taken()
+                    .iter()
+                    .map(|t| (t.source_name(definition).to_owned(), t.target_text(definition)))
+                    .collect(),
+                internal: fired.internal,
+            },
+            Err(rejected) => TimerStep::Rejected {
+                leaves: names(rejected.leaves()),
+                declared_in: rejected.declared_in_name().to_owned(),
+                timer: rejected.timer as u32,
+                due: rejected.due,
+            },
+        })
+        .collect()
+}
+
 /// `in_s3` as the reference writes an entry (`+s3`), `out_s3` as an exit.
 fn moves(outputs: &[String]) -> Vec<String> {
     outputs
@@ -137,6 +221,7 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
         .map(|r| (r.file.to_owned(), r.machine.to_owned()))
         .collect();
     let (mut steps, mut fired, mut snapshots, mut with_reference) = (0, 0, 0, 0);
+    let (mut with_timers, mut timers_fired) = (0, 0);
     let mut in_corpus = 0;
     for path in &files {
         let file = relative_name(path, workspace_root());
@@ -159,12 +244,16 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
             let definition = Arc::new(
                 Definition::from_fsm_named(&text, &m.name).unwrap_or_else(|e| panic!("{file}: {e}")),
             );
-            // The reference's machines emit their moves and nothing else.
+            // The reference's machines emit their moves and nothing else;
+            // it runs no timers.
             let referenced = m
                 .outputs
                 .iter()
                 .all(|o| o.name.starts_with("in_") || o.name.starts_with("out_"))
-                && file.contains("parallel_");
+                && file.contains("parallel_")
+                && m.timers.is_empty();
+            let timed = !m.timers.is_empty();
+            with_timers += usize::from(timed);
             with_reference += usize::from(referenced);
             for run in 0..8u64 {
                 let values: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(vec![false; m.guards.len()]));
@@ -173,12 +262,26 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
                     let values = Arc::clone(&values);
                     builder = builder.guard(&guard.name, move |_| values.lock().unwrap()[i]);
                 }
-                let dynamic = builder.build().expect("every guard bound");
-                let mut generated = (row.new)();
+                let clock =
+                    ManualClock::new(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000));
+                let dynamic = builder.clock(clock.clone()).build().expect("every guard bound");
+                let mut generated = (row.new)(&clock);
                 let mut reference = referenced.then(|| Reference::new(m));
                 let mut rng = Rng((run + 1) * 7919 + in_corpus as u64);
                 let mut trail = String::new();
                 for step in 0..40 {
+                    if timed && rng.chance(40) {
+                        // Time passes, and both fire what came due.
+                        let by = [0, 40, 100, 170, 300][rng.below(5)];
+                        clock.advance(std::time::Duration::from_millis(by));
+                        let drawn: Vec<bool> = (0..m.guards.len()).map(|_| rng.chance(50)).collect();
+                        *values.lock().unwrap() = drawn.clone();
+                        let _ = writeln!(trail, "advance {by}ms, fire_due with {drawn:?}");
+                        let got = generated.fire_due(&TestGuards::new(drawn));
+                        let expected = dynamic_fire_due(&dynamic, &definition);
+                        assert_eq!(got, expected, "{file}: `{}`\n{text}\n{trail}", m.name);
+                        timers_fired += got.len();
+                    }
                     let action = rng.below(m.actions.len());
                     let name = &m.actions[action].name;
                     let drawn: Vec<bool> = (0..m.guards.len()).map(|_| rng.chance(50)).collect();
@@ -216,6 +319,12 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
                         .collect();
                     assert_eq!(generated.valid_actions(), dynamic_valid, "{}", context());
                     assert_eq!(generated.is_terminal(), dynamic.is_terminal(), "{}", context());
+                    assert_eq!(
+                        generated.next_deadline(),
+                        dynamic.next_deadline(),
+                        "{}",
+                        context()
+                    );
                     steps += 1;
                     fired += usize::from(matches!(got, Step::Fired { .. }));
                     if step % 5 == 4 {
@@ -241,8 +350,9 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
         }
     }
     eprintln!(
-        "{in_corpus} machines with parallel states ({with_reference} against the reference), \
-         {steps} steps, {fired} fired, {snapshots} snapshots exchanged"
+        "{in_corpus} machines with parallel states ({with_reference} against the reference, \
+         {with_timers} with timers), {steps} steps, {fired} fired, {timers_fired} timers due, \
+         {snapshots} snapshots exchanged"
     );
     assert_eq!(
         in_corpus,
@@ -254,4 +364,6 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
         "only {with_reference} machines against the reference"
     );
     assert!(fired > 3_000, "only {fired} steps fired");
+    assert!(with_timers >= 20, "only {with_timers} machines with timers");
+    assert!(timers_fired > 300, "only {timers_fired} timers came due");
 }

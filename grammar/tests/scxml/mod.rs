@@ -53,6 +53,18 @@ pub fn random_machine(seed: u64) -> String {
 /// and `out_sK` when left, so that an engine's outputs show every state it
 /// exits and enters, in order.
 pub fn random_machine_with(seed: u64, hooks: bool) -> String {
+    generate(seed, hooks, false)
+}
+
+/// [`random_machine_with`] with hooks and timers: some states arm
+/// `after 100ms`, `200ms` or `300ms` timers, guarded or not, with a target or
+/// internal (emitting `tick`). The reference does not run timers; the
+/// engines are compared with each other on these.
+pub fn random_machine_with_timers(seed: u64) -> String {
+    generate(seed, true, true)
+}
+
+fn generate(seed: u64, hooks: bool, timers: bool) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     // kind: 0 leaf, 1 composite, 2 parallel; children filled below.
     struct Node {
@@ -179,6 +191,18 @@ pub fn random_machine_with(seed: u64, hooks: bool) -> String {
             // Guarded, so that only the checker's cycles are unguarded.
             let t = target(&mut rng);
             let _ = write!(body[i], " always [{}]{t};", guards[rng.below(3)]);
+        }
+        if timers && rng.chance(35) {
+            for _ in 0..1 + rng.below(2) {
+                let delay = [100, 200, 300][rng.below(3)];
+                let g = guard(&mut rng);
+                let t = if rng.chance(80) {
+                    target(&mut rng)
+                } else {
+                    " emit tick".to_owned()
+                };
+                let _ = write!(body[i], " after {delay}ms{g}{t};");
+            }
         }
     }
     if hooks {
