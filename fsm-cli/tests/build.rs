@@ -590,7 +590,7 @@ fn a_machine_code_generation_does_not_lay_out_is_refused_and_the_others_generate
     let dir = Scratch::new();
     dir.write(
         "machines/player.fsm",
-        "machine Player { initial parallel state on { on off -> off; after 5m -> off; \
+        "machine Player { action off(u32), x, y; initial parallel state on { on off -> off; after 5m -> off; \
          state a { initial state a1 { on x -> a2; } state a2 { on x -> a1; } } \
          state b { initial state b1 { on y -> b2; } state b2 { on y -> b1; } } } terminal state off; }\n",
     );
@@ -609,7 +609,7 @@ fn a_machine_code_generation_does_not_lay_out_is_refused_and_the_others_generate
         "error: `machines/ping.fsm`: machine `Ping` has a cycle of `always` or `done` transitions through \
          `b`, which code generation does not support yet; the dynamic engine (`fsm_dynamic::Engine`) and \
          `fsmc run` run it; nothing generated\n\
-         error: `machines/player.fsm`: machine `Player` has a parallel state `on` and timers, which code \
+         error: `machines/player.fsm`: machine `Player` has a parallel state `on` and payloads, which code \
          generation does not support together yet; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` \
          run it; nothing generated\n\
          generated 1 file (1 written, 0 unchanged); 2 files not generated\n"

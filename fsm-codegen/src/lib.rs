@@ -162,7 +162,7 @@ pub fn stub_tokens(
 const UNFOLDING_LIMIT: usize = 4096;
 
 /// Why code generation does not generate `machine`, which the dynamic
-/// engine runs: parallel states with a context, payloads or timers, or
+/// engine runs: parallel states with a context or payloads, or
 /// `always` and `done` transitions that cannot be laid out ahead of time (a
 /// cycle of them, or too many ways for them to follow one another). `None`
 /// for a machine it generates.
