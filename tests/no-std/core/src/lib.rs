@@ -49,13 +49,13 @@ fsm_runtime::fsm! {
 
 fsm_runtime::fsm! {
     /// Two regions at once: what plays and how loud, with a guard asking
-    /// the other region.
+    /// the other region, and a timer in one region.
     machine Player {
         initial parallel state on {
             on off -> off;
             state playback {
                 initial state stopped { on play -> playing emit start_audio; }
-                state playing { on pause -> stopped; }
+                state playing { on pause -> stopped; after 3s -> stopped emit auto_stop; }
             }
             state volume {
                 initial state quiet { on louder [in(playing)] -> loud emit raise_volume; }
@@ -190,7 +190,7 @@ fn run() -> Result<(), u32> {
 
     // A machine with parallel states: a region's step, `in(...)` across
     // regions, and a refusal that names the configuration.
-    let mut player = player::Player::new();
+    let mut player = player::Player::with_clock(Ticks);
     check(player.fire(player::Action::Louder).is_err(), 25)?;
     let fired = player.fire(player::Action::Play).map_err(|_| 26u32)?;
     check(fired.outputs[..] == [player::Output::StartAudio], 27)?;
@@ -203,6 +203,12 @@ fn run() -> Result<(), u32> {
             == "action `play` is not valid in configuration [playing, loud]; valid actions: `off`, `pause`, `softer`",
         32,
     )?;
+    advance(3_000);
+    let mut stopped = false;
+    let count = player.fire_due(|result| {
+        stopped = matches!(result, Ok(f) if f.outputs[..] == [player::Output::AutoStop]);
+    });
+    check(count == 1 && stopped && player.next_deadline().is_none(), 33)?;
 
     // The plain machine, through the exported `door_fire`.
     check(door_fire(0, 1) == 2 && door_fire(2, 0) == 255 && door_fire(2, 3) == 0, 24)?;
