@@ -871,7 +871,7 @@ impl<C> Engine<C> {
         let (state, configured, context, armed, memory) = match definition.configured.is_some() {
             true => {
                 definition.check_identity(snapshot, policy)?;
-                let (configured, armed) = self.configured_restore(snapshot)?;
+                let (configured, armed) = self.configured_restore(snapshot, policy)?;
                 let context = context(definition)?;
                 let state = configured::summary(definition.machine(), &configured.config);
                 let armed = armed.into_iter().map(|(g, due)| (g as u32, due)).collect();

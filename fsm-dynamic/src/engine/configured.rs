@@ -7,8 +7,9 @@
 //! The engine decides nothing here. Which transitions an action's step
 //! chooses is the model's ([`Machine::select`]); which of them conflict,
 //! what the step exits and enters, what it runs, emits, arms and
-//! remembers, and what comes after it are `fsm_runtime::chart`'s, over the
-//! plan's tables ([`ChartPlan`]): the runtime's one account of a step over
+//! remembers, what comes after it, which armed timer is due first, and
+//! which snapshots restore are `fsm_runtime::chart`'s, over the plan's
+//! tables ([`ChartPlan`]): the runtime's one account of a step over
 //! configurations, which agrees with the model's (`model/configuration.rs`)
 //! and the SCXML reference on random machines (`engine/chart_tests.rs`,
 //! `tests/configurations.rs`). The engine asks the guards, runs the effects
@@ -26,10 +27,58 @@ use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory};
 use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
 use fsm_runtime::__private::deadline;
 use fsm_runtime::chart::{self, Bits, Chart, Settled};
-use fsm_runtime::{ArmedTimer, RestoreError, Snapshot, Timestamp};
+use fsm_runtime::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, Timestamp};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
+
+/// `$body` with `$w` a `const` of as many 64-bit words as `$words`
+/// configurations need, rounded up to one of a few widths, so that each is a
+/// fixed array. `Definition::MAX_PARALLEL_STATES` is 1,024 words:
+/// definitions of larger machines with parallel states are refused.
+macro_rules! by_width {
+    ($words:expr, $w:ident => $body:expr) => {
+        match $words {
+            1 => {
+                const $w: usize = 1;
+                $body
+            }
+            2 => {
+                const $w: usize = 2;
+                $body
+            }
+            3..=4 => {
+                const $w: usize = 4;
+                $body
+            }
+            5..=8 => {
+                const $w: usize = 8;
+                $body
+            }
+            9..=16 => {
+                const $w: usize = 16;
+                $body
+            }
+            17..=64 => {
+                const $w: usize = 64;
+                $body
+            }
+            _ => {
+                const $w: usize = 1024;
+                $body
+            }
+        }
+    };
+}
+
+/// `config` as a bit set of `W` words.
+fn bits<const W: usize>(config: &Configuration) -> Bits<W> {
+    let mut bits = Bits::EMPTY;
+    for s in config {
+        bits.insert(s.index() as u32);
+    }
+    bits
+}
 
 /// What a definition that runs over configurations adds to its tables.
 #[derive(Clone, Debug)]
@@ -42,6 +91,9 @@ pub(crate) struct ConfiguredPlan {
     /// `chart`'s states and transitions as the runtime reads them.
     states: Vec<chart::State>,
     transitions: Vec<chart::Transition>,
+    /// Each timer group's state, its candidates (as transitions of
+    /// `chart`) and their indices among the state's timers.
+    groups: Vec<(u32, Vec<u32>, Vec<u32>)>,
 }
 
 impl ConfiguredPlan {
@@ -49,13 +101,52 @@ impl ConfiguredPlan {
         let plan = Plan::new(machine);
         let chart = ChartPlan::new(machine, &plan);
         let (states, transitions) = runtime_tables(&chart);
+        let groups = plan
+            .timer_groups
+            .iter()
+            .map(|g| {
+                let candidates = g
+                    .timers
+                    .iter()
+                    .map(|&(t, _)| chart.index_of(machine, Chosen::Timer(t)) as u32)
+                    .collect();
+                let indices = g.timers.iter().map(|&(_, i)| i).collect();
+                (g.state.index() as u32, candidates, indices)
+            })
+            .collect();
         ConfiguredPlan {
             initial: machine.initial_configuration().into_iter().collect(),
             plan,
             chart,
             states,
             transitions,
+            groups,
         }
+    }
+
+    /// The timer groups as the runtime reads them.
+    fn timer_groups(&self) -> Vec<chart::TimerGroup<'_>> {
+        self.groups
+            .iter()
+            .map(|(state, candidates, indices)| chart::TimerGroup {
+                state: *state,
+                candidates,
+                indices,
+            })
+            .collect()
+    }
+
+    /// The armed group of `config` due first (at or before `by`, if given),
+    /// and its deadline: the chart's tie order, which generated code follows.
+    fn due(
+        &self,
+        config: &Configuration,
+        armed: &[Option<Timestamp>],
+        by: Option<Timestamp>,
+    ) -> Option<(usize, Timestamp)> {
+        let chart = self.chart();
+        by_width!(self.chart.words, W => chart.due(&bits::<W>(config), armed, by))
+            .map(|(g, due)| (g as usize, due))
     }
 
     /// The tables `fsm_runtime::chart` steps over.
@@ -172,23 +263,6 @@ pub(crate) fn valid_in(definition: &Definition, config: &Configuration) -> Vec<A
     valid.sort_unstable();
     valid.dedup();
     valid
-}
-
-/// The timer groups armed in `config`, in the order ties fire: for each
-/// active leaf in document order, its groups, then those of each state
-/// holding it, outward (each group once).
-pub(crate) fn active_groups(plan: &Plan, m: &Machine, config: &Configuration) -> Vec<usize> {
-    let mut groups: Vec<usize> = Vec::new();
-    for leaf in m.active_leaves(config) {
-        for level in m.ancestors_or_self(leaf) {
-            for g in plan.state_timer_groups[level.index()].clone() {
-                if !groups.contains(&g) {
-                    groups.push(g);
-                }
-            }
-        }
-    }
-    groups
 }
 
 /// The guard of a chosen transition.
@@ -440,17 +514,8 @@ impl<C> Engine<C> {
         let mut armed = current.armed.clone();
         // The configuration in words of 64 states, as many as the machine
         // needs (a few widths, so each is a fixed array).
-        let (config, memory, chained) = match words {
-            1 => self.chart_step::<1>(current, before, taken, payload, now, &mut armed),
-            2 => self.chart_step::<2>(current, before, taken, payload, now, &mut armed),
-            3..=4 => self.chart_step::<4>(current, before, taken, payload, now, &mut armed),
-            5..=8 => self.chart_step::<8>(current, before, taken, payload, now, &mut armed),
-            9..=16 => self.chart_step::<16>(current, before, taken, payload, now, &mut armed),
-            17..=64 => self.chart_step::<64>(current, before, taken, payload, now, &mut armed),
-            // `Definition::MAX_PARALLEL_STATES` is 1,024 words: definitions
-            // of larger machines with parallel states are refused.
-            _ => self.chart_step::<1024>(current, before, taken, payload, now, &mut armed),
-        };
+        let (config, memory, chained) =
+            by_width!(words, W => self.chart_step::<W>(current, before, taken, payload, now, &mut armed));
         let Chained {
             outputs,
             taken,
@@ -508,10 +573,7 @@ impl<C> Engine<C> {
         let cp = self.configured_plan();
         let chart = cp.chart();
         let configured = current.configured.as_ref().expect("a configured engine");
-        let mut config: Bits<W> = Bits::EMPTY;
-        for s in before {
-            config.insert(s.index() as u32);
-        }
+        let mut config: Bits<W> = bits(before);
         let start = config;
         let mut memory: Vec<Bits<W>> = cp
             .plan
@@ -629,10 +691,9 @@ impl<C> Engine<C> {
     pub(super) fn next_deadline_configured(&self) -> Option<Timestamp> {
         let current = self.lock();
         let config = &current.configured.as_ref().expect("a configured engine").config;
-        active_groups(&self.configured_plan().plan, self.definition.machine(), config)
-            .into_iter()
-            .filter_map(|g| current.armed[g])
-            .min()
+        self.configured_plan()
+            .due(config, &current.armed, None)
+            .map(|(_, due)| due)
     }
 
     /// `fire_due` for a machine that runs over configurations: every group
@@ -642,16 +703,14 @@ impl<C> Engine<C> {
     pub(super) fn fire_due_configured(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
         let definition = &*self.definition;
         let m = definition.machine();
-        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let cp = self.configured_plan();
+        let plan = &cp.plan;
         let mut fired = Vec::new();
         let mut guard = self.lock();
         let now = {
             let current = &*guard;
             let config = &current.configured.as_ref().expect("a configured engine").config;
-            if !active_groups(plan, m, config)
-                .iter()
-                .any(|&g| current.armed[g].is_some())
-            {
+            if cp.due(config, &current.armed, None).is_none() {
                 return fired;
             }
             self.clock.now()
@@ -664,15 +723,11 @@ impl<C> Engine<C> {
                 .expect("a configured engine")
                 .config
                 .clone();
-            let due = active_groups(plan, m, &before)
-                .into_iter()
-                .enumerate()
-                .filter_map(|(order, g)| {
-                    let due = current.armed[g]?;
-                    (due <= now).then_some((due, order, g))
-                })
-                .min();
-            let Some((due, _, group)) = due else { break };
+            // The chart's tie order: the leaves in document order, each
+            // leaf's own groups before those of the states holding it.
+            let Some((group, due)) = cp.due(&before, &current.armed, Some(now)) else {
+                break;
+            };
             current.armed[group] = None;
             let timers = &plan.timer_groups[group].timers;
             let declared_in = ours(plan.timer_groups[group].state);
@@ -781,7 +836,7 @@ impl<C> Engine<C> {
     pub(super) fn configured_snapshot(&self, current: &Current<C>) -> Snapshot {
         let definition = &*self.definition;
         let m = definition.machine();
-        let ConfiguredPlan { plan, .. } = self.configured_plan();
+        let cp = self.configured_plan();
         let configured = current.configured.as_ref().expect("a configured engine");
         let config = &configured.config;
         let names: Vec<String> = m.active_leaves(config).map(|s| m.state(s).name.clone()).collect();
@@ -792,35 +847,16 @@ impl<C> Engine<C> {
             let [leaf] = <[String; 1]>::try_from(names).expect("one leaf without parallel states");
             Snapshot::new(name, fingerprint, leaf)
         };
-        // Each armed timer with its group's deadline: for each active leaf in
-        // document order, its own timers, then those of each state holding
-        // it, outward, each state's in declaration order, each once.
-        let mut timers: Vec<ArmedTimer> = Vec::new();
-        let mut listed: Vec<model::StateId> = Vec::new();
-        for leaf in m.active_leaves(config) {
-            for level in m.ancestors_or_self(leaf) {
-                if listed.contains(&level) {
-                    continue;
-                }
-                listed.push(level);
-                let mut own: Vec<(u32, Timestamp)> = plan.state_timer_groups[level.index()]
-                    .clone()
-                    .filter_map(|group| Some((group, current.armed[group]?)))
-                    .flat_map(|(group, due)| {
-                        plan.timer_groups[group]
-                            .timers
-                            .iter()
-                            .map(move |&(_, i)| (i, due))
-                    })
-                    .collect();
-                own.sort_by_key(|&(index, _)| index);
-                let name = &m.state(level).name;
-                timers.extend(
-                    own.into_iter()
-                        .map(|(index, due)| ArmedTimer::new(name.clone(), index, due)),
-                );
-            }
-        }
+        // Each armed timer with its group's deadline, in the chart's order:
+        // for each active leaf in document order, its own timers, then those
+        // of each state holding it, outward, each state once.
+        let (chart, groups) = (cp.chart(), cp.timer_groups());
+        let armed =
+            by_width!(cp.chart.words, W => chart.armed_timers(&groups, &bits::<W>(config), &current.armed));
+        let timers: Vec<ArmedTimer> = armed
+            .into_iter()
+            .map(|(state, index, due)| ArmedTimer::new(m.states[state as usize].name.clone(), index, due))
+            .collect();
         if !timers.is_empty() {
             snapshot = snapshot.with_timers(timers);
         }
@@ -840,65 +876,56 @@ impl<C> Engine<C> {
     }
 
     /// The configuration, armed timers (group, deadline) and history memory
-    /// of `snapshot`, checked by the model's one rule
-    /// (`Machine::configuration_from_leaves`, `Machine::remembered_leaves`),
-    /// as generated code checks them.
+    /// of `snapshot`, checked by `fsm_runtime::chart::restore`, as generated
+    /// code checks them: identity, known leaves forming a configuration, each
+    /// armed timer one an active state declares, and each memory leaves
+    /// forming a configuration inside a composite entered through its
+    /// history.
     pub(super) fn configured_restore(
         &self,
         snapshot: &Snapshot,
+        policy: FingerprintPolicy,
     ) -> Result<(Configured, Vec<(usize, Timestamp)>), RestoreError> {
         let definition = &*self.definition;
         let m = definition.machine();
-        let ConfiguredPlan { plan, .. } = self.configured_plan();
-        let config = definition.configuration_of(snapshot)?;
-        let mut armed: Vec<(usize, Timestamp)> = Vec::new();
-        for timer in snapshot.checked_timers()? {
-            let named = definition.state_id(timer.state()).map(theirs);
-            let active = named.filter(|s| config.contains(s));
-            let Some(state) = active else {
-                // Only the timers of an active state can be armed.
-                return Err(snapshot.unknown_timer(timer, None));
-            };
-            let group = plan.state_timer_groups[state.index()].clone().find(|&g| {
-                plan.timer_groups[g]
-                    .timers
-                    .iter()
-                    .any(|&(_, i)| i == timer.timer())
-            });
-            let Some(group) = group else {
-                return Err(snapshot.unknown_timer(timer, Some(plan.timer_counts[state.index()])));
-            };
-            match armed.iter_mut().find(|(g, _)| *g == group) {
-                Some((_, due)) => *due = (*due).min(timer.due()),
-                None => armed.push((group, timer.due())),
-            }
-        }
-        let composites = m.history_composites();
-        let mut memory = Memory::default();
-        for (state, names) in snapshot.checked_last_leaves()? {
-            let invalid = |reason: String| RestoreError::InvalidLastLeaves {
-                machine: definition.name().to_owned(),
-                state: state.to_owned(),
-                leaves: names.iter().map(|l| l.to_string()).collect(),
-                reason,
-            };
-            let Some(composite) = composites.iter().copied().find(|&c| m.state(c).name == state) else {
-                return Err(invalid(format!(
-                    "`{state}` is not a composite state that a transition enters through its history"
-                )));
-            };
-            let mut ids = Vec::with_capacity(names.len());
-            for name in names {
-                match definition.state_id(name).filter(|&s| !definition.is_composite(s)) {
-                    Some(leaf) => ids.push(theirs(leaf)),
-                    None => return Err(invalid(format!("`{name}` is not a leaf state of the machine"))),
+        let cp = self.configured_plan();
+        let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
+        let slots: Vec<u32> = cp
+            .plan
+            .history
+            .iter()
+            .map(|slot| slot.composite.index() as u32)
+            .collect();
+        let groups = cp.timer_groups();
+        let restoring = chart::Restoring {
+            chart: cp.chart(),
+            machine: definition.name(),
+            fingerprint: definition.fingerprint(),
+            names: &names,
+            slots: &slots,
+            groups: &groups,
+        };
+        let mut armed: Vec<Option<Timestamp>> = vec![None; groups.len()];
+        let ids = |bits: &mut dyn Iterator<Item = u32>| -> Configuration {
+            bits.map(|s| model::StateId::from_index(s as usize)).collect()
+        };
+        let (config, memory) = by_width!(cp.chart.words, W => {
+            let mut memory: Vec<Bits<W>> = vec![Bits::EMPTY; slots.len()];
+            let config = chart::restore::<W>(&restoring, snapshot, policy, &mut memory, &mut armed)?;
+            let mut remembered = Memory::default();
+            for (slot, leaves) in cp.plan.history.iter().zip(&memory) {
+                if !leaves.is_empty() {
+                    let leaves = leaves.iter().map(|s| model::StateId::from_index(s as usize));
+                    remembered.last_leaves.insert(slot.composite, leaves.collect());
                 }
             }
-            let remembered = m
-                .remembered_leaves(composite, &ids)
-                .map_err(|e| invalid(e.to_string()))?;
-            memory.last_leaves.insert(composite, remembered);
-        }
+            (ids(&mut config.iter()), remembered)
+        });
+        let armed = armed
+            .into_iter()
+            .enumerate()
+            .filter_map(|(g, due)| Some((g, due?)))
+            .collect();
         Ok((Configured { config, memory }, armed))
     }
 }
