@@ -34,6 +34,13 @@ use quote::{format_ident, quote};
 /// `fire` never runs away).
 pub(crate) const MICROSTEP_LIMIT: usize = 999;
 
+/// The most written-out arms a `fire` has that is always inlined.
+const INLINE_ARMS: usize = 8;
+
+/// The most combinations of the slots' steps an arm lists its outputs and
+/// transitions for, ahead of time.
+const MAX_COMBINATIONS: usize = 256;
+
 /// Why code generation does not generate `machine`, which has parallel
 /// states: a context or payloads (the dynamic engine runs those), or
 /// `always` and `done` transitions without a bound. Timers are generated.
@@ -184,6 +191,136 @@ fn inline_step(step: &fsm_grammar::plan::StaticStep, cp: &ChartPlan, idents: &Id
     }
 }
 
+/// The body of an action's arm that returns what it did: which step each
+/// slot takes (by its active leaf), their history records and configuration
+/// change, and the outputs and transitions of that combination of steps,
+/// listed ahead of time in the order `fsm_runtime::chart::take_fast` takes
+/// them (every exit, last slot first; each transition; every entry).
+fn direct_arm(
+    groups: &[Vec<(StateId, usize)>],
+    steps: &[fsm_grammar::plan::StaticStep],
+    cp: &ChartPlan,
+    idents: &Idents,
+) -> TokenStream {
+    let parts = StepParts { cp, idents };
+    let refuse = quote! {
+        __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), action })
+    };
+    let fired = |outputs: TokenStream, taken: TokenStream, internal: TokenStream| {
+        quote! {
+            __fsm::Ok(Fired {
+                from: Configuration(before),
+                to: Configuration(self.config),
+                action,
+                outputs: __fsm::chart::Collected::Static(#outputs),
+                taken: __fsm::chart::Collected::Static(#taken),
+                internal: #internal,
+            })
+        }
+    };
+    // The slots' states are apart, so each step's exits and entries can
+    // change the configuration one after the other.
+    let change = |step: &fsm_grammar::plan::StaticStep| {
+        let memory = parts.memory(step);
+        let exits = step.exits.iter().map(|s| u32_lit(s.index() as u32));
+        let entries = step.entries.iter().map(|s| u32_lit(s.index() as u32));
+        quote! {
+            #memory
+            #(self.config.remove(#exits);)*
+            #(self.config.insert(#entries);)*
+        }
+    };
+    let taken_of = |step: &fsm_grammar::plan::StaticStep| {
+        let t = lit(step.transition);
+        quote!(&TAKEN[#t])
+    };
+    let moved = |step: &fsm_grammar::plan::StaticStep| cp.transitions[step.transition].target.is_some();
+    if let [group] = groups {
+        let branches = group.iter().map(|&(leaf, f)| {
+            let step = &steps[f];
+            let id = u32_lit(leaf.index() as u32);
+            let (exits, own, entries) = parts.output_ids(step);
+            let outputs = parts.output_slice(&[exits, own, entries].concat());
+            let taken = taken_of(step);
+            let internal = !moved(step);
+            let returned = fired(
+                quote!(#outputs),
+                quote!({
+                    const TAKEN_HERE: &[&Taken] = &[#taken];
+                    TAKEN_HERE
+                }),
+                quote!(#internal),
+            );
+            let change = change(step);
+            quote!(if before.contains(#id) { #change #returned })
+        });
+        return quote! {
+            #(#branches else)* {
+                #refuse
+            }
+        };
+    }
+    // Each slot takes the step of its active leaf, if it has one, and
+    // says which (0: none); the numbers, mixed-radix, index the lists of
+    // that combination of steps. (When no slot has a step, none changed
+    // anything, and the action is refused.)
+    let which: Vec<Ident> = (0..groups.len()).map(|g| format_ident!("slot_{g}")).collect();
+    let find = groups.iter().zip(&which).map(|(group, var)| {
+        let branches = group.iter().enumerate().map(|(k, &(leaf, f))| {
+            let (id, k, change) = (u32_lit(leaf.index() as u32), lit(k + 1), change(&steps[f]));
+            quote!(if before.contains(#id) { #change #k })
+        });
+        quote!(let #var: usize = #(#branches else)* { 0 };)
+    });
+    let radices: Vec<usize> = groups.iter().map(|g| g.len() + 1).collect();
+    let first = &which[0];
+    let index = which[1..]
+        .iter()
+        .zip(&radices[1..])
+        .fold(quote!(#first), |acc, (var, &radix)| {
+            let radix = lit(radix);
+            quote!((#acc) * #radix + #var)
+        });
+    let combinations: usize = radices.iter().product();
+    let (mut outputs, mut taken, mut internal) = (Vec::new(), Vec::new(), Vec::new());
+    for n in 0..combinations {
+        // The step of each slot in this combination, if any.
+        let mut rest = n;
+        let mut chosen: Vec<Option<&fsm_grammar::plan::StaticStep>> = vec![None; groups.len()];
+        for g in (0..groups.len()).rev() {
+            let k = rest % radices[g];
+            rest /= radices[g];
+            chosen[g] = k.checked_sub(1).map(|k| &steps[groups[g][k].1]);
+        }
+        let lists: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = chosen
+            .iter()
+            .flatten()
+            .map(|step| parts.output_ids(step))
+            .collect();
+        let mut all: Vec<u32> = lists.iter().rev().flat_map(|l| l.0.clone()).collect();
+        all.extend(lists.iter().flat_map(|l| l.1.clone()));
+        all.extend(lists.iter().flat_map(|l| l.2.clone()));
+        outputs.push(parts.output_slice(&all));
+        let ts = chosen.iter().flatten().map(|step| taken_of(step));
+        taken.push(quote!(&[#(#ts),*]));
+        internal.push(!chosen.iter().flatten().any(|step| moved(step)));
+    }
+    let n = lit(combinations);
+    let returned = fired(quote!(OUTPUTS[k]), quote!(TAKEN_HERE[k]), quote!(INTERNAL[k]));
+    let none = which.iter().map(|var| quote!(#var == 0));
+    quote! {
+        #(#find)*
+        if #(#none)&&* {
+            return #refuse;
+        }
+        const OUTPUTS: [&[Output]; #n] = [#(#outputs),*];
+        const TAKEN_HERE: [&[&Taken]; #n] = [#(#taken),*];
+        const INTERNAL: [bool; #n] = [#(#internal),*];
+        let k = #index;
+        #returned
+    }
+}
+
 /// The parts of a written-out step as statements, in the order a step
 /// runs them.
 struct StepParts<'a> {
@@ -234,6 +371,43 @@ impl StepParts<'_> {
             #own
             #(#memory)*
         }
+    }
+
+    /// Every output of the step, in order: the exits', the transition's own,
+    /// the entries'.
+    fn output_ids(&self, step: &fsm_grammar::plan::StaticStep) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let exits = step
+            .exits
+            .iter()
+            .rev()
+            .flat_map(|&s| self.ids(self.cp.states[s.index()].exit.0))
+            .collect();
+        let own = self.ids(self.cp.transitions[step.transition].own.0);
+        let entries = step
+            .entries
+            .iter()
+            .flat_map(|&s| self.ids(self.cp.states[s.index()].enter.0))
+            .collect();
+        (exits, own, entries)
+    }
+
+    /// `outputs` as a constant slice.
+    fn output_slice(&self, outputs: &[u32]) -> TokenStream {
+        let outputs = outputs.iter().map(|&o| &self.idents.outputs[o as usize]);
+        quote!(&[#(Output::#outputs),*])
+    }
+
+    /// The step's history records.
+    fn memory(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+        let leaf = u32_lit(step.leaf.index() as u32);
+        let memory = step.memory.iter().map(|&slot| {
+            let slot = lit(slot);
+            quote! {
+                self.memory[#slot] = __fsm::chart::Bits::EMPTY;
+                self.memory[#slot].insert(#leaf);
+            }
+        });
+        quote!(#(#memory)*)
     }
 
     /// The entry outputs, in entry order.
@@ -622,7 +796,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     // the leaves and takes their steps as constants; the others through
     // the written-out steps when they apply, and the chart otherwise.
     let slot_of = |leaf: StateId| slots.iter().position(|slot| slot.members.contains(&leaf));
-    let mut written_arms: Vec<TokenStream> = Vec::new();
+    let mut written_arms: Vec<(Ident, TokenStream, bool)> = Vec::new();
+    let direct = m.eventless.is_empty();
     let mut general_actions = 0;
     for (a, action_ident) in idents.actions.iter().enumerate() {
         let leaves: Vec<StateId> = m
@@ -669,6 +844,15 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         let refuse = quote! {
             return __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), action })
         };
+        // Without `always` and `done` transitions nothing follows the
+        // step, so an arm can return what it did as constant lists: the
+        // outputs and transitions of each combination of the slots' steps.
+        let combinations: usize = groups.iter().map(|g| g.len() + 1).product();
+        if direct && combinations <= MAX_COMBINATIONS {
+            let body = direct_arm(&groups, &static_steps, &cp, &idents);
+            written_arms.push((action_ident.clone(), body, true));
+            continue;
+        }
         let arm = if let [group] = groups.as_slice() {
             let branches = group.iter().map(|&(leaf, f)| {
                 let id = u32_lit(leaf.index() as u32);
@@ -676,10 +860,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 quote!(if before.contains(#id) { #take })
             });
             quote! {
-                Action::#action_ident => {
-                    #(#branches else)* {
-                        #refuse
-                    }
+                #(#branches else)* {
+                    #refuse
                 }
             }
         } else {
@@ -724,23 +906,21 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let change = phase(&|step| parts.change(step), false);
             let none = which.iter().map(|var| quote!(#var == 0));
             quote! {
-                    Action::#action_ident => {
-                        #(#find)*
-                        if #(#none)&&* {
-                            #refuse
-                        }
-                        #exits
-                        #transitions
-                        #entries
-                        #[allow(unused_mut)]
-            let mut set = __fsm::chart::Bits::EMPTY;
-                        #change
-                        self.config = self.config.or(&set);
-                        set
-                    }
+                #(#find)*
+                if #(#none)&&* {
+                    #refuse
                 }
+                #exits
+                #transitions
+                #entries
+                #[allow(unused_mut)]
+                let mut set = __fsm::chart::Bits::EMPTY;
+                #change
+                self.config = self.config.or(&set);
+                set
+            }
         };
-        written_arms.push(arm);
+        written_arms.push((action_ident.clone(), arm, false));
     }
     let general = (general_actions > 0).then(|| {
         quote! {
@@ -780,12 +960,18 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
     // One `match` over the actions; the general step alone when no action
     // has written-out steps, and no wildcard arm when every action has.
-    let dispatch = match (written_arms.is_empty(), general) {
-        (true, Some(general)) => general,
-        (_, general) => {
-            let wildcard = general.map(|general| quote!(_ => #general));
-            quote!(match action { #(#written_arms)* #wildcard })
-        }
+    // The actions without written-out arms go to `fire_general`, out of
+    // line, so that `fire` stays small. A `fire` of a few written-out arms
+    // is always inlined where it is called, as a hand-written `match` would
+    // be: the caller then reads what it uses of `Fired` where `fire` wrote
+    // it, rather than a copy.
+    let has_guards = !m.guards.is_empty();
+    let g_call = has_guards.then(|| quote!(, guards));
+    let has_general = general.is_some();
+    let inline = if !written_arms.is_empty() && written_arms.len() <= INLINE_ARMS {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
     };
 
     // Without `always` and `done` transitions nothing follows a step.
@@ -798,7 +984,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let _ = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
         }
     };
-    let has_guards = !m.guards.is_empty();
     let (g_param, g_arg, g_pass) = if has_guards {
         (
             quote!(<G: Guards + ?::core::marker::Sized>),
@@ -896,6 +1081,64 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         }
     };
     let keep_timers = timed.then(|| quote!(self.armed = host.armed;));
+    // A step from the configuration before, whose states entered are
+    // `entered`, then the `always` and `done` steps after it, and what they
+    // all did.
+    let step = |entered: TokenStream| {
+        quote! {
+            let before = self.config;
+            let mut host = #new_host;
+            // Scratch for the steps taken together, when some are.
+            #[allow(unused_mut, unused_variables)]
+            let mut chosen = [0u32; #max_leaves];
+            let entered = #entered;
+            #settle
+            #keep_timers
+            __fsm::Ok(Fired {
+                from: Configuration(before),
+                to: Configuration(self.config),
+                action,
+                outputs: __fsm::chart::Collected::Inline(host.outputs),
+                taken: __fsm::chart::Collected::Inline(host.taken),
+                internal: !host.moved,
+            })
+        }
+    };
+    // Arms that return what they did take the step themselves; the others
+    // evaluate to the states entered, and `step` does the rest.
+    let fire_body = if written_arms.is_empty() {
+        quote!(self.fire_general(action #g_call))
+    } else if direct {
+        let arms = written_arms.iter().map(|(action, body, complete)| {
+            let body = if *complete {
+                body.clone()
+            } else {
+                step(body.clone())
+            };
+            quote!(Action::#action => { #body })
+        });
+        let wildcard = has_general.then(|| quote!(_ => self.fire_general(action #g_call),));
+        quote! {
+            let before = self.config;
+            match action { #(#arms)* #wildcard }
+        }
+    } else {
+        let arms = written_arms
+            .iter()
+            .map(|(action, body, _)| quote!(Action::#action => { #body }));
+        let wildcard = has_general.then(|| quote!(_ => return self.fire_general(action #g_call),));
+        step(quote!(match action { #(#arms)* #wildcard }))
+    };
+    let fire_general = general.map(|general| {
+        let body = step(general);
+        quote! {
+            /// [`Self::fire`] for the actions without a written-out arm.
+            #[inline(never)]
+            fn fire_general #method_generics (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
+                #body
+            }
+        }
+    });
     let guard_body = if guard_arms.is_empty() {
         quote! {
             let _ = (transition, config);
@@ -926,7 +1169,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
     // The machine, and what a machine with timers adds: its clock, its
     // deadlines (one per timer group), and firing the due ones.
-    let g_call = has_guards.then(|| quote!(, guards));
     let restore_docs = quote! {
         /// The machine in the configuration of `snapshot`; `policy`
         /// decides whether a snapshot taken from a different definition
@@ -1124,8 +1366,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         timer: group.indices[k],
                         label: LABELS[g as usize],
                         due,
-                        outputs: host.outputs,
-                        taken: host.taken,
+                        outputs: __fsm::chart::Collected::Inline(host.outputs),
+                        taken: __fsm::chart::Collected::Inline(host.taken),
                         internal: !host.moved,
                     }))
                 }
@@ -1198,10 +1440,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     /// The deadline it was due at.
                     pub due: __fsm::Timestamp,
                     /// The outputs of every step, in order.
-                    pub outputs: __fsm::chart::Inline<Output, #n_outputs>,
+                    pub outputs: __fsm::chart::Collected<Output, #n_outputs>,
                     /// The transitions taken, in the order their actions
                     /// ran.
-                    pub taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
+                    pub taken: __fsm::chart::Collected<&'static Taken, #n_taken>,
                     /// True when no state was exited or entered.
                     pub internal: bool,
                 }
@@ -1429,9 +1671,9 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// The action fired.
                 pub action: Action,
                 /// The outputs of every step, in order.
-                pub outputs: __fsm::chart::Inline<Output, #n_outputs>,
+                pub outputs: __fsm::chart::Collected<Output, #n_outputs>,
                 /// The transitions taken, in the order their actions ran.
-                pub taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
+                pub taken: __fsm::chart::Collected<&'static Taken, #n_taken>,
                 /// True when no state was exited or entered.
                 pub internal: bool,
             }
@@ -1562,6 +1804,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 }
 
                 #[allow(clippy::single_match)]
+                #inline
                 #[doc = #fire_doc]
                 ///
                 /// # Errors
@@ -1569,23 +1812,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// When no active leaf takes `action`; the machine is
                 /// unchanged.
                 pub fn fire #g_param (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
-                    let before = self.config;
-                    let mut host = #new_host;
-                    // Scratch for the steps taken together, when some are.
-                    #[allow(unused_mut, unused_variables)]
-                    let mut chosen = [0u32; #max_leaves];
-                    let entered = #dispatch;
-                    #settle
-                    #keep_timers
-                    __fsm::Ok(Fired {
-                        from: Configuration(before),
-                        to: Configuration(self.config),
-                        action,
-                        outputs: host.outputs,
-                        taken: host.taken,
-                        internal: !host.moved,
-                    })
+                    #fire_body
                 }
+
+                #fire_general
 
                 /// The chart's step for action `a`, from `before`: the
                 /// first enabled candidate of every active leaf, conflicts

@@ -263,6 +263,58 @@ impl<T: Copy + core::hash::Hash, const N: usize> core::hash::Hash for Inline<T, 
     }
 }
 
+/// What one `fire` of generated code collected (its outputs, the
+/// transitions it took), read as a slice: a list written out ahead of time
+/// for the step it took, or one collected in place.
+#[derive(Clone, Copy)]
+pub enum Collected<T: Copy + 'static, const N: usize> {
+    /// A list written out ahead of time.
+    Static(&'static [T]),
+    /// A list collected in place.
+    Inline(Inline<T, N>),
+}
+
+impl<T: Copy + 'static, const N: usize> Collected<T, N> {
+    /// The items, in order.
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        match self {
+            Collected::Static(items) => items,
+            Collected::Inline(items) => items.as_slice(),
+        }
+    }
+}
+
+impl<T: Copy + 'static, const N: usize> core::ops::Deref for Collected<T, N> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Copy + core::fmt::Debug + 'static, const N: usize> core::fmt::Debug for Collected<T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+/// Equal when the items are, however each was collected.
+impl<T: Copy + PartialEq + 'static, const N: usize> PartialEq for Collected<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Copy + Eq + 'static, const N: usize> Eq for Collected<T, N> {}
+
+impl<T: Copy + core::hash::Hash + 'static, const N: usize> core::hash::Hash for Collected<T, N> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
+
 /// What a state is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
