@@ -33,12 +33,14 @@
 //! The module's rustdoc lists the states and transitions as tables.
 //!
 //! A machine with parallel states gets the same enums and `Guards` trait, and
-//! a machine type that holds its configuration as a bit set (`Copy`, no
-//! allocation): `configuration()` returns a `Configuration` with one enum
-//! per region in `regions`, `is_in` takes any state (`AnyState`), and `fire`
-//! returns its own `Fired` (the configurations before and after, the outputs
-//! and the transitions taken, in place) or `FireError`. It steps with
-//! `fsm_runtime::chart` over the plan's tables ([`fsm_grammar::plan::ChartPlan`]).
+//! a machine type that holds its configuration as a bit set (`Copy` without
+//! timers, no allocation): `configuration()` returns a `Configuration` with
+//! one enum per region in `regions`, `is_in` takes any state (`AnyState`),
+//! and `fire` returns its own `Fired` (the configurations before and after,
+//! the outputs and the transitions taken, as constant lists or in place) or
+//! `FireError`. With timers it holds a clock and its deadlines, and has
+//! `next_deadline` and `fire_due`. It steps with `fsm_runtime::chart` over
+//! the plan's tables ([`fsm_grammar::plan::ChartPlan`]).
 //!
 //! # Using it from a build script
 //!

@@ -7,17 +7,27 @@
 //! of a configuration.
 //!
 //! The machine holds its configuration and its history memory as bit sets,
-//! so it is `Copy` and `fire` does not allocate: the outputs and the
-//! transitions taken come back in place, sized by the plan's bound on one
-//! `fire` ([`ChartPlan::fire_bound`]).
+//! so it is `Copy` (without timers) and `fire` does not allocate: the
+//! outputs and the transitions taken come back as constant lists or in
+//! place, sized by the plan's bound on one `fire` ([`ChartPlan::fire_bound`]).
 //!
 //! For speed, an action whose every leaf has a step the plan writes out
 //! ahead of time ([`ChartPlan::static_steps`]) gets its own `match` arm,
 //! which takes those steps as constants in the order
 //! `fsm_runtime::chart::take_fast` takes them (every exit, last region
-//! first; each transition; every entry). That order is the chart's, and the
+//! first; each transition; every entry). In a machine without `always` and
+//! `done` transitions nothing follows such a step, so the arm returns its
+//! outputs and transitions as constant lists, one per combination of the
+//! regions' steps (`fsm_runtime::chart::Collected::Static`), and `fire`,
+//! when it has a few such arms, is inlined where it is called, as a
+//! hand-written `match` would be. That order is the chart's, and the
 //! differential test holds the arms to the dynamic engine and the SCXML
 //! reference.
+//!
+//! A machine with timers holds its clock and one deadline per timer group;
+//! which group is due first, what a snapshot lists and what a restore
+//! accepts are `fsm_runtime::chart`'s (`Chart::due`, `Chart::armed_timers`,
+//! `chart::restore`), as for the dynamic engine.
 
 use crate::docs::{doc_attrs, module_docs};
 use crate::guards::{condition_in, guards_trait};
