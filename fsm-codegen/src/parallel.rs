@@ -1468,16 +1468,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                             self.declared_in,
                             self.to
                         )?;
-                        if !self.outputs.is_empty() {
-                            f.write_str(" emits ")?;
-                            for (i, output) in self.outputs.iter().enumerate() {
-                                if i > 0 {
-                                    f.write_str(", ")?;
-                                }
-                                f.write_str(output.name())?;
-                            }
-                        }
-                        __fsm::Ok(())
+                        write_emits(f, &self.outputs)
                     }
                 }
 
@@ -1691,17 +1682,22 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             impl __fsm::fmt::Display for Fired {
                 fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
                     ::core::write!(f, "[{}] --{}--> [{}]", self.from, self.action.name(), self.to)?;
-                    if !self.outputs.is_empty() {
-                        f.write_str(" emits ")?;
-                        for (i, output) in self.outputs.iter().enumerate() {
-                            if i > 0 {
-                                f.write_str(", ")?;
-                            }
-                            f.write_str(output.name())?;
-                        }
-                    }
-                    __fsm::Ok(())
+                    write_emits(f, &self.outputs)
                 }
+            }
+
+            /// ` emits a, b` for a step's outputs; nothing without any.
+            fn write_emits(f: &mut __fsm::fmt::Formatter<'_>, outputs: &[Output]) -> __fsm::fmt::Result {
+                if !outputs.is_empty() {
+                    f.write_str(" emits ")?;
+                    for (i, output) in outputs.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        f.write_str(output.name())?;
+                    }
+                }
+                __fsm::Ok(())
             }
 
             /// Why `fire` refused an action; the machine did not change.

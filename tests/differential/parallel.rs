@@ -130,21 +130,28 @@ pub struct ParallelMachine {
     pub new: fn(&ManualClock) -> Box<dyn ParallelEngine>,
 }
 
+/// The names of `ids`.
+fn names(definition: &Definition, ids: &[fsm_dynamic::StateId]) -> Vec<String> {
+    ids.iter().map(|&s| definition.state_name(s).to_owned()).collect()
+}
+
+/// Transitions taken, as their sources and targets are written.
+fn taken(definition: &Definition, taken: &[fsm_dynamic::Taken]) -> Vec<(String, Option<String>)> {
+    taken
+        .iter()
+        .map(|t| (t.source_name(definition).to_owned(), t.target_text(definition)))
+        .collect()
+}
+
 /// The dynamic engine's `fire`, as a [`Step`].
 fn dynamic_fire(engine: &Engine, definition: &Definition, action: &str) -> Step {
-    let names = |ids: &[fsm_dynamic::StateId]| -> Vec<String> {
-        ids.iter().map(|&s| definition.state_name(s).to_owned()).collect()
-    };
+    let names = |ids: &[fsm_dynamic::StateId]| names(definition, ids);
     match engine.fire(action, &Value::Null) {
         Ok(fired) => Step::Fired {
             from: names(fired.from_leaves()),
             to: names(fired.to_leaves()),
             outputs: fired.output_names().map(str::to_owned).collect(),
-            taken: fired
-                .taken()
-                .iter()
-                .map(|t| (t.source_name(definition).to_owned(), t.target_text(definition)))
-                .collect(),
+            taken: taken(definition, fired.taken()),
             internal: fired.internal,
         },
         Err(FireError::InvalidTransition(e)) => Step::Refused {
@@ -169,9 +176,7 @@ fn dynamic_fire(engine: &Engine, definition: &Definition, action: &str) -> Step 
 
 /// The dynamic engine's `fire_due`, as [`TimerStep`]s.
 fn dynamic_fire_due(engine: &Engine, definition: &Definition) -> Vec<TimerStep> {
-    let names = |ids: &[fsm_dynamic::StateId]| -> Vec<String> {
-        ids.iter().map(|&s| definition.state_name(s).to_owned()).collect()
-    };
+    let names = |ids: &[fsm_dynamic::StateId]| names(definition, ids);
     engine
         .fire_due()
         .into_iter()
@@ -183,11 +188,7 @@ fn dynamic_fire_due(engine: &Engine, definition: &Definition) -> Vec<TimerStep> 
                 timer: fired.timer as u32,
                 due: fired.due,
                 outputs: fired.output_names().map(str::to_owned).collect(),
-                taken: fired
-                    .taken()
-                    .iter()
-                    .map(|t| (t.source_name(definition).to_owned(), t.target_text(definition)))
-                    .collect(),
+                taken: taken(definition, fired.taken()),
                 internal: fired.internal,
             },
             Err(rejected) => TimerStep::Rejected {
