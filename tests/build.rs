@@ -116,31 +116,35 @@ fn main() {
     }
 }
 
-/// How many random machines with parallel states are generated, without
-/// timers and with them.
+/// How many random machines with parallel states are generated: without
+/// timers, with them, and with a context, payloads, effects and named
+/// delays too.
 const PARALLEL_MACHINES: usize = 40;
 const TIMED_MACHINES: usize = 20;
+const DATA_MACHINES: usize = 16;
 
 /// Random machines with parallel states, `done`, `always`, `in(...)` and
 /// history, from the generator of the SCXML reference (every state emits
 /// `in_sK` when entered and `out_sK` when left): those that check, have
 /// parallel states and are generated, from fixed seeds; then as many with
-/// timers too (`timers_N.fsm`), which the reference does not run.
+/// timers too (`timers_N.fsm`), which the reference does not run; then
+/// some over a context (`data_N.fsm`), which it does not run either.
 fn random_parallel() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (prefix, count, timers) in [
-        ("parallel", PARALLEL_MACHINES, false),
-        ("timers", TIMED_MACHINES, true),
+    for (prefix, count, kind) in [
+        ("parallel", PARALLEL_MACHINES, 0),
+        ("timers", TIMED_MACHINES, 1),
+        ("data", DATA_MACHINES, 2),
     ] {
         let mut seed = 0u64;
         let mut made = 0;
         while made < count {
             seed += 1;
             assert!(seed < 100_000, "too few random machines with parallel states");
-            let text = if timers {
-                scxml::random_machine_with_timers(seed)
-            } else {
-                scxml::random_machine_with(seed, true)
+            let text = match kind {
+                0 => scxml::random_machine_with(seed, true),
+                1 => scxml::random_machine_with_timers(seed),
+                _ => scxml::random_machine_with_data(seed),
             };
             let checked = fsm_grammar::check(&text);
             let Some(m) = checked.model.machines.first() else {
@@ -149,7 +153,7 @@ fn random_parallel() -> Vec<(String, String)> {
             if checked.has_errors()
                 || !m.has_parallel()
                 || m.actions.is_empty()
-                || m.timers.is_empty() == timers
+                || (kind < 2 && m.timers.is_empty() == (kind == 1))
                 || fsm_codegen::unsupported(m).is_some()
             {
                 continue;
@@ -273,44 +277,8 @@ impl Glue {
         let out = &mut self.items;
 
         // The guards (and effects and delays) over the instrumented context.
-        let payload_arg = |symbol: &Symbol| match &symbol.payload {
-            Some(ty) => format!(", payload: &{}", ty.text),
-            None => String::new(),
-        };
-        let payload_seed = |symbol: &Symbol| match symbol.payload {
-            Some(_) => "Some(crate::data::TestPayload::seed(payload))",
-            None => "None",
-        };
         if context || !machine.guards.is_empty() {
-            let trait_ = if context { "Context" } else { "Guards" };
-            let _ = writeln!(out, "    impl {module}::{trait_} for crate::data::Ctx {{");
-            for (index, guard) in machine.guards.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "        fn {}(&self{}) -> bool {{\n            crate::data::guard_value({index}, self, {})\n        }}",
-                    escape(&snake(&guard.name)),
-                    payload_arg(guard),
-                    payload_seed(guard),
-                );
-            }
-            for effect in &machine.effects {
-                let _ = writeln!(
-                    out,
-                    "        fn {}(&mut self{}) {{\n            crate::data::run_effect({:?}, self, {})\n        }}",
-                    escape(&snake(&effect.name)),
-                    payload_arg(effect),
-                    effect.name,
-                    payload_seed(effect),
-                );
-            }
-            for (index, delay) in machine.delays.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "        fn {}(&self) -> ::std::time::Duration {{\n            crate::data::delay_value({index}, self)\n        }}",
-                    escape(&snake(&delay.name)),
-                );
-            }
-            let _ = writeln!(out, "    }}");
+            context_impl(out, &module, machine);
         }
         // The guards of the first differential driver: values handed in per
         // step. It drives the machines of the plain `Fire` API only.
@@ -443,16 +411,43 @@ impl Glue {
         let module = escape(&snake(&machine.name));
         let machine_type = escape(&upper_camel(&machine.name));
         let out = &mut self.items;
-        let guards = if machine.guards.is_empty() {
+        // A machine with a context runs the instrumented one, whose guards
+        // and effects the dynamic engine's closures compute alike; the
+        // others take the guard values the driver draws.
+        let context = machine.context.is_some();
+        let guards = if context {
+            context_impl(out, &module, machine);
+            ""
+        } else if machine.guards.is_empty() {
             ""
         } else {
             test_guards_impl(out, &module, machine);
             ", guards"
         };
+        let events = context || machine.actions.iter().any(|a| a.payload.is_some());
+        let event = if events {
+            let mut arms = String::new();
+            for action in &machine.actions {
+                let variant = escape(&upper_camel(&action.name));
+                let value = match action.payload {
+                    Some(_) => format!("{module}::Event::{variant}(crate::data::payload(payload))"),
+                    None => format!("{module}::Event::{variant}"),
+                };
+                let _ = write!(arms, "\n                {:?} => {value},", action.name);
+            }
+            format!("match action {{{arms}\n                _ => panic!(\"no action `{{action}}`\"),\n            }}")
+        } else {
+            format!("action.parse::<{module}::Action>().expect(\"an action of the machine\")")
+        };
         let adapter = format!("Parallel{}", self.machines);
         self.machines += 1;
         // A machine with timers runs on the driver's manual clock.
         let timed = !machine.timers.is_empty();
+        let (ctx_arg, ctx_comma) = if context {
+            ("crate::data::Ctx::default()", "crate::data::Ctx::default(), ")
+        } else {
+            ("", "")
+        };
         let (ty, timer_methods, restore, new) = if timed {
             (
                 format!("{module}::{machine_type}<::fsm_runtime::ManualClock>"),
@@ -479,20 +474,28 @@ impl Glue {
                      due: r.due,\n                \
                      }},\n            }}));\n            \
                      out\n        }}\n",
-                    guards_arg = if machine.guards.is_empty() { "" } else { "guards, " },
+                    guards_arg = if guards.is_empty() { "" } else { "guards, " },
                 ),
                 format!(
                     "{module}::{machine_type}::restore_with(snapshot, ::fsm_runtime::FingerprintPolicy::Strict, self.0.clock().clone())"
                 ),
-                format!("{module}::{machine_type}::with_clock(clock.clone())"),
+                format!("{module}::{machine_type}::with_clock({ctx_comma}clock.clone())"),
             )
         } else {
             (
                 format!("{module}::{machine_type}"),
                 String::new(),
                 format!("{module}::{machine_type}::restore(snapshot)"),
-                format!("{module}::{machine_type}::new()"),
+                format!("{module}::{machine_type}::new({ctx_arg})"),
             )
+        };
+        let (snapshot, context_of) = if context {
+            (
+                "self.0.snapshot().expect(\"the context serializes\")",
+                "fn context(&self) -> Option<crate::data::Ctx> {\n            Some(self.0.context().clone())\n        }\n\n        ",
+            )
+        } else {
+            ("self.0.snapshot()", "")
         };
         let _ = writeln!(
             out,
@@ -502,10 +505,10 @@ impl Glue {
              fn leaves(&self) -> Vec<String> {{\n            self.0.leaves().map(|s| s.name().to_owned()).collect()\n        }}\n\n        \
              fn valid_actions(&self) -> Vec<String> {{\n            self.0.valid_actions().map(|a| a.name().to_owned()).collect()\n        }}\n\n        \
              fn is_terminal(&self) -> bool {{\n            self.0.is_terminal()\n        }}\n\n        \
-             fn fire(&mut self, action: &str, guards: &crate::engine::TestGuards) -> crate::parallel::Step {{\n            \
-             let _ = guards;\n            \
-             let action: {module}::Action = action.parse().expect(\"an action of the machine\");\n            \
-             match self.0.fire(action{guards}) {{\n                \
+             fn fire(&mut self, action: &str, payload: u64, guards: &crate::engine::TestGuards) -> crate::parallel::Step {{\n            \
+             let _ = (guards, payload);\n            \
+             let input = {event};\n            \
+             match self.0.fire(input{guards}) {{\n                \
              Ok(f) => crate::parallel::Step::Fired {{\n                    \
              from: f.from.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
              to: f.to.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
@@ -517,7 +520,8 @@ impl Glue {
              guarded: matches!(e, {module}::FireError::GuardRejected {{ .. }}),\n                    \
              valid: e.valid().map(|a| a.name().to_owned()).collect(),\n                \
              }},\n            }}\n        }}\n\n        \
-             fn snapshot(&self) -> ::fsm_runtime::Snapshot {{\n            self.0.snapshot()\n        }}\n\n        \
+             fn snapshot(&self) -> ::fsm_runtime::Snapshot {{\n            {snapshot}\n        }}\n\n        \
+             {context_of}\
              fn restore(&mut self, snapshot: &::fsm_runtime::Snapshot) -> Result<(), String> {{\n            \
              self.0 = {restore}.map_err(|e| e.to_string())?;\n            Ok(())\n        }}\n\n        \
              {timer_methods}    }}\n",
@@ -549,15 +553,67 @@ impl Glue {
     }
 }
 
+/// `impl <module>::Context for crate::data::Ctx` (`Guards` for a machine
+/// without a context): the guards, effects and delays of `machine` over the
+/// instrumented context, as the dynamic engine's closures compute them.
+fn context_impl(out: &mut String, module: &str, machine: &Machine) {
+    let context = machine.context.is_some();
+    let payload_arg = |symbol: &Symbol| match &symbol.payload {
+        Some(ty) => format!(", payload: &{}", ty.text),
+        None => String::new(),
+    };
+    let payload_seed = |symbol: &Symbol| match symbol.payload {
+        Some(_) => "Some(crate::data::TestPayload::seed(payload))",
+        None => "None",
+    };
+    let trait_ = if context { "Context" } else { "Guards" };
+    let _ = writeln!(out, "    impl {module}::{trait_} for crate::data::Ctx {{");
+    for (index, guard) in machine.guards.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "        fn {}(&self{}) -> bool {{\n            crate::data::guard_value({index}, self, {})\n        }}",
+            escape(&snake(&guard.name)),
+            payload_arg(guard),
+            payload_seed(guard),
+        );
+    }
+    for effect in &machine.effects {
+        let _ = writeln!(
+            out,
+            "        fn {}(&mut self{}) {{\n            crate::data::run_effect({:?}, self, {})\n        }}",
+            escape(&snake(&effect.name)),
+            payload_arg(effect),
+            effect.name,
+            payload_seed(effect),
+        );
+    }
+    for (index, delay) in machine.delays.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "        fn {}(&self) -> ::std::time::Duration {{\n            crate::data::delay_value({index}, self)\n        }}",
+            escape(&snake(&delay.name)),
+        );
+    }
+    let _ = writeln!(out, "    }}");
+}
+
 /// `impl <module>::Guards for crate::engine::TestGuards`: guard `i` of
 /// `machine` is `self.guard(i)`, the value the driver hands in for the step.
 fn test_guards_impl(out: &mut String, module: &str, machine: &Machine) {
     let _ = writeln!(out, "    impl {module}::Guards for crate::engine::TestGuards {{");
     for (index, guard) in machine.guards.iter().enumerate() {
         let method = escape(&snake(&guard.name));
+        // A guard that reads a payload flips on odd ones.
+        let (param, parity) = match &guard.payload {
+            Some(ty) => (
+                format!(", payload: &{}", ty.text),
+                " ^ (crate::data::TestPayload::seed(payload) % 2 == 1)",
+            ),
+            None => (String::new(), ""),
+        };
         let _ = writeln!(
             out,
-            "        fn {method}(&self) -> bool {{\n            self.guard({index})\n        }}"
+            "        fn {method}(&self{param}) -> bool {{\n            self.guard({index}){parity}\n        }}"
         );
     }
     let _ = writeln!(out, "    }}");

@@ -36,24 +36,24 @@ fn rust_type(text: &str) -> TokenStream {
 }
 
 /// What every generator of the module needs.
-struct Gen<'a> {
+pub(crate) struct Gen<'a> {
     machine: &'a Machine,
     /// What each step does: the one statement of the rules, rendered here.
     plan: Plan,
-    idents: Idents,
+    pub(crate) idents: Idents,
     /// The machine type: `Router`.
     machine_ident: Ident,
     /// The context type; `None` for a machine with payloads or timers but
     /// no context, whose guards the caller passes to `fire` as today.
-    context: Option<TokenStream>,
+    pub(crate) context: Option<TokenStream>,
     /// Whether `fire` takes an `Event` (a context or a payload) rather than
     /// an `Action`.
-    events: bool,
+    pub(crate) events: bool,
     /// Whether the guards are a `Guards` value the caller passes (no context,
     /// some guards).
     guards_arg: bool,
-    effects: Vec<Ident>,
-    delays: Vec<Ident>,
+    pub(crate) effects: Vec<Ident>,
+    pub(crate) delays: Vec<Ident>,
     /// Most timers any state has (nonzero when the machine has timers).
     max_timers: usize,
     /// The length of the deadlines array: the plan's slots, the most timers
@@ -75,44 +75,52 @@ pub(crate) fn is_extended(machine: &Machine) -> bool {
     machine.has_data_or_timers()
 }
 
+impl<'a> Gen<'a> {
+    /// What the generators of a machine with a context, payloads or timers
+    /// share; the parallel module uses its `Event` enum and `Context` trait.
+    pub(crate) fn new(machine: &'a Machine, options: &Options) -> Gen<'a> {
+        let idents = Idents::new(machine);
+        let machine_ident = idents.machine.clone();
+        // Spanning the declaration: rustc's errors about the type (it does not
+        // resolve, it lacks a trait a bound asks for) point there.
+        let context = machine
+            .context
+            .as_ref()
+            .map(|c| options.spans.respan(c.span, rust_type(&c.text)));
+        let max_timers = machine
+            .state_ids()
+            .map(|s| machine.timers_of(s).count())
+            .max()
+            .unwrap_or(0);
+        let events = context.is_some() || machine.actions.iter().any(|a| a.payload.is_some());
+        let clock_param = if machine_ident == "K" { "K2" } else { "K" };
+        let nested = machine.is_nested();
+        let plan = Plan::new(machine);
+        Gen {
+            deadline_slots: plan.deadline_slots,
+            nested,
+            memory: crate::nested::memory_slots(machine),
+            plan,
+            machine,
+            effects: machine.effects.iter().map(|e| value_ident(&e.name)).collect(),
+            delays: machine.delays.iter().map(|d| value_ident(&d.name)).collect(),
+            guards_arg: context.is_none() && !machine.guards.is_empty(),
+            idents,
+            machine_ident,
+            context,
+            events,
+            max_timers,
+            clock_param: Ident::new(clock_param, Span::call_site()),
+            spans: options.spans.clone(),
+        }
+    }
+}
+
 /// `pub mod <snake_name> { ... }` for a checked machine with a context, a
 /// payload or a timer.
 pub(crate) fn extended_module(machine: &Machine, options: &Options) -> TokenStream {
-    let idents = Idents::new(machine);
-    let enums = enums(machine, &idents);
-    let machine_ident = idents.machine.clone();
-    // Spanning the declaration: rustc's errors about the type (it does not
-    // resolve, it lacks a trait a bound asks for) point there.
-    let context = machine
-        .context
-        .as_ref()
-        .map(|c| options.spans.respan(c.span, rust_type(&c.text)));
-    let max_timers = machine
-        .state_ids()
-        .map(|s| machine.timers_of(s).count())
-        .max()
-        .unwrap_or(0);
-    let events = context.is_some() || machine.actions.iter().any(|a| a.payload.is_some());
-    let clock_param = if machine_ident == "K" { "K2" } else { "K" };
-    let nested = machine.is_nested();
-    let plan = Plan::new(machine);
-    let gen = Gen {
-        deadline_slots: plan.deadline_slots,
-        nested,
-        memory: crate::nested::memory_slots(machine),
-        plan,
-        machine,
-        effects: machine.effects.iter().map(|e| value_ident(&e.name)).collect(),
-        delays: machine.delays.iter().map(|d| value_ident(&d.name)).collect(),
-        guards_arg: context.is_none() && !machine.guards.is_empty(),
-        idents,
-        machine_ident,
-        context,
-        events,
-        max_timers,
-        clock_param: Ident::new(clock_param, Span::call_site()),
-        spans: options.spans.clone(),
-    };
+    let gen = Gen::new(machine, options);
+    let enums = enums(machine, &gen.idents);
     let mut tables = Tables::default();
     let module = &gen.idents.module;
     let docs = module_docs(machine, options);
@@ -176,14 +184,14 @@ pub(crate) fn extended_module(machine: &Machine, options: &Options) -> TokenStre
 }
 
 impl Gen<'_> {
-    fn payload(&self, symbol: &Symbol) -> Option<TokenStream> {
+    pub(crate) fn payload(&self, symbol: &Symbol) -> Option<TokenStream> {
         symbol
             .payload
             .as_ref()
             .map(|p| self.spans.respan(p.span, rust_type(&p.text)))
     }
 
-    fn event_enum(&self) -> TokenStream {
+    pub(crate) fn event_enum(&self) -> TokenStream {
         let m = &self.machine_ident;
         let variants = self
             .machine
@@ -470,7 +478,7 @@ impl Gen<'_> {
         }
     }
 
-    fn context_trait(&self) -> TokenStream {
+    pub(crate) fn context_trait(&self) -> TokenStream {
         use crate::user_trait::{impl_section, method, Kind};
         let m = &self.machine_ident;
         let guards = self

@@ -32,15 +32,17 @@
 //!
 //! The module's rustdoc lists the states and transitions as tables.
 //!
-//! A machine with parallel states gets the same enums and `Guards` trait, and
-//! a machine type that holds its configuration as a bit set (`Copy` without
-//! timers, no allocation): `configuration()` returns a `Configuration` with
-//! one enum per region in `regions`, `is_in` takes any state (`AnyState`),
-//! and `fire` returns its own `Fired` (the configurations before and after,
-//! the outputs and the transitions taken, as constant lists or in place) or
-//! `FireError`. With timers it holds a clock and its deadlines, and has
-//! `next_deadline` and `fire_due`. It steps with `fsm_runtime::chart` over
-//! the plan's tables ([`fsm_grammar::plan::ChartPlan`]).
+//! A machine with parallel states gets the same enums, `Event` enum and
+//! `Context` or `Guards` trait, and a machine type that holds its
+//! configuration as a bit set (`Copy` without a context or timers, no
+//! allocation): `configuration()` returns a `Configuration` with one enum
+//! per region in `regions`, `is_in` takes any state (`AnyState`), and
+//! `fire` returns its own `Fired` (the configurations before and after, the
+//! outputs and the transitions taken, as constant lists or in place) or
+//! `FireError` (which hands an `Event` back). With a context it owns it;
+//! with timers it holds a clock and its deadlines, and has `next_deadline`
+//! and `fire_due`. It steps with `fsm_runtime::chart` over the plan's
+//! tables ([`fsm_grammar::plan::ChartPlan`]).
 //!
 //! # Using it from a build script
 //!
@@ -164,10 +166,9 @@ pub fn stub_tokens(
 const UNFOLDING_LIMIT: usize = 4096;
 
 /// Why code generation does not generate `machine`, which the dynamic
-/// engine runs: parallel states with a context or payloads, or
-/// `always` and `done` transitions that cannot be laid out ahead of time (a
-/// cycle of them, or too many ways for them to follow one another). `None`
-/// for a machine it generates.
+/// engine runs: `always` and `done` transitions that cannot be laid out
+/// ahead of time (a cycle of them, or too many ways for them to follow one
+/// another). `None` for a machine it generates.
 pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
     let construct = if machine.has_parallel() {
         parallel::refusal(machine)?

@@ -30,6 +30,7 @@
 //! `chart::restore`), as for the dynamic engine.
 
 use crate::docs::{doc_attrs, module_docs};
+use crate::extended::Gen;
 use crate::guards::{condition_in, guards_trait};
 use crate::idents::{type_ident, value_ident, Idents};
 use crate::machine::{enums, module_lints, module_prelude};
@@ -52,22 +53,9 @@ const INLINE_ARMS: usize = 8;
 const MAX_COMBINATIONS: usize = 256;
 
 /// Why code generation does not generate `machine`, which has parallel
-/// states: a context or payloads (the dynamic engine runs those), or
-/// `always` and `done` transitions without a bound. Timers are generated.
+/// states: `always` and `done` transitions without a bound. A context,
+/// payloads, effects and timers are generated.
 pub(crate) fn refusal(machine: &Machine) -> Option<String> {
-    let payloads = machine
-        .actions
-        .iter()
-        .chain(&machine.guards)
-        .any(|s| s.payload.is_some());
-    if machine.context.is_some() || !machine.effects.is_empty() || !machine.delays.is_empty() || payloads {
-        let what = if payloads { "payloads" } else { "a context" };
-        let parallel = machine.states.iter().find(|s| s.is_parallel())?;
-        return Some(format!(
-            "a parallel state `{}` and {what}, which code generation does not support together yet",
-            parallel.name
-        ));
-    }
     let plan = Plan::new(machine);
     ChartPlan::new(machine, &plan)
         .fire_bound(machine, MICROSTEP_LIMIT)
@@ -211,10 +199,11 @@ fn direct_arm(
     steps: &[fsm_grammar::plan::StaticStep],
     cp: &ChartPlan,
     idents: &Idents,
+    input: &TokenStream,
 ) -> TokenStream {
     let parts = StepParts { cp, idents };
     let refuse = quote! {
-        __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), action })
+        __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), #input })
     };
     let fired = |outputs: TokenStream, taken: TokenStream, internal: TokenStream| {
         quote! {
@@ -462,6 +451,55 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     let guards_trait = guards_trait(&m.guards, &idents, &options.spans);
     let name = &m.name;
     let fingerprint = m.fingerprint();
+    // A context or payloads: `fire` takes an `Event`, and the `Event` enum
+    // and the `Context` trait (or `Guards`, with payloads) are rendered as
+    // for a machine without parallel states.
+    let payloads = m.actions.iter().any(|a| a.payload.is_some());
+    let gen = (m.context.is_some() || payloads).then(|| Gen::new(m, options));
+    let ctx: Option<TokenStream> = gen.as_ref().and_then(|g| g.context.clone());
+    let events = gen.as_ref().is_some_and(|g| g.events);
+    let (gen_effects, gen_delays) = match &gen {
+        Some(g) => (g.effects.clone(), g.delays.clone()),
+        None => (Vec::new(), Vec::new()),
+    };
+    // The `Event` enum and the `Context` trait (or `Guards` with payloads),
+    // over the user's types, which resolve where the machine is generated.
+    let (guards_trait, data_allow, data_use) = match &gen {
+        Some(gen) => {
+            let event = gen.events.then(|| gen.event_enum());
+            let traits = gen.context_trait();
+            (
+                quote!(#event #traits),
+                quote! {
+                    // The context and payload types are the user's, often
+                    // private to the module that generates the machine.
+                    #[allow(private_interfaces, private_bounds)]
+                },
+                quote! {
+                    #[allow(unused_imports)]
+                    use super::*;
+                },
+            )
+        }
+        None => (guards_trait, TokenStream::new(), TokenStream::new()),
+    };
+    let (input, input_ty, input_ref_ty, input_action, let_action) = if events {
+        (
+            quote!(event),
+            quote!(Event),
+            quote!(&Event),
+            quote!(event.action()),
+            quote!(let action = event.action();),
+        )
+    } else {
+        (
+            quote!(action),
+            quote!(Action),
+            quote!(Action),
+            quote!(action),
+            quote!(),
+        )
+    };
     let words = lit(cp.words);
     let slots_n = lit(plan.history.len());
     let max_leaves = lit(cp.max_leaves);
@@ -553,7 +591,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let ms = Literal::u64_unsuffixed(d.as_millis() as u64);
             quote!(__fsm::Duration::from_millis(#ms))
         }
-        Delay::Named(_) => unreachable!("`refusal` refuses a machine with named delays"),
+        // Read from the context when the group is armed (`delay`).
+        Delay::Named(_) => quote!(__fsm::Duration::ZERO),
     });
     let labels = plan.timer_groups.iter().map(|g| g.label.as_str());
 
@@ -688,6 +727,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
         }
     };
+    // Whether some guard reads the configuration (`in(...)`).
+    let reads_config = std::cell::Cell::new(false);
     let guard_arms: Vec<TokenStream> = cp
         .transitions
         .iter()
@@ -699,6 +740,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 quote!(self.ask(#n))
             };
             let in_state = |s: StateId| {
+                reads_config.set(true);
                 let id = u32_lit(s.index() as u32);
                 quote!(config.contains(#id))
             };
@@ -707,10 +749,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             Some(quote!(#i => #condition,))
         })
         .collect();
-    let ask_arms = idents.guards.iter().enumerate().map(|(i, g)| {
-        let i = lit(i);
-        quote!(#i => Guards::#g(self.guards),)
-    });
     let action_arms = idents.actions.iter().enumerate().map(|(i, a)| {
         let i = u32_lit(i as u32);
         quote!(Action::#a => #i,)
@@ -852,14 +890,14 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             continue;
         };
         let refuse = quote! {
-            return __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), action })
+            return __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), #input })
         };
         // Without `always` and `done` transitions nothing follows the
         // step, so an arm can return what it did as constant lists: the
         // outputs and transitions of each combination of the slots' steps.
         let combinations: usize = groups.iter().map(|g| g.len() + 1).product();
         if direct && combinations <= MAX_COMBINATIONS {
-            let body = direct_arm(&groups, &static_steps, &cp, &idents);
+            let body = direct_arm(&groups, &static_steps, &cp, &idents, &input);
             written_arms.push((action_ident.clone(), body, true));
             continue;
         }
@@ -954,15 +992,20 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 );
                 match fast {
                     __fsm::Some(entered) => entered,
-                    __fsm::None => Self::general_step(
+                    __fsm::None => match Self::general_step(
                         &mut self.config,
                         &mut self.memory,
                         before,
                         a,
-                        action,
                         &mut host,
                         &mut chosen,
-                    )?,
+                    ) {
+                        __fsm::Some(entered) => entered,
+                        __fsm::None => {
+                            let guarded = Self::has_candidates(&before, a);
+                            return __fsm::Err(FireError::refused(Configuration(before), #input, guarded));
+                        }
+                    },
                 }
             }
         }
@@ -976,7 +1019,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     // be: the caller then reads what it uses of `Fired` where `fire` wrote
     // it, rather than a copy.
     let has_guards = !m.guards.is_empty();
-    let g_call = has_guards.then(|| quote!(, guards));
+    // The caller passes the guards to `fire` (a machine with guards and no
+    // context); a machine with a context owns it, and its host reaches it.
+    let guards_arg = has_guards && ctx.is_none();
+    let g_call = guards_arg.then(|| quote!(, guards));
     let has_general = general.is_some();
     let inline = if !written_arms.is_empty() && written_arms.len() <= INLINE_ARMS {
         quote!(#[inline(always)])
@@ -994,15 +1040,59 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let _ = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
         }
     };
-    let (g_param, g_arg, g_pass) = if has_guards {
-        (
-            quote!(<G: Guards + ?::core::marker::Sized>),
-            quote!(, guards: &G),
-            quote!(guards),
-        )
+    let (g_param, g_arg) = if guards_arg {
+        (quote!(<G: Guards + ?::core::marker::Sized>), quote!(, guards: &G))
     } else {
-        (quote!(), quote!(), quote!(guards: &()))
+        (quote!(), quote!())
     };
+    // How the host reaches the guards: the caller's, the context (mutably
+    // in `fire`, to run effects; shared in `can_fire`), or nothing.
+    let reach = |shared: bool| match (&ctx, guards_arg) {
+        (Some(_), _) if shared => quote!(context: &self.context,),
+        (Some(_), _) => quote!(context: &mut self.context,),
+        (None, true) => quote!(guards,),
+        (None, false) => quote!(guards: &(),),
+    };
+    // A guard's call; `payload` when it takes the event's payload.
+    let payload_match = |ty: &str, call: TokenStream| {
+        let variants = m
+            .actions
+            .iter()
+            .zip(&idents.actions)
+            .filter(|(a, _)| a.payload.as_ref().is_some_and(|p| p.text == ty))
+            .map(|(_, v)| quote!(__fsm::Some(Event::#v(payload))));
+        quote! {
+            match self.event {
+                #(#variants)|* => #call,
+                // The checker allows a payload only where the action
+                // carries one of this type (`payload-mismatch`).
+                _ => ::core::unreachable!("a payload of this type is carried by every action that uses it"),
+            }
+        }
+    };
+    let ask_arms = m
+        .guards
+        .iter()
+        .zip(&idents.guards)
+        .enumerate()
+        .map(|(i, (guard, g))| {
+            let i = lit(i);
+            let receiver = match ctx {
+                Some(_) => quote!(Context::#g(__fsm::chart::Access::read(&self.context))),
+                None => quote!(Guards::#g(self.guards)),
+            };
+            let call = match &guard.payload {
+                None => receiver,
+                Some(p) => {
+                    let receiver = match ctx {
+                        Some(_) => quote!(Context::#g(__fsm::chart::Access::read(&self.context), payload)),
+                        None => quote!(Guards::#g(self.guards, payload)),
+                    };
+                    payload_match(&p.text, receiver)
+                }
+            };
+            quote!(#i => #call,)
+        });
     let ask = if has_guards {
         quote! {
             /// Guard `g`, asked at most once per step.
@@ -1016,42 +1106,84 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     } else {
         quote!()
     };
+    // The effects, run on the context; an effect with a payload only ever
+    // runs as a transition's own `do`, on an action that carries one.
+    let effect_body = match &ctx {
+        Some(_) if !m.effects.is_empty() => {
+            let arms = m.effects.iter().enumerate().map(|(i, effect)| {
+                let (i, e) = (u32_lit(i as u32), &gen_effects[i]);
+                let call = match &effect.payload {
+                    None => quote!(Context::#e(context)),
+                    Some(p) => payload_match(&p.text, quote!(Context::#e(context, payload))),
+                };
+                quote!(#i => #call,)
+            });
+            quote! {
+                fn effect(&mut self, effect: u32, _own: bool) {
+                    // `can_fire` reads the context and runs nothing.
+                    let __fsm::Some(context) = __fsm::chart::Access::write(&mut self.context) else {
+                        return;
+                    };
+                    match effect {
+                        #(#arms)*
+                        _ => ::core::unreachable!(),
+                    }
+                }
+            }
+        }
+        _ => quote!(
+            fn effect(&mut self, _effect: u32, _own: bool) {}
+        ),
+    };
     // A machine with timers is generic over its clock `K`, and its host
     // keeps the deadlines of a step until the step is done.
-    let g_ty = if has_guards { quote!(G) } else { quote!(()) };
-    let host_ty = if timed {
-        quote!(Host<'_, '_, #g_ty, K>)
-    } else {
-        quote!(Host<'_, #g_ty>)
+    let clock = |tokens: TokenStream| timed.then_some(tokens);
+    let k_param = clock(quote!(, K));
+    let k_bound = clock(quote!(, K: __fsm::Clock));
+    let (host_struct_param, host_generics, host_ty_impl, host_ty) = match (&ctx, guards_arg) {
+        (Some(c), _) => (
+            quote!(<'g, X #k_param>),
+            quote!(<X: __fsm::chart::Access<#c> #k_bound>),
+            quote!(Host<'_, X #k_param>),
+            quote!(Host<'_, &mut #c #k_param>),
+        ),
+        (None, true) => (
+            quote!(<'g, G: ?::core::marker::Sized #k_param>),
+            quote!(<G: Guards + ?::core::marker::Sized #k_bound>),
+            quote!(Host<'_, G #k_param>),
+            quote!(Host<'_, G #k_param>),
+        ),
+        (None, false) => (
+            quote!(<'g, G: ?::core::marker::Sized #k_param>),
+            match timed {
+                true => quote!(<K: __fsm::Clock>),
+                false => quote!(),
+            },
+            quote!(Host<'_, () #k_param>),
+            quote!(Host<'_, () #k_param>),
+        ),
     };
-    let host_generics = match (has_guards, timed) {
-        (true, true) => quote!(<G: Guards + ?::core::marker::Sized, K: __fsm::Clock>),
-        (true, false) => quote!(<G: Guards + ?::core::marker::Sized>),
-        (false, true) => quote!(<K: __fsm::Clock>),
-        (false, false) => quote!(),
+    let method_generics = g_param.clone();
+    let host_reach_field = match ctx {
+        Some(_) => quote!(context: X,),
+        None => quote!(guards: &'g G,),
     };
-    let method_generics = if has_guards {
-        quote!(<G: Guards + ?::core::marker::Sized>)
-    } else {
-        quote!()
-    };
-    let host_struct_param = if timed {
-        quote!(<'g, 'k, G: ?::core::marker::Sized, K>)
-    } else {
-        quote!(<'g, G: ?::core::marker::Sized>)
-    };
+    let host_event_field = events.then(|| quote!(event: __fsm::Option<&'g Event>,));
     let host_timer_fields = timed.then(|| {
         quote! {
             armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
             now: __fsm::Option<__fsm::Timestamp>,
-            clock: &'k K,
+            clock: &'g K,
         }
     });
-    let host_with = |now: TokenStream| {
+    let host_with = |now: TokenStream, event: TokenStream, shared: bool| {
         let timers = timed.then(|| quote!(armed: self.armed, now: #now, clock: &self.clock,));
+        let event = events.then(|| quote!(event: #event,));
+        let reach = reach(shared);
         quote! {
             Host {
-                #g_pass,
+                #reach
+                #event
                 cache: [__fsm::None; #n_guards],
                 outputs: __fsm::chart::Inline::new(#output_fill),
                 taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
@@ -1060,20 +1192,55 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     };
-    let new_host = host_with(quote!(__fsm::None));
-    let due_host = host_with(quote!(__fsm::Some(now)));
+    let new_host = host_with(quote!(__fsm::None), quote!(__fsm::Some(&event)), false);
+    let check_host = host_with(quote!(__fsm::None), quote!(__fsm::Some(event)), true);
+    let due_host = host_with(quote!(__fsm::Some(now)), quote!(__fsm::None), false);
     let (impl_generics, machine_ty) = if timed {
         (quote!(<K: __fsm::Clock>), quote!(#machine_ident<K>))
     } else {
         (quote!(), quote!(#machine_ident))
     };
+    // A timer group's delay: a literal, or the context's named delay, read
+    // when the group is armed.
+    let named_delays: Vec<TokenStream> = plan
+        .timer_groups
+        .iter()
+        .enumerate()
+        .filter_map(|(g, group)| match group.delay {
+            Delay::Named(d) => {
+                let (g, method) = (u32_lit(g as u32), &gen_delays[d.index()]);
+                Some(quote!(#g => Context::#method(context),))
+            }
+            Delay::Literal(_) => None,
+        })
+        .collect();
+    let delay_fn = match &ctx {
+        Some(c) if !named_delays.is_empty() => quote! {
+            /// Timer group `g`'s delay, reading a named delay from `context`.
+            fn delay(g: u32, context: &#c) -> __fsm::Duration {
+                match g {
+                    #(#named_delays)*
+                    _ => DELAYS[g as usize],
+                }
+            }
+        },
+        _ => TokenStream::new(),
+    };
+    let delay_of = |g: TokenStream, context: TokenStream| {
+        if named_delays.is_empty() {
+            quote!(DELAYS[#g as usize])
+        } else {
+            quote!(delay(#g, #context))
+        }
+    };
+    let arm_delay = delay_of(quote!(g), quote!(__fsm::chart::Access::read(&self.context)));
     let arm_body = if timed {
         quote! {
             fn arm(&mut self, groups: &[u32]) {
                 // The time every timer a step arms counts from, read once.
                 let now = *self.now.get_or_insert_with(|| __fsm::Clock::now(self.clock));
                 for &g in groups {
-                    self.armed[g as usize] = __fsm::Some(__fsm::deadline(now, DELAYS[g as usize]));
+                    self.armed[g as usize] = __fsm::Some(__fsm::deadline(now, #arm_delay));
                 }
             }
 
@@ -1091,6 +1258,207 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         }
     };
     let keep_timers = timed.then(|| quote!(self.armed = host.armed;));
+    // The message of a refusal, the same with an action or an event.
+    let display = quote! {
+            impl __fsm::fmt::Display for FireError {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    let (configuration, action) = (self.configuration(), self.action());
+                    match self {
+                        FireError::InvalidTransition { .. } => {
+                            ::core::write!(f, "action `{}` is not valid in configuration [{}]", action.name(), configuration)?;
+                            let mut valid = self.valid().peekable();
+                            if valid.peek().is_none() {
+                                return f.write_str("; no action is valid in it");
+                            }
+                            f.write_str("; valid actions: ")?;
+                            for (i, a) in valid.enumerate() {
+                                if i > 0 {
+                                    f.write_str(", ")?;
+                                }
+                                ::core::write!(f, "`{}`", a.name())?;
+                            }
+                            __fsm::Ok(())
+                        }
+                        FireError::GuardRejected { .. } => ::core::write!(
+                            f,
+                            "action `{}` rejected in configuration [{}]: no guard of its transitions held",
+                            action.name(),
+                            configuration
+                        ),
+                    }
+                }
+            }
+
+            impl ::core::error::Error for FireError {}
+    };
+    // The general step's refusal, which tells the two kinds apart.
+    let refused = has_general.then(|| {
+        quote! {
+            fn refused(configuration: Configuration, #input: #input_ty, guarded: bool) -> FireError {
+                if guarded {
+                    FireError::GuardRejected { configuration, #input }
+                } else {
+                    FireError::InvalidTransition { configuration, #input }
+                }
+            }
+        }
+    });
+    let has_candidates = has_general.then(|| {
+        quote! {
+            /// True when some leaf of `before` has candidates for
+            /// action `a` (whose guards, then, all failed).
+            fn has_candidates(before: &__fsm::chart::Bits<#words>, a: u32) -> bool {
+                before.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some())
+            }
+        }
+    });
+    // Why `fire` refused: with the action, or with the event handed back.
+    let fire_error = if events {
+        quote! {
+            /// Why `fire` refused an event; the machine did not change, nothing
+            /// ran, and the event is handed back.
+            ///
+            /// `Clone`, `PartialEq` and `Eq` are implemented when `Event` has
+            /// them.
+            #[derive(__fsm::Debug)]
+            pub enum FireError {
+                /// No active leaf has a transition for the event's action.
+                InvalidTransition {
+                    /// The configuration.
+                    configuration: Configuration,
+                    /// The event.
+                    event: Event,
+                },
+                /// Some active leaf has transitions for the event's action,
+                /// and no guard of theirs held.
+                GuardRejected {
+                    /// The configuration.
+                    configuration: Configuration,
+                    /// The event.
+                    event: Event,
+                },
+            }
+
+            impl FireError {
+                #refused
+
+                /// The configuration the event was refused in.
+                pub fn configuration(&self) -> Configuration {
+                    match *self {
+                        FireError::InvalidTransition { configuration, .. }
+                        | FireError::GuardRejected { configuration, .. } => configuration,
+                    }
+                }
+
+                /// The event refused.
+                pub fn event(&self) -> &Event {
+                    match self {
+                        FireError::InvalidTransition { event, .. } | FireError::GuardRejected { event, .. } => event,
+                    }
+                }
+
+                /// The event refused, handed back.
+                pub fn into_event(self) -> Event {
+                    match self {
+                        FireError::InvalidTransition { event, .. } | FireError::GuardRejected { event, .. } => event,
+                    }
+                }
+
+                /// The action of the event refused.
+                pub fn action(&self) -> Action {
+                    self.event().action()
+                }
+
+                /// The actions some active leaf has a transition for.
+                pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
+                    valid_in(self.configuration().0)
+                }
+            }
+
+            impl __fsm::Clone for FireError where for<'a> Event: __fsm::Clone {
+                fn clone(&self) -> Self {
+                    match self {
+                        FireError::InvalidTransition { configuration, event } => FireError::InvalidTransition {
+                            configuration: *configuration,
+                            event: __fsm::Clone::clone(event),
+                        },
+                        FireError::GuardRejected { configuration, event } => FireError::GuardRejected {
+                            configuration: *configuration,
+                            event: __fsm::Clone::clone(event),
+                        },
+                    }
+                }
+            }
+
+            impl __fsm::PartialEq for FireError where for<'a> Event: __fsm::PartialEq {
+                fn eq(&self, other: &Self) -> bool {
+                    match (self, other) {
+                        (
+                            FireError::InvalidTransition { configuration: c1, event: e1 },
+                            FireError::InvalidTransition { configuration: c2, event: e2 },
+                        )
+                        | (
+                            FireError::GuardRejected { configuration: c1, event: e1 },
+                            FireError::GuardRejected { configuration: c2, event: e2 },
+                        ) => c1 == c2 && e1 == e2,
+                        _ => false,
+                    }
+                }
+            }
+
+            impl __fsm::Eq for FireError where for<'a> Event: __fsm::Eq {}
+
+            #display
+        }
+    } else {
+        quote! {
+            /// Why `fire` refused an action; the machine did not change.
+            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+            pub enum FireError {
+                /// No active leaf has a transition for the action.
+                InvalidTransition {
+                    /// The configuration.
+                    configuration: Configuration,
+                    /// The action.
+                    action: Action,
+                },
+                /// Some active leaf has transitions for the action, and no
+                /// guard of theirs held.
+                GuardRejected {
+                    /// The configuration.
+                    configuration: Configuration,
+                    /// The action.
+                    action: Action,
+                },
+            }
+
+            impl FireError {
+                #refused
+
+                /// The configuration the action was refused in.
+                pub fn configuration(&self) -> Configuration {
+                    match *self {
+                        FireError::InvalidTransition { configuration, .. }
+                        | FireError::GuardRejected { configuration, .. } => configuration,
+                    }
+                }
+
+                /// The action refused.
+                pub fn action(&self) -> Action {
+                    match *self {
+                        FireError::InvalidTransition { action, .. } | FireError::GuardRejected { action, .. } => action,
+                    }
+                }
+
+                /// The actions some active leaf has a transition for.
+                pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
+                    valid_in(self.configuration().0)
+                }
+            }
+
+            #display
+        }
+    };
     // A step from the configuration before, whose states entered are
     // `entered`, then the `always` and `done` steps after it, and what they
     // all did.
@@ -1117,7 +1485,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     // Arms that return what they did take the step themselves; the others
     // evaluate to the states entered, and `step` does the rest.
     let fire_body = if written_arms.is_empty() {
-        quote!(self.fire_general(action #g_call))
+        quote!(self.fire_general(#input #g_call))
     } else if direct {
         let arms = written_arms.iter().map(|(action, body, complete)| {
             let body = if *complete {
@@ -1127,24 +1495,27 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             };
             quote!(Action::#action => { #body })
         });
-        let wildcard = has_general.then(|| quote!(_ => self.fire_general(action #g_call),));
+        let wildcard = has_general.then(|| quote!(_ => self.fire_general(#input #g_call),));
         quote! {
             let before = self.config;
+            #let_action
             match action { #(#arms)* #wildcard }
         }
     } else {
         let arms = written_arms
             .iter()
             .map(|(action, body, _)| quote!(Action::#action => { #body }));
-        let wildcard = has_general.then(|| quote!(_ => return self.fire_general(action #g_call),));
-        step(quote!(match action { #(#arms)* #wildcard }))
+        let wildcard = has_general.then(|| quote!(_ => return self.fire_general(#input #g_call),));
+        let body = step(quote!(match action { #(#arms)* #wildcard }));
+        quote!(#let_action #body)
     };
     let fire_general = general.map(|general| {
         let body = step(general);
         quote! {
             /// [`Self::fire`] for the actions without a written-out arm.
             #[inline(never)]
-            fn fire_general #method_generics (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
+            fn fire_general #method_generics (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<Fired, FireError> {
+                #let_action
                 #body
             }
         }
@@ -1155,7 +1526,9 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             true
         }
     } else {
+        let unused = (!reads_config.get()).then(|| quote!(let _ = config;));
         quote! {
+            #unused
             match transition {
                 #(#guard_arms)*
                 _ => true,
@@ -1212,363 +1585,682 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             )?;
         }
     };
-    let (
-        machine_struct,
-        constructor,
-        timer_methods,
-        armed_timers,
-        with_timers,
-        restore,
-        restore_system,
-        timer_items,
-    ) = if timed {
-        let restoring = restoring(quote!(&GROUPS), quote!(&mut armed));
-        let struct_docs = doc_attrs(
-            &m.docs,
-            &format!(
-                "The machine `{name}`: its configuration, its history memory, and the deadlines \
-                     of its armed timers, which it reads the time for from its clock."
-            ),
-        );
-        (
-            quote! {
-                #struct_docs
-                #[derive(__fsm::Clone)]
-                pub struct #machine_ident<K = __fsm::DefaultClock> {
-                    config: __fsm::chart::Bits<#words>,
-                    memory: [__fsm::chart::Bits<#words>; #slots_n],
-                    clock: K,
-                    armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
-                }
+    // The context: a field, a constructor argument, accessors, and with
+    // `fsm-runtime`'s `serde` feature a part of every snapshot.
+    let (ctx_field, ctx_param, ctx_arg, ctx_init, ctx_sep) = match &ctx {
+        Some(c) => (
+            quote!(context: #c,),
+            quote!(context: #c),
+            quote!(context),
+            quote!(context,),
+            quote!(,),
+        ),
+        None => Default::default(),
+    };
+    let ctx_accessors = ctx.as_ref().map(|c| {
+        quote! {
+            /// The context.
+            pub fn context(&self) -> &#c {
+                &self.context
+            }
 
-                __fsm::if_std! {
-                    impl #machine_ident {
-                        /// The machine in its initial configuration,
-                        /// timed by the system clock.
-                        pub fn new() -> Self {
-                            Self::with_clock(__fsm::SystemClock)
-                        }
-                    }
+            /// The context, to change outside any transition.
+            pub fn context_mut(&mut self) -> &mut #c {
+                &mut self.context
+            }
 
-                    impl __fsm::Default for #machine_ident {
-                        fn default() -> Self {
-                            Self::new()
-                        }
-                    }
-                }
-
-                /// The configuration, the history memory and the
-                /// deadlines (not the clock).
-                impl<K: __fsm::Clock> __fsm::Debug for #machine_ident<K> {
-                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                        f.debug_struct(Self::NAME)
-                            .field("configuration", &Configuration(self.config))
-                            .field("memory", &self.memory)
-                            .field("armed", &self.armed)
-                            .finish_non_exhaustive()
-                    }
-                }
-            },
-            quote! {
-                /// The machine in its initial configuration, timed by
-                /// `clock`, remembering nothing, with the timers of
-                /// every state of the configuration armed. Nothing runs
-                /// and nothing is emitted.
-                pub fn with_clock(clock: K) -> Self {
-                    let now = __fsm::Clock::now(&clock);
-                    let mut armed = [__fsm::None; #n_groups];
-                    for s in INITIAL.iter() {
-                        for &g in CHART.list(STATES[s as usize].timer_groups) {
-                            armed[g as usize] = __fsm::Some(__fsm::deadline(now, DELAYS[g as usize]));
-                        }
-                    }
-                    Self {
-                        config: INITIAL,
-                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
-                        clock,
-                        armed,
-                    }
-                }
-            },
-            quote! {
-                /// When the next armed timer is due; `None` when none
-                /// is armed.
-                pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
-                    CHART.due(&self.config, &self.armed, __fsm::None).map(|(_, due)| due)
-                }
-
-                /// Fire the timer due first by the clock (read once), if
-                /// any, as its own step followed by its `always` and
-                /// `done` steps: `Ok` with what it did, or `Err` when no
-                /// guard of its group held (the group is then
-                /// disarmed). Ties go to the leaves in document order,
-                /// each leaf's own timers before those of the states
-                /// holding it. Does not allocate.
-                pub fn fire_next_due #method_generics (
-                    &mut self #g_arg
-                ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
-                    let now = __fsm::Clock::now(&self.clock);
-                    self.fire_due_at(now #g_call)
-                }
-
-                /// Fire every timer whose deadline has passed, earliest
-                /// first, each exactly once, handing each result to
-                /// `each`, and return how many there were. The clock is
-                /// read once: timers armed by these firings are due
-                /// later.
-                pub fn fire_due #method_generics (
-                    &mut self #g_arg,
-                    mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
-                ) -> usize {
-                    let now = __fsm::Clock::now(&self.clock);
-                    let mut count = 0;
-                    while let __fsm::Some(result) = self.fire_due_at(now #g_call) {
-                        count += 1;
-                        each(result);
-                    }
-                    count
-                }
-
-                /// The clock.
-                pub fn clock(&self) -> &K {
-                    &self.clock
-                }
-
-                /// The timer group due first at `now`, fired: the first
-                /// of its timers whose guard holds takes its step.
-                fn fire_due_at #method_generics (
-                    &mut self,
-                    now: __fsm::Timestamp #g_arg
-                ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
-                    let (g, due) = CHART.due(&self.config, &self.armed, __fsm::Some(now))?;
-                    self.armed[g as usize] = __fsm::None;
-                    let group = &GROUPS[g as usize];
-                    let declared_in = NAMES[group.state as usize];
-                    let before = self.config;
-                    let mut host = #due_host;
-                    let chosen = group
-                        .candidates
-                        .iter()
-                        .position(|&t| __fsm::chart::Host::guard(&mut host, t, &before));
-                    let __fsm::Some(k) = chosen else {
-                        return __fsm::Some(__fsm::Err(TimerRejected {
-                            configuration: Configuration(before),
-                            declared_in,
-                            timer: group.indices[0],
-                            due,
-                        }));
-                    };
-                    #[allow(unused_mut, unused_variables)]
-                    let mut chosen = [0u32; #max_leaves];
-                    let entered = __fsm::chart::microstep(
-                        &CHART,
-                        &mut self.config,
-                        &mut self.memory,
-                        &group.candidates[k..=k],
-                        &mut host,
-                    );
-                    #settle
-                    #keep_timers
-                    __fsm::Some(__fsm::Ok(TimerFired {
-                        from: Configuration(before),
-                        to: Configuration(self.config),
-                        declared_in,
-                        timer: group.indices[k],
-                        label: LABELS[g as usize],
-                        due,
-                        outputs: __fsm::chart::Collected::Inline(host.outputs),
-                        taken: __fsm::chart::Collected::Inline(host.taken),
-                        internal: !host.moved,
-                    }))
-                }
-            },
-            quote! {
-                /// The timers armed now, with their deadlines, as a
-                /// snapshot stores them: for each active leaf in
-                /// document order, its own, then those of each state
-                /// holding it, outward, each named by the state that
-                /// declares it.
-                pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-                    CHART
-                        .armed_timers(&GROUPS, &self.config, &self.armed)
-                        .into_iter()
-                        .map(|(state, timer, due)| __fsm::ArmedTimer::new(NAMES[state as usize], timer, due))
-                }
-            },
-            quote!(.with_timers(self.armed_timers())),
-            quote! {
-                #restore_docs
-                ///
-                /// Armed timers keep the deadlines the snapshot gives
-                /// them, however long ago it was taken.
-                pub fn restore_with(
-                    snapshot: &__fsm::Snapshot,
-                    policy: __fsm::FingerprintPolicy,
-                    clock: K,
-                ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                    let mut armed = [__fsm::None; #n_groups];
-                    #restoring
-                    __fsm::Ok(Self { config, memory, clock, armed })
-                }
-            },
-            quote! {
-                __fsm::if_alloc! {
-                    __fsm::if_std! {
-                        impl #machine_ident {
-                            /// The machine in the configuration of
-                            /// `snapshot`, timed by the system clock;
-                            /// the snapshot must come from this exact
-                            /// definition.
-                            ///
-                            /// # Errors
-                            ///
-                            /// As [`Self::restore_with`].
-                            pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
-                                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict, __fsm::SystemClock)
-                            }
-                        }
-                    }
-                }
-            },
-            quote! {
-                /// What one due timer did.
-                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-                pub struct TimerFired {
-                    /// The configuration before.
-                    pub from: Configuration,
-                    /// The configuration after, once the `always` and
-                    /// `done` steps ran.
-                    pub to: Configuration,
-                    /// The state whose `after` this is.
-                    pub declared_in: &'static str,
-                    /// The timer's index among `declared_in`'s timers,
-                    /// in declaration order.
-                    pub timer: u32,
-                    /// The timer as a history records its action:
-                    /// `after 30s`.
-                    pub label: &'static str,
-                    /// The deadline it was due at.
-                    pub due: __fsm::Timestamp,
-                    /// The outputs of every step, in order.
-                    pub outputs: __fsm::chart::Collected<Output, #n_outputs>,
-                    /// The transitions taken, in the order their actions
-                    /// ran.
-                    pub taken: __fsm::chart::Collected<&'static Taken, #n_taken>,
-                    /// True when no state was exited or entered.
-                    pub internal: bool,
-                }
-
-                impl __fsm::fmt::Display for TimerFired {
-                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                        ::core::write!(
-                            f,
-                            "[{}] --{} of `{}`--> [{}]",
-                            self.from,
-                            self.label,
-                            self.declared_in,
-                            self.to
-                        )?;
-                        write_emits(f, &self.outputs)
-                    }
-                }
-
-                /// Timers of one state with the same delay that came due
-                /// together, none of whose guards held: they are
-                /// disarmed and nothing else happened.
-                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-                pub struct TimerRejected {
-                    /// The configuration.
-                    pub configuration: Configuration,
-                    /// The state whose `after`s these are.
-                    pub declared_in: &'static str,
-                    /// The index of the first of them among
-                    /// `declared_in`'s timers.
-                    pub timer: u32,
-                    /// The deadline they were due at.
-                    pub due: __fsm::Timestamp,
-                }
-
-                impl __fsm::fmt::Display for TimerRejected {
-                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                        ::core::write!(
-                            f,
-                            "timer {} of `{}` came due at {} in configuration [{}], and no guard of its group held",
-                            self.timer,
-                            self.declared_in,
-                            self.due,
-                            self.configuration
-                        )
-                    }
-                }
-
-                impl ::core::error::Error for TimerRejected {}
-
-                static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
-                static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
-                static LABELS: [&str; #n_groups] = [#(#labels),*];
-            },
+            /// The machine's context, giving the machine up.
+            pub fn into_context(self) -> #c {
+                self.context
+            }
+        }
+    });
+    let with_timers = timed.then(|| quote!(.with_timers(self.armed_timers())));
+    let snapshot_of = quote! {
+        __fsm::Snapshot::of_configuration(
+            Self::NAME,
+            Self::FINGERPRINT,
+            self.leaves().map(State::name),
         )
-    } else {
-        let restoring = restoring(quote!(&[]), quote!(&mut []));
-        (
+        #with_timers
+        .with_last_leaves(
+            HISTORY_SLOTS
+                .iter()
+                .zip(&self.memory)
+                .filter(|(_, leaves)| !leaves.is_empty())
+                .map(|(&composite, leaves)| {
+                    (NAMES[composite as usize], leaves.iter().map(|s| NAMES[s as usize]))
+                }),
+        )
+    };
+    let plain_snapshot = ctx.is_none().then(|| {
+        quote! {
+            /// The configuration (its leaves, in document order),
+            /// the armed timers and the history memory, with the
+            /// machine's name and fingerprint, ready to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                #snapshot_of
+            }
+        }
+    });
+    let debug_bound = ctx.as_ref().map(|c| quote!(where for<'a> #c: __fsm::Debug));
+    let debug_context = ctx.as_ref().map(|_| quote!(.field("context", &self.context)));
+    let restore_name = match ctx {
+        Some(_) => format_ident!("restore_with_context"),
+        None => format_ident!("restore_with"),
+    };
+    let initial_delay = delay_of(quote!(g), quote!(&context));
+    let (timed_derive, timed_default, timed_clone) = match &ctx {
+        None => (
+            quote!(#[derive(__fsm::Clone)]),
             quote! {
-                #machine_docs
-                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-                pub struct #machine_ident {
-                    config: __fsm::chart::Bits<#words>,
-                    memory: [__fsm::chart::Bits<#words>; #slots_n],
-                }
-
                 impl __fsm::Default for #machine_ident {
                     fn default() -> Self {
                         Self::new()
                     }
                 }
             },
+            TokenStream::new(),
+        ),
+        Some(c) => (
+            TokenStream::new(),
+            TokenStream::new(),
             quote! {
-                /// The machine in its initial configuration, remembering
-                /// nothing. Nothing runs and nothing is emitted.
-                pub const fn new() -> Self {
-                    Self {
-                        config: INITIAL,
-                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                /// A copy: the configuration, the history memory, a clone
+                /// of the context, the clock and the deadlines.
+                impl<K: __fsm::Clock + __fsm::Clone> __fsm::Clone for #machine_ident<K>
+                where
+                    for<'a> #c: __fsm::Clone,
+                {
+                    fn clone(&self) -> Self {
+                        Self {
+                            config: self.config,
+                            memory: self.memory,
+                            context: __fsm::Clone::clone(&self.context),
+                            clock: __fsm::Clone::clone(&self.clock),
+                            armed: self.armed,
+                        }
                     }
                 }
             },
-            quote!(),
-            quote!(),
-            quote!(),
-            quote! {
-                /// The machine in the configuration of `snapshot`,
-                /// which must come from this machine and this exact
-                /// definition.
+        ),
+    };
+    // With a context, a snapshot carries it as JSON: `snapshot` and the
+    // restores that read the context need `fsm-runtime`'s `serde` feature,
+    // and without it are stubs whose bound names the feature.
+    let needs_serde = match &m.context {
+        Some(c) => options.spans.respan(c.span, quote!(__fsm::NeedsSerdeFeature)),
+        None => TokenStream::new(),
+    };
+    let context_snapshots = |c: &TokenStream,
+                             restore_sig: TokenStream,
+                             restore_body: TokenStream,
+                             std_only: bool,
+                             restore_call: TokenStream| {
+        let gate = |items: TokenStream| {
+            if std_only {
+                quote!(__fsm::if_std! { #items })
+            } else {
+                items
+            }
+        };
+        let restore = gate(quote! {
+            impl #machine_ident {
+                /// The machine in the configuration, context and timers
+                /// of `snapshot`, which must come from this exact
+                /// definition. Needs `fsm-runtime`'s `serde` feature.
                 ///
                 /// # Errors
                 ///
                 /// As [`Self::restore_with`].
-                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
-                    Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
+                where
+                    for<'a> #c: __fsm::DeserializeOwned,
+                {
+                    #restore_call
+                }
+            }
+        });
+        let restore_stub = gate(quote! {
+            impl #machine_ident {
+                /// Needs `fsm-runtime`'s `serde` feature, which is off;
+                /// without it, [`Self::restore_with_context`] restores a
+                /// snapshot with a context the caller gives. A call does
+                /// not compile, and says so.
+                #[allow(unused_variables)]
+                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
+                where
+                    for<'a> #c: #needs_serde,
+                {
+                    __fsm::stub()
+                }
+            }
+        });
+        quote! {
+            __fsm::if_serde! {
+                impl #impl_generics #machine_ty {
+                    /// The configuration (its leaves, in document order),
+                    /// the context, the armed timers and the history
+                    /// memory, with the machine's name and fingerprint,
+                    /// ready to be stored. Needs `fsm-runtime`'s `serde`
+                    /// feature (the snapshot carries the context as JSON).
+                    ///
+                    /// # Errors
+                    ///
+                    /// When the context does not serialize.
+                    pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+                    where
+                        for<'a> #c: __fsm::Serialize,
+                    {
+                        #snapshot_of.with_context_of(&self.context)
+                    }
+
+                    /// The machine in the configuration, context and
+                    /// timers of `snapshot`; `policy` decides whether a
+                    /// snapshot of a different definition is accepted.
+                    /// Needs `fsm-runtime`'s `serde` feature.
+                    ///
+                    /// # Errors
+                    ///
+                    /// As [`Self::restore_with_context`], and when the
+                    /// snapshot carries no context or one that does not
+                    /// deserialize (the error names the field).
+                    #restore_sig
+                    where
+                        for<'a> #c: __fsm::DeserializeOwned,
+                    {
+                        #restore_body
+                    }
                 }
 
-                #restore_docs
-                pub fn restore_with(
-                    snapshot: &__fsm::Snapshot,
-                    policy: __fsm::FingerprintPolicy,
-                ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                    #restoring
-                    __fsm::Ok(Self { config, memory })
+                #restore
+            }
+
+            __fsm::without_serde! {
+                impl #impl_generics #machine_ty {
+                    /// Needs `fsm-runtime`'s `serde` feature, which is off:
+                    /// the snapshot of a machine with a context carries the
+                    /// context as JSON. A call does not compile, and says so.
+                    pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+                    where
+                        for<'a> #c: #needs_serde,
+                    {
+                        __fsm::stub()
+                    }
+
+                    /// Needs `fsm-runtime`'s `serde` feature, which is off;
+                    /// without it, [`Self::restore_with_context`] restores
+                    /// a snapshot with a context the caller gives. A call
+                    /// does not compile, and says so.
+                    #[allow(unused_variables)]
+                    #restore_sig
+                    where
+                        for<'a> #c: #needs_serde,
+                    {
+                        __fsm::stub()
+                    }
                 }
-            },
-            quote!(),
-            quote!(),
-        )
+
+                #restore_stub
+            }
+        }
     };
+    let (machine_struct, constructor, timer_methods, armed_timers, restore, restore_system, timer_items) =
+        if timed {
+            let restoring = restoring(quote!(&GROUPS), quote!(&mut armed));
+            let struct_docs = doc_attrs(
+                &m.docs,
+                &format!(
+                    "The machine `{name}`: its configuration, its history memory, and the deadlines \
+                     of its armed timers, which it reads the time for from its clock."
+                ),
+            );
+            (
+                quote! {
+                    #struct_docs
+                    #timed_derive
+                    pub struct #machine_ident<K = __fsm::DefaultClock> {
+                        config: __fsm::chart::Bits<#words>,
+                        memory: [__fsm::chart::Bits<#words>; #slots_n],
+                        #ctx_field
+                        clock: K,
+                        armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
+                    }
+
+                    __fsm::if_std! {
+                        impl #machine_ident {
+                            /// The machine in its initial configuration,
+                            /// timed by the system clock.
+                            pub fn new(#ctx_param) -> Self {
+                                Self::with_clock(#ctx_arg #ctx_sep __fsm::SystemClock)
+                            }
+                        }
+
+                        #timed_default
+                    }
+
+                    /// The configuration, the history memory, the context and
+                    /// the deadlines (not the clock).
+                    impl<K: __fsm::Clock> __fsm::Debug for #machine_ident<K> #debug_bound {
+                        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                            f.debug_struct(Self::NAME)
+                                .field("configuration", &Configuration(self.config))
+                                .field("memory", &self.memory)
+                                #debug_context
+                                .field("armed", &self.armed)
+                                .finish_non_exhaustive()
+                        }
+                    }
+
+                    #timed_clone
+                },
+                quote! {
+                    /// The machine in its initial configuration, timed by
+                    /// `clock`, remembering nothing, with the timers of
+                    /// every state of the configuration armed. Nothing runs
+                    /// and nothing is emitted.
+                    pub fn with_clock(#ctx_param #ctx_sep clock: K) -> Self {
+                        let now = __fsm::Clock::now(&clock);
+                        let mut armed = [__fsm::None; #n_groups];
+                        for s in INITIAL.iter() {
+                            for &g in CHART.list(STATES[s as usize].timer_groups) {
+                                armed[g as usize] = __fsm::Some(__fsm::deadline(now, #initial_delay));
+                            }
+                        }
+                        Self {
+                            config: INITIAL,
+                            memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                            #ctx_init
+                            clock,
+                            armed,
+                        }
+                    }
+                },
+                quote! {
+                    /// When the next armed timer is due; `None` when none
+                    /// is armed.
+                    pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+                        CHART.due(&self.config, &self.armed, __fsm::None).map(|(_, due)| due)
+                    }
+
+                    /// Fire the timer due first by the clock (read once), if
+                    /// any, as its own step followed by its `always` and
+                    /// `done` steps: `Ok` with what it did, or `Err` when no
+                    /// guard of its group held (the group is then
+                    /// disarmed). Ties go to the leaves in document order,
+                    /// each leaf's own timers before those of the states
+                    /// holding it. Does not allocate.
+                    pub fn fire_next_due #method_generics (
+                        &mut self #g_arg
+                    ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                        let now = __fsm::Clock::now(&self.clock);
+                        self.fire_due_at(now #g_call)
+                    }
+
+                    /// Fire every timer whose deadline has passed, earliest
+                    /// first, each exactly once, handing each result to
+                    /// `each`, and return how many there were. The clock is
+                    /// read once: timers armed by these firings are due
+                    /// later.
+                    pub fn fire_due #method_generics (
+                        &mut self #g_arg,
+                        mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+                    ) -> usize {
+                        let now = __fsm::Clock::now(&self.clock);
+                        let mut count = 0;
+                        while let __fsm::Some(result) = self.fire_due_at(now #g_call) {
+                            count += 1;
+                            each(result);
+                        }
+                        count
+                    }
+
+                    /// The clock.
+                    pub fn clock(&self) -> &K {
+                        &self.clock
+                    }
+
+                    /// The timer group due first at `now`, fired: the first
+                    /// of its timers whose guard holds takes its step.
+                    fn fire_due_at #method_generics (
+                        &mut self,
+                        now: __fsm::Timestamp #g_arg
+                    ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                        let (g, due) = CHART.due(&self.config, &self.armed, __fsm::Some(now))?;
+                        self.armed[g as usize] = __fsm::None;
+                        let group = &GROUPS[g as usize];
+                        let declared_in = NAMES[group.state as usize];
+                        let before = self.config;
+                        let mut host = #due_host;
+                        let chosen = group
+                            .candidates
+                            .iter()
+                            .position(|&t| __fsm::chart::Host::guard(&mut host, t, &before));
+                        let __fsm::Some(k) = chosen else {
+                            return __fsm::Some(__fsm::Err(TimerRejected {
+                                configuration: Configuration(before),
+                                declared_in,
+                                timer: group.indices[0],
+                                due,
+                            }));
+                        };
+                        #[allow(unused_mut, unused_variables)]
+                        let mut chosen = [0u32; #max_leaves];
+                        let entered = __fsm::chart::microstep(
+                            &CHART,
+                            &mut self.config,
+                            &mut self.memory,
+                            &group.candidates[k..=k],
+                            &mut host,
+                        );
+                        #settle
+                        #keep_timers
+                        __fsm::Some(__fsm::Ok(TimerFired {
+                            from: Configuration(before),
+                            to: Configuration(self.config),
+                            declared_in,
+                            timer: group.indices[k],
+                            label: LABELS[g as usize],
+                            due,
+                            outputs: __fsm::chart::Collected::Inline(host.outputs),
+                            taken: __fsm::chart::Collected::Inline(host.taken),
+                            internal: !host.moved,
+                        }))
+                    }
+                },
+                quote! {
+                    /// The timers armed now, with their deadlines, as a
+                    /// snapshot stores them: for each active leaf in
+                    /// document order, its own, then those of each state
+                    /// holding it, outward, each named by the state that
+                    /// declares it.
+                    pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                        CHART
+                            .armed_timers(&GROUPS, &self.config, &self.armed)
+                            .into_iter()
+                            .map(|(state, timer, due)| __fsm::ArmedTimer::new(NAMES[state as usize], timer, due))
+                    }
+                },
+                quote! {
+                    #restore_docs
+                    ///
+                    /// Armed timers keep the deadlines the snapshot gives
+                    /// them, however long ago it was taken.
+                    pub fn #restore_name(
+                        snapshot: &__fsm::Snapshot,
+                        policy: __fsm::FingerprintPolicy,
+                        #ctx_param #ctx_sep
+                        clock: K,
+                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                        let mut armed = [__fsm::None; #n_groups];
+                        #restoring
+                        __fsm::Ok(Self { config, memory, #ctx_init clock, armed })
+                    }
+                },
+                match &ctx {
+                    None => quote! {
+                        __fsm::if_alloc! {
+                            __fsm::if_std! {
+                                impl #machine_ident {
+                                    /// The machine in the configuration of
+                                    /// `snapshot`, timed by the system clock;
+                                    /// the snapshot must come from this exact
+                                    /// definition.
+                                    ///
+                                    /// # Errors
+                                    ///
+                                    /// As [`Self::restore_with`].
+                                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict, __fsm::SystemClock)
+                                    }
+                                }
+                            }
+                        }
+                    },
+                    Some(c) => context_snapshots(
+                        c,
+                        quote! {
+                            pub fn restore_with(
+                                snapshot: &__fsm::Snapshot,
+                                policy: __fsm::FingerprintPolicy,
+                                clock: K,
+                            ) -> __fsm::Result<Self, __fsm::RestoreError>
+                        },
+                        quote! {
+                            let mut armed = [__fsm::None; #n_groups];
+                            #restoring
+                            let context = snapshot.context_as::<#c>()?;
+                            __fsm::Ok(Self { config, memory, context, clock, armed })
+                        },
+                        true,
+                        quote!(Self::restore_with(
+                            snapshot,
+                            __fsm::FingerprintPolicy::Strict,
+                            __fsm::SystemClock
+                        )),
+                    ),
+                },
+                quote! {
+                    /// What one due timer did.
+                    #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+                    pub struct TimerFired {
+                        /// The configuration before.
+                        pub from: Configuration,
+                        /// The configuration after, once the `always` and
+                        /// `done` steps ran.
+                        pub to: Configuration,
+                        /// The state whose `after` this is.
+                        pub declared_in: &'static str,
+                        /// The timer's index among `declared_in`'s timers,
+                        /// in declaration order.
+                        pub timer: u32,
+                        /// The timer as a history records its action:
+                        /// `after 30s`.
+                        pub label: &'static str,
+                        /// The deadline it was due at.
+                        pub due: __fsm::Timestamp,
+                        /// The outputs of every step, in order.
+                        pub outputs: __fsm::chart::Collected<Output, #n_outputs>,
+                        /// The transitions taken, in the order their actions
+                        /// ran.
+                        pub taken: __fsm::chart::Collected<&'static Taken, #n_taken>,
+                        /// True when no state was exited or entered.
+                        pub internal: bool,
+                    }
+
+                    impl __fsm::fmt::Display for TimerFired {
+                        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                            ::core::write!(
+                                f,
+                                "[{}] --{} of `{}`--> [{}]",
+                                self.from,
+                                self.label,
+                                self.declared_in,
+                                self.to
+                            )?;
+                            write_emits(f, &self.outputs)
+                        }
+                    }
+
+                    /// Timers of one state with the same delay that came due
+                    /// together, none of whose guards held: they are
+                    /// disarmed and nothing else happened.
+                    #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
+                    pub struct TimerRejected {
+                        /// The configuration.
+                        pub configuration: Configuration,
+                        /// The state whose `after`s these are.
+                        pub declared_in: &'static str,
+                        /// The index of the first of them among
+                        /// `declared_in`'s timers.
+                        pub timer: u32,
+                        /// The deadline they were due at.
+                        pub due: __fsm::Timestamp,
+                    }
+
+                    impl __fsm::fmt::Display for TimerRejected {
+                        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                            ::core::write!(
+                                f,
+                                "timer {} of `{}` came due at {} in configuration [{}], and no guard of its group held",
+                                self.timer,
+                                self.declared_in,
+                                self.due,
+                                self.configuration
+                            )
+                        }
+                    }
+
+                    impl ::core::error::Error for TimerRejected {}
+
+                    static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
+                    static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
+                    static LABELS: [&str; #n_groups] = [#(#labels),*];
+                },
+            )
+        } else {
+            let restoring = restoring(quote!(&[]), quote!(&mut []));
+            (
+                match &ctx {
+                    None => quote! {
+                        #machine_docs
+                        #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+                        pub struct #machine_ident {
+                            config: __fsm::chart::Bits<#words>,
+                            memory: [__fsm::chart::Bits<#words>; #slots_n],
+                        }
+
+                        impl __fsm::Default for #machine_ident {
+                            fn default() -> Self {
+                                Self::new()
+                            }
+                        }
+                    },
+                    Some(c) => quote! {
+                        #machine_docs
+                        pub struct #machine_ident {
+                            config: __fsm::chart::Bits<#words>,
+                            memory: [__fsm::chart::Bits<#words>; #slots_n],
+                            context: #c,
+                        }
+
+                        /// The configuration, the history memory and the context.
+                        impl __fsm::Debug for #machine_ident #debug_bound {
+                            fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                                f.debug_struct(Self::NAME)
+                                    .field("configuration", &Configuration(self.config))
+                                    .field("memory", &self.memory)
+                                    #debug_context
+                                    .finish()
+                            }
+                        }
+
+                        /// A copy: the configuration, the history memory and a
+                        /// clone of the context.
+                        impl __fsm::Clone for #machine_ident where for<'a> #c: __fsm::Clone {
+                            fn clone(&self) -> Self {
+                                Self {
+                                    config: self.config,
+                                    memory: self.memory,
+                                    context: __fsm::Clone::clone(&self.context),
+                                }
+                            }
+                        }
+                    },
+                },
+                match &ctx {
+                    None => quote! {
+                        /// The machine in its initial configuration, remembering
+                        /// nothing. Nothing runs and nothing is emitted.
+                        pub const fn new() -> Self {
+                            Self {
+                                config: INITIAL,
+                                memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                            }
+                        }
+                    },
+                    Some(c) => quote! {
+                        /// The machine in its initial configuration, owning
+                        /// `context`, remembering nothing. Nothing runs and
+                        /// nothing is emitted.
+                        pub fn new(context: #c) -> Self {
+                            Self {
+                                config: INITIAL,
+                                memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                                context,
+                            }
+                        }
+                    },
+                },
+                quote!(),
+                quote!(),
+                match &ctx {
+                    None => quote! {
+                        /// The machine in the configuration of `snapshot`,
+                        /// which must come from this machine and this exact
+                        /// definition.
+                        ///
+                        /// # Errors
+                        ///
+                        /// As [`Self::restore_with`].
+                        pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
+                        }
+
+                        #restore_docs
+                        pub fn restore_with(
+                            snapshot: &__fsm::Snapshot,
+                            policy: __fsm::FingerprintPolicy,
+                        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                            #restoring
+                            __fsm::Ok(Self { config, memory })
+                        }
+                    },
+                    Some(c) => quote! {
+                        #restore_docs
+                        ///
+                        /// The machine owns `context`, whatever context the
+                        /// snapshot carries.
+                        pub fn restore_with_context(
+                            snapshot: &__fsm::Snapshot,
+                            policy: __fsm::FingerprintPolicy,
+                            context: #c,
+                        ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                            #restoring
+                            __fsm::Ok(Self { config, memory, context })
+                        }
+                    },
+                },
+                match &ctx {
+                    None => quote!(),
+                    Some(c) => context_snapshots(
+                        c,
+                        quote! {
+                            pub fn restore_with(
+                                snapshot: &__fsm::Snapshot,
+                                policy: __fsm::FingerprintPolicy,
+                            ) -> __fsm::Result<Self, __fsm::RestoreError>
+                        },
+                        quote! {
+                            #restoring
+                            let context = snapshot.context_as::<#c>()?;
+                            __fsm::Ok(Self { config, memory, context })
+                        },
+                        false,
+                        quote!(Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)),
+                    ),
+                },
+                quote!(),
+            )
+        };
 
     quote! {
         #docs
         #lints
+        #data_allow
         pub mod #module {
             #prelude
+            #data_use
             #enums
             #guards_trait
 
@@ -1700,77 +2392,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 __fsm::Ok(())
             }
 
-            /// Why `fire` refused an action; the machine did not change.
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-            pub enum FireError {
-                /// No active leaf has a transition for the action.
-                InvalidTransition {
-                    /// The configuration.
-                    configuration: Configuration,
-                    /// The action.
-                    action: Action,
-                },
-                /// Some active leaf has transitions for the action, and no
-                /// guard of theirs held.
-                GuardRejected {
-                    /// The configuration.
-                    configuration: Configuration,
-                    /// The action.
-                    action: Action,
-                },
-            }
-
-            impl FireError {
-                /// The configuration the action was refused in.
-                pub fn configuration(&self) -> Configuration {
-                    match *self {
-                        FireError::InvalidTransition { configuration, .. }
-                        | FireError::GuardRejected { configuration, .. } => configuration,
-                    }
-                }
-
-                /// The action refused.
-                pub fn action(&self) -> Action {
-                    match *self {
-                        FireError::InvalidTransition { action, .. } | FireError::GuardRejected { action, .. } => action,
-                    }
-                }
-
-                /// The actions some active leaf has a transition for.
-                pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
-                    valid_in(self.configuration().0)
-                }
-            }
-
-            impl __fsm::fmt::Display for FireError {
-                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                    match self {
-                        FireError::InvalidTransition { configuration, action } => {
-                            ::core::write!(f, "action `{}` is not valid in configuration [{}]", action.name(), configuration)?;
-                            let mut valid = self.valid().peekable();
-                            if valid.peek().is_none() {
-                                return f.write_str("; no action is valid in it");
-                            }
-                            f.write_str("; valid actions: ")?;
-                            for (i, a) in valid.enumerate() {
-                                if i > 0 {
-                                    f.write_str(", ")?;
-                                }
-                                ::core::write!(f, "`{}`", a.name())?;
-                            }
-                            __fsm::Ok(())
-                        }
-                        FireError::GuardRejected { configuration, action } => ::core::write!(
-                            f,
-                            "action `{}` rejected in configuration [{}]: no guard of its transitions held",
-                            action.name(),
-                            configuration
-                        ),
-                    }
-                }
-            }
-
-            impl ::core::error::Error for FireError {}
+            #fire_error
 
             #timer_items
 
@@ -1783,6 +2405,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 pub const FINGERPRINT: &'static str = #fingerprint;
 
                 #constructor
+
+                #ctx_accessors
 
                 /// The active states.
                 pub fn configuration(&self) -> Configuration {
@@ -1817,7 +2441,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 ///
                 /// When no active leaf takes `action`; the machine is
                 /// unchanged.
-                pub fn fire #g_param (&mut self, action: Action #g_arg) -> __fsm::Result<Fired, FireError> {
+                pub fn fire #g_param (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<Fired, FireError> {
                     #fire_body
                 }
 
@@ -1825,52 +2449,40 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
                 /// The chart's step for action `a`, from `before`: the
                 /// first enabled candidate of every active leaf, conflicts
-                /// removed; the states entered.
+                /// removed; the states entered, or `None` when no leaf took
+                /// the action.
                 #[allow(clippy::too_many_arguments)]
                 fn general_step #method_generics (
                     config: &mut __fsm::chart::Bits<#words>,
                     memory: &mut [__fsm::chart::Bits<#words>; #slots_n],
                     before: __fsm::chart::Bits<#words>,
                     a: u32,
-                    action: Action,
                     host: &mut #host_ty,
                     chosen: &mut [u32; #max_leaves],
-                ) -> __fsm::Result<__fsm::chart::Bits<#words>, FireError> {
-                    let mut any = false;
+                ) -> __fsm::Option<__fsm::chart::Bits<#words>> {
                     let n = __fsm::chart::select(
                         &CHART,
                         &before,
-                        |leaf| {
-                            match __fsm::chart::Row::find(ROWS[leaf as usize], a) {
-                                __fsm::Some(row) => {
-                                    any = true;
-                                    CHART.list(row.candidates)
-                                }
-                                __fsm::None => &[],
-                            }
-                        },
+                        |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(&[], |row| CHART.list(row.candidates)),
                         host,
                         chosen,
                     );
                     if n == 0 {
-                        let configuration = Configuration(before);
-                        return __fsm::Err(if any {
-                            FireError::GuardRejected { configuration, action }
-                        } else {
-                            FireError::InvalidTransition { configuration, action }
-                        });
+                        return __fsm::None;
                     }
                     let n = __fsm::chart::remove_conflicts(&CHART, &before, chosen, n);
-                    __fsm::Ok(__fsm::chart::microstep(&CHART, config, memory, &chosen[..n], host))
+                    __fsm::Some(__fsm::chart::microstep(&CHART, config, memory, &chosen[..n], host))
                 }
+
+                #has_candidates
 
                 #timer_methods
 
                 /// True when `fire` would take `action` now (asking the
                 /// guards it would ask, and changing nothing).
-                pub fn can_fire #g_param (&self, action: Action #g_arg) -> bool {
-                    let mut host = #new_host;
-                    let a = action_index(action);
+                pub fn can_fire #g_param (&self, #input: #input_ref_ty #g_arg) -> bool {
+                    let mut host = #check_host;
+                    let a = action_index(#input_action);
                     let mut chosen = [0u32; #max_leaves];
                     __fsm::chart::select(
                         &CHART,
@@ -1886,26 +2498,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 impl #impl_generics #machine_ty {
                     #armed_timers
 
-                    /// The configuration (its leaves, in document order),
-                    /// the armed timers and the history memory, with the
-                    /// machine's name and fingerprint, ready to be stored.
-                    pub fn snapshot(&self) -> __fsm::Snapshot {
-                        __fsm::Snapshot::of_configuration(
-                            Self::NAME,
-                            Self::FINGERPRINT,
-                            self.leaves().map(State::name),
-                        )
-                        #with_timers
-                        .with_last_leaves(
-                            HISTORY_SLOTS
-                                .iter()
-                                .zip(&self.memory)
-                                .filter(|(_, leaves)| !leaves.is_empty())
-                                .map(|(&composite, leaves)| {
-                                    (NAMES[composite as usize], leaves.iter().map(|s| NAMES[s as usize]))
-                                }),
-                        )
-                    }
+                    #plain_snapshot
 
                     #restore
                 }
@@ -1914,7 +2507,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
             /// What a step asks of the caller and collects for it.
             struct Host #host_struct_param {
-                guards: &'g G,
+                #host_reach_field
+                #host_event_field
                 cache: [__fsm::Option<bool>; #n_guards],
                 outputs: __fsm::chart::Inline<Output, #n_outputs>,
                 taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
@@ -1922,11 +2516,11 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 #host_timer_fields
             }
 
-            impl #host_generics #host_ty {
+            impl #host_generics #host_ty_impl {
                 #ask
             }
 
-            impl #host_generics __fsm::chart::Host<#words> for #host_ty {
+            impl #host_generics __fsm::chart::Host<#words> for #host_ty_impl {
                 fn guard(&mut self, transition: u32, config: &__fsm::chart::Bits<#words>) -> bool {
                     #guard_body
                 }
@@ -1938,7 +2532,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     self.taken.push(&TAKEN[transition as usize]);
                 }
 
-                fn effect(&mut self, _effect: u32, _own: bool) {}
+                #effect_body
 
                 fn output(&mut self, output: u32) {
                     self.outputs.push(OUTPUTS[output as usize]);
@@ -1959,6 +2553,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     config.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some())
                 })
             }
+
+            #delay_fn
 
             const INITIAL: __fsm::chart::Bits<#words> = #initial;
             static NAMES: [&str; #n_states] = [#(#names),*];
@@ -1997,27 +2593,31 @@ mod tests {
     }";
 
     #[test]
-    fn parallel_states_with_data_are_refused_naming_what() {
+    fn parallel_states_with_data_and_timers_are_generated() {
         let cases = [
-            ("context Ctx;", "a context"),
-            ("action go, x(u32), y;", "payloads"),
+            ("", "pub fn fire (& mut self , action : Action)"),
+            ("context Ctx;", "pub fn fire (& mut self , event : Event)"),
+            (
+                "action go, x(u32), y;",
+                "pub fn fire (& mut self , event : Event)",
+            ),
+            (
+                "context Ctx; guard ok(u32); action go, x(u32), y;",
+                "pub trait Context",
+            ),
         ];
-        for (declaration, what) in cases {
-            let text =
-                format!("machine M {{ {declaration} initial state idle {{ on go -> p; }} {REGIONS} }}");
-            let reason = unsupported(&machine(&text)).expect("refused");
-            assert_eq!(
-                reason,
-                format!(
-                    "machine `M` has a parallel state `p` and {what}, which code generation does not \
-                     support together yet; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it"
-                )
+        for (declaration, expected) in cases {
+            let text = format!(
+                "machine M {{ {declaration} initial state idle {{ on go -> p; after 5s -> p; }} {REGIONS} }}"
+            );
+            let m = machine(&text);
+            assert_eq!(unsupported(&m), None, "{declaration}");
+            let tokens = machine_tokens(&m, &Options::default()).to_string();
+            assert!(
+                tokens.contains(expected),
+                "{declaration}: no `{expected}` in\n{tokens}"
             );
         }
-        let plain = format!("machine M {{ initial state idle {{ on go -> p; }} {REGIONS} }}");
-        assert_eq!(unsupported(&machine(&plain)), None);
-        let timed = format!("machine M {{ initial state idle {{ on go -> p; after 5s -> p; }} {REGIONS} }}");
-        assert_eq!(unsupported(&machine(&timed)), None);
     }
 
     #[test]

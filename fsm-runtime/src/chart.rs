@@ -427,6 +427,36 @@ pub trait Host<const W: usize> {
     fn disarm(&mut self, groups: &[u32]);
 }
 
+/// The context a generated [`Host`] reaches: `&mut C` in `fire`, whose
+/// guards read it and whose effects change it, and `&C` in `can_fire`,
+/// which only asks guards.
+pub trait Access<C: ?Sized> {
+    /// The context, to read.
+    fn read(&self) -> &C;
+    /// The context, to change; `None` when it is only read.
+    fn write(&mut self) -> Option<&mut C>;
+}
+
+impl<C: ?Sized> Access<C> for &C {
+    fn read(&self) -> &C {
+        self
+    }
+
+    fn write(&mut self) -> Option<&mut C> {
+        None
+    }
+}
+
+impl<C: ?Sized> Access<C> for &mut C {
+    fn read(&self) -> &C {
+        self
+    }
+
+    fn write(&mut self) -> Option<&mut C> {
+        Some(self)
+    }
+}
+
 /// How a run of `always` and `done` steps ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Settled {

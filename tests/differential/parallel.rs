@@ -16,13 +16,22 @@
 //! both fire what came due; every timer's step (or rejection), its deadline,
 //! and the next deadline after every step must agree.
 //!
+//! Machines over a context (the random `data_N` machines: effects on
+//! transitions, timers and hooks, a guard and an effect that read `a`'s
+//! payload, named delays) run the instrumented context of `data.rs` in both
+//! engines, whose guards and delays hash everything the effects did: after
+//! every step the two contexts must be equal. Those with payloads and no
+//! context take the drawn guard values, a guard that reads the payload
+//! flipping on odd ones.
+//!
 //! Every few steps both engines take a snapshot: the two are the same JSON
-//! (armed timers included), and each engine goes on from the other's
-//! snapshot (the cross-engine round trip).
+//! (armed timers and the context included), and each engine goes on from
+//! the other's snapshot (the cross-engine round trip).
 
 #[path = "../../grammar/tests/scxml/mod.rs"]
 mod scxml;
 
+use crate::data::Ctx;
 use crate::engine::TestGuards;
 use fsm_dynamic::{Definition, Engine, FireError};
 use fsm_runtime::{ManualClock, Timestamp};
@@ -100,8 +109,13 @@ pub trait ParallelEngine {
     fn valid_actions(&self) -> Vec<String>;
     /// True in a top-level terminal state.
     fn is_terminal(&self) -> bool;
-    /// Fire `action` with `guards`.
-    fn fire(&mut self, action: &str, guards: &TestGuards) -> Step;
+    /// Fire `action` with `guards` (a machine with a context reads its
+    /// own), its payload built from `payload` when it carries one.
+    fn fire(&mut self, action: &str, payload: u64, guards: &TestGuards) -> Step;
+    /// Its context, when it has one.
+    fn context(&self) -> Option<Ctx> {
+        None
+    }
     /// Its snapshot.
     fn snapshot(&self) -> fsm_runtime::Snapshot;
     /// Go on from `snapshot`.
@@ -144,9 +158,9 @@ fn taken(definition: &Definition, taken: &[fsm_dynamic::Taken]) -> Vec<(String, 
 }
 
 /// The dynamic engine's `fire`, as a [`Step`].
-fn dynamic_fire(engine: &Engine, definition: &Definition, action: &str) -> Step {
+fn dynamic_fire(engine: &Engine<Ctx>, definition: &Definition, action: &str, payload: &Value) -> Step {
     let names = |ids: &[fsm_dynamic::StateId]| names(definition, ids);
-    match engine.fire(action, &Value::Null) {
+    match engine.fire(action, payload) {
         Ok(fired) => Step::Fired {
             from: names(fired.from_leaves()),
             to: names(fired.to_leaves()),
@@ -175,7 +189,7 @@ fn dynamic_fire(engine: &Engine, definition: &Definition, action: &str) -> Step 
 }
 
 /// The dynamic engine's `fire_due`, as [`TimerStep`]s.
-fn dynamic_fire_due(engine: &Engine, definition: &Definition) -> Vec<TimerStep> {
+fn dynamic_fire_due(engine: &Engine<Ctx>, definition: &Definition) -> Vec<TimerStep> {
     let names = |ids: &[fsm_dynamic::StateId]| names(definition, ids);
     engine
         .fire_due()
@@ -223,6 +237,7 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
         .collect();
     let (mut steps, mut fired, mut snapshots, mut with_reference) = (0, 0, 0, 0);
     let (mut with_timers, mut timers_fired) = (0, 0);
+    let (mut with_context, mut with_payloads) = (0, 0);
     let mut in_corpus = 0;
     for path in &files {
         let file = relative_name(path, workspace_root());
@@ -256,16 +271,31 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
             let timed = !m.timers.is_empty();
             with_timers += usize::from(timed);
             with_reference += usize::from(referenced);
+            let context = m.context.is_some();
+            with_context += usize::from(context);
+            with_payloads += usize::from(!context && m.actions.iter().any(|a| a.payload.is_some()));
             for run in 0..8u64 {
                 let values: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(vec![false; m.guards.len()]));
-                let mut builder = Engine::builder(Arc::clone(&definition));
-                for (i, guard) in m.guards.iter().enumerate() {
-                    let values = Arc::clone(&values);
-                    builder = builder.guard(&guard.name, move |_| values.lock().unwrap()[i]);
-                }
                 let clock =
                     ManualClock::new(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000));
-                let dynamic = builder.clock(clock.clone()).build().expect("every guard bound");
+                // Over the instrumented context, whose guards and effects the
+                // generated code computes alike; otherwise with the drawn
+                // guard values, a guard that reads a payload flipping on odd
+                // ones.
+                let dynamic = if context {
+                    crate::timed::dynamic_engine(&definition, &clock)
+                } else {
+                    let mut builder = Engine::with_context(Arc::clone(&definition), Ctx::default());
+                    for (i, guard) in m.guards.iter().enumerate() {
+                        let values = Arc::clone(&values);
+                        let typed = guard.payload.is_some();
+                        builder = builder.guard(&guard.name, move |payload| {
+                            let odd = typed && payload.as_u64().expect("a drawn number") % 2 == 1;
+                            values.lock().unwrap()[i] ^ odd
+                        });
+                    }
+                    builder.clock(clock.clone()).build().expect("every guard bound")
+                };
                 let mut generated = (row.new)(&clock);
                 let mut reference = referenced.then(|| Reference::new(m));
                 let mut rng = Rng((run + 1) * 7919 + in_corpus as u64);
@@ -281,50 +311,70 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
                         let got = generated.fire_due(&TestGuards::new(drawn));
                         let expected = dynamic_fire_due(&dynamic, &definition);
                         assert_eq!(got, expected, "{file}: `{}`\n{text}\n{trail}", m.name);
+                        if context {
+                            assert_eq!(
+                                generated.context(),
+                                Some(dynamic.context()),
+                                "{file}: `{}`\n{text}\n{trail}",
+                                m.name
+                            );
+                        }
                         timers_fired += got.len();
                     }
                     let action = rng.below(m.actions.len());
                     let name = &m.actions[action].name;
+                    // A number for an action that carries a payload.
+                    let payload = match m.actions[action].payload {
+                        Some(_) => rng.below(1_000) as u64,
+                        None => 0,
+                    };
+                    let payload_json = match m.actions[action].payload {
+                        Some(_) => Value::from(payload),
+                        None => Value::Null,
+                    };
                     let drawn: Vec<bool> = (0..m.guards.len()).map(|_| rng.chance(50)).collect();
                     *values.lock().unwrap() = drawn.clone();
-                    let _ = writeln!(trail, "fire {name} with {drawn:?}");
-                    let context = || format!("{file}: `{}`\n{text}\n{trail}", m.name);
-                    let got = generated.fire(name, &TestGuards::new(drawn.clone()));
-                    let expected = dynamic_fire(&dynamic, &definition, name);
-                    assert_eq!(got, expected, "{}", context());
+                    let _ = writeln!(trail, "fire {name}({payload_json}) with {drawn:?}");
+                    let context_of = || format!("{file}: `{}`\n{text}\n{trail}", m.name);
+                    let got = generated.fire(name, payload, &TestGuards::new(drawn.clone()));
+                    let expected = dynamic_fire(&dynamic, &definition, name, &payload_json);
+                    assert_eq!(got, expected, "{}", context_of());
+                    if context {
+                        assert_eq!(generated.context(), Some(dynamic.context()), "{}", context_of());
+                    }
                     if let Some(reference) = reference.as_mut() {
                         let moved = reference.fire(action, &drawn).expect("generated machines settle");
                         let ours = match &got {
                             Step::Fired { outputs, .. } => moves(outputs),
                             Step::Refused { .. } => Vec::new(),
                         };
-                        assert_eq!(ours, moved, "the reference: {}", context());
+                        assert_eq!(ours, moved, "the reference: {}", context_of());
                         let leaves: Vec<String> = reference
                             .config
                             .iter()
                             .filter(|&&s| !m.state(s).is_composite())
                             .map(|&s| m.state(s).name.clone())
                             .collect();
-                        assert_eq!(generated.leaves(), leaves, "the reference: {}", context());
+                        assert_eq!(generated.leaves(), leaves, "the reference: {}", context_of());
                     }
                     let dynamic_leaves: Vec<String> = dynamic
                         .configuration()
                         .into_iter()
                         .map(|s| definition.state_name(s).to_owned())
                         .collect();
-                    assert_eq!(generated.leaves(), dynamic_leaves, "{}", context());
+                    assert_eq!(generated.leaves(), dynamic_leaves, "{}", context_of());
                     let dynamic_valid: Vec<String> = dynamic
                         .valid_actions()
                         .iter()
                         .map(|&a| definition.action_name(a).to_owned())
                         .collect();
-                    assert_eq!(generated.valid_actions(), dynamic_valid, "{}", context());
-                    assert_eq!(generated.is_terminal(), dynamic.is_terminal(), "{}", context());
+                    assert_eq!(generated.valid_actions(), dynamic_valid, "{}", context_of());
+                    assert_eq!(generated.is_terminal(), dynamic.is_terminal(), "{}", context_of());
                     assert_eq!(
                         generated.next_deadline(),
                         dynamic.next_deadline(),
                         "{}",
-                        context()
+                        context_of()
                     );
                     steps += 1;
                     fired += usize::from(matches!(got, Step::Fired { .. }));
@@ -335,15 +385,15 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
                             serde_json::to_value(&ours).unwrap(),
                             serde_json::to_value(&theirs).unwrap(),
                             "{}",
-                            context()
+                            context_of()
                         );
                         // Each goes on from the other's snapshot.
                         generated
                             .restore(&theirs)
-                            .unwrap_or_else(|e| panic!("{e}\n{}", context()));
+                            .unwrap_or_else(|e| panic!("{e}\n{}", context_of()));
                         dynamic
                             .restore(&ours)
-                            .unwrap_or_else(|e| panic!("{e}\n{}", context()));
+                            .unwrap_or_else(|e| panic!("{e}\n{}", context_of()));
                         snapshots += 1;
                     }
                 }
@@ -352,7 +402,8 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
     }
     eprintln!(
         "{in_corpus} machines with parallel states ({with_reference} against the reference, \
-         {with_timers} with timers), {steps} steps, {fired} fired, {timers_fired} timers due, \
+         {with_timers} with timers, {with_context} with a context, {with_payloads} with payloads \
+         and no context), {steps} steps, {fired} fired, {timers_fired} timers due, \
          {snapshots} snapshots exchanged"
     );
     assert_eq!(
@@ -367,4 +418,9 @@ fn generated_code_the_dynamic_engine_and_the_reference_agree_on_machines_with_pa
     assert!(fired > 3_000, "only {fired} steps fired");
     assert!(with_timers >= 20, "only {with_timers} machines with timers");
     assert!(timers_fired > 300, "only {timers_fired} timers came due");
+    assert!(with_context >= 10, "only {with_context} machines with a context");
+    assert!(
+        with_payloads >= 4,
+        "only {with_payloads} machines with payloads and no context"
+    );
 }

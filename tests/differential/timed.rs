@@ -369,7 +369,7 @@ impl<'m> Reference<'m> {
 }
 
 /// A dynamic engine of `definition` running [`Ctx`] on `clock`.
-fn dynamic_engine(definition: &Arc<Definition>, clock: &ManualClock) -> Engine<Ctx> {
+pub fn dynamic_engine(definition: &Arc<Definition>, clock: &ManualClock) -> Engine<Ctx> {
     let machine = definition.machine();
     let mut builder = Engine::with_context(Arc::clone(definition), Ctx::default()).clock(clock.clone());
     for (index, guard) in machine.guards.iter().enumerate() {

@@ -53,7 +53,7 @@ pub fn random_machine(seed: u64) -> String {
 /// and `out_sK` when left, so that an engine's outputs show every state it
 /// exits and enters, in order.
 pub fn random_machine_with(seed: u64, hooks: bool) -> String {
-    generate(seed, hooks, false)
+    generate(seed, hooks, false, false)
 }
 
 /// [`random_machine_with`] with hooks and timers: some states arm
@@ -61,11 +61,24 @@ pub fn random_machine_with(seed: u64, hooks: bool) -> String {
 /// internal (emitting `tick`). The reference does not run timers; the
 /// engines are compared with each other on these.
 pub fn random_machine_with_timers(seed: u64) -> String {
-    generate(seed, true, true)
+    generate(seed, true, true, false)
 }
 
-fn generate(seed: u64, hooks: bool, timers: bool) -> String {
+/// [`random_machine_with_timers`] over a context: action `a` carries a
+/// `u32` payload, which guard `p0` and effect `r0` read on `a`'s
+/// transitions; transitions, timers and some hooks run effects (`do e0`,
+/// `do e1, e0`); some timers wait a named delay (`after d0`), which the
+/// context computes. One seed in three has payloads and no context (nor
+/// effects and named delays): its guards are the caller's. The reference
+/// runs none of it.
+pub fn random_machine_with_data(seed: u64) -> String {
+    generate(seed, true, true, true)
+}
+
+fn generate(seed: u64, hooks: bool, timers: bool, data: bool) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    // Over a context, with effects and named delays; or payloads alone.
+    let context = data && seed % 3 != 0;
     // kind: 0 leaf, 1 composite, 2 parallel; children filled below.
     struct Node {
         parent: Option<usize>,
@@ -171,43 +184,79 @@ fn generate(seed: u64, hooks: bool, timers: bool) -> String {
             };
             format!(" -> {}{history}", name(t))
         };
+        // With data: effects, and on `a` (which carries a payload) the
+        // guard and the effect that read it.
+        let effects = |rng: &mut Rng, on_a: bool| -> &'static str {
+            if !context {
+                return "";
+            }
+            match rng.below(6) {
+                0 => " do e0",
+                1 => " do e1, e0",
+                2 if on_a => " do r0",
+                3 if on_a => " do e1, r0",
+                _ => "",
+            }
+        };
         let count = rng.below(3);
         for _ in 0..count {
-            let g = guard(&mut rng);
+            let mut g = guard(&mut rng);
             let p = if rng.chance(20) { " priority 1" } else { "" };
             let t = if rng.chance(85) {
                 target(&mut rng)
             } else {
                 String::new()
             };
-            let _ = write!(body[i], " on {}{g}{p}{t};", actions[rng.below(3)]);
+            let action = actions[rng.below(3)];
+            let on_a = action == "a";
+            if data && on_a {
+                match rng.below(4) {
+                    0 => g = " [p0]".to_owned(),
+                    1 => g = format!(" [p0 && !{}]", guards[rng.below(3)]),
+                    _ => {}
+                }
+            }
+            let e = effects(&mut rng, on_a);
+            let _ = write!(body[i], " on {action}{g}{p}{t}{e};");
         }
         if node.kind != 0 && rng.chance(50) {
             let g = guard(&mut rng);
             let t = target(&mut rng);
-            let _ = write!(body[i], " done{g}{t};");
+            let e = effects(&mut rng, false);
+            let _ = write!(body[i], " done{g}{t}{e};");
         }
         if rng.chance(15) {
             // Guarded, so that only the checker's cycles are unguarded.
             let t = target(&mut rng);
-            let _ = write!(body[i], " always [{}]{t};", guards[rng.below(3)]);
+            let e = effects(&mut rng, false);
+            let _ = write!(body[i], " always [{}]{t}{e};", guards[rng.below(3)]);
         }
         if timers && rng.chance(35) {
             for _ in 0..1 + rng.below(2) {
-                let delay = [100, 200, 300][rng.below(3)];
+                let delay = if context && rng.chance(30) {
+                    "d0"
+                } else {
+                    ["100ms", "200ms", "300ms"][rng.below(3)]
+                };
                 let g = guard(&mut rng);
                 let t = if rng.chance(80) {
                     target(&mut rng)
                 } else {
                     " emit tick".to_owned()
                 };
-                let _ = write!(body[i], " after {delay}ms{g}{t};");
+                let e = effects(&mut rng, false);
+                let _ = write!(body[i], " after {delay}{g}{t}{e};");
             }
         }
     }
     if hooks {
         for (i, body) in body.iter_mut().enumerate() {
-            let _ = write!(body, " enter emit in_s{i}; exit emit out_s{i};");
+            let (enter, exit) = match context.then(|| rng.below(4)) {
+                Some(0) => (" do e0", ""),
+                Some(1) => ("", " do e1"),
+                _ => ("", ""),
+            };
+            let _ = write!(body, " enter{enter} emit in_s{i}; exit{exit} emit out_s{i};");
         }
     }
     fn write_state(nodes: &[Node], i: usize, initial: bool, body: &[String], out: &mut String) {
@@ -230,6 +279,13 @@ fn generate(seed: u64, hooks: bool, timers: bool) -> String {
         out.push_str(" }");
     }
     let mut out = format!("#[allow(unreachable-state, dead-end, no-path-to-terminal)] machine R{seed} {{");
+    if context {
+        out.push_str(
+            " context Ctx; action a(u32), b, c; guard g0, g1, g2, p0(u32); effect e0, e1, r0(u32); delay d0;",
+        );
+    } else if data {
+        out.push_str(" action a(u32), b, c; guard g0, g1, g2, p0(u32);");
+    }
     for (i, node) in nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()) {
         out.push(' ');
         write_state(&nodes, i, i == 0, &body, &mut out);
