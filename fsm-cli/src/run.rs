@@ -793,7 +793,8 @@ struct Refusal<'a> {
 #[derive(Serialize)]
 struct CandidateJson<'a> {
     guard: &'a str,
-    target: Option<&'a str>,
+    /// As written: `p.history` for a history target.
+    target: Option<String>,
 }
 
 impl<'a> Refusal<'a> {
@@ -818,7 +819,7 @@ impl<'a> Refusal<'a> {
                         .candidates()
                         .map(|c| CandidateJson {
                             guard: c.guard(),
-                            target: c.target().map(|t| definition.state_name(t)),
+                            target: c.target_text(definition),
                         })
                         .collect(),
                 }

@@ -876,6 +876,33 @@ fn a_media_player_runs_its_regions_and_lists_the_transitions_it_took() {
 }
 
 #[test]
+fn a_refused_guard_lists_each_candidate_once_with_its_target_as_written() {
+    // `x` on `p` is inherited by both leaves: one candidate, where `a1`
+    // tried it, after `a1`'s own, whose target enters a history.
+    let text = "\
+machine M {
+    guard g;
+    initial state idle { on go -> p; }
+    parallel state p {
+        on x [g] -> idle;
+        state a { initial state a1 { on x [g] -> p.history; } }
+        state b { initial state b1 { } }
+    }
+}
+";
+    session(
+        text,
+        &[],
+        &[r#"{"fire": "go"}"#, r#"{"fire": "x"}"#],
+        &[
+            r#"{"ok":true,"from":["idle"],"to":["a1","b1"],"taken":[{"source":"idle","target":"p"}],"outputs":[],"effects":[]}"#,
+            r#"{"ok":false,"error":"guard-rejected","state":["a1","b1"],"action":"x","candidates":[{"guard":"g","target":"p.history"},{"guard":"g","target":"idle"}]}"#,
+        ],
+        0,
+    );
+}
+
+#[test]
 fn a_done_runs_in_the_same_line_and_a_timer_leaves_every_region() {
     let text = "\
 machine Research {

@@ -7,7 +7,8 @@
 //! of a configuration.
 //!
 //! The machine holds its configuration and its history memory as bit sets,
-//! so it is `Copy` (without timers) and `fire` does not allocate: the
+//! so it is `Copy` (without a context or timers) and `fire` does not
+//! allocate: the
 //! outputs and the transitions taken come back as constant lists or in
 //! place, sized by the plan's bound on one `fire` ([`ChartPlan::fire_bound`]).
 //!
@@ -23,6 +24,13 @@
 //! hand-written `match` would be. That order is the chart's, and the
 //! differential test holds the arms to the dynamic engine and the SCXML
 //! reference.
+//!
+//! A machine with a context or payloads renders the `Event` enum and the
+//! `Context` (or `Guards`) trait as other machines do: `fire` takes an
+//! `Event` and a refusal hands it back; the host reaches the context through
+//! `fsm_runtime::chart::Access` (mutably in `fire`, which runs effects where
+//! the chart says, shared in `can_fire`), and reads a named delay when its
+//! group is armed.
 //!
 //! A machine with timers holds its clock and one deadline per timer group;
 //! which group is due first, what a snapshot lists and what a restore
@@ -1484,7 +1492,10 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     };
     // Arms that return what they did take the step themselves; the others
     // evaluate to the states entered, and `step` does the rest.
-    let fire_body = if written_arms.is_empty() {
+    let fire_body = if m.actions.is_empty() {
+        // No action: nothing to fire.
+        quote!(match #input {})
+    } else if written_arms.is_empty() {
         quote!(self.fire_general(#input #g_call))
     } else if direct {
         let arms = written_arms.iter().map(|(action, body, complete)| {
@@ -1880,7 +1891,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     /// When the next armed timer is due; `None` when none
                     /// is armed.
                     pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
-                        CHART.due(&self.config, &self.armed, __fsm::None).map(|(_, due)| due)
+                        CHART.due(&GROUPS, &self.config, &self.armed, __fsm::None).map(|(_, due)| due)
                     }
 
                     /// Fire the timer due first by the clock (read once), if
@@ -1926,7 +1937,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         &mut self,
                         now: __fsm::Timestamp #g_arg
                     ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
-                        let (g, due) = CHART.due(&self.config, &self.armed, __fsm::Some(now))?;
+                        let (g, due) = CHART.due(&GROUPS, &self.config, &self.armed, __fsm::Some(now))?;
                         self.armed[g as usize] = __fsm::None;
                         let group = &GROUPS[g as usize];
                         let declared_in = NAMES[group.state as usize];

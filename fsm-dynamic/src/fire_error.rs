@@ -5,6 +5,7 @@
 
 use super::definition::Definition;
 use super::ids::{ActionId, OutputId, StateId};
+use fsm_grammar::model::HistoryKind;
 use fsm_runtime::__private::write_names;
 use std::fmt;
 use std::sync::Arc;
@@ -274,6 +275,7 @@ pub struct GuardRejected {
 pub struct Candidate<'a> {
     guard: &'a str,
     target: Option<StateId>,
+    history: Option<HistoryKind>,
 }
 
 impl<'a> Candidate<'a> {
@@ -285,6 +287,22 @@ impl<'a> Candidate<'a> {
     /// The state it leads to; `None` for an internal transition.
     pub fn target(&self) -> Option<StateId> {
         self.target
+    }
+
+    /// `Some` when it enters its target through the target's history.
+    pub fn history(&self) -> Option<HistoryKind> {
+        self.history
+    }
+
+    /// The target as written: `idle`, `p.history`, `p.deep_history`; `None`
+    /// for an internal transition.
+    pub fn target_text(&self, definition: &Definition) -> Option<String> {
+        let target = definition.state_name(self.target?);
+        Some(match self.history {
+            None => target.to_owned(),
+            Some(HistoryKind::Shallow) => format!("{target}.history"),
+            Some(HistoryKind::Deep) => format!("{target}.deep_history"),
+        })
     }
 }
 
@@ -300,9 +318,13 @@ impl GuardRejected {
     }
 
     /// The candidates, in the order their guards were evaluated; each guard
-    /// was false.
+    /// was false. With parallel states, a transition that several active
+    /// leaves inherit (one declared on a state holding them, or `any`'s) is
+    /// listed once, where the first of them tried it.
     pub fn candidates(&self) -> impl ExactSizeIterator<Item = Candidate<'_>> {
         let tables = &self.definition.tables;
+        let machine = self.definition.machine();
+        let mut seen = Vec::new();
         let candidates: Vec<Candidate<'_>> = self
             .leaves()
             .iter()
@@ -311,9 +333,17 @@ impl GuardRejected {
                     .candidates(leaf, self.action)
                     .map_or(&[][..], |candidates| candidates.as_slice())
             })
+            .filter(|c| {
+                let new = !seen.contains(&c.transition());
+                if new {
+                    seen.push(c.transition());
+                }
+                new
+            })
             .map(move |c| Candidate {
                 guard: tables.guard_text(c),
                 target: tables.target(c),
+                history: machine.transition(c.transition()).history,
             })
             .collect();
         candidates.into_iter()

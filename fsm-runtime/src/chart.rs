@@ -1359,31 +1359,57 @@ pub struct TimerGroup<'a> {
 
 impl Chart<'_> {
     /// The armed group of `config` due first, and its deadline; with `by`,
-    /// only a group due at or before it. Ties go to the group met first
-    /// walking each active leaf in document order, then the states holding
-    /// it outward, each state's groups in order (docs/dsl.md, "History and
-    /// timers in regions").
+    /// only a group due at or before it (docs/dsl.md, "History and timers
+    /// in regions"). Ties go by the active leaves in document order: within
+    /// one leaf and the states holding it, as for any machine, to the group
+    /// whose best timer has the highest priority, then to the innermost
+    /// state, then to the timer declared first; across leaves, to the
+    /// earlier leaf's.
     pub fn due<const W: usize>(
         &self,
+        groups: &[TimerGroup<'_>],
         config: &Bits<W>,
         armed: &[Option<Timestamp>],
         by: Option<Timestamp>,
     ) -> Option<(u32, Timestamp)> {
+        // Smaller first: the best timer's priority, highest first; its
+        // state's depth, deepest first; its declaration.
+        let rank = |g: u32| {
+            let group = &groups[g as usize];
+            let best = group.candidates[0];
+            (
+                core::cmp::Reverse(self.transition(best).priority),
+                core::cmp::Reverse(self.state(group.state).depth),
+                best,
+            )
+        };
         let mut best: Option<(u32, Timestamp)> = None;
         for leaf in config
             .iter()
             .filter(|&s| matches!(self.state(s).kind, Kind::Leaf | Kind::Final))
         {
+            let mut leaf_best: Option<(u32, Timestamp)> = None;
             let mut at = leaf;
             while at != NONE {
                 for &g in self.list(self.state(at).timer_groups) {
-                    if let Some(due) = armed[g as usize] {
-                        if by.is_none_or(|by| due <= by) && best.is_none_or(|(_, b)| due < b) {
-                            best = Some((g, due));
-                        }
+                    let Some(due) = armed[g as usize] else { continue };
+                    if by.is_some_and(|by| due > by) {
+                        continue;
+                    }
+                    let better = match leaf_best {
+                        None => true,
+                        Some((b, at)) => due < at || (due == at && rank(g) < rank(b)),
+                    };
+                    if better {
+                        leaf_best = Some((g, due));
                     }
                 }
                 at = self.state(at).parent;
+            }
+            if let Some((g, due)) = leaf_best {
+                if best.is_none_or(|(_, b)| due < b) {
+                    best = Some((g, due));
+                }
             }
         }
         best

@@ -210,3 +210,98 @@ fn a_snapshot_keeps_the_deadlines_and_restoring_checks_each_timer() -> Result<()
     }
     Ok(())
 }
+
+mod ties {
+    //! Timers due at once inside one region break ties as in a machine
+    //! without parallel states: the highest priority first, then the
+    //! innermost state; across regions, the earlier leaf's first.
+
+    use super::{at, start, MINUTE};
+    use fsm_runtime::ManualClock;
+
+    fsm_runtime::fsm! {
+        #[allow(timer-shadowed, dead-end)]
+        machine Ties {
+            initial parallel state p {
+                state r {
+                    initial state c {
+                        after 1m priority 1 -> left emit outer;
+                        initial state x { after 1m emit inner; }
+                    }
+                    state left;
+                }
+                state other { initial state y { after 1m emit other_region; } }
+            }
+        }
+    }
+
+    fsm_runtime::fsm! {
+        #[allow(timer-shadowed, dead-end)]
+        machine Alone {
+            initial state c {
+                after 1m priority 1 -> left emit outer;
+                initial state x { after 1m emit inner; }
+            }
+            state left;
+        }
+    }
+
+    #[test]
+    fn priority_then_depth_within_a_region_then_the_earlier_leaf() {
+        let clock = ManualClock::new(start());
+        let mut machine = ties::Ties::with_clock(clock.clone());
+        let mut alone = alone::Alone::with_clock(clock.clone());
+        clock.advance(MINUTE);
+        let mut outputs = Vec::new();
+        machine.fire_due(|r| {
+            let fired = r.unwrap();
+            assert_eq!(fired.due, at(MINUTE));
+            outputs.extend(fired.outputs.iter().map(|o| o.name()));
+        });
+        // `c`'s timer has priority 1: it leaves `c`, and `x`'s is disarmed;
+        // then the other region's.
+        assert_eq!(outputs, ["outer", "other_region"]);
+        let mut alone_outputs = Vec::new();
+        alone.fire_due(|r| alone_outputs.extend(r.unwrap().outputs.iter().map(|o| o.name())));
+        assert_eq!(alone_outputs, ["outer"]);
+    }
+
+    fsm_runtime::fsm! {
+        #[allow(dead-end)]
+        machine Even {
+            initial parallel state p {
+                state r {
+                    initial state c {
+                        after 1m emit outer;
+                        initial state x { after 1m emit inner; }
+                    }
+                }
+                state other { initial state y { after 1m emit other_region; } }
+            }
+        }
+    }
+
+    fsm_runtime::fsm! {
+        #[allow(dead-end)]
+        machine EvenAlone {
+            initial state c {
+                after 1m emit outer;
+                initial state x { after 1m emit inner; }
+            }
+        }
+    }
+
+    #[test]
+    fn at_equal_priority_the_innermost_state_first() {
+        let clock = ManualClock::new(start());
+        let mut machine = even::Even::with_clock(clock.clone());
+        let mut alone = even_alone::EvenAlone::with_clock(clock.clone());
+        clock.advance(MINUTE);
+        let mut outputs = Vec::new();
+        machine.fire_due(|r| outputs.extend(r.unwrap().outputs.iter().map(|o| o.name())));
+        assert_eq!(outputs, ["inner", "outer", "other_region"]);
+        let mut alone_outputs = Vec::new();
+        alone.fire_due(|r| alone_outputs.extend(r.unwrap().outputs.iter().map(|o| o.name())));
+        assert_eq!(alone_outputs, ["inner", "outer"]);
+    }
+}

@@ -362,7 +362,9 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     let in_type = expects("a Rust type") || expects("`>`") || expects("`::`");
     let in_guard =
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
-    if context == "." {
+    if context == "parallel" {
+        "`parallel` is followed by `state`; modifiers come before it: `initial parallel state p { ... }`"
+    } else if context == "." {
         "after a composite state's name, `.history` enters the child last active in it and `.deep_history` the state last active anywhere inside it"
     } else if context == "->" && timer {
         "a timer's target is the name of a state: `after 30s -> STATE;`"

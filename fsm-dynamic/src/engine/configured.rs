@@ -144,8 +144,8 @@ impl ConfiguredPlan {
         armed: &[Option<Timestamp>],
         by: Option<Timestamp>,
     ) -> Option<(usize, Timestamp)> {
-        let chart = self.chart();
-        by_width!(self.chart.words, W => chart.due(&bits::<W>(config), armed, by))
+        let (chart, groups) = (self.chart(), self.timer_groups());
+        by_width!(self.chart.words, W => chart.due(&groups, &bits::<W>(config), armed, by))
             .map(|(g, due)| (g as usize, due))
     }
 
