@@ -328,7 +328,7 @@ mod tests {
         assert!(
             list.contains(
                 "  unknown-state             A transition targets a state the machine does not\n\
-                 \x20                           define.\n"
+                 \x20                           define, or an `in(...)` guard tests one.\n"
             ),
             "{list}"
         );

@@ -1550,15 +1550,28 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         &m.docs,
         &format!("The machine `{name}`: its configuration and history memory."),
     );
-    let guards_doc = if has_guards {
-        "`guards` answers the guards, each at most once per step; "
-    } else {
-        ""
+    let guards_doc = match (&ctx, has_guards) {
+        (Some(_), _) => {
+            "the context answers the guards as each step finds it, each guard at most once per \
+             step, and the steps' effects change it in the order they run; "
+        }
+        (None, true) => "`guards` answers the guards, each at most once per step; ",
+        (None, false) => "",
     };
     let fire_doc = format!(
-        "Fires `action`: {guards_doc}every active leaf takes its first enabled transition for it, \
+        "Fires `{input}`: {guards_doc}every active leaf takes its first enabled transition for it, \
          conflicts are resolved, and the step and the `always` and `done` steps after it run to \
          completion, as the chart says."
+    );
+    let fire_errors_doc = if events {
+        "When no active leaf takes the event's action, or no guard of theirs holds: the machine \
+         and its context are unchanged, nothing ran, and the error hands the event back."
+    } else {
+        "When no active leaf takes `action`, or no guard of theirs holds; the machine is unchanged."
+    };
+    let can_fire_doc = format!(
+        "True when `fire` would take `{input}` now (asking the guards it would ask, and changing \
+         nothing)."
     );
 
     // The machine, and what a machine with timers adds: its clock, its
@@ -2450,8 +2463,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 ///
                 /// # Errors
                 ///
-                /// When no active leaf takes `action`; the machine is
-                /// unchanged.
+                #[doc = #fire_errors_doc]
                 pub fn fire #g_param (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<Fired, FireError> {
                     #fire_body
                 }
@@ -2489,8 +2501,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
                 #timer_methods
 
-                /// True when `fire` would take `action` now (asking the
-                /// guards it would ask, and changing nothing).
+                #[doc = #can_fire_doc]
                 pub fn can_fire #g_param (&self, #input: #input_ref_ty #g_arg) -> bool {
                     let mut host = #check_host;
                     let a = action_index(#input_action);
