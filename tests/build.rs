@@ -301,15 +301,7 @@ impl Glue {
             (false, false) => "new()",
         };
         let input = if events {
-            let mut arms = String::new();
-            for action in &machine.actions {
-                let variant = escape(&upper_camel(&action.name));
-                let value = match action.payload {
-                    Some(_) => format!("{module}::Event::{variant}(crate::data::payload(payload))"),
-                    None => format!("{module}::Event::{variant}"),
-                };
-                let _ = write!(arms, "\n            {:?} => {value},", action.name);
-            }
+            let arms = event_arms(&module, machine, "            ");
             format!(
                 "match action {{{arms}\n            _ => panic!(\"`{{action}}` is no action of `{}`\"),\n        }}",
                 machine.name
@@ -426,15 +418,7 @@ impl Glue {
         };
         let events = context || machine.actions.iter().any(|a| a.payload.is_some());
         let event = if events {
-            let mut arms = String::new();
-            for action in &machine.actions {
-                let variant = escape(&upper_camel(&action.name));
-                let value = match action.payload {
-                    Some(_) => format!("{module}::Event::{variant}(crate::data::payload(payload))"),
-                    None => format!("{module}::Event::{variant}"),
-                };
-                let _ = write!(arms, "\n                {:?} => {value},", action.name);
-            }
+            let arms = event_arms(&module, machine, "                ");
             format!("match action {{{arms}\n                _ => panic!(\"no action `{{action}}`\"),\n            }}")
         } else {
             format!("action.parse::<{module}::Action>().expect(\"an action of the machine\")")
@@ -551,6 +535,21 @@ impl Glue {
         write_paths(&mut paths, &self.crate_paths, 1, 0);
         (machines, paths)
     }
+}
+
+/// The arms of a `match` on an action's name that build its `Event`, its
+/// payload from the number `payload`, each on a line indented by `indent`.
+fn event_arms(module: &str, machine: &Machine, indent: &str) -> String {
+    let mut arms = String::new();
+    for action in &machine.actions {
+        let variant = escape(&upper_camel(&action.name));
+        let value = match action.payload {
+            Some(_) => format!("{module}::Event::{variant}(crate::data::payload(payload))"),
+            None => format!("{module}::Event::{variant}"),
+        };
+        let _ = write!(arms, "\n{indent}{:?} => {value},", action.name);
+    }
+    arms
 }
 
 /// `impl <module>::Context for crate::data::Ctx` (`Guards` for a machine

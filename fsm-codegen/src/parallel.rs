@@ -1320,44 +1320,12 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     });
-    // Why `fire` refused: with the action, or with the event handed back.
-    let fire_error = if events {
-        quote! {
-            /// Why `fire` refused an event; the machine did not change, nothing
-            /// ran, and the event is handed back.
-            ///
-            /// `Clone`, `PartialEq` and `Eq` are implemented when `Event` has
-            /// them.
-            #[derive(__fsm::Debug)]
-            pub enum FireError {
-                /// No active leaf has a transition for the event's action.
-                InvalidTransition {
-                    /// The configuration.
-                    configuration: Configuration,
-                    /// The event.
-                    event: Event,
-                },
-                /// Some active leaf has transitions for the event's action,
-                /// and no guard of theirs held.
-                GuardRejected {
-                    /// The configuration.
-                    configuration: Configuration,
-                    /// The event.
-                    event: Event,
-                },
-            }
-
-            impl FireError {
-                #refused
-
-                /// The configuration the event was refused in.
-                pub fn configuration(&self) -> Configuration {
-                    match *self {
-                        FireError::InvalidTransition { configuration, .. }
-                        | FireError::GuardRejected { configuration, .. } => configuration,
-                    }
-                }
-
+    // Why `fire` refused, with the action, or with the event handed back.
+    let (refused_what, derives, accessors, value_impls) = if events {
+        (
+            "event",
+            quote!(#[derive(__fsm::Debug)]),
+            quote! {
                 /// The event refused.
                 pub fn event(&self) -> &Event {
                     match self {
@@ -1376,96 +1344,116 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 pub fn action(&self) -> Action {
                     self.event().action()
                 }
-
-                /// The actions some active leaf has a transition for.
-                pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
-                    valid_in(self.configuration().0)
-                }
-            }
-
-            impl __fsm::Clone for FireError where for<'a> Event: __fsm::Clone {
-                fn clone(&self) -> Self {
-                    match self {
-                        FireError::InvalidTransition { configuration, event } => FireError::InvalidTransition {
-                            configuration: *configuration,
-                            event: __fsm::Clone::clone(event),
-                        },
-                        FireError::GuardRejected { configuration, event } => FireError::GuardRejected {
-                            configuration: *configuration,
-                            event: __fsm::Clone::clone(event),
-                        },
+            },
+            // `Event` has these when its payloads do.
+            quote! {
+                impl __fsm::Clone for FireError where for<'a> Event: __fsm::Clone {
+                    fn clone(&self) -> Self {
+                        match self {
+                            FireError::InvalidTransition { configuration, event } => FireError::InvalidTransition {
+                                configuration: *configuration,
+                                event: __fsm::Clone::clone(event),
+                            },
+                            FireError::GuardRejected { configuration, event } => FireError::GuardRejected {
+                                configuration: *configuration,
+                                event: __fsm::Clone::clone(event),
+                            },
+                        }
                     }
                 }
-            }
 
-            impl __fsm::PartialEq for FireError where for<'a> Event: __fsm::PartialEq {
-                fn eq(&self, other: &Self) -> bool {
-                    match (self, other) {
-                        (
-                            FireError::InvalidTransition { configuration: c1, event: e1 },
-                            FireError::InvalidTransition { configuration: c2, event: e2 },
-                        )
-                        | (
-                            FireError::GuardRejected { configuration: c1, event: e1 },
-                            FireError::GuardRejected { configuration: c2, event: e2 },
-                        ) => c1 == c2 && e1 == e2,
-                        _ => false,
+                impl __fsm::PartialEq for FireError where for<'a> Event: __fsm::PartialEq {
+                    fn eq(&self, other: &Self) -> bool {
+                        match (self, other) {
+                            (
+                                FireError::InvalidTransition { configuration: c1, event: e1 },
+                                FireError::InvalidTransition { configuration: c2, event: e2 },
+                            )
+                            | (
+                                FireError::GuardRejected { configuration: c1, event: e1 },
+                                FireError::GuardRejected { configuration: c2, event: e2 },
+                            ) => c1 == c2 && e1 == e2,
+                            _ => false,
+                        }
                     }
                 }
-            }
 
-            impl __fsm::Eq for FireError where for<'a> Event: __fsm::Eq {}
-
-            #display
-        }
+                impl __fsm::Eq for FireError where for<'a> Event: __fsm::Eq {}
+            },
+        )
     } else {
-        quote! {
-            /// Why `fire` refused an action; the machine did not change.
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-            pub enum FireError {
-                /// No active leaf has a transition for the action.
-                InvalidTransition {
-                    /// The configuration.
-                    configuration: Configuration,
-                    /// The action.
-                    action: Action,
-                },
-                /// Some active leaf has transitions for the action, and no
-                /// guard of theirs held.
-                GuardRejected {
-                    /// The configuration.
-                    configuration: Configuration,
-                    /// The action.
-                    action: Action,
-                },
-            }
-
-            impl FireError {
-                #refused
-
-                /// The configuration the action was refused in.
-                pub fn configuration(&self) -> Configuration {
-                    match *self {
-                        FireError::InvalidTransition { configuration, .. }
-                        | FireError::GuardRejected { configuration, .. } => configuration,
-                    }
-                }
-
+        (
+            "action",
+            quote!(#[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]),
+            quote! {
                 /// The action refused.
                 pub fn action(&self) -> Action {
                     match *self {
                         FireError::InvalidTransition { action, .. } | FireError::GuardRejected { action, .. } => action,
                     }
                 }
+            },
+            TokenStream::new(),
+        )
+    };
+    let error_doc = if events {
+        " Why `fire` refused an event; the machine did not change, nothing ran, and the event is \
+         handed back. `Clone`, `PartialEq` and `Eq` are implemented when `Event` has them."
+    } else {
+        " Why `fire` refused an action; the machine did not change."
+    };
+    let action_of = if events {
+        "the event's action"
+    } else {
+        "the action"
+    };
+    let no_leaf_doc = format!(" No active leaf has a transition for {action_of}.");
+    let no_guard_doc =
+        format!(" Some active leaf has transitions for {action_of}, and no guard of theirs held.");
+    let field_doc = format!(" The {refused_what}.");
+    let configuration_doc = format!(" The configuration the {refused_what} was refused in.");
+    let fire_error = quote! {
+        #[doc = #error_doc]
+        #derives
+        pub enum FireError {
+            #[doc = #no_leaf_doc]
+            InvalidTransition {
+                /// The configuration.
+                configuration: Configuration,
+                #[doc = #field_doc]
+                #input: #input_ty,
+            },
+            #[doc = #no_guard_doc]
+            GuardRejected {
+                /// The configuration.
+                configuration: Configuration,
+                #[doc = #field_doc]
+                #input: #input_ty,
+            },
+        }
 
-                /// The actions some active leaf has a transition for.
-                pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
-                    valid_in(self.configuration().0)
+        impl FireError {
+            #refused
+
+            #[doc = #configuration_doc]
+            pub fn configuration(&self) -> Configuration {
+                match *self {
+                    FireError::InvalidTransition { configuration, .. }
+                    | FireError::GuardRejected { configuration, .. } => configuration,
                 }
             }
 
-            #display
+            #accessors
+
+            /// The actions some active leaf has a transition for.
+            pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
+                valid_in(self.configuration().0)
+            }
         }
+
+        #value_impls
+
+        #display
     };
     // A step from the configuration before, whose states entered are
     // `entered`, then the `always` and `done` steps after it, and what they
@@ -1559,18 +1547,18 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         (None, false) => "",
     };
     let fire_doc = format!(
-        "Fires `{input}`: {guards_doc}every active leaf takes its first enabled transition for it, \
+        " Fires `{input}`: {guards_doc}every active leaf takes its first enabled transition for it, \
          conflicts are resolved, and the step and the `always` and `done` steps after it run to \
          completion, as the chart says."
     );
     let fire_errors_doc = if events {
-        "When no active leaf takes the event's action, or no guard of theirs holds: the machine \
+        " When no active leaf takes the event's action, or no guard of theirs holds: the machine \
          and its context are unchanged, nothing ran, and the error hands the event back."
     } else {
-        "When no active leaf takes `action`, or no guard of theirs holds; the machine is unchanged."
+        " When no active leaf takes `action`, or no guard of theirs holds; the machine is unchanged."
     };
     let can_fire_doc = format!(
-        "True when `fire` would take `{input}` now (asking the guards it would ask, and changing \
+        " True when `fire` would take `{input}` now (asking the guards it would ask, and changing \
          nothing)."
     );
 

@@ -297,12 +297,7 @@ impl<'a> Candidate<'a> {
     /// The target as written: `idle`, `p.history`, `p.deep_history`; `None`
     /// for an internal transition.
     pub fn target_text(&self, definition: &Definition) -> Option<String> {
-        let target = definition.state_name(self.target?);
-        Some(match self.history {
-            None => target.to_owned(),
-            Some(HistoryKind::Shallow) => format!("{target}.history"),
-            Some(HistoryKind::Deep) => format!("{target}.deep_history"),
-        })
+        crate::fired::target_text(definition, self.target, self.history)
     }
 }
 

@@ -107,13 +107,23 @@ impl Taken {
     /// The target as written: `idle`, `p.history`, `p.deep_history`; `None`
     /// for an internal transition.
     pub fn target_text(&self, definition: &Definition) -> Option<String> {
-        let target = definition.state_name(self.target?);
-        Some(match self.history {
-            None => target.to_owned(),
-            Some(HistoryKind::Shallow) => format!("{target}.history"),
-            Some(HistoryKind::Deep) => format!("{target}.deep_history"),
-        })
+        target_text(definition, self.target, self.history)
     }
+}
+
+/// A target as written: `idle`, `p.history`, `p.deep_history`; `None` for
+/// an internal transition.
+pub(crate) fn target_text(
+    definition: &Definition,
+    target: Option<StateId>,
+    history: Option<HistoryKind>,
+) -> Option<String> {
+    let target = definition.state_name(target?);
+    Some(match history {
+        None => target.to_owned(),
+        Some(HistoryKind::Shallow) => format!("{target}.history"),
+        Some(HistoryKind::Deep) => format!("{target}.deep_history"),
+    })
 }
 
 /// The accessors [`Fired`] and [`FiredTimer`] share for configurations.

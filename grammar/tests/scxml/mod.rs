@@ -78,7 +78,7 @@ pub fn random_machine_with_data(seed: u64) -> String {
 fn generate(seed: u64, hooks: bool, timers: bool, data: bool) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     // Over a context, with effects and named delays; or payloads alone.
-    let context = data && seed % 3 != 0;
+    let context = data && !seed.is_multiple_of(3);
     // kind: 0 leaf, 1 composite, 2 parallel; children filled below.
     struct Node {
         parent: Option<usize>,
