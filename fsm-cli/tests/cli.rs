@@ -568,7 +568,7 @@ fn explain_prints_what_a_report_says_to_run() {
     let text = run.stdout();
     assert!(
         text.starts_with(
-            "fsm::unknown-state\n\nError. A transition targets a state the machine does not define.\n\n"
+            "fsm::unknown-state\n\nError. A transition targets a state the machine does not define, or an `in(...)`\nguard tests one.\n\n"
         ),
         "{text}"
     );

@@ -8,9 +8,9 @@
 //!
 //! The machine holds its configuration and its history memory as bit sets,
 //! so it is `Copy` (without a context or timers) and `fire` does not
-//! allocate: the
-//! outputs and the transitions taken come back as constant lists or in
-//! place, sized by the plan's bound on one `fire` ([`ChartPlan::fire_bound`]).
+//! allocate: the outputs and the transitions taken come back as constant
+//! lists or in place, sized by the plan's bound on one `fire`
+//! ([`ChartPlan::fire_bound`]).
 //!
 //! For speed, an action whose every leaf has a step the plan writes out
 //! ahead of time ([`ChartPlan::static_steps`]) gets its own `match` arm,
@@ -1061,7 +1061,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         (None, true) => quote!(guards,),
         (None, false) => quote!(guards: &(),),
     };
-    // A guard's call; `payload` when it takes the event's payload.
+    // `call` (a guard's or an effect's) with `payload` bound to the event's
+    // payload of type `ty`.
     let payload_match = |ty: &str, call: TokenStream| {
         let variants = m
             .actions
