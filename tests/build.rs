@@ -53,10 +53,21 @@ fn main() {
     let random_dir = out_dir.join("random");
     std::fs::create_dir_all(&random_dir)
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", random_dir.display()));
-    for (name, text) in random::machines().into_iter().chain(random_parallel()) {
+    let random: Vec<(String, String)> = random::machines().into_iter().chain(random_parallel()).collect();
+    for (name, text) in &random {
         let path = random_dir.join(name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        }
+    }
+    // A machine an earlier run wrote and this one does not (its count went
+    // down) leaves the corpus, with its generated code.
+    for stale in fsm_files(&random_dir) {
+        let name = stale.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !random.iter().any(|(written, _)| written == name) {
+            for path in [stale.clone(), stale.with_extension("rs")] {
+                let _ = std::fs::remove_file(&path);
+            }
         }
     }
 
@@ -121,7 +132,7 @@ fn main() {
 /// delays too.
 const PARALLEL_MACHINES: usize = 40;
 const TIMED_MACHINES: usize = 20;
-const DATA_MACHINES: usize = 16;
+const DATA_MACHINES: usize = 12;
 
 /// Random machines with parallel states, `done`, `always`, `in(...)` and
 /// history, from the generator of the SCXML reference (every state emits
