@@ -6,6 +6,7 @@ use crate::error::FleetError;
 use crate::machines::Machines;
 use crate::prune::{Prune, Pruned};
 use crate::schema::{self, millis, now_millis, timestamp};
+use crate::stored;
 use crate::worker;
 use fsm_runtime::{History, Persist, Recorded, Timed, Timestamp};
 use std::num::NonZeroUsize;
@@ -219,6 +220,9 @@ fn send_json_batch<D: Db + ?Sized>(
 ) -> Result<Vec<Sent>, FleetError> {
     let now = now_millis();
     let mut sent = Vec::with_capacity(events.len());
+    // The keys this batch inserted: a key given again later in the batch is
+    // a duplicate of it, as it would be sent alone after it.
+    let mut accepted: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for chunk in events.chunks(EVENTS_PER_INSERT) {
         // `n` orders the rows as given: their `seq`, so the order each
         // instance takes them in.
@@ -247,7 +251,8 @@ fn send_json_batch<D: Db + ?Sized>(
             .map(|mut row| Ok((row.text(0)?, row.text(1)?)))
             .collect::<Result<_, DatabaseError>>()?;
         for (id, _, key) in chunk {
-            if inserted.contains(&((*id).to_owned(), (*key).to_owned())) {
+            // The statement inserts a key given twice once, for its first.
+            if inserted.contains(&((*id).to_owned(), (*key).to_owned())) && accepted.insert((id, key)) {
                 sent.push(Sent::Accepted);
                 continue;
             }
@@ -624,7 +629,7 @@ impl Fleet {
                 attempts,
                 if dead { "dead" } else { "pending" },
                 next_attempt,
-                error,
+                stored::bounded(error).as_str(),
                 dead.then_some(now)
             ],
         )?;

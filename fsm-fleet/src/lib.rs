@@ -70,6 +70,7 @@ pub mod inspect;
 mod machines;
 mod prune;
 mod schema;
+mod stored;
 mod worker;
 
 pub use db::{Client, DatabaseError};

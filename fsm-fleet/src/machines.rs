@@ -3,6 +3,7 @@
 //! without knowing its type.
 
 use crate::prune::TerminalStates;
+use crate::stored;
 use fsm_runtime::{
     FingerprintPolicy, FireEvent, History, OutputKey, Recorded, Restore, Snapshot, Symbol, Timed, Timestamp,
 };
@@ -144,7 +145,7 @@ where
 
     fn step(&self, snapshot: &str, events: &[InboxEvent], keep: NonZeroUsize) -> Result<Stepped, String> {
         let snapshot: Snapshot =
-            serde_json::from_str(snapshot).map_err(|e| format!("its snapshot does not read: {e}"))?;
+            serde_json::from_str(snapshot).map_err(|e| format!("its snapshot does not read: {}", stored::bounded(&e.to_string())))?;
         let mut run =
             Recorded::<M>::restore_with(&snapshot, FingerprintPolicy::Strict, History::bounded(keep))
                 .map_err(|e| e.to_string())?
@@ -161,11 +162,11 @@ where
                 }
                 timers += 1;
             }
-            let outcome = match serde_json::from_str::<M::Event>(&inbox.event) {
+            let outcome = match stored::from_json::<M::Event>(&inbox.event) {
                 Err(e) => Outcome::Dead(format!("not an event of machine `{}`: {e}", M::NAME)),
                 Ok(event) => match run.fire(event) {
                     Ok(_) => Outcome::Done,
-                    Err(e) => Outcome::Rejected(e.to_string()),
+                    Err(e) => Outcome::Rejected(stored::bounded(&e.to_string())),
                 },
             };
             outcomes.push((inbox.seq, outcome));

@@ -12,6 +12,7 @@ use crate::db::{params, DatabaseError, Db, Param, Row};
 use crate::fleet::{sql_limit, Parked, Worked};
 use crate::machines::{InboxEvent, Machines, Outcome, Stepped};
 use crate::schema::{millis, now_millis, timestamp};
+use crate::stored;
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
@@ -131,7 +132,9 @@ pub(crate) fn work<D: Db + ?Sized>(
             steps = written;
         }
     }
-    for parked in &parks {
+    for parked in &mut parks {
+        // A snapshot's or a panic's message can be as long as the user made it.
+        parked.error = stored::bounded(&parked.error);
         tracing::warn!(instance = %parked.id, error = %parked.error, "instance parked");
         tx.execute(
             "UPDATE fsm_instances SET next_wake = NULL, error = ?2, updated_at = ?3 WHERE id = ?1",
@@ -328,30 +331,23 @@ impl std::fmt::Display for WriteError {
 /// Write what `steps` did: their events consumed, their outputs in the
 /// outbox, their snapshots saved with a version check and their next wakes.
 fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64) -> Result<(), WriteError> {
-    // Every event read is consumed: one statement marks them all `done`...
-    let consumed: Vec<(&str, i64)> = steps
+    // Every event read is consumed, and only those: one statement marks
+    // them `done` by their numbers. Never by a range of numbers: on
+    // PostgreSQL a number is taken when the row is inserted, not when it
+    // commits, so an event numbered below the last one read can commit
+    // while this step runs, unread, and must stay pending for the next.
+    let consumed: Vec<i64> = steps
         .iter()
-        .filter_map(|one| {
-            one.stepped
-                .outcomes
-                .last()
-                .map(|(last, _)| (one.id.as_str(), *last))
-        })
+        .flat_map(|one| one.stepped.outcomes.iter().map(|(seq, _)| *seq))
         .collect();
     for chunk in consumed.chunks(ROWS_PER_STATEMENT) {
-        // One range of each instance's pending events: read through the
-        // index of pending events by instance, whatever the backlog.
         let mut values = vec![Param::Int(consumed_at)];
-        let ranges = numbered(chunk.len(), 2, " OR ", |at| {
-            format!("(instance = ?{at} AND seq <= ?{})", at + 1)
-        });
-        for (id, last) in chunk {
-            values.extend([Param::Text(id), Param::Int(*last)]);
-        }
+        let seqs = numbered(chunk.len(), 1, ", ", |at| format!("?{at}"));
+        values.extend(chunk.iter().map(|seq| Param::Int(*seq)));
         tx.execute(
             &format!(
                 "UPDATE fsm_inbox SET status = 'done', consumed_at = ?1
-                 WHERE status = 'pending' AND ({ranges})"
+                 WHERE status = 'pending' AND seq IN ({seqs})"
             ),
             &values,
         )?;

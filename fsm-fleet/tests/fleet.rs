@@ -560,6 +560,16 @@ fn a_batch_of_events_is_sent_in_order_once_and_all_or_nothing(db: &TestDb) {
     assert_eq!((worked.instances, worked.events), (2, 249));
     assert_eq!(state(&mut fleet, "a"), "processing");
     assert_eq!(state(&mut fleet, "b"), "failed");
+
+    // A key given twice in one statement is accepted once, as two sends
+    // would be: the inbox holds it once.
+    assert_eq!(
+        fleet
+            .send_batch(&[("a", Event::Cancel, "twice"), ("a", Event::Cancel, "twice")])
+            .unwrap(),
+        [Sent::Accepted, Sent::Duplicate]
+    );
+    assert_eq!(inbox(db, "a").len(), 3);
 }
 
 fn a_database_of_schema_version_1_is_migrated_when_opened(db: &TestDb) {
