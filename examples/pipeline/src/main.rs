@@ -4,7 +4,7 @@
 use clap::{Args, Parser, Subcommand};
 use fsm_fleet::Sent;
 use pipeline::agent::{self, Assignment};
-use pipeline::orchestrator::{self, Options, DEFAULT_GRACE};
+use pipeline::orchestrator::{self, Options, DEFAULT_GRACE, DEFAULT_MAX_AGENTS};
 use pipeline::runs::{self, open_fleet, NewRuns, RunFiles, Workspace, DEFAULT_PIPELINE, DEFAULT_TOPIC};
 use pipeline::session::Session;
 use pipeline::Error;
@@ -79,6 +79,10 @@ struct Work {
     /// another may claim it (when the first died), in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     lease_ms: u64,
+    /// How many agents each orchestrator runs at once. A phase whose agents
+    /// find no room waits for some to exit.
+    #[arg(long, default_value_t = DEFAULT_MAX_AGENTS)]
+    max_agents: usize,
 }
 
 #[derive(Subcommand)]
@@ -146,16 +150,12 @@ enum Cmd {
     /// Run one agent (started by an orchestrator).
     #[command(hide = true)]
     Agent {
-        #[command(flatten)]
-        place: Place,
+        /// The directory of the runs' files.
         #[arg(long)]
-        id: String,
+        dir: PathBuf,
+        /// What the agent does, as JSON ([`Assignment`]).
         #[arg(long)]
-        role: String,
-        #[arg(long)]
-        reply_key: String,
-        #[arg(long)]
-        work_ms: u64,
+        assignment: String,
     },
 }
 
@@ -183,27 +183,59 @@ fn main() -> ExitCode {
         Cmd::Orchestrate { place, work, forever } => orchestrate(&place, &work, !forever),
         Cmd::Status { place } => status(&place),
         Cmd::Resume { place, id } => resume(&place, &id),
-        Cmd::Agent {
-            place,
-            id,
-            role,
-            reply_key,
-            work_ms,
-        } => place.db().and_then(|db| {
-            let assignment = Assignment {
-                db: &db,
-                run: &id,
-                role: &role,
-                reply_key: &reply_key,
-                work: Duration::from_millis(work_ms),
-            };
-            agent::run(&place.workspace(), &assignment).map(|()| ExitCode::SUCCESS)
-        }),
+        Cmd::Agent { dir, assignment } => return run_agent(&dir, &assignment),
     };
     result.unwrap_or_else(|error| {
         eprintln!("error: {error}");
         ExitCode::from(2)
     })
+}
+
+/// Runs one agent. It shares its orchestrator's standard error with every
+/// other agent, so each line it writes there names its run and role and is
+/// written whole, with one `write`.
+fn run_agent(dir: &std::path::Path, assignment: &str) -> ExitCode {
+    let assignment: Assignment = match serde_json::from_str(assignment) {
+        Ok(assignment) => assignment,
+        Err(error) => {
+            line_to_stderr(&format!("agent: error: --assignment does not read: {error}"));
+            return ExitCode::from(2);
+        }
+    };
+    let prefix = format!("{}/{}", assignment.run, assignment.worker.role);
+    let panic_prefix = prefix.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        line_to_stderr(&format!("{panic_prefix}: panicked: {info}"));
+    }));
+    match agent::run(&Workspace::new(dir), &assignment) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            line_to_stderr(&format!("{prefix}: error: {error}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Writes `text` and a newline to standard error with one `write`, so that
+/// lines of processes sharing it do not interleave (each line whole, up to
+/// the pipe's atomic size, 4 KiB on Linux).
+fn line_to_stderr(text: &str) {
+    use std::io::Write;
+    // One line per line of the message: a multi-line error keeps its prefix.
+    let mut whole = String::with_capacity(text.len() + 1);
+    let mut lines = text.lines();
+    if let Some(first) = lines.next() {
+        whole.push_str(first);
+        whole.push('\n');
+    }
+    let prefix = text.split_once(": ").map_or("", |(prefix, _)| prefix);
+    for line in lines {
+        whole.push_str(prefix);
+        whole.push_str(": ");
+        whole.push_str(line);
+        whole.push('\n');
+    }
+    let _ = std::io::stderr().write_all(whole.as_bytes());
 }
 
 fn start(
@@ -244,6 +276,9 @@ fn start(
 }
 
 fn options(place: &Place, work: &Work, until_finished: bool) -> Result<Options, Error> {
+    if work.max_agents == 0 {
+        return Err(Error::Usage("--max-agents must be at least 1".to_owned()));
+    }
     Ok(Options {
         db: place.existing_db()?,
         program: std::env::current_exe()
@@ -251,6 +286,7 @@ fn options(place: &Place, work: &Work, until_finished: bool) -> Result<Options, 
         work: Duration::from_millis(work.work_ms),
         poll: Duration::from_millis(work.poll_ms),
         lease: Duration::from_millis(work.lease_ms),
+        max_agents: work.max_agents,
         until_finished,
     })
 }
@@ -280,7 +316,8 @@ fn run(place: &Place, workers: usize, work: &Work) -> Result<ExitCode, Error> {
             .args(["--db", &options.db])
             .args(["--work-ms", &work.work_ms.to_string()])
             .args(["--poll-ms", &work.poll_ms.to_string()])
-            .args(["--lease-ms", &work.lease_ms.to_string()]);
+            .args(["--lease-ms", &work.lease_ms.to_string()])
+            .args(["--max-agents", &work.max_agents.to_string()]);
         children.push(
             command
                 .spawn()
@@ -308,11 +345,24 @@ fn run(place: &Place, workers: usize, work: &Work) -> Result<ExitCode, Error> {
     }
     let summary: Vec<String> = counts.iter().map(|(state, n)| format!("{n} {state}")).collect();
     println!("runs: {}", summary.join(", "));
-    Ok(if counts.contains_key("failed") {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    // The orchestrators stop once no output is left to perform; those left
+    // are dead: they failed every attempt.
+    let outbox = orchestrator::outbox(&mut None, &options.db)?;
+    let left = outbox.outputs_due + outbox.outputs_leased + outbox.outputs_waiting;
+    if outbox.outputs_dead > 0 || left > 0 {
+        println!(
+            "outbox: {} output(s) dead after failing every attempt, {left} still to perform \
+             (`fsmc fleet due` counts them, `fsmc fleet show ID` lists them)",
+            outbox.outputs_dead
+        );
+    }
+    Ok(
+        if counts.contains_key("failed") || outbox.outputs_dead > 0 || left > 0 {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 fn status(place: &Place) -> Result<ExitCode, Error> {

@@ -6,8 +6,11 @@
 //! DIR/runs/<id>/<role>.md          each agent's output
 //! DIR/runs/<id>/sessions/<role>.lock     held (flock) by the agent while it runs
 //! DIR/runs/<id>/sessions/<role>.started  written by the agent when it starts
+//! DIR/runs/<id>/sessions/<role>.error    why the agent failed, when known
+//! DIR/runs/<id>/sessions/<role>.reported written once its exit was reported
 //! DIR/runs/<id>/starts.log         one line per agent process started
 //! DIR/runs/<id>/final.md           the delivered result, created once
+//! DIR/runs/<id>/failure.md         why the run failed, created once
 //! DIR/deliveries.log               one line per result delivered
 //! DIR/.tmp/                        temporary files, until moved into place
 //! ```
@@ -146,6 +149,24 @@ impl RunFiles {
     /// output that started it.
     pub fn started(&self, role: &str) -> PathBuf {
         self.dir.join("sessions").join(format!("{role}.started"))
+    }
+
+    /// Why the agent failed, when it or the orchestrator that saw it exit
+    /// could tell: created once, so the first cause recorded stays.
+    pub fn agent_error(&self, role: &str) -> PathBuf {
+        self.dir.join("sessions").join(format!("{role}.error"))
+    }
+
+    /// Written once the agent's exit was reported to its run (as
+    /// `agent_done` or `agent_failed`): orchestrators look no further at
+    /// an agent that has it.
+    pub fn reported(&self, role: &str) -> PathBuf {
+        self.dir.join("sessions").join(format!("{role}.reported"))
+    }
+
+    /// Why the run failed, written once when the user is told.
+    pub fn failure(&self) -> PathBuf {
+        self.dir.join("failure.md")
     }
 
     /// One line per agent process started: `<role> <pid>`.
