@@ -8,7 +8,7 @@ use crate::prune::{Prune, Pruned};
 use crate::schema::{self, millis, now_millis, timestamp};
 use crate::stored;
 use crate::worker;
-use fsm_runtime::{History, Persist, Recorded, Timed, Timestamp};
+use fsm_runtime::{History, Machine, Persist, Recorded, Timed, Timestamp};
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::Duration;
@@ -137,12 +137,38 @@ pub struct Instance {
     pub error: Option<String>,
 }
 
+/// The longest instance id [`Fleet::create`] takes, in bytes of UTF-8.
+///
+/// PostgreSQL indexes an id whole (the instances' primary key, the inbox's
+/// unique key of instance and deduplication key) and refuses an index row
+/// above 2,704 bytes (`index row size … exceeds btree version 4 maximum`),
+/// or 8,191 compressed; SQLite takes any length. Both backends hold ids and
+/// keys to the same limits, checked before any statement, so that what one
+/// accepts the other does: an id of at most 512 bytes and a key of at most
+/// [`MAX_DEDUP_KEY_BYTES`] fit one index row together, with room for a
+/// reply's key ([`ClaimedOutput::reply_key`]: `reply:`, the id, the step
+/// and the index).
+pub const MAX_INSTANCE_ID_BYTES: usize = 512;
+
+/// The longest deduplication key a send takes, in bytes of UTF-8: 1,024
+/// (see [`MAX_INSTANCE_ID_BYTES`] for why there is one). A longer key is
+/// refused with [`FleetError::DedupKeyTooLong`] before any statement, by
+/// every send on both backends; a caller whose natural key is longer sends
+/// a hash of it.
+pub const MAX_DEDUP_KEY_BYTES: usize = 1024;
+
 /// Append `event` to instance `id`'s inbox through `conn`, a connection or
 /// transaction of the caller's ([`Client`]: on SQLite a `rusqlite`
 /// connection or transaction on the fleet's file; on PostgreSQL a
 /// `postgres` client or transaction), so that the event is sent exactly
 /// when the caller's own writes commit. A repeated `dedup_key` for the same
 /// instance is accepted once: senders that retry are safe.
+///
+/// `event` is any value that serializes, and is read as an event of the
+/// instance's machine only when a worker steps it: one that is not (a value
+/// of another machine, JSON from another language that does not match) is
+/// then `dead`. A caller that holds the machine's type sends through
+/// [`send_to`] instead, which the compiler and the instance's row check.
 ///
 /// Outside a transaction the event and the instance's wake-up commit one
 /// after the other. On SQLite, begin that transaction as `IMMEDIATE`
@@ -153,15 +179,44 @@ pub struct Instance {
 ///
 /// # Errors
 ///
-/// [`FleetError::UnknownInstance`], a database error, or an event that does
-/// not serialize.
+/// [`FleetError::UnknownInstance`], [`FleetError::DedupKeyTooLong`] (a key
+/// longer than [`MAX_DEDUP_KEY_BYTES`]), a database error, or an event that
+/// does not serialize.
 pub fn send<C: Client + ?Sized, E: serde::Serialize + ?Sized>(
     conn: &mut C,
     id: &str,
     event: &E,
     dedup_key: &str,
 ) -> Result<Sent, FleetError> {
-    send_json(conn, id, &event_json(id, event)?, dedup_key)
+    check_key(id, dedup_key)?;
+    send_json(conn, id, &event_json(id, event)?, dedup_key, None)
+}
+
+/// [`send`] of an event of machine `M`, to an instance of `M`: an event of
+/// another machine does not compile, and an instance of another machine is
+/// refused ([`FleetError::WrongMachine`]) with nothing sent, in the same
+/// one statement that inserts the event. The machine is named, since an
+/// event's type does not say whose it is:
+///
+/// ```ignore
+/// fsm_fleet::send_to::<order::Order>(&mut tx, "order-17", &order::Action::Pay, "pay-1")?;
+/// ```
+///
+/// # Errors
+///
+/// As [`send`], and [`FleetError::WrongMachine`].
+pub fn send_to<M>(
+    conn: &mut (impl Client + ?Sized),
+    id: &str,
+    event: &M::Event,
+    dedup_key: &str,
+) -> Result<Sent, FleetError>
+where
+    M: Machine,
+    M::Event: serde::Serialize,
+{
+    check_key(id, dedup_key)?;
+    send_json(conn, id, &event_json(id, event)?, dedup_key, Some(M::NAME))
 }
 
 /// `event`, sent to instance `id`, as the inbox keeps it.
@@ -170,6 +225,34 @@ fn event_json<E: serde::Serialize + ?Sized>(id: &str, event: &E) -> Result<Strin
         id: id.to_owned(),
         message: e.to_string(),
     })
+}
+
+/// Refuse a deduplication key longer than [`MAX_DEDUP_KEY_BYTES`], before
+/// any statement: every send checks it first.
+fn check_key(id: &str, dedup_key: &str) -> Result<(), FleetError> {
+    if dedup_key.len() > MAX_DEDUP_KEY_BYTES {
+        return Err(FleetError::DedupKeyTooLong {
+            id: id.to_owned(),
+            length: dedup_key.len(),
+            limit: MAX_DEDUP_KEY_BYTES,
+        });
+    }
+    Ok(())
+}
+
+/// Serialize a batch's events, checking each key, in the order given: the
+/// first event that does not serialize, or whose key is too long, fails
+/// the batch before any statement.
+fn batch_json<'a, E: serde::Serialize>(
+    events: &'a [(&'a str, E, &'a str)],
+) -> Result<Vec<(&'a str, String, &'a str)>, FleetError> {
+    events
+        .iter()
+        .map(|(id, event, key)| {
+            check_key(id, key)?;
+            event_json(id, event).map(|json| (*id, json, *key))
+        })
+        .collect()
 }
 
 /// What a send that inserted nothing means: a repeated key, or an instance
@@ -185,27 +268,107 @@ fn duplicate_or_unknown<D: Db + ?Sized>(conn: &mut D, id: &str) -> Result<Sent, 
     }
 }
 
+/// What a typed send (of an event of machine `sent`) that inserted nothing
+/// means: an instance that does not exist, one of another machine, or a
+/// repeated key. Read only when nothing was inserted: an accepted send
+/// costs its one statement.
+fn not_inserted<D: Db + ?Sized>(conn: &mut D, id: &str, sent: &str) -> Result<Sent, FleetError> {
+    let machine = conn
+        .query_opt("SELECT machine FROM fsm_instances WHERE id = ?1", params![id])?
+        .map(|mut row| row.text(0))
+        .transpose()?;
+    match machine {
+        None => Err(FleetError::UnknownInstance { id: id.to_owned() }),
+        Some(machine) if machine != sent => Err(FleetError::WrongMachine {
+            id: id.to_owned(),
+            machine,
+            sent: sent.to_owned(),
+        }),
+        Some(_) => Ok(Sent::Duplicate),
+    }
+}
+
 /// [`send`] of an event already serialized: one statement, which inserts
-/// the event only if the instance exists (`held` if it is parked). It never
-/// writes the instance's row, so it never waits for a worker stepping the
-/// instance: the pending event is what makes the instance due.
+/// the event only if the instance exists (`held` if it is parked) and, for
+/// a typed send, is of machine `machine`. It never writes the instance's
+/// row, so it never waits for a worker stepping the instance: the pending
+/// event is what makes the instance due.
 fn send_json<D: Db + ?Sized>(
     conn: &mut D,
     id: &str,
     json: &str,
     dedup_key: &str,
+    machine: Option<&str>,
 ) -> Result<Sent, FleetError> {
-    let inserted = conn.execute(
-        "INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
-         SELECT i.id, i.machine, ?2, ?3, CASE WHEN i.error IS NULL THEN 'pending' ELSE 'held' END, ?4
-         FROM fsm_instances i WHERE i.id = ?1
-         ON CONFLICT (instance, dedup_key) DO NOTHING",
-        params![id, dedup_key, json, now_millis()],
-    )?;
+    let inserted = match machine {
+        None => conn.execute(
+            "INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
+             SELECT i.id, i.machine, ?2, ?3, CASE WHEN i.error IS NULL THEN 'pending' ELSE 'held' END, ?4
+             FROM fsm_instances i WHERE i.id = ?1
+             ON CONFLICT (instance, dedup_key) DO NOTHING",
+            params![id, dedup_key, json, now_millis()],
+        )?,
+        Some(machine) => conn.execute(
+            "INSERT INTO fsm_inbox (instance, machine, dedup_key, event, status, sent_at)
+             SELECT i.id, i.machine, ?2, ?3, CASE WHEN i.error IS NULL THEN 'pending' ELSE 'held' END, ?4
+             FROM fsm_instances i WHERE i.id = ?1 AND i.machine = ?5
+             ON CONFLICT (instance, dedup_key) DO NOTHING",
+            params![id, dedup_key, json, now_millis(), machine],
+        )?,
+    };
     if inserted == 1 {
         return Ok(Sent::Accepted);
     }
-    duplicate_or_unknown(conn, id)
+    match machine {
+        None => duplicate_or_unknown(conn, id),
+        Some(machine) => not_inserted(conn, id, machine),
+    }
+}
+
+/// The most instances one statement of [`check_machines`] names (an `IN`
+/// list of parameters).
+const IDS_PER_SELECT: usize = 500;
+
+/// Check, in the batch's transaction and before its inserts, that every
+/// instance `events` name exists and is of machine `sent`: the first in
+/// the order given that does not fails the batch, as
+/// [`FleetError::UnknownInstance`] or [`FleetError::WrongMachine`].
+fn check_machines<D: Db + ?Sized>(
+    conn: &mut D,
+    events: &[(&str, String, &str)],
+    sent: &str,
+) -> Result<(), FleetError> {
+    let mut ids: Vec<&str> = events.iter().map(|(id, ..)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut machines = std::collections::HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(IDS_PER_SELECT) {
+        let values: Vec<db::Param<'_>> = chunk.iter().map(|id| db::Param::Text(id)).collect();
+        let in_list = (1..=values.len())
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for mut row in conn.query(
+            &format!("SELECT id, machine FROM fsm_instances WHERE id IN ({in_list})"),
+            &values,
+        )? {
+            machines.insert(row.text(0)?, row.text(1)?);
+        }
+    }
+    for (id, ..) in events {
+        match machines.get(*id) {
+            None => return Err(FleetError::UnknownInstance { id: (*id).to_owned() }),
+            Some(machine) if machine != sent => {
+                return Err(FleetError::WrongMachine {
+                    id: (*id).to_owned(),
+                    machine: machine.clone(),
+                    sent: sent.to_owned(),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// The most events one statement of [`Fleet::send_batch`] inserts.
@@ -354,11 +517,59 @@ impl Fleet {
     /// machine, with its context): its snapshot, with an empty outbox, and
     /// its next wake, the first deadline its timers hold.
     ///
+    /// **Timers start here.** A timer of the initial state (`after 1h`) is
+    /// armed when `machine` is made, so its hour runs from the creation,
+    /// not from the first event, and not from the first time a worker
+    /// steps the instance: instances created long before their first
+    /// events (a backlog loaded in advance, workers started late) can
+    /// expire before any event arrives. That is the rule of every driver
+    /// (a state's timers run from when it is entered), but it surprises.
+    /// To start a timer later, give the machine an initial state without
+    /// it, left on an event the caller sends when the clock should start:
+    ///
+    /// ```
+    /// use fsm_fleet::{Fleet, Machines};
+    ///
+    /// fsm_runtime::fsm! {
+    ///     machine Offer {
+    ///         // No timer here: creating an offer arms nothing.
+    ///         initial state idle { on start -> waiting; }
+    ///         // The hour runs from `start`.
+    ///         state waiting { on accept -> accepted; after 1h -> lapsed emit expired; }
+    ///         terminal state accepted;
+    ///         terminal state lapsed;
+    ///     }
+    /// }
+    /// use offer::{Action, Offer};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut fleet = Fleet::open(dir.path().join("fleet.db"))?;
+    /// fleet.create("offer-1", Offer::new())?;
+    /// assert_eq!(fleet.instance("offer-1")?.unwrap().next_wake, None);
+    ///
+    /// // Later, when the offer is made: its hour starts with this step.
+    /// fleet.send_to::<Offer>("offer-1", &Action::Start, "start")?;
+    /// fleet.work(&Machines::new().with::<Offer>(), 10)?;
+    /// let offer = fleet.instance("offer-1")?.unwrap();
+    /// assert_eq!(offer.state, "waiting");
+    /// assert!(offer.next_wake.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     ///
-    /// [`FleetError::DuplicateInstance`] when `id` is taken; a context that
+    /// [`FleetError::DuplicateInstance`] when `id` is taken;
+    /// [`FleetError::InstanceIdTooLong`] when it is longer than
+    /// [`MAX_INSTANCE_ID_BYTES`] (before any statement); a context that
     /// does not serialize.
     pub fn create<M: Persist + Timed>(&mut self, id: &str, machine: M) -> Result<(), FleetError> {
+        if id.len() > MAX_INSTANCE_ID_BYTES {
+            return Err(FleetError::InstanceIdTooLong {
+                id: id.to_owned(),
+                length: id.len(),
+                limit: MAX_INSTANCE_ID_BYTES,
+            });
+        }
         let state = fsm_runtime::Symbol::name(machine.state());
         let next_wake = machine.next_deadline().map(millis);
         let run = Recorded::with_history(machine, History::bounded(self.keep)).with_outbox();
@@ -397,7 +608,11 @@ impl Fleet {
     }
 
     /// Send `event` to instance `id` (see [`send`], which does it inside a
-    /// transaction of the caller's).
+    /// transaction of the caller's). `event` is any value that serializes:
+    /// the path for JSON built by hand or from other languages; a worker
+    /// finds out whether it is an event of the instance's machine, and sets
+    /// it aside as `dead` if not. From Rust, [`Fleet::send_to`] checks both
+    /// when sending.
     ///
     /// # Errors
     ///
@@ -408,8 +623,59 @@ impl Fleet {
         event: &E,
         dedup_key: &str,
     ) -> Result<Sent, FleetError> {
+        check_key(id, dedup_key)?;
         let json = event_json(id, event)?;
-        db::transaction(&mut self.conn, |tx| send_json(tx, id, &json, dedup_key))
+        db::transaction(&mut self.conn, |tx| send_json(tx, id, &json, dedup_key, None))
+    }
+
+    /// Send `event`, an event of machine `M`, to instance `id`, an instance
+    /// of `M` (see [`send_to`], which does it inside a transaction of the
+    /// caller's): an event of another machine does not compile, and an
+    /// instance of another machine is refused with
+    /// [`FleetError::WrongMachine`], nothing sent. The machine is named,
+    /// since an event's type does not say whose it is:
+    ///
+    /// ```
+    /// use fsm_fleet::{Fleet, FleetError, Sent};
+    ///
+    /// fsm_runtime::fsm! {
+    ///     machine Order {
+    ///         initial state placed { on pay -> paid; }
+    ///         terminal state paid;
+    ///     }
+    /// }
+    /// fsm_runtime::fsm! {
+    ///     machine Refund {
+    ///         initial state requested { on approve -> approved; }
+    ///         terminal state approved;
+    ///     }
+    /// }
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut fleet = Fleet::open(dir.path().join("fleet.db"))?;
+    /// fleet.create("order-17", order::Order::new())?;
+    /// let sent = fleet.send_to::<order::Order>("order-17", &order::Action::Pay, "pay-1")?;
+    /// assert_eq!(sent, Sent::Accepted);
+    ///
+    /// // A refund's event, to an order: refused, not sent.
+    /// let refused = fleet.send_to::<refund::Refund>("order-17", &refund::Action::Approve, "approve-1");
+    /// assert!(matches!(refused, Err(FleetError::WrongMachine { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`send_to`].
+    pub fn send_to<M>(&mut self, id: &str, event: &M::Event, dedup_key: &str) -> Result<Sent, FleetError>
+    where
+        M: Machine,
+        M::Event: serde::Serialize,
+    {
+        check_key(id, dedup_key)?;
+        let json = event_json(id, event)?;
+        db::transaction(&mut self.conn, |tx| {
+            send_json(tx, id, &json, dedup_key, Some(M::NAME))
+        })
     }
 
     /// Send many events at once, each `(instance, event, deduplication
@@ -420,17 +686,41 @@ impl Fleet {
     /// # Errors
     ///
     /// [`FleetError::UnknownInstance`] for the first event whose instance
-    /// does not exist, an event that does not serialize, or a database
-    /// error: none of the batch is sent.
+    /// does not exist, an event that does not serialize or whose key is
+    /// longer than [`MAX_DEDUP_KEY_BYTES`] ([`FleetError::DedupKeyTooLong`]),
+    /// or a database error: none of the batch is sent.
     pub fn send_batch<E: serde::Serialize>(
         &mut self,
         events: &[(&str, E, &str)],
     ) -> Result<Vec<Sent>, FleetError> {
-        let events = events
-            .iter()
-            .map(|(id, event, key)| event_json(id, event).map(|json| (*id, json, *key)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let events = batch_json(events)?;
         db::transaction(&mut self.conn, |tx| send_json_batch(tx, &events))
+    }
+
+    /// [`Fleet::send_batch`] of events of machine `M`, to instances of `M`,
+    /// as [`Fleet::send_to`] each: in the batch's transaction, before its
+    /// inserts, every instance named is read, and the first (in the order
+    /// given) that does not exist or is of another machine fails the whole
+    /// batch. (On PostgreSQL the instances are read without a lock, so that
+    /// a sender never waits for a worker: an instance deleted and created
+    /// again as another machine between that read and the inserts, a few
+    /// milliseconds, would take the event, which its worker then sets
+    /// aside as `dead`.)
+    ///
+    /// # Errors
+    ///
+    /// As [`Fleet::send_batch`], and [`FleetError::WrongMachine`]: none of
+    /// the batch is sent.
+    pub fn send_batch_to<M>(&mut self, events: &[(&str, M::Event, &str)]) -> Result<Vec<Sent>, FleetError>
+    where
+        M: Machine,
+        M::Event: serde::Serialize,
+    {
+        let events = batch_json(events)?;
+        db::transaction(&mut self.conn, |tx| {
+            check_machines(tx, &events, M::NAME)?;
+            send_json_batch(tx, &events)
+        })
     }
 
     /// Put parked instance `id` back to work, once what parked it is fixed

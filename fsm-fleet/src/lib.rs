@@ -75,7 +75,10 @@ mod worker;
 
 pub use db::{Client, DatabaseError};
 pub use error::FleetError;
-pub use fleet::{send, ClaimedOutput, Failed, Fleet, Instance, Parked, Sent, Worked};
+pub use fleet::{
+    send, send_to, ClaimedOutput, Failed, Fleet, Instance, Parked, Sent, Worked, MAX_DEDUP_KEY_BYTES,
+    MAX_INSTANCE_ID_BYTES,
+};
 pub use machines::Machines;
 pub use prune::{Prune, Pruned, TerminalStates, PRUNE_BATCH};
 pub use schema::SCHEMA_VERSION;

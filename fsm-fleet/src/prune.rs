@@ -181,6 +181,16 @@ pub struct Pruned {
     pub dead_outputs: u64,
     /// Finished instances.
     pub instances: u64,
+    /// Instances the finished rule did not judge because the definition
+    /// that saved them is not one it was given: of a machine it was given,
+    /// in a state one of that machine's given definitions calls terminal,
+    /// unchanged for longer than the rule's age, but saved under another
+    /// fingerprint (an older or newer `.fsm` than the one given). They are
+    /// kept, and counted so that a prune given the wrong definition does
+    /// not report nothing to do in silence: give it the definition that
+    /// saved them too. Counted in a dry run alike; 0 without a finished
+    /// rule.
+    pub skipped: u64,
 }
 
 /// Each rule's limit: rows settled before it are deleted. A rule left out
@@ -278,8 +288,52 @@ pub(crate) fn prune<D: Db + ?Sized>(db: &mut D, rules: &Prune) -> Result<Pruned,
         if !dry_run {
             pruned.events += sweep_orphans(db, batch)?;
         }
+        pruned.skipped = count_skipped(db, terminal, finished_before)?;
     }
     Ok(pruned)
+}
+
+/// How many instances the finished rule did not judge for their
+/// fingerprint (see [`Pruned::skipped`]): for each machine `terminal`
+/// names, those in a state one of its definitions there calls terminal,
+/// unchanged before `finished_before`, saved by none of them. One count a
+/// machine and state, read through `fsm_instances_machine_state`: the
+/// instances in terminal states, which the rule reads anyway.
+fn count_skipped<D: Db + ?Sized>(
+    db: &mut D,
+    terminal: &TerminalStates,
+    finished_before: i64,
+) -> Result<u64, FleetError> {
+    let mut names: Vec<&str> = terminal.machines.iter().map(|m| m.machine.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut skipped = 0;
+    for name in names {
+        let definitions = || terminal.machines.iter().filter(move |m| m.machine == name);
+        let mut states: Vec<&str> = definitions()
+            .flat_map(|m| m.states.iter().map(String::as_str))
+            .collect();
+        states.sort_unstable();
+        states.dedup();
+        let fingerprints: Vec<&str> = definitions().map(|m| m.fingerprint.as_str()).collect();
+        // `?1` the machine, `?2` the state, `?3` the time, then the
+        // fingerprints: a definition's fingerprint is 16 hex digits, and a
+        // machine has a few definitions at most.
+        let not_in = (4..4 + fingerprints.len())
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT COUNT(*) FROM fsm_instances
+             WHERE machine = ?1 AND state = ?2 AND updated_at < ?3 AND fingerprint NOT IN ({not_in})"
+        );
+        for state in states {
+            let mut values = vec![Param::Text(name), Param::Text(state), Param::Int(finished_before)];
+            values.extend(fingerprints.iter().map(|f| Param::Text(f)));
+            skipped += count(db.query_one(&sql, &values)?.int(0)?);
+        }
+    }
+    Ok(skipped)
 }
 
 /// A table whose settled rows the simple rules delete: its name, its key
