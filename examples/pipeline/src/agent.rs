@@ -53,6 +53,9 @@ pub struct Assignment {
     pub reply_key: String,
     /// How long it works, in milliseconds.
     pub work_ms: u64,
+    /// The orchestrator that starts it ([`crate::session::Presence`]): it
+    /// reports the agent while it lives.
+    pub orchestrator: String,
 }
 
 /// Runs the agent `assignment` of a run in `workspace`. An error after its
@@ -66,9 +69,14 @@ pub fn run(workspace: &Workspace, assignment: &Assignment) -> Result<(), Error> 
     // should have been.
     append(&files.starts_log(), &format!("{role} {}\n", std::process::id()))?;
     // Created whole or not at all: an orchestrator that finds it reads the
-    // reply key from it.
+    // reply key, and who started the agent, from it.
     let marker = files.started(role);
-    let text = format!("{}\n{}\n", assignment.reply_key, std::process::id());
+    let text = format!(
+        "{}\n{}\n{}\n",
+        assignment.reply_key,
+        std::process::id(),
+        assignment.orchestrator
+    );
     let created = atomic_file::create_new(&marker, &workspace.temp(), text.as_bytes())
         .map_err(Error::io("creating", &marker))?;
     if !created {

@@ -24,14 +24,15 @@
 //!      agent's cause, and kills the run's agents still running;
 //! 3. collects the agents it started that exited, and records the exit
 //!    status of those that failed as their cause;
-//! 4. reports every agent that exited and was not reported, whoever started
-//!    it: an agent whose start marker exists and whose session lock is free
-//!    is gone, and its output file says how it ended. It is sent to its run
-//!    as `agent_done` if its output exists, else `agent_failed`, with the
-//!    deduplication key in its start marker, so a report sent by two
-//!    orchestrators counts once. An agent whose orchestrator was killed is
-//!    therefore reported by the next round of any orchestrator, done or
-//!    failed, and its run goes on or fails at once.
+//! 4. reports every agent that exited and was not reported, that it started
+//!    or whose orchestrator is gone ([`Presence`]): an agent whose start
+//!    marker exists and whose session lock is free is gone, and its output
+//!    file says how it ended. It is sent to its run as `agent_done` if its
+//!    output exists, else `agent_failed`, with the deduplication key in its
+//!    start marker, so a report sent twice counts once. An agent whose
+//!    orchestrator was killed is therefore reported by the next round of
+//!    any orchestrator, done or failed, and its run goes on or fails at
+//!    once.
 //!
 //! Agents never open the fleet: each orchestrator holds one connection to
 //! it, and one more to read the outbox when it looks whether to stop.
@@ -41,7 +42,7 @@ use crate::atomic_file;
 use crate::error::Error;
 use crate::machines::{Event, Output, Pipeline};
 use crate::runs::{self, open_fleet, Run, RunFiles, Workspace};
-use crate::session::{self, Kill, Session};
+use crate::session::{self, Kill, Presence, Session};
 use fsm_fleet::inspect::{self, Reader};
 use fsm_fleet::{ClaimedOutput, Fleet, Machines, Sent};
 use std::fs::{self, OpenOptions};
@@ -99,9 +100,13 @@ pub struct Options {
 /// thing done.
 pub fn run(workspace: &Workspace, options: &Options, out: &mut dyn Write) -> Result<(), Error> {
     workspace.create_dirs()?;
+    let presences = workspace.orchestrators();
+    let presence = Presence::take(&presences, &workspace.temp())
+        .map_err(Error::io("taking a presence in", &presences))?;
     let mut orchestrator = Orchestrator {
         workspace,
         options,
+        presence,
         fleet: open_fleet(&options.db)?,
         machines: Machines::new().with::<Pipeline>(),
         reader: None,
@@ -140,6 +145,8 @@ struct Agent {
 struct Orchestrator<'a> {
     workspace: &'a Workspace,
     options: &'a Options,
+    /// Held while it lives: the agents it started are its to report.
+    presence: Presence,
     fleet: Fleet,
     machines: Machines,
     /// The fleet opened to read the outbox, once it is needed.
@@ -271,7 +278,7 @@ impl Orchestrator<'_> {
             if self.agents.len() >= self.options.max_agents {
                 if !again {
                     self.say(format_args!(
-                        "{}: agent {role} waits: this orchestrator runs {} agents, its limit",
+                        "{}: agent {role} waits: this orchestrator runs {} agent(s), its limit",
                         run.id,
                         self.agents.len()
                     ))?;
@@ -312,6 +319,7 @@ impl Orchestrator<'_> {
                 worker: worker.clone(),
                 reply_key: format!("{}/{role}", claimed.reply_key()),
                 work_ms: u64::try_from(self.options.work.as_millis()).unwrap_or(u64::MAX),
+                orchestrator: self.presence.id().to_owned(),
             };
             let mut command = Command::new(&self.options.program);
             command
@@ -485,10 +493,12 @@ impl Orchestrator<'_> {
     }
 
     /// Reports to its run every agent that exited and was not reported yet,
-    /// whichever orchestrator started it: `agent_done` if it wrote its
-    /// output, else `agent_failed`, under the reply key of its start marker.
-    /// Runs with a result or a failure report are passed over. Returns
-    /// whether it reported any.
+    /// that this orchestrator started and collected, or whose orchestrator
+    /// is gone: `agent_done` if it wrote its output, else `agent_failed`,
+    /// under the reply key of its start marker. An orchestrator that lives
+    /// reports its own agents, once it has recorded how they exited. Runs
+    /// with a result or a failure report are passed over. Returns whether it
+    /// reported any.
     fn report_exited(&mut self) -> Result<bool, Error> {
         let mut any = false;
         for id in self.workspace.run_ids()? {
@@ -532,14 +542,31 @@ impl Orchestrator<'_> {
         }
         let marker = files.started(role);
         let text = fs::read_to_string(&marker).map_err(Error::io("reading", &marker))?;
-        let reply_key = text
-            .lines()
-            .next()
-            .filter(|key| !key.is_empty())
-            .ok_or_else(|| Error::Instance {
+        let mut lines = text.lines();
+        let (Some(reply_key), Some(_pid), Some(starter)) = (lines.next(), lines.next(), lines.next()) else {
+            return Err(Error::Instance {
                 id: id.to_owned(),
-                message: format!("{} holds no reply key", marker.display()),
-            })?;
+                message: format!(
+                    "{} does not hold a reply key, a process id and an orchestrator",
+                    marker.display()
+                ),
+            });
+        };
+        if starter == self.presence.id() {
+            // Ours: reported once collected, with its exit status.
+            if self
+                .agents
+                .iter()
+                .any(|agent| agent.run == id && agent.role == role)
+            {
+                return Ok(false);
+            }
+        } else {
+            let presences = self.workspace.orchestrators();
+            if Presence::alive(&presences, starter).map_err(Error::io("locking a presence in", &presences))? {
+                return Ok(false);
+            }
+        }
         let done = files.output(role).exists();
         let event = if done {
             Event::AgentDone(role.to_owned())

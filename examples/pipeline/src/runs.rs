@@ -12,6 +12,7 @@
 //! DIR/runs/<id>/final.md           the delivered result, created once
 //! DIR/runs/<id>/failure.md         why the run failed, created once
 //! DIR/deliveries.log               one line per result delivered
+//! DIR/orchestrators/<id>.lock      held (flock) by each orchestrator while it lives
 //! DIR/.tmp/                        temporary files, until moved into place
 //! ```
 //!
@@ -88,6 +89,12 @@ impl Workspace {
         self.root.join("deliveries.log")
     }
 
+    /// Where each orchestrator holds its presence
+    /// ([`crate::session::Presence`]).
+    pub fn orchestrators(&self) -> PathBuf {
+        self.root.join("orchestrators")
+    }
+
     /// Where files are staged before they are moved into place.
     pub fn temp(&self) -> PathBuf {
         self.root.join(".tmp")
@@ -145,8 +152,9 @@ impl RunFiles {
         self.dir.join("sessions").join(format!("{role}.lock"))
     }
 
-    /// The marker an agent writes when it starts, holding the key of the
-    /// output that started it.
+    /// The marker an agent writes when it starts: its reply key, its
+    /// process id and the id of the orchestrator that started it, a line
+    /// each.
     pub fn started(&self, role: &str) -> PathBuf {
         self.dir.join("sessions").join(format!("{role}.started"))
     }

@@ -22,6 +22,13 @@
 //! The lock file also records the agent's process id, which leads its own
 //! process group: the agents of a failed run are [killed](kill) whoever
 //! started them.
+//!
+//! Orchestrators are known alive the same way: each holds a lock on a file
+//! of its own ([`Presence`]) for as long as it lives, and the kernel
+//! releases it when the orchestrator dies, by `kill -9` or otherwise. An
+//! agent's exit is reported by the orchestrator that started it while that
+//! one [lives](Presence::alive), since only it saw the exit status, and by
+//! any other once it is gone.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
@@ -208,10 +215,140 @@ pub fn kill(path: &Path, wait: Duration) -> io::Result<Kill> {
     }
 }
 
+/// An orchestrator's presence: `DIR/orchestrators/<id>.lock`, locked by
+/// the orchestrator for as long as it lives. The id, `<pid>-<nanoseconds>`,
+/// is never reused, so a lock free or a file missing means that this
+/// orchestrator is gone.
+#[derive(Debug)]
+pub struct Presence {
+    // Holds the lock until dropped or the process ends.
+    _file: File,
+    path: PathBuf,
+    id: String,
+}
+
+impl Presence {
+    /// Takes a new presence in `dir` (created if missing), staged in
+    /// `temp_dir`: the file is locked before it gets its name, so no
+    /// orchestrator ever finds it free while this one lives. Presences left
+    /// free by orchestrators that died are removed.
+    pub fn take(dir: &Path, temp_dir: &Path) -> io::Result<Presence> {
+        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(temp_dir)?;
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if let Some(Session::Free(_)) = lock_existing(&path)? {
+                // Its orchestrator is gone, and no other takes this name.
+                match std::fs::remove_file(&path) {
+                    Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+                    _ => {}
+                }
+            }
+        }
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let id = format!("{}-{nanos}", std::process::id());
+        let staged = temp_dir.join(format!("{id}.lock.{}.tmp", std::process::id()));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&staged)?;
+        // SAFETY: `flock` reads no memory; `file` is open for the call.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let path = dir.join(format!("{id}.lock"));
+        std::fs::rename(&staged, &path)?;
+        Ok(Presence {
+            _file: file,
+            path,
+            id,
+        })
+    }
+
+    /// The orchestrator's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Whether the orchestrator `id` (of a presence in `dir`) lives. An id
+    /// that no presence could have (not `<digits>-<digits>`) is not alive.
+    pub fn alive(dir: &Path, id: &str) -> io::Result<bool> {
+        let well_formed = id.split_once('-').is_some_and(|(pid, nanos)| {
+            [pid, nanos]
+                .iter()
+                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if !well_formed {
+            return Ok(false);
+        }
+        Ok(matches!(
+            lock_existing(&dir.join(format!("{id}.lock")))?,
+            Some(Session::Running)
+        ))
+    }
+}
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        // Gone either way: a missing file and a free lock say the same.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Tries to lock the file at `path` without waiting, and without creating
+/// it: `None` when it does not exist, `Running` when another holds it.
+fn lock_existing(path: &Path) -> io::Result<Option<Session>> {
+    let file = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    loop {
+        // SAFETY: `flock` reads no memory; `file` is open for the call.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(Some(Session::Free(FreeSession {
+                file,
+                path: path.to_owned(),
+            })));
+        }
+        let error = io::Error::last_os_error();
+        match error.kind() {
+            io::ErrorKind::WouldBlock => return Ok(Some(Session::Running)),
+            io::ErrorKind::Interrupted => continue,
+            _ => return Err(error),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs;
+
+    #[test]
+    fn a_presence_is_alive_until_dropped_and_a_stale_one_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (presences, temp) = (dir.path().join("o"), dir.path().join("t"));
+        let first = Presence::take(&presences, &temp).unwrap();
+        let id = first.id().to_owned();
+        assert!(Presence::alive(&presences, &id).unwrap());
+        assert!(!Presence::alive(&presences, "../o/x").unwrap());
+        assert!(!Presence::alive(&presences, "1-2").unwrap());
+        // A presence whose process died: its file is there, its lock free.
+        fs::write(presences.join("7-7.lock"), "").unwrap();
+        assert!(!Presence::alive(&presences, "7-7").unwrap());
+        let second = Presence::take(&presences, &temp).unwrap();
+        assert!(!presences.join("7-7.lock").exists());
+        assert!(Presence::alive(&presences, &id).unwrap());
+        assert!(Presence::alive(&presences, second.id()).unwrap());
+        drop(first);
+        assert!(!Presence::alive(&presences, &id).unwrap());
+        assert_eq!(fs::read_dir(&temp).unwrap().count(), 0);
+    }
 
     #[test]
     fn a_start_is_read_from_whole_lines_only() {

@@ -6,13 +6,22 @@
 //! quarter of the outputs it performs, before marking them done
 //! ([`DIE_AFTER_PERFORMING_ENV`]): the outputs whose repeat only an
 //! idempotent handler keeps harmless are repeated every run of this test.
+//!
+//! Then the two moments a kill leaves behind, each on SQLite and on
+//! PostgreSQL: agents that exit after their orchestrator was killed, and an
+//! output performed but not marked done.
 
 mod common;
 
-use common::{deliveries, fast, load_all, output, pipeline, start, starts, KillLeftovers};
-use pipeline::orchestrator::DIE_AFTER_PERFORMING_ENV;
+use common::{
+    agent_running, deliveries, fast, load_all, output, output_within, pipeline, start, starts, stdout,
+    wait_for, KillLeftovers,
+};
+use pipeline::agent::CRASH_ENV;
+use pipeline::orchestrator::{outbox, DIE_AFTER_OUTPUT_ENV, DIE_AFTER_PERFORMING_ENV};
 use pipeline::runs::Workspace;
 use std::fs;
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -57,37 +66,13 @@ fn orchestrators_killed_at_random_lose_no_run_start_no_agent_twice_and_deliver_o
     killed_at_random(None);
 }
 
-/// The same on PostgreSQL, in a schema of the test's own, named by the
-/// parameters in `FSM_TEST_POSTGRES_URL` (`.ci/run` starts a server and sets
-/// it). Without it, the test says it was skipped, except in CI, where it
-/// fails.
+/// The same on PostgreSQL, in a schema of the test's own, on the server
+/// `FSM_TEST_POSTGRES_URL` names ([`common::postgres`]).
 #[test]
 fn on_postgres_orchestrators_killed_at_random_lose_no_run_start_no_agent_twice_and_deliver_once() {
-    const URL_VAR: &str = "FSM_TEST_POSTGRES_URL";
-    let url = match std::env::var(URL_VAR) {
-        Ok(url) if !url.trim().is_empty() && !url.contains("://") => url,
-        _ => {
-            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-            assert!(
-                !ci,
-                "{URL_VAR} is not set (as `key=value` parameters), and CI needs it"
-            );
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "skipped: {URL_VAR} is not set (see .ci/run)");
-            return;
-        }
-    };
-    let schema = format!("pipeline_kill_test_{}", std::process::id());
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    admin
-        .batch_execute(&format!(
-            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
-        ))
-        .unwrap();
-    killed_at_random(Some(format!("{url} options='-c search_path={schema}'")));
-    admin
-        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
-        .unwrap();
+    if let Some(pg) = common::postgres("kill") {
+        killed_at_random(Some(pg.db.clone()));
+    }
 }
 
 /// Runs [`RUNS`] runs with [`ORCHESTRATORS`] orchestrators killed at random,
@@ -188,4 +173,163 @@ fn killed_at_random(db: Option<String>) {
         repeated_starts > 0,
         "no agent start was repeated: the test proves nothing"
     );
+}
+
+/// An agent that exits after its orchestrator was killed is reported by the
+/// next orchestrator at once: the run fails without waiting for its phase's
+/// time limit (600 s plus 120 s). The repro of issue 30, whose `pipeline run`
+/// waited for that limit.
+#[test]
+fn an_agent_that_dies_after_its_orchestrator_was_killed_fails_its_run_at_once() {
+    agent_dies_after_its_orchestrator(None);
+}
+
+#[test]
+fn on_postgres_an_agent_that_dies_after_its_orchestrator_was_killed_fails_its_run_at_once() {
+    if let Some(pg) = common::postgres("orphan") {
+        agent_dies_after_its_orchestrator(Some(pg.db.clone()));
+    }
+}
+
+fn agent_dies_after_its_orchestrator(db: Option<String>) {
+    common::use_db(db);
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let _leftovers = KillLeftovers(dir);
+    start(dir, 1, &[]);
+    let mut orchestrator = pipeline(dir, "orchestrate")
+        .args(["--work-ms", "1000", "--poll-ms", "5"])
+        .env(CRASH_ENV, "researcher-a")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let files = Workspace::new(dir).run("research-1");
+    let researchers = ["researcher-a", "researcher-b"];
+    wait_for("both researchers started", Duration::from_secs(20), || {
+        researchers.iter().all(|role| files.started(role).exists())
+    });
+    // Its `start_agents` is done: nothing waits for a lease to run out.
+    let db = common::db(dir);
+    let mut reader = None;
+    wait_for("the outbox is empty", Duration::from_secs(20), || {
+        let outbox = outbox(&mut reader, &db).unwrap();
+        outbox.outputs_due + outbox.outputs_leased + outbox.outputs_waiting == 0
+    });
+    orchestrator.kill().unwrap(); // SIGKILL
+    orchestrator.wait().unwrap();
+    // researcher-a crashes, researcher-b writes its output: nobody watches.
+    wait_for("both researchers exited", Duration::from_secs(20), || {
+        researchers
+            .iter()
+            .all(|role| !agent_running(dir, "research-1", role))
+    });
+    assert!(files.output("researcher-b").exists());
+    assert!(!files.output("researcher-a").exists());
+    let status = output(&mut pipeline(dir, "status"));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(json[0]["state"], "running");
+    assert_eq!(
+        json[0]["agents"],
+        serde_json::json!({"researcher-a": "exited", "researcher-b": "exited", "synthesizer": "pending"})
+    );
+
+    let out = output_within(
+        fast(&mut pipeline(dir, "run")).args(["--workers", "1"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.contains("research-1: agent researcher-a exited without writing its output\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "notify user: research-1 failed: agent researcher-a exited without writing its output, \
+             and no cause was recorded"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("runs: 1 failed\n"), "{text}");
+    let run = &load_all(dir)[0];
+    assert_eq!(run.state, "failed");
+    assert_eq!(run.context.failed.as_deref(), Some("researcher-a"));
+    assert_eq!(starts(dir, "research-1"), researchers);
+}
+
+/// An orchestrator killed after delivering a result and before marking its
+/// `deliver_result` done leaves that output leased: `pipeline run` waits for
+/// the lease to run out, performs it again (finding it delivered) and marks
+/// it done, and only then says the runs are finished.
+#[test]
+fn run_finishes_only_when_no_output_is_left_to_perform() {
+    delivery_left_leased(None);
+}
+
+#[test]
+fn on_postgres_run_finishes_only_when_no_output_is_left_to_perform() {
+    if let Some(pg) = common::postgres("outbox") {
+        delivery_left_leased(Some(pg.db.clone()));
+    }
+}
+
+fn delivery_left_leased(db: Option<String>) {
+    common::use_db(db);
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let _leftovers = KillLeftovers(dir);
+    start(dir, 1, &[]);
+    let died = output_within(
+        pipeline(dir, "orchestrate")
+            .args(["--work-ms", "20", "--poll-ms", "5", "--lease-ms", "1500"])
+            .env(DIE_AFTER_OUTPUT_ENV, "deliver_result"),
+        Duration::from_secs(20),
+    );
+    assert_eq!(died.status.signal(), Some(libc::SIGKILL), "{died:?}");
+    let files = Workspace::new(dir).run("research-1");
+    assert!(files.delivered().exists());
+    assert_eq!(deliveries(dir, "research-1"), 1);
+    let db = common::db(dir);
+    let left = outbox(&mut None, &db).unwrap();
+    assert_eq!(
+        (left.outputs_leased, left.outputs_due, left.outputs_dead),
+        (1, 0, 0),
+        "{left:?}"
+    );
+
+    let began = Instant::now();
+    let out = output_within(
+        fast(&mut pipeline(dir, "run")).args(["--workers", "1"]),
+        Duration::from_secs(20),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "waiting for 1 output(s) claimed by other orchestrators: one that was killed leaves them \
+             until its lease runs out\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("research-1: "), "{text}");
+    assert!(text.contains("final.md was delivered already\n"), "{text}");
+    assert!(text.ends_with("runs: 1 delivered\n"), "{text}");
+    // The lease had at least a second to run.
+    assert!(
+        began.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        began.elapsed()
+    );
+    let left = outbox(&mut None, &db).unwrap();
+    assert_eq!(
+        (
+            left.outputs_due,
+            left.outputs_leased,
+            left.outputs_waiting,
+            left.outputs_dead
+        ),
+        (0, 0, 0, 0),
+        "{left:?}"
+    );
+    assert_eq!(deliveries(dir, "research-1"), 1);
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{deliveries, fast, load_all, output, pipeline, start, starts, stderr, stdout, KillLeftovers};
-use pipeline::agent::{CRASH_ENV, HANG_ENV};
+use pipeline::agent::{CRASH_ENV, ERROR_ENV, HANG_ENV};
 use pipeline::runs::Workspace;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -115,11 +115,113 @@ fn an_agent_that_dies_without_output_fails_its_run_at_once_and_the_others_go_on(
         assert_eq!(run.context.failed.as_deref(), Some("researcher-b"));
         let files = Workspace::new(dir).run(&run.id);
         assert!(!files.delivered().exists());
-        assert!(fs::read_to_string(files.dir().join("failure.md"))
-            .unwrap()
-            .contains("researcher-b"));
+        // The cause is the exit status the orchestrator saw.
+        assert_eq!(
+            fs::read_to_string(files.failure()).unwrap(),
+            format!(
+                "# {} failed\n\nagent researcher-b exited without writing its output: it exited \
+                 with exit status: 3\n",
+                run.id
+            )
+        );
         // The synthesizer never started.
         assert_eq!(starts(dir, &run.id), ["researcher-a", "researcher-b"]);
+    }
+}
+
+/// An agent's own error is its run's cause of failure, in `failure.md`,
+/// and its line on the orchestrator's standard error names its run and
+/// role.
+#[test]
+fn an_agent_error_is_the_cause_in_its_runs_failure_and_its_line_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let _leftovers = KillLeftovers(dir);
+    start(dir, 2, &[]);
+    let out = output(
+        fast(&mut pipeline(dir, "run"))
+            .args(["--workers", "2"])
+            .env(ERROR_ENV, "researcher-a"),
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let errors = stderr(&out);
+    for id in ["research-1", "research-2"] {
+        let cause = format!("model sonnet refused the task ({ERROR_ENV} is set)");
+        assert!(
+            errors
+                .lines()
+                .any(|line| line == format!("{id}/researcher-a: error: {cause}")),
+            "{errors}"
+        );
+        let failure = fs::read_to_string(Workspace::new(dir).run(id).failure()).unwrap();
+        assert_eq!(
+            failure,
+            format!("# {id} failed\n\nagent researcher-a exited without writing its output: {cause}\n")
+        );
+    }
+    // Every line on standard error is an agent's, whole.
+    assert!(
+        errors
+            .lines()
+            .all(|line| line.starts_with("research-1/researcher-a: error: ")
+                || line.starts_with("research-2/researcher-a: error: ")),
+        "{errors}"
+    );
+}
+
+/// The agent processes working on `dir`'s runs now, from `/proc`.
+fn agents_running(dir: &Path) -> usize {
+    let dir = dir.to_str().unwrap();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| fs::read(entry.path().join("cmdline")).ok())
+        .filter(|cmdline| {
+            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+            args.get(1) == Some(&&b"agent"[..]) && args.get(3) == Some(&dir.as_bytes())
+        })
+        .count()
+}
+
+/// `--max-agents 1`: one orchestrator never runs two agents at once, and a
+/// phase of two researchers waits for room rather than failing.
+#[test]
+fn an_orchestrator_runs_at_most_max_agents_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let _leftovers = KillLeftovers(dir);
+    start(dir, 3, &[]);
+    let mut child = fast(&mut pipeline(dir, "run"))
+        .args(["--workers", "1", "--max-agents", "1"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut most = 0;
+    let began = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "not finished after 30 s"
+        );
+        most = most.max(agents_running(dir));
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert_eq!(most, 1, "{text}");
+    assert!(
+        text.contains(": agent researcher-b waits: this orchestrator runs 1 agent(s), its limit\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("runs: 3 delivered\n"), "{text}");
+    for run in load_all(dir) {
+        assert_eq!(
+            starts(dir, &run.id),
+            ["researcher-a", "researcher-b", "synthesizer"]
+        );
     }
 }
 
@@ -257,6 +359,10 @@ fn bad_input_is_refused_with_a_message_naming_the_problem() {
         (
             vec!["run", "--dir", "DIR", "--workers", "0"],
             "error: --workers must be at least 1\n",
+        ),
+        (
+            vec!["run", "--dir", "DIR", "--max-agents", "0"],
+            "error: --max-agents must be at least 1\n",
         ),
     ] {
         assert_eq!(refused(&args), (Some(2), expected.to_owned()), "{args:?}");

@@ -124,3 +124,108 @@ impl Drop for KillLeftovers<'_> {
         }
     }
 }
+
+/// A schema of the test's own on the PostgreSQL server that
+/// `FSM_TEST_POSTGRES_URL` names (as `key=value` parameters; `.ci/run`
+/// starts a server and sets it), dropped when the test ends.
+pub struct PgSchema {
+    admin: postgres::Client,
+    schema: String,
+    /// The parameters of the fleet's database, in that schema (`--db`).
+    pub db: String,
+}
+
+impl Drop for PgSchema {
+    fn drop(&mut self) {
+        let _ = self
+            .admin
+            .batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
+    }
+}
+
+/// A new schema named after `test` on the server of
+/// `FSM_TEST_POSTGRES_URL`. Without the variable, `None`, and the test says
+/// it was skipped, except in CI, where it fails.
+pub fn postgres(test: &str) -> Option<PgSchema> {
+    const URL_VAR: &str = "FSM_TEST_POSTGRES_URL";
+    let url = match std::env::var(URL_VAR) {
+        Ok(url) if !url.trim().is_empty() && !url.contains("://") => url,
+        _ => {
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+            assert!(
+                !ci,
+                "{URL_VAR} is not set (as `key=value` parameters), and CI needs it"
+            );
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "skipped: {URL_VAR} is not set (see .ci/run)");
+            return None;
+        }
+    };
+    let schema = format!("pipeline_{test}_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .unwrap();
+    let db = format!("{url} options='-c search_path={schema}'");
+    Some(PgSchema { admin, schema, db })
+}
+
+/// Runs `cmd` to its end, or kills it after `limit` and fails.
+pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the pipeline binary runs");
+    // Read as it goes: a full pipe would stop the child.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = out.read_to_end(&mut bytes);
+        bytes
+    });
+    let stderr = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = err.read_to_end(&mut bytes);
+        bytes
+    });
+    let began = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if began.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            let out = String::from_utf8_lossy(&stdout.join().unwrap()).into_owned();
+            panic!("{cmd:?} did not finish within {limit:?}; it printed:\n{out}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// Waits up to `limit` for `ready`; fails with `what` if it never is.
+pub fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let began = std::time::Instant::now();
+    while !ready() {
+        assert!(began.elapsed() < limit, "{what}: not after {limit:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether the agent `role` of run `id` holds its session lock (runs).
+/// Only for a role whose start marker exists: no orchestrator then takes
+/// the lock to start one, so looking cannot get in the way.
+pub fn agent_running(dir: &Path, id: &str, role: &str) -> bool {
+    let lock = Workspace::new(dir).run(id).session(role);
+    matches!(session::Session::probe(&lock).unwrap(), session::Session::Running)
+}
