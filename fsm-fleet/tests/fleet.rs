@@ -1065,6 +1065,7 @@ fn a_dry_run_counts_what_a_prune_deletes_and_deletes_nothing(db: &TestDb) {
             outputs: 5,
             dead_outputs: 1,
             instances: 2,
+            skipped: 0,
         }
     );
     assert_eq!(
