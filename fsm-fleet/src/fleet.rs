@@ -32,6 +32,8 @@ pub struct Fleet {
     conn: Backend,
     keep: NonZeroUsize,
     max_attempts: u32,
+    /// Where this worker's claims of each machine's timers start.
+    claims: worker::Claims,
 }
 
 /// What [`Fleet::send`] did with an event.
@@ -476,6 +478,7 @@ impl Fleet {
             conn,
             keep: NonZeroUsize::new(20).unwrap_or(NonZeroUsize::MIN),
             max_attempts: 5,
+            claims: worker::Claims::default(),
         }
     }
 
@@ -781,8 +784,14 @@ impl Fleet {
         }))
     }
 
-    /// Step up to `batch` instances whose next wake has passed, earliest
-    /// first, in one transaction. For each: its pending events in the order
+    /// Step up to `batch` instances whose next wake has passed (earliest
+    /// first within each machine, each call starting with the next of
+    /// `machines`) or that have pending events, in one transaction. Each
+    /// `Fleet` remembers where its machines' due deadlines start, so that a
+    /// claim reads only the batch, however many timers fired before it; a
+    /// deadline that was already behind that point when its row committed
+    /// (its transaction took more than a second) fires within a second.
+    /// For each instance: its pending events in the order
     /// sent, then its due timers at their deadlines, then the snapshot saved
     /// (its version one higher), the next wake re-armed, and every output
     /// written to the outbox under its key. An event that is not the
@@ -799,7 +808,10 @@ impl Fleet {
     /// A database error: the transaction rolls back, nothing is stepped.
     pub fn work(&mut self, machines: &Machines, batch: usize) -> Result<Worked, FleetError> {
         let keep = self.keep;
-        db::transaction(&mut self.conn, |tx| Ok(worker::work(tx, machines, keep, batch)?))
+        let claims = &mut self.claims;
+        db::transaction(&mut self.conn, |tx| {
+            Ok(worker::work(tx, machines, claims, keep, batch)?)
+        })
     }
 
     /// Delete what the fleet no longer needs, by `rules` ([`Prune`]: events
@@ -865,10 +877,20 @@ impl Fleet {
                 })
                 .collect::<Result<Vec<_>, DatabaseError>>()?;
             let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
-            for output in &claimed {
+            // The rows are locked (in SQLite, the whole database is): each
+            // lease becomes the number read, a hundred outputs a statement.
+            for chunk in claimed.chunks(OUTPUTS_PER_STATEMENT) {
+                let keys = (0..chunk.len())
+                    .map(|i| format!("?{}", i + 2))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let mut values = vec![db::Param::Int(until)];
+                values.extend(chunk.iter().map(|output| db::Param::Text(&output.key)));
                 tx.execute(
-                    "UPDATE fsm_outbox SET leased_until = ?2, lease = ?3 WHERE key = ?1",
-                    params![output.key.as_str(), until, output.lease],
+                    &format!(
+                        "UPDATE fsm_outbox SET leased_until = ?1, lease = lease + 1 WHERE key IN ({keys})"
+                    ),
+                    &values,
                 )?;
             }
             Ok(claimed)
@@ -877,7 +899,8 @@ impl Fleet {
 
     /// `output` was performed: it is `done`. False when the claim's lease
     /// ran out and another handler claimed it since (that handler settles
-    /// it); nothing changes then.
+    /// it); nothing changes then. [`Fleet::outputs_done`] settles many in
+    /// one transaction.
     ///
     /// # Errors
     ///
@@ -891,47 +914,138 @@ impl Fleet {
         Ok(changed == 1)
     }
 
+    /// `outputs` were performed: each is `done`, as by
+    /// [`Fleet::output_done`], all in one transaction (one commit, and so
+    /// one flush to disk, for the batch, in a statement for every hundred).
+    /// Whether each settled, in the same order: false for one whose claim's
+    /// lease ran out and that another handler claimed since (that handler
+    /// settles it), and for a claim given twice, the second time. The
+    /// others settle all the same.
+    ///
+    /// # Errors
+    ///
+    /// A database error: none of them is settled.
+    pub fn outputs_done(&mut self, outputs: &[ClaimedOutput]) -> Result<Vec<bool>, FleetError> {
+        db::transaction(&mut self.conn, |tx| {
+            let now = now_millis();
+            let mut settled = std::collections::HashSet::new();
+            for chunk in outputs.chunks(OUTPUTS_PER_STATEMENT) {
+                let claims = (0..chunk.len())
+                    .map(|i| format!("(key = ?{} AND lease = ?{})", 2 + 2 * i, 3 + 2 * i))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                let mut values = vec![db::Param::Int(now)];
+                for output in chunk {
+                    values.extend([db::Param::Text(&output.key), db::Param::Int(output.lease)]);
+                }
+                let rows = tx.query(
+                    &format!(
+                        "UPDATE fsm_outbox SET status = 'done', leased_until = NULL, error = NULL, settled_at = ?1
+                         WHERE status = 'pending' AND ({claims})
+                         RETURNING key, lease"
+                    ),
+                    &values,
+                )?;
+                for mut row in rows {
+                    settled.insert((row.text(0)?, row.int(1)?));
+                }
+            }
+            Ok(outputs
+                .iter()
+                .map(|output| settled.remove(&(output.key.clone(), output.lease)))
+                .collect())
+        })
+    }
+
     /// Performing `output` failed with `error`: it is tried again after a
     /// backoff (1 s, doubling, at most 5 minutes), or, after the fleet's
     /// maximum attempts, it is `dead`, with the error, and the instance's
     /// later outputs go on. Nothing changes when the claim's lease ran out
     /// and another handler claimed the output since.
+    /// [`Fleet::outputs_failed`] fails many in one transaction.
     ///
     /// # Errors
     ///
     /// A database error.
     pub fn output_failed(&mut self, output: &ClaimedOutput, error: &str) -> Result<Failed, FleetError> {
-        let attempts = output.attempts.saturating_add(1);
-        let dead = attempts >= self.max_attempts;
-        let backoff = 1_000i64
-            .saturating_mul(1 << attempts.saturating_sub(1).min(20))
-            .min(300_000);
-        let now = now_millis();
-        let next_attempt = now.saturating_add(backoff);
-        let changed = self.conn.execute(
-            "UPDATE fsm_outbox
-             SET attempts = ?3, status = ?4, next_attempt = ?5, leased_until = NULL, error = ?6,
-                 settled_at = ?7
-             WHERE key = ?1 AND status = 'pending' AND lease = ?2",
-            params![
-                output.key.as_str(),
-                output.lease,
-                attempts,
-                if dead { "dead" } else { "pending" },
-                next_attempt,
-                stored::bounded(error).as_str(),
-                dead.then_some(now)
-            ],
-        )?;
-        Ok(match (changed, dead) {
-            (0, _) => Failed::LeaseLost,
-            (_, true) => {
-                tracing::warn!(key = output.key, error, attempts, "dead output");
-                Failed::Dead
-            }
-            (_, false) => Failed::RetryAt(timestamp(next_attempt)),
+        let max_attempts = self.max_attempts;
+        Ok(fail(
+            &mut self.conn,
+            output,
+            &stored::bounded(error),
+            max_attempts,
+            now_millis(),
+        )?)
+    }
+
+    /// Performing `outputs` failed, all with `error` (a batch sent at once,
+    /// refused at once): each is failed as by [`Fleet::output_failed`], all
+    /// in one transaction (one commit for the batch). What became of each,
+    /// in the same order: [`Failed::LeaseLost`] for one another handler
+    /// claimed since its lease ran out; the others are failed all the same.
+    ///
+    /// # Errors
+    ///
+    /// A database error: none of them is failed.
+    pub fn outputs_failed(
+        &mut self,
+        outputs: &[ClaimedOutput],
+        error: &str,
+    ) -> Result<Vec<Failed>, FleetError> {
+        let max_attempts = self.max_attempts;
+        let error = stored::bounded(error);
+        db::transaction(&mut self.conn, |tx| {
+            let now = now_millis();
+            outputs
+                .iter()
+                .map(|output| Ok(fail(tx, output, &error, max_attempts, now)?))
+                .collect()
         })
     }
+}
+
+/// The most outputs one statement of the outbox's batches names.
+const OUTPUTS_PER_STATEMENT: usize = 100;
+
+/// Fail `output` with `error` (bounded already) at `now`: retried after its
+/// backoff, or `dead` after `max_attempts`; [`Failed::LeaseLost`] when its
+/// claim no longer holds it.
+fn fail<D: Db + ?Sized>(
+    conn: &mut D,
+    output: &ClaimedOutput,
+    error: &str,
+    max_attempts: u32,
+    now: i64,
+) -> Result<Failed, DatabaseError> {
+    let attempts = output.attempts.saturating_add(1);
+    let dead = attempts >= max_attempts;
+    let backoff = 1_000i64
+        .saturating_mul(1 << attempts.saturating_sub(1).min(20))
+        .min(300_000);
+    let next_attempt = now.saturating_add(backoff);
+    let changed = conn.execute(
+        "UPDATE fsm_outbox
+         SET attempts = ?3, status = ?4, next_attempt = ?5, leased_until = NULL, error = ?6,
+             settled_at = ?7
+         WHERE key = ?1 AND status = 'pending' AND lease = ?2",
+        params![
+            output.key.as_str(),
+            output.lease,
+            attempts,
+            if dead { "dead" } else { "pending" },
+            next_attempt,
+            error,
+            dead.then_some(now)
+        ],
+    )?;
+    Ok(match (changed, dead) {
+        (0, _) => Failed::LeaseLost,
+        (_, true) => {
+            tracing::warn!(key = output.key, error, attempts, "dead output");
+            Failed::Dead
+        }
+        (_, false) => Failed::RetryAt(timestamp(next_attempt)),
+    })
 }
 
 /// `limit` as a query's `LIMIT`.

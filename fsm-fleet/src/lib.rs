@@ -82,3 +82,5 @@ pub use fleet::{
 pub use machines::Machines;
 pub use prune::{Prune, Pruned, TerminalStates, PRUNE_BATCH};
 pub use schema::SCHEMA_VERSION;
+#[doc(hidden)]
+pub use worker::timers_claim_statement;

@@ -20,12 +20,16 @@
 //!   with its status (`pending`, `done`, `dead`), attempts, the time of its
 //!   next attempt, its lease (until when, and the claim's number), its last
 //!   error and, since version 3, `settled_at`: when it was done, or dead.
+//!
+//! A worker claims the instances whose deadline passed through
+//! `fsm_instances_due`, one machine at a time, in deadline order (see
+//! [`MIGRATE_V4_SQLITE`]).
 
 use crate::db::{self, params, Db, Dialect};
 use crate::error::FleetError;
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Now, as the tables keep times: Unix milliseconds.
 pub(crate) fn now_millis() -> i64 {
@@ -219,6 +223,25 @@ DROP INDEX fsm_instances_machine_state;
 CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state, id);
 ";
 
+/// Version 3 to 4, in SQLite: `fsm_instances_wake`, the index of deadlines
+/// alone, is dropped. A worker now claims the due instances of each of its
+/// machines on its own (`machine = ?`), so the order of
+/// `fsm_instances_due (machine, next_wake)` is the claim's order: the scan
+/// starts at the worker's lower bound of that machine's deadlines and stops
+/// after the batch, without a sort, whatever the planner's statistics say.
+/// The index of deadlines alone was then one more index that every step
+/// wrote, and one more plan for PostgreSQL's planner to guess between (on
+/// a table without statistics it read and sorted every due row).
+const MIGRATE_V4_SQLITE: &str = "
+DROP INDEX fsm_instances_wake;
+";
+
+/// Version 3 to 4, in PostgreSQL: as [`MIGRATE_V4_SQLITE`].
+#[cfg(feature = "postgres")]
+const MIGRATE_V4_POSTGRES: &str = "
+DROP INDEX fsm_instances_wake;
+";
+
 /// The schema version a database holds: `None` when it has no fleet yet.
 ///
 /// # Errors
@@ -250,12 +273,13 @@ pub(crate) fn check_version(text: Option<String>, name: &str) -> Result<Option<i
 /// so two processes opening a new database at once create them once.
 pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
     db::transaction(db, |tx| {
-        let (meta, create, to_v2, to_v3) = match tx.dialect() {
+        let (meta, create, to_v2, to_v3, to_v4) = match tx.dialect() {
             Dialect::Sqlite => (
                 "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT",
                 CREATE_V1_SQLITE,
                 MIGRATE_V2_SQLITE,
                 MIGRATE_V3_SQLITE,
+                MIGRATE_V4_SQLITE,
             ),
             #[cfg(feature = "postgres")]
             Dialect::Postgres => {
@@ -267,6 +291,7 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
                     CREATE_V1_POSTGRES,
                     MIGRATE_V2_POSTGRES,
                     MIGRATE_V3_POSTGRES,
+                    MIGRATE_V4_POSTGRES,
                 )
             }
         };
@@ -296,6 +321,10 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
         if version == 2 {
             tx.batch(to_v3)?;
             version = 3;
+        }
+        if version == 3 {
+            tx.batch(to_v4)?;
+            version = 4;
         }
         tx.execute(
             "UPDATE fsm_fleet_meta SET value = ?1 WHERE key = 'schema_version'",

@@ -8,7 +8,7 @@
 //! written again one instance at a time, each in a savepoint of its own, so
 //! that the instance at fault is parked and the others are saved.
 
-use crate::db::{params, DatabaseError, Db, Param, Row};
+use crate::db::{params, DatabaseError, Db, Dialect, Param, Row};
 use crate::fleet::{sql_limit, Parked, Worked};
 use crate::machines::{InboxEvent, Machines, Outcome, Stepped};
 use crate::schema::{millis, now_millis, timestamp};
@@ -53,6 +53,7 @@ struct Step {
 pub(crate) fn work<D: Db + ?Sized>(
     tx: &mut D,
     machines: &Machines,
+    claims: &mut Claims,
     keep: NonZeroUsize,
     batch: usize,
 ) -> Result<Worked, DatabaseError> {
@@ -64,7 +65,7 @@ pub(crate) fn work<D: Db + ?Sized>(
     if names.is_empty() || batch == 0 {
         return Ok(worked);
     }
-    let claimed = claim(tx, &names, now, batch)?;
+    let claimed = claim(tx, claims, &names, now, batch)?;
     if claimed.is_empty() {
         return Ok(worked);
     }
@@ -164,44 +165,156 @@ pub(crate) fn work<D: Db + ?Sized>(
     Ok(worked)
 }
 
+/// How often a worker's claim of a machine's timers reads that machine's
+/// deadlines from the start, below its lower bound ([`Claims`]): an
+/// instance whose deadline was already behind the bound when its row
+/// became visible (created in a transaction that took longer than
+/// [`BOUND_GRACE_MS`], re-armed with a deadline long past, unparked by
+/// hand, or claimed by a worker that then rolled back) fires within this
+/// time.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How far behind now a claim that found every due timer of its machine
+/// puts the next claim's lower bound: a step or a creation that arms a
+/// deadline already due, and commits within this time, is claimed at once.
+const BOUND_GRACE_MS: i64 = 1_000;
+
+/// What a worker remembers between its claims: where each machine's due
+/// deadlines start, and which machine goes first.
+///
+/// A deadline that fired leaves its entry in `fsm_instances_due` on
+/// PostgreSQL (a dead row version, until vacuum removes it), at the head
+/// of the machine's range, where a claim that starts at the beginning reads
+/// past every one of them. So a claim starts at a lower bound of the
+/// machine's deadlines: after a full batch, the latest deadline it took
+/// (more are due from there); after a batch that took every due deadline,
+/// [`BOUND_GRACE_MS`] before now. Its cost is then the batch, and the rows
+/// other workers hold, however many timers already fired. Every
+/// [`SWEEP_EVERY`] a claim starts at the beginning instead, for deadlines
+/// that became visible behind the bound.
+#[derive(Debug, Default)]
+pub(crate) struct Claims {
+    bounds: HashMap<String, Bound>,
+    /// Which machine's timers the next claim asks for first: each claim
+    /// starts one machine further, so that one machine's burst of timers
+    /// does not hold the others' back.
+    first: usize,
+}
+
+/// A machine's lower bound, and when a claim last read from the start.
+#[derive(Debug)]
+struct Bound {
+    at: i64,
+    swept: std::time::Instant,
+}
+
+/// The statement that claims a machine's due timers: `?1` now, `?2` how
+/// many, `?3` the machine, `?4` the lower bound of its deadlines. The
+/// partial index's own condition is written out, so that every planner sees
+/// that it holds.
+fn timers_statement(dialect: Dialect) -> String {
+    format!(
+        "SELECT id, machine, fingerprint, snapshot, version, next_wake FROM fsm_instances
+         WHERE machine = ?3 AND next_wake IS NOT NULL AND next_wake >= ?4 AND next_wake <= ?1
+         ORDER BY next_wake LIMIT ?2{}",
+        dialect.claim("fsm_instances")
+    )
+}
+
+/// The statement a worker claims a machine's due timers with, as it runs on
+/// PostgreSQL (`postgres`) or SQLite, with SQLite's parameters (`?1` now,
+/// `?2` how many, `?3` the machine, `?4` the lower bound of its deadlines):
+/// for tests of its query plan. Not part of the API.
+#[doc(hidden)]
+pub fn timers_claim_statement(postgres: bool) -> String {
+    #[cfg(feature = "postgres")]
+    if postgres {
+        return timers_statement(Dialect::Postgres);
+    }
+    let _ = postgres;
+    timers_statement(Dialect::Sqlite)
+}
+
 /// Claim up to `batch` due instances of the machines `names`: those whose
-/// earliest deadline has passed, earliest first, then those with pending
-/// events, oldest event first. Each is claimed once; on PostgreSQL each row
-/// is locked, and rows other workers hold are skipped.
+/// earliest deadline has passed, earliest first within each machine (one
+/// query a machine, each reading `fsm_instances_due` in its order from the
+/// machine's lower bound, see [`Claims`]), then those with pending events,
+/// oldest event first (each machine's oldest, read through `fsm_inbox_due`
+/// in order). Each is claimed once; on PostgreSQL each row is locked, and
+/// rows other workers hold are skipped.
 fn claim<D: Db + ?Sized>(
     tx: &mut D,
+    claims: &mut Claims,
     names: &[&str],
     now: i64,
     batch: usize,
 ) -> Result<Vec<Claimed>, DatabaseError> {
-    // The machines' names are the parameters from `?3` on.
-    let in_list = (0..names.len())
-        .map(|i| format!("?{}", i + 3))
-        .collect::<Vec<_>>()
-        .join(", ");
     let lock = tx.dialect().claim("fsm_instances");
     let mut claimed: Vec<Claimed> = Vec::with_capacity(batch);
-    let timers = format!(
-        "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-         WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN ({in_list})
-         ORDER BY next_wake LIMIT ?2{lock}"
-    );
-    let mut values = vec![Param::Int(now), Param::Int(sql_limit(batch))];
-    values.extend(names.iter().map(|name| Param::Text(name)));
-    read_claimed(tx.query(&timers, &values)?, true, &mut claimed)?;
+    let timers = timers_statement(tx.dialect());
+    let first = claims.first % names.len();
+    claims.first = claims.first.wrapping_add(1);
+    for name in names[first..].iter().chain(&names[..first]) {
+        let left = batch - claimed.len().min(batch);
+        if left == 0 {
+            break;
+        }
+        let bound = claims.bounds.entry((*name).to_owned()).or_insert_with(|| Bound {
+            at: i64::MIN,
+            swept: std::time::Instant::now(),
+        });
+        let sweep = bound.at == i64::MIN || bound.swept.elapsed() >= SWEEP_EVERY;
+        let from = if sweep { i64::MIN } else { bound.at };
+        let rows = tx.query(
+            &timers,
+            &[
+                Param::Int(now),
+                Param::Int(sql_limit(left)),
+                Param::Text(name),
+                Param::Int(from),
+            ],
+        )?;
+        if sweep {
+            bound.swept = std::time::Instant::now();
+        }
+        let full = rows.len() >= left;
+        let mut latest = from;
+        for mut row in rows {
+            latest = latest.max(row.int(5)?);
+            read_claimed(vec![row], true, &mut claimed)?;
+        }
+        // After a full batch more are due from the latest deadline taken;
+        // after a short one every due deadline was taken (or is held by
+        // another worker, which steps it).
+        bound.at = if full {
+            latest
+        } else {
+            now.saturating_sub(BOUND_GRACE_MS)
+        };
+    }
     let left = batch - claimed.len().min(batch);
     if left > 0 {
+        // Each machine's oldest pending events, in `fsm_inbox_due`'s
+        // order: a list of machines (`machine IN (...)`) would read every
+        // pending event of them all, and sort them, at each claim.
+        let oldest = (0..names.len())
+            .map(|i| {
+                format!(
+                    "SELECT instance FROM (SELECT instance FROM fsm_inbox
+                     WHERE status = 'pending' AND machine = ?{} ORDER BY seq LIMIT ?2) AS m{i}",
+                    i + 3
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" UNION ALL ");
         let events = format!(
             "SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-             WHERE error IS NULL AND id IN (
-                 SELECT instance FROM fsm_inbox
-                 WHERE status = 'pending' AND machine IN ({in_list})
-                 ORDER BY seq LIMIT ?2)
+             WHERE error IS NULL AND id IN ({oldest})
              LIMIT ?1{lock}"
         );
         let window = batch.saturating_mul(EVENT_WINDOW_PER_INSTANCE).max(1_000);
-        values[0] = Param::Int(sql_limit(left));
-        values[1] = Param::Int(sql_limit(window));
+        let mut values = vec![Param::Int(sql_limit(left)), Param::Int(sql_limit(window))];
+        values.extend(names.iter().map(|name| Param::Text(name)));
         read_claimed(tx.query(&events, &values)?, false, &mut claimed)?;
     }
     Ok(claimed)
