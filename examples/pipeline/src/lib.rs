@@ -21,14 +21,21 @@
 //!   replaces a file ([`atomic_file`]). A repeated output therefore starts no
 //!   agent twice and delivers nothing twice.
 //! - **Agents report once** ([`agent`]): an agent is its own process, which
-//!   writes its output and sends `agent_done` to its run with a
-//!   deduplication key derived from the key of the output that started it;
-//!   the orchestrator that started it sends `agent_failed` under the same
-//!   key if it exits without reporting. The fleet accepts a key once.
+//!   writes its output and exits; it never opens the fleet, so the database
+//!   sees one connection per orchestrator however many agents run. An
+//!   orchestrator reports each agent that exited: `agent_done` if its output
+//!   exists, else `agent_failed`, with a deduplication key derived from the
+//!   key of the output that started it. The orchestrator that started it
+//!   reports it while it lives (it saw the exit status, which becomes the
+//!   cause in the run's `failure.md`); any other does once that one is gone
+//!   ([`session::Presence`]). The fleet accepts a key once.
+//! - **Bounded**: each orchestrator runs at most `--max-agents` agents at
+//!   once (16 unless told otherwise); a phase that finds no room waits.
 //!
 //! ```text
 //! pipeline start --dir DIR --count 10     # ten runs of `research`
 //! pipeline run --dir DIR --workers 3      # three orchestrators, until all are finished
+//!                                         # and the outbox holds nothing to perform
 //! pipeline status --dir DIR               # the runs, as JSON
 //! ```
 

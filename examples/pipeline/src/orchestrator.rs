@@ -113,7 +113,7 @@ pub fn run(workspace: &Workspace, options: &Options, out: &mut dyn Write) -> Res
         out,
         agents: Vec::new(),
         held: Vec::new(),
-        said_waiting: false,
+        waiting: None,
         die_after_performing: std::env::var(DIE_AFTER_PERFORMING_ENV)
             .ok()
             .and_then(|percent| percent.parse().ok()),
@@ -156,8 +156,9 @@ struct Orchestrator<'a> {
     /// `start_agents` outputs claimed and performed in part: they wait for
     /// room, in the order claimed.
     held: Vec<ClaimedOutput>,
-    /// Whether it said that it waits for outputs leased by others.
-    said_waiting: bool,
+    /// Since when it waits for outputs leased by others only, and whether
+    /// it said so.
+    waiting: Option<(std::time::Instant, bool)>,
     die_after_performing: Option<u32>,
     die_after_output: Option<String>,
 }
@@ -171,6 +172,10 @@ enum Performed {
     /// claimed, not done.
     WaitingForRoom,
 }
+
+/// How long an orchestrator waits for outputs claimed by others before it
+/// says so: longer than performing one takes.
+const WAITING_SAID_AFTER: Duration = Duration::from_millis(500);
 
 /// How many runs one step of the fleet takes, and how many outputs one claim.
 const BATCH: usize = 16;
@@ -622,12 +627,19 @@ impl Orchestrator<'_> {
         }
         let outbox = outbox(&mut self.reader, &self.options.db)?;
         let to_perform = outbox.outputs_due + outbox.outputs_leased + outbox.outputs_waiting;
-        if to_perform > 0 && outbox.outputs_leased == to_perform && !self.said_waiting {
-            self.said_waiting = true;
-            self.say(format_args!(
-                "waiting for {to_perform} output(s) claimed by other orchestrators: one that was \
-                 killed leaves them until its lease runs out"
-            ))?;
+        if to_perform == 0 || outbox.outputs_leased < to_perform {
+            self.waiting = None;
+        } else {
+            // Another orchestrator performs them, or it was killed and its
+            // leases run out: said once it lasts.
+            let (since, said) = self.waiting.get_or_insert((std::time::Instant::now(), false));
+            if !*said && since.elapsed() >= WAITING_SAID_AFTER {
+                *said = true;
+                self.say(format_args!(
+                    "waiting for {to_perform} output(s) claimed by other orchestrators: one that was \
+                     killed holds them until its lease runs out"
+                ))?;
+            }
         }
         Ok(to_perform == 0)
     }

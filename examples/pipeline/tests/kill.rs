@@ -361,7 +361,7 @@ fn delivery_left_leased(db: Option<String>) {
     start(dir, 1, &[]);
     let died = output_within(
         pipeline(dir, "orchestrate")
-            .args(["--work-ms", "20", "--poll-ms", "5", "--lease-ms", "1500"])
+            .args(["--work-ms", "20", "--poll-ms", "5", "--lease-ms", "2000"])
             .env(DIE_AFTER_OUTPUT_ENV, "deliver_result"),
         Duration::from_secs(20),
     );
@@ -386,7 +386,7 @@ fn delivery_left_leased(db: Option<String>) {
     let text = stdout(&out);
     assert!(
         text.contains(
-            "waiting for 1 output(s) claimed by other orchestrators: one that was killed leaves them \
+            "waiting for 1 output(s) claimed by other orchestrators: one that was killed holds them \
              until its lease runs out\n"
         ),
         "{text}"
