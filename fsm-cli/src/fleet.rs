@@ -130,7 +130,7 @@ struct PruneArgs {
 
     /// A `.fsm` file of the fleet's machines, which says which states are terminal (for
     /// --finished; repeat it for several files): an instance is judged only by the definition
-    /// that saved it (the same fingerprint).
+    /// that saved it (the same fingerprint); one saved by another is kept, and counted as skipped.
     #[arg(long, value_name = "FILE")]
     machines: Vec<PathBuf>,
 
@@ -741,6 +741,7 @@ fn prune(args: &PruneArgs) -> Result<String, Exit> {
             "outputs": pruned.outputs,
             "dead_outputs": pruned.dead_outputs,
             "instances": pruned.instances,
+            "skipped": pruned.skipped,
         })),
         FleetFormat::Human => prune_text(args, &pruned),
     })
@@ -829,13 +830,33 @@ fn prune_text(args: &PruneArgs, pruned: &fsm_fleet::Pruned) -> String {
             pruned.instances,
             format!("unchanged for more than {}", age(finished)),
         );
+        line(
+            "skipped instances",
+            pruned.skipped,
+            "in a terminal state, saved by a definition --machines does not give: not judged".to_owned(),
+        );
     }
     let title = if args.dry_run {
         "dry run: nothing deleted; a prune would delete\n"
     } else {
         "deleted\n"
     };
-    format!("{title}{}", table.render("  "))
+    let mut text = format!("{title}{}", table.render("  "));
+    if pruned.skipped > 0 {
+        // A prune given an older (or newer) `.fsm` than the one that saved
+        // the instances would otherwise report nothing finished, and no why.
+        let instances = if pruned.skipped == 1 {
+            "instance was"
+        } else {
+            "instances were"
+        };
+        text.push_str(&format!(
+            "{} {instances} skipped: their fingerprint is not that of any definition the --machines files \
+             give; give the .fsm that saved them (`fsmc fleet show` prints an instance's fingerprint)\n",
+            pruned.skipped
+        ));
+    }
+    text
 }
 
 fn to_json(value: &Value) -> String {

@@ -648,6 +648,7 @@ dry run: nothing deleted; a prune would delete
   dead events         1  settled more than 7d ago
   dead outputs        1  settled more than 7d ago
   finished instances  1  unchanged for more than 1d
+  skipped instances   0  in a terminal state, saved by a definition --machines does not give: not judged
 "
     );
     assert_eq!(run.stderr(), "");
@@ -671,7 +672,8 @@ dry run: nothing deleted; a prune would delete
             "dead_events": 1,
             "outputs": 3,
             "dead_outputs": 1,
-            "instances": 1
+            "instances": 1,
+            "skipped": 0
         })
     );
     // `order-4` is gone; what is pending or held is kept: the parked
@@ -708,8 +710,75 @@ deleted
   dead events         0  settled more than 7d ago
   dead outputs        0  settled more than 7d ago
   finished instances  0  unchanged for more than 1d
+  skipped instances   0  in a terminal state, saved by a definition --machines does not give: not judged
 "
     );
+}
+
+#[test]
+fn prune_given_another_definition_says_how_many_instances_it_skipped() {
+    let dir = Scratch::new();
+    let mut fleet = build(&dir);
+    // Ten days old: `order-3` is shipped (a terminal state).
+    fleet
+        .sqlite()
+        .unwrap()
+        .execute_batch("UPDATE fsm_instances SET updated_at = updated_at - 864000000")
+        .unwrap();
+    drop(fleet);
+    // An older `Order`: the same states, another timer, so another
+    // fingerprint than the one that saved the instances.
+    dir.write("old.fsm", &ORDER_FSM.replace("after 1h", "after 2h"));
+    let prune = [
+        "fleet",
+        "prune",
+        "fleet.db",
+        "--finished",
+        "1d",
+        "--machines",
+        "old.fsm",
+    ];
+
+    let run = dir.fsmc(&[&prune[..], &["--dry-run"]].concat()).expect(0);
+    assert_eq!(
+        run.stdout(),
+        "\
+dry run: nothing deleted; a prune would delete
+  events              0  (the finished instances' included)
+  outputs             0  (the finished instances' included)
+  finished instances  0  unchanged for more than 1d
+  skipped instances   1  in a terminal state, saved by a definition --machines does not give: not judged
+1 instance was skipped: their fingerprint is not that of any definition the --machines files give; give \
+the .fsm that saved them (`fsmc fleet show` prints an instance's fingerprint)
+"
+    );
+    assert_eq!(run.stderr(), "");
+    let run = dir.fsmc(&[&prune[..], &["--format", "json"]].concat()).expect(0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout()).unwrap(),
+        json!({
+            "dry_run": false,
+            "events": 0,
+            "dead_events": 0,
+            "outputs": 0,
+            "dead_outputs": 0,
+            "instances": 0,
+            "skipped": 1
+        })
+    );
+    assert!(dir
+        .fsmc(&["fleet", "list", "fleet.db"])
+        .expect(0)
+        .stdout()
+        .contains("order-3"));
+
+    // Given the definition that saved them too: judged, nothing skipped.
+    dir.write("order.fsm", ORDER_FSM);
+    let run = dir
+        .fsmc(&[&prune[..], &["--machines", "order.fsm", "--format", "json"]].concat())
+        .expect(0);
+    let pruned: Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(pruned["skipped"], json!(0), "{pruned}");
 }
 
 #[test]

@@ -4,11 +4,17 @@
 //!
 //! - **Instances** ([`Fleet::create`]): each row holds the machine's
 //!   snapshot (context, deadlines, history memory, recent history), a
-//!   version and its *next wake*, the earliest armed deadline.
+//!   version and its *next wake*, the earliest armed deadline. Timers start
+//!   at creation (see [`Fleet::create`] for starting one later).
 //! - **Events** ([`Fleet::send`], [`Fleet::send_batch`], or [`send`] inside
 //!   the caller's own transaction): appended to the instance's inbox, and
 //!   nothing else written, so a sender never waits for a worker; a repeated
 //!   deduplication key is accepted once, so at-least-once senders are safe.
+//!   Those take any value that serializes (JSON from other languages);
+//!   [`Fleet::send_to`], [`Fleet::send_batch_to`] and [`send_to`] take only
+//!   a machine's events, and refuse an instance of another machine. Ids and
+//!   keys are bounded alike on both backends ([`MAX_INSTANCE_ID_BYTES`],
+//!   [`MAX_DEDUP_KEY_BYTES`]).
 //! - **Workers** ([`Fleet::work`]): take the instances whose next wake has
 //!   passed or that have events waiting and, in one transaction each batch,
 //!   consume their events in
