@@ -89,4 +89,4 @@ pub use machines::Machines;
 pub use prune::{Prune, Pruned, TerminalStates, PRUNE_BATCH};
 pub use schema::SCHEMA_VERSION;
 #[doc(hidden)]
-pub use worker::timers_claim_statement;
+pub use worker::{timers_claim_settings, timers_claim_statement};

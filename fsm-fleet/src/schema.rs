@@ -223,23 +223,31 @@ DROP INDEX fsm_instances_machine_state;
 CREATE INDEX fsm_instances_machine_state ON fsm_instances (machine, state, id);
 ";
 
-/// Version 3 to 4, in SQLite: `fsm_instances_wake`, the index of deadlines
-/// alone, is dropped. A worker now claims the due instances of each of its
-/// machines on its own (`machine = ?`), so the order of
-/// `fsm_instances_due (machine, next_wake)` is the claim's order: the scan
-/// starts at the worker's lower bound of that machine's deadlines and stops
-/// after the batch, without a sort, whatever the planner's statistics say.
-/// The index of deadlines alone was then one more index that every step
-/// wrote, and one more plan for PostgreSQL's planner to guess between (on
-/// a table without statistics it read and sorted every due row).
+/// Version 3 to 4, in SQLite: `fsm_instances_due` ends with the id, and
+/// `fsm_instances_wake`, the index of deadlines alone, is dropped. A worker
+/// claims the due instances of each of its machines on its own (`machine =
+/// ?`), in the order of `fsm_instances_due (machine, next_wake, id)`: the
+/// scan starts past the worker's lower bound of that machine's `(next_wake,
+/// id)` and stops after the batch, without a sort, whatever the planner's
+/// statistics say. The id makes each entry's key its own, so that a bound
+/// falls between the many instances of a burst due at the same millisecond
+/// (and PostgreSQL keeps no list of rows under one key, which its scans
+/// could mark dead only as a whole). The index of deadlines alone was
+/// then one more index that every step wrote, and one more plan for
+/// PostgreSQL's planner to guess between (on a table without statistics
+/// it read and sorted every due row).
 const MIGRATE_V4_SQLITE: &str = "
 DROP INDEX fsm_instances_wake;
+DROP INDEX fsm_instances_due;
+CREATE INDEX fsm_instances_due ON fsm_instances (machine, next_wake, id) WHERE next_wake IS NOT NULL;
 ";
 
 /// Version 3 to 4, in PostgreSQL: as [`MIGRATE_V4_SQLITE`].
 #[cfg(feature = "postgres")]
 const MIGRATE_V4_POSTGRES: &str = "
 DROP INDEX fsm_instances_wake;
+DROP INDEX fsm_instances_due;
+CREATE INDEX fsm_instances_due ON fsm_instances (machine, next_wake, id) WHERE next_wake IS NOT NULL;
 ";
 
 /// The schema version a database holds: `None` when it has no fleet yet.

@@ -185,13 +185,14 @@ const BOUND_GRACE_MS: i64 = 1_000;
 /// A deadline that fired leaves its entry in `fsm_instances_due` on
 /// PostgreSQL (a dead row version, until vacuum removes it), at the head
 /// of the machine's range, where a claim that starts at the beginning reads
-/// past every one of them. So a claim starts at a lower bound of the
-/// machine's deadlines: after a full batch, the latest deadline it took
-/// (more are due from there); after a batch that took every due deadline,
-/// [`BOUND_GRACE_MS`] before now. Its cost is then the batch, and the rows
-/// other workers hold, however many timers already fired. Every
-/// [`SWEEP_EVERY`] a claim starts at the beginning instead, for deadlines
-/// that became visible behind the bound.
+/// past every one of them. So a claim starts past a lower bound of the
+/// machine's `(deadline, id)`, the index's own order: after a full batch,
+/// the last one it took (more are due from there; the id tells apart the
+/// many instances of a burst due at the same millisecond); after a batch
+/// that took every due deadline, [`BOUND_GRACE_MS`] before now. Its cost is
+/// then the batch, and the rows other workers hold, however many timers
+/// already fired. Every [`SWEEP_EVERY`] a claim starts at the beginning
+/// instead, for deadlines that became visible behind the bound.
 #[derive(Debug, Default)]
 pub(crate) struct Claims {
     bounds: HashMap<String, Bound>,
@@ -201,30 +202,59 @@ pub(crate) struct Claims {
     first: usize,
 }
 
-/// A machine's lower bound, and when a claim last read from the start.
+/// A machine's lower bound, `(deadline, id)`, claims start past, and when
+/// a claim last read from the start.
 #[derive(Debug)]
 struct Bound {
-    at: i64,
+    at: (i64, String),
     swept: std::time::Instant,
 }
 
+/// Where a claim that reads from the start starts past: before every
+/// deadline.
+const START: (i64, String) = (i64::MIN, String::new());
+
 /// The statement that claims a machine's due timers: `?1` now, `?2` how
-/// many, `?3` the machine, `?4` the lower bound of its deadlines. The
-/// partial index's own condition is written out, so that every planner sees
-/// that it holds.
+/// many, `?3` the machine, `?4` and `?5` the `(deadline, id)` it starts
+/// past. The partial index's own condition is written out, so that every
+/// planner sees that it holds.
 fn timers_statement(dialect: Dialect) -> String {
     format!(
         "SELECT id, machine, fingerprint, snapshot, version, next_wake FROM fsm_instances
-         WHERE machine = ?3 AND next_wake IS NOT NULL AND next_wake >= ?4 AND next_wake <= ?1
-         ORDER BY next_wake LIMIT ?2{}",
+         WHERE machine = ?3 AND next_wake IS NOT NULL AND (next_wake, id) > (?4, ?5) AND next_wake <= ?1
+         ORDER BY next_wake, id LIMIT ?2{}",
         dialect.claim("fsm_instances")
     )
 }
 
+/// What the claims of due timers set on PostgreSQL, for their own
+/// statements only ([`ORDERED_SCANS_END`] sets them back): plans that read
+/// an index in its order, never a bitmap of every entry in range, sorted.
+/// The planner chooses by its estimate of how many rows are due, which on a
+/// table filled at once, before its statistics are gathered, is a handful
+/// where a burst has a hundred thousand; with a bitmap such a claim reads
+/// every due entry, dead ones too, at each batch. Without these plans the
+/// only one left is the scan of `fsm_instances_due` in its order, which
+/// stops after the batch.
+const ORDERED_SCANS: &str =
+    "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off";
+
+/// [`ORDERED_SCANS`] set back, for the rest of the transaction.
+const ORDERED_SCANS_END: &str = "SET LOCAL enable_bitmapscan TO DEFAULT; \
+     SET LOCAL enable_sort TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT";
+
+/// The settings ([`ORDERED_SCANS`], as they are written in a transaction)
+/// under which a worker runs [`timers_claim_statement`] on PostgreSQL: for
+/// tests of its query plan. Not part of the API.
+#[doc(hidden)]
+pub fn timers_claim_settings() -> &'static str {
+    ORDERED_SCANS
+}
+
 /// The statement a worker claims a machine's due timers with, as it runs on
 /// PostgreSQL (`postgres`) or SQLite, with SQLite's parameters (`?1` now,
-/// `?2` how many, `?3` the machine, `?4` the lower bound of its deadlines):
-/// for tests of its query plan. Not part of the API.
+/// `?2` how many, `?3` the machine, `?4` and `?5` the `(deadline, id)` it
+/// starts past): for tests of its query plan. Not part of the API.
 #[doc(hidden)]
 pub fn timers_claim_statement(postgres: bool) -> String {
     #[cfg(feature = "postgres")]
@@ -254,43 +284,53 @@ fn claim<D: Db + ?Sized>(
     let timers = timers_statement(tx.dialect());
     let first = claims.first % names.len();
     claims.first = claims.first.wrapping_add(1);
+    let postgres = tx.dialect() != Dialect::Sqlite;
+    if postgres {
+        tx.batch(ORDERED_SCANS)?;
+    }
     for name in names[first..].iter().chain(&names[..first]) {
         let left = batch - claimed.len().min(batch);
         if left == 0 {
             break;
         }
         let bound = claims.bounds.entry((*name).to_owned()).or_insert_with(|| Bound {
-            at: i64::MIN,
+            at: START,
             swept: std::time::Instant::now(),
         });
-        let sweep = bound.at == i64::MIN || bound.swept.elapsed() >= SWEEP_EVERY;
-        let from = if sweep { i64::MIN } else { bound.at };
+        if bound.at == START || bound.swept.elapsed() >= SWEEP_EVERY {
+            bound.at = START;
+            bound.swept = std::time::Instant::now();
+        }
         let rows = tx.query(
             &timers,
             &[
                 Param::Int(now),
                 Param::Int(sql_limit(left)),
                 Param::Text(name),
-                Param::Int(from),
+                Param::Int(bound.at.0),
+                Param::Text(&bound.at.1),
             ],
         )?;
-        if sweep {
-            bound.swept = std::time::Instant::now();
-        }
         let full = rows.len() >= left;
-        let mut latest = from;
+        let mut last = None;
         for mut row in rows {
-            latest = latest.max(row.int(5)?);
+            let at = row.int(5)?;
+            let before = claimed.len();
             read_claimed(vec![row], true, &mut claimed)?;
+            if let Some(one) = claimed[before..].last() {
+                last = Some((at, one.id.clone()));
+            }
         }
-        // After a full batch more are due from the latest deadline taken;
-        // after a short one every due deadline was taken (or is held by
-        // another worker, which steps it).
-        bound.at = if full {
-            latest
-        } else {
-            now.saturating_sub(BOUND_GRACE_MS)
+        // After a full batch more are due past the last one taken (rows
+        // come in the index's order); after a short one every due deadline
+        // was taken, or is held by another worker, which steps it.
+        bound.at = match last {
+            Some(last) if full => last,
+            _ => (now.saturating_sub(BOUND_GRACE_MS), String::new()),
         };
+    }
+    if postgres {
+        tx.batch(ORDERED_SCANS_END)?;
     }
     let left = batch - claimed.len().min(batch);
     if left > 0 {

@@ -219,7 +219,8 @@ fn timers_plan(db: &TestDb, machine: &str, generic: bool) -> Vec<String> {
             .replace("?1", &(i64::MAX / 2).to_string())
             .replace("?2", "64")
             .replace("?3", &format!("'{machine}'"))
-            .replace("?4", &i64::MIN.to_string());
+            .replace("?4", &i64::MIN.to_string())
+            .replace("?5", "''");
         let _ = generic;
         return db
             .rows(&format!("EXPLAIN QUERY PLAN {sql}"))
@@ -228,9 +229,11 @@ fn timers_plan(db: &TestDb, machine: &str, generic: bool) -> Vec<String> {
             .collect();
     }
     let sql = sql.replace('?', "$");
+    // As a worker's transaction runs it.
+    let settings = fsm_fleet::timers_claim_settings().replace("SET LOCAL", "SET");
     db.execute(&format!(
-        "SET plan_cache_mode = {}; DEALLOCATE ALL;
-         PREPARE claim (BIGINT, BIGINT, TEXT, BIGINT) AS {sql}",
+        "{settings}; SET plan_cache_mode = {}; DEALLOCATE ALL;
+         PREPARE claim (BIGINT, BIGINT, TEXT, BIGINT, TEXT) AS {sql}",
         if generic {
             "force_generic_plan"
         } else {
@@ -240,13 +243,13 @@ fn timers_plan(db: &TestDb, machine: &str, generic: bool) -> Vec<String> {
     let now = i64::MAX / 2;
     let plan = db
         .rows(&format!(
-            "EXPLAIN EXECUTE claim({now}, 64, '{machine}', {})",
+            "EXPLAIN EXECUTE claim({now}, 64, '{machine}', {}, '')",
             i64::MIN
         ))
         .into_iter()
         .map(|row| row[0].trim().to_owned())
         .collect();
-    db.execute("DEALLOCATE claim; RESET plan_cache_mode");
+    db.execute("DEALLOCATE claim; RESET plan_cache_mode; RESET enable_bitmapscan; RESET enable_sort; RESET enable_seqscan");
     plan
 }
 
