@@ -5,6 +5,8 @@
 
 use crate::span::Span;
 
+pub mod visit;
+
 /// A name as written, with its span.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
@@ -235,12 +237,8 @@ impl StateAst {
 pub enum StateItem {
     /// `enter emit ...;` or `exit emit ...;`.
     Hook(HookAst),
-    /// `on ...;`.
+    /// `on ...;`, `after ...;`, `done ...;` or `always ...;`.
     Transition(TransitionAst),
-    /// `after ...;`.
-    Timer(TimerAst),
-    /// `done ...;` or `always ...;`.
-    Eventless(EventlessAst),
     /// A nested state: the state holding it is composite.
     State(StateAst),
 }
@@ -251,8 +249,6 @@ impl StateItem {
         match self {
             StateItem::Hook(h) => h.span,
             StateItem::Transition(t) => t.span,
-            StateItem::Timer(t) => t.span,
-            StateItem::Eventless(t) => t.span,
             StateItem::State(s) => s.span,
         }
     }
@@ -291,15 +287,17 @@ pub struct AnyAst {
     pub transitions: Vec<TransitionAst>,
 }
 
-/// `on ACTION [GUARD]? (priority INT)? (-> TARGET)? (do EFFECT, ...)? (emit OUTPUT, ...)? ;`
+/// `TRIGGER [GUARD]? (priority INT)? (-> TARGET)? (do EFFECT, ...)? (emit OUTPUT, ...)? ;`:
+/// a transition of any kind, told apart by its [`TriggerAst`]. Everything
+/// after the trigger reads the same for every kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransitionAst {
-    /// From `on` to `;`.
+    /// From the trigger's keyword to `;`.
     pub span: Span,
     /// Doc comment lines.
     pub docs: Vec<String>,
-    /// The action.
-    pub action: Ident,
+    /// What makes it fire: an action, a delay, or none.
+    pub trigger: TriggerAst,
     /// The guard expression, without the brackets.
     pub guard: Option<GuardAst>,
     /// `priority N`.
@@ -314,32 +312,64 @@ pub struct TransitionAst {
     pub emits: Vec<Ident>,
 }
 
-/// `after DELAY [GUARD]? (priority INT)? (-> TARGET)? (do ...)? (emit ...)? ;`
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TimerAst {
-    /// From `after` to `;`.
-    pub span: Span,
-    /// Doc comment lines.
-    pub docs: Vec<String>,
-    /// The `after` keyword.
-    pub keyword: Span,
-    /// How long after entering the state it fires.
-    pub delay: DelayAst,
-    /// The guard expression, without the brackets.
-    pub guard: Option<GuardAst>,
-    /// `priority N`.
-    pub priority: Option<Priority>,
-    /// `-> target`; `None` for an internal timer.
-    pub target: Option<Ident>,
-    /// `.history` or `.deep_history` after the target.
-    pub history: Option<HistoryAst>,
-    /// `do e, f`.
-    pub effects: Vec<Ident>,
-    /// `emit a, b`.
-    pub emits: Vec<Ident>,
+impl TransitionAst {
+    /// The action of an `on` transition; `None` for the other kinds.
+    pub fn action(&self) -> Option<&Ident> {
+        match &self.trigger {
+            TriggerAst::On { action, .. } => Some(action),
+            TriggerAst::After { .. } | TriggerAst::Eventless { .. } => None,
+        }
+    }
 }
 
-/// Which transition without an action an [`EventlessAst`] is.
+/// What makes a transition fire: the part of a [`TransitionAst`] before its
+/// guard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TriggerAst {
+    /// `on ACTION`: an action sent to the machine.
+    On {
+        /// The `on` keyword.
+        keyword: Span,
+        /// The action.
+        action: Ident,
+    },
+    /// `after DELAY`: a timer, armed when its state is entered.
+    After {
+        /// The `after` keyword.
+        keyword: Span,
+        /// How long after entering the state it fires.
+        delay: DelayAst,
+    },
+    /// `done` or `always`: no action.
+    Eventless {
+        /// Which one.
+        kind: EventlessKind,
+        /// The keyword.
+        keyword: Span,
+    },
+}
+
+impl TriggerAst {
+    /// The keyword the trigger starts with: `on`, `after`, `done` or `always`.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            TriggerAst::On { .. } => "on",
+            TriggerAst::After { .. } => "after",
+            TriggerAst::Eventless { kind, .. } => kind.keyword(),
+        }
+    }
+
+    /// Where that keyword was written.
+    pub fn keyword_span(&self) -> Span {
+        match self {
+            TriggerAst::On { keyword, .. }
+            | TriggerAst::After { keyword, .. }
+            | TriggerAst::Eventless { keyword, .. } => *keyword,
+        }
+    }
+}
+
+/// Which transition without an action a [`TriggerAst::Eventless`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EventlessKind {
     /// `done`: tried when a step leaves its (composite or parallel) state done.
@@ -356,31 +386,6 @@ impl EventlessKind {
             EventlessKind::Always => "always",
         }
     }
-}
-
-/// `(done | always) [GUARD]? (priority INT)? (-> TARGET)? (do ...)? (emit ...)? ;`
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventlessAst {
-    /// From the keyword to `;`.
-    pub span: Span,
-    /// Doc comment lines.
-    pub docs: Vec<String>,
-    /// `done` or `always`.
-    pub kind: EventlessKind,
-    /// The keyword.
-    pub keyword: Span,
-    /// The guard expression, without the brackets.
-    pub guard: Option<GuardAst>,
-    /// `priority N`.
-    pub priority: Option<Priority>,
-    /// `-> target`; `None` for an internal transition.
-    pub target: Option<Ident>,
-    /// `.history` or `.deep_history` after the target.
-    pub history: Option<HistoryAst>,
-    /// `do e, f`.
-    pub effects: Vec<Ident>,
-    /// `emit a, b`.
-    pub emits: Vec<Ident>,
 }
 
 /// Which history a target enters (`-> X.history`, `-> X.deep_history`).

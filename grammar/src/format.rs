@@ -61,8 +61,8 @@
 //!   one level deeper.
 
 use crate::ast::{
-    AnyAst, Attr, Comment, ContextAst, DeclAst, EventlessAst, GuardAst, HistoryAst, HookAst, HookKind, Ident,
-    MachineAst, MachineItem, ModifierKind, Priority, StateAst, StateItem, TimerAst, TransitionAst,
+    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HistoryAst, HookAst, HookKind, Ident, MachineAst,
+    MachineItem, ModifierKind, Priority, StateAst, StateItem, TransitionAst, TriggerAst,
 };
 use crate::diagnostic::Diagnostic;
 use crate::parser;
@@ -507,8 +507,6 @@ impl<'t> Printer<'t> {
             Node::Item(MachineItem::Any(a)) => self.any(a, depth),
             Node::StateItem(StateItem::Hook(h)) => self.hook(h, depth),
             Node::StateItem(StateItem::Transition(t)) | Node::Transition(t) => self.transition(t, depth),
-            Node::StateItem(StateItem::Timer(t)) => self.timer(t, depth),
-            Node::StateItem(StateItem::Eventless(t)) => self.eventless(t, depth),
             // Nested states print like top-level ones, one level deeper; the
             // parser bounds the depth (`limits::MAX_STATE_DEPTH`).
             Node::StateItem(StateItem::State(s)) => self.state(s, depth),
@@ -622,23 +620,12 @@ impl<'t> Printer<'t> {
 
     fn transition(&mut self, t: &TransitionAst, depth: usize) -> Printed {
         let mut tokens = Tokens::new(self.text, t.span.start);
-        tokens.fixed("on");
-        tokens.ident(&t.action);
-        tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
-        self.item(&[], tokens.list, None, depth)
-    }
-
-    fn eventless(&mut self, t: &EventlessAst, depth: usize) -> Printed {
-        let mut tokens = Tokens::new(self.text, t.span.start);
-        tokens.at(t.kind.keyword(), t.keyword);
-        tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
-        self.item(&[], tokens.list, None, depth)
-    }
-
-    fn timer(&mut self, t: &TimerAst, depth: usize) -> Printed {
-        let mut tokens = Tokens::new(self.text, t.span.start);
-        tokens.at("after", t.keyword);
-        tokens.ident(t.delay.ident());
+        tokens.at(t.trigger.keyword(), t.trigger.keyword_span());
+        match &t.trigger {
+            TriggerAst::On { action, .. } => tokens.ident(action),
+            TriggerAst::After { delay, .. } => tokens.ident(delay.ident()),
+            TriggerAst::Eventless { .. } => {}
+        }
         tokens.tail(&t.guard, t.priority, (&t.target, t.history), &t.effects, &t.emits);
         self.item(&[], tokens.list, None, depth)
     }

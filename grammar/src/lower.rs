@@ -373,7 +373,7 @@ impl<'d> Lowerer<'d> {
         let count = bodies
             .iter()
             .flat_map(|s| s.body.iter().flatten())
-            .filter(|i| matches!(i, StateItem::Transition(_)))
+            .filter(|i| matches!(i, StateItem::Transition(t) if t.action().is_some()))
             .count();
         let mut transitions = Vec::with_capacity(count);
         let mut timers = Vec::new();
@@ -403,69 +403,58 @@ impl<'d> Lowerer<'d> {
                             }
                         }
                     }
-                    StateItem::Timer(t) => {
-                        if let Some(kw) = states[i].terminal {
-                            self.diagnostics.push(
-                                Diagnostic::new(
-                                    Code::TerminalHasTransitions,
-                                    t.span,
-                                    format!("terminal state `{}` has a timer", s.name.name),
-                                    "timer in a terminal state",
-                                    format!(
-                                        "a terminal state ends the machine; remove this timer or drop `terminal` from `{}`",
-                                        s.name.name
-                                    ),
-                                )
-                                .with_label(kw, "declared terminal here"),
-                            );
-                        }
-                        if let Some(timer) = self.timer(t, id, &by_name, &state_names) {
-                            timers.push(timer);
-                        }
-                    }
                     StateItem::Transition(t) => {
                         if let Some(kw) = states[i].terminal {
+                            let (what, label, noun) = match &t.trigger {
+                                ast::TriggerAst::On { action, .. } => (
+                                    format!("a transition on `{}`", action.name),
+                                    "transition out of a terminal state",
+                                    "transition",
+                                ),
+                                ast::TriggerAst::After { .. } => {
+                                    ("a timer".to_owned(), "timer in a terminal state", "timer")
+                                }
+                                ast::TriggerAst::Eventless { kind, .. } => (
+                                    format!("a `{}` transition", kind.keyword()),
+                                    "transition out of a terminal state",
+                                    "transition",
+                                ),
+                            };
                             self.diagnostics.push(
                                 Diagnostic::new(
                                     Code::TerminalHasTransitions,
                                     t.span,
-                                    format!("terminal state `{}` has a transition on `{}`", s.name.name, t.action.name),
-                                    "transition out of a terminal state",
+                                    format!("terminal state `{}` has {what}", s.name.name),
+                                    label,
                                     format!(
-                                        "a terminal state ends the machine; remove this transition or drop `terminal` from `{}`",
+                                        "a terminal state ends the machine; remove this {noun} or drop `terminal` from `{}`",
                                         s.name.name
                                     ),
                                 )
                                 .with_label(kw, "declared terminal here"),
                             );
                         }
-                        if let Some(tr) = self.transition(t, Source::State(id), &by_name, &state_names) {
-                            own[i].push(TransitionId::from_index(transitions.len()));
-                            transitions.push(tr);
-                        }
-                    }
-                    StateItem::Eventless(t) => {
-                        if let Some(kw) = states[i].terminal {
-                            self.diagnostics.push(
-                                Diagnostic::new(
-                                    Code::TerminalHasTransitions,
-                                    t.span,
-                                    format!(
-                                        "terminal state `{}` has a `{}` transition",
-                                        s.name.name,
-                                        t.kind.keyword()
-                                    ),
-                                    "transition out of a terminal state",
-                                    format!(
-                                        "a terminal state ends the machine; remove this transition or drop `terminal` from `{}`",
-                                        s.name.name
-                                    ),
-                                )
-                                .with_label(kw, "declared terminal here"),
-                            );
-                        }
-                        if let Some(e) = self.eventless(t, id, &by_name, &state_names) {
-                            eventless.push(e);
+                        match &t.trigger {
+                            ast::TriggerAst::On { action, .. } => {
+                                if let Some(tr) =
+                                    self.transition(t, action, Source::State(id), &by_name, &state_names)
+                                {
+                                    own[i].push(TransitionId::from_index(transitions.len()));
+                                    transitions.push(tr);
+                                }
+                            }
+                            ast::TriggerAst::After { delay, .. } => {
+                                if let Some(timer) = self.timer(t, delay, id, &by_name, &state_names) {
+                                    timers.push(timer);
+                                }
+                            }
+                            ast::TriggerAst::Eventless { kind, keyword } => {
+                                if let Some(e) =
+                                    self.eventless(t, *kind, *keyword, id, &by_name, &state_names)
+                                {
+                                    eventless.push(e);
+                                }
+                            }
                         }
                     }
                     // Lowered in its own turn, as a state of the list.
@@ -485,30 +474,21 @@ impl<'d> Lowerer<'d> {
                         });
                         self.effects(&h.effects);
                     }
-                    StateItem::Timer(t) => {
-                        let source = Source::State(first);
-                        if let Some(to) = self
-                            .timer(t, first, &by_name, &state_names)
-                            .and_then(|t| t.target)
-                        {
-                            self.guessed_edges.push((source, to));
-                        }
-                    }
                     StateItem::Transition(t) => {
                         let source = Source::State(first);
-                        if let Some(to) = self
-                            .transition(t, source, &by_name, &state_names)
-                            .and_then(|t| t.target)
-                        {
+                        let to = match &t.trigger {
+                            ast::TriggerAst::On { action, .. } => self
+                                .transition(t, action, source, &by_name, &state_names)
+                                .and_then(|t| t.target),
+                            ast::TriggerAst::After { delay, .. } => self
+                                .timer(t, delay, first, &by_name, &state_names)
+                                .and_then(|t| t.target),
+                            ast::TriggerAst::Eventless { kind, keyword } => self
+                                .eventless(t, *kind, *keyword, first, &by_name, &state_names)
+                                .and_then(|t| t.target),
+                        };
+                        if let Some(to) = to {
                             self.guessed_edges.push((source, to));
-                        }
-                    }
-                    StateItem::Eventless(t) => {
-                        if let Some(to) = self
-                            .eventless(t, first, &by_name, &state_names)
-                            .and_then(|t| t.target)
-                        {
-                            self.guessed_edges.push((Source::State(first), to));
                         }
                     }
                     StateItem::State(_) => {}
@@ -520,8 +500,8 @@ impl<'d> Lowerer<'d> {
             MachineItem::Any(a) => Some(a),
             _ => None,
         }) {
-            for t in &block.transitions {
-                if let Some(tr) = self.transition(t, Source::Any, &by_name, &state_names) {
+            for (t, action) in block.transitions.iter().filter_map(|t| Some((t, t.action()?))) {
+                if let Some(tr) = self.transition(t, action, Source::Any, &by_name, &state_names) {
                     any.push(TransitionId::from_index(transitions.len()));
                     transitions.push(tr);
                 }
@@ -635,14 +615,17 @@ impl<'d> Lowerer<'d> {
         }
     }
 
+    /// An `after` transition (`t`, whose delay is `delay`) of `state`.
     fn timer(
         &mut self,
-        t: &ast::TimerAst,
+        t: &ast::TransitionAst,
+        delay: &ast::DelayAst,
         state: StateId,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Timer> {
-        let delay = match &t.delay {
+        let delay_span = delay.ident().span;
+        let delay = match delay {
             ast::DelayAst::Name(name) => Some(Delay::Named(DelayId::from_index(self.delays.use_(name)))),
             ast::DelayAst::Literal(lit) => match crate::duration::parse(&lit.name) {
                 Ok(d) => Some(Delay::Literal(d)),
@@ -689,7 +672,7 @@ impl<'d> Lowerer<'d> {
         Some(Timer {
             state,
             delay,
-            delay_span: t.delay.ident().span,
+            delay_span,
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
@@ -701,10 +684,13 @@ impl<'d> Lowerer<'d> {
         })
     }
 
-    /// A `done` or `always` transition of `state`.
+    /// A `done` or `always` transition (`t`, of `kind`, its keyword at
+    /// `keyword`) of `state`.
     fn eventless(
         &mut self,
-        t: &ast::EventlessAst,
+        t: &ast::TransitionAst,
+        kind: EventlessKind,
+        keyword: Span,
         state: StateId,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
@@ -717,7 +703,7 @@ impl<'d> Lowerer<'d> {
             span: g.span(),
         });
         let effects = self.effects(&t.effects);
-        self.check_payloads(&Carrier::Eventless(t.kind), t.guard.as_ref(), &t.effects);
+        self.check_payloads(&Carrier::Eventless(kind), t.guard.as_ref(), &t.effects);
         let emits = t
             .emits
             .iter()
@@ -726,14 +712,14 @@ impl<'d> Lowerer<'d> {
         let target = match &t.target {
             None => None,
             Some(ident) => {
-                let what = format!("`{}` transition", t.kind.keyword());
+                let what = format!("`{}` transition", kind.keyword());
                 Some(self.resolve_target(ident, &what, Source::State(state), by_name, state_names)?)
             }
         };
         let history = self.history(t.target.as_ref(), target, t.history);
         Some(Eventless {
-            kind: t.kind,
-            keyword: t.keyword,
+            kind,
+            keyword,
             state,
             guard,
             priority: t.priority.map_or(0, |p| p.value),
@@ -746,14 +732,17 @@ impl<'d> Lowerer<'d> {
         })
     }
 
+    /// An `on` transition (`t`, on `action`) of `source`.
     fn transition(
         &mut self,
         t: &ast::TransitionAst,
+        action: &ast::Ident,
         source: Source,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Transition> {
-        let action = ActionId::from_index(self.actions.use_(&t.action));
+        let action_ident = action;
+        let action = ActionId::from_index(self.actions.use_(action_ident));
         if let Some(g) = &t.guard {
             self.reserved_guard_names(g);
         }
@@ -772,14 +761,14 @@ impl<'d> Lowerer<'d> {
             .as_ref()
             .map(|p| p.text.clone());
         self.check_payloads(
-            &Carrier::Action(&t.action.name, carried.as_deref()),
+            &Carrier::Action(&action_ident.name, carried.as_deref()),
             t.guard.as_ref(),
             &t.effects,
         );
         let target = match &t.target {
             None => None,
             Some(ident) => {
-                let what = format!("transition on `{}`", t.action.name);
+                let what = format!("transition on `{}`", action_ident.name);
                 Some(self.resolve_target(ident, &what, source, by_name, state_names)?)
             }
         };
@@ -787,7 +776,7 @@ impl<'d> Lowerer<'d> {
         Some(Transition {
             source,
             action,
-            action_span: t.action.span,
+            action_span: action_ident.span,
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
@@ -874,11 +863,17 @@ impl<'d> Lowerer<'d> {
                 let what = match item {
                     StateItem::Hook(_) => continue,
                     StateItem::State(_) => "holds a state",
-                    StateItem::Transition(_) => "has a transition",
-                    StateItem::Timer(_) => "has a timer",
-                    StateItem::Eventless(t) => match t.kind {
-                        EventlessKind::Done => "has a `done` transition",
-                        EventlessKind::Always => "has an `always` transition",
+                    StateItem::Transition(t) => match t.trigger {
+                        ast::TriggerAst::On { .. } => "has a transition",
+                        ast::TriggerAst::After { .. } => "has a timer",
+                        ast::TriggerAst::Eventless {
+                            kind: EventlessKind::Done,
+                            ..
+                        } => "has a `done` transition",
+                        ast::TriggerAst::Eventless {
+                            kind: EventlessKind::Always,
+                            ..
+                        } => "has an `always` transition",
                     },
                 };
                 self.diagnostics.push(

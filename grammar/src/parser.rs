@@ -683,8 +683,8 @@ mod direct {
                     if let Some(close) = self.punct("}") {
                         break close;
                     }
-                    self.keyword("on")?;
-                    transitions.push(self.transition_after_on()?);
+                    let on = self.keyword("on")?;
+                    transitions.push(self.transition_after_on(on)?);
                 };
                 return Some(MachineItem::Any(AnyAst {
                     span: keyword.to(close),
@@ -762,16 +762,16 @@ mod direct {
             } else if self.keyword("exit").is_some() {
                 HookKind::Exit
             } else if let Some(keyword) = self.keyword("after") {
-                return self.timer_after_keyword(keyword).map(StateItem::Timer);
-            } else if self.keyword("on").is_some() {
-                return self.transition_after_on().map(StateItem::Transition);
+                return self.timer_after_keyword(keyword).map(StateItem::Transition);
+            } else if let Some(keyword) = self.keyword("on") {
+                return self.transition_after_on(keyword).map(StateItem::Transition);
             } else if let Some((kind, keyword)) = [EventlessKind::Done, EventlessKind::Always]
                 .into_iter()
                 .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
             {
                 return self
-                    .eventless_after_keyword(kind, keyword)
-                    .map(StateItem::Eventless);
+                    .transition_after(TriggerAst::Eventless { kind, keyword })
+                    .map(StateItem::Transition);
             } else {
                 // A nested state. Depth is bounded before parsing starts
                 // (`limits::oversized_nesting`), so this recursion is too.
@@ -909,7 +909,7 @@ mod direct {
         }
 
         /// A timer whose `after` was just read.
-        fn timer_after_keyword(&mut self, keyword: Span) -> Option<TimerAst> {
+        fn timer_after_keyword(&mut self, keyword: Span) -> Option<TransitionAst> {
             self.skip();
             let delay = if self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
                 let start = self.pos;
@@ -925,50 +925,23 @@ mod direct {
             } else {
                 DelayAst::Name(self.ident()?)
             };
-            let (guard, priority, (target, history), effects, emits, semi) = self.transition_tail()?;
-            let span = keyword.to(semi);
-            Some(TimerAst {
-                docs: self.docs.docs_before(span.start),
-                span,
-                keyword,
-                delay,
-                guard,
-                priority,
-                target,
-                history,
-                effects,
-                emits,
-            })
-        }
-
-        /// A `done` or `always` transition whose keyword was just read.
-        fn eventless_after_keyword(&mut self, kind: EventlessKind, keyword: Span) -> Option<EventlessAst> {
-            let (guard, priority, (target, history), effects, emits, semi) = self.transition_tail()?;
-            let span = keyword.to(semi);
-            Some(EventlessAst {
-                docs: self.docs.docs_before(span.start),
-                span,
-                kind,
-                keyword,
-                guard,
-                priority,
-                target,
-                history,
-                effects,
-                emits,
-            })
+            self.transition_after(TriggerAst::After { keyword, delay })
         }
 
         /// A transition whose `on` was just read.
-        fn transition_after_on(&mut self) -> Option<TransitionAst> {
-            let start = self.pos - "on".len();
+        fn transition_after_on(&mut self, keyword: Span) -> Option<TransitionAst> {
             let action = self.ident()?;
+            self.transition_after(TriggerAst::On { keyword, action })
+        }
+
+        /// A transition whose trigger was just read: the rest, to the `;`.
+        fn transition_after(&mut self, trigger: TriggerAst) -> Option<TransitionAst> {
             let (guard, priority, (target, history), effects, emits, semi) = self.transition_tail()?;
-            let span = Span::new(start, semi.end);
+            let span = trigger.keyword_span().to(semi);
             Some(TransitionAst {
                 docs: self.docs.docs_before(span.start),
                 span,
-                action,
+                trigger,
                 guard,
                 priority,
                 target,
@@ -1240,7 +1213,11 @@ machine Agent {
             out.extend(lists.iter().flat_map(|l| l.iter()).map(|i| i.span));
         }
         fn transition(t: &TransitionAst, out: &mut Vec<Span>) {
-            out.push(t.action.span);
+            match &t.trigger {
+                TriggerAst::On { action, .. } => out.push(action.span),
+                TriggerAst::After { delay, .. } => out.push(delay.ident().span),
+                TriggerAst::Eventless { .. } => {}
+            }
             tail(
                 &t.guard,
                 t.priority,
@@ -1261,23 +1238,6 @@ machine Agent {
                         out.extend(h.effects.iter().chain(&h.outputs).map(|i| i.span));
                     }
                     StateItem::Transition(t) => transition(t, out),
-                    StateItem::Timer(t) => {
-                        out.push(t.delay.ident().span);
-                        tail(
-                            &t.guard,
-                            t.priority,
-                            (&t.target, t.history),
-                            [&t.effects, &t.emits],
-                            out,
-                        );
-                    }
-                    StateItem::Eventless(t) => tail(
-                        &t.guard,
-                        t.priority,
-                        (&t.target, t.history),
-                        [&t.effects, &t.emits],
-                        out,
-                    ),
                     StateItem::State(s) => state(s, out),
                 }
             }

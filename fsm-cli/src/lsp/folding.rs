@@ -4,14 +4,15 @@
 
 use super::analysis::Analysis;
 use super::documents::Document;
-use fsm_grammar::ast::{MachineItem, StateAst, StateItem};
+use fsm_grammar::ast::visit::{self, Visit};
+use fsm_grammar::ast::{AnyAst, MachineAst, StateAst};
 use fsm_grammar::Span;
 use lsp_types::{FoldingRange, FoldingRangeKind};
 
 /// The folding ranges of the machines that parse and of the comments.
 pub fn folding_ranges(document: &Document, analysis: &Analysis) -> Vec<FoldingRange> {
     let mut out = Vec::new();
-    let mut fold = |span: Span, kind: Option<FoldingRangeKind>| {
+    let fold = |span: Span, kind: Option<FoldingRangeKind>| {
         let (start, end) = (document.position(span.start), document.position(span.end));
         if end.line > start.line {
             out.push(FoldingRange {
@@ -23,16 +24,9 @@ pub fn folding_ranges(document: &Document, analysis: &Analysis) -> Vec<FoldingRa
         }
     };
     let file = &analysis.checked.file;
-    for m in &file.machines {
-        fold(m.span, None);
-        for item in &m.items {
-            match item {
-                MachineItem::State(s) => state(s, &mut fold),
-                MachineItem::Any(a) => fold(a.span, None),
-                _ => {}
-            }
-        }
-    }
+    let mut folds = Folds(fold);
+    folds.visit_file(file);
+    let Folds(mut fold) = folds;
     // Consecutive comment lines fold together.
     let mut run: Option<Span> = None;
     for comment in &file.comments {
@@ -54,15 +48,25 @@ pub fn folding_ranges(document: &Document, analysis: &Analysis) -> Vec<FoldingRa
     out
 }
 
-/// A state with a body, and the states nested in it (the parser bounds the
-/// depth).
-fn state(s: &StateAst, fold: &mut impl FnMut(Span, Option<FoldingRangeKind>)) {
-    let Some(body) = &s.body else { return };
-    fold(s.span, None);
-    for item in body {
-        if let StateItem::State(child) = item {
-            state(child, fold);
+/// The walk that folds machines, states with a body (nested ones too) and
+/// `any` blocks, through the function it holds.
+struct Folds<F>(F);
+
+impl<'a, F: FnMut(Span, Option<FoldingRangeKind>)> Visit<'a> for Folds<F> {
+    fn visit_machine(&mut self, machine: &'a MachineAst) {
+        (self.0)(machine.span, None);
+        visit::walk_machine(self, machine);
+    }
+
+    fn visit_state(&mut self, state: &'a StateAst) {
+        if state.body.is_some() {
+            (self.0)(state.span, None);
         }
+        visit::walk_state(self, state);
+    }
+
+    fn visit_any(&mut self, any: &'a AnyAst) {
+        (self.0)(any.span, None);
     }
 }
 

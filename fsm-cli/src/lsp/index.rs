@@ -5,8 +5,9 @@
 //! `done`, `always` and the `in` of `in(S)`) are listed too, for hover and
 //! semantic tokens: each is also a name wherever a name is expected.
 
+use fsm_grammar::ast::visit::{self, Visit};
 use fsm_grammar::ast::{
-    self, DeclKind, DelayAst, EventlessKind, GuardAst, MachineItem, ModifierKind, StateItem, TransitionAst,
+    self, DeclKind, DelayAst, EventlessKind, GuardAst, ModifierKind, TransitionAst, TriggerAst,
 };
 use fsm_grammar::Span;
 use std::collections::HashMap;
@@ -153,9 +154,7 @@ impl Index {
     /// Index the machines of `file`.
     pub fn new(file: &ast::File) -> Index {
         let mut builder = Builder::default();
-        for (m, machine) in file.machines.iter().enumerate() {
-            builder.machine(m, machine);
-        }
+        builder.visit_file(file);
         let mut index = builder.index;
         index.occurrences.sort_by_key(|o| (o.span.start, o.span.end));
         index.keywords.sort_by_key(|k| k.span.start);
@@ -190,10 +189,16 @@ impl Index {
     }
 }
 
+/// The walk that builds an [`Index`].
 #[derive(Default)]
 struct Builder {
     index: Index,
     by_key: HashMap<(usize, Kind, String), usize>,
+    /// The machine being walked, counting from 0.
+    machine: usize,
+    /// The names of the states holding the node being walked, outermost
+    /// first.
+    states: Vec<Span>,
 }
 
 impl Builder {
@@ -225,74 +230,6 @@ impl Builder {
         });
     }
 
-    fn machine(&mut self, m: usize, machine: &ast::MachineAst) {
-        self.add(m, Kind::Machine, &machine.name, true);
-        for item in &machine.items {
-            match item {
-                MachineItem::Context(_) => {}
-                MachineItem::Decl(decl) => {
-                    for name in &decl.names {
-                        self.add(m, Kind::of_decl(decl.kind), name, true);
-                    }
-                }
-                MachineItem::State(state) => self.state(m, state),
-                MachineItem::Any(any) => {
-                    for t in &any.transitions {
-                        self.transition(m, t);
-                    }
-                }
-            }
-        }
-    }
-
-    /// A state and, nested inside it, its children (the parser bounds the
-    /// depth, so the recursion is too).
-    fn state(&mut self, m: usize, state: &ast::StateAst) {
-        for modifier in &state.modifiers {
-            let keyword = match modifier.kind {
-                ModifierKind::Parallel => Keyword::Parallel,
-                ModifierKind::Final => Keyword::Final,
-                ModifierKind::Initial | ModifierKind::Terminal => continue,
-            };
-            self.keyword(m, modifier.span, keyword, state.name.span);
-        }
-        self.add(m, Kind::State, &state.name, true);
-        for item in state.body.iter().flatten() {
-            match item {
-                StateItem::Hook(hook) => {
-                    self.uses(m, Kind::Effect, &hook.effects);
-                    self.uses(m, Kind::Output, &hook.outputs);
-                }
-                StateItem::Transition(t) => self.transition(m, t),
-                StateItem::Timer(timer) => {
-                    if let DelayAst::Name(name) = &timer.delay {
-                        self.add(m, Kind::Delay, name, false);
-                    }
-                    self.guard(m, timer.guard.as_ref());
-                    self.uses(m, Kind::State, timer.target.as_slice());
-                    self.uses(m, Kind::Effect, &timer.effects);
-                    self.uses(m, Kind::Output, &timer.emits);
-                }
-                StateItem::Eventless(t) => {
-                    self.keyword(m, t.keyword, Keyword::Eventless(t.kind), state.name.span);
-                    self.guard(m, t.guard.as_ref());
-                    self.uses(m, Kind::State, t.target.as_slice());
-                    self.uses(m, Kind::Effect, &t.effects);
-                    self.uses(m, Kind::Output, &t.emits);
-                }
-                StateItem::State(child) => self.state(m, child),
-            }
-        }
-    }
-
-    fn transition(&mut self, m: usize, t: &TransitionAst) {
-        self.add(m, Kind::Action, &t.action, false);
-        self.guard(m, t.guard.as_ref());
-        self.uses(m, Kind::State, t.target.as_slice());
-        self.uses(m, Kind::Effect, &t.effects);
-        self.uses(m, Kind::Output, &t.emits);
-    }
-
     /// The guards a guard expression names, and the states its `in(...)`
     /// tests (uses of those states), with the keyword `in`.
     fn guard(&mut self, m: usize, guard: Option<&GuardAst>) {
@@ -321,6 +258,61 @@ impl Builder {
         for ident in idents {
             self.add(m, kind, ident, false);
         }
+    }
+}
+
+impl<'a> Visit<'a> for Builder {
+    fn visit_machine(&mut self, machine: &'a ast::MachineAst) {
+        self.add(self.machine, Kind::Machine, &machine.name, true);
+        visit::walk_machine(self, machine);
+        self.machine += 1;
+    }
+
+    fn visit_decl(&mut self, decl: &'a ast::DeclAst) {
+        for name in &decl.names {
+            self.add(self.machine, Kind::of_decl(decl.kind), name, true);
+        }
+    }
+
+    fn visit_state(&mut self, state: &'a ast::StateAst) {
+        let m = self.machine;
+        for modifier in &state.modifiers {
+            let keyword = match modifier.kind {
+                ModifierKind::Parallel => Keyword::Parallel,
+                ModifierKind::Final => Keyword::Final,
+                ModifierKind::Initial | ModifierKind::Terminal => continue,
+            };
+            self.keyword(m, modifier.span, keyword, state.name.span);
+        }
+        self.add(m, Kind::State, &state.name, true);
+        self.states.push(state.name.span);
+        visit::walk_state(self, state);
+        self.states.pop();
+    }
+
+    fn visit_hook(&mut self, hook: &'a ast::HookAst) {
+        self.uses(self.machine, Kind::Effect, &hook.effects);
+        self.uses(self.machine, Kind::Output, &hook.outputs);
+    }
+
+    fn visit_transition(&mut self, t: &'a TransitionAst) {
+        let m = self.machine;
+        match &t.trigger {
+            TriggerAst::On { action, .. } => self.add(m, Kind::Action, action, false),
+            TriggerAst::After { delay, .. } => {
+                if let DelayAst::Name(name) = delay {
+                    self.add(m, Kind::Delay, name, false);
+                }
+            }
+            TriggerAst::Eventless { kind, keyword } => {
+                let state = self.states.last().copied().unwrap_or(t.span);
+                self.keyword(m, *keyword, Keyword::Eventless(*kind), state);
+            }
+        }
+        self.guard(m, t.guard.as_ref());
+        self.uses(m, Kind::State, t.target.as_slice());
+        self.uses(m, Kind::Effect, &t.effects);
+        self.uses(m, Kind::Output, &t.emits);
     }
 }
 

@@ -10,7 +10,8 @@
 use super::analysis::Analysis;
 use super::documents::Document;
 use super::index::Kind;
-use fsm_grammar::ast::{DelayAst, MachineItem, StateAst, StateItem, TransitionAst};
+use fsm_grammar::ast::visit::Visit;
+use fsm_grammar::ast::{ContextAst, DeclAst, DelayAst, TransitionAst, TriggerAst};
 use fsm_grammar::Span;
 use lsp_types::{SemanticToken, SemanticTokenModifier, SemanticTokenType, SemanticTokensLegend};
 
@@ -73,50 +74,38 @@ pub fn tokens(document: &Document, analysis: &Analysis) -> Vec<SemanticToken> {
     for c in &file.comments {
         raw.push((c.span, COMMENT, if c.doc { DOCUMENTATION } else { 0 }));
     }
-    let numbers = |t: &TransitionAst| raw_priority(t.priority.map(|p| p.span));
-    let mut extra = Vec::new();
-    for m in &file.machines {
-        for item in &m.items {
-            match item {
-                MachineItem::Context(c) => extra.push((c.ty.span, TYPE, 0)),
-                MachineItem::Decl(d) => {
-                    extra.extend(d.payloads.iter().flatten().map(|p| (p.span, TYPE, 0)));
-                }
-                MachineItem::State(s) => state_numbers(s, &mut extra),
-                MachineItem::Any(a) => {
-                    for t in &a.transitions {
-                        extra.extend(numbers(t));
-                    }
-                }
-            }
-        }
-    }
-    raw.extend(extra);
+    let mut extra = Extra::default();
+    extra.visit_file(file);
+    raw.extend(extra.0);
     raw.sort_by_key(|(span, ..)| (span.start, span.end));
     encode(document, &raw)
 }
 
-/// The numbers (priorities, durations) of a state's clauses and of the
-/// states nested in it; the parser bounds the depth.
-fn state_numbers(state: &StateAst, extra: &mut Vec<(Span, u32, u32)>) {
-    for item in state.body.iter().flatten() {
-        match item {
-            StateItem::Transition(t) => extra.extend(raw_priority(t.priority.map(|p| p.span))),
-            StateItem::Eventless(t) => extra.extend(raw_priority(t.priority.map(|p| p.span))),
-            StateItem::Timer(t) => {
-                if let DelayAst::Literal(lit) = &t.delay {
-                    extra.push((lit.span, NUMBER, 0));
-                }
-                extra.extend(raw_priority(t.priority.map(|p| p.span)));
-            }
-            StateItem::Hook(_) => {}
-            StateItem::State(child) => state_numbers(child, extra),
-        }
-    }
-}
+/// The tokens the index does not list: types (the context's, payloads)
+/// and numbers (durations, priorities).
+#[derive(Default)]
+struct Extra(Vec<(Span, u32, u32)>);
 
-fn raw_priority(span: Option<Span>) -> Option<(Span, u32, u32)> {
-    span.map(|s| (s, NUMBER, 0))
+impl<'a> Visit<'a> for Extra {
+    fn visit_context(&mut self, context: &'a ContextAst) {
+        self.0.push((context.ty.span, TYPE, 0));
+    }
+
+    fn visit_decl(&mut self, decl: &'a DeclAst) {
+        self.0
+            .extend(decl.payloads.iter().flatten().map(|p| (p.span, TYPE, 0)));
+    }
+
+    fn visit_transition(&mut self, t: &'a TransitionAst) {
+        if let TriggerAst::After {
+            delay: DelayAst::Literal(literal),
+            ..
+        } = &t.trigger
+        {
+            self.0.push((literal.span, NUMBER, 0));
+        }
+        self.0.extend(t.priority.map(|p| (p.span, NUMBER, 0)));
+    }
 }
 
 /// Relative encoding; overlapping and multi-line tokens are left out.

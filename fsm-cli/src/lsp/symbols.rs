@@ -5,7 +5,7 @@
 
 use super::analysis::Analysis;
 use super::documents::Document;
-use fsm_grammar::ast::{DelayAst, MachineItem, StateAst, StateItem, TransitionAst};
+use fsm_grammar::ast::{MachineItem, StateAst, StateItem, TransitionAst, TriggerAst};
 use fsm_grammar::Span;
 use lsp_types::{DocumentSymbol, SymbolKind};
 
@@ -102,19 +102,28 @@ fn symbol(
     }
 }
 
-/// `on action -> target`.
+/// `on action -> target`, `after 5s -> target`, `done -> target`: the
+/// trigger and the target, selected at the action, delay or keyword.
 fn transition(document: &Document, t: &TransitionAst) -> DocumentSymbol {
     let target = t
         .target
         .as_ref()
         .map_or(String::new(), |i| format!(" -> {}", i.name));
+    let (name, selection) = match &t.trigger {
+        TriggerAst::On { action, .. } => (format!("on {}{target}", action.name), action.span),
+        TriggerAst::After { delay, .. } => {
+            let delay = delay.ident();
+            (format!("after {}{target}", delay.name), delay.span)
+        }
+        TriggerAst::Eventless { kind, keyword } => (format!("{}{target}", kind.keyword()), *keyword),
+    };
     symbol(
         document,
-        format!("on {}{target}", t.action.name),
+        name,
         None,
         SymbolKind::EVENT,
         t.span,
-        t.action.span,
+        selection,
         Vec::new(),
     )
 }
@@ -128,39 +137,6 @@ fn state(document: &Document, text: &str, s: &StateAst) -> DocumentSymbol {
         .flatten()
         .filter_map(|item| match item {
             StateItem::Transition(t) => Some(transition(document, t)),
-            StateItem::Timer(t) => {
-                let delay = match &t.delay {
-                    DelayAst::Literal(i) | DelayAst::Name(i) => i,
-                };
-                let target = t
-                    .target
-                    .as_ref()
-                    .map_or(String::new(), |i| format!(" -> {}", i.name));
-                Some(symbol(
-                    document,
-                    format!("after {}{target}", delay.name),
-                    None,
-                    SymbolKind::EVENT,
-                    t.span,
-                    delay.span,
-                    Vec::new(),
-                ))
-            }
-            StateItem::Eventless(t) => {
-                let target = t
-                    .target
-                    .as_ref()
-                    .map_or(String::new(), |i| format!(" -> {}", i.name));
-                Some(symbol(
-                    document,
-                    format!("{}{target}", t.kind.keyword()),
-                    None,
-                    SymbolKind::EVENT,
-                    t.span,
-                    t.keyword,
-                    Vec::new(),
-                ))
-            }
             StateItem::Hook(_) => None,
             StateItem::State(child) => Some(state(document, text, child)),
         })
