@@ -200,8 +200,22 @@ pub fn send<C: Client + ?Sized, E: serde::Serialize + ?Sized>(
 /// one statement that inserts the event. The machine is named, since an
 /// event's type does not say whose it is:
 ///
-/// ```ignore
+/// ```
+/// # fsm_runtime::fsm! {
+/// #     machine Order {
+/// #         initial state placed { on pay -> paid; }
+/// #         terminal state paid;
+/// #     }
+/// # }
+/// # let dir = tempfile::tempdir()?;
+/// # let mut fleet = fsm_fleet::Fleet::open(dir.path().join("fleet.db"))?;
+/// # fleet.create("order-17", order::Order::new())?;
+/// let conn = fleet.sqlite().expect("a fleet on SQLite");
+/// let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+/// // … the caller's own writes, then the event, sent when they commit:
 /// fsm_fleet::send_to::<order::Order>(&mut tx, "order-17", &order::Action::Pay, "pay-1")?;
+/// tx.commit()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
