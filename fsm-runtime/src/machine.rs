@@ -24,6 +24,11 @@ use core::fmt;
 /// generated type, so users who hold a concrete machine rarely need to
 /// import this trait; `NAME`, `FINGERPRINT` and the per-state tables are
 /// reached through it (`<Door as Machine>::FINGERPRINT`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a generated state machine: it does not implement `fsm_runtime::Machine`",
+    label = "`Machine` is for the machines that `fsm!`, `fsmc build` and build scripts generate",
+    note = "a generated machine with parallel states does not implement the machine traits yet: call its own `fire`, `fire_due`, `snapshot` and `restore_with`"
+)]
 pub trait Machine: Sized {
     /// The machine's states: its leaves, with nested states (a composite
     /// state is never current).
@@ -170,7 +175,8 @@ pub trait Fire<G: ?Sized = NoGuards>: Machine {
     message = "`{Self}` does not fire an event alone, so it does not implement `FireEvent`",
     label = "`FireEvent` is for generated machines that do not take their guards per call",
     note = "a generated machine with guards and no context takes them per call: it fires through `fsm_runtime::Fire`, as `fire(event, &guards)`",
-    note = "a `Recorded` or `Shared` machine fires through its own `fire(event)`"
+    note = "a `Recorded` or `Shared` machine fires through its own `fire(event)`",
+    note = "a generated machine with parallel states does not implement the machine traits yet: call its own `fire`"
 )]
 pub trait FireEvent: Machine {
     /// Fire `event`: on success the machine moves to [`Fired::to`] and the
@@ -189,6 +195,12 @@ pub trait FireEvent: Machine {
 /// own `fire_next_due(&guards)` and `fire_due(&guards, each)` take them, so
 /// neither the drivers nor `Recorded::fire_next_due` can fire its timers;
 /// give such a machine a context to drive it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not fire its timers alone, so it does not implement `Timed`",
+    label = "`Timed` is for generated machines that do not take their guards per call",
+    note = "a generated machine with timers and guards passed per call fires them through its own `fire_next_due(&guards)` and `fire_due(&guards, each)`: give it a context to drive it",
+    note = "a generated machine with parallel states does not implement the machine traits yet: call its own `fire_due`"
+)]
 pub trait Timed: Machine {
     /// When the next armed timer is due; `None` when none is armed.
     fn next_deadline(&self) -> Option<Timestamp> {
