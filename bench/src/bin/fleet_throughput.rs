@@ -6,6 +6,8 @@
 //! ```text
 //! fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--batch B] [--preload] [--workers 1,2,4]
 //! fleet_throughput [--postgres PARAMS] --timers N [--workers W]
+//! fleet_throughput [--postgres PARAMS] --timers N --bursts K [--workers W]
+//! fleet_throughput [--postgres PARAMS] --outputs N [--handlers H] [--ack-batch B]
 //! fleet_throughput [--postgres PARAMS] --scaling 10000,1000000
 //! ```
 //!
@@ -70,12 +72,18 @@ fn list(text: &str) -> Vec<usize> {
 const USAGE: &str = "\
 fleet_throughput [--postgres PARAMS] [--instances N] [--events E] [--senders S] [--batch B] [--preload] [--workers 1,2,4]
 fleet_throughput [--postgres PARAMS] --timers N [--workers W]
+fleet_throughput [--postgres PARAMS] --timers N --bursts K [--workers W]
+fleet_throughput [--postgres PARAMS] --outputs N [--handlers H] [--ack-batch B]
 fleet_throughput [--postgres PARAMS] --scaling 10000,1000000
 
 Events per second from `send` to the step committed, with latency; how late N timers fire; the
 cost of a step as idle instances grow, with the claim's query plan. SQLite in a temporary
 directory, or PostgreSQL (`key=value` parameters; a fresh schema `fsm_fleet_bench` each run).
---preload sends every event before the workers start.";
+--preload sends every event before the workers start.
+--bursts K: K bursts one after another in the same database, each of N timers due at the same
+millisecond, with the deadline indexes' entries read per timer fired (PostgreSQL).
+--outputs N: N pending outputs performed by H handler threads (default 2), claiming B at a time
+(default 100) and settling them with one outputs_done a batch (with B = 1, output_done each).";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -91,7 +99,21 @@ fn main() {
     BATCH.store(batch, std::sync::atomic::Ordering::Relaxed);
     let postgres = flag(&args, "--postgres");
     let workers = list(&flag(&args, "--workers").unwrap_or_else(|| "1,2,4".into()));
-    if let Some(n) = flag(&args, "--timers") {
+    if let (Some(n), Some(k)) = (flag(&args, "--timers"), flag(&args, "--bursts")) {
+        bursts(
+            &Db::fresh(postgres.as_deref()),
+            n.parse().expect("a number"),
+            k.parse().expect("a number"),
+            workers[0],
+        );
+    } else if let Some(n) = flag(&args, "--outputs") {
+        outputs(
+            &Db::fresh(postgres.as_deref()),
+            n.parse().expect("a number"),
+            flag(&args, "--handlers").map_or(2, |n| n.parse().expect("a number")),
+            flag(&args, "--ack-batch").map_or(100, |n| n.parse().expect("a number")),
+        );
+    } else if let Some(n) = flag(&args, "--timers") {
         timers(
             &Db::fresh(postgres.as_deref()),
             n.parse().expect("a number"),
@@ -216,24 +238,36 @@ impl Db {
         }
     }
 
+    /// Run `sql` on a connection of its own.
+    fn execute(&self, sql: &str) {
+        match self {
+            Db::Sqlite { path, .. } => {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                conn.busy_timeout(Duration::from_secs(30)).unwrap();
+                conn.execute_batch(sql).unwrap();
+            }
+            Db::Postgres { params } => postgres::Client::connect(params, postgres::NoTls)
+                .unwrap()
+                .batch_execute(sql)
+                .unwrap(),
+        }
+    }
+
     fn count(&self, sql: &str) -> i64 {
         self.ints(sql)[0][0]
     }
 
-    /// How the database runs the worker's claim.
+    /// How the database runs the worker's claim of a machine's due timers
+    /// (`fsm_fleet::timers_claim_statement`, under the settings a worker
+    /// runs it with on PostgreSQL), from the start of the deadlines.
     fn claim_plan(&self) -> String {
         match self {
             Db::Sqlite { path, .. } => {
                 let conn = rusqlite::Connection::open(path).unwrap();
-                let mut select = conn
-                    .prepare(
-                        "EXPLAIN QUERY PLAN SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-                         WHERE next_wake IS NOT NULL AND next_wake <= ?1 AND machine IN (?3, ?4)
-                         ORDER BY next_wake LIMIT ?2",
-                    )
-                    .unwrap();
+                let sql = fsm_fleet::timers_claim_statement(false);
+                let mut select = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
                 let plan: Vec<String> = select
-                    .query_map(rusqlite::params![i64::MAX, 100, "Counter", "Sleeper"], |r| {
+                    .query_map(rusqlite::params![i64::MAX, 100, "Counter", i64::MIN, ""], |r| {
                         r.get(3)
                     })
                     .unwrap()
@@ -243,12 +277,20 @@ impl Db {
             }
             Db::Postgres { params } => {
                 let mut client = postgres::Client::connect(params, postgres::NoTls).unwrap();
+                let settings = fsm_fleet::timers_claim_settings().replace("SET LOCAL", "SET");
+                let sql = fsm_fleet::timers_claim_statement(true).replace('?', "$");
+                client
+                    .batch_execute(&format!(
+                        "{settings}; PREPARE claim (BIGINT, BIGINT, TEXT, BIGINT, TEXT) AS {sql}"
+                    ))
+                    .unwrap();
                 let rows = client
                     .query(
-                        "EXPLAIN SELECT id, machine, fingerprint, snapshot, version FROM fsm_instances
-                         WHERE next_wake IS NOT NULL AND next_wake <= 9223372036854775807
-                           AND machine IN ('Counter', 'Sleeper')
-                         ORDER BY next_wake LIMIT 100 FOR UPDATE OF fsm_instances SKIP LOCKED",
+                        &format!(
+                            "EXPLAIN EXECUTE claim({}, 100, 'Counter', {}, '')",
+                            i64::MAX,
+                            i64::MIN
+                        ),
                         &[],
                     )
                     .unwrap();
@@ -453,6 +495,169 @@ fn timers(db: &Db, n: usize, workers: usize) {
         percentile(&late, 0.99),
         late[late.len() - 1]
     );
+}
+
+/// The entries read so far from the indexes of deadlines of
+/// `fsm_instances` (`idx_tup_read`, every index whose name says `due` or
+/// `wake`), and from all its indexes; zeros on SQLite, which does not count
+/// them.
+fn index_reads(db: &Db) -> (i64, i64) {
+    match db {
+        Db::Sqlite { .. } => (0, 0),
+        Db::Postgres { .. } => {
+            let row = &db.ints(
+                "SELECT COALESCE(SUM(idx_tup_read) FILTER (WHERE indexrelname LIKE '%due%'
+                                                         OR indexrelname LIKE '%wake%'), 0)::BIGINT,
+                        COALESCE(SUM(idx_tup_read), 0)::BIGINT
+                 FROM pg_stat_user_indexes
+                 WHERE schemaname = 'fsm_fleet_bench' AND relname = 'fsm_instances'",
+            )[0];
+            (row[0], row[1])
+        }
+    }
+}
+
+/// `bursts` bursts of `n` sleepers each, one after another in the same
+/// database while `workers` workers run throughout: each burst's sleepers
+/// are created due at the same millisecond (one created by the fleet, the
+/// others copies of its row, inserted by one statement), and fired; how
+/// late each fired, that each fired once, and how many index entries of
+/// the deadline indexes the workers read per timer fired.
+fn bursts(db: &Db, n: usize, bursts: usize, workers: usize) {
+    let children = spawn_workers(db, workers);
+    println!(
+        "| burst | timers | late p50 | late p99 | max | deadline index entries read per timer | all of fsm_instances' indexes |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    for burst in 1..=bursts {
+        let mut fleet = db.open();
+        let template = format!("b{burst}-0");
+        fleet.create(&template, sleeper::Sleeper::new()).unwrap();
+        let instance = fleet.instance(&template).unwrap().unwrap();
+        let due = instance.next_wake.expect("armed when created").unix_millis() as i64;
+        drop(fleet);
+        let copies = format!(
+            "INSERT INTO fsm_instances
+                 (id, machine, fingerprint, state, snapshot, version, next_wake, created_at, updated_at)
+             SELECT 'b{burst}-' || g, machine, fingerprint, state, snapshot, version, next_wake, created_at, updated_at
+             FROM fsm_instances, ({}) AS r
+             WHERE id = '{template}'",
+            match db {
+                Db::Sqlite { .. } => format!(
+                    "WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < {}) SELECT g FROM s",
+                    n - 1
+                ),
+                Db::Postgres { .. } => format!("SELECT g FROM generate_series(1, {}) AS g", n - 1),
+            }
+        );
+        db.execute(&copies);
+        let now = fsm_runtime::Timestamp::now().unix_millis() as i64;
+        assert!(now < due, "the copies were inserted before their deadline");
+        let before = index_reads(db);
+        let fired_before = db.count("SELECT COUNT(*) FROM fsm_outbox");
+        let deadline = Instant::now() + Duration::from_secs(600);
+        // Polled through the outbox (one output per timer), not the indexes
+        // of deadlines, whose reads are counted.
+        while db.count("SELECT COUNT(*) FROM fsm_outbox") < fired_before + n as i64
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // PostgreSQL's backends publish their counts at most once a second:
+        // the workers, idle, publish theirs.
+        if matches!(db, Db::Postgres { .. }) {
+            std::thread::sleep(Duration::from_millis(2_500));
+        }
+        let after = index_reads(db);
+        let mut late = Vec::with_capacity(n);
+        for (id, snapshot) in db.pairs(&format!(
+            "SELECT id, snapshot FROM fsm_instances WHERE id LIKE 'b{burst}-%'"
+        )) {
+            let snapshot: serde_json::Value = serde_json::from_str(&snapshot).unwrap();
+            let history = snapshot["history"].as_array().unwrap();
+            assert_eq!(history.len(), 1, "{id}: fired once");
+            let at: fsm_runtime::Timestamp = history[0]["timestamp"].as_str().unwrap().parse().unwrap();
+            let lateness = at.unix_millis() as i64 - due;
+            assert!(lateness >= 0, "{id}: fired {lateness} ms early");
+            late.push(lateness);
+        }
+        assert_eq!(late.len(), n, "every timer of the burst fired");
+        late.sort_unstable();
+        let per_timer = |reads: i64| match db {
+            Db::Sqlite { .. } => "–".to_owned(),
+            Db::Postgres { .. } => format!("{:.2}", reads as f64 / n as f64),
+        };
+        println!(
+            "| {burst} | {n} | {} ms | {} ms | {} ms | {} | {} |",
+            percentile(&late, 0.5),
+            percentile(&late, 0.99),
+            late[late.len() - 1],
+            per_timer(after.0 - before.0),
+            per_timer(after.1 - before.1),
+        );
+    }
+    stop(children);
+}
+
+/// `n` pending outputs (over 1,000 counters, stepped before the handlers
+/// start), performed by `handlers` threads, each with its own connection,
+/// claiming `ack` at a time and settling each claim with one
+/// `outputs_done` (with `ack` 1, one `output_done`): outputs per second
+/// from the first claim to the last settled.
+fn outputs(db: &Db, n: usize, handlers: usize, ack: usize) {
+    let mut fleet = db.open();
+    let instances = 1_000.min(n);
+    create_many(&mut fleet, "c", instances, || {
+        counter::Counter::new(Count::default())
+    });
+    for first in (0..n).step_by(1_000) {
+        send_all(
+            &mut fleet,
+            (first..(first + 1_000).min(n)).map(|e| (format!("c{}", e % instances), format!("e{e}"))),
+        );
+        // Stepped as they come, so that each instance's outputs are of
+        // several steps, as a live fleet's are.
+        let machines = machines();
+        while fleet.work(&machines, 256).unwrap().instances > 0 {}
+    }
+    assert_eq!(
+        db.count("SELECT COUNT(*) FROM fsm_outbox WHERE status = 'pending'"),
+        n as i64
+    );
+    drop(fleet);
+    let started = Instant::now();
+    let settled = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..handlers {
+            scope.spawn(|| {
+                let mut fleet = db.open();
+                loop {
+                    let claimed = fleet.claim_outputs(ack, Duration::from_secs(60)).unwrap();
+                    if claimed.is_empty() {
+                        if settled.load(std::sync::atomic::Ordering::Relaxed) >= n {
+                            break;
+                        }
+                        // Another handler holds the heads of the instances left.
+                        std::thread::sleep(Duration::from_millis(1));
+                        continue;
+                    }
+                    let done = if ack == 1 {
+                        vec![fleet.output_done(&claimed[0]).unwrap()]
+                    } else {
+                        fleet.outputs_done(&claimed).unwrap()
+                    };
+                    assert!(done.iter().all(|d| *d), "every claim holds its lease");
+                    settled.fetch_add(done.len(), std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(
+        db.count("SELECT COUNT(*) FROM fsm_outbox WHERE status = 'done'"),
+        n as i64
+    );
+    println!("| {handlers} | {ack} | {n} | {:.0} |", n as f64 / seconds);
 }
 
 /// For each size: that many idle counters plus 1,000 busy ones; twice, an
