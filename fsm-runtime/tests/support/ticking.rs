@@ -1,7 +1,7 @@
 //! What the history tests of fsm-runtime and fsm-dynamic share: a clock that
 //! ticks a second a call from a run's timestamp, and a history as rows. Their
 //! machine is `execution.fsm`, beside this file. Include it with
-//! `#[path = "support/ticking.rs"] mod ticking;`.
+//! `#[path = "../support/ticking.rs"] mod ticking;` (from `tests/it/`).
 
 use fsm_runtime::{History, Timestamp};
 use std::sync::atomic::{AtomicU64, Ordering};

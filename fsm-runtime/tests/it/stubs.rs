@@ -4,7 +4,7 @@
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
-include!("generated/broken.rs");
+include!("../generated/broken.rs");
 
 use fsm_runtime::{Fire, FireError, Fired, Machine, NoGuards, Snapshot};
 

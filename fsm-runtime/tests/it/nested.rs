@@ -10,15 +10,15 @@
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
-include!("generated/player.rs");
+include!("../generated/player.rs");
 
 mod call_nested {
-    include!("generated/call_nested.rs");
+    include!("../generated/call_nested.rs");
 }
 
 mod job_nested {
     use super::JobContext;
-    include!("generated/job_nested.rs");
+    include!("../generated/job_nested.rs");
 }
 
 use fsm_runtime::{

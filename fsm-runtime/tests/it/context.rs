@@ -5,7 +5,7 @@
 
 #![deny(warnings)]
 
-include!("generated/call.rs");
+include!("../generated/call.rs");
 
 use call::{Action, Call, Event, Output, State};
 use fsm_runtime::driver::{run_virtual, Step, Stopped};

@@ -113,7 +113,7 @@ fn the_readme_shows_this_match() {
         .nth(1)
         .and_then(|rest| rest.split("// README: end\n").next())
         .expect("the marked lines");
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let block = readme
         .split("One `match` reads the errors of every machine alike:\n\n```rust\n")
         .nth(1)

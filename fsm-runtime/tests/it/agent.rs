@@ -3,7 +3,7 @@
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
-include!("generated/agent.rs");
+include!("../generated/agent.rs");
 
 use agent_loop::{Action, AgentLoop, Output, State};
 use fsm_runtime::FireError;

@@ -8,7 +8,7 @@
 //! when its state is entered, and a snapshot carries the context.
 //!
 //! On the three classes of bugs XState's tracker shows for parallel states
-//! (the cases `fsm-dynamic/tests/parallel.rs` holds the dynamic engine to),
+//! (the cases `fsm-dynamic/tests/it/parallel.rs` holds the dynamic engine to),
 //! in `xstate`: a transition on the parallel state into one region keeps
 //! the others (xstate#5214), history of a parallel state restores every
 //! region and falls back to the default entry before the first visit

@@ -4,7 +4,7 @@
 
 #![deny(warnings)]
 
-include!("generated/semantics.rs");
+include!("../generated/semantics.rs");
 
 use fsm_runtime::{FireError, Fired};
 use semantics::{Action, Output, Semantics, State};

@@ -1,8 +1,7 @@
 //! The README's "Parallel states" example is this test's body, so what users
 //! copy compiles and does what the README says.
 
-#[path = "common/readme.rs"]
-mod readme_common;
+use crate::readme_common;
 
 #[test]
 fn readme_parallel_states() {

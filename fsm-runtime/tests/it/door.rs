@@ -2,7 +2,7 @@
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
-include!("generated/door.rs");
+include!("../generated/door.rs");
 
 use door::{Action, Door, Output, State};
 use fsm_runtime::{FingerprintPolicy, FireError, Machine, RestoreError, Snapshot, Symbol};

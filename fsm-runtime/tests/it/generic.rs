@@ -6,8 +6,8 @@
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
-include!("generated/door.rs");
-include!("generated/keywords.rs");
+include!("../generated/door.rs");
+include!("../generated/keywords.rs");
 
 use fsm_runtime::{Fire, FireError, FireEvent, Fired, Machine, NoGuards, Restore, Symbol};
 

@@ -5,8 +5,8 @@
 
 #![deny(warnings)]
 
-include!("generated/order.rs");
-include!("generated/session.rs");
+include!("../generated/order.rs");
+include!("../generated/session.rs");
 
 use fsm_runtime::{ArmedTimer, FingerprintPolicy, ManualClock, Timestamp};
 use std::cell::Cell;

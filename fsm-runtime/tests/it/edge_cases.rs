@@ -2,7 +2,7 @@
 
 #![deny(warnings, missing_docs, rust_2018_idioms, unreachable_pub)]
 
-include!("generated/edge_cases.rs");
+include!("../generated/edge_cases.rs");
 
 #[test]
 fn idle_has_no_actions() {

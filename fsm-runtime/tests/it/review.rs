@@ -3,7 +3,7 @@
 
 #![deny(warnings)]
 
-include!("generated/review.rs");
+include!("../generated/review.rs");
 
 use review::{Action, Review, State};
 use std::cell::RefCell;

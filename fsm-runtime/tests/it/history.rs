@@ -12,7 +12,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 fsm_runtime::fsm!(file = "tests/support/execution.fsm");
 
-#[path = "support/ticking.rs"]
+#[path = "../support/ticking.rs"]
 mod ticking;
 use ticking::{steps, ticking_clock, RUN_SECONDS};
 
@@ -455,7 +455,7 @@ fn a_history_too_close_to_the_top_of_u64_is_refused_on_restore() {
     // Each of these used to panic at `seq + 1` (debug builds) or wrap to 0
     // and save a snapshot that could not be read back (release builds);
     // u64::MAX - 1 got one fire further before the same happened. (The
-    // dynamic engine's refusal is in fsm-dynamic's tests/history.rs.)
+    // dynamic engine's refusal is in fsm-dynamic's tests/it/history.rs.)
     for seq in [u64::MAX, u64::MAX - 1, History::MAX_RESUMED_SEQ + 1] {
         let snapshot = snapshot_ending_at(seq);
         let expected = RestoreError::SeqOutOfRange {
