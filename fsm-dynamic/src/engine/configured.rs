@@ -12,7 +12,7 @@
 //! tables ([`ChartPlan`]): the runtime's one account of a step over
 //! configurations, which agrees with the model's (`model/configuration.rs`)
 //! and the SCXML reference on random machines (`engine/chart_tests.rs`,
-//! `tests/configurations.rs`). The engine asks the guards, runs the effects
+//! `tests/it/configurations.rs`). The engine asks the guards, runs the effects
 //! and keeps the timers, the history and the outbox, as it does for the
 //! other machines.
 

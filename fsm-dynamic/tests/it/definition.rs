@@ -283,7 +283,7 @@ fn json_problems_are_located_by_path() {
 
 #[test]
 fn an_execution_fsm_v1_document_loads_and_runs() {
-    let document = include_str!("../../tests/fixtures/json/execution_fsm_v1.json");
+    let document = include_str!("../../../tests/fixtures/json/execution_fsm_v1.json");
     let definition = Definition::from_json(document).unwrap();
     assert_eq!(definition.name(), "execution_fsm_v1");
     assert!(definition.warnings().is_empty(), "{:?}", definition.warnings());

@@ -1,7 +1,7 @@
 //! The dynamic engine and `fsm-runtime`'s histories: an engine's transitions
 //! recorded by name and restored into the generated machine, and the
 //! numbering limit of a restored history, refused as generated code refuses
-//! it. (fsm-runtime's `tests/history.rs` holds the rest of the history tests.)
+//! it. (fsm-runtime's `tests/it/history.rs` holds the rest of the history tests.)
 
 use fsm_dynamic::{Definition, Engine};
 use fsm_runtime::{FingerprintPolicy, History, Machine, Recorded, RestoreError, Snapshot};
@@ -10,7 +10,7 @@ use serde_json::json;
 fsm_runtime::fsm!(file = "../fsm-runtime/tests/support/execution.fsm");
 
 // fsm-runtime's history tests' clock and rows, one file for both crates.
-#[path = "../../fsm-runtime/tests/support/ticking.rs"]
+#[path = "../../../fsm-runtime/tests/support/ticking.rs"]
 mod ticking;
 use ticking::{steps, ticking_clock};
 
@@ -18,7 +18,7 @@ use execution::{Execution, State};
 
 /// `Execution` as a dynamic definition.
 fn execution_definition() -> Definition {
-    Definition::from_fsm(include_str!("../../fsm-runtime/tests/support/execution.fsm")).unwrap()
+    Definition::from_fsm(include_str!("../../../fsm-runtime/tests/support/execution.fsm")).unwrap()
 }
 
 /// A snapshot of `Execution` in `executing` whose history ends with `seq`.

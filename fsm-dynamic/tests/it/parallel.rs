@@ -11,7 +11,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 /// The research pipeline as docs/dsl.md writes it (the same file the
 /// model's and the JSON format's tests read).
-const RESEARCH: &str = include_str!("../../grammar/tests/parallel/research.fsm");
+const RESEARCH: &str = include_str!("../../../grammar/tests/parallel/research.fsm");
 
 fn engine(text: &str) -> Engine {
     Engine::new(Definition::from_fsm(text).expect("the machine checks")).expect("nothing to bind")

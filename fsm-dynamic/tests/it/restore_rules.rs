@@ -6,7 +6,7 @@
 #![deny(warnings, rust_2018_idioms)]
 
 mod call_nested {
-    include!("../../fsm-runtime/tests/generated/call_nested.rs");
+    include!("../../../fsm-runtime/tests/generated/call_nested.rs");
 }
 
 use call_nested::call::Call;
@@ -14,7 +14,7 @@ use fsm_dynamic::{Definition, Engine};
 use fsm_runtime::{ArmedTimer, FingerprintPolicy, Machine, ManualClock, RestoreError, Snapshot, Timestamp};
 use std::time::{Duration, UNIX_EPOCH};
 
-const CALL: &str = include_str!("../../fsm-runtime/tests/generated/call_nested.fsm");
+const CALL: &str = include_str!("../../../fsm-runtime/tests/generated/call_nested.fsm");
 
 fn at(seconds: u64) -> Timestamp {
     Timestamp::from_unix_millis(1_768_035_600_000 + seconds * 1000).unwrap()

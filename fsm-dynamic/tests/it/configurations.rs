@@ -6,7 +6,7 @@
 //! `in_sK` when entered), the configuration after it, and a runaway where
 //! the reference runs away.
 
-#[path = "../../grammar/tests/scxml/mod.rs"]
+#[path = "../../../grammar/tests/scxml/mod.rs"]
 mod scxml;
 
 use fsm_dynamic::{Definition, Engine, FireError};

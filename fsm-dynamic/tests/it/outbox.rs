@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// The machine of fsm-runtime's outbox test, for both engines.
-const DELIVERY: &str = include_str!("../../fsm-runtime/tests/delivery.fsm");
+const DELIVERY: &str = include_str!("../../../fsm-runtime/tests/delivery.fsm");
 
 fsm_runtime::fsm!(file = "../fsm-runtime/tests/delivery.fsm");
 
