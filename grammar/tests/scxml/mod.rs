@@ -16,8 +16,8 @@
 //!   active children (shallow), as SCXML's history states do, and a parallel
 //!   state's shallow history re-enters every region by default.
 //!
-//! Shared by the model's test (`grammar/tests/configurations.rs`) and the
-//! dynamic engine's (`fsm-dynamic/tests/configurations.rs`): each must
+//! Shared by the model's test (`grammar/tests/it/configurations.rs`) and the
+//! dynamic engine's (`fsm-dynamic/tests/it/configurations.rs`): each must
 //! agree with it on every configuration, and on every state exited and
 //! entered, in order.
 

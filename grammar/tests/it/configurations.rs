@@ -20,8 +20,9 @@
 //!
 //! The two must agree on every configuration, and on every state exited and
 //! entered, in order. The dynamic engine joins the comparison in
-//! `fsm-dynamic/tests/configurations.rs`.
+//! `fsm-dynamic/tests/it/configurations.rs`.
 
+#[path = "../scxml/mod.rs"]
 mod scxml;
 
 use fsm_grammar::model::{Chosen, Configuration, Machine, Memory, Settled};

@@ -2,6 +2,7 @@
 //! the JSON Schema, exact round trips), an `execution_fsm_v1.json` document,
 //! and malformed documents, each reported at its JSON path.
 
+#[path = "../random_machine/mod.rs"]
 mod random_machine;
 
 use fsm_grammar::interchange::{from_json, model_to_json, render, ImportDiagnostic};
@@ -164,7 +165,7 @@ fn snapshot_name(path: &Path) -> String {
 
 #[test]
 fn exports_of_the_examples() {
-    insta::glob!("../../examples", "*.fsm", |path| {
+    insta::glob!("../../../examples", "*.fsm", |path| {
         let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
         insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(json);
@@ -175,7 +176,7 @@ fn exports_of_the_examples() {
 #[test]
 fn exports_of_fixtures() {
     insta::glob!(
-        "../../tests/fixtures",
+        "../../../tests/fixtures",
         "ok/{tour,hooks,declarations,contextual-keywords,multiple-machines,any-blocks,comments,allow,context-router,context-timers}.fsm",
         |path| {
             let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
@@ -234,7 +235,7 @@ fn the_seed_document_means_what_examples_execution_fsm_says() {
 
 #[test]
 fn malformed_documents_are_reported_at_their_json_paths() {
-    insta::glob!("../../tests/fixtures/json", "err/*.json", |path| {
+    insta::glob!("../../../tests/fixtures/json", "err/*.json", |path| {
         let name = snapshot_name(path);
         let diagnostics = match from_json(&read(path)) {
             Ok(imported) => panic!("{name} imported:\n{}", imported.source),
@@ -706,7 +707,7 @@ fn parallel_machines_round_trip_exactly_and_match_the_schema() {
 
 #[test]
 fn exports_of_parallel_machines() {
-    insta::glob!("parallel/*.fsm", |path| {
+    insta::glob!("../parallel", "*.fsm", |path| {
         let json = model_to_json(&model_of(&read(path), &snapshot_name(path)));
         insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(json);
