@@ -5,7 +5,7 @@
 //! have errors, the stubs of their machines.
 //!
 //! After changing the generator, regenerate them with
-//! `FSM_UPDATE_GENERATED=1 cargo test -p fsm-codegen --test generated_files`.
+//! `FSM_UPDATE_GENERATED=1 cargo test -p fsm-codegen --test it generated_files`.
 
 use fsm_codegen::{render_source, stub_tokens, Options};
 use std::path::{Path, PathBuf};
