@@ -192,6 +192,18 @@ fn a_refused_event_is_rejected_and_a_foreign_one_dead_and_the_rest_goes_on(db: &
     );
     let error = db.value("SELECT error FROM fsm_inbox WHERE dedup_key = 'foreign'");
     assert!(error.starts_with("not an event of machine `Job`: "), "{error}");
+
+    // A dead event of 16 MiB: its row's error names the path and the type,
+    // and quotes none of the value.
+    let huge = "x".repeat(16 << 20);
+    fleet.send("a", &json!({ "start": huge }), "huge").unwrap();
+    assert_eq!(fleet.work(&machines(), 10).unwrap().events, 1);
+    let error = db.value("SELECT error FROM fsm_inbox WHERE dedup_key = 'huge'");
+    assert_eq!(
+        error,
+        "not an event of machine `Job`: at `start`: invalid type: string of 16777216 bytes, \
+         expected u32 at line 1 column 16777227"
+    );
 }
 
 fn timers_fire_at_their_deadline_and_not_before(db: &TestDb) {

@@ -26,9 +26,10 @@ fsm_runtime::fsm! {
     /// Adds up what it is sent.
     machine Tally {
         context Sum;
-        action bump(u64);
+        action bump(u64), close;
         effect add(u64);
-        initial state open { on bump do add; }
+        initial state open { on bump do add; on close -> closed; }
+        terminal state closed;
     }
 }
 
