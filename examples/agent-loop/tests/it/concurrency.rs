@@ -1,7 +1,7 @@
 //! Tools run on their own threads and report in any order; the agent waits
 //! for all of them and always sends the same conversation back.
 
-mod common;
+use crate::common;
 
 use agent_loop::{Arrival, Latency, Message, State, ToolCallId, ToolRunner};
 use common::{agent, agent_with, five_tools, policy};

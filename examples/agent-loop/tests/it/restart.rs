@@ -3,7 +3,7 @@
 //! JSON) and finishes the turn as if nothing had happened, retrying when
 //! the old process promised to.
 
-mod common;
+use crate::common;
 
 use agent_loop::{Agent, Arrival, Checkpoint, Event, FakeClock, LlmEvent, State, ToolRunner};
 use common::{agent, call, error, five_tools, policy, text};

@@ -12,6 +12,6 @@ fn prints_each_frame_with_its_outputs_and_each_refusal() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         include_str!("demo.txt"),
-        "the output changed; if on purpose, update tests/demo.txt"
+        "the output changed; if on purpose, update tests/it/demo.txt"
     );
 }

@@ -1,7 +1,4 @@
-//! Scripts and agents shared by the test files.
-
-// Each test file uses its own subset of these.
-#![allow(dead_code)]
+//! Scripts and agents shared by the test modules.
 
 use agent_loop::{
     Agent, Arrival, Clock, FakeClock, Latency, LlmEvent, RetryPolicy, ScriptedLlm, ToolCall, ToolRunner,

@@ -1,6 +1,6 @@
 //! Whole turns: tool calls, post-tool hooks, retries with backoff, giving up.
 
-mod common;
+use crate::common;
 
 use agent_loop::{Arrival, Latency, LlmEvent, Message, RetryPolicy, State, ToolCall, ToolResult, ToolRunner};
 use common::{agent, agent_with, call, error, policy, text};

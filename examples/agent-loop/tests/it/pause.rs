@@ -3,7 +3,7 @@
 //! same process or after a restart from a checkpoint, and ends as if it had
 //! never been paused; a cancelled one ends at once.
 
-mod common;
+use crate::common;
 
 use agent_loop::{
     Action, Agent, AgentContext, AgentLoop, Arrival, Checkpoint, Composite, Event, FakeClock, LlmEvent,

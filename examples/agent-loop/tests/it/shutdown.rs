@@ -1,6 +1,6 @@
 //! Shutdown succeeds from every state, and nothing is accepted afterwards.
 
-mod common;
+use crate::common;
 
 use agent_loop::{
     Action, AgentContext, AgentLoop, Arrival, Clock, Event, FakeClock, Latency, LlmEvent, Output, State,

@@ -1,0 +1,5 @@
+//! The HTTP/2 stream example's integration tests: one test binary, one module per topic
+//! (each test binary is linked on its own, about 16 s in CI).
+
+mod demo;
+mod rfc9113;

@@ -1,0 +1,6 @@
+//! The router example's integration tests: one test binary, one module per topic
+//! (each test binary is linked on its own, about 16 s in CI).
+
+mod demo;
+mod run;
+mod termination;
