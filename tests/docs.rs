@@ -113,7 +113,7 @@ fn diagnostics_md_sections_are_what_fsmc_explain_prints() {
         "the code sections of docs/diagnostics.md differ from fsm-cli/src/explain.md, the text \
          `fsmc explain` prints, from its line {} on:\n  docs: {:?}\n  explain.md: {:?}\n\
          Edit fsm-cli/src/explain.md and copy it into the docs with \
-         `{UPDATE_DOCS}=1 cargo test -p fsm-tests --test docs`.",
+         `{UPDATE_DOCS}=1 cargo test -p fsm-tests --test it docs::`.",
         line + 1,
         sections.lines().nth(line).unwrap_or("(end)"),
         source.lines().nth(line).unwrap_or("(end)"),
