@@ -21,7 +21,7 @@ const ANY: &str = "[any]";
 /// target, with the arrowhead at the target. `dot` keeps nodes apart and
 /// routes edges around them, so no label overprints another, a state or a
 /// cluster's border, and no edge strikes through a label, which its edge
-/// labels do not promise (`tests/graphviz_render.rs` checks the layouts).
+/// labels do not promise (`tests/it/graphviz_render.rs` checks the layouts).
 ///
 /// ```
 /// let model = fsm_grammar::check("machine M { initial state a { on go -> b; } terminal state b; }")

@@ -5,7 +5,7 @@
 //! every label beside its own edge.
 
 // The random machines of fsm-grammar's tests, shared rather than copied.
-#[path = "../../grammar/tests/random_machine/mod.rs"]
+#[path = "../../../grammar/tests/random_machine/mod.rs"]
 mod random_machine;
 
 use fsm_diagram::{dot, mermaid, svg};
@@ -88,26 +88,28 @@ macro_rules! snapshot {
 
 #[test]
 fn mermaid_of_the_examples() {
-    insta::glob!("../../examples", "*.fsm", |path| snapshot!(diagrams(
+    insta::glob!("../../../examples", "*.fsm", |path| snapshot!(diagrams(
         path, mermaid
     )));
 }
 
 #[test]
 fn mermaid_of_fixtures() {
-    insta::glob!("../../tests/fixtures", FIXTURES, |path| snapshot!(diagrams(
+    insta::glob!("../../../tests/fixtures", FIXTURES, |path| snapshot!(diagrams(
         path, mermaid
     )));
 }
 
 #[test]
 fn dot_of_the_examples() {
-    insta::glob!("../../examples", "*.fsm", |path| snapshot!(diagrams(path, dot)));
+    insta::glob!("../../../examples", "*.fsm", |path| snapshot!(diagrams(
+        path, dot
+    )));
 }
 
 #[test]
 fn dot_of_fixtures() {
-    insta::glob!("../../tests/fixtures", FIXTURES, |path| snapshot!(diagrams(
+    insta::glob!("../../../tests/fixtures", FIXTURES, |path| snapshot!(diagrams(
         path, dot
     )));
 }
@@ -728,7 +730,7 @@ fn a_ring_of_200_states_is_drawn() {
 /// RFC 793's TCP connection diagram, which layout-rs drew as a tangle.
 #[test]
 fn the_tcp_machine_is_drawn_cleanly() {
-    let text = include_str!("diagram/tcp.fsm");
+    let text = include_str!("../diagram/tcp.fsm");
     let model = check(text).into_model().unwrap();
     check_picture("tcp", &model.machines[0]);
 }
@@ -904,7 +906,7 @@ fn every_composite_state_points_at_its_initial_state() {
 }
 
 /// Every state can go back to the start: enough states that the `cancel`
-/// edges share one trunk up to it (see `tests/svg_layout.rs`), which runs
+/// edges share one trunk up to it (see `tests/it/svg_layout.rs`), which runs
 /// around every box like any edge, each label beside its own edge.
 #[test]
 fn edges_sharing_a_trunk_keep_clear_of_boxes_and_labels() {
@@ -1099,12 +1101,12 @@ const PARALLEL: &str = "{research,media_player,nested_parallel}.fsm";
 
 #[test]
 fn mermaid_of_parallel_machines() {
-    insta::glob!("diagram", PARALLEL, |path| snapshot!(diagrams(path, mermaid)));
+    insta::glob!("../diagram", PARALLEL, |path| snapshot!(diagrams(path, mermaid)));
 }
 
 #[test]
 fn dot_of_parallel_machines() {
-    insta::glob!("diagram", PARALLEL, |path| snapshot!(diagrams(path, dot)));
+    insta::glob!("../diagram", PARALLEL, |path| snapshot!(diagrams(path, dot)));
 }
 
 fn parallel_machine(name: &str) -> Machine {
