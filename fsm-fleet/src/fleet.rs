@@ -804,7 +804,8 @@ impl Fleet {
     /// `Fleet` remembers where its machines' due deadlines start, so that a
     /// claim reads only the batch, however many timers fired before it; a
     /// deadline that was already behind that point when its row committed
-    /// (its transaction took more than a second) fires within a second.
+    /// (its transaction took more than a second) fires within a second, or
+    /// ten while that machine's batches are full.
     /// For each instance: its pending events in the order
     /// sent, then its due timers at their deadlines, then the snapshot saved
     /// (its version one higher), the next wake re-armed, and every output

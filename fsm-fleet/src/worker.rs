@@ -174,6 +174,12 @@ pub(crate) fn work<D: Db + ?Sized>(
 /// time.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How often the claims of a machine read its deadlines from the start
+/// while they are behind (their last batch was full): a sweep then reads
+/// every deadline that fired since the last one, and the many due past the
+/// bound are late already.
+const SWEEP_BEHIND_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// How far behind now a claim that found every due timer of its machine
 /// puts the next claim's lower bound: a step or a creation that arms a
 /// deadline already due, and commits within this time, is claimed at once.
@@ -191,8 +197,9 @@ const BOUND_GRACE_MS: i64 = 1_000;
 /// many instances of a burst due at the same millisecond); after a batch
 /// that took every due deadline, [`BOUND_GRACE_MS`] before now. Its cost is
 /// then the batch, and the rows other workers hold, however many timers
-/// already fired. Every [`SWEEP_EVERY`] a claim starts at the beginning
-/// instead, for deadlines that became visible behind the bound.
+/// already fired. Every [`SWEEP_EVERY`] (every [`SWEEP_BEHIND_EVERY`] while
+/// its batches are full) a claim starts at the beginning instead, for
+/// deadlines that became visible behind the bound.
 #[derive(Debug, Default)]
 pub(crate) struct Claims {
     bounds: HashMap<String, Bound>,
@@ -208,6 +215,8 @@ pub(crate) struct Claims {
 struct Bound {
     at: (i64, String),
     swept: std::time::Instant,
+    /// The last claim's batch was full: more were due past it.
+    behind: bool,
 }
 
 /// Where a claim that reads from the start starts past: before every
@@ -296,8 +305,14 @@ fn claim<D: Db + ?Sized>(
         let bound = claims.bounds.entry((*name).to_owned()).or_insert_with(|| Bound {
             at: START,
             swept: std::time::Instant::now(),
+            behind: false,
         });
-        if bound.at == START || bound.swept.elapsed() >= SWEEP_EVERY {
+        let every = if bound.behind {
+            SWEEP_BEHIND_EVERY
+        } else {
+            SWEEP_EVERY
+        };
+        if bound.at == START || bound.swept.elapsed() >= every {
             bound.at = START;
             bound.swept = std::time::Instant::now();
         }
@@ -324,6 +339,7 @@ fn claim<D: Db + ?Sized>(
         // After a full batch more are due past the last one taken (rows
         // come in the index's order); after a short one every due deadline
         // was taken, or is held by another worker, which steps it.
+        bound.behind = full && last.is_some();
         bound.at = match last {
             Some(last) if full => last,
             _ => (now.saturating_sub(BOUND_GRACE_MS), String::new()),
