@@ -1,4 +1,4 @@
-# Neovim for the real-editor test of `fsmc lsp` (fsm-cli/tests/lsp.rs runs
+# Neovim for the real-editor test of `fsmc lsp` (fsm-cli/tests/it/lsp.rs runs
 # editors/nvim/test.lua). Sourced by .ci/run; `install_test_neovim` installs Debian's
 # `neovim` package if `nvim` is missing (as root, with apt-get). With CI set, the test
 # fails rather than skips when `nvim` is missing.

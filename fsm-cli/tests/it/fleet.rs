@@ -2,7 +2,7 @@
 //! (instances stepped by a worker, one parked, a dead event, a dead output),
 //! then listed, shown and counted by the binary, and its errors.
 
-mod harness;
+use crate::harness;
 
 use fsm_fleet::{Fleet, Machines, SCHEMA_VERSION};
 use fsm_runtime::Machine;

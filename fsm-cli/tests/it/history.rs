@@ -1,7 +1,7 @@
 //! End-to-end tests of `fsmc history`: the table it prints for snapshots and
 //! store files written by `fsm-runtime`, and its errors and exit statuses.
 
-mod harness;
+use crate::harness;
 
 use fsm_runtime::{History, Snapshot, Timestamp};
 use fsm_store::{FileStore, Store};

@@ -2,7 +2,7 @@
 //! input, the human format, its errors and exit statuses, and the sessions
 //! the README and docs/run.md show.
 
-mod harness;
+use crate::harness;
 
 use harness::{Run, Scratch};
 use std::io::{BufRead, BufReader, Write};

@@ -1,7 +1,7 @@
 //! End-to-end tests of the `fsmc` binary: exit statuses, where output goes,
 //! and the shape of every report format.
 
-mod harness;
+use crate::harness;
 
 use harness::{modified, set_modified, Scratch};
 use std::fs;

@@ -4,7 +4,7 @@
 //! nothing: each thing is described in its own words ("the
 //! `execution_fsm_v1.json` format", "the string-keyed strategy design").
 
-mod harness;
+use crate::harness;
 
 use harness::Scratch;
 use std::fs;

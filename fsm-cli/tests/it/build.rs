@@ -2,7 +2,7 @@
 //! `--check` reports, and that it generates exactly what the build-script
 //! API and the `fsm!` macro generate.
 
-mod harness;
+use crate::harness;
 
 use harness::{modified, set_modified, Scratch};
 use std::fs;

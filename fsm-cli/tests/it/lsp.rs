@@ -3,7 +3,7 @@
 //! shutdown and exit. It runs on every fixture, and checks that the
 //! diagnostics are those of `fsmc check --format json`.
 
-mod harness;
+use crate::harness;
 
 use harness::Scratch;
 use serde_json::{json, Value};

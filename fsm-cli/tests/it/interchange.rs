@@ -1,7 +1,7 @@
 //! End-to-end tests of `fsmc export`, `fsmc import` and `fsmc graph`: what
 //! goes to stdout, stderr and `-o` files, and the exit statuses.
 
-mod harness;
+use crate::harness;
 
 use harness::Scratch;
 use std::fs;

@@ -4,7 +4,7 @@
 //! defines no machine (empty, or only comments) is refused alike by every
 //! command that generates or draws from it.
 
-mod harness;
+use crate::harness;
 
 use harness::Scratch;
 use std::fs;
