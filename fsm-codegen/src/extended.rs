@@ -1918,12 +1918,13 @@ impl Gen<'_> {
 
                 #fire_doc
                 #allow_unused
-                // Inlined into the caller's loop, as the guards-only
-                // `transition` is: otherwise a non-generic `fire` is a call
-                // per event from another crate or codegen unit, with its
-                // result read back from memory (bench/README.md, "The
-                // generated code and `#[inline]`").
-                #[inline]
+                // Always inlined into the caller's loop, as the guards-only
+                // `fire_from` is: with `#[inline]` alone LLVM kept this body
+                // (every arm with its effects) out of line, a call per event
+                // whose `Result` came back through memory; inlined, the call
+                // and that round trip go (bench/README.md, "The generated
+                // code and `#[inline]`" and "The peer benchmark").
+                #[inline(always)]
                 #allow_unreachable
                 pub fn fire #g_generics(&mut self, #input: #input_ty #g_param) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
                     let state = self.state;

@@ -707,7 +707,7 @@ pub mod call {
         /// `do`, enter hook) and the machine moves, arming the new
         /// state's timers. On error nothing ran and the event is
         /// handed back in the error (`into_event`). Neither allocates.
-        #[inline]
+        #[inline(always)]
         pub fn fire(
             &mut self,
             event: Event,

@@ -561,7 +561,7 @@ pub mod call {
         /// Fire `action`: on success the machine moves (arming the new
         /// state's timers) and returns the outputs for the caller to
         /// perform; on error it stays where it is. Neither allocates.
-        #[inline]
+        #[inline(always)]
         pub fn fire(
             &mut self,
             action: Action,

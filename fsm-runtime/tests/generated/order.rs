@@ -571,7 +571,7 @@ pub mod order {
         /// perform; on error it stays where it is and the event is
         /// handed back in the error (`into_event`). Guards with a
         /// payload type read the event's payload. Neither allocates.
-        #[inline]
+        #[inline(always)]
         pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             event: Event,

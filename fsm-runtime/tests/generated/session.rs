@@ -326,7 +326,7 @@ pub mod session {
         /// state's timers) and returns the outputs for the caller to
         /// perform; on error it stays where it is. Neither allocates.
         #[allow(unused_variables)]
-        #[inline]
+        #[inline(always)]
         pub fn fire<G: Guards + ?__fsm::Sized>(
             &mut self,
             action: Action,
