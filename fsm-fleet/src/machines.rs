@@ -144,8 +144,8 @@ where
     }
 
     fn step(&self, snapshot: &str, events: &[InboxEvent], keep: NonZeroUsize) -> Result<Stepped, String> {
-        let snapshot: Snapshot =
-            serde_json::from_str(snapshot).map_err(|e| format!("its snapshot does not read: {}", stored::bounded(&e.to_string())))?;
+        let snapshot: Snapshot = serde_json::from_str(snapshot)
+            .map_err(|e| format!("its snapshot does not read: {}", stored::bounded(&e.to_string())))?;
         let mut run =
             Recorded::<M>::restore_with(&snapshot, FingerprintPolicy::Strict, History::bounded(keep))
                 .map_err(|e| e.to_string())?

@@ -6,7 +6,7 @@
 
 #![deny(warnings)]
 
-mod support;
+use crate::support;
 
 use fsm_fleet::{Failed, Machines};
 use std::time::Duration;

@@ -7,7 +7,7 @@
 // machine of timers alone (no action) included.
 #![deny(warnings)]
 
-mod support;
+use crate::support;
 
 use fsm_fleet::{Failed, Fleet, FleetError, Machines, Prune, Pruned, Sent, TerminalStates};
 use serde_json::json;

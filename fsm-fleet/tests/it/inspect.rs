@@ -1,7 +1,7 @@
 //! `fsm_fleet::inspect`: read-only, bounded by its limits, counted by the
 //! database, on SQLite and on PostgreSQL.
 
-mod support;
+use crate::support;
 
 use fsm_fleet::{inspect, FleetError, Machines};
 use fsm_runtime::Timestamp;

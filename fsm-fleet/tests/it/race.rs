@@ -9,7 +9,7 @@
 //! On SQLite, whose writer holds the whole database, the race cannot
 //! happen; the same tests hold it to the same outcome.
 
-mod support;
+use crate::support;
 
 use fsm_fleet::{Fleet, Machines, Sent};
 use std::collections::HashMap;

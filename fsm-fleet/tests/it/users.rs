@@ -6,7 +6,7 @@
 
 #![deny(warnings)]
 
-mod support;
+use crate::support;
 
 use fsm_fleet::{
     Fleet, FleetError, Machines, Prune, Pruned, Sent, TerminalStates, MAX_DEDUP_KEY_BYTES,
