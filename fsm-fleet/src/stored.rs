@@ -99,7 +99,11 @@ pub(crate) fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, String> {
             Err(error) => error.path().to_string(),
             Ok(_) => ".".to_owned(),
         };
-        let at = if path == "." { String::new() } else { format!("at `{path}`: ") };
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!("at `{path}`: ")
+        };
         bounded(&format!("{at}{error}"))
     })
 }
@@ -120,7 +124,9 @@ mod tests {
     fn short_names_in_backquotes_stay_and_long_ones_go() {
         let long = "x".repeat(100);
         assert_eq!(
-            bounded(&format!("unknown variant `{long}`, expected one of `bump`, `close`")),
+            bounded(&format!(
+                "unknown variant `{long}`, expected one of `bump`, `close`"
+            )),
             "unknown variant `…` (100 bytes), expected one of `bump`, `close`"
         );
     }
@@ -145,8 +151,14 @@ mod tests {
         let value = "x".repeat(1 << 20);
         let error = from_json::<Event>(&format!(r#"{{"bump": "{value}"}}"#)).unwrap_err();
         assert!(error.len() < 200, "{error}");
-        assert!(error.starts_with("at `bump`: invalid type: string of 1048576 bytes, expected u32"), "{error}");
+        assert!(
+            error.starts_with("at `bump`: invalid type: string of 1048576 bytes, expected u32"),
+            "{error}"
+        );
         let error = from_json::<Event>(&format!(r#"{{"{value}": 1}}"#)).unwrap_err();
-        assert!(error.contains("unknown variant `…` (1048576 bytes), expected `bump` or `close`"), "{error}");
+        assert!(
+            error.contains("unknown variant `…` (1048576 bytes), expected `bump` or `close`"),
+            "{error}"
+        );
     }
 }

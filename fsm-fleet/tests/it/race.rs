@@ -64,7 +64,11 @@ impl Gate {
         self.changed.notify_all();
         let deadline = Instant::now() + Duration::from_secs(30);
         while !state.1 && Instant::now() < deadline {
-            state = self.changed.wait_timeout(state, Duration::from_millis(50)).unwrap().0;
+            state = self
+                .changed
+                .wait_timeout(state, Duration::from_millis(50))
+                .unwrap()
+                .0;
         }
     }
 
@@ -73,7 +77,11 @@ impl Gate {
         let deadline = Instant::now() + wait;
         let mut state = self.state.lock().unwrap();
         while !state.0 && Instant::now() < deadline {
-            state = self.changed.wait_timeout(state, Duration::from_millis(10)).unwrap().0;
+            state = self
+                .changed
+                .wait_timeout(state, Duration::from_millis(10))
+                .unwrap()
+                .0;
         }
         state.0
     }
@@ -112,7 +120,13 @@ fn total(fleet: &mut Fleet, id: &str) -> u64 {
 
 /// Send `event` to `id` in a transaction of `fleet`'s own connection, and
 /// run `until_commit` before committing it.
-fn send_in_transaction(fleet: &mut Fleet, id: &str, event: &tally::Event, key: &str, until_commit: impl FnOnce()) {
+fn send_in_transaction(
+    fleet: &mut Fleet,
+    id: &str,
+    event: &tally::Event,
+    key: &str,
+    until_commit: impl FnOnce(),
+) {
     if let Some(conn) = fleet.sqlite() {
         let mut tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -156,7 +170,10 @@ fn an_event_committed_during_a_step_that_did_not_read_it_stays_pending(db: &Test
         let target = target.clone();
         worker = Some(std::thread::spawn(move || {
             let mut sender_b = support::open_target(&target);
-            assert_eq!(sender_b.send("x", &tally::Event::Bump(slow), "two").unwrap(), Sent::Accepted);
+            assert_eq!(
+                sender_b.send("x", &tally::Event::Bump(slow), "two").unwrap(),
+                Sent::Accepted
+            );
             sender_b.work(&machines(), 10).unwrap()
         }));
         // On PostgreSQL the step reads `two` alone and enters the gate; on
@@ -173,7 +190,10 @@ fn an_event_committed_during_a_step_that_did_not_read_it_stays_pending(db: &Test
         assert!(step_entered, "the worker's step never ran `two`");
         assert_eq!(worked.events, 1, "the step read `two` alone: {worked:?}");
         let status = db.value("SELECT status FROM fsm_inbox WHERE dedup_key = 'one'");
-        assert_eq!(status, "pending", "`one` committed during a step that never read it");
+        assert_eq!(
+            status, "pending",
+            "`one` committed during a step that never read it"
+        );
     }
     // The next steps take what is left.
     while fleet.work(&machines(), 10).unwrap().instances > 0 {}
@@ -195,7 +215,9 @@ fn many_senders_racing_two_workers_lose_no_event(db: &TestDb) {
     const INSTANCES: u64 = 20;
     let mut fleet = db.open();
     for i in 0..INSTANCES {
-        fleet.create(&format!("i{i}"), tally::Tally::new(Sum::default())).unwrap();
+        fleet
+            .create(&format!("i{i}"), tally::Tally::new(Sum::default()))
+            .unwrap();
     }
     let target = db.target();
     let sending = Arc::new(std::sync::atomic::AtomicU64::new(SENDERS));
@@ -249,7 +271,9 @@ fn many_senders_racing_two_workers_lose_no_event(db: &TestDb) {
         worker.join().unwrap();
     }
     while fleet.work(&machines(), 100).unwrap().instances > 0 {}
-    let totals: Vec<u64> = (0..INSTANCES).map(|i| total(&mut fleet, &format!("i{i}"))).collect();
+    let totals: Vec<u64> = (0..INSTANCES)
+        .map(|i| total(&mut fleet, &format!("i{i}")))
+        .collect();
     assert_eq!(totals, expected, "every event counted once into its instance");
     assert_eq!(
         db.value("SELECT COUNT(*) FROM fsm_inbox WHERE status = 'done'"),
