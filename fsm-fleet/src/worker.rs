@@ -592,7 +592,9 @@ fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64)
         })?;
     }
     // The snapshots, with the version each step read: a row whose version
-    // moved is not saved.
+    // moved is not saved. One join of the rows with their new values (both
+    // databases have `UPDATE … FROM`), rather than a lookup in them per
+    // column and row.
     for chunk in steps.chunks(ROWS_PER_STATEMENT) {
         let mut values = vec![Param::Int(now)];
         let rows = rows_of(chunk.len(), 5, |at| {
@@ -618,12 +620,10 @@ fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64)
             &format!(
                 "WITH v (id, snapshot, state, next_wake, version) AS (VALUES {rows})
                  UPDATE fsm_instances SET
-                     snapshot = (SELECT snapshot FROM v WHERE v.id = fsm_instances.id),
-                     state = (SELECT state FROM v WHERE v.id = fsm_instances.id),
-                     next_wake = (SELECT next_wake FROM v WHERE v.id = fsm_instances.id),
-                     version = version + 1, error = NULL, updated_at = ?1
-                 WHERE id IN (SELECT id FROM v)
-                   AND version = (SELECT version FROM v WHERE v.id = fsm_instances.id)"
+                     snapshot = v.snapshot, state = v.state, next_wake = v.next_wake,
+                     version = fsm_instances.version + 1, error = NULL, updated_at = ?1
+                 FROM v
+                 WHERE fsm_instances.id = v.id AND fsm_instances.version = v.version"
             ),
             &values,
         )?;
