@@ -24,8 +24,9 @@
 //!   instance before or after a whole step, never between.
 //! - **The outbox** ([`Fleet::claim_outputs`]): every output with its
 //!   idempotency key, `instance/step/index`; handlers claim, perform and
-//!   mark them done, with retries and backoff. Delivery is at least once, in
-//!   order per instance.
+//!   mark them done, with retries and backoff, one at a time or a batch in
+//!   one transaction ([`Fleet::outputs_done`], [`Fleet::outputs_failed`]).
+//!   Delivery is at least once, in order per instance.
 //! - **Retention** ([`Fleet::prune`]): nothing is deleted until a prune's
 //!   rules say so ([`Prune`]: events consumed, outputs done, instances
 //!   finished, dead rows, each older than an age), in bounded batches. An
