@@ -845,14 +845,14 @@ fn prune_text(args: &PruneArgs, pruned: &fsm_fleet::Pruned) -> String {
     if pruned.skipped > 0 {
         // A prune given an older (or newer) `.fsm` than the one that saved
         // the instances would otherwise report nothing finished, and no why.
-        let instances = if pruned.skipped == 1 {
-            "instance was"
+        let (instances, their, them) = if pruned.skipped == 1 {
+            ("instance was", "its", "it")
         } else {
-            "instances were"
+            ("instances were", "their", "them")
         };
         text.push_str(&format!(
-            "{} {instances} skipped: their fingerprint is not that of any definition the --machines files \
-             give; give the .fsm that saved them (`fsmc fleet show` prints an instance's fingerprint)\n",
+            "{} {instances} skipped: {their} fingerprint is not that of any definition the --machines files \
+             give; give the .fsm that saved {them} (`fsmc fleet show` prints an instance's fingerprint)\n",
             pruned.skipped
         ));
     }

@@ -18,7 +18,7 @@
 //! - **Workers** ([`Fleet::work`]): take the instances whose next wake has
 //!   passed or that have events waiting and, in one transaction each batch,
 //!   consume their events in
-//!   order, fire their due timers at their original deadlines, save the
+//!   order (per sender), fire their due timers at their original deadlines, save the
 //!   snapshot with a version check, re-arm the next wake and write every
 //!   output to the outbox. A worker killed at any moment leaves each
 //!   instance before or after a whole step, never between.

@@ -8,11 +8,13 @@
 //! 16 MiB that is not the machine's would put 16 MiB into its row's `error`,
 //! and every listing of dead rows would read it back. Each error written is
 //! therefore:
-//! - stripped of quoted values: a string in double quotes (serde's
-//!   `invalid type: string "…"`) becomes its length as quoted, and a name in
-//!   backquotes longer than [`MAX_QUOTED`] bytes (serde's ``unknown variant
-//!   `…` ``) becomes its length too, so that a short name of the machine's
-//!   (``expected one of `bump`, `close` ``) still reads;
+//! - stripped of the values serde quotes: a string in double quotes
+//!   (serde's `invalid type: string "…"`) becomes its length as quoted, and
+//!   a name in backquotes longer than [`MAX_QUOTED`] bytes (serde's
+//!   ``unknown variant `…` ``) becomes its length too, so that a short name
+//!   of the machine's (``expected one of `bump`, `close` ``) still reads.
+//!   A message that quotes nothing (a panic's, a handler's) is kept as it
+//!   is, up to the cut;
 //! - cut at [`MAX_ERROR`] bytes, on a character boundary, saying how long
 //!   it was.
 
@@ -53,7 +55,7 @@ fn strip_values(message: &str) -> String {
                 Some(close) => (&inner[..close], &inner[close + 1..]),
                 None => (inner, ""),
             },
-            _ => match inner.find('`') {
+            _ => match closing_backquote(inner) {
                 Some(close) => (&inner[..close], &inner[close + 1..]),
                 None => (inner, ""),
             },
@@ -71,6 +73,19 @@ fn strip_values(message: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Where the name `inner` (just after an opening backquote) closes: the
+/// first backquote that ends a word, followed by the end of the message or
+/// by a separator (serde writes ``unknown variant `x`, expected …``). A
+/// backquote inside the value, followed by more of it, does not close it.
+fn closing_backquote(inner: &str) -> Option<usize> {
+    inner.match_indices('`').map(|(i, _)| i).find(|&i| {
+        inner[i + 1..]
+            .chars()
+            .next()
+            .is_none_or(|c| matches!(c, ',' | ' ' | '.' | ':' | ';' | ')' | '\n'))
+    })
 }
 
 /// Where the string `inner` (just after an opening `"`) closes: the first
@@ -129,6 +144,13 @@ mod tests {
             )),
             "unknown variant `…` (100 bytes), expected one of `bump`, `close`"
         );
+    }
+
+    #[test]
+    fn a_backquote_inside_a_long_name_does_not_close_it() {
+        let long = format!("x`{}", "y".repeat(1 << 20));
+        let kept = bounded(&format!("unknown variant `{long}`, expected `bump`"));
+        assert_eq!(kept, "unknown variant `…` (1048578 bytes), expected `bump`");
     }
 
     #[test]

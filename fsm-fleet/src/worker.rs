@@ -170,8 +170,9 @@ pub(crate) fn work<D: Db + ?Sized>(
 /// instance whose deadline was already behind the bound when its row
 /// became visible (created in a transaction that took longer than
 /// [`BOUND_GRACE_MS`], re-armed with a deadline long past, unparked by
-/// hand, or claimed by a worker that then rolled back) fires within this
-/// time.
+/// hand, armed by a worker whose clock is more than that behind, or claimed
+/// by a worker that then rolled back or was killed) fires within this time,
+/// or within [`SWEEP_BEHIND_EVERY`] while the machine's claims are behind.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How often the claims of a machine read its deadlines from the start
@@ -327,6 +328,9 @@ fn claim<D: Db + ?Sized>(
             ],
         )?;
         let full = rows.len() >= left;
+        // Behind: its own claim filled a whole batch, not the rest of one
+        // that other machines' timers had mostly filled.
+        let behind = full && left == batch;
         let mut last = None;
         for mut row in rows {
             let at = row.int(5)?;
@@ -339,7 +343,7 @@ fn claim<D: Db + ?Sized>(
         // After a full batch more are due past the last one taken (rows
         // come in the index's order); after a short one every due deadline
         // was taken, or is held by another worker, which steps it.
-        bound.behind = full && last.is_some();
+        bound.behind = behind && last.is_some();
         bound.at = match last {
             Some(last) if full => last,
             _ => (now.saturating_sub(BOUND_GRACE_MS), String::new()),

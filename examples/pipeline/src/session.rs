@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// What a look at a agent's lock file found.
+/// What a look at an agent's lock file found.
 #[derive(Debug)]
 pub enum Session {
     /// A agent process holds the lock.
@@ -91,7 +91,7 @@ impl FreeSession {
     /// process id. The lock is released when the process exits.
     ///
     /// The lock file then reads `<start millis>\n<pid>\n`. A crash between
-    /// the start and the second line leaves a agent whose id is unknown:
+    /// the start and the second line leaves an agent whose id is unknown:
     /// it runs to its end, but cannot be killed at a timeout.
     pub fn start(self, mut command: Command) -> io::Result<Child> {
         let now = SystemTime::now()
@@ -117,7 +117,7 @@ impl FreeSession {
     }
 }
 
-/// What a agent's lock file says about its last start.
+/// What an agent's lock file says about its last start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Started {
     /// When it was started.

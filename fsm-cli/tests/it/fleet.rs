@@ -748,8 +748,8 @@ dry run: nothing deleted; a prune would delete
   outputs             0  (the finished instances' included)
   finished instances  0  unchanged for more than 1d
   skipped instances   1  in a terminal state, saved by a definition --machines does not give: not judged
-1 instance was skipped: their fingerprint is not that of any definition the --machines files give; give \
-the .fsm that saved them (`fsmc fleet show` prints an instance's fingerprint)
+1 instance was skipped: its fingerprint is not that of any definition the --machines files give; give \
+the .fsm that saved it (`fsmc fleet show` prints an instance's fingerprint)
 "
     );
     assert_eq!(run.stderr(), "");
