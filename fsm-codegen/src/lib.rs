@@ -41,7 +41,7 @@
 //! outputs and the transitions taken, as constant lists or in place) or
 //! `FireError` (which hands an `Event` back). With a context it owns it;
 //! with timers it holds a clock and its deadlines, and has `next_deadline`
-//! and `fire_due`. It steps with `fsm_runtime::chart` over the plan's
+//! and `fire_due`. It steps with `fsm_runtime::__private::chart` over the plan's
 //! tables ([`fsm_grammar::plan::ChartPlan`]).
 //!
 //! # Using it from a build script

@@ -76,7 +76,7 @@ impl Definition {
 
     /// The most states a machine with parallel states may have: its
     /// configurations are sets of at most this many state ids, in fixed
-    /// arrays (`fsm_runtime::chart::Bits`).
+    /// arrays (`fsm_runtime::__private::chart::Bits`).
     pub const MAX_PARALLEL_STATES: usize = 1024 * 64;
 
     /// The definition of `machine`, which must come from a text without

@@ -91,7 +91,7 @@ static NULL: Value = Value::Null;
 /// call, as docs/dsl.md ("Parallel states") says. The returned [`Fired`]
 /// holds every output of the chain, in order, the leaves before and after,
 /// and the transitions taken ([`Fired::taken`]). The rules are the
-/// runtime's (`fsm_runtime::chart`, over the plan's tables), not this
+/// runtime's (`fsm_runtime::__private::chart`, over the plan's tables), not this
 /// engine's; the one error after which the engine has moved is
 /// [`FireError::Runaway`], a guarded cycle past 1,000 microsteps.
 ///

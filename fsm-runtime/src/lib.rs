@@ -26,9 +26,10 @@
 //! - [`Symbol`], the generated enums seen generically;
 //! - [`driver`], the loops that feed a machine its events and fire its
 //!   timers when they come due, blocking or (feature `tokio`) async;
-//! - [`chart`], the step over configurations (parallel states, `done`,
-//!   `always`, `in(...)`) that an engine runs over the plan's tables,
-//!   without allocating; the dynamic engine runs it today.
+//! - the step over configurations (parallel states, `done`, `always`,
+//!   `in(...)`) that generated code and the dynamic engine run over the
+//!   plan's tables, without allocating; it is not part of the public API
+//!   and may change in any release.
 //!
 //! The machine performs no I/O and calls nothing but its guards and, with a
 //! context, its effects and delays, which the caller implements. The caller
@@ -119,7 +120,6 @@ mod features;
 #[cfg(feature = "alloc")]
 mod prelude;
 
-pub mod chart;
 pub mod clock;
 #[cfg(feature = "std")]
 pub mod driver;
@@ -242,8 +242,12 @@ pub mod __private {
     pub use crate::__if_serde as if_serde;
     pub use crate::__if_std as if_std;
     pub use crate::__symbol_serde as symbol_serde;
+    /// The step over configurations, from the plan's tables, that generated
+    /// code of machines with parallel states and the dynamic engine run: in
+    /// `src/__private/chart/`, split by job.
+    pub mod chart;
+
     pub use crate::__without_serde as without_serde;
-    pub use crate::chart;
     pub use crate::clock::DefaultClock;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
     #[cfg(feature = "alloc")]

@@ -1,4 +1,4 @@
-//! `fsm_runtime::chart` over the plan's `ChartPlan`, on random machines
+//! `fsm_runtime::__private::chart` over the plan's `ChartPlan`, on random machines
 //! with parallel states, `done`, `always`, `in(...)` and history, against
 //! the independent reference of `grammar/tests/scxml`: every state each
 //! `fire` exits and enters, in order, the configuration after it, and a
@@ -8,7 +8,7 @@
 use super::configured::{runtime_tables, scxml};
 use fsm_grammar::model::{Chosen, GuardExpr, Machine, StateId};
 use fsm_grammar::plan::{ChartPlan, Plan, PoolList};
-use fsm_runtime::chart::{self, Bits, Chart, Host, List, Settled};
+use fsm_runtime::__private::chart::{self, Bits, Chart, Host, List, Settled};
 use scxml::{random_machine_with, Reference, Rng};
 use std::fmt::Write as _;
 

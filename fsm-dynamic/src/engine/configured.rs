@@ -8,7 +8,7 @@
 //! chooses is the model's ([`Machine::select`]); which of them conflict,
 //! what the step exits and enters, what it runs, emits, arms and
 //! remembers, what comes after it, which armed timer is due first, and
-//! which snapshots restore are `fsm_runtime::chart`'s, over the plan's
+//! which snapshots restore are `fsm_runtime::__private::chart`'s, over the plan's
 //! tables ([`ChartPlan`]): the runtime's one account of a step over
 //! configurations, which agrees with the model's (`model/configuration.rs`)
 //! and the SCXML reference on random machines (`engine/chart_tests.rs`,
@@ -26,7 +26,7 @@ use crate::trace;
 use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory};
 use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
 use fsm_runtime::__private::deadline;
-use fsm_runtime::chart::{self, Bits, Chart, Settled};
+use fsm_runtime::__private::chart::{self, Bits, Chart, Settled};
 use fsm_runtime::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, Timestamp};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -86,7 +86,7 @@ pub(crate) struct ConfiguredPlan {
     pub(crate) plan: Plan,
     /// The initial configuration.
     pub(crate) initial: Configuration,
-    /// The plan's tables for `fsm_runtime::chart`, which takes the steps.
+    /// The plan's tables for `fsm_runtime::__private::chart`, which takes the steps.
     chart: ChartPlan,
     /// `chart`'s states and transitions as the runtime reads them.
     states: Vec<chart::State>,
@@ -149,7 +149,7 @@ impl ConfiguredPlan {
             .map(|(g, due)| (g as usize, due))
     }
 
-    /// The tables `fsm_runtime::chart` steps over.
+    /// The tables `fsm_runtime::__private::chart` steps over.
     fn chart(&self) -> Chart<'_> {
         Chart {
             states: &self.states,
@@ -876,7 +876,7 @@ impl<C> Engine<C> {
     }
 
     /// The configuration, armed timers (group, deadline) and history memory
-    /// of `snapshot`, checked by `fsm_runtime::chart::restore`, as generated
+    /// of `snapshot`, checked by `fsm_runtime::__private::chart::restore`, as generated
     /// code checks them: identity, known leaves forming a configuration, each
     /// armed timer one an active state declares, and each memory leaves
     /// forming a configuration inside a composite entered through its
@@ -940,13 +940,13 @@ mod tests {
     use super::scxml;
     use super::ConfiguredPlan;
     use fsm_grammar::model::StateId;
-    use fsm_runtime::chart::Bits;
+    use fsm_runtime::__private::chart::Bits;
     use std::fmt;
 
     /// A chart problem in words.
     struct Words<'a>(
-        &'a fsm_runtime::chart::Problem,
-        &'a fsm_runtime::chart::Chart<'a>,
+        &'a fsm_runtime::__private::chart::Problem,
+        &'a fsm_runtime::__private::chart::Chart<'a>,
         &'a [&'a str],
     );
 
