@@ -120,6 +120,42 @@ fn diagnostics_md_sections_are_what_fsmc_explain_prints() {
     );
 }
 
+/// `example` with each line `// repeat: TEMPLATE for i in A..B` replaced by
+/// TEMPLATE once per `i` from A up to B (excluded), `{i}` and `{i+1}` in it
+/// replaced by `i` and `i + 1`: for an example too long to show whole
+/// (`chain-too-long`'s 1,100 states).
+fn expand_repeats(example: &str) -> String {
+    let mut out = String::new();
+    for line in example.lines() {
+        let repeat = line.trim().strip_prefix("// repeat: ").and_then(|rest| {
+            let (template, range) = rest.rsplit_once(" for i in ")?;
+            let (a, b) = range.split_once("..")?;
+            Some((
+                template,
+                a.trim().parse::<usize>().ok()?,
+                b.trim().parse::<usize>().ok()?,
+            ))
+        });
+        match repeat {
+            Some((template, a, b)) => {
+                for i in a..b {
+                    out.push_str(
+                        &template
+                            .replace("{i+1}", &(i + 1).to_string())
+                            .replace("{i}", &i.to_string()),
+                    );
+                    out.push('\n');
+                }
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn diagnostics_md_states_each_severity_and_shows_each_code() {
     let text = read_doc("diagnostics.md");
@@ -144,7 +180,8 @@ fn diagnostics_md_states_each_severity_and_shows_each_code() {
             "the first example of `{}` must be a whole file:\n{example}",
             code.name()
         );
-        let checked = check(example);
+        let example = expand_repeats(example);
+        let checked = check(&example);
         assert!(
             checked.diagnostics.iter().any(|d| d.code == code),
             "the first example of `{}` does not report it; it reports {:?}:\n{example}",

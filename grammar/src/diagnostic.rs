@@ -105,6 +105,9 @@ codes! {
     FinalAtTopLevel = "final-at-top-level", Error;
     /// `done` or unguarded `always` transitions that can follow each other forever.
     CompletionCycle = "completion-cycle", Error;
+    /// Unguarded `always` or `done` transitions that follow each other for
+    /// more steps than one `fire` may take (1,000).
+    ChainTooLong = "chain-too-long", Error;
     /// A state the machine starts in has an `always` transition, or a state
     /// it starts in starts done: creating a machine runs nothing.
     AlwaysAtStart = "always-at-start", Error;
@@ -139,6 +142,9 @@ codes! {
     SingleRegion = "single-region", Warning;
     /// `in(S)` where `S` is never active at the same time as the transition's state.
     InNeverHolds = "in-never-holds", Warning;
+    /// `always` or `done` transitions that can follow each other for as
+    /// long as their guards hold: a `fire` stops after 1,000 of them.
+    GuardedCycle = "guarded-cycle", Warning;
 }
 
 impl Code {

@@ -4,6 +4,7 @@
 //! Code generation, the dynamic engine and the JSON export all read this.
 
 mod configuration;
+mod eventless;
 mod hierarchy;
 mod regions;
 mod restore;
@@ -16,6 +17,7 @@ use crate::span::Span;
 pub use configuration::{
     Chosen, Configuration, Domain, Memory, Microstep, SettleHost, Settled, MAX_MICROSTEPS,
 };
+pub use eventless::{cycle_order, cycles, longest_path};
 pub use hierarchy::{HistoryMemory, Path};
 pub use restore::ConfigurationError;
 use std::fmt::Write as _;

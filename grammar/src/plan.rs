@@ -521,63 +521,54 @@ impl Plan {
         plan.always.candidates.iter().chain(done)
     }
 
-    /// Why the `always` and `done` steps of a machine without parallel
-    /// states cannot be laid out ahead of time, one `fire` as a finite tree
-    /// of steps from each leaf: a cycle of them (guarded, or the
-    /// `completion-cycle` check would have refused it), which could run
-    /// past [`MAX_MICROSTEPS`](crate::model::MAX_MICROSTEPS); or more than
-    /// `limit` steps in all. `None` when they can, as for every machine
-    /// without them.
-    pub fn unfolding_refusal(&self, machine: &Machine, limit: usize) -> Option<String> {
+    /// True when the `always` and `done` steps of a machine without
+    /// parallel states can be laid out ahead of time, one `fire` as a
+    /// finite tree of at most `limit` steps from each leaf: they form no
+    /// cycle (a guarded one; the `completion-cycle` check refuses an
+    /// unguarded one), and do not branch into more than `limit` ways. True
+    /// for every machine without them. Code generation renders any other
+    /// machine as it renders one with parallel states, stepping over the
+    /// chart, which stops a cycle after
+    /// [`MAX_MICROSTEPS`](crate::model::MAX_MICROSTEPS).
+    pub fn unfolds(&self, machine: &Machine, limit: usize) -> bool {
         let m = machine;
-        // Per (leaf, entered): the size of the tree of steps after it, once
-        // known; `None` while it is being walked (a cycle when met again).
-        let mut sizes: std::collections::HashMap<(StateId, bool), Option<usize>> = Default::default();
-        fn walk(
-            plan: &Plan,
-            m: &Machine,
-            node: (StateId, bool),
-            sizes: &mut std::collections::HashMap<(StateId, bool), Option<usize>>,
-            limit: usize,
-        ) -> Result<usize, String> {
-            match sizes.get(&node) {
-                Some(Some(size)) => return Ok(*size),
-                Some(None) => {
-                    return Err(format!(
-                    "a cycle of `always` or `done` transitions through `{}`, which code generation does not \
-                         support yet",
-                    m.state(node.0).name
-                ))
-                }
-                None => {}
-            }
-            sizes.insert(node, None);
-            let mut size = 0usize;
-            for candidate in plan.settle_candidates(node.0, node.1) {
-                for case in &candidate.step.cases {
-                    let next = match case.mv.to {
-                        Some(to) => (to, true),
-                        None => (node.0, false),
-                    };
-                    size = size.saturating_add(1 + walk(plan, m, next, sizes, limit)?);
-                }
-            }
-            if size > limit {
-                return Err(format!(
-                    "`always` and `done` transitions that can follow one another in more than {limit} ways from \
-                     `{}`, which code generation does not lay out",
-                    m.state(node.0).name
-                ));
-            }
-            sizes.insert(node, Some(size));
-            Ok(size)
-        }
         if m.eventless.is_empty() {
-            return None;
+            return true;
         }
-        m.leaves()
-            .flat_map(|leaf| [(leaf, false), (leaf, true)])
-            .find_map(|node| walk(self, m, node, &mut sizes, limit).err())
+        // The nodes: (leaf, entered by the step before), two per state; an
+        // edge per case of each step the plan tries there.
+        let node = |leaf: StateId, entered: bool| 2 * leaf.index() + usize::from(entered);
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); 2 * m.states.len()];
+        for leaf in m.leaves() {
+            for entered in [false, true] {
+                for candidate in self.settle_candidates(leaf, entered) {
+                    for case in &candidate.step.cases {
+                        let next = match case.mv.to {
+                            Some(to) => node(to, true),
+                            None => node(leaf, false),
+                        };
+                        succ[node(leaf, entered)].push(next);
+                    }
+                }
+            }
+        }
+        if !crate::model::cycles(&succ).is_empty() {
+            return false;
+        }
+        // Acyclic: the size of each node's tree, in reverse topological
+        // order (the memo is filled depth first).
+        fn size(succ: &[Vec<usize>], v: usize, memo: &mut [Option<usize>]) -> usize {
+            if let Some(s) = memo[v] {
+                return s;
+            }
+            let s = succ[v]
+                .iter()
+                .fold(0usize, |sum, &w| sum.saturating_add(1 + size(succ, w, memo)));
+            memo[v] = Some(s);
+            s
+        }
+        let mut memo = vec![None; succ.len()];
+        (0..succ.len()).all(|v| size(&succ, v, &mut memo) <= limit)
     }
 
     /// Every step of the plan (transitions', timers' and the `always` and

@@ -13,7 +13,7 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::{Eventless, EventlessKind, Machine};
+use crate::model::{cycle_order, cycles, Eventless, EventlessKind, Machine, MAX_MICROSTEPS};
 
 pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
     if m.eventless.is_empty() && !m.states.iter().any(|s| s.is_final()) {
@@ -21,7 +21,9 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
     }
     done_never_fires(m, sink);
     always_at_start(m, sink);
-    completion_cycles(m, sink);
+    let must = completion_cycles(m, sink);
+    chain_too_long(m, &must, sink);
+    guarded_cycles(m, &must, sink);
 }
 
 fn done_never_fires(m: &Machine, sink: &mut Sink<'_>) {
@@ -120,11 +122,14 @@ fn forcing(e: &Eventless) -> bool {
     e.guard.is_none()
 }
 
-fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) {
+/// Reports `completion-cycle`, and returns the graph it reads: per
+/// transition, the forcing transitions sure to be taken after it.
+fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
     let n = m.eventless.len();
     let forcing_ids: Vec<usize> = (0..n).filter(|&i| forcing(&m.eventless[i])).collect();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
     if forcing_ids.is_empty() {
-        return;
+        return succ;
     }
     // Per state: the forcing transitions declared on it.
     let mut on_state: Vec<Vec<usize>> = vec![Vec::new(); m.states.len()];
@@ -144,7 +149,6 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) {
             in_entry[x.index()].push(i);
         }
     }
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &i in &forcing_ids {
         let e = &m.eventless[i];
         let Some(target) = e.target else {
@@ -209,67 +213,104 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) {
         }
         sink.push(Scope::State(first.state), d);
     }
+    succ
 }
 
-/// The cycles of the graph `succ`: each strongly connected component with
-/// more than one node or a node's edge to itself, its nodes in increasing
-/// order. Tarjan's algorithm, iterative.
-fn cycles(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let n = succ.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut next_index = 0;
-    let mut out = Vec::new();
-    for root in 0..n {
-        if index[root] != usize::MAX {
+/// `chain-too-long`: unguarded transitions sure to follow each other (the
+/// graph `must`) for more microsteps than one `fire` may take. Not where
+/// they cycle: that is `completion-cycle`.
+fn chain_too_long(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
+    let Some(chain) = m.chain_past_bound(must) else {
+        return;
+    };
+    let first = &m.eventless[chain[0]];
+    let last = &m.eventless[*chain.last().expect("a chain past the bound")];
+    let name = |e: &Eventless| m.state(e.state).name.clone();
+    let d = Diagnostic::new(
+        Code::ChainTooLong,
+        first.keyword,
+        format!(
+            "a chain of {} unguarded `always` and `done` transitions, from `{}` to `{}`, is longer than the {} \
+             microsteps one `fire` may take",
+            thousands(chain.len()),
+            name(first),
+            name(last),
+            thousands(MAX_MICROSTEPS)
+        ),
+        format!("starts a chain of {} steps", thousands(chain.len())),
+        format!(
+            "every `fire` that reaches it would stop after {} microsteps with a runaway error: \
+             leave the chain on an action, or split it with a guard",
+            thousands(MAX_MICROSTEPS)
+        ),
+    )
+    .with_label(last.keyword, "the chain's last step");
+    sink.push(Scope::State(first.state), d);
+}
+
+/// `guarded-cycle`: transitions that may follow each other (the graph of
+/// [`Machine::eventless_may_follow`]) in a cycle that is not a
+/// `completion-cycle` (one of `must`): it goes on for as long as its guards
+/// hold, and a `fire` stops it after [`MAX_MICROSTEPS`].
+fn guarded_cycles(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
+    let may = m.eventless_may_follow();
+    let reported = cycles(must);
+    for component in cycles(&may) {
+        if reported.iter().any(|c| c.iter().all(|i| component.contains(i))) {
             continue;
         }
-        // (node, position in its successors)
-        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
-            if let Some(&w) = succ[v].get(*pos) {
-                *pos += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut component = Vec::new();
-                loop {
-                    let w = stack.pop().expect("v is on the stack");
-                    on_stack[w] = false;
-                    component.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                if component.len() > 1 || succ[v].contains(&v) {
-                    component.sort_unstable();
-                    out.push(component);
+        let order = cycle_order(&may, &component);
+        let first = &m.eventless[order[0]];
+        let mut states: Vec<String> = order
+            .iter()
+            .map(|&i| format!("`{}`", m.state(m.eventless[i].state).name))
+            .collect();
+        states.push(states[0].clone());
+        let mut guards: Vec<String> = Vec::new();
+        for &i in &order {
+            if let Some(g) = &m.eventless[i].guard {
+                let text = format!("`{}`", m.guard_text(&g.expr));
+                if !guards.contains(&text) {
+                    guards.push(text);
                 }
             }
         }
+        let holding = match guards.len() {
+            0 => "whenever it is entered".to_string(),
+            1 => format!("while {} holds", guards[0]),
+            _ => format!("while {} hold", guards.join(", ")),
+        };
+        let mut d = Diagnostic::new(
+            Code::GuardedCycle,
+            first.keyword,
+            format!(
+                "`always` and `done` transitions can cycle {} within one `fire`, {holding}",
+                states.join(" -> ")
+            ),
+            "starts a cycle of transitions without an action",
+            format!(
+                "a `fire` that keeps going round stops after {} microsteps with a runaway error, where the last \
+                 one left the machine: make sure a guard of the cycle turns false, or leave it on an action",
+                thousands(MAX_MICROSTEPS)
+            ),
+        );
+        for &i in &order[1..] {
+            d = d.with_label(m.eventless[i].keyword, "next in the cycle");
+        }
+        sink.push(Scope::State(first.state), d);
     }
-    out.sort();
+}
+
+/// `1,100`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
     out
 }
 
@@ -345,5 +386,58 @@ mod tests {
             .map(|(_, s)| s)
             .collect();
         assert_eq!(never, ["done", "done"]);
+    }
+
+    #[test]
+    fn an_unguarded_chain_longer_than_the_bound_is_an_error_with_its_length() {
+        let chain = |n: usize| {
+            let mut text = String::from("machine M { initial state idle { on go -> s0; } ");
+            for i in 0..n {
+                text.push_str(&format!("state s{i} {{ always -> s{}; }} ", i + 1));
+            }
+            text.push_str(&format!("terminal state s{n}; }}"));
+            text
+        };
+        let long = chain(1100);
+        let report = crate::check(&long);
+        let errors: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::ChainTooLong)
+            .collect();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].message.contains("1,100"), "{}", errors[0].message);
+        let at = long.find("always").unwrap();
+        assert_eq!(errors[0].span.start, at, "on the first `always`");
+        assert!(!found(&chain(1000)).iter().any(|(c, _)| *c == Code::ChainTooLong));
+    }
+
+    #[test]
+    fn a_guarded_cycle_warns_with_its_states_in_order_and_its_guards() {
+        let text = "machine M { initial state idle { on go -> a; } state a { always [ready] -> b; } \
+            state b { always [ready] -> a; } }";
+        let report = crate::check(text);
+        let warnings: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::GuardedCycle)
+            .collect();
+        assert_eq!(warnings.len(), 1, "{:?}", report.diagnostics);
+        assert!(
+            warnings[0].message.contains("`a` -> `b` -> `a`") && warnings[0].message.contains("`ready`"),
+            "{}",
+            warnings[0].message
+        );
+        // A retry that re-enters a parallel state at states that are not
+        // final cannot make its `done` fire again in the same `fire`.
+        let retry = "machine Retry { initial state idle { on go -> work; } parallel state work { \
+            done -> decide; state a { initial state a1 { on x -> a2; } final state a2; } \
+            state b { initial state b1 { on y -> b2; } final state b2; } } \
+            state decide { always [again] priority 1 -> work; always -> finished; } terminal state finished; }";
+        assert!(
+            !found(retry).iter().any(|(c, _)| *c == Code::GuardedCycle),
+            "{:?}",
+            found(retry)
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! The plan of a machine with parallel states: its states and transitions
-//! laid out as tables that `fsm_runtime::chart` steps over without
+//! laid out as tables that `fsm_runtime::__private::chart` steps over without
 //! allocating, for the dynamic engine (which copies them into the runtime's
 //! types) and code generation (which writes them as `static`s).
 //!
@@ -8,12 +8,12 @@
 //! domain, [`Machine::config_domain`]), the states it enters down to its
 //! target, the candidates each leaf tries for each action, `always` and
 //! `done`, hooks and timer groups. What depends on the configuration is
-//! `fsm_runtime::chart`'s, which follows `model/configuration.rs` rule for
+//! `fsm_runtime::__private::chart`'s, which follows `model/configuration.rs` rule for
 //! rule.
 
 use super::Plan;
 use crate::model::{
-    Chosen, Domain, EventlessKind, HistoryKind, Machine, Source, StateId, TimerId, TransitionId,
+    cycles, Chosen, Domain, HistoryKind, Machine, Source, StateId, TimerId, TransitionId, MAX_MICROSTEPS,
 };
 
 /// Where a state's or transition's list lies in [`ChartPlan::pool`].
@@ -38,7 +38,7 @@ pub enum ChartKind {
     Parallel,
 }
 
-/// A state, as `fsm_runtime::chart::State` holds it.
+/// A state, as `fsm_runtime::__private::chart::State` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChartState {
     /// The state holding it.
@@ -66,7 +66,7 @@ pub struct ChartState {
     pub eventless: PoolList,
 }
 
-/// A transition, as `fsm_runtime::chart::Transition` holds it.
+/// A transition, as `fsm_runtime::__private::chart::Transition` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChartTransition {
     /// The transition in the model.
@@ -310,8 +310,13 @@ fn max_leaves(m: &Machine, state: Option<StateId>) -> usize {
 /// that collects it in place ([`ChartPlan::fire_bound`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FireBound {
-    /// The most `always` and `done` microsteps after the event's own step.
+    /// The most `always` and `done` microsteps after the event's own step:
+    /// [`MAX_MICROSTEPS`] when they can run into the bound.
     pub microsteps: usize,
+    /// True when they can: a cycle of `always` and `done` transitions, or
+    /// more ways for them to follow one another than the bound. A `fire`
+    /// then may stop with a runaway after [`MAX_MICROSTEPS`] microsteps.
+    pub runaway: bool,
     /// The most outputs the whole `fire` emits.
     pub outputs: usize,
     /// The most transitions it takes.
@@ -319,146 +324,74 @@ pub struct FireBound {
 }
 
 impl ChartPlan {
-    /// Ranges of state ids holding every state `t` can enter: each state
-    /// on its path, what lies inside its target (history may enter any of
-    /// it), and what lies inside a parallel state on the path (its other
-    /// regions are entered by default).
-    fn entered_by(&self, t: &ChartTransition) -> Vec<(u32, u32)> {
-        let Some(target) = t.target else {
-            return Vec::new();
-        };
-        let range = |s: u32| (s, self.states[s as usize].end);
-        let path = &self.pool[t.path.start as usize..(t.path.start + t.path.len) as usize];
-        let mut out: Vec<(u32, u32)> = path.iter().map(|&s| (s, s + 1)).collect();
-        out.push(range(target.index() as u32));
-        out.extend(
-            path.iter()
-                .filter(|&&s| self.states[s as usize].kind == ChartKind::Parallel)
-                .map(|&s| range(s)),
-        );
-        out
-    }
-
-    /// The most one `fire` can do, or why it has no bound that code
-    /// generation can lay out: a cycle of `always` or `done` transitions
-    /// (one that can take a transition again), or more than `limit`
-    /// microsteps after one event.
+    /// The most one `fire` can do, runaway included.
     ///
     /// An `always` or `done` transition is taken at most once after the
-    /// event's step, and once more each time a later `always` or `done`
-    /// step enters a state inside its source (what lets it fire again),
-    /// which the states its exit range covers bound; a targetless `always`
-    /// can fire again without that. When those "enters" edges form no
-    /// cycle, the counts follow in topological order.
-    ///
-    /// # Errors
-    ///
-    /// The refusal in words, naming a state on the cycle.
-    pub fn fire_bound(&self, machine: &Machine, limit: usize) -> Result<FireBound, String> {
-        let first = machine.transitions.len() + machine.timers.len();
-        let eventless: Vec<usize> = (first..self.transitions.len()).collect();
-        let subtree = |t: &ChartTransition| match t.source {
-            Some(s) => (s.index() as u32, self.states[s.index()].end),
-            None => (0, self.states.len() as u32),
-        };
-        // `feeds[i]`: the eventless transitions (by position) whose source
-        // the `i`th can enter.
-        let feeds: Vec<Vec<usize>> = eventless
-            .iter()
-            .map(|&i| {
-                let t = &self.transitions[i];
-                // What it enters: the states down to its target, the
-                // target's, and the regions of a parallel state on the
-                // way, which are entered by default.
-                let entered = self.entered_by(t);
-                let self_loop = t.target.is_none() && matches!(t.chosen, Chosen::Eventless(e) if machine.eventless[e].kind == EventlessKind::Always);
-                eventless
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &k)| {
-                        let (s, e) = subtree(&self.transitions[k]);
-                        (self_loop && k == i) || entered.iter().any(|&(lo, hi)| lo < e && s < hi)
-                    })
-                    .map(|(j, _)| j)
-                    .collect()
-            })
-            .collect();
-        // Depth-first, in reverse topological order: `times[j]` is 1 plus
-        // the times of every transition that feeds `j`.
-        let n = eventless.len();
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, out) in feeds.iter().enumerate() {
-            for &j in out {
-                preds[j].push(i);
-            }
-        }
-        let name_of = |j: usize| {
-            let t = &self.transitions[eventless[j]];
-            t.source
-                .map_or("any", |s| machine.state(s).name.as_str())
-                .to_owned()
-        };
-        // 0 unvisited, 1 on the stack, 2 done.
-        let mut mark = vec![0u8; n];
-        let mut times = vec![0usize; n];
-        for root in 0..n {
-            if mark[root] != 0 {
-                continue;
-            }
-            let mut stack = vec![(root, 0usize)];
-            mark[root] = 1;
-            while let Some(&mut (j, ref mut next)) = stack.last_mut() {
-                if let Some(&p) = preds[j].get(*next) {
-                    *next += 1;
-                    match mark[p] {
-                        0 => {
-                            mark[p] = 1;
-                            stack.push((p, 0));
-                        }
-                        1 => {
-                            return Err(format!(
-                            "a cycle of `always` or `done` transitions through `{}`, which code generation \
-                                 does not support yet",
-                            name_of(p)
-                        ))
-                        }
-                        _ => {}
-                    }
-                } else {
-                    let total = preds[j]
-                        .iter()
-                        .fold(1usize, |sum, &p| sum.saturating_add(times[p]));
-                    times[j] = total;
-                    mark[j] = 2;
-                    stack.pop();
+    /// event's step, and once more each time a later one lets it fire
+    /// again ([`Machine::eventless_may_follow`]). When that graph has no
+    /// cycle, the counts follow in topological order, and their sum bounds
+    /// the microsteps; otherwise, or past [`MAX_MICROSTEPS`], the bound is
+    /// the runaway's: [`MAX_MICROSTEPS`] microsteps, each taking at most
+    /// one transition per active leaf.
+    pub fn fire_bound(&self, machine: &Machine) -> FireBound {
+        let may = machine.eventless_may_follow();
+        let mut microsteps = if cycles(&may).is_empty() {
+            // `times[j]`: 1 plus the times of every transition that feeds
+            // `j`, in topological order.
+            let n = may.len();
+            let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+            let mut indegree = vec![0usize; n];
+            for (i, out) in may.iter().enumerate() {
+                for &j in out {
+                    preds[j].push(i);
+                    indegree[j] += 1;
                 }
             }
-        }
-        let microsteps = times.iter().fold(0usize, |sum, &t| sum.saturating_add(t));
-        if microsteps > limit {
-            let worst = (0..n).max_by_key(|&j| times[j]).expect("some transition");
-            return Err(format!(
-                "`always` and `done` transitions that can follow one another in more than {limit} ways from \
-                 `{}`, which code generation does not lay out",
-                name_of(worst)
-            ));
-        }
+            let mut order: Vec<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
+            let mut at = 0;
+            while at < order.len() {
+                for &w in &may[order[at]] {
+                    indegree[w] -= 1;
+                    if indegree[w] == 0 {
+                        order.push(w);
+                    }
+                }
+                at += 1;
+            }
+            let mut times = vec![0usize; n];
+            for &j in &order {
+                times[j] = preds[j]
+                    .iter()
+                    .fold(1usize, |sum, &p| sum.saturating_add(times[p]));
+            }
+            times.iter().fold(0usize, |sum, &t| sum.saturating_add(t))
+        } else {
+            usize::MAX
+        };
+        let runaway = microsteps > MAX_MICROSTEPS;
+        let taken = if runaway {
+            microsteps = MAX_MICROSTEPS;
+            self.max_leaves * (1 + MAX_MICROSTEPS)
+        } else {
+            self.max_leaves + microsteps
+        };
         let per_step: usize = self
             .states
             .iter()
             .map(|s| (s.enter.0.len + s.exit.0.len) as usize)
             .chain(self.transitions.iter().map(|t| t.own.0.len as usize))
             .sum();
-        Ok(FireBound {
+        FireBound {
             microsteps,
+            runaway,
             outputs: per_step * (1 + microsteps),
-            taken: self.max_leaves + microsteps,
-        })
+            taken,
+        }
     }
 }
 
 /// A step whose every part is known from the leaf that takes it: what
-/// `fsm_runtime::chart::microstep` does for transition `transition` chosen
+/// `fsm_runtime::__private::chart::microstep` does for transition `transition` chosen
 /// by `leaf`, in any configuration holding `leaf`, written out
 /// ([`ChartPlan::static_steps`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
