@@ -7,3 +7,4 @@ mod docs;
 mod fixtures;
 mod generated_code;
 mod properties;
+mod runaway;

@@ -778,8 +778,12 @@ enum RefusalKind<'a> {
         from: Place,
         state: Place,
         action: &'a str,
+        /// The states of the cycle that kept going, in order; empty when
+        /// the steps repeated none (more than 1,000 distinct steps).
         cycle: Vec<&'a str>,
         outputs: Vec<&'a str>,
+        /// The error in words: the cycle, or "more than 1,000 steps".
+        message: String,
     },
 }
 
@@ -833,6 +837,7 @@ impl<'a> Refusal<'a> {
                     action: definition.action_name(e.action()),
                     cycle: names(e.cycle()),
                     outputs: e.outputs().iter().map(|&o| definition.output_name(o)).collect(),
+                    message: e.to_string(),
                 }
             }
             FireError::UnknownAction(_) => return None,

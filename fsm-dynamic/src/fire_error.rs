@@ -64,8 +64,11 @@ pub struct Runaway {
     pub(crate) from: Box<[StateId]>,
     pub(crate) to: Box<[StateId]>,
     pub(crate) outputs: Box<[OutputId]>,
-    /// The sources of the last transitions taken, first seen first: the
-    /// cycle.
+    /// The states of the cycle that kept going, in the order its
+    /// transitions were taken; empty when the last microsteps repeat no
+    /// transition (a run of more than [`MAX_MICROSTEPS`] distinct steps).
+    ///
+    /// [`MAX_MICROSTEPS`]: fsm_grammar::model::MAX_MICROSTEPS
     pub(crate) cycle: Box<[StateId]>,
     pub(crate) definition: Arc<Definition>,
 }
@@ -73,17 +76,7 @@ pub struct Runaway {
 impl Runaway {
     /// The report of `fired`, which did not settle.
     pub(crate) fn new(fired: &crate::Fired<'_>, definition: Arc<Definition>) -> Runaway {
-        let taken = fired.taken();
-        // The cycle shows in the last transitions: their sources, each once.
-        let tail = &taken[taken.len().saturating_sub(64)..];
-        let mut cycle: Vec<StateId> = Vec::new();
-        for t in tail {
-            if let Some(s) = t.source {
-                if !cycle.contains(&s) {
-                    cycle.push(s);
-                }
-            }
-        }
+        let cycle = runaway_cycle(fired.taken());
         Runaway {
             action: fired.action,
             from: fired.from_leaves().into(),
@@ -114,7 +107,11 @@ impl Runaway {
         &self.outputs
     }
 
-    /// The states whose `always` or `done` transitions kept being taken.
+    /// The states of the cycle that kept going: those declaring the
+    /// transitions taken since the last transition taken was taken before,
+    /// in the order they were taken, each once. Empty when the last
+    /// transition was never taken before in this `fire`: no cycle, but more
+    /// than 1,000 distinct steps.
     pub fn cycle(&self) -> &[StateId] {
         &self.cycle
     }
@@ -130,15 +127,67 @@ impl fmt::Display for Runaway {
         let definition = &self.definition;
         write!(
             f,
-            "action `{}` did not settle: after {} microsteps the `always` and `done` transitions of ",
+            "action `{}` did not settle: ",
             definition.action_name(self.action),
-            fsm_grammar::model::MAX_MICROSTEPS,
         )?;
-        write_names(f, self.cycle.iter().map(|&s| definition.state_name(s)))?;
-        f.write_str(" were still enabled; the machine stopped in ")?;
+        if self.cycle.is_empty() {
+            write!(
+                f,
+                "its `always` and `done` transitions took more than {} steps",
+                thousands(fsm_grammar::model::MAX_MICROSTEPS)
+            )?;
+        } else {
+            write!(
+                f,
+                "after {} microsteps the `always` and `done` transitions of the cycle ",
+                thousands(fsm_grammar::model::MAX_MICROSTEPS)
+            )?;
+            write_names(f, self.cycle.iter().map(|&s| definition.state_name(s)))?;
+            f.write_str(" were still enabled")?;
+        }
+        f.write_str("; the machine stopped in ")?;
         write_names(f, self.to.iter().map(|&s| definition.state_name(s)))?;
         write!(f, " after emitting {} outputs", self.outputs.len())
     }
+}
+
+// The bound is the plan's (`fsm_grammar::model::MAX_MICROSTEPS`); the
+// runtime's chart, which cannot depend on the front end, stops at its copy,
+// which must be the same number.
+const _: () = assert!(fsm_grammar::model::MAX_MICROSTEPS == fsm_runtime::__private::chart::MAX_MICROSTEPS);
+
+/// `1,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The cycle of a runaway `fire` whose transitions were `taken`: the
+/// sources of the transitions since the last one was taken before, first
+/// seen first; empty when it was not (see [`Runaway::cycle`]).
+fn runaway_cycle(taken: &[crate::fired::Taken]) -> Vec<StateId> {
+    let Some((last, before)) = taken.split_last() else {
+        return Vec::new();
+    };
+    let Some(previous) = before.iter().rposition(|t| t == last) else {
+        return Vec::new();
+    };
+    let mut cycle: Vec<StateId> = Vec::new();
+    for t in &taken[previous + 1..] {
+        if let Some(s) = t.source {
+            if !cycle.contains(&s) {
+                cycle.push(s);
+            }
+        }
+    }
+    cycle
 }
 
 impl fmt::Debug for Runaway {
