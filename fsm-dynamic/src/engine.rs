@@ -21,7 +21,7 @@ use fsm_runtime::__private::deadline;
 use fsm_runtime::__private::next_seq_after;
 use fsm_runtime::__private::{outbox_ack, outbox_push};
 use fsm_runtime::{ArmedTimer, Clock, RestoreError, Timestamp};
-use fsm_runtime::{FingerprintPolicy, Snapshot};
+use fsm_runtime::{FingerprintPolicy, MissingTimerPolicy, RestorePolicy, Snapshot};
 use fsm_runtime::{History, OutputKey, Pending, Retention};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -854,14 +854,27 @@ impl<C> Engine<C> {
     }
 
     /// [`restore`](Self::restore), with `policy` deciding whether a snapshot
-    /// taken from a different definition is accepted.
+    /// taken from a different definition is accepted (a
+    /// [`FingerprintPolicy`]), and what becomes of a timer the snapshot
+    /// lost (a [`RestorePolicy`] says both).
+    ///
+    /// A timer group that is armed whenever its state is active (see
+    /// [`MissingTimerPolicy`]), of a state active in the snapshot, of which
+    /// the snapshot arms no timer, is refused with
+    /// [`RestoreError::MissingTimer`], or under
+    /// [`MissingTimerPolicy::Rearm`] armed at the clock's time plus its
+    /// delay (a named delay read from the restored context).
     pub fn restore_with(
         &self,
         snapshot: &Snapshot,
-        policy: FingerprintPolicy,
+        policy: impl Into<RestorePolicy>,
     ) -> Result<StateId, RestoreError>
     where
         C: serde::de::DeserializeOwned,
+        let RestorePolicy {
+            fingerprint: policy,
+            missing_timers,
+        } = policy.into();
     {
         let definition = &*self.definition;
         let context = |definition: &Definition| match definition.has_context() {
@@ -883,6 +896,15 @@ impl<C> Engine<C> {
                 let (armed, memory) = self.leaf_restore(snapshot, state)?;
                 (state, None, context, armed, memory)
             }
+        let mut armed = armed;
+        self.arm_missing(
+            snapshot,
+            missing_timers,
+            configured.as_deref(),
+            state,
+            context.as_ref(),
+            &mut armed,
+        )?;
         };
         let outbox: Option<Vec<Pending<OutputId>>> = snapshot
             .checked_pending(|name| definition.output_id(name).is_some())?
@@ -925,6 +947,52 @@ impl<C> Engine<C> {
         current.configured = configured;
         Ok(state)
     }
+    /// Check that `armed`, the timer groups `snapshot` arms, holds each
+    /// group armed whenever its state is active of the active states (those
+    /// of `configured`, or `state` and the states holding it), by the
+    /// runtime's one rule (`Snapshot::missing_timer`): refused, or under
+    /// [`MissingTimerPolicy::Rearm`] armed at the clock's time plus the
+    /// delay, read from `context` (the restored one, or the engine's).
+    fn arm_missing(
+        &self,
+        snapshot: &Snapshot,
+        policy: MissingTimerPolicy,
+        configured: Option<&configured::Configured>,
+        state: StateId,
+        context: Option<&C>,
+        armed: &mut Vec<(u32, Timestamp)>,
+    ) -> Result<(), RestoreError> {
+        let definition = &*self.definition;
+        let tables = &definition.tables;
+        let active = |s: StateId| match configured {
+            Some(configured) => configured
+                .config
+                .contains(&fsm_grammar::model::StateId::from_index(s.index())),
+            None => s == state || definition.ancestors(state).contains(&s),
+        };
+        let mut now = None;
+        for g in 0..tables.timer_group_count() as u32 {
+            let group = tables.timer_group(g);
+            if !group.always_armed || !active(group.state) || armed.iter().any(|&(a, _)| a == g) {
+                continue;
+            }
+            let name = definition.state_name(group.state);
+            let due = snapshot.missing_timer(policy, name, &group.label, || {
+                let now = *now.get_or_insert_with(|| self.clock.now());
+                let delay = match group.delay {
+                    TimerDelay::Literal(delay) => delay,
+                    TimerDelay::Named(delay) => match context {
+                        Some(context) => (self.bound.delays[delay as usize])(context),
+                        None => (self.bound.delays[delay as usize])(&self.lock().context),
+                    },
+                };
+                deadline(now, delay)
+            })?;
+            armed.push((g, due));
+        }
+        Ok(())
+    }
+
 
     /// The armed timers (group, deadline) and history memory of `snapshot`
     /// for a machine whose state is one leaf, `state`.

@@ -169,6 +169,12 @@ pub(crate) struct TimerGroup {
     /// `after 30s`, `after backoff`: the action of its history entries,
     /// made once and shared by every entry.
     pub(crate) label: Arc<str>,
+    /// The state that declares its timers.
+    pub(crate) state: StateId,
+    /// Armed whenever `state` is active
+    /// (`Machine::timer_group_always_armed`): a snapshot with `state`
+    /// active that arms none of its timers lost it.
+    pub(crate) always_armed: bool,
 }
 
 /// A timer group armed while the machine is in one leaf, with its
@@ -472,6 +478,8 @@ impl Tables {
                     Delay::Named(d) => TimerDelay::Named(index(d.index())),
                 },
                 label: g.label.as_str().into(),
+                state: StateId::from_index(g.state.index()),
+                always_armed: m.timer_group_always_armed(g.state, g.timers.iter().map(|&(t, _)| t)),
             })
             .collect();
         let history = plan

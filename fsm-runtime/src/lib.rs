@@ -17,7 +17,8 @@
 //!   event did not fire, holding the event. The same types for every
 //!   machine, and neither allocates;
 //! - [`Snapshot`], a machine's state stored with the machine's name and the
-//!   fingerprint of its definition, and [`RestoreError`];
+//!   fingerprint of its definition, [`RestoreError`], and [`RestorePolicy`],
+//!   what a restore accepts;
 //! - [`History`], the transitions a machine took, with their times (every
 //!   one or the last N), which a [`Snapshot`] can carry; [`Recorded`], a
 //!   machine that records its own;
@@ -157,6 +158,8 @@ pub use outbox::{OutputKey, Pending};
 pub use shared::Shared;
 #[cfg(feature = "alloc")]
 pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
+#[cfg(feature = "alloc")]
+pub use snapshot::{MissingTimerPolicy, RestorePolicy};
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 pub use timer::{TimerFired, TimerRejected};
 pub use timestamp::{ParseTimestampError, Timestamp};
@@ -242,9 +245,9 @@ pub mod __private {
     pub use crate::__if_serde as if_serde;
     pub use crate::__if_std as if_std;
     pub use crate::__symbol_serde as symbol_serde;
-    /// The step over configurations, from the plan's tables, that generated
-    /// code of machines with parallel states and the dynamic engine run: in
-    /// `src/__private/chart/`, split by job.
+    // The step over configurations, from the plan's tables, that generated
+    // code of machines with parallel states and the dynamic engine run: in
+    // `src/__private/chart/`, split by job.
     pub mod chart;
 
     pub use crate::__without_serde as without_serde;
@@ -262,6 +265,8 @@ pub mod __private {
     pub use crate::SystemClock;
     #[cfg(feature = "alloc")]
     pub use crate::{ArmedTimer, FingerprintPolicy, Persist, Restore, RestoreError, Snapshot, SnapshotError};
+    #[cfg(feature = "alloc")]
+    pub use crate::{MissingTimerPolicy, RestorePolicy};
     pub use crate::{
         Candidate, Clock, Fire, FireError, FireEvent, Fired, Machine, NoGuards, ParseSymbolError, Symbol,
         SymbolKind, Timed, TimerFired, TimerRejected, Timestamp,

@@ -675,6 +675,35 @@ impl Snapshot {
     /// # Errors
     ///
     /// [`RestoreError::InvalidLastActive`] for a composite named twice, and
+    /// The one rule of both engines (generated code's and `fsm-dynamic`'s,
+    /// with or without parallel states) for a timer group `timer` (`after
+    /// 30s`) of `state` that is armed whenever `state` is active, `state` is
+    /// active in the snapshot, and the snapshot arms none of its timers:
+    /// under [`MissingTimerPolicy::Refuse`] the error, under
+    /// [`MissingTimerPolicy::Rearm`] the group's deadline, `rearm()`, which
+    /// is the time of the restore plus the delay.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::MissingTimer`] under [`MissingTimerPolicy::Refuse`].
+    #[doc(hidden)]
+    pub fn missing_timer(
+        &self,
+        policy: MissingTimerPolicy,
+        state: &str,
+        timer: &str,
+        rearm: impl FnOnce() -> Timestamp,
+    ) -> Result<Timestamp, RestoreError> {
+        match policy {
+            MissingTimerPolicy::Refuse => Err(RestoreError::MissingTimer {
+                machine: self.machine.to_string(),
+                state: state.to_owned(),
+                timer: timer.to_owned(),
+            }),
+            MissingTimerPolicy::Rearm => Ok(rearm()),
+        }
+    }
+
     /// [`RestoreError::InvalidLastLeaves`] for one that remembers several
     /// leaves (or none). The one rule of both engines (reading a snapshot
     /// refuses a repeated key already; this holds for one built in code
@@ -865,6 +894,75 @@ pub enum RestoreError {
     /// The snapshot belongs to another machine.
     OtherMachine {
         /// The machine restoring.
+/// What restoring does with a timer the snapshot should arm and does not.
+///
+/// A state's timers with one delay (a group) are armed when the state is
+/// entered and stay armed while it is active, until the group comes due. A
+/// group that comes due and can leave its state active (every timer of it
+/// guarded, so that it can be rejected, or one without a target or with a
+/// target inside its state) is disarmed until the state is entered again;
+/// a snapshot that does not arm it may be right. Every other group is armed
+/// whenever its state is active, and a snapshot of a configuration holding
+/// that state that does not arm it lost it (a hand edit, a store that kept
+/// the state and not the timers, an older definition without the timer
+/// restored under [`FingerprintPolicy::Ignore`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MissingTimerPolicy {
+    /// Refuse the snapshot with [`RestoreError::MissingTimer`].
+    #[default]
+    Refuse,
+    /// Arm the timer as entering its state now would: its deadline is the
+    /// time of the restore plus its delay (a named delay read from the
+    /// restored context).
+    Rearm,
+}
+
+/// What restoring accepts: [`FingerprintPolicy`] for a snapshot of another
+/// definition, [`MissingTimerPolicy`] for one that lost a timer. The
+/// default is strict on both. Every `restore_with` that takes a
+/// [`FingerprintPolicy`] also takes one of these (`policy.into()`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RestorePolicy {
+    /// A snapshot taken from a different definition.
+    pub fingerprint: FingerprintPolicy,
+    /// A timer the snapshot should arm and does not.
+    pub missing_timers: MissingTimerPolicy,
+}
+
+impl RestorePolicy {
+    /// Strict on both: what `restore` does.
+    pub const STRICT: RestorePolicy = RestorePolicy {
+        fingerprint: FingerprintPolicy::Strict,
+        missing_timers: MissingTimerPolicy::Refuse,
+    };
+
+    /// This policy, with `fingerprint`.
+    #[must_use]
+    pub const fn with_fingerprint(self, fingerprint: FingerprintPolicy) -> RestorePolicy {
+        RestorePolicy { fingerprint, ..self }
+    }
+
+    /// This policy, with `missing_timers`.
+    #[must_use]
+    pub const fn with_missing_timers(self, missing_timers: MissingTimerPolicy) -> RestorePolicy {
+        RestorePolicy { missing_timers, ..self }
+    }
+}
+
+impl From<FingerprintPolicy> for RestorePolicy {
+    /// `fingerprint`, refusing a snapshot that lost a timer.
+    fn from(fingerprint: FingerprintPolicy) -> RestorePolicy {
+        RestorePolicy::STRICT.with_fingerprint(fingerprint)
+    }
+}
+
+impl From<MissingTimerPolicy> for RestorePolicy {
+    /// `missing_timers`, refusing a snapshot of another definition.
+    fn from(missing_timers: MissingTimerPolicy) -> RestorePolicy {
+        RestorePolicy::STRICT.with_missing_timers(missing_timers)
+    }
+}
+
         expected: String,
         /// The machine in the snapshot.
         found: String,
@@ -997,6 +1095,17 @@ pub enum RestoreError {
         state: String,
         /// The timer's index among the state's timers.
         timer: u32,
+    /// The snapshot arms no timer of a group that is armed whenever its
+    /// state is active, and that state is active in the snapshot (see
+    /// [`MissingTimerPolicy`]).
+    MissingTimer {
+        /// The machine.
+        machine: String,
+        /// The state that declares the timers.
+        state: String,
+        /// The group, as a history names it: `after 30s`, `after backoff`.
+        timer: String,
+    },
         /// The index in the snapshot's `timers` of the first entry arming it.
         first: usize,
         /// The index of the second.
@@ -1135,6 +1244,12 @@ impl fmt::Display for RestoreError {
             } => write!(
                 f,
                 "the snapshot of machine `{machine}` arms timer {timer} of state `{state}` twice, \
+            RestoreError::MissingTimer { machine, state, timer } => write!(
+                f,
+                "the snapshot of machine `{machine}` arms no timer `{timer}` of state `{state}`, \
+                 which is armed whenever `{state}` is active; restore it with \
+                 `MissingTimerPolicy::Rearm` to arm it from the time of the restore"
+            ),
                  in `timers[{first}]` and `timers[{second}]`"
             ),
         }

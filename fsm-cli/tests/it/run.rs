@@ -340,6 +340,31 @@ fn snapshots_restore_with_their_timers_and_refuse_another_machine() {
 }
 
 #[test]
+fn a_snapshot_that_lost_an_armed_timer_is_refused_naming_state_and_timer() {
+    let text = workspace_file("tests/fixtures/ok/phone-call.fsm");
+    let dir = with_machine(&text);
+    let first = run(
+        &dir,
+        &[],
+        &lines(&[r#"{"fire": "dial"}"#, r#"{"fire": "answered"}"#, r#"{"snapshot": true}"#]),
+    )
+    .expect(0);
+    let snapshot = first.stdout().lines().last().unwrap().to_owned();
+    let mut snapshot: serde_json::Value = serde_json::from_str(&snapshot).unwrap();
+    // The `after 2h` of `connected`, armed whenever `connected` is active.
+    let timers = snapshot["snapshot"].as_object_mut().unwrap().remove("timers");
+    assert!(timers.is_some_and(|t| t.as_array().is_some_and(|t| !t.is_empty())));
+    let restore = format!(r#"{{"restore": {}}}"#, snapshot["snapshot"]);
+    let run = run(&dir, &[], &lines(&[&restore])).expect(1);
+    assert_eq!(
+        run.stdout(),
+        "{\"error\":\"cannot restore: the snapshot of machine `Call` arms no timer `after 2h` of state \
+         `connected`, which is armed whenever `connected` is active; restore it with \
+         `MissingTimerPolicy::Rearm` to arm it from the time of the restore\",\"line\":1}\n"
+    );
+}
+
+#[test]
 fn a_restore_that_is_no_snapshot_is_an_input_error() {
     session(
         DOOR,

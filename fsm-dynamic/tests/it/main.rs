@@ -12,6 +12,7 @@ mod definition;
 mod engine;
 mod error_shape;
 mod history;
+mod missing_timer;
 mod outbox;
 mod parallel;
 mod readme_parallel;

@@ -18,7 +18,7 @@
 //! walk each state once, so they stay linear in the size of the
 //! configuration, however many regions a parallel state has.
 
-use super::{Configuration, Machine, StateId};
+use super::{Configuration, Machine, StateId, TimerId};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -268,6 +268,42 @@ impl Machine {
             }
         }
         Ok(config)
+    }
+
+    /// True when the timer group of `state` made of `timers` (the state's
+    /// timers with one delay, in trial order: priority, then declaration) is
+    /// armed whenever `state` is active, so that a snapshot of a
+    /// configuration holding `state` that lists none of them lost it.
+    ///
+    /// A group is armed when its state is entered and disarmed when it is
+    /// left or when it comes due. It can come due and leave its state
+    /// active, disarmed until the state is entered again, in two ways: no
+    /// guard of its timers holds (it is rejected, `TimerRejected`), which
+    /// needs every timer tried to be guarded; or a timer that fires does not
+    /// exit its state (an internal timer, without a target, or one whose
+    /// target lies strictly inside its state). Timers after the first
+    /// unguarded one are never tried. A group that can do neither is
+    /// missing from a snapshot only by loss.
+    ///
+    /// # Panics
+    ///
+    /// When a state or timer id is not one of this machine's.
+    pub fn timer_group_always_armed(&self, state: StateId, timers: impl IntoIterator<Item = TimerId>) -> bool {
+        for timer in timers {
+            let timer = &self.timers[timer.index()];
+            let stays = match timer.target {
+                None => true,
+                Some(target) => self.is_inside(target, state),
+            };
+            if stays {
+                return false;
+            }
+            if timer.guard.is_none() {
+                return true;
+            }
+        }
+        // Every guard can fail: the group is rejected and stays disarmed.
+        false
     }
 
     /// The error for leaves `first` and `second` (in document order), which

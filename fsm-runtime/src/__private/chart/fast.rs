@@ -51,8 +51,8 @@ pub struct Fast {
 
 /// Take the steps of `leaves` (the active leaves with candidates for the
 /// action) from the written-out ones, `step_of(leaf)` naming each leaf's
-/// (an index of `steps`, `NONE` when it has none): what [`select`],
-/// [`remove_conflicts`] and [`microstep`] would do, for a step whose chosen
+/// (an index of `steps`, `NONE` when it has none): what [`select`](super::select),
+/// [`remove_conflicts`](super::remove_conflicts) and [`microstep`](super::microstep) would do, for a step whose chosen
 /// transitions are all written out. Returns the states entered, or `None`,
 /// having changed nothing and told `host` nothing, when some leaf's step is
 /// not written out, two leaves take one transition, or two steps' exits
@@ -99,7 +99,7 @@ pub fn fast_step<const W: usize>(
 /// Take the written-out steps `chosen` (indices of `steps`, in document
 /// order of their leaves, in disjoint regions, no two of one transition):
 /// all exits in reverse, then each transition, then all entries, as
-/// [`microstep`] would. Returns the states entered.
+/// [`microstep`](super::microstep) would. Returns the states entered.
 pub fn take_fast<const W: usize>(
     steps: &[Fast],
     pool: &[u32],
