@@ -871,11 +871,11 @@ impl<C> Engine<C> {
     ) -> Result<StateId, RestoreError>
     where
         C: serde::de::DeserializeOwned,
+    {
         let RestorePolicy {
             fingerprint: policy,
             missing_timers,
         } = policy.into();
-    {
         let definition = &*self.definition;
         let context = |definition: &Definition| match definition.has_context() {
             true => snapshot.context_as::<C>().map(Some),
@@ -896,6 +896,7 @@ impl<C> Engine<C> {
                 let (armed, memory) = self.leaf_restore(snapshot, state)?;
                 (state, None, context, armed, memory)
             }
+        };
         let mut armed = armed;
         self.arm_missing(
             snapshot,
@@ -905,7 +906,6 @@ impl<C> Engine<C> {
             context.as_ref(),
             &mut armed,
         )?;
-        };
         let outbox: Option<Vec<Pending<OutputId>>> = snapshot
             .checked_pending(|name| definition.output_id(name).is_some())?
             .map(|pending| {
@@ -947,6 +947,7 @@ impl<C> Engine<C> {
         current.configured = configured;
         Ok(state)
     }
+
     /// Check that `armed`, the timer groups `snapshot` arms, holds each
     /// group armed whenever its state is active of the active states (those
     /// of `configured`, or `state` and the states holding it), by the
@@ -992,7 +993,6 @@ impl<C> Engine<C> {
         }
         Ok(())
     }
-
 
     /// The armed timers (group, deadline) and history memory of `snapshot`
     /// for a machine whose state is one leaf, `state`.

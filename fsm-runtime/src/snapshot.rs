@@ -669,12 +669,6 @@ impl Snapshot {
         }
     }
 
-    /// The history memory it carries, each composite named once, with one
-    /// leaf: the memory of a machine without parallel states.
-    ///
-    /// # Errors
-    ///
-    /// [`RestoreError::InvalidLastActive`] for a composite named twice, and
     /// The one rule of both engines (generated code's and `fsm-dynamic`'s,
     /// with or without parallel states) for a timer group `timer` (`after
     /// 30s`) of `state` that is armed whenever `state` is active, `state` is
@@ -704,6 +698,12 @@ impl Snapshot {
         }
     }
 
+    /// The history memory it carries, each composite named once, with one
+    /// leaf: the memory of a machine without parallel states.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::InvalidLastActive`] for a composite named twice, and
     /// [`RestoreError::InvalidLastLeaves`] for one that remembers several
     /// leaves (or none). The one rule of both engines (reading a snapshot
     /// refuses a repeated key already; this holds for one built in code
@@ -885,15 +885,6 @@ pub enum FingerprintPolicy {
     Ignore,
 }
 
-/// Why a snapshot could not be restored, into a generated machine or a
-/// dynamic engine alike. It owns its names (restoring is no hot path, and a
-/// definition loaded at run time has no `'static` ones).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RestoreError {
-    /// The snapshot belongs to another machine.
-    OtherMachine {
-        /// The machine restoring.
 /// What restoring does with a timer the snapshot should arm and does not.
 ///
 /// A state's timers with one delay (a group) are armed when the state is
@@ -963,6 +954,15 @@ impl From<MissingTimerPolicy> for RestorePolicy {
     }
 }
 
+/// Why a snapshot could not be restored, into a generated machine or a
+/// dynamic engine alike. It owns its names (restoring is no hot path, and a
+/// definition loaded at run time has no `'static` ones).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RestoreError {
+    /// The snapshot belongs to another machine.
+    OtherMachine {
+        /// The machine restoring.
         expected: String,
         /// The machine in the snapshot.
         found: String,
@@ -1086,15 +1086,6 @@ impl From<MissingTimerPolicy> for RestorePolicy {
         /// What is wrong with it, in words.
         reason: String,
     },
-    /// The snapshot arms the same timer of the same state twice (in
-    /// `timers[first]` and `timers[second]`).
-    DuplicateTimer {
-        /// The machine.
-        machine: String,
-        /// The state the timer belongs to, in the snapshot.
-        state: String,
-        /// The timer's index among the state's timers.
-        timer: u32,
     /// The snapshot arms no timer of a group that is armed whenever its
     /// state is active, and that state is active in the snapshot (see
     /// [`MissingTimerPolicy`]).
@@ -1106,6 +1097,15 @@ impl From<MissingTimerPolicy> for RestorePolicy {
         /// The group, as a history names it: `after 30s`, `after backoff`.
         timer: String,
     },
+    /// The snapshot arms the same timer of the same state twice (in
+    /// `timers[first]` and `timers[second]`).
+    DuplicateTimer {
+        /// The machine.
+        machine: String,
+        /// The state the timer belongs to, in the snapshot.
+        state: String,
+        /// The timer's index among the state's timers.
+        timer: u32,
         /// The index in the snapshot's `timers` of the first entry arming it.
         first: usize,
         /// The index of the second.
@@ -1235,6 +1235,12 @@ impl fmt::Display for RestoreError {
                 f,
                 "the snapshot of machine `{machine}` holds `pending[{index}]` in its outbox, but {reason}"
             ),
+            RestoreError::MissingTimer { machine, state, timer } => write!(
+                f,
+                "the snapshot of machine `{machine}` arms no timer `{timer}` of state `{state}`, \
+                 which is armed whenever `{state}` is active; restore it with \
+                 `MissingTimerPolicy::Rearm` to arm it from the time of the restore"
+            ),
             RestoreError::DuplicateTimer {
                 machine,
                 state,
@@ -1244,12 +1250,6 @@ impl fmt::Display for RestoreError {
             } => write!(
                 f,
                 "the snapshot of machine `{machine}` arms timer {timer} of state `{state}` twice, \
-            RestoreError::MissingTimer { machine, state, timer } => write!(
-                f,
-                "the snapshot of machine `{machine}` arms no timer `{timer}` of state `{state}`, \
-                 which is armed whenever `{state}` is active; restore it with \
-                 `MissingTimerPolicy::Rearm` to arm it from the time of the restore"
-            ),
                  in `timers[{first}]` and `timers[{second}]`"
             ),
         }
