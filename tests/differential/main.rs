@@ -40,6 +40,7 @@ mod engine;
 mod generated;
 mod parallel;
 mod reference;
+mod rules;
 mod timed;
 mod tree;
 
