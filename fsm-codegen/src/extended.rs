@@ -35,6 +35,18 @@ fn rust_type(text: &str) -> TokenStream {
     })
 }
 
+/// Where the time a step arms its timers from comes from: the clock is
+/// read once per `fire` (and once per `fire_due` or `fire_next_due`), and
+/// every timer armed during it counts from that reading (docs/dsl.md, "How
+/// a step runs").
+#[derive(Clone, Copy)]
+enum Time {
+    /// In `fire`: read the clock, once, when a microstep first arms a timer.
+    Read,
+    /// In `fire_due_at`: the `now` it was given, in scope.
+    Given,
+}
+
 /// What every generator of the module needs.
 pub(crate) struct Gen<'a> {
     machine: &'a Machine,
@@ -665,7 +677,12 @@ impl Gen<'_> {
         from: StateId,
         step: &plan::Step,
         payload: bool,
+        time: Time,
     ) -> (TokenStream, TokenStream, TokenStream) {
+        let now = match time {
+            Time::Read => Some(quote!(__fsm::Clock::now(&self.clock))),
+            Time::Given => None,
+        };
         let slot = |i: usize| {
             let i = index(i);
             quote!(self.last_active[#i])
@@ -680,7 +697,7 @@ impl Gen<'_> {
             };
             let variant = &self.idents.states[to.index()];
             let disarm = self.disarm(&mv.disarm);
-            let arm = self.arm(&mv.arm);
+            let arm = self.arm(&mv.arm, now.as_ref());
             let timers = quote!(#disarm #arm);
             (
                 quote!(#effects self.state = State::#variant; #timers),
@@ -707,7 +724,15 @@ impl Gen<'_> {
     /// transitions: `step` and the steps that follow it in the same `fire`,
     /// as an expression of the leaf it ends in, the outputs of the whole
     /// chain and whether it stayed internal ([`Chain`]).
-    fn chain(&self, tables: &mut Tables, from: StateId, step: &plan::Step, payload: bool) -> TokenStream {
+    ///
+    /// Every timer the chain arms counts from one time: `now`, in scope,
+    /// when a timer fired ([`Time::Given`]), or the clock read when the
+    /// first microstep arms one, in `fire` ([`Time::Read`]).
+    fn chain(&self, tables: &mut Tables, from: StateId, step: &plan::Step, payload: bool, time: Time) -> TokenStream {
+        let now = match time {
+            Time::Read => Some(quote!(*clock_read.get_or_insert_with(|| __fsm::Clock::now(&self.clock)))),
+            Time::Given => None,
+        };
         let slot = |i: usize| {
             let i = index(i);
             quote!(self.last_active[#i])
@@ -719,7 +744,7 @@ impl Gen<'_> {
             };
             let variant = &self.idents.states[to.index()];
             let disarm = self.disarm(&mv.disarm);
-            let arm = self.arm(&mv.arm);
+            let arm = self.arm(&mv.arm, now.as_ref());
             quote!(#effects self.state = State::#variant; #disarm #arm)
         };
         let call = self.guard_call(false);
@@ -731,7 +756,16 @@ impl Gen<'_> {
             slot: &slot,
             call: &call,
         };
-        chain.step(tables, from, step, payload, &[], true)
+        let chained = chain.step(tables, from, step, payload, &[], true);
+        match time {
+            Time::Read => quote!({
+                // The time every timer of this `fire` counts from, read once.
+                #[allow(unused_mut, unused_variables)]
+                let mut clock_read: __fsm::Option<__fsm::Timestamp> = __fsm::None;
+                #chained
+            }),
+            Time::Given => chained,
+        }
     }
 
     /// The timers of the timer groups `groups`, state by state in the order
@@ -765,8 +799,9 @@ impl Gen<'_> {
     }
 
     /// Arm the timers of the groups `groups`, entered in this order, from
-    /// now (the clock read once); each state's named delays are read once.
-    fn arm(&self, groups: &[usize]) -> TokenStream {
+    /// `now` (an expression of the time; `None`: the local `now` in scope);
+    /// each state's named delays are read once.
+    fn arm(&self, groups: &[usize], now: Option<&TokenStream>) -> TokenStream {
         let blocks: Vec<TokenStream> = self
             .group_timers(groups)
             .into_iter()
@@ -787,9 +822,12 @@ impl Gen<'_> {
         if blocks.is_empty() {
             return TokenStream::new();
         }
-        quote! {
-            let now = __fsm::Clock::now(&self.clock);
-            #(#blocks)*
+        match now {
+            Some(now) => quote! {
+                let now = #now;
+                #(#blocks)*
+            },
+            None => quote!(#(#blocks)*),
         }
     }
 
@@ -941,7 +979,7 @@ impl Gen<'_> {
                     let fired = if check {
                         quote!(true)
                     } else if self.machine.eventless.is_empty() {
-                        let (run, to, outputs) = self.take(tables, state, &candidate.step, payload);
+                        let (run, to, outputs) = self.take(tables, state, &candidate.step, payload, Time::Read);
                         let internal = candidate.step.default_case().mv.is_internal();
                         quote!({
                             #run
@@ -954,7 +992,7 @@ impl Gen<'_> {
                             })
                         })
                     } else {
-                        let chosen = self.chain(tables, state, &candidate.step, payload);
+                        let chosen = self.chain(tables, state, &candidate.step, payload, Time::Read);
                         quote!({
                             let (to, outputs, internal): (State, &'static [Output], bool) = #chosen;
                             __fsm::Ok(__fsm::Fired::<Self> { from: state, to, action: Action::#action_variant, outputs, internal })
@@ -1037,7 +1075,7 @@ impl Gen<'_> {
                 .iter()
                 .flat_map(|s| self.plan.state_timer_groups[s.index()].clone())
                 .collect();
-            let arm = self.arm(&groups);
+            let arm = self.arm(&groups, Some(&quote!(__fsm::Clock::now(&self.clock))));
             if arm.is_empty() {
                 return None;
             }
@@ -1088,14 +1126,14 @@ impl Gen<'_> {
         for (candidate, guard) in &trials {
             let within = Literal::u32_unsuffixed(candidate.index);
             let fired = if self.machine.eventless.is_empty() {
-                let (run, to, outputs) = self.take(tables, from, &candidate.step, false);
+                let (run, to, outputs) = self.take(tables, from, &candidate.step, false, Time::Given);
                 let internal = candidate.step.default_case().mv.is_internal();
                 quote!({
                     #run
                     __fsm::Some(__fsm::Ok(__fsm::TimerFired::<Self> { from: state, to: #to, declared_in: #declared_in, timer: #within, due, outputs: #outputs, internal: #internal, label: #label }))
                 })
             } else {
-                let chosen = self.chain(tables, from, &candidate.step, false);
+                let chosen = self.chain(tables, from, &candidate.step, false, Time::Given);
                 quote!({
                     let (to, outputs, internal): (State, &'static [Output], bool) = #chosen;
                     __fsm::Some(__fsm::Ok(__fsm::TimerFired::<Self> { from: state, to, declared_in: #declared_in, timer: #within, due, outputs, internal, label: #label }))
@@ -1139,7 +1177,7 @@ impl Gen<'_> {
                 let timers = &self.plan.timer_groups[g.group].timers;
                 timers
                     .iter()
-                    .map(|&(id, _)| index(self.plan.timer_slots[id.index()]))
+                    .map(|&(id, _)| Literal::u32_unsuffixed(self.plan.timer_slots[id.index()] as u32))
                     .collect()
             };
             let slots = planned.timer_groups.iter().flat_map(members);
@@ -1166,7 +1204,7 @@ impl Gen<'_> {
         quote! {
             /// The slots of the timers armed in `state` (its own and its
             /// composites'), group by group in the order groups are tried.
-            fn timer_order(state: State) -> &'static [usize] {
+            fn timer_order(state: State) -> &'static [u32] {
                 #[allow(clippy::match_single_binding, unreachable_patterns)]
                 match state {
                     #(#order_arms)*
@@ -1189,19 +1227,12 @@ impl Gen<'_> {
             #allow_unused
             fn fire_due_at #generics(&mut self, now: __fsm::Timestamp #param) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
                 let state = self.state;
-                let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
-                for &index in Self::timer_order(state) {
-                    if let __fsm::Some(due) = self.deadlines[index] {
-                        if due <= now && !__fsm::matches!(next, __fsm::Some((_, earliest)) if earliest <= due) {
-                            next = __fsm::Some((index, due));
-                        }
-                    }
-                }
-                let (index, due) = next?;
+                let order = Self::timer_order(state).iter().copied();
+                let (index, due) = __fsm::chart::first_due(order, &self.deadlines, __fsm::Some(now))?;
                 match (state, index) {
                     #(#arms)*
                     _ => {
-                        self.deadlines[index] = __fsm::None;
+                        self.deadlines[index as usize] = __fsm::None;
                         __fsm::None
                     }
                 }
@@ -1958,25 +1989,60 @@ impl Gen<'_> {
     /// per call; `Persist` and `Restore` (with a context, under the `serde`
     /// feature; `Restore` with a `Default` clock).
     fn trait_impls(&self, generics: &TokenStream, params: &TokenStream) -> TokenStream {
-        let m = &self.machine_ident;
-        let input_ty = if self.events {
+        trait_impls(&Traits {
+            machine: &self.machine_ident,
+            generics,
+            params,
+            events: self.events,
+            guards_param: self.guards_arg.then_some(&self.idents.guards_param),
+            clock_param: (self.max_timers > 0).then_some(&self.clock_param),
+            context: self.context.as_ref(),
+        })
+    }
+}
+
+/// What the machine traits' impls depend on, for every generated machine
+/// type with a context, payloads, timers, nested or parallel states: each
+/// forwards to the inherent method of the same name, which has the same
+/// shape whatever the machine holds.
+pub(crate) struct Traits<'a> {
+    /// The machine type's name.
+    pub machine: &'a Ident,
+    /// The impl's generics (`<K: __fsm::Clock>` with timers) and the type's
+    /// parameters (`<K>`).
+    pub generics: &'a TokenStream,
+    pub params: &'a TokenStream,
+    /// `fire` takes an `Event` (a context or payloads), not an `Action`.
+    pub events: bool,
+    /// The guards' type parameter, when the guards are passed per call.
+    pub guards_param: Option<&'a Ident>,
+    /// The clock's type parameter, with timers.
+    pub clock_param: Option<&'a Ident>,
+    /// The context type.
+    pub context: Option<&'a TokenStream>,
+}
+
+/// `Machine`'s siblings for a machine: `Fire` (and `FireEvent` unless the
+/// guards are passed per call), `Timed` (`TimedWith<G>` for a machine with
+/// timers whose guards are passed per call), `Persist` and `Restore`.
+pub(crate) fn trait_impls(t: &Traits) -> TokenStream {
+    let (m, generics, params) = (t.machine, t.generics, t.params);
+    {
+        let input_ty = if t.events {
             quote!(Event)
         } else {
             quote!(Action)
         };
-        let by_ref = if self.events {
+        let by_ref = if t.events {
             quote!(event)
         } else {
             quote!(*event)
         };
-        let fire_with = if self.guards_arg {
-            let g = &self.idents.guards_param;
+        let fire_with = if let Some(g) = t.guards_param {
             // Generic over the clock and over the guards.
-            let k = &self.clock_param;
-            let all_generics = if self.max_timers > 0 {
-                quote!(<#k: __fsm::Clock, #g: Guards + ?__fsm::Sized>)
-            } else {
-                quote!(<#g: Guards + ?__fsm::Sized>)
+            let all_generics = match t.clock_param {
+                Some(k) => quote!(<#k: __fsm::Clock, #g: Guards + ?__fsm::Sized>),
+                None => quote!(<#g: Guards + ?__fsm::Sized>),
             };
             Some(quote! {
                 impl #all_generics __fsm::Fire<#g> for #m #params {
@@ -1994,7 +2060,7 @@ impl Gen<'_> {
         } else {
             None
         };
-        let timers = if self.max_timers > 0 {
+        let timers = if t.clock_param.is_some() {
             quote! {
                 impl #generics __fsm::Timed for #m #params {
                     fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
@@ -2015,16 +2081,14 @@ impl Gen<'_> {
             quote!(__fsm::if_std! { impl #generics __fsm::Timed for #m #params {} })
         };
         // Restoring through the trait builds the clock with `Default`.
-        let (restore_generics, clock_default) = if self.max_timers > 0 {
-            let k = &self.clock_param;
-            (
+        let (restore_generics, clock_default) = match t.clock_param {
+            Some(k) => (
                 quote!(<#k: __fsm::Clock + __fsm::Default>),
                 quote!(, #k::default()),
-            )
-        } else {
-            (TokenStream::new(), TokenStream::new())
+            ),
+            None => (TokenStream::new(), TokenStream::new()),
         };
-        let persist = match &self.context {
+        let persist = match t.context {
             Some(ctx) => quote! {
                 __fsm::if_serde! {
                     impl #generics __fsm::Persist for #m #params
@@ -2070,11 +2134,26 @@ impl Gen<'_> {
         };
         if let Some(fire_with) = fire_with {
             // A machine that takes its guards per call fires its timers
-            // with them too: no `Timed` (its `fire_next_due` takes them).
-            let timers = if self.max_timers > 0 {
-                TokenStream::new()
-            } else {
-                timers
+            // with them too: `TimedWith<G>`, not `Timed` (its
+            // `fire_next_due` takes them). Without timers it keeps `Timed`'s
+            // defaults, and `TimedWith<G>` through the runtime's blanket impl.
+            let timers = match (t.clock_param, t.guards_param) {
+                (Some(k), Some(g)) => quote! {
+                    impl<#k: __fsm::Clock, #g: Guards + ?__fsm::Sized> __fsm::TimedWith<#g> for #m #params {
+                        fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+                            #m::next_deadline(self)
+                        }
+
+                        fn now(&self) -> __fsm::Timestamp {
+                            __fsm::Clock::now(&self.clock)
+                        }
+
+                        fn fire_next_due_with(&mut self, guards: &#g) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
+                            #m::fire_next_due(self, guards)
+                        }
+                    }
+                },
+                _ => timers,
             };
             return quote! {
                 #fire_with

@@ -8,7 +8,7 @@ use crate::prune::{Prune, Pruned};
 use crate::schema::{self, millis, now_millis, timestamp};
 use crate::stored;
 use crate::worker;
-use fsm_runtime::{History, Machine, Persist, Recorded, Timed, Timestamp};
+use fsm_runtime::{History, Machine, Persist, Recorded, Timestamp};
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::Duration;
@@ -579,7 +579,7 @@ impl Fleet {
     /// [`FleetError::InstanceIdTooLong`] when it is longer than
     /// [`MAX_INSTANCE_ID_BYTES`] (before any statement); a context that
     /// does not serialize.
-    pub fn create<M: Persist + Timed>(&mut self, id: &str, machine: M) -> Result<(), FleetError> {
+    pub fn create<M: Persist>(&mut self, id: &str, machine: M) -> Result<(), FleetError> {
         if id.len() > MAX_INSTANCE_ID_BYTES {
             return Err(FleetError::InstanceIdTooLong {
                 id: id.to_owned(),
@@ -587,21 +587,20 @@ impl Fleet {
                 limit: MAX_INSTANCE_ID_BYTES,
             });
         }
-        let state = fsm_runtime::Symbol::name(machine.state());
-        let next_wake = machine.next_deadline().map(millis);
+        let state = crate::machines::state_name(&machine.state());
         let run = Recorded::with_history(machine, History::bounded(self.keep)).with_outbox();
-        let snapshot = run
-            .snapshot()
-            .map_err(|e| FleetError::Serialize {
-                id: id.to_owned(),
-                message: e.to_string(),
-            })
-            .and_then(|snapshot| {
-                serde_json::to_string(&snapshot).map_err(|e| FleetError::Serialize {
-                    id: id.to_owned(),
-                    message: e.to_string(),
-                })
-            })?;
+        let snapshot = run.snapshot().map_err(|e| FleetError::Serialize {
+            id: id.to_owned(),
+            message: e.to_string(),
+        })?;
+        // The earliest of its armed timers, which its snapshot lists (so a
+        // machine whose timers fire with guards passed per call is created
+        // as any other).
+        let next_wake = snapshot.timers().iter().map(|timer| millis(timer.due())).min();
+        let snapshot = serde_json::to_string(&snapshot).map_err(|e| FleetError::Serialize {
+            id: id.to_owned(),
+            message: e.to_string(),
+        })?;
         let now = now_millis();
         let inserted = self.conn.execute(
             "INSERT INTO fsm_instances
@@ -612,7 +611,7 @@ impl Fleet {
                 id,
                 M::NAME,
                 M::FINGERPRINT,
-                state,
+                state.as_ref(),
                 snapshot.as_str(),
                 next_wake,
                 now

@@ -11,10 +11,13 @@
 //!
 //! All run any [`Driven`] machine: a generated machine whose `fire` takes
 //! the event alone (every one but a machine that takes its guards per
-//! call), or such a machine in a [`Recorded`], which records what the
-//! driver fires. All report every firing to a callback, in the order they
-//! happen, and return why they stopped: the channel closed (or, in virtual
-//! time, the time given passed), or the machine reached a terminal state.
+//! call), such a machine in a [`Recorded`], which records what the driver
+//! fires, or any generated machine (in a `Recorded` or not) with the guards
+//! it fires by, through [`with_guards`]: a machine whose guards are passed
+//! per call fires its events and timers with them. All report every firing
+//! to a callback, in the order they happen, and return why they stopped: the
+//! channel closed (or, in virtual time, the time given passed), or the
+//! machine reached a terminal state.
 //!
 //! Order: timers due when an event arrives fire before it, earliest first,
 //! so the machine sees time and events in the order they happened; each
@@ -52,28 +55,40 @@ use crate::clock::{Clock, ManualClock};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{Recorded, Timestamp};
-use crate::machine::{FireEvent, Machine, Timed};
+use crate::machine::{Fire, FireEvent, Machine, Timed, TimedWith};
 #[allow(unused_imports)]
 use crate::prelude::*;
 use crate::timer::{TimerFired, TimerRejected};
 use core::fmt;
+use core::ops::Deref;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 /// What a driver runs: a machine that fires an event on its own (its guards
 /// live in its context, or it has none) and says when its next timer is
-/// due, or such a machine inside a [`Recorded`], whose history then records
-/// every event and timer the driver fires.
+/// due, such a machine inside a [`Recorded`], whose history then records
+/// every event and timer the driver fires, or either with its guards,
+/// through [`with_guards`].
 ///
 /// Every generated machine implements [`FireEvent`] and [`Timed`] (one
 /// without timers keeps the defaults: no deadline, no timer to fire), except
-/// one that takes its guards per call, which a driver cannot run.
+/// one that takes its guards per call, which implements [`Fire<G>`](Fire)
+/// and [`TimedWith<G>`](TimedWith) instead: a driver runs it with its
+/// guards, as [`with_guards(&mut machine, &guards)`](with_guards). Every
+/// generated machine can be driven that way, [`NoGuards`](crate::NoGuards)
+/// standing for the guards of one that takes none, so generic code that
+/// drives machines of every kind calls `with_guards` alone.
 ///
-/// Sealed: it is implemented for exactly those two kinds, so that a driver's
+/// Sealed: it is implemented for exactly those kinds, so that a driver's
 /// reports are always the machine's own.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be driven as it is",
+    label = "a driver runs a generated machine that fires an event alone, the same in a `Recorded`, or either through `driver::with_guards`",
+    note = "a generated machine whose guards are passed per call is driven with them: `fsm_runtime::driver::with_guards(&mut machine, &guards)`"
+)]
 pub trait Driven: sealed::Sealed {
     /// The machine whose results the driver reports.
-    type Machine: FireEvent + Timed;
+    type Machine: Machine;
 
     /// Fire `event`, as the machine's `fire` does.
     ///
@@ -97,14 +112,19 @@ pub trait Driven: sealed::Sealed {
 }
 
 mod sealed {
+    use super::WithGuards;
     use crate::history::Recorded;
-    use crate::machine::{FireEvent, Timed};
+    use crate::machine::{Fire, FireEvent, Machine, Timed, TimedWith};
 
     pub trait Sealed {}
 
     impl<M: FireEvent + Timed> Sealed for M {}
 
     impl<M: FireEvent + Timed> Sealed for Recorded<M> {}
+
+    impl<M: Machine + Fire<G> + TimedWith<G>, G: ?Sized> Sealed for WithGuards<'_, M, G> {}
+
+    impl<M: Fire<G> + TimedWith<G>, G: ?Sized> Sealed for WithGuards<'_, Recorded<M>, G> {}
 }
 
 /// The event a driven machine fires.
@@ -148,15 +168,153 @@ impl<M: FireEvent + Timed> Driven for Recorded<M> {
     }
 
     fn next_deadline(&self) -> Option<Timestamp> {
-        self.machine().next_deadline()
+        Timed::next_deadline(self.machine())
     }
 
     fn now(&self) -> Timestamp {
-        self.machine().now()
+        Timed::now(self.machine())
     }
 
     fn fire_next_due(&mut self) -> Option<TimerResult<M>> {
         Recorded::fire_next_due(self)
+    }
+}
+
+/// A machine, or a [`Recorded`] one, driven with the guards it fires by:
+/// what [`with_guards`] returns, for [`run_blocking`], [`run_virtual`] and
+/// `run`.
+///
+/// It derefs to the machine (or the `Recorded`), so a driver's callback,
+/// which gets it, reads the machine's state as it would the machine's own.
+pub struct WithGuards<'a, M, G: ?Sized> {
+    machine: &'a mut M,
+    guards: &'a G,
+}
+
+/// `machine`, or a [`Recorded`] machine, to be driven with `guards`: every
+/// event and every timer the driver fires is fired with them, as the
+/// machine's own `fire(event, &guards)` and `fire_next_due(&guards)` do (or,
+/// for a `Recorded` one, its `fire_with` and `fire_next_due_with`, which
+/// record them).
+///
+/// This is how a machine whose guards are passed per call (one with guards
+/// and no context) is driven. Any other generated machine can be driven
+/// this way too, with [`NoGuards`](crate::NoGuards) (or any value: it
+/// never looks at it), so generic code drives every kind alike.
+///
+/// ```
+/// use fsm_runtime::driver::{run_virtual, with_guards, Step, Stopped};
+/// use fsm_runtime::ManualClock;
+/// use std::time::{Duration, UNIX_EPOCH};
+///
+/// fsm_runtime::fsm! {
+///     machine Call {
+///         guard reachable;
+///         initial state ringing { on answer [reachable] -> talking; after 30s [reachable] -> missed; }
+///         state talking { on hang_up -> ended; }
+///         terminal state missed;
+///         terminal state ended;
+///     }
+/// }
+///
+/// struct Network;
+/// impl call::Guards for Network {
+///     fn reachable(&self) -> bool {
+///         true
+///     }
+/// }
+///
+/// let clock = ManualClock::new(UNIX_EPOCH);
+/// let mut machine = call::Call::with_clock(clock.clone());
+/// let mut log = Vec::new();
+/// let stopped = run_virtual(
+///     &mut with_guards(&mut machine, &Network),
+///     &clock,
+///     [],
+///     Duration::from_secs(60),
+///     |_, step| match step {
+///         Step::Timer(Ok(fired)) => log.push(fired.to_string()),
+///         _ => unreachable!(),
+///     },
+/// );
+/// assert_eq!(stopped, Stopped::Terminal);
+/// assert_eq!(log, ["timer 0 of `ringing` -> `missed`"]);
+/// assert_eq!(machine.state(), call::State::Missed);
+/// ```
+pub fn with_guards<'a, M, G: ?Sized>(machine: &'a mut M, guards: &'a G) -> WithGuards<'a, M, G> {
+    WithGuards { machine, guards }
+}
+
+impl<M, G: ?Sized> WithGuards<'_, M, G> {
+    /// The guards it fires with.
+    pub fn guards(&self) -> &G {
+        self.guards
+    }
+}
+
+impl<M, G: ?Sized> Deref for WithGuards<'_, M, G> {
+    type Target = M;
+
+    fn deref(&self) -> &M {
+        self.machine
+    }
+}
+
+impl<M: fmt::Debug, G: ?Sized> fmt::Debug for WithGuards<'_, M, G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithGuards")
+            .field("machine", &self.machine)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: Machine + Fire<G> + TimedWith<G>, G: ?Sized> Driven for WithGuards<'_, M, G> {
+    type Machine = M;
+
+    #[inline]
+    fn fire(&mut self, event: M::Event) -> Result<Fired<M>, FireError<M>> {
+        Fire::fire(self.machine, event, self.guards)
+    }
+
+    fn is_terminal(&self) -> bool {
+        Machine::is_terminal(self.machine)
+    }
+
+    fn next_deadline(&self) -> Option<Timestamp> {
+        TimedWith::next_deadline(self.machine)
+    }
+
+    fn now(&self) -> Timestamp {
+        TimedWith::now(self.machine)
+    }
+
+    fn fire_next_due(&mut self) -> Option<TimerResult<M>> {
+        TimedWith::fire_next_due_with(self.machine, self.guards)
+    }
+}
+
+impl<M: Fire<G> + TimedWith<G>, G: ?Sized> Driven for WithGuards<'_, Recorded<M>, G> {
+    type Machine = M;
+
+    #[inline]
+    fn fire(&mut self, event: M::Event) -> Result<Fired<M>, FireError<M>> {
+        self.machine.fire_with(event, self.guards)
+    }
+
+    fn is_terminal(&self) -> bool {
+        self.machine.machine().is_terminal()
+    }
+
+    fn next_deadline(&self) -> Option<Timestamp> {
+        TimedWith::<G>::next_deadline(self.machine.machine())
+    }
+
+    fn now(&self) -> Timestamp {
+        TimedWith::<G>::now(self.machine.machine())
+    }
+
+    fn fire_next_due(&mut self) -> Option<TimerResult<M>> {
+        self.machine.fire_next_due_with(self.guards)
     }
 }
 

@@ -10,7 +10,8 @@
 //!   declares (context, payloads, timers, nested states), and the traits
 //!   that fire, time and store it: [`FireEvent`] (`fire(event)`, every
 //!   machine that does not take its guards per call) or [`Fire`]
-//!   (`fire(event, &guards)`), [`Timed`], [`Persist`] and [`Restore`]
+//!   (`fire(event, &guards)`), [`Timed`] (or [`TimedWith`], timers fired
+//!   with guards passed per call), [`Persist`] and [`Restore`]
 //!   (with a context, under the `serde` feature); each trait's page says
 //!   which machines implement it;
 //! - [`Fired`], what a successful `fire` reports, and [`FireError`], why an
@@ -129,6 +130,7 @@ mod fire_error;
 mod fired;
 #[cfg(feature = "alloc")]
 mod history;
+mod list;
 mod machine;
 #[cfg(feature = "alloc")]
 mod outbox;
@@ -136,6 +138,7 @@ mod outbox;
 mod shared;
 #[cfg(feature = "alloc")]
 mod snapshot;
+mod state;
 mod symbol;
 mod symbol_serde;
 mod timer;
@@ -145,11 +148,12 @@ mod trace;
 pub use clock::Clock;
 #[cfg(feature = "std")]
 pub use clock::{ManualClock, SystemClock};
-pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition};
+pub use fire_error::{Candidate, FireError, GuardRejected, InvalidTransition, Runaway};
 pub use fired::Fired;
 #[cfg(feature = "alloc")]
 pub use history::{History, HistoryEntry, Recorded, Retention};
-pub use machine::{Fire, FireEvent, Machine, NoGuards, Timed};
+pub use list::List;
+pub use machine::{Fire, FireEvent, Machine, NoGuards, Timed, TimedWith};
 #[cfg(feature = "alloc")]
 pub use machine::{Persist, Restore};
 #[cfg(feature = "alloc")]
@@ -160,6 +164,7 @@ pub use shared::Shared;
 pub use snapshot::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
 #[cfg(feature = "alloc")]
 pub use snapshot::{MissingTimerPolicy, RestorePolicy};
+pub use state::MachineState;
 pub use symbol::{ParseSymbolError, Symbol, SymbolKind};
 pub use timer::{TimerFired, TimerRejected};
 pub use timestamp::{ParseTimestampError, Timestamp};
@@ -241,15 +246,15 @@ macro_rules! include_fsm {
 /// Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::__if_alloc as if_alloc;
-    pub use crate::__if_serde as if_serde;
-    pub use crate::__if_std as if_std;
-    pub use crate::__symbol_serde as symbol_serde;
     // The step over configurations, from the plan's tables, that generated
     // code of machines with parallel states and the dynamic engine run: in
     // `src/__private/chart/`, split by job.
     pub mod chart;
 
+    pub use crate::__if_alloc as if_alloc;
+    pub use crate::__if_serde as if_serde;
+    pub use crate::__if_std as if_std;
+    pub use crate::__symbol_serde as symbol_serde;
     pub use crate::__without_serde as without_serde;
     pub use crate::clock::DefaultClock;
     pub use crate::event::{DebugPayload, PayloadDebug, PayloadOpaque};
@@ -258,6 +263,14 @@ pub mod __private {
     #[cfg(feature = "alloc")]
     pub use crate::outbox::{ack as outbox_ack, push_step as outbox_push};
     pub use crate::symbol::write_names;
+
+    /// `items` as a slice: generated code's `static` tables, unsized where
+    /// a machine's `Outputs` or `Valid` (`&'static [T]`) is expected, which
+    /// a coercion does not reach through the associated type.
+    #[inline(always)]
+    pub const fn slice<T>(items: &'static [T]) -> &'static [T] {
+        items
+    }
     pub use crate::symbol_serde::NeedsSerdeFeature;
     pub use crate::timer::deadline;
     pub use crate::trace::Traced;
@@ -268,8 +281,8 @@ pub mod __private {
     #[cfg(feature = "alloc")]
     pub use crate::{MissingTimerPolicy, RestorePolicy};
     pub use crate::{
-        Candidate, Clock, Fire, FireError, FireEvent, Fired, Machine, NoGuards, ParseSymbolError, Symbol,
-        SymbolKind, Timed, TimerFired, TimerRejected, Timestamp,
+        Candidate, Clock, Fire, FireError, FireEvent, Fired, List, Machine, MachineState, NoGuards,
+        ParseSymbolError, Symbol, SymbolKind, Timed, TimedWith, TimerFired, TimerRejected, Timestamp,
     };
     pub use core::convert::{From, Into};
     pub use core::iter::Iterator;

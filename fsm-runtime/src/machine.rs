@@ -5,20 +5,29 @@ use crate::fire_error::FireError;
 use crate::fired::Fired;
 #[cfg(feature = "alloc")]
 use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
+use crate::state::MachineState;
 use crate::symbol::Symbol;
 use crate::timer::{TimerFired, TimerRejected};
 use crate::timestamp::Timestamp;
 use core::fmt;
+use core::hash::Hash;
+use core::ops::Deref;
 
 /// A state machine generated from a `.fsm` definition: its types, its
 /// constants, and its current state.
 ///
 /// Every generated machine implements it, with or without a context,
-/// payloads, timers or nested states: the machine type itself (`Door`,
-/// `Job<K>`), so generic code holds the machine the user holds. Firing is
+/// payloads, timers, nested or parallel states: the machine type itself
+/// (`Door`, `Job<K>`), so generic code holds the machine the user holds.
+/// A machine without parallel states is in one leaf (`State` is its `State`
+/// enum, `Outputs` and `Valid` are `&'static` slices); one with them is in a
+/// configuration (`State` is its `Configuration`, and a step's outputs and a
+/// configuration's valid actions are [`List`](crate::List)s, collected in
+/// place). Firing is
 /// the job of [`FireEvent`] (`fire(event)`) or, for a machine that takes its
 /// guards per call, [`Fire<G>`](Fire) (`fire(event, &guards)`); timers are
-/// [`Timed`]'s, snapshots [`Persist`]'s and [`Restore`]'s.
+/// [`Timed`]'s (or, fired with guards passed per call,
+/// [`TimedWith<G>`](TimedWith)'s), snapshots [`Persist`]'s and [`Restore`]'s.
 ///
 /// `state`, `valid_actions` and `is_terminal` have inherent twins on the
 /// generated type, so users who hold a concrete machine rarely need to
@@ -27,12 +36,14 @@ use core::fmt;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a generated state machine: it does not implement `fsm_runtime::Machine`",
     label = "`Machine` is for the machines that `fsm!`, `fsmc build` and build scripts generate",
-    note = "a generated machine with parallel states does not implement the machine traits yet: call its own `fire`, `fire_due`, `snapshot` and `restore_with`"
+    note = "a `Recorded` or `Shared` machine is reached through `get()`, and a dynamic machine (`fsm_dynamic::Engine`) is not generated"
 )]
 pub trait Machine: Sized {
-    /// The machine's states: its leaves, with nested states (a composite
-    /// state is never current).
-    type State: Symbol;
+    /// The machine's current state: its generated `State` enum, one leaf
+    /// (with nested states, a composite state is never current); with
+    /// parallel states, its generated `Configuration`, a leaf in each active
+    /// region.
+    type State: MachineState;
     /// The actions it accepts.
     type Action: Symbol;
     /// The outputs it emits.
@@ -41,6 +52,16 @@ pub trait Machine: Sized {
     /// payload) for a machine with a context or payloads, and `Action`
     /// itself for one without.
     type Event: fmt::Debug;
+    /// The outputs one step returns, in order: `&'static [Output]`, written
+    /// out ahead of time, for a machine without parallel states;
+    /// [`List<Output, N>`](crate::List), collected in place, for one with
+    /// them. Either reads as a slice.
+    type Outputs: Copy + Eq + Hash + fmt::Debug + Deref<Target = [Self::Output]>;
+    /// The actions valid in a state, in declaration order: `&'static
+    /// [Action]` for a machine without parallel states,
+    /// [`List<Action, N>`](crate::List) for one with them (the actions some
+    /// active leaf has a transition for). Either reads as a slice.
+    type Valid: Copy + Eq + Hash + fmt::Debug + Deref<Target = [Self::Action]>;
 
     /// The machine's name, as written.
     const NAME: &'static str;
@@ -48,9 +69,13 @@ pub trait Machine: Sized {
     /// It is the same however the code was generated, and changes when the
     /// behaviour can change.
     const FINGERPRINT: &'static str;
-    /// The leaf the machine starts in: its initial state, or with nested
-    /// states the end of that state's initial descent.
+    /// The state the machine starts in: its initial state, or with nested
+    /// states the end of that state's initial descent (with parallel states,
+    /// of every region's).
     const INITIAL: Self::State;
+    /// The terminal states, in declaration order: the states in which no
+    /// action is valid and the machine has ended. Always top-level leaves.
+    const TERMINAL: &'static [Self::State];
 
     /// The current state.
     fn state(&self) -> Self::State;
@@ -62,13 +87,13 @@ pub trait Machine: Sized {
     /// inherits from the states holding it, and `any`'s), whether or not its
     /// guards would let it fire, in declaration order. Empty for terminal
     /// states.
-    fn valid_actions_in(state: Self::State) -> &'static [Self::Action];
+    fn valid_actions_in(state: Self::State) -> Self::Valid;
 
     /// True when `state` is terminal: no action is valid in it.
     fn is_terminal_state(state: Self::State) -> bool;
 
     /// The actions that have a transition in the current state.
-    fn valid_actions(&self) -> &'static [Self::Action] {
+    fn valid_actions(&self) -> Self::Valid {
         Self::valid_actions_in(self.state())
     }
 
@@ -174,9 +199,8 @@ pub trait Fire<G: ?Sized = NoGuards>: Machine {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not fire an event alone, so it does not implement `FireEvent`",
     label = "`FireEvent` is for generated machines that do not take their guards per call",
-    note = "a generated machine with guards and no context takes them per call: it fires through `fsm_runtime::Fire`, as `fire(event, &guards)`",
-    note = "a `Recorded` or `Shared` machine fires through its own `fire(event)`",
-    note = "a generated machine with parallel states does not implement the machine traits yet: call its own `fire`"
+    note = "a generated machine with guards and no context takes them per call: it fires through `fsm_runtime::Fire`, as `fire(event, &guards)`, and a driver runs it as `fsm_runtime::driver::with_guards(&mut machine, &guards)`",
+    note = "a `Recorded` or `Shared` machine fires through its own `fire(event)`"
 )]
 pub trait FireEvent: Machine {
     /// Fire `event`: on success the machine moves to [`Fired::to`] and the
@@ -193,13 +217,16 @@ pub trait FireEvent: Machine {
 /// implements it, and one without timers keeps the defaults (nothing is ever
 /// due), except a machine with timers whose guards are passed per call: its
 /// own `fire_next_due(&guards)` and `fire_due(&guards, each)` take them, so
-/// neither the drivers nor `Recorded::fire_next_due` can fire its timers;
-/// give such a machine a context to drive it.
+/// it implements [`TimedWith<G>`](TimedWith) instead, which generic code,
+/// [`Recorded::fire_next_due_with`](crate::Recorded::fire_next_due_with)
+/// and the drivers (through
+/// [`driver::with_guards`](crate::driver::with_guards)) fire its timers by.
+/// Every `Timed` machine implements `TimedWith<G>` for every `G` too, so
+/// generic code that takes guards bounds `TimedWith<G>` alone.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not fire its timers alone, so it does not implement `Timed`",
     label = "`Timed` is for generated machines that do not take their guards per call",
-    note = "a generated machine with timers and guards passed per call fires them through its own `fire_next_due(&guards)` and `fire_due(&guards, each)`: give it a context to drive it",
-    note = "a generated machine with parallel states does not implement the machine traits yet: call its own `fire_due`"
+    note = "a generated machine with timers and guards passed per call fires them with its guards: bound `fsm_runtime::TimedWith<G>` and call `fire_next_due_with(&guards)`, and drive it with `fsm_runtime::driver::with_guards(&mut machine, &guards)`"
 )]
 pub trait Timed: Machine {
     /// When the next armed timer is due; `None` when none is armed.
@@ -223,6 +250,93 @@ pub trait Timed: Machine {
     /// what it did, or `Err` when its group's guards all failed.
     fn fire_next_due(&mut self) -> Option<Result<TimerFired<Self>, TimerRejected<Self>>> {
         None
+    }
+}
+
+/// A machine's timers, fired with guards of type `G` passed per call: the
+/// one bound for generic code that fires the timers of every machine,
+/// whether it takes its guards per call or not.
+///
+/// A generated machine with timers whose guards are passed per call (one
+/// with guards and no context) implements it for every `G` that implements
+/// its generated `Guards` trait (including `dyn Guards`), and fires its
+/// timers with them; it does not implement [`Timed`]. Every [`Timed`]
+/// machine implements it for every `G`, and never looks at the value. So,
+/// as with [`Fire<G>`](Fire), [`NoGuards`] (the default) works for every
+/// machine that does not take guards.
+///
+/// [`Recorded::fire_next_due_with`](crate::Recorded::fire_next_due_with),
+/// [`Shared::fire_next_due_with`](crate::Shared::fire_next_due_with) and
+/// [`driver::with_guards`](crate::driver::with_guards) take it.
+///
+/// ```
+/// use fsm_runtime::{ManualClock, TimedWith};
+/// use std::time::{Duration, UNIX_EPOCH};
+///
+/// /// Fire every timer due by now; how many held a guard.
+/// fn fire_due<M: TimedWith<G>, G: ?Sized>(machine: &mut M, guards: &G) -> usize {
+///     let mut fired = 0;
+///     while let Some(result) = machine.fire_next_due_with(guards) {
+///         fired += usize::from(result.is_ok());
+///     }
+///     fired
+/// }
+///
+/// fsm_runtime::fsm! {
+///     machine Lamp {
+///         guard powered;
+///         initial state on { after 1s [powered] -> off; }
+///         state off;
+///     }
+/// }
+///
+/// struct Mains(bool);
+/// impl lamp::Guards for Mains {
+///     fn powered(&self) -> bool {
+///         self.0
+///     }
+/// }
+///
+/// let clock = ManualClock::new(UNIX_EPOCH);
+/// let mut lamp = lamp::Lamp::with_clock(clock.clone());
+/// clock.advance(Duration::from_secs(1));
+/// assert_eq!(fire_due(&mut lamp, &Mains(true)), 1);
+/// assert_eq!(lamp.state(), lamp::State::Off);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not fire its timers with guards of type `{G}`",
+    label = "`TimedWith<{G}>` is for generated machines, and with guards passed per call for the types that implement their `Guards` trait",
+    note = "a `Recorded` or `Shared` machine fires its timers through its own `fire_next_due_with(&guards)`"
+)]
+pub trait TimedWith<G: ?Sized = NoGuards>: Machine {
+    /// When the next armed timer is due; `None` when none is armed.
+    fn next_deadline(&self) -> Option<Timestamp>;
+
+    /// The time by the machine's own clock.
+    fn now(&self) -> Timestamp;
+
+    /// Fire the earliest timer whose deadline has passed, if any, with
+    /// `guards`: `Ok` with what it did, or `Err` when its group's guards all
+    /// failed.
+    fn fire_next_due_with(&mut self, guards: &G) -> Option<Result<TimerFired<Self>, TimerRejected<Self>>>;
+}
+
+/// A machine that fires its timers alone fires them with any guards,
+/// without looking at them.
+impl<M: Timed, G: ?Sized> TimedWith<G> for M {
+    #[inline]
+    fn next_deadline(&self) -> Option<Timestamp> {
+        Timed::next_deadline(self)
+    }
+
+    #[inline]
+    fn now(&self) -> Timestamp {
+        Timed::now(self)
+    }
+
+    #[inline]
+    fn fire_next_due_with(&mut self, _guards: &G) -> Option<Result<TimerFired<Self>, TimerRejected<Self>>> {
+        Timed::fire_next_due(self)
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 use crate::history::{record, History, Recorded, Timestamp};
-use crate::machine::{Fire, FireEvent, Machine, Persist, Timed};
+use crate::machine::{Fire, FireEvent, Machine, Persist, Timed, TimedWith};
 use crate::outbox::{self, OutputKey, Pending};
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -21,8 +21,9 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 /// where the previous one ended. Share it with an `Arc`.
 ///
 /// Any generated machine: with or without a context, payloads, timers or
-/// nested states; [`fire_next_due`](Shared::fire_next_due) fires its timers
-/// under the same lock.
+/// nested states; [`fire_next_due`](Shared::fire_next_due) (or, with guards
+/// passed per call, [`fire_next_due_with`](Shared::fire_next_due_with))
+/// fires its timers under the same lock.
 ///
 /// Guards, effects, delays and the history's clock run while the machine is
 /// locked: they should be quick, and must not use the same `Shared` (the
@@ -79,6 +80,22 @@ impl<M: Machine> Inner<M> {
     fn keep(&mut self, step: Option<u64>, outputs: &[M::Output]) {
         if let (Some(outbox), Some(step)) = (&mut self.outbox, step) {
             outbox::push_step(outbox, step, outputs);
+        }
+    }
+
+    /// Record the timer of `result` read at `at`, if it fired and there is
+    /// a history, and keep its outputs.
+    fn keep_timer(
+        &mut self,
+        at: Option<Timestamp>,
+        result: &Option<Result<TimerFired<M>, TimerRejected<M>>>,
+    ) {
+        if let Some(Ok(fired)) = result {
+            let step = match (&mut self.history, at) {
+                (Some(history), Some(at)) => Some(history.push_timer(at, fired).seq()),
+                _ => None,
+            };
+            self.keep(step, &fired.outputs);
         }
     }
 }
@@ -153,8 +170,8 @@ impl<M: Machine> Shared<M> {
             (Some(history), Some(at)) => record(history, at, &result),
             _ => None,
         };
-        if let Ok(fired) = &result {
-            inner.keep(step, fired.outputs);
+        if let Some(outputs) = crate::history::emitted(&result) {
+            inner.keep(step, &outputs);
         }
         result
     }
@@ -176,8 +193,8 @@ impl<M: Machine> Shared<M> {
             (Some(history), Some(at)) => record(history, at, &result),
             _ => None,
         };
-        if let Ok(fired) = &result {
-            inner.keep(step, fired.outputs);
+        if let Some(outputs) = crate::history::emitted(&result) {
+            inner.keep(step, &outputs);
         }
         result
     }
@@ -210,13 +227,23 @@ impl<M: Machine> Shared<M> {
         let mut inner = self.lock();
         let at = inner.history.as_ref().map(History::now);
         let result = inner.machine.fire_next_due();
-        if let Some(Ok(fired)) = &result {
-            let step = match (&mut inner.history, at) {
-                (Some(history), Some(at)) => Some(history.push_timer(at, fired).seq()),
-                _ => None,
-            };
-            inner.keep(step, fired.outputs);
-        }
+        inner.keep_timer(at, &result);
+        result
+    }
+
+    /// Fire the earliest timer whose deadline has passed, if any, with
+    /// `guards`, under the lock, for a machine whose guards are passed per
+    /// call, and record it if it fired, as [`Shared::fire_next_due`] does.
+    /// Any machine with [`Timed`] fires its timers this way too, ignoring
+    /// `guards`.
+    pub fn fire_next_due_with<G: ?Sized>(&self, guards: &G) -> Option<Result<TimerFired<M>, TimerRejected<M>>>
+    where
+        M: TimedWith<G>,
+    {
+        let mut inner = self.lock();
+        let at = inner.history.as_ref().map(History::now);
+        let result = inner.machine.fire_next_due_with(guards);
+        inner.keep_timer(at, &result);
         result
     }
 
@@ -225,7 +252,7 @@ impl<M: Machine> Shared<M> {
     where
         M: Timed,
     {
-        self.lock().machine.next_deadline()
+        Timed::next_deadline(&self.lock().machine)
     }
 
     /// The current state.

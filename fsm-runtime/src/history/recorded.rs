@@ -3,7 +3,7 @@
 use super::{History, Timestamp};
 use crate::fire_error::FireError;
 use crate::fired::Fired;
-use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed};
+use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed, TimedWith};
 use crate::outbox::{self, OutputKey, Pending};
 #[allow(unused_imports)]
 use crate::prelude::*;
@@ -15,7 +15,9 @@ use crate::timer::{TimerFired, TimerRejected};
 /// Any generated machine: with or without a context, payloads, timers or
 /// nested states. Every successful [`fire`](Recorded::fire) is recorded,
 /// internal transitions included, and so is every timer that fires through
-/// [`fire_next_due`](Recorded::fire_next_due) (or a driver), with the
+/// [`fire_next_due`](Recorded::fire_next_due) (or, with guards passed per
+/// call, [`fire_next_due_with`](Recorded::fire_next_due_with)) or a
+/// driver, with the
 /// timer's label (`after 30s`) as its action; rejected events are not. Its
 /// [`snapshot`](Recorded::snapshot) carries the history and
 /// [`restore`](Recorded::restore) brings it back. For a machine fired from
@@ -157,7 +159,8 @@ impl<M: Machine> Recorded<M> {
     /// # Errors
     ///
     /// As the machine's `fire`: the event is handed back in the error, and
-    /// nothing is recorded.
+    /// nothing is recorded, except after a [`FireError::Runaway`], which
+    /// moved the machine: the move is recorded and its outputs kept.
     pub fn fire(&mut self, event: M::Event) -> Result<Fired<M>, FireError<M>>
     where
         M: FireEvent,
@@ -189,8 +192,8 @@ impl<M: Machine> Recorded<M> {
     /// outbox under the step's number.
     fn keep(&mut self, at: Timestamp, result: &Result<Fired<M>, FireError<M>>) {
         if let Some(step) = record(&mut self.history, at, result) {
-            if let (Some(outbox), Ok(fired)) = (&mut self.outbox, result) {
-                outbox::push_step(outbox, step, fired.outputs);
+            if let (Some(outbox), Some(outputs)) = (&mut self.outbox, emitted(result)) {
+                outbox::push_step(outbox, step, &outputs);
             }
         }
     }
@@ -203,13 +206,37 @@ impl<M: Machine> Recorded<M> {
     {
         let at = self.history.now();
         let result = self.machine.fire_next_due();
-        if let Some(Ok(fired)) = &result {
+        self.keep_timer(at, &result);
+        result
+    }
+
+    /// Fire the earliest timer whose deadline has passed, if any, with
+    /// `guards`, for a machine whose guards are passed per call, as its own
+    /// `fire_next_due(&guards)` does, and record it if it fired, as
+    /// [`Recorded::fire_next_due`] does. Any machine with [`Timed`] fires
+    /// its timers this way too, ignoring `guards`.
+    pub fn fire_next_due_with<G: ?Sized>(
+        &mut self,
+        guards: &G,
+    ) -> Option<Result<TimerFired<M>, TimerRejected<M>>>
+    where
+        M: TimedWith<G>,
+    {
+        let at = self.history.now();
+        let result = self.machine.fire_next_due_with(guards);
+        self.keep_timer(at, &result);
+        result
+    }
+
+    /// Record the timer of `result`, if it fired, and keep its outputs in
+    /// the outbox under the step's number.
+    fn keep_timer(&mut self, at: Timestamp, result: &Option<Result<TimerFired<M>, TimerRejected<M>>>) {
+        if let Some(Ok(fired)) = result {
             let step = self.history.push_timer(at, fired).seq();
             if let Some(outbox) = &mut self.outbox {
-                outbox::push_step(outbox, step, fired.outputs);
+                outbox::push_step(outbox, step, &fired.outputs);
             }
         }
-        result
     }
 
     /// When the machine's next armed timer is due; `None` when none is.
@@ -217,7 +244,7 @@ impl<M: Machine> Recorded<M> {
     where
         M: Timed,
     {
-        self.machine.next_deadline()
+        Timed::next_deadline(&self.machine)
     }
 
     /// The machine's snapshot, carrying the history, and the outbox when it
@@ -344,6 +371,19 @@ pub(crate) fn record<M: Machine>(
 ) -> Option<u64> {
     match result {
         Ok(fired) => Some(history.push_fired(at, fired).seq()),
+        // A runaway moved the machine, which kept every microstep: the
+        // history keeps the move, and the outbox its outputs.
+        Err(FireError::Runaway(e)) => Some(history.push_moved::<M>(at, &e.from(), e.action(), &e.state()).seq()),
+        Err(_) => None,
+    }
+}
+
+/// The outputs a `fire` emitted: a fired step's, or a runaway's (which
+/// moved the machine); none for a refusal.
+pub(crate) fn emitted<M: Machine>(result: &Result<Fired<M>, FireError<M>>) -> Option<M::Outputs> {
+    match result {
+        Ok(fired) => Some(fired.outputs),
+        Err(FireError::Runaway(e)) => Some(e.outputs()),
         Err(_) => None,
     }
 }
