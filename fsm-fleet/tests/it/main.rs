@@ -10,5 +10,6 @@ mod support;
 mod claims;
 mod fleet;
 mod inspect;
+mod kinds;
 mod race;
 mod users;
