@@ -34,8 +34,9 @@
 //!
 //! A machine with timers holds its clock and one deadline per timer group;
 //! which group is due first, what a snapshot lists and what a restore
-//! accepts are `fsm_runtime::chart`'s (`Chart::due`, `Chart::armed_timers`,
-//! `chart::restore`), as for the dynamic engine.
+//! accepts are `fsm_runtime::chart`'s (`chart::first_due` over the plan's
+//! tie order, `Chart::armed_timers`, `chart::restore`), as for the dynamic
+//! engine.
 
 use crate::docs::{doc_attrs, module_docs};
 use crate::extended::Gen;
@@ -603,6 +604,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         Delay::Named(_) => quote!(__fsm::Duration::ZERO),
     });
     let labels = plan.timer_groups.iter().map(|g| g.label.as_str());
+    // The groups in the order ties fire (the plan's).
+    let tie_order = plan.timer_order.iter().map(|&g| u32_lit(g as u32));
 
     let names = m.states.iter().map(|s| s.name.as_str());
 
@@ -1893,16 +1896,17 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     /// When the next armed timer is due; `None` when none
                     /// is armed.
                     pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
-                        CHART.due(&GROUPS, &self.config, &self.armed, __fsm::None).map(|(_, due)| due)
+                        // Only the groups of active states are armed.
+                        self.armed.iter().flatten().min().copied()
                     }
 
                     /// Fire the timer due first by the clock (read once), if
                     /// any, as its own step followed by its `always` and
                     /// `done` steps: `Ok` with what it did, or `Err` when no
                     /// guard of its group held (the group is then
-                    /// disarmed). Ties go to the leaves in document order,
-                    /// each leaf's own timers before those of the states
-                    /// holding it. Does not allocate.
+                    /// disarmed). Ties go by priority, then each leaf's own
+                    /// timers before those of the states holding it, leaves
+                    /// in document order. Does not allocate.
                     pub fn fire_next_due #method_generics (
                         &mut self #g_arg
                     ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
@@ -1939,7 +1943,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         &mut self,
                         now: __fsm::Timestamp #g_arg
                     ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
-                        let (g, due) = CHART.due(&GROUPS, &self.config, &self.armed, __fsm::Some(now))?;
+                        let (g, due) = __fsm::chart::first_due(TIMER_ORDER.iter().copied(), &self.armed, __fsm::Some(now))?;
                         self.armed[g as usize] = __fsm::None;
                         let group = &GROUPS[g as usize];
                         let declared_in = NAMES[group.state as usize];
@@ -2129,6 +2133,9 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
                     static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
                     static LABELS: [&str; #n_groups] = [#(#labels),*];
+                    /// The timer groups in the order groups due at the same
+                    /// instant fire.
+                    static TIMER_ORDER: [u32; #n_groups] = [#(#tie_order),*];
                 },
             )
         } else {

@@ -17,6 +17,7 @@ use super::tables::{EffectCall, Move, Step, TimerDelay};
 use super::timer_rejected::TimerRejected;
 use super::trace;
 use fsm_grammar::model::Chosen;
+use fsm_runtime::__private::chart::first_due;
 use fsm_runtime::__private::deadline;
 use fsm_runtime::__private::next_seq_after;
 use fsm_runtime::__private::{outbox_ack, outbox_push};
@@ -622,19 +623,17 @@ impl<C> Engine<C> {
         let guards = &self.bound.guards;
         loop {
             let current = &mut *guard;
-            // The earliest deadline; ties in the leaf's trial order.
-            let due = tables
-                .leaf_groups(current.state)
-                .iter()
-                .enumerate()
-                .filter_map(|(i, g)| {
-                    let due = current.armed[g.group as usize]?;
-                    (due <= now).then_some((due, i))
-                })
-                .min();
-            let Some((due, i)) = due else { break };
+            // The earliest deadline; ties in the leaf's trial order (the
+            // runtime's one rule).
             let from = current.state;
-            let leaf_group = &tables.leaf_groups(from)[i];
+            let groups = tables.leaf_groups(from);
+            let order = groups.iter().map(|g| g.group);
+            let Some((group, due)) = first_due(order, &current.armed, Some(now)) else {
+                break;
+            };
+            let Some(leaf_group) = groups.iter().find(|g| g.group == group) else {
+                break;
+            };
             current.armed[leaf_group.group as usize] = None;
             let context = &current.context;
             let Some(candidate) = tables.select_timer(leaf_group, |g| (guards[g.index()])(context, &NULL))

@@ -55,6 +55,13 @@ pub struct Plan {
     /// order of the states, and within a state in the order of its first
     /// timer in trial order. A group's index is its id.
     pub timer_groups: Vec<TimerGroup>,
+    /// Every timer group (an index of [`Plan::timer_groups`]) in the order
+    /// groups due at the same instant fire: by their best timer in
+    /// [`Machine::timer_tie_order`]. An engine fires, of the armed groups,
+    /// the one with the earliest deadline, ties to the first in this order
+    /// (`fsm_runtime`'s one `first_due` function); a leaf's
+    /// [`LeafPlan::timer_groups`] are in this order too.
+    pub timer_order: Vec<usize>,
     /// Per state: its own timer groups, a range of [`Plan::timer_groups`].
     pub state_timer_groups: Vec<std::ops::Range<usize>>,
     /// Per state: how many timers it declares.
@@ -466,6 +473,15 @@ impl Plan {
             deadline_slots = deadline_slots.max(first + timer_counts[state.index()] as usize);
         }
 
+        let mut timer_order: Vec<usize> = Vec::with_capacity(timer_groups.len());
+        let mut ordered = vec![false; timer_groups.len()];
+        for timer in m.timer_tie_order() {
+            let group = group_of_timer[timer.index()];
+            if !std::mem::replace(&mut ordered[group], true) {
+                timer_order.push(group);
+            }
+        }
+
         let entries = m.initial_path();
         let arm = entries
             .iter()
@@ -474,6 +490,7 @@ impl Plan {
         Plan {
             states,
             timer_groups,
+            timer_order,
             state_timer_groups,
             timer_counts,
             timer_slots,

@@ -136,17 +136,13 @@ impl ConfiguredPlan {
             .collect()
     }
 
-    /// The armed group of `config` due first (at or before `by`, if given),
-    /// and its deadline: the chart's tie order, which generated code follows.
-    fn due(
-        &self,
-        config: &Configuration,
-        armed: &[Option<Timestamp>],
-        by: Option<Timestamp>,
-    ) -> Option<(usize, Timestamp)> {
-        let (chart, groups) = (self.chart(), self.timer_groups());
-        by_width!(self.chart.words, W => chart.due(&groups, &bits::<W>(config), armed, by))
-            .map(|(g, due)| (g as usize, due))
+    /// The armed group due first (at or before `by`, if given), and its
+    /// deadline: the runtime's one rule (`chart::first_due`) over the
+    /// plan's tie order, which generated code follows. Only the groups of
+    /// active states are armed: leaving a state disarms its groups.
+    fn due(&self, armed: &[Option<Timestamp>], by: Option<Timestamp>) -> Option<(usize, Timestamp)> {
+        let order = self.plan.timer_order.iter().map(|&g| g as u32);
+        chart::first_due(order, armed, by).map(|(g, due)| (g as usize, due))
     }
 
     /// The tables `fsm_runtime::__private::chart` steps over.
@@ -690,16 +686,15 @@ impl<C> Engine<C> {
     /// The earliest deadline armed in the current configuration.
     pub(super) fn next_deadline_configured(&self) -> Option<Timestamp> {
         let current = self.lock();
-        let config = &current.configured.as_ref().expect("a configured engine").config;
         self.configured_plan()
-            .due(config, &current.armed, None)
+            .due(&current.armed, None)
             .map(|(_, due)| due)
     }
 
     /// `fire_due` for a machine that runs over configurations: every group
-    /// due at the clock's time, earliest first, ties in the order of
-    /// [`active_groups`], each as its own step followed by its `always` and
-    /// `done` steps.
+    /// due at the clock's time, earliest first, ties in the plan's tie
+    /// order (`Plan::timer_order`), each as its own step followed by its
+    /// `always` and `done` steps.
     pub(super) fn fire_due_configured(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
         let definition = &*self.definition;
         let m = definition.machine();
@@ -709,8 +704,7 @@ impl<C> Engine<C> {
         let mut guard = self.lock();
         let now = {
             let current = &*guard;
-            let config = &current.configured.as_ref().expect("a configured engine").config;
-            if cp.due(config, &current.armed, None).is_none() {
+            if cp.due(&current.armed, None).is_none() {
                 return fired;
             }
             self.clock.now()
@@ -723,9 +717,10 @@ impl<C> Engine<C> {
                 .expect("a configured engine")
                 .config
                 .clone();
-            // The chart's tie order: the leaves in document order, each
-            // leaf's own groups before those of the states holding it.
-            let Some((group, due)) = cp.due(&before, &current.armed, Some(now)) else {
+            // The plan's tie order: priority, then each leaf's own groups
+            // before those of the states holding it, leaves in document
+            // order.
+            let Some((group, due)) = cp.due(&current.armed, Some(now)) else {
                 break;
             };
             current.armed[group] = None;

@@ -921,7 +921,7 @@ pub mod call {
         }
         /// The slots of the timers armed in `state` (its own and its
         /// composites'), group by group in the order groups are tried.
-        fn timer_order(state: State) -> &'static [usize] {
+        fn timer_order(state: State) -> &'static [u32] {
             #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Calling => &[1, 2, 0],
@@ -950,19 +950,12 @@ pub mod call {
             __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
         > {
             let state = self.state;
-            let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
-            for &index in Self::timer_order(state) {
-                if let __fsm::Some(due) = self.deadlines[index] {
-                    if due <= now
-                        && !__fsm::matches!(
-                            next, __fsm::Some((_, earliest)) if earliest <= due
-                        )
-                    {
-                        next = __fsm::Some((index, due));
-                    }
-                }
-            }
-            let (index, due) = next?;
+            let order = Self::timer_order(state).iter().copied();
+            let (index, due) = __fsm::chart::first_due(
+                order,
+                &self.deadlines,
+                __fsm::Some(now),
+            )?;
             match (state, index) {
                 (State::Calling, 1 | 2) => {
                     self.deadlines[1] = __fsm::None;
@@ -975,7 +968,6 @@ pub mod call {
                             self.deadlines[0] = __fsm::None;
                             self.deadlines[1] = __fsm::None;
                             self.deadlines[2] = __fsm::None;
-                            let now = __fsm::Clock::now(&self.clock);
                             {
                                 let delay_0 = Context::backoff(&self.context);
                                 self.deadlines[0] = __fsm::Some(
@@ -1040,7 +1032,6 @@ pub mod call {
                         Context::arm(&mut self.context);
                         self.state = State::Calling;
                         self.deadlines[0] = __fsm::None;
-                        let now = __fsm::Clock::now(&self.clock);
                         {
                             self.deadlines[0] = __fsm::Some(
                                 __fsm::deadline(now, __fsm::Duration::from_millis(30000)),
@@ -1067,7 +1058,7 @@ pub mod call {
                     }
                 }
                 _ => {
-                    self.deadlines[index] = __fsm::None;
+                    self.deadlines[index as usize] = __fsm::None;
                     __fsm::None
                 }
             }

@@ -1009,7 +1009,7 @@ pub mod job {
         }
         /// The slots of the timers armed in `state` (its own and its
         /// composites'), group by group in the order groups are tried.
-        fn timer_order(state: State) -> &'static [usize] {
+        fn timer_order(state: State) -> &'static [u32] {
             #[allow(clippy::match_single_binding, unreachable_patterns)]
             match state {
                 State::Fetch => &[1, 0],
@@ -1036,19 +1036,12 @@ pub mod job {
             __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
         > {
             let state = self.state;
-            let mut next: __fsm::Option<(usize, __fsm::Timestamp)> = __fsm::None;
-            for &index in Self::timer_order(state) {
-                if let __fsm::Some(due) = self.deadlines[index] {
-                    if due <= now
-                        && !__fsm::matches!(
-                            next, __fsm::Some((_, earliest)) if earliest <= due
-                        )
-                    {
-                        next = __fsm::Some((index, due));
-                    }
-                }
-            }
-            let (index, due) = next?;
+            let order = Self::timer_order(state).iter().copied();
+            let (index, due) = __fsm::chart::first_due(
+                order,
+                &self.deadlines,
+                __fsm::Some(now),
+            )?;
             match (state, index) {
                 (State::Fetch, 1) => {
                     self.deadlines[1] = __fsm::None;
@@ -1117,7 +1110,7 @@ pub mod job {
                     }
                 }
                 _ => {
-                    self.deadlines[index] = __fsm::None;
+                    self.deadlines[index as usize] = __fsm::None;
                     __fsm::None
                 }
             }

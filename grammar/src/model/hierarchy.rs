@@ -149,27 +149,74 @@ impl Machine {
             .collect()
     }
 
+    /// Every timer of the machine in the order timers due at the same
+    /// instant fire (docs/dsl.md, "How a step runs"): highest priority
+    /// first; then by the state that declares it, each state after every
+    /// state inside it and the states of one region after those of the
+    /// regions written before (the order in which a walk of the tree in
+    /// document order leaves each state); then in declaration order. Within
+    /// the states active together with one leaf this is priority, then the
+    /// innermost level, then declaration, as for transitions; with parallel
+    /// states it puts each leaf's timers before those of the states holding
+    /// it, leaves in document order, and a state holding several leaves
+    /// after all of them.
+    ///
+    /// The one rule of ties: [`Machine::timer_trial_order`] is this order
+    /// restricted to one leaf, and the plan's `Plan::timer_order` to groups.
+    pub fn timer_tie_order(&self) -> Vec<TimerId> {
+        // Each state's rank when a walk in document order leaves it.
+        let mut children: Vec<Vec<StateId>> = vec![Vec::new(); self.states.len()];
+        let mut roots = Vec::new();
+        for s in self.state_ids() {
+            match self.state(s).parent {
+                Some(p) => children[p.index()].push(s),
+                None => roots.push(s),
+            }
+        }
+        fn leave(s: StateId, children: &[Vec<StateId>], rank: &mut [usize], next: &mut usize) {
+            // Nesting is at most 32 levels deep, so this recursion is too.
+            for &c in &children[s.index()] {
+                leave(c, children, rank, next);
+            }
+            rank[s.index()] = *next;
+            *next += 1;
+        }
+        let mut rank = vec![0; self.states.len()];
+        let mut next = 0;
+        for root in roots {
+            leave(root, &children, &mut rank, &mut next);
+        }
+        let mut timers: Vec<TimerId> = (0..self.timers.len()).map(TimerId::from_index).collect();
+        // Stable, so equal keys keep declaration order.
+        timers.sort_by_key(|t| {
+            let timer = &self.timers[t.index()];
+            (std::cmp::Reverse(timer.priority), rank[timer.state.index()])
+        });
+        timers
+    }
+
     /// The timers armed while the machine is in `leaf` (see
     /// [`Machine::timers_in`]) in the order they are tried when several are
-    /// due at the same instant: highest priority first, then the innermost
-    /// level first, then declaration order, as transitions are. Each comes
-    /// with its index among its own state's timers, which snapshots and
+    /// due at the same instant: [`Machine::timer_tie_order`] restricted to
+    /// them, which is highest priority first, then the innermost level
+    /// first, then declaration order, as transitions are. Each comes with
+    /// its index among its own state's timers, which snapshots and
     /// `TimerFired` use. The earliest deadline always goes first; this
     /// order breaks ties, and orders a state's timers sharing one delay (a
     /// group, tried together when it comes due).
     pub fn timer_trial_order(&self, leaf: StateId) -> Vec<(TimerId, u32)> {
-        let mut timers: Vec<(TimerId, u32, i32, u32)> = self
-            .ancestors_or_self(leaf)
-            .flat_map(|state| {
-                self.timers_of(state)
-                    .enumerate()
-                    .map(move |(i, (id, t))| (id, i as u32, t.priority, self.state(state).depth))
+        let levels: Vec<StateId> = self.ancestors_or_self(leaf).collect();
+        self.timer_tie_order()
+            .into_iter()
+            .filter_map(|id| {
+                let state = self.timers[id.index()].state;
+                if !levels.contains(&state) {
+                    return None;
+                }
+                let index = self.timers_of(state).position(|(t, _)| t == id)?;
+                Some((id, index as u32))
             })
-            .collect();
-        // Stable, so equal keys keep declaration order.
-        timers
-            .sort_by_key(|&(_, _, priority, depth)| (std::cmp::Reverse(priority), std::cmp::Reverse(depth)));
-        timers.into_iter().map(|(id, i, _, _)| (id, i)).collect()
+            .collect()
     }
 
     /// The domain of a transition declared at `source` to `target` (through
@@ -308,6 +355,30 @@ mod tests {
         // Priority first, then the innermost level, then declaration order.
         assert_eq!(order, [("a1".into(), 1), ("a1".into(), 0), ("a".into(), 0)]);
         assert_eq!(names(&m, &m.history_composites()), ["a"]);
+    }
+
+    #[test]
+    fn timer_ties_put_each_leaf_before_the_states_holding_it() {
+        let m = machine(
+            "machine T { initial state idle { on go -> p; } \
+             parallel state p { after 2s emit p_tick; on stop -> idle; \
+             state r1 { after 2s emit r1_tick; initial state a { after 2s emit a_tick; } } \
+             state r2 { initial state b { after 2s emit b_tick; after 3s priority 1 emit b_first; } } } }",
+        );
+        let order: Vec<String> = m
+            .timer_tie_order()
+            .into_iter()
+            .map(|t| m.state(m.timers[t.index()].state).name.clone())
+            .collect();
+        // Priority across regions; then leaves in document order, each
+        // before the states holding it, `p` after every leaf inside it.
+        assert_eq!(order, ["b", "a", "r1", "b", "p"]);
+        let order: Vec<String> = m
+            .timer_trial_order(id(&m, "b"))
+            .into_iter()
+            .map(|(t, _)| m.state(m.timers[t.index()].state).name.clone())
+            .collect();
+        assert_eq!(order, ["b", "b", "p"]);
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use fast::{fast_step, take_fast, Fast, Row};
 pub use restore::{restore, Restoring};
 pub use step::{microstep, remove_conflicts, select, settle, Access, Host, Settled};
 pub use tables::{Chart, Hook, Kind, List, State, Transition};
-pub use timers::TimerGroup;
+pub use timers::{first_due, TimerGroup};
 
 /// No state, no transition, no slot.
 pub const NONE: u32 = u32::MAX;

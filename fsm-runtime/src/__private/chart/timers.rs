@@ -1,6 +1,7 @@
-//! Timer groups ([`TimerGroup`]): which armed group is due first, and
-//! which timers a snapshot lists.
+//! Timer groups ([`TimerGroup`]): which armed group is due first
+//! ([`first_due`]), and which timers a snapshot lists.
 
+#[cfg(feature = "alloc")]
 use super::{Bits, Chart, Kind, NONE};
 use crate::timestamp::Timestamp;
 
@@ -18,69 +19,42 @@ pub struct TimerGroup<'a> {
     pub indices: &'a [u32],
 }
 
-impl Chart<'_> {
-    /// The armed group of `config` due first, and its deadline; with `by`,
-    /// only a group due at or before it (docs/dsl.md, "History and timers
-    /// in regions"). Ties go by the active leaves in document order: within
-    /// one leaf and the states holding it, as for any machine, to the group
-    /// whose best timer has the highest priority, then to the innermost
-    /// state, then to the timer declared first; across leaves, to the
-    /// earlier leaf's.
-    pub fn due<const W: usize>(
-        &self,
-        groups: &[TimerGroup<'_>],
-        config: &Bits<W>,
-        armed: &[Option<Timestamp>],
-        by: Option<Timestamp>,
-    ) -> Option<(u32, Timestamp)> {
-        // Smaller first: the best timer's priority, highest first; its
-        // state's depth, deepest first; its declaration.
-        let rank = |g: u32| {
-            let group = &groups[g as usize];
-            let best = group.candidates[0];
-            (
-                core::cmp::Reverse(self.transition(best).priority),
-                core::cmp::Reverse(self.state(group.state).depth),
-                best,
-            )
-        };
-        let mut best: Option<(u32, Timestamp)> = None;
-        for leaf in config
-            .iter()
-            .filter(|&s| matches!(self.state(s).kind, Kind::Leaf | Kind::Final))
-        {
-            let mut leaf_best: Option<(u32, Timestamp)> = None;
-            let mut at = leaf;
-            while at != NONE {
-                for &g in self.list(self.state(at).timer_groups) {
-                    let Some(due) = armed[g as usize] else { continue };
-                    if by.is_some_and(|by| due > by) {
-                        continue;
-                    }
-                    let better = match leaf_best {
-                        None => true,
-                        Some((b, at)) => due < at || (due == at && rank(g) < rank(b)),
-                    };
-                    if better {
-                        leaf_best = Some((g, due));
-                    }
-                }
-                at = self.state(at).parent;
-            }
-            if let Some((g, due)) = leaf_best {
-                if best.is_none_or(|(_, b)| due < b) {
-                    best = Some((g, due));
-                }
-            }
+/// Which armed timer group fires first: of the groups `order` lists, armed
+/// in `armed` (indexed by group; with `by`, due at or before it), the one
+/// with the earliest deadline, ties to the first listed; with its deadline.
+///
+/// The one account of "which timer of a due group fires" for every engine
+/// (docs/dsl.md, "How a step runs" and "History and timers in regions"):
+/// `order` is the plan's tie order (`fsm_grammar::plan::Plan::timer_order`,
+/// every group: priority, then each leaf's before the states holding it,
+/// leaves in document order, then declaration), or a leaf's groups in that
+/// order for a machine whose state is one leaf. Generated code passes the
+/// slots of a leaf's timers group by group, each slot one index of `armed`.
+#[inline]
+pub fn first_due(
+    order: impl IntoIterator<Item = u32>,
+    armed: &[Option<Timestamp>],
+    by: Option<Timestamp>,
+) -> Option<(u32, Timestamp)> {
+    let mut best: Option<(u32, Timestamp)> = None;
+    for g in order {
+        let Some(due) = armed[g as usize] else { continue };
+        if by.is_some_and(|by| due > by) {
+            continue;
         }
-        best
+        if best.is_none_or(|(_, earliest)| due < earliest) {
+            best = Some((g, due));
+        }
     }
+    best
+}
 
+#[cfg(feature = "alloc")]
+impl Chart<'_> {
     /// The timers armed in `config`, as a snapshot lists them: for each
     /// active leaf in document order, its own, then those of each state
     /// holding it, outward, each state once, each state's by index: `(state,
     /// index, deadline)`.
-    #[cfg(feature = "alloc")]
     pub fn armed_timers<const W: usize>(
         &self,
         groups: &[TimerGroup<'_>],
@@ -107,5 +81,22 @@ impl Chart<'_> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_earliest_armed_group_fires_first_ties_to_the_first_listed() {
+        let at = |ms| Timestamp::from_unix_millis(ms);
+        let armed = [at(20), None, at(10), at(10), at(5)];
+        // Group 4 is due first, but not by 9.
+        assert_eq!(first_due([3, 2, 0, 1, 4], &armed, None), Some((4, at(5).unwrap())));
+        assert_eq!(first_due([3, 2, 0, 1], &armed, None), Some((3, at(10).unwrap())));
+        assert_eq!(first_due([2, 3, 0, 1], &armed, None), Some((2, at(10).unwrap())));
+        assert_eq!(first_due([0, 1], &armed, at(15)), None);
+        assert_eq!(first_due([1], &armed, None), None);
     }
 }
