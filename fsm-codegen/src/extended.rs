@@ -728,9 +728,18 @@ impl Gen<'_> {
     /// Every timer the chain arms counts from one time: `now`, in scope,
     /// when a timer fired ([`Time::Given`]), or the clock read when the
     /// first microstep arms one, in `fire` ([`Time::Read`]).
-    fn chain(&self, tables: &mut Tables, from: StateId, step: &plan::Step, payload: bool, time: Time) -> TokenStream {
+    fn chain(
+        &self,
+        tables: &mut Tables,
+        from: StateId,
+        step: &plan::Step,
+        payload: bool,
+        time: Time,
+    ) -> TokenStream {
         let now = match time {
-            Time::Read => Some(quote!(*clock_read.get_or_insert_with(|| __fsm::Clock::now(&self.clock)))),
+            Time::Read => Some(quote!(
+                *clock_read.get_or_insert_with(|| __fsm::Clock::now(&self.clock))
+            )),
             Time::Given => None,
         };
         let slot = |i: usize| {
@@ -979,7 +988,8 @@ impl Gen<'_> {
                     let fired = if check {
                         quote!(true)
                     } else if self.machine.eventless.is_empty() {
-                        let (run, to, outputs) = self.take(tables, state, &candidate.step, payload, Time::Read);
+                        let (run, to, outputs) =
+                            self.take(tables, state, &candidate.step, payload, Time::Read);
                         let internal = candidate.step.default_case().mv.is_internal();
                         quote!({
                             #run
@@ -2028,16 +2038,8 @@ pub(crate) struct Traits<'a> {
 pub(crate) fn trait_impls(t: &Traits) -> TokenStream {
     let (m, generics, params) = (t.machine, t.generics, t.params);
     {
-        let input_ty = if t.events {
-            quote!(Event)
-        } else {
-            quote!(Action)
-        };
-        let by_ref = if t.events {
-            quote!(event)
-        } else {
-            quote!(*event)
-        };
+        let input_ty = if t.events { quote!(Event) } else { quote!(Action) };
+        let by_ref = if t.events { quote!(event) } else { quote!(*event) };
         let fire_with = if let Some(g) = t.guards_param {
             // Generic over the clock and over the guards.
             let all_generics = match t.clock_param {

@@ -90,7 +90,7 @@ fn listed(timers: impl IntoIterator<Item = ArmedTimer>) -> Vec<(String, u32, u64
 
 macro_rules! generated_ties {
     ($module:ident, $machine:ident) => {{
-        use ties::$module::{Action, $machine};
+        use ties::$module::{$machine, Action};
         let clock = start();
         let mut machine = $machine::with_clock(clock.clone());
         machine.fire(Action::Go).expect("`go` fires");
@@ -100,7 +100,11 @@ macro_rules! generated_ties {
             let fired_timer = outcome.expect("no guard to reject");
             fired.push((
                 fired_timer.declared_in.to_owned(),
-                fired_timer.outputs.iter().map(|o| o.name().to_owned()).collect::<Vec<_>>(),
+                fired_timer
+                    .outputs
+                    .iter()
+                    .map(|o| o.name().to_owned())
+                    .collect::<Vec<_>>(),
             ));
         });
         fired
@@ -132,7 +136,11 @@ fn a_leaf_s_timer_fires_before_the_parallel_state_s_whatever_the_region_order() 
 #[test]
 fn without_the_first_region_the_leaf_s_timer_still_fires_first() {
     let want = expected(&[("b", "b_tick"), ("p", "p_tick")]);
-    assert_eq!(generated_ties!(tie_one_region, TieOneRegion), want, "generated code");
+    assert_eq!(
+        generated_ties!(tie_one_region, TieOneRegion),
+        want,
+        "generated code"
+    );
     assert_eq!(dynamic_ties("TieOneRegion"), want, "dynamic engine");
 }
 
@@ -187,10 +195,13 @@ fn every_timer_armed_in_one_fire_of_a_parallel_machine_counts_from_one_reading_o
     let dynamic = listed(engine.snapshot().timers().iter().cloned());
     assert_one_reading("dynamic engine", &dynamic);
     // `r`'s, armed with `p`'s by `go`'s own step, from the same reading.
-    let due = |timers: &[(String, u32, u64)], state: &str| {
-        timers.iter().find(|(s, _, _)| s == state).map(|t| t.2)
-    };
+    let due =
+        |timers: &[(String, u32, u64)], state: &str| timers.iter().find(|(s, _, _)| s == state).map(|t| t.2);
     for timers in [&generated, &dynamic] {
-        assert_eq!(due(timers, "p").zip(due(timers, "r")).map(|(p, r)| p - r), Some(2_000), "{timers:?}");
+        assert_eq!(
+            due(timers, "p").zip(due(timers, "r")).map(|(p, r)| p - r),
+            Some(2_000),
+            "{timers:?}"
+        );
     }
 }

@@ -93,7 +93,10 @@ mod tests {
         let at = |ms| Timestamp::from_unix_millis(ms);
         let armed = [at(20), None, at(10), at(10), at(5)];
         // Group 4 is due first, but not by 9.
-        assert_eq!(first_due([3, 2, 0, 1, 4], &armed, None), Some((4, at(5).unwrap())));
+        assert_eq!(
+            first_due([3, 2, 0, 1, 4], &armed, None),
+            Some((4, at(5).unwrap()))
+        );
         assert_eq!(first_due([3, 2, 0, 1], &armed, None), Some((3, at(10).unwrap())));
         assert_eq!(first_due([2, 3, 0, 1], &armed, None), Some((2, at(10).unwrap())));
         assert_eq!(first_due([0, 1], &armed, at(15)), None);
