@@ -165,7 +165,8 @@ fn random_parallel() -> Vec<(String, String)> {
                 || !m.has_parallel()
                 || m.actions.is_empty()
                 || (kind < 2 && m.timers.is_empty() == (kind == 1))
-                || fsm_codegen::unsupported(m).is_some()
+                // A machine that can run away is compared by `tests/runaway.rs`.
+                || !fsm_grammar::model::cycles(&m.eventless_may_follow()).is_empty()
             {
                 continue;
             }
@@ -274,7 +275,7 @@ impl Glue {
     /// The trait impls and the adapter of `machine`, inside its file's
     /// wrapper module, and its row.
     fn add_machine(&mut self, relative: &str, file_module: &str, machine: &Machine) {
-        if machine.has_parallel() {
+        if fsm_codegen::over_configurations(machine) {
             self.add_parallel(relative, file_module, machine);
             return;
         }
@@ -459,11 +460,10 @@ impl Glue {
                      timer: f.timer,\n                    \
                      due: f.due,\n                    \
                      outputs: f.outputs.iter().map(|o| o.name().to_owned()).collect(),\n                    \
-                     taken: f.taken.iter().map(|t| (t.source.to_owned(), t.target.map(str::to_owned))).collect(),\n                    \
                      internal: f.internal,\n                \
                      }},\n                \
                      Err(r) => crate::parallel::TimerStep::Rejected {{\n                    \
-                     leaves: r.configuration.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
+                     leaves: r.state.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
                      declared_in: r.declared_in.to_owned(),\n                    \
                      timer: r.timer,\n                    \
                      due: r.due,\n                \
@@ -498,7 +498,7 @@ impl Glue {
              pub struct {adapter}(pub {ty});\n\n    \
              impl crate::parallel::ParallelEngine for {adapter} {{\n        \
              fn leaves(&self) -> Vec<String> {{\n            self.0.leaves().map(|s| s.name().to_owned()).collect()\n        }}\n\n        \
-             fn valid_actions(&self) -> Vec<String> {{\n            self.0.valid_actions().map(|a| a.name().to_owned()).collect()\n        }}\n\n        \
+             fn valid_actions(&self) -> Vec<String> {{\n            self.0.valid_actions().iter().map(|a| a.name().to_owned()).collect()\n        }}\n\n        \
              fn is_terminal(&self) -> bool {{\n            self.0.is_terminal()\n        }}\n\n        \
              fn fire(&mut self, action: &str, payload: u64, guards: &crate::engine::TestGuards) -> crate::parallel::Step {{\n            \
              let _ = (guards, payload);\n            \
@@ -508,12 +508,11 @@ impl Glue {
              from: f.from.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
              to: f.to.leaves().map(|s| s.name().to_owned()).collect(),\n                    \
              outputs: f.outputs.iter().map(|o| o.name().to_owned()).collect(),\n                    \
-             taken: f.taken.iter().map(|t| (t.source.to_owned(), t.target.map(str::to_owned))).collect(),\n                    \
              internal: f.internal,\n                \
              }},\n                \
              Err(e) => crate::parallel::Step::Refused {{\n                    \
-             guarded: matches!(e, {module}::FireError::GuardRejected {{ .. }}),\n                    \
-             valid: e.valid().map(|a| a.name().to_owned()).collect(),\n                \
+             guarded: matches!(e, ::fsm_runtime::FireError::GuardRejected(_)),\n                    \
+             valid: match &e {{ ::fsm_runtime::FireError::InvalidTransition(e) => e.valid().iter().map(|a| a.name().to_owned()).collect(), ::fsm_runtime::FireError::GuardRejected(e) => <{ty} as ::fsm_runtime::Machine>::valid_actions_in(e.state()).iter().map(|a| a.name().to_owned()).collect(), ::fsm_runtime::FireError::Runaway(e) => panic!(\"{{e}}\") }},\n                \
              }},\n            }}\n        }}\n\n        \
              fn snapshot(&self) -> ::fsm_runtime::Snapshot {{\n            {snapshot}\n        }}\n\n        \
              {context_of}\

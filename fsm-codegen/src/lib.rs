@@ -36,10 +36,12 @@
 //! `Context` or `Guards` trait, and a machine type that holds its
 //! configuration as a bit set (`Copy` without a context or timers, no
 //! allocation): `configuration()` returns a `Configuration` with one enum
-//! per region in `regions`, `is_in` takes any state (`AnyState`), and
-//! `fire` returns its own `Fired` (the configurations before and after, the
-//! outputs and the transitions taken, as constant lists or in place) or
-//! `FireError` (which hands an `Event` back). With a context it owns it;
+//! per region in `regions`, `is_in` takes any state (`AnyState`), and it
+//! implements the same traits, with `Configuration` as its
+//! `Machine::State`: `fire` returns the runtime's `Fired` (the
+//! configurations before and after, and the outputs of the whole `fire` as
+//! an `fsm_runtime::List`, a constant list or one collected in place) or
+//! `FireError` (which hands the event back). With a context it owns it;
 //! with timers it holds a clock and its deadlines, and has `next_deadline`
 //! and `fire_due`. It steps with `fsm_runtime::__private::chart` over the plan's
 //! tables ([`fsm_grammar::plan::ChartPlan`]).
@@ -125,7 +127,7 @@ pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) 
         .or_else(|| parallel::name_conflict(machine));
     options.place(match conflict {
         Some(message) => compile_error(&message),
-        None if machine.has_parallel() => parallel::parallel_module(machine, options),
+        None if over_configurations(machine) => parallel::parallel_module(machine, options),
         None if extended::is_extended(machine) => extended::extended_module(machine, options),
         None => machine::machine_module(machine, options),
     })
@@ -165,6 +167,17 @@ pub fn stub_tokens(
 /// ([`fsm_grammar::plan::Plan::unfolding_refusal`]).
 const UNFOLDING_LIMIT: usize = 4096;
 
+/// True when code generation renders `machine` as a machine over
+/// configurations, stepping with the runtime's chart, so that its
+/// `Machine::State` is the generated `Configuration`: a machine with
+/// parallel states, or one whose `always` and `done` transitions cannot be
+/// laid out ahead of time (a guarded cycle of them, bounded at run time by
+/// the 1,000-microstep runaway bound, or more than 4,096 ways for them to
+/// follow one another). Every other machine's state is its `State` enum.
+pub fn over_configurations(machine: &fsm_grammar::model::Machine) -> bool {
+    machine.has_parallel() || !fsm_grammar::plan::Plan::new(machine).unfolds(machine, UNFOLDING_LIMIT)
+}
+
 /// Why code generation does not generate `machine`, which the dynamic
 /// engine runs: `always` and `done` transitions that cannot be laid out
 /// ahead of time (a cycle of them, or too many ways for them to follow one
@@ -173,7 +186,7 @@ pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
     let construct = if machine.has_parallel() {
         parallel::refusal(machine)?
     } else {
-        fsm_grammar::plan::Plan::new(machine).unfolding_refusal(machine, UNFOLDING_LIMIT)?
+        return None;
     };
     Some(format!(
         "machine `{}` has {construct}; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",

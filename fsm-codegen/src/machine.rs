@@ -190,7 +190,8 @@ pub(crate) fn module_lints() -> TokenStream {
             clippy::upper_case_acronyms,
             clippy::if_same_then_else,
             clippy::nonminimal_bool,
-            clippy::overly_complex_bool_expr
+            clippy::overly_complex_bool_expr,
+            clippy::result_large_err
         )]
     }
 }
@@ -499,10 +500,13 @@ pub(crate) fn machine_impl(
             type Action = Action;
             type Output = Output;
             type Event = #event;
+            type Outputs = &'static [Output];
+            type Valid = &'static [Action];
 
             const NAME: &'static str = #name;
             const FINGERPRINT: &'static str = #fingerprint;
             const INITIAL: State = State::#initial;
+            const TERMINAL: &'static [State] = &[#(State::#terminal),*];
 
             #[inline]
             fn state(&self) -> State {

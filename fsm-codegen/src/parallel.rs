@@ -1,6 +1,6 @@
 //! The module of a machine with parallel states: the plan's tables for a
 //! step over configurations ([`ChartPlan`]) written as `static`s, and a
-//! machine type that steps with `fsm_runtime::chart`, the one account of
+//! machine type that steps with `fsm_runtime::__private::chart`, the one account of
 //! that step, which the dynamic engine runs too. Nothing of the semantics
 //! is written here: this module renders the tables, the guards (`in(...)`
 //! tested against the configuration before the step) and the typed views
@@ -8,18 +8,18 @@
 //!
 //! The machine holds its configuration and its history memory as bit sets,
 //! so it is `Copy` (without a context or timers) and `fire` does not
-//! allocate: the outputs and the transitions taken come back as constant
-//! lists or in place, sized by the plan's bound on one `fire`
+//! allocate: the outputs come back as a constant list or one collected in
+//! place (an `fsm_runtime::List`), sized by the plan's bound on one `fire`
 //! ([`ChartPlan::fire_bound`]).
 //!
 //! For speed, an action whose every leaf has a step the plan writes out
 //! ahead of time ([`ChartPlan::static_steps`]) gets its own `match` arm,
 //! which takes those steps as constants in the order
-//! `fsm_runtime::chart::take_fast` takes them (every exit, last region
+//! `fsm_runtime::__private::chart::take_fast` takes them (every exit, last region
 //! first; each transition; every entry). In a machine without `always` and
 //! `done` transitions nothing follows such a step, so the arm returns its
-//! outputs and transitions as constant lists, one per combination of the
-//! regions' steps (`fsm_runtime::chart::Collected::Static`), and `fire`,
+//! outputs as constant lists, one per combination of the regions' steps
+//! (`fsm_runtime::List::fixed`), and `fire`,
 //! when it has a few such arms, is inlined where it is called, as a
 //! hand-written `match` would be. That order is the chart's, and the
 //! differential test holds the arms to the dynamic engine and the SCXML
@@ -28,15 +28,15 @@
 //! A machine with a context or payloads renders the `Event` enum and the
 //! `Context` (or `Guards`) trait as other machines do: `fire` takes an
 //! `Event` and a refusal hands it back; the host reaches the context through
-//! `fsm_runtime::chart::Access` (mutably in `fire`, which runs effects where
+//! `fsm_runtime::__private::chart::Access` (mutably in `fire`, which runs effects where
 //! the chart says, shared in `can_fire`), and reads a named delay when its
 //! group is armed.
 //!
 //! A machine with timers holds its clock and one deadline per timer group;
 //! which group is due first, what a snapshot lists and what a restore
-//! accepts are `fsm_runtime::chart`'s (`chart::first_due` over the plan's
-//! tie order, `Chart::armed_timers`, `chart::restore`), as for the dynamic
-//! engine.
+//! accepts are `fsm_runtime::__private::chart`'s (`chart::first_due` over
+//! the plan's tie order, `Chart::armed_timers`, `chart::restore`), as for
+//! the dynamic engine.
 
 use crate::docs::{doc_attrs, module_docs};
 use crate::extended::Gen;
@@ -44,15 +44,10 @@ use crate::guards::{condition_in, guards_trait};
 use crate::idents::{type_ident, value_ident, Idents};
 use crate::machine::{enums, module_lints, module_prelude};
 use crate::options::Options;
-use fsm_grammar::model::{Chosen, Delay, GuardExpr, HistoryKind, Machine, StateId};
+use fsm_grammar::model::{Chosen, Delay, GuardExpr, Machine, StateId};
 use fsm_grammar::plan::{ChartKind, ChartPlan, FireBound, Plan, PoolList};
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
-
-/// The most `always` and `done` microsteps code generation lays out after
-/// one event (below `fsm_runtime::chart::MAX_MICROSTEPS`, so a generated
-/// `fire` never runs away).
-pub(crate) const MICROSTEP_LIMIT: usize = 999;
 
 /// The most written-out arms a `fire` has that is always inlined.
 const INLINE_ARMS: usize = 8;
@@ -65,10 +60,8 @@ const MAX_COMBINATIONS: usize = 256;
 /// states: `always` and `done` transitions without a bound. A context,
 /// payloads, effects and timers are generated.
 pub(crate) fn refusal(machine: &Machine) -> Option<String> {
-    let plan = Plan::new(machine);
-    ChartPlan::new(machine, &plan)
-        .fire_bound(machine, MICROSTEP_LIMIT)
-        .err()
+    let _ = machine;
+    None
 }
 
 /// The typed view of one slot of a configuration: the machine's top level
@@ -180,7 +173,7 @@ fn hook((outputs, effects): (PoolList, PoolList)) -> TokenStream {
 
 /// The written-out step `step` as statements: its outputs, the transition
 /// taken, its history records and its configuration change, as
-/// `fsm_runtime::chart::take_fast` takes it, evaluating to the states it
+/// `fsm_runtime::__private::chart::take_fast` takes it, evaluating to the states it
 /// enters.
 fn inline_step(step: &fsm_grammar::plan::StaticStep, cp: &ChartPlan, idents: &Idents) -> TokenStream {
     let parts = StepParts { cp, idents };
@@ -201,7 +194,7 @@ fn inline_step(step: &fsm_grammar::plan::StaticStep, cp: &ChartPlan, idents: &Id
 /// The body of an action's arm that returns what it did: which step each
 /// slot takes (by its active leaf), their history records and configuration
 /// change, and the outputs and transitions of that combination of steps,
-/// listed ahead of time in the order `fsm_runtime::chart::take_fast` takes
+/// listed ahead of time in the order `fsm_runtime::__private::chart::take_fast` takes
 /// them (every exit, last slot first; each transition; every entry).
 fn direct_arm(
     groups: &[Vec<(StateId, usize)>],
@@ -212,16 +205,15 @@ fn direct_arm(
 ) -> TokenStream {
     let parts = StepParts { cp, idents };
     let refuse = quote! {
-        __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), #input })
+        __fsm::Err(invalid(before, #input))
     };
-    let fired = |outputs: TokenStream, taken: TokenStream, internal: TokenStream| {
+    let fired = |outputs: TokenStream, internal: TokenStream| {
         quote! {
-            __fsm::Ok(Fired {
+            __fsm::Ok(__fsm::Fired {
                 from: Configuration(before),
                 to: Configuration(self.config),
                 action,
-                outputs: __fsm::chart::Collected::Static(#outputs),
-                taken: __fsm::chart::Collected::Static(#taken),
+                outputs: __fsm::List::fixed(#outputs),
                 internal: #internal,
             })
         }
@@ -238,10 +230,6 @@ fn direct_arm(
             #(self.config.insert(#entries);)*
         }
     };
-    let taken_of = |step: &fsm_grammar::plan::StaticStep| {
-        let t = lit(step.transition);
-        quote!(&TAKEN[#t])
-    };
     let moved = |step: &fsm_grammar::plan::StaticStep| cp.transitions[step.transition].target.is_some();
     if let [group] = groups {
         let branches = group.iter().map(|&(leaf, f)| {
@@ -249,16 +237,8 @@ fn direct_arm(
             let id = u32_lit(leaf.index() as u32);
             let (exits, own, entries) = parts.output_ids(step);
             let outputs = parts.output_slice(&[exits, own, entries].concat());
-            let taken = taken_of(step);
             let internal = !moved(step);
-            let returned = fired(
-                quote!(#outputs),
-                quote!({
-                    const TAKEN_HERE: &[&Taken] = &[#taken];
-                    TAKEN_HERE
-                }),
-                quote!(#internal),
-            );
+            let returned = fired(quote!(#outputs), quote!(#internal));
             let change = change(step);
             quote!(if before.contains(#id) { #change #returned })
         });
@@ -290,7 +270,7 @@ fn direct_arm(
             quote!((#acc) * #radix + #var)
         });
     let combinations: usize = radices.iter().product();
-    let (mut outputs, mut taken, mut internal) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut outputs, mut internal) = (Vec::new(), Vec::new());
     for n in 0..combinations {
         // The step of each slot in this combination, if any.
         let mut rest = n;
@@ -309,12 +289,10 @@ fn direct_arm(
         all.extend(lists.iter().flat_map(|l| l.1.clone()));
         all.extend(lists.iter().flat_map(|l| l.2.clone()));
         outputs.push(parts.output_slice(&all));
-        let ts = chosen.iter().flatten().map(|step| taken_of(step));
-        taken.push(quote!(&[#(#ts),*]));
         internal.push(!chosen.iter().flatten().any(|step| moved(step)));
     }
     let n = lit(combinations);
-    let returned = fired(quote!(OUTPUTS[k]), quote!(TAKEN_HERE[k]), quote!(INTERNAL[k]));
+    let returned = fired(quote!(OUTPUTS[k]), quote!(INTERNAL[k]));
     let none = which.iter().map(|var| quote!(#var == 0));
     quote! {
         #(#find)*
@@ -322,7 +300,6 @@ fn direct_arm(
             return #refuse;
         }
         const OUTPUTS: [&[Output]; #n] = [#(#outputs),*];
-        const TAKEN_HERE: [&[&Taken]; #n] = [#(#taken),*];
         const INTERNAL: [bool; #n] = [#(#internal),*];
         let k = #index;
         #returned
@@ -373,8 +350,8 @@ impl StepParts<'_> {
         // directly, as `Host::taken` would.
         let moved = self.cp.transitions[step.transition].target.is_some();
         let moved = moved.then(|| quote!(host.moved = true;));
+        let _ = transition;
         quote! {
-            host.taken.push(&TAKEN[#transition]);
             #moved
             #own
             #(#memory)*
@@ -448,9 +425,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     let idents = Idents::new(m);
     let plan = Plan::new(m);
     let cp = ChartPlan::new(m, &plan);
-    let bound = cp
-        .fire_bound(m, MICROSTEP_LIMIT)
-        .expect("`refusal` accepted the machine");
+    let bound = cp.fire_bound(m);
     let module = &idents.module;
     let machine_ident = &idents.machine;
     let docs = module_docs(m, options);
@@ -515,8 +490,9 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     let n_states = lit(m.states.len());
     let n_transitions = lit(cp.transitions.len());
     let n_guards = lit(m.guards.len());
-    let FireBound { outputs, taken, .. } = bound;
-    let (n_outputs, n_taken) = (lit(outputs), lit(taken.max(1)));
+    let FireBound { outputs, .. } = bound;
+    let n_outputs = lit(outputs);
+    let n_actions = lit(m.actions.len().max(1));
 
     // The tables.
     let states = cp.states.iter().map(|s| {
@@ -621,6 +597,27 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         let (v, id) = (variant(s), u32_lit(s.index() as u32));
         quote!(Composite::#v => #id)
     });
+    // A machine without composite states (one without parallel states whose
+    // `always` and `done` steps cycle, stepped over the chart) has no
+    // `Composite` enum, and `AnyState` no such variant.
+    let (composite_variant, composite_from, composite_arm) = if composites.is_empty() {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    } else {
+        (
+            quote! {
+                /// A state holding states (parallel ones too).
+                Composite(Composite),
+            },
+            quote! {
+                impl __fsm::From<Composite> for AnyState {
+                    fn from(state: Composite) -> AnyState {
+                        AnyState::Composite(state)
+                    }
+                }
+            },
+            quote!(AnyState::Composite(state) => match state { #(#composite_ids,)* },),
+        )
+    };
     let leaf_by_id = m.state_ids().map(|s| {
         if m.state(s).is_composite() {
             quote!(__fsm::None)
@@ -629,9 +626,9 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             quote!(__fsm::Some(State::#v))
         }
     });
-    let terminal_ids: Vec<Literal> = m
-        .state_ids()
-        .filter(|&s| m.state(s).is_terminal())
+    let terminal_states: Vec<StateId> = m.state_ids().filter(|&s| m.state(s).is_terminal()).collect();
+    let terminal_ids: Vec<Literal> = terminal_states
+        .iter()
         .map(|s| u32_lit(s.index() as u32))
         .collect();
 
@@ -710,24 +707,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 }
             }
         }
-    });
-
-    // What each transition is, for `Fired::taken`.
-    let taken_rows = cp.transitions.iter().map(|t| {
-        let source = t.source.map_or("any", |s| m.state(s).name.as_str());
-        let history = match m.chosen_parts(t.chosen).2 {
-            None => "",
-            Some(HistoryKind::Shallow) => ".history",
-            Some(HistoryKind::Deep) => ".deep_history",
-        };
-        let target = match t.target {
-            Some(s) => {
-                let text = format!("{}{history}", m.state(s).name);
-                quote!(__fsm::Some(#text))
-            }
-            None => quote!(__fsm::None),
-        };
-        quote!(Taken { source: #source, target: #target })
     });
 
     // The guards, by transition.
@@ -901,7 +880,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             continue;
         };
         let refuse = quote! {
-            return __fsm::Err(FireError::InvalidTransition { configuration: Configuration(before), #input })
+            return __fsm::Err(invalid(before, #input))
         };
         // Without `always` and `done` transitions nothing follows the
         // step, so an arm can return what it did as constant lists: the
@@ -1014,7 +993,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                         __fsm::Some(entered) => entered,
                         __fsm::None => {
                             let guarded = Self::has_candidates(&before, a);
-                            return __fsm::Err(FireError::refused(Configuration(before), #input, guarded));
+                            return __fsm::Err(refused(before, #input, guarded));
                         }
                     },
                 }
@@ -1042,14 +1021,33 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     };
 
     // Without `always` and `done` transitions nothing follows a step.
+    // Without `always` and `done` transitions nothing follows a step; with
+    // them, they settle, or (`bound.runaway`) may stop at the bound.
     let settle = if m.eventless.is_empty() {
         quote!(let _ = entered;)
     } else {
         quote! {
-            // The plan bounds the steps below `MAX_MICROSTEPS`
-            // (`fire_bound`), so they always settle.
-            let _ = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
+            let settled = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
         }
+    };
+    // After an action's step, a runaway is an error, where the last
+    // microstep left the machine (as the dynamic engine's); after a
+    // timer's, the timer stays fired there, as there.
+    let settle_timer = if m.eventless.is_empty() {
+        settle.clone()
+    } else {
+        quote!(#settle let _ = settled;)
+    };
+    let settle = if !m.eventless.is_empty() && bound.runaway {
+        quote! {
+            #settle
+            if settled == __fsm::chart::Settled::Runaway {
+                let outputs = __fsm::List::collected(host.outputs);
+                return __fsm::Err(__fsm::FireError::runaway(Configuration(before), Configuration(self.config), #input, outputs));
+            }
+        }
+    } else {
+        settle_timer.clone()
     };
     let (g_param, g_arg) = if guards_arg {
         (quote!(<G: Guards + ?::core::marker::Sized>), quote!(, guards: &G))
@@ -1198,7 +1196,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 #event
                 cache: [__fsm::None; #n_guards],
                 outputs: __fsm::chart::Inline::new(#output_fill),
-                taken: __fsm::chart::Inline::new([&NO_TAKEN; #n_taken]),
                 moved: false,
                 #timers
             }
@@ -1270,51 +1267,126 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         }
     };
     let keep_timers = timed.then(|| quote!(self.armed = host.armed;));
-    // The message of a refusal, the same with an action or an event.
-    let display = quote! {
-            impl __fsm::fmt::Display for FireError {
-                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                    let (configuration, action) = (self.configuration(), self.action());
-                    match self {
-                        FireError::InvalidTransition { .. } => {
-                            ::core::write!(f, "action `{}` is not valid in configuration [{}]", action.name(), configuration)?;
-                            let mut valid = self.valid().peekable();
-                            if valid.peek().is_none() {
-                                return f.write_str("; no action is valid in it");
-                            }
-                            f.write_str("; valid actions: ")?;
-                            for (i, a) in valid.enumerate() {
-                                if i > 0 {
-                                    f.write_str(", ")?;
-                                }
-                                ::core::write!(f, "`{}`", a.name())?;
-                            }
-                            __fsm::Ok(())
-                        }
-                        FireError::GuardRejected { .. } => ::core::write!(
-                            f,
-                            "action `{}` rejected in configuration [{}]: no guard of its transitions held",
-                            action.name(),
-                            configuration
-                        ),
-                    }
-                }
-            }
-
-            impl ::core::error::Error for FireError {}
+    // The runtime's result types, by their short names, and the refusals
+    // `fire` builds: out of line, as the errors are the cold path.
+    let (type_params, default_params) = if timed {
+        (quote!(<K>), quote!(<K = __fsm::DefaultClock>))
+    } else {
+        (quote!(), quote!())
     };
-    // The general step's refusal, which tells the two kinds apart.
+    let fired_doc = format!(" What a successful [`{machine_ident}::fire`] reports.");
+    let error_doc = if events {
+        format!(" Why [`{machine_ident}::fire`] did not fire, with the event handed back (`event`, `into_event`).")
+    } else {
+        format!(" Why [`{machine_ident}::fire`] did not fire.")
+    };
     let refused = has_general.then(|| {
         quote! {
-            fn refused(configuration: Configuration, #input: #input_ty, guarded: bool) -> FireError {
+            /// The general step's refusal: guards that all failed, or no
+            /// candidate at all.
+            #[cold]
+            #[inline(never)]
+            fn refused #impl_generics (
+                before: __fsm::chart::Bits<#words>,
+                #input: #input_ty,
+                guarded: bool,
+            ) -> __fsm::FireError<#machine_ty> {
                 if guarded {
-                    FireError::GuardRejected { configuration, #input }
+                    __fsm::FireError::rejected(Configuration(before), #input, &[])
                 } else {
-                    FireError::InvalidTransition { configuration, #input }
+                    invalid(before, #input)
                 }
             }
         }
     });
+    // `Machine` and its siblings, as every generated machine has them.
+    let valid_in_body = match idents.actions.first() {
+        Some(first) => quote! {
+            let mut valid = __fsm::chart::Inline::new([Action::#first; #n_actions]);
+            for &action in Action::ALL {
+                let a = action_index(action);
+                if config.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some()) {
+                    valid.push(action);
+                }
+            }
+            __fsm::List::collected(valid)
+        },
+        // No action: nothing is ever valid.
+        None => quote! {
+            let _ = config;
+            __fsm::List::fixed(&[])
+        },
+    };
+    let terminal_configurations = terminal_states.iter().map(|&s| bits([s], cp.words));
+    let event_ty = if events { quote!(Event) } else { quote!(Action) };
+    let action_of = if events {
+        quote!(event.action())
+    } else {
+        quote!(*event)
+    };
+    let guards_param = Ident::new("G", Span::call_site());
+    let clock_param = Ident::new("K", Span::call_site());
+    let traits = crate::extended::trait_impls(&crate::extended::Traits {
+        machine: machine_ident,
+        generics: &impl_generics,
+        params: &type_params,
+        events,
+        guards_param: guards_arg.then_some(&guards_param),
+        clock_param: timed.then_some(&clock_param),
+        context: ctx.as_ref(),
+    });
+    let machine_impl = quote! {
+        impl #impl_generics __fsm::Machine for #machine_ty {
+            type State = Configuration;
+            type Action = Action;
+            type Output = Output;
+            type Event = #event_ty;
+            type Outputs = __fsm::List<Output, #n_outputs>;
+            type Valid = __fsm::List<Action, #n_actions>;
+
+            const NAME: &'static str = #name;
+            const FINGERPRINT: &'static str = #fingerprint;
+            const INITIAL: Configuration = Configuration(INITIAL);
+            const TERMINAL: &'static [Configuration] = &[#(Configuration(#terminal_configurations)),*];
+
+            #[inline]
+            fn state(&self) -> Configuration {
+                Configuration(self.config)
+            }
+
+            #[inline]
+            fn action_of(event: &#event_ty) -> Action {
+                #action_of
+            }
+
+            fn valid_actions_in(state: Configuration) -> __fsm::List<Action, #n_actions> {
+                valid_in(state.0)
+            }
+
+            fn is_terminal_state(state: Configuration) -> bool {
+                terminal_in(state.0)
+            }
+        }
+
+        impl __fsm::MachineState for Configuration {
+            type Leaf = State;
+
+            fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
+                Configuration::leaves(self)
+            }
+
+            fn leaf(&self) -> __fsm::Option<State> {
+                let mut leaves = Configuration::leaves(self);
+                let first = leaves.next()?;
+                match leaves.next() {
+                    __fsm::None => __fsm::Some(first),
+                    __fsm::Some(_) => __fsm::None,
+                }
+            }
+        }
+
+        #traits
+    };
     let has_candidates = has_general.then(|| {
         quote! {
             /// True when some leaf of `before` has candidates for
@@ -1324,140 +1396,24 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     });
-    // Why `fire` refused, with the action, or with the event handed back.
-    let (refused_what, derives, accessors, value_impls) = if events {
-        (
-            "event",
-            quote!(#[derive(__fsm::Debug)]),
-            quote! {
-                /// The event refused.
-                pub fn event(&self) -> &Event {
-                    match self {
-                        FireError::InvalidTransition { event, .. } | FireError::GuardRejected { event, .. } => event,
-                    }
-                }
-
-                /// The event refused, handed back.
-                pub fn into_event(self) -> Event {
-                    match self {
-                        FireError::InvalidTransition { event, .. } | FireError::GuardRejected { event, .. } => event,
-                    }
-                }
-
-                /// The action of the event refused.
-                pub fn action(&self) -> Action {
-                    self.event().action()
-                }
-            },
-            // `Event` has these when its payloads do.
-            quote! {
-                impl __fsm::Clone for FireError where for<'a> Event: __fsm::Clone {
-                    fn clone(&self) -> Self {
-                        match self {
-                            FireError::InvalidTransition { configuration, event } => FireError::InvalidTransition {
-                                configuration: *configuration,
-                                event: __fsm::Clone::clone(event),
-                            },
-                            FireError::GuardRejected { configuration, event } => FireError::GuardRejected {
-                                configuration: *configuration,
-                                event: __fsm::Clone::clone(event),
-                            },
-                        }
-                    }
-                }
-
-                impl __fsm::PartialEq for FireError where for<'a> Event: __fsm::PartialEq {
-                    fn eq(&self, other: &Self) -> bool {
-                        match (self, other) {
-                            (
-                                FireError::InvalidTransition { configuration: c1, event: e1 },
-                                FireError::InvalidTransition { configuration: c2, event: e2 },
-                            )
-                            | (
-                                FireError::GuardRejected { configuration: c1, event: e1 },
-                                FireError::GuardRejected { configuration: c2, event: e2 },
-                            ) => c1 == c2 && e1 == e2,
-                            _ => false,
-                        }
-                    }
-                }
-
-                impl __fsm::Eq for FireError where for<'a> Event: __fsm::Eq {}
-            },
-        )
-    } else {
-        (
-            "action",
-            quote!(#[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]),
-            quote! {
-                /// The action refused.
-                pub fn action(&self) -> Action {
-                    match *self {
-                        FireError::InvalidTransition { action, .. } | FireError::GuardRejected { action, .. } => action,
-                    }
-                }
-            },
-            TokenStream::new(),
-        )
-    };
-    let error_doc = if events {
-        " Why `fire` refused an event; the machine did not change, nothing ran, and the event is \
-         handed back. `Clone`, `PartialEq` and `Eq` are implemented when `Event` has them."
-    } else {
-        " Why `fire` refused an action; the machine did not change."
-    };
-    let action_of = if events {
-        "the event's action"
-    } else {
-        "the action"
-    };
-    let no_leaf_doc = format!(" No active leaf has a transition for {action_of}.");
-    let no_guard_doc =
-        format!(" Some active leaf has transitions for {action_of}, and no guard of theirs held.");
-    let field_doc = format!(" The {refused_what}.");
-    let configuration_doc = format!(" The configuration the {refused_what} was refused in.");
     let fire_error = quote! {
+        #[doc = #fired_doc]
+        pub type Fired #default_params = __fsm::Fired<#machine_ident #type_params>;
+
         #[doc = #error_doc]
-        #derives
-        pub enum FireError {
-            #[doc = #no_leaf_doc]
-            InvalidTransition {
-                /// The configuration.
-                configuration: Configuration,
-                #[doc = #field_doc]
-                #input: #input_ty,
-            },
-            #[doc = #no_guard_doc]
-            GuardRejected {
-                /// The configuration.
-                configuration: Configuration,
-                #[doc = #field_doc]
-                #input: #input_ty,
-            },
+        pub type FireError #default_params = __fsm::FireError<#machine_ident #type_params>;
+
+        /// The refusal of an action no active leaf has a transition for.
+        #[cold]
+        #[inline(never)]
+        fn invalid #impl_generics (
+            before: __fsm::chart::Bits<#words>,
+            #input: #input_ty,
+        ) -> __fsm::FireError<#machine_ty> {
+            __fsm::FireError::invalid(Configuration(before), #input, valid_in(before), terminal_in(before))
         }
 
-        impl FireError {
-            #refused
-
-            #[doc = #configuration_doc]
-            pub fn configuration(&self) -> Configuration {
-                match *self {
-                    FireError::InvalidTransition { configuration, .. }
-                    | FireError::GuardRejected { configuration, .. } => configuration,
-                }
-            }
-
-            #accessors
-
-            /// The actions some active leaf has a transition for.
-            pub fn valid(&self) -> impl __fsm::Iterator<Item = Action> {
-                valid_in(self.configuration().0)
-            }
-        }
-
-        #value_impls
-
-        #display
+        #refused
     };
     // A step from the configuration before, whose states entered are
     // `entered`, then the `always` and `done` steps after it, and what they
@@ -1472,12 +1428,11 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             let entered = #entered;
             #settle
             #keep_timers
-            __fsm::Ok(Fired {
+            __fsm::Ok(__fsm::Fired {
                 from: Configuration(before),
                 to: Configuration(self.config),
                 action,
-                outputs: __fsm::chart::Collected::Inline(host.outputs),
-                taken: __fsm::chart::Collected::Inline(host.taken),
+                outputs: __fsm::List::collected(host.outputs),
                 internal: !host.moved,
             })
         }
@@ -1517,7 +1472,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         quote! {
             /// [`Self::fire`] for the actions without a written-out arm.
             #[inline(never)]
-            fn fire_general #method_generics (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<Fired, FireError> {
+            fn fire_general #method_generics (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
                 #let_action
                 #body
             }
@@ -1909,7 +1864,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     /// in document order. Does not allocate.
                     pub fn fire_next_due #method_generics (
                         &mut self #g_arg
-                    ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                    ) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
                         let now = __fsm::Clock::now(&self.clock);
                         self.fire_due_at(now #g_call)
                     }
@@ -1921,7 +1876,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     /// later.
                     pub fn fire_due #method_generics (
                         &mut self #g_arg,
-                        mut each: impl __fsm::FnMut(__fsm::Result<TimerFired, TimerRejected>),
+                        mut each: impl __fsm::FnMut(__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>),
                     ) -> usize {
                         let now = __fsm::Clock::now(&self.clock);
                         let mut count = 0;
@@ -1942,7 +1897,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     fn fire_due_at #method_generics (
                         &mut self,
                         now: __fsm::Timestamp #g_arg
-                    ) -> __fsm::Option<__fsm::Result<TimerFired, TimerRejected>> {
+                    ) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
                         let (g, due) = __fsm::chart::first_due(TIMER_ORDER.iter().copied(), &self.armed, __fsm::Some(now))?;
                         self.armed[g as usize] = __fsm::None;
                         let group = &GROUPS[g as usize];
@@ -1954,8 +1909,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                             .iter()
                             .position(|&t| __fsm::chart::Host::guard(&mut host, t, &before));
                         let __fsm::Some(k) = chosen else {
-                            return __fsm::Some(__fsm::Err(TimerRejected {
-                                configuration: Configuration(before),
+                            return __fsm::Some(__fsm::Err(__fsm::TimerRejected {
+                                state: Configuration(before),
                                 declared_in,
                                 timer: group.indices[0],
                                 due,
@@ -1970,17 +1925,16 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                             &group.candidates[k..=k],
                             &mut host,
                         );
-                        #settle
+                        #settle_timer
                         #keep_timers
-                        __fsm::Some(__fsm::Ok(TimerFired {
+                        __fsm::Some(__fsm::Ok(__fsm::TimerFired {
                             from: Configuration(before),
                             to: Configuration(self.config),
                             declared_in,
                             timer: group.indices[k],
                             label: LABELS[g as usize],
                             due,
-                            outputs: __fsm::chart::Collected::Inline(host.outputs),
-                            taken: __fsm::chart::Collected::Inline(host.taken),
+                            outputs: __fsm::List::collected(host.outputs),
                             internal: !host.moved,
                         }))
                     }
@@ -2058,77 +2012,11 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     ),
                 },
                 quote! {
-                    /// What one due timer did.
-                    #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-                    pub struct TimerFired {
-                        /// The configuration before.
-                        pub from: Configuration,
-                        /// The configuration after, once the `always` and
-                        /// `done` steps ran.
-                        pub to: Configuration,
-                        /// The state whose `after` this is.
-                        pub declared_in: &'static str,
-                        /// The timer's index among `declared_in`'s timers,
-                        /// in declaration order.
-                        pub timer: u32,
-                        /// The timer as a history records its action:
-                        /// `after 30s`.
-                        pub label: &'static str,
-                        /// The deadline it was due at.
-                        pub due: __fsm::Timestamp,
-                        /// The outputs of every step, in order.
-                        pub outputs: __fsm::chart::Collected<Output, #n_outputs>,
-                        /// The transitions taken, in the order their actions
-                        /// ran.
-                        pub taken: __fsm::chart::Collected<&'static Taken, #n_taken>,
-                        /// True when no state was exited or entered.
-                        pub internal: bool,
-                    }
+                    /// A timer that fired.
+                    pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<#machine_ident<K>>;
 
-                    impl __fsm::fmt::Display for TimerFired {
-                        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                            ::core::write!(
-                                f,
-                                "[{}] --{} of `{}`--> [{}]",
-                                self.from,
-                                self.label,
-                                self.declared_in,
-                                self.to
-                            )?;
-                            write_emits(f, &self.outputs)
-                        }
-                    }
-
-                    /// Timers of one state with the same delay that came due
-                    /// together, none of whose guards held: they are
-                    /// disarmed and nothing else happened.
-                    #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-                    pub struct TimerRejected {
-                        /// The configuration.
-                        pub configuration: Configuration,
-                        /// The state whose `after`s these are.
-                        pub declared_in: &'static str,
-                        /// The index of the first of them among
-                        /// `declared_in`'s timers.
-                        pub timer: u32,
-                        /// The deadline they were due at.
-                        pub due: __fsm::Timestamp,
-                    }
-
-                    impl __fsm::fmt::Display for TimerRejected {
-                        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                            ::core::write!(
-                                f,
-                                "timer {} of `{}` came due at {} in configuration [{}], and no guard of its group held",
-                                self.timer,
-                                self.declared_in,
-                                self.due,
-                                self.configuration
-                            )
-                        }
-                    }
-
-                    impl ::core::error::Error for TimerRejected {}
+                    /// Timers that came due while none of their guards held.
+                    pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<#machine_ident<K>>;
 
                     static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
                     static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
@@ -2290,8 +2178,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             pub enum AnyState {
                 /// A leaf.
                 Leaf(State),
-                /// A state holding states (parallel ones too).
-                Composite(Composite),
+                #composite_variant
             }
 
             impl __fsm::From<State> for AnyState {
@@ -2300,17 +2187,13 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 }
             }
 
-            impl __fsm::From<Composite> for AnyState {
-                fn from(state: Composite) -> AnyState {
-                    AnyState::Composite(state)
-                }
-            }
+            #composite_from
 
             impl AnyState {
                 const fn id(self) -> u32 {
                     match self {
                         AnyState::Leaf(state) => match state { #(#leaf_ids,)* },
-                        AnyState::Composite(state) => match state { #(#composite_ids,)* },
+                        #composite_arm
                     }
                 }
             }
@@ -2362,56 +2245,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 }
             }
 
-            /// A transition a `fire` took, as the definition writes it.
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-            pub struct Taken {
-                /// The state that declares it; `"any"` for an `any`
-                /// transition.
-                pub source: &'static str,
-                /// Its target as written (`"x.history"`); `None` for an
-                /// internal transition.
-                pub target: __fsm::Option<&'static str>,
-            }
-
-            /// What one `fire` did.
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq)]
-            pub struct Fired {
-                /// The configuration before.
-                pub from: Configuration,
-                /// The configuration after, once the `always` and `done`
-                /// steps ran.
-                pub to: Configuration,
-                /// The action fired.
-                pub action: Action,
-                /// The outputs of every step, in order.
-                pub outputs: __fsm::chart::Collected<Output, #n_outputs>,
-                /// The transitions taken, in the order their actions ran.
-                pub taken: __fsm::chart::Collected<&'static Taken, #n_taken>,
-                /// True when no state was exited or entered.
-                pub internal: bool,
-            }
-
-            impl __fsm::fmt::Display for Fired {
-                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                    ::core::write!(f, "[{}] --{}--> [{}]", self.from, self.action.name(), self.to)?;
-                    write_emits(f, &self.outputs)
-                }
-            }
-
-            /// ` emits a, b` for a step's outputs; nothing without any.
-            fn write_emits(f: &mut __fsm::fmt::Formatter<'_>, outputs: &[Output]) -> __fsm::fmt::Result {
-                if !outputs.is_empty() {
-                    f.write_str(" emits ")?;
-                    for (i, output) in outputs.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        f.write_str(output.name())?;
-                    }
-                }
-                __fsm::Ok(())
-            }
-
             #fire_error
 
             #timer_items
@@ -2445,11 +2278,12 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
 
                 /// True in a top-level `terminal` state, which nothing leaves.
                 pub fn is_terminal(&self) -> bool {
-                    [#(#terminal_ids),*].iter().any(|&s: &u32| self.config.contains(s))
+                    terminal_in(self.config)
                 }
 
-                /// The actions some active leaf has a transition for.
-                pub fn valid_actions(&self) -> impl __fsm::Iterator<Item = Action> {
+                /// The actions some active leaf has a transition for, in
+                /// declaration order.
+                pub fn valid_actions(&self) -> __fsm::List<Action, #n_actions> {
                     valid_in(self.config)
                 }
 
@@ -2460,7 +2294,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 /// # Errors
                 ///
                 #[doc = #fire_errors_doc]
-                pub fn fire #g_param (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<Fired, FireError> {
+                pub fn fire #g_param (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
                     #fire_body
                 }
 
@@ -2529,7 +2363,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 #host_event_field
                 cache: [__fsm::Option<bool>; #n_guards],
                 outputs: __fsm::chart::Inline<Output, #n_outputs>,
-                taken: __fsm::chart::Inline<&'static Taken, #n_taken>,
                 moved: bool,
                 #host_timer_fields
             }
@@ -2547,7 +2380,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                     // The next step asks its guards afresh.
                     self.cache = [__fsm::None; #n_guards];
                     self.moved |= TRANSITIONS[transition as usize].target != __fsm::chart::NONE;
-                    self.taken.push(&TAKEN[transition as usize]);
                 }
 
                 #effect_body
@@ -2565,12 +2397,19 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 }
             }
 
-            fn valid_in(config: __fsm::chart::Bits<#words>) -> impl __fsm::Iterator<Item = Action> {
-                Action::ALL.iter().copied().filter(move |&action| {
-                    let a = action_index(action);
-                    config.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some())
-                })
+            /// The actions some leaf of `config` has a transition for, in
+            /// declaration order.
+            fn valid_in(config: __fsm::chart::Bits<#words>) -> __fsm::List<Action, #n_actions> {
+                #valid_in_body
             }
+
+            /// True when `config` is a top-level `terminal` state, which
+            /// nothing leaves.
+            fn terminal_in(config: __fsm::chart::Bits<#words>) -> bool {
+                [#(#terminal_ids),*].iter().any(|&s: &u32| config.contains(s))
+            }
+
+            #machine_impl
 
             #delay_fn
 
@@ -2579,8 +2418,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             static LEAF_BY_ID: [__fsm::Option<State>; #n_states] = [#(#leaf_by_id),*];
             static OUTPUTS: [Output; #n_outputs_all] = [#(#output_by_index),*];
             static HISTORY_SLOTS: [u32; #slots_n] = [#(#history_slots),*];
-            static NO_TAKEN: Taken = Taken { source: "", target: __fsm::None };
-            static TAKEN: [Taken; #n_transitions] = [#(#taken_rows),*];
             static STATES: [__fsm::chart::State; #n_states] = [#(#states),*];
             static TRANSITIONS: [__fsm::chart::Transition; #n_transitions] = [#(#transitions),*];
             static POOL: [u32; #n_pool] = [#(#pool),*];
@@ -2654,22 +2491,15 @@ mod tests {
     }
 
     #[test]
-    fn a_cycle_of_eventless_transitions_is_refused_and_a_chain_is_bounded() {
+    fn a_cycle_of_eventless_transitions_is_generated_with_its_runaway() {
         let cycle = "machine M { guard g; initial state idle { on go -> p; }
             parallel state p {
                 state a { initial state a1 { always [g] -> a2; } state a2 { always [g] -> a1; } }
                 state b { initial state b1 { on y -> b1; } }
             } }";
-        let reason = unsupported(&machine(cycle)).expect("refused");
-        assert!(
-            reason.contains("a cycle of `always` or `done` transitions through"),
-            "{reason}"
-        );
-        let chain = "machine M { guard g; initial state idle { on go -> p; }
-            parallel state p {
-                state a { initial state a1 { on x -> a2; } state a2 { always [g] -> a3 emit o; } state a3; }
-                state b { initial state b1 { on y -> b1; } }
-            } }";
-        assert_eq!(unsupported(&machine(chain)), None);
+        assert_eq!(unsupported(&machine(cycle)), None);
+        let tokens = machine_tokens(&machine(cycle), &Options::default()).to_string();
+        assert!(!tokens.contains("compile_error"), "{tokens}");
+        assert!(tokens.contains("Runaway"), "{tokens}");
     }
 }

@@ -165,10 +165,13 @@ pub(crate) fn stub_module(machine_name: &str, partial: Option<&Machine>, options
                 type Action = Action;
                 type Output = Output;
                 type Event = Action;
+                type Outputs = &'static [Output];
+                type Valid = &'static [Action];
 
                 const NAME: &'static str = #machine_name;
                 const FINGERPRINT: &'static str = "";
                 const INITIAL: State = State::#initial;
+                const TERMINAL: &'static [State] = &[];
 
                 fn state(&self) -> State {
                     self.state

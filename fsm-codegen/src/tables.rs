@@ -21,19 +21,23 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
-    /// `&OUTPUTS_n` for `outputs`, `&[]` when empty.
+    /// `&OUTPUTS_n` for `outputs`, `&[]` when empty, as a `&'static [Output]`
+    /// (a machine's `Outputs`, which a coercion would not reach through the
+    /// associated type).
     pub fn outputs(&mut self, outputs: Vec<OutputId>) -> TokenStream {
-        self.outputs.reference("OUTPUTS", outputs)
+        self.outputs.reference("OUTPUTS", outputs, &quote!(Output))
     }
 
-    /// `&VALID_ACTIONS_n` for `actions`, `&[]` when empty.
+    /// `&VALID_ACTIONS_n` for `actions`, `&[]` when empty, as a `&[Action]`.
     pub fn valid_actions(&mut self, actions: Vec<ActionId>) -> TokenStream {
-        self.valid_actions.reference("VALID_ACTIONS", actions)
+        self.valid_actions
+            .reference("VALID_ACTIONS", actions, &quote!(Action))
     }
 
     /// `&REJECTED_n` for `candidates`.
     pub fn rejected(&mut self, candidates: Vec<RejectedCandidate>) -> TokenStream {
-        self.rejected.reference("REJECTED", candidates)
+        self.rejected
+            .reference("REJECTED", candidates, &quote!(__fsm::Candidate))
     }
 
     /// The `static` items of every table asked for.
@@ -77,9 +81,9 @@ impl<T: Ord + Clone> Default for Interner<T> {
 }
 
 impl<T: Ord + Clone> Interner<T> {
-    fn reference(&mut self, prefix: &str, items: Vec<T>) -> TokenStream {
+    fn reference(&mut self, prefix: &str, items: Vec<T>, ty: &TokenStream) -> TokenStream {
         if items.is_empty() {
-            return quote!(&[]);
+            return quote!(__fsm::slice::<#ty>(&[]));
         }
         let next = self.tables.len();
         let number = *self.index.entry(items.clone()).or_insert(next);
@@ -87,7 +91,7 @@ impl<T: Ord + Clone> Interner<T> {
             self.tables.push(items);
         }
         let name = static_name(prefix, number);
-        quote!(&#name)
+        quote!(__fsm::slice::<#ty>(&#name))
     }
 
     fn statics(&self, prefix: &str, ty: &TokenStream, item: impl Fn(&T) -> TokenStream) -> TokenStream {
@@ -116,18 +120,30 @@ mod tests {
     fn equal_tables_are_emitted_once_in_first_use_order() {
         let mut tables = Tables::default();
         let o = |i: u32| OutputId(i);
-        assert_eq!(tables.outputs(vec![o(1), o(0)]).to_string(), "& OUTPUTS_0");
-        assert_eq!(tables.outputs(vec![o(0)]).to_string(), "& OUTPUTS_1");
-        assert_eq!(tables.outputs(vec![o(1), o(0)]).to_string(), "& OUTPUTS_0");
-        assert_eq!(tables.outputs(Vec::new()).to_string(), "& []");
+        assert_eq!(
+            tables.outputs(vec![o(1), o(0)]).to_string(),
+            "__fsm :: slice :: < Output > (& OUTPUTS_0)"
+        );
+        assert_eq!(
+            tables.outputs(vec![o(0)]).to_string(),
+            "__fsm :: slice :: < Output > (& OUTPUTS_1)"
+        );
+        assert_eq!(
+            tables.outputs(vec![o(1), o(0)]).to_string(),
+            "__fsm :: slice :: < Output > (& OUTPUTS_0)"
+        );
+        assert_eq!(
+            tables.outputs(Vec::new()).to_string(),
+            "__fsm :: slice :: < Output > (& [])"
+        );
         assert_eq!(tables.outputs.tables, [vec![o(1), o(0)], vec![o(0)]]);
         assert_eq!(
             tables.valid_actions(vec![ActionId(0)]).to_string(),
-            "& VALID_ACTIONS_0"
+            "__fsm :: slice :: < Action > (& VALID_ACTIONS_0)"
         );
         assert_eq!(
             tables.rejected(vec![("g".into(), None)]).to_string(),
-            "& REJECTED_0"
+            "__fsm :: slice :: < __fsm :: Candidate > (& REJECTED_0)"
         );
     }
 }

@@ -43,7 +43,11 @@ pub(crate) fn transition_body(
     }
     // The `always` and `done` steps after an action's are in the same
     // function, and ask their guards there.
-    let mut uses_guards = machine.eventless.iter().any(|e| e.guard.is_some());
+    // (An `in(...)` alone is decided here, per leaf, and asks no guard.)
+    let mut uses_guards = machine
+        .eventless
+        .iter()
+        .any(|e| e.guard.as_ref().is_some_and(|g| names_a_guard(&g.expr)));
     let mut uses_memory = false;
     let mut arms = Vec::new();
     for state in machine.leaves() {
@@ -230,4 +234,15 @@ fn chained(
         let (to, outputs, internal): (State, &'static [Output], bool) = #chosen;
         __fsm::Ok(Fired { from: state, to, action, outputs, internal })
     })
+}
+
+/// True when `expr` names one of the machine's guards, not only `in(...)`.
+fn names_a_guard(expr: &fsm_grammar::model::GuardExpr) -> bool {
+    use fsm_grammar::model::GuardExpr;
+    match expr {
+        GuardExpr::Var(_) => true,
+        GuardExpr::In(_) => false,
+        GuardExpr::Not(e) => names_a_guard(e),
+        GuardExpr::And(a, b) | GuardExpr::Or(a, b) => names_a_guard(a) || names_a_guard(b),
+    }
 }

@@ -708,9 +708,21 @@ fn hostile_timers_and_states_are_refused() {
         engine.restore(&with_timer("step2", 3)),
         Err(RestoreError::UnknownTimer { timers: None, .. })
     ));
-    // An ancestor's timer is fine, and only it is armed.
-    engine.restore(&with_timer("busy", 0)).unwrap();
-    assert_eq!(armed(&engine.snapshot()), [("busy".into(), 0, at(secs(1)))]);
+    // An ancestor's timer is fine, beside the leaf's own, which is armed
+    // whenever the leaf is active: a snapshot without it lost it.
+    assert!(matches!(
+        engine.restore(&with_timer("busy", 0)),
+        Err(RestoreError::MissingTimer { .. })
+    ));
+    let both = engine.snapshot().with_timers([
+        ArmedTimer::new("step1".to_owned(), 0, at(secs(2))),
+        ArmedTimer::new("busy".to_owned(), 0, at(secs(1))),
+    ]);
+    engine.restore(&both).unwrap();
+    assert_eq!(
+        armed(&engine.snapshot()),
+        [("step1".into(), 0, at(secs(2))), ("busy".into(), 0, at(secs(1)))]
+    );
     engine.restore(&before).unwrap();
 
     // A composite is never the current state.

@@ -153,7 +153,7 @@ pub(crate) fn work<D: Db + ?Sized>(
             events = one.stepped.outcomes.len(),
             timers = one.stepped.timers,
             outputs = one.stepped.outputs.len(),
-            state = one.stepped.state,
+            state = %one.stepped.state,
             "stepped"
         );
         worked.instances += 1;
@@ -614,7 +614,7 @@ fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64)
             values.extend([
                 Param::Text(&one.id),
                 Param::Text(&one.stepped.snapshot),
-                Param::Text(one.stepped.state),
+                Param::Text(&one.stepped.state),
                 // Events left for the next step keep it due by themselves.
                 one.stepped.next_deadline.map(millis).into(),
                 Param::Int(one.version),

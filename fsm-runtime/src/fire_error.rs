@@ -3,6 +3,7 @@
 //! event that was fired, payload and all.
 
 use crate::machine::Machine;
+use crate::state::MachineState;
 use crate::symbol::{write_names, Symbol};
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -49,17 +50,22 @@ pub enum FireError<M: Machine> {
     InvalidTransition(InvalidTransition<M>),
     /// Transitions exist, but the guard of every one of them was false.
     GuardRejected(GuardRejected<M>),
+    /// The event fired, but the `always` and `done` transitions after it
+    /// were still enabled after 1,000 microsteps (a guarded cycle whose
+    /// guards kept holding), as the dynamic engine's
+    /// `fsm_dynamic::FireError::Runaway`. Unlike the other errors, this one
+    /// comes after the machine moved: it is where the last microstep left
+    /// it, and the outputs of every microstep were emitted
+    /// ([`Runaway::outputs`]).
+    // Added with the runaway of generated machines (bounded `always` and
+    // `done` cycles): the `Runaway` variant, its struct and its arms below.
+    Runaway(Runaway<M>),
 }
 
 impl<M: Machine> FireError<M> {
     /// An [`InvalidTransition`]: `event`'s action has no transition in
     /// `state`, where `valid` are the actions that do. For generated code.
-    pub const fn invalid(
-        state: M::State,
-        event: M::Event,
-        valid: &'static [M::Action],
-        terminal: bool,
-    ) -> Self {
+    pub const fn invalid(state: M::State, event: M::Event, valid: M::Valid, terminal: bool) -> Self {
         FireError::InvalidTransition(InvalidTransition {
             state,
             event,
@@ -78,9 +84,22 @@ impl<M: Machine> FireError<M> {
         })
     }
 
+    /// A [`Runaway`]: `event`, fired in `from`, ran its `always` and
+    /// `done` transitions up to the bound and stopped in `state`, having
+    /// emitted `outputs`. For generated code.
+    pub const fn runaway(from: M::State, state: M::State, event: M::Event, outputs: M::Outputs) -> Self {
+        FireError::Runaway(Runaway {
+            from,
+            state,
+            event,
+            outputs,
+        })
+    }
+
     /// The state in which the event was fired.
     pub fn state(&self) -> M::State {
         match self {
+            FireError::Runaway(e) => e.from,
             FireError::InvalidTransition(e) => e.state,
             FireError::GuardRejected(e) => e.state,
         }
@@ -96,6 +115,7 @@ impl<M: Machine> FireError<M> {
         match self {
             FireError::InvalidTransition(e) => &e.event,
             FireError::GuardRejected(e) => &e.event,
+            FireError::Runaway(e) => &e.event,
         }
     }
 
@@ -104,6 +124,7 @@ impl<M: Machine> FireError<M> {
         match self {
             FireError::InvalidTransition(e) => e.event,
             FireError::GuardRejected(e) => e.event,
+            FireError::Runaway(e) => e.event,
         }
     }
 }
@@ -112,7 +133,7 @@ impl<M: Machine> FireError<M> {
 pub struct InvalidTransition<M: Machine> {
     state: M::State,
     event: M::Event,
-    valid: &'static [M::Action],
+    valid: M::Valid,
     terminal: bool,
 }
 
@@ -138,8 +159,8 @@ impl<M: Machine> InvalidTransition<M> {
     }
 
     /// The actions that have a transition in the state, in declaration
-    /// order.
-    pub fn valid(&self) -> &'static [M::Action] {
+    /// order (with parallel states, those some active leaf has one for).
+    pub fn valid(&self) -> M::Valid {
         self.valid
     }
 
@@ -179,9 +200,52 @@ impl<M: Machine> GuardRejected<M> {
     }
 
     /// The candidates, in the order their guards were evaluated; each guard
-    /// was false.
+    /// was false. Empty for a machine with parallel states, whose candidates
+    /// depend on the configuration.
     pub fn candidates(&self) -> &'static [Candidate] {
         self.candidates
+    }
+}
+
+/// An event whose `always` and `done` transitions did not settle within
+/// 1,000 microsteps (see [`FireError::Runaway`]).
+pub struct Runaway<M: Machine> {
+    from: M::State,
+    state: M::State,
+    event: M::Event,
+    outputs: M::Outputs,
+}
+
+impl<M: Machine> Runaway<M> {
+    /// The state in which the event was fired.
+    pub fn from(&self) -> M::State {
+        self.from
+    }
+
+    /// Where the machine stopped: the state the last microstep left it
+    /// in, which it is now in.
+    pub fn state(&self) -> M::State {
+        self.state
+    }
+
+    /// The action that was fired.
+    pub fn action(&self) -> M::Action {
+        M::action_of(&self.event)
+    }
+
+    /// The event that was fired, with its payload.
+    pub fn event(&self) -> &M::Event {
+        &self.event
+    }
+
+    /// The event that was fired, giving the error up.
+    pub fn into_event(self) -> M::Event {
+        self.event
+    }
+
+    /// Every output emitted, in order: the caller must perform them.
+    pub fn outputs(&self) -> M::Outputs {
+        self.outputs
     }
 }
 
@@ -214,15 +278,22 @@ impl Candidate {
     }
 }
 
+/// `` state `closed` ``, or `` configuration [`a1`, `b1`] `` for several
+/// leaves.
+fn write_in<S: MachineState>(f: &mut fmt::Formatter<'_>, state: &S) -> fmt::Result {
+    f.write_str(if state.leaf().is_some() {
+        "state "
+    } else {
+        "configuration "
+    })?;
+    crate::state::write_state(f, state)
+}
+
 impl<M: Machine> fmt::Display for InvalidTransition<M> {
     /// `` action `close` is not valid in state `closed`; valid actions: `open`, `lock` ``
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "action `{}` is not valid in state `{}`",
-            self.action(),
-            self.state
-        )?;
+        write!(f, "action `{}` is not valid in ", self.action())?;
+        write_in(f, &self.state)?;
         if self.terminal {
             f.write_str(": the state is terminal")
         } else if self.valid.is_empty() {
@@ -237,12 +308,12 @@ impl<M: Machine> fmt::Display for InvalidTransition<M> {
 impl<M: Machine> fmt::Display for GuardRejected<M> {
     /// `` action `review` rejected in state `running`: guard `ok` was false (-> done), ... ``
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "action `{}` rejected in state `{}`: ",
-            self.action(),
-            self.state
-        )?;
+        write!(f, "action `{}` rejected in ", self.action())?;
+        write_in(f, &self.state)?;
+        f.write_str(": ")?;
+        if self.candidates.is_empty() {
+            return f.write_str("no guard of its transitions held");
+        }
         for (i, candidate) in self.candidates.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -262,12 +333,28 @@ impl<M: Machine> fmt::Display for FireError<M> {
         match self {
             FireError::InvalidTransition(e) => e.fmt(f),
             FireError::GuardRejected(e) => e.fmt(f),
+            FireError::Runaway(e) => e.fmt(f),
         }
+    }
+}
+
+impl<M: Machine> fmt::Display for Runaway<M> {
+    /// `` action `go` did not settle: ... more than 1,000 microsteps ... ``
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "action `{}` did not settle: its `always` and `done` transitions were still enabled after 1,000 \
+             microsteps; the machine stopped in ",
+            self.action()
+        )?;
+        crate::state::write_state(f, &self.state)?;
+        write!(f, " after emitting {} outputs", self.outputs.len())
     }
 }
 
 impl<M: Machine> core::error::Error for InvalidTransition<M> {}
 impl<M: Machine> core::error::Error for GuardRejected<M> {}
+impl<M: Machine> core::error::Error for Runaway<M> {}
 
 /// No `source`: a `FireError` displays as the error it holds (thiserror's
 /// `#[error(transparent)]`), so reporting that error again as its source
@@ -324,6 +411,7 @@ macro_rules! impl_error_traits {
 impl_error_traits! {
     InvalidTransition { state, event, valid, terminal }
     GuardRejected { state, event, candidates }
+    Runaway { from, state, event, outputs }
 }
 
 impl<M: Machine> fmt::Debug for FireError<M> {
@@ -331,6 +419,7 @@ impl<M: Machine> fmt::Debug for FireError<M> {
         match self {
             FireError::InvalidTransition(e) => f.debug_tuple("InvalidTransition").field(e).finish(),
             FireError::GuardRejected(e) => f.debug_tuple("GuardRejected").field(e).finish(),
+            FireError::Runaway(e) => f.debug_tuple("Runaway").field(e).finish(),
         }
     }
 }
@@ -343,6 +432,7 @@ where
         match self {
             FireError::InvalidTransition(e) => FireError::InvalidTransition(e.clone()),
             FireError::GuardRejected(e) => FireError::GuardRejected(e.clone()),
+            FireError::Runaway(e) => FireError::Runaway(e.clone()),
         }
     }
 }
@@ -357,6 +447,7 @@ where
         match (self, other) {
             (FireError::InvalidTransition(a), FireError::InvalidTransition(b)) => a == b,
             (FireError::GuardRejected(a), FireError::GuardRejected(b)) => a == b,
+            (FireError::Runaway(a), FireError::Runaway(b)) => a == b,
             _ => false,
         }
     }
@@ -376,6 +467,10 @@ where
             }
             FireError::GuardRejected(e) => {
                 1u8.hash(hasher);
+                e.hash(hasher);
+            }
+            FireError::Runaway(e) => {
+                2u8.hash(hasher);
                 e.hash(hasher);
             }
         }

@@ -9,7 +9,10 @@ use core::fmt;
 /// `outputs` are the outputs the caller must now perform, in order: the exit
 /// outputs of the states left (innermost first, with nested states), the
 /// transition's own `emit`, then the enter outputs of the states entered
-/// (outermost first); `from` and `to` are leaves. An internal transition (one without a
+/// (outermost first); `from` and `to` are leaves, or with parallel states
+/// configurations, and `outputs` then collects the outputs of every
+/// microstep the event caused (its own, then its `always` and `done` steps').
+/// An internal transition (one without a
 /// target) emits only its own outputs and leaves `to == from`; a
 /// self-transition (`-> from`) also has `to == from` but exits and
 /// re-enters, with their outputs and hooks: [`internal`](Self::internal)
@@ -22,7 +25,7 @@ pub struct Fired<M: Machine> {
     /// The action that was fired.
     pub action: M::Action,
     /// The outputs to perform, in order.
-    pub outputs: &'static [M::Output],
+    pub outputs: M::Outputs,
     /// True for an internal transition (`on go;`, no target): no state was
     /// exited or entered, so no exit or enter outputs or hooks ran, no timer
     /// was re-armed, and `to == from`. False for a transition with a target,
@@ -39,7 +42,9 @@ impl_value_traits! {
 /// `` `closed` --open--> `opened` (emit `engage_bolt`) ``
 impl<M: Machine> fmt::Display for Fired<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` --{}--> `{}`", self.from, self.action, self.to)?;
+        crate::state::write_state(f, &self.from)?;
+        write!(f, " --{}--> ", self.action)?;
+        crate::state::write_state(f, &self.to)?;
         if !self.outputs.is_empty() {
             f.write_str(" (emit ")?;
             crate::symbol::write_names(f, self.outputs.iter().map(|o| o.name()))?;

@@ -278,12 +278,12 @@ pub mod __private {
     pub use crate::SystemClock;
     #[cfg(feature = "alloc")]
     pub use crate::{ArmedTimer, FingerprintPolicy, Persist, Restore, RestoreError, Snapshot, SnapshotError};
-    #[cfg(feature = "alloc")]
-    pub use crate::{MissingTimerPolicy, RestorePolicy};
     pub use crate::{
         Candidate, Clock, Fire, FireError, FireEvent, Fired, List, Machine, MachineState, NoGuards,
         ParseSymbolError, Symbol, SymbolKind, Timed, TimedWith, TimerFired, TimerRejected, Timestamp,
     };
+    #[cfg(feature = "alloc")]
+    pub use crate::{MissingTimerPolicy, RestorePolicy};
     pub use core::convert::{From, Into};
     pub use core::iter::Iterator;
     pub use core::ops::FnMut;

@@ -554,7 +554,13 @@ impl Snapshot {
     /// is a snapshot of `M`, that the definition is the same (unless `policy`
     /// ignores that), that the snapshot names one leaf (a `current_state`,
     /// or a `configuration` of one leaf), and that the state exists.
-    pub fn state_of<M: Machine>(&self, policy: FingerprintPolicy) -> Result<M::State, RestoreError> {
+    ///
+    /// For a machine without parallel states; one with them restores from
+    /// [`Snapshot::leaves`].
+    pub fn state_of<M: Machine>(&self, policy: FingerprintPolicy) -> Result<M::State, RestoreError>
+    where
+        M::State: Symbol,
+    {
         if self.machine != M::NAME {
             return Err(RestoreError::OtherMachine {
                 expected: M::NAME.to_owned(),
@@ -800,7 +806,10 @@ impl Snapshot {
         &self,
         composites: &[&str],
         inside: impl Fn(usize, M::State) -> bool,
-    ) -> Result<[Option<M::State>; N], RestoreError> {
+    ) -> Result<[Option<M::State>; N], RestoreError>
+    where
+        M::State: Symbol,
+    {
         let mut slots = [None; N];
         for (state, leaf) in self.checked_last_active()? {
             let invalid = |reason: String| RestoreError::InvalidLastActive {
@@ -936,7 +945,10 @@ impl RestorePolicy {
     /// This policy, with `missing_timers`.
     #[must_use]
     pub const fn with_missing_timers(self, missing_timers: MissingTimerPolicy) -> RestorePolicy {
-        RestorePolicy { missing_timers, ..self }
+        RestorePolicy {
+            missing_timers,
+            ..self
+        }
     }
 }
 
@@ -1235,7 +1247,11 @@ impl fmt::Display for RestoreError {
                 f,
                 "the snapshot of machine `{machine}` holds `pending[{index}]` in its outbox, but {reason}"
             ),
-            RestoreError::MissingTimer { machine, state, timer } => write!(
+            RestoreError::MissingTimer {
+                machine,
+                state,
+                timer,
+            } => write!(
                 f,
                 "the snapshot of machine `{machine}` arms no timer `{timer}` of state `{state}`, \
                  which is armed whenever `{state}` is active; restore it with \

@@ -1,6 +1,7 @@
 //! What a machine's timers report, and the deadline rule.
 
 use crate::machine::Machine;
+use crate::state::MachineState;
 use crate::timestamp::Timestamp;
 use core::fmt;
 
@@ -21,7 +22,7 @@ pub struct TimerFired<M: Machine> {
     /// The deadline it was due at.
     pub due: Timestamp,
     /// The outputs to perform, in order.
-    pub outputs: &'static [M::Output],
+    pub outputs: M::Outputs,
     /// True for an internal timer (`after 5s do tick;`, no target): no
     /// state was exited or entered, so no hook ran and no timer was
     /// re-armed. False for a timer with a target, one back to its own state
@@ -58,10 +59,13 @@ impl_value_traits! {
 impl<M: Machine> fmt::Display for TimerFired<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "timer {} of `{}`", self.timer, self.declared_in)?;
-        if self.declared_in != crate::Symbol::name(self.from) {
-            write!(f, " (in `{}`)", self.from)?;
+        if self.from.leaf().map(crate::Symbol::name) != Some(self.declared_in) {
+            f.write_str(" (in ")?;
+            crate::state::write_state(f, &self.from)?;
+            f.write_str(")")?;
         }
-        write!(f, " -> `{}`", self.to)?;
+        f.write_str(" -> ")?;
+        crate::state::write_state(f, &self.to)?;
         if !self.outputs.is_empty() {
             f.write_str(" (emit ")?;
             crate::symbol::write_names(f, self.outputs.iter().map(|o| crate::Symbol::name(*o)))?;
@@ -74,8 +78,10 @@ impl<M: Machine> fmt::Display for TimerFired<M> {
 impl<M: Machine> fmt::Display for TimerRejected<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "timer {} of `{}`", self.timer, self.declared_in)?;
-        if self.declared_in != crate::Symbol::name(self.state) {
-            write!(f, " (in `{}`)", self.state)?;
+        if self.state.leaf().map(crate::Symbol::name) != Some(self.declared_in) {
+            f.write_str(" (in ")?;
+            crate::state::write_state(f, &self.state)?;
+            f.write_str(")")?;
         }
         write!(f, " came due at {} and no guard of its group held", self.due)
     }

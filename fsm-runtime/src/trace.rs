@@ -17,9 +17,9 @@ pub(crate) fn fired<M: Machine>(fired: &Fired<M>) {
         tracing::debug!(
             target: "fsm_runtime",
             machine = M::NAME,
-            from = fired.from.name(),
+            from = %fired.from,
             action = fired.action.name(),
-            to = fired.to.name(),
+            to = %fired.to,
             outputs = fired.outputs.len(),
             "transition"
         );
@@ -37,7 +37,7 @@ pub(crate) fn rejected<M: Machine>(error: &FireError<M>) {
         tracing::debug!(
             target: "fsm_runtime",
             machine = M::NAME,
-            state = error.state().name(),
+            state = %error.state(),
             action = error.action().name(),
             error = %error,
             "rejected"
@@ -73,22 +73,21 @@ impl<M: Machine> Traced for Option<Result<crate::timer::TimerFired<M>, crate::ti
     fn trace(&self) {
         #[cfg(feature = "tracing")]
         {
-            use crate::symbol::Symbol;
             match self {
                 Some(Ok(f)) => tracing::debug!(
                     target: "fsm_runtime",
                     machine = M::NAME,
-                    from = f.from.name(),
+                    from = %f.from,
                     declared_in = f.declared_in,
                     timer = f.timer,
-                    to = f.to.name(),
+                    to = %f.to,
                     outputs = f.outputs.len(),
                     "timer"
                 ),
                 Some(Err(r)) => tracing::debug!(
                     target: "fsm_runtime",
                     machine = M::NAME,
-                    state = r.state.name(),
+                    state = %r.state,
                     declared_in = r.declared_in,
                     timer = r.timer,
                     "timer rejected"

@@ -48,7 +48,7 @@ use engine::{Engine, Outcome, TestGuards};
 use fsm_dynamic::Definition;
 use fsm_grammar::model::Machine;
 use fsm_tests::{relative_name, workspace_root};
-use generated::{generated_for, GeneratedMachine, MACHINES};
+use generated::{generated_for, GeneratedMachine};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -159,7 +159,7 @@ fn subjects() -> Vec<Subject> {
     }
     assert_eq!(
         subjects.len(),
-        MACHINES.len(),
+        generated::machines_in_corpus(),
         "build.rs generated machines that are not in the examples or the ok and warn fixtures"
     );
     subjects

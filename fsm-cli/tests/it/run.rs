@@ -346,7 +346,11 @@ fn a_snapshot_that_lost_an_armed_timer_is_refused_naming_state_and_timer() {
     let first = run(
         &dir,
         &[],
-        &lines(&[r#"{"fire": "dial"}"#, r#"{"fire": "answered"}"#, r#"{"snapshot": true}"#]),
+        &lines(&[
+            r#"{"fire": "dial"}"#,
+            r#"{"fire": "answered"}"#,
+            r#"{"snapshot": true}"#,
+        ]),
     )
     .expect(0);
     let snapshot = first.stdout().lines().last().unwrap().to_owned();

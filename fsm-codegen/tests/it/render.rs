@@ -339,7 +339,7 @@ fn nested_states_are_generated() {
                 "last_active : [__fsm :: Option < State > ; 1] ,",
                 "pub const fn is_in (& self , composite : Composite) -> bool",
                 "(State :: B , Action :: Quit) => { last_active [0] = __fsm :: Some (State :: B) ;",
-                "match last_active [0] { __fsm :: Some (State :: B) => (State :: B , & []) , _ => (State :: A , & []) , }",
+                "match last_active [0] { __fsm :: Some (State :: B) => (State :: B , __fsm :: slice :: < Output > (& [])) , _ => (State :: A , __fsm :: slice :: < Output > (& [])) , }",
                 "const INITIAL : State = State :: A ;",
             ][..],
         ),

@@ -209,8 +209,8 @@ fn a_guarded_cycle_stops_at_the_bound_and_says_where() {
     assert_eq!(runaway.outputs().len(), 500);
     assert_eq!(
         error.to_string(),
-        "action `go` did not settle: after 1000 microsteps the `always` and `done` transitions of `a`, `b` \
-         were still enabled; the machine stopped in `a` after emitting 500 outputs"
+        "action `go` did not settle: after 1,000 microsteps the `always` and `done` transitions of the cycle \
+         `a`, `b` were still enabled; the machine stopped in `a` after emitting 500 outputs"
     );
     assert_eq!(leaves(&engine), ["a"]);
     assert_eq!(engine.fired_count(), 1);

@@ -17,7 +17,7 @@ pub use recorded::Recorded;
 #[cfg(feature = "serde")]
 pub(crate) use entry::check_order;
 #[cfg(feature = "std")]
-pub(crate) use recorded::record;
+pub(crate) use recorded::{emitted, record};
 
 use crate::clock::{self, Clock};
 use crate::fired::Fired;
@@ -249,9 +249,9 @@ impl History {
     ) -> &HistoryEntry {
         self.push(
             at,
-            Name::Static(fired.from.name()),
+            crate::state::name_of(&fired.from),
             Name::Static(fired.label),
-            Name::Static(fired.to.name()),
+            crate::state::name_of(&fired.to),
         )
     }
 
@@ -259,9 +259,26 @@ impl History {
     pub(crate) fn push_fired<M: Machine>(&mut self, at: Timestamp, fired: &Fired<M>) -> &HistoryEntry {
         self.push(
             at,
-            Name::Static(fired.from.name()),
+            crate::state::name_of(&fired.from),
             Name::Static(fired.action.name()),
-            Name::Static(fired.to.name()),
+            crate::state::name_of(&fired.to),
+        )
+    }
+
+    /// Record a move from `from` to `to` on `action` that did not return a
+    /// `Fired` (a runaway), at `at`.
+    pub(crate) fn push_moved<M: Machine>(
+        &mut self,
+        at: Timestamp,
+        from: &M::State,
+        action: M::Action,
+        to: &M::State,
+    ) -> &HistoryEntry {
+        self.push(
+            at,
+            crate::state::name_of(from),
+            Name::Static(action.name()),
+            crate::state::name_of(to),
         )
     }
 

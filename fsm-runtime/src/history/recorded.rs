@@ -373,7 +373,11 @@ pub(crate) fn record<M: Machine>(
         Ok(fired) => Some(history.push_fired(at, fired).seq()),
         // A runaway moved the machine, which kept every microstep: the
         // history keeps the move, and the outbox its outputs.
-        Err(FireError::Runaway(e)) => Some(history.push_moved::<M>(at, &e.from(), e.action(), &e.state()).seq()),
+        Err(FireError::Runaway(e)) => Some(
+            history
+                .push_moved::<M>(at, &e.from(), e.action(), &e.state())
+                .seq(),
+        ),
         Err(_) => None,
     }
 }

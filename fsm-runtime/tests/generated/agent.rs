@@ -44,7 +44,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod agent_loop {
     use ::fsm_runtime::__private as __fsm;
@@ -519,9 +520,12 @@ pub mod agent_loop {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "AgentLoop";
         const FINGERPRINT: &'static str = "70e2ffd9bb0eb51b";
         const INITIAL: State = State::WaitingForUserInput;
+        const TERMINAL: &'static [State] = &[State::ShuttingDown];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -532,13 +536,13 @@ pub mod agent_loop {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::WaitingForUserInput => &VALID_ACTIONS_0,
-                State::CallingLlm => &VALID_ACTIONS_1,
-                State::ProcessingLlmResponse => &VALID_ACTIONS_2,
-                State::ExecutingTools => &VALID_ACTIONS_3,
-                State::PostToolsHook => &VALID_ACTIONS_4,
-                State::Error => &VALID_ACTIONS_5,
-                State::ShuttingDown => &[],
+                State::WaitingForUserInput => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::CallingLlm => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::ProcessingLlmResponse => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::ExecutingTools => __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                State::PostToolsHook => __fsm::slice::<Action>(&VALID_ACTIONS_4),
+                State::Error => __fsm::slice::<Action>(&VALID_ACTIONS_5),
+                State::ShuttingDown => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -578,7 +582,7 @@ pub mod agent_loop {
                         from: state,
                         to: State::CallingLlm,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -587,13 +591,18 @@ pub mod agent_loop {
                         from: state,
                         to: State::ShuttingDown,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::WaitingForUserInput, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::CallingLlm, Action::TextDelta) => {
@@ -601,7 +610,7 @@ pub mod agent_loop {
                         from: state,
                         to: state,
                         action,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: true,
                     })
                 }
@@ -610,7 +619,7 @@ pub mod agent_loop {
                         from: state,
                         to: state,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: true,
                     })
                 }
@@ -619,7 +628,7 @@ pub mod agent_loop {
                         from: state,
                         to: State::ProcessingLlmResponse,
                         action,
-                        outputs: &OUTPUTS_3,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                         internal: false,
                     })
                 }
@@ -629,7 +638,7 @@ pub mod agent_loop {
                             from: state,
                             to: State::Error,
                             action,
-                            outputs: &OUTPUTS_4,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_4),
                             internal: false,
                         })
                     } else {
@@ -637,7 +646,7 @@ pub mod agent_loop {
                             from: state,
                             to: State::WaitingForUserInput,
                             action,
-                            outputs: &OUTPUTS_5,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                             internal: false,
                         })
                     }
@@ -647,13 +656,18 @@ pub mod agent_loop {
                         from: state,
                         to: State::ShuttingDown,
                         action,
-                        outputs: &OUTPUTS_6,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_6),
                         internal: false,
                     })
                 }
                 (State::CallingLlm, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::ProcessingLlmResponse, Action::ResponseExamined) => {
@@ -662,7 +676,7 @@ pub mod agent_loop {
                             from: state,
                             to: State::ExecutingTools,
                             action,
-                            outputs: &OUTPUTS_7,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_7),
                             internal: false,
                         })
                     } else {
@@ -670,7 +684,7 @@ pub mod agent_loop {
                             from: state,
                             to: State::WaitingForUserInput,
                             action,
-                            outputs: &OUTPUTS_8,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_8),
                             internal: false,
                         })
                     }
@@ -680,13 +694,18 @@ pub mod agent_loop {
                         from: state,
                         to: State::ShuttingDown,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::ProcessingLlmResponse, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::ExecutingTools, Action::ToolCompleted) => {
@@ -695,7 +714,7 @@ pub mod agent_loop {
                             from: state,
                             to: state,
                             action,
-                            outputs: &OUTPUTS_8,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_8),
                             internal: true,
                         })
                     } else if Guards::mutating_tools(guards) {
@@ -703,7 +722,7 @@ pub mod agent_loop {
                             from: state,
                             to: State::PostToolsHook,
                             action,
-                            outputs: &OUTPUTS_9,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_9),
                             internal: false,
                         })
                     } else {
@@ -711,7 +730,7 @@ pub mod agent_loop {
                             from: state,
                             to: State::CallingLlm,
                             action,
-                            outputs: &OUTPUTS_0,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                             internal: false,
                         })
                     }
@@ -721,13 +740,18 @@ pub mod agent_loop {
                         from: state,
                         to: State::ShuttingDown,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::ExecutingTools, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_3, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                            false,
+                        ),
                     )
                 }
                 (State::PostToolsHook, Action::PostToolsHookCompleted) => {
@@ -735,7 +759,7 @@ pub mod agent_loop {
                         from: state,
                         to: State::CallingLlm,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -744,13 +768,18 @@ pub mod agent_loop {
                         from: state,
                         to: State::ShuttingDown,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::PostToolsHook, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_4, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_4),
+                            false,
+                        ),
                     )
                 }
                 (State::Error, Action::RetryTimeoutFired) => {
@@ -758,7 +787,7 @@ pub mod agent_loop {
                         from: state,
                         to: State::CallingLlm,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -767,17 +796,29 @@ pub mod agent_loop {
                         from: state,
                         to: State::ShuttingDown,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::Error, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_5, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_5),
+                            false,
+                        ),
                     )
                 }
                 (State::ShuttingDown, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }

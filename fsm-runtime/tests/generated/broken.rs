@@ -8,7 +8,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod broken {
     use ::fsm_runtime::__private as __fsm;
@@ -300,9 +301,12 @@ pub mod broken {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Broken";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::Idle;
+        const TERMINAL: &'static [State] = &[];
         fn state(&self) -> State {
             self.state
         }
@@ -347,7 +351,8 @@ pub mod broken {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod colliding {
     use ::fsm_runtime::__private as __fsm;
@@ -590,9 +595,12 @@ pub mod colliding {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Colliding";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::WaitingInput;
+        const TERMINAL: &'static [State] = &[];
         fn state(&self) -> State {
             self.state
         }
@@ -647,7 +655,8 @@ pub mod colliding {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod sized {
     use ::fsm_runtime::__private as __fsm;
@@ -927,9 +936,12 @@ pub mod sized {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Sized";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::Open;
+        const TERMINAL: &'static [State] = &[];
         fn state(&self) -> State {
             self.state
         }
@@ -974,7 +986,8 @@ pub mod sized {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod unparsed {
     use ::fsm_runtime::__private as __fsm;
@@ -1209,9 +1222,12 @@ pub mod unparsed {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Unparsed";
         const FINGERPRINT: &'static str = "";
         const INITIAL: State = State::Stub;
+        const TERMINAL: &'static [State] = &[];
         fn state(&self) -> State {
             self.state
         }

@@ -56,7 +56,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 #[allow(private_interfaces, private_bounds)]
 pub mod call {
@@ -623,9 +624,12 @@ pub mod call {
         type Action = Action;
         type Output = Output;
         type Event = Event;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Call";
         const FINGERPRINT: &'static str = "f8ef31ecdad1bd61";
         const INITIAL: State = State::Idle;
+        const TERMINAL: &'static [State] = &[State::Done, State::Failed];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -636,11 +640,11 @@ pub mod call {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Idle => &VALID_ACTIONS_0,
-                State::Calling => &VALID_ACTIONS_1,
-                State::Waiting => &VALID_ACTIONS_2,
-                State::Done => &[],
-                State::Failed => &[],
+                State::Idle => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Calling => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Waiting => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::Done => __fsm::slice::<Action>(&[]),
+                State::Failed => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -737,13 +741,18 @@ pub mod call {
                         from: state,
                         to: State::Calling,
                         action: Action::Start,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
                 (State::Idle, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_0, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Calling, Event::Finished(payload)) => {
@@ -757,7 +766,7 @@ pub mod call {
                         from: state,
                         to: State::Done,
                         action: Action::Finished,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -771,7 +780,7 @@ pub mod call {
                         from: state,
                         to: State::Failed,
                         action: Action::Cancel,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: false,
                     })
                 }
@@ -781,7 +790,7 @@ pub mod call {
                         from: state,
                         to: state,
                         action: Action::Poke,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: true,
                     })
                 }
@@ -809,7 +818,7 @@ pub mod call {
                         from: state,
                         to: State::Calling,
                         action: Action::Restart,
-                        outputs: &OUTPUTS_3,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                         internal: false,
                     })
                 }
@@ -824,16 +833,27 @@ pub mod call {
                             from: state,
                             to: State::Failed,
                             action: Action::Escalate,
-                            outputs: &OUTPUTS_2,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(__fsm::FireError::rejected(state, event, &REJECTED_0))
+                        __fsm::Err(
+                            __fsm::FireError::rejected(
+                                state,
+                                event,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::Calling, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_1, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Waiting, Event::Cancel) => {
@@ -843,20 +863,39 @@ pub mod call {
                         from: state,
                         to: State::Failed,
                         action: Action::Cancel,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Waiting, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_2, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::Done, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
                 (State::Failed, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             };
             __fsm::Traced::trace(&result);
@@ -981,7 +1020,7 @@ pub mod call {
                                     declared_in: "calling",
                                     timer: 1,
                                     due,
-                                    outputs: &OUTPUTS_4,
+                                    outputs: __fsm::slice::<Output>(&OUTPUTS_4),
                                     internal: false,
                                     label: "after 10m",
                                 }),
@@ -1000,7 +1039,7 @@ pub mod call {
                                         declared_in: "calling",
                                         timer: 2,
                                         due,
-                                        outputs: &OUTPUTS_5,
+                                        outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                                         internal: false,
                                         label: "after 10m",
                                     }),
@@ -1019,7 +1058,7 @@ pub mod call {
                                 declared_in: "calling",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_6,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_6),
                                 internal: true,
                                 label: "after 30s",
                             }),
@@ -1050,7 +1089,7 @@ pub mod call {
                                 declared_in: "waiting",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_7,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_7),
                                 internal: false,
                                 label: "after backoff",
                             }),

@@ -79,7 +79,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 #[allow(private_interfaces, private_bounds)]
 pub mod call {
@@ -467,9 +468,12 @@ pub mod call {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Call";
         const FINGERPRINT: &'static str = "36d4f19813a39264";
         const INITIAL: State = State::Idle;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -480,13 +484,13 @@ pub mod call {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Idle => &VALID_ACTIONS_0,
-                State::Connecting => &VALID_ACTIONS_1,
-                State::Talking => &VALID_ACTIONS_2,
-                State::OnHold => &VALID_ACTIONS_3,
-                State::DialingThird => &VALID_ACTIONS_4,
-                State::Bridged => &VALID_ACTIONS_5,
-                State::Paused => &VALID_ACTIONS_6,
+                State::Idle => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Connecting => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Talking => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::OnHold => __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                State::DialingThird => __fsm::slice::<Action>(&VALID_ACTIONS_4),
+                State::Bridged => __fsm::slice::<Action>(&VALID_ACTIONS_5),
+                State::Paused => __fsm::slice::<Action>(&VALID_ACTIONS_6),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -577,13 +581,18 @@ pub mod call {
                         from: state,
                         to: State::Connecting,
                         action: Action::Dial,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Idle, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Connecting, Action::Answered) => {
@@ -598,7 +607,7 @@ pub mod call {
                         from: state,
                         to: State::Talking,
                         action: Action::Answered,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -608,13 +617,18 @@ pub mod call {
                         from: state,
                         to: State::Idle,
                         action: Action::Busy,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Connecting, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Talking, Action::HangUp) => {
@@ -625,7 +639,7 @@ pub mod call {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -637,7 +651,7 @@ pub mod call {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -647,7 +661,7 @@ pub mod call {
                         from: state,
                         to: State::OnHold,
                         action: Action::Hold,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -657,13 +671,18 @@ pub mod call {
                         from: state,
                         to: State::DialingThird,
                         action: Action::Transfer,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Talking, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::OnHold, Action::HangUp) => {
@@ -674,7 +693,7 @@ pub mod call {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: false,
                     })
                 }
@@ -686,7 +705,7 @@ pub mod call {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -696,13 +715,18 @@ pub mod call {
                         from: state,
                         to: State::Talking,
                         action: Action::Resume,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::OnHold, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_3, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                            false,
+                        ),
                     )
                 }
                 (State::DialingThird, Action::Answered) => {
@@ -711,7 +735,7 @@ pub mod call {
                         from: state,
                         to: State::Bridged,
                         action: Action::Answered,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -723,7 +747,7 @@ pub mod call {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -735,13 +759,18 @@ pub mod call {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::DialingThird, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_4, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_4),
+                            false,
+                        ),
                     )
                 }
                 (State::Bridged, Action::HangUp) => {
@@ -752,7 +781,7 @@ pub mod call {
                         from: state,
                         to: State::Idle,
                         action: Action::HangUp,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -764,7 +793,7 @@ pub mod call {
                         from: state,
                         to: State::Paused,
                         action: Action::Pause,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -776,13 +805,18 @@ pub mod call {
                         from: state,
                         to: State::Idle,
                         action: Action::Complete,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::Bridged, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_5, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_5),
+                            false,
+                        ),
                     )
                 }
                 (State::Paused, Action::Resume) => {
@@ -797,7 +831,7 @@ pub mod call {
                                     __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
                                 );
                             }
-                            (State::OnHold, &OUTPUTS_0)
+                            (State::OnHold, __fsm::slice::<Output>(&OUTPUTS_0))
                         }
                         __fsm::Some(State::DialingThird)
                         | __fsm::Some(State::Bridged) => {
@@ -808,7 +842,7 @@ pub mod call {
                                     __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
                                 );
                             }
-                            (State::DialingThird, &OUTPUTS_0)
+                            (State::DialingThird, __fsm::slice::<Output>(&OUTPUTS_0))
                         }
                         _ => {
                             self.state = State::Talking;
@@ -818,7 +852,7 @@ pub mod call {
                                     __fsm::deadline(now, __fsm::Duration::from_millis(7200000)),
                                 );
                             }
-                            (State::Talking, &OUTPUTS_0)
+                            (State::Talking, __fsm::slice::<Output>(&OUTPUTS_0))
                         }
                     };
                     __fsm::Ok(__fsm::Fired::<Self> {
@@ -831,7 +865,12 @@ pub mod call {
                 }
                 (State::Paused, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, action, &VALID_ACTIONS_6, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_6),
+                            false,
+                        ),
                     )
                 }
             };
@@ -968,7 +1007,7 @@ pub mod call {
                                 declared_in: "connected",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_3,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                                 internal: false,
                                 label: "after 2h",
                             }),
@@ -988,7 +1027,7 @@ pub mod call {
                                 declared_in: "connected",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_3,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                                 internal: false,
                                 label: "after 2h",
                             }),
@@ -1008,7 +1047,7 @@ pub mod call {
                                 declared_in: "connected",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_3,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                                 internal: false,
                                 label: "after 2h",
                             }),
@@ -1028,7 +1067,7 @@ pub mod call {
                                 declared_in: "connected",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_3,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                                 internal: false,
                                 label: "after 2h",
                             }),

@@ -30,7 +30,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod door {
     use ::fsm_runtime::__private as __fsm;
@@ -371,9 +372,12 @@ pub mod door {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Door";
         const FINGERPRINT: &'static str = "832e23f37f8528ac";
         const INITIAL: State = State::Closed;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -384,9 +388,9 @@ pub mod door {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Closed => &VALID_ACTIONS_0,
-                State::Opened => &VALID_ACTIONS_1,
-                State::Locked => &VALID_ACTIONS_2,
+                State::Closed => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Opened => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Locked => __fsm::slice::<Action>(&VALID_ACTIONS_2),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -426,7 +430,7 @@ pub mod door {
                         from: state,
                         to: State::Opened,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -436,16 +440,27 @@ pub mod door {
                             from: state,
                             to: State::Locked,
                             action,
-                            outputs: &OUTPUTS_0,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::Closed, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Opened, Action::Close) => {
@@ -453,13 +468,18 @@ pub mod door {
                         from: state,
                         to: State::Closed,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Opened, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Locked, Action::Unlock) => {
@@ -467,13 +487,18 @@ pub mod door {
                         from: state,
                         to: State::Closed,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::Locked, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
             }

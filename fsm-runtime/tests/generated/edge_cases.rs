@@ -16,7 +16,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod idle {
     use ::fsm_runtime::__private as __fsm;
@@ -279,9 +280,12 @@ pub mod idle {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Idle";
         const FINGERPRINT: &'static str = "0d4f5eb4bdded8d0";
         const INITIAL: State = State::Only;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -292,7 +296,7 @@ pub mod idle {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Only => &[],
+                State::Only => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -384,7 +388,8 @@ pub mod idle {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod sink {
     use ::fsm_runtime::__private as __fsm;
@@ -689,9 +694,12 @@ pub mod sink {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Sink";
         const FINGERPRINT: &'static str = "07d636ca93b52852";
         const INITIAL: State = State::Done;
+        const TERMINAL: &'static [State] = &[State::Done];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -702,7 +710,7 @@ pub mod sink {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Done => &[],
+                State::Done => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -738,7 +746,14 @@ pub mod sink {
         ) -> __fsm::Result<Fired, FireError> {
             match (state, action) {
                 (State::Done, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }
@@ -789,7 +804,8 @@ pub mod sink {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod total {
     use ::fsm_runtime::__private as __fsm;
@@ -1064,9 +1080,12 @@ pub mod total {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Total";
         const FINGERPRINT: &'static str = "9b541286a01d3d65";
         const INITIAL: State = State::On;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -1077,8 +1096,8 @@ pub mod total {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::On => &VALID_ACTIONS_0,
-                State::Off => &VALID_ACTIONS_0,
+                State::On => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Off => __fsm::slice::<Action>(&VALID_ACTIONS_0),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -1118,7 +1137,7 @@ pub mod total {
                         from: state,
                         to: State::Off,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -1127,7 +1146,7 @@ pub mod total {
                         from: state,
                         to: State::On,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -1191,7 +1210,8 @@ pub mod total {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod acronyms {
     use ::fsm_runtime::__private as __fsm;
@@ -1466,9 +1486,12 @@ pub mod acronyms {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Acronyms";
         const FINGERPRINT: &'static str = "b55e43f2ca1fe7c8";
         const INITIAL: State = State::HTTPWaiting;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -1479,8 +1502,8 @@ pub mod acronyms {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::HTTPWaiting => &VALID_ACTIONS_0,
-                State::HTTPSending => &VALID_ACTIONS_0,
+                State::HTTPWaiting => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::HTTPSending => __fsm::slice::<Action>(&VALID_ACTIONS_0),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -1520,7 +1543,7 @@ pub mod acronyms {
                         from: state,
                         to: State::HTTPSending,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -1529,7 +1552,7 @@ pub mod acronyms {
                         from: state,
                         to: State::HTTPWaiting,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }

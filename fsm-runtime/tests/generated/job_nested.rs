@@ -74,7 +74,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 #[allow(private_interfaces, private_bounds)]
 pub mod job {
@@ -605,9 +606,12 @@ pub mod job {
         type Action = Action;
         type Output = Output;
         type Event = Event;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Job";
         const FINGERPRINT: &'static str = "12d428c6b99efe49";
         const INITIAL: State = State::Queued;
+        const TERMINAL: &'static [State] = &[State::Finished];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -618,11 +622,11 @@ pub mod job {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Queued => &VALID_ACTIONS_0,
-                State::Fetch => &VALID_ACTIONS_1,
-                State::Process => &VALID_ACTIONS_2,
-                State::Parked => &VALID_ACTIONS_3,
-                State::Finished => &[],
+                State::Queued => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Fetch => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Process => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::Parked => __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                State::Finished => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -734,13 +738,18 @@ pub mod job {
                         from: state,
                         to: State::Fetch,
                         action: Action::Start,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Queued, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_0, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Fetch, Event::Restart) => {
@@ -766,7 +775,7 @@ pub mod job {
                         from: state,
                         to: State::Fetch,
                         action: Action::Restart,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -781,7 +790,7 @@ pub mod job {
                         from: state,
                         to: State::Parked,
                         action: Action::Park,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -791,7 +800,7 @@ pub mod job {
                         from: state,
                         to: state,
                         action: Action::Tick,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: true,
                     })
                 }
@@ -803,13 +812,18 @@ pub mod job {
                         from: state,
                         to: State::Process,
                         action: Action::Done,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Fetch, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_1, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Process, Event::Restart) => {
@@ -833,7 +847,7 @@ pub mod job {
                         from: state,
                         to: State::Fetch,
                         action: Action::Restart,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -846,7 +860,7 @@ pub mod job {
                         from: state,
                         to: State::Parked,
                         action: Action::Park,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -856,7 +870,7 @@ pub mod job {
                         from: state,
                         to: state,
                         action: Action::Tick,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: true,
                     })
                 }
@@ -869,7 +883,7 @@ pub mod job {
                         from: state,
                         to: State::Finished,
                         action: Action::Done,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -886,13 +900,18 @@ pub mod job {
                         from: state,
                         to: State::Fetch,
                         action: Action::Again,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Process, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_2, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::Parked, Event::Resume) => {
@@ -909,7 +928,7 @@ pub mod job {
                                     __fsm::deadline(now, delay_0),
                                 );
                             }
-                            (State::Process, &[])
+                            (State::Process, __fsm::slice::<Output>(&[]))
                         }
                         _ => {
                             Context::open(&mut self.context);
@@ -927,7 +946,7 @@ pub mod job {
                                     __fsm::deadline(now, __fsm::Duration::from_millis(500)),
                                 );
                             }
-                            (State::Fetch, &[])
+                            (State::Fetch, __fsm::slice::<Output>(&[]))
                         }
                     };
                     __fsm::Ok(__fsm::Fired::<Self> {
@@ -940,11 +959,23 @@ pub mod job {
                 }
                 (State::Parked, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_3, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                            false,
+                        ),
                     )
                 }
                 (State::Finished, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             };
             __fsm::Traced::trace(&result);
@@ -1056,7 +1087,7 @@ pub mod job {
                                 declared_in: "fetch",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_0,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                                 internal: false,
                                 label: "after 500ms",
                             }),
@@ -1080,7 +1111,7 @@ pub mod job {
                                 declared_in: "work",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_1,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                                 internal: false,
                                 label: "after budget",
                             }),
@@ -1102,7 +1133,7 @@ pub mod job {
                                 declared_in: "work",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_1,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                                 internal: false,
                                 label: "after budget",
                             }),

@@ -33,7 +33,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod r#match {
     use ::fsm_runtime::__private as __fsm;
@@ -399,9 +400,12 @@ pub mod r#match {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "match";
         const FINGERPRINT: &'static str = "963d2e98574536a2";
         const INITIAL: State = State::Type;
+        const TERMINAL: &'static [State] = &[State::Fn];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -412,10 +416,10 @@ pub mod r#match {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Type => &VALID_ACTIONS_0,
-                State::Loop => &VALID_ACTIONS_1,
-                State::Self_ => &VALID_ACTIONS_2,
-                State::Fn => &[],
+                State::Type => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Loop => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Self_ => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::Fn => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -456,11 +460,17 @@ pub mod r#match {
                             from: state,
                             to: State::Loop,
                             action,
-                            outputs: &OUTPUTS_0,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::Type, Action::Return) => {
@@ -469,11 +479,17 @@ pub mod r#match {
                             from: state,
                             to: State::Self_,
                             action,
-                            outputs: &OUTPUTS_1,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_1))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_1),
+                            ),
+                        )
                     }
                 }
                 (State::Type, Action::Move) => {
@@ -482,11 +498,17 @@ pub mod r#match {
                             from: state,
                             to: State::Fn,
                             action,
-                            outputs: &[],
+                            outputs: __fsm::slice::<Output>(&[]),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_2))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_2),
+                            ),
+                        )
                     }
                 }
                 (State::Type, Action::Self_) => {
@@ -494,7 +516,7 @@ pub mod r#match {
                         from: state,
                         to: State::Loop,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -503,13 +525,18 @@ pub mod r#match {
                         from: state,
                         to: State::Type,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
                 (State::Loop, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Self_, Action::Return) => {
@@ -517,17 +544,29 @@ pub mod r#match {
                         from: state,
                         to: State::Fn,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Self_, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::Fn, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }
@@ -597,7 +636,8 @@ pub mod r#match {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod result {
     use ::fsm_runtime::__private as __fsm;
@@ -884,9 +924,12 @@ pub mod result {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Result";
         const FINGERPRINT: &'static str = "6db1db1400f69c82";
         const INITIAL: State = State::Ok;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -897,8 +940,8 @@ pub mod result {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Ok => &VALID_ACTIONS_0,
-                State::None => &VALID_ACTIONS_1,
+                State::Ok => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::None => __fsm::slice::<Action>(&VALID_ACTIONS_1),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -938,13 +981,18 @@ pub mod result {
                         from: state,
                         to: State::None,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Ok, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::None, Action::Some) => {
@@ -952,13 +1000,18 @@ pub mod result {
                         from: state,
                         to: State::Ok,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
                 (State::None, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
             }
@@ -1021,7 +1074,8 @@ pub mod result {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod g {
     use ::fsm_runtime::__private as __fsm;
@@ -1325,9 +1379,12 @@ pub mod g {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "G";
         const FINGERPRINT: &'static str = "f5148e893410de3a";
         const INITIAL: State = State::S;
+        const TERMINAL: &'static [State] = &[];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -1338,7 +1395,7 @@ pub mod g {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::S => &VALID_ACTIONS_0,
+                State::S => __fsm::slice::<Action>(&VALID_ACTIONS_0),
             }
         }
         fn is_terminal_state(_state: State) -> bool {
@@ -1379,11 +1436,17 @@ pub mod g {
                             from: state,
                             to: State::S,
                             action,
-                            outputs: &[],
+                            outputs: __fsm::slice::<Output>(&[]),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
             }
@@ -1439,7 +1502,8 @@ pub mod g {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod sized {
     use ::fsm_runtime::__private as __fsm;
@@ -1756,9 +1820,12 @@ pub mod sized {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Sized";
         const FINGERPRINT: &'static str = "57689035393de97d";
         const INITIAL: State = State::Default;
+        const TERMINAL: &'static [State] = &[State::Copy];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -1769,8 +1836,8 @@ pub mod sized {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Default => &VALID_ACTIONS_0,
-                State::Copy => &[],
+                State::Default => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Copy => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -1811,15 +1878,28 @@ pub mod sized {
                             from: state,
                             to: State::Copy,
                             action,
-                            outputs: &OUTPUTS_0,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::Copy, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }
@@ -1878,7 +1958,8 @@ pub mod sized {
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod option {
     use ::fsm_runtime::__private as __fsm;
@@ -2186,9 +2267,12 @@ pub mod option {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Option";
         const FINGERPRINT: &'static str = "f0955279e65e269b";
         const INITIAL: State = State::Some;
+        const TERMINAL: &'static [State] = &[State::None];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -2199,9 +2283,9 @@ pub mod option {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Some => &VALID_ACTIONS_0,
-                State::ToString => &VALID_ACTIONS_1,
-                State::None => &[],
+                State::Some => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::ToString => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::None => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -2241,7 +2325,7 @@ pub mod option {
                         from: state,
                         to: State::None,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -2250,13 +2334,18 @@ pub mod option {
                         from: state,
                         to: State::ToString,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Some, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::ToString, Action::From) => {
@@ -2264,17 +2353,29 @@ pub mod option {
                         from: state,
                         to: State::Some,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::ToString, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::None, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }

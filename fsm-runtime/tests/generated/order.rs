@@ -38,7 +38,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 #[allow(private_interfaces, private_bounds)]
 pub mod order {
@@ -509,9 +510,16 @@ pub mod order {
         type Action = Action;
         type Output = Output;
         type Event = Event;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Order";
         const FINGERPRINT: &'static str = "621cc8df1431baee";
         const INITIAL: State = State::Cart;
+        const TERMINAL: &'static [State] = &[
+            State::Shipped,
+            State::Cancelled,
+            State::Rejected,
+        ];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -522,12 +530,12 @@ pub mod order {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Cart => &VALID_ACTIONS_0,
-                State::Placed => &VALID_ACTIONS_1,
-                State::Paid => &VALID_ACTIONS_2,
-                State::Shipped => &[],
-                State::Cancelled => &[],
-                State::Rejected => &[],
+                State::Cart => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Placed => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Paid => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::Shipped => __fsm::slice::<Action>(&[]),
+                State::Cancelled => __fsm::slice::<Action>(&[]),
+                State::Rejected => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -589,7 +597,7 @@ pub mod order {
                             from: state,
                             to: State::Placed,
                             action: Action::Place,
-                            outputs: &OUTPUTS_0,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                             internal: false,
                         })
                     } else {
@@ -599,7 +607,7 @@ pub mod order {
                                 from: state,
                                 to: State::Rejected,
                                 action: Action::Place,
-                                outputs: &[],
+                                outputs: __fsm::slice::<Output>(&[]),
                                 internal: false,
                             })
                         }
@@ -607,7 +615,12 @@ pub mod order {
                 }
                 (State::Cart, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_0, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Placed, Event::Pay(payload)) => {
@@ -617,11 +630,17 @@ pub mod order {
                             from: state,
                             to: State::Paid,
                             action: Action::Pay,
-                            outputs: &OUTPUTS_1,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(__fsm::FireError::rejected(state, event, &REJECTED_0))
+                        __fsm::Err(
+                            __fsm::FireError::rejected(
+                                state,
+                                event,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::Placed, Event::Cancel) => {
@@ -630,13 +649,18 @@ pub mod order {
                         from: state,
                         to: State::Cancelled,
                         action: Action::Cancel,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Placed, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_1, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Paid, Event::Cancel) => {
@@ -645,7 +669,7 @@ pub mod order {
                         from: state,
                         to: State::Cancelled,
                         action: Action::Cancel,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: false,
                     })
                 }
@@ -655,23 +679,49 @@ pub mod order {
                         from: state,
                         to: State::Shipped,
                         action: Action::Ship,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Paid, _) => {
                     __fsm::Err(
-                        __fsm::FireError::invalid(state, event, &VALID_ACTIONS_2, false),
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::Shipped, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
                 (State::Cancelled, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
                 (State::Rejected, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, event, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            event,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             };
             __fsm::Traced::trace(&result);

@@ -68,7 +68,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod player {
     use ::fsm_runtime::__private as __fsm;
@@ -648,9 +649,12 @@ pub mod player {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Player";
         const FINGERPRINT: &'static str = "e84a6a091368a2af";
         const INITIAL: State = State::Off;
+        const TERMINAL: &'static [State] = &[State::Unplugged];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -661,12 +665,12 @@ pub mod player {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Off => &VALID_ACTIONS_0,
-                State::Browsing => &VALID_ACTIONS_1,
-                State::Playing => &VALID_ACTIONS_2,
-                State::Paused => &VALID_ACTIONS_3,
-                State::Sleeping => &VALID_ACTIONS_4,
-                State::Unplugged => &[],
+                State::Off => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Browsing => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Playing => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::Paused => __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                State::Sleeping => __fsm::slice::<Action>(&VALID_ACTIONS_4),
+                State::Unplugged => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -713,7 +717,7 @@ pub mod player {
                         from: state,
                         to: State::Browsing,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -722,13 +726,18 @@ pub mod player {
                         from: state,
                         to: State::Unplugged,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Off, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Browsing, Action::Power) => {
@@ -737,7 +746,7 @@ pub mod player {
                         from: state,
                         to: State::Off,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -747,7 +756,7 @@ pub mod player {
                         from: state,
                         to: State::Sleeping,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
@@ -756,7 +765,7 @@ pub mod player {
                         from: state,
                         to: state,
                         action,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: true,
                     })
                 }
@@ -765,7 +774,7 @@ pub mod player {
                         from: state,
                         to: State::Playing,
                         action,
-                        outputs: &OUTPUTS_3,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                         internal: false,
                     })
                 }
@@ -775,13 +784,18 @@ pub mod player {
                         from: state,
                         to: State::Unplugged,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: false,
                     })
                 }
                 (State::Browsing, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Playing, Action::Power) => {
@@ -790,7 +804,7 @@ pub mod player {
                         from: state,
                         to: State::Off,
                         action,
-                        outputs: &OUTPUTS_4,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_4),
                         internal: false,
                     })
                 }
@@ -800,7 +814,7 @@ pub mod player {
                         from: state,
                         to: State::Sleeping,
                         action,
-                        outputs: &OUTPUTS_5,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                         internal: false,
                     })
                 }
@@ -809,7 +823,7 @@ pub mod player {
                         from: state,
                         to: state,
                         action,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: true,
                     })
                 }
@@ -818,7 +832,7 @@ pub mod player {
                         from: state,
                         to: State::Browsing,
                         action,
-                        outputs: &OUTPUTS_6,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_6),
                         internal: false,
                     })
                 }
@@ -827,7 +841,7 @@ pub mod player {
                         from: state,
                         to: State::Paused,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -836,7 +850,7 @@ pub mod player {
                         from: state,
                         to: State::Playing,
                         action,
-                        outputs: &OUTPUTS_7,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_7),
                         internal: false,
                     })
                 }
@@ -846,13 +860,18 @@ pub mod player {
                         from: state,
                         to: State::Unplugged,
                         action,
-                        outputs: &OUTPUTS_5,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                         internal: false,
                     })
                 }
                 (State::Playing, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::Paused, Action::Power) => {
@@ -861,7 +880,7 @@ pub mod player {
                         from: state,
                         to: State::Off,
                         action,
-                        outputs: &OUTPUTS_4,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_4),
                         internal: false,
                     })
                 }
@@ -871,7 +890,7 @@ pub mod player {
                         from: state,
                         to: State::Sleeping,
                         action,
-                        outputs: &OUTPUTS_5,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                         internal: false,
                     })
                 }
@@ -880,7 +899,7 @@ pub mod player {
                         from: state,
                         to: state,
                         action,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: true,
                     })
                 }
@@ -889,7 +908,7 @@ pub mod player {
                         from: state,
                         to: State::Browsing,
                         action,
-                        outputs: &OUTPUTS_6,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_6),
                         internal: false,
                     })
                 }
@@ -898,7 +917,7 @@ pub mod player {
                         from: state,
                         to: State::Playing,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -907,7 +926,7 @@ pub mod player {
                         from: state,
                         to: State::Playing,
                         action,
-                        outputs: &OUTPUTS_8,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_8),
                         internal: false,
                     })
                 }
@@ -917,13 +936,18 @@ pub mod player {
                         from: state,
                         to: State::Unplugged,
                         action,
-                        outputs: &OUTPUTS_5,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                         internal: false,
                     })
                 }
                 (State::Paused, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_3, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_3),
+                            false,
+                        ),
                     )
                 }
                 (State::Sleeping, Action::Wake) => {
@@ -931,9 +955,13 @@ pub mod player {
                         {
                             let (to, outputs): (State, &'static [Output]) = match last_active[0]
                             {
-                                __fsm::Some(State::Playing) => (State::Playing, &OUTPUTS_9),
-                                __fsm::Some(State::Paused) => (State::Paused, &OUTPUTS_9),
-                                _ => (State::Browsing, &OUTPUTS_0),
+                                __fsm::Some(State::Playing) => {
+                                    (State::Playing, __fsm::slice::<Output>(&OUTPUTS_9))
+                                }
+                                __fsm::Some(State::Paused) => {
+                                    (State::Paused, __fsm::slice::<Output>(&OUTPUTS_9))
+                                }
+                                _ => (State::Browsing, __fsm::slice::<Output>(&OUTPUTS_0)),
                             };
                             __fsm::Ok(Fired {
                                 from: state,
@@ -948,7 +976,7 @@ pub mod player {
                             from: state,
                             to: State::Off,
                             action,
-                            outputs: &[],
+                            outputs: __fsm::slice::<Output>(&[]),
                             internal: false,
                         })
                     }
@@ -957,9 +985,9 @@ pub mod player {
                     let (to, outputs): (State, &'static [Output]) = match last_active[0]
                     {
                         __fsm::Some(State::Playing) | __fsm::Some(State::Paused) => {
-                            (State::Playing, &OUTPUTS_9)
+                            (State::Playing, __fsm::slice::<Output>(&OUTPUTS_9))
                         }
-                        _ => (State::Browsing, &OUTPUTS_0),
+                        _ => (State::Browsing, __fsm::slice::<Output>(&OUTPUTS_0)),
                     };
                     __fsm::Ok(Fired {
                         from: state,
@@ -974,17 +1002,29 @@ pub mod player {
                         from: state,
                         to: State::Unplugged,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Sleeping, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_4, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_4),
+                            false,
+                        ),
                     )
                 }
                 (State::Unplugged, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }

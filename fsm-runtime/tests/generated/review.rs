@@ -33,7 +33,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod review {
     use ::fsm_runtime::__private as __fsm;
@@ -375,9 +376,12 @@ pub mod review {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Review";
         const FINGERPRINT: &'static str = "fd75d11e2e9d7146";
         const INITIAL: State = State::Idle;
+        const TERMINAL: &'static [State] = &[State::Done];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -388,10 +392,10 @@ pub mod review {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Idle => &VALID_ACTIONS_0,
-                State::Running => &VALID_ACTIONS_1,
-                State::Revising => &VALID_ACTIONS_2,
-                State::Done => &[],
+                State::Idle => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Running => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::Revising => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::Done => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -431,13 +435,18 @@ pub mod review {
                         from: state,
                         to: State::Running,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Idle, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::Running, Action::Finish) => {
@@ -445,7 +454,7 @@ pub mod review {
                         from: state,
                         to: State::Done,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -458,7 +467,7 @@ pub mod review {
                             from: state,
                             to: State::Done,
                             action,
-                            outputs: &[],
+                            outputs: __fsm::slice::<Output>(&[]),
                             internal: false,
                         })
                     } else if !*cached_quality_ok
@@ -469,16 +478,27 @@ pub mod review {
                             from: state,
                             to: State::Revising,
                             action,
-                            outputs: &[],
+                            outputs: __fsm::slice::<Output>(&[]),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::Running, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::Revising, Action::Restart) => {
@@ -486,17 +506,29 @@ pub mod review {
                         from: state,
                         to: State::Running,
                         action,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Revising, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::Done, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }

@@ -41,7 +41,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 pub mod semantics {
     use ::fsm_runtime::__private as __fsm;
@@ -499,9 +500,12 @@ pub mod semantics {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Semantics";
         const FINGERPRINT: &'static str = "cfbb8d3b4d624bfd";
         const INITIAL: State = State::A;
+        const TERMINAL: &'static [State] = &[State::End];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -512,10 +516,10 @@ pub mod semantics {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::A => &VALID_ACTIONS_0,
-                State::B => &VALID_ACTIONS_1,
-                State::C => &VALID_ACTIONS_2,
-                State::End => &[],
+                State::A => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::B => __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                State::C => __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                State::End => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -555,7 +559,7 @@ pub mod semantics {
                         from: state,
                         to: State::B,
                         action,
-                        outputs: &OUTPUTS_0,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                         internal: false,
                     })
                 }
@@ -564,7 +568,7 @@ pub mod semantics {
                         from: state,
                         to: state,
                         action,
-                        outputs: &OUTPUTS_1,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                         internal: true,
                     })
                 }
@@ -573,7 +577,7 @@ pub mod semantics {
                         from: state,
                         to: State::A,
                         action,
-                        outputs: &OUTPUTS_2,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_2),
                         internal: false,
                     })
                 }
@@ -585,7 +589,7 @@ pub mod semantics {
                             from: state,
                             to: State::B,
                             action,
-                            outputs: &OUTPUTS_3,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_3),
                             internal: false,
                         })
                     } else if !*cached_x.get_or_insert_with(|| Guards::x(guards))
@@ -595,7 +599,7 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &OUTPUTS_4,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_4),
                             internal: false,
                         })
                     } else if *cached_x.get_or_insert_with(|| Guards::x(guards))
@@ -606,11 +610,17 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &OUTPUTS_5,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_5),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_0))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_0),
+                            ),
+                        )
                     }
                 }
                 (State::A, Action::Race) => {
@@ -619,7 +629,7 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &OUTPUTS_6,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_6),
                             internal: false,
                         })
                     } else if Guards::y(guards) {
@@ -627,7 +637,7 @@ pub mod semantics {
                             from: state,
                             to: State::B,
                             action,
-                            outputs: &OUTPUTS_7,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_7),
                             internal: false,
                         })
                     } else {
@@ -635,7 +645,7 @@ pub mod semantics {
                             from: state,
                             to: State::A,
                             action,
-                            outputs: &OUTPUTS_8,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_8),
                             internal: false,
                         })
                     }
@@ -649,11 +659,17 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &OUTPUTS_9,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_9),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_1))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_1),
+                            ),
+                        )
                     }
                 }
                 (State::A, Action::Finish) => {
@@ -661,13 +677,18 @@ pub mod semantics {
                         from: state,
                         to: State::End,
                         action,
-                        outputs: &OUTPUTS_10,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_10),
                         internal: false,
                     })
                 }
                 (State::A, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_0, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                            false,
+                        ),
                     )
                 }
                 (State::B, Action::Race) => {
@@ -676,7 +697,7 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &OUTPUTS_11,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_11),
                             internal: false,
                         })
                     } else if Guards::y(guards) {
@@ -684,7 +705,7 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &[],
+                            outputs: __fsm::slice::<Output>(&[]),
                             internal: false,
                         })
                     } else {
@@ -692,7 +713,7 @@ pub mod semantics {
                             from: state,
                             to: State::A,
                             action,
-                            outputs: &OUTPUTS_12,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_12),
                             internal: false,
                         })
                     }
@@ -702,7 +723,7 @@ pub mod semantics {
                         from: state,
                         to: State::A,
                         action,
-                        outputs: &OUTPUTS_13,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_13),
                         internal: false,
                     })
                 }
@@ -711,13 +732,18 @@ pub mod semantics {
                         from: state,
                         to: State::End,
                         action,
-                        outputs: &OUTPUTS_14,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_14),
                         internal: false,
                     })
                 }
                 (State::B, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_1, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_1),
+                            false,
+                        ),
                     )
                 }
                 (State::C, Action::Go) => {
@@ -726,11 +752,17 @@ pub mod semantics {
                             from: state,
                             to: State::B,
                             action,
-                            outputs: &OUTPUTS_15,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_15),
                             internal: false,
                         })
                     } else {
-                        __fsm::Err(FireError::rejected(state, action, &REJECTED_2))
+                        __fsm::Err(
+                            FireError::rejected(
+                                state,
+                                action,
+                                __fsm::slice::<__fsm::Candidate>(&REJECTED_2),
+                            ),
+                        )
                     }
                 }
                 (State::C, Action::Race) => {
@@ -739,7 +771,7 @@ pub mod semantics {
                             from: state,
                             to: State::C,
                             action,
-                            outputs: &OUTPUTS_16,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_16),
                             internal: false,
                         })
                     } else {
@@ -747,7 +779,7 @@ pub mod semantics {
                             from: state,
                             to: State::A,
                             action,
-                            outputs: &OUTPUTS_17,
+                            outputs: __fsm::slice::<Output>(&OUTPUTS_17),
                             internal: false,
                         })
                     }
@@ -757,17 +789,29 @@ pub mod semantics {
                         from: state,
                         to: State::End,
                         action,
-                        outputs: &OUTPUTS_18,
+                        outputs: __fsm::slice::<Output>(&OUTPUTS_18),
                         internal: false,
                     })
                 }
                 (State::C, _) => {
                     __fsm::Err(
-                        FireError::invalid(state, action, &VALID_ACTIONS_2, false),
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&VALID_ACTIONS_2),
+                            false,
+                        ),
                     )
                 }
                 (State::End, _) => {
-                    __fsm::Err(FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             }
         }

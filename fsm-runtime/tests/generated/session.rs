@@ -40,7 +40,8 @@
     clippy::upper_case_acronyms,
     clippy::if_same_then_else,
     clippy::nonminimal_bool,
-    clippy::overly_complex_bool_expr
+    clippy::overly_complex_bool_expr,
+    clippy::result_large_err
 )]
 #[allow(private_interfaces, private_bounds)]
 pub mod session {
@@ -251,9 +252,12 @@ pub mod session {
         type Action = Action;
         type Output = Output;
         type Event = Action;
+        type Outputs = &'static [Output];
+        type Valid = &'static [Action];
         const NAME: &'static str = "Session";
         const FINGERPRINT: &'static str = "74e800e7673e9d38";
         const INITIAL: State = State::Active;
+        const TERMINAL: &'static [State] = &[State::Closed];
         #[inline]
         fn state(&self) -> State {
             self.state
@@ -264,8 +268,8 @@ pub mod session {
         }
         fn valid_actions_in(state: State) -> &'static [Action] {
             match state {
-                State::Active => &VALID_ACTIONS_0,
-                State::Closed => &[],
+                State::Active => __fsm::slice::<Action>(&VALID_ACTIONS_0),
+                State::Closed => __fsm::slice::<Action>(&[]),
             }
         }
         fn is_terminal_state(state: State) -> bool {
@@ -358,7 +362,7 @@ pub mod session {
                         from: state,
                         to: State::Active,
                         action: Action::Touch,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
@@ -371,12 +375,19 @@ pub mod session {
                         from: state,
                         to: State::Closed,
                         action: Action::Logout,
-                        outputs: &[],
+                        outputs: __fsm::slice::<Output>(&[]),
                         internal: false,
                     })
                 }
                 (State::Closed, _) => {
-                    __fsm::Err(__fsm::FireError::invalid(state, action, &[], true))
+                    __fsm::Err(
+                        __fsm::FireError::invalid(
+                            state,
+                            action,
+                            __fsm::slice::<Action>(&[]),
+                            true,
+                        ),
+                    )
                 }
             };
             __fsm::Traced::trace(&result);
@@ -487,7 +498,7 @@ pub mod session {
                                     declared_in: "active",
                                     timer: 1,
                                     due,
-                                    outputs: &[],
+                                    outputs: __fsm::slice::<Output>(&[]),
                                     internal: false,
                                     label: "after 15m",
                                 }),
@@ -505,7 +516,7 @@ pub mod session {
                                         declared_in: "active",
                                         timer: 2,
                                         due,
-                                        outputs: &OUTPUTS_0,
+                                        outputs: __fsm::slice::<Output>(&OUTPUTS_0),
                                         internal: false,
                                         label: "after 15m",
                                     }),
@@ -524,7 +535,7 @@ pub mod session {
                                 declared_in: "active",
                                 timer: 0,
                                 due,
-                                outputs: &OUTPUTS_1,
+                                outputs: __fsm::slice::<Output>(&OUTPUTS_1),
                                 internal: true,
                                 label: "after 10m",
                             }),
@@ -693,6 +704,22 @@ pub mod session {
         #[inline]
         fn can_fire(&self, event: &Action, guards: &G) -> bool {
             Session::can_fire(self, *event, guards)
+        }
+    }
+    impl<K: __fsm::Clock, G: Guards + ?__fsm::Sized> __fsm::TimedWith<G> for Session<K> {
+        fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+            Session::next_deadline(self)
+        }
+        fn now(&self) -> __fsm::Timestamp {
+            __fsm::Clock::now(&self.clock)
+        }
+        fn fire_next_due_with(
+            &mut self,
+            guards: &G,
+        ) -> __fsm::Option<
+            __fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>,
+        > {
+            Session::fire_next_due(self, guards)
         }
     }
     __fsm::if_alloc! {

@@ -43,10 +43,11 @@ impl<M: Machine + Default> Recorded<M> {
         }
     }
 
-    /// The states visited, by name.
-    fn path(&self) -> Vec<&'static str> {
-        let mut path = vec![M::INITIAL.name()];
-        path.extend(self.log.iter().map(|f| f.to.name()));
+    /// The states visited, by name (a leaf's, or a configuration's leaves
+    /// separated by `, `).
+    fn path(&self) -> Vec<String> {
+        let mut path = vec![M::INITIAL.to_string()];
+        path.extend(self.log.iter().map(|f| f.to.to_string()));
         path
     }
 }
@@ -100,18 +101,18 @@ fn drives_a_machine_without_guards() {
 /// Fire `actions` on a machine without guards, as its inherent methods
 /// would, checking `can_fire` against what `fire` does; the states visited,
 /// by name.
-fn walk<M, A>(machine: &mut M, actions: &[A]) -> Vec<&'static str>
+fn walk<M, A>(machine: &mut M, actions: &[A]) -> Vec<String>
 where
     M: FireEvent<Event = A, Action = A>,
     A: Symbol,
 {
-    let mut path = vec![machine.state().name()];
+    let mut path = vec![machine.state().to_string()];
     for &action in actions {
         let predicted = machine.can_fire(&action);
         match machine.fire(action) {
             Ok(fired) => {
                 assert!(predicted);
-                path.push(fired.to.name());
+                path.push(fired.to.to_string());
             }
             Err(error) => {
                 assert!(!predicted);

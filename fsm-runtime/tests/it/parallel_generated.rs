@@ -147,11 +147,11 @@ fn a_refused_event_is_handed_back_and_runs_nothing() {
 
     // Too short for either region's guard.
     let error = machine.fire(Event::Written("ok".to_owned())).unwrap_err();
-    assert!(matches!(error, FireError::GuardRejected { .. }), "{error:?}");
+    assert!(matches!(error, FireError::GuardRejected(_)), "{error:?}");
     assert_eq!(error.action(), Action::Written);
     assert_eq!(
         error.to_string(),
-        "action `written` rejected in configuration [a_running, b_running]: no guard of its \
+        "action `written` rejected in configuration [`a_running`, `b_running`]: no guard of its \
          transitions held"
     );
     assert_eq!(error.clone().into_event(), Event::Written("ok".to_owned()));
@@ -159,11 +159,10 @@ fn a_refused_event_is_handed_back_and_runs_nothing() {
 
     // No leaf takes `start`: the event comes back, with what is valid.
     let error = machine.fire(Event::Start).unwrap_err();
-    assert!(matches!(error, FireError::InvalidTransition { .. }));
-    assert_eq!(
-        error.valid().collect::<Vec<_>>(),
-        [Action::Written, Action::Failed, Action::Cancel]
-    );
+    let FireError::InvalidTransition(invalid) = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(invalid.valid(), [Action::Written, Action::Failed, Action::Cancel]);
     assert_eq!(machine.context(), &before);
 
     // `can_fire` asks the guards and changes nothing.
@@ -293,7 +292,6 @@ mod xstate {
         }
         let fired = machine.fire(Action::ResetA).unwrap();
         assert_eq!(machine.leaves().collect::<Vec<_>>(), [State::A1, State::B2]);
-        assert_eq!(fired.taken.len(), 1);
         assert!(!fired.internal);
     }
 

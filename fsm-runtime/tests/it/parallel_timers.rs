@@ -54,14 +54,17 @@ fn at(after: Duration) -> Timestamp {
 
 const MINUTE: Duration = Duration::from_secs(60);
 
-fn due(machine: &mut Kiln<ManualClock>, fan: bool) -> Vec<Result<TimerFired, TimerRejected>> {
+fn due(
+    machine: &mut Kiln<ManualClock>,
+    fan: bool,
+) -> Vec<Result<TimerFired<ManualClock>, TimerRejected<ManualClock>>> {
     let mut out = Vec::new();
     machine.fire_due(&Fan(fan), |result| out.push(result));
     out
 }
 
 #[test]
-fn each_region_s_timers_fire_in_turn_ties_to_the_first_leaf() -> Result<(), FireError> {
+fn each_region_s_timers_fire_in_turn_ties_to_the_first_leaf() -> Result<(), FireError<ManualClock>> {
     let clock = ManualClock::new(start());
     let mut kiln = Kiln::with_clock(clock.clone());
     assert_eq!(kiln.next_deadline(), None);
@@ -71,7 +74,7 @@ fn each_region_s_timers_fire_in_turn_ties_to_the_first_leaf() -> Result<(), Fire
 
     clock.advance(MINUTE);
     let fired = due(&mut kiln, true);
-    let fired: Vec<TimerFired> = fired.into_iter().map(|r| r.expect("fired")).collect();
+    let fired: Vec<TimerFired<ManualClock>> = fired.into_iter().map(|r| r.expect("fired")).collect();
     assert_eq!(fired.len(), 2, "{fired:?}");
     // `heat` is written before `fan`, so `ramping`'s timer goes first.
     assert_eq!(fired[0].declared_in, "ramping");
@@ -83,7 +86,7 @@ fn each_region_s_timers_fire_in_turn_ties_to_the_first_leaf() -> Result<(), Fire
     assert_eq!(fired[0].due, at(MINUTE));
     assert_eq!(
         fired[0].to_string(),
-        "[ramping, spinning] --after 1m of `ramping`--> [holding, spinning] emits hold"
+        "timer 0 of `ramping` (in [`ramping`, `spinning`]) -> [`holding`, `spinning`] (emit `hold`)"
     );
     // An internal timer: nothing exited or entered, and it is not re-armed.
     assert_eq!(fired[1].declared_in, "spinning");
@@ -115,7 +118,7 @@ fn each_region_s_timers_fire_in_turn_ties_to_the_first_leaf() -> Result<(), Fire
 }
 
 #[test]
-fn a_group_whose_guards_all_fail_is_rejected_and_disarmed() -> Result<(), FireError> {
+fn a_group_whose_guards_all_fail_is_rejected_and_disarmed() -> Result<(), FireError<ManualClock>> {
     let clock = ManualClock::new(start());
     let mut kiln = Kiln::with_clock(clock.clone());
     kiln.fire(Action::Start, &Fan(false))?;
@@ -129,8 +132,8 @@ fn a_group_whose_guards_all_fail_is_rejected_and_disarmed() -> Result<(), FireEr
     assert_eq!(fan.due, at(MINUTE));
     assert_eq!(
         fan.to_string(),
-        "timer 0 of `spinning` came due at 2027-01-15T08:01:00.000Z in configuration [holding, spinning], \
-         and no guard of its group held"
+        "timer 0 of `spinning` (in [`holding`, `spinning`]) came due at 2027-01-15T08:01:00.000Z and no \
+         guard of its group held"
     );
     // The rejected group is disarmed: the next deadline is `holding`'s.
     assert_eq!(kiln.next_deadline(), Some(at(3 * MINUTE)));
@@ -138,7 +141,7 @@ fn a_group_whose_guards_all_fail_is_rejected_and_disarmed() -> Result<(), FireEr
 }
 
 #[test]
-fn a_snapshot_keeps_the_deadlines_and_restoring_checks_each_timer() -> Result<(), FireError> {
+fn a_snapshot_keeps_the_deadlines_and_restoring_checks_each_timer() -> Result<(), FireError<ManualClock>> {
     let clock = ManualClock::new(start());
     let mut kiln = Kiln::with_clock(clock.clone());
     kiln.fire(Action::Start, &Fan(true))?;

@@ -63,6 +63,8 @@ fn report<M: Machine>(result: Result<Fired<M>, FireError<M>>) -> String {
             let guards: Vec<&str> = e.candidates().iter().map(|c| c.guard()).collect();
             format!("{:?} refused by {guards:?}", e.event())
         }
+        // A guarded cycle of `always` or `done` steps that did not settle.
+        Err(FireError::Runaway(e)) => format!("ran away: {e}"),
     }
 }
 // README: end

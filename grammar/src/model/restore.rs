@@ -288,7 +288,11 @@ impl Machine {
     /// # Panics
     ///
     /// When a state or timer id is not one of this machine's.
-    pub fn timer_group_always_armed(&self, state: StateId, timers: impl IntoIterator<Item = TimerId>) -> bool {
+    pub fn timer_group_always_armed(
+        &self,
+        state: StateId,
+        timers: impl IntoIterator<Item = TimerId>,
+    ) -> bool {
         for timer in timers {
             let timer = &self.timers[timer.index()];
             let stays = match timer.target {

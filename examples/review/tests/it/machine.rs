@@ -112,6 +112,7 @@ fn review_is_never_rejected_by_its_guard() {
                     Err(FireError::GuardRejected(error)) => {
                         panic!("unexpected guard rejection: {error}")
                     }
+                    Err(error @ FireError::Runaway(_)) => panic!("{error}"),
                 }
             }
         }

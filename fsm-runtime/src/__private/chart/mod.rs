@@ -25,8 +25,8 @@ mod step;
 mod tables;
 mod timers;
 
-pub use bits::{Bits, Iter};
 pub use crate::list::Inline;
+pub use bits::{Bits, Iter};
 pub use configuration::Problem;
 pub use fast::{fast_step, take_fast, Fast, Row};
 #[cfg(feature = "alloc")]
