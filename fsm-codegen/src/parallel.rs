@@ -422,30 +422,21 @@ impl StepParts<'_> {
 /// states that [`refusal`] accepts.
 pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStream {
     let m = machine;
-    let idents = Idents::new(m);
-    let plan = Plan::new(m);
-    let cp = ChartPlan::new(m, &plan);
-    let bound = cp.fire_bound(m);
-    let module = &idents.module;
-    let machine_ident = &idents.machine;
     let docs = module_docs(m, options);
     let prelude = module_prelude(options);
     let lints = module_lints();
-    let enums = enums(m, &idents);
-    let guards_trait = guards_trait(&m.guards, &idents, &options.spans);
-    let name = &m.name;
-    let fingerprint = m.fingerprint();
     // A context or payloads: `fire` takes an `Event`, and the `Event` enum
     // and the `Context` trait (or `Guards`, with payloads) are rendered as
     // for a machine without parallel states.
     let payloads = m.actions.iter().any(|a| a.payload.is_some());
     let gen = (m.context.is_some() || payloads).then(|| Gen::new(m, options));
-    let ctx: Option<TokenStream> = gen.as_ref().and_then(|g| g.context.clone());
-    let events = gen.as_ref().is_some_and(|g| g.events);
-    let (gen_effects, gen_delays) = match &gen {
-        Some(g) => (g.effects.clone(), g.delays.clone()),
-        None => (Vec::new(), Vec::new()),
-    };
+    let sh = Shared::new(m, options, gen.as_ref());
+    let idents = &sh.idents;
+    let module = &idents.module;
+    let enums = enums(m, idents);
+    let guards_trait = guards_trait(&m.guards, idents, &options.spans);
+    let name = &m.name;
+    let fingerprint = &sh.fingerprint;
     // The `Event` enum and the `Context` trait (or `Guards` with payloads),
     // over the user's types, which resolve where the machine is generated.
     let (guards_trait, data_allow, data_use) = match &gen {
@@ -467,124 +458,533 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         }
         None => (guards_trait, TokenStream::new(), TokenStream::new()),
     };
-    let (input, input_ty, input_ref_ty, input_action, let_action) = if events {
-        (
-            quote!(event),
-            quote!(Event),
-            quote!(&Event),
-            quote!(event.action()),
-            quote!(let action = event.action();),
-        )
+    let Shared {
+        ctx,
+        impl_generics,
+        machine_ty,
+        n_actions,
+        g_param,
+        input,
+        input_ref_ty,
+        g_arg,
+        input_action,
+        max_leaves,
+        ..
+    } = &sh;
+    let views = views(&sh);
+    let tables = tables(&sh);
+    let (written_arms, general) = written_arms(&sh);
+    let (fire_error, fire_methods) = fire(&sh, &written_arms, general);
+    let host = host(&sh);
+    let traits = machine_traits(&sh);
+    let delay_fn = delay_fn(&sh);
+    let check_host = sh.host_with(quote!(__fsm::None), quote!(__fsm::Some(event)), true);
+    let can_fire_doc = format!(
+        " True when `fire` would take `{input}` now (asking the guards it would ask, and changing \
+         nothing)."
+    );
+
+    let ctx_accessors = ctx.as_ref().map(|c| {
+        quote! {
+            /// The context.
+            pub fn context(&self) -> &#c {
+                &self.context
+            }
+
+            /// The context, to change outside any transition.
+            pub fn context_mut(&mut self) -> &mut #c {
+                &mut self.context
+            }
+
+            /// The machine's context, giving the machine up.
+            pub fn into_context(self) -> #c {
+                self.context
+            }
+        }
+    });
+    let snapshot_of = sh.snapshot_of();
+    let plain_snapshot = ctx.is_none().then(|| {
+        quote! {
+            /// The configuration (its leaves, in document order),
+            /// the armed timers and the history memory, with the
+            /// machine's name and fingerprint, ready to be stored.
+            pub fn snapshot(&self) -> __fsm::Snapshot {
+                #snapshot_of
+            }
+        }
+    });
+    // The machine, and what a machine with timers adds: its clock, its
+    // deadlines (one per timer group), and firing the due ones.
+    let Items {
+        machine_struct,
+        constructor,
+        timer_methods,
+        armed_timers,
+        restore,
+        restore_system,
+        timer_items,
+    } = if sh.timed {
+        timed_items(&sh)
     } else {
-        (
-            quote!(action),
-            quote!(Action),
-            quote!(Action),
-            quote!(action),
-            quote!(),
-        )
+        untimed_items(&sh)
     };
-    let words = lit(cp.words);
-    let slots_n = lit(plan.history.len());
-    let max_leaves = lit(cp.max_leaves);
-    let n_states = lit(m.states.len());
-    let n_transitions = lit(cp.transitions.len());
-    let n_guards = lit(m.guards.len());
-    let FireBound { outputs, .. } = bound;
-    let n_outputs = lit(outputs);
-    let n_actions = lit(m.actions.len().max(1));
 
-    // The tables.
-    let states = cp.states.iter().map(|s| {
-        let kind = match s.kind {
-            ChartKind::Leaf => quote!(Leaf),
-            ChartKind::Final => quote!(Final),
-            ChartKind::Composite => quote!(Composite),
-            ChartKind::Parallel => quote!(Parallel),
-        };
-        let (parent, initial) = (id_lit(s.parent), id_lit(s.initial));
-        let (depth, end) = (u32_lit(s.depth), u32_lit(s.end));
-        let children = list(s.children);
-        let memory = match s.memory {
-            Some(slot) => {
-                let n = u32_lit(slot as u32);
-                quote!(#n)
-            }
-            None => quote!(__fsm::chart::NONE),
-        };
-        let (enter, exit) = (hook(s.enter), hook(s.exit));
-        let (timer_groups, eventless) = (list(s.timer_groups), list(s.eventless));
-        quote! {
-            __fsm::chart::State {
-                parent: #parent,
-                kind: __fsm::chart::Kind::#kind,
-                depth: #depth,
-                end: #end,
-                initial: #initial,
-                children: #children,
-                memory: #memory,
-                enter: #enter,
-                exit: #exit,
-                timer_groups: #timer_groups,
-                eventless: #eventless,
-            }
-        }
-    });
-    let transitions = cp.transitions.iter().map(|t| {
-        let (source, target) = (id_lit(t.source), id_lit(t.target));
-        let history = Literal::u8_unsuffixed(t.history);
-        let priority = Literal::i32_unsuffixed(t.priority);
-        let (lo, hi) = (u32_lit(t.exits.0), u32_lit(t.exits.1));
-        let path = list(t.path);
-        let own = hook(t.own);
-        quote! {
-            __fsm::chart::Transition {
-                source: #source,
-                target: #target,
-                history: #history,
-                priority: #priority,
-                exits: (#lo, #hi),
-                path: #path,
-                own: #own,
-            }
-        }
-    });
-    let pool = cp.pool.iter().map(|&n| u32_lit(n));
-    let n_pool = lit(cp.pool.len());
+    quote! {
+        #docs
+        #lints
+        #data_allow
+        pub mod #module {
+            #prelude
+            #data_use
+            #enums
+            #guards_trait
 
-    // The timer groups: each one state's timers of one delay, armed and due
-    // together.
-    let timed = !m.timers.is_empty();
-    let n_groups = lit(plan.timer_groups.len());
-    let groups = plan.timer_groups.iter().map(|g| {
-        let state = u32_lit(g.state.index() as u32);
-        let candidates = g
-            .timers
+            #views
+
+            #fire_error
+
+            #timer_items
+
+            #machine_struct
+
+            impl #impl_generics #machine_ty {
+                /// The machine's name, as written.
+                pub const NAME: &'static str = #name;
+                /// A hash of the definition, which snapshots carry.
+                pub const FINGERPRINT: &'static str = #fingerprint;
+
+                #constructor
+
+                #ctx_accessors
+
+                /// The active states.
+                pub fn configuration(&self) -> Configuration {
+                    Configuration(self.config)
+                }
+
+                /// True when `state` (a leaf or a composite) is active.
+                pub fn is_in(&self, state: impl __fsm::Into<AnyState>) -> bool {
+                    self.config.contains(state.into().id())
+                }
+
+                /// The active leaves, in document order.
+                pub fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
+                    self.config.iter().filter_map(|s| LEAF_BY_ID[s as usize])
+                }
+
+                /// True in a top-level `terminal` state, which nothing leaves.
+                pub fn is_terminal(&self) -> bool {
+                    terminal_in(self.config)
+                }
+
+                /// The actions some active leaf has a transition for, in
+                /// declaration order.
+                pub fn valid_actions(&self) -> __fsm::List<Action, #n_actions> {
+                    valid_in(self.config)
+                }
+
+                #fire_methods
+
+                #timer_methods
+
+                #[doc = #can_fire_doc]
+                pub fn can_fire #g_param (&self, #input: #input_ref_ty #g_arg) -> bool {
+                    let mut host = #check_host;
+                    let a = action_index(#input_action);
+                    let mut chosen = [0u32; #max_leaves];
+                    __fsm::chart::select(
+                        &CHART,
+                        &self.config,
+                        |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(&[], |row| CHART.list(row.candidates)),
+                        &mut host,
+                        &mut chosen,
+                    ) > 0
+                }
+            }
+
+            __fsm::if_alloc! {
+                impl #impl_generics #machine_ty {
+                    #armed_timers
+
+                    #plain_snapshot
+
+                    #restore
+                }
+            }
+            #restore_system
+
+            #host
+
+            #traits
+
+            #delay_fn
+
+            #tables
+        }
+    }
+}
+
+/// What the parts of the module share: the values computed once.
+struct Shared<'a> {
+    m: &'a Machine,
+    options: &'a Options,
+    idents: Idents,
+    plan: Plan,
+    cp: ChartPlan,
+    bound: FireBound,
+    /// The context's type, when the machine has one.
+    ctx: Option<TokenStream>,
+    events: bool,
+    timed: bool,
+    has_guards: bool,
+    guards_arg: bool,
+    gen_effects: Vec<Ident>,
+    slots: Vec<Slot>,
+    step_table: Vec<Vec<Option<usize>>>,
+    static_steps: Vec<fsm_grammar::plan::StaticStep>,
+    named_delays: Vec<TokenStream>,
+    words: Literal,
+    slots_n: Literal,
+    max_leaves: Literal,
+    n_groups: Literal,
+    n_guards: Literal,
+    n_outputs: Literal,
+    n_actions: Literal,
+    input: TokenStream,
+    input_ty: TokenStream,
+    input_ref_ty: TokenStream,
+    input_action: TokenStream,
+    let_action: TokenStream,
+    g_param: TokenStream,
+    g_arg: TokenStream,
+    g_call: Option<TokenStream>,
+    method_generics: TokenStream,
+    impl_generics: TokenStream,
+    machine_ty: TokenStream,
+    type_params: TokenStream,
+    default_params: TokenStream,
+    output_fill: TokenStream,
+    keep_timers: Option<TokenStream>,
+    ctx_field: TokenStream,
+    ctx_param: TokenStream,
+    ctx_arg: TokenStream,
+    ctx_init: TokenStream,
+    ctx_sep: TokenStream,
+    fingerprint: String,
+}
+
+impl<'a> Shared<'a> {
+    fn new(m: &'a Machine, options: &'a Options, gen: Option<&Gen>) -> Shared<'a> {
+        let idents = Idents::new(m);
+        let plan = Plan::new(m);
+        let cp = ChartPlan::new(m, &plan);
+        let bound = cp.fire_bound(m);
+        let machine_ident = &idents.machine;
+        let ctx: Option<TokenStream> = gen.and_then(|g| g.context.clone());
+        let events = gen.is_some_and(|g| g.events);
+        let (gen_effects, gen_delays) = match gen {
+            Some(g) => (g.effects.clone(), g.delays.clone()),
+            None => (Vec::new(), Vec::new()),
+        };
+        let (input, input_ty, input_ref_ty, input_action, let_action) = if events {
+            (
+                quote!(event),
+                quote!(Event),
+                quote!(&Event),
+                quote!(event.action()),
+                quote!(let action = event.action();),
+            )
+        } else {
+            (
+                quote!(action),
+                quote!(Action),
+                quote!(Action),
+                quote!(action),
+                quote!(),
+            )
+        };
+        let words = lit(cp.words);
+        let slots_n = lit(plan.history.len());
+        let max_leaves = lit(cp.max_leaves);
+        let n_guards = lit(m.guards.len());
+        let FireBound { outputs, .. } = bound;
+        let n_outputs = lit(outputs);
+        let n_actions = lit(m.actions.len().max(1));
+        let output_fill = match idents.outputs.first() {
+            Some(first) if outputs > 0 => quote!([Output::#first; #n_outputs]),
+            _ => quote!([]),
+        };
+        let n_outputs = if idents.outputs.is_empty() {
+            lit(0)
+        } else {
+            n_outputs
+        };
+        let timed = !m.timers.is_empty();
+        let n_groups = lit(plan.timer_groups.len());
+        let slots = slots(m);
+        // The steps the plan writes out, and which leaves have candidates.
+        let (step_table, static_steps) = cp.static_steps(m);
+        let has_guards = !m.guards.is_empty();
+        // The caller passes the guards to `fire` (a machine with guards and no
+        // context); a machine with a context owns it, and its host reaches it.
+        let guards_arg = has_guards && ctx.is_none();
+        let g_call = guards_arg.then(|| quote!(, guards));
+        let (g_param, g_arg) = if guards_arg {
+            (quote!(<G: Guards + ?::core::marker::Sized>), quote!(, guards: &G))
+        } else {
+            (quote!(), quote!())
+        };
+        let method_generics = g_param.clone();
+        let (impl_generics, machine_ty) = if timed {
+            (quote!(<K: __fsm::Clock>), quote!(#machine_ident<K>))
+        } else {
+            (quote!(), quote!(#machine_ident))
+        };
+        // A timer group's delay: a literal, or the context's named delay, read
+        // when the group is armed.
+        let named_delays: Vec<TokenStream> = plan
+            .timer_groups
             .iter()
-            .map(|&(t, _)| u32_lit(cp.index_of(m, Chosen::Timer(t)) as u32));
-        let indices = g.timers.iter().map(|&(_, i)| u32_lit(i));
+            .enumerate()
+            .filter_map(|(g, group)| match group.delay {
+                Delay::Named(d) => {
+                    let (g, method) = (u32_lit(g as u32), &gen_delays[d.index()]);
+                    Some(quote!(#g => Context::#method(context),))
+                }
+                Delay::Literal(_) => None,
+            })
+            .collect();
+        let keep_timers = timed.then(|| quote!(self.armed = host.armed;));
+        // The runtime's result types, by their short names, and the refusals
+        // `fire` builds: out of line, as the errors are the cold path.
+        let (type_params, default_params) = if timed {
+            (quote!(<K>), quote!(<K = __fsm::DefaultClock>))
+        } else {
+            (quote!(), quote!())
+        };
+        // The context: a field, a constructor argument, accessors, and with
+        // `fsm-runtime`'s `serde` feature a part of every snapshot.
+        let (ctx_field, ctx_param, ctx_arg, ctx_init, ctx_sep) = match &ctx {
+            Some(c) => (
+                quote!(context: #c,),
+                quote!(context: #c),
+                quote!(context),
+                quote!(context,),
+                quote!(,),
+            ),
+            None => Default::default(),
+        };
+        Shared {
+            m,
+            options,
+            idents,
+            plan,
+            cp,
+            bound,
+            ctx,
+            events,
+            timed,
+            has_guards,
+            guards_arg,
+            gen_effects,
+            slots,
+            step_table,
+            static_steps,
+            named_delays,
+            words,
+            slots_n,
+            max_leaves,
+            n_groups,
+            n_guards,
+            n_outputs,
+            n_actions,
+            input,
+            input_ty,
+            input_ref_ty,
+            input_action,
+            let_action,
+            g_param,
+            g_arg,
+            g_call,
+            method_generics,
+            impl_generics,
+            machine_ty,
+            type_params,
+            default_params,
+            output_fill,
+            keep_timers,
+            ctx_field,
+            ctx_param,
+            ctx_arg,
+            ctx_init,
+            ctx_sep,
+            fingerprint: m.fingerprint(),
+        }
+    }
+
+    /// How the host reaches the guards: the caller's, the context (mutably
+    /// in `fire`, to run effects; shared in `can_fire`), or nothing.
+    fn reach(&self, shared: bool) -> TokenStream {
+        match (&self.ctx, self.guards_arg) {
+            (Some(_), _) if shared => quote!(context: &self.context,),
+            (Some(_), _) => quote!(context: &mut self.context,),
+            (None, true) => quote!(guards,),
+            (None, false) => quote!(guards: &(),),
+        }
+    }
+
+    /// The host's generics and types (its struct's parameters, its impls'
+    /// generics and type, and the type `fire` steps with). A machine with
+    /// timers is generic over its clock `K`, and its host keeps the
+    /// deadlines of a step until the step is done.
+    fn host_types(&self) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+        let (ctx, guards_arg, timed) = (&self.ctx, self.guards_arg, self.timed);
+        let clock = |tokens: TokenStream| timed.then_some(tokens);
+        let k_param = clock(quote!(, K));
+        let k_bound = clock(quote!(, K: __fsm::Clock));
+        match (ctx, guards_arg) {
+            (Some(c), _) => (
+                quote!(<'g, X #k_param>),
+                quote!(<X: __fsm::chart::Access<#c> #k_bound>),
+                quote!(Host<'_, X #k_param>),
+                quote!(Host<'_, &mut #c #k_param>),
+            ),
+            (None, true) => (
+                quote!(<'g, G: ?::core::marker::Sized #k_param>),
+                quote!(<G: Guards + ?::core::marker::Sized #k_bound>),
+                quote!(Host<'_, G #k_param>),
+                quote!(Host<'_, G #k_param>),
+            ),
+            (None, false) => (
+                quote!(<'g, G: ?::core::marker::Sized #k_param>),
+                match timed {
+                    true => quote!(<K: __fsm::Clock>),
+                    false => quote!(),
+                },
+                quote!(Host<'_, () #k_param>),
+                quote!(Host<'_, () #k_param>),
+            ),
+        }
+    }
+
+    /// A `Host` for a step: its clock reading `now`, its event `event`,
+    /// reaching the context shared or not.
+    fn host_with(&self, now: TokenStream, event: TokenStream, shared: bool) -> TokenStream {
+        let (timed, events, n_guards, output_fill) =
+            (self.timed, self.events, &self.n_guards, &self.output_fill);
+        let timers = timed.then(|| quote!(armed: self.armed, now: #now, clock: &self.clock,));
+        let event = events.then(|| quote!(event: #event,));
+        let reach = self.reach(shared);
         quote! {
-            __fsm::chart::TimerGroup {
-                state: #state,
-                candidates: &[#(#candidates),*],
-                indices: &[#(#indices),*],
+            Host {
+                #reach
+                #event
+                cache: [__fsm::None; #n_guards],
+                outputs: __fsm::chart::Inline::new(#output_fill),
+                moved: false,
+                #timers
             }
         }
-    });
-    let delays = plan.timer_groups.iter().map(|g| match g.delay {
-        Delay::Literal(d) => {
-            let ms = Literal::u64_unsuffixed(d.as_millis() as u64);
-            quote!(__fsm::Duration::from_millis(#ms))
+    }
+
+    /// The `always` and `done` steps after an action's step, and after a
+    /// timer's.
+    fn settles(&self) -> (TokenStream, TokenStream) {
+        let (m, bound, input) = (self.m, &self.bound, &self.input);
+        // Without `always` and `done` transitions nothing follows a step.
+        // Without `always` and `done` transitions nothing follows a step; with
+        // them, they settle, or (`bound.runaway`) may stop at the bound.
+        let settle = if m.eventless.is_empty() {
+            quote!(let _ = entered;)
+        } else {
+            quote! {
+                let settled = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
+            }
+        };
+        // After an action's step, a runaway is an error, where the last
+        // microstep left the machine (as the dynamic engine's); after a
+        // timer's, the timer stays fired there, as there.
+        let settle_timer = if m.eventless.is_empty() {
+            settle.clone()
+        } else {
+            quote!(#settle let _ = settled;)
+        };
+        let settle = if !m.eventless.is_empty() && bound.runaway {
+            quote! {
+                #settle
+                if settled == __fsm::chart::Settled::Runaway {
+                    let outputs = __fsm::List::collected(host.outputs);
+                    return __fsm::Err(__fsm::FireError::runaway(Configuration(before), Configuration(self.config), #input, outputs));
+                }
+            }
+        } else {
+            settle_timer.clone()
+        };
+        (settle, settle_timer)
+    }
+
+    /// Timer group `g`'s delay, the context being `context`.
+    fn delay_of(&self, g: TokenStream, context: TokenStream) -> TokenStream {
+        if self.named_delays.is_empty() {
+            quote!(DELAYS[#g as usize])
+        } else {
+            quote!(delay(#g, #context))
         }
-        // Read from the context when the group is armed (`delay`).
-        Delay::Named(_) => quote!(__fsm::Duration::ZERO),
-    });
-    let labels = plan.timer_groups.iter().map(|g| g.label.as_str());
-    // The groups in the order ties fire (the plan's).
-    let tie_order = plan.timer_order.iter().map(|&g| u32_lit(g as u32));
+    }
 
-    let names = m.states.iter().map(|s| s.name.as_str());
+    /// The configuration and history memory of a snapshot, restored.
+    fn restoring(&self, groups: TokenStream, armed: TokenStream) -> TokenStream {
+        let slots_n = &self.slots_n;
+        quote! {
+            let mut memory = [__fsm::chart::Bits::EMPTY; #slots_n];
+            let config = __fsm::chart::restore(
+                &__fsm::chart::Restoring {
+                    chart: CHART,
+                    machine: Self::NAME,
+                    fingerprint: Self::FINGERPRINT,
+                    names: &NAMES,
+                    slots: &HISTORY_SLOTS,
+                    groups: #groups,
+                },
+                snapshot,
+                policy,
+                &mut memory,
+                #armed,
+            )?;
+        }
+    }
 
+    /// The snapshot of the machine, without its context.
+    fn snapshot_of(&self) -> TokenStream {
+        let with_timers = self.timed.then(|| quote!(.with_timers(self.armed_timers())));
+        quote! {
+            __fsm::Snapshot::of_configuration(
+                Self::NAME,
+                Self::FINGERPRINT,
+                self.leaves().map(State::name),
+            )
+            #with_timers
+            .with_last_leaves(
+                HISTORY_SLOTS
+                    .iter()
+                    .zip(&self.memory)
+                    .filter(|(_, leaves)| !leaves.is_empty())
+                    .map(|(&composite, leaves)| {
+                        (NAMES[composite as usize], leaves.iter().map(|s| NAMES[s as usize]))
+                    }),
+            )
+        }
+    }
+}
+
+/// The typed views of a configuration: `AnyState`, the slots' enums in
+/// `regions`, and `Configuration`.
+fn views(sh: &Shared) -> TokenStream {
+    let m = sh.m;
+    let Shared {
+        idents, slots, words, ..
+    } = sh;
+    let machine_ident = &idents.machine;
     // States as ids, and back.
     let leaves: Vec<StateId> = m.leaves().collect();
     let composites = crate::nested::composites(m);
@@ -618,22 +1018,8 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             quote!(AnyState::Composite(state) => match state { #(#composite_ids,)* },),
         )
     };
-    let leaf_by_id = m.state_ids().map(|s| {
-        if m.state(s).is_composite() {
-            quote!(__fsm::None)
-        } else {
-            let v = variant(s);
-            quote!(__fsm::Some(State::#v))
-        }
-    });
-    let terminal_states: Vec<StateId> = m.state_ids().filter(|&s| m.state(s).is_terminal()).collect();
-    let terminal_ids: Vec<Literal> = terminal_states
-        .iter()
-        .map(|s| u32_lit(s.index() as u32))
-        .collect();
 
     // The slots.
-    let slots = slots(m);
     let slot_enums = slots.iter().map(|slot| {
         let ty = &slot.ty;
         let variants = slot.members.iter().map(|&s| variant(s));
@@ -708,60 +1094,174 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     });
-
-    // The guards, by transition.
-    let guard_of = |c: Chosen| -> Option<&GuardExpr> {
-        match c {
-            Chosen::Action(t) => m.transition(t).guard.as_ref().map(|g| &g.expr),
-            Chosen::Eventless(i) => m.eventless[i].guard.as_ref().map(|g| &g.expr),
-            Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
+    quote! {
+        /// Any state of the machine, a leaf or a composite, for
+        /// [`Configuration::is_in`].
+        #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+        pub enum AnyState {
+            /// A leaf.
+            Leaf(State),
+            #composite_variant
         }
-    };
-    // Whether some guard reads the configuration (`in(...)`).
-    let reads_config = std::cell::Cell::new(false);
-    let guard_arms: Vec<TokenStream> = cp
-        .transitions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| {
-            let expr = guard_of(t.chosen)?;
-            let call = |g: fsm_grammar::model::GuardId| {
-                let n = lit(g.index());
-                quote!(self.ask(#n))
-            };
-            let in_state = |s: StateId| {
-                reads_config.set(true);
-                let id = u32_lit(s.index() as u32);
-                quote!(config.contains(#id))
-            };
-            let condition = condition_in(expr, &idents, &call, &in_state);
-            let i = u32_lit(i as u32);
-            Some(quote!(#i => #condition,))
-        })
-        .collect();
-    let action_arms = idents.actions.iter().enumerate().map(|(i, a)| {
-        let i = u32_lit(i as u32);
-        quote!(Action::#a => #i,)
+
+        impl __fsm::From<State> for AnyState {
+            fn from(state: State) -> AnyState {
+                AnyState::Leaf(state)
+            }
+        }
+
+        #composite_from
+
+        impl AnyState {
+            const fn id(self) -> u32 {
+                match self {
+                    AnyState::Leaf(state) => match state { #(#leaf_ids,)* },
+                    #composite_arm
+                }
+            }
+        }
+
+        /// The states one of which is active in each slot of a
+        /// configuration: [`Top`](regions::Top) for the top level, one
+        /// enum per region of a parallel state. A `match` on one is
+        /// exhaustive.
+        pub mod regions {
+            use super::__fsm;
+            #(#slot_enums)*
+        }
+
+        /// The set of active states: one leaf in each active region,
+        /// and every state holding them.
+        #[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+        pub struct Configuration(__fsm::chart::Bits<#words>);
+
+        impl Configuration {
+            /// True when `state` (a leaf or a composite) is active.
+            pub fn is_in(&self, state: impl __fsm::Into<AnyState>) -> bool {
+                self.0.contains(state.into().id())
+            }
+
+            /// The active leaves, in document order.
+            pub fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
+                self.0.iter().filter_map(|s| LEAF_BY_ID[s as usize])
+            }
+
+            #(#slot_methods)*
+        }
+
+        /// The active leaves, separated by commas.
+        impl __fsm::fmt::Display for Configuration {
+            fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                for (i, leaf) in self.leaves().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(leaf.name())?;
+                }
+                __fsm::Ok(())
+            }
+        }
+
+        impl __fsm::fmt::Debug for Configuration {
+            fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                f.debug_list().entries(self.leaves()).finish()
+            }
+        }
+    }
+}
+
+/// The plan's tables as `static`s: the chart, each state's rows, the
+/// written-out steps, the names, the outputs and the history slots.
+fn tables(sh: &Shared) -> TokenStream {
+    let m = sh.m;
+    let Shared {
+        idents,
+        plan,
+        cp,
+        step_table,
+        static_steps,
+        words,
+        slots_n,
+        ..
+    } = sh;
+    let n_states = lit(m.states.len());
+    let n_transitions = lit(cp.transitions.len());
+
+    // The tables.
+    let states = cp.states.iter().map(|s| {
+        let kind = match s.kind {
+            ChartKind::Leaf => quote!(Leaf),
+            ChartKind::Final => quote!(Final),
+            ChartKind::Composite => quote!(Composite),
+            ChartKind::Parallel => quote!(Parallel),
+        };
+        let (parent, initial) = (id_lit(s.parent), id_lit(s.initial));
+        let (depth, end) = (u32_lit(s.depth), u32_lit(s.end));
+        let children = list(s.children);
+        let memory = match s.memory {
+            Some(slot) => {
+                let n = u32_lit(slot as u32);
+                quote!(#n)
+            }
+            None => quote!(__fsm::chart::NONE),
+        };
+        let (enter, exit) = (hook(s.enter), hook(s.exit));
+        let (timer_groups, eventless) = (list(s.timer_groups), list(s.eventless));
+        quote! {
+            __fsm::chart::State {
+                parent: #parent,
+                kind: __fsm::chart::Kind::#kind,
+                depth: #depth,
+                end: #end,
+                initial: #initial,
+                children: #children,
+                memory: #memory,
+                enter: #enter,
+                exit: #exit,
+                timer_groups: #timer_groups,
+                eventless: #eventless,
+            }
+        }
+    });
+    let transitions = cp.transitions.iter().map(|t| {
+        let (source, target) = (id_lit(t.source), id_lit(t.target));
+        let history = Literal::u8_unsuffixed(t.history);
+        let priority = Literal::i32_unsuffixed(t.priority);
+        let (lo, hi) = (u32_lit(t.exits.0), u32_lit(t.exits.1));
+        let path = list(t.path);
+        let own = hook(t.own);
+        quote! {
+            __fsm::chart::Transition {
+                source: #source,
+                target: #target,
+                history: #history,
+                priority: #priority,
+                exits: (#lo, #hi),
+                path: #path,
+                own: #own,
+            }
+        }
+    });
+    let pool = cp.pool.iter().map(|&n| u32_lit(n));
+    let n_pool = lit(cp.pool.len());
+
+    let names = m.states.iter().map(|s| s.name.as_str());
+    let variant = |s: StateId| &idents.states[s.index()];
+    let leaf_by_id = m.state_ids().map(|s| {
+        if m.state(s).is_composite() {
+            quote!(__fsm::None)
+        } else {
+            let v = variant(s);
+            quote!(__fsm::Some(State::#v))
+        }
     });
     let output_by_index = idents.outputs.iter().map(|o| quote!(Output::#o));
-    let output_fill = match idents.outputs.first() {
-        Some(first) if outputs > 0 => quote!([Output::#first; #n_outputs]),
-        _ => quote!([]),
-    };
-    let n_outputs = if idents.outputs.is_empty() {
-        lit(0)
-    } else {
-        n_outputs
-    };
-
     let n_outputs_all = lit(m.outputs.len());
     let history_slots = plan
         .history
         .iter()
         .map(|slot| u32_lit(slot.composite.index() as u32));
     let initial = bits(m.initial_configuration(), cp.words);
-    // The steps the plan writes out, and which leaves have candidates.
-    let (step_table, static_steps) = cp.static_steps(m);
     let mut fast_pool: Vec<u32> = Vec::new();
     let mut pool_list = |ids: &mut dyn Iterator<Item = u32>| {
         let start = fast_pool.len() as u32;
@@ -829,6 +1329,40 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     });
     let fast_pool_n = lit(fast_pool.len());
     let fast_pool = fast_pool.iter().map(|&n| u32_lit(n));
+    quote! {
+    const INITIAL: __fsm::chart::Bits<#words> = #initial;
+    static NAMES: [&str; #n_states] = [#(#names),*];
+    static LEAF_BY_ID: [__fsm::Option<State>; #n_states] = [#(#leaf_by_id),*];
+    static OUTPUTS: [Output; #n_outputs_all] = [#(#output_by_index),*];
+    static HISTORY_SLOTS: [u32; #slots_n] = [#(#history_slots),*];
+    static STATES: [__fsm::chart::State; #n_states] = [#(#states),*];
+    static TRANSITIONS: [__fsm::chart::Transition; #n_transitions] = [#(#transitions),*];
+    static POOL: [u32; #n_pool] = [#(#pool),*];
+    static ROWS: [&[__fsm::chart::Row]; #n_states] = [#(#rows),*];
+    static FAST: [__fsm::chart::Fast; #n_fast] = [#(#fast_steps),*];
+    static FAST_POOL: [u32; #fast_pool_n] = [#(#fast_pool),*];
+    static CHART: __fsm::chart::Chart<'static> = __fsm::chart::Chart {
+        states: &STATES,
+        transitions: &TRANSITIONS,
+        pool: &POOL,
+    };
+    }
+}
+
+/// The written-out arms of `fire`: for each action that has one, the
+/// action, its arm, and whether the arm takes the whole step itself; and
+/// the general step, for the actions without.
+fn written_arms(sh: &Shared) -> (Vec<(Ident, TokenStream, bool)>, Option<TokenStream>) {
+    let m = sh.m;
+    let Shared {
+        idents,
+        cp,
+        slots,
+        step_table,
+        static_steps,
+        input,
+        ..
+    } = sh;
     // Each action whose every leaf has a written-out step, and whose steps
     // in different slots never meet, fires through a `match` arm that tests
     // the leaves and takes their steps as constants; the others through
@@ -887,14 +1421,14 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         // outputs and transitions of each combination of the slots' steps.
         let combinations: usize = groups.iter().map(|g| g.len() + 1).product();
         if direct && combinations <= MAX_COMBINATIONS {
-            let body = direct_arm(&groups, &static_steps, &cp, &idents, &input);
+            let body = direct_arm(&groups, static_steps, cp, idents, input);
             written_arms.push((action_ident.clone(), body, true));
             continue;
         }
         let arm = if let [group] = groups.as_slice() {
             let branches = group.iter().map(|&(leaf, f)| {
                 let id = u32_lit(leaf.index() as u32);
-                let take = inline_step(&static_steps[f], &cp, &idents);
+                let take = inline_step(&static_steps[f], cp, idents);
                 quote!(if before.contains(#id) { #take })
             });
             quote! {
@@ -934,10 +1468,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
                 });
                 quote!(#(#matches)*)
             };
-            let parts = StepParts {
-                cp: &cp,
-                idents: &idents,
-            };
+            let parts = StepParts { cp, idents };
             let exits = phase(&|step| parts.exits(step), true);
             let transitions = phase(&|step| parts.transition(step), false);
             let entries = phase(&|step| parts.entries(step), false);
@@ -1000,68 +1531,55 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     });
+    (written_arms, general)
+}
 
-    // One `match` over the actions; the general step alone when no action
-    // has written-out steps, and no wildcard arm when every action has.
-    // The actions without written-out arms go to `fire_general`, out of
-    // line, so that `fire` stays small. A `fire` of a few written-out arms
-    // is always inlined where it is called, as a hand-written `match` would
-    // be: the caller then reads what it uses of `Fired` where `fire` wrote
-    // it, rather than a copy.
-    let has_guards = !m.guards.is_empty();
-    // The caller passes the guards to `fire` (a machine with guards and no
-    // context); a machine with a context owns it, and its host reaches it.
-    let guards_arg = has_guards && ctx.is_none();
-    let g_call = guards_arg.then(|| quote!(, guards));
-    let has_general = general.is_some();
-    let inline = if !written_arms.is_empty() && written_arms.len() <= INLINE_ARMS {
-        quote!(#[inline(always)])
-    } else {
-        quote!(#[inline])
-    };
-
-    // Without `always` and `done` transitions nothing follows a step.
-    // Without `always` and `done` transitions nothing follows a step; with
-    // them, they settle, or (`bound.runaway`) may stop at the bound.
-    let settle = if m.eventless.is_empty() {
-        quote!(let _ = entered;)
-    } else {
-        quote! {
-            let settled = __fsm::chart::settle(&CHART, &mut self.config, &mut self.memory, &before, &entered, &mut host, &mut chosen);
+/// What a step asks of the caller and collects for it: the `Host` struct,
+/// its guards, effects and timers, and its `chart::Host` impl.
+fn host(sh: &Shared) -> TokenStream {
+    let m = sh.m;
+    let Shared {
+        idents,
+        cp,
+        ctx,
+        gen_effects,
+        words,
+        n_guards,
+        n_groups,
+        n_outputs,
+        ..
+    } = sh;
+    let (timed, events, has_guards) = (sh.timed, sh.events, sh.has_guards);
+    // The guards, by transition.
+    let guard_of = |c: Chosen| -> Option<&GuardExpr> {
+        match c {
+            Chosen::Action(t) => m.transition(t).guard.as_ref().map(|g| &g.expr),
+            Chosen::Eventless(i) => m.eventless[i].guard.as_ref().map(|g| &g.expr),
+            Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
         }
     };
-    // After an action's step, a runaway is an error, where the last
-    // microstep left the machine (as the dynamic engine's); after a
-    // timer's, the timer stays fired there, as there.
-    let settle_timer = if m.eventless.is_empty() {
-        settle.clone()
-    } else {
-        quote!(#settle let _ = settled;)
-    };
-    let settle = if !m.eventless.is_empty() && bound.runaway {
-        quote! {
-            #settle
-            if settled == __fsm::chart::Settled::Runaway {
-                let outputs = __fsm::List::collected(host.outputs);
-                return __fsm::Err(__fsm::FireError::runaway(Configuration(before), Configuration(self.config), #input, outputs));
-            }
-        }
-    } else {
-        settle_timer.clone()
-    };
-    let (g_param, g_arg) = if guards_arg {
-        (quote!(<G: Guards + ?::core::marker::Sized>), quote!(, guards: &G))
-    } else {
-        (quote!(), quote!())
-    };
-    // How the host reaches the guards: the caller's, the context (mutably
-    // in `fire`, to run effects; shared in `can_fire`), or nothing.
-    let reach = |shared: bool| match (&ctx, guards_arg) {
-        (Some(_), _) if shared => quote!(context: &self.context,),
-        (Some(_), _) => quote!(context: &mut self.context,),
-        (None, true) => quote!(guards,),
-        (None, false) => quote!(guards: &(),),
-    };
+    // Whether some guard reads the configuration (`in(...)`).
+    let reads_config = std::cell::Cell::new(false);
+    let guard_arms: Vec<TokenStream> = cp
+        .transitions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let expr = guard_of(t.chosen)?;
+            let call = |g: fsm_grammar::model::GuardId| {
+                let n = lit(g.index());
+                quote!(self.ask(#n))
+            };
+            let in_state = |s: StateId| {
+                reads_config.set(true);
+                let id = u32_lit(s.index() as u32);
+                quote!(config.contains(#id))
+            };
+            let condition = condition_in(expr, idents, &call, &in_state);
+            let i = u32_lit(i as u32);
+            Some(quote!(#i => #condition,))
+        })
+        .collect();
     // `call` (a guard's or an effect's) with `payload` bound to the event's
     // payload of type `ty`.
     let payload_match = |ty: &str, call: TokenStream| {
@@ -1145,35 +1663,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             fn effect(&mut self, _effect: u32, _own: bool) {}
         ),
     };
-    // A machine with timers is generic over its clock `K`, and its host
-    // keeps the deadlines of a step until the step is done.
-    let clock = |tokens: TokenStream| timed.then_some(tokens);
-    let k_param = clock(quote!(, K));
-    let k_bound = clock(quote!(, K: __fsm::Clock));
-    let (host_struct_param, host_generics, host_ty_impl, host_ty) = match (&ctx, guards_arg) {
-        (Some(c), _) => (
-            quote!(<'g, X #k_param>),
-            quote!(<X: __fsm::chart::Access<#c> #k_bound>),
-            quote!(Host<'_, X #k_param>),
-            quote!(Host<'_, &mut #c #k_param>),
-        ),
-        (None, true) => (
-            quote!(<'g, G: ?::core::marker::Sized #k_param>),
-            quote!(<G: Guards + ?::core::marker::Sized #k_bound>),
-            quote!(Host<'_, G #k_param>),
-            quote!(Host<'_, G #k_param>),
-        ),
-        (None, false) => (
-            quote!(<'g, G: ?::core::marker::Sized #k_param>),
-            match timed {
-                true => quote!(<K: __fsm::Clock>),
-                false => quote!(),
-            },
-            quote!(Host<'_, () #k_param>),
-            quote!(Host<'_, () #k_param>),
-        ),
-    };
-    let method_generics = g_param.clone();
+    let (host_struct_param, host_generics, host_ty_impl, _) = sh.host_types();
     let host_reach_field = match ctx {
         Some(_) => quote!(context: X,),
         None => quote!(guards: &'g G,),
@@ -1186,63 +1676,7 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             clock: &'g K,
         }
     });
-    let host_with = |now: TokenStream, event: TokenStream, shared: bool| {
-        let timers = timed.then(|| quote!(armed: self.armed, now: #now, clock: &self.clock,));
-        let event = events.then(|| quote!(event: #event,));
-        let reach = reach(shared);
-        quote! {
-            Host {
-                #reach
-                #event
-                cache: [__fsm::None; #n_guards],
-                outputs: __fsm::chart::Inline::new(#output_fill),
-                moved: false,
-                #timers
-            }
-        }
-    };
-    let new_host = host_with(quote!(__fsm::None), quote!(__fsm::Some(&event)), false);
-    let check_host = host_with(quote!(__fsm::None), quote!(__fsm::Some(event)), true);
-    let due_host = host_with(quote!(__fsm::Some(now)), quote!(__fsm::None), false);
-    let (impl_generics, machine_ty) = if timed {
-        (quote!(<K: __fsm::Clock>), quote!(#machine_ident<K>))
-    } else {
-        (quote!(), quote!(#machine_ident))
-    };
-    // A timer group's delay: a literal, or the context's named delay, read
-    // when the group is armed.
-    let named_delays: Vec<TokenStream> = plan
-        .timer_groups
-        .iter()
-        .enumerate()
-        .filter_map(|(g, group)| match group.delay {
-            Delay::Named(d) => {
-                let (g, method) = (u32_lit(g as u32), &gen_delays[d.index()]);
-                Some(quote!(#g => Context::#method(context),))
-            }
-            Delay::Literal(_) => None,
-        })
-        .collect();
-    let delay_fn = match &ctx {
-        Some(c) if !named_delays.is_empty() => quote! {
-            /// Timer group `g`'s delay, reading a named delay from `context`.
-            fn delay(g: u32, context: &#c) -> __fsm::Duration {
-                match g {
-                    #(#named_delays)*
-                    _ => DELAYS[g as usize],
-                }
-            }
-        },
-        _ => TokenStream::new(),
-    };
-    let delay_of = |g: TokenStream, context: TokenStream| {
-        if named_delays.is_empty() {
-            quote!(DELAYS[#g as usize])
-        } else {
-            quote!(delay(#g, #context))
-        }
-    };
-    let arm_delay = delay_of(quote!(g), quote!(__fsm::chart::Access::read(&self.context)));
+    let arm_delay = sh.delay_of(quote!(g), quote!(__fsm::chart::Access::read(&self.context)));
     let arm_body = if timed {
         quote! {
             fn arm(&mut self, groups: &[u32]) {
@@ -1266,14 +1700,105 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             fn disarm(&mut self, _groups: &[u32]) {}
         }
     };
-    let keep_timers = timed.then(|| quote!(self.armed = host.armed;));
-    // The runtime's result types, by their short names, and the refusals
-    // `fire` builds: out of line, as the errors are the cold path.
-    let (type_params, default_params) = if timed {
-        (quote!(<K>), quote!(<K = __fsm::DefaultClock>))
+    let guard_body = if guard_arms.is_empty() {
+        quote! {
+            let _ = (transition, config);
+            true
+        }
     } else {
-        (quote!(), quote!())
+        let unused = (!reads_config.get()).then(|| quote!(let _ = config;));
+        quote! {
+            #unused
+            match transition {
+                #(#guard_arms)*
+                _ => true,
+            }
+        }
     };
+    quote! {
+    /// What a step asks of the caller and collects for it.
+    struct Host #host_struct_param {
+        #host_reach_field
+        #host_event_field
+        cache: [__fsm::Option<bool>; #n_guards],
+        outputs: __fsm::chart::Inline<Output, #n_outputs>,
+        moved: bool,
+        #host_timer_fields
+    }
+
+    impl #host_generics #host_ty_impl {
+        #ask
+    }
+
+    impl #host_generics __fsm::chart::Host<#words> for #host_ty_impl {
+        fn guard(&mut self, transition: u32, config: &__fsm::chart::Bits<#words>) -> bool {
+            #guard_body
+        }
+
+        fn taken(&mut self, transition: u32) {
+            // The next step asks its guards afresh.
+            self.cache = [__fsm::None; #n_guards];
+            self.moved |= TRANSITIONS[transition as usize].target != __fsm::chart::NONE;
+        }
+
+        #effect_body
+
+        fn output(&mut self, output: u32) {
+            self.outputs.push(OUTPUTS[output as usize]);
+        }
+
+        #arm_body
+    }
+    }
+}
+
+/// `fire`, `fire_general`, the general step and `has_candidates`, and the
+/// result types and refusals they return.
+fn fire(
+    sh: &Shared,
+    written_arms: &[(Ident, TokenStream, bool)],
+    general: Option<TokenStream>,
+) -> (TokenStream, TokenStream) {
+    let m = sh.m;
+    let Shared {
+        idents,
+        ctx,
+        words,
+        slots_n,
+        max_leaves,
+        input,
+        input_ty,
+        let_action,
+        g_param,
+        g_arg,
+        g_call,
+        method_generics,
+        impl_generics,
+        machine_ty,
+        type_params,
+        default_params,
+        keep_timers,
+        ..
+    } = sh;
+    let (events, has_guards) = (sh.events, sh.has_guards);
+    let machine_ident = &idents.machine;
+    let direct = m.eventless.is_empty();
+    // One `match` over the actions; the general step alone when no action
+    // has written-out steps, and no wildcard arm when every action has.
+    // The actions without written-out arms go to `fire_general`, out of
+    // line, so that `fire` stays small. A `fire` of a few written-out arms
+    // is always inlined where it is called, as a hand-written `match` would
+    // be: the caller then reads what it uses of `Fired` where `fire` wrote
+    // it, rather than a copy.
+    let has_general = general.is_some();
+    let inline = if !written_arms.is_empty() && written_arms.len() <= INLINE_ARMS {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
+    let (settle, _) = sh.settles();
+    let new_host = sh.host_with(quote!(__fsm::None), quote!(__fsm::Some(&event)), false);
+    let (_, _, _, host_ty) = sh.host_types();
     let fired_doc = format!(" What a successful [`{machine_ident}::fire`] reports.");
     let error_doc = if events {
         format!(" Why [`{machine_ident}::fire`] did not fire, with the event handed back (`event`, `into_event`).")
@@ -1299,94 +1824,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     });
-    // `Machine` and its siblings, as every generated machine has them.
-    let valid_in_body = match idents.actions.first() {
-        Some(first) => quote! {
-            let mut valid = __fsm::chart::Inline::new([Action::#first; #n_actions]);
-            for &action in Action::ALL {
-                let a = action_index(action);
-                if config.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some()) {
-                    valid.push(action);
-                }
-            }
-            __fsm::List::collected(valid)
-        },
-        // No action: nothing is ever valid.
-        None => quote! {
-            let _ = config;
-            __fsm::List::fixed(&[])
-        },
-    };
-    let terminal_configurations = terminal_states.iter().map(|&s| bits([s], cp.words));
-    let event_ty = if events { quote!(Event) } else { quote!(Action) };
-    let action_of = if events {
-        quote!(event.action())
-    } else {
-        quote!(*event)
-    };
-    let guards_param = Ident::new("G", Span::call_site());
-    let clock_param = Ident::new("K", Span::call_site());
-    let traits = crate::extended::trait_impls(&crate::extended::Traits {
-        machine: machine_ident,
-        generics: &impl_generics,
-        params: &type_params,
-        events,
-        guards_param: guards_arg.then_some(&guards_param),
-        clock_param: timed.then_some(&clock_param),
-        context: ctx.as_ref(),
-    });
-    let machine_impl = quote! {
-        impl #impl_generics __fsm::Machine for #machine_ty {
-            type State = Configuration;
-            type Action = Action;
-            type Output = Output;
-            type Event = #event_ty;
-            type Outputs = __fsm::List<Output, #n_outputs>;
-            type Valid = __fsm::List<Action, #n_actions>;
-
-            const NAME: &'static str = #name;
-            const FINGERPRINT: &'static str = #fingerprint;
-            const INITIAL: Configuration = Configuration(INITIAL);
-            const TERMINAL: &'static [Configuration] = &[#(Configuration(#terminal_configurations)),*];
-
-            #[inline]
-            fn state(&self) -> Configuration {
-                Configuration(self.config)
-            }
-
-            #[inline]
-            fn action_of(event: &#event_ty) -> Action {
-                #action_of
-            }
-
-            fn valid_actions_in(state: Configuration) -> __fsm::List<Action, #n_actions> {
-                valid_in(state.0)
-            }
-
-            fn is_terminal_state(state: Configuration) -> bool {
-                terminal_in(state.0)
-            }
-        }
-
-        impl __fsm::MachineState for Configuration {
-            type Leaf = State;
-
-            fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
-                Configuration::leaves(self)
-            }
-
-            fn leaf(&self) -> __fsm::Option<State> {
-                let mut leaves = Configuration::leaves(self);
-                let first = leaves.next()?;
-                match leaves.next() {
-                    __fsm::None => __fsm::Some(first),
-                    __fsm::Some(_) => __fsm::None,
-                }
-            }
-        }
-
-        #traits
-    };
     let has_candidates = has_general.then(|| {
         quote! {
             /// True when some leaf of `before` has candidates for
@@ -1478,25 +1915,6 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             }
         }
     });
-    let guard_body = if guard_arms.is_empty() {
-        quote! {
-            let _ = (transition, config);
-            true
-        }
-    } else {
-        let unused = (!reads_config.get()).then(|| quote!(let _ = config;));
-        quote! {
-            #unused
-            match transition {
-                #(#guard_arms)*
-                _ => true,
-            }
-        }
-    };
-    let machine_docs = doc_attrs(
-        &m.docs,
-        &format!("The machine `{name}`: its configuration and history memory."),
-    );
     let guards_doc = match (&ctx, has_guards) {
         (Some(_), _) => {
             "the context answers the guards as each step finds it, each guard at most once per \
@@ -1516,14 +1934,376 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
     } else {
         " When no active leaf takes `action`, or no guard of theirs holds; the machine is unchanged."
     };
-    let can_fire_doc = format!(
-        " True when `fire` would take `{input}` now (asking the guards it would ask, and changing \
-         nothing)."
-    );
+    let fire_methods = quote! {
+        #[allow(clippy::single_match)]
+        #inline
+        #[doc = #fire_doc]
+        ///
+        /// # Errors
+        ///
+        #[doc = #fire_errors_doc]
+        pub fn fire #g_param (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
+            #fire_body
+        }
 
-    // The machine, and what a machine with timers adds: its clock, its
-    // deadlines (one per timer group), and firing the due ones.
-    let restore_docs = quote! {
+        #fire_general
+
+        /// The chart's step for action `a`, from `before`: the
+        /// first enabled candidate of every active leaf, conflicts
+        /// removed; the states entered, or `None` when no leaf took
+        /// the action.
+        #[allow(clippy::too_many_arguments)]
+        fn general_step #method_generics (
+            config: &mut __fsm::chart::Bits<#words>,
+            memory: &mut [__fsm::chart::Bits<#words>; #slots_n],
+            before: __fsm::chart::Bits<#words>,
+            a: u32,
+            host: &mut #host_ty,
+            chosen: &mut [u32; #max_leaves],
+        ) -> __fsm::Option<__fsm::chart::Bits<#words>> {
+            let n = __fsm::chart::select(
+                &CHART,
+                &before,
+                |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(&[], |row| CHART.list(row.candidates)),
+                host,
+                chosen,
+            );
+            if n == 0 {
+                return __fsm::None;
+            }
+            let n = __fsm::chart::remove_conflicts(&CHART, &before, chosen, n);
+            __fsm::Some(__fsm::chart::microstep(&CHART, config, memory, &chosen[..n], host))
+        }
+
+        #has_candidates
+    };
+    (fire_error, fire_methods)
+}
+
+/// `Machine` and its siblings, as every generated machine has them, and
+/// the functions they read the tables with.
+fn machine_traits(sh: &Shared) -> TokenStream {
+    let m = sh.m;
+    let Shared {
+        idents,
+        cp,
+        ctx,
+        words,
+        n_actions,
+        n_outputs,
+        impl_generics,
+        machine_ty,
+        type_params,
+        fingerprint,
+        ..
+    } = sh;
+    let (events, timed, guards_arg) = (sh.events, sh.timed, sh.guards_arg);
+    let machine_ident = &idents.machine;
+    let name = &m.name;
+    let terminal_states: Vec<StateId> = m.state_ids().filter(|&s| m.state(s).is_terminal()).collect();
+    let terminal_ids: Vec<Literal> = terminal_states
+        .iter()
+        .map(|s| u32_lit(s.index() as u32))
+        .collect();
+    let action_arms = idents.actions.iter().enumerate().map(|(i, a)| {
+        let i = u32_lit(i as u32);
+        quote!(Action::#a => #i,)
+    });
+    // `Machine` and its siblings, as every generated machine has them.
+    let valid_in_body = match idents.actions.first() {
+        Some(first) => quote! {
+            let mut valid = __fsm::chart::Inline::new([Action::#first; #n_actions]);
+            for &action in Action::ALL {
+                let a = action_index(action);
+                if config.iter().any(|s| __fsm::chart::Row::find(ROWS[s as usize], a).is_some()) {
+                    valid.push(action);
+                }
+            }
+            __fsm::List::collected(valid)
+        },
+        // No action: nothing is ever valid.
+        None => quote! {
+            let _ = config;
+            __fsm::List::fixed(&[])
+        },
+    };
+    let terminal_configurations = terminal_states.iter().map(|&s| bits([s], cp.words));
+    let event_ty = if events { quote!(Event) } else { quote!(Action) };
+    let action_of = if events {
+        quote!(event.action())
+    } else {
+        quote!(*event)
+    };
+    let guards_param = Ident::new("G", Span::call_site());
+    let clock_param = Ident::new("K", Span::call_site());
+    let traits = crate::extended::trait_impls(&crate::extended::Traits {
+        machine: machine_ident,
+        generics: impl_generics,
+        params: type_params,
+        events,
+        guards_param: guards_arg.then_some(&guards_param),
+        clock_param: timed.then_some(&clock_param),
+        context: ctx.as_ref(),
+    });
+    let machine_impl = quote! {
+        impl #impl_generics __fsm::Machine for #machine_ty {
+            type State = Configuration;
+            type Action = Action;
+            type Output = Output;
+            type Event = #event_ty;
+            type Outputs = __fsm::List<Output, #n_outputs>;
+            type Valid = __fsm::List<Action, #n_actions>;
+
+            const NAME: &'static str = #name;
+            const FINGERPRINT: &'static str = #fingerprint;
+            const INITIAL: Configuration = Configuration(INITIAL);
+            const TERMINAL: &'static [Configuration] = &[#(Configuration(#terminal_configurations)),*];
+
+            #[inline]
+            fn state(&self) -> Configuration {
+                Configuration(self.config)
+            }
+
+            #[inline]
+            fn action_of(event: &#event_ty) -> Action {
+                #action_of
+            }
+
+            fn valid_actions_in(state: Configuration) -> __fsm::List<Action, #n_actions> {
+                valid_in(state.0)
+            }
+
+            fn is_terminal_state(state: Configuration) -> bool {
+                terminal_in(state.0)
+            }
+        }
+
+        impl __fsm::MachineState for Configuration {
+            type Leaf = State;
+
+            fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
+                Configuration::leaves(self)
+            }
+
+            fn leaf(&self) -> __fsm::Option<State> {
+                let mut leaves = Configuration::leaves(self);
+                let first = leaves.next()?;
+                match leaves.next() {
+                    __fsm::None => __fsm::Some(first),
+                    __fsm::Some(_) => __fsm::None,
+                }
+            }
+        }
+
+        #traits
+    };
+    quote! {
+    const fn action_index(action: Action) -> u32 {
+        match action {
+            #(#action_arms)*
+        }
+    }
+
+    /// The actions some leaf of `config` has a transition for, in
+    /// declaration order.
+    fn valid_in(config: __fsm::chart::Bits<#words>) -> __fsm::List<Action, #n_actions> {
+        #valid_in_body
+    }
+
+    /// True when `config` is a top-level `terminal` state, which
+    /// nothing leaves.
+    fn terminal_in(config: __fsm::chart::Bits<#words>) -> bool {
+        [#(#terminal_ids),*].iter().any(|&s: &u32| config.contains(s))
+    }
+
+    #machine_impl
+    }
+}
+
+/// `delay`, when some timer group's delay is the context's: timer group
+/// `g`'s delay, reading a named delay from `context`.
+fn delay_fn(sh: &Shared) -> TokenStream {
+    let named_delays = &sh.named_delays;
+    match &sh.ctx {
+        Some(c) if !named_delays.is_empty() => quote! {
+            /// Timer group `g`'s delay, reading a named delay from `context`.
+            fn delay(g: u32, context: &#c) -> __fsm::Duration {
+                match g {
+                    #(#named_delays)*
+                    _ => DELAYS[g as usize],
+                }
+            }
+        },
+        _ => TokenStream::new(),
+    }
+}
+
+/// What a machine with timers adds to its methods: its next deadline, its
+/// clock, and firing the timers due.
+fn timer_methods(sh: &Shared) -> TokenStream {
+    let Shared {
+        max_leaves,
+        g_arg,
+        g_call,
+        method_generics,
+        keep_timers,
+        ..
+    } = sh;
+    let (_, settle_timer) = sh.settles();
+    let due_host = sh.host_with(quote!(__fsm::Some(now)), quote!(__fsm::None), false);
+    quote! {
+        /// When the next armed timer is due; `None` when none
+        /// is armed.
+        pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
+            // Only the groups of active states are armed.
+            self.armed.iter().flatten().min().copied()
+        }
+
+        /// Fire the timer due first by the clock (read once), if
+        /// any, as its own step followed by its `always` and
+        /// `done` steps: `Ok` with what it did, or `Err` when no
+        /// guard of its group held (the group is then
+        /// disarmed). Ties go by priority, then each leaf's own
+        /// timers before those of the states holding it, leaves
+        /// in document order. Does not allocate.
+        pub fn fire_next_due #method_generics (
+            &mut self #g_arg
+        ) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
+            let now = __fsm::Clock::now(&self.clock);
+            self.fire_due_at(now #g_call)
+        }
+
+        /// Fire every timer whose deadline has passed, earliest
+        /// first, each exactly once, handing each result to
+        /// `each`, and return how many there were. The clock is
+        /// read once: timers armed by these firings are due
+        /// later.
+        pub fn fire_due #method_generics (
+            &mut self #g_arg,
+            mut each: impl __fsm::FnMut(__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>),
+        ) -> usize {
+            let now = __fsm::Clock::now(&self.clock);
+            let mut count = 0;
+            while let __fsm::Some(result) = self.fire_due_at(now #g_call) {
+                count += 1;
+                each(result);
+            }
+            count
+        }
+
+        /// The clock.
+        pub fn clock(&self) -> &K {
+            &self.clock
+        }
+
+        /// The timer group due first at `now`, fired: the first
+        /// of its timers whose guard holds takes its step.
+        fn fire_due_at #method_generics (
+            &mut self,
+            now: __fsm::Timestamp #g_arg
+        ) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
+            let (g, due) = __fsm::chart::first_due(TIMER_ORDER.iter().copied(), &self.armed, __fsm::Some(now))?;
+            self.armed[g as usize] = __fsm::None;
+            let group = &GROUPS[g as usize];
+            let declared_in = NAMES[group.state as usize];
+            let before = self.config;
+            let mut host = #due_host;
+            let chosen = group
+                .candidates
+                .iter()
+                .position(|&t| __fsm::chart::Host::guard(&mut host, t, &before));
+            let __fsm::Some(k) = chosen else {
+                return __fsm::Some(__fsm::Err(__fsm::TimerRejected {
+                    state: Configuration(before),
+                    declared_in,
+                    timer: group.indices[0],
+                    due,
+                }));
+            };
+            #[allow(unused_mut, unused_variables)]
+            let mut chosen = [0u32; #max_leaves];
+            let entered = __fsm::chart::microstep(
+                &CHART,
+                &mut self.config,
+                &mut self.memory,
+                &group.candidates[k..=k],
+                &mut host,
+            );
+            #settle_timer
+            #keep_timers
+            __fsm::Some(__fsm::Ok(__fsm::TimerFired {
+                from: Configuration(before),
+                to: Configuration(self.config),
+                declared_in,
+                timer: group.indices[k],
+                label: LABELS[g as usize],
+                due,
+                outputs: __fsm::List::collected(host.outputs),
+                internal: !host.moved,
+            }))
+        }
+    }
+}
+
+/// A machine with timers' result types for a timer's step, and its timer
+/// groups as `static`s.
+fn timer_statics(sh: &Shared) -> TokenStream {
+    let m = sh.m;
+    let Shared {
+        idents,
+        plan,
+        cp,
+        n_groups,
+        ..
+    } = sh;
+    let machine_ident = &idents.machine;
+    // The timer groups: each one state's timers of one delay, armed and due
+    // together.
+    let groups = plan.timer_groups.iter().map(|g| {
+        let state = u32_lit(g.state.index() as u32);
+        let candidates = g
+            .timers
+            .iter()
+            .map(|&(t, _)| u32_lit(cp.index_of(m, Chosen::Timer(t)) as u32));
+        let indices = g.timers.iter().map(|&(_, i)| u32_lit(i));
+        quote! {
+            __fsm::chart::TimerGroup {
+                state: #state,
+                candidates: &[#(#candidates),*],
+                indices: &[#(#indices),*],
+            }
+        }
+    });
+    let delays = plan.timer_groups.iter().map(|g| match g.delay {
+        Delay::Literal(d) => {
+            let ms = Literal::u64_unsuffixed(d.as_millis() as u64);
+            quote!(__fsm::Duration::from_millis(#ms))
+        }
+        // Read from the context when the group is armed (`delay`).
+        Delay::Named(_) => quote!(__fsm::Duration::ZERO),
+    });
+    let labels = plan.timer_groups.iter().map(|g| g.label.as_str());
+    // The groups in the order ties fire (the plan's).
+    let tie_order = plan.timer_order.iter().map(|&g| u32_lit(g as u32));
+    quote! {
+        /// A timer that fired.
+        pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<#machine_ident<K>>;
+
+        /// Timers that came due while none of their guards held.
+        pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<#machine_ident<K>>;
+
+        static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
+        static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
+        static LABELS: [&str; #n_groups] = [#(#labels),*];
+        /// The timer groups in the order groups due at the same
+        /// instant fire.
+        static TIMER_ORDER: [u32; #n_groups] = [#(#tie_order),*];
+    }
+}
+
+/// The documentation of `restore_with` (or `restore_with_context`).
+fn restore_docs() -> TokenStream {
+    quote! {
         /// The machine in the configuration of `snapshot`; `policy`
         /// decides whether a snapshot taken from a different definition
         /// is accepted.
@@ -1536,91 +2316,185 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
         /// none), arms a timer that no active state declares, or
         /// remembers leaves that are not a configuration inside their
         /// composite.
+    }
+}
+
+/// The snapshot and restores of a machine with a context of type `c`, with
+/// and without `fsm-runtime`'s `serde` feature: `restore_sig` and
+/// `restore_body` restore under a policy, `restore_call` strictly, which
+/// needs `std` when `std_only`.
+fn context_snapshots(
+    sh: &Shared,
+    c: &TokenStream,
+    restore_sig: TokenStream,
+    restore_body: TokenStream,
+    std_only: bool,
+    restore_call: TokenStream,
+) -> TokenStream {
+    let (m, options) = (sh.m, sh.options);
+    let Shared {
+        idents,
+        impl_generics,
+        machine_ty,
+        ..
+    } = sh;
+    let machine_ident = &idents.machine;
+    let snapshot_of = sh.snapshot_of();
+    // With a context, a snapshot carries it as JSON: `snapshot` and the
+    // restores that read the context need `fsm-runtime`'s `serde` feature,
+    // and without it are stubs whose bound names the feature.
+    let needs_serde = match &m.context {
+        Some(c) => options.spans.respan(c.span, quote!(__fsm::NeedsSerdeFeature)),
+        None => TokenStream::new(),
     };
-    let restoring = |groups: TokenStream, armed: TokenStream| {
-        quote! {
-            let mut memory = [__fsm::chart::Bits::EMPTY; #slots_n];
-            let config = __fsm::chart::restore(
-                &__fsm::chart::Restoring {
-                    chart: CHART,
-                    machine: Self::NAME,
-                    fingerprint: Self::FINGERPRINT,
-                    names: &NAMES,
-                    slots: &HISTORY_SLOTS,
-                    groups: #groups,
-                },
-                snapshot,
-                policy,
-                &mut memory,
-                #armed,
-            )?;
+    let gate = |items: TokenStream| {
+        if std_only {
+            quote!(__fsm::if_std! { #items })
+        } else {
+            items
         }
     };
-    // The context: a field, a constructor argument, accessors, and with
-    // `fsm-runtime`'s `serde` feature a part of every snapshot.
-    let (ctx_field, ctx_param, ctx_arg, ctx_init, ctx_sep) = match &ctx {
-        Some(c) => (
-            quote!(context: #c,),
-            quote!(context: #c),
-            quote!(context),
-            quote!(context,),
-            quote!(,),
-        ),
-        None => Default::default(),
-    };
-    let ctx_accessors = ctx.as_ref().map(|c| {
-        quote! {
-            /// The context.
-            pub fn context(&self) -> &#c {
-                &self.context
-            }
-
-            /// The context, to change outside any transition.
-            pub fn context_mut(&mut self) -> &mut #c {
-                &mut self.context
-            }
-
-            /// The machine's context, giving the machine up.
-            pub fn into_context(self) -> #c {
-                self.context
+    let restore = gate(quote! {
+        impl #machine_ident {
+            /// The machine in the configuration, context and timers
+            /// of `snapshot`, which must come from this exact
+            /// definition. Needs `fsm-runtime`'s `serde` feature.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::restore_with`].
+            pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> #c: __fsm::DeserializeOwned,
+            {
+                #restore_call
             }
         }
     });
-    let with_timers = timed.then(|| quote!(.with_timers(self.armed_timers())));
-    let snapshot_of = quote! {
-        __fsm::Snapshot::of_configuration(
-            Self::NAME,
-            Self::FINGERPRINT,
-            self.leaves().map(State::name),
-        )
-        #with_timers
-        .with_last_leaves(
-            HISTORY_SLOTS
-                .iter()
-                .zip(&self.memory)
-                .filter(|(_, leaves)| !leaves.is_empty())
-                .map(|(&composite, leaves)| {
-                    (NAMES[composite as usize], leaves.iter().map(|s| NAMES[s as usize]))
-                }),
-        )
-    };
-    let plain_snapshot = ctx.is_none().then(|| {
-        quote! {
-            /// The configuration (its leaves, in document order),
-            /// the armed timers and the history memory, with the
-            /// machine's name and fingerprint, ready to be stored.
-            pub fn snapshot(&self) -> __fsm::Snapshot {
-                #snapshot_of
+    let restore_stub = gate(quote! {
+        impl #machine_ident {
+            /// Needs `fsm-runtime`'s `serde` feature, which is off;
+            /// without it, [`Self::restore_with_context`] restores a
+            /// snapshot with a context the caller gives. A call does
+            /// not compile, and says so.
+            #[allow(unused_variables)]
+            pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
+            where
+                for<'a> #c: #needs_serde,
+            {
+                __fsm::stub()
             }
         }
     });
+    quote! {
+        __fsm::if_serde! {
+            impl #impl_generics #machine_ty {
+                /// The configuration (its leaves, in document order),
+                /// the context, the armed timers and the history
+                /// memory, with the machine's name and fingerprint,
+                /// ready to be stored. Needs `fsm-runtime`'s `serde`
+                /// feature (the snapshot carries the context as JSON).
+                ///
+                /// # Errors
+                ///
+                /// When the context does not serialize.
+                pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+                where
+                    for<'a> #c: __fsm::Serialize,
+                {
+                    #snapshot_of.with_context_of(&self.context)
+                }
+
+                /// The machine in the configuration, context and
+                /// timers of `snapshot`; `policy` decides whether a
+                /// snapshot of a different definition is accepted.
+                /// Needs `fsm-runtime`'s `serde` feature.
+                ///
+                /// # Errors
+                ///
+                /// As [`Self::restore_with_context`], and when the
+                /// snapshot carries no context or one that does not
+                /// deserialize (the error names the field).
+                #restore_sig
+                where
+                    for<'a> #c: __fsm::DeserializeOwned,
+                {
+                    #restore_body
+                }
+            }
+
+            #restore
+        }
+
+        __fsm::without_serde! {
+            impl #impl_generics #machine_ty {
+                /// Needs `fsm-runtime`'s `serde` feature, which is off:
+                /// the snapshot of a machine with a context carries the
+                /// context as JSON. A call does not compile, and says so.
+                pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
+                where
+                    for<'a> #c: #needs_serde,
+                {
+                    __fsm::stub()
+                }
+
+                /// Needs `fsm-runtime`'s `serde` feature, which is off;
+                /// without it, [`Self::restore_with_context`] restores
+                /// a snapshot with a context the caller gives. A call
+                /// does not compile, and says so.
+                #[allow(unused_variables)]
+                #restore_sig
+                where
+                    for<'a> #c: #needs_serde,
+                {
+                    __fsm::stub()
+                }
+            }
+
+            #restore_stub
+        }
+    }
+}
+
+/// What differs between a machine with timers and one without: its struct,
+/// its constructor, its timer methods and items, and its restores.
+struct Items {
+    machine_struct: TokenStream,
+    constructor: TokenStream,
+    timer_methods: TokenStream,
+    armed_timers: TokenStream,
+    restore: TokenStream,
+    restore_system: TokenStream,
+    timer_items: TokenStream,
+}
+
+/// The machine with timers: its clock, its deadlines (one per timer group),
+/// and firing the due ones.
+fn timed_items(sh: &Shared) -> Items {
+    let m = sh.m;
+    let Shared {
+        idents,
+        ctx,
+        words,
+        slots_n,
+        n_groups,
+        ctx_field,
+        ctx_param,
+        ctx_arg,
+        ctx_init,
+        ctx_sep,
+        ..
+    } = sh;
+    let machine_ident = &idents.machine;
+    let name = &m.name;
+    let restore_docs = restore_docs();
     let debug_bound = ctx.as_ref().map(|c| quote!(where for<'a> #c: __fsm::Debug));
     let debug_context = ctx.as_ref().map(|_| quote!(.field("context", &self.context)));
     let restore_name = match ctx {
         Some(_) => format_ident!("restore_with_context"),
         None => format_ident!("restore_with"),
     };
-    let initial_delay = delay_of(quote!(g), quote!(&context));
+    let initial_delay = sh.delay_of(quote!(g), quote!(&context));
     let (timed_derive, timed_default, timed_clone) = match &ctx {
         None => (
             quote!(#[derive(__fsm::Clone)]),
@@ -1656,780 +2530,306 @@ pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStre
             },
         ),
     };
-    // With a context, a snapshot carries it as JSON: `snapshot` and the
-    // restores that read the context need `fsm-runtime`'s `serde` feature,
-    // and without it are stubs whose bound names the feature.
-    let needs_serde = match &m.context {
-        Some(c) => options.spans.respan(c.span, quote!(__fsm::NeedsSerdeFeature)),
-        None => TokenStream::new(),
-    };
-    let context_snapshots = |c: &TokenStream,
-                             restore_sig: TokenStream,
-                             restore_body: TokenStream,
-                             std_only: bool,
-                             restore_call: TokenStream| {
-        let gate = |items: TokenStream| {
-            if std_only {
-                quote!(__fsm::if_std! { #items })
-            } else {
-                items
+    let restoring = sh.restoring(quote!(&GROUPS), quote!(&mut armed));
+    let struct_docs = doc_attrs(
+        &m.docs,
+        &format!(
+            "The machine `{name}`: its configuration, its history memory, and the deadlines \
+             of its armed timers, which it reads the time for from its clock."
+        ),
+    );
+    Items {
+        machine_struct: quote! {
+            #struct_docs
+            #timed_derive
+            pub struct #machine_ident<K = __fsm::DefaultClock> {
+                config: __fsm::chart::Bits<#words>,
+                memory: [__fsm::chart::Bits<#words>; #slots_n],
+                #ctx_field
+                clock: K,
+                armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
             }
-        };
-        let restore = gate(quote! {
-            impl #machine_ident {
-                /// The machine in the configuration, context and timers
-                /// of `snapshot`, which must come from this exact
-                /// definition. Needs `fsm-runtime`'s `serde` feature.
+
+            __fsm::if_std! {
+                impl #machine_ident {
+                    /// The machine in its initial configuration,
+                    /// timed by the system clock.
+                    pub fn new(#ctx_param) -> Self {
+                        Self::with_clock(#ctx_arg #ctx_sep __fsm::SystemClock)
+                    }
+                }
+
+                #timed_default
+            }
+
+            /// The configuration, the history memory, the context and
+            /// the deadlines (not the clock).
+            impl<K: __fsm::Clock> __fsm::Debug for #machine_ident<K> #debug_bound {
+                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                    f.debug_struct(Self::NAME)
+                        .field("configuration", &Configuration(self.config))
+                        .field("memory", &self.memory)
+                        #debug_context
+                        .field("armed", &self.armed)
+                        .finish_non_exhaustive()
+                }
+            }
+
+            #timed_clone
+        },
+        constructor: quote! {
+            /// The machine in its initial configuration, timed by
+            /// `clock`, remembering nothing, with the timers of
+            /// every state of the configuration armed. Nothing runs
+            /// and nothing is emitted.
+            pub fn with_clock(#ctx_param #ctx_sep clock: K) -> Self {
+                let now = __fsm::Clock::now(&clock);
+                let mut armed = [__fsm::None; #n_groups];
+                for s in INITIAL.iter() {
+                    for &g in CHART.list(STATES[s as usize].timer_groups) {
+                        armed[g as usize] = __fsm::Some(__fsm::deadline(now, #initial_delay));
+                    }
+                }
+                Self {
+                    config: INITIAL,
+                    memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                    #ctx_init
+                    clock,
+                    armed,
+                }
+            }
+        },
+        timer_methods: timer_methods(sh),
+        armed_timers: quote! {
+            /// The timers armed now, with their deadlines, as a
+            /// snapshot stores them: for each active leaf in
+            /// document order, its own, then those of each state
+            /// holding it, outward, each named by the state that
+            /// declares it.
+            pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
+                CHART
+                    .armed_timers(&GROUPS, &self.config, &self.armed)
+                    .into_iter()
+                    .map(|(state, timer, due)| __fsm::ArmedTimer::new(NAMES[state as usize], timer, due))
+            }
+        },
+        restore: quote! {
+            #restore_docs
+            ///
+            /// Armed timers keep the deadlines the snapshot gives
+            /// them, however long ago it was taken.
+            pub fn #restore_name(
+                snapshot: &__fsm::Snapshot,
+                policy: __fsm::FingerprintPolicy,
+                #ctx_param #ctx_sep
+                clock: K,
+            ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let mut armed = [__fsm::None; #n_groups];
+                #restoring
+                __fsm::Ok(Self { config, memory, #ctx_init clock, armed })
+            }
+        },
+        restore_system: match &ctx {
+            None => quote! {
+                __fsm::if_alloc! {
+                    __fsm::if_std! {
+                        impl #machine_ident {
+                            /// The machine in the configuration of
+                            /// `snapshot`, timed by the system clock;
+                            /// the snapshot must come from this exact
+                            /// definition.
+                            ///
+                            /// # Errors
+                            ///
+                            /// As [`Self::restore_with`].
+                            pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                                Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict, __fsm::SystemClock)
+                            }
+                        }
+                    }
+                }
+            },
+            Some(c) => context_snapshots(
+                sh,
+                c,
+                quote! {
+                    pub fn restore_with(
+                        snapshot: &__fsm::Snapshot,
+                        policy: __fsm::FingerprintPolicy,
+                        clock: K,
+                    ) -> __fsm::Result<Self, __fsm::RestoreError>
+                },
+                quote! {
+                    let mut armed = [__fsm::None; #n_groups];
+                    #restoring
+                    let context = snapshot.context_as::<#c>()?;
+                    __fsm::Ok(Self { config, memory, context, clock, armed })
+                },
+                true,
+                quote!(Self::restore_with(
+                    snapshot,
+                    __fsm::FingerprintPolicy::Strict,
+                    __fsm::SystemClock
+                )),
+            ),
+        },
+        timer_items: timer_statics(sh),
+    }
+}
+
+/// The machine without timers: its struct, its constructor and its
+/// restores.
+fn untimed_items(sh: &Shared) -> Items {
+    let m = sh.m;
+    let Shared {
+        idents,
+        ctx,
+        words,
+        slots_n,
+        ..
+    } = sh;
+    let machine_ident = &idents.machine;
+    let name = &m.name;
+    let restore_docs = restore_docs();
+    let machine_docs = doc_attrs(
+        &m.docs,
+        &format!("The machine `{name}`: its configuration and history memory."),
+    );
+    let debug_bound = ctx.as_ref().map(|c| quote!(where for<'a> #c: __fsm::Debug));
+    let debug_context = ctx.as_ref().map(|_| quote!(.field("context", &self.context)));
+    let restoring = sh.restoring(quote!(&[]), quote!(&mut []));
+    Items {
+        machine_struct: match &ctx {
+            None => quote! {
+                #machine_docs
+                #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
+                pub struct #machine_ident {
+                    config: __fsm::chart::Bits<#words>,
+                    memory: [__fsm::chart::Bits<#words>; #slots_n],
+                }
+
+                impl __fsm::Default for #machine_ident {
+                    fn default() -> Self {
+                        Self::new()
+                    }
+                }
+            },
+            Some(c) => quote! {
+                #machine_docs
+                pub struct #machine_ident {
+                    config: __fsm::chart::Bits<#words>,
+                    memory: [__fsm::chart::Bits<#words>; #slots_n],
+                    context: #c,
+                }
+
+                /// The configuration, the history memory and the context.
+                impl __fsm::Debug for #machine_ident #debug_bound {
+                    fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
+                        f.debug_struct(Self::NAME)
+                            .field("configuration", &Configuration(self.config))
+                            .field("memory", &self.memory)
+                            #debug_context
+                            .finish()
+                    }
+                }
+
+                /// A copy: the configuration, the history memory and a
+                /// clone of the context.
+                impl __fsm::Clone for #machine_ident where for<'a> #c: __fsm::Clone {
+                    fn clone(&self) -> Self {
+                        Self {
+                            config: self.config,
+                            memory: self.memory,
+                            context: __fsm::Clone::clone(&self.context),
+                        }
+                    }
+                }
+            },
+        },
+        constructor: match &ctx {
+            None => quote! {
+                /// The machine in its initial configuration, remembering
+                /// nothing. Nothing runs and nothing is emitted.
+                pub const fn new() -> Self {
+                    Self {
+                        config: INITIAL,
+                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                    }
+                }
+            },
+            Some(c) => quote! {
+                /// The machine in its initial configuration, owning
+                /// `context`, remembering nothing. Nothing runs and
+                /// nothing is emitted.
+                pub fn new(context: #c) -> Self {
+                    Self {
+                        config: INITIAL,
+                        memory: [__fsm::chart::Bits::EMPTY; #slots_n],
+                        context,
+                    }
+                }
+            },
+        },
+        timer_methods: quote!(),
+        armed_timers: quote!(),
+        restore: match &ctx {
+            None => quote! {
+                /// The machine in the configuration of `snapshot`,
+                /// which must come from this machine and this exact
+                /// definition.
                 ///
                 /// # Errors
                 ///
                 /// As [`Self::restore_with`].
-                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
-                where
-                    for<'a> #c: __fsm::DeserializeOwned,
-                {
-                    #restore_call
-                }
-            }
-        });
-        let restore_stub = gate(quote! {
-            impl #machine_ident {
-                /// Needs `fsm-runtime`'s `serde` feature, which is off;
-                /// without it, [`Self::restore_with_context`] restores a
-                /// snapshot with a context the caller gives. A call does
-                /// not compile, and says so.
-                #[allow(unused_variables)]
-                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError>
-                where
-                    for<'a> #c: #needs_serde,
-                {
-                    __fsm::stub()
-                }
-            }
-        });
-        quote! {
-            __fsm::if_serde! {
-                impl #impl_generics #machine_ty {
-                    /// The configuration (its leaves, in document order),
-                    /// the context, the armed timers and the history
-                    /// memory, with the machine's name and fingerprint,
-                    /// ready to be stored. Needs `fsm-runtime`'s `serde`
-                    /// feature (the snapshot carries the context as JSON).
-                    ///
-                    /// # Errors
-                    ///
-                    /// When the context does not serialize.
-                    pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
-                    where
-                        for<'a> #c: __fsm::Serialize,
-                    {
-                        #snapshot_of.with_context_of(&self.context)
-                    }
-
-                    /// The machine in the configuration, context and
-                    /// timers of `snapshot`; `policy` decides whether a
-                    /// snapshot of a different definition is accepted.
-                    /// Needs `fsm-runtime`'s `serde` feature.
-                    ///
-                    /// # Errors
-                    ///
-                    /// As [`Self::restore_with_context`], and when the
-                    /// snapshot carries no context or one that does not
-                    /// deserialize (the error names the field).
-                    #restore_sig
-                    where
-                        for<'a> #c: __fsm::DeserializeOwned,
-                    {
-                        #restore_body
-                    }
+                pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
                 }
 
-                #restore
-            }
-
-            __fsm::without_serde! {
-                impl #impl_generics #machine_ty {
-                    /// Needs `fsm-runtime`'s `serde` feature, which is off:
-                    /// the snapshot of a machine with a context carries the
-                    /// context as JSON. A call does not compile, and says so.
-                    pub fn snapshot(&self) -> __fsm::Result<__fsm::Snapshot, __fsm::SnapshotError>
-                    where
-                        for<'a> #c: #needs_serde,
-                    {
-                        __fsm::stub()
-                    }
-
-                    /// Needs `fsm-runtime`'s `serde` feature, which is off;
-                    /// without it, [`Self::restore_with_context`] restores
-                    /// a snapshot with a context the caller gives. A call
-                    /// does not compile, and says so.
-                    #[allow(unused_variables)]
-                    #restore_sig
-                    where
-                        for<'a> #c: #needs_serde,
-                    {
-                        __fsm::stub()
-                    }
+                #restore_docs
+                pub fn restore_with(
+                    snapshot: &__fsm::Snapshot,
+                    policy: __fsm::FingerprintPolicy,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    #restoring
+                    __fsm::Ok(Self { config, memory })
                 }
-
-                #restore_stub
-            }
-        }
-    };
-    let (machine_struct, constructor, timer_methods, armed_timers, restore, restore_system, timer_items) =
-        if timed {
-            let restoring = restoring(quote!(&GROUPS), quote!(&mut armed));
-            let struct_docs = doc_attrs(
-                &m.docs,
-                &format!(
-                    "The machine `{name}`: its configuration, its history memory, and the deadlines \
-                     of its armed timers, which it reads the time for from its clock."
-                ),
-            );
-            (
+            },
+            Some(c) => quote! {
+                #restore_docs
+                ///
+                /// The machine owns `context`, whatever context the
+                /// snapshot carries.
+                pub fn restore_with_context(
+                    snapshot: &__fsm::Snapshot,
+                    policy: __fsm::FingerprintPolicy,
+                    context: #c,
+                ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    #restoring
+                    __fsm::Ok(Self { config, memory, context })
+                }
+            },
+        },
+        restore_system: match &ctx {
+            None => quote!(),
+            Some(c) => context_snapshots(
+                sh,
+                c,
                 quote! {
-                    #struct_docs
-                    #timed_derive
-                    pub struct #machine_ident<K = __fsm::DefaultClock> {
-                        config: __fsm::chart::Bits<#words>,
-                        memory: [__fsm::chart::Bits<#words>; #slots_n],
-                        #ctx_field
-                        clock: K,
-                        armed: [__fsm::Option<__fsm::Timestamp>; #n_groups],
-                    }
-
-                    __fsm::if_std! {
-                        impl #machine_ident {
-                            /// The machine in its initial configuration,
-                            /// timed by the system clock.
-                            pub fn new(#ctx_param) -> Self {
-                                Self::with_clock(#ctx_arg #ctx_sep __fsm::SystemClock)
-                            }
-                        }
-
-                        #timed_default
-                    }
-
-                    /// The configuration, the history memory, the context and
-                    /// the deadlines (not the clock).
-                    impl<K: __fsm::Clock> __fsm::Debug for #machine_ident<K> #debug_bound {
-                        fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                            f.debug_struct(Self::NAME)
-                                .field("configuration", &Configuration(self.config))
-                                .field("memory", &self.memory)
-                                #debug_context
-                                .field("armed", &self.armed)
-                                .finish_non_exhaustive()
-                        }
-                    }
-
-                    #timed_clone
-                },
-                quote! {
-                    /// The machine in its initial configuration, timed by
-                    /// `clock`, remembering nothing, with the timers of
-                    /// every state of the configuration armed. Nothing runs
-                    /// and nothing is emitted.
-                    pub fn with_clock(#ctx_param #ctx_sep clock: K) -> Self {
-                        let now = __fsm::Clock::now(&clock);
-                        let mut armed = [__fsm::None; #n_groups];
-                        for s in INITIAL.iter() {
-                            for &g in CHART.list(STATES[s as usize].timer_groups) {
-                                armed[g as usize] = __fsm::Some(__fsm::deadline(now, #initial_delay));
-                            }
-                        }
-                        Self {
-                            config: INITIAL,
-                            memory: [__fsm::chart::Bits::EMPTY; #slots_n],
-                            #ctx_init
-                            clock,
-                            armed,
-                        }
-                    }
-                },
-                quote! {
-                    /// When the next armed timer is due; `None` when none
-                    /// is armed.
-                    pub fn next_deadline(&self) -> __fsm::Option<__fsm::Timestamp> {
-                        // Only the groups of active states are armed.
-                        self.armed.iter().flatten().min().copied()
-                    }
-
-                    /// Fire the timer due first by the clock (read once), if
-                    /// any, as its own step followed by its `always` and
-                    /// `done` steps: `Ok` with what it did, or `Err` when no
-                    /// guard of its group held (the group is then
-                    /// disarmed). Ties go by priority, then each leaf's own
-                    /// timers before those of the states holding it, leaves
-                    /// in document order. Does not allocate.
-                    pub fn fire_next_due #method_generics (
-                        &mut self #g_arg
-                    ) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
-                        let now = __fsm::Clock::now(&self.clock);
-                        self.fire_due_at(now #g_call)
-                    }
-
-                    /// Fire every timer whose deadline has passed, earliest
-                    /// first, each exactly once, handing each result to
-                    /// `each`, and return how many there were. The clock is
-                    /// read once: timers armed by these firings are due
-                    /// later.
-                    pub fn fire_due #method_generics (
-                        &mut self #g_arg,
-                        mut each: impl __fsm::FnMut(__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>),
-                    ) -> usize {
-                        let now = __fsm::Clock::now(&self.clock);
-                        let mut count = 0;
-                        while let __fsm::Some(result) = self.fire_due_at(now #g_call) {
-                            count += 1;
-                            each(result);
-                        }
-                        count
-                    }
-
-                    /// The clock.
-                    pub fn clock(&self) -> &K {
-                        &self.clock
-                    }
-
-                    /// The timer group due first at `now`, fired: the first
-                    /// of its timers whose guard holds takes its step.
-                    fn fire_due_at #method_generics (
-                        &mut self,
-                        now: __fsm::Timestamp #g_arg
-                    ) -> __fsm::Option<__fsm::Result<__fsm::TimerFired<Self>, __fsm::TimerRejected<Self>>> {
-                        let (g, due) = __fsm::chart::first_due(TIMER_ORDER.iter().copied(), &self.armed, __fsm::Some(now))?;
-                        self.armed[g as usize] = __fsm::None;
-                        let group = &GROUPS[g as usize];
-                        let declared_in = NAMES[group.state as usize];
-                        let before = self.config;
-                        let mut host = #due_host;
-                        let chosen = group
-                            .candidates
-                            .iter()
-                            .position(|&t| __fsm::chart::Host::guard(&mut host, t, &before));
-                        let __fsm::Some(k) = chosen else {
-                            return __fsm::Some(__fsm::Err(__fsm::TimerRejected {
-                                state: Configuration(before),
-                                declared_in,
-                                timer: group.indices[0],
-                                due,
-                            }));
-                        };
-                        #[allow(unused_mut, unused_variables)]
-                        let mut chosen = [0u32; #max_leaves];
-                        let entered = __fsm::chart::microstep(
-                            &CHART,
-                            &mut self.config,
-                            &mut self.memory,
-                            &group.candidates[k..=k],
-                            &mut host,
-                        );
-                        #settle_timer
-                        #keep_timers
-                        __fsm::Some(__fsm::Ok(__fsm::TimerFired {
-                            from: Configuration(before),
-                            to: Configuration(self.config),
-                            declared_in,
-                            timer: group.indices[k],
-                            label: LABELS[g as usize],
-                            due,
-                            outputs: __fsm::List::collected(host.outputs),
-                            internal: !host.moved,
-                        }))
-                    }
-                },
-                quote! {
-                    /// The timers armed now, with their deadlines, as a
-                    /// snapshot stores them: for each active leaf in
-                    /// document order, its own, then those of each state
-                    /// holding it, outward, each named by the state that
-                    /// declares it.
-                    pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-                        CHART
-                            .armed_timers(&GROUPS, &self.config, &self.armed)
-                            .into_iter()
-                            .map(|(state, timer, due)| __fsm::ArmedTimer::new(NAMES[state as usize], timer, due))
-                    }
-                },
-                quote! {
-                    #restore_docs
-                    ///
-                    /// Armed timers keep the deadlines the snapshot gives
-                    /// them, however long ago it was taken.
-                    pub fn #restore_name(
+                    pub fn restore_with(
                         snapshot: &__fsm::Snapshot,
                         policy: __fsm::FingerprintPolicy,
-                        #ctx_param #ctx_sep
-                        clock: K,
-                    ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                        let mut armed = [__fsm::None; #n_groups];
-                        #restoring
-                        __fsm::Ok(Self { config, memory, #ctx_init clock, armed })
-                    }
-                },
-                match &ctx {
-                    None => quote! {
-                        __fsm::if_alloc! {
-                            __fsm::if_std! {
-                                impl #machine_ident {
-                                    /// The machine in the configuration of
-                                    /// `snapshot`, timed by the system clock;
-                                    /// the snapshot must come from this exact
-                                    /// definition.
-                                    ///
-                                    /// # Errors
-                                    ///
-                                    /// As [`Self::restore_with`].
-                                    pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
-                                        Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict, __fsm::SystemClock)
-                                    }
-                                }
-                            }
-                        }
-                    },
-                    Some(c) => context_snapshots(
-                        c,
-                        quote! {
-                            pub fn restore_with(
-                                snapshot: &__fsm::Snapshot,
-                                policy: __fsm::FingerprintPolicy,
-                                clock: K,
-                            ) -> __fsm::Result<Self, __fsm::RestoreError>
-                        },
-                        quote! {
-                            let mut armed = [__fsm::None; #n_groups];
-                            #restoring
-                            let context = snapshot.context_as::<#c>()?;
-                            __fsm::Ok(Self { config, memory, context, clock, armed })
-                        },
-                        true,
-                        quote!(Self::restore_with(
-                            snapshot,
-                            __fsm::FingerprintPolicy::Strict,
-                            __fsm::SystemClock
-                        )),
-                    ),
+                    ) -> __fsm::Result<Self, __fsm::RestoreError>
                 },
                 quote! {
-                    /// A timer that fired.
-                    pub type TimerFired<K = __fsm::DefaultClock> = __fsm::TimerFired<#machine_ident<K>>;
-
-                    /// Timers that came due while none of their guards held.
-                    pub type TimerRejected<K = __fsm::DefaultClock> = __fsm::TimerRejected<#machine_ident<K>>;
-
-                    static GROUPS: [__fsm::chart::TimerGroup<'static>; #n_groups] = [#(#groups),*];
-                    static DELAYS: [__fsm::Duration; #n_groups] = [#(#delays),*];
-                    static LABELS: [&str; #n_groups] = [#(#labels),*];
-                    /// The timer groups in the order groups due at the same
-                    /// instant fire.
-                    static TIMER_ORDER: [u32; #n_groups] = [#(#tie_order),*];
+                    #restoring
+                    let context = snapshot.context_as::<#c>()?;
+                    __fsm::Ok(Self { config, memory, context })
                 },
-            )
-        } else {
-            let restoring = restoring(quote!(&[]), quote!(&mut []));
-            (
-                match &ctx {
-                    None => quote! {
-                        #machine_docs
-                        #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-                        pub struct #machine_ident {
-                            config: __fsm::chart::Bits<#words>,
-                            memory: [__fsm::chart::Bits<#words>; #slots_n],
-                        }
-
-                        impl __fsm::Default for #machine_ident {
-                            fn default() -> Self {
-                                Self::new()
-                            }
-                        }
-                    },
-                    Some(c) => quote! {
-                        #machine_docs
-                        pub struct #machine_ident {
-                            config: __fsm::chart::Bits<#words>,
-                            memory: [__fsm::chart::Bits<#words>; #slots_n],
-                            context: #c,
-                        }
-
-                        /// The configuration, the history memory and the context.
-                        impl __fsm::Debug for #machine_ident #debug_bound {
-                            fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                                f.debug_struct(Self::NAME)
-                                    .field("configuration", &Configuration(self.config))
-                                    .field("memory", &self.memory)
-                                    #debug_context
-                                    .finish()
-                            }
-                        }
-
-                        /// A copy: the configuration, the history memory and a
-                        /// clone of the context.
-                        impl __fsm::Clone for #machine_ident where for<'a> #c: __fsm::Clone {
-                            fn clone(&self) -> Self {
-                                Self {
-                                    config: self.config,
-                                    memory: self.memory,
-                                    context: __fsm::Clone::clone(&self.context),
-                                }
-                            }
-                        }
-                    },
-                },
-                match &ctx {
-                    None => quote! {
-                        /// The machine in its initial configuration, remembering
-                        /// nothing. Nothing runs and nothing is emitted.
-                        pub const fn new() -> Self {
-                            Self {
-                                config: INITIAL,
-                                memory: [__fsm::chart::Bits::EMPTY; #slots_n],
-                            }
-                        }
-                    },
-                    Some(c) => quote! {
-                        /// The machine in its initial configuration, owning
-                        /// `context`, remembering nothing. Nothing runs and
-                        /// nothing is emitted.
-                        pub fn new(context: #c) -> Self {
-                            Self {
-                                config: INITIAL,
-                                memory: [__fsm::chart::Bits::EMPTY; #slots_n],
-                                context,
-                            }
-                        }
-                    },
-                },
-                quote!(),
-                quote!(),
-                match &ctx {
-                    None => quote! {
-                        /// The machine in the configuration of `snapshot`,
-                        /// which must come from this machine and this exact
-                        /// definition.
-                        ///
-                        /// # Errors
-                        ///
-                        /// As [`Self::restore_with`].
-                        pub fn restore(snapshot: &__fsm::Snapshot) -> __fsm::Result<Self, __fsm::RestoreError> {
-                            Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)
-                        }
-
-                        #restore_docs
-                        pub fn restore_with(
-                            snapshot: &__fsm::Snapshot,
-                            policy: __fsm::FingerprintPolicy,
-                        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                            #restoring
-                            __fsm::Ok(Self { config, memory })
-                        }
-                    },
-                    Some(c) => quote! {
-                        #restore_docs
-                        ///
-                        /// The machine owns `context`, whatever context the
-                        /// snapshot carries.
-                        pub fn restore_with_context(
-                            snapshot: &__fsm::Snapshot,
-                            policy: __fsm::FingerprintPolicy,
-                            context: #c,
-                        ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                            #restoring
-                            __fsm::Ok(Self { config, memory, context })
-                        }
-                    },
-                },
-                match &ctx {
-                    None => quote!(),
-                    Some(c) => context_snapshots(
-                        c,
-                        quote! {
-                            pub fn restore_with(
-                                snapshot: &__fsm::Snapshot,
-                                policy: __fsm::FingerprintPolicy,
-                            ) -> __fsm::Result<Self, __fsm::RestoreError>
-                        },
-                        quote! {
-                            #restoring
-                            let context = snapshot.context_as::<#c>()?;
-                            __fsm::Ok(Self { config, memory, context })
-                        },
-                        false,
-                        quote!(Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)),
-                    ),
-                },
-                quote!(),
-            )
-        };
-
-    quote! {
-        #docs
-        #lints
-        #data_allow
-        pub mod #module {
-            #prelude
-            #data_use
-            #enums
-            #guards_trait
-
-            /// Any state of the machine, a leaf or a composite, for
-            /// [`Configuration::is_in`].
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::Debug, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-            pub enum AnyState {
-                /// A leaf.
-                Leaf(State),
-                #composite_variant
-            }
-
-            impl __fsm::From<State> for AnyState {
-                fn from(state: State) -> AnyState {
-                    AnyState::Leaf(state)
-                }
-            }
-
-            #composite_from
-
-            impl AnyState {
-                const fn id(self) -> u32 {
-                    match self {
-                        AnyState::Leaf(state) => match state { #(#leaf_ids,)* },
-                        #composite_arm
-                    }
-                }
-            }
-
-            /// The states one of which is active in each slot of a
-            /// configuration: [`Top`](regions::Top) for the top level, one
-            /// enum per region of a parallel state. A `match` on one is
-            /// exhaustive.
-            pub mod regions {
-                use super::__fsm;
-                #(#slot_enums)*
-            }
-
-            /// The set of active states: one leaf in each active region,
-            /// and every state holding them.
-            #[derive(__fsm::Clone, __fsm::Copy, __fsm::PartialEq, __fsm::Eq, __fsm::Hash)]
-            pub struct Configuration(__fsm::chart::Bits<#words>);
-
-            impl Configuration {
-                /// True when `state` (a leaf or a composite) is active.
-                pub fn is_in(&self, state: impl __fsm::Into<AnyState>) -> bool {
-                    self.0.contains(state.into().id())
-                }
-
-                /// The active leaves, in document order.
-                pub fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
-                    self.0.iter().filter_map(|s| LEAF_BY_ID[s as usize])
-                }
-
-                #(#slot_methods)*
-            }
-
-            /// The active leaves, separated by commas.
-            impl __fsm::fmt::Display for Configuration {
-                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                    for (i, leaf) in self.leaves().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        f.write_str(leaf.name())?;
-                    }
-                    __fsm::Ok(())
-                }
-            }
-
-            impl __fsm::fmt::Debug for Configuration {
-                fn fmt(&self, f: &mut __fsm::fmt::Formatter<'_>) -> __fsm::fmt::Result {
-                    f.debug_list().entries(self.leaves()).finish()
-                }
-            }
-
-            #fire_error
-
-            #timer_items
-
-            #machine_struct
-
-            impl #impl_generics #machine_ty {
-                /// The machine's name, as written.
-                pub const NAME: &'static str = #name;
-                /// A hash of the definition, which snapshots carry.
-                pub const FINGERPRINT: &'static str = #fingerprint;
-
-                #constructor
-
-                #ctx_accessors
-
-                /// The active states.
-                pub fn configuration(&self) -> Configuration {
-                    Configuration(self.config)
-                }
-
-                /// True when `state` (a leaf or a composite) is active.
-                pub fn is_in(&self, state: impl __fsm::Into<AnyState>) -> bool {
-                    self.config.contains(state.into().id())
-                }
-
-                /// The active leaves, in document order.
-                pub fn leaves(&self) -> impl __fsm::Iterator<Item = State> + '_ {
-                    self.config.iter().filter_map(|s| LEAF_BY_ID[s as usize])
-                }
-
-                /// True in a top-level `terminal` state, which nothing leaves.
-                pub fn is_terminal(&self) -> bool {
-                    terminal_in(self.config)
-                }
-
-                /// The actions some active leaf has a transition for, in
-                /// declaration order.
-                pub fn valid_actions(&self) -> __fsm::List<Action, #n_actions> {
-                    valid_in(self.config)
-                }
-
-                #[allow(clippy::single_match)]
-                #inline
-                #[doc = #fire_doc]
-                ///
-                /// # Errors
-                ///
-                #[doc = #fire_errors_doc]
-                pub fn fire #g_param (&mut self, #input: #input_ty #g_arg) -> __fsm::Result<__fsm::Fired<Self>, __fsm::FireError<Self>> {
-                    #fire_body
-                }
-
-                #fire_general
-
-                /// The chart's step for action `a`, from `before`: the
-                /// first enabled candidate of every active leaf, conflicts
-                /// removed; the states entered, or `None` when no leaf took
-                /// the action.
-                #[allow(clippy::too_many_arguments)]
-                fn general_step #method_generics (
-                    config: &mut __fsm::chart::Bits<#words>,
-                    memory: &mut [__fsm::chart::Bits<#words>; #slots_n],
-                    before: __fsm::chart::Bits<#words>,
-                    a: u32,
-                    host: &mut #host_ty,
-                    chosen: &mut [u32; #max_leaves],
-                ) -> __fsm::Option<__fsm::chart::Bits<#words>> {
-                    let n = __fsm::chart::select(
-                        &CHART,
-                        &before,
-                        |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(&[], |row| CHART.list(row.candidates)),
-                        host,
-                        chosen,
-                    );
-                    if n == 0 {
-                        return __fsm::None;
-                    }
-                    let n = __fsm::chart::remove_conflicts(&CHART, &before, chosen, n);
-                    __fsm::Some(__fsm::chart::microstep(&CHART, config, memory, &chosen[..n], host))
-                }
-
-                #has_candidates
-
-                #timer_methods
-
-                #[doc = #can_fire_doc]
-                pub fn can_fire #g_param (&self, #input: #input_ref_ty #g_arg) -> bool {
-                    let mut host = #check_host;
-                    let a = action_index(#input_action);
-                    let mut chosen = [0u32; #max_leaves];
-                    __fsm::chart::select(
-                        &CHART,
-                        &self.config,
-                        |leaf| __fsm::chart::Row::find(ROWS[leaf as usize], a).map_or(&[], |row| CHART.list(row.candidates)),
-                        &mut host,
-                        &mut chosen,
-                    ) > 0
-                }
-            }
-
-            __fsm::if_alloc! {
-                impl #impl_generics #machine_ty {
-                    #armed_timers
-
-                    #plain_snapshot
-
-                    #restore
-                }
-            }
-            #restore_system
-
-            /// What a step asks of the caller and collects for it.
-            struct Host #host_struct_param {
-                #host_reach_field
-                #host_event_field
-                cache: [__fsm::Option<bool>; #n_guards],
-                outputs: __fsm::chart::Inline<Output, #n_outputs>,
-                moved: bool,
-                #host_timer_fields
-            }
-
-            impl #host_generics #host_ty_impl {
-                #ask
-            }
-
-            impl #host_generics __fsm::chart::Host<#words> for #host_ty_impl {
-                fn guard(&mut self, transition: u32, config: &__fsm::chart::Bits<#words>) -> bool {
-                    #guard_body
-                }
-
-                fn taken(&mut self, transition: u32) {
-                    // The next step asks its guards afresh.
-                    self.cache = [__fsm::None; #n_guards];
-                    self.moved |= TRANSITIONS[transition as usize].target != __fsm::chart::NONE;
-                }
-
-                #effect_body
-
-                fn output(&mut self, output: u32) {
-                    self.outputs.push(OUTPUTS[output as usize]);
-                }
-
-                #arm_body
-            }
-
-            const fn action_index(action: Action) -> u32 {
-                match action {
-                    #(#action_arms)*
-                }
-            }
-
-            /// The actions some leaf of `config` has a transition for, in
-            /// declaration order.
-            fn valid_in(config: __fsm::chart::Bits<#words>) -> __fsm::List<Action, #n_actions> {
-                #valid_in_body
-            }
-
-            /// True when `config` is a top-level `terminal` state, which
-            /// nothing leaves.
-            fn terminal_in(config: __fsm::chart::Bits<#words>) -> bool {
-                [#(#terminal_ids),*].iter().any(|&s: &u32| config.contains(s))
-            }
-
-            #machine_impl
-
-            #delay_fn
-
-            const INITIAL: __fsm::chart::Bits<#words> = #initial;
-            static NAMES: [&str; #n_states] = [#(#names),*];
-            static LEAF_BY_ID: [__fsm::Option<State>; #n_states] = [#(#leaf_by_id),*];
-            static OUTPUTS: [Output; #n_outputs_all] = [#(#output_by_index),*];
-            static HISTORY_SLOTS: [u32; #slots_n] = [#(#history_slots),*];
-            static STATES: [__fsm::chart::State; #n_states] = [#(#states),*];
-            static TRANSITIONS: [__fsm::chart::Transition; #n_transitions] = [#(#transitions),*];
-            static POOL: [u32; #n_pool] = [#(#pool),*];
-            static ROWS: [&[__fsm::chart::Row]; #n_states] = [#(#rows),*];
-            static FAST: [__fsm::chart::Fast; #n_fast] = [#(#fast_steps),*];
-            static FAST_POOL: [u32; #fast_pool_n] = [#(#fast_pool),*];
-            static CHART: __fsm::chart::Chart<'static> = __fsm::chart::Chart {
-                states: &STATES,
-                transitions: &TRANSITIONS,
-                pool: &POOL,
-            };
-        }
+                false,
+                quote!(Self::restore_with(snapshot, __fsm::FingerprintPolicy::Strict)),
+            ),
+        },
+        timer_items: quote!(),
     }
 }
 
