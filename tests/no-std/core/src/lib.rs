@@ -200,7 +200,7 @@ fn run() -> Result<(), u32> {
     let error = player.fire(player::Action::Play).err().ok_or(31u32)?;
     check(
         Buffer::of(error).as_str()
-            == "action `play` is not valid in configuration [playing, loud]; valid actions: `off`, `pause`, `softer`",
+            == "action `play` is not valid in configuration [`playing`, `loud`]; valid actions: `off`, `pause`, `softer`",
         32,
     )?;
     advance(3_000);
