@@ -166,13 +166,6 @@ pub fn run(args: &BuildArgs) -> Exit {
         let checked = fsm_grammar::check(&source);
         let no_machine = source::defines_no_machine(&checked);
         let machines: Vec<&str> = checked.model.machines.iter().map(|m| m.name.as_str()).collect();
-        // What the generator would only write as a `compile_error!`.
-        let unsupported: Vec<String> = checked
-            .model
-            .machines
-            .iter()
-            .filter_map(fsm_codegen::unsupported)
-            .collect();
         let diagnostics = options.apply(checked.diagnostics);
         if reporter.report(&path.display().to_string(), &source, &diagnostics) {
             exit.raise(Exit::Problems);
@@ -185,12 +178,6 @@ pub fn run(args: &BuildArgs) -> Exit {
                 path.display(),
                 source::NO_MACHINE_HELP
             ));
-            exit.raise(Exit::Problems);
-            tally.not_generated += 1;
-        } else if !unsupported.is_empty() {
-            for message in &unsupported {
-                console::error(format!("`{}`: {message}; nothing generated", path.display()));
-            }
             exit.raise(Exit::Problems);
             tally.not_generated += 1;
         } else if args.module == ModuleArg::Surrounding && machines.len() > 1 {

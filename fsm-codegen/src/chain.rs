@@ -5,7 +5,8 @@
 //! which leaf it is in, which `always` and `done` transitions are tried
 //! there ([`Plan::settle_candidates`]), what each `in(...)` is, and what
 //! each next step does. The code of a `fire` is then a finite tree of steps
-//! (the plan refuses machines whose tree is not: [`Plan::unfolding_refusal`])
+//! (a machine whose tree is not, [`Plan::unfolds`], is rendered over
+//! configurations instead)
 //! whose every end is a leaf and one static table of the outputs of the
 //! whole chain, so `Fired::outputs` stays a `&'static [Output]`.
 

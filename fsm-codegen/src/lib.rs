@@ -103,8 +103,8 @@ use quote::quote;
 ///
 /// A machine named like an item of its own module (`State`), or with a
 /// state, action or output named like an item of its enum (`ALL`), which the
-/// front end's `name-collision` check rejects, becomes a `compile_error!`,
-/// and so does one code generation does not generate ([`unsupported`]).
+/// front end's `name-collision` check rejects, becomes a `compile_error!`.
+/// Every other machine that checks clean is generated.
 ///
 /// The `always` and `done` steps of a machine without parallel states are
 /// laid out after each step, as a tree of the leaves one `fire` can pass
@@ -123,7 +123,6 @@ use quote::quote;
 pub fn machine_tokens(machine: &fsm_grammar::model::Machine, options: &Options) -> TokenStream {
     let conflict = name_conflicts::module_item_conflict(machine)
         .or_else(|| name_conflicts::enum_item_conflict(machine))
-        .or_else(|| unsupported(machine))
         .or_else(|| parallel::name_conflict(machine));
     options.place(match conflict {
         Some(message) => compile_error(&message),
@@ -164,7 +163,8 @@ pub fn stub_tokens(
 }
 
 /// The most steps code generation lays out after the steps of one leaf
-/// ([`fsm_grammar::plan::Plan::unfolding_refusal`]).
+/// ([`fsm_grammar::plan::Plan::unfolds`]); a machine with more is rendered
+/// over configurations.
 const UNFOLDING_LIMIT: usize = 4096;
 
 /// True when code generation renders `machine` as a machine over
@@ -176,22 +176,6 @@ const UNFOLDING_LIMIT: usize = 4096;
 /// follow one another). Every other machine's state is its `State` enum.
 pub fn over_configurations(machine: &fsm_grammar::model::Machine) -> bool {
     machine.has_parallel() || !fsm_grammar::plan::Plan::new(machine).unfolds(machine, UNFOLDING_LIMIT)
-}
-
-/// Why code generation does not generate `machine`, which the dynamic
-/// engine runs: `always` and `done` transitions that cannot be laid out
-/// ahead of time (a cycle of them, or too many ways for them to follow one
-/// another). `None` for a machine it generates.
-pub fn unsupported(machine: &fsm_grammar::model::Machine) -> Option<String> {
-    let construct = if machine.has_parallel() {
-        parallel::refusal(machine)?
-    } else {
-        return None;
-    };
-    Some(format!(
-        "machine `{}` has {construct}; the dynamic engine (`fsm_dynamic::Engine`) and `fsmc run` run it",
-        machine.name
-    ))
 }
 
 fn compile_error(message: &str) -> TokenStream {

@@ -56,14 +56,6 @@ const INLINE_ARMS: usize = 8;
 /// transitions for, ahead of time.
 const MAX_COMBINATIONS: usize = 256;
 
-/// Why code generation does not generate `machine`, which has parallel
-/// states: `always` and `done` transitions without a bound. A context,
-/// payloads, effects and timers are generated.
-pub(crate) fn refusal(machine: &Machine) -> Option<String> {
-    let _ = machine;
-    None
-}
-
 /// The typed view of one slot of a configuration: the machine's top level
 /// or one region of a parallel state, with the states one of which is
 /// active in it while it is active (its leaves and parallel states not
@@ -418,8 +410,9 @@ impl StepParts<'_> {
     }
 }
 
-/// `pub mod <snake_name> { ... }` for a checked machine with parallel
-/// states that [`refusal`] accepts.
+/// `pub mod <snake_name> { ... }` for a checked machine over
+/// configurations: one with parallel states, or one whose `always` and
+/// `done` steps cannot be laid out ahead of time.
 pub(crate) fn parallel_module(machine: &Machine, options: &Options) -> TokenStream {
     let m = machine;
     let docs = module_docs(m, options);
@@ -2835,7 +2828,7 @@ fn untimed_items(sh: &Shared) -> Items {
 
 #[cfg(test)]
 mod tests {
-    use crate::{machine_tokens, unsupported, Options};
+    use crate::{machine_tokens, Options};
 
     fn machine(text: &str) -> fsm_grammar::model::Machine {
         let model = fsm_grammar::check(text).into_model().expect("it checks");
@@ -2866,7 +2859,6 @@ mod tests {
                 "machine M {{ {declaration} initial state idle {{ on go -> p; after 5s -> p; }} {REGIONS} }}"
             );
             let m = machine(&text);
-            assert_eq!(unsupported(&m), None, "{declaration}");
             let tokens = machine_tokens(&m, &Options::default()).to_string();
             assert!(
                 tokens.contains(expected),
@@ -2897,7 +2889,6 @@ mod tests {
                 state a { initial state a1 { always [g] -> a2; } state a2 { always [g] -> a1; } }
                 state b { initial state b1 { on y -> b1; } }
             } }";
-        assert_eq!(unsupported(&machine(cycle)), None);
         let tokens = machine_tokens(&machine(cycle), &Options::default()).to_string();
         assert!(!tokens.contains("compile_error"), "{tokens}");
         assert!(tokens.contains("Runaway"), "{tokens}");

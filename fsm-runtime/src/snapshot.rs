@@ -675,8 +675,8 @@ impl Snapshot {
         }
     }
 
-    /// The one rule of both engines (generated code's and `fsm-dynamic`'s,
-    /// with or without parallel states) for a timer group `timer` (`after
+    /// The one rule (`fsm-dynamic` applies it, with or without parallel
+    /// states; generated code does not yet) for a timer group `timer` (`after
     /// 30s`) of `state` that is armed whenever `state` is active, `state` is
     /// active in the snapshot, and the snapshot arms none of its timers:
     /// under [`MissingTimerPolicy::Refuse`] the error, under
@@ -919,8 +919,10 @@ pub enum MissingTimerPolicy {
 
 /// What restoring accepts: [`FingerprintPolicy`] for a snapshot of another
 /// definition, [`MissingTimerPolicy`] for one that lost a timer. The
-/// default is strict on both. Every `restore_with` that takes a
-/// [`FingerprintPolicy`] also takes one of these (`policy.into()`).
+/// default is strict on both. The dynamic engine's `restore_with` takes
+/// one (or a [`FingerprintPolicy`], through `policy.into()`); a generated
+/// machine's `restore_with` takes a [`FingerprintPolicy`] only, and does not
+/// check for a lost timer yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RestorePolicy {
     /// A snapshot taken from a different definition.

@@ -387,6 +387,7 @@ kinds! {
     nested_with_history: Parked,
     parallel_without_context: Built,
     parallel_with_context: Reviewed,
+    parallel_with_timers: Racing,
 }
 
 // --- Plain: no guards, context, payloads or timers.
@@ -660,18 +661,23 @@ fn an_alarm_s_timer_reads_the_guards_passed() {
     assert_eq!(run.state(), alarm::State::Ticking);
     assert!(run.history().iter().all(|entry| entry.action() == "set"));
 
+    // Set while armed, then driven disarmed: the driver fires the timer
+    // with the guards it was given, which reject it.
     let mut machine = alarm::Alarm::with_clock(clock.clone());
-    let mut rejected = 0;
+    machine.fire(alarm::Action::Set, &Armed(true)).unwrap();
+    let (mut rejected, mut fired) = (0, 0);
     let stopped = run_virtual(
         &mut driver::with_guards(&mut machine, &Armed(false)),
         &clock,
-        [alarm::Action::Set],
+        Vec::<alarm::Action>::new(),
         Duration::from_secs(1),
-        |_, step| rejected += usize::from(matches!(step, Step::Timer(Err(_)))),
+        |_, step| match step {
+            Step::Timer(Err(_)) => rejected += 1,
+            _ => fired += 1,
+        },
     );
-    // `set` is refused by the same guard: nothing is armed.
-    assert_eq!((stopped, rejected), (Stopped::Elapsed, 0));
-    assert_eq!(machine.state(), alarm::State::Idle);
+    assert_eq!((stopped, rejected, fired), (Stopped::Elapsed, 1, 0));
+    assert_eq!(machine.state(), alarm::State::Ticking);
 }
 
 // --- Nested states with a history target.
@@ -828,6 +834,53 @@ impl Kind for Reviewed {
     const END: &'static str = "closed";
     const OUTPUTS: usize = 1;
     const TIMERS: usize = 0;
+}
+
+// --- Parallel states with a timer in one region.
+
+fsm_runtime::fsm! {
+    machine Race {
+        initial state idle { on go -> racing; }
+        parallel state racing {
+            done -> finished emit crossed;
+            state a {
+                initial state a_running { after 50ms -> a_done emit a_lap; }
+                final state a_done;
+            }
+            state b {
+                initial state b_running { on b_lap -> b_done emit b_lapped; }
+                final state b_done;
+            }
+        }
+        terminal state finished;
+    }
+}
+
+struct Racing;
+
+impl Kind for Racing {
+    type G = NoGuards;
+    type M = race::Race;
+    type V = race::Race<ManualClock>;
+
+    fn new() -> race::Race {
+        race::Race::new()
+    }
+    fn on(clock: &ManualClock) -> race::Race<ManualClock> {
+        race::Race::with_clock(clock.clone())
+    }
+    fn guards() -> NoGuards {
+        NoGuards
+    }
+    fn events() -> Vec<race::Action> {
+        vec![race::Action::Go, race::Action::BLap]
+    }
+    // Between the events and the timer, two leaves are active: the fleet
+    // keeps the configuration's name.
+    const AFTER_EVENTS: &'static str = "a_running, b_done";
+    const END: &'static str = "finished";
+    const OUTPUTS: usize = 3;
+    const TIMERS: usize = 1;
 }
 
 /// What the parallel kinds hold in between: the configuration, named as the
