@@ -157,6 +157,12 @@ impl Blocks<'_> {
                 }
                 self.body(Some(s), depth + 1, out);
                 let _ = writeln!(out, "{indent}}}");
+                // A region's note goes in its own section: after the last
+                // `--`, Mermaid takes a note on an earlier region for one
+                // on the divider, and refuses the diagram.
+                if parallel {
+                    write_note(&view.states[m].lines, &ids.states[m], &indent, out);
+                }
             } else if parallel {
                 // A leaf region: its lines, or its name alone, in its section.
                 for line in &view.states[m].lines {
@@ -202,13 +208,10 @@ impl Blocks<'_> {
             let here = machine.state(StateId::from_index(i)).parent == scope;
             if here && machine.state(StateId::from_index(i)).is_composite() {
                 // Mermaid refuses descriptions on a state that holds
-                // states ("Group nodes can only have label"): a note.
-                if !state.lines.is_empty() {
-                    let _ = writeln!(out, "{indent}note right of {}", ids.states[i]);
-                    for line in &state.lines {
-                        let _ = writeln!(out, "{indent}    {line}");
-                    }
-                    let _ = writeln!(out, "{indent}end note");
+                // states ("Group nodes can only have label"): a note (a
+                // region's is in its section, above).
+                if !parallel {
+                    write_note(&state.lines, &ids.states[i], &indent, out);
                 }
             } else if !leaf_region(i) {
                 for line in state.lines.iter().filter(|_| here) {
@@ -318,6 +321,25 @@ mod tests {
         assert!(diagram.contains("        one : enter / b\n"), "{diagram}");
     }
 
+    /// A region's note is in the region's own section, before the `--`:
+    /// after it, Mermaid reads it as a note on the divider and refuses the
+    /// whole diagram ("No such shape: divider").
+    #[test]
+    fn a_region_s_note_is_in_its_own_section() {
+        let text = "machine M {
+            initial parallel state p {
+                state r { after 3s emit tick; initial state a { on go -> b; } state b; }
+                state s { initial state c { on stop -> d; } state d; }
+            }
+        }";
+        let model = fsm_grammar::check(text).model;
+        let diagram = mermaid(&model.machines[0]);
+        assert!(
+            diagram.contains("        }\n        note right of r\n            after 3s / tick\n        end note\n        --\n"),
+            "{diagram}"
+        );
+    }
+
     #[test]
     fn keywords_and_taken_ids_get_fresh_aliases() {
         let text = "machine M {
@@ -347,4 +369,16 @@ mod tests {
             );
         }
     }
+}
+
+/// `note right of id` holding `lines`; nothing without lines.
+fn write_note(lines: &[String], id: &str, indent: &str, out: &mut String) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{indent}note right of {id}");
+    for line in lines {
+        let _ = writeln!(out, "{indent}    {line}");
+    }
+    let _ = writeln!(out, "{indent}end note");
 }
