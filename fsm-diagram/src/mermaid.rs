@@ -291,6 +291,18 @@ impl Ids {
     }
 }
 
+/// `note right of id` holding `lines`; nothing without lines.
+fn write_note(lines: &[String], id: &str, indent: &str, out: &mut String) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{indent}note right of {id}");
+    for line in lines {
+        let _ = writeln!(out, "{indent}    {line}");
+    }
+    let _ = writeln!(out, "{indent}end note");
+}
+
 #[cfg(test)]
 mod tests {
     use super::mermaid;
@@ -369,16 +381,4 @@ mod tests {
             );
         }
     }
-}
-
-/// `note right of id` holding `lines`; nothing without lines.
-fn write_note(lines: &[String], id: &str, indent: &str, out: &mut String) {
-    if lines.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "{indent}note right of {id}");
-    for line in lines {
-        let _ = writeln!(out, "{indent}    {line}");
-    }
-    let _ = writeln!(out, "{indent}end note");
 }
