@@ -428,8 +428,8 @@ fn an_output_directory_that_is_a_file_is_an_io_error() {
 
 #[test]
 fn the_readme_shows_what_check_prints_for_a_stale_file() {
-    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-    let readme = fs::read_to_string(&readme_path).expect("the workspace README");
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rust.md");
+    let readme = fs::read_to_string(&readme_path).expect("docs/rust.md");
     let dir = Scratch::new();
     dir.write("machines/door.fsm", DOOR);
     dir.fsmc(&["build", "machines/", "-o", OUT]).expect(0);
@@ -441,7 +441,7 @@ fn the_readme_shows_what_check_prints_for_a_stale_file() {
     let shown = format!("```text\n{}```", run.stderr());
     assert!(
         readme.contains(&shown),
-        "README.md should show the output of `fsmc build --check`:\n{shown}"
+        "docs/rust.md should show the output of `fsmc build --check`:\n{shown}"
     );
 }
 

@@ -1,7 +1,8 @@
-//! The README examples that are a test's body: the body a marker comment
-//! opens, and the first Rust block of a README section.
+//! The guide's examples that are a test's body: the body a marker comment
+//! opens, and the first Rust block of a guide page (docs/nested-states.md,
+//! docs/parallel-states.md; they were the README's sections).
 
-/// Asserts that the first Rust block of the README's section `## {section}`
+/// Asserts that the first Rust block of the guide page `# {section}`
 /// is exactly the body of the test in `test` (its source) that follows the
 /// line `    // README: {marker} (from here to the end of this function)`,
 /// unindented.
@@ -17,12 +18,15 @@ pub fn assert_readme_shows(test: &str, marker: &str, section: &str) {
         .map(|line| line.strip_prefix("    ").unwrap_or(line))
         .collect::<Vec<_>>()
         .join("\n");
-    let readme = include_str!("../../../README.md");
+    let readme = concat!(
+        include_str!("../../../docs/nested-states.md"),
+        include_str!("../../../docs/parallel-states.md"),
+    );
     let section = readme
-        .split(format!("\n## {section}\n").as_str())
+        .split(format!("# {section}\n").as_str())
         .nth(1)
         .and_then(|rest| rest.split("\n## ").next())
-        .unwrap_or_else(|| panic!("the README has a section `## {section}`"));
+        .unwrap_or_else(|| panic!("the guide has a page `# {section}`"));
     let block = section
         .split("```rust\n")
         .nth(1)

@@ -115,11 +115,11 @@ fn the_readme_shows_this_match() {
         .nth(1)
         .and_then(|rest| rest.split("// README: end\n").next())
         .expect("the marked lines");
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../docs/runtime.md");
     let block = readme
         .split("One `match` reads the errors of every machine alike:\n\n```rust\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("the README shows the match");
+        .expect("docs/runtime.md shows the match");
     assert_eq!(block, shown);
 }

@@ -15,12 +15,12 @@ fn main_fn(text: &str) -> Option<String> {
 fn the_readme_shows_this_build_script() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let build = std::fs::read_to_string(root.join("build.rs")).expect("build.rs");
-    let readme = std::fs::read_to_string(root.join("../../README.md")).expect("the README");
+    let readme = std::fs::read_to_string(root.join("../../docs/rust.md")).expect("docs/rust.md");
     let section = readme
-        .split("\n### A build script\n")
+        .split("\n## A build script\n")
         .nth(1)
-        .and_then(|rest| rest.split("\n### ").next())
-        .expect("the README has a section `### A build script`");
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/rust.md has a section `## A build script`");
     let block = section
         .split("```rust\n")
         .nth(1)
