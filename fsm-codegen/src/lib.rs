@@ -87,6 +87,7 @@ mod stub;
 mod tables;
 mod transitions;
 mod user_trait;
+mod user_types;
 
 #[cfg(feature = "render")]
 pub use build_script::{compile, compile_or_exit, Config, Error, FileStatus, GeneratedFile};

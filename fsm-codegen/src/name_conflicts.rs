@@ -10,9 +10,9 @@ use crate::idents::{type_ident, value_ident};
 use fsm_grammar::model::Machine;
 use fsm_grammar::Model;
 
-/// The items generated modules define besides the machine type (and
-/// `Region`, reserved for parallel states); the front end reserves the same
-/// names, from the same list.
+/// The items generated modules define besides the machine type; the front
+/// end reserves the same names, from the same list, and a test holds the
+/// list to what code generation writes (`tests/it/module_items.rs`).
 pub(crate) use fsm_grammar::naming::MODULE_ITEMS;
 
 /// Why `machine`'s type cannot be generated, if it cannot.

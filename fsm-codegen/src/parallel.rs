@@ -112,7 +112,7 @@ fn slots(m: &Machine) -> Vec<Slot> {
 /// A region's name that the generated module cannot use: its enum or its
 /// accessor would clash with the top level's or `Configuration`'s own.
 pub(crate) fn name_conflict(machine: &Machine) -> Option<String> {
-    let reserved = ["top", "leaves", "is_in"];
+    let reserved = fsm_grammar::naming::CONFIGURATION_METHODS;
     slots(machine).iter().skip(1).find_map(|slot| {
         let name = &machine.state(slot.region?).name;
         (slot.ty == "Top" || reserved.contains(&slot.method.to_string().as_str())).then(|| {

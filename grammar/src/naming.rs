@@ -65,12 +65,15 @@ pub fn snake(name: &str) -> String {
 
 /// The items generated in a machine's module besides the machine type, so
 /// no machine may be named like one of them (the `name-collision` check and
-/// code generation both read this list). A machine with a context, payloads
-/// or timers also gets `Event`, `Context`, `TimerFired` and
-/// `TimerRejected`, and one with nested states `Composite`; they are reserved
-/// for every machine, so adding a payload, a timer or a nested state never
-/// makes a machine's name invalid. `Region` is reserved too, though nothing
-/// generates it yet: see [`PLANNED_MODULE_ITEMS`].
+/// code generation both read this list, and a test of code generation
+/// holds it to what every kind of machine generates). A machine with a
+/// context, payloads or timers also gets `Event`, `Context`, `TimerFired`
+/// and `TimerRejected`, one with nested states `Composite`, and one with
+/// parallel states `Configuration`, `AnyState` and `Host`; they are reserved
+/// for every machine, so adding a payload, a timer, a nested or a parallel
+/// state never makes a machine's name invalid. A context or payload type
+/// with one of these names is still the user's: code generation writes it
+/// `super::Name`.
 pub const MODULE_ITEMS: &[&str] = &[
     "State",
     "Action",
@@ -83,23 +86,28 @@ pub const MODULE_ITEMS: &[&str] = &[
     "TimerFired",
     "TimerRejected",
     "Composite",
-    "Region",
+    "Configuration",
+    "AnyState",
+    "Host",
 ];
 
-/// The names of [`MODULE_ITEMS`] that no machine generates yet, reserved for
-/// a coming feature so that it never makes a machine's name invalid: `Region`,
-/// the type that orthogonal regions (parallel states) will generate.
-pub const PLANNED_MODULE_ITEMS: &[&str] = &["Region"];
-
-/// What the module item `name` (one of [`MODULE_ITEMS`], not one of
-/// [`PLANNED_MODULE_ITEMS`]) is: `enum`, `trait`, `struct` or `type alias`.
+/// What the module item `name` (one of [`MODULE_ITEMS`]) is: `enum`,
+/// `trait`, `struct` or `type alias`.
 pub fn module_item_kind(name: &str) -> &'static str {
     match name {
-        "State" | "Action" | "Output" | "Event" | "Composite" => "enum",
+        "State" | "Action" | "Output" | "Event" | "Composite" | "AnyState" => "enum",
         "Guards" | "Context" => "trait",
+        "Configuration" | "Host" => "struct",
         _ => "type alias",
     }
 }
+
+/// The methods of the `Configuration` generated for a machine with parallel
+/// states besides one per region, so no region may be named like one of
+/// them (the `name-collision` check and code generation both read this
+/// list). A region named `top` would also clash with the type `Top` of the
+/// slot outside every parallel state.
+pub const CONFIGURATION_METHODS: &[&str] = &["top", "leaves", "is_in"];
 
 /// The associated items generated on every `State`, `Action` and `Output`
 /// enum whose names a variant could take, so no state, action or output may

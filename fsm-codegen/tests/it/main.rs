@@ -5,5 +5,6 @@
 
 mod docs;
 mod generated_files;
+mod module_items;
 mod render;
 mod source_files;

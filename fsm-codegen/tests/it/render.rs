@@ -377,17 +377,14 @@ fn nested_states_are_generated() {
 
 /// A machine named `Composite` would collide with the `Composite` enum of a
 /// nested machine: the name is reserved for every machine, as `State` is, so
-/// adding a nested state never makes a valid name invalid. `Region` is
-/// reserved as well, for the type parallel states will generate. The checker
+/// adding a nested state never makes a valid name invalid; `Host` likewise,
+/// for the struct a machine with parallel states generates. The checker
 /// rejects both, and code generation refuses them.
 #[test]
-fn a_machine_cannot_be_called_composite_or_region() {
+fn a_machine_cannot_be_called_composite_or_host() {
     for (name, message) in [
         ("Composite", "clashes with the `Composite` enum"),
-        (
-            "Region",
-            "reserved for the `Region` type that parallel states will generate",
-        ),
+        ("Host", "clashes with the `Host` struct"),
     ] {
         for text in [
             format!("machine {name} {{ initial state up {{ initial state a {{ on x -> a; }} }} }}"),

@@ -7,8 +7,8 @@ use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::model::{Machine, Model};
 use crate::naming::{
-    escape, escape_owned, module_item_kind, snake, upper_camel, ENUM_ITEMS, MODULE_ITEMS,
-    PLANNED_MODULE_ITEMS,
+    escape, escape_owned, module_item_kind, snake, upper_camel, CONFIGURATION_METHODS, ENUM_ITEMS,
+    MODULE_ITEMS,
 };
 use crate::span::Span;
 use std::collections::HashMap;
@@ -37,14 +37,10 @@ pub(crate) fn check_machines(model: &Model, out: &mut Vec<Diagnostic>) {
             }
         }
         if MODULE_ITEMS.contains(&ty.as_str()) {
-            let clash = if PLANNED_MODULE_ITEMS.contains(&ty.as_str()) {
-                format!("which is reserved for the `{ty}` type that parallel states will generate beside it")
-            } else {
-                format!(
-                    "which clashes with the `{ty}` {} generated beside it",
-                    module_item_kind(&ty)
-                )
-            };
+            let clash = format!(
+                "which clashes with the `{ty}` {} generated beside it",
+                module_item_kind(&ty)
+            );
             out.push(Diagnostic::new(
                 Code::NameCollision,
                 m.span,
@@ -96,6 +92,36 @@ pub(crate) fn check_names(m: &Machine, sink: &mut Sink<'_>) {
             }
         }
     }
+    // Each region of a parallel state becomes a method of the generated
+    // `Configuration`, and a type of its own.
+    for state in &m.states {
+        if !state.parent.is_some_and(|p| m.state(p).is_parallel()) {
+            continue;
+        }
+        let method = escape_owned(snake(&state.name));
+        if CONFIGURATION_METHODS.contains(&method.as_str()) || upper_camel(&state.name) == "Top" {
+            sink.push(Scope::Machine, reserved_region(&state.name, &method, state.span));
+        }
+    }
+}
+
+/// A region whose method on the generated `Configuration` would be named
+/// like one of its own methods.
+fn reserved_region(name: &str, method: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        Code::NameCollision,
+        span,
+        format!(
+            "region `{name}` would generate the method `Configuration::{method}`, which clashes with \
+             a method every generated `Configuration` has"
+        ),
+        "reserved name",
+        format!(
+            "rename the region (`{name}_region`, say): {} are the methods of `Configuration`, \
+             and `top` is also the slot outside every parallel state",
+            all_quoted(CONFIGURATION_METHODS)
+        ),
+    )
 }
 
 /// A state, action or output that would become a variant named like an
