@@ -11,6 +11,10 @@
 //!   fsm.pest's name, and its keyword list every keyword; its contents list
 //!   every section.
 //! - The examples of "Instead of parallel states" are built and run here.
+//! - The README and the user guide: every code block is tested (`guide`).
+
+mod examples;
+mod guide;
 
 use fsm_grammar::{check, Code, Severity};
 use fsm_tests::workspace_root;
