@@ -13,10 +13,13 @@ use crate::console;
 use crate::exit::Exit;
 use crate::files;
 use clap::{Args, ValueEnum};
-use fsm_dynamic::{Definition, Engine, FireError, FiredTimer, StateId, Taken, TimerRejected};
+use fsm_dynamic::{Definition, Engine, FireError, FiredTimer, StateId, Taken, TakenKind, TimerRejected};
 use fsm_grammar::duration;
 use fsm_grammar::model::{self, Machine, Source};
-use fsm_runtime::{Clock, ManualClock, Snapshot, Timestamp};
+use fsm_runtime::{
+    Clock, FingerprintPolicy, ManualClock, MissingTimerPolicy, RestoreError, RestorePolicy, Snapshot,
+    Timestamp,
+};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -76,6 +79,50 @@ pub struct RunArgs {
     /// How each step is printed.
     #[arg(long, value_enum, default_value_t = RunFormat::Json)]
     format: RunFormat,
+
+    /// What `restore` does with a snapshot taken from a different definition of the machine
+    /// (another fingerprint): refuse it, or accept it when its states and timers still exist.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = FingerprintFlag::Strict)]
+    fingerprint: FingerprintFlag,
+
+    /// What `restore` does with a snapshot that arms no timer of a group armed whenever its
+    /// state is active (a lost timer): refuse it, or arm it from the time of the restore.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = MissingTimersFlag::Refuse)]
+    missing_timers: MissingTimersFlag,
+}
+
+/// `--fingerprint`: [`FingerprintPolicy`] in the shell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FingerprintFlag {
+    /// Refuse a snapshot of another definition.
+    Strict,
+    /// Accept it when what it names still exists.
+    Ignore,
+}
+
+/// `--missing-timers`: [`MissingTimerPolicy`] in the shell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MissingTimersFlag {
+    /// Refuse a snapshot that lost a timer.
+    Refuse,
+    /// Arm the lost timer from the time of the restore.
+    Rearm,
+}
+
+impl RunArgs {
+    /// What `restore` accepts, from `--fingerprint` and `--missing-timers`.
+    fn restore_policy(&self) -> RestorePolicy {
+        RestorePolicy {
+            fingerprint: match self.fingerprint {
+                FingerprintFlag::Strict => FingerprintPolicy::Strict,
+                FingerprintFlag::Ignore => FingerprintPolicy::Ignore,
+            },
+            missing_timers: match self.missing_timers {
+                MissingTimersFlag::Refuse => MissingTimerPolicy::Refuse,
+                MissingTimersFlag::Rearm => MissingTimerPolicy::Rearm,
+            },
+        }
+    }
 }
 
 /// The output formats of `fsmc run`.
@@ -120,7 +167,7 @@ fn start(args: &RunArgs) -> Result<(Session, Box<dyn BufRead>), Exit> {
         console::error(format_args!("`{}`: {error}", args.file.display()));
         Exit::Problems
     })?;
-    let session = Session::new(definition, context, delays, args.format);
+    let session = Session::new(definition, context, delays, args.format, args.restore_policy());
     Ok((session, input))
 }
 
@@ -361,11 +408,19 @@ struct Session {
     /// True for a machine with parallel states: states print as lists of
     /// leaves, and steps list the transitions they took.
     parallel: bool,
+    /// What `restore` accepts (`--fingerprint`, `--missing-timers`).
+    restore_policy: RestorePolicy,
     out: Output,
 }
 
 impl Session {
-    fn new(definition: Definition, context: Value, delays: Vec<Duration>, format: RunFormat) -> Session {
+    fn new(
+        definition: Definition,
+        context: Value,
+        delays: Vec<Duration>,
+        format: RunFormat,
+        restore_policy: RestorePolicy,
+    ) -> Session {
         let definition = Arc::new(definition);
         let machine = definition.machine();
         let machine_parallel = machine.has_parallel();
@@ -406,6 +461,7 @@ impl Session {
             delays,
             effects,
             parallel: machine_parallel,
+            restore_policy,
             out: Output::new(format),
         }
     }
@@ -461,16 +517,35 @@ impl Session {
                 Ok(())
             }
             Command::Restore(value) => {
-                let snapshot = Snapshot::deserialize(value).map_err(|e| format!("not a snapshot: {e}"))?;
+                let snapshot = self.snapshot_of(value)?;
                 self.engine
-                    .restore(&snapshot)
-                    .map_err(|e| format!("cannot restore: {e}"))?;
+                    .restore_with(&snapshot, self.restore_policy)
+                    .map_err(|e| format!("cannot restore: {}", restore_error_text(&e)))?;
                 let leaves = self.engine.configuration();
                 let state = self.place(&leaves);
                 self.out.restored(&state);
                 Ok(())
             }
         }
+    }
+
+    /// The snapshot `restore` was given, or why it is none, naming the
+    /// fields this machine's snapshots have.
+    fn snapshot_of(&self, value: Value) -> Result<Snapshot, String> {
+        let state_field = if self.parallel {
+            "`configuration` (its active leaves)"
+        } else {
+            "`current_state`"
+        };
+        if !value.is_object() {
+            return Err(format!(
+                "not a snapshot: `restore` takes an object as `{{\"snapshot\": true}}` prints it, with \
+                 `type`, `machine`, `fingerprint` and {state_field} for machine `{}`, not {}",
+                self.definition.machine().name,
+                json_kind(&value)
+            ));
+        }
+        Snapshot::deserialize(value).map_err(|e| format!("not a snapshot: {e}"))
     }
 
     /// Where the machine is, as `fsmc run` prints it: the leaf's name, or
@@ -510,7 +585,8 @@ impl Session {
                     outputs: fired.output_names().collect(),
                     effects: effect_names(&self.definition, &effects),
                 };
-                self.out.fired(&step, &fired.to_string());
+                let steps = eventless_lines(&self.definition, fired.taken());
+                self.out.fired(&step, &fired.to_string(), &steps);
                 Ok(())
             }
             Err(error) => match Refusal::of(&error, self.parallel) {
@@ -636,7 +712,8 @@ impl Session {
                             declared_in: fired.declared_in_name(),
                             ran_away: fired.ran_away(),
                         };
-                        self.out.timer_fired(&step, fired);
+                        let steps = eventless_lines(&self.definition, fired.taken());
+                        self.out.timer_fired(&step, fired, &steps);
                     }
                     Err(rejected) => {
                         let refusal = TimerRefusal::of(rejected, self.place(rejected.leaves()));
@@ -717,6 +794,65 @@ fn place(definition: &Definition, parallel: bool, leaves: &[StateId]) -> Place {
         (false, 1) => Place::Leaf(names.pop().expect("one leaf")),
         _ => Place::Leaves(names),
     }
+}
+
+/// A refused restore in words, its hints given as the flags of `fsmc run`
+/// (the runtime's name the Rust policies).
+fn restore_error_text(error: &RestoreError) -> String {
+    match error {
+        RestoreError::FingerprintMismatch {
+            machine,
+            expected,
+            found,
+        } => format!(
+            "the snapshot of machine `{machine}` was taken from a different definition \
+             (fingerprint {found}, this one has {expected}); run with `--fingerprint ignore` to \
+             accept it"
+        ),
+        RestoreError::MissingTimer {
+            machine,
+            state,
+            timer,
+        } => format!(
+            "the snapshot of machine `{machine}` arms no timer `{timer}` of state `{state}`, which \
+             is armed whenever `{state}` is active; run with `--missing-timers rearm` to arm it \
+             from the time of the restore"
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// What a JSON value is, for an error: `a number`, `a string`, ...
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The `always` and `done` steps among `taken`, one line each, for the
+/// human format: `  then `check` --always--> `fast``.
+fn eventless_lines(definition: &Definition, taken: &[Taken]) -> String {
+    let mut out = String::new();
+    for t in taken {
+        let keyword = match t.kind {
+            TakenKind::Done => "done",
+            TakenKind::Always => "always",
+            TakenKind::Action | TakenKind::Timer => continue,
+        };
+        let target = t
+            .target_text(definition)
+            .map_or_else(|| "(internal)".to_owned(), |target| format!("`{target}`"));
+        out.push_str(&format!(
+            "\n  then `{}` --{keyword}--> {target}",
+            t.source_name(definition)
+        ));
+    }
+    out
 }
 
 /// A transition taken, in `taken`.
@@ -957,11 +1093,13 @@ impl Output {
         }
     }
 
-    fn fired(&mut self, step: &FireStep<'_>, text: &str) {
+    /// A fire that stepped: `text` on one line, then `steps`, the lines of
+    /// the `always` and `done` steps after it.
+    fn fired(&mut self, step: &FireStep<'_>, text: &str, steps: &str) {
         if self.json() {
             self.line_json(step);
         } else {
-            let text = format!("{text}{}\n", effects_text(&step.effects));
+            let text = format!("{text}{}{steps}\n", effects_text(&step.effects));
             self.write(&text);
         }
     }
@@ -1005,12 +1143,16 @@ impl Output {
         }
     }
 
-    fn timer_fired(&mut self, step: &TimerStep<'_>, fired: &FiredTimer<'_>) {
+    fn timer_fired(&mut self, step: &TimerStep<'_>, fired: &FiredTimer<'_>, steps: &str) {
         if self.json() {
             self.separate();
             self.write_json(step);
         } else {
-            let text = format!("at {}: {fired}{}\n", fired.due, effects_text(&step.effects));
+            let text = format!(
+                "at {}: {fired}{}{steps}\n",
+                fired.due,
+                effects_text(&step.effects)
+            );
             self.write(&text);
         }
     }

@@ -359,13 +359,47 @@ fn a_snapshot_that_lost_an_armed_timer_is_refused_naming_state_and_timer() {
     let timers = snapshot["snapshot"].as_object_mut().unwrap().remove("timers");
     assert!(timers.is_some_and(|t| t.as_array().is_some_and(|t| !t.is_empty())));
     let restore = format!(r#"{{"restore": {}}}"#, snapshot["snapshot"]);
-    let run = run(&dir, &[], &lines(&[&restore])).expect(1);
+    let refused = run(&dir, &[], &lines(&[&restore])).expect(1);
     assert_eq!(
-        run.stdout(),
+        refused.stdout(),
         "{\"error\":\"cannot restore: the snapshot of machine `Call` arms no timer `after 2h` of state \
-         `connected`, which is armed whenever `connected` is active; restore it with \
-         `MissingTimerPolicy::Rearm` to arm it from the time of the restore\",\"line\":1}\n"
+         `connected`, which is armed whenever `connected` is active; run with `--missing-timers \
+         rearm` to arm it from the time of the restore\",\"line\":1}\n"
     );
+    // The flag the hint names re-arms it from the time of the restore.
+    let rearmed = run(
+        &dir,
+        &["--missing-timers", "rearm"],
+        &lines(&[r#"{"advance": "1h"}"#, &restore, r#"{"snapshot": true}"#]),
+    )
+    .expect(0);
+    let out = rearmed.stdout();
+    assert!(out.contains(r#"{"restored":true,"state":"talking"}"#), "{out}");
+    assert!(out.contains(r#""due":"1970-01-01T03:00:00.000Z""#), "{out}");
+}
+
+#[test]
+fn a_snapshot_of_another_definition_is_refused_with_the_flag_that_accepts_it() {
+    let dir = with_machine(DOOR);
+    let first = run(
+        &dir,
+        &[],
+        &lines(&[r#"{"fire": "open"}"#, r#"{"snapshot": true}"#]),
+    )
+    .expect(0);
+    let snapshot = first.stdout().lines().last().unwrap().to_owned();
+    let mut snapshot: serde_json::Value = serde_json::from_str(&snapshot).unwrap();
+    snapshot["snapshot"]["fingerprint"] = "0123456789abcdef".into();
+    let restore = format!(r#"{{"restore": {}}}"#, snapshot["snapshot"]);
+    let refused = run(&dir, &[], &lines(&[&restore])).expect(1);
+    let out = refused.stdout();
+    assert!(
+        out.contains("was taken from a different definition (fingerprint 0123456789abcdef")
+            && out.contains("run with `--fingerprint ignore` to accept it"),
+        "{out}"
+    );
+    let accepted = run(&dir, &["--fingerprint", "ignore"], &lines(&[&restore])).expect(0);
+    assert_eq!(accepted.stdout(), "{\"restored\":true,\"state\":\"opened\"}\n");
 }
 
 #[test]
@@ -380,8 +414,22 @@ fn a_restore_that_is_no_snapshot_is_an_input_error() {
         ],
         &[
             r#"{"error":"not a snapshot: missing field `machine`","line":1}"#,
-            r#"{"error":"not a snapshot: invalid type: integer `3`, expected an fsm snapshot with `type`, `machine`, `fingerprint` and `current_state`","line":2}"#,
+            r#"{"error":"not a snapshot: `restore` takes an object as `{\"snapshot\": true}` prints it, with `type`, `machine`, `fingerprint` and `current_state` for machine `Door`, not a number","line":2}"#,
             r#"{"ok":true,"from":"closed","to":"opened","outputs":[],"effects":[]}"#,
+        ],
+        1,
+    );
+}
+
+#[test]
+fn a_restore_that_is_no_snapshot_names_the_configuration_for_a_machine_with_parallel_states() {
+    session(
+        "machine Split {\n    initial parallel state both {\n        state left { initial state l1 { on go -> l2; } \
+         final state l2; }\n        state right { initial state r1 { on go -> r2; } final state r2; }\n        done -> over;\n    }\n    terminal state over;\n}\n",
+        &[],
+        &[r#"{"restore": 5}"#],
+        &[
+            r#"{"error":"not a snapshot: `restore` takes an object as `{\"snapshot\": true}` prints it, with `type`, `machine`, `fingerprint` and `configuration` (its active leaves) for machine `Split`, not a number","line":1}"#,
         ],
         1,
     );
@@ -725,6 +773,48 @@ restored: in `b`
 ",
             fingerprint(text)
         )
+    );
+}
+
+#[test]
+fn the_human_format_shows_each_always_and_done_step() {
+    let text = "\
+machine Chain {
+    initial state idle { on go -> check; }
+    state check { always [ok] -> fast emit quick; always -> slow; }
+    state fast { on back -> idle; }
+    state slow { after 1s -> work; }
+    parallel state work {
+        state a { initial state a1 { always -> a2; } final state a2; }
+        done -> idle;
+    }
+}
+";
+    let dir = with_machine(text);
+    let input = lines(&[
+        r#"{"guards": {"ok": true}}"#,
+        r#"{"fire": "go"}"#,
+        r#"{"fire": "back"}"#,
+        r#"{"guards": {"ok": false}}"#,
+        r#"{"fire": "go"}"#,
+        r#"{"advance": "1s"}"#,
+    ]);
+    let run_ = run(&dir, &["--format", "human"], &input).expect(0);
+    assert_eq!(
+        run_.stdout(),
+        "\
+guards: ok = true
+`idle` --go--> `fast` (emit `quick`)
+  then `check` --always--> `fast`
+`fast` --back--> `idle`
+guards: ok = false
+`idle` --go--> `slow`
+  then `check` --always--> `slow`
+at 1970-01-01T00:00:01.000Z: `slow` --after 1s--> `idle`
+  then `a1` --always--> `a2`
+  then `work` --done--> `idle`
+now 1970-01-01T00:00:01.000Z
+"
     );
 }
 
