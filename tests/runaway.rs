@@ -38,7 +38,24 @@ const REGIONS: &str = "machine Regions {
     state q { on back -> p.deep_history; always [spin] -> p.deep_history; }
 }";
 
+/// A guarded cycle that emits on every turn: its outputs hold what a `fire`
+/// taking no `always` transition twice emits, not what 1,000 microsteps do.
+const TICKER: &str = "machine Ticker {
+    initial state idle { on go -> a; }
+    state a { enter emit tick; always [ready] -> b emit looped; always -> finished; }
+    state b { always [ready] -> a; }
+    terminal state finished;
+}";
+
 fsm_runtime::fsm! {
+    #[allow(guarded-cycle)]
+    machine Ticker {
+        initial state idle { on go -> a; }
+        state a { enter emit tick; always [ready] -> b emit looped; always -> finished; }
+        state b { always [ready] -> a; }
+        terminal state finished;
+    }
+
     #[allow(guarded-cycle)]
     machine Cycle {
         initial state idle { on go -> a; }
@@ -171,6 +188,136 @@ fn regions_with_history_and_guarded_always_run_away_or_settle_as_in_the_dynamic_
         let got = generated!(regions, Regions, value, [Go, Hop, Out, Back]);
         assert_eq!(got, expected, "spin = {value}");
         assert_eq!(expected[0].1, value, "`go` runs away while `spin` holds");
+    }
+}
+
+/// `ready` holds for its first `turns` answers.
+struct Turns {
+    turns: usize,
+    asked: std::cell::Cell<usize>,
+}
+
+impl ticker::Guards for Turns {
+    fn ready(&self) -> bool {
+        self.asked.set(self.asked.get() + 1);
+        self.asked.get() <= self.turns
+    }
+}
+
+/// What `go` came to in one engine: the active leaves, whether it ran away
+/// (or, in generated code, overflowed), whether it settled, the outputs
+/// kept and how many were emitted.
+#[derive(Debug, PartialEq, Eq)]
+struct Ticked {
+    leaves: String,
+    error: Option<bool>,
+    outputs: Vec<String>,
+    emitted: usize,
+}
+
+fn ticked_dynamic(turns: usize) -> Ticked {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let definition = Definition::from_fsm(TICKER).expect("checks");
+    let engine = EngineBuilder::new(definition)
+        .guard("ready", move |_| asked.fetch_add(1, Ordering::SeqCst) < turns)
+        .build()
+        .expect("binds");
+    let (error, outputs): (Option<bool>, Vec<String>) = match engine.fire("go", &serde_json::Value::Null) {
+        Ok(fired) => (None, fired.output_names().map(str::to_owned).collect()),
+        Err(DynamicError::Runaway(e)) => (
+            Some(false),
+            e.outputs()
+                .iter()
+                .map(|&o| e.definition().output_name(o).to_owned())
+                .collect(),
+        ),
+        Err(e) => panic!("{e}"),
+    };
+    Ticked {
+        leaves: engine.configuration_names().join(", "),
+        error,
+        emitted: outputs.len(),
+        outputs,
+    }
+}
+
+fn ticked_generated(turns: usize) -> (Ticked, String) {
+    let mut machine = ticker::Ticker::new();
+    let guards = Turns {
+        turns,
+        asked: std::cell::Cell::new(0),
+    };
+    let names = |outputs: &[ticker::Output]| outputs.iter().map(|o| o.name().to_owned()).collect();
+    let (error, outputs, emitted, message) = match machine.fire(ticker::Action::Go, &guards) {
+        Ok(fired) => {
+            assert_eq!(fired.outputs.overflow(), 0);
+            (None, names(&fired.outputs), fired.outputs.len(), String::new())
+        }
+        Err(FireError::Runaway(e)) => {
+            assert_eq!(
+                e.state(),
+                machine.configuration(),
+                "it stops where the last microstep left it"
+            );
+            assert_eq!(e.outputs().emitted(), e.emitted());
+            assert_eq!(e.outputs().overflow(), e.emitted() - e.outputs().len());
+            (Some(e.settled()), names(&e.outputs()), e.emitted(), e.to_string())
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let leaves = machine.configuration().to_string();
+    let ticked = Ticked {
+        leaves: leaves.trim_matches(['[', ']']).replace('`', ""),
+        error,
+        outputs,
+        emitted,
+    };
+    (ticked, message)
+}
+
+#[test]
+fn a_cycle_that_emits_keeps_the_first_outputs_its_list_holds_and_counts_the_rest() {
+    // Ticker's outputs hold `go`'s step and each `always` once: 2 × 4.
+    const HELD: usize = 8;
+    let size = std::mem::size_of::<fsm_runtime::Fired<ticker::Ticker>>();
+    println!("size_of::<Fired<Ticker>>() = {size}");
+    assert!(size < 64, "{size} bytes: sized for the runaway bound");
+    for turns in [0, 3, 6, 7, 10, 2000] {
+        let expected = ticked_dynamic(turns);
+        let (got, message) = ticked_generated(turns);
+        // The same leaves, and the outputs the generated list holds are the
+        // first the dynamic engine emitted; the count is all of them.
+        assert_eq!(got.leaves, expected.leaves, "turns = {turns}");
+        assert_eq!(got.emitted, expected.emitted, "turns = {turns}");
+        assert_eq!(
+            got.outputs[..],
+            expected.outputs[..got.outputs.len()],
+            "turns = {turns}"
+        );
+        assert_eq!(got.outputs.len(), expected.emitted.min(HELD), "turns = {turns}");
+        match (expected.error, got.error) {
+            // Both ran away: 1 + 1,000 outputs, 8 kept.
+            (Some(false), Some(false)) => {
+                assert_eq!(expected.emitted, 1001);
+                assert!(
+                    message.contains("after emitting 1001 outputs, of which the first 8 were kept"),
+                    "{message}"
+                );
+            }
+            // Settled within the bound, more outputs than the list holds.
+            (None, Some(true)) => {
+                assert!(expected.emitted > HELD, "turns = {turns}");
+                assert!(
+                    message.contains("more than the 8 its machine's outputs hold"),
+                    "{message}"
+                );
+                assert!(message.ends_with("settled in `finished`"), "{message}");
+            }
+            // Both settled, every output kept.
+            (None, None) => assert!(expected.emitted <= HELD, "turns = {turns}"),
+            other => panic!("turns = {turns}: {other:?}"),
+        }
     }
 }
 

@@ -883,8 +883,7 @@ impl<'a> Shared<'a> {
     /// The `always` and `done` steps after an action's step, and after a
     /// timer's.
     fn settles(&self) -> (TokenStream, TokenStream) {
-        let (m, bound, input) = (self.m, &self.bound, &self.input);
-        // Without `always` and `done` transitions nothing follows a step.
+        let (m, bound, input, keep_timers) = (self.m, &self.bound, &self.input, &self.keep_timers);
         // Without `always` and `done` transitions nothing follows a step; with
         // them, they settle, or (`bound.runaway`) may stop at the bound.
         let settle = if m.eventless.is_empty() {
@@ -895,23 +894,39 @@ impl<'a> Shared<'a> {
             }
         };
         // After an action's step, a runaway is an error, where the last
-        // microstep left the machine (as the dynamic engine's); after a
-        // timer's, the timer stays fired there, as there.
+        // microstep left the machine (as the dynamic engine's), its timers
+        // kept; after a timer's, the timer stays fired there, as there.
         let settle_timer = if m.eventless.is_empty() {
             settle.clone()
         } else {
             quote!(#settle let _ = settled;)
         };
+        // Where an `always` or `done` transition can be taken twice, the
+        // outputs hold what a `fire` taking none twice emits: one that
+        // emitted more is an error too, having kept the first ones.
+        let overflow = bound.overflow.then(|| {
+            quote! {
+                if host.outputs.overflow() > 0 {
+                    #keep_timers
+                    let emitted = host.outputs.pushed();
+                    let outputs = __fsm::List::collected(host.outputs);
+                    return __fsm::Err(__fsm::FireError::overflow(Configuration(before), Configuration(self.config), #input, outputs, emitted));
+                }
+            }
+        });
         let settle = if !m.eventless.is_empty() && bound.runaway {
             quote! {
                 #settle
                 if settled == __fsm::chart::Settled::Runaway {
+                    #keep_timers
+                    let emitted = host.outputs.pushed();
                     let outputs = __fsm::List::collected(host.outputs);
-                    return __fsm::Err(__fsm::FireError::runaway(Configuration(before), Configuration(self.config), #input, outputs));
+                    return __fsm::Err(__fsm::FireError::runaway(Configuration(before), Configuration(self.config), #input, outputs, emitted));
                 }
+                #overflow
             }
         } else {
-            settle_timer.clone()
+            quote!(#settle_timer #overflow)
         };
         (settle, settle_timer)
     }

@@ -51,12 +51,17 @@ pub enum FireError<M: Machine> {
     /// Transitions exist, but the guard of every one of them was false.
     GuardRejected(GuardRejected<M>),
     /// The event fired, but the `always` and `done` transitions after it
-    /// were still enabled after 1,000 microsteps (a guarded cycle whose
-    /// guards kept holding), as the dynamic engine's
-    /// `fsm_dynamic::FireError::Runaway`. Unlike the other errors, this one
-    /// comes after the machine moved: it is where the last microstep left
-    /// it, and the outputs of every microstep were emitted
-    /// ([`Runaway::outputs`]).
+    /// ran past a bound: they were still enabled after 1,000 microsteps (a
+    /// guarded cycle whose guards kept holding), as the dynamic engine's
+    /// `fsm_dynamic::FireError::Runaway`; or, in a generated machine whose
+    /// `always` and `done` transitions can cycle, they emitted more outputs
+    /// than its [`List`](crate::List) of outputs holds (the most a `fire`
+    /// emits taking none of them twice), whether or not they then settled
+    /// ([`Runaway::settled`]). Unlike the other errors, this one comes after
+    /// the machine moved: it is where the last microstep left it, and the
+    /// outputs of every microstep were emitted ([`Runaway::outputs`]; the
+    /// first ones the list holds, and [`Runaway::emitted`] counts them
+    /// all).
     // Added with the runaway of generated machines (bounded `always` and
     // `done` cycles): the `Runaway` variant, its struct and its arms below.
     Runaway(Runaway<M>),
@@ -86,13 +91,43 @@ impl<M: Machine> FireError<M> {
 
     /// A [`Runaway`]: `event`, fired in `from`, ran its `always` and
     /// `done` transitions up to the bound and stopped in `state`, having
-    /// emitted `outputs`. For generated code.
-    pub const fn runaway(from: M::State, state: M::State, event: M::Event, outputs: M::Outputs) -> Self {
+    /// emitted `emitted` outputs, the first of which `outputs` holds. For
+    /// generated code.
+    pub const fn runaway(
+        from: M::State,
+        state: M::State,
+        event: M::Event,
+        outputs: M::Outputs,
+        emitted: usize,
+    ) -> Self {
         FireError::Runaway(Runaway {
             from,
             state,
             event,
             outputs,
+            emitted,
+            settled: false,
+        })
+    }
+
+    /// A [`Runaway`] that settled: `event`, fired in `from`, ran its
+    /// `always` and `done` transitions to `state`, where nothing more was
+    /// enabled, but emitted `emitted` outputs, more than `outputs` holds.
+    /// For generated code.
+    pub const fn overflow(
+        from: M::State,
+        state: M::State,
+        event: M::Event,
+        outputs: M::Outputs,
+        emitted: usize,
+    ) -> Self {
+        FireError::Runaway(Runaway {
+            from,
+            state,
+            event,
+            outputs,
+            emitted,
+            settled: true,
         })
     }
 
@@ -208,12 +243,15 @@ impl<M: Machine> GuardRejected<M> {
 }
 
 /// An event whose `always` and `done` transitions did not settle within
-/// 1,000 microsteps (see [`FireError::Runaway`]).
+/// 1,000 microsteps, or emitted more outputs than the machine's outputs
+/// hold (see [`FireError::Runaway`]).
 pub struct Runaway<M: Machine> {
     from: M::State,
     state: M::State,
     event: M::Event,
     outputs: M::Outputs,
+    emitted: usize,
+    settled: bool,
 }
 
 impl<M: Machine> Runaway<M> {
@@ -243,9 +281,26 @@ impl<M: Machine> Runaway<M> {
         self.event
     }
 
-    /// Every output emitted, in order: the caller must perform them.
+    /// Every output emitted, in order: the caller must perform them. When
+    /// the `fire` emitted more than the machine's outputs hold, the first
+    /// ones, and the list's [`overflow`](crate::List::overflow) counts the
+    /// others (see [`Runaway::emitted`]).
     pub fn outputs(&self) -> M::Outputs {
         self.outputs
+    }
+
+    /// How many outputs the `fire` emitted, those [`outputs`](Self::outputs)
+    /// holds and those past its capacity.
+    pub fn emitted(&self) -> usize {
+        self.emitted
+    }
+
+    /// True when the `always` and `done` transitions settled within the
+    /// bound, and the error is that the outputs they emitted did not all
+    /// fit ([`emitted`](Self::emitted) is more than the outputs held);
+    /// false when they were still enabled after 1,000 microsteps.
+    pub fn settled(&self) -> bool {
+        self.settled
     }
 }
 
@@ -339,8 +394,19 @@ impl<M: Machine> fmt::Display for FireError<M> {
 }
 
 impl<M: Machine> fmt::Display for Runaway<M> {
-    /// `` action `go` did not settle: ... more than 1,000 microsteps ... ``
+    /// `` action `go` did not settle: ... more than 1,000 microsteps ... ``,
+    /// or `` action `go` emitted 12 outputs, more than the 8 its machine's outputs hold ... ``
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kept, emitted) = (self.outputs.len(), self.emitted);
+        if self.settled {
+            write!(
+                f,
+                "action `{}` emitted {emitted} outputs, more than the {kept} its machine's outputs hold: the \
+                 first {kept} were kept; the machine settled in ",
+                self.action()
+            )?;
+            return crate::state::write_state(f, &self.state);
+        }
         write!(
             f,
             "action `{}` did not settle: its `always` and `done` transitions were still enabled after 1,000 \
@@ -348,7 +414,14 @@ impl<M: Machine> fmt::Display for Runaway<M> {
             self.action()
         )?;
         crate::state::write_state(f, &self.state)?;
-        write!(f, " after emitting {} outputs", self.outputs.len())
+        write!(f, " after emitting {emitted} outputs")?;
+        if emitted > kept {
+            write!(
+                f,
+                ", of which the first {kept} were kept (the most its machine's outputs hold)"
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -411,7 +484,7 @@ macro_rules! impl_error_traits {
 impl_error_traits! {
     InvalidTransition { state, event, valid, terminal }
     GuardRejected { state, event, candidates }
-    Runaway { from, state, event, outputs }
+    Runaway { from, state, event, outputs, emitted, settled }
 }
 
 impl<M: Machine> fmt::Debug for FireError<M> {

@@ -12,9 +12,22 @@ use core::ops::Deref;
 ///
 /// A machine without parallel states returns `&'static` slices written out
 /// ahead of time; one with them collects what a step does, since which
-/// regions move depends on the configuration. Code generation sizes `N` to
-/// the most a step of the machine can collect, so a list never overflows.
-/// Two lists are equal when their items are, however each was made.
+/// regions move depends on the configuration. Code generation sizes `N`
+/// from the machine's plan:
+///
+/// - where its `always` and `done` transitions cannot follow one another
+///   more times than it has such transitions (no cycle), `N` is the most
+///   one `fire` can emit, and a list never overflows;
+/// - otherwise (a cycle, which a `fire` may run up to the runaway bound of
+///   1,000 microsteps), `N` is the most a `fire` emits when it takes no
+///   `always` or `done` transition twice, rather than the most 1,000
+///   microsteps could emit. A `fire` that emits more keeps the first `N`
+///   outputs, counts the others ([`List::emitted`], [`List::overflow`]) and
+///   is an error, [`FireError::Runaway`](crate::FireError::Runaway), that
+///   says so; a list never drops an item silently, and never panics.
+///
+/// Two lists are equal when their items and [`List::emitted`] counts are,
+/// however each was made.
 #[derive(Clone, Copy)]
 pub struct List<T: Copy + 'static, const N: usize>(Repr<T, N>);
 
@@ -49,6 +62,29 @@ impl<T: Copy + 'static, const N: usize> List<T, N> {
             Repr::Collected(items) => items.as_slice(),
         }
     }
+
+    /// How many items were emitted: [`len`](<[T]>::len) plus the
+    /// [`overflow`](List::overflow).
+    #[inline]
+    pub fn emitted(&self) -> usize {
+        match &self.0 {
+            Repr::Fixed(items) => items.len(),
+            Repr::Collected(items) => items.pushed(),
+        }
+    }
+
+    /// How many items were emitted past the `N` the list holds, and so are
+    /// not in it: 0 but after a `fire` that ran past what its machine's
+    /// outputs hold, which returned [`FireError::Runaway`](crate::FireError::Runaway)
+    /// (or, for a timer's step, whose result has no error for it, a
+    /// [`TimerFired`](crate::TimerFired) whose outputs say so here).
+    #[inline]
+    pub fn overflow(&self) -> usize {
+        match &self.0 {
+            Repr::Fixed(_) => 0,
+            Repr::Collected(items) => items.overflow(),
+        }
+    }
 }
 
 impl<T: Copy + 'static, const N: usize> Deref for List<T, N> {
@@ -77,14 +113,19 @@ impl<'a, T: Copy + 'static, const N: usize> IntoIterator for &'a List<T, N> {
 }
 
 impl<T: Copy + fmt::Debug + 'static, const N: usize> fmt::Debug for List<T, N> {
+    /// The items as a list, followed by `(+k not kept)` after an overflow.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.as_slice()).finish()
+        f.debug_list().entries(self.as_slice()).finish()?;
+        match self.overflow() {
+            0 => Ok(()),
+            k => write!(f, " (+{k} not kept)"),
+        }
     }
 }
 
 impl<T: Copy + PartialEq + 'static, const N: usize> PartialEq for List<T, N> {
     fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
+        self.as_slice() == other.as_slice() && self.overflow() == other.overflow()
     }
 }
 
@@ -92,35 +133,41 @@ impl<T: Copy + Eq + 'static, const N: usize> Eq for List<T, N> {}
 
 impl<T: Copy + PartialEq + 'static, const N: usize, const M: usize> PartialEq<[T; M]> for List<T, N> {
     fn eq(&self, other: &[T; M]) -> bool {
-        self.as_slice() == other
+        self.overflow() == 0 && self.as_slice() == other
     }
 }
 
 impl<T: Copy + PartialEq + 'static, const N: usize> PartialEq<[T]> for List<T, N> {
     fn eq(&self, other: &[T]) -> bool {
-        self.as_slice() == other
+        self.overflow() == 0 && self.as_slice() == other
     }
 }
 
 impl<T: Copy + PartialEq + 'static, const N: usize> PartialEq<&[T]> for List<T, N> {
     fn eq(&self, other: &&[T]) -> bool {
-        self.as_slice() == *other
+        self.overflow() == 0 && self.as_slice() == *other
     }
 }
 
 impl<T: Copy + Hash + 'static, const N: usize> Hash for List<T, N> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_slice().hash(state);
+        match self.overflow() {
+            0 => {}
+            k => k.hash(state),
+        }
     }
 }
 
 /// Up to `N` items kept in place, for what one step of generated code
-/// collects without allocating. For generated code.
+/// collects without allocating, counting what did not fit. For generated
+/// code.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct Inline<T: Copy, const N: usize> {
     items: [T; N],
-    len: usize,
+    /// How many were pushed: the first `N` of them are held.
+    pushed: usize,
 }
 
 impl<T: Copy, const N: usize> Inline<T, N> {
@@ -128,25 +175,35 @@ impl<T: Copy, const N: usize> Inline<T, N> {
     /// read before it is pushed).
     #[inline]
     pub const fn new(items: [T; N]) -> Self {
-        Inline { items, len: 0 }
+        Inline { items, pushed: 0 }
     }
 
-    /// Add `item` at the end.
-    ///
-    /// # Panics
-    ///
-    /// When `N` items are held already, which the plan's bound rules out for
-    /// generated code.
+    /// Add `item` at the end, when fewer than `N` items are held; otherwise
+    /// count it ([`Inline::overflow`]) and drop it. Never panics.
     #[inline]
     pub fn push(&mut self, item: T) {
-        self.items[self.len] = item;
-        self.len += 1;
+        if let Some(slot) = self.items.get_mut(self.pushed) {
+            *slot = item;
+        }
+        self.pushed += 1;
     }
 
-    /// The items, in the order pushed.
+    /// How many items were pushed, held or not.
+    #[inline]
+    pub fn pushed(&self) -> usize {
+        self.pushed
+    }
+
+    /// How many items were pushed past the `N` held.
+    #[inline]
+    pub fn overflow(&self) -> usize {
+        self.pushed.saturating_sub(N)
+    }
+
+    /// The items held, in the order pushed.
     #[inline]
     pub fn as_slice(&self) -> &[T] {
-        &self.items[..self.len]
+        &self.items[..self.pushed.min(N)]
     }
 }
 

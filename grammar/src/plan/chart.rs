@@ -317,22 +317,36 @@ pub struct FireBound {
     /// more ways for them to follow one another than the bound. A `fire`
     /// then may stop with a runaway after [`MAX_MICROSTEPS`] microsteps.
     pub runaway: bool,
-    /// The most outputs the whole `fire` emits.
+    /// The outputs a `fire` collects in place: the most it emits when it
+    /// takes no `always` or `done` transition twice (one microstep for the
+    /// event, then at most one per such transition).
     pub outputs: usize,
-    /// The most transitions it takes.
-    pub taken: usize,
+    /// True when a `fire` can emit more than [`outputs`](Self::outputs):
+    /// some `always` or `done` transition can be taken twice in one `fire`
+    /// (a cycle, or one fed by several others). Generated code then counts
+    /// what does not fit and reports it (`fsm_runtime::FireError::Runaway`)
+    /// rather than sizing its outputs for the runaway bound.
+    pub overflow: bool,
 }
 
 impl ChartPlan {
-    /// The most one `fire` can do, runaway included.
+    /// The most one `fire` can do, runaway included, and the outputs it
+    /// collects in place.
     ///
     /// An `always` or `done` transition is taken at most once after the
     /// event's step, and once more each time a later one lets it fire
     /// again ([`Machine::eventless_may_follow`]). When that graph has no
     /// cycle, the counts follow in topological order, and their sum bounds
     /// the microsteps; otherwise, or past [`MAX_MICROSTEPS`], the bound is
-    /// the runaway's: [`MAX_MICROSTEPS`] microsteps, each taking at most
-    /// one transition per active leaf.
+    /// the runaway's: [`MAX_MICROSTEPS`] microsteps.
+    ///
+    /// The outputs are sized for a `fire` that takes no `always` or `done`
+    /// transition twice: one microstep per such transition after the
+    /// event's, each emitting at most every hook and transition output of
+    /// the machine once. That is the exact bound when none can be taken
+    /// twice; otherwise ([`FireBound::overflow`]) sizing for the runaway
+    /// bound would make one `fire`'s outputs a thousand microsteps long (tens
+    /// of thousands of items, filled on every `fire`).
     pub fn fire_bound(&self, machine: &Machine) -> FireBound {
         let may = machine.eventless_may_follow();
         let mut microsteps = if cycles(&may).is_empty() {
@@ -369,12 +383,12 @@ impl ChartPlan {
             usize::MAX
         };
         let runaway = microsteps > MAX_MICROSTEPS;
-        let taken = if runaway {
+        if runaway {
             microsteps = MAX_MICROSTEPS;
-            self.max_leaves * (1 + MAX_MICROSTEPS)
-        } else {
-            self.max_leaves + microsteps
-        };
+        }
+        // Each of them taken once at most; `times` is at least 1 each, so
+        // `microsteps` is at least this, and equal when none repeats.
+        let once = may.len().min(microsteps);
         let per_step: usize = self
             .states
             .iter()
@@ -384,8 +398,8 @@ impl ChartPlan {
         FireBound {
             microsteps,
             runaway,
-            outputs: per_step * (1 + microsteps),
-            taken,
+            outputs: per_step * (1 + once),
+            overflow: per_step > 0 && microsteps > once,
         }
     }
 }
