@@ -408,7 +408,7 @@ impl Definition {
         self.check_identity(snapshot, policy)?;
         if self.configured.is_some() {
             let config = self.configuration_of(snapshot)?;
-            return Ok(crate::engine::summary(&self.machine, &config));
+            return Ok(crate::engine::summary_of(&self.machine, &config));
         }
         self.state_id(snapshot.current_state())
             .filter(|&state| !self.is_composite(state))

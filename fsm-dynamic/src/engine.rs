@@ -1,11 +1,9 @@
 //! [`Engine`]: a definition, its guards, and a current state that many
 //! threads may fire at.
 
-#[cfg(test)]
-mod chart_tests;
 mod configured;
 
-pub(crate) use configured::{summary, ConfiguredPlan};
+pub(crate) use configured::{summary_of, ConfiguredPlan};
 
 use super::bind_error::BindError;
 use super::definition::Definition;
@@ -345,7 +343,7 @@ impl<C> Engine<C> {
             let current = self.lock();
             let config = &current.configured.as_ref().expect("a configured engine").config;
             return state.index() < self.definition.machine().states.len()
-                && config.contains(&configured::theirs(state));
+                && configured::contains(config, configured::theirs(state));
         }
         let leaf = self.state();
         leaf == state || self.definition.ancestors(leaf).contains(&state)
@@ -965,9 +963,7 @@ impl<C> Engine<C> {
         let definition = &*self.definition;
         let tables = &definition.tables;
         let active = |s: StateId| match configured {
-            Some(configured) => configured
-                .config
-                .contains(&fsm_grammar::model::StateId::from_index(s.index())),
+            Some(configured) => configured::contains(&configured.config, configured::theirs(s)),
             None => s == state || definition.ancestors(state).contains(&s),
         };
         let mut now = None;

@@ -5,16 +5,15 @@
 //! code generation lays them out: `Engine::chain`.)
 //!
 //! The engine decides nothing here. Which transitions an action's step
-//! chooses is the model's ([`Machine::select`]); which of them conflict,
-//! what the step exits and enters, what it runs, emits, arms and
-//! remembers, what comes after it, which armed timer is due first, and
-//! which snapshots restore are `fsm_runtime::__private::chart`'s, over the plan's
-//! tables ([`ChartPlan`]): the runtime's one account of a step over
-//! configurations, which agrees with the model's (`model/configuration.rs`)
-//! and the SCXML reference on random machines (`engine/chart_tests.rs`,
-//! `tests/it/configurations.rs`). The engine asks the guards, runs the effects
-//! and keeps the timers, the history and the outbox, as it does for the
-//! other machines.
+//! chooses, which of them conflict, what the step exits and enters, what it
+//! runs, emits, arms and remembers, what comes after it, which armed timer
+//! is due first, and which snapshots restore are
+//! `fsm_runtime::__private::chart`'s, over the plan's tables ([`ChartPlan`]):
+//! the runtime's one account of a step over configurations, which generated
+//! code runs too, and which `tests/differential` compares with the
+//! independent SCXML reference of `grammar/tests/scxml` on random machines.
+//! The engine asks the guards, runs the effects and keeps the timers, the
+//! history and the outbox, as it does for the other machines.
 
 use super::{Current, Engine, NULL};
 use crate::definition::Definition;
@@ -23,7 +22,7 @@ use crate::fired::{Fired, FiredTimer, Taken, TakenKind, Trail};
 use crate::ids::{ActionId, OutputId, StateId};
 use crate::timer_rejected::TimerRejected;
 use crate::trace;
-use fsm_grammar::model::{self, Chosen, Configuration, Machine, Memory};
+use fsm_grammar::model::{self, Chosen, Machine};
 use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
 use fsm_runtime::__private::chart::{self, Bits, Chart, Settled};
 use fsm_runtime::__private::deadline;
@@ -71,21 +70,12 @@ macro_rules! by_width {
     };
 }
 
-/// `config` as a bit set of `W` words.
-fn bits<const W: usize>(config: &Configuration) -> Bits<W> {
-    let mut bits = Bits::EMPTY;
-    for s in config {
-        bits.insert(s.index() as u32);
-    }
-    bits
-}
-
 /// What a definition that runs over configurations adds to its tables.
 #[derive(Clone, Debug)]
 pub(crate) struct ConfiguredPlan {
     pub(crate) plan: Plan,
-    /// The initial configuration.
-    pub(crate) initial: Configuration,
+    /// The initial configuration, as [`Configured`] keeps it.
+    initial: Box<[u64]>,
     /// The plan's tables for `fsm_runtime::__private::chart`, which takes the steps.
     chart: ChartPlan,
     /// `chart`'s states and transitions as the runtime reads them.
@@ -115,7 +105,13 @@ impl ConfiguredPlan {
             })
             .collect();
         ConfiguredPlan {
-            initial: machine.initial_configuration().into_iter().collect(),
+            initial: {
+                let mut words = vec![0u64; chart.words];
+                for s in machine.initial_configuration() {
+                    words[s.index() / 64] |= 1 << (s.index() % 64);
+                }
+                words.into()
+            },
             plan,
             chart,
             states,
@@ -155,12 +151,16 @@ impl ConfiguredPlan {
     }
 }
 
-/// `plan`'s states and transitions in the runtime's types.
-pub(super) fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
-    let list = |l: PoolList| chart::List {
+/// A list of the plan's pool as the runtime reads it.
+fn list(l: PoolList) -> chart::List {
+    chart::List {
         start: l.start,
         len: l.len,
-    };
+    }
+}
+
+/// `plan`'s states and transitions in the runtime's types.
+fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
     let id = |s: Option<model::StateId>| s.map_or(chart::NONE, |s| s.index() as u32);
     let states = plan
         .states
@@ -210,11 +210,48 @@ pub(super) fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart:
 }
 
 /// The configuration of an engine that runs over configurations, and its
-/// history memory, beside [`Current`]'s other fields.
+/// history memory, beside [`Current`]'s other fields, as the chart keeps
+/// them between fires: bit sets of [`ChartPlan::words`] words each (state
+/// `s` is bit `s % 64` of word `s / 64`).
 #[derive(Clone, Debug)]
 pub(crate) struct Configured {
-    pub(crate) config: Configuration,
-    pub(crate) memory: Memory,
+    /// The active states.
+    pub(crate) config: Box<[u64]>,
+    /// For each history slot of the plan, in turn, the leaves last active
+    /// inside its composite (none when it was never left).
+    memory: Box<[u64]>,
+}
+
+/// `words` as a bit set of `W` words, `W` at least as many.
+fn to_bits<const W: usize>(words: &[u64]) -> Bits<W> {
+    let mut bits = Bits::EMPTY;
+    bits.0[..words.len()].copy_from_slice(words);
+    bits
+}
+
+/// True when `config` (a bit set, as [`Configured`] keeps it) holds `state`.
+pub(crate) fn contains(config: &[u64], state: model::StateId) -> bool {
+    let s = state.index();
+    config.get(s / 64).is_some_and(|w| w >> (s % 64) & 1 == 1)
+}
+
+/// The states of `config` (a bit set), in document order.
+fn members(config: &[u64]) -> impl Iterator<Item = model::StateId> + '_ {
+    config.iter().enumerate().flat_map(|(i, &word)| {
+        let mut word = word;
+        std::iter::from_fn(move || {
+            (word != 0).then(|| {
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                model::StateId::from_index(i * 64 + bit)
+            })
+        })
+    })
+}
+
+/// The active leaves of `config` (a bit set), in document order.
+fn active_leaves<'a>(m: &'a Machine, config: &'a [u64]) -> impl Iterator<Item = model::StateId> + 'a {
+    members(config).filter(|&s| !m.state(s).is_composite())
 }
 
 /// A model id as this crate's.
@@ -230,14 +267,25 @@ pub(crate) fn theirs(state: StateId) -> model::StateId {
 /// The innermost state holding every active state of `config`: the leaf
 /// itself when only one is active, otherwise the outermost parallel state
 /// active.
-pub(crate) fn summary(m: &Machine, config: &Configuration) -> StateId {
-    let mut at = *config.first().expect("a configuration holds a state");
+pub(crate) fn summary(m: &Machine, config: &[u64]) -> StateId {
+    let first = members(config).next().expect("a configuration holds a state");
+    summary_by(m, first, |s| contains(config, s))
+}
+
+/// [`summary`] of a configuration as the model writes it.
+pub(crate) fn summary_of(m: &Machine, config: &model::Configuration) -> StateId {
+    let first = *config.first().expect("a configuration holds a state");
+    summary_by(m, first, |s| config.contains(&s))
+}
+
+/// [`summary`] of the configuration whose first state is `at`.
+fn summary_by(m: &Machine, mut at: model::StateId, contains: impl Fn(model::StateId) -> bool) -> StateId {
     loop {
         let state = m.state(at);
         if state.is_parallel() || !state.is_composite() {
             return ours(at);
         }
-        match state.children.iter().find(|c| config.contains(c)) {
+        match state.children.iter().find(|&&c| contains(c)) {
             Some(&child) => at = child,
             None => return ours(at),
         }
@@ -245,15 +293,14 @@ pub(crate) fn summary(m: &Machine, config: &Configuration) -> StateId {
 }
 
 /// The active leaves of `config`, in document order.
-pub(crate) fn leaves(m: &Machine, config: &Configuration) -> Box<[StateId]> {
-    m.active_leaves(config).map(ours).collect()
+pub(crate) fn leaves(m: &Machine, config: &[u64]) -> Box<[StateId]> {
+    active_leaves(m, config).map(ours).collect()
 }
 
 /// The actions valid in some leaf of `config`, in the definition's order.
-pub(crate) fn valid_in(definition: &Definition, config: &Configuration) -> Vec<ActionId> {
+pub(crate) fn valid_in(definition: &Definition, config: &[u64]) -> Vec<ActionId> {
     let m = definition.machine();
-    let mut valid: Vec<ActionId> = m
-        .active_leaves(config)
+    let mut valid: Vec<ActionId> = active_leaves(m, config)
         .flat_map(|leaf| definition.valid_actions(ours(leaf)).iter().copied())
         .collect();
     valid.sort_unstable();
@@ -292,15 +339,6 @@ pub(crate) fn taken(m: &Machine, c: Chosen) -> Taken {
     }
 }
 
-/// What the chart's steps did, for [`Engine::step_configured`].
-struct Chained {
-    outputs: Vec<OutputId>,
-    taken: Vec<Taken>,
-    moved: bool,
-    effects: usize,
-    stable: bool,
-}
-
 /// What the chart asks of the engine during one `fire` or one due timer.
 struct ChartHost<'a, C> {
     engine: &'a Engine<C>,
@@ -328,16 +366,17 @@ impl<C, const W: usize> chart::Host<W> for ChartHost<'_, C> {
     /// The guards of the `always` and `done` steps: no payload, each asked
     /// at most once per step, `in(...)` against the configuration before it.
     fn guard(&mut self, transition: u32, config: &Bits<W>) -> bool {
-        let chosen = self.cp.chart.transitions[transition as usize].chosen;
-        let guards = &self.engine.bound.guards;
-        let (context, cache) = (&*self.context, &mut self.cache);
-        cache.resize(guards.len(), None);
-        guard_of(self.m, chosen).is_none_or(|expr| {
-            expr.eval(
-                &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, &NULL)),
-                &mut |s| config.contains(s.index() as u32),
-            )
-        })
+        let (engine, m, cp) = (self.engine, self.m, self.cp);
+        holds(
+            engine,
+            m,
+            cp,
+            transition,
+            config,
+            &*self.context,
+            &NULL,
+            &mut self.cache,
+        )
     }
 
     fn taken(&mut self, transition: u32) {
@@ -381,6 +420,79 @@ impl<C, const W: usize> chart::Host<W> for ChartHost<'_, C> {
     }
 }
 
+/// True when the guard of chart transition `transition` holds: each guard
+/// asked at most once while `cache` is kept (by guard index), `in(...)`
+/// against `config`.
+#[allow(clippy::too_many_arguments)]
+fn holds<C, const W: usize>(
+    engine: &Engine<C>,
+    m: &Machine,
+    cp: &ConfiguredPlan,
+    transition: u32,
+    config: &Bits<W>,
+    context: &C,
+    payload: &Value,
+    cache: &mut Vec<Option<bool>>,
+) -> bool {
+    let chosen = cp.chart.transitions[transition as usize].chosen;
+    let guards = &engine.bound.guards;
+    cache.resize(guards.len(), None);
+    guard_of(m, chosen).is_none_or(|expr| {
+        expr.eval(
+            &mut |g| *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload)),
+            &mut |s| config.contains(s.index() as u32),
+        )
+    })
+}
+
+/// What `chart::select` asks of the engine while an action's step is
+/// chosen: the guards, with the action's payload, each asked at most once.
+/// Nothing is taken yet.
+struct Choosing<'a, C> {
+    engine: &'a Engine<C>,
+    m: &'a Machine,
+    cp: &'a ConfiguredPlan,
+    context: &'a C,
+    payload: &'a Value,
+    cache: Vec<Option<bool>>,
+}
+
+impl<C, const W: usize> chart::Host<W> for Choosing<'_, C> {
+    fn guard(&mut self, transition: u32, config: &Bits<W>) -> bool {
+        let (engine, m, cp) = (self.engine, self.m, self.cp);
+        holds(
+            engine,
+            m,
+            cp,
+            transition,
+            config,
+            self.context,
+            self.payload,
+            &mut self.cache,
+        )
+    }
+
+    fn taken(&mut self, _: u32) {
+        unreachable!("choosing takes no transition")
+    }
+
+    fn effect(&mut self, _: u32, _: bool) {
+        unreachable!("choosing runs no effect")
+    }
+
+    fn output(&mut self, _: u32) {
+        unreachable!("choosing emits nothing")
+    }
+
+    fn arm(&mut self, _: &[u32]) {
+        unreachable!("choosing arms no timer")
+    }
+
+    fn disarm(&mut self, _: &[u32]) {
+        unreachable!("choosing disarms no timer")
+    }
+}
+
 /// What [`Engine::step_configured`] did.
 struct Stepped {
     seq: u64,
@@ -401,74 +513,76 @@ impl<C> Engine<C> {
             .expect("only called for definitions that run over configurations")
     }
 
-    /// The candidates `action` has in `leaf`, in trial order.
-    fn action_candidates(plan: &Plan, leaf: model::StateId, action: ActionId) -> Vec<Chosen> {
-        plan.row(leaf, model::ActionId::from_index(action.index()))
-            .map(|row| {
-                row.candidates
-                    .iter()
-                    .map(|c| Chosen::Action(c.transition))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// Choose the transitions `action` takes from `config`, asking each
-    /// guard at most once: `Err(true)` when some leaf has candidates but no
-    /// guard held, `Err(false)` when none has any.
-    fn choose(
+    /// Choose the transitions `action` takes from `config`: the chart's
+    /// own selection (`chart::select`, the first enabled candidate of each
+    /// active leaf, as generated code chooses), over the plan's rows, each
+    /// guard asked at most once. Chart transition indices, in the order
+    /// chosen; `Err(true)` when some leaf has candidates but no guard held,
+    /// `Err(false)` when none has any.
+    fn choose<const W: usize>(
         &self,
-        config: &Configuration,
+        config: &Bits<W>,
         action: ActionId,
         context: &C,
         payload: &Value,
-    ) -> Result<Vec<Chosen>, bool> {
-        let ConfiguredPlan { plan, .. } = self.configured_plan();
-        let m = self.definition.machine();
-        let guards = &self.bound.guards;
-        let mut cache: Vec<Option<bool>> = vec![None; guards.len()];
+    ) -> Result<Vec<u32>, bool> {
+        let cp = self.configured_plan();
+        let chart = cp.chart();
+        let mut host = Choosing {
+            engine: self,
+            m: self.definition.machine(),
+            cp,
+            context,
+            payload,
+            cache: Vec::new(),
+        };
+        let mut chosen = vec![0u32; cp.chart.max_leaves];
         let mut any = false;
-        let chosen = m.select(
+        let n = chart::select(
+            &chart,
             config,
             |leaf| {
-                let candidates = Self::action_candidates(plan, leaf, action);
+                let candidates = cp.chart.rows[leaf as usize]
+                    .iter()
+                    .find(|&&(a, _)| a == action.index())
+                    .map_or(&[][..], |&(_, l)| chart.list(list(l)));
                 any |= !candidates.is_empty();
                 candidates
             },
-            |c| {
-                guard_of(m, c).is_none_or(|expr| {
-                    expr.eval(
-                        &mut |g| {
-                            *cache[g.index()].get_or_insert_with(|| (guards[g.index()])(context, payload))
-                        },
-                        &mut |s| config.contains(&s),
-                    )
-                })
-            },
+            &mut host,
+            &mut chosen,
         );
-        if chosen.is_empty() {
+        if n == 0 {
             Err(any)
         } else {
+            chosen.truncate(n);
             Ok(chosen)
         }
     }
 
     /// `fire` for a machine that runs over configurations.
     pub(super) fn fire_configured(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
+        // The configuration in words of 64 states, as many as the machine
+        // needs (a few widths, so each is a fixed array).
+        by_width!(self.configured_plan().chart.words, W => self.fire_in::<W>(action, payload))
+    }
+
+    /// [`fire_configured`](Self::fire_configured) on configurations of `W`
+    /// words.
+    fn fire_in<const W: usize>(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         let definition = &*self.definition;
         let mut guard = self.lock();
         let current = &mut *guard;
-        let configured = current.configured.as_mut().expect("a configured engine");
-        let before = configured.config.clone();
+        let before: Bits<W> = to_bits(&current.configured.as_ref().expect("a configured engine").config);
         let chosen = match self.choose(&before, action, &current.context, payload) {
             Ok(chosen) => chosen,
             Err(guarded) => {
                 drop(guard);
-                return Err(self.refuse(self.refusal(&before, action, guarded)));
+                return Err(self.refuse(self.refusal(&before.0, action, guarded)));
             }
         };
         let label = definition.shared_action_name(action).clone();
-        let step = self.step_configured(current, &before, &chosen, payload, None, label);
+        let step = self.step_configured(current, &before, chosen, payload, None, label);
         drop(guard);
         let stable = !step.trail.ran_away;
         let fired = Fired {
@@ -489,40 +603,76 @@ impl<C> Engine<C> {
         Ok(fired)
     }
 
-    /// Take `taken` (free of conflicts) from `before`, the current
-    /// configuration, then the `always` and `done` steps after them
-    /// ([`Machine::settle_with`]); write the configuration, the memory, the
-    /// timers and the state back, record the step in the history as
-    /// `label`, and count it. `payload` goes to the step's own effects
-    /// (`null` for a timer's); `now` is the time timers count from, read
-    /// from the clock when first needed if `None`.
-    fn step_configured(
+    /// Take `taken` (chart transitions, in the order chosen) from `before`,
+    /// the current configuration: the chart removes their conflicts, takes
+    /// them, then the `always` and `done` steps after them; write the
+    /// configuration, the memory, the timers and the state back, record the
+    /// step in the history as `label`, and count it. `payload` goes to the
+    /// step's own effects (`null` for a timer's); `now` is the time timers
+    /// count from, read from the clock when first needed if `None`.
+    fn step_configured<const W: usize>(
         &self,
         current: &mut Current<C>,
-        before: &Configuration,
-        taken: &[Chosen],
+        before: &Bits<W>,
+        mut taken: Vec<u32>,
         payload: &Value,
         now: Option<Timestamp>,
         label: Arc<str>,
     ) -> Stepped {
         let m = self.definition.machine();
-        let words = self.configured_plan().chart.words;
-        let mut armed = current.armed.clone();
-        // The configuration in words of 64 states, as many as the machine
-        // needs (a few widths, so each is a fixed array).
-        let (config, memory, chained) =
-            by_width!(words, W => self.chart_step::<W>(current, before, taken, payload, now, &mut armed));
-        let Chained {
+        let cp = self.configured_plan();
+        let chart = cp.chart();
+        let words = cp.chart.words;
+        let configured = current.configured.as_mut().expect("a configured engine");
+        let mut config = *before;
+        let mut memory: Vec<Bits<W>> = configured.memory.chunks(words).map(to_bits).collect();
+        let n = taken.len();
+        taken.resize(n.max(cp.chart.max_leaves), 0);
+        let n = chart::remove_conflicts(&chart, before, &mut taken, n);
+        let mut host = ChartHost {
+            engine: self,
+            m,
+            cp,
+            context: &mut current.context,
+            armed: &mut current.armed,
+            payload,
+            by_action: true,
+            outputs: Vec::new(),
+            taken: Vec::new(),
+            effects: 0,
+            now,
+            moved: false,
+            cache: Vec::new(),
+        };
+        let entered = chart::microstep(&chart, &mut config, &mut memory, &taken[..n], &mut host);
+        host.by_action = false;
+        host.cache.clear();
+        // Without `always` and `done` transitions nothing follows a step.
+        let stable = m.eventless.is_empty()
+            || chart::settle(
+                &chart,
+                &mut config,
+                &mut memory,
+                before,
+                &entered,
+                &mut host,
+                &mut taken,
+            ) == Settled::Stable;
+        let ChartHost {
             outputs,
             taken,
             moved,
             effects,
-            stable,
-        } = chained;
-        let (from, to) = (summary(m, before), summary(m, &config));
+            ..
+        } = host;
+        configured.config.copy_from_slice(&config.0[..words]);
+        for (slot, bits) in configured.memory.chunks_mut(words).zip(&memory) {
+            slot.copy_from_slice(&bits.0[..words]);
+        }
+        let (from, to) = (summary(m, &before.0), summary(m, &config.0));
         let trail = Trail {
-            from: leaves(m, before),
-            to: leaves(m, &config),
+            from: leaves(m, &before.0),
+            to: leaves(m, &config.0),
             taken: taken.into(),
             effects,
             ran_away: !stable,
@@ -535,10 +685,6 @@ impl<C> Engine<C> {
                 &outputs,
             );
         }
-        let configured = current.configured.as_mut().expect("a configured engine");
-        configured.config = config;
-        configured.memory = memory;
-        current.armed = armed;
         current.state = to;
         let seq = current.seq;
         current.seq += 1;
@@ -552,109 +698,8 @@ impl<C> Engine<C> {
         }
     }
 
-    /// [`step_configured`](Self::step_configured)'s step on configurations
-    /// of `W` words: the chart takes the transitions `taken` (their
-    /// conflicts removed) and the `always` and `done` steps after them.
-    /// Returns the configuration, the memory and what the steps did.
-    fn chart_step<const W: usize>(
-        &self,
-        current: &mut Current<C>,
-        before: &Configuration,
-        taken: &[Chosen],
-        payload: &Value,
-        now: Option<Timestamp>,
-        armed: &mut [Option<Timestamp>],
-    ) -> (Configuration, Memory, Chained) {
-        let m = self.definition.machine();
-        let cp = self.configured_plan();
-        let chart = cp.chart();
-        let configured = current.configured.as_ref().expect("a configured engine");
-        let mut config: Bits<W> = bits(before);
-        let start = config;
-        let mut memory: Vec<Bits<W>> = cp
-            .plan
-            .history
-            .iter()
-            .map(|slot| {
-                let mut bits = Bits::EMPTY;
-                for leaf in configured
-                    .memory
-                    .last_leaves
-                    .get(&slot.composite)
-                    .into_iter()
-                    .flatten()
-                {
-                    bits.insert(leaf.index() as u32);
-                }
-                bits
-            })
-            .collect();
-        let mut chosen: Vec<u32> = taken.iter().map(|&c| cp.chart.index_of(m, c) as u32).collect();
-        chosen.resize(chosen.len().max(cp.chart.max_leaves), 0);
-        let n = chart::remove_conflicts(&chart, &start, &mut chosen, taken.len());
-        let first: Vec<u32> = chosen[..n].to_vec();
-        let mut host = ChartHost {
-            engine: self,
-            m,
-            cp,
-            context: &mut current.context,
-            armed,
-            payload,
-            by_action: true,
-            outputs: Vec::new(),
-            taken: Vec::new(),
-            effects: 0,
-            now,
-            moved: false,
-            cache: Vec::new(),
-        };
-        let entered = chart::microstep(&chart, &mut config, &mut memory, &first, &mut host);
-        host.by_action = false;
-        host.cache.clear();
-        // Without `always` and `done` transitions nothing follows a step.
-        let stable = m.eventless.is_empty()
-            || chart::settle(
-                &chart,
-                &mut config,
-                &mut memory,
-                &start,
-                &entered,
-                &mut host,
-                &mut chosen,
-            ) == Settled::Stable;
-        let ChartHost {
-            outputs,
-            taken,
-            moved,
-            effects,
-            ..
-        } = host;
-        let config: Configuration = config
-            .iter()
-            .map(|s| model::StateId::from_index(s as usize))
-            .collect();
-        let mut remembered = Memory::default();
-        for (slot, bits) in cp.plan.history.iter().zip(&memory) {
-            if !bits.is_empty() {
-                let leaves = bits
-                    .iter()
-                    .map(|s| model::StateId::from_index(s as usize))
-                    .collect();
-                remembered.last_leaves.insert(slot.composite, leaves);
-            }
-        }
-        let chained = Chained {
-            outputs,
-            taken,
-            moved,
-            effects,
-            stable,
-        };
-        (config, remembered, chained)
-    }
-
     /// The error of an action no leaf of `config` takes.
-    fn refusal(&self, config: &Configuration, action: ActionId, guarded: bool) -> FireError {
+    fn refusal(&self, config: &[u64], action: ActionId, guarded: bool) -> FireError {
         let m = self.definition.machine();
         let state = summary(m, config);
         let leaves: Arc<[StateId]> = leaves(m, config).into();
@@ -680,7 +725,9 @@ impl<C> Engine<C> {
     pub(super) fn can_fire_configured(&self, action: ActionId, payload: &Value) -> bool {
         let current = self.lock();
         let config = &current.configured.as_ref().expect("a configured engine").config;
-        self.choose(config, action, &current.context, payload).is_ok()
+        by_width!(self.configured_plan().chart.words, W => {
+            self.choose(&to_bits::<W>(config), action, &current.context, payload).is_ok()
+        })
     }
 
     /// The earliest deadline armed in the current configuration.
@@ -696,6 +743,12 @@ impl<C> Engine<C> {
     /// order (`Plan::timer_order`), each as its own step followed by its
     /// `always` and `done` steps.
     pub(super) fn fire_due_configured(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
+        by_width!(self.configured_plan().chart.words, W => self.fire_due_in::<W>())
+    }
+
+    /// [`fire_due_configured`](Self::fire_due_configured) on configurations
+    /// of `W` words.
+    fn fire_due_in<const W: usize>(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
         let definition = &*self.definition;
         let m = definition.machine();
         let cp = self.configured_plan();
@@ -711,12 +764,7 @@ impl<C> Engine<C> {
         };
         loop {
             let current = &mut *guard;
-            let before = current
-                .configured
-                .as_ref()
-                .expect("a configured engine")
-                .config
-                .clone();
+            let before: Bits<W> = to_bits(&current.configured.as_ref().expect("a configured engine").config);
             // The plan's tie order: priority, then each leaf's own groups
             // before those of the states holding it, leaves in document
             // order.
@@ -726,13 +774,13 @@ impl<C> Engine<C> {
             current.armed[group] = None;
             let timers = &plan.timer_groups[group].timers;
             let declared_in = ours(plan.timer_groups[group].state);
-            let from = summary(m, &before);
+            let from = summary(m, &before.0);
             let context = &current.context;
             let guards = &self.bound.guards;
             let chosen = timers.iter().find(|&&(t, _)| {
                 guard_of(m, Chosen::Timer(t)).is_none_or(|expr| {
                     expr.eval(&mut |g| (guards[g.index()])(context, &NULL), &mut |s| {
-                        before.contains(&s)
+                        before.contains(s.index() as u32)
                     })
                 })
             });
@@ -742,7 +790,7 @@ impl<C> Engine<C> {
                     declared_in,
                     timer: timers[0].1 as usize,
                     due,
-                    leaves: Some(leaves(m, &before).into()),
+                    leaves: Some(leaves(m, &before.0).into()),
                     definition,
                 }));
                 continue;
@@ -751,8 +799,8 @@ impl<C> Engine<C> {
             // step and those before the bound stay taken, as for an action,
             // and `FiredTimer::ran_away` says so.
             let label = plan.timer_groups[group].label.as_str().into();
-            let step =
-                self.step_configured(current, &before, &[Chosen::Timer(timer)], &NULL, Some(now), label);
+            let timer = cp.chart.index_of(m, Chosen::Timer(timer)) as u32;
+            let step = self.step_configured(current, &before, vec![timer], &NULL, Some(now), label);
             fired.push(Ok(FiredTimer {
                 seq: step.seq,
                 from: step.from,
@@ -799,17 +847,11 @@ impl<C> Engine<C> {
             .as_deref()
             .expect("only called for definitions that run over configurations");
         let config = configured.initial.clone();
-        let groups = config
-            .iter()
+        let groups = members(&config)
             .flat_map(|s| configured.plan.state_timer_groups[s.index()].clone())
             .collect();
-        (
-            Configured {
-                config,
-                memory: Memory::default(),
-            },
-            groups,
-        )
+        let memory = vec![0; configured.plan.history.len() * config.len()].into();
+        (Configured { config, memory }, groups)
     }
 
     /// The active leaves, in document order.
@@ -834,7 +876,9 @@ impl<C> Engine<C> {
         let cp = self.configured_plan();
         let configured = current.configured.as_ref().expect("a configured engine");
         let config = &configured.config;
-        let names: Vec<String> = m.active_leaves(config).map(|s| m.state(s).name.clone()).collect();
+        let names: Vec<String> = active_leaves(m, config)
+            .map(|s| m.state(s).name.clone())
+            .collect();
         let (name, fingerprint) = (definition.name().to_owned(), definition.fingerprint().to_owned());
         let mut snapshot = if m.has_parallel() {
             Snapshot::of_configuration(name, fingerprint, names)
@@ -846,8 +890,7 @@ impl<C> Engine<C> {
         // for each active leaf in document order, its own timers, then those
         // of each state holding it, outward, each state once.
         let (chart, groups) = (cp.chart(), cp.timer_groups());
-        let armed =
-            by_width!(cp.chart.words, W => chart.armed_timers(&groups, &bits::<W>(config), &current.armed));
+        let armed = by_width!(cp.chart.words, W => chart.armed_timers(&groups, &to_bits::<W>(config), &current.armed));
         let timers: Vec<ArmedTimer> = armed
             .into_iter()
             .map(|(state, index, due)| ArmedTimer::new(m.states[state as usize].name.clone(), index, due))
@@ -855,13 +898,15 @@ impl<C> Engine<C> {
         if !timers.is_empty() {
             snapshot = snapshot.with_timers(timers);
         }
+        let words = cp.chart.words;
         let remembered: Vec<(String, Vec<String>)> = m
             .history_composites()
             .into_iter()
             .filter_map(|composite| {
-                let leaves = configured.memory.last_leaves.get(&composite)?;
-                let names = leaves.iter().map(|&l| m.state(l).name.clone()).collect();
-                Some((m.state(composite).name.clone(), names))
+                let slot = cp.plan.history.iter().position(|h| h.composite == composite)?;
+                let leaves = &configured.memory[slot * words..(slot + 1) * words];
+                let names: Vec<String> = members(leaves).map(|l| m.state(l).name.clone()).collect();
+                (!names.is_empty()).then(|| (m.state(composite).name.clone(), names))
             })
             .collect();
         if !remembered.is_empty() {
@@ -901,20 +946,12 @@ impl<C> Engine<C> {
             groups: &groups,
         };
         let mut armed: Vec<Option<Timestamp>> = vec![None; groups.len()];
-        let ids = |bits: &mut dyn Iterator<Item = u32>| -> Configuration {
-            bits.map(|s| model::StateId::from_index(s as usize)).collect()
-        };
-        let (config, memory) = by_width!(cp.chart.words, W => {
+        let words = cp.chart.words;
+        let (config, memory) = by_width!(words, W => {
             let mut memory: Vec<Bits<W>> = vec![Bits::EMPTY; slots.len()];
             let config = chart::restore::<W>(&restoring, snapshot, policy, &mut memory, &mut armed)?;
-            let mut remembered = Memory::default();
-            for (slot, leaves) in cp.plan.history.iter().zip(&memory) {
-                if !leaves.is_empty() {
-                    let leaves = leaves.iter().map(|s| model::StateId::from_index(s as usize));
-                    remembered.last_leaves.insert(slot.composite, leaves.collect());
-                }
-            }
-            (ids(&mut config.iter()), remembered)
+            let memory: Vec<u64> = memory.iter().flat_map(|m| m.0[..words].iter().copied()).collect();
+            (Box::<[u64]>::from(&config.0[..words]), memory.into_boxed_slice())
         });
         let armed = armed
             .into_iter()
@@ -928,7 +965,7 @@ impl<C> Engine<C> {
 /// The random machines of the SCXML reference's tests.
 #[cfg(test)]
 #[path = "../../../grammar/tests/scxml/mod.rs"]
-pub(super) mod scxml;
+mod scxml;
 
 #[cfg(test)]
 mod tests {
