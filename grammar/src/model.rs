@@ -14,9 +14,7 @@ pub(crate) mod testing;
 pub use crate::ast::{EventlessKind, HistoryKind};
 use crate::diagnostic::Code;
 use crate::span::Span;
-pub use configuration::{
-    Chosen, Configuration, Domain, Memory, Microstep, SettleHost, Settled, MAX_MICROSTEPS,
-};
+pub use configuration::{Chosen, Configuration, Domain, MAX_MICROSTEPS};
 pub use eventless::{cycle_order, cycles, longest_path};
 pub use hierarchy::{HistoryMemory, Path};
 pub use restore::ConfigurationError;

@@ -525,7 +525,7 @@ impl Plan {
     /// transitions, then, when the step `entered` it and it is final, the
     /// `done` transitions of the state it completes. The first whose guard
     /// holds is the next step, from `leaf`; when none holds, the `fire` is
-    /// over. This is [`Machine::settle`] with one active leaf: only the
+    /// over. This is the chart's `settle` with one active leaf: only the
     /// leaf's parent can be done, it is made done by entering a final leaf,
     /// and its `done` is tried once, after the `always` transitions.
     pub fn settle_candidates(

@@ -29,8 +29,8 @@ pub struct GeneratedMachine {
 /// parallel states: the examples, the ok and warn fixtures, and the random
 /// nested machines. An example whose machine code generation refuses (which
 /// only the dynamic engine runs) is left out: `build.rs` does not generate
-/// it, and `fsm-dynamic/tests/it/configurations.rs` holds the dynamic engine to
-/// a reference on such machines. Files with parallel states are
+/// it, and [`crate::random`] holds the dynamic engine to a reference on
+/// such machines. Files with parallel states are
 /// [`crate::parallel`]'s.
 pub fn corpus() -> Vec<std::path::PathBuf> {
     all_generated()

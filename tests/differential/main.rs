@@ -39,10 +39,16 @@ mod dynamic;
 mod engine;
 mod generated;
 mod parallel;
+mod random;
 mod reference;
 mod rules;
 mod timed;
 mod tree;
+
+// The independent SCXML reference and its random machines, one copy for
+// `parallel` and `random` (and `build.rs`, which generates some of them).
+#[path = "../../grammar/tests/scxml/mod.rs"]
+mod scxml;
 
 use engine::{Engine, Outcome, TestGuards};
 use fsm_dynamic::Definition;

@@ -28,15 +28,12 @@
 //! (armed timers and the context included), and each engine goes on from
 //! the other's snapshot (the cross-engine round trip).
 
-#[path = "../../grammar/tests/scxml/mod.rs"]
-mod scxml;
-
 use crate::data::Ctx;
 use crate::engine::TestGuards;
+use crate::scxml::{Reference, Rng};
 use fsm_dynamic::{Definition, Engine, FireError};
 use fsm_runtime::{ManualClock, Timestamp};
 use fsm_tests::{relative_name, workspace_root};
-use scxml::{Reference, Rng};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};

@@ -6,7 +6,6 @@
 //! process shares, must not be settled by tests without a subscriber.
 
 mod concurrency;
-mod configurations;
 mod context;
 mod definition;
 mod engine;

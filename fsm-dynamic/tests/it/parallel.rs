@@ -29,6 +29,51 @@ fn fire(engine: &Engine, action: &str) -> Vec<String> {
     fired.output_names().map(str::to_owned).collect()
 }
 
+/// `text` with every state emitting `in_X` when entered and `out_X` when
+/// left (after what it already emits), so that the outputs of a `fire`
+/// show every state it exits and enters, in order.
+fn traced(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("state ") {
+        let starts_word = at == 0 || rest[..at].ends_with(char::is_whitespace);
+        out.push_str(&rest[..at + 6]);
+        rest = &rest[at + 6..];
+        if !starts_word {
+            continue;
+        }
+        let name_len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..name_len];
+        out.push_str(name);
+        rest = rest[name_len..].trim_start();
+        let hooks = format!(" enter emit in_{name}; exit emit out_{name};");
+        if let Some(after) = rest.strip_prefix('{') {
+            out.push_str(&format!(" {{{hooks}"));
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix(';') {
+            out.push_str(&format!(" {{{hooks} }}"));
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Fire `action`: every state exited (`-X`) and entered (`+X`), in order,
+/// as [`traced`] machines emit them.
+fn moves(engine: &Engine, action: &str) -> Vec<String> {
+    fire(engine, action)
+        .into_iter()
+        .filter_map(|o| match (o.strip_prefix("in_"), o.strip_prefix("out_")) {
+            (Some(state), _) => Some(format!("+{state}")),
+            (_, Some(state)) => Some(format!("-{state}")),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn both_researchers_then_synthesis_in_the_same_fire() {
     let engine = engine(RESEARCH);
@@ -71,6 +116,29 @@ fn a_done_reads_how_the_regions_finished() {
     fire(&engine, "a_failed");
     fire(&engine, "b_written");
     assert_eq!(leaves(&engine), ["partial_synthesis"]);
+}
+
+#[test]
+fn the_done_of_a_parallel_state_exits_every_region_in_reverse_document_order() {
+    let engine = engine(&traced(RESEARCH));
+    fire(&engine, "start");
+    fire(&engine, "a_written");
+    // The step into `b_done`, then the `done` of `collect` in the same fire,
+    // `in(a_done)` read before it: exits in reverse document order.
+    assert_eq!(
+        moves(&engine, "b_written"),
+        [
+            "-b_running",
+            "+b_done",
+            "-b_done",
+            "-researcher_b",
+            "-a_done",
+            "-researcher_a",
+            "-collect",
+            "+synthesis"
+        ]
+    );
+    assert_eq!(leaves(&engine), ["synthesis"]);
 }
 
 #[test]
@@ -117,15 +185,52 @@ fn regions_take_one_action_together() {
 #[test]
 fn a_transition_on_the_parallel_state_into_one_region_keeps_the_others() {
     // xstate#5214.
-    let engine = engine(
+    let engine = engine(&traced(
         "machine M { initial state idle { on go -> p; } parallel state p { on reset_a -> a1; \
          state a { initial state a1 { on x -> a2; } state a2; } \
          state b { initial state b1 { on y -> b2; } state b2; } } }",
-    );
-    for action in ["go", "x", "y", "reset_a"] {
+    ));
+    for action in ["go", "x", "y"] {
         fire(&engine, action);
     }
+    // Only the region holding the target is exited and entered again.
+    assert_eq!(moves(&engine, "reset_a"), ["-a2", "-a", "+a", "+a1"]);
     assert_eq!(leaves(&engine), ["a1", "b2"]);
+}
+
+#[test]
+fn a_transition_between_regions_reenters_the_parallel_state() {
+    let engine = engine(&traced(
+        "machine M { initial state idle { on go -> p; } parallel state p { \
+         state a { initial state a1 { on x -> b2; } state a2; } \
+         state b { initial state b1 { on y -> b2; } state b2; } } }",
+    ));
+    fire(&engine, "go");
+    assert_eq!(
+        moves(&engine, "x"),
+        ["-b1", "-b", "-a1", "-a", "-p", "+p", "+a", "+a1", "+b", "+b2"]
+    );
+    assert_eq!(leaves(&engine), ["a1", "b2"]);
+}
+
+#[test]
+fn always_runs_in_the_same_fire_and_in_reads_the_configuration_before_it() {
+    let text = traced(
+        "machine M { initial state idle { on go -> route; } \
+         state route { always [in(idle)] -> wrong; always [ready] -> tools; always -> waiting; } \
+         state tools; state waiting; state wrong; }",
+    );
+    for (ready, moved, leaf) in [
+        (false, ["-idle", "+route", "-route", "+waiting"], "waiting"),
+        (true, ["-idle", "+route", "-route", "+tools"], "tools"),
+    ] {
+        let engine = Engine::builder(Definition::from_fsm(&text).unwrap())
+            .guard("ready", move |_| ready)
+            .build()
+            .unwrap();
+        assert_eq!(moves(&engine, "go"), moved);
+        assert_eq!(leaves(&engine), [leaf]);
+    }
 }
 
 #[test]
@@ -391,4 +496,54 @@ fn a_machine_with_parallel_states_too_large_for_the_engine_is_refused_by_name() 
         "machine `Huge` has parallel states and 65540 states; the dynamic engine runs machines with \
          parallel states of at most 65536 states"
     );
+}
+
+#[test]
+fn the_memory_a_run_writes_reads_back() {
+    // What the engine remembers of a parallel state (a leaf in every region,
+    // one inside a composite of a region) and of a composite holding a
+    // parallel state is a memory the model accepts and a snapshot restores.
+    let text = "machine M {
+        initial state x { on go -> p; on in_q -> q; on back_p -> p.deep_history; on back_q -> q.deep_history; }
+        parallel state p {
+            on out -> x;
+            state a {
+                initial state a1 { on next -> a2; }
+                state a2 { on next -> a_more; }
+                state a_more { initial state a3 { on next -> a4; } state a4 { on next -> a1; } }
+            }
+            state b { initial state b1 { on next -> b2; } state b2 { on next -> b1; } }
+        }
+        state q {
+            on out -> x;
+            initial state q1 { on next -> r; }
+            parallel state r {
+                state c { initial state c1 { on next -> c2; } state c2 { on next -> c1; } }
+                state d;
+            }
+        }
+    }";
+    let running = engine(text);
+    for action in ["go", "next", "next", "next", "out", "in_q", "next", "out"] {
+        fire(&running, action);
+    }
+    assert_eq!(leaves(&running), ["x"]);
+    let snapshot = running.snapshot();
+    let remembered: Vec<(&str, Vec<&str>)> = snapshot
+        .last_leaves()
+        .map(|(state, leaves)| (state, leaves.iter().map(|l| &**l).collect()))
+        .collect();
+    assert_eq!(remembered, [("p", vec!["a4", "b2"]), ("q", vec!["c1", "d"])]);
+    let m = running.definition().machine();
+    let id = |name: &str| m.state_ids().find(|&s| m.state(s).name == name).expect(name);
+    for (state, leaves) in &remembered {
+        let leaves: Vec<_> = leaves.iter().map(|&l| id(l)).collect();
+        assert_eq!(m.remembered_leaves(id(state), &leaves), Ok(leaves));
+    }
+    for (back, expected) in [("back_p", ["a4", "b2"]), ("back_q", ["c1", "d"])] {
+        let restored = engine(text);
+        restored.restore(&snapshot).expect("the memory restores");
+        fire(&restored, back);
+        assert_eq!(leaves(&restored), expected);
+    }
 }

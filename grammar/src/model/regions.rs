@@ -24,8 +24,8 @@ impl Machine {
     }
 
     /// True when a step of this machine runs over configurations (the set
-    /// of active states, [`Machine::settle`] and the rest of
-    /// `model/configuration.rs`) rather than from one leaf to another: it
+    /// of active states, stepped by `fsm_runtime::__private::chart`) rather
+    /// than from one leaf to another: it
     /// has a parallel or final state, a `done` or `always` transition, or
     /// an `in(...)` test.
     pub fn runs_over_configurations(&self) -> bool {

@@ -173,7 +173,7 @@ impl Machine {
     }
 
     /// The leaves `leaves` (in any order) as `composite`'s history memory
-    /// keeps them ([`Memory::last_leaves`](super::Memory::last_leaves)): in
+    /// keeps them (what a snapshot's `last_active` holds for it): in
     /// document order, checked to be a configuration inside `composite`.
     /// Each lies strictly inside it; together they are on one branch of
     /// each composite state inside it, with one leaf in every region of
@@ -536,38 +536,5 @@ mod tests {
             "`p` is not a leaf: it holds states, and only the active leaves are named \
              (the states holding them follow)"
         );
-    }
-
-    #[test]
-    fn what_the_model_remembers_reads_back() {
-        // The memory a run of the model writes is accepted as it is.
-        let m = machine(M);
-        let mut config: Configuration = m.initial_configuration().into_iter().collect();
-        let mut memory = crate::model::Memory::default();
-        for action in ["go", "next", "next", "next", "out", "in_q", "next", "out"] {
-            let a = crate::model::ActionId::from_index(
-                m.actions.iter().position(|x| x.name == action).expect(action),
-            );
-            let chosen = m.select(
-                &config,
-                |leaf| {
-                    m.candidates(leaf, a)
-                        .into_iter()
-                        .map(crate::model::Chosen::Action)
-                        .collect()
-                },
-                |_| true,
-            );
-            let taken = m.remove_conflicts(&config, &chosen);
-            m.microstep(&mut config, &taken, &mut memory);
-        }
-        assert_eq!(names(&m, m.active_leaves(&config)), ["x"]);
-        for (&composite, leaves) in &memory.last_leaves {
-            assert_eq!(m.remembered_leaves(composite, leaves).as_ref(), Ok(leaves));
-        }
-        let p = id(&m, "p");
-        assert_eq!(names(&m, memory.last_leaves[&p].clone()), ["a4", "b2"]);
-        let q = id(&m, "q");
-        assert_eq!(names(&m, memory.last_leaves[&q].clone()), ["c1", "d"]);
     }
 }

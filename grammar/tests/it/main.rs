@@ -4,7 +4,6 @@
 //! through its own `#[global_allocator]`.
 
 mod checks_scale;
-mod configurations;
 mod context_and_timers;
 mod hostile;
 mod interchange;

@@ -16,10 +16,10 @@
 //!   active children (shallow), as SCXML's history states do, and a parallel
 //!   state's shallow history re-enters every region by default.
 //!
-//! Shared by the model's test (`grammar/tests/it/configurations.rs`) and the
-//! dynamic engine's (`fsm-dynamic/tests/it/configurations.rs`): each must
-//! agree with it on every configuration, and on every state exited and
-//! entered, in order.
+//! The reference of `tests/differential` (the generated code and the
+//! dynamic engine must agree with it on every configuration, and on every
+//! state exited and entered, in order), whose `build.rs` generates code for
+//! some of these machines; `fsm-dynamic` reads the random machines too.
 
 #![allow(dead_code)]
 
