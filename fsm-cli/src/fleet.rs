@@ -438,8 +438,13 @@ fn detail_text(detail: &InstanceDetail) -> String {
     }
 
     let inbox = &detail.inbox;
+    // Runaway events (taken, then the machine ran away) only when some are.
+    let runaway = match inbox.runaway {
+        0 => String::new(),
+        n => format!(", {n} runaway"),
+    };
     out.push_str(&format!(
-        "\ninbox: {} pending, {} done, {} rejected, {} dead\n",
+        "\ninbox: {} pending, {} done, {} rejected, {} dead{runaway}\n",
         inbox.pending, inbox.done, inbox.rejected, inbox.dead
     ));
     events_text(
@@ -450,6 +455,13 @@ fn detail_text(detail: &InstanceDetail) -> String {
         false,
     );
     events_text(&mut out, "dead events", &detail.dead_events, inbox.dead, true);
+    events_text(
+        &mut out,
+        "runaway events",
+        &detail.runaway_events,
+        inbox.runaway,
+        true,
+    );
 
     let outbox = &detail.outbox;
     out.push_str(&format!(
@@ -656,6 +668,13 @@ fn detail_json(detail: &InstanceDetail) -> Value {
     });
     if let (Some(object), Value::Object(rest)) = (object.as_object_mut(), rest) {
         object.extend(rest);
+    }
+    // Runaway events (taken, then the machine ran away) only when some are.
+    if inbox.runaway > 0 {
+        if let Some(Value::Object(counts)) = object.get_mut("inbox") {
+            counts.insert("runaway".into(), inbox.runaway.into());
+            counts.insert("runaway_events".into(), events(&detail.runaway_events).into());
+        }
     }
     object
 }

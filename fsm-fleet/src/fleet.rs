@@ -51,7 +51,7 @@ pub enum Sent {
 pub struct Worked {
     /// Instances stepped.
     pub instances: usize,
-    /// Events consumed (taken, rejected by the machine, or dead).
+    /// Events consumed (taken, rejected by the machine, run away, or dead).
     pub events: usize,
     /// Timers fired.
     pub timers: usize,
@@ -809,7 +809,10 @@ impl Fleet {
     /// sent, then its due timers at their deadlines, then the snapshot saved
     /// (its version one higher), the next wake re-armed, and every output
     /// written to the outbox under its key. An event that is not the
-    /// machine's is `dead`, one the machine refuses `rejected`; an instance
+    /// machine's is `dead`, one the machine refuses `rejected`, one after
+    /// which the machine ran away (`FireError::Runaway`: it moved, and its
+    /// outputs go to the outbox as a taken event's) `runaway`, with the
+    /// error; an instance
     /// whose machine is not in `machines`, whose fingerprint differs or whose
     /// snapshot does not restore is parked with the error, its row and
     /// events untouched. Neither stops the batch.

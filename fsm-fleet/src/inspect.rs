@@ -345,6 +345,9 @@ pub struct InstanceDetail {
     pub pending_events: Vec<InboxEvent>,
     /// Its dead events (not events of its machine), oldest first, as many.
     pub dead_events: Vec<InboxEvent>,
+    /// Its runaway events (taken, then its machine ran away), oldest first,
+    /// as many, each with the error.
+    pub runaway_events: Vec<InboxEvent>,
     /// Its outbox, counted by status.
     pub outbox: OutboxCounts,
     /// Its pending outputs, in order, as many.
@@ -409,6 +412,9 @@ pub struct InboxCounts {
     pub done: u64,
     /// Refused by the machine.
     pub rejected: u64,
+    /// Taken by the machine, whose `always` and `done` transitions then ran
+    /// away (`FireError::Runaway`): it moved and its outputs were kept.
+    pub runaway: u64,
     /// Not events of the machine.
     pub dead: u64,
 }
@@ -424,7 +430,7 @@ pub struct InboxEvent {
     pub event: String,
     /// When it was sent.
     pub sent_at: Timestamp,
-    /// Why it is dead, for a dead one.
+    /// Why it is dead, for a dead one; the runaway error, for a runaway one.
     pub error: Option<String>,
 }
 
@@ -500,6 +506,7 @@ pub fn instance_with_limit(
         inbox: InboxCounts::default(),
         pending_events: Vec::new(),
         dead_events: Vec::new(),
+        runaway_events: Vec::new(),
         outbox: OutboxCounts::default(),
         pending_outputs: Vec::new(),
         dead_outputs: Vec::new(),
@@ -518,6 +525,7 @@ pub fn instance_with_limit(
             "pending" | "held" => detail.inbox.pending += n,
             "done" => detail.inbox.done = n,
             "rejected" => detail.inbox.rejected = n,
+            "runaway" => detail.inbox.runaway = n,
             "dead" => detail.inbox.dead = n,
             _ => {}
         }
@@ -527,6 +535,7 @@ pub fn instance_with_limit(
         detail.pending_events = events(db, id, "held", limit)?;
     }
     detail.dead_events = events(db, id, "dead", limit)?;
+    detail.runaway_events = events(db, id, "runaway", limit)?;
 
     let rows = db.query(
         "SELECT status, COUNT(*) FROM fsm_outbox WHERE instance = ?1 GROUP BY status",

@@ -154,6 +154,10 @@ pub(crate) enum Outcome {
     /// The machine refused it (not valid in its state, or no guard held):
     /// consumed, with the machine's reason.
     Rejected(String),
+    /// The machine took it, but its `always` and `done` transitions ran
+    /// away (`FireError::Runaway`): the machine moved and its outputs are
+    /// kept, as for `Done`, and the event is marked with the error.
+    Runaway(String),
     /// It is not an event of the machine: it never will be.
     Dead(String),
 }
@@ -293,6 +297,9 @@ where
             Err(e) => Outcome::Dead(format!("not an event of machine `{}`: {e}", M::NAME)),
             Ok(event) => match fire(&mut run, event) {
                 Ok(_) => Outcome::Done,
+                // `Recorded` kept the move and the outputs (pending in the
+                // outbox, as a taken event's).
+                Err(e @ FireError::Runaway(_)) => Outcome::Runaway(stored::bounded(&e.to_string())),
                 Err(e) => Outcome::Rejected(stored::bounded(&e.to_string())),
             },
         };

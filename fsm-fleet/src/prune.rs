@@ -101,7 +101,7 @@ impl Prune {
         Prune::default()
     }
 
-    /// Delete the events consumed (`done` or `rejected`) more than `age`
+    /// Delete the events consumed (`done`, `rejected` or `runaway`) more than `age`
     /// ago, from every instance's inbox.
     ///
     /// An event's row is what recognizes a repeat of its deduplication key:
@@ -171,7 +171,7 @@ impl Prune {
 /// of their kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pruned {
-    /// Consumed events (`done` or `rejected`).
+    /// Consumed events (`done`, `rejected` or `runaway`).
     pub events: u64,
     /// Dead events.
     pub dead_events: u64,
@@ -207,7 +207,7 @@ struct Cutoffs {
 /// NULL` first, so that the condition is false, never `NULL`, for a row
 /// without the time.
 const EVENTS_TAKEN: &str =
-    "((e.status IN ('done', 'rejected') AND e.consumed_at IS NOT NULL AND e.consumed_at < ?1)
+    "((e.status IN ('done', 'rejected', 'runaway') AND e.consumed_at IS NOT NULL AND e.consumed_at < ?1)
       OR (e.status = 'dead' AND e.consumed_at IS NOT NULL AND e.consumed_at < ?3))";
 
 /// The outputs a finished instance keeps that the other rules delete
@@ -239,7 +239,8 @@ pub(crate) fn prune<D: Db + ?Sized>(db: &mut D, rules: &Prune) -> Result<Pruned,
     }
     if rules.events.is_some() {
         pruned.events = delete_rows(db, dry_run, batch, INBOX, "done", cut.events)?
-            + delete_rows(db, dry_run, batch, INBOX, "rejected", cut.events)?;
+            + delete_rows(db, dry_run, batch, INBOX, "rejected", cut.events)?
+            + delete_rows(db, dry_run, batch, INBOX, "runaway", cut.events)?;
     }
     if rules.outputs.is_some() {
         pruned.outputs = delete_rows(db, dry_run, batch, OUTBOX, "done", cut.outputs)?;

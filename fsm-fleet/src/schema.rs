@@ -9,7 +9,9 @@
 //! - `fsm_inbox`: the events sent to each instance, in order (`seq`), each
 //!   with its instance's machine, its deduplication key (unique per
 //!   instance) and its status: `pending`, `held` (waiting for its parked
-//!   instance), `done`, `rejected` (the machine refused it) or `dead` (it is
+//!   instance), `done`, `rejected` (the machine refused it), `runaway` (the
+//!   machine took it and moved, its outputs in the outbox, but its `always`
+//!   and `done` transitions ran away: `error` says how) or `dead` (it is
 //!   not an event of the machine). An instance with a `pending` event is due:
 //!   a sender writes only the event, never the instance's row, so it never
 //!   waits for a worker stepping that instance. Rows are kept after they are

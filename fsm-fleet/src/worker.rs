@@ -531,6 +531,10 @@ fn write<D: Db + ?Sized>(tx: &mut D, steps: &[Step], now: i64, consumed_at: i64)
             let (status, error) = match outcome {
                 Outcome::Done => continue,
                 Outcome::Rejected(error) => ("rejected", error.as_str()),
+                Outcome::Runaway(error) => {
+                    tracing::warn!(instance = %one.id, seq, %error, "runaway event");
+                    ("runaway", error.as_str())
+                }
                 Outcome::Dead(error) => {
                     tracing::warn!(instance = %one.id, seq, %error, "dead event");
                     ("dead", error.as_str())

@@ -37,6 +37,7 @@ on_both_backends!(
     pruning_a_backlog_larger_than_a_batch_takes_several_batches,
     a_dry_run_counts_what_a_prune_deletes_and_deletes_nothing,
     an_event_left_for_a_pruned_instance_is_deleted_by_the_next_prune,
+    a_runaway_event_moves_its_instance_keeps_its_outputs_and_is_marked_runaway,
 );
 
 fsm_runtime::fsm! {
@@ -1133,4 +1134,79 @@ fn an_event_left_for_a_pruned_instance_is_deleted_by_the_next_prune(db: &TestDb)
         db.rows("SELECT instance, dedup_key, status FROM fsm_inbox ORDER BY seq"),
         [["live", "start", "pending"]]
     );
+}
+
+fsm_runtime::fsm! {
+    /// `go` ends in a guarded cycle, which runs away while `spin` holds.
+    #[allow(guarded-cycle)]
+    machine Spinner {
+        action go, reset;
+        guard spin;
+        output started, stopped;
+        initial state idle { on go -> a emit started; }
+        state a { always [spin] -> b; always -> idle; on reset -> idle emit stopped; }
+        state b { always [spin] -> a; }
+    }
+}
+
+/// `spin` always holds.
+struct Spin;
+
+impl spinner::Guards for Spin {
+    fn spin(&self) -> bool {
+        true
+    }
+}
+
+fn a_runaway_event_moves_its_instance_keeps_its_outputs_and_is_marked_runaway(db: &TestDb) {
+    let machines = Machines::new().with_guards::<spinner::Spinner, _>(Spin);
+    let mut fleet = db.open();
+    fleet.create("s", spinner::Spinner::new()).unwrap();
+    fleet.send("s", &spinner::Action::Go, "go").unwrap();
+    let worked = fleet.work(&machines, 10).unwrap();
+    assert_eq!((worked.events, worked.outputs, worked.parked.len()), (1, 1, 0));
+    // Where the 1,000th microstep left it (an even number of turns from `a`),
+    // saved, with the move in its history.
+    let instance = fleet.instance("s").unwrap().unwrap();
+    assert_eq!(instance.state, "a");
+    assert!(instance.snapshot.contains(r#""to":"a""#), "{}", instance.snapshot);
+    assert_eq!(inbox(db, "s"), [("go".to_owned(), "runaway".to_owned())]);
+    let error = db.value("SELECT error FROM fsm_inbox WHERE dedup_key = 'go'");
+    assert!(
+        error.starts_with("action `go` did not settle: ")
+            && error.contains("stopped in `a` after emitting 1 outputs"),
+        "{error}"
+    );
+    // Its output is delivered as a taken event's.
+    let claimed = fleet.claim_outputs(10, Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        claimed
+            .iter()
+            .map(|o| (o.key.as_str(), o.output.as_str()))
+            .collect::<Vec<_>>(),
+        [("s/0/0", "started")]
+    );
+    assert!(fleet.output_done(&claimed[0]).unwrap());
+
+    // The next event steps from there.
+    fleet.send("s", &spinner::Action::Reset, "reset").unwrap();
+    let worked = fleet.work(&machines, 10).unwrap();
+    assert_eq!((worked.events, worked.outputs), (1, 1));
+    assert_eq!(state(&mut fleet, "s"), "idle");
+    assert_eq!(inbox(db, "s")[1], ("reset".to_owned(), "done".to_owned()));
+
+    // Inspection counts it and shows its error.
+    let mut conn = fsm_fleet::inspect::open(&db.target()).unwrap();
+    let detail = fsm_fleet::inspect::instance(&mut conn, "s").unwrap().unwrap();
+    assert_eq!(
+        (detail.inbox.done, detail.inbox.runaway, detail.inbox.rejected),
+        (1, 1, 0)
+    );
+    assert_eq!(detail.runaway_events.len(), 1);
+    assert_eq!(detail.runaway_events[0].error.as_deref(), Some(error.as_str()));
+
+    // Consumed, it is pruned as the others are.
+    let pruned = fleet.prune(&Prune::new().events(Duration::ZERO)).unwrap();
+    assert_eq!(pruned.events, 2);
+    assert!(inbox(db, "s").is_empty());
 }
