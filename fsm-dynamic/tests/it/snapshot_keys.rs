@@ -315,7 +315,8 @@ fn a_timer_given_twice_is_refused_when_restored_by_generated_code_and_engines() 
         first: 0,
         second: 2,
     };
-    let generated = job::Job::restore_with(&snapshot, Default::default(), clock()).unwrap_err();
+    let generated =
+        job::Job::restore_with(&snapshot, fsm_runtime::FingerprintPolicy::default(), clock()).unwrap_err();
     assert_eq!(generated, expected);
     assert_eq!(
         generated.to_string(),
