@@ -116,7 +116,10 @@ fn the_index_lists_every_page_of_docs() {
 fn fsm_blocks_check_clean_and_are_formatted() {
     let mut problems = Vec::new();
     let mut checked = 0;
-    for doc in documents() {
+    // The references whose machines no other test reads as a whole
+    // (dsl.md's and diagnostics.md's have tests of their own, above).
+    let references = ["docs/json.md", "docs/run.md"].map(String::from);
+    for doc in documents().into_iter().chain(references) {
         for block in blocks(&read(&doc)).into_iter().filter(|b| b.lang == "fsm") {
             checked += 1;
             let at = format!("{doc}:{}", block.line);
@@ -369,6 +372,42 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
         }
     }
     assert!(checked >= 2, "only {checked} transcripts");
+}
+
+/// A ```` ```toml ```` block of lint options is an `fsm.toml` that
+/// `fsmc check` reads.
+#[test]
+fn fsm_toml_blocks_are_read_by_fsmc() {
+    let fsmc = fsmc();
+    let mut checked = 0;
+    for doc in documents() {
+        for block in blocks(&read(&doc)).into_iter().filter(|b| b.lang == "toml") {
+            if !block.body.starts_with("[lints]") {
+                continue;
+            }
+            checked += 1;
+            let dir = scratch("fsm-toml");
+            std::fs::write(dir.join("fsm.toml"), &block.body).unwrap();
+            std::fs::write(
+                dir.join("door.fsm"),
+                door_with_typo().replace("opend;", "opened;"),
+            )
+            .unwrap();
+            let output = Command::new(&fsmc)
+                .args(["check", "door.fsm"])
+                .current_dir(&dir)
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "{doc}:{}: fsmc refuses this fsm.toml:\n{}",
+                block.line,
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+    assert!(checked >= 1, "no fsm.toml block");
 }
 
 /// The README's set-up commands: the first checks the examples (they check
