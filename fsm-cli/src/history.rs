@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 FILE is a snapshot as `serde_json` writes `fsm_runtime::Snapshot` ({\"type\": \"fsm\", \"machine\", \
-\"fingerprint\", \"current_state\", \"history\"}), a `FileStore` file ({\"version\", \"snapshot\"}), \
+\"fingerprint\", \"current_state\" or \"configuration\", \"history\"}), a `FileStore` file ({\"version\", \"snapshot\"}), \
 or a runtime record, the JSON in which an execution runtime logs a machine's state changes \
 ({\"id\", \"current_state\", \"history\": [{\"from\", \"to\", \"timestamp\", \"reason\"}]}, the \
 action under `reason`, entries numbered in order when they carry no `seq`). The history is the \
@@ -95,12 +95,19 @@ fn read_history(text: &str) -> Result<FileHistory, String> {
                 .to_owned(),
         );
     };
+    // A machine with parallel states is in a configuration of leaves.
+    let place = match snapshot.configuration() {
+        Some(leaves) if leaves.len() > 1 => {
+            let leaves: Vec<String> = leaves.iter().map(|leaf| format!("`{leaf}`")).collect();
+            format!("in the leaves {}", leaves.join(", "))
+        }
+        _ => format!("in state `{}`", snapshot.leaves().join("")),
+    };
     Ok(FileHistory {
         empty_because: format!(
-            "its snapshot of machine `{}` (in state `{}`) was saved without one; record one with \
+            "its snapshot of machine `{}` ({place}) was saved without one; record one with \
              `fsm_runtime::Recorded` or `Shared::recording`",
             snapshot.machine(),
-            snapshot.current_state()
         ),
         entries: snapshot.history().to_vec(),
     })

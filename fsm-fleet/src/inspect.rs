@@ -695,6 +695,23 @@ pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError>
     )?;
     let instances_due = timers_due + count(row.int(0)?);
     let instances_waiting = timers_waiting - count(row.int(1)?).min(timers_waiting);
+    // The earliest deadline of the instances still waiting: one that is due
+    // for an event is not, whatever its deadline.
+    let next_wake = if instances_waiting == 0 {
+        None
+    } else if instances_waiting == timers_waiting {
+        next_wake
+    } else {
+        db.query_one(
+            "SELECT MIN(next_wake) FROM fsm_instances
+             WHERE next_wake > ?1
+               AND NOT (error IS NULL
+                        AND id IN (SELECT instance FROM fsm_inbox WHERE status = 'pending' AND sent_at <= ?1))",
+            params![now],
+        )?
+        .opt_int(0)?
+        .map(timestamp)
+    };
     let mut total = |sql: &str| -> Result<u64, DatabaseError> { Ok(count(db.query_one(sql, &[])?.int(0)?)) };
     let parked = total("SELECT COUNT(*) FROM fsm_instances WHERE error IS NOT NULL")?;
     let events_pending = total("SELECT COUNT(*) FROM fsm_inbox WHERE status IN ('pending', 'held')")?;

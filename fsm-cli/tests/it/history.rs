@@ -89,6 +89,60 @@ fn a_snapshot_without_history_is_an_error() {
     );
 }
 
+fsm_runtime::fsm! {
+    /// Two researchers at once, as in the research pipeline.
+    machine Research {
+        initial state idle { on start -> collect; }
+        parallel state collect {
+            done -> written;
+            state researcher_a { initial state a_running { on a_written -> a_done; } final state a_done; }
+            state researcher_b { initial state b_running { on b_written -> b_done; } final state b_done; }
+        }
+        terminal state written;
+    }
+}
+
+#[test]
+fn prints_the_history_of_a_machine_with_parallel_states_by_its_leaves() {
+    use research::{Action, Research};
+    let dir = Scratch::new();
+    let at = Timestamp::from(UNIX_EPOCH + Duration::from_secs(1_768_037_535));
+    let history = History::new().with_clock(move || at);
+    let mut recorded = fsm_runtime::Recorded::with_history(Research::new(), history);
+    let store = FileStore::open(dir.path("instances")).unwrap();
+    store.save("run-1", 0, &recorded.snapshot().unwrap()).unwrap();
+    let run = dir.fsmc(&["history", "instances/run-1.json"]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "error: `instances/run-1.json` has no history: its snapshot of machine `Research` (in state \
+         `idle`) was saved without one; record one with `fsm_runtime::Recorded` or \
+         `Shared::recording`\n"
+    );
+    for action in [Action::Start, Action::AWritten] {
+        recorded.fire(action).unwrap();
+    }
+    store.save("run-1", 1, &recorded.snapshot().unwrap()).unwrap();
+    let run = dir.fsmc(&["history", "instances/run-1.json"]).expect(0);
+    assert_eq!(
+        run.stdout(),
+        "\
+seq  time                      from                  action     to
+  0  2026-01-10T09:32:15.000Z  idle                  start      a_running, b_running
+  1  2026-01-10T09:32:15.000Z  a_running, b_running  a_written  a_done, b_running
+"
+    );
+    // Without a history, the leaves it was saved in.
+    let bare = fsm_runtime::Persist::snapshot(recorded.machine()).unwrap();
+    dir.write("bare.json", &serde_json::to_string(&bare).unwrap());
+    let run = dir.fsmc(&["history", "bare.json"]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "error: `bare.json` has no history: its snapshot of machine `Research` (in the leaves \
+         `a_done`, `b_running`) was saved without one; record one with `fsm_runtime::Recorded` or \
+         `Shared::recording`\n"
+    );
+}
+
 #[test]
 fn input_that_is_not_a_snapshot_is_an_error() {
     let dir = Scratch::new();

@@ -9,7 +9,8 @@ use support::TestDb;
 
 on_both_backends!(
     lists_are_bounded_and_counts_cover_everything,
-    only_fleets_are_opened
+    only_fleets_are_opened,
+    an_instance_due_for_an_event_is_not_waiting_for_its_timer
 );
 
 fsm_runtime::fsm! {
@@ -74,6 +75,34 @@ fn lists_are_bounded_and_counts_cover_everything(db: &TestDb) {
             .instances_due,
         0
     );
+}
+
+fsm_runtime::fsm! {
+    machine Reminder {
+        initial state waiting { after 1h -> late; on done -> finished; }
+        state late { on done -> finished; }
+        terminal state finished;
+    }
+}
+
+fn an_instance_due_for_an_event_is_not_waiting_for_its_timer(db: &TestDb) {
+    let mut fleet = db.open();
+    fleet.create("r1", reminder::Reminder::new()).unwrap();
+    fleet.send("r1", &reminder::Action::Done, "done-1").unwrap();
+    let mut conn = inspect::open(&db.target()).unwrap();
+    // Its deadline is an hour away, but its event is due now.
+    let due = inspect::due(&mut conn, Timestamp::now()).unwrap();
+    assert_eq!(
+        (due.instances_due, due.instances_waiting, due.next_wake),
+        (1, 0, None)
+    );
+    // Another one, waiting for its timer alone, names its deadline.
+    fleet.create("r2", reminder::Reminder::new()).unwrap();
+    let due = inspect::due(&mut conn, Timestamp::now()).unwrap();
+    assert_eq!((due.instances_due, due.instances_waiting), (1, 1));
+    let r2 = inspect::instance(&mut conn, "r2").unwrap().unwrap();
+    assert_eq!(due.next_wake, r2.next_wake);
+    assert!(due.next_wake.is_some());
 }
 
 fn only_fleets_are_opened(db: &TestDb) {
