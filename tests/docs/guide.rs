@@ -563,16 +563,14 @@ fn readme_quick_start_runs_and_prints_what_it_shows() {
         format!("[package]\nname = \"door\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{dependency}"),
     )
     .unwrap();
-    std::fs::write(door.join("src/main.rs"), main).unwrap();
+    std::fs::write(door.join("src/main.rs"), &main).unwrap();
     // The versions the workspace builds with, so no registry is needed.
     std::fs::copy(workspace_root().join("Cargo.lock"), door.join("Cargo.lock")).unwrap();
+    let target = profile_dir().parent().unwrap().join("docs-quick-start");
     let output = Command::new(env!("CARGO"))
         .args(["run", "-q", "--offline"])
         .current_dir(&door)
-        .env(
-            "CARGO_TARGET_DIR",
-            profile_dir().parent().unwrap().join("docs-quick-start"),
-        )
+        .env("CARGO_TARGET_DIR", &target)
         .output()
         .expect("cargo runs");
     assert!(
@@ -581,5 +579,35 @@ fn readme_quick_start_runs_and_prints_what_it_shows() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&output.stdout), printed);
+
+    // docs/rust.md: what `cargo build` says of a misspelt state, then of a
+    // state nothing leads to, in this crate.
+    let guide = read("docs/rust.md");
+    let said: Vec<String> = guide
+        .split("and `cargo build` says:\n\n```text\n")
+        .skip(1)
+        .map(|rest| rest[..rest.find("```").unwrap()].to_string())
+        .collect();
+    assert_eq!(said.len(), 2, "docs/rust.md shows what `cargo build` says twice");
+    let typo = main.replacen("on open -> opened;", "on open -> opend;", 1);
+    let spare = main.replacen(
+        "            on unlock -> closed emit release_bolt;\n        }\n",
+        "            on unlock -> closed emit release_bolt;\n        }\n        state spare { on open -> opened; }\n",
+        1,
+    );
+    for (source, shown) in [(typo, &said[0]), (spare, &said[1])] {
+        assert_ne!(source, main);
+        std::fs::write(door.join("src/main.rs"), source).unwrap();
+        let output = Command::new(env!("CARGO"))
+            .args(["build", "-q", "--offline"])
+            .current_dir(&door)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .expect("cargo runs");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr).trim_end(),
+            shown.trim_end()
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
