@@ -34,6 +34,7 @@
 //! `PROPTEST_CASES` overrides the number of random sequences per machine and
 //! `PROPTEST_RNG_SEED` fixes the seed.
 
+mod cases;
 mod data;
 mod dynamic;
 mod engine;

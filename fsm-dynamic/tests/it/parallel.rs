@@ -1,7 +1,8 @@
 //! The dynamic engine on machines with parallel states, `final` states,
 //! `done` and `always` transitions and `in(...)` guards: the cases of
-//! docs/dsl.md, "Parallel states", and the three classes of bugs XState's
-//! tracker shows for them.
+//! docs/dsl.md, "Parallel states". The three classes of bugs XState's
+//! tracker shows for them are pinned in both engines by
+//! `tests/differential/cases.rs`.
 
 use fsm_dynamic::{Definition, Engine, FireError, TakenKind};
 use fsm_runtime::{Clock, ManualClock};
@@ -183,37 +184,6 @@ fn regions_take_one_action_together() {
 }
 
 #[test]
-fn a_transition_on_the_parallel_state_into_one_region_keeps_the_others() {
-    // xstate#5214.
-    let engine = engine(&traced(
-        "machine M { initial state idle { on go -> p; } parallel state p { on reset_a -> a1; \
-         state a { initial state a1 { on x -> a2; } state a2; } \
-         state b { initial state b1 { on y -> b2; } state b2; } } }",
-    ));
-    for action in ["go", "x", "y"] {
-        fire(&engine, action);
-    }
-    // Only the region holding the target is exited and entered again.
-    assert_eq!(moves(&engine, "reset_a"), ["-a2", "-a", "+a", "+a1"]);
-    assert_eq!(leaves(&engine), ["a1", "b2"]);
-}
-
-#[test]
-fn a_transition_between_regions_reenters_the_parallel_state() {
-    let engine = engine(&traced(
-        "machine M { initial state idle { on go -> p; } parallel state p { \
-         state a { initial state a1 { on x -> b2; } state a2; } \
-         state b { initial state b1 { on y -> b2; } state b2; } } }",
-    ));
-    fire(&engine, "go");
-    assert_eq!(
-        moves(&engine, "x"),
-        ["-b1", "-b", "-a1", "-a", "-p", "+p", "+a", "+a1", "+b", "+b2"]
-    );
-    assert_eq!(leaves(&engine), ["a1", "b2"]);
-}
-
-#[test]
 fn always_runs_in_the_same_fire_and_in_reads_the_configuration_before_it() {
     let text = traced(
         "machine M { initial state idle { on go -> route; } \
@@ -231,44 +201,6 @@ fn always_runs_in_the_same_fire_and_in_reads_the_configuration_before_it() {
         assert_eq!(moves(&engine, "go"), moved);
         assert_eq!(leaves(&engine), [leaf]);
     }
-}
-
-#[test]
-fn history_of_a_parallel_state_restores_every_region() {
-    // xstate#3170, #4900 and PR #5589.
-    let engine = engine(
-        "machine M { initial state idle { on go -> p.deep_history; on shallow -> p.history; } \
-         parallel state p { on out -> idle; \
-         state a { initial state a1 { on x -> a2; } state a2; } \
-         state b { initial state b1 { on y -> b2; } state b2; } } }",
-    );
-    fire(&engine, "go");
-    assert_eq!(leaves(&engine), ["a1", "b1"], "never visited: the default entry");
-    for action in ["x", "y", "out", "go"] {
-        fire(&engine, action);
-    }
-    assert_eq!(leaves(&engine), ["a2", "b2"]);
-    fire(&engine, "out");
-    fire(&engine, "shallow");
-    assert_eq!(leaves(&engine), ["a1", "b1"]);
-}
-
-#[test]
-fn done_of_a_nested_parallel_state_bubbles_up() {
-    // xstate#2349, #4381.
-    let engine = engine(
-        "machine M { initial state idle { on go -> outer; } \
-         parallel state outer { done -> finished emit all_done; \
-           parallel state inner { state a { initial state a1 { on x -> a2; } final state a2; } \
-                                  state b { initial state b1 { on x -> b2; } final state b2; } } \
-           state c { initial state c1 { on y -> c2; } final state c2; } } \
-         state finished; }",
-    );
-    fire(&engine, "go");
-    fire(&engine, "x");
-    assert_eq!(leaves(&engine), ["a2", "b2", "c1"]);
-    assert_eq!(fire(&engine, "y"), ["all_done"]);
-    assert_eq!(leaves(&engine), ["finished"]);
 }
 
 #[test]
