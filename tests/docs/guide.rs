@@ -8,8 +8,10 @@
 //!   file, in order).
 //! - A ```` ```rust ```` block is the text of a test or an example that is
 //!   built and run (found verbatim, or uniformly indented, in a `.rs` file of
-//!   the workspace), except the README's quick start, which a test builds and
-//!   runs as the README says, comparing what it prints.
+//!   the workspace, or in a doc comment's example), except the README's quick
+//!   start, which a test builds and runs as the README says, comparing what
+//!   it prints, and what `cargo build` says of it with a typo and with an
+//!   unreachable state (docs/rust.md).
 //! - A ```` ```text ```` block opening with `$ fsmc` is a transcript: it is
 //!   run with the real binary and compared (`fsmc run` sessions are run by
 //!   fsm-cli's `run.rs`, `fsmc build --check` by its `build.rs`).
