@@ -31,6 +31,15 @@
 //! with payloads interleaved with random clock advances, comparing the step,
 //! the state, the next deadline and the context after every step.
 //!
+//! Steps over configurations (parallel states, `done`, `always`, `in(...)`,
+//! history) are held to the independent SCXML reference of
+//! `grammar/tests/scxml` here and nowhere else: [`parallel`] on the random
+//! machines `build.rs` generates (generated code, the dynamic engine and the
+//! reference, snapshots exchanged between the engines), [`random`] on a few
+//! hundred more, flat, nested and parallel, that only the dynamic engine
+//! runs (built at test time), and [`cases`] pins XState's bug cases in both
+//! engines.
+//!
 //! `PROPTEST_CASES` overrides the number of random sequences per machine and
 //! `PROPTEST_RNG_SEED` fixes the seed.
 
