@@ -28,6 +28,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// SQLite lets one transaction write at a time, so workers in several
 /// processes take turns, a batch each; PostgreSQL's workers claim disjoint
 /// batches (`FOR UPDATE SKIP LOCKED`) and step them at once.
+#[cfg_attr(not(feature = "postgres"), doc = "", doc = "[`Fleet::connect`]: crate")]
 pub struct Fleet {
     conn: Backend,
     keep: NonZeroUsize,

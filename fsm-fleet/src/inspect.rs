@@ -32,6 +32,7 @@
 //! assert_eq!(inspect::due(&mut db, fsm_runtime::Timestamp::now())?.instances_due, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![cfg_attr(not(feature = "postgres"), doc = "\n[`connect_read_only`]: crate")]
 
 use crate::db::{params, Backend, DatabaseError, Db, Row};
 use crate::error::FleetError;
@@ -44,6 +45,7 @@ use std::time::Duration;
 
 /// A fleet's database, opened to read: by [`open_read_only`] (SQLite) or
 /// [`connect_read_only`] (PostgreSQL).
+#[cfg_attr(not(feature = "postgres"), doc = "", doc = "[`connect_read_only`]: crate")]
 pub struct Reader {
     db: Backend,
 }
@@ -82,6 +84,7 @@ pub fn is_postgres(target: &str) -> bool {
 ///
 /// As [`open_read_only`] and [`connect_read_only`]; a PostgreSQL target
 /// when this build has no `postgres` feature ([`FleetError::Schema`]).
+#[cfg_attr(not(feature = "postgres"), doc = "", doc = "[`connect_read_only`]: crate")]
 pub fn open(target: &str) -> Result<Reader, FleetError> {
     if !is_postgres(target) {
         return open_read_only(target);

@@ -69,6 +69,9 @@
 //! assert!(fleet.output_done(&claimed[0])?);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// Without the `postgres` feature, `Fleet::connect` does not exist: its links
+// go to these docs, which say what the feature adds.
+#![cfg_attr(not(feature = "postgres"), doc = "\n[`Fleet::connect`]: crate")]
 
 mod db;
 mod error;
