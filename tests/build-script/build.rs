@@ -1,4 +1,4 @@
-//! The one-liner of the build-script route, exactly as the README shows it
+//! The one-liner of the build-script route, exactly as docs/rust.md shows it
 //! (`tests/readme.rs` holds the two to each other).
 
 fn main() {

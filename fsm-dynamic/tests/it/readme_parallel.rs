@@ -1,5 +1,6 @@
-//! The README's "Parallel states" example is this test's body, so what users
-//! copy compiles and does what the README says.
+//! The dynamic engine's example of parallel states in the guide
+//! (docs/parallel-states.md) is this test's body, word for word (fsm-tests'
+//! docs test finds it there), so what users copy compiles and runs.
 
 #[test]
 fn readme_parallel_states() -> Result<(), Box<dyn std::error::Error>> {

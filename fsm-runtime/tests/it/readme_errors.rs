@@ -1,4 +1,4 @@
-//! The README's one error `match` is this file's `report`: the same `match`
+//! The guide's one error `match` (docs/runtime.md) is this file's `report`: the same `match`
 //! reads what `fire` returns for a machine with guards passed per call and
 //! for one with a context, payloads and timers.
 

@@ -1,5 +1,5 @@
-//! The README's "Parallel states" example is this test's body, so what users
-//! copy compiles and does what the README says.
+//! The guide's first example of parallel states (docs/parallel-states.md) is
+//! this test's body, so what users copy compiles and does what the guide says.
 
 use crate::readme_common;
 

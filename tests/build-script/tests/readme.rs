@@ -1,4 +1,4 @@
-//! The README's build script is this crate's `build.rs`, so what users copy
+//! The guide's build script (docs/rust.md) is this crate's `build.rs`, so what users copy
 //! is what the tests build: one that fails the build with the diagnostics,
 //! not with a panic and a backtrace.
 
