@@ -47,7 +47,28 @@ const TICKER: &str = "machine Ticker {
     terminal state finished;
 }";
 
+/// Guarded candidates in two regions and on the parallel state holding them.
+const GATE: &str = "machine Gate {
+    initial state idle { on go -> p; }
+    parallel state p {
+        on push [strong] -> done;
+        state r1 { initial state a1 { on push [left] -> a2; } state a2 { on push [right] -> a1; } }
+        state r2 { initial state b1 { on push [up] -> b2; } state b2 { on pull -> b1; } }
+    }
+    terminal state done;
+}";
+
 fsm_runtime::fsm! {
+    machine Gate {
+        initial state idle { on go -> p; }
+        parallel state p {
+            on push [strong] -> done;
+            state r1 { initial state a1 { on push [left] -> a2; } state a2 { on push [right] -> a1; } }
+            state r2 { initial state b1 { on push [up] -> b2; } state b2 { on pull -> b1; } }
+        }
+        terminal state done;
+    }
+
     #[allow(guarded-cycle)]
     machine Ticker {
         initial state idle { on go -> a; }
@@ -319,6 +340,84 @@ fn a_cycle_that_emits_keeps_the_first_outputs_its_list_holds_and_counts_the_rest
             other => panic!("turns = {turns}: {other:?}"),
         }
     }
+}
+
+/// `up` holds; every other guard is false.
+struct Up;
+
+impl gate::Guards for Up {
+    fn strong(&self) -> bool {
+        false
+    }
+    fn left(&self) -> bool {
+        false
+    }
+    fn right(&self) -> bool {
+        false
+    }
+    fn up(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_refusal_over_configurations_lists_the_candidates_its_active_leaves_tried() {
+    use gate::{Action, Gate};
+    let definition = Definition::from_fsm(GATE).expect("checks");
+    let engine = EngineBuilder::new(definition)
+        .guard("up", |_| true)
+        .guard("strong", |_| false)
+        .guard("left", |_| false)
+        .guard("right", |_| false)
+        .build()
+        .expect("binds");
+    let mut machine = Gate::new();
+    // `push` in `a1, b1` (b1 moves, by `up`), then in `a1, b2` (refused:
+    // `left` and `strong` tried), then `pull` back to `b1`.
+    for action in [Action::Go, Action::Push, Action::Push, Action::Pull, Action::Go] {
+        let dynamic = match engine.fire(action.name(), &serde_json::Value::Null) {
+            Ok(_) => None,
+            Err(DynamicError::GuardRejected(e)) => {
+                let d = engine.definition();
+                Some(
+                    e.candidates()
+                        .map(|c| {
+                            (
+                                c.guard().to_owned(),
+                                c.target().map(|s| d.state_name(s).to_owned()),
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            }
+            Err(DynamicError::InvalidTransition(_)) => Some(Vec::new()),
+            Err(e) => panic!("{e}"),
+        };
+        let generated = match machine.fire(action, &Up) {
+            Ok(_) => None,
+            Err(FireError::GuardRejected(e)) => {
+                assert!(!e.candidates().is_empty(), "{e}");
+                Some(
+                    e.candidates()
+                        .iter()
+                        .map(|c| (c.guard().to_owned(), c.target().map(str::to_owned)))
+                        .collect::<Vec<_>>(),
+                )
+            }
+            Err(FireError::InvalidTransition(_)) => Some(Vec::new()),
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(generated, dynamic, "{action:?}");
+    }
+    let mut refused = Gate::new();
+    refused.fire(Action::Go, &Up).unwrap();
+    refused.fire(Action::Push, &Up).unwrap();
+    let error = refused.fire(Action::Push, &Up).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "action `push` rejected in configuration [`a1`, `b2`]: guard `left` was false (-> a2), \
+         guard `strong` was false (-> done)"
+    );
 }
 
 #[test]

@@ -1760,6 +1760,128 @@ fn host(sh: &Shared) -> TokenStream {
     }
 }
 
+/// Most leaves with candidates for one action whose combinations
+/// `rejected_in` lists ahead of time (2^6 lists for that action).
+const MAX_REJECTING_LEAVES: usize = 6;
+
+/// `rejected_in(before, a)`: the candidates the active leaves of `before`
+/// tried for action `a`, all rejected, in the order the chart tries them
+/// (leaves in document order, each leaf's in trial order, a transition
+/// several leaves inherit once, where the first tried it), as the dynamic
+/// engine lists them. `static` lists, one per combination of the action's
+/// leaves with candidates that can be active, indexed by which are; empty for
+/// an action more than [`MAX_REJECTING_LEAVES`] leaves have candidates for.
+/// Read only when a `fire` is refused.
+fn rejected_in(sh: &Shared) -> TokenStream {
+    let (m, cp, words) = (sh.m, &sh.cp, &sh.words);
+    let list = |l: PoolList| &cp.pool[l.start as usize..(l.start + l.len) as usize];
+    let candidate = |t: u32| {
+        let (guard, target) = match cp.transitions[t as usize].chosen {
+            Chosen::Action(id) => {
+                let transition = m.transition(id);
+                let guard = transition.guard.as_ref().map(|g| m.guard_text(&g.expr));
+                (
+                    guard.unwrap_or_default(),
+                    transition.target.map(|s| m.state(s).name.clone()),
+                )
+            }
+            _ => (String::new(), None),
+        };
+        let target = match target {
+            Some(name) => quote!(__fsm::Some(#name)),
+            None => quote!(__fsm::None),
+        };
+        quote!(__fsm::Candidate::new(#guard, #target))
+    };
+    let guarded = |t: u32| match cp.transitions[t as usize].chosen {
+        Chosen::Action(id) => m.transition(id).guard.is_some(),
+        _ => false,
+    };
+    let ids: Vec<StateId> = m.state_ids().collect();
+    // Two leaves can be active together when the innermost state holding
+    // both is a parallel state.
+    let together = |x: u32, y: u32| {
+        let above = |s: StateId| {
+            let mut chain = Vec::new();
+            let mut at = m.state(s).parent;
+            while let Some(p) = at {
+                chain.push(p);
+                at = m.state(p).parent;
+            }
+            chain
+        };
+        let (ax, ay) = (above(ids[x as usize]), above(ids[y as usize]));
+        ax.iter()
+            .find(|p| ay.contains(p))
+            .is_some_and(|&p| m.state(p).is_parallel())
+    };
+    let mut leaves_by_action = Vec::new();
+    let mut lists_by_action = Vec::new();
+    for a in 0..m.actions.len() {
+        // The leaves with candidates for `a` that can all be rejected (a
+        // leaf with an unguarded one always takes it), in document order,
+        // and their candidates.
+        let leaves: Vec<(u32, &[u32])> = (0..cp.rows.len())
+            .filter_map(|leaf| {
+                let (_, l) = cp.rows[leaf].iter().find(|(action, _)| *action == a)?;
+                Some((leaf as u32, list(*l)))
+            })
+            .filter(|(_, l)| !l.is_empty() && l.iter().all(|&t| guarded(t)))
+            .collect();
+        if leaves.is_empty() || leaves.len() > MAX_REJECTING_LEAVES {
+            leaves_by_action.push(quote!(&[]));
+            lists_by_action.push(quote!(&[]));
+            continue;
+        }
+        let lists = (0..1usize << leaves.len()).map(|mask| {
+            let chosen: Vec<u32> = (0..leaves.len())
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| leaves[i].0)
+                .collect();
+            if chosen
+                .iter()
+                .enumerate()
+                .any(|(i, &x)| chosen[i + 1..].iter().any(|&y| !together(x, y)))
+            {
+                // Never active together.
+                return quote!(&[]);
+            }
+            let mut seen = Vec::new();
+            for (i, (_, candidates)) in leaves.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    for &t in *candidates {
+                        if !seen.contains(&t) {
+                            seen.push(t);
+                        }
+                    }
+                }
+            }
+            let items = seen.iter().map(|&t| candidate(t));
+            quote!(&[#(#items),*])
+        });
+        let ids = leaves.iter().map(|&(leaf, _)| u32_lit(leaf));
+        leaves_by_action.push(quote!(&[#(#ids),*]));
+        lists_by_action.push(quote!(&[#(#lists),*]));
+    }
+    let n_actions = &sh.n_actions;
+    quote! {
+        /// The candidates the active leaves of `before` tried for action
+        /// `a`: those of each leaf with some, in document order, each
+        /// transition once; one `static` list per combination of them.
+        fn rejected_in(before: &__fsm::chart::Bits<#words>, a: u32) -> &'static [__fsm::Candidate] {
+            static LEAVES: [&[u32]; #n_actions] = [#(#leaves_by_action),*];
+            static REJECTED: [&[&[__fsm::Candidate]]; #n_actions] = [#(#lists_by_action),*];
+            let mut active = 0usize;
+            for (i, &leaf) in LEAVES[a as usize].iter().enumerate() {
+                if before.contains(leaf) {
+                    active |= 1 << i;
+                }
+            }
+            REJECTED[a as usize].get(active).copied().unwrap_or(&[])
+        }
+    }
+}
+
 /// `fire`, `fire_general`, the general step and `has_candidates`, and the
 /// result types and refusals they return.
 fn fire(
@@ -1813,6 +1935,8 @@ fn fire(
     } else {
         format!(" Why [`{machine_ident}::fire`] did not fire.")
     };
+    let rejected_in = rejected_in(sh);
+    let input_action = &sh.input_action;
     let refused = has_general.then(|| {
         quote! {
             /// The general step's refusal: guards that all failed, or no
@@ -1825,11 +1949,14 @@ fn fire(
                 guarded: bool,
             ) -> __fsm::FireError<#machine_ty> {
                 if guarded {
-                    __fsm::FireError::rejected(Configuration(before), #input, &[])
+                    let candidates = rejected_in(&before, action_index(#input_action));
+                    __fsm::FireError::rejected(Configuration(before), #input, candidates)
                 } else {
                     invalid(before, #input)
                 }
             }
+
+            #rejected_in
         }
     });
     let has_candidates = has_general.then(|| {

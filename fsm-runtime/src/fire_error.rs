@@ -235,8 +235,12 @@ impl<M: Machine> GuardRejected<M> {
     }
 
     /// The candidates, in the order their guards were evaluated; each guard
-    /// was false. Empty for a machine with parallel states, whose candidates
-    /// depend on the configuration.
+    /// was false. With parallel states, those of every active leaf, leaves
+    /// in document order, a transition that several of them inherit (one
+    /// declared on a state holding them) listed once, where the first tried
+    /// it, as the dynamic engine lists them; empty when more than six leaves
+    /// have candidates for the action (its lists are written out ahead of
+    /// time, one per combination of those leaves).
     pub fn candidates(&self) -> &'static [Candidate] {
         self.candidates
     }
