@@ -998,13 +998,20 @@ pub(crate) fn trait_impls(t: &Traits) -> TokenStream {
             // Without timers `Timed::now` reads the system clock.
             quote!(__fsm::if_std! { impl #generics __fsm::Timed for #m #params {} })
         };
-        // Restoring through the trait builds the clock with `Default`.
-        let (restore_generics, clock_default) = match t.clock_param {
+        // Restoring through the trait builds the clock with `Default`. A
+        // machine with timers takes the whole `RestorePolicy` (what becomes
+        // of a lost timer too); one without, its `FingerprintPolicy`.
+        let (restore_generics, clock_default, policy) = match t.clock_param {
             Some(k) => (
                 quote!(<#k: __fsm::Clock + __fsm::Default>),
                 quote!(, #k::default()),
+                quote!(policy),
             ),
-            None => (TokenStream::new(), TokenStream::new()),
+            None => (
+                TokenStream::new(),
+                TokenStream::new(),
+                quote!(__fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint),
+            ),
         };
         let persist = match t.context {
             Some(ctx) => quote! {
@@ -1024,9 +1031,9 @@ pub(crate) fn trait_impls(t: &Traits) -> TokenStream {
                     {
                         fn restore_with(
                             snapshot: &__fsm::Snapshot,
-                            policy: __fsm::FingerprintPolicy,
+                            policy: impl __fsm::Into<__fsm::RestorePolicy>,
                         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                            #m::restore_with(snapshot, policy #clock_default)
+                            #m::restore_with(snapshot, #policy #clock_default)
                         }
                     }
                 }
@@ -1042,9 +1049,9 @@ pub(crate) fn trait_impls(t: &Traits) -> TokenStream {
                     impl #restore_generics __fsm::Restore for #m #params {
                         fn restore_with(
                             snapshot: &__fsm::Snapshot,
-                            policy: __fsm::FingerprintPolicy,
+                            policy: impl __fsm::Into<__fsm::RestorePolicy>,
                         ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                            #m::restore_with(snapshot, policy #clock_default)
+                            #m::restore_with(snapshot, #policy #clock_default)
                         }
                     }
                 }

@@ -69,9 +69,10 @@ pub(crate) fn machine_module(machine: &Machine, options: &Options) -> TokenStrea
             impl __fsm::Restore for #machine_ident {
                 fn restore_with(
                     snapshot: &__fsm::Snapshot,
-                    policy: __fsm::FingerprintPolicy,
+                    policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                    #machine_ident::restore_with(snapshot, policy)
+                    // Without timers, only the fingerprint policy applies.
+                    #machine_ident::restore_with(snapshot, __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint)
                 }
             }
         }

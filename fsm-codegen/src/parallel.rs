@@ -2454,6 +2454,54 @@ fn restore_docs() -> TokenStream {
     }
 }
 
+/// What a machine with timers' restores add: `policy` read as a
+/// `RestorePolicy` (its fingerprint policy as `policy`, which the restoring
+/// reads, and `missing_timers`), and the missing-timer rule, after the
+/// configuration and (with a context) the context are restored: the timer
+/// groups armed whenever their state is active (the model's
+/// `timer_group_always_armed` says which) as a table, in the plan's order,
+/// each group's state, label, deadline (its own slot) and index; a group of
+/// an active state of which the snapshot arms no timer is refused, or
+/// re-armed from the clock's time plus its delay
+/// (`Snapshot::missing_timers_in`).
+fn missing_timers(sh: &Shared) -> (TokenStream, TokenStream) {
+    let (m, plan) = (sh.m, &sh.plan);
+    let rows: Vec<TokenStream> = plan
+        .timer_groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| m.timer_group_always_armed(g.state, g.timers.iter().map(|&(t, _)| t)))
+        .map(|(i, g)| {
+            let state = &m.state(g.state).name;
+            let label = g.label.as_str();
+            let slot = Literal::usize_unsuffixed(i);
+            let group = u32_lit(i as u32);
+            quote!((#state, #label, &[#slot], #group))
+        })
+        .collect();
+    if rows.is_empty() {
+        let read = quote!(let __fsm::RestorePolicy { fingerprint: policy, .. } = __fsm::Into::into(policy););
+        return (read, TokenStream::new());
+    }
+    let read =
+        quote!(let __fsm::RestorePolicy { fingerprint: policy, missing_timers } = __fsm::Into::into(policy););
+    let n = Literal::usize_unsuffixed(rows.len());
+    let delay = sh.delay_of(quote!(group), quote!(&context));
+    // The table: each group's state, label, deadline's slot and index.
+    let missing = quote! {
+        static ALWAYS_ARMED: [(&str, &str, &[usize], u32); #n] = [#(#rows),*];
+        snapshot.missing_timers_in(
+            missing_timers,
+            &ALWAYS_ARMED,
+            |name| NAMES.iter().position(|n| *n == name).is_some_and(|s| config.contains(s as u32)),
+            &mut armed,
+            || __fsm::Clock::now(&clock),
+            |group| #delay,
+        )?;
+    };
+    (read, missing)
+}
+
 /// The snapshot and restores of a machine with a context of type `c`, with
 /// and without `fsm-runtime`'s `serde` feature: `restore_sig` and
 /// `restore_body` restore under a policy, `restore_call` strictly, which
@@ -2666,6 +2714,7 @@ fn timed_items(sh: &Shared) -> Items {
         ),
     };
     let restoring = sh.restoring(quote!(&GROUPS), quote!(&mut armed));
+    let (policy_read, missing) = missing_timers(sh);
     let struct_docs = doc_attrs(
         &m.docs,
         &format!(
@@ -2752,15 +2801,21 @@ fn timed_items(sh: &Shared) -> Items {
             #restore_docs
             ///
             /// Armed timers keep the deadlines the snapshot gives
-            /// them, however long ago it was taken.
+            /// them, however long ago it was taken. A timer armed
+            /// whenever its state is active that the snapshot lost is
+            /// refused (`MissingTimerPolicy::Refuse`, the default) or
+            /// armed from the time of the restore
+            /// (`MissingTimerPolicy::Rearm`), as `policy` says.
             pub fn #restore_name(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 #ctx_param #ctx_sep
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                #policy_read
                 let mut armed = [__fsm::None; #n_groups];
                 #restoring
+                #missing
                 __fsm::Ok(Self { config, memory, #ctx_init clock, armed })
             }
         },
@@ -2790,14 +2845,16 @@ fn timed_items(sh: &Shared) -> Items {
                 quote! {
                     pub fn restore_with(
                         snapshot: &__fsm::Snapshot,
-                        policy: __fsm::FingerprintPolicy,
+                        policy: impl __fsm::Into<__fsm::RestorePolicy>,
                         clock: K,
                     ) -> __fsm::Result<Self, __fsm::RestoreError>
                 },
                 quote! {
+                    #policy_read
                     let mut armed = [__fsm::None; #n_groups];
                     #restoring
                     let context = snapshot.context_as::<#c>()?;
+                    #missing
                     __fsm::Ok(Self { config, memory, context, clock, armed })
                 },
                 true,

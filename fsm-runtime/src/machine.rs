@@ -4,7 +4,7 @@
 use crate::fire_error::FireError;
 use crate::fired::Fired;
 #[cfg(feature = "alloc")]
-use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
+use crate::snapshot::{FingerprintPolicy, RestoreError, RestorePolicy, Snapshot, SnapshotError};
 use crate::state::MachineState;
 use crate::symbol::Symbol;
 use crate::timer::{TimerFired, TimerRejected};
@@ -369,13 +369,18 @@ pub trait Persist: Machine {
 #[cfg(feature = "alloc")]
 pub trait Restore: Persist {
     /// A machine in the state of `snapshot`, with `policy` deciding whether a
-    /// snapshot taken from a different definition is accepted.
+    /// snapshot taken from a different definition is accepted, and what
+    /// becomes of a timer the snapshot lost: a [`RestorePolicy`], or a
+    /// [`FingerprintPolicy`] (which refuses a lost timer). A machine without
+    /// timers reads only its fingerprint policy.
     ///
     /// # Errors
     ///
     /// When the snapshot is of another machine or definition, names what the
-    /// machine does not have, or carries a context that does not read.
-    fn restore_with(snapshot: &Snapshot, policy: FingerprintPolicy) -> Result<Self, RestoreError>;
+    /// machine does not have, lost a timer (under
+    /// [`MissingTimerPolicy::Refuse`](crate::MissingTimerPolicy::Refuse)), or
+    /// carries a context that does not read.
+    fn restore_with(snapshot: &Snapshot, policy: impl Into<RestorePolicy>) -> Result<Self, RestoreError>;
 
     /// A machine in the state of `snapshot`, which must come from this
     /// machine and this exact definition ([`FingerprintPolicy::Strict`]).

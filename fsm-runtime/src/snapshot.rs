@@ -675,8 +675,8 @@ impl Snapshot {
         }
     }
 
-    /// The one rule (`fsm-dynamic` applies it, with or without parallel
-    /// states; generated code does not yet) for a timer group `timer` (`after
+    /// The one rule (`fsm-dynamic` and generated code apply it, with or
+    /// without parallel states) for a timer group `timer` (`after
     /// 30s`) of `state` that is armed whenever `state` is active, `state` is
     /// active in the snapshot, and the snapshot arms none of its timers:
     /// under [`MissingTimerPolicy::Refuse`] the error, under
@@ -702,6 +702,52 @@ impl Snapshot {
             }),
             MissingTimerPolicy::Rearm => Ok(rearm()),
         }
+    }
+
+    /// [`Snapshot::missing_timer`] for generated code, over its table of the
+    /// timer groups armed whenever their state is active
+    /// (`Machine::timer_group_always_armed` decided which, when the code was
+    /// generated), in the plan's order: each group `(state, label, slots,
+    /// group)` whose state is active (`active(state)`) and none of whose
+    /// `slots` in `deadlines` is armed is refused or, under
+    /// [`MissingTimerPolicy::Rearm`], armed in each of its slots at `now()`
+    /// (read once, when a first group is re-armed) plus `delay(group)`.
+    ///
+    /// # Errors
+    ///
+    /// [`RestoreError::MissingTimer`] for the first such group under
+    /// [`MissingTimerPolicy::Refuse`].
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    pub fn missing_timers_in(
+        &self,
+        policy: MissingTimerPolicy,
+        groups: &[(&str, &str, &[usize], u32)],
+        active: impl Fn(&str) -> bool,
+        deadlines: &mut [Option<Timestamp>],
+        now: impl FnOnce() -> Timestamp,
+        delay: impl Fn(u32) -> core::time::Duration,
+    ) -> Result<(), RestoreError> {
+        let mut now = Some(now);
+        let mut read: Option<Timestamp> = None;
+        for &(state, label, slots, group) in groups {
+            let armed = slots
+                .iter()
+                .any(|&slot| deadlines.get(slot).is_some_and(Option::is_some));
+            if armed || !active(state) {
+                continue;
+            }
+            let due = self.missing_timer(policy, state, label, || {
+                let now = *read.get_or_insert_with(|| now.take().map_or(Timestamp::UNIX_EPOCH, |now| now()));
+                crate::timer::deadline(now, delay(group))
+            })?;
+            for &slot in slots {
+                if let Some(deadline) = deadlines.get_mut(slot) {
+                    *deadline = Some(due);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The history memory it carries, each composite named once, with one
@@ -919,10 +965,9 @@ pub enum MissingTimerPolicy {
 
 /// What restoring accepts: [`FingerprintPolicy`] for a snapshot of another
 /// definition, [`MissingTimerPolicy`] for one that lost a timer. The
-/// default is strict on both. The dynamic engine's `restore_with` takes
-/// one (or a [`FingerprintPolicy`], through `policy.into()`); a generated
-/// machine's `restore_with` takes a [`FingerprintPolicy`] only, and does not
-/// check for a lost timer yet.
+/// default is strict on both. The dynamic engine's `restore_with`, a
+/// generated machine's and [`Restore::restore_with`](crate::Restore::restore_with)
+/// take one, or a [`FingerprintPolicy`] (strict on lost timers).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RestorePolicy {
     /// A snapshot taken from a different definition.

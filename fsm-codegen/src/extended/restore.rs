@@ -4,7 +4,7 @@
 
 use super::Gen;
 use crate::nested::index;
-use fsm_grammar::model::TimerId;
+use fsm_grammar::model::{Delay, TimerId};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -28,6 +28,16 @@ struct Restored {
     clock_param: TokenStream,
     clock_arg: TokenStream,
     clock_pass: TokenStream,
+    /// The type of the restore methods' `policy`: a `FingerprintPolicy`,
+    /// or with timers anything that becomes a `RestorePolicy`.
+    policy_ty: TokenStream,
+    /// With timers, `policy` read as a `RestorePolicy`: its fingerprint
+    /// policy as `policy`, and (when the machine has a timer group armed
+    /// whenever its state is active) `missing_timers`.
+    policy_read: TokenStream,
+    /// The missing-timer rule ([`Gen::missing_timers`]), after the
+    /// deadlines and the memory are restored.
+    missing: TokenStream,
 }
 
 impl Gen<'_> {
@@ -73,15 +83,33 @@ impl Gen<'_> {
         } else {
             Default::default()
         };
+        let missing = self.missing_timers();
         let doc = if timers {
             quote! {
                 ///
                 /// Armed timers keep the deadlines the snapshot gives them,
                 /// however long ago it was taken; the timers of the state it
-                /// does not list stay disarmed.
+                /// does not list stay disarmed, except a timer armed whenever
+                /// its state is active, which the snapshot lost: `policy`
+                /// refuses the snapshot (`MissingTimerPolicy::Refuse`, the
+                /// default) or arms the timer from the time of the restore
+                /// (`MissingTimerPolicy::Rearm`).
             }
         } else {
             TokenStream::new()
+        };
+        let (policy_ty, policy_read) = if !timers {
+            (quote!(__fsm::FingerprintPolicy), TokenStream::new())
+        } else if missing.is_empty() {
+            (
+                quote!(impl __fsm::Into<__fsm::RestorePolicy>),
+                quote!(let __fsm::RestorePolicy { fingerprint: policy, .. } = __fsm::Into::into(policy);),
+            )
+        } else {
+            (
+                quote!(impl __fsm::Into<__fsm::RestorePolicy>),
+                quote!(let __fsm::RestorePolicy { fingerprint: policy, missing_timers } = __fsm::Into::into(policy);),
+            )
         };
         let (clock_param, clock_arg, clock_pass) = if timers {
             let k = &self.clock_param;
@@ -98,6 +126,76 @@ impl Gen<'_> {
             clock_param,
             clock_arg,
             clock_pass,
+            policy_ty,
+            policy_read,
+            missing,
+        }
+    }
+
+    /// The missing-timer rule, with timers: the timer groups of the machine
+    /// armed whenever their state is active (the model's
+    /// `timer_group_always_armed` says which) as a table, in the plan's
+    /// order, each group's state, label, deadline slots and index; a group
+    /// of an active state of which the snapshot arms no timer is refused, or
+    /// re-armed from the clock's time plus its delay
+    /// (`Snapshot::missing_timers_in`). Nothing when no group is.
+    fn missing_timers(&self) -> TokenStream {
+        let mut rows = Vec::new();
+        let mut delays = Vec::new();
+        for (g, group) in self.plan.timer_groups.iter().enumerate() {
+            let timers = group.timers.iter().map(|&(id, _)| id);
+            if !self.machine.timer_group_always_armed(group.state, timers) {
+                continue;
+            }
+            let state = &self.machine.state(group.state).name;
+            let label = group.label.as_str();
+            let slots = group
+                .timers
+                .iter()
+                .map(|&(id, _)| index(self.plan.timer_slots[id.index()]));
+            let g = Literal::u32_unsuffixed(g as u32);
+            rows.push(quote!((#state, #label, &[#(#slots),*], #g)));
+            let delay = match group.delay {
+                Delay::Literal(d) => {
+                    let millis = Literal::u64_unsuffixed(d.as_millis() as u64);
+                    quote!(__fsm::Duration::from_millis(#millis))
+                }
+                Delay::Named(d) => {
+                    let method = &self.delays[d.index()];
+                    quote!(Context::#method(&context))
+                }
+            };
+            delays.push(quote!(#g => #delay,));
+        }
+        if rows.is_empty() {
+            return TokenStream::new();
+        }
+        let n = index(rows.len());
+        let here = self.timer_here();
+        // The table: each group's state, label, timers' slots and index.
+        quote! {
+            static ALWAYS_ARMED: [(&str, &str, &[usize], u32); #n] = [#(#rows),*];
+            snapshot.missing_timers_in(
+                missing_timers,
+                &ALWAYS_ARMED,
+                |name| #here,
+                &mut deadlines,
+                || __fsm::Clock::now(&clock),
+                |group| match group {
+                    #(#delays)*
+                    _ => __fsm::Duration::ZERO,
+                },
+            )?;
+        }
+    }
+
+    /// Whether a timer of the state `name` may be armed: whether that state
+    /// is the current state or (with nested states) a composite around it.
+    fn timer_here(&self) -> TokenStream {
+        if self.nested {
+            quote!(state.name() == name || state.ancestors().iter().any(|r| r.name() == name))
+        } else {
+            quote!(state.name() == name)
         }
     }
 
@@ -128,15 +226,15 @@ impl Gen<'_> {
                 }
             }
         }
-        // Where a timer of the state `name` may be armed: in the
-        // current state, or (with nested states) a composite around it.
-        let here = if self.nested {
-            quote!(state.name() == name || state.ancestors().iter().any(|r| r.name() == name))
+        let here = self.timer_here();
+        // Mutable for the missing-timer rule, which may re-arm a timer.
+        let binding = if self.missing_timers().is_empty() {
+            quote!(deadlines)
         } else {
-            quote!(state.name() == name)
+            quote!(mut deadlines)
         };
         quote! {
-            let deadlines = snapshot.deadlines_in::<#n>(
+            let #binding = snapshot.deadlines_in::<#n>(
                 |name, timer| match (state, name, timer) {
                     #(#slot_arms)*
                     _ => __fsm::None,
@@ -205,6 +303,9 @@ impl Gen<'_> {
             doc,
             clock_param,
             clock_arg,
+            policy_ty,
+            policy_read,
+            missing,
             ..
         } = restored;
         let restore_from_snapshot_alone = self.if_std_with_timers(quote! {
@@ -241,12 +342,14 @@ impl Gen<'_> {
                 /// it does not have.
                 pub fn restore_with(
                     snapshot: &__fsm::Snapshot,
-                    policy: __fsm::FingerprintPolicy
+                    policy: #policy_ty
                     #clock_param
                 ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    #policy_read
                     let state = snapshot.state_of::<Self>(policy)?;
                     #deadlines
                     #memory
+                    #missing
                     __fsm::Ok(Self { state, #fields })
                 }
             }
@@ -272,6 +375,9 @@ impl Gen<'_> {
             fields,
             doc,
             clock_param,
+            policy_ty,
+            policy_read,
+            missing,
             ..
         } = restored;
         quote! {
@@ -289,13 +395,15 @@ impl Gen<'_> {
                 /// it does not have.
                 pub fn restore_with_context(
                     snapshot: &__fsm::Snapshot,
-                    policy: __fsm::FingerprintPolicy,
+                    policy: #policy_ty,
                     context: #ctx
                     #clock_param
                 ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                    #policy_read
                     let state = snapshot.state_of::<Self>(policy)?;
                     #deadlines
                     #memory
+                    #missing
                     __fsm::Ok(Self { state, context, #fields })
                 }
             }
@@ -319,8 +427,19 @@ impl Gen<'_> {
             clock_param,
             clock_arg,
             clock_pass,
+            policy_ty,
             ..
         } = restored;
+        // With timers, `policy` read once as a `RestorePolicy`, and passed
+        // on whole.
+        let (policy_read, fingerprint) = if self.max_timers > 0 {
+            (
+                quote!(let policy: __fsm::RestorePolicy = __fsm::Into::into(policy);),
+                quote!(policy.fingerprint),
+            )
+        } else {
+            (TokenStream::new(), quote!(policy))
+        };
         quote! {
             __fsm::if_serde! {
                 impl #generics #m #params {
@@ -353,13 +472,14 @@ impl Gen<'_> {
                     /// (the error names the field).
                     pub fn restore_with(
                         snapshot: &__fsm::Snapshot,
-                        policy: __fsm::FingerprintPolicy
+                        policy: #policy_ty
                         #clock_param
                     ) -> __fsm::Result<Self, __fsm::RestoreError>
                     where
                         for<'a> #ctx: __fsm::DeserializeOwned,
                     {
-                        snapshot.state_of::<Self>(policy)?;
+                        #policy_read
+                        snapshot.state_of::<Self>(#fingerprint)?;
                         let context = snapshot.context_as::<#ctx>()?;
                         Self::restore_with_context(snapshot, policy, context #clock_pass)
                     }
@@ -395,7 +515,11 @@ impl Gen<'_> {
         restored: &Restored,
     ) -> TokenStream {
         let m = &self.machine_ident;
-        let clock_param = &restored.clock_param;
+        let Restored {
+            clock_param,
+            policy_ty,
+            ..
+        } = restored;
         // The bound of the stubs, spanning the `context` declaration, where
         // rustc's "required by this bound" points.
         let needs_serde = match &self.machine.context {
@@ -422,7 +546,7 @@ impl Gen<'_> {
                     #[allow(unused_variables)]
                     pub fn restore_with(
                         snapshot: &__fsm::Snapshot,
-                        policy: __fsm::FingerprintPolicy
+                        policy: #policy_ty
                         #clock_param
                     ) -> __fsm::Result<Self, __fsm::RestoreError>
                     where

@@ -7,7 +7,7 @@ use crate::machine::{Fire, FireEvent, Machine, Persist, Restore, Timed, TimedWit
 use crate::outbox::{self, OutputKey, Pending};
 #[allow(unused_imports)]
 use crate::prelude::*;
-use crate::snapshot::{FingerprintPolicy, RestoreError, Snapshot, SnapshotError};
+use crate::snapshot::{RestoreError, RestorePolicy, Snapshot, SnapshotError};
 use crate::timer::{TimerFired, TimerRejected};
 
 /// A generated machine and the [`History`] of every transition it took.
@@ -281,20 +281,22 @@ impl<M: Machine> Recorded<M> {
     where
         M: Restore,
     {
-        Recorded::restore_with(snapshot, FingerprintPolicy::Strict, History::new())
+        Recorded::restore_with(snapshot, RestorePolicy::STRICT, History::new())
     }
 
     /// As [`Recorded::restore`], with `policy` deciding whether a snapshot
-    /// of a different definition is accepted, recording into `history`
-    /// (whose clock and retention are kept, its entries replaced by the
-    /// snapshot's).
+    /// of a different definition is accepted and what becomes of a timer it
+    /// lost (a [`RestorePolicy`], or a
+    /// [`FingerprintPolicy`](crate::FingerprintPolicy), which refuses a lost
+    /// timer), recording into `history` (whose clock and retention are kept,
+    /// its entries replaced by the snapshot's).
     ///
     /// # Errors
     ///
     /// As [`Recorded::restore`].
     pub fn restore_with(
         snapshot: &Snapshot,
-        policy: FingerprintPolicy,
+        policy: impl Into<RestorePolicy>,
         history: History,
     ) -> Result<Recorded<M>, RestoreError>
     where

@@ -835,9 +835,12 @@ pub mod agent_loop {
         impl __fsm::Restore for AgentLoop {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                AgentLoop::restore_with(snapshot, policy)
+                AgentLoop::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }

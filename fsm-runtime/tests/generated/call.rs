@@ -1198,7 +1198,11 @@ pub mod call {
             ///
             /// Armed timers keep the deadlines the snapshot gives them,
             /// however long ago it was taken; the timers of the state it
-            /// does not list stay disarmed.
+            /// does not list stay disarmed, except a timer armed whenever
+            /// its state is active, which the snapshot lost: `policy`
+            /// refuses the snapshot (`MissingTimerPolicy::Refuse`, the
+            /// default) or arms the timer from the time of the restore
+            /// (`MissingTimerPolicy::Rearm`).
             ///
             /// # Errors
             ///
@@ -1207,12 +1211,15 @@ pub mod call {
             /// it does not have.
             pub fn restore_with_context(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 context: CallContext,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let __fsm::RestorePolicy { fingerprint: policy, missing_timers } = __fsm::Into::into(
+                    policy,
+                );
                 let state = snapshot.state_of::<Self>(policy)?;
-                let deadlines = snapshot
+                let mut deadlines = snapshot
                     .deadlines_in::<
                         3,
                     >(
@@ -1232,6 +1239,23 @@ pub mod call {
                                     _ => 0,
                                 },
                             )
+                        },
+                    )?;
+                static ALWAYS_ARMED: [(&str, &str, &[usize], u32); 2] = [
+                    ("calling", "after 10m", &[1, 2], 0),
+                    ("waiting", "after backoff", &[0], 2),
+                ];
+                snapshot
+                    .missing_timers_in(
+                        missing_timers,
+                        &ALWAYS_ARMED,
+                        |name| state.name() == name,
+                        &mut deadlines,
+                        || __fsm::Clock::now(&clock),
+                        |group| match group {
+                            0 => __fsm::Duration::from_millis(600000),
+                            2 => Context::backoff(&context),
+                            _ => __fsm::Duration::ZERO,
                         },
                     )?;
                 __fsm::Ok(Self {
@@ -1277,13 +1301,14 @@ pub mod call {
             /// (the error names the field).
             pub fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError>
             where
                 for<'a> CallContext: __fsm::DeserializeOwned,
             {
-                snapshot.state_of::<Self>(policy)?;
+                let policy: __fsm::RestorePolicy = __fsm::Into::into(policy);
+                snapshot.state_of::<Self>(policy.fingerprint)?;
                 let context = snapshot.context_as::<CallContext>()?;
                 Self::restore_with_context(snapshot, policy, context, clock)
             }
@@ -1329,7 +1354,7 @@ pub mod call {
             #[allow(unused_variables)]
             pub fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError>
             where
@@ -1411,7 +1436,7 @@ pub mod call {
         {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
                 Call::restore_with(snapshot, policy, K::default())
             }

@@ -1175,7 +1175,11 @@ pub mod call {
             ///
             /// Armed timers keep the deadlines the snapshot gives them,
             /// however long ago it was taken; the timers of the state it
-            /// does not list stay disarmed.
+            /// does not list stay disarmed, except a timer armed whenever
+            /// its state is active, which the snapshot lost: `policy`
+            /// refuses the snapshot (`MissingTimerPolicy::Refuse`, the
+            /// default) or arms the timer from the time of the restore
+            /// (`MissingTimerPolicy::Rearm`).
             ///
             /// # Errors
             ///
@@ -1184,11 +1188,14 @@ pub mod call {
             /// it does not have.
             pub fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let __fsm::RestorePolicy { fingerprint: policy, missing_timers } = __fsm::Into::into(
+                    policy,
+                );
                 let state = snapshot.state_of::<Self>(policy)?;
-                let deadlines = snapshot
+                let mut deadlines = snapshot
                     .deadlines_in::<
                         1,
                     >(
@@ -1217,6 +1224,24 @@ pub mod call {
                     >(
                         &["connected"],
                         |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) },
+                    )?;
+                static ALWAYS_ARMED: [(&str, &str, &[usize], u32); 1] = [
+                    ("connected", "after 2h", &[0], 0),
+                ];
+                snapshot
+                    .missing_timers_in(
+                        missing_timers,
+                        &ALWAYS_ARMED,
+                        |name| {
+                            state.name() == name
+                                || state.ancestors().iter().any(|r| r.name() == name)
+                        },
+                        &mut deadlines,
+                        || __fsm::Clock::now(&clock),
+                        |group| match group {
+                            0 => __fsm::Duration::from_millis(7200000),
+                            _ => __fsm::Duration::ZERO,
+                        },
                     )?;
                 __fsm::Ok(Self {
                     state,
@@ -1297,7 +1322,7 @@ pub mod call {
         impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Call<K> {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
                 Call::restore_with(snapshot, policy, K::default())
             }

@@ -516,9 +516,12 @@ pub mod door {
         impl __fsm::Restore for Door {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Door::restore_with(snapshot, policy)
+                Door::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }

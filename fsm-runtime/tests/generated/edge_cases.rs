@@ -355,9 +355,12 @@ pub mod idle {
         impl __fsm::Restore for Idle {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Idle::restore_with(snapshot, policy)
+                Idle::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -770,9 +773,12 @@ pub mod sink {
         impl __fsm::Restore for Sink {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Sink::restore_with(snapshot, policy)
+                Sink::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -1175,9 +1181,12 @@ pub mod total {
         impl __fsm::Restore for Total {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Total::restore_with(snapshot, policy)
+                Total::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -1581,9 +1590,12 @@ pub mod acronyms {
         impl __fsm::Restore for Acronyms {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Acronyms::restore_with(snapshot, policy)
+                Acronyms::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }

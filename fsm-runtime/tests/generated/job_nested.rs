@@ -1244,7 +1244,11 @@ pub mod job {
             ///
             /// Armed timers keep the deadlines the snapshot gives them,
             /// however long ago it was taken; the timers of the state it
-            /// does not list stay disarmed.
+            /// does not list stay disarmed, except a timer armed whenever
+            /// its state is active, which the snapshot lost: `policy`
+            /// refuses the snapshot (`MissingTimerPolicy::Refuse`, the
+            /// default) or arms the timer from the time of the restore
+            /// (`MissingTimerPolicy::Rearm`).
             ///
             /// # Errors
             ///
@@ -1253,12 +1257,15 @@ pub mod job {
             /// it does not have.
             pub fn restore_with_context(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 context: JobContext,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let __fsm::RestorePolicy { fingerprint: policy, missing_timers } = __fsm::Into::into(
+                    policy,
+                );
                 let state = snapshot.state_of::<Self>(policy)?;
-                let deadlines = snapshot
+                let mut deadlines = snapshot
                     .deadlines_in::<
                         2,
                     >(
@@ -1285,6 +1292,26 @@ pub mod job {
                         Self,
                         1,
                     >(&["work"], |slot, leaf| { leaf.is_in(LAST_ACTIVE_COMPOSITES[slot]) })?;
+                static ALWAYS_ARMED: [(&str, &str, &[usize], u32); 2] = [
+                    ("work", "after budget", &[0], 0),
+                    ("fetch", "after 500ms", &[1], 1),
+                ];
+                snapshot
+                    .missing_timers_in(
+                        missing_timers,
+                        &ALWAYS_ARMED,
+                        |name| {
+                            state.name() == name
+                                || state.ancestors().iter().any(|r| r.name() == name)
+                        },
+                        &mut deadlines,
+                        || __fsm::Clock::now(&clock),
+                        |group| match group {
+                            0 => Context::budget(&context),
+                            1 => __fsm::Duration::from_millis(500),
+                            _ => __fsm::Duration::ZERO,
+                        },
+                    )?;
                 __fsm::Ok(Self {
                     state,
                     context,
@@ -1337,13 +1364,14 @@ pub mod job {
             /// (the error names the field).
             pub fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError>
             where
                 for<'a> JobContext: __fsm::DeserializeOwned,
             {
-                snapshot.state_of::<Self>(policy)?;
+                let policy: __fsm::RestorePolicy = __fsm::Into::into(policy);
+                snapshot.state_of::<Self>(policy.fingerprint)?;
                 let context = snapshot.context_as::<JobContext>()?;
                 Self::restore_with_context(snapshot, policy, context, clock)
             }
@@ -1389,7 +1417,7 @@ pub mod job {
             #[allow(unused_variables)]
             pub fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError>
             where
@@ -1471,7 +1499,7 @@ pub mod job {
         {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
                 Job::restore_with(snapshot, policy, K::default())
             }

@@ -583,9 +583,12 @@ pub mod r#match {
         impl __fsm::Restore for Match {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Match::restore_with(snapshot, policy)
+                Match::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -1039,9 +1042,12 @@ pub mod result {
         impl __fsm::Restore for Result {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Result::restore_with(snapshot, policy)
+                Result::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -1464,9 +1470,12 @@ pub mod g {
         impl __fsm::Restore for G {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                G::restore_with(snapshot, policy)
+                G::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -1916,9 +1925,12 @@ pub mod sized {
         impl __fsm::Restore for Sized {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Sized::restore_with(snapshot, policy)
+                Sized::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }
@@ -2402,9 +2414,12 @@ pub mod option {
         impl __fsm::Restore for Option {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Option::restore_with(snapshot, policy)
+                Option::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }

@@ -545,9 +545,12 @@ pub mod review {
         impl __fsm::Restore for Review {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
-                Review::restore_with(snapshot, policy)
+                Review::restore_with(
+                    snapshot,
+                    __fsm::Into::<__fsm::RestorePolicy>::into(policy).fingerprint,
+                )
             }
         }
     }

@@ -636,7 +636,11 @@ pub mod session {
             ///
             /// Armed timers keep the deadlines the snapshot gives them,
             /// however long ago it was taken; the timers of the state it
-            /// does not list stay disarmed.
+            /// does not list stay disarmed, except a timer armed whenever
+            /// its state is active, which the snapshot lost: `policy`
+            /// refuses the snapshot (`MissingTimerPolicy::Refuse`, the
+            /// default) or arms the timer from the time of the restore
+            /// (`MissingTimerPolicy::Rearm`).
             ///
             /// # Errors
             ///
@@ -645,11 +649,14 @@ pub mod session {
             /// it does not have.
             pub fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
                 clock: K,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
+                let __fsm::RestorePolicy { fingerprint: policy, missing_timers } = __fsm::Into::into(
+                    policy,
+                );
                 let state = snapshot.state_of::<Self>(policy)?;
-                let deadlines = snapshot
+                let mut deadlines = snapshot
                     .deadlines_in::<
                         3,
                     >(
@@ -667,6 +674,21 @@ pub mod session {
                                     _ => 0,
                                 },
                             )
+                        },
+                    )?;
+                static ALWAYS_ARMED: [(&str, &str, &[usize], u32); 1] = [
+                    ("active", "after 15m", &[1, 2], 0),
+                ];
+                snapshot
+                    .missing_timers_in(
+                        missing_timers,
+                        &ALWAYS_ARMED,
+                        |name| state.name() == name,
+                        &mut deadlines,
+                        || __fsm::Clock::now(&clock),
+                        |group| match group {
+                            0 => __fsm::Duration::from_millis(900000),
+                            _ => __fsm::Duration::ZERO,
                         },
                     )?;
                 __fsm::Ok(Self { state, clock, deadlines })
@@ -731,7 +753,7 @@ pub mod session {
         impl<K: __fsm::Clock + __fsm::Default> __fsm::Restore for Session<K> {
             fn restore_with(
                 snapshot: &__fsm::Snapshot,
-                policy: __fsm::FingerprintPolicy,
+                policy: impl __fsm::Into<__fsm::RestorePolicy>,
             ) -> __fsm::Result<Self, __fsm::RestoreError> {
                 Session::restore_with(snapshot, policy, K::default())
             }

@@ -9,7 +9,10 @@ include!("../generated/call.rs");
 
 use call::{Action, Call, Event, Output, State};
 use fsm_runtime::driver::{run_virtual, Step, Stopped};
-use fsm_runtime::{ArmedTimer, Clock, FingerprintPolicy, ManualClock, RestoreError, Snapshot, Timestamp};
+use fsm_runtime::{
+    ArmedTimer, Clock, FingerprintPolicy, ManualClock, MissingTimerPolicy, RestoreError, RestorePolicy,
+    Snapshot, Timestamp,
+};
 use std::time::{Duration, UNIX_EPOCH};
 
 #[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -234,12 +237,18 @@ fn old_snapshots_and_unknown_timers() {
         Call::restore_with(&old, FingerprintPolicy::Ignore, clock()),
         Err(RestoreError::MissingContext { .. })
     ));
-    // With the context given, it restores, its timers disarmed.
-    let restored =
-        Call::restore_with_context(&old, FingerprintPolicy::Ignore, CallContext::default(), clock()).unwrap();
+    // With the context given, it lost `waiting`'s `after backoff`, which is
+    // armed whenever `waiting` is active: refused, or re-armed from the
+    // restore, the backoff read from the restored context.
+    assert!(matches!(
+        Call::restore_with_context(&old, FingerprintPolicy::Ignore, CallContext::default(), clock()),
+        Err(RestoreError::MissingTimer { .. })
+    ));
+    let rearm = RestorePolicy::from(FingerprintPolicy::Ignore).with_missing_timers(MissingTimerPolicy::Rearm);
+    let restored = Call::restore_with_context(&old, rearm, CallContext::default(), clock()).unwrap();
     assert_eq!(
         (restored.state(), restored.next_deadline()),
-        (State::Waiting, None)
+        (State::Waiting, Some(at(1000)))
     );
     let bad = old.clone().with_timers([ArmedTimer::new("waiting", 3, at(0))]);
     let error = Call::restore_with_context(&bad, FingerprintPolicy::Ignore, CallContext::default(), clock())

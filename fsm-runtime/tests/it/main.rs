@@ -18,6 +18,7 @@ pub mod edge_cases;
 mod event_traits;
 pub mod generic;
 mod history;
+mod missing_timer;
 pub mod nested;
 mod no_context;
 mod outbox;

@@ -183,14 +183,15 @@ fn a_snapshot_keeps_the_deadlines_and_restoring_checks_each_timer() -> Result<()
     assert_eq!(restored.leaves().collect::<Vec<_>>(), [State::Failed]);
 
     // A timer of a state that is not active, or that the state does not
-    // have, is refused, naming it.
+    // have, is refused, naming it (`firing`'s, armed whenever `firing` is
+    // active, is listed too).
     let with = |timer: ArmedTimer| {
         let snapshot = Snapshot::of_configuration(
             Kiln::<ManualClock>::NAME,
             <Kiln>::FINGERPRINT,
             ["holding", "spinning"],
         )
-        .with_timers([timer]);
+        .with_timers([timer, ArmedTimer::new("firing", 0, at(10 * MINUTE))]);
         Kiln::restore_with(&snapshot, FingerprintPolicy::Strict, clock.clone())
     };
     assert!(with(ArmedTimer::new("holding", 0, at(MINUTE))).is_ok());

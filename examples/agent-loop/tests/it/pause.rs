@@ -10,7 +10,7 @@ use agent_loop::{
     Message, Output, ScriptedLlm, State, ToolCallId, ToolResult, ToolRunner, CANCELLED,
 };
 use common::{agent, call, error, policy, text};
-use fsm_runtime::{FingerprintPolicy, Machine, Snapshot, Timestamp};
+use fsm_runtime::{Machine, MissingTimerPolicy, Snapshot, Timestamp};
 use std::time::Duration;
 
 /// The phases of a turn, the leaves of `working`.
@@ -267,8 +267,10 @@ fn the_working_composite_holds_the_phases_and_they_all_inherit_pause_and_cancel(
         );
         let snapshot = Snapshot::new("AgentLoop", AgentLoop::<FakeClock>::FINGERPRINT, state.name());
         let context = AgentContext::new(policy());
+        // A bare snapshot lists no timer: those armed whenever their state
+        // is active are armed as entering it would.
         let machine =
-            AgentLoop::restore_with_context(&snapshot, FingerprintPolicy::Strict, context, FakeClock::new())
+            AgentLoop::restore_with_context(&snapshot, MissingTimerPolicy::Rearm, context, FakeClock::new())
                 .unwrap();
         assert_eq!(machine.is_in(Composite::Working), working, "{state}");
         let valid = machine.valid_actions();

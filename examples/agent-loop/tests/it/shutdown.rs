@@ -7,7 +7,7 @@ use agent_loop::{
     ToolCall, ToolCallId, ToolResult, ToolRunner,
 };
 use common::{agent_with, call, error, policy, text};
-use fsm_runtime::{FingerprintPolicy, FireError, Machine, Snapshot};
+use fsm_runtime::{FireError, Machine, MissingTimerPolicy, Snapshot};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::time::Duration;
@@ -125,10 +125,12 @@ fn shutdown_succeeds_from_every_state_constructed_directly() {
     // Restoring each state makes sure none is left out of the property,
     // even one a random walk would rarely reach.
     for &state in State::ALL {
+        // A bare snapshot lists no timer: those armed whenever their state
+        // is active are armed as entering it would.
         let snapshot = Snapshot::new("AgentLoop", AgentLoop::<FakeClock>::FINGERPRINT, state.name());
         let mut machine = AgentLoop::restore_with_context(
             &snapshot,
-            FingerprintPolicy::Strict,
+            MissingTimerPolicy::Rearm,
             AgentContext::new(policy()),
             FakeClock::new(),
         )
