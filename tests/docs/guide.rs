@@ -611,5 +611,29 @@ fn readme_quick_start_runs_and_prints_what_it_shows() {
             shown.trim_end()
         );
     }
+
+    // The machine in a file of its own, with the README's typo: the error
+    // shows the file's snippet, then the macro's (docs/rust.md).
+    let file_form = "fsm_runtime::fsm!(file = \"machines/door.fsm\");\n";
+    assert!(guide.contains(&format!("```rust\n{file_form}```")));
+    let shown = guide
+        .split_once("An error then shows the file, line, column and snippet:\n\n```text\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("docs/rust.md shows the error of the file form");
+    std::fs::create_dir_all(door.join("machines")).unwrap();
+    std::fs::write(door.join("machines/door.fsm"), door_with_typo()).unwrap();
+    std::fs::write(door.join("src/main.rs"), format!("{file_form}\nfn main() {{}}\n")).unwrap();
+    let output = Command::new(env!("CARGO"))
+        .args(["build", "-q", "--offline"])
+        .current_dir(&door)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("cargo runs");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.starts_with(shown),
+        "cargo build says:\n{said}\ndocs/rust.md shows:\n{shown}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
