@@ -339,6 +339,11 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
     let fsmc = fsmc();
     let dir = scratch("transcripts");
     std::fs::write(dir.join("door.fsm"), door_with_typo()).unwrap();
+    // docs/export-import.md: the runtime's document with a target misspelt.
+    let document = read("tests/fixtures/json/execution_fsm_v1.json");
+    let misspelt = document.replacen("\"to\": \"completed\"", "\"to\": \"complted\"", 1);
+    assert_ne!(document, misspelt);
+    std::fs::write(dir.join("execution.json"), misspelt).unwrap();
     let mut checked = 0;
     for doc in documents() {
         for block in blocks(&read(&doc)).into_iter().filter(|b| b.lang == "text") {
@@ -373,7 +378,7 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
             );
         }
     }
-    assert!(checked >= 2, "only {checked} transcripts");
+    assert!(checked >= 3, "only {checked} transcripts");
 }
 
 /// A ```` ```toml ```` block of lint options is an `fsm.toml` that
