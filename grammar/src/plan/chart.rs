@@ -8,8 +8,9 @@
 //! domain, [`Machine::config_domain`]), the states it enters down to its
 //! target, the candidates each leaf tries for each action, `always` and
 //! `done`, hooks and timer groups. What depends on the configuration is
-//! `fsm_runtime::__private::chart`'s, which follows `model/configuration.rs` rule for
-//! rule.
+//! `fsm_runtime::__private::chart`'s: the one step over configurations,
+//! which both engines run and `tests/differential` holds to an SCXML
+//! reference.
 
 use super::Plan;
 use crate::model::{

@@ -1,8 +1,9 @@
 //! Steps over configurations, from tables: the semantics of parallel
-//! states, `done`, `always` and `in(...)` as the model states them
-//! (`fsm_grammar::model`'s `configuration.rs`, W3C SCXML 1.0 Appendix D with
-//! fsmc's differences), laid out by the plan as a [`Chart`] and run here
-//! without allocating, for every engine.
+//! states, `done`, `always` and `in(...)` (W3C SCXML 1.0 Appendix D with
+//! fsmc's differences, docs/dsl.md "How a step runs"), laid out by the plan
+//! as a [`Chart`] and run here without allocating, for every engine: the
+//! one implementation of these rules, which `tests/differential` holds to
+//! an independent SCXML reference.
 //!
 //! A configuration is a [`Bits`] set of state ids. Ids are in document order
 //! (a parent before its children, siblings as written), so the states
