@@ -1,7 +1,10 @@
 //! The plan: everything an engine needs to run a step, computed once from a
-//! checked model. Code generation and the dynamic engine both render it, so
-//! each rule of a step (docs/dsl.md, "How a step runs") is implemented here
-//! and nowhere else:
+//! checked model. Code generation and the dynamic engine both render it, and
+//! decide no rule of a step (docs/dsl.md, "How a step runs") themselves. For
+//! a machine whose steps depend on the rest of the configuration (parallel
+//! states, or `always`/`done` transitions that can cycle) the rules are laid
+//! out as tables instead ([`ChartPlan`], `plan/chart.rs`) for the runtime's
+//! one step over configurations; for the others they are written out here:
 //!
 //! - **which candidates a leaf tries for an action**, in trial order
 //!   (priority, then the innermost level, then declaration, with `any` as
