@@ -105,7 +105,7 @@ impl<M: Machine> FireError<M> {
             state,
             event,
             outputs,
-            emitted,
+            emitted: saturating_u32(emitted),
             settled: false,
         })
     }
@@ -126,7 +126,7 @@ impl<M: Machine> FireError<M> {
             state,
             event,
             outputs,
-            emitted,
+            emitted: saturating_u32(emitted),
             settled: true,
         })
     }
@@ -254,7 +254,9 @@ pub struct Runaway<M: Machine> {
     state: M::State,
     event: M::Event,
     outputs: M::Outputs,
-    emitted: usize,
+    // A `u32`, with `settled`, keeps `Runaway` (and so every machine's
+    // `FireError` and `fire`'s result) as large as it was without them.
+    emitted: u32,
     settled: bool,
 }
 
@@ -296,7 +298,7 @@ impl<M: Machine> Runaway<M> {
     /// How many outputs the `fire` emitted, those [`outputs`](Self::outputs)
     /// holds and those past its capacity.
     pub fn emitted(&self) -> usize {
-        self.emitted
+        self.emitted as usize
     }
 
     /// True when the `always` and `done` transitions settled within the
@@ -305,6 +307,15 @@ impl<M: Machine> Runaway<M> {
     /// false when they were still enabled after 1,000 microsteps.
     pub fn settled(&self) -> bool {
         self.settled
+    }
+}
+
+/// `n`, or `u32::MAX` past it (more outputs than one `fire` can emit).
+const fn saturating_u32(n: usize) -> u32 {
+    if n > u32::MAX as usize {
+        u32::MAX
+    } else {
+        n as u32
     }
 }
 
@@ -401,7 +412,7 @@ impl<M: Machine> fmt::Display for Runaway<M> {
     /// `` action `go` did not settle: ... more than 1,000 microsteps ... ``,
     /// or `` action `go` emitted 12 outputs, more than the 8 its machine's outputs hold ... ``
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (kept, emitted) = (self.outputs.len(), self.emitted);
+        let (kept, emitted) = (self.outputs.len(), self.emitted());
         if self.settled {
             write!(
                 f,
