@@ -595,12 +595,11 @@ machine Order {
 }
 ";
 
-#[test]
-fn prune_counts_then_deletes_by_age() {
-    let dir = Scratch::new();
-    let mut fleet = build(&dir);
-    // `order-4`: shipped, both outputs performed: finished. (The worker
-    // takes `order-2`'s payment too.)
+/// The fleet of [`build`], then `order-4`: shipped, both outputs performed,
+/// so finished (the worker takes `order-2`'s payment too); then everything
+/// made `days` old.
+fn build_to_prune(dir: &Scratch, days: u64) -> Fleet {
+    let mut fleet = build(dir);
     fleet.create("order-4", Order::new(Cart::default())).unwrap();
     fleet.send("order-4", &Event::Pay(7), "pay-4").unwrap();
     fleet.send("order-4", &Event::Ship, "ship-4").unwrap();
@@ -611,17 +610,23 @@ fn prune_counts_then_deletes_by_age() {
         let output = claimed.iter().find(|c| c.instance == "order-4").unwrap();
         assert!(fleet.output_done(output).unwrap());
     }
-    // Everything ten days old.
+    let ms = days * 86_400_000;
     fleet
         .sqlite()
         .unwrap()
-        .execute_batch(
-            "UPDATE fsm_instances SET updated_at = updated_at - 864000000;
-             UPDATE fsm_inbox SET consumed_at = consumed_at - 864000000;
-             UPDATE fsm_outbox SET settled_at = settled_at - 864000000;",
-        )
+        .execute_batch(&format!(
+            "UPDATE fsm_instances SET updated_at = updated_at - {ms};
+             UPDATE fsm_inbox SET consumed_at = consumed_at - {ms};
+             UPDATE fsm_outbox SET settled_at = settled_at - {ms};"
+        ))
         .unwrap();
-    drop(fleet);
+    fleet
+}
+
+#[test]
+fn prune_counts_then_deletes_by_age() {
+    let dir = Scratch::new();
+    drop(build_to_prune(&dir, 10));
     dir.write("order.fsm", ORDER_FSM);
     let before = dir.fsmc(&["fleet", "list", "fleet.db"]).expect(0).stdout();
     let rules = [
@@ -800,4 +805,129 @@ fn prune_without_a_rule_names_the_rules() {
     let stderr = error(dir.fsmc(&["fleet", "prune", "missing.db", "--events", "7d"]), 2);
     assert!(stderr.starts_with("error: cannot open `missing.db`"), "{stderr}");
     assert!(!dir.exists("missing.db"));
+}
+
+/// `docs/fleet.md`, the reference of `fsmc fleet`.
+fn fleet_md() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/fleet.md");
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
+
+/// The fenced blocks of a markdown text whose fence is exactly ```` ```LANG ````:
+/// the line of each fence and its text.
+fn md_blocks(text: &str, lang: &str) -> Vec<(usize, String)> {
+    let fence = format!("```{lang}");
+    let mut found = Vec::new();
+    let mut lines = text.lines().enumerate();
+    while let Some((at, line)) = lines.next() {
+        if line != fence {
+            continue;
+        }
+        let body: Vec<&str> = lines
+            .by_ref()
+            .map(|(_, l)| l)
+            .take_while(|l| *l != "```")
+            .collect();
+        found.push((at + 1, body.iter().map(|l| format!("{l}\n")).collect()));
+    }
+    found
+}
+
+/// True when `printed` is what a transcript `shown` shows: the same, times
+/// masked on both sides, where a line `…` alone stands for lines left out.
+fn transcript_shows(printed: &str, shown: &str) -> bool {
+    let (printed, shown) = (masked(printed), masked(shown));
+    let mut parts = vec![String::new()];
+    for line in shown.lines() {
+        if line == "…" {
+            parts.push(String::new());
+        } else {
+            let last = parts.last_mut().unwrap();
+            last.push_str(line);
+            last.push('\n');
+        }
+    }
+    let (first, rest) = parts.split_first().unwrap();
+    let Some(mut left) = printed.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return left.is_empty();
+    };
+    for part in middle {
+        match left.find(part.as_str()) {
+            Some(at) => left = &left[at + part.len()..],
+            None => return false,
+        }
+    }
+    left.ends_with(last.as_str())
+}
+
+/// True when the JSON `shown` in the docs is `printed`, times masked on both
+/// sides, where a string ending in `…` stands for any string it begins.
+fn json_shows(printed: &Value, shown: &Value) -> bool {
+    match (printed, shown) {
+        (Value::String(printed), Value::String(shown)) => match shown.strip_suffix('…') {
+            Some(start) => printed.starts_with(start),
+            None => printed == shown,
+        },
+        (Value::Array(printed), Value::Array(shown)) => {
+            printed.len() == shown.len() && printed.iter().zip(shown).all(|(p, s)| json_shows(p, s))
+        }
+        (Value::Object(printed), Value::Object(shown)) => {
+            printed.len() == shown.len()
+                && shown
+                    .iter()
+                    .all(|(key, s)| printed.get(key).is_some_and(|p| json_shows(p, s)))
+        }
+        _ => printed == shown,
+    }
+}
+
+/// Every `$ fsmc fleet` transcript of docs/fleet.md is what the binary
+/// prints, times aside: `list`, `show` and `due` on the fleet of [`build`],
+/// `prune` on that fleet a hundred days on, with `order-4` finished
+/// ([`build_to_prune`]), its `order.fsm` the definition that saved the
+/// instances and `order-v1.fsm` an older one. So is the JSON of
+/// `fsmc fleet show --format json`.
+#[test]
+fn fleet_md_transcripts_are_what_fsmc_prints() {
+    let doc = fleet_md();
+    let dir = Scratch::new();
+    let _fleet = build(&dir);
+    let later = Scratch::new();
+    drop(build_to_prune(&later, 100));
+    later.write("order.fsm", ORDER_FSM);
+    later.write("order-v1.fsm", &ORDER_FSM.replace("after 1h", "after 2h"));
+    let mut checked = 0;
+    for (line, block) in md_blocks(&doc, "text") {
+        let Some((command, shown)) = block.strip_prefix("$ fsmc ").and_then(|b| b.split_once('\n')) else {
+            continue;
+        };
+        let args: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(args[0], "fleet", "docs/fleet.md:{line}: `fsmc {command}`");
+        let run = if args[1] == "prune" { &later } else { &dir }.fsmc(&args);
+        let printed = format!("{}{}", run.stdout(), run.stderr());
+        assert!(
+            transcript_shows(&printed, shown),
+            "docs/fleet.md:{line}: `fsmc {command}` prints otherwise:\n{printed}\nthe page shows:\n{shown}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} transcripts in docs/fleet.md");
+
+    let json = md_blocks(&doc, "json");
+    let [(line, shown)] = &json[..] else {
+        panic!("docs/fleet.md shows one ```json block, that of `fsmc fleet show --format json`");
+    };
+    let shown: Value = serde_json::from_str(&masked(shown)).unwrap();
+    let id = shown["id"].as_str().expect("the JSON shows an instance");
+    let run = dir
+        .fsmc(&["fleet", "show", "fleet.db", id, "--format", "json"])
+        .expect(0);
+    let printed: Value = serde_json::from_str(&masked(&run.stdout())).unwrap();
+    assert!(
+        json_shows(&printed, &shown),
+        "docs/fleet.md:{line}: `fsmc fleet show fleet.db {id} --format json` prints otherwise:\n{printed:#}"
+    );
 }
