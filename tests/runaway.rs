@@ -1,7 +1,11 @@
 //! Machines whose `always` and `done` transitions can cycle: code generation
 //! generates them (it used to refuse them), and the generated code ends
 //! each `fire` where the dynamic engine does, or stops with a runaway where
-//! it does, in the configuration the last microstep left.
+//! it does, in the configuration the last microstep left. Its outputs hold
+//! what a `fire` taking no `always` or `done` transition twice emits: one
+//! that emits more keeps the first and counts the rest. A refusal over
+//! configurations lists the candidates its active leaves tried, as the
+//! dynamic engine's does.
 
 use fsm_dynamic::{Definition, EngineBuilder, FireError as DynamicError};
 use fsm_runtime::FireError;
