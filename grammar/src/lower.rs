@@ -3,7 +3,8 @@
 //! unknown targets, initial-state problems, transitions in terminal states,
 //! and undeclared or duplicated declarations.
 
-use crate::ast::{self, DeclKind, EventlessKind, GuardAst, HookKind, MachineItem, ModifierKind, StateItem};
+use crate::ast::visit::{self, Visit};
+use crate::ast::{self, DeclKind, EventlessKind, GuardAst, HookKind, ModifierKind};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::model::*;
 use crate::span::Span;
@@ -167,87 +168,23 @@ impl<'d> Lowerer<'d> {
         let allows = self.allows(&m.attrs);
 
         // Declarations first, so declared names come first in every list.
-        let mut declares = [false; 5];
-        let mut context: Option<RustType> = None;
-        for item in &m.items {
-            if let MachineItem::Context(c) = item {
-                match &context {
-                    None => {
-                        context = Some(RustType {
-                            text: c.ty.text.clone(),
-                            span: c.ty.span,
-                        })
-                    }
-                    Some(first) => self.diagnostics.push(
-                        Diagnostic::new(
-                            Code::DuplicateDeclaration,
-                            c.keyword,
-                            format!("machine `{}` declares its context more than once", m.name.name),
-                            "declared again here",
-                            "a machine owns one context; remove this declaration",
-                        )
-                        .with_label(first.span, "first declared here"),
-                    ),
-                }
-            }
-            if let MachineItem::Decl(d) = item {
-                declares[d.kind as usize] = true;
-                for (name, payload) in d.names.iter().zip(&d.payloads) {
-                    if d.kind == DeclKind::Guard && is_reserved_guard_name(&name.name) {
-                        self.diagnostics.push(Diagnostic::new(
-                            Code::ReservedName,
-                            name.span,
-                            format!("`{}` cannot be the name of a guard", name.name),
-                            "reserved in guard expressions",
-                            "`true` and `false` are reserved so that `[true]` cannot look like a constant; give the guard a name that says what it checks",
-                        ));
-                    }
-                    let table = match d.kind {
-                        DeclKind::Action => &mut self.actions,
-                        DeclKind::Guard => &mut self.guards,
-                        DeclKind::Output => &mut self.outputs,
-                        DeclKind::Effect => &mut self.effects,
-                        DeclKind::Delay => &mut self.delays,
-                    };
-                    let payload = payload.as_ref().map(|t| RustType {
-                        text: t.text.clone(),
-                        span: t.span,
-                    });
-                    if let Err(first) = table.declare(name, &d.docs, payload) {
-                        self.diagnostics.push(
-                            Diagnostic::new(
-                                Code::DuplicateDeclaration,
-                                name.span,
-                                format!("{} `{}` is declared more than once", d.kind.keyword(), name.name),
-                                "declared again here",
-                                "remove the second declaration",
-                            )
-                            .with_label(first, "first declared here"),
-                        );
-                    }
-                }
-            }
-        }
+        let mut decls = Declarations {
+            lowerer: &mut self,
+            machine: &m.name.name,
+            declares: [false; 5],
+            context: None,
+        };
+        decls.visit_machine(m);
+        let Declarations {
+            declares, context, ..
+        } = decls;
 
         // States, in declaration order (a parent before its children), with
-        // the index of their parent in this list. A stack, not recursion: the
-        // parser bounds the depth, and this does not depend on it.
-        let mut state_asts: Vec<(&ast::StateAst, Option<usize>)> = Vec::new();
-        let mut stack: Vec<(&ast::StateAst, Option<usize>)> = m
-            .items
-            .iter()
-            .rev()
-            .filter_map(|i| match i {
-                MachineItem::State(s) => Some((s, None)),
-                _ => None,
-            })
-            .collect();
-        while let Some((s, parent)) = stack.pop() {
-            let index = state_asts.len();
-            state_asts.push((s, parent));
-            let children: Vec<&ast::StateAst> = s.children().collect();
-            stack.extend(children.into_iter().rev().map(|c| (c, Some(index))));
-        }
+        // the index of their parent in this list. The walk recurses once per
+        // level of states, which the parser bounds (`MAX_STATE_DEPTH`).
+        let mut list = StateList::default();
+        list.visit_machine(m);
+        let state_asts = list.list;
         // The state each entry of `state_asts` became: its own, or the first
         // definition of its name for a duplicate.
         let mut lowered_as: Vec<StateId> = Vec::with_capacity(state_asts.len());
@@ -370,143 +307,42 @@ impl<'d> Lowerer<'d> {
         // Bodies: hooks and transitions.
         let state_names: Vec<&str> = bodies.iter().map(|s| s.name.name.as_str()).collect();
         debug_assert!(state_names.iter().zip(&states).all(|(a, b)| *a == b.name));
-        let count = bodies
-            .iter()
-            .flat_map(|s| s.body.iter().flatten())
-            .filter(|i| matches!(i, StateItem::Transition(t) if t.action().is_some()))
-            .count();
-        let mut transitions = Vec::with_capacity(count);
-        let mut timers = Vec::new();
-        let mut eventless = Vec::new();
-        let mut own = vec![Vec::new(); states.len()];
+        let mut count = OnTransitions(0);
+        for s in &bodies {
+            visit::walk_state(&mut count, s);
+        }
+        let mut lowered = Lowered {
+            transitions: Vec::with_capacity(count.0),
+            timers: Vec::new(),
+            eventless: Vec::new(),
+            own: vec![Vec::new(); states.len()],
+            any: Vec::new(),
+        };
+        let mut body = Body {
+            lowerer: &mut self,
+            by_name: &by_name,
+            state_names: &state_names,
+            states: &mut states,
+            lowered: &mut lowered,
+            owner: Owner::Any,
+        };
         for (i, s) in bodies.iter().enumerate() {
-            let id = StateId::from_index(i);
-            for item in s.body.iter().flatten() {
-                match item {
-                    StateItem::Hook(h) => {
-                        let outs: Vec<OutputId> = h
-                            .outputs
-                            .iter()
-                            .map(|o| OutputId::from_index(self.outputs.use_(o)))
-                            .collect();
-                        let effects = self.effects(&h.effects);
-                        self.check_payloads(&Carrier::Hook(h.kind), None, &h.effects);
-                        let st = &mut states[i];
-                        match h.kind {
-                            HookKind::Enter => {
-                                st.enter.extend(outs);
-                                st.enter_effects.extend(effects);
-                            }
-                            HookKind::Exit => {
-                                st.exit.extend(outs);
-                                st.exit_effects.extend(effects);
-                            }
-                        }
-                    }
-                    StateItem::Transition(t) => {
-                        if let Some(kw) = states[i].terminal {
-                            let (what, label, noun) = match &t.trigger {
-                                ast::TriggerAst::On { action, .. } => (
-                                    format!("a transition on `{}`", action.name),
-                                    "transition out of a terminal state",
-                                    "transition",
-                                ),
-                                ast::TriggerAst::After { .. } => {
-                                    ("a timer".to_owned(), "timer in a terminal state", "timer")
-                                }
-                                ast::TriggerAst::Eventless { kind, .. } => (
-                                    format!("a `{}` transition", kind.keyword()),
-                                    "transition out of a terminal state",
-                                    "transition",
-                                ),
-                            };
-                            self.diagnostics.push(
-                                Diagnostic::new(
-                                    Code::TerminalHasTransitions,
-                                    t.span,
-                                    format!("terminal state `{}` has {what}", s.name.name),
-                                    label,
-                                    format!(
-                                        "a terminal state ends the machine; remove this {noun} or drop `terminal` from `{}`",
-                                        s.name.name
-                                    ),
-                                )
-                                .with_label(kw, "declared terminal here"),
-                            );
-                        }
-                        match &t.trigger {
-                            ast::TriggerAst::On { action, .. } => {
-                                if let Some(tr) =
-                                    self.transition(t, action, Source::State(id), &by_name, &state_names)
-                                {
-                                    own[i].push(TransitionId::from_index(transitions.len()));
-                                    transitions.push(tr);
-                                }
-                            }
-                            ast::TriggerAst::After { delay, .. } => {
-                                if let Some(timer) = self.timer(t, delay, id, &by_name, &state_names) {
-                                    timers.push(timer);
-                                }
-                            }
-                            ast::TriggerAst::Eventless { kind, keyword } => {
-                                if let Some(e) =
-                                    self.eventless(t, *kind, *keyword, id, &by_name, &state_names)
-                                {
-                                    eventless.push(e);
-                                }
-                            }
-                        }
-                    }
-                    // Lowered in its own turn, as a state of the list.
-                    StateItem::State(_) => {}
-                }
-            }
+            body.owner = Owner::State(StateId::from_index(i));
+            visit::walk_state(&mut body, s);
         }
-        // A duplicate state's body is not part of the model, but its names are
-        // still resolved so that their problems are reported too.
-        // For the graph checks, its edges count as the first definition's.
         for &(first, s) in &duplicates {
-            for item in s.body.iter().flatten() {
-                match item {
-                    StateItem::Hook(h) => {
-                        h.outputs.iter().for_each(|o| {
-                            self.outputs.use_(o);
-                        });
-                        self.effects(&h.effects);
-                    }
-                    StateItem::Transition(t) => {
-                        let source = Source::State(first);
-                        let to = match &t.trigger {
-                            ast::TriggerAst::On { action, .. } => self
-                                .transition(t, action, source, &by_name, &state_names)
-                                .and_then(|t| t.target),
-                            ast::TriggerAst::After { delay, .. } => self
-                                .timer(t, delay, first, &by_name, &state_names)
-                                .and_then(|t| t.target),
-                            ast::TriggerAst::Eventless { kind, keyword } => self
-                                .eventless(t, *kind, *keyword, first, &by_name, &state_names)
-                                .and_then(|t| t.target),
-                        };
-                        if let Some(to) = to {
-                            self.guessed_edges.push((source, to));
-                        }
-                    }
-                    StateItem::State(_) => {}
-                }
-            }
+            body.owner = Owner::Duplicate(first);
+            visit::walk_state(&mut body, s);
         }
-        let mut any = Vec::new();
-        for block in m.items.iter().filter_map(|i| match i {
-            MachineItem::Any(a) => Some(a),
-            _ => None,
-        }) {
-            for (t, action) in block.transitions.iter().filter_map(|t| Some((t, t.action()?))) {
-                if let Some(tr) = self.transition(t, action, Source::Any, &by_name, &state_names) {
-                    any.push(TransitionId::from_index(transitions.len()));
-                    transitions.push(tr);
-                }
-            }
-        }
+        body.owner = Owner::Any;
+        body.visit_machine(m);
+        let Lowered {
+            transitions,
+            timers,
+            eventless,
+            own,
+            any,
+        } = lowered;
 
         self.undeclared(declares);
         if context.is_none() {
@@ -859,34 +695,12 @@ impl<'d> Lowerer<'d> {
                     );
                 }
             }
-            for item in ast.body.iter().flatten() {
-                let what = match item {
-                    StateItem::Hook(_) => continue,
-                    StateItem::State(_) => "holds a state",
-                    StateItem::Transition(t) => match t.trigger {
-                        ast::TriggerAst::On { .. } => "has a transition",
-                        ast::TriggerAst::After { .. } => "has a timer",
-                        ast::TriggerAst::Eventless {
-                            kind: EventlessKind::Done,
-                            ..
-                        } => "has a `done` transition",
-                        ast::TriggerAst::Eventless {
-                            kind: EventlessKind::Always,
-                            ..
-                        } => "has an `always` transition",
-                    },
-                };
-                self.diagnostics.push(
-                    Diagnostic::new(
-                        Code::FinalHasTransitions,
-                        item.span(),
-                        format!("final state `{}` {what}", state.name),
-                        "inside a final state",
-                        "a final state is a leaf that completes the state holding it; the transitions of the states around it still apply: move this one to the state it completes",
-                    )
-                    .with_label(kw.span, "marked final here"),
-                );
-            }
+            let mut inside = InFinal {
+                diagnostics: self.diagnostics,
+                state: &state.name,
+                keyword: kw.span,
+            };
+            visit::walk_state(&mut inside, ast);
         }
     }
 
@@ -1229,6 +1043,326 @@ impl<'d> Lowerer<'d> {
                 }
             }
         }
+    }
+}
+
+/// The walk over a machine's declarations (`context T;`, `action a;`, ...),
+/// in source order, into the lowerer's symbol tables.
+struct Declarations<'l, 'd> {
+    lowerer: &'l mut Lowerer<'d>,
+    /// The machine's name.
+    machine: &'l str,
+    /// Per [`DeclKind`], whether the machine declares names of that kind.
+    declares: [bool; 5],
+    /// The first `context` declared.
+    context: Option<RustType>,
+}
+
+impl<'a> Visit<'a> for Declarations<'_, '_> {
+    fn visit_context(&mut self, c: &'a ast::ContextAst) {
+        match &self.context {
+            None => {
+                self.context = Some(RustType {
+                    text: c.ty.text.clone(),
+                    span: c.ty.span,
+                })
+            }
+            Some(first) => self.lowerer.diagnostics.push(
+                Diagnostic::new(
+                    Code::DuplicateDeclaration,
+                    c.keyword,
+                    format!("machine `{}` declares its context more than once", self.machine),
+                    "declared again here",
+                    "a machine owns one context; remove this declaration",
+                )
+                .with_label(first.span, "first declared here"),
+            ),
+        }
+    }
+
+    fn visit_decl(&mut self, d: &'a ast::DeclAst) {
+        let lowerer = &mut *self.lowerer;
+        self.declares[d.kind as usize] = true;
+        for (name, payload) in d.names.iter().zip(&d.payloads) {
+            if d.kind == DeclKind::Guard && is_reserved_guard_name(&name.name) {
+                lowerer.diagnostics.push(Diagnostic::new(
+                    Code::ReservedName,
+                    name.span,
+                    format!("`{}` cannot be the name of a guard", name.name),
+                    "reserved in guard expressions",
+                    "`true` and `false` are reserved so that `[true]` cannot look like a constant; give the guard a name that says what it checks",
+                ));
+            }
+            let table = match d.kind {
+                DeclKind::Action => &mut lowerer.actions,
+                DeclKind::Guard => &mut lowerer.guards,
+                DeclKind::Output => &mut lowerer.outputs,
+                DeclKind::Effect => &mut lowerer.effects,
+                DeclKind::Delay => &mut lowerer.delays,
+            };
+            let payload = payload.as_ref().map(|t| RustType {
+                text: t.text.clone(),
+                span: t.span,
+            });
+            if let Err(first) = table.declare(name, &d.docs, payload) {
+                lowerer.diagnostics.push(
+                    Diagnostic::new(
+                        Code::DuplicateDeclaration,
+                        name.span,
+                        format!("{} `{}` is declared more than once", d.kind.keyword(), name.name),
+                        "declared again here",
+                        "remove the second declaration",
+                    )
+                    .with_label(first, "first declared here"),
+                );
+            }
+        }
+    }
+
+    // Declarations are items of the machine itself: nothing to read inside
+    // states and `any` blocks.
+    fn visit_state(&mut self, _: &'a ast::StateAst) {}
+
+    fn visit_any(&mut self, _: &'a ast::AnyAst) {}
+}
+
+/// The walk listing a machine's states in declaration order (a parent
+/// before its children), each with the index of its parent in the list.
+#[derive(Default)]
+struct StateList<'a> {
+    list: Vec<(&'a ast::StateAst, Option<usize>)>,
+    /// The indices of the states holding the one being walked.
+    open: Vec<usize>,
+}
+
+impl<'a> Visit<'a> for StateList<'a> {
+    fn visit_state(&mut self, s: &'a ast::StateAst) {
+        let index = self.list.len();
+        self.list.push((s, self.open.last().copied()));
+        self.open.push(index);
+        visit::walk_state(self, s);
+        self.open.pop();
+    }
+}
+
+/// Counts the `on` transitions of the bodies walked (the states nested in
+/// them are counted in their own turn).
+struct OnTransitions(usize);
+
+impl<'a> Visit<'a> for OnTransitions {
+    fn visit_state(&mut self, _: &'a ast::StateAst) {}
+
+    fn visit_transition(&mut self, t: &'a ast::TransitionAst) {
+        self.0 += usize::from(t.action().is_some());
+    }
+}
+
+/// What the bodies of a machine lower into.
+struct Lowered {
+    transitions: Vec<Transition>,
+    timers: Vec<Timer>,
+    eventless: Vec<Eventless>,
+    /// Per state, its own `on` transitions.
+    own: Vec<Vec<TransitionId>>,
+    /// The `on` transitions of the `any` blocks.
+    any: Vec<TransitionId>,
+}
+
+/// Whose hooks and transitions a [`Body`] walk lowers.
+#[derive(Clone, Copy)]
+enum Owner {
+    /// A state of the model.
+    State(StateId),
+    /// A second definition of the name of this state. Its body is not part
+    /// of the model, but its names are still resolved so that their
+    /// problems are reported too; for the graph checks, its edges count as
+    /// the first definition's.
+    Duplicate(StateId),
+    /// The `any` blocks.
+    Any,
+}
+
+/// The walk lowering hooks and transitions: a state's own, walked from the
+/// state (the states nested in it are lowered in their own turn, as states
+/// of the list), or the `any` blocks', walked from the machine.
+struct Body<'l, 'd, 'n> {
+    lowerer: &'l mut Lowerer<'d>,
+    by_name: &'l HashMap<&'n str, StateId>,
+    state_names: &'l [&'n str],
+    states: &'l mut [State],
+    lowered: &'l mut Lowered,
+    owner: Owner,
+}
+
+impl<'a> Visit<'a> for Body<'_, '_, '_> {
+    fn visit_state(&mut self, _: &'a ast::StateAst) {}
+
+    fn visit_hook(&mut self, h: &'a ast::HookAst) {
+        let lowerer = &mut *self.lowerer;
+        match self.owner {
+            Owner::State(id) => {
+                let outs: Vec<OutputId> = h
+                    .outputs
+                    .iter()
+                    .map(|o| OutputId::from_index(lowerer.outputs.use_(o)))
+                    .collect();
+                let effects = lowerer.effects(&h.effects);
+                lowerer.check_payloads(&Carrier::Hook(h.kind), None, &h.effects);
+                let st = &mut self.states[id.index()];
+                match h.kind {
+                    HookKind::Enter => {
+                        st.enter.extend(outs);
+                        st.enter_effects.extend(effects);
+                    }
+                    HookKind::Exit => {
+                        st.exit.extend(outs);
+                        st.exit_effects.extend(effects);
+                    }
+                }
+            }
+            Owner::Duplicate(_) => {
+                h.outputs.iter().for_each(|o| {
+                    lowerer.outputs.use_(o);
+                });
+                lowerer.effects(&h.effects);
+            }
+            // `any` blocks hold transitions only.
+            Owner::Any => {}
+        }
+    }
+
+    fn visit_transition(&mut self, t: &'a ast::TransitionAst) {
+        let (by_name, state_names) = (self.by_name, self.state_names);
+        let lowerer = &mut *self.lowerer;
+        let lowered = &mut *self.lowered;
+        match self.owner {
+            Owner::State(id) => {
+                let i = id.index();
+                if let Some(kw) = self.states[i].terminal {
+                    let name = state_names[i];
+                    let (what, label, noun) = match &t.trigger {
+                        ast::TriggerAst::On { action, .. } => (
+                            format!("a transition on `{}`", action.name),
+                            "transition out of a terminal state",
+                            "transition",
+                        ),
+                        ast::TriggerAst::After { .. } => {
+                            ("a timer".to_owned(), "timer in a terminal state", "timer")
+                        }
+                        ast::TriggerAst::Eventless { kind, .. } => (
+                            format!("a `{}` transition", kind.keyword()),
+                            "transition out of a terminal state",
+                            "transition",
+                        ),
+                    };
+                    lowerer.diagnostics.push(
+                        Diagnostic::new(
+                            Code::TerminalHasTransitions,
+                            t.span,
+                            format!("terminal state `{name}` has {what}"),
+                            label,
+                            format!(
+                                "a terminal state ends the machine; remove this {noun} or drop `terminal` from `{name}`"
+                            ),
+                        )
+                        .with_label(kw, "declared terminal here"),
+                    );
+                }
+                match &t.trigger {
+                    ast::TriggerAst::On { action, .. } => {
+                        if let Some(tr) =
+                            lowerer.transition(t, action, Source::State(id), by_name, state_names)
+                        {
+                            lowered.own[i].push(TransitionId::from_index(lowered.transitions.len()));
+                            lowered.transitions.push(tr);
+                        }
+                    }
+                    ast::TriggerAst::After { delay, .. } => {
+                        if let Some(timer) = lowerer.timer(t, delay, id, by_name, state_names) {
+                            lowered.timers.push(timer);
+                        }
+                    }
+                    ast::TriggerAst::Eventless { kind, keyword } => {
+                        if let Some(e) = lowerer.eventless(t, *kind, *keyword, id, by_name, state_names) {
+                            lowered.eventless.push(e);
+                        }
+                    }
+                }
+            }
+            Owner::Duplicate(first) => {
+                let source = Source::State(first);
+                let to = match &t.trigger {
+                    ast::TriggerAst::On { action, .. } => lowerer
+                        .transition(t, action, source, by_name, state_names)
+                        .and_then(|t| t.target),
+                    ast::TriggerAst::After { delay, .. } => lowerer
+                        .timer(t, delay, first, by_name, state_names)
+                        .and_then(|t| t.target),
+                    ast::TriggerAst::Eventless { kind, keyword } => lowerer
+                        .eventless(t, *kind, *keyword, first, by_name, state_names)
+                        .and_then(|t| t.target),
+                };
+                if let Some(to) = to {
+                    lowerer.guessed_edges.push((source, to));
+                }
+            }
+            Owner::Any => {
+                let Some(action) = t.action() else { return };
+                if let Some(tr) = lowerer.transition(t, action, Source::Any, by_name, state_names) {
+                    lowered
+                        .any
+                        .push(TransitionId::from_index(lowered.transitions.len()));
+                    lowered.transitions.push(tr);
+                }
+            }
+        }
+    }
+}
+
+/// The walk over a final state's own body, reporting each transition and
+/// state in it: a final state is a leaf without transitions.
+struct InFinal<'l> {
+    diagnostics: &'l mut Vec<Diagnostic>,
+    /// The final state's name.
+    state: &'l str,
+    /// Its `final` keyword.
+    keyword: Span,
+}
+
+impl InFinal<'_> {
+    fn report(&mut self, span: Span, what: &str) {
+        self.diagnostics.push(
+            Diagnostic::new(
+                Code::FinalHasTransitions,
+                span,
+                format!("final state `{}` {what}", self.state),
+                "inside a final state",
+                "a final state is a leaf that completes the state holding it; the transitions of the states around it still apply: move this one to the state it completes",
+            )
+            .with_label(self.keyword, "marked final here"),
+        );
+    }
+}
+
+impl<'a> Visit<'a> for InFinal<'_> {
+    fn visit_state(&mut self, s: &'a ast::StateAst) {
+        self.report(s.span, "holds a state");
+    }
+
+    fn visit_transition(&mut self, t: &'a ast::TransitionAst) {
+        let what = match t.trigger {
+            ast::TriggerAst::On { .. } => "has a transition",
+            ast::TriggerAst::After { .. } => "has a timer",
+            ast::TriggerAst::Eventless {
+                kind: EventlessKind::Done,
+                ..
+            } => "has a `done` transition",
+            ast::TriggerAst::Eventless {
+                kind: EventlessKind::Always,
+                ..
+            } => "has an `always` transition",
+        };
+        self.report(t.span, what);
     }
 }
 

@@ -1,13 +1,15 @@
 //! One walk over the syntax tree, for every tool that reads it: the
-//! language server's index, tokens and folds, the lowering's list of
-//! states, the parser's own checks.
+//! language server's index, tokens, folds and outline, the lowering's
+//! declarations, list of states and bodies.
 //!
 //! A [`Visit`] implementation overrides the `visit_*` methods of the nodes it
 //! cares about; each default walks on into the node's children through the
 //! matching `walk_*` function, which an override calls to keep walking (as
-//! in `syn::visit`). The walk is in source order, and nested states are
-//! visited inside the state that holds them, so a visitor that needs the
-//! enclosing state keeps its own stack in `visit_state`:
+//! in `syn::visit`), or leaves out to stop there. The walk is in source
+//! order, and nested states are visited inside the state that holds them,
+//! so a visitor that needs the enclosing state keeps its own stack in
+//! `visit_state`, and one that reads a single state's body calls
+//! [`walk_state`] on that state with a `visit_state` that does nothing:
 //!
 //! ```
 //! use fsm_grammar::ast::visit::{self, Visit};
