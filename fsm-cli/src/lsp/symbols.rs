@@ -5,78 +5,143 @@
 
 use super::analysis::Analysis;
 use super::documents::Document;
-use fsm_grammar::ast::{MachineItem, StateAst, StateItem, TransitionAst, TriggerAst};
+use fsm_grammar::ast::visit::{self, Visit};
+use fsm_grammar::ast::{AnyAst, ContextAst, DeclAst, MachineAst, StateAst, TransitionAst, TriggerAst};
 use fsm_grammar::Span;
 use lsp_types::{DocumentSymbol, SymbolKind};
 
 /// The outline of the machines that parse.
 pub fn document_symbols(document: &Document, analysis: &Analysis) -> Vec<DocumentSymbol> {
-    let text = document.text();
-    analysis
-        .checked
-        .file
-        .machines
-        .iter()
-        .map(|m| {
-            let mut children = Vec::new();
-            for item in &m.items {
-                match item {
-                    MachineItem::Context(c) => children.push(symbol(
-                        document,
-                        "context".into(),
-                        Some(c.ty.text.clone()),
-                        SymbolKind::STRUCT,
-                        c.span,
-                        c.keyword,
-                        Vec::new(),
-                    )),
-                    MachineItem::Decl(d) => {
-                        for (name, payload) in d.names.iter().zip(&d.payloads) {
-                            let kind = match d.kind.keyword() {
-                                "action" => SymbolKind::EVENT,
-                                "guard" => SymbolKind::BOOLEAN,
-                                "output" => SymbolKind::FIELD,
-                                "effect" => SymbolKind::METHOD,
-                                _ => SymbolKind::CONSTANT,
-                            };
-                            let detail = match payload {
-                                Some(p) => format!("{}({})", d.kind.keyword(), p.text),
-                                None => d.kind.keyword().to_string(),
-                            };
-                            children.push(symbol(
-                                document,
-                                name.name.clone(),
-                                Some(detail),
-                                kind,
-                                d.span,
-                                name.span,
-                                Vec::new(),
-                            ));
-                        }
-                    }
-                    MachineItem::State(s) => children.push(state(document, text, s)),
-                    MachineItem::Any(a) => children.push(symbol(
-                        document,
-                        "any".into(),
-                        None,
-                        SymbolKind::NAMESPACE,
-                        a.span,
-                        a.keyword,
-                        a.transitions.iter().map(|t| transition(document, t)).collect(),
-                    )),
-                }
-            }
-            symbol(
-                document,
-                m.name.name.clone(),
-                None,
-                SymbolKind::CLASS,
-                m.span,
-                m.name.span,
-                children,
-            )
-        })
-        .collect()
+    let mut outline = Outline {
+        document,
+        open: vec![Vec::new()],
+    };
+    outline.visit_file(&analysis.checked.file);
+    outline.open.pop().unwrap_or_default()
+}
+
+/// The walk that builds the outline: the entries of each open machine,
+/// state or `any` block, outermost (the file's machines) first, each
+/// closed into its entry when the walk leaves it.
+struct Outline<'d> {
+    document: &'d Document,
+    open: Vec<Vec<DocumentSymbol>>,
+}
+
+impl Outline<'_> {
+    fn push(&mut self, entry: DocumentSymbol) {
+        if let Some(entries) = self.open.last_mut() {
+            entries.push(entry);
+        }
+    }
+
+    /// The entries added since the matching `self.open.push`.
+    fn close(&mut self) -> Vec<DocumentSymbol> {
+        self.open.pop().unwrap_or_default()
+    }
+}
+
+impl<'a> Visit<'a> for Outline<'_> {
+    fn visit_machine(&mut self, m: &'a MachineAst) {
+        self.open.push(Vec::new());
+        visit::walk_machine(self, m);
+        let children = self.close();
+        let entry = symbol(
+            self.document,
+            m.name.name.clone(),
+            None,
+            SymbolKind::CLASS,
+            m.span,
+            m.name.span,
+            children,
+        );
+        self.push(entry);
+    }
+
+    fn visit_context(&mut self, c: &'a ContextAst) {
+        let entry = symbol(
+            self.document,
+            "context".into(),
+            Some(c.ty.text.clone()),
+            SymbolKind::STRUCT,
+            c.span,
+            c.keyword,
+            Vec::new(),
+        );
+        self.push(entry);
+    }
+
+    fn visit_decl(&mut self, d: &'a DeclAst) {
+        for (name, payload) in d.names.iter().zip(&d.payloads) {
+            let kind = match d.kind.keyword() {
+                "action" => SymbolKind::EVENT,
+                "guard" => SymbolKind::BOOLEAN,
+                "output" => SymbolKind::FIELD,
+                "effect" => SymbolKind::METHOD,
+                _ => SymbolKind::CONSTANT,
+            };
+            let detail = match payload {
+                Some(p) => format!("{}({})", d.kind.keyword(), p.text),
+                None => d.kind.keyword().to_string(),
+            };
+            let entry = symbol(
+                self.document,
+                name.name.clone(),
+                Some(detail),
+                kind,
+                d.span,
+                name.span,
+                Vec::new(),
+            );
+            self.push(entry);
+        }
+    }
+
+    /// A state with its transitions, timers and the states nested in it, in
+    /// source order (the parser bounds the depth). A state's modifiers are
+    /// its detail.
+    fn visit_state(&mut self, s: &'a StateAst) {
+        self.open.push(Vec::new());
+        visit::walk_state(self, s);
+        let inner = self.close();
+        let text = self.document.text();
+        let modifiers: Vec<&str> = s
+            .modifiers
+            .iter()
+            .map(|m| &text[m.span.start..m.span.end])
+            .collect();
+        let entry = symbol(
+            self.document,
+            s.name.name.clone(),
+            (!modifiers.is_empty()).then(|| modifiers.join(" ")),
+            SymbolKind::ENUM_MEMBER,
+            s.span,
+            s.name.span,
+            inner,
+        );
+        self.push(entry);
+    }
+
+    fn visit_any(&mut self, a: &'a AnyAst) {
+        self.open.push(Vec::new());
+        visit::walk_any(self, a);
+        let transitions = self.close();
+        let entry = symbol(
+            self.document,
+            "any".into(),
+            None,
+            SymbolKind::NAMESPACE,
+            a.span,
+            a.keyword,
+            transitions,
+        );
+        self.push(entry);
+    }
+
+    fn visit_transition(&mut self, t: &'a TransitionAst) {
+        let entry = transition(self.document, t);
+        self.push(entry);
+    }
 }
 
 /// One entry of the outline.
@@ -125,35 +190,6 @@ fn transition(document: &Document, t: &TransitionAst) -> DocumentSymbol {
         t.span,
         selection,
         Vec::new(),
-    )
-}
-
-/// A state with its transitions, timers and the states nested in it, in
-/// source order (the parser bounds the depth).
-fn state(document: &Document, text: &str, s: &StateAst) -> DocumentSymbol {
-    let inner = s
-        .body
-        .iter()
-        .flatten()
-        .filter_map(|item| match item {
-            StateItem::Transition(t) => Some(transition(document, t)),
-            StateItem::Hook(_) => None,
-            StateItem::State(child) => Some(state(document, text, child)),
-        })
-        .collect();
-    let modifiers: Vec<&str> = s
-        .modifiers
-        .iter()
-        .map(|m| &text[m.span.start..m.span.end])
-        .collect();
-    symbol(
-        document,
-        s.name.name.clone(),
-        (!modifiers.is_empty()).then(|| modifiers.join(" ")),
-        SymbolKind::ENUM_MEMBER,
-        s.span,
-        s.name.span,
-        inner,
     )
 }
 
