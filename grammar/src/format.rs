@@ -132,6 +132,12 @@ struct Printed {
 }
 
 /// Anything that sits on its own lines inside a body.
+///
+/// The printer walks the tree itself, not through
+/// [`Visit`](crate::ast::visit::Visit): printing a node returns its lines to
+/// the body holding it, which places them among the comments and blank
+/// lines found between its nodes, so a body needs its nodes as one list and
+/// each node's output back, where a visitor's hooks return nothing.
 #[derive(Clone, Copy)]
 enum Node<'a> {
     Machine(&'a MachineAst),

@@ -71,6 +71,8 @@ fn fixes(text: &str, analysis: &Analysis, diagnostic: &Diagnostic) -> Vec<Fix> {
         Code::UndeclaredDelay => Some("delay"),
         _ => None,
     };
+    // Where a declaration goes is a lookup among the machine's own items,
+    // from the last one back, not a walk over the tree: no `Visit` here.
     match (diagnostic.code, machine) {
         (_, Some(machine)) if declared_kind.is_some() => {
             let keyword = declared_kind.unwrap_or_default();
