@@ -166,8 +166,12 @@ impl<T: Copy + Hash + 'static, const N: usize> Hash for List<T, N> {
 #[derive(Clone, Copy)]
 pub struct Inline<T: Copy, const N: usize> {
     items: [T; N],
-    /// How many were pushed: the first `N` of them are held.
-    pushed: usize,
+    /// How many are held: never more than `N`, so that reading them is a
+    /// plain slice (no clamp on the hot path).
+    len: u32,
+    /// How many were pushed past the `N` held. Two `u32`s keep the list
+    /// as large as one `usize` length did.
+    overflow: u32,
 }
 
 impl<T: Copy, const N: usize> Inline<T, N> {
@@ -175,35 +179,42 @@ impl<T: Copy, const N: usize> Inline<T, N> {
     /// read before it is pushed).
     #[inline]
     pub const fn new(items: [T; N]) -> Self {
-        Inline { items, pushed: 0 }
+        Inline {
+            items,
+            len: 0,
+            overflow: 0,
+        }
     }
 
     /// Add `item` at the end, when fewer than `N` items are held; otherwise
     /// count it ([`Inline::overflow`]) and drop it. Never panics.
     #[inline]
     pub fn push(&mut self, item: T) {
-        if let Some(slot) = self.items.get_mut(self.pushed) {
-            *slot = item;
+        match self.items.get_mut(self.len as usize) {
+            Some(slot) => {
+                *slot = item;
+                self.len += 1;
+            }
+            None => self.overflow = self.overflow.saturating_add(1),
         }
-        self.pushed += 1;
     }
 
     /// How many items were pushed, held or not.
     #[inline]
     pub fn pushed(&self) -> usize {
-        self.pushed
+        self.len as usize + self.overflow as usize
     }
 
     /// How many items were pushed past the `N` held.
     #[inline]
     pub fn overflow(&self) -> usize {
-        self.pushed.saturating_sub(N)
+        self.overflow as usize
     }
 
     /// The items held, in the order pushed.
     #[inline]
     pub fn as_slice(&self) -> &[T] {
-        &self.items[..self.pushed.min(N)]
+        &self.items[..self.len as usize]
     }
 }
 
