@@ -477,14 +477,16 @@ mod parallel {
         }
     }
 
+    // docs/dsl.md's Rust blocks, word for word.
+
     /// A player is in one state of each part at once.
-    pub struct Player {
-        pub playback: playback::Playback,
-        pub connection: connection::Connection,
+    struct Player {
+        playback: playback::Playback,
+        connection: connection::Connection,
     }
 
     impl Player {
-        pub fn connection_lost(&mut self) {
+        fn connection_lost(&mut self) {
             let fired = self.connection.fire(connection::Action::Lost).expect("online");
             for output in fired.outputs {
                 match output {
@@ -497,14 +499,14 @@ mod parallel {
         }
 
         /// `shutdown` concerns both parts: each gets it.
-        pub fn shutdown(&mut self) {
+        fn shutdown(&mut self) {
             let _ = self.playback.fire(playback::Action::Shutdown);
             let _ = self.connection.fire(connection::Action::Shutdown);
         }
     }
 
     #[derive(Default)]
-    pub struct Downloads {
+    struct Downloads {
         running: usize,
     }
 
@@ -518,6 +520,30 @@ mod parallel {
         fn count_one(&mut self) {
             self.running -= 1;
         }
+    }
+
+    /// The player's parts, one coupled to the other.
+    pub fn run_player() {
+        let mut player = Player {
+            playback: playback::Playback::new(),
+            connection: connection::Connection::new(),
+        };
+        player.playback.fire(playback::Action::Play).unwrap();
+        player.connection_lost();
+        assert_eq!(player.playback.state(), playback::State::Paused);
+        assert_eq!(player.connection.state(), connection::State::Offline);
+        player.shutdown();
+        assert!(player.playback.is_terminal() && player.connection.is_terminal());
+    }
+
+    /// Three jobs, awaited together.
+    pub fn run_fetch() {
+        let mut machine = fetch::Fetch::new(Downloads::default());
+        machine.fire(fetch::Event::Start(3)).unwrap();
+        for _ in 0..3 {
+            machine.fire(fetch::Event::Fetched).unwrap();
+        }
+        assert!(machine.is_terminal());
     }
 }
 
@@ -562,22 +588,6 @@ fn dsl_md_parallel_examples_are_the_machines_that_run() {
         "the machines of the section are the ones built here"
     );
 
-    let mut player = parallel::Player {
-        playback: playback::Playback::new(),
-        connection: connection::Connection::new(),
-    };
-    player.playback.fire(playback::Action::Play).unwrap();
-    player.connection_lost();
-    assert_eq!(player.playback.state(), playback::State::Paused);
-    assert_eq!(player.connection.state(), connection::State::Offline);
-    player.shutdown();
-    assert!(player.playback.is_terminal() && player.connection.is_terminal());
-
-    let mut machine = fetch::Fetch::new(parallel::Downloads::default());
-    machine.fire(fetch::Event::Start(3)).unwrap();
-    for left in (0..3).rev() {
-        assert!(!machine.is_terminal());
-        machine.fire(fetch::Event::Fetched).unwrap();
-        assert_eq!(machine.is_terminal(), left == 0);
-    }
+    parallel::run_player();
+    parallel::run_fetch();
 }

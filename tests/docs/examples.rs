@@ -99,3 +99,189 @@ mod drivers {
         assert_eq!(machine.context().tries, 3);
     }
 }
+
+/// docs/durability.md, the outbox: save, perform, acknowledge, save, against
+/// a store of versions in memory that saves as `fsm_store::Store` does (a
+/// compare-and-swap on the version).
+mod outbox {
+    use fsm_runtime::{Recorded, Snapshot};
+    use std::collections::HashMap;
+    use std::error::Error;
+    use std::sync::Mutex;
+
+    fsm_runtime::fsm! {
+        machine Order {
+            initial state placed { on pay -> paid emit charge_card, send_receipt; }
+            terminal state paid;
+        }
+    }
+
+    #[derive(Default)]
+    struct Memory(Mutex<HashMap<String, (u64, Snapshot)>>);
+
+    impl Memory {
+        fn save(&self, id: &str, expected: u64, snapshot: &Snapshot) -> Result<u64, String> {
+            let mut saved = self.0.lock().unwrap();
+            let current = saved.get(id).map_or(0, |(version, _)| *version);
+            if current != expected {
+                return Err(format!("conflict: expected version {expected}, stored {current}"));
+            }
+            saved.insert(id.to_string(), (expected + 1, snapshot.clone()));
+            Ok(expected + 1)
+        }
+    }
+
+    /// One event fired, its outputs performed under their keys.
+    fn step(
+        store: &Memory,
+        id: &str,
+        mut version: u64,
+        run: &mut Recorded<order::Order>,
+        event: order::Action,
+        performed: &mut Vec<String>,
+    ) -> Result<u64, Box<dyn Error>> {
+        let mut perform = |output: order::Output, key: &str| -> Result<(), Box<dyn Error>> {
+            performed.push(format!("{output:?} {key}"));
+            Ok(())
+        };
+        let fired = run.fire(event)?;
+        version = store.save(id, version, &run.snapshot()?)?; // the state and its outputs, pending
+        for pending in run.pending().to_vec() {
+            perform(pending.output, &format!("{id}/{}", pending.key))?; // idempotency key
+            run.ack(pending.key);
+        }
+        version = store.save(id, version, &run.snapshot()?)?; // the acknowledgments
+        assert_eq!(fired.outputs.len(), 2);
+        Ok(version)
+    }
+
+    #[test]
+    fn durability_md_save_perform_acknowledge_save() {
+        let store = Memory::default();
+        let mut run = Recorded::new(order::Order::new()).with_outbox();
+        let mut performed = Vec::new();
+        let version = step(
+            &store,
+            "order-17",
+            0,
+            &mut run,
+            order::Action::Pay,
+            &mut performed,
+        )
+        .unwrap();
+        assert_eq!(version, 2);
+        assert_eq!(performed, ["ChargeCard order-17/0/0", "SendReceipt order-17/0/1"]);
+        assert!(run.pending().is_empty());
+        // A save against a version already saved over is refused.
+        let stale = step(
+            &store,
+            "order-17",
+            0,
+            &mut Recorded::new(order::Order::new()).with_outbox(),
+            order::Action::Pay,
+            &mut Vec::new(),
+        );
+        assert!(stale.is_err());
+    }
+}
+
+/// docs/editors.md, Zed's extension, built here against a stand-in for the
+/// items of `zed_extension_api` it uses, with their signatures in that
+/// crate (Zed's, built to WebAssembly, not a dependency of this workspace):
+/// this checks the outline's own code, not Zed's API.
+mod zed_outline {
+    mod zed_extension_api {
+        pub type Result<T, E = String> = std::result::Result<T, E>;
+
+        pub struct LanguageServerId;
+
+        /// A worktree, with the binaries on its `PATH`.
+        pub struct Worktree {
+            pub path: Vec<String>,
+        }
+
+        impl Worktree {
+            pub fn which(&self, binary_name: &str) -> Option<String> {
+                let name = format!("/{binary_name}");
+                self.path.iter().find(|binary| binary.ends_with(&name)).cloned()
+            }
+        }
+
+        pub struct Command {
+            pub command: String,
+            pub args: Vec<String>,
+            pub env: Vec<(String, String)>,
+        }
+
+        pub trait Extension {
+            fn new() -> Self
+            where
+                Self: Sized;
+
+            fn language_server_command(
+                &mut self,
+                language_server_id: &LanguageServerId,
+                worktree: &Worktree,
+            ) -> Result<Command>;
+        }
+
+        /// Zed's registers the extension; this one gives it to the test.
+        macro_rules! register_extension {
+            ($extension:ty) => {
+                fn registered() -> $extension {
+                    <$extension as crate::docs::examples::zed_outline::zed_extension_api::Extension>::new()
+                }
+            };
+        }
+        pub(crate) use register_extension;
+    }
+
+    use zed_extension_api::{self as zed, LanguageServerId, Result};
+
+    struct Fsm;
+
+    impl zed::Extension for Fsm {
+        fn new() -> Self {
+            Fsm
+        }
+
+        fn language_server_command(
+            &mut self,
+            _id: &LanguageServerId,
+            worktree: &zed::Worktree,
+        ) -> Result<zed::Command> {
+            let command = worktree
+                .which("fsmc")
+                .ok_or("fsmc is not on PATH: install it with `cargo install --path fsm-cli`")?;
+            Ok(zed::Command {
+                command,
+                args: vec!["lsp".into()],
+                env: Vec::new(),
+            })
+        }
+    }
+
+    zed::register_extension!(Fsm);
+
+    #[test]
+    fn editors_md_zed_extension_starts_fsmc_lsp() {
+        use zed::Extension as _;
+
+        let mut extension = registered();
+        let on_path = zed::Worktree {
+            path: vec!["/usr/local/bin/fsmc".to_string()],
+        };
+        let command = extension
+            .language_server_command(&LanguageServerId, &on_path)
+            .unwrap();
+        assert_eq!(command.command, "/usr/local/bin/fsmc");
+        assert_eq!(command.args, ["lsp"]);
+        assert!(command.env.is_empty());
+        let elsewhere = zed::Worktree { path: Vec::new() };
+        let error = extension
+            .language_server_command(&LanguageServerId, &elsewhere)
+            .err()
+            .expect("no fsmc on PATH");
+        assert!(error.contains("cargo install --path fsm-cli"), "{error}");
+    }
+}

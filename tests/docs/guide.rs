@@ -1,20 +1,27 @@
-//! The README and the user guide (`docs/README.md` and the guide pages it
-//! lists) stay true: every code block is tested.
+//! The README, the user guide (`docs/README.md` and the guide pages it
+//! lists) and the reference pages it lists stay true: every code block is
+//! tested. (Of the references, `diagnostics.md`'s machines are the text of
+//! `fsmc explain` and have a test of their own, in `docs.rs`; `fleet.md`'s
+//! transcripts are run by fsm-cli's `fleet.rs`, on a fleet it builds.)
 //!
 //! - A ```` ```fsm ```` block checks clean and is in `fsmc fmt` layout, or
 //!   says what it is in its fence: ```` ```fsm,error=CODE ```` (or
 //!   `warning=CODE`) reports that code, and ```` ```fsm,excerpt=PATH ```` is
 //!   an excerpt of that file (each of its lines without `...` is a line of the
-//!   file, in order).
+//!   file, in order), and ```` ```fsm,fragment ```` is a part of a machine
+//!   (declarations, states, or transitions) that parses and is in `fsmc fmt`
+//!   layout put in a machine or a state.
 //! - A ```` ```rust ```` block is the text of a test or an example that is
 //!   built and run (found verbatim, or uniformly indented, in a `.rs` file of
-//!   the workspace, or in a doc comment's example), except the README's quick
+//!   the workspace, in a doc comment's example, or, for a declaration shown
+//!   without its doc comments, in a file without them), except the README's quick
 //!   start, which a test builds and runs as the README says, comparing what
 //!   it prints, and what `cargo build` says of it with a typo and with an
 //!   unreachable state (docs/rust.md).
 //! - A ```` ```text ```` block opening with `$ fsmc` is a transcript: it is
 //!   run with the real binary and compared (`fsmc run` sessions are run by
-//!   fsm-cli's `run.rs`, `fsmc build --check` by its `build.rs`).
+//!   fsm-cli's `run.rs`, `fsmc build --check` by its `build.rs`, `fsmc fleet`
+//!   by its `fleet.rs`).
 //! - The README's set-up commands are CI's, its picture is what `fsmc graph`
 //!   draws, it stays short, and every relative link of these pages leads to a
 //!   file and a heading that exist.
@@ -89,6 +96,23 @@ fn guide_pages() -> Vec<String> {
     pages
 }
 
+/// The reference pages, as the index lists them under `## Reference`.
+fn reference_pages() -> Vec<String> {
+    let index = read("docs/README.md");
+    let list = index
+        .split_once("\n## Reference\n")
+        .and_then(|(_, rest)| rest.split("\n## ").next())
+        .expect("docs/README.md has a section `## Reference`");
+    let pages: Vec<String> = list
+        .split("](")
+        .skip(1)
+        .map(|rest| format!("docs/{}", &rest[..rest.find(')').unwrap()]))
+        .filter(|page| page.ends_with(".md"))
+        .collect();
+    assert!(pages.len() >= 7, "the references are only {pages:?}");
+    pages
+}
+
 /// The README, the guide's index and its pages.
 fn documents() -> Vec<String> {
     let mut all = vec!["README.md".to_string(), "docs/README.md".to_string()];
@@ -118,13 +142,22 @@ fn the_index_lists_every_page_of_docs() {
 fn fsm_blocks_check_clean_and_are_formatted() {
     let mut problems = Vec::new();
     let mut checked = 0;
-    // The references whose machines no other test reads as a whole
-    // (dsl.md's and diagnostics.md's have tests of their own, above).
-    let references = ["docs/json.md", "docs/run.md"].map(String::from);
+    // The references too, but diagnostics.md: its blocks are the text of
+    // `fsmc explain` (fsm-cli/src/explain.md), and its own test checks that
+    // the first of each section reports the section's code.
+    let references = reference_pages()
+        .into_iter()
+        .filter(|page| page != "docs/diagnostics.md");
     for doc in documents().into_iter().chain(references) {
         for block in blocks(&read(&doc)).into_iter().filter(|b| b.lang == "fsm") {
             checked += 1;
             let at = format!("{doc}:{}", block.line);
+            if block.attrs.iter().any(|a| a == "fragment") {
+                if let Some(problem) = not_a_fragment(&block.body) {
+                    problems.push(format!("{at}: {problem}"));
+                }
+                continue;
+            }
             if let Some(path) = block.attr("excerpt") {
                 if let Some(line) = not_an_excerpt(&block.body, &read(path)) {
                     problems.push(format!("{at}: line {line:?} is not in {path}, in order"));
@@ -160,6 +193,43 @@ fn fsm_blocks_check_clean_and_are_formatted() {
     }
     assert!(checked >= 3, "only {checked} fsm blocks");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What is wrong with a ```` ```fsm,fragment ````: put in a machine's body
+/// (or, for transitions, in its initial state's), it must parse (it may name
+/// what it does not declare) and be laid out as `fsmc fmt` lays it out there.
+fn not_a_fragment(fragment: &str) -> Option<String> {
+    let indented = |pad: &str| -> String {
+        fragment
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    "\n".to_string()
+                } else {
+                    format!("{pad}{l}\n")
+                }
+            })
+            .collect()
+    };
+    let places = [
+        ("machine M {\n", "    ", "}\n"),
+        ("machine M {\n    initial state s {\n", "        ", "    }\n}\n"),
+    ];
+    for (open, pad, close) in places {
+        let whole = format!("{open}{}{close}", indented(pad));
+        let checked = check(&whole);
+        if checked.diagnostics.iter().any(|d| d.code.name() == "syntax") {
+            continue;
+        }
+        return match format(&whole) {
+            Ok(formatted) if formatted == whole => None,
+            Ok(formatted) => Some(format!(
+                "this fragment is not in `fsmc fmt` layout; in a machine it would be:\n{formatted}"
+            )),
+            Err(_) => Some("this fragment does not format".to_string()),
+        };
+    }
+    Some("this fragment is not a part of a machine's body, nor of a state's".to_string())
 }
 
 /// The first line of `excerpt` that is not in `file` after the previous one,
@@ -209,8 +279,20 @@ fn rust_sources(dir: &Path, found: &mut Vec<PathBuf>) {
 
 /// True when `source` holds `block`, each of its lines indented alike, or
 /// as the lines of a doc comment's example (a doctest, which `cargo test`
-/// runs).
+/// runs), or as a declaration shown without its doc comments (a trait of a
+/// crate, as docs/durability.md shows `Store`).
 fn holds(source: &str, block: &str) -> bool {
+    holds_as_is(source, block) || {
+        let undocumented: String = source
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("///"))
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        holds_as_is(&undocumented, block)
+    }
+}
+
+fn holds_as_is(source: &str, block: &str) -> bool {
     let prefixed = |pad: &str, empty: &str| -> String {
         block
             .lines()
@@ -244,7 +326,7 @@ fn rust_blocks_are_code_that_is_built_and_run() {
         .collect();
     let mut problems = Vec::new();
     let mut checked = 0;
-    for doc in documents() {
+    for doc in documents().into_iter().chain(reference_pages()) {
         let rust = blocks(&read(&doc)).into_iter().filter(|b| b.lang == "rust");
         for (i, block) in rust.enumerate() {
             // The quick start is built and run as the README says, below.
@@ -345,7 +427,7 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
     assert_ne!(document, misspelt);
     std::fs::write(dir.join("execution.json"), misspelt).unwrap();
     let mut checked = 0;
-    for doc in documents() {
+    for doc in documents().into_iter().chain(reference_pages()) {
         for block in blocks(&read(&doc)).into_iter().filter(|b| b.lang == "text") {
             let Some((command, shown)) = block
                 .body
@@ -355,8 +437,9 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
                 continue;
             };
             let args: Vec<&str> = command.split_whitespace().collect();
-            // Sessions of `fsmc run` are run by fsm-cli's tests (run.rs).
-            if args[0] == "run" {
+            // Sessions of `fsmc run` are run by fsm-cli's tests (run.rs), and
+            // `fsmc fleet` on a fleet they build (fleet.rs, docs/fleet.md).
+            if args[0] == "run" || args[0] == "fleet" {
                 continue;
             }
             checked += 1;
