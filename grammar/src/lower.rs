@@ -307,6 +307,9 @@ impl<'d> Lowerer<'d> {
         // Bodies: hooks and transitions.
         let state_names: Vec<&str> = bodies.iter().map(|s| s.name.name.as_str()).collect();
         debug_assert!(state_names.iter().zip(&states).all(|(a, b)| *a == b.name));
+        // Each state's own body in the order of the list, then the
+        // duplicates', then the `any` blocks': the order in which names are
+        // interned and problems reported, so not one walk in source order.
         let mut count = OnTransitions(0);
         for s in &bodies {
             visit::walk_state(&mut count, s);
