@@ -63,7 +63,7 @@ impl<T: Copy + 'static, const N: usize> List<T, N> {
         }
     }
 
-    /// How many items were emitted: [`len`](<[T]>::len) plus the
+    /// How many items were emitted: the items held (the slice's `len`) plus the
     /// [`overflow`](List::overflow).
     #[inline]
     pub fn emitted(&self) -> usize {
