@@ -2,7 +2,8 @@
 //!
 //! - `docs/diagnostics.md` has one `## code` section per code, in the order of
 //!   `Code::ALL`, each stating the code's severity, and the first example of
-//!   each section reports it.
+//!   each section reports it; so does every other whole file shown there, and
+//!   each part of a fix parses in a machine's or a state's body.
 //! - Those sections are exactly `fsm-cli/src/explain.md`, the text
 //!   `fsmc explain` prints (reports say ``run `fsmc explain CODE` ``).
 //! - Every complete machine shown in `docs/dsl.md` checks clean, and its
@@ -197,6 +198,58 @@ fn diagnostics_md_states_each_severity_and_shows_each_code() {
                 .collect::<Vec<_>>()
         );
     }
+}
+
+/// The other examples of a section of `docs/diagnostics.md` are whole files
+/// that report the section's code too, or parts of a fix: lines of a
+/// machine's body, or of a state's, that parse there.
+#[test]
+fn diagnostics_md_other_examples_report_their_code_or_parse_as_fixes() {
+    let text = read_doc("diagnostics.md");
+    let mut checked = 0;
+    for section in sections(&text) {
+        let code = Code::from_name(section.heading)
+            .unwrap_or_else(|| panic!("`## {}` is not a diagnostic code", section.heading));
+        for example in fsm_blocks(section.body).into_iter().skip(1) {
+            checked += 1;
+            // A fix's state may open with an attribute, as a whole file may.
+            let whole = is_complete_file(example) && example.lines().any(|l| l.starts_with("machine "));
+            if whole {
+                let reported = check(&expand_repeats(example)).diagnostics;
+                assert!(
+                    reported.iter().any(|d| d.code == code),
+                    "this example of `{}` does not report it; it reports {:?}:\n{example}",
+                    code.name(),
+                    reported.iter().map(|d| d.code.name()).collect::<Vec<_>>()
+                );
+            } else {
+                assert!(
+                    parses_in_a_body(example),
+                    "this part of a fix of `{}` parses in no machine's or state's body:\n{example}",
+                    code.name()
+                );
+            }
+        }
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} further examples in docs/diagnostics.md"
+    );
+}
+
+/// True when `fragment` parses in a machine's body or in a state's.
+fn parses_in_a_body(fragment: &str) -> bool {
+    [
+        ("machine M {\n", "}\n"),
+        ("machine M {\ninitial state s {\n", "}\n}\n"),
+    ]
+    .iter()
+    .any(|(open, close)| {
+        !check(&format!("{open}{fragment}{close}"))
+            .diagnostics
+            .iter()
+            .any(|d| d.code.name() == "syntax")
+    })
 }
 
 #[test]
