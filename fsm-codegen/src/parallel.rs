@@ -3067,13 +3067,24 @@ mod tests {
     }
 
     #[test]
-    fn a_region_named_like_a_configuration_method_is_a_compile_error() {
+    fn a_region_named_like_a_configuration_method_is_refused_by_the_check_and_by_codegen() {
         for name in ["top", "leaves", "is_in"] {
             let text = format!(
                 "machine M {{ initial parallel state p {{ state {name} {{ initial state t1 {{ on x -> t2; }} \
                  state t2 {{ on x -> t1; }} }} state other; }} }}"
             );
-            let tokens = machine_tokens(&machine(&text), &Options::default()).to_string();
+            let checked = fsm_grammar::check(&text);
+            assert!(
+                checked
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.code == fsm_grammar::Code::NameCollision
+                        && d.message.contains(&format!("region `{name}`"))),
+                "{:?}",
+                checked.diagnostics
+            );
+            // Handed the unchecked model, code generation refuses it too.
+            let tokens = machine_tokens(&checked.model.machines[0], &Options::default()).to_string();
             assert!(
                 tokens.contains("compile_error") && tokens.contains(&format!("a region named `{name}`")),
                 "{tokens}"

@@ -95,7 +95,7 @@ mod tests {
         assert_eq!(resolved("Vec<Configuration>"), "Vec < super :: Configuration >");
         assert_eq!(
             resolved("(Host, &'static Fired)"),
-            "(super :: Host , & 'static super :: Fired)"
+            "(super :: Host , &'static super :: Fired)"
         );
         assert_eq!(resolved("State::Inner"), "super :: State :: Inner");
     }
@@ -106,7 +106,7 @@ mod tests {
         assert_eq!(resolved("crate::State"), "crate :: State");
         assert_eq!(resolved("::std::vec::Vec<u8>"), ":: std :: vec :: Vec < u8 >");
         assert_eq!(resolved("jobs::Action"), "jobs :: Action");
-        assert_eq!(resolved("<T as Trait>::State"), "< T as Trait > :: State");
+        assert_eq!(resolved("<T as Trait>::State"), "< T as Trait >:: State");
     }
 
     #[test]
