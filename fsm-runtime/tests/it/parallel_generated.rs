@@ -147,8 +147,8 @@ fn a_refused_event_is_handed_back_and_runs_nothing() {
     assert_eq!(error.action(), Action::Written);
     assert_eq!(
         error.to_string(),
-        "action `written` rejected in configuration [`a_running`, `b_running`]: no guard of its \
-         transitions held"
+        "action `written` rejected in configuration [`a_running`, `b_running`]: guard `long_enough` \
+         was false (-> a_done), guard `long_enough` was false (-> b_done)"
     );
     assert_eq!(error.clone().into_event(), Event::Written("ok".to_owned()));
     assert_eq!(machine.context(), &before);
