@@ -462,7 +462,7 @@ impl<'d> Lowerer<'d> {
         state: StateId,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
-    ) -> Option<Timer> {
+    ) -> Option<Transition> {
         let delay_span = delay.ident().span;
         let delay = match delay {
             ast::DelayAst::Name(name) => Some(Delay::Named(DelayId::from_index(self.delays.use_(name)))),
@@ -508,10 +508,10 @@ impl<'d> Lowerer<'d> {
             }
             return None;
         };
-        Some(Timer {
-            state,
-            delay,
-            delay_span,
+        Some(Transition {
+            trigger: Trigger::After(delay),
+            trigger_span: delay_span,
+            source: Source::State(state),
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
@@ -533,7 +533,7 @@ impl<'d> Lowerer<'d> {
         state: StateId,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
-    ) -> Option<Eventless> {
+    ) -> Option<Transition> {
         if let Some(g) = &t.guard {
             self.reserved_guard_names(g);
         }
@@ -556,10 +556,10 @@ impl<'d> Lowerer<'d> {
             }
         };
         let history = self.history(t.target.as_ref(), target, t.history);
-        Some(Eventless {
-            kind,
-            keyword,
-            state,
+        Some(Transition {
+            trigger: Trigger::Eventless(kind),
+            trigger_span: keyword,
+            source: Source::State(state),
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
@@ -613,9 +613,9 @@ impl<'d> Lowerer<'d> {
         };
         let history = self.history(t.target.as_ref(), target, t.history);
         Some(Transition {
+            trigger: Trigger::On(action),
+            trigger_span: action_ident.span,
             source,
-            action,
-            action_span: action_ident.span,
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
@@ -1163,8 +1163,8 @@ impl<'a> Visit<'a> for OnTransitions {
 /// What the bodies of a machine lower into.
 struct Lowered {
     transitions: Vec<Transition>,
-    timers: Vec<Timer>,
-    eventless: Vec<Eventless>,
+    timers: Vec<Transition>,
+    eventless: Vec<Transition>,
     /// Per state, its own `on` transitions.
     own: Vec<Vec<TransitionId>>,
     /// The `on` transitions of the `any` blocks.

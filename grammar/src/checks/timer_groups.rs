@@ -16,7 +16,7 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::guard_logic::{self, Budget, Term};
-use crate::model::{Delay, Machine, Timer, TimerId};
+use crate::model::{Delay, Machine, TimerId, Transition};
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
@@ -28,9 +28,9 @@ pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) -> Ve
         // Groups in order of their first timer, each in declaration order.
         let mut groups: Vec<(Delay, Vec<TimerId>)> = Vec::new();
         for (id, t) in m.timers_of(s) {
-            match groups.iter_mut().find(|(d, _)| *d == t.delay) {
+            match groups.iter_mut().find(|(d, _)| Some(*d) == t.delay()) {
                 Some((_, ids)) => ids.push(id),
-                None => groups.push((t.delay, vec![id])),
+                None => groups.push((m.delay_of(id), vec![id])),
             }
         }
         for (_, group) in groups {
@@ -45,18 +45,18 @@ pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) -> Ve
     never
 }
 
-fn timer(m: &Machine, id: TimerId) -> &Timer {
-    &m.timers[id.index()]
+fn timer(m: &Machine, id: TimerId) -> &Transition {
+    m.timer(id)
 }
 
 /// `after 30s [g] priority 1` as written canonically.
-fn trigger(m: &Machine, t: &Timer) -> String {
+fn trigger(m: &Machine, t: &Transition) -> String {
     let guard = t
         .guard
         .as_ref()
         .map(|g| format!(" [{}]", m.guard_text(&g.expr)))
         .unwrap_or_default();
-    format!("after {}{guard}", m.delay_text(t.delay))
+    format!("after {}{guard}", m.delay_text(t.expect_delay()))
 }
 
 fn duplicates(m: &Machine, group: &[TimerId], never: &mut [bool], sink: &mut Sink<'_>) {
@@ -70,13 +70,13 @@ fn duplicates(m: &Machine, group: &[TimerId], never: &mut [bool], sink: &mut Sin
         };
         never[id.index()] = true;
         sink.push(
-            Scope::State(t.state),
+            Scope::State(t.expect_state()),
             Diagnostic::new(
                 Code::DuplicateTransition,
                 t.span,
                 format!(
                     "state `{}` has two timers `{}` at priority {}",
-                    m.state(t.state).name,
+                    m.state(t.expect_state()).name,
                     trigger(m, t),
                     t.priority
                 ),
@@ -134,14 +134,14 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
             ),
         };
         sink.push(
-            Scope::State(t.state),
+            Scope::State(t.expect_state()),
             Diagnostic::new(
                 Code::ShadowedTransition,
                 t.span,
                 format!(
                     "this timer `{}` can never fire in state `{}`: an earlier timer with the same delay always fires instead",
                     trigger(m, t),
-                    m.state(t.state).name
+                    m.state(t.expect_state()).name
                 ),
                 "never fires",
                 format!(
@@ -171,18 +171,18 @@ fn ambiguous(m: &Machine, order: &[TimerId], never: &[bool], budget: &mut Budget
         });
         let Some(earlier) = overlap else { continue };
         let a = timer(m, earlier);
-        let text = |t: &Timer| m.guard_text(&t.guard.as_ref().expect("guarded").expr);
+        let text = |t: &Transition| m.guard_text(&t.guard.as_ref().expect("guarded").expr);
         sink.push(
-            Scope::State(b.state),
+            Scope::State(b.expect_state()),
             Diagnostic::new(
                 Code::AmbiguousPriority,
                 b.guard.as_ref().expect("guarded").span,
                 format!(
                     "in state `{}`, guards `{}` and `{}` of the timers after {} can both hold at priority {}; declaration order decides",
-                    m.state(b.state).name,
+                    m.state(b.expect_state()).name,
                     text(a),
                     text(b),
-                    m.delay_text(b.delay),
+                    m.delay_text(m.delay_of(later)),
                     b.priority
                 ),
                 "can hold together with the earlier guard",
