@@ -44,7 +44,7 @@
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
 use crate::tree::{self, Memory};
-use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, Source, StateId, Transition};
+use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, StateId, Transition};
 use fsm_runtime::Snapshot;
 
 /// One machine, its current leaf and its history memory.
@@ -205,7 +205,7 @@ impl Reference<'_> {
             let (exits, entries) = tree::take(
                 m,
                 leaf,
-                Source::State(e.state),
+                e.source,
                 e.target,
                 e.history,
                 &mut self.memory,
