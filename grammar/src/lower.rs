@@ -480,47 +480,13 @@ impl<'d> Lowerer<'d> {
                 }
             },
         };
-        if let Some(g) = &t.guard {
-            self.reserved_guard_names(g);
-        }
-        let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g, by_name, state_names),
-            span: g.span(),
-        });
-        let effects = self.effects(&t.effects);
-        self.check_payloads(&Carrier::Timer, t.guard.as_ref(), &t.effects);
-        let emits = t
-            .emits
-            .iter()
-            .map(|o| OutputId::from_index(self.outputs.use_(o)))
-            .collect();
-        let target = match &t.target {
-            None => None,
-            Some(ident) => {
-                Some(self.resolve_target(ident, "timer", Source::State(state), by_name, state_names)?)
-            }
-        };
-        let history = self.history(t.target.as_ref(), target, t.history);
-        let Some(delay) = delay else {
-            // The graph checks still see where it went.
-            if let Some(to) = target {
-                self.guessed_edges.push((Source::State(state), to));
-            }
-            return None;
-        };
-        Some(Transition {
-            trigger: Trigger::After(delay),
-            trigger_span: delay_span,
+        let trigger = delay.map(|d| (Trigger::After(d), delay_span));
+        let written = Written {
             source: Source::State(state),
-            guard,
-            priority: t.priority.map_or(0, |p| p.value),
-            target,
-            history,
-            effects,
-            emits,
-            span: t.span,
-            docs: t.docs.clone(),
-        })
+            carrier: Carrier::Timer,
+            what: "timer".to_string(),
+        };
+        self.lowered(t, trigger, written, by_name, state_names)
     }
 
     /// A `done` or `always` transition (`t`, of `kind`, its keyword at
@@ -534,41 +500,12 @@ impl<'d> Lowerer<'d> {
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Transition> {
-        if let Some(g) = &t.guard {
-            self.reserved_guard_names(g);
-        }
-        let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g, by_name, state_names),
-            span: g.span(),
-        });
-        let effects = self.effects(&t.effects);
-        self.check_payloads(&Carrier::Eventless(kind), t.guard.as_ref(), &t.effects);
-        let emits = t
-            .emits
-            .iter()
-            .map(|o| OutputId::from_index(self.outputs.use_(o)))
-            .collect();
-        let target = match &t.target {
-            None => None,
-            Some(ident) => {
-                let what = format!("`{}` transition", kind.keyword());
-                Some(self.resolve_target(ident, &what, Source::State(state), by_name, state_names)?)
-            }
-        };
-        let history = self.history(t.target.as_ref(), target, t.history);
-        Some(Transition {
-            trigger: Trigger::Eventless(kind),
-            trigger_span: keyword,
+        let written = Written {
             source: Source::State(state),
-            guard,
-            priority: t.priority.map_or(0, |p| p.value),
-            target,
-            history,
-            effects,
-            emits,
-            span: t.span,
-            docs: t.docs.clone(),
-        })
+            carrier: Carrier::Eventless(kind),
+            what: format!("`{}` transition", kind.keyword()),
+        };
+        self.lowered(t, Some((Trigger::Eventless(kind), keyword)), written, by_name, state_names)
     }
 
     /// An `on` transition (`t`, on `action`) of `source`.
@@ -580,8 +517,31 @@ impl<'d> Lowerer<'d> {
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Transition> {
-        let action_ident = action;
-        let action = ActionId::from_index(self.actions.use_(action_ident));
+        let id = ActionId::from_index(self.actions.use_(action));
+        let carried = self.actions.list[id.index()]
+            .payload
+            .as_ref()
+            .map(|p| p.text.clone());
+        let written = Written {
+            source,
+            carrier: Carrier::Action(&action.name, carried.as_deref()),
+            what: format!("transition on `{}`", action.name),
+        };
+        self.lowered(t, Some((Trigger::On(id), action.span)), written, by_name, state_names)
+    }
+
+    /// What every kind of transition shares, after its trigger: `None`
+    /// for a trigger that could not be lowered (an invalid duration), of
+    /// which only the edge is kept, for the graph checks.
+    fn lowered(
+        &mut self,
+        t: &ast::TransitionAst,
+        trigger: Option<(Trigger, Span)>,
+        written: Written<'_>,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Option<Transition> {
+        let source = written.source;
         if let Some(g) = &t.guard {
             self.reserved_guard_names(g);
         }
@@ -589,32 +549,28 @@ impl<'d> Lowerer<'d> {
             expr: self.guard(g, by_name, state_names),
             span: g.span(),
         });
+        let effects = self.effects(&t.effects);
+        self.check_payloads(&written.carrier, t.guard.as_ref(), &t.effects);
         let emits = t
             .emits
             .iter()
             .map(|o| OutputId::from_index(self.outputs.use_(o)))
             .collect();
-        let effects = self.effects(&t.effects);
-        let carried = self.actions.list[action.index()]
-            .payload
-            .as_ref()
-            .map(|p| p.text.clone());
-        self.check_payloads(
-            &Carrier::Action(&action_ident.name, carried.as_deref()),
-            t.guard.as_ref(),
-            &t.effects,
-        );
         let target = match &t.target {
             None => None,
-            Some(ident) => {
-                let what = format!("transition on `{}`", action_ident.name);
-                Some(self.resolve_target(ident, &what, source, by_name, state_names)?)
-            }
+            Some(ident) => Some(self.resolve_target(ident, &written.what, source, by_name, state_names)?),
         };
         let history = self.history(t.target.as_ref(), target, t.history);
+        let Some((trigger, trigger_span)) = trigger else {
+            // The graph checks still see where it went.
+            if let Some(to) = target {
+                self.guessed_edges.push((source, to));
+            }
+            return None;
+        };
         Some(Transition {
-            trigger: Trigger::On(action),
-            trigger_span: action_ident.span,
+            trigger,
+            trigger_span,
             source,
             guard,
             priority: t.priority.map_or(0, |p| p.value),
@@ -1158,6 +1114,15 @@ impl<'a> Visit<'a> for OnTransitions {
     fn visit_transition(&mut self, t: &'a ast::TransitionAst) {
         self.0 += usize::from(t.action().is_some());
     }
+}
+
+/// Where a transition was written, as its lowering needs it.
+struct Written<'a> {
+    source: Source,
+    /// What it carries, for [`Lowerer::check_payloads`].
+    carrier: Carrier<'a>,
+    /// What it is, for diagnostics about its target.
+    what: String,
 }
 
 /// What the bodies of a machine lower into.

@@ -37,16 +37,12 @@ pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) -> Ve
             duplicates(m, &group, &mut never, sink);
             let mut order = group;
             // Stable: ties keep declaration order.
-            order.sort_by_key(|&t| Reverse(timer(m, t).priority));
+            order.sort_by_key(|&t| Reverse(m.timer(t).priority));
             shadowed(m, &order, &mut never, budget, sink);
             ambiguous(m, &order, &never, budget, sink);
         }
     }
     never
-}
-
-fn timer(m: &Machine, id: TimerId) -> &Transition {
-    m.timer(id)
 }
 
 /// `after 30s [g] priority 1` as written canonically.
@@ -62,7 +58,7 @@ fn trigger(m: &Machine, t: &Transition) -> String {
 fn duplicates(m: &Machine, group: &[TimerId], never: &mut [bool], sink: &mut Sink<'_>) {
     let mut first: HashMap<(Option<String>, i32), TimerId> = HashMap::new();
     for &id in group {
-        let t = timer(m, id);
+        let t = m.timer(id);
         let key = (t.guard.as_ref().map(|g| m.guard_text(&g.expr)), t.priority);
         let Some(&earlier) = first.get(&key) else {
             first.insert(key, id);
@@ -83,7 +79,7 @@ fn duplicates(m: &Machine, group: &[TimerId], never: &mut [bool], sink: &mut Sin
                 "duplicate timer",
                 "only the first can ever fire; remove this one, or give it a different guard or priority",
             )
-            .with_label(timer(m, earlier).span, "first written here"),
+            .with_label(m.timer(earlier).span, "first written here"),
         );
     }
 }
@@ -94,7 +90,7 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         if never[id.index()] || budget.is_spent() {
             continue;
         }
-        let t = timer(m, id);
+        let t = m.timer(id);
         // Guards that cannot hold at all are `unsatisfiable-guard`'s.
         if t.guard
             .as_ref()
@@ -107,7 +103,7 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         let mut terms: Vec<Term<'_>> = t.guard.iter().map(|g| (&g.expr, true)).collect();
         let mut blame = None;
         for &earlier in &order[..i] {
-            let e = timer(m, earlier);
+            let e = m.timer(earlier);
             match &e.guard {
                 None => {
                     blame = Some(earlier);
@@ -122,7 +118,7 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         }
         let Some(by) = blame else { continue };
         never[id.index()] = true;
-        let blocker = timer(m, by);
+        let blocker = m.timer(by);
         let (label, why) = match &blocker.guard {
             None => (
                 "this unguarded timer always fires first",
@@ -157,20 +153,20 @@ fn ambiguous(m: &Machine, order: &[TimerId], never: &[bool], budget: &mut Budget
     let guarded: Vec<TimerId> = order
         .iter()
         .copied()
-        .filter(|&t| timer(m, t).guard.is_some() && !never[t.index()])
+        .filter(|&t| m.timer(t).guard.is_some() && !never[t.index()])
         .collect();
     for (j, &later) in guarded.iter().enumerate() {
-        let b = timer(m, later);
+        let b = m.timer(later);
         let gb = &b.guard.as_ref().expect("guarded").expr;
         let overlap = guarded[..j].iter().copied().find(|&earlier| {
-            let a = timer(m, earlier);
+            let a = m.timer(earlier);
             let ga = &a.guard.as_ref().expect("guarded").expr;
             a.priority == b.priority
                 && guard_logic::satisfiable_within(&[(ga, true), (gb, true)], budget) == Some(true)
                 && guard_logic::satisfiable_within(&[(gb, true), (ga, false)], budget) == Some(true)
         });
         let Some(earlier) = overlap else { continue };
-        let a = timer(m, earlier);
+        let a = m.timer(earlier);
         let text = |t: &Transition| m.guard_text(&t.guard.as_ref().expect("guarded").expr);
         sink.push(
             Scope::State(b.expect_state()),
