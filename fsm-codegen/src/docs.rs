@@ -428,7 +428,10 @@ fn transition_row(machine: &Machine, t: TransitionId, extra: Extra) -> String {
     extra.row(
         &[
             from,
-            format!("`{}`", action_text(&machine.actions[transition.expect_action().index()])),
+            format!(
+                "`{}`",
+                action_text(&machine.actions[transition.expect_action().index()])
+            ),
             guard_cell(machine, transition.guard.as_ref()),
             transition.priority.to_string(),
             target_cell(machine, transition.target, transition.history),
@@ -523,7 +526,11 @@ fn timer_table(machine: &Machine) -> Vec<String> {
         );
         lines.push("tried from the highest priority down, then in declaration order.".to_string());
     }
-    if machine.timers.iter().any(|t| matches!(t.delay(), Some(Delay::Named(_)))) {
+    if machine
+        .timers
+        .iter()
+        .any(|t| matches!(t.delay(), Some(Delay::Named(_))))
+    {
         lines.push("A named delay is computed by the context each time its state is entered.".to_string());
     }
     lines.push(String::new());

@@ -2,7 +2,9 @@
 //! the lines written inside them, the `any` pseudo-state, and the labelled
 //! edges. The renderers only decide how to spell it.
 
-use fsm_grammar::model::{EffectId, HistoryKind, Machine, OutputId, Source, TimerId, Transition, TransitionId, Trigger};
+use fsm_grammar::model::{
+    EffectId, HistoryKind, Machine, OutputId, Source, TimerId, Transition, TransitionId, Trigger,
+};
 use std::collections::{HashMap, HashSet};
 
 /// The drawable content of one machine.

@@ -505,7 +505,13 @@ impl<'d> Lowerer<'d> {
             carrier: Carrier::Eventless(kind),
             what: format!("`{}` transition", kind.keyword()),
         };
-        self.lowered(t, Some((Trigger::Eventless(kind), keyword)), written, by_name, state_names)
+        self.lowered(
+            t,
+            Some((Trigger::Eventless(kind), keyword)),
+            written,
+            by_name,
+            state_names,
+        )
     }
 
     /// An `on` transition (`t`, on `action`) of `source`.
@@ -527,7 +533,13 @@ impl<'d> Lowerer<'d> {
             carrier: Carrier::Action(&action.name, carried.as_deref()),
             what: format!("transition on `{}`", action.name),
         };
-        self.lowered(t, Some((Trigger::On(id), action.span)), written, by_name, state_names)
+        self.lowered(
+            t,
+            Some((Trigger::On(id), action.span)),
+            written,
+            by_name,
+            state_names,
+        )
     }
 
     /// What every kind of transition shares, after its trigger: `None`

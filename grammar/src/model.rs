@@ -526,9 +526,7 @@ impl Machine {
         let levels = self.ancestors_or_self(state).map(|s| &self.own[s.index()]);
         let mut all: Vec<TransitionId> = levels.chain([&self.any]).flatten().copied().collect();
         // Stable: equal keys keep innermost first, then declaration order.
-        all.sort_by_key(|&t| {
-            (self.action_of(t), std::cmp::Reverse(self.transition(t).priority))
-        });
+        all.sort_by_key(|&t| (self.action_of(t), std::cmp::Reverse(self.transition(t).priority)));
         let mut groups: Vec<(ActionId, Vec<TransitionId>)> = Vec::new();
         for t in all {
             let action = self.action_of(t);
@@ -557,7 +555,10 @@ impl Machine {
     /// The `done` and `always` transitions written in `state`'s body, in
     /// declaration order, with their indices in [`Machine::eventless`].
     pub fn eventless_of(&self, state: StateId) -> impl Iterator<Item = (usize, &Transition)> {
-        debug_assert!(self.eventless.windows(2).all(|w| w[0].expect_state() <= w[1].expect_state()));
+        debug_assert!(self
+            .eventless
+            .windows(2)
+            .all(|w| w[0].expect_state() <= w[1].expect_state()));
         let first = self.eventless.partition_point(|e| e.expect_state() < state);
         let end = self.eventless.partition_point(|e| e.expect_state() <= state);
         (first..end).map(|i| (i, &self.eventless[i]))

@@ -202,14 +202,7 @@ impl Reference<'_> {
                     Some(g) => holds(m, leaf, &g.expr, known, guards),
                 });
             let Some(e) = next else { return };
-            let (exits, entries) = tree::take(
-                m,
-                leaf,
-                e.source,
-                e.target,
-                e.history,
-                &mut self.memory,
-            );
+            let (exits, entries) = tree::take(m, leaf, e.source, e.target, e.history, &mut self.memory);
             for &s in &exits {
                 outputs.extend(self.output_names(&m.state(s).exit));
             }

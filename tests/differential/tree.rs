@@ -210,7 +210,12 @@ pub fn settle_candidates(machine: &Machine, leaf: StateId, entered: bool) -> Vec
         })
         .collect();
     // Stable: declaration order stays among equals.
-    always.sort_by_key(|e| (std::cmp::Reverse(e.priority), std::cmp::Reverse(depth(e.expect_state()))));
+    always.sort_by_key(|e| {
+        (
+            std::cmp::Reverse(e.priority),
+            std::cmp::Reverse(depth(e.expect_state())),
+        )
+    });
     if entered && m.state(leaf).is_final() {
         let parent = m.state(leaf).parent.expect("a final state lies in a composite");
         let mut done: Vec<&Transition> = m

@@ -187,12 +187,7 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
         Kind::Output => {
             let Some(i) = symbol(&m.outputs) else { return };
             payload_and_docs(&m.outputs[i], out);
-            let users = listed_by(
-                m,
-                |t| &t.emits,
-                |s| (&s.enter, &s.exit),
-                |o| o.index() == i,
-            );
+            let users = listed_by(m, |t| &t.emits, |s| (&s.enter, &s.exit), |o| o.index() == i);
             list("Emitted by", &users, out);
         }
         Kind::Effect => {

@@ -27,7 +27,11 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
 }
 
 fn done_never_fires(m: &Machine, sink: &mut Sink<'_>) {
-    for e in m.eventless.iter().filter(|e| e.trigger == Trigger::Eventless(EventlessKind::Done)) {
+    for e in m
+        .eventless
+        .iter()
+        .filter(|e| e.trigger == Trigger::Eventless(EventlessKind::Done))
+    {
         let st = m.state(e.expect_state());
         if m.can_be_done(e.expect_state()) && (st.is_composite() || st.is_parallel()) {
             continue;
@@ -190,7 +194,11 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
             .iter()
             .map(|&i| {
                 let e = &m.eventless[i];
-                format!("`{}` of `{}`", e.trigger.keyword(), m.state(e.expect_state()).name)
+                format!(
+                    "`{}` of `{}`",
+                    e.trigger.keyword(),
+                    m.state(e.expect_state()).name
+                )
             })
             .collect();
         let mut d = Diagnostic::new(

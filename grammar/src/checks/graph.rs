@@ -74,7 +74,9 @@ impl Graph {
                 // Only `any` edges can be overridden: without them the map
                 // stays empty (a map per state is most of this graph's memory).
                 if t.guard.is_none() && !m.any_transitions().is_empty() {
-                    let q = overrides[s.index()].entry(t.expect_action()).or_insert(t.priority);
+                    let q = overrides[s.index()]
+                        .entry(t.expect_action())
+                        .or_insert(t.priority);
                     *q = (*q).max(t.priority);
                 }
             }
@@ -479,9 +481,10 @@ impl Nodes {
 fn eventless_of(m: &Machine, leaf: StateId) -> impl Iterator<Item = (usize, &Transition)> + '_ {
     let is_final = m.state(leaf).is_final();
     m.ancestors_or_self(leaf).flat_map(move |level| {
-        m.eventless_of(level).filter(move |(_, e)| match e.eventless_kind() {
-            Some(EventlessKind::Always) => true,
-            _ => is_final && level != leaf,
-        })
+        m.eventless_of(level)
+            .filter(move |(_, e)| match e.eventless_kind() {
+                Some(EventlessKind::Always) => true,
+                _ => is_final && level != leaf,
+            })
     })
 }

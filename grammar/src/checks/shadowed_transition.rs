@@ -75,7 +75,10 @@ pub(crate) fn check(
     let by_priority = |list: &mut Vec<TransitionId>| list.sort_by_key(|&t| Reverse(m.transition(t).priority));
     let mut any_groups: BTreeMap<ActionId, Vec<TransitionId>> = BTreeMap::new();
     for &t in m.any_transitions() {
-        any_groups.entry(m.transition(t).expect_action()).or_default().push(t);
+        any_groups
+            .entry(m.transition(t).expect_action())
+            .or_default()
+            .push(t);
     }
     any_groups.values_mut().for_each(by_priority);
     let any_judged: BTreeMap<ActionId, Judged> = any_groups

@@ -51,7 +51,9 @@ struct Leaves<'m> {
 pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
     let leaving: Vec<Vec<Leaves<'_>>> = m.state_ids().map(|s| leaving_groups(m, s)).collect();
     for (id, t) in m.state_ids().flat_map(|s| m.timers_of(s)) {
-        let Some(Delay::Literal(d)) = t.delay() else { continue };
+        let Some(Delay::Literal(d)) = t.delay() else {
+            continue;
+        };
         if never_fires[id.index()] {
             continue;
         }
@@ -111,7 +113,9 @@ pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
 fn leaving_groups(m: &Machine, state: StateId) -> Vec<Leaves<'_>> {
     let mut groups: Vec<(Duration, Vec<&Transition>)> = Vec::new();
     for (_, t) in m.timers_of(state) {
-        let Some(Delay::Literal(d)) = t.delay() else { continue };
+        let Some(Delay::Literal(d)) = t.delay() else {
+            continue;
+        };
         match groups.iter_mut().find(|(delay, _)| *delay == d) {
             Some((_, members)) => members.push(t),
             None => groups.push((d, vec![t])),

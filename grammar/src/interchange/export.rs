@@ -15,8 +15,8 @@ use super::json_value::JsonValue;
 use super::FORMAT_VERSION;
 use crate::diagnostic::Code;
 use crate::model::{
-    ActionId, EffectId, EventlessKind, HistoryKind, Machine, OutputId, StateId, StateKind, Symbol, Transition,
-    TransitionId, Trigger,
+    ActionId, EffectId, EventlessKind, HistoryKind, Machine, OutputId, StateId, StateKind, Symbol,
+    Transition, TransitionId, Trigger,
 };
 use crate::Model;
 
@@ -129,7 +129,10 @@ fn states(machine: &Machine, ids: &[StateId]) -> JsonValue {
             members.put_some("enter_effects", effects(machine, &state.enter_effects));
             members.put_some("exit_effects", effects(machine, &state.exit_effects));
             members.put_some("on", on(machine, machine.own_transitions(id)));
-            let timers: Vec<JsonValue> = machine.timers_of(id).map(|(_, t)| transition(machine, t)).collect();
+            let timers: Vec<JsonValue> = machine
+                .timers_of(id)
+                .map(|(_, t)| transition(machine, t))
+                .collect();
             if !timers.is_empty() {
                 members.put("after", JsonValue::Array(timers));
             }

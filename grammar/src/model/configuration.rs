@@ -18,7 +18,9 @@
 //! `tests/differential` compares the engines with an independent SCXML
 //! reference (`grammar/tests/scxml`).
 
-use super::{EventlessKind, HistoryKind, Machine, Source, StateId, TimerId, Transition, TransitionId, Trigger};
+use super::{
+    EventlessKind, HistoryKind, Machine, Source, StateId, TimerId, Transition, TransitionId, Trigger,
+};
 use std::collections::BTreeSet;
 
 /// The set of active states. State ids are in document order (a parent
@@ -119,7 +121,9 @@ impl Machine {
             .eventless
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.trigger == Trigger::Eventless(EventlessKind::Done) && e.expect_state() == state)
+            .filter(|(_, e)| {
+                e.trigger == Trigger::Eventless(EventlessKind::Done) && e.expect_state() == state
+            })
             .map(|(i, e)| (i, e.priority))
             .collect();
         all.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));

@@ -190,7 +190,10 @@ impl Machine {
         // Stable, so equal keys keep declaration order.
         timers.sort_by_key(|t| {
             let timer = &self.timers[t.index()];
-            (std::cmp::Reverse(timer.priority), rank[timer.expect_state().index()])
+            (
+                std::cmp::Reverse(timer.priority),
+                rank[timer.expect_state().index()],
+            )
         });
         timers
     }

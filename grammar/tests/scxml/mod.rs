@@ -732,7 +732,9 @@ impl<'m> Reference<'m> {
                         .eventless
                         .iter()
                         .enumerate()
-                        .filter(|(_, e)| e.trigger == Trigger::Eventless(EventlessKind::Done) && e.state() == Some(d))
+                        .filter(|(_, e)| {
+                            e.trigger == Trigger::Eventless(EventlessKind::Done) && e.state() == Some(d)
+                        })
                         .map(|(i, e)| (e.priority, i))
                         .collect();
                     dones.sort_by_key(|&(p, i)| (std::cmp::Reverse(p), i));
