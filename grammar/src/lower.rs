@@ -481,12 +481,8 @@ impl<'d> Lowerer<'d> {
             },
         };
         let trigger = delay.map(|d| (Trigger::After(d), delay_span));
-        let written = Written {
-            source: Source::State(state),
-            carrier: Carrier::Timer,
-            what: "timer".to_string(),
-        };
-        self.lowered(t, trigger, written, by_name, state_names)
+        let source = Source::State(state);
+        self.lowered(t, trigger, source, Carrier::Timer, by_name, state_names)
     }
 
     /// A `done` or `always` transition (`t`, of `kind`, its keyword at
@@ -500,18 +496,9 @@ impl<'d> Lowerer<'d> {
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Transition> {
-        let written = Written {
-            source: Source::State(state),
-            carrier: Carrier::Eventless(kind),
-            what: format!("`{}` transition", kind.keyword()),
-        };
-        self.lowered(
-            t,
-            Some((Trigger::Eventless(kind), keyword)),
-            written,
-            by_name,
-            state_names,
-        )
+        let trigger = Some((Trigger::Eventless(kind), keyword));
+        let source = Source::State(state);
+        self.lowered(t, trigger, source, Carrier::Eventless(kind), by_name, state_names)
     }
 
     /// An `on` transition (`t`, on `action`) of `source`.
@@ -528,32 +515,30 @@ impl<'d> Lowerer<'d> {
             .payload
             .as_ref()
             .map(|p| p.text.clone());
-        let written = Written {
-            source,
-            carrier: Carrier::Action(&action.name, carried.as_deref()),
-            what: format!("transition on `{}`", action.name),
-        };
+        let carrier = Carrier::Action(&action.name, carried.as_deref());
         self.lowered(
             t,
             Some((Trigger::On(id), action.span)),
-            written,
+            source,
+            carrier,
             by_name,
             state_names,
         )
     }
 
-    /// What every kind of transition shares, after its trigger: `None`
-    /// for a trigger that could not be lowered (an invalid duration), of
-    /// which only the edge is kept, for the graph checks.
+    /// What every kind of transition shares, after its trigger (and its
+    /// span): `None` for a trigger that could not be lowered (an invalid
+    /// duration), of which only the edge is kept, for the graph checks.
+    /// `carrier` tells the kind apart for diagnostics.
     fn lowered(
         &mut self,
         t: &ast::TransitionAst,
         trigger: Option<(Trigger, Span)>,
-        written: Written<'_>,
+        source: Source,
+        carrier: Carrier<'_>,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Transition> {
-        let source = written.source;
         if let Some(g) = &t.guard {
             self.reserved_guard_names(g);
         }
@@ -562,7 +547,7 @@ impl<'d> Lowerer<'d> {
             span: g.span(),
         });
         let effects = self.effects(&t.effects);
-        self.check_payloads(&written.carrier, t.guard.as_ref(), &t.effects);
+        self.check_payloads(&carrier, t.guard.as_ref(), &t.effects);
         let emits = t
             .emits
             .iter()
@@ -570,7 +555,15 @@ impl<'d> Lowerer<'d> {
             .collect();
         let target = match &t.target {
             None => None,
-            Some(ident) => Some(self.resolve_target(ident, &written.what, source, by_name, state_names)?),
+            Some(ident) => {
+                let what = match carrier {
+                    Carrier::Action(action, _) => format!("transition on `{action}`"),
+                    Carrier::Timer => "timer".to_string(),
+                    Carrier::Eventless(kind) => format!("`{}` transition", kind.keyword()),
+                    Carrier::Hook(_) => unreachable!("a hook is no transition"),
+                };
+                Some(self.resolve_target(ident, &what, source, by_name, state_names)?)
+            }
         };
         let history = self.history(t.target.as_ref(), target, t.history);
         let Some((trigger, trigger_span)) = trigger else {
@@ -1126,15 +1119,6 @@ impl<'a> Visit<'a> for OnTransitions {
     fn visit_transition(&mut self, t: &'a ast::TransitionAst) {
         self.0 += usize::from(t.action().is_some());
     }
-}
-
-/// Where a transition was written, as its lowering needs it.
-struct Written<'a> {
-    source: Source,
-    /// What it carries, for [`Lowerer::check_payloads`].
-    carrier: Carrier<'a>,
-    /// What it is, for diagnostics about its target.
-    what: String,
 }
 
 /// What the bodies of a machine lower into.
