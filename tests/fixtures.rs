@@ -262,7 +262,10 @@ fn describe(m: &Machine) -> String {
     }
     for (i, t) in m.transitions.iter().enumerate() {
         docs(
-            format!("transition {i} (on {})", m.actions[t.action.index()].name),
+            format!(
+                "transition {i} (on {})",
+                m.actions[t.expect_action().index()].name
+            ),
             &t.docs,
         );
     }

@@ -60,7 +60,7 @@ fn well_formed(text: &str, checked: &Checked) -> Result<(), TestCaseError> {
         }
         for t in &m.transitions {
             span_ok(text, t.span, "transition")?;
-            span_ok(text, t.action_span, "transition action")?;
+            span_ok(text, t.trigger_span, "transition action")?;
             if let Some(g) = &t.guard {
                 span_ok(text, g.span, "guard")?;
             }

@@ -104,11 +104,8 @@ fn eventless_table(machine: &Machine) -> Vec<String> {
     for t in &machine.eventless {
         lines.push(extra.row(
             &[
-                format!("`{}`", machine.state(t.state).name),
-                match t.kind {
-                    fsm_grammar::model::EventlessKind::Always => "`always`".to_string(),
-                    fsm_grammar::model::EventlessKind::Done => "`done`".to_string(),
-                },
+                format!("`{}`", machine.state(t.expect_state()).name),
+                format!("`{}`", t.trigger.keyword()),
                 guard_cell(machine, t.guard.as_ref()),
                 t.priority.to_string(),
                 target_cell(machine, t.target, t.history),
@@ -431,7 +428,10 @@ fn transition_row(machine: &Machine, t: TransitionId, extra: Extra) -> String {
     extra.row(
         &[
             from,
-            format!("`{}`", action_text(&machine.actions[transition.action.index()])),
+            format!(
+                "`{}`",
+                action_text(&machine.actions[transition.expect_action().index()])
+            ),
             guard_cell(machine, transition.guard.as_ref()),
             transition.priority.to_string(),
             target_cell(machine, transition.target, transition.history),
@@ -526,7 +526,11 @@ fn timer_table(machine: &Machine) -> Vec<String> {
         );
         lines.push("tried from the highest priority down, then in declaration order.".to_string());
     }
-    if machine.timers.iter().any(|t| matches!(t.delay, Delay::Named(_))) {
+    if machine
+        .timers
+        .iter()
+        .any(|t| matches!(t.delay(), Some(Delay::Named(_))))
+    {
         lines.push("A named delay is computed by the context each time its state is entered.".to_string());
     }
     lines.push(String::new());
@@ -536,7 +540,7 @@ fn timer_table(machine: &Machine) -> Vec<String> {
             lines.push(extra.row(
                 &[
                     format!("`{}`", machine.state(state).name),
-                    format!("`{}`", machine.delay_text(timer.delay)),
+                    format!("`{}`", machine.delay_text(timer.expect_delay())),
                     guard_cell(machine, timer.guard.as_ref()),
                     timer.priority.to_string(),
                     target_cell(machine, timer.target, timer.history),

@@ -815,7 +815,7 @@ impl Gen<'_> {
                     .iter()
                     .map(|&id| {
                         let slot = index(self.plan.timer_slots[id.index()]);
-                        let delay = self.delay_tokens(self.machine.timers[id.index()].delay, &mut named);
+                        let delay = self.delay_tokens(self.machine.delay_of(id), &mut named);
                         quote!(self.deadlines[#slot] = __fsm::Some(__fsm::deadline(now, #delay));)
                     })
                     .collect();

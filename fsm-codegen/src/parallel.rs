@@ -1559,13 +1559,7 @@ fn host(sh: &Shared) -> TokenStream {
     } = sh;
     let (timed, events, has_guards) = (sh.timed, sh.events, sh.has_guards);
     // The guards, by transition.
-    let guard_of = |c: Chosen| -> Option<&GuardExpr> {
-        match c {
-            Chosen::Action(t) => m.transition(t).guard.as_ref().map(|g| &g.expr),
-            Chosen::Eventless(i) => m.eventless[i].guard.as_ref().map(|g| &g.expr),
-            Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
-        }
-    };
+    let guard_of = |c: Chosen| -> Option<&GuardExpr> { m.transition_of(c).guard.as_ref().map(|g| &g.expr) };
     // Whether some guard reads the configuration (`in(...)`).
     let reads_config = std::cell::Cell::new(false);
     let guard_arms: Vec<TokenStream> = cp

@@ -3,7 +3,7 @@
 //! edges. The renderers only decide how to spell it.
 
 use fsm_grammar::model::{
-    EffectId, Eventless, HistoryKind, Machine, OutputId, Source, Timer, TimerId, Transition, TransitionId,
+    EffectId, HistoryKind, Machine, OutputId, Source, TimerId, Transition, TransitionId, Trigger,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -90,14 +90,39 @@ impl View {
             .filter(|(_, group)| group.len() > 1)
             .flat_map(|(_, group)| group)
             .collect();
-        let mut any_lines = Vec::new();
-        let mut edges = Vec::new();
         let own = machine
             .state_ids()
             .flat_map(|s| machine.own_transitions(s).iter().copied());
-        for id in own.chain(machine.any_transitions().iter().copied()) {
-            let t = machine.transition(id);
-            let label = label(machine, t, competing.contains(&id)) + history_mark(t.history);
+        let on = own
+            .chain(machine.any_transitions().iter().copied())
+            .map(|id| (machine.transition(id), competing.contains(&id)));
+        // Timers with the same delay in one state compete like the
+        // candidates of one action.
+        let competing_timers: HashSet<TimerId> = machine
+            .state_ids()
+            .flat_map(|s| {
+                let timers: Vec<(TimerId, &Transition)> = machine.timers_of(s).collect();
+                timers
+                    .iter()
+                    .filter(|(_, t)| timers.iter().filter(|(_, u)| u.delay() == t.delay()).count() > 1)
+                    .map(|(id, _)| *id)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let timers = (machine.timers.iter().enumerate())
+            .map(|(i, t)| (t, competing_timers.contains(&TimerId::from_index(i))));
+        // `done` and `always` transitions, labelled with their keyword for
+        // the action; the priority shows when another one of the same kind
+        // is declared in the same state.
+        let mut declared: HashMap<_, usize> = HashMap::new();
+        for t in &machine.eventless {
+            *declared.entry((t.source, t.trigger)).or_default() += 1;
+        }
+        let eventless = (machine.eventless.iter()).map(|t| (t, declared[&(t.source, t.trigger)] > 1));
+        let mut any_lines = Vec::new();
+        let mut edges = Vec::new();
+        for (t, competes) in on.chain(timers).chain(eventless) {
+            let label = label(machine, t, competes) + history_mark(t.history);
             let from = match t.source {
                 Source::State(s) => EdgeSource::State(s.index()),
                 Source::Any => EdgeSource::Any,
@@ -112,50 +137,6 @@ impl View {
                 (None, EdgeSource::Any) => any_lines.push(label),
             }
         }
-        // Timers with the same delay in one state compete like the
-        // candidates of one action.
-        let competing_timers: HashSet<TimerId> = machine
-            .state_ids()
-            .flat_map(|s| {
-                let timers: Vec<(TimerId, &Timer)> = machine.timers_of(s).collect();
-                timers
-                    .iter()
-                    .filter(|(_, t)| timers.iter().filter(|(_, u)| u.delay == t.delay).count() > 1)
-                    .map(|(id, _)| *id)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        for (i, t) in machine.timers.iter().enumerate() {
-            let competes = competing_timers.contains(&TimerId::from_index(i));
-            let label = timer_label(machine, t, competes) + history_mark(t.history);
-            match t.target {
-                Some(to) => edges.push(Edge {
-                    from: EdgeSource::State(t.state.index()),
-                    to: to.index(),
-                    label,
-                }),
-                None => states[t.state.index()].lines.push(label),
-            }
-        }
-        // `done` and `always` transitions, labelled with their keyword for
-        // the action; the priority shows when another one of the same kind
-        // is declared in the same state.
-        let mut declared: HashMap<_, usize> = HashMap::new();
-        for t in &machine.eventless {
-            *declared.entry((t.state, t.kind)).or_default() += 1;
-        }
-        for t in &machine.eventless {
-            let competes = declared[&(t.state, t.kind)] > 1;
-            let label = eventless_label(machine, t, competes) + history_mark(t.history);
-            match t.target {
-                Some(to) => edges.push(Edge {
-                    from: EdgeSource::State(t.state.index()),
-                    to: to.index(),
-                    label,
-                }),
-                None => states[t.state.index()].lines.push(label),
-            }
-        }
         View {
             name: machine.name.clone(),
             states,
@@ -166,38 +147,17 @@ impl View {
     }
 }
 
-/// `action [guard] (pN) / effects emit outputs` (see [`consequences`]), the
-/// priority only when the transition competes with another candidate.
+/// `action [guard] (pN) / effects emit outputs` (see [`consequences`]),
+/// with `after DELAY`, `done` or `always` for the action. The priority shows
+/// only when the transition competes with another: another candidate of the
+/// action, another timer of the state with the same delay, or another
+/// `done` (`always`) declared beside it.
 fn label(machine: &Machine, t: &Transition, competes: bool) -> String {
-    let mut label = machine.actions[t.action.index()].name.clone();
-    if let Some(guard) = &t.guard {
-        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
-    }
-    if competes {
-        label.push_str(&format!(" (p{})", t.priority));
-    }
-    label.push_str(&consequences(machine, &t.effects, &t.emits));
-    label
-}
-
-/// `after DELAY [guard] (pN) / effects emit outputs`, the priority only when
-/// another timer of the state has the same delay.
-fn timer_label(machine: &Machine, t: &Timer, competes: bool) -> String {
-    let mut label = format!("after {}", machine.delay_text(t.delay));
-    if let Some(guard) = &t.guard {
-        label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
-    }
-    if competes {
-        label.push_str(&format!(" (p{})", t.priority));
-    }
-    label.push_str(&consequences(machine, &t.effects, &t.emits));
-    label
-}
-
-/// `done [guard] (pN) / effects emit outputs`, or the same with `always`,
-/// the priority only when another of the same kind is declared beside it.
-fn eventless_label(machine: &Machine, t: &Eventless, competes: bool) -> String {
-    let mut label = t.kind.keyword().to_string();
+    let mut label = match t.trigger {
+        Trigger::On(a) => machine.actions[a.index()].name.clone(),
+        Trigger::After(delay) => format!("after {}", machine.delay_text(delay)),
+        Trigger::Eventless(kind) => kind.keyword().to_string(),
+    };
     if let Some(guard) = &t.guard {
         label.push_str(&format!(" [{}]", machine.guard_text(&guard.expr)));
     }

@@ -319,7 +319,7 @@ impl Definition {
             .timers_of(state)
             .nth(timer)
             .expect("a timer that came due is a timer of its state");
-        self.machine.delay_text(timer.delay)
+        self.machine.delay_text(timer.expect_delay())
     }
 
     /// The name of `action`.

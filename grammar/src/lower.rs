@@ -462,7 +462,7 @@ impl<'d> Lowerer<'d> {
         state: StateId,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
-    ) -> Option<Timer> {
+    ) -> Option<Transition> {
         let delay_span = delay.ident().span;
         let delay = match delay {
             ast::DelayAst::Name(name) => Some(Delay::Named(DelayId::from_index(self.delays.use_(name)))),
@@ -480,47 +480,9 @@ impl<'d> Lowerer<'d> {
                 }
             },
         };
-        if let Some(g) = &t.guard {
-            self.reserved_guard_names(g);
-        }
-        let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g, by_name, state_names),
-            span: g.span(),
-        });
-        let effects = self.effects(&t.effects);
-        self.check_payloads(&Carrier::Timer, t.guard.as_ref(), &t.effects);
-        let emits = t
-            .emits
-            .iter()
-            .map(|o| OutputId::from_index(self.outputs.use_(o)))
-            .collect();
-        let target = match &t.target {
-            None => None,
-            Some(ident) => {
-                Some(self.resolve_target(ident, "timer", Source::State(state), by_name, state_names)?)
-            }
-        };
-        let history = self.history(t.target.as_ref(), target, t.history);
-        let Some(delay) = delay else {
-            // The graph checks still see where it went.
-            if let Some(to) = target {
-                self.guessed_edges.push((Source::State(state), to));
-            }
-            return None;
-        };
-        Some(Timer {
-            state,
-            delay,
-            delay_span,
-            guard,
-            priority: t.priority.map_or(0, |p| p.value),
-            target,
-            history,
-            effects,
-            emits,
-            span: t.span,
-            docs: t.docs.clone(),
-        })
+        let trigger = delay.map(|d| (Trigger::After(d), delay_span));
+        let source = Source::State(state);
+        self.lowered(t, trigger, source, Carrier::Timer, by_name, state_names)
     }
 
     /// A `done` or `always` transition (`t`, of `kind`, its keyword at
@@ -533,42 +495,10 @@ impl<'d> Lowerer<'d> {
         state: StateId,
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
-    ) -> Option<Eventless> {
-        if let Some(g) = &t.guard {
-            self.reserved_guard_names(g);
-        }
-        let guard = t.guard.as_ref().map(|g| Guard {
-            expr: self.guard(g, by_name, state_names),
-            span: g.span(),
-        });
-        let effects = self.effects(&t.effects);
-        self.check_payloads(&Carrier::Eventless(kind), t.guard.as_ref(), &t.effects);
-        let emits = t
-            .emits
-            .iter()
-            .map(|o| OutputId::from_index(self.outputs.use_(o)))
-            .collect();
-        let target = match &t.target {
-            None => None,
-            Some(ident) => {
-                let what = format!("`{}` transition", kind.keyword());
-                Some(self.resolve_target(ident, &what, Source::State(state), by_name, state_names)?)
-            }
-        };
-        let history = self.history(t.target.as_ref(), target, t.history);
-        Some(Eventless {
-            kind,
-            keyword,
-            state,
-            guard,
-            priority: t.priority.map_or(0, |p| p.value),
-            target,
-            history,
-            effects,
-            emits,
-            span: t.span,
-            docs: t.docs.clone(),
-        })
+    ) -> Option<Transition> {
+        let trigger = Some((Trigger::Eventless(kind), keyword));
+        let source = Source::State(state);
+        self.lowered(t, trigger, source, Carrier::Eventless(kind), by_name, state_names)
     }
 
     /// An `on` transition (`t`, on `action`) of `source`.
@@ -580,8 +510,35 @@ impl<'d> Lowerer<'d> {
         by_name: &HashMap<&str, StateId>,
         state_names: &[&str],
     ) -> Option<Transition> {
-        let action_ident = action;
-        let action = ActionId::from_index(self.actions.use_(action_ident));
+        let id = ActionId::from_index(self.actions.use_(action));
+        let carried = self.actions.list[id.index()]
+            .payload
+            .as_ref()
+            .map(|p| p.text.clone());
+        let carrier = Carrier::Action(&action.name, carried.as_deref());
+        self.lowered(
+            t,
+            Some((Trigger::On(id), action.span)),
+            source,
+            carrier,
+            by_name,
+            state_names,
+        )
+    }
+
+    /// What every kind of transition shares, after its trigger (and its
+    /// span): `None` for a trigger that could not be lowered (an invalid
+    /// duration), of which only the edge is kept, for the graph checks.
+    /// `carrier` tells the kind apart for diagnostics.
+    fn lowered(
+        &mut self,
+        t: &ast::TransitionAst,
+        trigger: Option<(Trigger, Span)>,
+        source: Source,
+        carrier: Carrier<'_>,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Option<Transition> {
         if let Some(g) = &t.guard {
             self.reserved_guard_names(g);
         }
@@ -589,33 +546,37 @@ impl<'d> Lowerer<'d> {
             expr: self.guard(g, by_name, state_names),
             span: g.span(),
         });
+        let effects = self.effects(&t.effects);
+        self.check_payloads(&carrier, t.guard.as_ref(), &t.effects);
         let emits = t
             .emits
             .iter()
             .map(|o| OutputId::from_index(self.outputs.use_(o)))
             .collect();
-        let effects = self.effects(&t.effects);
-        let carried = self.actions.list[action.index()]
-            .payload
-            .as_ref()
-            .map(|p| p.text.clone());
-        self.check_payloads(
-            &Carrier::Action(&action_ident.name, carried.as_deref()),
-            t.guard.as_ref(),
-            &t.effects,
-        );
         let target = match &t.target {
             None => None,
             Some(ident) => {
-                let what = format!("transition on `{}`", action_ident.name);
+                let what = match carrier {
+                    Carrier::Action(action, _) => format!("transition on `{action}`"),
+                    Carrier::Timer => "timer".to_string(),
+                    Carrier::Eventless(kind) => format!("`{}` transition", kind.keyword()),
+                    Carrier::Hook(_) => unreachable!("a hook is no transition"),
+                };
                 Some(self.resolve_target(ident, &what, source, by_name, state_names)?)
             }
         };
         let history = self.history(t.target.as_ref(), target, t.history);
+        let Some((trigger, trigger_span)) = trigger else {
+            // The graph checks still see where it went.
+            if let Some(to) = target {
+                self.guessed_edges.push((source, to));
+            }
+            return None;
+        };
         Some(Transition {
+            trigger,
+            trigger_span,
             source,
-            action,
-            action_span: action_ident.span,
             guard,
             priority: t.priority.map_or(0, |p| p.value),
             target,
@@ -1163,8 +1124,8 @@ impl<'a> Visit<'a> for OnTransitions {
 /// What the bodies of a machine lower into.
 struct Lowered {
     transitions: Vec<Transition>,
-    timers: Vec<Timer>,
-    eventless: Vec<Eventless>,
+    timers: Vec<Transition>,
+    eventless: Vec<Transition>,
     /// Per state, its own `on` transitions.
     own: Vec<Vec<TransitionId>>,
     /// The `on` transitions of the `any` blocks.

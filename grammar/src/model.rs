@@ -281,18 +281,51 @@ pub struct Guard {
     pub span: Span,
 }
 
-/// A transition.
+/// What makes a transition fire (the model's [`TriggerAst`](crate::ast::TriggerAst)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Trigger {
+    /// `on ACTION`: an action sent to the machine.
+    On(ActionId),
+    /// `after DELAY`: a timer, armed when its state is entered and disarmed
+    /// when it is left.
+    After(Delay),
+    /// `done` (tried when a step leaves its composite or parallel state
+    /// done) or `always` (tried after every step that leaves the machine in
+    /// its state).
+    Eventless(EventlessKind),
+}
+
+impl Trigger {
+    /// The keyword the trigger starts with: `on`, `after`, `done` or `always`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Trigger::On(_) => "on",
+            Trigger::After(_) => "after",
+            Trigger::Eventless(kind) => kind.keyword(),
+        }
+    }
+}
+
+/// A transition of any kind: `on ACTION` ones are in
+/// [`Machine::transitions`], `after DELAY` ones (timers) in
+/// [`Machine::timers`], `done` and `always` ones in [`Machine::eventless`].
+/// Each list holds one kind only, so code that walks transitions by action
+/// keeps working, and code that cannot run timers must look at
+/// [`Machine::timers`] to refuse them.
 #[derive(Clone, Debug)]
 pub struct Transition {
-    /// Where it was written.
+    /// What makes it fire.
+    pub trigger: Trigger,
+    /// The span of the action name, the duration or delay name, or the
+    /// `done`/`always` keyword.
+    pub trigger_span: Span,
+    /// Where it was written: a state's body, or an `any` block (only `on`
+    /// transitions).
     pub source: Source,
-    /// The action that triggers it.
-    pub action: ActionId,
-    /// The span of the action name.
-    pub action_span: Span,
-    /// The guard, if any.
+    /// The guard, if any (a timer's is evaluated when the timer fires).
     pub guard: Option<Guard>,
-    /// The priority; 0 when not written.
+    /// The priority; 0 when not written (a timer's is among its state's
+    /// timers with the same delay).
     pub priority: i32,
     /// The state entered; `None` for an internal transition.
     pub target: Option<StateId>,
@@ -303,10 +336,63 @@ pub struct Transition {
     pub effects: Vec<EffectId>,
     /// Outputs of the transition itself, in order.
     pub emits: Vec<OutputId>,
-    /// The whole transition, `on` to `;`.
+    /// The whole transition, from the trigger's keyword to `;`.
     pub span: Span,
     /// Doc comment lines.
     pub docs: Vec<String>,
+}
+
+impl Transition {
+    /// The action of an `on` transition.
+    pub fn action(&self) -> Option<ActionId> {
+        match self.trigger {
+            Trigger::On(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The delay of a timer.
+    pub fn delay(&self) -> Option<Delay> {
+        match self.trigger {
+            Trigger::After(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Whether a `done` or an `always` transition, for those.
+    pub fn eventless_kind(&self) -> Option<EventlessKind> {
+        match self.trigger {
+            Trigger::Eventless(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The state whose body holds it; `None` for an `any` transition.
+    pub fn state(&self) -> Option<StateId> {
+        match self.source {
+            Source::State(s) => Some(s),
+            Source::Any => None,
+        }
+    }
+
+    /// The state whose body holds it, for a transition known to be written
+    /// in one: timers and `done`/`always` transitions always are. Panics
+    /// for an `any` transition.
+    pub fn expect_state(&self) -> StateId {
+        self.state().expect("a transition written in a state's body")
+    }
+
+    /// The action of a transition known to be an `on` one, as every one in
+    /// [`Machine::transitions`] is. Panics for the others.
+    pub fn expect_action(&self) -> ActionId {
+        self.action().expect("an `on` transition")
+    }
+
+    /// The delay of a transition known to be a timer, as every one in
+    /// [`Machine::timers`] is. Panics for the others.
+    pub fn expect_delay(&self) -> Delay {
+        self.delay().expect("an `after` transition")
+    }
 }
 
 /// How long a timer waits after its state is entered.
@@ -316,70 +402,6 @@ pub enum Delay {
     Literal(core::time::Duration),
     /// A declared `delay`, computed by the context when the state is entered.
     Named(DelayId),
-}
-
-/// A timer transition: `after DELAY [GUARD] priority N -> TARGET do ... emit ...;`,
-/// armed when its state is entered and disarmed when it is left.
-///
-/// Timers are kept apart from [`Transition`]s, which are all triggered by
-/// an action: code that walks transitions by action keeps working, and code
-/// that cannot run timers must look at [`Machine::timers`] to refuse them.
-#[derive(Clone, Debug)]
-pub struct Timer {
-    /// The state whose body holds it.
-    pub state: StateId,
-    /// How long after entering `state` it fires.
-    pub delay: Delay,
-    /// The span of the duration or delay name.
-    pub delay_span: Span,
-    /// The guard, if any, evaluated when the timer fires.
-    pub guard: Option<Guard>,
-    /// The priority among the state's timers with the same delay; 0 when not written.
-    pub priority: i32,
-    /// The state entered; `None` for an internal timer.
-    pub target: Option<StateId>,
-    /// Entered through its history, as for [`Transition::history`].
-    pub history: Option<HistoryKind>,
-    /// Effects, in order.
-    pub effects: Vec<EffectId>,
-    /// Outputs, in order.
-    pub emits: Vec<OutputId>,
-    /// The whole timer, `after` to `;`.
-    pub span: Span,
-    /// Doc comment lines.
-    pub docs: Vec<String>,
-}
-
-/// A transition without an action: `done ...;`, tried when a step leaves its
-/// (composite or parallel) state done, or `always ...;`, tried after every
-/// step that leaves the machine in its state.
-///
-/// Kept apart from [`Transition`]s, which are all triggered by an action, as
-/// [`Timer`]s are.
-#[derive(Clone, Debug)]
-pub struct Eventless {
-    /// `done` or `always`.
-    pub kind: EventlessKind,
-    /// The keyword's span.
-    pub keyword: Span,
-    /// The state whose body holds it.
-    pub state: StateId,
-    /// The guard, if any.
-    pub guard: Option<Guard>,
-    /// The priority; 0 when not written.
-    pub priority: i32,
-    /// The state entered; `None` for an internal transition.
-    pub target: Option<StateId>,
-    /// Entered through its history, as for [`Transition::history`].
-    pub history: Option<HistoryKind>,
-    /// Effects, in order.
-    pub effects: Vec<EffectId>,
-    /// Outputs, in order.
-    pub emits: Vec<OutputId>,
-    /// The whole transition, keyword to `;`.
-    pub span: Span,
-    /// Doc comment lines.
-    pub docs: Vec<String>,
 }
 
 /// One machine.
@@ -407,15 +429,15 @@ pub struct Machine {
     pub effects: Vec<Symbol>,
     /// Delays: declared ones first, then in order of first use.
     pub delays: Vec<Symbol>,
-    /// Timers in declaration order.
-    pub timers: Vec<Timer>,
+    /// Timers (`after` transitions) in declaration order.
+    pub timers: Vec<Transition>,
     /// `done` and `always` transitions in declaration order, so ordered by
     /// the state that declares them ([`Machine::eventless_of`]).
-    pub eventless: Vec<Eventless>,
+    pub eventless: Vec<Transition>,
     /// The initial state among the top-level states (possibly composite:
     /// the machine starts in [`Machine::initial_leaf`]).
     pub initial: StateId,
-    /// Every transition in declaration order (state bodies and `any` blocks).
+    /// Every `on` transition in declaration order (state bodies and `any` blocks).
     pub transitions: Vec<Transition>,
     /// True when the machine declares actions (so all must be declared).
     pub declares_actions: bool,
@@ -464,6 +486,21 @@ impl Machine {
         &self.transitions[id.index()]
     }
 
+    /// The action of `on` transition `id`.
+    pub fn action_of(&self, id: TransitionId) -> ActionId {
+        self.transition(id).expect_action()
+    }
+
+    /// The timer with id `id`.
+    pub fn timer(&self, id: TimerId) -> &Transition {
+        &self.timers[id.index()]
+    }
+
+    /// The delay of timer `id`.
+    pub fn delay_of(&self, id: TimerId) -> Delay {
+        self.timer(id).expect_delay()
+    }
+
     /// Ids of all states.
     pub fn state_ids(&self) -> impl Iterator<Item = StateId> {
         (0..self.states.len()).map(StateId::from_index)
@@ -489,13 +526,10 @@ impl Machine {
         let levels = self.ancestors_or_self(state).map(|s| &self.own[s.index()]);
         let mut all: Vec<TransitionId> = levels.chain([&self.any]).flatten().copied().collect();
         // Stable: equal keys keep innermost first, then declaration order.
-        all.sort_by_key(|&t| {
-            let t = self.transition(t);
-            (t.action, std::cmp::Reverse(t.priority))
-        });
+        all.sort_by_key(|&t| (self.action_of(t), std::cmp::Reverse(self.transition(t).priority)));
         let mut groups: Vec<(ActionId, Vec<TransitionId>)> = Vec::new();
         for t in all {
-            let action = self.transition(t).action;
+            let action = self.action_of(t);
             match groups.last_mut() {
                 Some((a, ts)) if *a == action => ts.push(t),
                 _ => groups.push((action, vec![t])),
@@ -520,10 +554,13 @@ impl Machine {
 
     /// The `done` and `always` transitions written in `state`'s body, in
     /// declaration order, with their indices in [`Machine::eventless`].
-    pub fn eventless_of(&self, state: StateId) -> impl Iterator<Item = (usize, &Eventless)> {
-        debug_assert!(self.eventless.windows(2).all(|w| w[0].state <= w[1].state));
-        let first = self.eventless.partition_point(|e| e.state < state);
-        let end = self.eventless.partition_point(|e| e.state <= state);
+    pub fn eventless_of(&self, state: StateId) -> impl Iterator<Item = (usize, &Transition)> {
+        debug_assert!(self
+            .eventless
+            .windows(2)
+            .all(|w| w[0].expect_state() <= w[1].expect_state()));
+        let first = self.eventless.partition_point(|e| e.expect_state() < state);
+        let end = self.eventless.partition_point(|e| e.expect_state() <= state);
         (first..end).map(|i| (i, &self.eventless[i]))
     }
 
@@ -533,11 +570,11 @@ impl Machine {
     }
 
     /// The timers written in `state`'s body, in declaration order.
-    pub fn timers_of(&self, state: StateId) -> impl Iterator<Item = (TimerId, &Timer)> {
+    pub fn timers_of(&self, state: StateId) -> impl Iterator<Item = (TimerId, &Transition)> {
         self.timers
             .iter()
             .enumerate()
-            .filter(move |(_, t)| t.state == state)
+            .filter(move |(_, t)| t.expect_state() == state)
             .map(|(i, t)| (TimerId::from_index(i), t))
     }
 
@@ -693,8 +730,8 @@ impl Machine {
         let sources = self.own.iter().map(Vec::as_slice).chain([self.any.as_slice()]);
         for list in sources {
             let mut grouped: Vec<TransitionId> = list.to_vec();
-            let first_seen = |a: ActionId| list.iter().position(|&t| self.transition(t).action == a);
-            grouped.sort_by_key(|&t| first_seen(self.transition(t).action));
+            let first_seen = |a: ActionId| list.iter().position(|&t| self.action_of(t) == a);
+            grouped.sort_by_key(|&t| first_seen(self.action_of(t)));
             for t in grouped.into_iter().map(|t| self.transition(t)) {
                 let from = match t.source {
                     Source::State(s) => self.state(s).name.as_str(),
@@ -704,7 +741,7 @@ impl Machine {
                     out,
                     "on {} {} [{}] priority={} -> {}",
                     from,
-                    self.actions[t.action.index()].name,
+                    self.actions[t.expect_action().index()].name,
                     t.guard
                         .as_ref()
                         .map(|g| self.guard_text(&g.expr))
@@ -722,8 +759,8 @@ impl Machine {
             let _ = writeln!(
                 out,
                 "after {} {} [{}] priority={} -> {} do=[{}] emit=[{}]",
-                self.state(t.state).name,
-                match t.delay {
+                self.state(t.expect_state()).name,
+                match t.expect_delay() {
                     Delay::Literal(d) => format!("{}ms", d.as_millis()),
                     Delay::Named(d) => self.delays[d.index()].name.clone(),
                 },
@@ -741,14 +778,14 @@ impl Machine {
         // the two are tried at different moments of a step, so interleaving
         // them in a body changes nothing about firing, and must not change
         // the fingerprint either (as for actions above).
-        let mut eventless: Vec<&Eventless> = self.eventless.iter().collect();
-        eventless.sort_by_key(|t| (t.state, t.kind));
+        let mut eventless: Vec<&Transition> = self.eventless.iter().collect();
+        eventless.sort_by_key(|t| (t.expect_state(), t.eventless_kind()));
         for t in eventless {
             let _ = writeln!(
                 out,
                 "{} {} [{}] priority={} -> {} do=[{}] emit=[{}]",
-                t.kind.keyword(),
-                self.state(t.state).name,
+                t.trigger.keyword(),
+                self.state(t.expect_state()).name,
                 t.guard
                     .as_ref()
                     .map(|g| self.guard_text(&g.expr))

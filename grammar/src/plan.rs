@@ -357,7 +357,7 @@ impl Plan {
             timers.sort_by_key(|&(id, _)| std::cmp::Reverse(m.timers[id.index()].priority));
             let first = timer_groups.len();
             for (id, i) in timers {
-                let delay = m.timers[id.index()].delay;
+                let delay = m.delay_of(id);
                 let group = match timer_groups[first..].iter().position(|g| g.delay == delay) {
                     Some(g) => first + g,
                     None => {
@@ -754,7 +754,7 @@ impl Shape<'_> {
             .map(|i| {
                 let e = &m.eventless[i];
                 let written = Written {
-                    source: Source::State(e.state),
+                    source: e.source,
                     target: e.target,
                     history: e.history,
                     emits: &e.emits,
@@ -800,7 +800,7 @@ impl Shape<'_> {
                 .map(|(timer, index)| {
                     let t = &m.timers[timer.index()];
                     let written = Written {
-                        source: Source::State(t.state),
+                        source: t.source,
                         target: t.target,
                         history: t.history,
                         emits: &t.emits,
@@ -1008,8 +1008,8 @@ mod tests {
                     let e = &m.eventless[c.eventless];
                     format!(
                         "{} {}{}",
-                        e.kind.keyword(),
-                        m.state(e.state).name,
+                        e.trigger.keyword(),
+                        m.state(e.expect_state()).name,
                         e.guard
                             .as_ref()
                             .map(|g| format!(" [{}]", m.guard_text(&g.expr)))

@@ -44,7 +44,7 @@
 
 use crate::engine::{Candidate, Engine, Outcome, Report, TestGuards};
 use crate::tree::{self, Memory};
-use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, Source, StateId, Transition};
+use fsm_grammar::model::{ActionId, GuardExpr, Machine, OutputId, StateId, Transition};
 use fsm_runtime::Snapshot;
 
 /// One machine, its current leaf and its history memory.
@@ -202,14 +202,7 @@ impl Reference<'_> {
                     Some(g) => holds(m, leaf, &g.expr, known, guards),
                 });
             let Some(e) = next else { return };
-            let (exits, entries) = tree::take(
-                m,
-                leaf,
-                Source::State(e.state),
-                e.target,
-                e.history,
-                &mut self.memory,
-            );
+            let (exits, entries) = tree::take(m, leaf, e.source, e.target, e.history, &mut self.memory);
             for &s in &exits {
                 outputs.extend(self.output_names(&m.state(s).exit));
             }

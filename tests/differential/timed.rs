@@ -43,7 +43,7 @@ use crate::data::{delay_value, guard_value, json_payload, run_effect, Ctx, Due, 
 use crate::generated::generated_for;
 use crate::tree::{self, Memory};
 use fsm_dynamic::{Definition, Engine};
-use fsm_grammar::model::{Delay, GuardExpr, HistoryKind, Machine, Source, StateId, Timer};
+use fsm_grammar::model::{Delay, GuardExpr, HistoryKind, Machine, Source, StateId, Transition};
 use fsm_runtime::{ArmedTimer, ManualClock, Snapshot, Timestamp};
 use fsm_tests::{relative_name, workspace_root};
 use serde_json::Value;
@@ -71,17 +71,17 @@ struct Reference<'m> {
 
 /// The timers of `state` grouped by delay: groups in the order of their
 /// best timer, each in the order tried, as (index in state, timer).
-fn groups_of(machine: &Machine, state: StateId) -> Vec<Vec<(usize, &Timer)>> {
-    let mut timers: Vec<(usize, &Timer)> = machine
+fn groups_of(machine: &Machine, state: StateId) -> Vec<Vec<(usize, &Transition)>> {
+    let mut timers: Vec<(usize, &Transition)> = machine
         .timers
         .iter()
-        .filter(|t| t.state == state)
+        .filter(|t| t.state() == Some(state))
         .enumerate()
         .collect();
     timers.sort_by_key(|(_, t)| Reverse(t.priority));
-    let mut groups: Vec<Vec<(usize, &Timer)>> = Vec::new();
+    let mut groups: Vec<Vec<(usize, &Transition)>> = Vec::new();
     for (index, timer) in timers {
-        match groups.iter_mut().find(|g| g[0].1.delay == timer.delay) {
+        match groups.iter_mut().find(|g| g[0].1.delay() == timer.delay()) {
             Some(group) => group.push((index, timer)),
             None => groups.push(vec![(index, timer)]),
         }
@@ -129,7 +129,7 @@ impl<'m> Reference<'m> {
     /// Arm the timers of `state`, just entered.
     fn arm(&mut self, state: StateId, now: u64) {
         for (index, group) in groups_of(self.machine, state).iter().enumerate() {
-            let delay = match group[0].1.delay {
+            let delay = match group[0].1.expect_delay() {
                 Delay::Literal(d) => d,
                 Delay::Named(d) => delay_value(d.index(), &self.ctx),
             };
@@ -204,7 +204,7 @@ impl<'m> Reference<'m> {
                 });
             let Some(e) = next else { return };
             outputs.extend(self.take(
-                Source::State(e.state),
+                e.source,
                 &e.effects,
                 &e.emits,
                 e.target,
@@ -316,7 +316,7 @@ impl<'m> Reference<'m> {
         let mut timers = Vec::new();
         for state in tree::up(machine, self.state) {
             let groups = groups_of(machine, state);
-            let in_state = machine.timers.iter().filter(|t| t.state == state).count();
+            let in_state = machine.timers.iter().filter(|t| t.state() == Some(state)).count();
             for index in 0..in_state {
                 let group = groups
                     .iter()

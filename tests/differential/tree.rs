@@ -21,7 +21,7 @@
 //! - Every composite exited remembers the leaf the machine was in; the
 //!   history targets read that memory after the exits.
 
-use fsm_grammar::model::{Eventless, EventlessKind, HistoryKind, Machine, Source, StateId, Transition};
+use fsm_grammar::model::{EventlessKind, HistoryKind, Machine, Source, StateId, Transition, Trigger};
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
@@ -79,7 +79,7 @@ pub fn candidates(machine: &Machine, leaf: StateId, action: usize) -> Vec<&Trans
             machine
                 .transitions
                 .iter()
-                .filter(|t| t.source == *level && t.action.index() == action)
+                .filter(|t| t.source == *level && t.expect_action().index() == action)
                 .map(|t| (depth_rank, t)),
         );
     }
@@ -198,22 +198,30 @@ pub fn memory_of(machine: &Machine, snapshot: &fsm_runtime::Snapshot) -> Result<
 /// first, then innermost first, then in declaration order; then, when the
 /// step entered a `final` leaf, the `done` ones of the state holding it,
 /// highest priority first, then in declaration order.
-pub fn settle_candidates(machine: &Machine, leaf: StateId, entered: bool) -> Vec<&Eventless> {
+pub fn settle_candidates(machine: &Machine, leaf: StateId, entered: bool) -> Vec<&Transition> {
     let m = machine;
     let depth = |s: StateId| m.ancestors_or_self(s).count();
-    let mut always: Vec<&Eventless> = m
+    let mut always: Vec<&Transition> = m
         .eventless
         .iter()
-        .filter(|e| e.kind == EventlessKind::Always && m.ancestors_or_self(leaf).any(|a| a == e.state))
+        .filter(|e| {
+            e.trigger == Trigger::Eventless(EventlessKind::Always)
+                && m.ancestors_or_self(leaf).any(|a| e.state() == Some(a))
+        })
         .collect();
     // Stable: declaration order stays among equals.
-    always.sort_by_key(|e| (std::cmp::Reverse(e.priority), std::cmp::Reverse(depth(e.state))));
+    always.sort_by_key(|e| {
+        (
+            std::cmp::Reverse(e.priority),
+            std::cmp::Reverse(depth(e.expect_state())),
+        )
+    });
     if entered && m.state(leaf).is_final() {
         let parent = m.state(leaf).parent.expect("a final state lies in a composite");
-        let mut done: Vec<&Eventless> = m
+        let mut done: Vec<&Transition> = m
             .eventless
             .iter()
-            .filter(|e| e.kind == EventlessKind::Done && e.state == parent)
+            .filter(|e| e.trigger == Trigger::Eventless(EventlessKind::Done) && e.state() == Some(parent))
             .collect();
         done.sort_by_key(|e| std::cmp::Reverse(e.priority));
         always.extend(done);

@@ -9,7 +9,7 @@ use super::analysis::Analysis;
 use super::documents::Document;
 use super::index::{Keyword, KeywordUse, Kind};
 use fsm_grammar::ast::EventlessKind;
-use fsm_grammar::model::{Delay, Eventless, Machine, Source, State, StateId, Timer, Transition};
+use fsm_grammar::model::{Delay, Machine, Source, State, StateId, Transition, Trigger};
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use std::fmt::Write as _;
 
@@ -82,8 +82,8 @@ fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
             }
         }
         Keyword::Eventless(_) => {
-            if let Some(e) = m.eventless.iter().find(|e| e.keyword == keyword.span) {
-                let _ = write!(out, "\n\n{}", eventless(m, e));
+            if let Some(e) = m.eventless.iter().find(|e| e.trigger_span == keyword.span) {
+                let _ = write!(out, "\n\n{}", transition(m, e));
             }
         }
         Keyword::In => {
@@ -149,31 +149,12 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                         .map(|&t| transition(m, m.transition(t))),
                 );
             }
-            outgoing.extend(m.timers_of(id).map(|(_, t)| timer(m, t)));
-            outgoing.extend(
-                m.eventless
-                    .iter()
-                    .filter(|e| e.state == id)
-                    .map(|e| eventless(m, e)),
-            );
-            let mut incoming: Vec<String> = m
-                .transitions
-                .iter()
+            outgoing.extend(m.timers_of(id).map(|(_, t)| transition(m, t)));
+            outgoing.extend(m.eventless_of(id).map(|(_, e)| transition(m, e)));
+            let incoming: Vec<String> = every_transition(m)
                 .filter(|t| t.target == Some(id))
                 .map(|t| transition(m, t))
                 .collect();
-            incoming.extend(
-                m.timers
-                    .iter()
-                    .filter(|t| t.target == Some(id))
-                    .map(|t| timer(m, t)),
-            );
-            incoming.extend(
-                m.eventless
-                    .iter()
-                    .filter(|e| e.target == Some(id))
-                    .map(|e| eventless(m, e)),
-            );
             list("Transitions out", &outgoing, out);
             list("Transitions in", &incoming, out);
         }
@@ -197,32 +178,16 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 }
                 vars.iter().any(|v| v.index() == i)
             };
-            let mut guarded: Vec<String> = m
-                .transitions
-                .iter()
+            let guarded: Vec<String> = every_transition(m)
                 .filter(|t| uses(&t.guard))
                 .map(|t| transition(m, t))
                 .collect();
-            guarded.extend(m.timers.iter().filter(|t| uses(&t.guard)).map(|t| timer(m, t)));
-            guarded.extend(
-                m.eventless
-                    .iter()
-                    .filter(|e| uses(&e.guard))
-                    .map(|e| eventless(m, e)),
-            );
             list("Guards", &guarded, out);
         }
         Kind::Output => {
             let Some(i) = symbol(&m.outputs) else { return };
             payload_and_docs(&m.outputs[i], out);
-            let users = listed_by(
-                m,
-                |t| &t.emits,
-                |t| &t.emits,
-                |e| &e.emits,
-                |s| (&s.enter, &s.exit),
-                |o| o.index() == i,
-            );
+            let users = listed_by(m, |t| &t.emits, |s| (&s.enter, &s.exit), |o| o.index() == i);
             list("Emitted by", &users, out);
         }
         Kind::Effect => {
@@ -231,8 +196,6 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
             let users = listed_by(
                 m,
                 |t| &t.effects,
-                |t| &t.effects,
-                |e| &e.effects,
                 |s| (&s.enter_effects, &s.exit_effects),
                 |e| e.index() == i,
             );
@@ -244,8 +207,8 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
             let timers: Vec<String> = m
                 .timers
                 .iter()
-                .filter(|t| t.delay == Delay::Named(fsm_grammar::model::DelayId(i as u32)))
-                .map(|t| timer(m, t))
+                .filter(|t| t.delay() == Some(Delay::Named(fsm_grammar::model::DelayId(i as u32))))
+                .map(|t| transition(m, t))
                 .collect();
             list("Timers", &timers, out);
         }
@@ -257,29 +220,13 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
 fn listed_by<I>(
     m: &Machine,
     of_transition: impl Fn(&Transition) -> &[I],
-    of_timer: impl Fn(&Timer) -> &[I],
-    of_eventless: impl Fn(&Eventless) -> &[I],
     of_state: impl Fn(&State) -> (&[I], &[I]),
     is: impl Fn(&I) -> bool,
 ) -> Vec<String> {
-    let mut users: Vec<String> = m
-        .transitions
-        .iter()
+    let mut users: Vec<String> = every_transition(m)
         .filter(|t| of_transition(t).iter().any(&is))
         .map(|t| transition(m, t))
         .collect();
-    users.extend(
-        m.timers
-            .iter()
-            .filter(|t| of_timer(t).iter().any(&is))
-            .map(|t| timer(m, t)),
-    );
-    users.extend(
-        m.eventless
-            .iter()
-            .filter(|e| of_eventless(e).iter().any(&is))
-            .map(|e| eventless(m, e)),
-    );
     for s in &m.states {
         let (enter, exit) = of_state(s);
         if enter.iter().any(&is) {
@@ -335,7 +282,14 @@ fn state_name(m: &Machine, id: Option<StateId>) -> String {
     id.map_or("(stays)".to_string(), |s| format!("`{}`", m.state(s).name))
 }
 
-/// `` `idle` on `go` [ready] -> `busy` ``.
+/// The `on` transitions, then the timers, then the `done` and `always`
+/// transitions, each in declaration order.
+fn every_transition(m: &Machine) -> impl Iterator<Item = &Transition> {
+    m.transitions.iter().chain(&m.timers).chain(&m.eventless)
+}
+
+/// `` `idle` on `go` [ready] -> `busy` ``, `` `idle` after `30s` -> `busy` ``,
+/// `` `collect` done [`in(a_done)`] → `synthesis` `` (and `always`).
 fn transition(m: &Machine, t: &Transition) -> String {
     let from = match t.source {
         Source::State(s) => format!("`{}`", m.state(s).name),
@@ -346,41 +300,12 @@ fn transition(m: &Machine, t: &Transition) -> String {
         .as_ref()
         .map(|g| format!(" [`{}`]", m.guard_text(&g.expr)))
         .unwrap_or_default();
-    format!(
-        "{from} on `{}`{guard} → {}",
-        m.actions[t.action.index()].name,
-        state_name(m, t.target)
-    )
-}
-
-/// `` `idle` after `30s` -> `busy` ``.
-fn timer(m: &Machine, t: &Timer) -> String {
-    let guard = t
-        .guard
-        .as_ref()
-        .map(|g| format!(" [`{}`]", m.guard_text(&g.expr)))
-        .unwrap_or_default();
-    format!(
-        "`{}` after `{}`{guard} → {}",
-        m.state(t.state).name,
-        m.delay_text(t.delay),
-        state_name(m, t.target)
-    )
-}
-
-/// `` `collect` done [`in(a_done)`] → `synthesis` `` (and `always`).
-fn eventless(m: &Machine, e: &Eventless) -> String {
-    let guard = e
-        .guard
-        .as_ref()
-        .map(|g| format!(" [`{}`]", m.guard_text(&g.expr)))
-        .unwrap_or_default();
-    format!(
-        "`{}` {}{guard} → {}",
-        m.state(e.state).name,
-        e.kind.keyword(),
-        state_name(m, e.target)
-    )
+    let trigger = match t.trigger {
+        Trigger::On(a) => format!("on `{}`", m.actions[a.index()].name),
+        Trigger::After(delay) => format!("after `{}`", m.delay_text(delay)),
+        Trigger::Eventless(kind) => kind.keyword().to_string(),
+    };
+    format!("{from} {trigger}{guard} → {}", state_name(m, t.target))
 }
 
 #[cfg(test)]

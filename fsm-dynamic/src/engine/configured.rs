@@ -22,7 +22,7 @@ use crate::fired::{Fired, FiredTimer, Taken, TakenKind, Trail};
 use crate::ids::{ActionId, OutputId, StateId};
 use crate::timer_rejected::TimerRejected;
 use crate::trace;
-use fsm_grammar::model::{self, Chosen, Machine};
+use fsm_grammar::model::{self, Chosen, Machine, Trigger};
 use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
 use fsm_runtime::__private::chart::{self, Bits, Chart, Settled};
 use fsm_runtime::__private::deadline;
@@ -310,32 +310,23 @@ pub(crate) fn valid_in(definition: &Definition, config: &[u64]) -> Vec<ActionId>
 
 /// The guard of a chosen transition.
 fn guard_of(m: &Machine, c: Chosen) -> Option<&model::GuardExpr> {
-    match c {
-        Chosen::Action(t) => m.transition(t).guard.as_ref().map(|g| &g.expr),
-        Chosen::Timer(t) => m.timers[t.index()].guard.as_ref().map(|g| &g.expr),
-        Chosen::Eventless(i) => m.eventless[i].guard.as_ref().map(|g| &g.expr),
-    }
+    m.transition_of(c).guard.as_ref().map(|g| &g.expr)
 }
 
 /// A transition taken, as [`Fired::taken`] reports it.
 pub(crate) fn taken(m: &Machine, c: Chosen) -> Taken {
-    let (source, target, history, _) = m.chosen_parts(c);
-    let kind = match c {
-        Chosen::Action(_) => TakenKind::Action,
-        Chosen::Timer(_) => TakenKind::Timer,
-        Chosen::Eventless(i) => match m.eventless[i].kind {
-            model::EventlessKind::Done => TakenKind::Done,
-            model::EventlessKind::Always => TakenKind::Always,
-        },
+    let t = m.transition_of(c);
+    let kind = match t.trigger {
+        Trigger::On(_) => TakenKind::Action,
+        Trigger::After(_) => TakenKind::Timer,
+        Trigger::Eventless(model::EventlessKind::Done) => TakenKind::Done,
+        Trigger::Eventless(model::EventlessKind::Always) => TakenKind::Always,
     };
     Taken {
         kind,
-        source: match source {
-            model::Source::State(s) => Some(ours(s)),
-            model::Source::Any => None,
-        },
-        target: target.map(ours),
-        history,
+        source: t.state().map(ours),
+        target: t.target.map(ours),
+        history: t.history,
     }
 }
 

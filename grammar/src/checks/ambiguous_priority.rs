@@ -31,7 +31,7 @@ fn check_list(
         let tr = m.transition(t);
         if tr.guard.is_some() && !never_fires[t.index()] {
             groups
-                .entry((tr.action.index(), tr.priority))
+                .entry((tr.expect_action().index(), tr.priority))
                 .or_default()
                 .push(t);
         }
@@ -80,7 +80,7 @@ fn report(m: &Machine, earlier: TransitionId, later: TransitionId, sink: &mut Si
                 "in {place}, guards `{}` and `{}` on `{}` can both hold at priority {}; declaration order decides",
                 text(a),
                 text(b),
-                m.actions[b.action.index()].name,
+                m.actions[b.expect_action().index()].name,
                 b.priority
             ),
             "can hold together with the earlier guard",

@@ -13,7 +13,7 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::{cycle_order, cycles, Eventless, EventlessKind, Machine, MAX_MICROSTEPS};
+use crate::model::{cycle_order, cycles, EventlessKind, Machine, Transition, Trigger, MAX_MICROSTEPS};
 
 pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
     if m.eventless.is_empty() && !m.states.iter().any(|s| s.is_final()) {
@@ -27,9 +27,13 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
 }
 
 fn done_never_fires(m: &Machine, sink: &mut Sink<'_>) {
-    for e in m.eventless.iter().filter(|e| e.kind == EventlessKind::Done) {
-        let st = m.state(e.state);
-        if m.can_be_done(e.state) && (st.is_composite() || st.is_parallel()) {
+    for e in m
+        .eventless
+        .iter()
+        .filter(|e| e.trigger == Trigger::Eventless(EventlessKind::Done))
+    {
+        let st = m.state(e.expect_state());
+        if m.can_be_done(e.expect_state()) && (st.is_composite() || st.is_parallel()) {
             continue;
         }
         let (label, help) = if !st.is_composite() && !st.is_parallel() {
@@ -59,10 +63,10 @@ fn done_never_fires(m: &Machine, sink: &mut Sink<'_>) {
             )
         };
         sink.push(
-            Scope::State(e.state),
+            Scope::State(e.expect_state()),
             Diagnostic::new(
                 Code::DoneNeverFires,
-                e.keyword,
+                e.trigger_span,
                 format!("`done` of `{}` never fires", st.name),
                 label,
                 help,
@@ -78,15 +82,15 @@ fn always_at_start(m: &Machine, sink: &mut Sink<'_>) {
         active[s.index()] = true;
     }
     for e in &m.eventless {
-        if e.kind != EventlessKind::Always || !active[e.state.index()] {
+        if e.trigger != Trigger::Eventless(EventlessKind::Always) || !active[e.expect_state().index()] {
             continue;
         }
-        let name = &m.state(e.state).name;
+        let name = &m.state(e.expect_state()).name;
         sink.push(
-            Scope::State(e.state),
+            Scope::State(e.expect_state()),
             Diagnostic::new(
                 Code::AlwaysAtStart,
-                e.keyword,
+                e.trigger_span,
                 format!("`{name}` is active when the machine starts, and has an `always` transition"),
                 "would be tried before anything happens",
                 format!(
@@ -118,7 +122,7 @@ fn always_at_start(m: &Machine, sink: &mut Sink<'_>) {
 
 /// True for a transition that fires whenever it is tried: an unguarded
 /// `always` or `done`.
-fn forcing(e: &Eventless) -> bool {
+fn forcing(e: &Transition) -> bool {
     e.guard.is_none()
 }
 
@@ -137,7 +141,7 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
     // entry enters (itself included).
     let mut in_entry: Vec<Vec<usize>> = vec![Vec::new(); m.states.len()];
     for &i in &forcing_ids {
-        let s = m.eventless[i].state;
+        let s = m.eventless[i].expect_state();
         on_state[s.index()].push(i);
         let mut x = s;
         in_entry[x.index()].push(i);
@@ -154,7 +158,7 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
         let Some(target) = e.target else {
             // Without a target nothing changes: an `always` is tried again
             // at once; a `done` is tried once.
-            if e.kind == EventlessKind::Always {
+            if e.trigger == Trigger::Eventless(EventlessKind::Always) {
                 succ[i].push(i);
             }
             continue;
@@ -168,16 +172,16 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
                 in_entry[target.index()]
                     .iter()
                     .copied()
-                    .filter(|&j| m.eventless[j].state != target),
+                    .filter(|&j| m.eventless[j].expect_state() != target),
             );
         }
         for j in next {
             let f = &m.eventless[j];
-            let follows = match f.kind {
-                EventlessKind::Always => true,
+            let follows = match f.eventless_kind() {
+                Some(EventlessKind::Always) => true,
                 // Entered or not, a state holding the target that is done
                 // after the step was made done by it.
-                EventlessKind::Done => m.done_after_entering(f.state, target),
+                _ => m.done_after_entering(f.expect_state(), target),
             };
             if follows && !succ[i].contains(&j) {
                 succ[i].push(j);
@@ -190,17 +194,21 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
             .iter()
             .map(|&i| {
                 let e = &m.eventless[i];
-                format!("`{}` of `{}`", e.kind.keyword(), m.state(e.state).name)
+                format!(
+                    "`{}` of `{}`",
+                    e.trigger.keyword(),
+                    m.state(e.expect_state()).name
+                )
             })
             .collect();
         let mut d = Diagnostic::new(
             Code::CompletionCycle,
-            first.keyword,
+            first.trigger_span,
             if cycle.len() == 1 {
                 format!(
                     "`{}` of `{}` fires again after itself, forever",
-                    first.kind.keyword(),
-                    m.state(first.state).name
+                    first.trigger.keyword(),
+                    m.state(first.expect_state()).name
                 )
             } else {
                 format!("{} follow each other forever", names.join(", "))
@@ -209,9 +217,9 @@ fn completion_cycles(m: &Machine, sink: &mut Sink<'_>) -> Vec<Vec<usize>> {
             "each is tried at once after the one before, within one `fire`: guard one of them, or leave the cycle on an action",
         );
         for &i in &cycle[1..] {
-            d = d.with_label(m.eventless[i].keyword, "next in the cycle");
+            d = d.with_label(m.eventless[i].trigger_span, "next in the cycle");
         }
-        sink.push(Scope::State(first.state), d);
+        sink.push(Scope::State(first.expect_state()), d);
     }
     succ
 }
@@ -225,10 +233,10 @@ fn chain_too_long(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
     };
     let first = &m.eventless[chain[0]];
     let last = &m.eventless[*chain.last().expect("a chain past the bound")];
-    let name = |e: &Eventless| m.state(e.state).name.clone();
+    let name = |e: &Transition| m.state(e.expect_state()).name.clone();
     let d = Diagnostic::new(
         Code::ChainTooLong,
-        first.keyword,
+        first.trigger_span,
         format!(
             "a chain of {} unguarded `always` and `done` transitions, from `{}` to `{}`, is longer than the {} \
              microsteps one `fire` may take",
@@ -244,8 +252,8 @@ fn chain_too_long(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
             thousands(MAX_MICROSTEPS)
         ),
     )
-    .with_label(last.keyword, "the chain's last step");
-    sink.push(Scope::State(first.state), d);
+    .with_label(last.trigger_span, "the chain's last step");
+    sink.push(Scope::State(first.expect_state()), d);
 }
 
 /// `guarded-cycle`: transitions that may follow each other (the graph of
@@ -263,7 +271,7 @@ fn guarded_cycles(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
         let first = &m.eventless[order[0]];
         let mut states: Vec<String> = order
             .iter()
-            .map(|&i| format!("`{}`", m.state(m.eventless[i].state).name))
+            .map(|&i| format!("`{}`", m.state(m.eventless[i].expect_state()).name))
             .collect();
         states.push(states[0].clone());
         let mut guards: Vec<String> = Vec::new();
@@ -282,7 +290,7 @@ fn guarded_cycles(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
         };
         let mut d = Diagnostic::new(
             Code::GuardedCycle,
-            first.keyword,
+            first.trigger_span,
             format!(
                 "`always` and `done` transitions can cycle {} within one `fire`, {holding}",
                 states.join(" -> ")
@@ -295,9 +303,9 @@ fn guarded_cycles(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
             ),
         );
         for &i in &order[1..] {
-            d = d.with_label(m.eventless[i].keyword, "next in the cycle");
+            d = d.with_label(m.eventless[i].trigger_span, "next in the cycle");
         }
-        sink.push(Scope::State(first.state), d);
+        sink.push(Scope::State(first.expect_state()), d);
     }
 }
 

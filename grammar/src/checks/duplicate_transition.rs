@@ -13,7 +13,7 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) -> Vec<bool> {
     let mut first: HashMap<(Source, usize, Option<String>, i32), usize> = HashMap::new();
     for (i, t) in m.transitions.iter().enumerate() {
         let guard = t.guard.as_ref().map(|g| m.guard_text(&g.expr));
-        let key = (t.source, t.action.index(), guard.clone(), t.priority);
+        let key = (t.source, t.expect_action().index(), guard.clone(), t.priority);
         let Some(&j) = first.get(&key) else {
             first.insert(key, i);
             continue;
@@ -32,7 +32,7 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) -> Vec<bool> {
                 t.span,
                 format!(
                     "{place} has two transitions on `{}`{guard} at priority {}",
-                    m.actions[t.action.index()].name,
+                    m.actions[t.expect_action().index()].name,
                     t.priority
                 ),
                 "duplicate transition",

@@ -12,7 +12,7 @@
 //! evaluated here: guarded candidates all count. Timers (`after`) are edges
 //! of their state like its own transitions.
 
-use crate::model::{ActionId, Eventless, EventlessKind, HistoryKind, Machine, Source, StateId};
+use crate::model::{ActionId, EventlessKind, HistoryKind, Machine, Source, StateId, Transition};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -45,7 +45,7 @@ impl Graph {
         for &t in m.any_transitions() {
             if let Some(to) = tr(t).target {
                 any_edges
-                    .entry(Some(tr(t).action))
+                    .entry(Some(tr(t).expect_action()))
                     .or_default()
                     .push((tr(t).priority, to));
             }
@@ -74,7 +74,9 @@ impl Graph {
                 // Only `any` edges can be overridden: without them the map
                 // stays empty (a map per state is most of this graph's memory).
                 if t.guard.is_none() && !m.any_transitions().is_empty() {
-                    let q = overrides[s.index()].entry(t.action).or_insert(t.priority);
+                    let q = overrides[s.index()]
+                        .entry(t.expect_action())
+                        .or_insert(t.priority);
                     *q = (*q).max(t.priority);
                 }
             }
@@ -84,8 +86,8 @@ impl Graph {
         for (state, target) in m
             .timers
             .iter()
-            .map(|t| (t.state, t.target))
-            .chain(m.eventless.iter().map(|t| (t.state, t.target)))
+            .map(|t| (t.expect_state(), t.target))
+            .chain(m.eventless.iter().map(|t| (t.expect_state(), t.target)))
         {
             if let (Some(to), true) = (target, live(state)) {
                 succ[state.index()].push(to);
@@ -476,12 +478,13 @@ impl Nodes {
 /// The `always` transitions that apply in `leaf` (its own and its
 /// ancestors'), and for a final leaf the `done` transitions of the states
 /// holding it: depth lookups, not a pass over every transition.
-fn eventless_of(m: &Machine, leaf: StateId) -> impl Iterator<Item = (usize, &Eventless)> + '_ {
+fn eventless_of(m: &Machine, leaf: StateId) -> impl Iterator<Item = (usize, &Transition)> + '_ {
     let is_final = m.state(leaf).is_final();
     m.ancestors_or_self(leaf).flat_map(move |level| {
-        m.eventless_of(level).filter(move |(_, e)| match e.kind {
-            EventlessKind::Always => true,
-            EventlessKind::Done => is_final && level != leaf,
-        })
+        m.eventless_of(level)
+            .filter(move |(_, e)| match e.eventless_kind() {
+                Some(EventlessKind::Always) => true,
+                _ => is_final && level != leaf,
+            })
     })
 }

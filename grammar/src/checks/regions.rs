@@ -50,34 +50,16 @@ fn has_in(m: &Machine) -> bool {
 
 /// Every transition, timer and `done`/`always` declared in a state.
 fn written(m: &Machine) -> Vec<Written<'_>> {
-    let mut out = Vec::new();
-    for t in &m.transitions {
-        if let Source::State(source) = t.source {
-            out.push(Written {
-                source,
-                target: t.target,
-                guard: t.guard.as_ref(),
-                span: t.span,
-            });
-        }
-    }
-    for t in &m.timers {
-        out.push(Written {
-            source: t.state,
+    let all = m.transitions.iter().chain(&m.timers).chain(&m.eventless);
+    all.filter_map(|t| {
+        Some(Written {
+            source: t.state()?,
             target: t.target,
             guard: t.guard.as_ref(),
             span: t.span,
-        });
-    }
-    for t in &m.eventless {
-        out.push(Written {
-            source: t.state,
-            target: t.target,
-            guard: t.guard.as_ref(),
-            span: t.span,
-        });
-    }
-    out
+        })
+    })
+    .collect()
 }
 
 fn single_region(m: &Machine, sink: &mut Sink<'_>) {
@@ -196,7 +178,7 @@ fn conflicting_regions(m: &Machine, sink: &mut Sink<'_>) {
                 .ancestors_or_self(source)
                 .find(|&x| m.state(x).parent == Some(parallel))
                 .expect("`source` lies inside `parallel`");
-            let key = (parallel, t.action, t.priority);
+            let key = (parallel, t.expect_action(), t.priority);
             match first.get(&key) {
                 None => {
                     first.insert(key, (region, t.span));
@@ -213,7 +195,7 @@ fn conflicting_regions(m: &Machine, sink: &mut Sink<'_>) {
                                 name(other),
                                 name(region),
                                 name(parallel),
-                                m.actions[t.action.index()].name,
+                                m.actions[t.expect_action().index()].name,
                                 t.priority
                             ),
                             "leaves the parallel state too",

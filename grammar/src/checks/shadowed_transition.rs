@@ -75,7 +75,10 @@ pub(crate) fn check(
     let by_priority = |list: &mut Vec<TransitionId>| list.sort_by_key(|&t| Reverse(m.transition(t).priority));
     let mut any_groups: BTreeMap<ActionId, Vec<TransitionId>> = BTreeMap::new();
     for &t in m.any_transitions() {
-        any_groups.entry(m.transition(t).action).or_default().push(t);
+        any_groups
+            .entry(m.transition(t).expect_action())
+            .or_default()
+            .push(t);
     }
     any_groups.values_mut().for_each(by_priority);
     let any_judged: BTreeMap<ActionId, Judged> = any_groups
@@ -88,7 +91,7 @@ pub(crate) fn check(
     for s in m.state_ids().filter(|&s| !m.state(s).is_terminal()) {
         let mut own: BTreeMap<ActionId, Vec<TransitionId>> = BTreeMap::new();
         for &t in m.own_transitions(s) {
-            own.entry(m.transition(t).action).or_default().push(t);
+            own.entry(m.transition(t).expect_action()).or_default().push(t);
         }
         for (action, mut group) in own {
             by_priority(&mut group);
@@ -329,7 +332,7 @@ fn shadowed_in_all(
 fn report(m: &Machine, t: TransitionId, by: TransitionId, any_states: Option<usize>, sink: &mut Sink<'_>) {
     let tr = m.transition(t);
     let blocker = m.transition(by);
-    let action = &m.actions[tr.action.index()].name;
+    let action = &m.actions[tr.expect_action().index()].name;
     let place = match (tr.source, any_states) {
         (Source::State(s), _) if m.state(s).is_composite() => {
             format!("in any state inside `{}`", m.state(s).name)

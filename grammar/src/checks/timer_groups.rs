@@ -16,7 +16,7 @@
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::guard_logic::{self, Budget, Term};
-use crate::model::{Delay, Machine, Timer, TimerId};
+use crate::model::{Delay, Machine, TimerId, Transition};
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
@@ -28,16 +28,16 @@ pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) -> Ve
         // Groups in order of their first timer, each in declaration order.
         let mut groups: Vec<(Delay, Vec<TimerId>)> = Vec::new();
         for (id, t) in m.timers_of(s) {
-            match groups.iter_mut().find(|(d, _)| *d == t.delay) {
+            match groups.iter_mut().find(|(d, _)| Some(*d) == t.delay()) {
                 Some((_, ids)) => ids.push(id),
-                None => groups.push((t.delay, vec![id])),
+                None => groups.push((m.delay_of(id), vec![id])),
             }
         }
         for (_, group) in groups {
             duplicates(m, &group, &mut never, sink);
             let mut order = group;
             // Stable: ties keep declaration order.
-            order.sort_by_key(|&t| Reverse(timer(m, t).priority));
+            order.sort_by_key(|&t| Reverse(m.timer(t).priority));
             shadowed(m, &order, &mut never, budget, sink);
             ambiguous(m, &order, &never, budget, sink);
         }
@@ -45,24 +45,20 @@ pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) -> Ve
     never
 }
 
-fn timer(m: &Machine, id: TimerId) -> &Timer {
-    &m.timers[id.index()]
-}
-
 /// `after 30s [g] priority 1` as written canonically.
-fn trigger(m: &Machine, t: &Timer) -> String {
+fn trigger(m: &Machine, t: &Transition) -> String {
     let guard = t
         .guard
         .as_ref()
         .map(|g| format!(" [{}]", m.guard_text(&g.expr)))
         .unwrap_or_default();
-    format!("after {}{guard}", m.delay_text(t.delay))
+    format!("after {}{guard}", m.delay_text(t.expect_delay()))
 }
 
 fn duplicates(m: &Machine, group: &[TimerId], never: &mut [bool], sink: &mut Sink<'_>) {
     let mut first: HashMap<(Option<String>, i32), TimerId> = HashMap::new();
     for &id in group {
-        let t = timer(m, id);
+        let t = m.timer(id);
         let key = (t.guard.as_ref().map(|g| m.guard_text(&g.expr)), t.priority);
         let Some(&earlier) = first.get(&key) else {
             first.insert(key, id);
@@ -70,20 +66,20 @@ fn duplicates(m: &Machine, group: &[TimerId], never: &mut [bool], sink: &mut Sin
         };
         never[id.index()] = true;
         sink.push(
-            Scope::State(t.state),
+            Scope::State(t.expect_state()),
             Diagnostic::new(
                 Code::DuplicateTransition,
                 t.span,
                 format!(
                     "state `{}` has two timers `{}` at priority {}",
-                    m.state(t.state).name,
+                    m.state(t.expect_state()).name,
                     trigger(m, t),
                     t.priority
                 ),
                 "duplicate timer",
                 "only the first can ever fire; remove this one, or give it a different guard or priority",
             )
-            .with_label(timer(m, earlier).span, "first written here"),
+            .with_label(m.timer(earlier).span, "first written here"),
         );
     }
 }
@@ -94,7 +90,7 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         if never[id.index()] || budget.is_spent() {
             continue;
         }
-        let t = timer(m, id);
+        let t = m.timer(id);
         // Guards that cannot hold at all are `unsatisfiable-guard`'s.
         if t.guard
             .as_ref()
@@ -107,7 +103,7 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         let mut terms: Vec<Term<'_>> = t.guard.iter().map(|g| (&g.expr, true)).collect();
         let mut blame = None;
         for &earlier in &order[..i] {
-            let e = timer(m, earlier);
+            let e = m.timer(earlier);
             match &e.guard {
                 None => {
                     blame = Some(earlier);
@@ -122,7 +118,7 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
         }
         let Some(by) = blame else { continue };
         never[id.index()] = true;
-        let blocker = timer(m, by);
+        let blocker = m.timer(by);
         let (label, why) = match &blocker.guard {
             None => (
                 "this unguarded timer always fires first",
@@ -134,14 +130,14 @@ fn shadowed(m: &Machine, order: &[TimerId], never: &mut [bool], budget: &mut Bud
             ),
         };
         sink.push(
-            Scope::State(t.state),
+            Scope::State(t.expect_state()),
             Diagnostic::new(
                 Code::ShadowedTransition,
                 t.span,
                 format!(
                     "this timer `{}` can never fire in state `{}`: an earlier timer with the same delay always fires instead",
                     trigger(m, t),
-                    m.state(t.state).name
+                    m.state(t.expect_state()).name
                 ),
                 "never fires",
                 format!(
@@ -157,32 +153,32 @@ fn ambiguous(m: &Machine, order: &[TimerId], never: &[bool], budget: &mut Budget
     let guarded: Vec<TimerId> = order
         .iter()
         .copied()
-        .filter(|&t| timer(m, t).guard.is_some() && !never[t.index()])
+        .filter(|&t| m.timer(t).guard.is_some() && !never[t.index()])
         .collect();
     for (j, &later) in guarded.iter().enumerate() {
-        let b = timer(m, later);
+        let b = m.timer(later);
         let gb = &b.guard.as_ref().expect("guarded").expr;
         let overlap = guarded[..j].iter().copied().find(|&earlier| {
-            let a = timer(m, earlier);
+            let a = m.timer(earlier);
             let ga = &a.guard.as_ref().expect("guarded").expr;
             a.priority == b.priority
                 && guard_logic::satisfiable_within(&[(ga, true), (gb, true)], budget) == Some(true)
                 && guard_logic::satisfiable_within(&[(gb, true), (ga, false)], budget) == Some(true)
         });
         let Some(earlier) = overlap else { continue };
-        let a = timer(m, earlier);
-        let text = |t: &Timer| m.guard_text(&t.guard.as_ref().expect("guarded").expr);
+        let a = m.timer(earlier);
+        let text = |t: &Transition| m.guard_text(&t.guard.as_ref().expect("guarded").expr);
         sink.push(
-            Scope::State(b.state),
+            Scope::State(b.expect_state()),
             Diagnostic::new(
                 Code::AmbiguousPriority,
                 b.guard.as_ref().expect("guarded").span,
                 format!(
                     "in state `{}`, guards `{}` and `{}` of the timers after {} can both hold at priority {}; declaration order decides",
-                    m.state(b.state).name,
+                    m.state(b.expect_state()).name,
                     text(a),
                     text(b),
-                    m.delay_text(b.delay),
+                    m.delay_text(m.delay_of(later)),
                     b.priority
                 ),
                 "can hold together with the earlier guard",

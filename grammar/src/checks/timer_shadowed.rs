@@ -33,7 +33,7 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::{Delay, Machine, Source, StateId, Timer};
+use crate::model::{Delay, Machine, Source, StateId, Transition};
 use core::time::Duration;
 use std::cmp::Reverse;
 
@@ -44,22 +44,24 @@ struct Leaves<'m> {
     /// by its first timer.
     priority: i32,
     /// The first unguarded timer, which fires when no timer before it does.
-    by: &'m Timer,
+    by: &'m Transition,
 }
 
 /// `never_fires`: per timer, whether it is already reported as never firing.
 pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
     let leaving: Vec<Vec<Leaves<'_>>> = m.state_ids().map(|s| leaving_groups(m, s)).collect();
     for (id, t) in m.state_ids().flat_map(|s| m.timers_of(s)) {
-        let Delay::Literal(d) = t.delay else { continue };
+        let Some(Delay::Literal(d)) = t.delay() else {
+            continue;
+        };
         if never_fires[id.index()] {
             continue;
         }
-        let s = t.state;
+        let s = t.expect_state();
         // The highest priority among the timers of `t`'s group.
         let own_priority = m
             .timers_of(s)
-            .filter(|(_, other)| other.delay == t.delay)
+            .filter(|(_, other)| other.delay() == t.delay())
             .map(|(_, other)| other.priority)
             .max()
             .unwrap_or(t.priority);
@@ -78,7 +80,7 @@ pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
             (
                 format!(
                     "this timer of state `{state}` never fires: the timer after {} always leaves first",
-                    m.delay_text(by.delay)
+                    m.delay_text(by.expect_delay())
                 ),
                 "this timer leaves the state first".to_string(),
             )
@@ -87,7 +89,7 @@ pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
             (
                 format!(
                     "this timer of state `{state}` never fires: the timer after {} of `{holder}`, which holds it, always leaves first",
-                    m.delay_text(by.delay)
+                    m.delay_text(by.expect_delay())
                 ),
                 format!("this timer of `{holder}` leaves first"),
             )
@@ -96,12 +98,12 @@ pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
             Scope::State(s),
             Diagnostic::new(
                 Code::TimerShadowed,
-                t.delay_span,
+                t.trigger_span,
                 message,
                 "never fires",
                 "shorten this timer, guard the earlier one, or remove this one",
             )
-            .with_label(by.delay_span, label),
+            .with_label(by.trigger_span, label),
         );
     }
 }
@@ -109,15 +111,17 @@ pub(crate) fn check(m: &Machine, never_fires: &[bool], sink: &mut Sink<'_>) {
 /// The groups of `state`'s timers with a literal delay that always leave
 /// `state` (see the module documentation).
 fn leaving_groups(m: &Machine, state: StateId) -> Vec<Leaves<'_>> {
-    let mut groups: Vec<(Duration, Vec<&Timer>)> = Vec::new();
+    let mut groups: Vec<(Duration, Vec<&Transition>)> = Vec::new();
     for (_, t) in m.timers_of(state) {
-        let Delay::Literal(d) = t.delay else { continue };
+        let Some(Delay::Literal(d)) = t.delay() else {
+            continue;
+        };
         match groups.iter_mut().find(|(delay, _)| *delay == d) {
             Some((_, members)) => members.push(t),
             None => groups.push((d, vec![t])),
         }
     }
-    let exits = |t: &Timer| {
+    let exits = |t: &Transition| {
         t.target
             .is_some_and(|target| m.domain(Source::State(state), target, t.history) != Some(state))
     };

@@ -19,7 +19,7 @@ pub(crate) fn check(m: &Machine, budget: &mut Budget, sink: &mut Sink<'_>) {
                 format!(
                     "guard `{}` can never hold, so this transition on `{}` never fires",
                     m.guard_text(&g.expr),
-                    m.actions[t.action.index()].name
+                    m.actions[t.expect_action().index()].name
                 ),
                 "always false",
                 "the expression contradicts itself (like `a && !a`); fix the expression or remove the transition",

@@ -15,8 +15,8 @@ use super::json_value::JsonValue;
 use super::FORMAT_VERSION;
 use crate::diagnostic::Code;
 use crate::model::{
-    ActionId, EffectId, Eventless, EventlessKind, HistoryKind, Machine, OutputId, StateId, StateKind, Symbol,
-    Timer, TransitionId,
+    ActionId, EffectId, EventlessKind, HistoryKind, Machine, OutputId, StateId, StateKind, Symbol,
+    Transition, TransitionId, Trigger,
 };
 use crate::Model;
 
@@ -129,7 +129,10 @@ fn states(machine: &Machine, ids: &[StateId]) -> JsonValue {
             members.put_some("enter_effects", effects(machine, &state.enter_effects));
             members.put_some("exit_effects", effects(machine, &state.exit_effects));
             members.put_some("on", on(machine, machine.own_transitions(id)));
-            let timers: Vec<JsonValue> = machine.timers_of(id).map(|(_, t)| timer(machine, t)).collect();
+            let timers: Vec<JsonValue> = machine
+                .timers_of(id)
+                .map(|(_, t)| transition(machine, t))
+                .collect();
             if !timers.is_empty() {
                 members.put("after", JsonValue::Array(timers));
             }
@@ -137,8 +140,8 @@ fn states(machine: &Machine, ids: &[StateId]) -> JsonValue {
                 let list: Vec<JsonValue> = machine
                     .eventless
                     .iter()
-                    .filter(|t| t.state == id && t.kind == kind)
-                    .map(|t| eventless(machine, t))
+                    .filter(|t| t.state() == Some(id) && t.trigger == Trigger::Eventless(kind))
+                    .map(|t| transition(machine, t))
                     .collect();
                 if !list.is_empty() {
                     members.put(kind.keyword(), JsonValue::Array(list));
@@ -206,7 +209,7 @@ fn declarations(symbols: &[Symbol]) -> JsonValue {
 fn on(machine: &Machine, transitions: &[TransitionId]) -> Option<JsonValue> {
     let mut groups: Vec<(ActionId, Vec<TransitionId>)> = Vec::new();
     for &id in transitions {
-        let action = machine.transition(id).action;
+        let action = machine.action_of(id);
         match groups.iter_mut().find(|(a, _)| *a == action) {
             Some((_, ids)) => ids.push(id),
             None => groups.push((action, vec![id])),
@@ -229,23 +232,7 @@ fn on(machine: &Machine, transitions: &[TransitionId]) -> Option<JsonValue> {
 }
 
 fn candidate(machine: &Machine, id: TransitionId) -> JsonValue {
-    let t = machine.transition(id);
-    let mut members = ObjectBuilder::default();
-    members.put_some("description", description(&t.docs));
-    members.put_some(
-        "guard",
-        t.guard
-            .as_ref()
-            .map(|g| JsonValue::string(machine.guard_text(&g.expr))),
-    );
-    if t.priority != 0 {
-        members.put("priority", JsonValue::Number(t.priority.into()));
-    }
-    members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
-    members.put_some("history", t.history.map(history));
-    members.put_some("effects", effects(machine, &t.effects));
-    members.put_some("emit", outputs(machine, &t.emits));
-    members.into_value()
+    transition(machine, machine.transition(id))
 }
 
 /// `"shallow"` or `"deep"`.
@@ -256,30 +243,12 @@ fn history(kind: HistoryKind) -> JsonValue {
     })
 }
 
-/// A `done` or `always` transition: the members of a transition object.
-fn eventless(machine: &Machine, t: &Eventless) -> JsonValue {
+/// A transition object; a timer's has its `delay` first.
+fn transition(machine: &Machine, t: &Transition) -> JsonValue {
     let mut members = ObjectBuilder::default();
-    members.put_some("description", description(&t.docs));
-    members.put_some(
-        "guard",
-        t.guard
-            .as_ref()
-            .map(|g| JsonValue::string(machine.guard_text(&g.expr))),
-    );
-    if t.priority != 0 {
-        members.put("priority", JsonValue::Number(t.priority.into()));
+    if let Some(delay) = t.delay() {
+        members.put("delay", JsonValue::string(machine.delay_text(delay)));
     }
-    members.put_some("to", t.target.map(|s| JsonValue::string(&machine.state(s).name)));
-    members.put_some("history", t.history.map(history));
-    members.put_some("effects", effects(machine, &t.effects));
-    members.put_some("emit", outputs(machine, &t.emits));
-    members.into_value()
-}
-
-/// A timer object: `delay` first, then the members of a transition object.
-fn timer(machine: &Machine, t: &Timer) -> JsonValue {
-    let mut members = ObjectBuilder::default();
-    members.put("delay", JsonValue::string(machine.delay_text(t.delay)));
     members.put_some("description", description(&t.docs));
     members.put_some(
         "guard",

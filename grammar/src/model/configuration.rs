@@ -18,7 +18,9 @@
 //! `tests/differential` compares the engines with an independent SCXML
 //! reference (`grammar/tests/scxml`).
 
-use super::{EventlessKind, HistoryKind, Machine, Source, StateId, TimerId, TransitionId};
+use super::{
+    EventlessKind, HistoryKind, Machine, Source, StateId, TimerId, Transition, TransitionId, Trigger,
+};
 use std::collections::BTreeSet;
 
 /// The set of active states. State ids are in document order (a parent
@@ -54,21 +56,12 @@ pub enum Domain {
 }
 
 impl Machine {
-    /// The source, target, history and priority of a chosen transition.
-    pub fn chosen_parts(&self, c: Chosen) -> (Source, Option<StateId>, Option<HistoryKind>, i32) {
+    /// The transition chosen.
+    pub fn transition_of(&self, c: Chosen) -> &Transition {
         match c {
-            Chosen::Action(t) => {
-                let t = self.transition(t);
-                (t.source, t.target, t.history, t.priority)
-            }
-            Chosen::Timer(t) => {
-                let t = &self.timers[t.index()];
-                (Source::State(t.state), t.target, t.history, t.priority)
-            }
-            Chosen::Eventless(i) => {
-                let t = &self.eventless[i];
-                (Source::State(t.state), t.target, t.history, t.priority)
-            }
+            Chosen::Action(t) => self.transition(t),
+            Chosen::Timer(t) => self.timer(t),
+            Chosen::Eventless(i) => &self.eventless[i],
         }
     }
 
@@ -113,9 +106,10 @@ impl Machine {
             .iter()
             .enumerate()
             .filter(|(_, e)| {
-                e.kind == EventlessKind::Always && (e.state == leaf || self.is_inside(leaf, e.state))
+                e.trigger == Trigger::Eventless(EventlessKind::Always)
+                    && (e.expect_state() == leaf || self.is_inside(leaf, e.expect_state()))
             })
-            .map(|(i, e)| (i, e.priority, self.state(e.state).depth))
+            .map(|(i, e)| (i, e.priority, self.state(e.expect_state()).depth))
             .collect();
         all.sort_by_key(|&(i, p, depth)| (std::cmp::Reverse(p), std::cmp::Reverse(depth), i));
         all.into_iter().map(|(i, _, _)| Chosen::Eventless(i)).collect()
@@ -127,7 +121,9 @@ impl Machine {
             .eventless
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.kind == EventlessKind::Done && e.state == state)
+            .filter(|(_, e)| {
+                e.trigger == Trigger::Eventless(EventlessKind::Done) && e.expect_state() == state
+            })
             .map(|(i, e)| (i, e.priority))
             .collect();
         all.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));

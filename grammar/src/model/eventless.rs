@@ -18,7 +18,7 @@
 //! Each builds its graph (nodes and edges differ: transitions that must
 //! follow, transitions that may, leaves) and asks [`cycles`] for its cycles.
 
-use super::{EventlessKind, Machine, Source, StateId, MAX_MICROSTEPS};
+use super::{EventlessKind, Machine, Source, StateId, Trigger, MAX_MICROSTEPS};
 use crate::model::Domain;
 
 /// The cycles of the graph `succ`: each strongly connected component with
@@ -180,17 +180,17 @@ impl Machine {
             .map(|i| {
                 let e = &self.eventless[i];
                 let Some(target) = e.target else {
-                    return if e.kind == EventlessKind::Always {
+                    return if e.trigger == Trigger::Eventless(EventlessKind::Always) {
                         vec![i]
                     } else {
                         Vec::new()
                     };
                 };
-                let entered = self.may_enter(Source::State(e.state), target, e.history.is_some());
+                let entered = self.may_enter(e.source, target, e.history.is_some());
                 (0..n)
                     .filter(|&j| {
                         let f = &self.eventless[j];
-                        let s = f.state;
+                        let s = f.expect_state();
                         // What `i` may enter inside `s`, or `s` itself.
                         let reaches = |x: &Entered| match *x {
                             Entered::One(x) => x == s || self.is_inside(x, s),
@@ -199,9 +199,9 @@ impl Machine {
                         if !entered.iter().any(reaches) {
                             return false;
                         }
-                        match f.kind {
-                            EventlessKind::Always => true,
-                            EventlessKind::Done => {
+                        match f.eventless_kind() {
+                            Some(EventlessKind::Always) => true,
+                            _ => {
                                 let enters_it = entered.iter().any(|x| match *x {
                                     Entered::One(x) => x == s,
                                     Entered::Below(x) => x == s || self.is_inside(s, x),

@@ -24,7 +24,7 @@
 //!   is recorded as the exits happen ([`HistoryMemory::record`]), before the
 //!   entries read it, as SCXML does.
 
-use super::{HistoryKind, Machine, Source, StateId, Timer, TimerId};
+use super::{HistoryKind, Machine, Source, StateId, TimerId, Transition};
 use std::collections::BTreeMap;
 
 /// What a transition leaves and enters, in order.
@@ -143,7 +143,7 @@ impl Machine {
     /// The timers armed while the machine is in `leaf`: those of `leaf` and of
     /// every ancestor (a composite's timers stay armed while the machine
     /// moves inside it), innermost level first, each level in declaration order.
-    pub fn timers_in(&self, leaf: StateId) -> Vec<(TimerId, &Timer)> {
+    pub fn timers_in(&self, leaf: StateId) -> Vec<(TimerId, &Transition)> {
         self.ancestors_or_self(leaf)
             .flat_map(|s| self.timers_of(s))
             .collect()
@@ -190,7 +190,10 @@ impl Machine {
         // Stable, so equal keys keep declaration order.
         timers.sort_by_key(|t| {
             let timer = &self.timers[t.index()];
-            (std::cmp::Reverse(timer.priority), rank[timer.state.index()])
+            (
+                std::cmp::Reverse(timer.priority),
+                rank[timer.expect_state().index()],
+            )
         });
         timers
     }
@@ -209,7 +212,7 @@ impl Machine {
         self.timer_tie_order()
             .into_iter()
             .filter_map(|id| {
-                let state = self.timers[id.index()].state;
+                let state = self.timer(id).expect_state();
                 if !levels.contains(&state) {
                     return None;
                 }
@@ -350,7 +353,7 @@ mod tests {
         let order: Vec<(String, u32)> = m
             .timer_trial_order(a1)
             .into_iter()
-            .map(|(t, i)| (m.state(m.timers[t.index()].state).name.clone(), i))
+            .map(|(t, i)| (m.state(m.timer(t).expect_state()).name.clone(), i))
             .collect();
         // Priority first, then the innermost level, then declaration order.
         assert_eq!(order, [("a1".into(), 1), ("a1".into(), 0), ("a".into(), 0)]);
@@ -368,7 +371,7 @@ mod tests {
         let order: Vec<String> = m
             .timer_tie_order()
             .into_iter()
-            .map(|t| m.state(m.timers[t.index()].state).name.clone())
+            .map(|t| m.state(m.timer(t).expect_state()).name.clone())
             .collect();
         // Priority across regions; then leaves in document order, each
         // before the states holding it, `p` after every leaf inside it.
@@ -376,7 +379,7 @@ mod tests {
         let order: Vec<String> = m
             .timer_trial_order(id(&m, "b"))
             .into_iter()
-            .map(|(t, _)| m.state(m.timers[t.index()].state).name.clone())
+            .map(|(t, _)| m.state(m.timer(t).expect_state()).name.clone())
             .collect();
         assert_eq!(order, ["b", "b", "p"]);
     }

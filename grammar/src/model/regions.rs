@@ -46,8 +46,8 @@ impl Machine {
         if let Some(e) = self.eventless.first() {
             return Some(format!(
                 "`{}` transition of `{}`",
-                e.kind.keyword(),
-                self.state(e.state).name
+                e.trigger.keyword(),
+                self.state(e.expect_state()).name
             ));
         }
         let guards = self

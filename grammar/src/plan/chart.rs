@@ -14,7 +14,7 @@
 
 use super::Plan;
 use crate::model::{
-    cycles, Chosen, Domain, HistoryKind, Machine, Source, StateId, TimerId, TransitionId, MAX_MICROSTEPS,
+    cycles, Chosen, Domain, HistoryKind, Machine, StateId, TimerId, TransitionId, MAX_MICROSTEPS,
 };
 
 /// Where a state's or transition's list lies in [`ChartPlan::pool`].
@@ -137,7 +137,8 @@ impl ChartPlan {
             .chain((0..m.timers.len()).map(|i| Chosen::Timer(TimerId::from_index(i))))
             .chain((0..m.eventless.len()).map(Chosen::Eventless));
         for c in chosen {
-            let (source, target, history, priority) = m.chosen_parts(c);
+            let t = m.transition_of(c);
+            let (source, target, history, priority) = (t.source, t.target, t.history, t.priority);
             let (exits, path) = match target {
                 None => ((0, 0), Vec::new()),
                 Some(target) => {
@@ -162,26 +163,9 @@ impl ChartPlan {
                     (exits, path)
                 }
             };
-            let (emits, effects) = match c {
-                Chosen::Action(t) => {
-                    let t = m.transition(t);
-                    (&t.emits, &t.effects)
-                }
-                Chosen::Timer(t) => {
-                    let t = &m.timers[t.index()];
-                    (&t.emits, &t.effects)
-                }
-                Chosen::Eventless(i) => {
-                    let t = &m.eventless[i];
-                    (&t.emits, &t.effects)
-                }
-            };
             transitions.push(ChartTransition {
                 chosen: c,
-                source: match source {
-                    Source::State(s) => Some(s),
-                    Source::Any => None,
-                },
+                source: t.state(),
                 target,
                 history: match history {
                     None => 0,
@@ -192,8 +176,8 @@ impl ChartPlan {
                 exits,
                 path: list(&mut path.iter().map(|s| s.index())),
                 own: (
-                    list(&mut emits.iter().map(|o| o.index())),
-                    list(&mut effects.iter().map(|e| e.index())),
+                    list(&mut t.emits.iter().map(|o| o.index())),
+                    list(&mut t.effects.iter().map(|e| e.index())),
                 ),
             });
         }

@@ -79,10 +79,16 @@ fn the_router_of_the_issue_lowers_to_the_model() {
     let call_tool = m.state_by_name("call_tool").unwrap();
     assert_eq!(m.state(call_tool).enter_effects.len(), 1);
     assert_eq!(m.timers.len(), 2);
-    assert_eq!(m.timers[0].delay, Delay::Named(fsm_grammar::model::DelayId(0)));
-    assert_eq!(m.timers[1].delay, Delay::Literal(Duration::from_secs(600)));
+    assert_eq!(
+        m.timers[0].expect_delay(),
+        Delay::Named(fsm_grammar::model::DelayId(0))
+    );
+    assert_eq!(
+        m.timers[1].expect_delay(),
+        Delay::Literal(Duration::from_secs(600))
+    );
     assert_eq!(m.timers[1].priority, 1);
-    assert_eq!(m.delay_text(m.timers[1].delay), "10m");
+    assert_eq!(m.delay_text(m.timers[1].expect_delay()), "10m");
     assert_eq!(m.timers[0].target, m.state_by_name("fail"));
     assert!(m.has_data_or_timers());
 }

@@ -377,7 +377,7 @@ fn random_machines_include_nested_ones() {
         history += usize::from(text.contains(".history"));
         deep += usize::from(text.contains(".deep_history"));
         let composite = |s: fsm_grammar::model::StateId| m.state(s).is_composite();
-        composite_timer += usize::from(m.timers.iter().any(|t| composite(t.state)));
+        composite_timer += usize::from(m.timers.iter().any(|t| composite(t.expect_state())));
         composite_hook += usize::from(
             m.states
                 .iter()

@@ -23,7 +23,7 @@
 
 #![allow(dead_code)]
 
-use fsm_grammar::model::{Chosen, EventlessKind, GuardExpr, HistoryKind, Machine, Source, StateId};
+use fsm_grammar::model::{Chosen, EventlessKind, GuardExpr, HistoryKind, Machine, Source, StateId, Trigger};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -671,7 +671,7 @@ impl<'m> Reference<'m> {
             }
             for (i, e) in m.eventless.iter().enumerate() {
                 let c = Chosen::Eventless(i);
-                if e.kind == EventlessKind::Always && Some(e.state) == *state && want(&c) {
+                if e.trigger == Trigger::Eventless(EventlessKind::Always) && e.state() == *state && want(&c) {
                     let tt = T {
                         chosen: c,
                         source: *state,
@@ -707,7 +707,7 @@ impl<'m> Reference<'m> {
     pub fn fire(&mut self, action: usize, values: &[bool]) -> Result<Vec<String>, ()> {
         let m = self.m;
         let chosen = self.select(
-            |c| matches!(c, Chosen::Action(t) if m.transition(*t).action.index() == action),
+            |c| matches!(c, Chosen::Action(t) if m.action_of(*t).index() == action),
             values,
         );
         if chosen.is_empty() {
@@ -732,7 +732,9 @@ impl<'m> Reference<'m> {
                         .eventless
                         .iter()
                         .enumerate()
-                        .filter(|(_, e)| e.kind == EventlessKind::Done && e.state == d)
+                        .filter(|(_, e)| {
+                            e.trigger == Trigger::Eventless(EventlessKind::Done) && e.state() == Some(d)
+                        })
                         .map(|(i, e)| (e.priority, i))
                         .collect();
                     dones.sort_by_key(|&(p, i)| (std::cmp::Reverse(p), i));
@@ -743,7 +745,7 @@ impl<'m> Reference<'m> {
                         let e = &m.eventless[i];
                         next = Some(T {
                             chosen: Chosen::Eventless(i),
-                            source: Some(e.state),
+                            source: e.state(),
                             target: e.target,
                             history: e.history,
                             priority: e.priority,
