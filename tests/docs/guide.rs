@@ -80,33 +80,31 @@ fn blocks(text: &str) -> Vec<Block> {
     found
 }
 
-/// The guide's pages, as the index lists them under `## Guide`.
-fn guide_pages() -> Vec<String> {
+/// The pages the index links to under `## {heading}`, as paths from the
+/// repository's root.
+fn index_section(heading: &str) -> Vec<String> {
     let index = read("docs/README.md");
     let list = index
-        .split_once("\n## Guide\n")
+        .split_once(&format!("\n## {heading}\n"))
         .and_then(|(_, rest)| rest.split("\n## ").next())
-        .expect("docs/README.md has a section `## Guide`");
-    let pages: Vec<String> = list
-        .split("](")
+        .unwrap_or_else(|| panic!("docs/README.md has a section `## {heading}`"));
+    list.split("](")
         .skip(1)
         .map(|rest| format!("docs/{}", &rest[..rest.find(')').unwrap()]))
-        .collect();
+        .collect()
+}
+
+/// The guide's pages, as the index lists them under `## Guide`.
+fn guide_pages() -> Vec<String> {
+    let pages = index_section("Guide");
     assert!(pages.len() >= 10, "the guide lists only {pages:?}");
     pages
 }
 
 /// The reference pages, as the index lists them under `## Reference`.
 fn reference_pages() -> Vec<String> {
-    let index = read("docs/README.md");
-    let list = index
-        .split_once("\n## Reference\n")
-        .and_then(|(_, rest)| rest.split("\n## ").next())
-        .expect("docs/README.md has a section `## Reference`");
-    let pages: Vec<String> = list
-        .split("](")
-        .skip(1)
-        .map(|rest| format!("docs/{}", &rest[..rest.find(')').unwrap()]))
+    let pages: Vec<String> = index_section("Reference")
+        .into_iter()
         .filter(|page| page.ends_with(".md"))
         .collect();
     assert!(pages.len() >= 7, "the references are only {pages:?}");
