@@ -305,11 +305,12 @@ struct StepParts<'a> {
     idents: &'a Idents,
 }
 
-impl StepParts<'_> {
-    fn ids(&self, l: PoolList) -> Vec<u32> {
-        self.cp.pool[l.start as usize..(l.start + l.len) as usize].to_vec()
-    }
+/// Outputs as the ids the generated tables hold.
+fn ids(outputs: &[fsm_grammar::model::OutputId]) -> Vec<u32> {
+    outputs.iter().map(|o| o.index() as u32).collect()
+}
 
+impl StepParts<'_> {
     fn push(&self, outputs: Vec<u32>) -> TokenStream {
         let outputs = outputs.into_iter().map(|o| &self.idents.outputs[o as usize]);
         quote!(#(host.outputs.push(Output::#outputs);)*)
@@ -317,19 +318,13 @@ impl StepParts<'_> {
 
     /// The exit outputs, in exit order.
     fn exits(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
-        self.push(
-            step.exits
-                .iter()
-                .rev()
-                .flat_map(|&s| self.ids(self.cp.states[s.index()].exit.0))
-                .collect(),
-        )
+        self.push(ids(&step.outputs[0]))
     }
 
     /// The transition taken, its own outputs and its history records.
     fn transition(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
         let transition = u32_lit(step.transition as u32);
-        let own = self.push(self.ids(self.cp.transitions[step.transition].own.0));
+        let own = self.push(ids(&step.outputs[1]));
         let leaf = u32_lit(step.leaf.index() as u32);
         let memory = step.memory.iter().map(|&slot| {
             let slot = lit(slot);
@@ -353,18 +348,7 @@ impl StepParts<'_> {
     /// Every output of the step, in order: the exits', the transition's own,
     /// the entries'.
     fn output_ids(&self, step: &fsm_grammar::plan::StaticStep) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-        let exits = step
-            .exits
-            .iter()
-            .rev()
-            .flat_map(|&s| self.ids(self.cp.states[s.index()].exit.0))
-            .collect();
-        let own = self.ids(self.cp.transitions[step.transition].own.0);
-        let entries = step
-            .entries
-            .iter()
-            .flat_map(|&s| self.ids(self.cp.states[s.index()].enter.0))
-            .collect();
+        let [exits, own, entries] = step.outputs.each_ref().map(|part| ids(part));
         (exits, own, entries)
     }
 
@@ -389,12 +373,7 @@ impl StepParts<'_> {
 
     /// The entry outputs, in entry order.
     fn entries(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
-        self.push(
-            step.entries
-                .iter()
-                .flat_map(|&s| self.ids(self.cp.states[s.index()].enter.0))
-                .collect(),
-        )
+        self.push(ids(&step.outputs[2]))
     }
 
     /// Its states exited, removed from the configuration, and entered,
@@ -670,7 +649,7 @@ impl<'a> Shared<'a> {
     fn new(m: &'a Machine, options: &'a Options, gen: Option<&Gen>) -> Shared<'a> {
         let idents = Idents::new(m);
         let plan = Plan::new(m);
-        let cp = ChartPlan::new(m, &plan);
+        let cp = plan.chart.clone();
         let bound = cp.fire_bound(m);
         let machine_ident = &idents.machine;
         let ctx: Option<TokenStream> = gen.and_then(|g| g.context.clone());
@@ -716,7 +695,7 @@ impl<'a> Shared<'a> {
         let n_groups = lit(plan.timer_groups.len());
         let slots = slots(m);
         // The steps the plan writes out, and which leaves have candidates.
-        let (step_table, static_steps) = cp.static_steps(m);
+        let (step_table, static_steps) = plan.static_steps(m);
         let has_guards = !m.guards.is_empty();
         // The caller passes the guards to `fire` (a machine with guards and no
         // context); a machine with a context owns it, and its host reaches it.
@@ -1279,24 +1258,13 @@ fn tables(sh: &Shared) -> TokenStream {
             len: fast_pool.len() as u32 - start,
         })
     };
-    let own_list = |l: PoolList| cp.pool[l.start as usize..(l.start + l.len) as usize].to_vec();
     let fast_steps: Vec<TokenStream> = static_steps
         .iter()
         .map(|step| {
-            let exit_outputs = pool_list(
-                &mut step
-                    .exits
-                    .iter()
-                    .rev()
-                    .flat_map(|&s| own_list(cp.states[s.index()].exit.0)),
-            );
-            let own_outputs = pool_list(&mut own_list(cp.transitions[step.transition].own.0).into_iter());
-            let entry_outputs = pool_list(
-                &mut step
-                    .entries
-                    .iter()
-                    .flat_map(|&s| own_list(cp.states[s.index()].enter.0)),
-            );
+            let [exit_outputs, own_outputs, entry_outputs] = step
+                .outputs
+                .each_ref()
+                .map(|part| pool_list(&mut part.iter().map(|o| o.index() as u32)));
             let memory = pool_list(&mut step.memory.iter().map(|&slot| slot as u32));
             let (leaf, transition) = (u32_lit(step.leaf.index() as u32), u32_lit(step.transition as u32));
             let exits = pool_list(&mut step.exits.iter().map(|s| s.index() as u32));
@@ -2785,8 +2753,7 @@ fn timed_items(sh: &Shared) -> Items {
             /// holding it, outward, each named by the state that
             /// declares it.
             pub fn armed_timers(&self) -> impl __fsm::Iterator<Item = __fsm::ArmedTimer> + '_ {
-                CHART
-                    .armed_timers(&GROUPS, &self.config, &self.armed)
+                __fsm::chart::armed_timers(&CHART, &GROUPS, &self.config, &self.armed)
                     .into_iter()
                     .map(|(state, timer, due)| __fsm::ArmedTimer::new(NAMES[state as usize], timer, due))
             }

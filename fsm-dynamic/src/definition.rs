@@ -74,10 +74,15 @@ impl Definition {
         DefinitionBuilder::new(machine)
     }
 
-    /// The most states a machine with parallel states may have: its
-    /// configurations are sets of at most this many state ids, in fixed
-    /// arrays (`fsm_runtime::__private::chart::Bits`).
-    pub const MAX_PARALLEL_STATES: usize = 1024 * 64;
+    /// The most states a machine may have: its configurations are sets of
+    /// at most this many state ids, in fixed arrays, for the one step
+    /// (`fsm_step::MAX_STATES`); the checks refuse a larger machine
+    /// (`too-many-states`).
+    pub const MAX_STATES: usize = fsm_runtime::__private::chart::MAX_STATES;
+
+    /// [`MAX_STATES`](Self::MAX_STATES), which holds for every machine.
+    #[deprecated(note = "the limit holds for every machine: use `Definition::MAX_STATES`")]
+    pub const MAX_PARALLEL_STATES: usize = Definition::MAX_STATES;
 
     /// The definition of `machine`, which must come from a text without
     /// errors ([`fsm_grammar::Checked::into_model`]). A machine from a text
@@ -86,8 +91,8 @@ impl Definition {
     ///
     /// # Panics
     ///
-    /// When the machine has parallel states and more than
-    /// [`MAX_PARALLEL_STATES`](Self::MAX_PARALLEL_STATES) states;
+    /// When the machine has more than [`MAX_STATES`](Self::MAX_STATES)
+    /// states;
     /// [`try_from_machine`](Self::try_from_machine) and the constructors
     /// from text and JSON return [`DefinitionError::TooLarge`] instead.
     pub fn from_machine(machine: &Machine) -> Definition {
@@ -98,17 +103,17 @@ impl Definition {
     }
 
     /// [`from_machine`](Self::from_machine), or
-    /// [`DefinitionError::TooLarge`] for a machine with parallel states and
-    /// more than [`MAX_PARALLEL_STATES`](Self::MAX_PARALLEL_STATES) states.
+    /// [`DefinitionError::TooLarge`] for a machine with more than
+    /// [`MAX_STATES`](Self::MAX_STATES) states.
     pub fn try_from_machine(machine: &Machine) -> Result<Definition, DefinitionError> {
         Definition::size_allowed(machine)?;
         Ok(Definition::new(machine.clone(), Vec::new()))
     }
 
-    /// `Err(TooLarge)` for a machine with parallel states and more than
-    /// [`MAX_PARALLEL_STATES`](Self::MAX_PARALLEL_STATES) states.
+    /// `Err(TooLarge)` for a machine with more than
+    /// [`MAX_STATES`](Self::MAX_STATES) states.
     fn size_allowed(machine: &Machine) -> Result<(), DefinitionError> {
-        if machine.has_parallel() && machine.states.len() > Definition::MAX_PARALLEL_STATES {
+        if machine.states.len() > Definition::MAX_STATES {
             return Err(DefinitionError::TooLarge {
                 machine: machine.name.clone(),
                 states: machine.states.len(),
@@ -169,18 +174,19 @@ impl Definition {
     }
 
     fn new(machine: Machine, warnings: Vec<Diagnostic>) -> Definition {
+        let plan = fsm_grammar::plan::Plan::new(&machine);
         Definition {
             fingerprint: machine.fingerprint().into(),
             states: NameIndex::new(machine.states.iter().map(|s| s.name.as_str())),
             actions: NameIndex::new(machine.actions.iter().map(|a| a.name.as_str())),
             outputs: NameIndex::new(machine.outputs.iter().map(|o| o.name.as_str())),
-            tables: Tables::new(&machine),
+            tables: Tables::new(&machine, &plan),
             // A machine without parallel states has one active leaf: its
             // `always` and `done` steps run from the tables, as code
             // generation lays them out.
             configured: machine
                 .has_parallel()
-                .then(|| Box::new(ConfiguredPlan::new(&machine))),
+                .then(|| Box::new(ConfiguredPlan::new(&machine, plan))),
             machine,
             warnings,
             import_warnings: Vec::new(),

@@ -61,10 +61,10 @@ pub enum DefinitionError {
         /// invalid guards, each in the order the builder was given them.
         problems: Vec<BuilderProblem>,
     },
-    /// The machine has parallel states and more states than the engine
-    /// steps over configurations of ([`Definition::MAX_PARALLEL_STATES`]).
+    /// The machine has more states than a configuration holds
+    /// ([`Definition::MAX_STATES`]).
     ///
-    /// [`Definition::MAX_PARALLEL_STATES`]: super::Definition::MAX_PARALLEL_STATES
+    /// [`Definition::MAX_STATES`]: super::Definition::MAX_STATES
     TooLarge {
         /// The machine's name.
         machine: String,
@@ -147,9 +147,9 @@ impl fmt::Display for DefinitionError {
             }
             DefinitionError::TooLarge { machine, states } => write!(
                 f,
-                "machine `{machine}` has parallel states and {states} states; the dynamic engine runs \
-                 machines with parallel states of at most {} states",
-                super::Definition::MAX_PARALLEL_STATES
+                "machine `{machine}` has {states} states; the dynamic engine runs machines of at most {} \
+                 states",
+                super::Definition::MAX_STATES
             ),
         }
     }

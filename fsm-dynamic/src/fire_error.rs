@@ -151,11 +151,6 @@ impl fmt::Display for Runaway {
     }
 }
 
-// The bound is the plan's (`fsm_grammar::model::MAX_MICROSTEPS`); the
-// runtime's chart, which cannot depend on the front end, stops at its copy,
-// which must be the same number.
-const _: () = assert!(fsm_grammar::model::MAX_MICROSTEPS == fsm_runtime::__private::chart::MAX_MICROSTEPS);
-
 /// `1,000`.
 fn thousands(n: usize) -> String {
     let digits = n.to_string();

@@ -447,9 +447,8 @@ fn condition_in(
 
 impl Tables {
     /// The tables of `machine`, laid out from its plan.
-    pub(crate) fn new(machine: &Machine) -> Tables {
+    pub(crate) fn new(machine: &Machine, plan: &Plan) -> Tables {
         let m = machine;
-        let plan = Plan::new(m);
         let mut conditions = Conditions::default();
         let mut transition_conditions = Vec::with_capacity(m.transitions.len());
         let mut guard_texts = Vec::with_capacity(m.transitions.len());
@@ -520,7 +519,7 @@ impl Tables {
                     candidates.push(Candidate {
                         condition: condition_in(m, &mut conditions, state, guard, shared),
                         transition: candidate.transition,
-                        step: arrays.step(&plan, &candidate.step),
+                        step: arrays.step(plan, &candidate.step),
                     });
                 }
                 group_actions.push(ActionId::from_index(row.action.index()));
@@ -541,7 +540,7 @@ impl Tables {
                         declared_in: StateId::from_index(declared_in.index()),
                         index: candidate.index,
                         timer: candidate.timer,
-                        step: arrays.step(&plan, &candidate.step),
+                        step: arrays.step(plan, &candidate.step),
                     });
                 }
                 leaf_groups.push(LeafGroup {
@@ -567,7 +566,7 @@ impl Tables {
                     settle_candidates.push(SettleCandidate {
                         condition: condition_in(m, &mut conditions, state, guard, shared),
                         eventless: index(candidate.eventless),
-                        step: arrays.step(&plan, &candidate.step),
+                        step: arrays.step(plan, &candidate.step),
                     });
                 }
                 Slice::since(first, settle_candidates.len())

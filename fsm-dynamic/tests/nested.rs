@@ -5,7 +5,7 @@
 //! from JSON, agreement with the model's own helpers on random walks, and
 //! `fire` without allocations.
 
-use fsm_dynamic::{Definition, Engine, FireError, FiredTimer};
+use fsm_dynamic::{Definition, Engine, FiredTimer};
 use fsm_runtime::{ArmedTimer, ManualClock, RestoreError, Snapshot, Timestamp};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -738,129 +738,6 @@ fn hostile_timers_and_states_are_refused() {
         other => panic!("{other}"),
     }
     assert_eq!(engine.snapshot(), before);
-}
-
-/// Priorities, depth, `any`, a terminal state and history targets of
-/// both kinds at two levels, without guards: the model alone says what
-/// each step does.
-const WALK: &str = r#"
-machine Walk {
-    initial state p {
-        enter emit in_p;
-        exit emit out_p;
-        on x -> q emit px;
-        on y priority 1 -> q;
-        initial state a {
-            enter emit in_a;
-            exit emit out_a;
-            on x -> b;
-            on y priority 2 -> b;
-            on w -> p.history;
-        }
-        state b {
-            enter emit in_b;
-            exit emit out_b;
-            initial state b1 { on x -> b2; on v -> a; }
-            state b2 { on w -> p.deep_history; on v -> b; on z -> b.history; }
-        }
-    }
-    state q {
-        enter emit in_q;
-        on z -> p.deep_history;
-        on w -> p.history;
-        on v -> b.history;
-        on u -> t;
-    }
-    terminal state t;
-    any { on x -> q emit anyx; on y priority 1 -> q; }
-}
-"#;
-
-/// Fire random actions at the engine and at the model's own helpers
-/// (`candidates`, `step`), comparing leaves, outputs, errors and memory.
-fn walk(text: &str, seed: u64, steps: usize) {
-    use fsm_grammar::model::{ActionId, HistoryMemory};
-    let checked = fsm_grammar::check(text);
-    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
-    let m = &checked.model.machines[0];
-    let engine = Engine::new(Definition::from_machine(m)).unwrap();
-    let mut leaf = m.initial_leaf();
-    let mut memory = HistoryMemory::default();
-    let mut state = seed;
-    for i in 0..steps {
-        // xorshift64
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let action = (state % m.actions.len() as u64) as usize;
-        let name = &m.actions[action].name;
-        let result = engine.fire(name, &Value::Null);
-        let candidates = m.candidates(leaf, ActionId(action as u32));
-        let Some(&t) = candidates.first() else {
-            assert!(
-                matches!(result, Err(FireError::InvalidTransition(_))),
-                "step {i}: {name} in {}",
-                m.state(leaf).name
-            );
-            continue;
-        };
-        let t = m.transition(t);
-        let path = m.step(leaf, t.source, t.target, t.history, &mut memory);
-        let outputs: Vec<&str> = path
-            .exits
-            .iter()
-            .flat_map(|&s| &m.state(s).exit)
-            .chain(&t.emits)
-            .chain(path.entries.iter().flat_map(|&s| &m.state(s).enter))
-            .map(|o| m.outputs[o.index()].name.as_str())
-            .collect();
-        let from = m.state(leaf).name.as_str();
-        leaf = path.entries.last().copied().unwrap_or(leaf);
-        let fired = result.unwrap_or_else(|e| panic!("step {i}: {e}"));
-        assert_eq!(
-            (
-                fired.from_name(),
-                fired.to_name(),
-                fired.output_names().collect::<Vec<_>>()
-            ),
-            (from, m.state(leaf).name.as_str(), outputs),
-            "step {i}: {name}"
-        );
-        let remembered: Vec<(String, String)> = m
-            .history_composites()
-            .into_iter()
-            .filter_map(|c| {
-                let l = memory.last_leaf.get(&c)?;
-                Some((m.state(c).name.clone(), m.state(*l).name.clone()))
-            })
-            .collect();
-        let snapshot = engine.snapshot();
-        let got: Vec<(String, String)> = snapshot
-            .last_active()
-            .map(|(c, l)| (c.to_owned(), l.to_owned()))
-            .collect();
-        assert_eq!(got, remembered, "step {i}");
-        // Now and then, go through a snapshot into a new engine.
-        if i % 17 == 0 {
-            let json = serde_json::to_string(&snapshot).unwrap();
-            engine.restore(&serde_json::from_str(&json).unwrap()).unwrap();
-        }
-        if m.state(leaf).is_terminal() {
-            leaf = m.initial_leaf();
-            memory = HistoryMemory::default();
-            let fresh = Engine::new(Definition::from_machine(m)).unwrap();
-            engine.restore(&fresh.snapshot()).unwrap();
-        }
-    }
-}
-
-#[test]
-fn the_engine_agrees_with_the_model_on_random_walks() {
-    for seed in 1..=20u64 {
-        walk(WALK, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 400);
-        walk(CALL, seed.wrapping_mul(0x2545_F491_4F6C_DD1D), 200);
-        walk(HISTORY, seed.wrapping_mul(0x1234_5678_9ABC_DEF1), 200);
-    }
 }
 
 // The allocation counter of fsm-runtime's tests, one file for both crates.

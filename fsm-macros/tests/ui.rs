@@ -77,4 +77,12 @@ fn install_fixtures() {
         let name = path.file_name().expect("a listed file has a name");
         fs::copy(&path, installed.join(name)).expect("copy a fixture");
     }
+    // `too-many-states` needs a machine of 65,537 states: written here, not
+    // kept in the repository.
+    let mut huge = String::from("machine Huge {\n    initial state s0;\n");
+    for i in 1..=65_536 {
+        huge.push_str(&format!("    state s{i};\n"));
+    }
+    huge.push_str("}\n");
+    fs::write(installed.join("too_many_states.fsm"), huge).expect("write the machine of too many states");
 }

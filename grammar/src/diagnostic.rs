@@ -96,6 +96,8 @@ codes! {
     HistoryOfLeaf = "history-of-leaf", Error;
     /// States nested deeper than the limit.
     NestingTooDeep = "nesting-too-deep", Error;
+    /// A machine with more states than a step can hold (65,536).
+    TooManyStates = "too-many-states", Error;
     /// A child of a `parallel` state is marked `initial`: every region is entered.
     InitialInParallel = "initial-in-parallel", Error;
     /// A `final` state has transitions or timers of its own, holds states, or

@@ -1,18 +1,25 @@
 //! The plan: everything an engine needs to run a step, computed once from a
 //! checked model. Code generation and the dynamic engine both render it, and
-//! decide no rule of a step (docs/dsl.md, "How a step runs") themselves. For
-//! a machine whose steps depend on the rest of the configuration (parallel
-//! states, or `always`/`done` transitions that can cycle) the rules are laid
-//! out as tables instead ([`ChartPlan`], `plan/chart.rs`) for the runtime's
-//! one step over configurations; for the others they are written out here:
+//! decide no rule of a step (docs/dsl.md, "How a step runs") themselves.
+//!
+//! The rules of a step live in one place, the one step over configurations
+//! (the `fsm-step` crate). The plan lays the machine out as tables for it
+//! ([`ChartPlan`], `plan/chart.rs`), and takes ahead of time, with that same
+//! step, every step that does not depend on the rest of the configuration
+//! (`plan/ahead.rs`): every step of a machine without parallel states, and
+//! each step of one with them that exits nothing beside its leaf's branch
+//! ([`Step::fixed`]). What it did is written out here, for engines to render
+//! as `match` arms or tables; the other steps they leave to the one step.
+//! The plan holds:
 //!
 //! - **which candidates a leaf tries for an action**, in trial order
 //!   (priority, then the innermost level, then declaration, with `any` as
 //!   the outermost level), cut after the first unguarded one, and which
 //!   guards occur more than once among them, so that an engine asks each
 //!   guard at most once ([`ActionRow`]);
-//! - **what a step does from a leaf** ([`Step`], [`Move`]): the states it
-//!   exits (innermost first) and enters (outermost first), the history it
+//! - **what a step does from a leaf**, as the one step did it ([`Step`],
+//!   [`Move`]): the states it exits (innermost first) and enters (in
+//!   document order, outermost first), the history it
 //!   records and reads, with one case per path the memory can select; the
 //!   outputs in order (the exited states' `exit` outputs, the transition's
 //!   own `emit`, the entered states' `enter` outputs); the effects in the
@@ -39,14 +46,30 @@
 //! whatever form runs fastest (generated `match` arms, flat tables), but
 //! decides nothing of its own.
 
+mod ahead;
 mod chart;
 
-pub use chart::{ChartKind, ChartPlan, ChartState, ChartTransition, FireBound, PoolList, StaticStep};
+use ahead::Ahead;
+pub use ahead::StaticStep;
+
+pub use chart::{ChartKind, ChartPlan, ChartState, ChartTransition, FireBound, PoolList};
 
 use crate::model::{
-    ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, HistoryKind, HistoryMemory, Machine, OutputId,
-    Path, Source, StateId, TimerId, TransitionId,
+    ActionId, Chosen, Delay, EffectId, GuardExpr, GuardId, Machine, OutputId, StateId, TimerId, TransitionId,
 };
+
+/// What a transition leaves and enters, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Path {
+    /// States exited, innermost first (the reverse of document order):
+    /// their `exit` hooks run in this order.
+    pub exits: Vec<StateId>,
+    /// States entered, in document order (outermost first): their `enter`
+    /// hooks run in this order, after the transition's own effects and
+    /// outputs. In a machine without parallel states the last is the new
+    /// leaf; empty for a transition without a target.
+    pub entries: Vec<StateId>,
+}
 
 /// The plan of one machine. See the module documentation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +105,10 @@ pub struct Plan {
     /// The composites whose history memory is kept, one slot each, in
     /// declaration order.
     pub history: Vec<HistorySlot>,
+    /// The tables of the one step over configurations, which takes every
+    /// step that is not written out (and took those that are, ahead of
+    /// time).
+    pub chart: ChartPlan,
     /// What creating the machine does.
     pub start: Start,
 }
@@ -174,6 +201,16 @@ pub struct Step {
     /// default: nothing remembered, or a remembered leaf listed by no other
     /// case. Without it, exactly one.
     pub cases: Vec<Case>,
+    /// True when the step is the same in every configuration holding its
+    /// leaf: always, in a machine without parallel states. Otherwise it
+    /// exits a parallel state holding the leaf, and so whatever is active
+    /// in the other regions, or reads a history slot that may remember
+    /// several leaves; the one step takes it, over the configuration, and
+    /// the cases here are those of the machine at rest in the leaf.
+    pub fixed: bool,
+    /// How many outputs of each case come from the states it exits, then
+    /// from the transition itself (the rest are the entered states').
+    pub output_parts: (usize, usize),
 }
 
 impl Step {
@@ -324,18 +361,6 @@ impl Start {
     }
 }
 
-/// A transition or timer as a step needs it.
-struct Written<'m> {
-    source: Source,
-    target: Option<StateId>,
-    history: Option<HistoryKind>,
-    emits: &'m [OutputId],
-    effects: &'m [EffectId],
-    /// True for a transition fired by an action: its own effects get the
-    /// payload.
-    payload: bool,
-}
-
 impl Plan {
     /// The plan of `machine`, which should be free of check errors (a
     /// machine with errors still gets a plan, but it runs what the model
@@ -392,78 +417,47 @@ impl Plan {
         for (slot, h) in history.iter().enumerate() {
             slot_of[h.composite.index()] = Some(slot);
         }
-        let shape = Shape {
-            machine: m,
-            slot_of,
-            state_timer_groups: &state_timer_groups,
-            history: &history,
-        };
-
-        let states = m
+        // Each leaf's candidates per action, in trial order, cut after the
+        // first unguarded one (those after it can never be chosen).
+        let rows: Vec<Vec<(ActionId, Vec<TransitionId>)>> = m
             .state_ids()
-            .map(|state| {
-                if m.state(state).is_composite() {
-                    return LeafPlan::default();
-                }
-                let actions = m
+            .map(|state| match m.state(state).is_composite() {
+                true => Vec::new(),
+                false => m
                     .candidate_groups(state)
                     .into_iter()
                     .map(|(action, group)| {
-                        let candidates: Vec<TransitionId> =
-                            until_unguarded(group, |t| m.transition(t).guard.is_none());
-                        let cached_guards =
-                            repeated_guards(candidates.iter().filter_map(|&t| guard_expr(m, t)));
-                        let candidates = candidates
-                            .into_iter()
-                            .map(|t| {
-                                let tr = m.transition(t);
-                                let written = Written {
-                                    source: tr.source,
-                                    target: tr.target,
-                                    history: tr.history,
-                                    emits: &tr.emits,
-                                    effects: &tr.effects,
-                                    payload: true,
-                                };
-                                Candidate {
-                                    transition: t,
-                                    step: shape.step(state, &written),
-                                }
-                            })
-                            .collect();
-                        ActionRow {
+                        (
                             action,
-                            candidates,
-                            cached_guards,
-                        }
+                            until_unguarded(group, |t| m.transition(t).guard.is_none()),
+                        )
                     })
-                    .collect();
-                let done = match m.state(state).parent {
-                    Some(parent) if m.state(state).is_final() => m.done_candidates(parent),
-                    _ => Vec::new(),
-                };
-                LeafPlan {
-                    actions,
-                    always: shape.eventless_row(state, m.always_candidates(state)),
-                    done: shape.eventless_row(state, done),
-                    timer_groups: shape.leaf_timer_groups(state, &group_of_timer),
-                    armed: m
-                        .ancestors_or_self(state)
-                        .flat_map(|level| {
-                            m.timers_of(level)
-                                .enumerate()
-                                .map(move |(i, (timer, _))| (level, i, timer))
-                        })
-                        .map(|(level, i, timer)| ArmedTimer {
-                            timer,
-                            state: level,
-                            index: i as u32,
-                            group: group_of_timer[timer.index()],
-                        })
-                        .collect(),
-                }
+                    .collect(),
             })
             .collect();
+        let chart = ChartPlan::new(m, &slot_of, &state_timer_groups, &rows);
+
+        // Every step from a leaf, taken ahead of time by the one step.
+        let states = if m.states.len() > fsm_step::MAX_STATES {
+            // Refused by the checks (`too-many-states`): nothing runs it.
+            vec![LeafPlan::default(); m.states.len()]
+        } else {
+            let (chart_states, chart_transitions) = chart.step_tables();
+            let tables = fsm_step::Chart {
+                states: &chart_states,
+                transitions: &chart_transitions,
+                pool: &chart.pool,
+            };
+            fsm_step::by_width!(chart.words, W => {
+                let mut ahead = Ahead::<W>::new(tables, &history, m.has_parallel());
+                m.state_ids()
+                    .map(|state| match m.state(state).is_composite() {
+                        true => LeafPlan::default(),
+                        false => leaf_plan(m, &chart, &rows[state.index()], &group_of_timer, state, &mut ahead),
+                    })
+                    .collect()
+            })
+        };
 
         // Slots: a state's timers after those of the states holding it.
         let mut timer_slots = vec![0usize; m.timers.len()];
@@ -499,6 +493,7 @@ impl Plan {
             timer_slots,
             deadline_slots,
             history,
+            chart,
             start: Start { entries, arm },
         }
     }
@@ -619,124 +614,37 @@ impl Plan {
     }
 }
 
-/// The model's facts that steps need, computed once.
-struct Shape<'a> {
-    machine: &'a Machine,
-    /// Per state: its history slot, if its memory is kept.
-    slot_of: Vec<Option<usize>>,
-    state_timer_groups: &'a [std::ops::Range<usize>],
-    history: &'a [HistorySlot],
-}
-
-impl Shape<'_> {
-    /// The step of `written` taken from `leaf`.
-    fn step(&self, leaf: StateId, written: &Written<'_>) -> Step {
-        let m = self.machine;
-        let mut recorded = HistoryMemory::default();
-        let default = m.step(
-            leaf,
-            written.source,
-            written.target,
-            written.history,
-            &mut recorded,
-        );
-        let records: Vec<usize> = recorded
-            .last_leaf
-            .keys()
-            .filter_map(|s| self.slot_of[s.index()])
-            .collect();
-        let single = |path: Path| Step {
-            records: records.clone(),
-            read: None,
-            cases: vec![Case {
-                remembered: Vec::new(),
-                mv: self.mv(path, written),
-            }],
-        };
-        // A history target the step does not itself record reads the memory.
-        let (Some(target), Some(_)) = (written.target, written.history) else {
-            return single(default);
-        };
-        let Some(slot) = self.slot_of[target.index()].filter(|_| !recorded.last_leaf.contains_key(&target))
-        else {
-            return single(default);
-        };
-        // One case per distinct path over the leaves the slot can remember.
-        let mut cases: Vec<(Vec<StateId>, Path)> = Vec::new();
-        for &remembered in &self.history[slot].leaves {
-            let mut memory = HistoryMemory::default();
-            memory.last_leaf.insert(target, remembered);
-            let path = m.step(leaf, written.source, written.target, written.history, &mut memory);
-            if path == default {
-                continue;
-            }
-            match cases.iter_mut().find(|(_, p)| *p == path) {
-                Some((leaves, _)) => leaves.push(remembered),
-                None => cases.push((vec![remembered], path)),
-            }
-        }
-        if cases.is_empty() {
-            return single(default);
-        }
-        cases.push((Vec::new(), default));
-        Step {
-            records,
-            read: Some(slot),
-            cases: cases
-                .into_iter()
-                .map(|(remembered, path)| Case {
-                    remembered,
-                    mv: self.mv(path, written),
+/// The plan of leaf `state`, whose candidates per action are `rows`: each
+/// step taken ahead of time by `ahead`.
+fn leaf_plan<const W: usize>(
+    m: &Machine,
+    chart: &ChartPlan,
+    rows: &[(ActionId, Vec<TransitionId>)],
+    group_of_timer: &[usize],
+    state: StateId,
+    ahead: &mut Ahead<'_, W>,
+) -> LeafPlan {
+    let mut step =
+        |chosen: Chosen, payload: bool| ahead.step(state, chart.index_of(m, chosen) as u32, payload);
+    let actions = rows
+        .iter()
+        .map(|(action, candidates)| ActionRow {
+            action: *action,
+            cached_guards: repeated_guards(candidates.iter().filter_map(|&t| guard_expr(m, t))),
+            candidates: candidates
+                .iter()
+                .map(|&transition| Candidate {
+                    transition,
+                    step: step(Chosen::Action(transition), true),
                 })
                 .collect(),
-        }
-    }
-
-    /// What `written` does along `path`.
-    fn mv(&self, path: Path, written: &Written<'_>) -> Move {
-        let m = self.machine;
-        let mut outputs = Vec::new();
-        let mut effects = Vec::new();
-        let hook = |effect: &EffectId| EffectCall {
-            effect: *effect,
-            payload: false,
-        };
-        for &s in &path.exits {
-            let state = m.state(s);
-            effects.extend(state.exit_effects.iter().map(hook));
-            outputs.extend_from_slice(&state.exit);
-        }
-        effects.extend(written.effects.iter().map(|&effect| EffectCall {
-            effect,
-            payload: written.payload,
-        }));
-        outputs.extend_from_slice(written.emits);
-        for &s in &path.entries {
-            let state = m.state(s);
-            effects.extend(state.enter_effects.iter().map(hook));
-            outputs.extend_from_slice(&state.enter);
-        }
-        let groups = |states: &[StateId]| -> Vec<usize> {
-            states
-                .iter()
-                .flat_map(|s| self.state_timer_groups[s.index()].clone())
-                .collect()
-        };
-        Move {
-            to: written
-                .target
-                .map(|_| *path.entries.last().expect("a target is entered")),
-            disarm: groups(&path.exits),
-            arm: groups(&path.entries),
-            outputs,
-            effects,
-            path,
-        }
-    }
-
-    /// The row of `chosen` (eventless transitions in trial order) in `leaf`.
-    fn eventless_row(&self, leaf: StateId, chosen: Vec<Chosen>) -> EventlessRow {
-        let m = self.machine;
+        })
+        .collect();
+    let done = match m.state(state).parent {
+        Some(parent) if m.state(state).is_final() => m.done_candidates(parent),
+        _ => Vec::new(),
+    };
+    let mut eventless_row = |chosen: Vec<Chosen>| {
         let ids: Vec<usize> = chosen
             .into_iter()
             .filter_map(|c| match c {
@@ -745,85 +653,76 @@ impl Shape<'_> {
             })
             .collect();
         let ids = until_unguarded(ids, |i| m.eventless[i].guard.is_none());
-        let cached_guards = repeated_guards(
-            ids.iter()
-                .filter_map(|&i| m.eventless[i].guard.as_ref().map(|g| &g.expr)),
-        );
-        let candidates = ids
-            .into_iter()
-            .map(|i| {
-                let e = &m.eventless[i];
-                let written = Written {
-                    source: e.source,
-                    target: e.target,
-                    history: e.history,
-                    emits: &e.emits,
-                    effects: &e.effects,
-                    payload: false,
-                };
-                EventlessCandidate {
-                    eventless: i,
-                    step: self.step(leaf, &written),
-                }
-            })
-            .collect();
         EventlessRow {
-            candidates,
-            cached_guards,
+            cached_guards: repeated_guards(
+                ids.iter()
+                    .filter_map(|&i| m.eventless[i].guard.as_ref().map(|g| &g.expr)),
+            ),
+            candidates: ids
+                .into_iter()
+                .map(|i| EventlessCandidate {
+                    eventless: i,
+                    step: step(Chosen::Eventless(i), false),
+                })
+                .collect(),
         }
-    }
+    };
+    let always = eventless_row(m.always_candidates(state));
+    let done = eventless_row(done);
 
-    /// The timer groups armed in `leaf`, in the order ties fire, each with
-    /// its candidates (in trial order, cut after the first unguarded one).
-    fn leaf_timer_groups(&self, leaf: StateId, group_of_timer: &[usize]) -> Vec<LeafTimerGroup> {
-        let m = self.machine;
-        let order = m.timer_trial_order(leaf);
-        let mut groups: Vec<LeafTimerGroup> = Vec::new();
-        for &(timer, _) in &order {
-            let group = group_of_timer[timer.index()];
-            if groups.iter().any(|g| g.group == group) {
-                continue;
-            }
-            let members: Vec<(TimerId, u32)> = order
-                .iter()
-                .copied()
-                .filter(|(t, _)| group_of_timer[t.index()] == group)
-                .collect();
-            let members = until_unguarded(members, |(t, _)| m.timers[t.index()].guard.is_none());
-            let cached_guards = repeated_guards(
+    // The timer groups armed in the leaf, in the order ties fire, each with
+    // its candidates in trial order, cut after the first unguarded one.
+    let order = m.timer_trial_order(state);
+    let mut timer_groups: Vec<LeafTimerGroup> = Vec::new();
+    for &(timer, _) in &order {
+        let group = group_of_timer[timer.index()];
+        if timer_groups.iter().any(|g| g.group == group) {
+            continue;
+        }
+        let members: Vec<(TimerId, u32)> = order
+            .iter()
+            .copied()
+            .filter(|(t, _)| group_of_timer[t.index()] == group)
+            .collect();
+        let members = until_unguarded(members, |(t, _)| m.timers[t.index()].guard.is_none());
+        timer_groups.push(LeafTimerGroup {
+            group,
+            cached_guards: repeated_guards(
                 members
                     .iter()
                     .filter_map(|(t, _)| m.timers[t.index()].guard.as_ref().map(|g| &g.expr)),
-            );
-            let candidates = members
+            ),
+            candidates: members
                 .into_iter()
-                .map(|(timer, index)| {
-                    let t = &m.timers[timer.index()];
-                    let written = Written {
-                        source: t.source,
-                        target: t.target,
-                        history: t.history,
-                        emits: &t.emits,
-                        effects: &t.effects,
-                        payload: false,
-                    };
-                    TimerCandidate {
-                        timer,
-                        index,
-                        step: self.step(leaf, &written),
-                    }
+                .map(|(timer, index)| TimerCandidate {
+                    timer,
+                    index,
+                    step: step(Chosen::Timer(timer), false),
                 })
-                .collect();
-            groups.push(LeafTimerGroup {
-                group,
-                candidates,
-                cached_guards,
-            });
-        }
-        groups
+                .collect(),
+        });
+    }
+    LeafPlan {
+        actions,
+        always,
+        done,
+        timer_groups,
+        armed: m
+            .ancestors_or_self(state)
+            .flat_map(|level| {
+                m.timers_of(level)
+                    .enumerate()
+                    .map(move |(i, (timer, _))| (level, i, timer))
+            })
+            .map(|(level, i, timer)| ArmedTimer {
+                timer,
+                state: level,
+                index: i as u32,
+                group: group_of_timer[timer.index()],
+            })
+            .collect(),
     }
 }
-
 /// `items` up to and including the first for which `unguarded` holds:
 /// those after it can never be chosen.
 fn until_unguarded<T: Copy>(mut items: Vec<T>, unguarded: impl Fn(T) -> bool) -> Vec<T> {
@@ -870,6 +769,177 @@ mod tests {
             .iter()
             .map(|&o| m.outputs[o.index()].name.as_str())
             .collect()
+    }
+
+    /// The first candidate `leaf` takes for `action`, with `memory` (slot →
+    /// remembered leaf) as the machine keeps it: its exits, entries and new
+    /// leaf.
+    fn fire(
+        m: &Machine,
+        plan: &Plan,
+        leaf: &str,
+        action_name: &str,
+        memory: &mut std::collections::BTreeMap<usize, StateId>,
+    ) -> (Vec<String>, Vec<String>, String) {
+        let leaf = id(m, leaf);
+        let row = plan.row(leaf, action(m, action_name)).expect(action_name);
+        let step = &row.candidates[0].step;
+        for &slot in &step.records {
+            memory.insert(slot, leaf);
+        }
+        let mv = &step
+            .case(step.read.and_then(|slot| memory.get(&slot).copied()))
+            .mv;
+        let strings = |ids: &[StateId]| names(m, ids).into_iter().map(String::from).collect();
+        let next = mv.to.unwrap_or(leaf);
+        (
+            strings(&mv.path.exits),
+            strings(&mv.path.entries),
+            m.state(next).name.clone(),
+        )
+    }
+
+    #[test]
+    fn exits_and_entries_follow_the_least_common_ancestor() {
+        let m = machine(CALL);
+        let plan = Plan::new(&m);
+        let mut memory = Default::default();
+        // Into a composite: its initial child is entered after it.
+        assert_eq!(
+            fire(&m, &plan, "connecting", "answered", &mut memory),
+            (
+                vec!["connecting".into()],
+                vec!["connected".into(), "talking".into()],
+                "talking".into()
+            )
+        );
+        // Between siblings: the parent stays.
+        assert_eq!(
+            fire(&m, &plan, "talking", "transfer", &mut memory),
+            (
+                vec!["talking".into()],
+                vec!["transferring".into(), "dialing_third".into()],
+                "dialing_third".into()
+            )
+        );
+        // Inherited from two levels up: every level is exited, innermost first.
+        assert_eq!(
+            fire(&m, &plan, "bridged", "hang_up", &mut memory),
+            (
+                vec!["bridged".into(), "transferring".into(), "connected".into()],
+                vec!["idle".into()],
+                "idle".into()
+            )
+        );
+        // A leaf's own transition out of its ancestors.
+        assert_eq!(
+            fire(&m, &plan, "bridged", "complete", &mut memory).0,
+            ["bridged", "transferring", "connected"]
+        );
+    }
+
+    #[test]
+    fn local_and_self_transitions() {
+        let m = machine(
+            "machine M { initial state p { on in -> b; on again -> p; on up -> p; on stay; \
+             initial state a { on self -> a; on top -> p; } state b { on back -> a; } } }",
+        );
+        let plan = Plan::new(&m);
+        let mut memory = Default::default();
+        // Declared on `p`, into `p`: `p` is not exited.
+        assert_eq!(
+            fire(&m, &plan, "a", "in", &mut memory),
+            (vec!["a".into()], vec!["b".into()], "b".into())
+        );
+        // Declared on `p`, to `p`: exited and re-entered, then its initial child.
+        assert_eq!(
+            fire(&m, &plan, "b", "again", &mut memory),
+            (
+                vec!["b".into(), "p".into()],
+                vec!["p".into(), "a".into()],
+                "a".into()
+            )
+        );
+        // A leaf to itself: exited and re-entered; its parent stays.
+        assert_eq!(
+            fire(&m, &plan, "a", "self", &mut memory),
+            (vec!["a".into()], vec!["a".into()], "a".into())
+        );
+        // A leaf to its own parent: the parent is exited and re-entered.
+        assert_eq!(
+            fire(&m, &plan, "a", "top", &mut memory),
+            (
+                vec!["a".into(), "p".into()],
+                vec!["p".into(), "a".into()],
+                "a".into()
+            )
+        );
+        // No target: nothing exits or enters.
+        let step = &plan.row(id(&m, "a"), action(&m, "stay")).unwrap().candidates[0].step;
+        assert_eq!(step.default_case().mv.path, Path::default());
+        assert!(step.default_case().mv.is_internal());
+    }
+
+    #[test]
+    fn history_enters_the_child_or_leaf_last_active() {
+        let m = machine(CALL);
+        let plan = Plan::new(&m);
+        let mut memory = Default::default();
+        // The first time, history is the initial child.
+        fire(&m, &plan, "idle", "dial", &mut memory);
+        fire(&m, &plan, "connecting", "answered", &mut memory);
+        assert_eq!(fire(&m, &plan, "talking", "pause", &mut memory).2, "paused");
+        assert_eq!(fire(&m, &plan, "paused", "resume", &mut memory).2, "talking");
+        // Shallow history of `connected` re-enters `transferring` at its initial child.
+        fire(&m, &plan, "talking", "transfer", &mut memory);
+        fire(&m, &plan, "dialing_third", "answered", &mut memory);
+        let (exits, entries, leaf) = fire(&m, &plan, "bridged", "pause", &mut memory);
+        assert_eq!(exits, ["bridged", "transferring", "connected"]);
+        assert_eq!(entries, ["paused"]);
+        assert_eq!(leaf, "paused");
+        assert_eq!(
+            fire(&m, &plan, "paused", "resume", &mut memory),
+            (
+                vec!["paused".into()],
+                vec!["connected".into(), "transferring".into(), "dialing_third".into()],
+                "dialing_third".into()
+            )
+        );
+    }
+
+    #[test]
+    fn deep_history_and_history_from_inside() {
+        let m = machine(
+            "machine H { initial state idle { on go -> c.deep_history; } \
+             state c { on out -> idle; on back -> c.history; initial state x { on next -> y; } \
+             state y { initial state y1 { on next -> y2; } state y2 { on again -> c.history; } } } }",
+        );
+        let plan = Plan::new(&m);
+        let mut memory = Default::default();
+        // Nothing remembered: the default entry.
+        assert_eq!(fire(&m, &plan, "idle", "go", &mut memory).1, ["c", "x"]);
+        fire(&m, &plan, "x", "next", &mut memory);
+        fire(&m, &plan, "y1", "next", &mut memory);
+        fire(&m, &plan, "y2", "out", &mut memory);
+        // Deep history re-enters the very leaf.
+        assert_eq!(
+            fire(&m, &plan, "idle", "go", &mut memory),
+            (
+                vec!["idle".into()],
+                vec!["c".into(), "y".into(), "y2".into()],
+                "y2".into()
+            )
+        );
+        // From inside, the composite itself is kept, and records nothing: the
+        // step goes by the memory `c` had when it was last left (`y2`), by
+        // shallow history to `y` and its initial child.
+        fire(&m, &plan, "y2", "back", &mut memory);
+        let (exits, entries, leaf) = fire(&m, &plan, "y1", "back", &mut memory);
+        assert_eq!(exits, ["y1", "y"]);
+        assert_eq!(entries, ["y", "y1"]);
+        assert_eq!(leaf, "y1");
+        let slot = plan.slot_of(id(&m, "c")).unwrap();
+        assert_eq!(memory.get(&slot), Some(&id(&m, "y2")));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! chooses, which of them conflict, what the step exits and enters, what it
 //! runs, emits, arms and remembers, what comes after it, which armed timer
 //! is due first, and which snapshots restore are
-//! `fsm_runtime::__private::chart`'s, over the plan's tables ([`ChartPlan`]):
+//! `fsm_runtime::__private::chart`'s, over the plan's tables ([`ChartPlan`](fsm_grammar::plan::ChartPlan)):
 //! the runtime's one account of a step over configurations, which generated
 //! code runs too, and which `tests/differential` compares with the
 //! independent SCXML reference of `grammar/tests/scxml` on random machines.
@@ -23,7 +23,7 @@ use crate::ids::{ActionId, OutputId, StateId};
 use crate::timer_rejected::TimerRejected;
 use crate::trace;
 use fsm_grammar::model::{self, Chosen, Machine, Trigger};
-use fsm_grammar::plan::{ChartKind, ChartPlan, Plan, PoolList};
+use fsm_grammar::plan::{Plan, PoolList};
 use fsm_runtime::__private::chart::{self, Bits, Chart, Settled};
 use fsm_runtime::__private::deadline;
 use fsm_runtime::{ArmedTimer, FingerprintPolicy, RestoreError, Snapshot, Timestamp};
@@ -31,44 +31,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// `$body` with `$w` a `const` of as many 64-bit words as `$words`
-/// configurations need, rounded up to one of a few widths, so that each is a
-/// fixed array. `Definition::MAX_PARALLEL_STATES` is 1,024 words:
-/// definitions of larger machines with parallel states are refused.
-macro_rules! by_width {
-    ($words:expr, $w:ident => $body:expr) => {
-        match $words {
-            1 => {
-                const $w: usize = 1;
-                $body
-            }
-            2 => {
-                const $w: usize = 2;
-                $body
-            }
-            3..=4 => {
-                const $w: usize = 4;
-                $body
-            }
-            5..=8 => {
-                const $w: usize = 8;
-                $body
-            }
-            9..=16 => {
-                const $w: usize = 16;
-                $body
-            }
-            17..=64 => {
-                const $w: usize = 64;
-                $body
-            }
-            _ => {
-                const $w: usize = 1024;
-                $body
-            }
-        }
-    };
-}
+use fsm_runtime::__private::chart::by_width;
 
 /// What a definition that runs over configurations adds to its tables.
 #[derive(Clone, Debug)]
@@ -76,8 +39,6 @@ pub(crate) struct ConfiguredPlan {
     pub(crate) plan: Plan,
     /// The initial configuration, as [`Configured`] keeps it.
     initial: Box<[u64]>,
-    /// The plan's tables for `fsm_runtime::__private::chart`, which takes the steps.
-    chart: ChartPlan,
     /// `chart`'s states and transitions as the runtime reads them.
     states: Vec<chart::State>,
     transitions: Vec<chart::Transition>,
@@ -87,10 +48,9 @@ pub(crate) struct ConfiguredPlan {
 }
 
 impl ConfiguredPlan {
-    pub(crate) fn new(machine: &Machine) -> ConfiguredPlan {
-        let plan = Plan::new(machine);
-        let chart = ChartPlan::new(machine, &plan);
-        let (states, transitions) = runtime_tables(&chart);
+    pub(crate) fn new(machine: &Machine, plan: Plan) -> ConfiguredPlan {
+        let chart = &plan.chart;
+        let (states, transitions) = chart.step_tables();
         let groups = plan
             .timer_groups
             .iter()
@@ -113,7 +73,6 @@ impl ConfiguredPlan {
                 words.into()
             },
             plan,
-            chart,
             states,
             transitions,
             groups,
@@ -146,7 +105,7 @@ impl ConfiguredPlan {
         Chart {
             states: &self.states,
             transitions: &self.transitions,
-            pool: &self.chart.pool,
+            pool: &self.plan.chart.pool,
         }
     }
 }
@@ -159,59 +118,9 @@ fn list(l: PoolList) -> chart::List {
     }
 }
 
-/// `plan`'s states and transitions in the runtime's types.
-fn runtime_tables(plan: &ChartPlan) -> (Vec<chart::State>, Vec<chart::Transition>) {
-    let id = |s: Option<model::StateId>| s.map_or(chart::NONE, |s| s.index() as u32);
-    let states = plan
-        .states
-        .iter()
-        .map(|s| chart::State {
-            parent: id(s.parent),
-            kind: match s.kind {
-                ChartKind::Leaf => chart::Kind::Leaf,
-                ChartKind::Final => chart::Kind::Final,
-                ChartKind::Composite => chart::Kind::Composite,
-                ChartKind::Parallel => chart::Kind::Parallel,
-            },
-            depth: s.depth,
-            end: s.end,
-            initial: id(s.initial),
-            children: list(s.children),
-            memory: s.memory.map_or(chart::NONE, |m| m as u32),
-            enter: chart::Hook {
-                outputs: list(s.enter.0),
-                effects: list(s.enter.1),
-            },
-            exit: chart::Hook {
-                outputs: list(s.exit.0),
-                effects: list(s.exit.1),
-            },
-            timer_groups: list(s.timer_groups),
-            eventless: list(s.eventless),
-        })
-        .collect();
-    let transitions = plan
-        .transitions
-        .iter()
-        .map(|t| chart::Transition {
-            source: id(t.source),
-            target: id(t.target),
-            history: t.history,
-            priority: t.priority,
-            exits: t.exits,
-            path: list(t.path),
-            own: chart::Hook {
-                outputs: list(t.own.0),
-                effects: list(t.own.1),
-            },
-        })
-        .collect();
-    (states, transitions)
-}
-
 /// The configuration of an engine that runs over configurations, and its
 /// history memory, beside [`Current`]'s other fields, as the chart keeps
-/// them between fires: bit sets of [`ChartPlan::words`] words each (state
+/// them between fires: bit sets of [`ChartPlan::words`](fsm_grammar::plan::ChartPlan::words) words each (state
 /// `s` is bit `s % 64` of word `s / 64`).
 #[derive(Clone, Debug)]
 pub(crate) struct Configured {
@@ -374,8 +283,10 @@ impl<C, const W: usize> chart::Host<W> for ChartHost<'_, C> {
         // The next step asks its guards afresh: this one's effects may
         // change what they read.
         self.cache.clear();
-        let chosen = self.cp.chart.transitions[transition as usize].chosen;
-        self.moved |= self.cp.chart.transitions[transition as usize].target.is_some();
+        let chosen = self.cp.plan.chart.transitions[transition as usize].chosen;
+        self.moved |= self.cp.plan.chart.transitions[transition as usize]
+            .target
+            .is_some();
         self.taken.push(taken(self.m, chosen));
     }
 
@@ -425,7 +336,7 @@ fn holds<C, const W: usize>(
     payload: &Value,
     cache: &mut Vec<Option<bool>>,
 ) -> bool {
-    let chosen = cp.chart.transitions[transition as usize].chosen;
+    let chosen = cp.plan.chart.transitions[transition as usize].chosen;
     let guards = &engine.bound.guards;
     cache.resize(guards.len(), None);
     guard_of(m, chosen).is_none_or(|expr| {
@@ -527,13 +438,13 @@ impl<C> Engine<C> {
             payload,
             cache: Vec::new(),
         };
-        let mut chosen = vec![0u32; cp.chart.max_leaves];
+        let mut chosen = vec![0u32; cp.plan.chart.max_leaves];
         let mut any = false;
         let n = chart::select(
             &chart,
             config,
             |leaf| {
-                let candidates = cp.chart.rows[leaf as usize]
+                let candidates = cp.plan.chart.rows[leaf as usize]
                     .iter()
                     .find(|&&(a, _)| a == action.index())
                     .map_or(&[][..], |&(_, l)| chart.list(list(l)));
@@ -555,7 +466,7 @@ impl<C> Engine<C> {
     pub(super) fn fire_configured(&self, action: ActionId, payload: &Value) -> Result<Fired<'_>, FireError> {
         // The configuration in words of 64 states, as many as the machine
         // needs (a few widths, so each is a fixed array).
-        by_width!(self.configured_plan().chart.words, W => self.fire_in::<W>(action, payload))
+        by_width!(self.configured_plan().plan.chart.words, W => self.fire_in::<W>(action, payload))
     }
 
     /// [`fire_configured`](Self::fire_configured) on configurations of `W`
@@ -613,12 +524,12 @@ impl<C> Engine<C> {
         let m = self.definition.machine();
         let cp = self.configured_plan();
         let chart = cp.chart();
-        let words = cp.chart.words;
+        let words = cp.plan.chart.words;
         let configured = current.configured.as_mut().expect("a configured engine");
         let mut config = *before;
         let mut memory: Vec<Bits<W>> = configured.memory.chunks(words).map(to_bits).collect();
         let n = taken.len();
-        taken.resize(n.max(cp.chart.max_leaves), 0);
+        taken.resize(n.max(cp.plan.chart.max_leaves), 0);
         let n = chart::remove_conflicts(&chart, before, &mut taken, n);
         let mut host = ChartHost {
             engine: self,
@@ -716,7 +627,7 @@ impl<C> Engine<C> {
     pub(super) fn can_fire_configured(&self, action: ActionId, payload: &Value) -> bool {
         let current = self.lock();
         let config = &current.configured.as_ref().expect("a configured engine").config;
-        by_width!(self.configured_plan().chart.words, W => {
+        by_width!(self.configured_plan().plan.chart.words, W => {
             self.choose(&to_bits::<W>(config), action, &current.context, payload).is_ok()
         })
     }
@@ -734,7 +645,7 @@ impl<C> Engine<C> {
     /// order (`Plan::timer_order`), each as its own step followed by its
     /// `always` and `done` steps.
     pub(super) fn fire_due_configured(&self) -> Vec<Result<FiredTimer<'_>, TimerRejected<'_>>> {
-        by_width!(self.configured_plan().chart.words, W => self.fire_due_in::<W>())
+        by_width!(self.configured_plan().plan.chart.words, W => self.fire_due_in::<W>())
     }
 
     /// [`fire_due_configured`](Self::fire_due_configured) on configurations
@@ -790,7 +701,7 @@ impl<C> Engine<C> {
             // step and those before the bound stay taken, as for an action,
             // and `FiredTimer::ran_away` says so.
             let label = plan.timer_groups[group].label.as_str().into();
-            let timer = cp.chart.index_of(m, Chosen::Timer(timer)) as u32;
+            let timer = cp.plan.chart.index_of(m, Chosen::Timer(timer)) as u32;
             let step = self.step_configured(current, &before, vec![timer], &NULL, Some(now), label);
             fired.push(Ok(FiredTimer {
                 seq: step.seq,
@@ -881,7 +792,7 @@ impl<C> Engine<C> {
         // for each active leaf in document order, its own timers, then those
         // of each state holding it, outward, each state once.
         let (chart, groups) = (cp.chart(), cp.timer_groups());
-        let armed = by_width!(cp.chart.words, W => chart.armed_timers(&groups, &to_bits::<W>(config), &current.armed));
+        let armed = by_width!(cp.plan.chart.words, W => chart::armed_timers(&chart, &groups, &to_bits::<W>(config), &current.armed));
         let timers: Vec<ArmedTimer> = armed
             .into_iter()
             .map(|(state, index, due)| ArmedTimer::new(m.states[state as usize].name.clone(), index, due))
@@ -889,7 +800,7 @@ impl<C> Engine<C> {
         if !timers.is_empty() {
             snapshot = snapshot.with_timers(timers);
         }
-        let words = cp.chart.words;
+        let words = cp.plan.chart.words;
         let remembered: Vec<(String, Vec<String>)> = m
             .history_composites()
             .into_iter()
@@ -937,7 +848,7 @@ impl<C> Engine<C> {
             groups: &groups,
         };
         let mut armed: Vec<Option<Timestamp>> = vec![None; groups.len()];
-        let words = cp.chart.words;
+        let words = cp.plan.chart.words;
         let (config, memory) = by_width!(words, W => {
             let mut memory: Vec<Bits<W>> = vec![Bits::EMPTY; slots.len()];
             let config = chart::restore::<W>(&restoring, snapshot, policy, &mut memory, &mut armed)?;
@@ -999,7 +910,7 @@ mod tests {
                 continue;
             }
             machines += 1;
-            let plan = ConfiguredPlan::new(m);
+            let plan = ConfiguredPlan::new(m, fsm_grammar::plan::Plan::new(m));
             let chart = plan.chart();
             let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
             let mut rng = scxml::Rng(seed | 1);

@@ -418,15 +418,24 @@ fn a_machine_with_parallel_states_too_large_for_the_engine_is_refused_by_name() 
         text.push_str("}\n");
     }
     text.push_str("} }\n");
+    // The checks refuse it, naming the limit.
     let error = Definition::from_fsm(&text).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("machine `Huge` has 65,540 states, more than the 65,536 a machine may have"),
+        "{error}"
+    );
+    // A machine that did not go through them is refused by the engine.
+    let checked = fsm_grammar::check(&text);
+    let error = Definition::try_from_machine(&checked.model.machines[0]).unwrap_err();
     assert!(matches!(
         error,
         fsm_dynamic::DefinitionError::TooLarge { states: 65_540, .. }
     ));
     assert_eq!(
         error.to_string(),
-        "machine `Huge` has parallel states and 65540 states; the dynamic engine runs machines with \
-         parallel states of at most 65536 states"
+        "machine `Huge` has 65540 states; the dynamic engine runs machines of at most 65536 states"
     );
 }
 

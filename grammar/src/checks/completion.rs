@@ -310,7 +310,7 @@ fn guarded_cycles(m: &Machine, must: &[Vec<usize>], sink: &mut Sink<'_>) {
 }
 
 /// `1,100`.
-fn thousands(n: usize) -> String {
+pub(super) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

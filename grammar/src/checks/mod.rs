@@ -28,6 +28,9 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
     name_collision::check_machines(model, out);
     for machine in &model.machines {
         let mut sink = Sink { machine, out };
+        if too_many_states(machine, &mut sink) {
+            continue;
+        }
         if !machine.incomplete {
             let graph = graph::Graph::new(machine);
             unreachable_state::check(machine, &graph, &mut sink);
@@ -49,6 +52,30 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
         regions::check(machine, &mut sink);
         completion::check(machine, &mut sink);
     }
+}
+
+/// `too-many-states`: a machine with more states than the one step holds
+/// in a configuration (`fsm_step::MAX_STATES`). Nothing runs it, so no
+/// other check is worth its time: true when reported.
+fn too_many_states(machine: &Machine, sink: &mut Sink<'_>) -> bool {
+    let n = machine.states.len();
+    if n <= fsm_step::MAX_STATES {
+        return false;
+    }
+    let d = Diagnostic::new(
+        Code::TooManyStates,
+        machine.span,
+        format!(
+            "machine `{}` has {} states, more than the {} a machine may have",
+            machine.name,
+            completion::thousands(n),
+            completion::thousands(fsm_step::MAX_STATES)
+        ),
+        "too many states",
+        "split it into machines that send each other events (a fleet runs many machines as one system)",
+    );
+    sink.push(Scope::Machine, d);
+    true
 }
 
 /// Where a diagnostic belongs, for `#[allow(...)]`: the whole machine, or one state.

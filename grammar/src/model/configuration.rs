@@ -29,8 +29,9 @@ use std::collections::BTreeSet;
 pub type Configuration = BTreeSet<StateId>;
 
 /// The most microsteps one `fire` may take: past it, a guarded cycle of
-/// `always` or `done` transitions stops (a runaway).
-pub const MAX_MICROSTEPS: usize = 1000;
+/// `always` or `done` transitions stops (a runaway). The one step's bound
+/// ([`fsm_step::MAX_MICROSTEPS`]), which the checks measure chains against.
+pub use fsm_step::MAX_MICROSTEPS;
 
 /// A transition of any kind, as steps choose it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

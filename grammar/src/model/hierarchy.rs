@@ -1,6 +1,6 @@
 //! The state tree's semantics, for code generation, the dynamic engine and
-//! the checks: ancestors and leaves, the candidates a leaf tries, and the
-//! states a transition exits and enters.
+//! the checks: ancestors and leaves, the candidates a leaf tries, and a
+//! transition's domain.
 //!
 //! It follows W3C SCXML 1.0, section 3.13 ("Selecting and Executing
 //! Transitions"), with one deliberate difference, described in docs/dsl.md:
@@ -20,46 +20,14 @@
 //!   ancestors, exits and re-enters it. An `any` transition is declared on the
 //!   machine itself.
 //! - `-> X.history` and `-> X.deep_history` target a point inside `X`: a
-//!   transition from outside `X` enters `X`; one from inside keeps it. History
-//!   is recorded as the exits happen ([`HistoryMemory::record`]), before the
-//!   entries read it, as SCXML does.
+//!   transition from outside `X` enters `X`; one from inside keeps it.
+//!
+//! What a step exits and enters, in which order, and what history it
+//! records and reads, is the one step's (`fsm_step::microstep`), which the
+//! plan takes ahead of time for every step that does not depend on the
+//! rest of the configuration (`crate::plan`).
 
 use super::{HistoryKind, Machine, Source, StateId, TimerId, Transition};
-use std::collections::BTreeMap;
-
-/// What a transition leaves and enters, in order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Path {
-    /// States exited, innermost first: their `exit` hooks run in this order.
-    pub exits: Vec<StateId>,
-    /// States entered, outermost first: their `enter` hooks run in this order,
-    /// after the transition's own effects and outputs. The last is the new
-    /// leaf; empty for a transition without a target.
-    pub entries: Vec<StateId>,
-}
-
-/// For each composite state that has been left, the leaf that was active
-/// inside it when it was last left: enough for both `.history` (the child of
-/// the composite on the way to that leaf) and `.deep_history` (the leaf).
-/// Part of the machine's state: snapshots carry it, by state names.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HistoryMemory {
-    /// Composite → the leaf last active inside it.
-    pub last_leaf: BTreeMap<StateId, StateId>,
-}
-
-impl HistoryMemory {
-    /// Record, for every composite state `path` exits, that `leaf` (the leaf
-    /// the machine was in) was last active inside it. Call it before
-    /// resolving the path's history target, as [`Machine::step`] does.
-    pub fn record(&mut self, m: &Machine, path_exits: &[StateId], leaf: StateId) {
-        for &s in path_exits {
-            if m.state(s).is_composite() {
-                self.last_leaf.insert(s, leaf);
-            }
-        }
-    }
-}
 
 impl Machine {
     /// True when some state holds states.
@@ -234,81 +202,6 @@ impl Machine {
         };
         std::iter::successors(declared, |&s| self.state(s).parent).find(|&d| holds(d))
     }
-
-    /// What a transition declared at `source`, taken while the machine is in
-    /// `leaf` (which lies in `source`, or is it), exits and enters, with
-    /// history targets resolved from `memory` as it is *after* the exits are
-    /// recorded (see [`Machine::step`], which does both). A transition
-    /// without a target exits and enters nothing.
-    pub fn path(
-        &self,
-        leaf: StateId,
-        source: Source,
-        target: Option<StateId>,
-        history: Option<HistoryKind>,
-        memory: &HistoryMemory,
-    ) -> Path {
-        let Some(target) = target else {
-            return Path::default();
-        };
-        debug_assert!(match source {
-            Source::State(s) => s == leaf || self.is_inside(leaf, s),
-            Source::Any => true,
-        });
-        let domain = self.domain(source, target, history);
-        let exits: Vec<StateId> = self
-            .ancestors_or_self(leaf)
-            .take_while(|&s| Some(s) != domain)
-            .collect();
-        let mut entries: Vec<StateId> = self
-            .ancestors_or_self(target)
-            .take_while(|&s| Some(s) != domain)
-            .collect();
-        entries.reverse();
-        match history {
-            None => entries.extend(self.initial_descent(target)),
-            Some(kind) => entries.extend(self.history_descent(target, kind, memory)),
-        }
-        Path { exits, entries }
-    }
-
-    /// The states entered below composite `state` through its history.
-    fn history_descent(&self, state: StateId, kind: HistoryKind, memory: &HistoryMemory) -> Vec<StateId> {
-        let Some(&leaf) = memory.last_leaf.get(&state) else {
-            return self.initial_descent(state);
-        };
-        // From just below `state` down to the remembered leaf.
-        let mut below: Vec<StateId> = self.ancestors_or_self(leaf).take_while(|&s| s != state).collect();
-        below.reverse();
-        match kind {
-            HistoryKind::Deep => below,
-            HistoryKind::Shallow => {
-                let child = below[0];
-                let mut out = vec![child];
-                out.extend(self.initial_descent(child));
-                out
-            }
-        }
-    }
-
-    /// Take a transition declared at `source` while in `leaf`: record the
-    /// history of the composites it exits, then resolve its entries. The
-    /// new leaf is the path's last entry (or `leaf` when it has none).
-    pub fn step(
-        &self,
-        leaf: StateId,
-        source: Source,
-        target: Option<StateId>,
-        history: Option<HistoryKind>,
-        memory: &mut HistoryMemory,
-    ) -> Path {
-        // The exits do not depend on the memory, only on the domain, which
-        // a history target moves to its composite: a transition from inside
-        // `X` to `X.history` keeps `X`, so `X` records nothing.
-        let exits = self.path(leaf, source, target, history, memory).exits;
-        memory.record(self, &exits, leaf);
-        self.path(leaf, source, target, history, memory)
-    }
 }
 
 #[cfg(test)]
@@ -318,27 +211,6 @@ mod tests {
 
     fn names(m: &Machine, ids: &[StateId]) -> Vec<String> {
         ids.iter().map(|&s| m.state(s).name.clone()).collect()
-    }
-
-    /// The transition `m` takes in `leaf` on `action` (the first candidate):
-    /// its path and the new leaf.
-    fn fire(
-        m: &Machine,
-        leaf: &str,
-        action: &str,
-        memory: &mut HistoryMemory,
-    ) -> (Vec<String>, Vec<String>, String) {
-        let leaf = id(m, leaf);
-        let action = m.actions.iter().position(|a| a.name == action).expect(action);
-        let t = m.candidates(leaf, crate::model::ActionId(action as u32))[0];
-        let t = m.transition(t);
-        let path = m.step(leaf, t.source, t.target, t.history, memory);
-        let next = path.entries.last().copied().unwrap_or(leaf);
-        (
-            names(m, &path.exits),
-            names(m, &path.entries),
-            m.state(next).name.clone(),
-        )
     }
 
     #[test]
@@ -452,141 +324,5 @@ mod tests {
         assert_eq!(order("a", "y"), ["q", "t", "b"]);
         assert_eq!(order("b", "x"), ["q", "t"]);
         assert!(order("t", "x").is_empty());
-    }
-
-    #[test]
-    fn exits_and_entries_follow_the_least_common_ancestor() {
-        let m = machine(CALL);
-        let mut memory = HistoryMemory::default();
-        // Into a composite: its initial child is entered after it.
-        assert_eq!(
-            fire(&m, "connecting", "answered", &mut memory),
-            (
-                vec!["connecting".into()],
-                vec!["connected".into(), "talking".into()],
-                "talking".into()
-            )
-        );
-        // Between siblings: the parent stays.
-        assert_eq!(
-            fire(&m, "talking", "transfer", &mut memory),
-            (
-                vec!["talking".into()],
-                vec!["transferring".into(), "dialing_third".into()],
-                "dialing_third".into()
-            )
-        );
-        // Inherited from two levels up: every level is exited, innermost first.
-        assert_eq!(
-            fire(&m, "bridged", "hang_up", &mut memory),
-            (
-                vec!["bridged".into(), "transferring".into(), "connected".into()],
-                vec!["idle".into()],
-                "idle".into()
-            )
-        );
-        // A leaf's own transition out of its ancestors.
-        assert_eq!(
-            fire(&m, "bridged", "complete", &mut memory).0,
-            ["bridged", "transferring", "connected"]
-        );
-    }
-
-    #[test]
-    fn local_and_self_transitions() {
-        let m = machine(
-            "machine M { initial state p { on in -> b; on again -> p; on up -> p; initial state a { on self -> a; on top -> p; } state b { on back -> a; } } }",
-        );
-        let mut memory = HistoryMemory::default();
-        // Declared on `p`, into `p`: `p` is not exited.
-        assert_eq!(
-            fire(&m, "a", "in", &mut memory),
-            (vec!["a".into()], vec!["b".into()], "b".into())
-        );
-        // Declared on `p`, to `p`: exited and re-entered, then its initial child.
-        assert_eq!(
-            fire(&m, "b", "again", &mut memory),
-            (
-                vec!["b".into(), "p".into()],
-                vec!["p".into(), "a".into()],
-                "a".into()
-            )
-        );
-        // A leaf to itself: exited and re-entered; its parent stays.
-        assert_eq!(
-            fire(&m, "a", "self", &mut memory),
-            (vec!["a".into()], vec!["a".into()], "a".into())
-        );
-        // A leaf to its own parent: the parent is exited and re-entered.
-        assert_eq!(
-            fire(&m, "a", "top", &mut memory),
-            (
-                vec!["a".into(), "p".into()],
-                vec!["p".into(), "a".into()],
-                "a".into()
-            )
-        );
-        // No target: nothing exits or enters.
-        let path = m.path(id(&m, "a"), Source::Any, None, None, &memory);
-        assert_eq!(path, Path::default());
-    }
-
-    #[test]
-    fn history_enters_the_child_or_leaf_last_active() {
-        let m = machine(CALL);
-        let mut memory = HistoryMemory::default();
-        // The first time, history is the initial child.
-        fire(&m, "idle", "dial", &mut memory);
-        fire(&m, "connecting", "answered", &mut memory);
-        assert_eq!(fire(&m, "talking", "pause", &mut memory).2, "paused");
-        assert_eq!(fire(&m, "paused", "resume", &mut memory).2, "talking");
-        // Shallow history of `connected` re-enters `transferring` at its initial child.
-        fire(&m, "talking", "transfer", &mut memory);
-        fire(&m, "dialing_third", "answered", &mut memory);
-        let (exits, entries, leaf) = fire(&m, "bridged", "pause", &mut memory);
-        assert_eq!(exits, ["bridged", "transferring", "connected"]);
-        assert_eq!(entries, ["paused"]);
-        assert_eq!(leaf, "paused");
-        assert_eq!(
-            fire(&m, "paused", "resume", &mut memory),
-            (
-                vec!["paused".into()],
-                vec!["connected".into(), "transferring".into(), "dialing_third".into()],
-                "dialing_third".into()
-            )
-        );
-        // Deep history re-enters the very leaf.
-        let connected = id(&m, "connected");
-        memory.last_leaf.insert(connected, id(&m, "bridged"));
-        let path = m.path(
-            id(&m, "paused"),
-            Source::State(id(&m, "paused")),
-            Some(connected),
-            Some(HistoryKind::Deep),
-            &memory,
-        );
-        assert_eq!(names(&m, &path.entries), ["connected", "transferring", "bridged"]);
-        // From inside, the composite itself is kept.
-        let path = m.path(
-            id(&m, "bridged"),
-            Source::State(id(&m, "bridged")),
-            Some(connected),
-            Some(HistoryKind::Shallow),
-            &memory,
-        );
-        assert_eq!(names(&m, &path.exits), ["bridged", "transferring"]);
-        assert_eq!(names(&m, &path.entries), ["transferring", "dialing_third"]);
-        // ... and records nothing: `step` from `on_hold` to `connected.history`
-        // goes by the memory `connected` had, not to `on_hold`.
-        let path = m.step(
-            id(&m, "on_hold"),
-            Source::State(id(&m, "on_hold")),
-            Some(connected),
-            Some(HistoryKind::Shallow),
-            &mut memory,
-        );
-        assert_eq!(names(&m, &path.exits), ["on_hold"]);
-        assert_eq!(names(&m, &path.entries), ["transferring", "dialing_third"]);
-        assert_eq!(memory.last_leaf.get(&connected), Some(&id(&m, "bridged")));
     }
 }

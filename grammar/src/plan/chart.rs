@@ -12,9 +12,8 @@
 //! which both engines run and `tests/differential` holds to an SCXML
 //! reference.
 
-use super::Plan;
 use crate::model::{
-    cycles, Chosen, Domain, HistoryKind, Machine, StateId, TimerId, TransitionId, MAX_MICROSTEPS,
+    cycles, ActionId, Chosen, Domain, HistoryKind, Machine, StateId, TimerId, TransitionId, MAX_MICROSTEPS,
 };
 
 /// Where a state's or transition's list lies in [`ChartPlan::pool`].
@@ -109,8 +108,15 @@ pub struct ChartPlan {
 }
 
 impl ChartPlan {
-    /// The tables of `machine`, whose plan is `plan`.
-    pub fn new(machine: &Machine, plan: &Plan) -> ChartPlan {
+    /// The tables of `machine`: `slot_of` each state's history slot,
+    /// `state_timer_groups` each state's timer groups, and `rows` each
+    /// leaf's candidates per action, in trial order.
+    pub(super) fn new(
+        machine: &Machine,
+        slot_of: &[Option<usize>],
+        state_timer_groups: &[std::ops::Range<usize>],
+        rows: &[Vec<(ActionId, Vec<TransitionId>)>],
+    ) -> ChartPlan {
         let m = machine;
         let pool = std::cell::RefCell::new(Vec::<u32>::new());
         let list = |ids: &mut dyn Iterator<Item = usize>| {
@@ -210,7 +216,7 @@ impl ChartPlan {
                     end: end_of(m, s),
                     initial: m.initial_child(s).filter(|_| kind == ChartKind::Composite),
                     children: list(&mut state.children.iter().map(|c| c.index())),
-                    memory: plan.slot_of(s),
+                    memory: slot_of[s.index()],
                     enter: (
                         list(&mut state.enter.iter().map(|o| o.index())),
                         list(&mut state.enter_effects.iter().map(|e| e.index())),
@@ -219,21 +225,18 @@ impl ChartPlan {
                         list(&mut state.exit.iter().map(|o| o.index())),
                         list(&mut state.exit_effects.iter().map(|e| e.index())),
                     ),
-                    timer_groups: list(&mut plan.state_timer_groups[s.index()].clone()),
+                    timer_groups: list(&mut state_timer_groups[s.index()].clone()),
                     eventless: list(&mut eventless.into_iter()),
                 }
             })
             .collect();
 
-        let rows = m
-            .state_ids()
-            .map(|s| {
-                plan.leaf(s)
-                    .actions
-                    .iter()
-                    .map(|row| {
-                        let ids = row.candidates.iter().map(|c| c.transition.index());
-                        (row.action.index(), list(&mut ids.collect::<Vec<_>>().into_iter()))
+        let rows = rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|(action, candidates)| {
+                        (action.index(), list(&mut candidates.iter().map(|t| t.index())))
                     })
                     .collect()
             })
@@ -389,147 +392,54 @@ impl ChartPlan {
     }
 }
 
-/// A step whose every part is known from the leaf that takes it: what
-/// `fsm_runtime::__private::chart::microstep` does for transition `transition` chosen
-/// by `leaf`, in any configuration holding `leaf`, written out
-/// ([`ChartPlan::static_steps`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StaticStep {
-    /// The leaf that takes it.
-    pub leaf: StateId,
-    /// The transition, an index of [`ChartPlan::transitions`].
-    pub transition: usize,
-    /// The states it exits, in document order (exit order is the reverse).
-    pub exits: Vec<StateId>,
-    /// The states it enters, in document order.
-    pub entries: Vec<StateId>,
-    /// The history slots it records: each remembers `leaf` alone.
-    pub memory: Vec<usize>,
-}
-
 impl ChartPlan {
-    /// For each state, for each action: the step the state takes for it
-    /// when it is an active leaf and its first candidate needs no guard, if
-    /// that step is the same in every configuration holding the leaf (an
-    /// index of the returned list; `None` otherwise); and the steps.
-    ///
-    /// A step is the same everywhere when the active states its exit range
-    /// holds are the leaf's branch alone (no parallel state holding the
-    /// leaf lies in that range, so no other region's states do), it enters
-    /// no state through history, and no state it exits or enters, nor the
-    /// transition, runs effects or keeps timers. Several such steps of
-    /// different leaves in one `fire` exit and enter disjoint states, one
-    /// region each, so taking them one after the other in document order
-    /// of the leaves is the chart's step, provided no two take the same
-    /// transition and their exits do not meet (otherwise the chart decides).
-    pub fn static_steps(&self, machine: &Machine) -> (Vec<Vec<Option<usize>>>, Vec<StaticStep>) {
-        let m = machine;
-        let list = |l: PoolList| &self.pool[l.start as usize..(l.start + l.len) as usize];
-        let quiet = |s: StateId| {
-            let st = &self.states[s.index()];
-            st.enter.1.len == 0 && st.exit.1.len == 0 && st.timer_groups.len == 0
+    /// The states and transitions in the types [`fsm_step`] steps over
+    /// (with [`ChartPlan::pool`]).
+    pub fn step_tables(&self) -> (Vec<fsm_step::State>, Vec<fsm_step::Transition>) {
+        let id = |s: Option<StateId>| s.map_or(fsm_step::NONE, |s| s.index() as u32);
+        let list = |l: PoolList| fsm_step::List {
+            start: l.start,
+            len: l.len,
         };
-        let mut steps = Vec::new();
-        let mut table = vec![vec![None; m.actions.len()]; m.states.len()];
-        for leaf in m.state_ids() {
-            if !matches!(self.states[leaf.index()].kind, ChartKind::Leaf | ChartKind::Final) {
-                continue;
-            }
-            for &(action, candidates) in &self.rows[leaf.index()] {
-                let Some(&first) = list(candidates).first() else {
-                    continue;
-                };
-                let t = &self.transitions[first as usize];
-                let guarded = match t.chosen {
-                    Chosen::Action(id) => m.transition(id).guard.is_some(),
-                    _ => true,
-                };
-                if guarded || t.history != 0 || t.own.1.len != 0 {
-                    continue;
-                }
-                let Some(step) = self.static_step(m, leaf, first as usize) else {
-                    continue;
-                };
-                if !step.exits.iter().chain(&step.entries).all(|&s| quiet(s)) {
-                    continue;
-                }
-                table[leaf.index()][action] = Some(steps.len());
-                steps.push(step);
-            }
-        }
-        (table, steps)
-    }
-
-    /// The step of transition `t` chosen by `leaf`, when it does not depend
-    /// on the rest of the configuration.
-    fn static_step(&self, m: &Machine, leaf: StateId, t: usize) -> Option<StaticStep> {
-        let tr = &self.transitions[t];
-        let (lo, hi) = tr.exits;
-        let inside = |s: StateId| lo <= s.index() as u32 && (s.index() as u32) < hi;
-        let Some(target) = tr.target else {
-            return Some(StaticStep {
-                leaf,
-                transition: t,
-                exits: Vec::new(),
-                entries: Vec::new(),
-                memory: Vec::new(),
-            });
+        let hook = |(outputs, effects): (PoolList, PoolList)| fsm_step::Hook {
+            outputs: list(outputs),
+            effects: list(effects),
         };
-        if !inside(leaf) {
-            return None;
-        }
-        let mut exits: Vec<StateId> = m.ancestors_or_self(leaf).filter(|&s| inside(s)).collect();
-        if exits
+        let states = self
+            .states
             .iter()
-            .any(|&s| self.states[s.index()].kind == ChartKind::Parallel)
-        {
-            return None;
-        }
-        exits.reverse();
-        // Entered: the path, then what entering by default adds below the
-        // target and beside the path (every region of a parallel state).
-        let path = &self.pool[tr.path.start as usize..(tr.path.start + tr.path.len) as usize];
-        let mut entries: Vec<StateId> = path.iter().map(|&s| StateId::from_index(s as usize)).collect();
-        let mut todo: Vec<StateId> = vec![target];
-        for &s in path {
-            let st = &self.states[s as usize];
-            if st.kind == ChartKind::Parallel {
-                let regions =
-                    &self.pool[st.children.start as usize..(st.children.start + st.children.len) as usize];
-                todo.extend(
-                    regions
-                        .iter()
-                        .map(|&r| StateId::from_index(r as usize))
-                        .filter(|r| !path.contains(&(r.index() as u32))),
-                );
-            }
-        }
-        while let Some(s) = todo.pop() {
-            if !entries.contains(&s) {
-                entries.push(s);
-            }
-            let st = &self.states[s.index()];
-            match st.kind {
-                ChartKind::Parallel => {
-                    let regions = &self.pool
-                        [st.children.start as usize..(st.children.start + st.children.len) as usize];
-                    todo.extend(regions.iter().map(|&r| StateId::from_index(r as usize)));
-                }
-                ChartKind::Composite => todo.extend(st.initial),
-                ChartKind::Leaf | ChartKind::Final => {}
-            }
-        }
-        entries.sort();
-        let memory = exits
-            .iter()
-            .filter_map(|&s| self.states[s.index()].memory)
+            .map(|s| fsm_step::State {
+                parent: id(s.parent),
+                kind: match s.kind {
+                    ChartKind::Leaf => fsm_step::Kind::Leaf,
+                    ChartKind::Final => fsm_step::Kind::Final,
+                    ChartKind::Composite => fsm_step::Kind::Composite,
+                    ChartKind::Parallel => fsm_step::Kind::Parallel,
+                },
+                depth: s.depth,
+                end: s.end,
+                initial: id(s.initial),
+                children: list(s.children),
+                memory: s.memory.map_or(fsm_step::NONE, |m| m as u32),
+                enter: hook(s.enter),
+                exit: hook(s.exit),
+                timer_groups: list(s.timer_groups),
+                eventless: list(s.eventless),
+            })
             .collect();
-        Some(StaticStep {
-            leaf,
-            transition: t,
-            exits,
-            entries,
-            memory,
-        })
+        let transitions = self
+            .transitions
+            .iter()
+            .map(|t| fsm_step::Transition {
+                source: id(t.source),
+                target: id(t.target),
+                history: t.history,
+                priority: t.priority,
+                exits: t.exits,
+                path: list(t.path),
+                own: hook(t.own),
+            })
+            .collect();
+        (states, transitions)
     }
 }

@@ -49,39 +49,37 @@ pub fn first_due(
     best
 }
 
+/// The timers armed in `config`, as a snapshot lists them: for each
+/// active leaf in document order, its own, then those of each state
+/// holding it, outward, each state once, each state's by index: `(state,
+/// index, deadline)`.
 #[cfg(feature = "alloc")]
-impl Chart<'_> {
-    /// The timers armed in `config`, as a snapshot lists them: for each
-    /// active leaf in document order, its own, then those of each state
-    /// holding it, outward, each state once, each state's by index: `(state,
-    /// index, deadline)`.
-    pub fn armed_timers<const W: usize>(
-        &self,
-        groups: &[TimerGroup<'_>],
-        config: &Bits<W>,
-        armed: &[Option<Timestamp>],
-    ) -> crate::prelude::Vec<(u32, u32, Timestamp)> {
-        let mut listed: Bits<W> = Bits::EMPTY;
-        let mut out = crate::prelude::Vec::new();
-        for leaf in config
-            .iter()
-            .filter(|&s| matches!(self.state(s).kind, Kind::Leaf | Kind::Final))
-        {
-            let mut at = leaf;
-            while at != NONE && !listed.contains(at) {
-                listed.insert(at);
-                let start = out.len();
-                for &g in self.list(self.state(at).timer_groups) {
-                    if let Some(due) = armed[g as usize] {
-                        out.extend(groups[g as usize].indices.iter().map(|&i| (at, i, due)));
-                    }
+pub fn armed_timers<const W: usize>(
+    chart: &Chart<'_>,
+    groups: &[TimerGroup<'_>],
+    config: &Bits<W>,
+    armed: &[Option<Timestamp>],
+) -> crate::prelude::Vec<(u32, u32, Timestamp)> {
+    let mut listed: Bits<W> = Bits::EMPTY;
+    let mut out = crate::prelude::Vec::new();
+    for leaf in config
+        .iter()
+        .filter(|&s| matches!(chart.state(s).kind, Kind::Leaf | Kind::Final))
+    {
+        let mut at = leaf;
+        while at != NONE && !listed.contains(at) {
+            listed.insert(at);
+            let start = out.len();
+            for &g in chart.list(chart.state(at).timer_groups) {
+                if let Some(due) = armed[g as usize] {
+                    out.extend(groups[g as usize].indices.iter().map(|&i| (at, i, due)));
                 }
-                out[start..].sort_by_key(|&(_, index, _)| index);
-                at = self.state(at).parent;
             }
+            out[start..].sort_by_key(|&(_, index, _)| index);
+            at = chart.state(at).parent;
         }
-        out
     }
+    out
 }
 
 #[cfg(test)]

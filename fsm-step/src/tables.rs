@@ -98,11 +98,15 @@ pub struct Chart<'a> {
 }
 
 impl<'a> Chart<'a> {
-    pub(super) fn state(&self, s: u32) -> &'a State {
+    /// State `s`.
+    #[inline]
+    pub fn state(&self, s: u32) -> &'a State {
         &self.states[s as usize]
     }
 
-    pub(super) fn transition(&self, t: u32) -> &'a Transition {
+    /// Transition `t`.
+    #[inline]
+    pub fn transition(&self, t: u32) -> &'a Transition {
         &self.transitions[t as usize]
     }
 

@@ -144,6 +144,22 @@ impl Chart<'_> {
     }
 }
 
+/// The configuration of a machine at rest in `leaf`: the leaf, the states
+/// holding it and, beside its branch, every region entered by default. A
+/// step that exits nothing outside the leaf's branch takes the same way
+/// from every configuration holding the leaf; the plan takes it from this
+/// one, ahead of time.
+pub fn configuration_of<const W: usize>(chart: &Chart<'_>, leaf: u32) -> Bits<W> {
+    let mut set = Bits::EMPTY;
+    let mut at = leaf;
+    while at != NONE {
+        set.insert(at);
+        at = chart.state(at).parent;
+    }
+    chart.complete(&mut set);
+    set
+}
+
 /// The first enabled candidate of each active leaf of `config`, in
 /// document order of the leaves, each transition once, into `chosen`;
 /// returns how many. `candidates(leaf)` lists a leaf's in trial order.
