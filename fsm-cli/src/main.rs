@@ -43,7 +43,7 @@ enum Command {
     Build(build::BuildArgs),
     /// Write a `.fsm` file's machines as JSON.
     Export(export::ExportArgs),
-    /// Turn a JSON machine document into `.fsm` source.
+    /// Turn a JSON or SCXML machine document into `.fsm` source.
     Import(import::ImportArgs),
     /// Draw a machine as a Mermaid, DOT or SVG diagram.
     Graph(graph::GraphArgs),

@@ -227,7 +227,7 @@ impl Writer<'_> {
                 match delay {
                     Delay::Literal(d) => {
                         let ms = d.as_millis();
-                        let text = if ms % 1000 == 0 {
+                        let text = if ms.is_multiple_of(1000) {
                             format!("{}s", ms / 1000)
                         } else {
                             format!("{ms}ms")

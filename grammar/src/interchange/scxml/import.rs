@@ -710,13 +710,10 @@ impl<'a, 'input> Reader<'a, 'input> {
                 );
             }
         }
-        for (key, content, which) in [("enter", &enter, "enter"), ("exit", &exit, "exit")] {
-            let _ = which;
-            let (effects_key, outputs_key) = if key == "enter" {
-                ("enter_effects", "enter")
-            } else {
-                ("exit_effects", "exit")
-            };
+        for (content, outputs_key, effects_key) in [
+            (&enter, "enter", "enter_effects"),
+            (&exit, "exit", "exit_effects"),
+        ] {
             self.names_member(&path, outputs_key, &content.outputs, &mut members);
             self.names_member(&path, effects_key, &content.effects, &mut members);
         }
@@ -1269,7 +1266,7 @@ fn css_time(text: &str) -> Option<u64> {
     // `fraction` of `scale`: exact only when it is a whole number of ms.
     let denominator = 10u64.pow(digits);
     let fraction_total = fraction_ms * scale;
-    if fraction_total % denominator != 0 {
+    if !fraction_total.is_multiple_of(denominator) {
         return None;
     }
     whole
