@@ -41,7 +41,7 @@ enum Command {
     Fmt(fmt::FmtArgs),
     /// Generate Rust from `.fsm` files, one formatted `.rs` file each.
     Build(build::BuildArgs),
-    /// Write a `.fsm` file's machines as JSON.
+    /// Write a `.fsm` file's machines as JSON, SCXML or an XState config.
     Export(export::ExportArgs),
     /// Turn a JSON or SCXML machine document into `.fsm` source.
     Import(import::ImportArgs),

@@ -48,7 +48,7 @@ const TIMER_EVENT: &str = "fsm.after";
 /// assert!(imported.source.contains("initial state closed {\n        on open -> opened;"));
 ///
 /// let errors = fsm_grammar::interchange::from_scxml(&scxml.replace("<state id=\"opened\">", "<state id=\"opened\"><script/>")).unwrap_err();
-/// assert_eq!(errors[0].to_string(), "3:26: <script> is not supported by fsmc");
+/// assert_eq!(errors[0].to_string(), "3:22: <script> is not supported by fsmc");
 /// ```
 pub fn from_scxml(text: &str) -> Result<Imported, Vec<ImportDiagnostic>> {
     let read = import::read(text);

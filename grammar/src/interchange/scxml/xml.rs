@@ -128,6 +128,6 @@ mod tests {
         let text = w.finish();
         let doc = roxmltree::Document::parse(&text).unwrap();
         assert_eq!(doc.root_element().attribute("v"), Some(value));
-        assert!(text.contains("<!-- a - - b- -->"), "{text}");
+        assert!(text.contains("<!-- a - - b-  -->"), "{text}");
     }
 }
