@@ -9,19 +9,20 @@ use fsm_grammar::model::Machine;
 use fsm_grammar::{report, source, Checked, Model};
 use std::path::{Path, PathBuf};
 
-/// Read and check `path`. Warnings are reported on stderr and the model is
-/// returned; errors are reported and refuse the file (status 1); a file that
-/// cannot be read is status 2.
-pub fn load(path: &Path, verb: &str) -> Result<Model, Exit> {
-    load_checked(path, verb).map(|checked| checked.model)
+/// Read and check `path`. Warnings are reported on stderr and the text
+/// read and its model are returned (the text locates what is said about
+/// the model); errors are reported and refuse the file (status 1); a file
+/// that cannot be read is status 2.
+pub fn load_with_source(path: &Path, verb: &str) -> Result<(String, Model), Exit> {
+    load_checked(path, verb).map(|(source, checked)| (source, checked.model))
 }
 
-/// [`load`], for a command that needs a machine to work on: a file that
+/// [`load_with_source`], for a command that needs a machine to work on: a file that
 /// defines none (empty, or comments only) is refused too (status 1), by the
 /// rule `fsmc build`, `fsm!` and build scripts apply
 /// ([`source::defines_no_machine`]).
 pub fn load_machines(path: &Path, verb: &str) -> Result<Model, Exit> {
-    let checked = load_checked(path, verb)?;
+    let (_, checked) = load_checked(path, verb)?;
     if source::defines_no_machine(&checked) {
         console::error(format_args!(
             "`{}` defines no machine; nothing {verb}\nhelp: {}",
@@ -33,7 +34,7 @@ pub fn load_machines(path: &Path, verb: &str) -> Result<Model, Exit> {
     Ok(checked.model)
 }
 
-fn load_checked(path: &Path, verb: &str) -> Result<Checked, Exit> {
+fn load_checked(path: &Path, verb: &str) -> Result<(String, Checked), Exit> {
     let source = files::read(path).map_err(|error| {
         console::error(error);
         Exit::Trouble
@@ -51,7 +52,7 @@ fn load_checked(path: &Path, verb: &str) -> Result<Checked, Exit> {
     }
     let errors = checked.diagnostics.iter().filter(|d| d.is_error()).count();
     match errors {
-        0 => Ok(checked),
+        0 => Ok((source, checked)),
         n => {
             let errors = if n == 1 {
                 "1 error".to_string()

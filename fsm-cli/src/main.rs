@@ -41,9 +41,9 @@ enum Command {
     Fmt(fmt::FmtArgs),
     /// Generate Rust from `.fsm` files, one formatted `.rs` file each.
     Build(build::BuildArgs),
-    /// Write a `.fsm` file's machines as JSON.
+    /// Write a `.fsm` file's machines as JSON, SCXML or an XState config.
     Export(export::ExportArgs),
-    /// Turn a JSON machine document into `.fsm` source.
+    /// Turn a JSON or SCXML machine document into `.fsm` source.
     Import(import::ImportArgs),
     /// Draw a machine as a Mermaid, DOT or SVG diagram.
     Graph(graph::GraphArgs),

@@ -301,3 +301,156 @@ fn an_unknown_format_is_a_usage_error() {
     let run = dir.fsmc(&["graph", "--format", "png", "door.fsm"]).expect(2);
     assert!(run.stderr().contains("invalid value 'png'"), "{}", run.stderr());
 }
+
+// ---------------------------------------------------------------------------
+// SCXML and XState
+// ---------------------------------------------------------------------------
+
+/// A machine with what SCXML holds only through the `fsm:` namespace: a
+/// context, an effect, a timer, a priority an SCXML tool orders otherwise.
+const CALL: &str = "\
+/// A call.
+machine Call {
+    context Ctx;
+
+    initial state idle {
+        on dial -> connected do log_dial;
+    }
+
+    state connected {
+        on abort [urgent] priority 1 -> idle;
+        after 30s -> idle;
+
+        initial state talking {
+            on abort [calm] -> talking;
+        }
+    }
+}
+";
+
+#[test]
+fn scxml_export_and_import_give_back_the_same_machine() {
+    let dir = Scratch::new();
+    dir.write("call.fsm", CALL);
+    let run = dir
+        .fsmc(&["export", "--format", "scxml", "call.fsm", "-o", "call.scxml"])
+        .expect(0);
+    assert_eq!(
+        run.stderr(),
+        "warning: `on abort priority 1` in `connected` is tried before the candidates of the states inside it in fsmc, but SCXML tries the innermost state's first\n  \
+         --> call.fsm:10:9\n  \
+         help: the document keeps the priority, but SCXML orders candidates by depth alone; drop the priority, or move the transition into the inner states, for both to agree\n\n"
+    );
+    let scxml = dir.read("call.scxml");
+    assert!(
+        scxml.contains("<send event=\"fsm.after.connected.0\" id=\"fsm.after.connected.0\" delay=\"30s\"/>"),
+        "{scxml}"
+    );
+    let run = dir.fsmc(&["import", "call.scxml", "-o", "back.fsm"]).expect(0);
+    assert_eq!(run.stderr(), "");
+    let original = dir.fsmc(&["export", "call.fsm"]).expect(0).stdout();
+    let back = dir.fsmc(&["export", "back.fsm"]).expect(0).stdout();
+    assert_eq!(back, original);
+    dir.fsmc(&["fmt", "--check", "back.fsm"]).expect(0);
+}
+
+#[test]
+fn import_tells_scxml_by_extension_by_content_or_by_format() {
+    let dir = Scratch::new();
+    dir.write("call.fsm", CALL);
+    let scxml = dir
+        .fsmc(&["export", "--format", "scxml", "call.fsm"])
+        .expect(0)
+        .stdout();
+    dir.write("call.xml", &scxml);
+    dir.write(
+        "call.txt",
+        &scxml.replace("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", ""),
+    );
+    let expected = dir.fsmc(&["import", "call.xml"]).expect(0).stdout();
+    assert!(expected.starts_with("/// A call.\nmachine Call {"), "{expected}");
+    assert_eq!(dir.fsmc(&["import", "call.txt"]).expect(0).stdout(), expected);
+    assert_eq!(
+        dir.fsmc(&["import", "--format", "scxml", "call.txt"])
+            .expect(0)
+            .stdout(),
+        expected
+    );
+    // JSON stays the default, as before.
+    let json = dir.fsmc(&["export", "call.fsm"]).expect(0).stdout();
+    dir.write("call.json", &json);
+    assert_eq!(dir.fsmc(&["import", "call.json"]).expect(0).stdout(), expected);
+    let run = dir.fsmc(&["import", "--format", "json", "call.xml"]).expect(1);
+    assert!(
+        run.stderr().starts_with("error: invalid JSON: "),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn import_refuses_scxml_it_cannot_express_at_line_and_column() {
+    let dir = Scratch::new();
+    dir.write(
+        "door.scxml",
+        "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\" version=\"1.0\" name=\"door\">\n  <state id=\"closed\">\n    <invoke src=\"x.scxml\"/>\n  </state>\n</scxml>\n",
+    );
+    let run = dir.fsmc(&["import", "door.scxml", "-o", "door.fsm"]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "error: <invoke> is not supported by fsmc\n  --> door.scxml:3:5\n  \
+         help: fsmc machines invoke nothing; run the other machine from the program, and fire its results as actions\n\n\
+         error: `door.scxml` has 1 error; nothing imported\n"
+    );
+    assert!(!dir.exists("door.fsm"));
+    dir.write("broken.scxml", "<scxml><state id=\"a\"></scxml>");
+    let run = dir.fsmc(&["import", "broken.scxml"]).expect(1);
+    assert!(
+        run.stderr().starts_with("error: malformed XML: "),
+        "{}",
+        run.stderr()
+    );
+    assert!(run.stderr().contains("--> broken.scxml:1:"), "{}", run.stderr());
+}
+
+#[test]
+fn xstate_export_writes_a_machine_config_and_reports_what_it_cannot_hold() {
+    let dir = Scratch::new();
+    dir.write("call.fsm", CALL);
+    let run = dir.fsmc(&["export", "--format", "xstate", "call.fsm"]).expect(0);
+    let config: serde_json::Value = serde_json::from_str(&run.stdout()).unwrap();
+    assert_eq!(config["id"], "Call");
+    assert_eq!(config["initial"], "idle");
+    assert_eq!(
+        config["states"]["connected"]["after"]["30000"][0]["target"],
+        "#Call.idle"
+    );
+    assert_eq!(
+        config["states"]["idle"]["on"]["dial"][0]["actions"][0],
+        "log_dial"
+    );
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("warning: the context type `Ctx` is not exported\n  --> call.fsm:3:13\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("XState tries the innermost state's first\n  --> call.fsm:10:9\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn scxml_and_xstate_need_one_machine() {
+    let dir = Scratch::new();
+    dir.write("two.fsm", TWO);
+    for format in ["scxml", "xstate"] {
+        let run = dir.fsmc(&["export", "--format", format, "two.fsm"]).expect(2);
+        assert_eq!(
+            run.stderr(),
+            "error: `two.fsm` defines `Light` and `Button`; choose one with --machine\n"
+        );
+        dir.fsmc(&["export", "--format", format, "two.fsm", "--machine", "Button"])
+            .expect(0);
+    }
+}

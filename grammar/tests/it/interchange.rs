@@ -3,7 +3,7 @@
 //! and malformed documents, each reported at its JSON path.
 
 #[path = "../random_machine/mod.rs"]
-mod random_machine;
+pub(crate) mod random_machine;
 
 use fsm_grammar::interchange::{from_json, model_to_json, render, ImportDiagnostic};
 use fsm_grammar::model::{Machine, Symbol};
@@ -12,19 +12,19 @@ use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-fn workspace() -> PathBuf {
+pub(crate) fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("grammar/ lives in the workspace")
         .to_path_buf()
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// The files of `dir` (relative to the workspace) ending in `.ext`, sorted.
-fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
     let dir = workspace().join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
@@ -38,14 +38,14 @@ fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
 
 /// Every machine source that checks without errors: the examples and the
 /// `ok/` and `warn/` fixtures.
-fn clean_sources() -> Vec<PathBuf> {
+pub(crate) fn clean_sources() -> Vec<PathBuf> {
     ["examples", "tests/fixtures/ok", "tests/fixtures/warn"]
         .iter()
         .flat_map(|dir| files(dir, "fsm"))
         .collect()
 }
 
-fn model_of(text: &str, name: &str) -> Model {
+pub(crate) fn model_of(text: &str, name: &str) -> Model {
     check(text)
         .into_model()
         .unwrap_or_else(|d| panic!("{name} has errors: {d:#?}"))
@@ -61,7 +61,7 @@ fn symbols(list: &[Symbol]) -> Vec<(&str, &[String], bool, Option<&str>)> {
 }
 
 /// Everything a machine means, apart from spans: what the round trip keeps.
-fn assert_same_machine(a: &Machine, b: &Machine, context: &str) {
+pub(crate) fn assert_same_machine(a: &Machine, b: &Machine, context: &str) {
     assert_eq!(a.canonical(), b.canonical(), "{context}: canonical form");
     assert_eq!(a.fingerprint(), b.fingerprint(), "{context}: fingerprint");
     assert_eq!(a.docs, b.docs, "{context}: machine docs");
@@ -690,7 +690,7 @@ fn a_terminal_composite_is_reported_at_its_terminal_states_entry() {
 
 /// The machines of `grammar/tests/parallel/`: the research pipeline, a media
 /// player and a parallel state inside a composite.
-fn parallel_sources() -> Vec<PathBuf> {
+pub(crate) fn parallel_sources() -> Vec<PathBuf> {
     files("grammar/tests/parallel", "fsm")
 }
 

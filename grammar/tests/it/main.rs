@@ -7,3 +7,5 @@ mod checks_scale;
 mod context_and_timers;
 mod hostile;
 mod interchange;
+mod scxml;
+mod xstate;

@@ -2,10 +2,13 @@
 
 use super::path::JsonPath;
 use crate::diagnostic::{Code, Severity};
+use std::collections::HashMap;
 use std::fmt;
 
-/// A problem found while importing a JSON document, located by its JSON
-/// path (`$.states.executing.on.success.to`).
+/// A problem found while importing a document: a JSON document's located
+/// by its JSON path (`$.states.executing.on.success.to`), an SCXML
+/// document's by the line and column of the element or attribute
+/// (`12:7`).
 ///
 /// Problems of the document's shape (a wrong type, an unknown field, a
 /// reference to a state that is not defined) have no code, apart from states
@@ -18,7 +21,7 @@ pub struct ImportDiagnostic {
     pub severity: Severity,
     /// The check's code, for problems the `.fsm` checks found.
     pub code: Option<Code>,
-    /// Where, as a JSON path.
+    /// Where: a JSON path (`$...`) or, in an SCXML document, `line:column`.
     pub path: String,
     /// One sentence naming the things involved.
     pub message: String,
@@ -34,7 +37,7 @@ impl ImportDiagnostic {
 }
 
 impl fmt::Display for ImportDiagnostic {
-    /// `$.path: message`.
+    /// `$.path: message`, or `line:column: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.message)
     }
@@ -47,6 +50,8 @@ impl fmt::Display for ImportDiagnostic {
 ///   --> execution.json: $.states.executing.on.success.to
 ///   help: did you mean `completed`?
 /// ```
+///
+/// A diagnostic located by line and column points at `door.scxml:12:7`.
 pub fn render(file_name: &str, diagnostics: &[ImportDiagnostic]) -> String {
     let mut out = String::new();
     for d in diagnostics {
@@ -54,7 +59,11 @@ pub fn render(file_name: &str, diagnostics: &[ImportDiagnostic]) -> String {
         if let Some(code) = d.code {
             out.push_str(&format!("[fsm::{code}]"));
         }
-        out.push_str(&format!(": {}\n  --> {file_name}: {}\n", d.message, d.path));
+        let separator = if d.path.starts_with('$') { ": " } else { ":" };
+        out.push_str(&format!(
+            ": {}\n  --> {file_name}{separator}{}\n",
+            d.message, d.path
+        ));
         if let Some(help) = &d.help {
             out.push_str(&format!("  help: {help}\n"));
         }
@@ -66,10 +75,49 @@ pub fn render(file_name: &str, diagnostics: &[ImportDiagnostic]) -> String {
 /// Collects diagnostics; every step pushes here and carries on, so one
 /// import reports every problem it can find.
 #[derive(Debug, Default)]
-pub(super) struct Sink(Vec<ImportDiagnostic>);
+pub(crate) struct Sink {
+    diagnostics: Vec<ImportDiagnostic>,
+    /// For a document built from another format: where each JSON path came
+    /// from in it (`line:column`), so that diagnostics name that place.
+    locations: Option<HashMap<String, String>>,
+}
 
 impl Sink {
-    pub(super) fn push(
+    /// A sink that reports at the places `locations` gives for JSON paths
+    /// (the innermost path recorded that holds the diagnostic's).
+    pub(crate) fn located(locations: HashMap<String, String>) -> Sink {
+        Sink {
+            diagnostics: Vec::new(),
+            locations: Some(locations),
+        }
+    }
+
+    /// A diagnostic at a place of the source document itself (`line:column`).
+    pub(crate) fn at(&mut self, severity: Severity, place: String, message: String, help: String) {
+        self.diagnostics.push(ImportDiagnostic {
+            severity,
+            code: None,
+            path: place,
+            message: crate::elide::elide(message),
+            help: Some(crate::elide::elide(help)),
+        });
+    }
+
+    fn place(&self, path: &JsonPath) -> String {
+        let Some(locations) = &self.locations else {
+            return path.to_string();
+        };
+        let mut at = Some(path.clone());
+        while let Some(path) = at {
+            if let Some(place) = locations.get(&path.to_string()) {
+                return place.clone();
+            }
+            at = path.parent();
+        }
+        "1:1".to_string()
+    }
+
+    pub(crate) fn push(
         &mut self,
         severity: Severity,
         code: Option<Code>,
@@ -79,33 +127,34 @@ impl Sink {
     ) {
         // Names of any length are quoted shortened (keys in the path too),
         // so one diagnostic prints a bounded amount of text.
-        self.0.push(ImportDiagnostic {
+        let place = self.place(path);
+        self.diagnostics.push(ImportDiagnostic {
             severity,
             code,
-            path: crate::elide::elide(path.to_string()),
+            path: crate::elide::elide(place),
             message: crate::elide::elide(message),
             help: help.map(crate::elide::elide),
         });
     }
 
-    pub(super) fn error(&mut self, path: &JsonPath, message: impl Into<String>, help: impl Into<String>) {
+    pub(crate) fn error(&mut self, path: &JsonPath, message: impl Into<String>, help: impl Into<String>) {
         self.push(Severity::Error, None, path, message.into(), Some(help.into()));
     }
 
-    pub(super) fn warning(&mut self, path: &JsonPath, message: impl Into<String>, help: impl Into<String>) {
+    pub(crate) fn warning(&mut self, path: &JsonPath, message: impl Into<String>, help: impl Into<String>) {
         self.push(Severity::Warning, None, path, message.into(), Some(help.into()));
     }
 
-    pub(super) fn has_errors(&self) -> bool {
-        self.0.iter().any(ImportDiagnostic::is_error)
+    pub(crate) fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(ImportDiagnostic::is_error)
     }
 
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.0.len()
+        self.diagnostics.len()
     }
 
-    pub(super) fn into_vec(self) -> Vec<ImportDiagnostic> {
-        self.0
+    pub(crate) fn into_vec(self) -> Vec<ImportDiagnostic> {
+        self.diagnostics
     }
 }

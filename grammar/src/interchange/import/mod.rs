@@ -10,9 +10,9 @@
 //! with the same checks as `fsmc check`; their diagnostics are reported at the
 //! JSON member each offending piece of `.fsm` came from.
 
-mod diagnostics;
+pub(crate) mod diagnostics;
 mod guard;
-mod names;
+pub(crate) mod names;
 pub(crate) mod path;
 mod read;
 mod write;
@@ -20,7 +20,7 @@ mod write;
 pub use diagnostics::{render, ImportDiagnostic};
 
 use super::json_value::JsonValue;
-use diagnostics::Sink;
+pub(crate) use diagnostics::Sink;
 use path::JsonPath;
 
 /// A successful import.
@@ -75,6 +75,12 @@ pub fn from_json(text: &str) -> Result<Imported, Vec<ImportDiagnostic>> {
             return Err(sink.into_vec());
         }
     };
+    import_value(value, sink)
+}
+
+/// The import of a document already read as a [`JsonValue`] (from JSON,
+/// or built from another format), reporting through `sink`.
+pub(crate) fn import_value(value: JsonValue, mut sink: Sink) -> Result<Imported, Vec<ImportDiagnostic>> {
     // Each stage is dropped as soon as the next one has what it needs, so
     // the peak is one stage's, not the sum of all.
     let specs = read::document(&value, &mut sink);

@@ -40,7 +40,7 @@ impl Kind {
 }
 
 /// `name` as a `.fsm` identifier.
-pub(super) fn identifier(name: &str) -> String {
+pub(crate) fn identifier(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {

@@ -48,6 +48,11 @@ impl JsonPath {
         })))
     }
 
+    /// The path this one extends; `None` for `$`.
+    pub(crate) fn parent(&self) -> Option<JsonPath> {
+        self.0.as_ref().map(|node| node.parent.clone())
+    }
+
     /// The segments from the root.
     fn segments(&self) -> Vec<&Segment> {
         let mut out = Vec::new();
