@@ -105,6 +105,25 @@ fn a_plain_scxml_document_imports() {
 }
 
 #[test]
+fn a_document_nested_100_000_levels_is_refused_at_once() {
+    let depth = 100_000;
+    let text = format!(
+        "{HEAD}<state id=\"closed\">{}{}</state></scxml>",
+        "<foo>".repeat(depth),
+        "</foo>".repeat(depth)
+    );
+    // Refused before the reader walks it (a walk up through the ancestors of
+    // each element would take minutes here).
+    let problems = import_problems(&text);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("error 1:")
+            && problems[0].contains("elements are nested more than 128 levels deep here"),
+        "{problems:?}"
+    );
+}
+
+#[test]
 fn malformed_xml_is_an_error_at_its_place() {
     assert_eq!(
         import_problems("<scxml>\n  <state id=\"a\">\n</scxml>"),

@@ -53,6 +53,10 @@ pub(super) fn read(text: &str) -> Read {
             return read;
         }
     };
+    if let Some(problem) = too_deep(&doc) {
+        read.problems.push(problem);
+        return read;
+    }
     let mut reader = Reader {
         doc: &doc,
         locations: HashMap::new(),
@@ -67,6 +71,38 @@ pub(super) fn read(text: &str) -> Read {
     read.locations = reader.locations;
     read.problems = reader.problems;
     read
+}
+
+/// The deepest nesting of elements a machine's document needs, with room to
+/// spare: states nest at most [`MAX_STATE_DEPTH`](crate::limits::MAX_STATE_DEPTH)
+/// levels, inside `<scxml>` and the `any` state, with a few levels of
+/// transitions and executable content below the deepest.
+const MAX_ELEMENT_DEPTH: usize = 4 * crate::limits::MAX_STATE_DEPTH;
+
+/// An error at the first element nested deeper than [`MAX_ELEMENT_DEPTH`],
+/// found in one pass: the reader looks up through an element's ancestors,
+/// which only a bounded depth keeps linear.
+fn too_deep(doc: &Document) -> Option<Problem> {
+    let mut depth = vec![0usize; doc.descendants().len()];
+    for node in doc.descendants() {
+        let d = node.parent().map_or(0, |p| depth[p.id().get_usize()] + 1);
+        depth[node.id().get_usize()] = d;
+        if node.is_element() && d > MAX_ELEMENT_DEPTH {
+            let pos = doc.text_pos_at(node.range().start);
+            return Some(Problem {
+                severity: Severity::Error,
+                place: format!("{}:{}", pos.row, pos.col),
+                message: format!(
+                    "elements are nested more than {MAX_ELEMENT_DEPTH} levels deep here, deeper than any machine needs"
+                ),
+                help: format!(
+                    "states nest at most {} levels; an fsmc machine's document is never nested this deep",
+                    crate::limits::MAX_STATE_DEPTH
+                ),
+            });
+        }
+    }
+    None
 }
 
 /// A `<history>` pseudo-state: the state it belongs to and its kind.
