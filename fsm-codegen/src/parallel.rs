@@ -13,17 +13,16 @@
 //! ([`ChartPlan::fire_bound`]).
 //!
 //! For speed, an action whose every leaf has a step the plan writes out
-//! ahead of time ([`ChartPlan::static_steps`]) gets its own `match` arm,
-//! which takes those steps as constants in the order
-//! `fsm_runtime::__private::chart::take_fast` takes them (every exit, last region
-//! first; each transition; every entry). In a machine without `always` and
-//! `done` transitions nothing follows such a step, so the arm returns its
-//! outputs as constant lists, one per combination of the regions' steps
-//! (`fsm_runtime::List::fixed`), and `fire`,
-//! when it has a few such arms, is inlined where it is called, as a
-//! hand-written `match` would be. That order is the chart's, and the
-//! differential test holds the arms to the dynamic engine and the SCXML
-//! reference.
+//! ahead of time ([`Plan::static_steps`]) gets its own `match` arm, which
+//! tests the active leaves and takes their steps as constants: what each
+//! exits and enters, and the outputs of that combination of the regions'
+//! steps, as the one step emitted them when the plan took them ahead of
+//! time ([`Plan::outputs_together`]); nothing here orders them. In a machine
+//! without `always` and `done` transitions nothing follows such a step, so
+//! the arm returns its outputs as a constant list (`fsm_runtime::List::fixed`),
+//! and `fire`, when it has a few such arms, is inlined where it is called, as
+//! a hand-written `match` would be. The differential test holds the arms to
+//! the dynamic engine and the SCXML reference.
 //!
 //! A machine with a context or payloads renders the `Event` enum and the
 //! `Context` (or `Guards`) trait as other machines do: `fire` takes an
@@ -45,7 +44,7 @@ use crate::idents::{type_ident, value_ident, Idents};
 use crate::machine::{enums, module_lints, module_prelude};
 use crate::options::Options;
 use fsm_grammar::model::{Chosen, Delay, GuardExpr, Machine, StateId};
-use fsm_grammar::plan::{ChartKind, ChartPlan, FireBound, Plan, PoolList};
+use fsm_grammar::plan::{ChartKind, ChartPlan, FireBound, Plan, PoolList, StaticStep};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -163,18 +162,19 @@ fn hook((outputs, effects): (PoolList, PoolList)) -> TokenStream {
     quote!(__fsm::chart::Hook { outputs: #o, effects: #e })
 }
 
-/// The written-out step `step` as statements: its outputs, the transition
-/// taken, its history records and its configuration change, as
-/// `fsm_runtime::__private::chart::take_fast` takes it, evaluating to the states it
-/// enters.
-fn inline_step(step: &fsm_grammar::plan::StaticStep, cp: &ChartPlan, idents: &Idents) -> TokenStream {
+/// The written-out step `step` as statements: its outputs as the plan
+/// recorded them, whether it moved, its history records and its
+/// configuration change, evaluating to the states it enters.
+fn inline_step(step: &StaticStep, cp: &ChartPlan, idents: &Idents) -> TokenStream {
     let parts = StepParts { cp, idents };
-    let (exits, transition, entries) = (parts.exits(step), parts.transition(step), parts.entries(step));
-    let change = parts.change(step);
+    let outputs = parts.push(ids(&step.outputs.concat()));
+    let moved = parts.moved(step).then(|| quote!(host.moved = true;));
+    let memory = parts.memory(step);
+    let change = parts.change(step, quote!(set));
     quote! {
-        #exits
-        #transition
-        #entries
+        #outputs
+        #moved
+        #memory
         #[allow(unused_mut)]
         let mut set = __fsm::chart::Bits::EMPTY;
         #change
@@ -183,14 +183,94 @@ fn inline_step(step: &fsm_grammar::plan::StaticStep, cp: &ChartPlan, idents: &Id
     }
 }
 
+/// An action's arm over several slots: which step each slot takes (by its
+/// active leaf), its history records and configuration change, then the
+/// outputs and whether anything moved, for that combination of steps, as
+/// the plan took it ahead of time ([`Plan::outputs_together`]). `combine`
+/// gets the lists' index (`k`) and the lists, and ends the arm.
+struct Combinations<'a> {
+    groups: &'a [Vec<(StateId, usize)>],
+    steps: &'a [StaticStep],
+    parts: StepParts<'a>,
+}
+
+impl Combinations<'_> {
+    /// The arm: `into` is where each slot's step adds its entries (`set`,
+    /// or the configuration itself); `end` takes the outputs' and moves'
+    /// constants and `k`.
+    fn arm(
+        &self,
+        plan: &Plan,
+        into: TokenStream,
+        refuse: TokenStream,
+        end: impl FnOnce(TokenStream) -> TokenStream,
+    ) -> TokenStream {
+        let Combinations { groups, steps, parts } = self;
+        // Each slot takes the step of its active leaf, if it has one, and
+        // says which (0: none); the numbers, mixed-radix, index the lists
+        // of that combination of steps. (When no slot has a step, none
+        // changed anything, and the action is refused.)
+        let which: Vec<Ident> = (0..groups.len()).map(|g| format_ident!("slot_{g}")).collect();
+        let find = groups.iter().zip(&which).map(|(group, var)| {
+            let branches = group.iter().enumerate().map(|(k, &(leaf, f))| {
+                let (id, k) = (u32_lit(leaf.index() as u32), lit(k + 1));
+                let (memory, change) = (parts.memory(&steps[f]), parts.change(&steps[f], into.clone()));
+                quote!(if before.contains(#id) { #memory #change #k })
+            });
+            quote!(let #var: usize = #(#branches else)* { 0 };)
+        });
+        let radices: Vec<usize> = groups.iter().map(|g| g.len() + 1).collect();
+        let first = &which[0];
+        let index = which[1..]
+            .iter()
+            .zip(&radices[1..])
+            .fold(quote!(#first), |acc, (var, &radix)| {
+                let radix = lit(radix);
+                quote!((#acc) * #radix + #var)
+            });
+        let combinations: usize = radices.iter().product();
+        let mut sets: Vec<Vec<&StaticStep>> = Vec::with_capacity(combinations);
+        for n in 0..combinations {
+            // The step of each slot in this combination, if any.
+            let mut rest = n;
+            let mut chosen: Vec<&StaticStep> = Vec::new();
+            for g in (0..groups.len()).rev() {
+                let k = rest % radices[g];
+                rest /= radices[g];
+                if let Some(k) = k.checked_sub(1) {
+                    chosen.push(&steps[groups[g][k].1]);
+                }
+            }
+            sets.push(chosen);
+        }
+        let outputs = plan.outputs_together(&sets);
+        let outputs = outputs.iter().map(|o| parts.output_slice(&ids(o)));
+        let moved = sets.iter().map(|set| set.iter().any(|step| parts.moved(step)));
+        let n = lit(combinations);
+        let none = which.iter().map(|var| quote!(#var == 0));
+        let end = end(quote! {
+            const OUTPUTS: [&[Output]; #n] = [#(#outputs),*];
+            const MOVED: [bool; #n] = [#(#moved),*];
+            let k = #index;
+        });
+        quote! {
+            #(#find)*
+            if #(#none)&&* {
+                return #refuse;
+            }
+            #end
+        }
+    }
+}
+
 /// The body of an action's arm that returns what it did: which step each
 /// slot takes (by its active leaf), their history records and configuration
-/// change, and the outputs and transitions of that combination of steps,
-/// listed ahead of time in the order `fsm_runtime::__private::chart::take_fast` takes
-/// them (every exit, last slot first; each transition; every entry).
+/// change, and the outputs of that combination of steps as the plan took it
+/// ahead of time.
 fn direct_arm(
     groups: &[Vec<(StateId, usize)>],
-    steps: &[fsm_grammar::plan::StaticStep],
+    steps: &[StaticStep],
+    plan: &Plan,
     cp: &ChartPlan,
     idents: &Idents,
     input: &TokenStream,
@@ -210,29 +290,15 @@ fn direct_arm(
             })
         }
     };
-    // The slots' states are apart, so each step's exits and entries can
-    // change the configuration one after the other.
-    let change = |step: &fsm_grammar::plan::StaticStep| {
-        let memory = parts.memory(step);
-        let exits = step.exits.iter().map(|s| u32_lit(s.index() as u32));
-        let entries = step.entries.iter().map(|s| u32_lit(s.index() as u32));
-        quote! {
-            #memory
-            #(self.config.remove(#exits);)*
-            #(self.config.insert(#entries);)*
-        }
-    };
-    let moved = |step: &fsm_grammar::plan::StaticStep| cp.transitions[step.transition].target.is_some();
     if let [group] = groups {
         let branches = group.iter().map(|&(leaf, f)| {
             let step = &steps[f];
             let id = u32_lit(leaf.index() as u32);
-            let (exits, own, entries) = parts.output_ids(step);
-            let outputs = parts.output_slice(&[exits, own, entries].concat());
-            let internal = !moved(step);
+            let outputs = parts.output_slice(&ids(&step.outputs.concat()));
+            let internal = !parts.moved(step);
             let returned = fired(quote!(#outputs), quote!(#internal));
-            let change = change(step);
-            quote!(if before.contains(#id) { #change #returned })
+            let (memory, change) = (parts.memory(step), parts.change(step, quote!(self.config)));
+            quote!(if before.contains(#id) { #memory #change #returned })
         });
         return quote! {
             #(#branches else)* {
@@ -240,66 +306,16 @@ fn direct_arm(
             }
         };
     }
-    // Each slot takes the step of its active leaf, if it has one, and
-    // says which (0: none); the numbers, mixed-radix, index the lists of
-    // that combination of steps. (When no slot has a step, none changed
-    // anything, and the action is refused.)
-    let which: Vec<Ident> = (0..groups.len()).map(|g| format_ident!("slot_{g}")).collect();
-    let find = groups.iter().zip(&which).map(|(group, var)| {
-        let branches = group.iter().enumerate().map(|(k, &(leaf, f))| {
-            let (id, k, change) = (u32_lit(leaf.index() as u32), lit(k + 1), change(&steps[f]));
-            quote!(if before.contains(#id) { #change #k })
-        });
-        quote!(let #var: usize = #(#branches else)* { 0 };)
-    });
-    let radices: Vec<usize> = groups.iter().map(|g| g.len() + 1).collect();
-    let first = &which[0];
-    let index = which[1..]
-        .iter()
-        .zip(&radices[1..])
-        .fold(quote!(#first), |acc, (var, &radix)| {
-            let radix = lit(radix);
-            quote!((#acc) * #radix + #var)
-        });
-    let combinations: usize = radices.iter().product();
-    let (mut outputs, mut internal) = (Vec::new(), Vec::new());
-    for n in 0..combinations {
-        // The step of each slot in this combination, if any.
-        let mut rest = n;
-        let mut chosen: Vec<Option<&fsm_grammar::plan::StaticStep>> = vec![None; groups.len()];
-        for g in (0..groups.len()).rev() {
-            let k = rest % radices[g];
-            rest /= radices[g];
-            chosen[g] = k.checked_sub(1).map(|k| &steps[groups[g][k].1]);
+    let returned = fired(quote!(OUTPUTS[k]), quote!(!MOVED[k]));
+    Combinations { groups, steps, parts }.arm(plan, quote!(self.config), refuse, |lists| {
+        quote! {
+            #lists
+            #returned
         }
-        let lists: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = chosen
-            .iter()
-            .flatten()
-            .map(|step| parts.output_ids(step))
-            .collect();
-        let mut all: Vec<u32> = lists.iter().rev().flat_map(|l| l.0.clone()).collect();
-        all.extend(lists.iter().flat_map(|l| l.1.clone()));
-        all.extend(lists.iter().flat_map(|l| l.2.clone()));
-        outputs.push(parts.output_slice(&all));
-        internal.push(!chosen.iter().flatten().any(|step| moved(step)));
-    }
-    let n = lit(combinations);
-    let returned = fired(quote!(OUTPUTS[k]), quote!(INTERNAL[k]));
-    let none = which.iter().map(|var| quote!(#var == 0));
-    quote! {
-        #(#find)*
-        if #(#none)&&* {
-            return #refuse;
-        }
-        const OUTPUTS: [&[Output]; #n] = [#(#outputs),*];
-        const INTERNAL: [bool; #n] = [#(#internal),*];
-        let k = #index;
-        #returned
-    }
+    })
 }
 
-/// The parts of a written-out step as statements, in the order a step
-/// runs them.
+/// The parts of a written-out step as statements.
 struct StepParts<'a> {
     cp: &'a ChartPlan,
     idents: &'a Idents,
@@ -316,40 +332,9 @@ impl StepParts<'_> {
         quote!(#(host.outputs.push(Output::#outputs);)*)
     }
 
-    /// The exit outputs, in exit order.
-    fn exits(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
-        self.push(ids(&step.outputs[0]))
-    }
-
-    /// The transition taken, its own outputs and its history records.
-    fn transition(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
-        let transition = u32_lit(step.transition as u32);
-        let own = self.push(ids(&step.outputs[1]));
-        let leaf = u32_lit(step.leaf.index() as u32);
-        let memory = step.memory.iter().map(|&slot| {
-            let slot = lit(slot);
-            quote! {
-                self.memory[#slot] = __fsm::chart::Bits::EMPTY;
-                self.memory[#slot].insert(#leaf);
-            }
-        });
-        // No guard was asked, so none is cached: the step is recorded
-        // directly, as `Host::taken` would.
-        let moved = self.cp.transitions[step.transition].target.is_some();
-        let moved = moved.then(|| quote!(host.moved = true;));
-        let _ = transition;
-        quote! {
-            #moved
-            #own
-            #(#memory)*
-        }
-    }
-
-    /// Every output of the step, in order: the exits', the transition's own,
-    /// the entries'.
-    fn output_ids(&self, step: &fsm_grammar::plan::StaticStep) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-        let [exits, own, entries] = step.outputs.each_ref().map(|part| ids(part));
-        (exits, own, entries)
+    /// True when the step's transition has a target.
+    fn moved(&self, step: &StaticStep) -> bool {
+        self.cp.transitions[step.transition].target.is_some()
     }
 
     /// `outputs` as a constant slice.
@@ -359,7 +344,7 @@ impl StepParts<'_> {
     }
 
     /// The step's history records.
-    fn memory(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+    fn memory(&self, step: &StaticStep) -> TokenStream {
         let leaf = u32_lit(step.leaf.index() as u32);
         let memory = step.memory.iter().map(|&slot| {
             let slot = lit(slot);
@@ -371,20 +356,15 @@ impl StepParts<'_> {
         quote!(#(#memory)*)
     }
 
-    /// The entry outputs, in entry order.
-    fn entries(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
-        self.push(ids(&step.outputs[2]))
-    }
-
     /// Its states exited, removed from the configuration, and entered,
-    /// added to `set`, one by one (constants the compiler folds into word
+    /// added to `into`, one by one (constants the compiler folds into word
     /// operations), so the code grows with the step, not with the machine.
-    fn change(&self, step: &fsm_grammar::plan::StaticStep) -> TokenStream {
+    fn change(&self, step: &StaticStep, into: TokenStream) -> TokenStream {
         let exits = step.exits.iter().map(|s| u32_lit(s.index() as u32));
         let entries = step.entries.iter().map(|s| u32_lit(s.index() as u32));
         quote! {
             #(self.config.remove(#exits);)*
-            #(set.insert(#entries);)*
+            #(#into.insert(#entries);)*
         }
     }
 }
@@ -613,7 +593,7 @@ struct Shared<'a> {
     gen_effects: Vec<Ident>,
     slots: Vec<Slot>,
     step_table: Vec<Vec<Option<usize>>>,
-    static_steps: Vec<fsm_grammar::plan::StaticStep>,
+    static_steps: Vec<StaticStep>,
     named_delays: Vec<TokenStream>,
     words: Literal,
     slots_n: Literal,
@@ -1389,15 +1369,13 @@ fn written_arms(sh: &Shared) -> (Vec<(Ident, TokenStream, bool)>, Option<TokenSt
             general_actions += 1;
             continue;
         };
-        let refuse = quote! {
-            return __fsm::Err(invalid(before, #input))
-        };
+        let refused = quote!(__fsm::Err(invalid(before, #input)));
         // Without `always` and `done` transitions nothing follows the
         // step, so an arm can return what it did as constant lists: the
         // outputs and transitions of each combination of the slots' steps.
         let combinations: usize = groups.iter().map(|g| g.len() + 1).product();
         if direct && combinations <= MAX_COMBINATIONS {
-            let body = direct_arm(&groups, static_steps, cp, idents, input);
+            let body = direct_arm(&groups, static_steps, &sh.plan, cp, idents, input);
             written_arms.push((action_ident.clone(), body, true));
             continue;
         }
@@ -1409,61 +1387,36 @@ fn written_arms(sh: &Shared) -> (Vec<(Ident, TokenStream, bool)>, Option<TokenSt
             });
             quote! {
                 #(#branches else)* {
-                    #refuse
+                    return #refused
                 }
             }
-        } else {
-            // Which leaf of each slot is active (0: none), then, as
-            // `take_fast` takes them: every exit, last slot first; each
-            // transition; every entry; the configuration.
-            let which: Vec<Ident> = (0..groups.len()).map(|g| format_ident!("slot_{g}")).collect();
-            let find = groups.iter().zip(&which).map(|(group, var)| {
-                let branches = group.iter().enumerate().map(|(k, &(leaf, _))| {
-                    let (id, k) = (u32_lit(leaf.index() as u32), lit(k + 1));
-                    quote!(if before.contains(#id) { #k })
-                });
-                quote!(let #var: usize = #(#branches else)* { 0 };)
-            });
-            let phase = |part: &dyn Fn(&fsm_grammar::plan::StaticStep) -> TokenStream, reverse: bool| {
-                let mut order: Vec<usize> = (0..groups.len()).collect();
-                if reverse {
-                    order.reverse();
-                }
-                let matches = order.into_iter().map(|g| {
-                    let var = &which[g];
-                    let bodies: Vec<TokenStream> =
-                        groups[g].iter().map(|&(_, f)| part(&static_steps[f])).collect();
-                    if bodies.iter().all(TokenStream::is_empty) {
-                        return TokenStream::new();
-                    }
-                    let arms = bodies.iter().enumerate().map(|(k, body)| {
-                        let k = lit(k + 1);
-                        quote!(#k => { #body })
-                    });
-                    quote!(match #var { #(#arms)* _ => {} })
-                });
-                quote!(#(#matches)*)
-            };
+        } else if combinations <= MAX_COMBINATIONS {
             let parts = StepParts { cp, idents };
-            let exits = phase(&|step| parts.exits(step), true);
-            let transitions = phase(&|step| parts.transition(step), false);
-            let entries = phase(&|step| parts.entries(step), false);
-            let change = phase(&|step| parts.change(step), false);
-            let none = which.iter().map(|var| quote!(#var == 0));
-            quote! {
-                #(#find)*
-                if #(#none)&&* {
-                    #refuse
+            let combined = Combinations {
+                groups: &groups,
+                steps: static_steps,
+                parts,
+            };
+            let arm = combined.arm(&sh.plan, quote!(set), refused, |lists| {
+                quote! {
+                    #lists
+                    for &output in OUTPUTS[k] {
+                        host.outputs.push(output);
+                    }
+                    host.moved |= MOVED[k];
+                    self.config = self.config.or(&set);
+                    set
                 }
-                #exits
-                #transitions
-                #entries
+            });
+            quote! {
                 #[allow(unused_mut)]
                 let mut set = __fsm::chart::Bits::EMPTY;
-                #change
-                self.config = self.config.or(&set);
-                set
+                #arm
             }
+        } else {
+            // Too many combinations to list: the one step takes it.
+            general_actions += 1;
+            continue;
         };
         written_arms.push((action_ident.clone(), arm, false));
     }

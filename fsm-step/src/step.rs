@@ -144,17 +144,19 @@ impl Chart<'_> {
     }
 }
 
-/// The configuration of a machine at rest in `leaf`: the leaf, the states
-/// holding it and, beside its branch, every region entered by default. A
-/// step that exits nothing outside the leaf's branch takes the same way
-/// from every configuration holding the leaf; the plan takes it from this
-/// one, ahead of time.
-pub fn configuration_of<const W: usize>(chart: &Chart<'_>, leaf: u32) -> Bits<W> {
+/// The configuration of a machine at rest in `leaves` (one per region at
+/// most): the leaves, the states holding them and, beside their branches,
+/// every region entered by default. A step that exits nothing outside its
+/// leaf's branch takes the same way from every configuration holding the
+/// leaf; the plan takes it from this one, ahead of time.
+pub fn configuration_of<const W: usize>(chart: &Chart<'_>, leaves: impl IntoIterator<Item = u32>) -> Bits<W> {
     let mut set = Bits::EMPTY;
-    let mut at = leaf;
-    while at != NONE {
-        set.insert(at);
-        at = chart.state(at).parent;
+    for leaf in leaves {
+        let mut at = leaf;
+        while at != NONE && !set.contains(at) {
+            set.insert(at);
+            at = chart.state(at).parent;
+        }
     }
     chart.complete(&mut set);
     set

@@ -96,7 +96,7 @@ impl<'a, const W: usize> Ahead<'a, W> {
         remembered: Option<(usize, StateId)>,
         payload: bool,
     ) -> Taken<W> {
-        let before: Bits<W> = fsm_step::configuration_of(&self.chart, leaf.index() as u32);
+        let before: Bits<W> = fsm_step::configuration_of(&self.chart, [leaf.index() as u32]);
         let mut config = before;
         if let Some((slot, leaf)) = remembered {
             self.memory[slot].insert(leaf.index() as u32);
@@ -285,5 +285,42 @@ impl Plan {
             }
         }
         (table, steps)
+    }
+}
+
+impl Plan {
+    /// For each set of static steps of leaves in different regions, taken
+    /// in one step (as the one step takes them when one `fire` chooses them
+    /// all): their outputs, as it emits them.
+    pub fn outputs_together(&self, sets: &[Vec<&StaticStep>]) -> Vec<Vec<OutputId>> {
+        let (states, transitions) = self.chart.step_tables();
+        let chart = fsm_step::Chart {
+            states: &states,
+            transitions: &transitions,
+            pool: &self.chart.pool,
+        };
+        fsm_step::by_width!(self.chart.words, W => {
+            let mut memory: Vec<Bits<W>> = vec![Bits::EMPTY; self.history.len()];
+            sets.iter()
+                .map(|steps| {
+                    // Chosen in document order of their leaves, as `select` does.
+                    let mut steps = steps.clone();
+                    steps.sort_by_key(|s| s.leaf);
+                    let mut config: Bits<W> =
+                        fsm_step::configuration_of(&chart, steps.iter().map(|s| s.leaf.index() as u32));
+                    let taken: Vec<u32> = steps.iter().map(|s| s.transition as u32).collect();
+                    let mut recorder = Recorder::default();
+                    fsm_step::microstep(&chart, &mut config, &mut memory, &taken, &mut recorder);
+                    for slot in memory.iter_mut() {
+                        *slot = Bits::EMPTY;
+                    }
+                    recorder
+                        .outputs
+                        .into_iter()
+                        .map(|o| OutputId::from_index(o as usize))
+                        .collect()
+                })
+                .collect()
+        })
     }
 }
