@@ -15,7 +15,7 @@ use crate::files;
 use clap::{Args, ValueEnum};
 use fsm_dynamic::{Definition, Engine, FireError, FiredTimer, StateId, Taken, TakenKind, TimerRejected};
 use fsm_grammar::duration;
-use fsm_grammar::model::{self, Machine, Source};
+use fsm_grammar::model::{self, Machine};
 use fsm_runtime::{
     Clock, FingerprintPolicy, ManualClock, MissingTimerPolicy, RestoreError, RestorePolicy, Snapshot,
     Timestamp,
@@ -693,10 +693,7 @@ impl Session {
             for outcome in &outcomes {
                 match outcome {
                     Ok(fired) => {
-                        let count = fired
-                            .effect_count()
-                            .unwrap_or_else(|| timer_effect_count(self.definition.machine(), fired))
-                            .min(effects.len());
+                        let count = fired.effects_ran().min(effects.len());
                         let (own, rest) = effects.split_at(count);
                         effects = rest;
                         let step = TimerStep {
@@ -745,34 +742,6 @@ fn effect_names<'d>(definition: &'d Definition, effects: &[usize]) -> Vec<&'d st
         .iter()
         .map(|&e| machine.effects[e].name.as_str())
         .collect()
-}
-
-/// How many effects a timer that fired ran: the exit effects of the states
-/// it left, its own, and the enter effects of the states it entered, the
-/// order the engine runs them in. Timers due at the same instant fire in one
-/// `fire_due`, so this splits the recorded effects between them.
-fn timer_effect_count(machine: &Machine, fired: &FiredTimer<'_>) -> usize {
-    let state = |index: usize| model::StateId(index as u32);
-    let declared = state(fired.declared_in.index());
-    let Some((_, timer)) = machine.timers_of(declared).nth(fired.timer) else {
-        return 0;
-    };
-    let mut count = timer.effects.len();
-    if let Some(target) = timer.target {
-        let domain = machine.domain(Source::State(declared), target, timer.history);
-        let below = |leaf: usize| {
-            machine
-                .ancestors_or_self(state(leaf))
-                .take_while(move |&s| Some(s) != domain)
-        };
-        count += below(fired.from.index())
-            .map(|s| machine.state(s).exit_effects.len())
-            .sum::<usize>();
-        count += below(fired.to.index())
-            .map(|s| machine.state(s).enter_effects.len())
-            .sum::<usize>();
-    }
-    count
 }
 
 /// Where the machine is: one leaf, or for a machine with parallel states

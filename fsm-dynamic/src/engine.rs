@@ -663,6 +663,7 @@ impl<C> Engine<C> {
                 let to = current.state;
                 let (outputs, internal, trail) = chain.into_parts(from, to);
                 fired.push(Ok(FiredTimer {
+                    effects: trail.effects,
                     seq,
                     from,
                     to,
@@ -687,6 +688,7 @@ impl<C> Engine<C> {
             current.seq += 1;
             self.enter(current, &candidate.step, mv, to, Some(now));
             fired.push(Ok(FiredTimer {
+                effects: tables.effects(mv).len(),
                 seq,
                 from,
                 to,

@@ -297,11 +297,23 @@ pub struct FiredTimer<'e> {
     /// entered. The same as generated code's `TimerFired::internal`.
     pub internal: bool,
     pub(crate) trail: Option<Arc<Trail>>,
+    /// How many effect calls its step ran.
+    pub(crate) effects: usize,
     pub(crate) definition: &'e Definition,
 }
 
 impl<'e> FiredTimer<'e> {
     configuration_accessors!();
+
+    /// How many effect calls the timer's step ran, in the order they ran:
+    /// the `exit` hooks of the states it left, its own `do`, the `enter`
+    /// hooks of the states it entered, and those of every `always` and
+    /// `done` step after it. Timers due at once fire in one `fire_due`,
+    /// whose effects run one timer's step after the other: this says which
+    /// are whose.
+    pub fn effects_ran(&self) -> usize {
+        self.effects
+    }
 
     /// The definition the ids belong to.
     pub fn definition(&self) -> &'e Definition {

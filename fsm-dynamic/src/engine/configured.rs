@@ -704,6 +704,7 @@ impl<C> Engine<C> {
             let timer = cp.plan.chart.index_of(m, Chosen::Timer(timer)) as u32;
             let step = self.step_configured(current, &before, vec![timer], &NULL, Some(now), label);
             fired.push(Ok(FiredTimer {
+                effects: step.trail.effects,
                 seq: step.seq,
                 from: step.from,
                 to: step.to,
