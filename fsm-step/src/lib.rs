@@ -52,46 +52,30 @@ pub const NONE: u32 = u32::MAX;
 pub const MAX_MICROSTEPS: usize = 1000;
 
 /// `$body` with `$w` a `const` of as many 64-bit words as `$words`
-/// (configurations of `64 * $words` states) need, rounded up to one of a
-/// few widths, so that each is a fixed array: `1`, `2`, `4`, `8`, `16`,
-/// `64` or [`MAX_WORDS`] (for any larger `$words` too, which a caller
-/// refuses first).
+/// (configurations of `64 * $words` states) need, rounded up to a power of
+/// two, so that each is a fixed array: `1`, `2`, `4`, ... up to
+/// [`MAX_WORDS`] (for any larger `$words` too, which a caller refuses
+/// first). Every operation on a configuration costs its width, so the
+/// width follows the machine.
 #[macro_export]
 macro_rules! by_width {
     ($words:expr, $w:ident => $body:expr) => {
-        match $words {
-            1 => {
-                const $w: usize = 1;
-                $body
-            }
-            2 => {
-                const $w: usize = 2;
-                $body
-            }
-            3..=4 => {
-                const $w: usize = 4;
-                $body
-            }
-            5..=8 => {
-                const $w: usize = 8;
-                $body
-            }
-            9..=16 => {
-                const $w: usize = 16;
-                $body
-            }
-            17..=64 => {
-                const $w: usize = 64;
-                $body
-            }
-            _ => {
-                const $w: usize = $crate::MAX_WORDS;
-                $body
-            }
-        }
+        $crate::by_width!(@ $words, $w => $body; 1 2 4 8 16 32 64 128 256 512)
     };
+    (@ $words:expr, $w:ident => $body:expr; $($width:literal)*) => {{
+        let words: usize = $words;
+        'width: {
+            $(
+                if words <= $width {
+                    const $w: usize = $width;
+                    break 'width $body;
+                }
+            )*
+            const $w: usize = $crate::MAX_WORDS;
+            $body
+        }
+    }};
 }
-
 /// The widest configuration [`by_width!`] lays out, in 64-bit words: a
 /// machine of at most `64 * MAX_WORDS` (65,536) states.
 pub const MAX_WORDS: usize = 1024;

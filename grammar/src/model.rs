@@ -329,7 +329,7 @@ pub struct Transition {
     /// The state entered; `None` for an internal transition.
     pub target: Option<StateId>,
     /// `-> X.history` / `-> X.deep_history`: the target (a composite state)
-    /// is entered through its history (see [`Machine::path`]).
+    /// is entered through its history (docs/dsl.md, "History").
     pub history: Option<HistoryKind>,
     /// Effects of the transition itself (`do ...`), in order.
     pub effects: Vec<EffectId>,

@@ -448,12 +448,13 @@ impl Plan {
                 transitions: &chart_transitions,
                 pool: &chart.pool,
             };
+            let tie_order = m.timer_tie_order();
             fsm_step::by_width!(chart.words, W => {
                 let mut ahead = Ahead::<W>::new(tables, &history, m.has_parallel());
                 m.state_ids()
                     .map(|state| match m.state(state).is_composite() {
                         true => LeafPlan::default(),
-                        false => leaf_plan(m, &chart, &rows[state.index()], &group_of_timer, state, &mut ahead),
+                        false => leaf_plan(m, &chart, &rows[state.index()], &group_of_timer, &tie_order, state, &mut ahead),
                     })
                     .collect()
             })
@@ -621,6 +622,7 @@ fn leaf_plan<const W: usize>(
     chart: &ChartPlan,
     rows: &[(ActionId, Vec<TransitionId>)],
     group_of_timer: &[usize],
+    tie_order: &[TimerId],
     state: StateId,
     ahead: &mut Ahead<'_, W>,
 ) -> LeafPlan {
@@ -672,7 +674,7 @@ fn leaf_plan<const W: usize>(
 
     // The timer groups armed in the leaf, in the order ties fire, each with
     // its candidates in trial order, cut after the first unguarded one.
-    let order = m.timer_trial_order(state);
+    let order = m.timer_trial_order_in(state, tie_order);
     let mut timer_groups: Vec<LeafTimerGroup> = Vec::new();
     for &(timer, _) in &order {
         let group = group_of_timer[timer.index()];

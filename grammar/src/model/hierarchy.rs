@@ -176,9 +176,19 @@ impl Machine {
     /// order breaks ties, and orders a state's timers sharing one delay (a
     /// group, tried together when it comes due).
     pub fn timer_trial_order(&self, leaf: StateId) -> Vec<(TimerId, u32)> {
+        self.timer_trial_order_in(leaf, &self.timer_tie_order())
+    }
+
+    /// [`Machine::timer_trial_order`], given the machine's
+    /// [`Machine::timer_tie_order`] (computed once for every leaf).
+    pub fn timer_trial_order_in(&self, leaf: StateId, tie_order: &[TimerId]) -> Vec<(TimerId, u32)> {
         let levels: Vec<StateId> = self.ancestors_or_self(leaf).collect();
-        self.timer_tie_order()
-            .into_iter()
+        if levels.iter().all(|&s| self.timers_of(s).next().is_none()) {
+            return Vec::new();
+        }
+        tie_order
+            .iter()
+            .copied()
             .filter_map(|id| {
                 let state = self.timer(id).expect_state();
                 if !levels.contains(&state) {

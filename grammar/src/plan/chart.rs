@@ -53,13 +53,13 @@ pub struct ChartState {
     pub initial: Option<StateId>,
     /// Its children.
     pub children: PoolList,
-    /// Its history slot, an index of [`Plan::history`].
+    /// Its history slot, an index of [`Plan::history`](super::Plan::history).
     pub memory: Option<usize>,
     /// `enter` outputs and effects (output and effect indices).
     pub enter: (PoolList, PoolList),
     /// `exit` outputs and effects.
     pub exit: (PoolList, PoolList),
-    /// Its own timer groups, indices of [`Plan::timer_groups`].
+    /// Its own timer groups, indices of [`Plan::timer_groups`](super::Plan::timer_groups).
     pub timer_groups: PoolList,
     /// A leaf's `always` candidates, a composite's `done` ones, as
     /// transition indices of [`ChartPlan::transitions`], in trial order.

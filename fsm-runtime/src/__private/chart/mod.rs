@@ -1,7 +1,7 @@
-//! The one step over configurations ([`fsm_step`], re-exported here for
-//! generated code, which reaches nothing but this crate), with what it
-//! needs of this crate's types: timer groups ([`first_due`]) and restoring
-//! a snapshot ([`restore`]).
+//! The one step over configurations (the `fsm-step` crate, re-exported
+//! here for generated code, which reaches nothing but this crate), with
+//! what it needs of this crate's types: timer groups (`first_due`) and
+//! restoring a snapshot (`restore`).
 
 #[cfg(feature = "alloc")]
 mod restore;
