@@ -128,7 +128,7 @@ impl Formula {
         }
     }
 
-    /// The formula as text, with `names[id]` the name of state `id`.
+    /// The formula as text, with the fewest parentheses that keep its reading.
     pub fn display<'a>(&'a self, machine: &'a Machine) -> impl fmt::Display + 'a {
         Shown(self, machine)
     }
@@ -172,8 +172,11 @@ struct Shown<'a>(&'a Formula, &'a Machine);
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.1;
-        let inner = |x: &'_ Formula, f: &mut fmt::Formatter<'_>| match x {
-            Formula::And(..) | Formula::Or(..) => write!(f, "({})", Shown(x, m)),
+        // Parentheses only where the text would otherwise read otherwise:
+        // `||` inside `&&`, and any operator under `!`.
+        let wrapped = |x: &'_ Formula, under_and: bool, f: &mut fmt::Formatter<'_>| match x {
+            Formula::Or(..) => write!(f, "({})", Shown(x, m)),
+            Formula::And(..) if !under_and => write!(f, "({})", Shown(x, m)),
             _ => write!(f, "{}", Shown(x, m)),
         };
         match self.0 {
@@ -181,18 +184,14 @@ impl fmt::Display for Shown<'_> {
             Formula::Terminal => f.write_str("terminal"),
             Formula::Not(x) => {
                 f.write_str("!")?;
-                inner(x, f)
+                wrapped(x, false, f)
             }
             Formula::And(a, b) => {
-                inner(a, f)?;
+                wrapped(a, true, f)?;
                 f.write_str(" && ")?;
-                inner(b, f)
+                wrapped(b, true, f)
             }
-            Formula::Or(a, b) => {
-                inner(a, f)?;
-                f.write_str(" || ")?;
-                inner(b, f)
-            }
+            Formula::Or(a, b) => write!(f, "{} || {}", Shown(a, m), Shown(b, m)),
         }
     }
 }

@@ -238,4 +238,17 @@ fn formulas_name_what_is_wrong() {
     assert_eq!(constant("in(a_idle) || !in(a_idle)"), Some(true));
     assert_eq!(constant("in(a_idle) && !in(team)"), Some(false));
     assert_eq!(constant("in(a_idle) && in(b_idle)"), None);
+    let shown = |text: &str| Formula::parse(&m, text).expect(text).display(&m).to_string();
+    assert_eq!(
+        shown("in(a_idle)&&in(b_idle)&&terminal"),
+        "in(a_idle) && in(b_idle) && terminal"
+    );
+    assert_eq!(
+        shown("(in(a_idle)||terminal)&&!(in(b_idle)&&terminal)"),
+        "(in(a_idle) || terminal) && !(in(b_idle) && terminal)"
+    );
+    assert_eq!(
+        shown("in(a_idle) || terminal && !terminal"),
+        "in(a_idle) || terminal && !terminal"
+    );
 }
