@@ -21,6 +21,7 @@ mod import;
 mod lsp;
 mod run;
 mod table;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -53,6 +54,8 @@ enum Command {
     History(history::HistoryArgs),
     /// Inspect a fleet's database (its instances, one in full, what is due), and prune it.
     Fleet(fleet::FleetArgs),
+    /// Prove properties over every configuration a machine can reach, with counterexamples.
+    Verify(verify::VerifyArgs),
     /// Explain a diagnostic code: what it means, an example, and the fix.
     Explain(explain::ExplainArgs),
     /// Serve the Language Server Protocol over stdio, for editors.
@@ -72,6 +75,7 @@ fn main() -> std::process::ExitCode {
         Command::Run(args) => run::run(&args),
         Command::History(args) => history::run(&args),
         Command::Fleet(args) => fleet::run(&args),
+        Command::Verify(args) => verify::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Lsp(args) => lsp::run(&args),
     };

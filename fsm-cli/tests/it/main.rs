@@ -12,3 +12,4 @@ mod lsp;
 mod run;
 mod source_files;
 mod texts;
+mod verify;

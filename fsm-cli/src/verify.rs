@@ -1,0 +1,294 @@
+//! `fsmc verify`: properties of a machine, proved over every configuration
+//! it can reach (`fsm-verify`), with each counterexample as labelled steps
+//! and, on request, as a `fsmc run` script.
+
+use crate::checked_source;
+use crate::console;
+use crate::exit::Exit;
+use crate::files;
+use clap::Args;
+use fsm_grammar::model::{self, Machine};
+use fsm_verify::{verify, Formula, Kind, Move, Options, Path, Property, Verdict, NAMED_DELAY_MS};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `fsmc verify`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+A formula is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` \
+and parentheses. Guards are free: each time a step asks one, it may be true or false.
+
+Exit status: 0 when every property holds, 1 when one is violated, a `--reachable` formula is \
+unreachable, a result is inconclusive, or the file has errors; 2 for usage errors and files that \
+cannot be read or written.")]
+pub struct VerifyArgs {
+    /// The `.fsm` file.
+    file: PathBuf,
+
+    /// The machine to verify (required when the file has several).
+    #[arg(long, value_name = "NAME")]
+    machine: Option<String>,
+
+    /// No reachable configuration satisfies FORMULA.
+    #[arg(long, value_name = "FORMULA")]
+    never: Vec<String>,
+
+    /// Some reachable configuration satisfies FORMULA.
+    #[arg(long, value_name = "FORMULA")]
+    reachable: Vec<String>,
+
+    /// From every reachable configuration, some path reaches one satisfying FORMULA.
+    #[arg(long, value_name = "FORMULA")]
+    recoverable: Vec<String>,
+
+    /// Write the first counterexample or witness as `fsmc run` input lines to FILE.
+    #[arg(long, value_name = "FILE")]
+    emit_trace: Option<PathBuf>,
+
+    /// The most states the search stores before it stops.
+    #[arg(long, value_name = "N", default_value_t = Options::default().max_states)]
+    max_states: usize,
+}
+
+/// Verify the properties; see [`VerifyArgs`] for the exit status.
+pub fn run(args: &VerifyArgs) -> Exit {
+    let model = match checked_source::load_machines(&args.file, "verify") {
+        Ok(model) => model,
+        Err(exit) => return exit,
+    };
+    let machine = match checked_source::chosen_machine(&model, args.machine.as_deref(), &args.file) {
+        Ok(machine) => machine,
+        Err(exit) => return exit,
+    };
+    let given = [
+        (Kind::Never, &args.never),
+        (Kind::Reachable, &args.reachable),
+        (Kind::Recoverable, &args.recoverable),
+    ];
+    let mut properties = Vec::new();
+    let mut texts = Vec::new();
+    for (kind, formulas) in given {
+        for text in formulas {
+            match Formula::parse(machine, text) {
+                Ok(formula) => {
+                    if let Some(value) = formula.constant(machine) {
+                        console::stderr(&format!(
+                            "warning: `{text}` is {value} in every configuration of `{}`, \
+                             so `--{} {text}` says nothing about its steps\n",
+                            machine.name,
+                            kind_name(kind)
+                        ));
+                    }
+                    texts.push(format!("{} {}", kind_name(kind), formula.display(machine)));
+                    properties.push(Property { kind, formula });
+                }
+                Err(error) => {
+                    console::error(format_args!("in `--{} {text}`: {error}", kind_name(kind)));
+                    return Exit::Trouble;
+                }
+            }
+        }
+    }
+    if properties.is_empty() {
+        console::error(
+            "no property to verify\nhelp: give one or more of --never, --reachable, --recoverable",
+        );
+        return Exit::Trouble;
+    }
+    let options = Options {
+        max_states: args.max_states,
+        ..Options::default()
+    };
+    let report = match verify(machine, &properties, &options) {
+        Ok(report) => report,
+        Err(error) => {
+            console::error(format_args!("`{}`: {error}", args.file.display()));
+            return Exit::Problems;
+        }
+    };
+    let mut out = format!(
+        "machine `{}`: {} states stored ({} bytes each)\n",
+        machine.name, report.states, report.bytes_per_state,
+    );
+    let mut exit = Exit::Clean;
+    for (text, verdict) in texts.iter().zip(&report.verdicts) {
+        match verdict {
+            Verdict::Holds => writeln!(out, "{text}: holds"),
+            Verdict::Unreachable => {
+                exit.raise(Exit::Problems);
+                writeln!(out, "{text}: unreachable")
+            }
+            Verdict::Reached(path) => writeln!(out, "{text}: reached in {}", steps(path))
+                .and_then(|()| write_path(&mut out, machine, path)),
+            Verdict::Violated(path) => {
+                exit.raise(Exit::Problems);
+                writeln!(out, "{text}: violated in {}", steps(path))
+                    .and_then(|()| write_path(&mut out, machine, path))
+            }
+            Verdict::Inconclusive(reasons) => {
+                exit.raise(Exit::Problems);
+                writeln!(out, "{text}: inconclusive").and_then(|()| {
+                    reasons
+                        .iter()
+                        .try_for_each(|reason| writeln!(out, "  because {reason}"))
+                })
+            }
+        }
+        .expect("writing to a String");
+    }
+    console::stdout(&out);
+    if let Some(file) = &args.emit_trace {
+        let path = report.verdicts.iter().find_map(|v| match v {
+            Verdict::Violated(path) | Verdict::Reached(path) => Some(path),
+            _ => None,
+        });
+        match path.map(|path| trace(machine, path)) {
+            None => console::stderr(&format!(
+                "note: no counterexample or witness, so `{}` was not written\n",
+                file.display()
+            )),
+            Some(Err(why)) => {
+                console::error(format_args!("cannot write the trace as `fsmc run` input: {why}"));
+                exit.raise(Exit::Trouble);
+            }
+            Some(Ok(lines)) => {
+                if let Err(error) = files::write(file, &lines) {
+                    console::error(error);
+                    exit.raise(Exit::Trouble);
+                } else if !machine.delays.is_empty() {
+                    let flags: Vec<String> = machine
+                        .delays
+                        .iter()
+                        .map(|d| format!("--delay {}={}", d.name, delay_text(NAMED_DELAY_MS)))
+                        .collect();
+                    console::stderr(&format!(
+                        "note: the trace takes every named delay to be {}: replay it with `{}`\n",
+                        delay_text(NAMED_DELAY_MS),
+                        flags.join(" ")
+                    ));
+                }
+            }
+        }
+    }
+    exit
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Never => "never",
+        Kind::Reachable => "reachable",
+        Kind::Recoverable => "recoverable",
+    }
+}
+
+fn steps(path: &Path) -> String {
+    match path.steps.len() {
+        1 => "1 step".into(),
+        n => format!("{n} steps"),
+    }
+}
+
+fn delay_text(ms: u32) -> String {
+    model::duration_text(Duration::from_millis(u64::from(ms)))
+}
+
+fn leaves(machine: &Machine, leaves: &[model::StateId]) -> String {
+    leaves
+        .iter()
+        .map(|&s| format!("`{}`", machine.state(s).name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The path as numbered steps: the move, the guard answers it used, where
+/// it left the machine.
+fn write_path(out: &mut String, machine: &Machine, path: &Path) -> std::fmt::Result {
+    let groups = fsm_grammar::plan::Plan::new(machine).timer_groups;
+    writeln!(out, "  start in {}", leaves(machine, &path.start))?;
+    for (n, step) in path.steps.iter().enumerate() {
+        write!(out, "  {}. ", n + 1)?;
+        match step.mv {
+            Move::Fire(action) => write!(out, "fire `{}`", machine.actions[action.index()].name)?,
+            Move::Advance => {
+                write!(out, "advance {}", delay_text(step.outcome.advanced))?;
+                let fired: Vec<String> = step
+                    .outcome
+                    .fired
+                    .iter()
+                    .map(|&(g, taken)| {
+                        let group = &groups[g];
+                        format!(
+                            "`{}` of `{}`{}",
+                            group.label,
+                            machine.state(group.state).name,
+                            if taken { "" } else { " (rejected)" }
+                        )
+                    })
+                    .collect();
+                write!(out, " ({})", fired.join(", "))?;
+            }
+        }
+        if !step.guards.is_empty() {
+            let answers: Vec<String> = step
+                .guards
+                .iter()
+                .map(|&(g, value)| format!("{} = {value}", machine.guards[g.index()].name))
+                .collect();
+            write!(out, " [guards asked: {}]", answers.join(", "))?;
+        }
+        if step.outcome.runaway {
+            write!(out, " (an `always` or `done` chain ran away)")?;
+        }
+        writeln!(out, " -> {}", leaves(machine, &step.leaves))?;
+    }
+    Ok(())
+}
+
+/// The path as `fsmc run` input: before each step, a `guards` line setting
+/// the guards it asks whose value changes.
+///
+/// # Errors
+///
+/// A step that asks one guard twice with different answers: `fsmc run`
+/// sets guards once per line.
+fn trace(machine: &Machine, path: &Path) -> Result<String, String> {
+    let mut table = vec![false; machine.guards.len()];
+    let mut lines = String::new();
+    for (n, step) in path.steps.iter().enumerate() {
+        let mut wanted: Vec<Option<bool>> = vec![None; machine.guards.len()];
+        for &(g, value) in &step.guards {
+            match wanted[g.index()] {
+                Some(before) if before != value => {
+                    return Err(format!(
+                        "step {} asks guard `{}` twice, {before} then {value}, and `fsmc run` sets \
+                         a guard once per line (the dynamic engine replayed it with those answers)",
+                        n + 1,
+                        machine.guards[g.index()].name
+                    ));
+                }
+                _ => wanted[g.index()] = Some(value),
+            }
+        }
+        let mut changes = Vec::new();
+        for (g, value) in wanted.iter().enumerate() {
+            if let Some(value) = value.filter(|&v| v != table[g]) {
+                table[g] = value;
+                let name = serde_json::to_string(&machine.guards[g].name).expect("a string");
+                changes.push(format!("{name}: {value}"));
+            }
+        }
+        if !changes.is_empty() {
+            writeln!(lines, "{{\"guards\": {{{}}}}}", changes.join(", ")).expect("writing to a String");
+        }
+        let line = match step.mv {
+            Move::Fire(action) => format!(
+                "{{\"fire\": {}}}",
+                serde_json::to_string(&machine.actions[action.index()].name).expect("a string")
+            ),
+            Move::Advance => format!("{{\"advance\": \"{}\"}}", delay_text(step.outcome.advanced)),
+        };
+        writeln!(lines, "{line}").expect("writing to a String");
+    }
+    Ok(lines)
+}

@@ -1,0 +1,181 @@
+//! End-to-end tests of `fsmc verify`: verdicts and exit statuses, the
+//! counterexample as labelled steps, and `--emit-trace`, whose lines
+//! `fsmc run` replays to the same configurations.
+
+use crate::harness;
+
+use harness::Scratch;
+
+const GATE: &str = "\
+machine Gate {
+    initial state closed {
+        on open [authorized] -> opening;
+    }
+    state opening {
+        after 5s -> opened;
+        on close -> closed;
+    }
+    state opened {
+        always [alarm] -> locked_out;
+        on close -> closed;
+    }
+    terminal state locked_out;
+}
+";
+
+fn with_machine(text: &str) -> Scratch {
+    let dir = Scratch::new();
+    dir.write("machine.fsm", text);
+    dir
+}
+
+#[test]
+fn a_violation_prints_its_steps_and_exits_1() {
+    let dir = with_machine(GATE);
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--never", "in(locked_out)"])
+        .expect(1);
+    let stdout = run.stdout();
+    let (header, steps) = stdout.split_once('\n').expect("a header line");
+    assert!(
+        header.starts_with("machine `Gate`: 4 states stored ("),
+        "{header}"
+    );
+    assert_eq!(
+        steps,
+        "never in(locked_out): violated in 2 steps\n  \
+         start in `closed`\n  \
+         1. fire `open` [guards asked: authorized = true] -> `opening`\n  \
+         2. advance 5s (`after 5s` of `opening`) [guards asked: alarm = true] -> `locked_out`\n",
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn properties_that_hold_exit_0() {
+    let dir = with_machine(GATE);
+    let run = dir
+        .fsmc(&[
+            "verify",
+            "machine.fsm",
+            "--recoverable",
+            "in(closed) || terminal",
+            "--reachable",
+            "in(opened)",
+        ])
+        .expect(0);
+    assert!(
+        run.stdout()
+            .contains("recoverable in(closed) || terminal: holds\n"),
+        "{}",
+        run.stdout()
+    );
+    assert!(
+        run.stdout()
+            .contains("reachable in(opened): reached in 2 steps\n"),
+        "{}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn the_emitted_trace_replays_in_fsmc_run() {
+    let dir = with_machine(GATE);
+    dir.fsmc(&[
+        "verify",
+        "machine.fsm",
+        "--never",
+        "in(locked_out)",
+        "--emit-trace",
+        "trace.jsonl",
+    ])
+    .expect(1);
+    let trace = dir.read("trace.jsonl");
+    assert_eq!(
+        trace,
+        "{\"guards\": {\"authorized\": true}}\n{\"fire\": \"open\"}\n\
+         {\"guards\": {\"alarm\": true}}\n{\"advance\": \"5s\"}\n"
+    );
+    let run = dir.fsmc_with_stdin(&["run", "machine.fsm"], trace).expect(0);
+    let stdout = run.stdout();
+    let last: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().expect("a line per input line")).expect("a JSON line");
+    assert_eq!(last["fired"][0]["to"], "locked_out", "{stdout}");
+}
+
+#[test]
+fn a_trace_fsmc_run_cannot_express_is_refused_with_the_reason() {
+    let dir = with_machine(
+        "machine Decide {
+            initial state idle { on go [fast] -> decide; }
+            state decide { always [fast] -> quick; }
+            terminal state quick;
+        }",
+    );
+    let run = dir
+        .fsmc(&[
+            "verify",
+            "machine.fsm",
+            "--never",
+            "in(decide)",
+            "--emit-trace",
+            "t.jsonl",
+        ])
+        .expect(2);
+    assert!(
+        run.stdout().contains("never in(decide): violated in 1 step"),
+        "{}",
+        run.stdout()
+    );
+    assert!(
+        run.stderr()
+            .contains("step 1 asks guard `fast` twice, true then false"),
+        "{}",
+        run.stderr()
+    );
+    assert!(!dir.exists("t.jsonl"));
+}
+
+#[test]
+fn bad_formulas_are_usage_errors_that_name_the_problem() {
+    let dir = with_machine(GATE);
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--never", "in(opend)"])
+        .expect(2);
+    assert_eq!(
+        run.stderr(),
+        "error: in `--never in(opend)`: machine `Gate` has no state `opend` (did you mean `opened`?) (at column 4)\n"
+    );
+    let run = dir.fsmc(&["verify", "machine.fsm"]).expect(2);
+    assert!(run.stderr().contains("no property to verify"), "{}", run.stderr());
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--never", "in(closed) && in(opened)"])
+        .expect(0);
+    assert!(
+        run.stderr().contains("is false in every configuration"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn the_state_limit_is_reported_with_its_numbers() {
+    let dir = with_machine(GATE);
+    let run = dir
+        .fsmc(&[
+            "verify",
+            "machine.fsm",
+            "--recoverable",
+            "in(closed)",
+            "--max-states",
+            "2",
+        ])
+        .expect(1);
+    assert!(run.stdout().contains("inconclusive"), "{}", run.stdout());
+    assert!(
+        run.stdout().contains("limit of 2 stored states"),
+        "{}",
+        run.stdout()
+    );
+}

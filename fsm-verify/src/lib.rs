@@ -1,0 +1,169 @@
+//! `fsmc verify`: every configuration a machine can reach, explored with
+//! the one step, and properties checked over them.
+//!
+//! The search is breadth-first over *stored states*: a configuration, the
+//! memory of each history slot, and the remaining time of each armed timer
+//! group. From each, the environment may fire any action (at that instant)
+//! or let time pass to the earliest deadline ([`Move`]). Each move is taken
+//! by `fsm_step`'s `select`, `remove_conflicts`, `microstep` and `settle`,
+//! the functions every engine runs, never by a second account of the
+//! semantics.
+//!
+//! - **Guards are free at each evaluation**: each time an engine asks a
+//!   guard (at most once per step: the action's or timer's step, and each
+//!   `always` or `done` step after it, asks afresh), it may answer true or
+//!   false. The search runs each move once per sequence of answers the step
+//!   can ask for. `in(...)`, priorities and candidate order are exact.
+//! - **Time**: an action happens at the instant of a stored state; an
+//!   advance goes to the earliest deadline and fires every group due then,
+//!   in the runtime's tie order (`first_due`). Literal delays are tracked
+//!   exactly. The search says *inconclusive* instead of *holds* when firing
+//!   an action between two deadlines could order timers otherwise (an
+//!   action that arms a timer while another stays armed), or when a named
+//!   delay races another timer.
+//! - Every path reported is replayed on the dynamic engine
+//!   ([`fsm_dynamic::Engine`], a manual clock, guards bound to the path's
+//!   answers) before it is reported.
+//!
+//! docs/verifying.md is the guide.
+
+mod formula;
+mod replay;
+mod search;
+mod step;
+
+pub use formula::{Formula, FormulaError};
+pub use step::{Move, Outcome, NAMED_DELAY_MS};
+
+use fsm_grammar::model::{GuardId, Machine, StateId};
+
+/// What a property asks of every reachable configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `--never F`: no reachable configuration satisfies `F`.
+    Never,
+    /// `--reachable F`: some reachable configuration satisfies `F`.
+    Reachable,
+    /// `--recoverable F`: from every reachable configuration, some path
+    /// reaches one satisfying `F` (CTL `AG EF F`).
+    Recoverable,
+}
+
+/// A property: a kind and its formula.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Property {
+    /// What is asked.
+    pub kind: Kind,
+    /// Of which configurations.
+    pub formula: Formula,
+}
+
+/// Limits of the search.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// The most stored states; the search stops there and what it did not
+    /// decide is inconclusive.
+    pub max_states: usize,
+    /// The most sequences of guard answers followed for one move from one
+    /// state.
+    pub max_answers: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            max_states: 10_000_000,
+            max_answers: 1 << 16,
+        }
+    }
+}
+
+/// One step of a path: the move, the guard answers it used (in the order
+/// the engine asks them), what it did, and the active leaves after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The action fired, or the advance.
+    pub mv: Move,
+    /// Each guard asked, in order, with its answer.
+    pub guards: Vec<(GuardId, bool)>,
+    /// How far time moved, which timers fired, whether a chain ran away.
+    pub outcome: Outcome,
+    /// The active leaves after the step, in document order.
+    pub leaves: Vec<StateId>,
+}
+
+/// A path from the start, replayed on the dynamic engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Path {
+    /// The active leaves at the start.
+    pub start: Vec<StateId>,
+    /// The steps.
+    pub steps: Vec<Step>,
+}
+
+/// The verdict on one property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The property holds (`never`, `recoverable`).
+    Holds,
+    /// A shortest path to a configuration that breaks it: one satisfying a
+    /// `never` formula, or one from which a `recoverable` formula cannot be
+    /// reached.
+    Violated(Path),
+    /// A shortest path to a configuration satisfying a `reachable` formula.
+    Reached(Path),
+    /// No reachable configuration satisfies a `reachable` formula.
+    Unreachable,
+    /// The search cannot say: why, each reason once.
+    Inconclusive(Vec<String>),
+}
+
+/// What the search found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// One per property, in order.
+    pub verdicts: Vec<Verdict>,
+    /// States stored.
+    pub states: usize,
+    /// Moves taken (each sequence of guard answers counts).
+    pub successors: u64,
+    /// Bytes of memory per stored state.
+    pub bytes_per_state: usize,
+    /// True when every stored state was explored.
+    pub complete: bool,
+}
+
+/// Why a machine cannot be searched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// Its states.
+    pub states: usize,
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the machine has {} states; the search takes machines of at most {}",
+            self.states,
+            fsm_step::MAX_STATES
+        )
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// Search `machine` and decide each of `properties`.
+///
+/// # Errors
+///
+/// A machine with more states than the one step takes.
+pub fn verify(machine: &Machine, properties: &[Property], options: &Options) -> Result<Report, TooLarge> {
+    if machine.states.len() > fsm_step::MAX_STATES {
+        return Err(TooLarge {
+            states: machine.states.len(),
+        });
+    }
+    let words = machine.states.len().div_ceil(64).max(1);
+    Ok(fsm_step::by_width!(words, W => search::search::<W>(machine, properties, options)))
+}
