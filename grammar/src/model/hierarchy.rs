@@ -27,7 +27,7 @@
 //! plan takes ahead of time for every step that does not depend on the
 //! rest of the configuration (`crate::plan`).
 
-use super::{HistoryKind, Machine, Source, StateId, TimerId, Transition};
+use super::{Domain, HistoryKind, Machine, Source, StateId, TimerId, Transition};
 
 impl Machine {
     /// True when some state holds states.
@@ -202,15 +202,14 @@ impl Machine {
 
     /// The domain of a transition declared at `source` to `target` (through
     /// its history when `history` is set): the state whose inside it changes,
-    /// `None` for the machine itself. See the module documentation.
+    /// `None` for the machine itself. The one rule, [`Machine::config_domain`],
+    /// with a region's parallel state standing for the region.
     pub fn domain(&self, source: Source, target: StateId, history: Option<HistoryKind>) -> Option<StateId> {
-        // Whether the target point lies strictly inside `d`.
-        let holds = |d: StateId| (history.is_some() && d == target) || self.is_inside(target, d);
-        let declared = match source {
-            Source::State(s) => Some(s),
-            Source::Any => None,
-        };
-        std::iter::successors(declared, |&s| self.state(s).parent).find(|&d| holds(d))
+        match self.config_domain(source, target, history) {
+            Domain::Root => None,
+            Domain::State(d) => Some(d),
+            Domain::Region(r) => self.state(r).parent,
+        }
     }
 }
 
