@@ -406,8 +406,8 @@ impl Definition {
     ///
     /// For a machine with parallel states, `final` states, `done`, `always`
     /// or `in(...)`, the leaves the snapshot names must form a configuration
-    /// of the machine (the model's one rule,
-    /// `Machine::configuration_from_leaves`; [`RestoreError::InvalidConfiguration`]
+    /// of the machine (the one step's rule, `Chart::configuration_of_leaves`,
+    /// which generated code applies too; [`RestoreError::InvalidConfiguration`]
     /// says what is wrong), and the state returned is the innermost state
     /// holding every active leaf.
     pub fn state_of(&self, snapshot: &Snapshot, policy: FingerprintPolicy) -> Result<StateId, RestoreError> {
@@ -429,8 +429,8 @@ impl Definition {
             })
     }
 
-    /// The configuration the leaves of `snapshot` form, checked by the
-    /// model's rule.
+    /// The configuration the leaves of `snapshot` form, checked by the one
+    /// step's rule. Only for a definition over configurations.
     pub(crate) fn configuration_of(&self, snapshot: &Snapshot) -> Result<Configuration, RestoreError> {
         let m = &self.machine;
         let mut leaves = Vec::with_capacity(snapshot.leaves().len());
@@ -446,11 +446,23 @@ impl Definition {
                 }
             }
         }
-        m.configuration_from_leaves(&leaves)
-            .map_err(|e| RestoreError::InvalidConfiguration {
+        let configured = self
+            .configured
+            .as_deref()
+            .expect("a definition over configurations");
+        let ids: Vec<u32> = leaves.iter().map(|l| l.index() as u32).collect();
+        configured
+            .leaves_configuration(m, &ids, None)
+            .map(|states| {
+                states
+                    .into_iter()
+                    .map(|s| fsm_grammar::model::StateId::from_index(s as usize))
+                    .collect()
+            })
+            .map_err(|reason| RestoreError::InvalidConfiguration {
                 machine: self.name().to_owned(),
                 leaves: snapshot.leaves().iter().map(|l| l.to_string()).collect(),
-                reason: e.to_string(),
+                reason,
             })
     }
 

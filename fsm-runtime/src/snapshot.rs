@@ -220,8 +220,8 @@ impl Snapshot {
     ///
     /// Nothing is checked here. Reading a snapshot refuses an empty
     /// configuration and a leaf named twice, and restoring checks that the
-    /// leaves form a configuration of the machine (`fsm_grammar`'s
-    /// `Machine::configuration_from_leaves`, which both engines apply).
+    /// leaves form a configuration of the machine (the one step's rule,
+    /// which both engines apply).
     pub fn of_configuration<L: Into<Cow<'static, str>>>(
         machine: impl Into<Cow<'static, str>>,
         fingerprint: impl Into<Cow<'static, str>>,
@@ -791,7 +791,7 @@ impl Snapshot {
     /// The history memory it carries, each composite named once, with the
     /// leaves it remembers: the memory of a machine with parallel states.
     /// Whether the leaves of each form a configuration inside it is the
-    /// engine's question (`fsm_grammar`'s `Machine::remembered_leaves`).
+    /// engine's question (the one step's rule, which both engines apply).
     ///
     /// # Errors
     ///

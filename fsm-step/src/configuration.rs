@@ -4,9 +4,8 @@
 use super::{Bits, Chart, Kind, NONE};
 
 /// Why a set of leaves is not a configuration (or not a history memory
-/// inside a state), with state ids: the rule of
-/// `fsm_grammar`'s `Machine::configuration_from_leaves`, over the chart.
-/// [`Problem::describe`] words it as the model's `ConfigurationError` does.
+/// inside a state), with state ids; [`Problem::describe`] words it with the
+/// states' names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// No leaf at all (inside this state, for a memory).
@@ -115,10 +114,9 @@ impl Chart<'_> {
     /// The configuration whose active leaves are `leaves` (in any order):
     /// the leaves and every state holding them (below `within`, which is
     /// included, for a history memory inside it), checked to be a set of
-    /// states the machine can be in together. The rule of
-    /// `fsm_grammar`'s `Machine::configuration_from_leaves` and
-    /// `Machine::remembered_leaves`, which the dynamic engine applies, with
-    /// the first problem reported in the same order.
+    /// states the machine can be in together: the one rule for restoring a
+    /// configuration or a history memory, which generated code and the
+    /// dynamic engine apply.
     ///
     /// # Errors
     ///

@@ -16,7 +16,6 @@ use crate::diagnostic::Code;
 use crate::span::Span;
 pub use configuration::{Chosen, Configuration, Domain, MAX_MICROSTEPS};
 pub use eventless::{cycle_order, cycles, longest_path};
-pub use restore::ConfigurationError;
 use std::fmt::Write as _;
 
 macro_rules! ids {

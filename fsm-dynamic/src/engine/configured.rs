@@ -110,6 +110,35 @@ impl ConfiguredPlan {
     }
 }
 
+/// A problem of the one step's configuration rule, in words.
+struct Words<'a>(&'a chart::Problem, &'a Chart<'a>, &'a [&'a str]);
+
+impl std::fmt::Display for Words<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.describe(self.1, self.2, f)
+    }
+}
+
+impl ConfiguredPlan {
+    /// The states `leaves` (in any order) make active, in document order,
+    /// below `within` (included) when it is given: the one step's rule
+    /// (`Chart::configuration_of_leaves`), which generated code applies
+    /// too, or its first problem in words.
+    pub(crate) fn leaves_configuration(
+        &self,
+        m: &Machine,
+        leaves: &[u32],
+        within: Option<u32>,
+    ) -> Result<Vec<u32>, String> {
+        let chart = self.chart();
+        let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
+        by_width!(self.plan.chart.words, W => chart
+            .configuration_of_leaves::<W>(leaves, within)
+            .map(|bits| bits.iter().collect())
+            .map_err(|problem| Words(&problem, &chart, &names).to_string()))
+    }
+}
+
 /// A list of the plan's pool as the runtime reads it.
 fn list(l: PoolList) -> chart::List {
     chart::List {
@@ -865,112 +894,192 @@ impl<C> Engine<C> {
     }
 }
 
-/// The random machines of the SCXML reference's tests.
-#[cfg(test)]
-#[path = "../../../grammar/tests/scxml/mod.rs"]
-mod scxml;
-
 #[cfg(test)]
 mod tests {
-    use super::scxml;
     use super::ConfiguredPlan;
-    use fsm_grammar::model::StateId;
-    use fsm_runtime::__private::chart::Bits;
-    use std::fmt;
+    use fsm_grammar::model::{Configuration, Machine, StateId};
+    use fsm_grammar::plan::Plan;
 
-    /// A chart problem in words.
-    struct Words<'a>(
-        &'a fsm_runtime::__private::chart::Problem,
-        &'a fsm_runtime::__private::chart::Chart<'a>,
-        &'a [&'a str],
-    );
-
-    impl fmt::Display for Words<'_> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            self.0.describe(self.1, self.2, f)
+    /// Two top-level states around a parallel state `p` of two regions, `a`
+    /// (with a composite `a_more` inside it) and `b`, and a plain composite
+    /// `q` holding a parallel state `r`.
+    const M: &str = "machine M {
+        initial state x { on go -> p; on in_q -> q; }
+        parallel state p {
+            on out -> x;
+            state a {
+                initial state a1 { on next -> a2; }
+                state a2 { on next -> a_more; }
+                state a_more { initial state a3 { on next -> a4; } state a4 { on next -> a1; } }
+            }
+            state b { initial state b1 { on next -> b2; } state b2 { on next -> b1; } }
         }
+        state q {
+            on out -> x;
+            initial state q1 { on next -> r; }
+            parallel state r {
+                state c { initial state c1 { on next -> c2; } state c2 { on next -> c1; } }
+                state d;
+            }
+        }
+    }";
+
+    fn machine(text: &str) -> Machine {
+        let checked = fsm_grammar::check(text);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        checked.model.machines.into_iter().next().expect("one machine")
     }
 
-    /// Generated code checks a snapshot's leaves with the chart's rule, the
-    /// dynamic engine with the model's: on random machines with parallel
-    /// states and random sets of states, both accept the same sets as
-    /// configurations (and as memories inside each composite), with the
-    /// same states, and refuse the others with the same words.
+    fn id(m: &Machine, name: &str) -> u32 {
+        m.state_by_name(name).expect(name).index() as u32
+    }
+
+    fn names(m: &Machine, states: impl IntoIterator<Item = StateId>) -> Vec<String> {
+        states.into_iter().map(|s| m.state(s).name.clone()).collect()
+    }
+
+    /// What the one rule makes of `leaves` below `within`: every state, by
+    /// names, or the problem in words.
+    fn rule(m: &Machine, leaves: &[&str], within: Option<&str>) -> Result<Vec<StateId>, String> {
+        let plan = ConfiguredPlan::new(m, Plan::new(m));
+        let leaves: Vec<u32> = leaves.iter().map(|l| id(m, l)).collect();
+        plan.leaves_configuration(m, &leaves, within.map(|c| id(m, c)))
+            .map(|states| {
+                states
+                    .into_iter()
+                    .map(|s| StateId::from_index(s as usize))
+                    .collect()
+            })
+    }
+
+    /// The configuration of `leaves`, by names, or the problem in words.
+    fn configuration(m: &Machine, leaves: &[&str]) -> Result<Vec<String>, String> {
+        rule(m, leaves, None).map(|states| names(m, states))
+    }
+
+    /// The memory of `composite` from `leaves`: its leaves in document
+    /// order, by names, or the problem in words.
+    fn memory(m: &Machine, composite: &str, leaves: &[&str]) -> Result<Vec<String>, String> {
+        rule(m, leaves, Some(composite))
+            .map(|states| names(m, states.into_iter().filter(|&s| !m.state(s).is_composite())))
+    }
+
     #[test]
-    fn the_charts_configuration_rule_is_the_models() {
-        let (mut machines, mut accepted, mut refused) = (0, 0, 0);
-        let mut seed = 0u64;
-        while machines < 150 {
-            seed += 1;
-            let text = scxml::random_machine_with(seed, false);
-            let checked = fsm_grammar::check(&text);
-            let Some(m) = checked.model.machines.first().filter(|m| m.has_parallel()) else {
-                continue;
-            };
-            if checked.has_errors() || m.states.len() > 64 {
-                continue;
-            }
-            machines += 1;
-            let plan = ConfiguredPlan::new(m, fsm_grammar::plan::Plan::new(m));
-            let chart = plan.chart();
-            let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
-            let mut rng = scxml::Rng(seed | 1);
-            for _ in 0..60 {
-                let count = 1 + rng.below(4);
-                let leaves: Vec<StateId> = (0..count)
-                    .map(|_| StateId::from_index(rng.below(m.states.len())))
-                    .collect();
-                let ids: Vec<u32> = leaves.iter().map(|s| s.index() as u32).collect();
-                let within = m
-                    .state_ids()
-                    .filter(|&s| m.state(s).is_composite())
-                    .nth(rng.below(3))
-                    .filter(|_| rng.chance(30));
-                let model = match within {
-                    None => m
-                        .configuration_from_leaves(&leaves)
-                        .map(|c| c.into_iter().map(|s| s.index() as u32).collect::<Vec<u32>>()),
-                    Some(c) => m.remembered_leaves(c, &leaves).map(|l| {
-                        let mut set: Vec<u32> = l.iter().map(|s| s.index() as u32).collect();
-                        // The chart's set holds the states on the way too.
-                        for &leaf in &l {
-                            set.extend(
-                                m.ancestors(leaf)
-                                    .take_while(|&a| a != c)
-                                    .map(|a| a.index() as u32),
-                            );
-                        }
-                        set.push(c.index() as u32);
-                        set.sort_unstable();
-                        set.dedup();
-                        set
-                    }),
-                };
-                let ours = chart
-                    .configuration_of_leaves::<1>(&ids, within.map(|c| c.index() as u32))
-                    .map(|bits: Bits<1>| bits.iter().collect::<Vec<u32>>());
-                match (model, ours) {
-                    (Ok(a), Ok(b)) => {
-                        assert_eq!(a, b, "{text}\n{leaves:?} within {within:?}");
-                        accepted += 1;
-                    }
-                    (Err(a), Err(b)) => {
-                        assert_eq!(
-                            a.to_string(),
-                            Words(&b, &chart, &names).to_string(),
-                            "{text}\n{leaves:?} within {within:?}"
-                        );
-                        refused += 1;
-                    }
-                    (a, b) => {
-                        panic!("{text}\n{leaves:?} within {within:?}: the model {a:?}, the chart {b:?}")
-                    }
-                }
-            }
-        }
-        assert!(
-            accepted > 300 && refused > 2_000,
-            "{accepted} accepted, {refused} refused"
+    fn legal_leaves_give_the_configuration_with_every_state_holding_them() {
+        let m = machine(M);
+        assert_eq!(configuration(&m, &["x"]), Ok(vec!["x".into()]));
+        assert_eq!(
+            configuration(&m, &["a3", "b2"]),
+            Ok(["p", "a", "a_more", "a3", "b", "b2"].map(String::from).to_vec())
+        );
+        // In any order, as a set.
+        assert_eq!(configuration(&m, &["b2", "a3"]), configuration(&m, &["a3", "b2"]));
+        // A region that is a leaf is its own active state.
+        assert_eq!(
+            configuration(&m, &["d", "c2"]),
+            Ok(["q", "r", "c", "c2", "d"].map(String::from).to_vec())
+        );
+        assert_eq!(configuration(&m, &["q1"]), Ok(vec!["q".into(), "q1".into()]));
+        // The initial configuration is one.
+        let initial: Configuration = m.initial_configuration().into_iter().collect();
+        let leaves: Vec<&str> = m
+            .active_leaves(&initial)
+            .map(|s| m.state(s).name.as_str())
+            .collect();
+        assert_eq!(configuration(&m, &leaves), Ok(names(&m, initial)));
+    }
+
+    #[test]
+    fn each_problem_is_named_with_the_states() {
+        let m = machine(M);
+        let error = |leaves: &[&str]| configuration(&m, leaves).unwrap_err();
+        assert_eq!(
+            error(&[]),
+            "no leaf is named, and a machine is always in at least one"
+        );
+        assert_eq!(
+            error(&["a1", "a", "b1"]),
+            "`a` is not a leaf: it holds states, and only the active leaves are named \
+             (the states holding them follow)"
+        );
+        assert_eq!(error(&["b1", "a1", "b1"]), "`b1` is named twice");
+        assert_eq!(
+            error(&["a2", "b1", "a1"]),
+            "`a1` and `a2` are both in region `a` of `p`; a region has one active state"
+        );
+        // The branch of `a` holding `a3` is `a_more`, not `a3` itself.
+        assert_eq!(
+            error(&["a3", "a1", "b1"]),
+            "`a1` and `a3` are both in region `a` of `p`; a region has one active state"
+        );
+        assert_eq!(
+            error(&["a3", "a4", "b1"]),
+            "`a3` and `a4` cannot be active together: they are on different branches of \
+             `a_more` (`a3` and `a4`), and `a_more` is not parallel"
+        );
+        assert_eq!(
+            error(&["q1", "c1", "d"]),
+            "`q1` and `c1` cannot be active together: they are on different branches of \
+             `q` (`q1` and `r`), and `q` is not parallel"
+        );
+        assert_eq!(
+            error(&["a1", "b1", "x"]),
+            "`x` and `a1` cannot be active together: they are under different top-level \
+             states (`x` and `p`), and one top-level state is active at a time"
+        );
+        assert_eq!(
+            error(&["a1"]),
+            "`p` is active but its region `b` has no active leaf"
+        );
+        assert_eq!(
+            error(&["b2"]),
+            "`p` is active but its region `a` has no active leaf"
+        );
+        assert_eq!(
+            error(&["c1"]),
+            "`r` is active but its region `d` has no active leaf"
+        );
+    }
+
+    #[test]
+    fn a_memory_is_a_configuration_inside_its_composite() {
+        let m = machine(M);
+        // Sorted into document order, as the model keeps them.
+        assert_eq!(memory(&m, "p", &["b2", "a4"]), Ok(vec!["a4".into(), "b2".into()]));
+        assert_eq!(memory(&m, "a", &["a3"]), Ok(vec!["a3".into()]));
+        assert_eq!(memory(&m, "q", &["q1"]), Ok(vec!["q1".into()]));
+        assert_eq!(memory(&m, "q", &["d", "c2"]), Ok(vec!["c2".into(), "d".into()]));
+        assert_eq!(
+            memory(&m, "p", &[]).unwrap_err(),
+            "no leaf is named inside `p`, and one was active there when it was left"
+        );
+        assert_eq!(
+            memory(&m, "a", &["a1", "x"]).unwrap_err(),
+            "`x` is not inside `a`"
+        );
+        assert_eq!(memory(&m, "q", &["b1"]).unwrap_err(), "`b1` is not inside `q`");
+        assert_eq!(
+            memory(&m, "p", &["a1", "b1", "b2"]).unwrap_err(),
+            "`b1` and `b2` are both in region `b` of `p`; a region has one active state"
+        );
+        assert_eq!(
+            memory(&m, "q", &["q1", "d"]).unwrap_err(),
+            "`q1` and `d` cannot be active together: they are on different branches of \
+             `q` (`q1` and `r`), and `q` is not parallel"
+        );
+        // The composite itself, when parallel, has every region.
+        assert_eq!(
+            memory(&m, "p", &["a2"]).unwrap_err(),
+            "`p` is active but its region `b` has no active leaf"
+        );
+        assert_eq!(
+            memory(&m, "q", &["c1"]).unwrap_err(),
+            "`r` is active but its region `d` has no active leaf"
+        );
+        assert_eq!(
+            memory(&m, "p", &["p"]).unwrap_err(),
+            "`p` is not a leaf: it holds states, and only the active leaves are named \
+             (the states holding them follow)"
         );
     }
 }
