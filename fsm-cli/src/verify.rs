@@ -73,18 +73,20 @@ pub fn run(args: &VerifyArgs) -> Exit {
             match Formula::parse(machine, text) {
                 Ok(formula) => {
                     if let Some(value) = formula.constant(machine) {
-                        console::stderr(&format!(
+                        console::stderr(&fsm_grammar::elide(format!(
                             "warning: `{text}` is {value} in every configuration of `{}`, \
                              so `--{} {text}` says nothing about its steps\n",
                             machine.name,
                             kind_name(kind)
-                        ));
+                        )));
                     }
                     texts.push(format!("{} {}", kind_name(kind), formula.display(machine)));
                     properties.push(Property { kind, formula });
                 }
                 Err(error) => {
-                    console::error(format_args!("in `--{} {text}`: {error}", kind_name(kind)));
+                    // A formula of any length is quoted shortened.
+                    let message = format!("in `--{} {text}`: {error}", kind_name(kind));
+                    console::error(fsm_grammar::elide(message));
                     return Exit::Trouble;
                 }
             }

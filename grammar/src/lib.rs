@@ -41,6 +41,7 @@ mod comments;
 mod diagnostic;
 pub mod duration;
 mod elide;
+pub use elide::elide;
 #[cfg(feature = "format")]
 pub mod format;
 // The interchange writes imports back as formatted `.fsm` text.

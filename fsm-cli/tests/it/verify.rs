@@ -179,3 +179,17 @@ fn the_state_limit_is_reported_with_its_numbers() {
         run.stdout()
     );
 }
+
+#[test]
+fn a_formula_of_any_length_is_quoted_shortened() {
+    let dir = with_machine(GATE);
+    let formula = format!("{}in(closed)", "!".repeat(100_000));
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--never", &formula])
+        .expect(2);
+    let stderr = run.stderr();
+    assert!(
+        stderr.len() < 400 && stderr.contains("…") && stderr.contains("more than 256 operators"),
+        "{stderr}"
+    );
+}
