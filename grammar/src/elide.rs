@@ -24,9 +24,9 @@ pub(crate) fn elide_owned(text: std::borrow::Cow<'static, str>) -> String {
     }
 }
 
-/// `text` with every backtick-quoted name longer than [`MAX_QUOTED_CHARS`]
-/// shortened to `` `beginning…end` ``, and cut after [`MAX_TEXT_CHARS`]
-/// characters. Short texts come back unchanged, without a copy.
+/// `text` with every backtick-quoted name longer than 64 characters
+/// shortened to `` `beginning…end` ``, and cut after 1,000 characters.
+/// Short texts come back unchanged, without a copy.
 pub fn elide(text: String) -> String {
     if text.len() <= MAX_QUOTED_CHARS {
         return text;

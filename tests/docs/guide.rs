@@ -19,7 +19,9 @@
 //!   it prints, and what `cargo build` says of it with a typo and with an
 //!   unreachable state (docs/rust.md).
 //! - A ```` ```text ```` block opening with `$ fsmc` is a transcript: it is
-//!   run with the real binary and compared (`fsmc run` sessions are run by
+//!   run with the real binary (its words split as a shell splits them, `'...'`
+//!   included, in a directory holding docs/verifying.md's machines) and
+//!   compared (`fsmc run` sessions are run by
 //!   fsm-cli's `run.rs`, `fsmc build --check` by its `build.rs`, `fsmc fleet`
 //!   by its `fleet.rs`).
 //! - The README's set-up commands are CI's, its picture is what `fsmc graph`
@@ -424,6 +426,22 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
     let misspelt = document.replacen("\"to\": \"completed\"", "\"to\": \"complted\"", 1);
     assert_ne!(document, misspelt);
     std::fs::write(dir.join("execution.json"), misspelt).unwrap();
+    // docs/verifying.md runs `fsmc verify` on the machines it shows:
+    // `machine Gate` is `gate.fsm`.
+    for block in blocks(&read("docs/verifying.md"))
+        .into_iter()
+        .filter(|b| b.lang == "fsm")
+    {
+        let Some(name) = block
+            .body
+            .strip_prefix("machine ")
+            .and_then(|rest| rest.split_once(' '))
+            .map(|(name, _)| name.to_lowercase())
+        else {
+            continue;
+        };
+        std::fs::write(dir.join(format!("{name}.fsm")), &block.body).unwrap();
+    }
     let mut checked = 0;
     for doc in documents().into_iter().chain(reference_pages()) {
         for block in blocks(&read(&doc)).into_iter().filter(|b| b.lang == "text") {
@@ -434,7 +452,7 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
             else {
                 continue;
             };
-            let args: Vec<&str> = command.split_whitespace().collect();
+            let args = shell_words(command);
             // Sessions of `fsmc run` are run by fsm-cli's tests (run.rs), and
             // `fsmc fleet` on a fleet they build (fleet.rs, docs/fleet.md).
             if args[0] == "run" || args[0] == "fleet" {
@@ -460,6 +478,28 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
         }
     }
     assert!(checked >= 3, "only {checked} transcripts");
+}
+
+/// `command`'s words as a POSIX shell splits them, for what transcripts
+/// use: blanks between words, and `'...'` around a word with blanks or
+/// parentheses.
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    for c in command.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                word.get_or_insert_with(String::new);
+            }
+            c if c.is_whitespace() && !quoted => words.extend(word.take()),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    assert!(!quoted, "an unclosed quote in `{command}`");
+    words.extend(word);
+    words
 }
 
 /// A ```` ```toml ```` block of lint options is an `fsm.toml` that
