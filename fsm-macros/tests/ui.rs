@@ -22,8 +22,11 @@ fn ui() {
     install_fixtures();
     let cases = trybuild::TestCases::new();
     // Every code has its case: a new code without one fails here, because
-    // trybuild reports a case file that does not exist.
-    for code in Code::ALL {
+    // trybuild reports a case file that does not exist. But `too-many-states`,
+    // whose machine of 65,537 states takes the debug proc macro minutes to
+    // read: the fixture test `fixtures::too_many_states` holds its
+    // diagnostic, which `fsm!` reports as it reports every other.
+    for code in Code::ALL.iter().filter(|&&code| code != Code::TooManyStates) {
         cases.compile_fail(format!("tests/ui/{}.rs", code.name().replace('-', "_")));
     }
     cases.compile_fail("tests/ui/file_*.rs");
@@ -77,12 +80,4 @@ fn install_fixtures() {
         let name = path.file_name().expect("a listed file has a name");
         fs::copy(&path, installed.join(name)).expect("copy a fixture");
     }
-    // `too-many-states` needs a machine of 65,537 states: written here, not
-    // kept in the repository.
-    let mut huge = String::from("machine Huge {\n    initial state s0;\n");
-    for i in 1..=65_536 {
-        huge.push_str(&format!("    state s{i};\n"));
-    }
-    huge.push_str("}\n");
-    fs::write(installed.join("too_many_states.fsm"), huge).expect("write the machine of too many states");
 }
