@@ -27,7 +27,7 @@ impl Row {
 }
 
 /// A step the plan wrote out for one leaf and one action (`fsm_grammar`'s
-/// `ChartPlan::static_steps`): the same in every configuration holding the
+/// `Plan::static_steps`): the same in every configuration holding the
 /// leaf, without effects or timers. Its lists are of a pool of ids.
 #[derive(Clone, Copy, Debug)]
 pub struct Fast {

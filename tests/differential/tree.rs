@@ -1,7 +1,7 @@
 //! Nested states for the reference interpreters, written again from
 //! docs/dsl.md ("Nested states") over the plain tree of the model (`parent`
 //! and `children` links) and deliberately without the model's own
-//! hierarchy helpers (`Machine::candidate_groups`, `Machine::step`, ...),
+//! helpers and the plan (`Machine::candidate_groups`, `fsm_grammar::plan`, ...),
 //! which code generation and the dynamic engine use: a mistake there shows
 //! up as a disagreement here.
 //!

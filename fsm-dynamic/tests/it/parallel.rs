@@ -443,7 +443,7 @@ fn a_machine_with_parallel_states_too_large_for_the_engine_is_refused_by_name() 
 fn the_memory_a_run_writes_reads_back() {
     // What the engine remembers of a parallel state (a leaf in every region,
     // one inside a composite of a region) and of a composite holding a
-    // parallel state is a memory the model accepts and a snapshot restores.
+    // parallel state is a memory a snapshot carries and a restore accepts.
     let text = "machine M {
         initial state x { on go -> p; on in_q -> q; on back_p -> p.deep_history; on back_q -> q.deep_history; }
         parallel state p {
