@@ -21,6 +21,7 @@ mod import;
 mod lsp;
 mod run;
 mod table;
+mod test;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -56,6 +57,8 @@ enum Command {
     Fleet(fleet::FleetArgs),
     /// Prove properties over every configuration a machine can reach, with counterexamples.
     Verify(verify::VerifyArgs),
+    /// Generate event sequences that take every transition, as `fsmc run` scripts.
+    Test(test::TestArgs),
     /// Explain a diagnostic code: what it means, an example, and the fix.
     Explain(explain::ExplainArgs),
     /// Serve the Language Server Protocol over stdio, for editors.
@@ -76,6 +79,7 @@ fn main() -> std::process::ExitCode {
         Command::History(args) => history::run(&args),
         Command::Fleet(args) => fleet::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Test(args) => test::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Lsp(args) => lsp::run(&args),
     };

@@ -205,7 +205,7 @@ fn leaves(machine: &Machine, leaves: &[model::StateId]) -> String {
 
 /// The path as numbered steps: the move, the guard answers it used, where
 /// it left the machine.
-fn write_path(out: &mut String, machine: &Machine, path: &Path) -> std::fmt::Result {
+pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> std::fmt::Result {
     let groups = fsm_grammar::plan::Plan::new(machine).timer_groups;
     writeln!(out, "  start in {}", leaves(machine, &path.start))?;
     for (n, step) in path.steps.iter().enumerate() {
@@ -242,6 +242,9 @@ fn write_path(out: &mut String, machine: &Machine, path: &Path) -> std::fmt::Res
         if step.outcome.runaway {
             write!(out, " (an `always` or `done` chain ran away)")?;
         }
+        if step.outcome.refused {
+            write!(out, " (refused: no guard held)")?;
+        }
         writeln!(out, " -> {}", leaves(machine, &step.leaves))?;
     }
     Ok(())
@@ -254,7 +257,7 @@ fn write_path(out: &mut String, machine: &Machine, path: &Path) -> std::fmt::Res
 ///
 /// A step that asks one guard twice with different answers: `fsmc run`
 /// sets guards once per line.
-fn trace(machine: &Machine, path: &Path) -> Result<String, String> {
+pub(crate) fn trace(machine: &Machine, path: &Path) -> Result<String, String> {
     let mut table = vec![false; machine.guards.len()];
     let mut lines = String::new();
     for (n, step) in path.steps.iter().enumerate() {

@@ -27,11 +27,13 @@
 //!
 //! docs/verifying.md is the guide.
 
+mod cover;
 mod formula;
 mod replay;
 mod search;
 mod step;
 
+pub use cover::{cover, Goal, Suite};
 pub use formula::{Formula, FormulaError};
 pub use step::{Move, Outcome, NAMED_DELAY_MS};
 

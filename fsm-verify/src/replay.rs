@@ -69,6 +69,10 @@ pub(crate) fn replay(machine: &Machine, path: &Path) -> Result<(), String> {
             Move::Fire(action) => {
                 let name = &machine.actions[action.index()].name;
                 match engine.fire(name, &Value::Null) {
+                    Err(FireError::GuardRejected(_)) if step.outcome.refused => {}
+                    _ if step.outcome.refused => {
+                        return Err(at(format!("`{name}` was not refused by its guards")))
+                    }
                     Ok(_) if !step.outcome.runaway => {}
                     Err(FireError::Runaway(_)) if step.outcome.runaway => {}
                     Ok(_) => return Err(at(format!("`{name}` settled where the search ran away"))),

@@ -8,14 +8,14 @@ use fsm_grammar::model::{ActionId, Machine, StateId};
 use std::collections::VecDeque;
 
 /// `via` of the initial state.
-const ROOT: u32 = u32::MAX;
+pub(crate) const ROOT: u32 = u32::MAX;
 /// `via` of an advance.
-const ADVANCE: u32 = u32::MAX - 1;
+pub(crate) const ADVANCE: u32 = u32::MAX - 1;
 
 /// Every stored state once, in the order found: rows of `stride` words in
 /// one arena, an open-addressing table of their indices, and how each was
 /// first reached.
-struct Store {
+pub(crate) struct Store {
     stride: usize,
     rows: Vec<u64>,
     table: Vec<u32>,
@@ -34,7 +34,7 @@ fn hash(row: &[u64]) -> u64 {
 }
 
 impl Store {
-    fn new(stride: usize) -> Store {
+    pub(crate) fn new(stride: usize) -> Store {
         Store {
             stride,
             rows: Vec::new(),
@@ -44,16 +44,16 @@ impl Store {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.parent.len()
     }
 
-    fn row(&self, i: usize) -> &[u64] {
+    pub(crate) fn row(&self, i: usize) -> &[u64] {
         &self.rows[i * self.stride..(i + 1) * self.stride]
     }
 
     /// The index of `row`, and whether it was new.
-    fn insert(&mut self, row: &[u64], parent: u32, via: u32) -> (u32, bool) {
+    pub(crate) fn insert(&mut self, row: &[u64], parent: u32, via: u32) -> (u32, bool) {
         let mask = self.table.len() - 1;
         let mut at = hash(row) as usize & mask;
         loop {
@@ -89,7 +89,7 @@ impl Store {
 
     /// Bytes held per stored state: its row, its way in, its share of the
     /// table.
-    fn bytes_per_state(&self) -> usize {
+    pub(crate) fn bytes_per_state(&self) -> usize {
         let bytes = self.rows.capacity() * 8
             + self.table.len() * 4
             + (self.parent.capacity() + self.via.capacity()) * 4;
@@ -97,7 +97,7 @@ impl Store {
     }
 }
 
-fn move_of(via: u32) -> Move {
+pub(crate) fn move_of(via: u32) -> Move {
     match via {
         ADVANCE => Move::Advance,
         a => Move::Fire(ActionId::from_index(a as usize)),
@@ -292,7 +292,7 @@ pub(crate) fn search<const W: usize>(
     }
 }
 
-fn contains(store: &Store, row: &[u64]) -> bool {
+pub(crate) fn contains(store: &Store, row: &[u64]) -> bool {
     let mask = store.table.len() - 1;
     let mut at = hash(row) as usize & mask;
     loop {
@@ -347,7 +347,7 @@ fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_a
     }
 }
 
-fn label(machine: &Machine, mv: Move) -> String {
+pub(crate) fn label(machine: &Machine, mv: Move) -> String {
     match mv {
         Move::Fire(a) => machine.actions[a.index()].name.clone(),
         Move::Advance => "advance".into(),

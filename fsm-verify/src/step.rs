@@ -37,9 +37,24 @@ pub struct Answers {
     used: usize,
     /// What was asked in this run, in order.
     pub asked: Vec<(GuardId, bool)>,
+    /// True to fill `taken` and `tested` (for `fsmc test`'s coverage).
+    pub record: bool,
+    /// With `record`: the chart transitions this run took, in order.
+    pub taken: Vec<u32>,
+    /// With `record`: each guarded chart transition whose guard this run
+    /// evaluated, with the value.
+    pub tested: Vec<(u32, bool)>,
 }
 
 impl Answers {
+    /// Answers that record what each run took and tested.
+    pub fn recording() -> Answers {
+        Answers {
+            record: true,
+            ..Answers::default()
+        }
+    }
+
     /// The answer to the next question, about guard `g`.
     fn answer(&mut self, g: GuardId) -> bool {
         if self.used == self.script.len() {
@@ -64,6 +79,8 @@ impl Answers {
         *last = true;
         self.used = 0;
         self.asked.clear();
+        self.taken.clear();
+        self.tested.clear();
         true
     }
 }
@@ -78,6 +95,9 @@ pub struct Outcome {
     pub fired: Vec<(usize, bool)>,
     /// Some `always` or `done` chain stopped at [`fsm_step::MAX_MICROSTEPS`].
     pub runaway: bool,
+    /// For an action, with [`Answers::record`]: every candidate's guard was
+    /// false, so the machine refused it and stayed where it was.
+    pub refused: bool,
     /// An action armed a timer while a group armed before it stayed armed:
     /// firing it earlier or later between two deadlines could order the
     /// deadlines otherwise, which the search does not try.
@@ -255,9 +275,16 @@ impl<'m> Tables<'m> {
                     &mut chosen,
                 );
                 if n == 0 {
-                    return None;
+                    // A refusal by guards is a step of a test: it gives
+                    // them the value false.
+                    if !host.answers.record || host.answers.tested.is_empty() {
+                        return None;
+                    }
+                    outcome.refused = true;
                 }
-                outcome.runaway = self.take(&mut host, &mut config, &mut memory, &mut chosen, n);
+                if n > 0 {
+                    outcome.runaway = self.take(&mut host, &mut config, &mut memory, &mut chosen, n);
+                }
                 let stayed = timers
                     .iter()
                     .enumerate()
@@ -375,7 +402,7 @@ impl<const W: usize> Host<W> for StepHost<'_, '_, '_> {
             false => *cache[g.index()].get_or_insert_with(|| answers.answer(g)),
         };
         let mut active = |s: StateId| config.contains(s.index() as u32);
-        if self.tables.flat {
+        let value = if self.tables.flat {
             // Decided from the leaf first, as the engine does.
             match expr.decide_states(&active) {
                 Err(value) => value,
@@ -383,11 +410,18 @@ impl<const W: usize> Host<W> for StepHost<'_, '_, '_> {
             }
         } else {
             expr.eval(&mut ask, &mut active)
+        };
+        if answers.record {
+            answers.tested.push((transition, value));
         }
+        value
     }
 
-    fn taken(&mut self, _: u32) {
+    fn taken(&mut self, transition: u32) {
         self.cache.iter_mut().for_each(|c| *c = None);
+        if self.answers.record {
+            self.answers.taken.push(transition);
+        }
     }
 
     fn effect(&mut self, _: u32, _: bool) {}

@@ -20,7 +20,8 @@
 //!   unreachable state (docs/rust.md).
 //! - A ```` ```text ```` block opening with `$ fsmc` is a transcript: it is
 //!   run with the real binary (its words split as a shell splits them, `'...'`
-//!   included, in a directory holding docs/verifying.md's machines) and
+//!   included, in a directory holding the machines of docs/verifying.md and
+//!   docs/testing.md) and
 //!   compared (`fsmc run` sessions are run by
 //!   fsm-cli's `run.rs`, `fsmc build --check` by its `build.rs`, `fsmc fleet`
 //!   by its `fleet.rs`).
@@ -426,10 +427,11 @@ fn fsmc_transcripts_are_what_fsmc_prints() {
     let misspelt = document.replacen("\"to\": \"completed\"", "\"to\": \"complted\"", 1);
     assert_ne!(document, misspelt);
     std::fs::write(dir.join("execution.json"), misspelt).unwrap();
-    // docs/verifying.md runs `fsmc verify` on the machines it shows:
-    // `machine Gate` is `gate.fsm`.
-    for block in blocks(&read("docs/verifying.md"))
+    // docs/verifying.md and docs/testing.md run `fsmc verify` and `fsmc
+    // test` on the machines they show: `machine Gate` is `gate.fsm`.
+    for block in ["docs/verifying.md", "docs/testing.md"]
         .into_iter()
+        .flat_map(|page| blocks(&read(page)))
         .filter(|b| b.lang == "fsm")
     {
         let Some(name) = block

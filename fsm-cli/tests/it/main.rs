@@ -11,5 +11,6 @@ mod interchange;
 mod lsp;
 mod run;
 mod source_files;
+mod testing;
 mod texts;
 mod verify;
