@@ -95,7 +95,7 @@ pub struct Outcome {
     pub fired: Vec<(usize, bool)>,
     /// Some `always` or `done` chain stopped at [`fsm_step::MAX_MICROSTEPS`].
     pub runaway: bool,
-    /// For an action, with [`Answers::record`]: every candidate's guard was
+    /// For an action, when the run records (`fsmc test`): every candidate's guard was
     /// false, so the machine refused it and stayed where it was.
     pub refused: bool,
     /// An action armed a timer while a group armed before it stayed armed:
