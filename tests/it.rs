@@ -8,3 +8,4 @@ mod fixtures;
 mod generated_code;
 mod properties;
 mod runaway;
+mod sequences;

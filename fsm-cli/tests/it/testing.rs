@@ -69,3 +69,45 @@ fn a_file_with_errors_is_refused_as_fsmc_check_refuses_it() {
     let run = dir.fsmc(&["test", "bad.fsm"]).expect(1);
     assert!(run.stderr().contains("nowhere"), "{}", run.stderr());
 }
+
+/// `tests/sequences/` holds what `fsmc test NAME.fsm --out-dir .` wrote
+/// there for each machine; fsm-tests compiles and runs its Rust tests over
+/// the machines `fsm!` generates. Regenerate with that command when this
+/// fails on a deliberate change.
+#[test]
+fn the_checked_in_suites_are_what_fsmc_test_writes() {
+    let checked_in = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/sequences");
+    let mut machines = 0;
+    for entry in std::fs::read_dir(&checked_in).expect("tests/sequences") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "fsm") {
+            continue;
+        }
+        machines += 1;
+        let name = path.file_name().and_then(|n| n.to_str()).expect("a UTF-8 name");
+        let dir = Scratch::new();
+        dir.write(name, &std::fs::read_to_string(&path).expect("readable"));
+        dir.fsmc(&["test", name, "--out-dir", "."]).expect(0);
+        let stem = name.trim_end_matches(".fsm");
+        let mut written: Vec<String> = std::fs::read_dir(dir.path("."))
+            .expect("the scratch directory")
+            .map(|e| e.expect("an entry").file_name().into_string().expect("UTF-8"))
+            .filter(|n| n != name)
+            .collect();
+        written.sort();
+        assert!(
+            written.iter().any(|n| n == &format!("{stem}_tests.rs")),
+            "{written:?}"
+        );
+        for file in written {
+            let ours = std::fs::read_to_string(checked_in.join(&file))
+                .unwrap_or_else(|e| panic!("tests/sequences/{file}: {e}; regenerate it"));
+            assert_eq!(
+                dir.read(&file),
+                ours,
+                "tests/sequences/{file} is stale; regenerate it"
+            );
+        }
+    }
+    assert_eq!(machines, 3);
+}

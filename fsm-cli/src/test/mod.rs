@@ -1,7 +1,10 @@
 //! `fsmc test`: event sequences that together take every transition of a
 //! machine and give each guard both values where both are possible
 //! (`fsm_verify::cover`), printed as labelled steps and, with `--out-dir`,
-//! written as `fsmc run` scripts beside the output `fsmc run` gives for them.
+//! written as `fsmc run` scripts beside the output `fsmc run` gives for them,
+//! and as Rust tests ([`rust`]).
+
+mod rust;
 
 use crate::checked_source;
 use crate::console;
@@ -24,7 +27,9 @@ use std::process::Command;
 Each sequence starts from the initial state. Guards are free, as in `fsmc verify`: each step \
 sets the guards it asks. With --out-dir DIR, sequence N of machine M is written as \
 DIR/m-N.jsonl (`fsmc run` input) and DIR/m-N.out (what `fsmc run` printed for it); \
-`fsmc run FILE --machine M --events DIR/m-N.jsonl | diff DIR/m-N.out -` checks it again.
+`fsmc run FILE --machine M --events DIR/m-N.jsonl | diff DIR/m-N.out -` checks it again. \
+A machine without a context and payloads also gets DIR/m_tests.rs: each sequence as a Rust \
+`#[test]` over the generated machine, through `Recorded`.
 
 Exit status: 0 when the sequences were generated (goals no sequence can reach are listed, \
 not an error); 1 when the file has errors; 2 for usage errors and files that cannot be read or \
@@ -226,9 +231,21 @@ fn write_suite(args: &TestArgs, machine: &Machine, suite: &Suite, dir: &Path) ->
         1 => "1 script and its output".to_owned(),
         n => format!("{n} scripts and their outputs"),
     };
+    let rust = match rust::unsupported(machine) {
+        Some(why) => format!("; no Rust tests, because {why}"),
+        None => {
+            let tests = rust::tests(machine, &args.file.display().to_string(), &suite.sequences);
+            let path = dir.join(format!("{stem}_tests.rs"));
+            if let Err(error) = files::write(&path, &tests) {
+                console::error(error);
+                return Exit::Trouble;
+            }
+            format!(" and the Rust tests `{}`", path.display())
+        }
+    };
     console::stderr(&format!(
-        "wrote {written} to `{}`; check one again with `fsmc run {} --machine {}{flags} --events {}` \
-         and compare with its `.out`\n",
+        "wrote {written}{rust} to `{}`; check a script again with `fsmc run {} --machine {}{flags} \
+         --events {}` and compare with its `.out`\n",
         dir.display(),
         args.file.display(),
         machine.name,
