@@ -232,10 +232,26 @@ pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> st
             }
         }
         if !step.guards.is_empty() {
-            let answers: Vec<String> = step
-                .guards
+            // Each answer once, in the order first asked, with how often it
+            // was given when more than once (a chain that runs away asks
+            // its guards a thousand times).
+            let mut counted: Vec<((model::GuardId, bool), usize)> = Vec::new();
+            for &answer in &step.guards {
+                match counted.iter_mut().find(|(a, _)| *a == answer) {
+                    Some((_, n)) => *n += 1,
+                    None => counted.push((answer, 1)),
+                }
+            }
+            let answers: Vec<String> = counted
                 .iter()
-                .map(|&(g, value)| format!("{} = {value}", machine.guards[g.index()].name))
+                .map(|&((g, value), n)| {
+                    let times = if n > 1 {
+                        format!(" ({n} times)")
+                    } else {
+                        String::new()
+                    };
+                    format!("{} = {value}{times}", machine.guards[g.index()].name)
+                })
                 .collect();
             write!(out, " [guards asked: {}]", answers.join(", "))?;
         }

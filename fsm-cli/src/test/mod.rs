@@ -74,7 +74,11 @@ pub fn run(args: &TestArgs) -> Exit {
     };
     let mut out = summary(machine, &suite);
     for (n, path) in suite.sequences.iter().enumerate() {
-        writeln!(out, "sequence {} ({} events):", n + 1, path.steps.len()).expect("writing to a String");
+        let events = match path.steps.len() {
+            1 => "1 event".to_owned(),
+            k => format!("{k} events"),
+        };
+        writeln!(out, "sequence {} ({events}):", n + 1).expect("writing to a String");
         write_path(&mut out, machine, path).expect("writing to a String");
     }
     let missed = missed(machine, &source, &suite);

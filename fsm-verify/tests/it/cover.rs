@@ -113,3 +113,26 @@ fn goals_that_cannot_be_reached_are_reported_not_reached() {
     missed.sort_by_key(|g| format!("{g:?}"));
     assert_eq!(missed, [Goal::Guard(go, true), Goal::Taken(go)]);
 }
+
+#[test]
+fn a_step_sets_each_guard_once_as_fsmc_run_does() {
+    // Per evaluation, `busy` could be true then false inside one `fire`; a
+    // test sets it once per step, so the chain either runs away or ends at once.
+    let m = machine(
+        "machine Poll {
+            initial state idle { on go -> checking; }
+            state checking {
+                always [busy] -> waiting;
+                always -> finished;
+            }
+            state waiting { always [busy] -> checking; }
+            terminal state finished;
+        }",
+    );
+    let suite = cover(&m, &Options::default()).expect("searchable");
+    assert!(suite.unreplayed.is_empty(), "{:?}", suite.unreplayed);
+    for step in suite.sequences.iter().flat_map(|p| &p.steps) {
+        let first = step.guards.first().map(|&(_, v)| v);
+        assert!(step.guards.iter().all(|&(_, v)| Some(v) == first), "{step:?}");
+    }
+}
