@@ -6,6 +6,7 @@
 mod configuration;
 mod eventless;
 mod hierarchy;
+mod property;
 mod regions;
 mod restore;
 #[cfg(test)]
@@ -16,6 +17,7 @@ use crate::diagnostic::Code;
 use crate::span::Span;
 pub use configuration::{Chosen, Configuration, Domain, MAX_MICROSTEPS};
 pub use eventless::{cycle_order, cycles, longest_path};
+pub use property::{Formula, FormulaError, Property, PropertyKind};
 use std::fmt::Write as _;
 
 macro_rules! ids {
@@ -437,6 +439,10 @@ pub struct Machine {
     pub initial: StateId,
     /// Every `on` transition in declaration order (state bodies and `any` blocks).
     pub transitions: Vec<Transition>,
+    /// The properties `fsmc verify` checks, in declaration order. They are
+    /// no part of the behaviour: no engine reads them, and they are not in
+    /// [`Machine::canonical`] (so not in the fingerprint).
+    pub properties: Vec<Property>,
     /// True when the machine declares actions (so all must be declared).
     pub declares_actions: bool,
     /// True when the machine declares guards.
