@@ -149,6 +149,19 @@ impl Formula {
         seen
     }
 
+    /// Every state tested by `in(...)` in the formula, left to right.
+    pub fn states(&self, out: &mut Vec<StateId>) {
+        match self {
+            Formula::In(s) => out.push(*s),
+            Formula::Terminal => {}
+            Formula::Not(f) => f.states(out),
+            Formula::And(a, b) | Formula::Or(a, b) => {
+                a.states(out);
+                b.states(out);
+            }
+        }
+    }
+
     /// Each distinct atom once: `Some(state)` for `in(state)`, `None` for
     /// `terminal`.
     fn atoms(&self, out: &mut Vec<Option<StateId>>) {
