@@ -1202,12 +1202,16 @@ machine Odd {
             .map(|m| {
                 let symbols = m.actions.iter().chain(&m.guards).chain(&m.outputs);
                 format!(
-                    "{}docs {:?}\nstates {:?}\nsymbols {:?}\ntransitions {:?}\n",
+                    "{}docs {:?}\nstates {:?}\nsymbols {:?}\ntransitions {:?}\nproperties {:?}\n",
                     m.canonical(),
                     m.docs,
                     m.states.iter().map(|s| (&s.name, &s.docs)).collect::<Vec<_>>(),
                     symbols.map(|s| (&s.name, &s.docs)).collect::<Vec<_>>(),
                     m.transitions.iter().map(|t| &t.docs).collect::<Vec<_>>(),
+                    m.properties
+                        .iter()
+                        .map(|p| (&p.name, p.kind, &p.formula, &p.docs))
+                        .collect::<Vec<_>>(),
                 )
             })
             .collect();
@@ -1286,6 +1290,20 @@ machine Odd {
     terminal state cancelled;
 }
 "
+        );
+    }
+
+    #[test]
+    fn properties_format_canonically_and_keep_their_comments() {
+        let text = "machine M { initial state a { on go -> b; } terminal state b;\n\
+                    /// docs\n  property   p :never in( a )&&!( in(b)||terminal ) ; // after\n\
+                    recoverable\n// inside\nterminal;reachable ((in(b)));\n}\n";
+        let formatted = assert_round_trip(text);
+        assert_eq!(
+            formatted,
+            "machine M {\n    initial state a {\n        on go -> b;\n    }\n    terminal state b;\n\
+             \x20   /// docs\n    property p: never in(a) && !(in(b) || terminal); // after\n\
+             \x20   // inside\n    recoverable terminal;\n    reachable ((in(b)));\n}\n"
         );
     }
 

@@ -851,6 +851,42 @@ mod tests {
     }
 
     #[test]
+    fn properties_are_no_part_of_the_fingerprint() {
+        let plain = "machine M { initial state s { on a -> t; } state t { on b -> s; } }";
+        let with = "machine M { initial state s { on a -> t; } \
+                    property p: never in(s) && in(t); state t { on b -> s; } \
+                    recoverable in(s); reachable terminal || !in(t); }";
+        let checked = crate::check(with);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        assert_eq!(checked.model.machines[0].properties.len(), 3);
+        assert_eq!(fingerprint(plain), fingerprint(with));
+        // The fingerprint of a machine without properties is what it was
+        // before they existed.
+        assert_eq!(fingerprint(plain), "10e48fe93698b7bc");
+    }
+
+    #[test]
+    fn a_formula_reads_the_same_from_a_file_and_from_text() {
+        let text = "machine M { initial state s { on a -> t; } state t { on b -> s; } \
+                    never in(s) && (in(t) || !terminal) && in(s); recoverable !!(in(s)); }";
+        let checked = crate::check(text);
+        let m = &checked.model.machines[0];
+        for p in &m.properties {
+            let shown = p.formula.display(m).to_string();
+            assert_eq!(
+                super::Formula::parse(m, &shown).as_ref(),
+                Ok(&p.formula),
+                "{shown}"
+            );
+        }
+        assert_eq!(
+            m.properties[0].label(m),
+            "never in(s) && (in(t) || !terminal) && in(s)"
+        );
+        assert_eq!(m.properties[1].label(m), "recoverable !!in(s)");
+    }
+
+    #[test]
     fn interleaving_actions_in_a_body_keeps_the_fingerprint() {
         let a =
             "machine M { initial state s { on a [g] -> t; on b -> t; on a -> s; } state t { on b -> s; } }";

@@ -71,7 +71,11 @@ pub(super) fn formula(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
         return Err("the formula is empty".into());
     }
-    let written = parse(text).map_err(|problem| problem.replace("guard", "formula"))?;
+    let written = parse(text).map_err(|problem| {
+        problem
+            .replace("guard names", "`in(state)`, `terminal`")
+            .replace("guard", "formula")
+    })?;
     for token in tokenize(text)? {
         if let Token::Name(name) = token {
             if name != "terminal" {
