@@ -1,6 +1,7 @@
-//! `fsmc verify`: properties of a machine, proved over every configuration
-//! it can reach (`fsm-verify`), with each counterexample as labelled steps
-//! and, on request, as a `fsmc run` script.
+//! `fsmc verify`: properties of a machine (stated in its file, or given as
+//! flags), proved over every configuration it can reach (`fsm-verify`), with
+//! each counterexample as labelled steps and, on request, as a `fsmc run`
+//! script.
 
 use crate::checked_source;
 use crate::console;
@@ -16,12 +17,14 @@ use std::time::Duration;
 /// Arguments of `fsmc verify`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-A formula is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` \
-and parentheses. Guards are free: each time a step asks one, it may be true or false.
+The properties the machine states in its file (`never F;`, `reachable F;`, `recoverable F;`, \
+optionally named: `property NAME: never F;`) are checked first, then the flags' ones. A formula \
+is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` and \
+parentheses. Guards are free: each time a step asks one, it may be true or false.
 
-Exit status: 0 when every property holds, 1 when one is violated, a `--reachable` formula is \
-unreachable, a result is inconclusive, or the file has errors; 2 for usage errors and files that \
-cannot be read or written.")]
+Exit status: 0 when every property holds, 1 when one is violated, a `reachable` formula is \
+unreachable, a result is inconclusive, or the file has errors; 2 for usage errors (no property \
+at all among them) and files that cannot be read or written.")]
 pub struct VerifyArgs {
     /// The `.fsm` file.
     file: PathBuf,
