@@ -380,9 +380,7 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     let in_guard =
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
     let property = ["property", "never", "reachable", "recoverable"].contains(&statement);
-    if property && context == "property" {
-        "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`)"
-    } else if property && (expects("`:`") || expects("`never`")) {
+    if property && (context == "property" || expects("`:`") || expects("`never`")) {
         "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`)"
     } else if property {
         "a property reads `never FORMULA;`, `reachable FORMULA;` or `recoverable FORMULA;`, where a formula combines `in(STATE)` and `terminal` with `!`, `&&`, `||` and `( ... )`"
