@@ -192,7 +192,10 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 })
                 .map(|p| format!("`{}`", p.label(m)))
                 .collect();
-            list("Properties", &properties, out);
+            // Only where some property names the state: most name none.
+            if !properties.is_empty() {
+                list("Properties", &properties, out);
+            }
         }
         Kind::Action => {
             let Some(i) = symbol(&m.actions) else { return };
