@@ -78,6 +78,15 @@ pub(crate) fn from_pest(
         None if in_attribute(&text[..pos]) => {
             "an attribute reads `#[allow(CODE, ...)]`; `fsmc explain` lists the codes".into()
         }
+        // A bare name in a property's formula: a state, written without `in(...)`.
+        None if expected.iter().any(|w| w == "`in(STATE)`")
+            && found.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') =>
+        {
+            format!(
+                "a formula names a state as `in({found})`; it holds of configurations, so guards have no place in it"
+            )
+            .into()
+        }
         None => help(&expected, context, statement_keyword(text, pos, comments)).into(),
     };
     let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help);
