@@ -305,6 +305,20 @@ fn describe(m: &Machine) -> String {
             &t.docs,
         );
     }
+    // Properties are no part of the canonical form (nor the fingerprint).
+    let mut properties = Vec::new();
+    for p in &m.properties {
+        let name = p.name.as_deref().map(|n| format!(" {n}:")).unwrap_or_default();
+        properties.push(format!(
+            "property{name} {} {} at {}..{}",
+            p.kind.keyword(),
+            p.formula.display(m),
+            p.span.start,
+            p.span.end
+        ));
+        docs(format!("property {}", p.label(m)), &p.docs);
+    }
+    notes.extend(properties);
     for note in notes {
         let _ = writeln!(out, "{note}");
     }

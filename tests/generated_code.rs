@@ -20,3 +20,34 @@ fn generated_code() {
         });
     });
 }
+
+/// Properties are for `fsmc verify` alone: a machine's generated code is
+/// the same with or without them, and so is the dynamic engine's run.
+#[test]
+fn properties_change_no_generated_code_and_no_run() {
+    let plain = "machine Door {\n    initial state closed {\n        on open -> opened;\n    }\n    \
+                 state opened {\n        on close -> closed;\n    }\n}\n";
+    let with = plain.replacen(
+        "}\n}\n",
+        "}\n\n    property can_close: recoverable in(closed);\n    never in(opened) && terminal;\n}\n",
+        1,
+    );
+    assert_ne!(plain, with);
+    let render = |text: &str| render_source(text, "door.fsm", &Options::default()).expect("no errors");
+    assert_eq!(render(plain), render(&with));
+
+    let engine = |text: &str| {
+        let machine = fsm_grammar::check(text).model.machines.remove(0);
+        let definition = fsm_dynamic::Definition::from_machine(&machine);
+        let engine = fsm_dynamic::Engine::new(definition).expect("nothing to bind");
+        let mut states = vec![engine.state_name().to_string()];
+        for action in ["open", "close", "open"] {
+            engine
+                .fire(action, &serde_json::Value::Null)
+                .expect("a known action");
+            states.push(engine.state_name().to_string());
+        }
+        states
+    };
+    assert_eq!(engine(plain), engine(&with));
+}

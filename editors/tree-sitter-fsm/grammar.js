@@ -60,6 +60,7 @@ module.exports = grammar({
             $.output_declaration,
             $.delay_declaration,
             $.any_block,
+            $.property,
             $.state,
           ),
         ),
@@ -174,6 +175,32 @@ module.exports = grammar({
     parenthesized_expression: ($) => seq('(', $._guard_expression, ')'),
     // in(STATE): the state is active.
     in_expression: ($) => seq('in', '(', field('state', $.identifier), ')'),
+
+    // never FORMULA; reachable FORMULA; recoverable FORMULA;, optionally
+    // named: property NAME: recoverable FORMULA;. `fsmc verify` checks them.
+    property: ($) =>
+      seq(
+        optional(seq('property', field('name', $.identifier), ':')),
+        field('kind', $.property_kind),
+        field('formula', $._formula),
+        ';',
+      ),
+    property_kind: (_) => choice('never', 'reachable', 'recoverable'),
+    // A guard expression over in(STATE) and `terminal` only.
+    _formula: ($) =>
+      choice(
+        alias($.formula_or, $.or_expression),
+        alias($.formula_and, $.and_expression),
+        alias($.formula_not, $.not_expression),
+        alias($.formula_parenthesized, $.parenthesized_expression),
+        $.in_expression,
+        $.terminal,
+      ),
+    formula_or: ($) => prec.left(1, seq($._formula, '||', $._formula)),
+    formula_and: ($) => prec.left(2, seq($._formula, '&&', $._formula)),
+    formula_not: ($) => prec(3, seq('!', $._formula)),
+    formula_parenthesized: ($) => seq('(', $._formula, ')'),
+    terminal: (_) => 'terminal',
 
     identifier: (_) => /[A-Za-z_][A-Za-z0-9_]*/,
   },

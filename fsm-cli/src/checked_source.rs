@@ -22,7 +22,12 @@ pub fn load_with_source(path: &Path, verb: &str) -> Result<(String, Model), Exit
 /// rule `fsmc build`, `fsm!` and build scripts apply
 /// ([`source::defines_no_machine`]).
 pub fn load_machines(path: &Path, verb: &str) -> Result<Model, Exit> {
-    let (_, checked) = load_checked(path, verb)?;
+    load_machines_with_source(path, verb).map(|(_, model)| model)
+}
+
+/// [`load_machines`], with the text read (for places in it).
+pub fn load_machines_with_source(path: &Path, verb: &str) -> Result<(String, Model), Exit> {
+    let (source, checked) = load_checked(path, verb)?;
     if source::defines_no_machine(&checked) {
         console::error(format_args!(
             "`{}` defines no machine; nothing {verb}\nhelp: {}",
@@ -31,7 +36,7 @@ pub fn load_machines(path: &Path, verb: &str) -> Result<Model, Exit> {
         ));
         return Err(Exit::Problems);
     }
-    Ok(checked.model)
+    Ok((source, checked.model))
 }
 
 fn load_checked(path: &Path, verb: &str) -> Result<(String, Checked), Exit> {

@@ -1,6 +1,7 @@
-//! `fsmc verify`: properties of a machine, proved over every configuration
-//! it can reach (`fsm-verify`), with each counterexample as labelled steps
-//! and, on request, as a `fsmc run` script.
+//! `fsmc verify`: properties of a machine (stated in its file, or given as
+//! flags), proved over every configuration it can reach (`fsm-verify`), with
+//! each counterexample as labelled steps and, on request, as a `fsmc run`
+//! script.
 
 use crate::checked_source;
 use crate::console;
@@ -16,12 +17,14 @@ use std::time::Duration;
 /// Arguments of `fsmc verify`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-A formula is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` \
-and parentheses. Guards are free: each time a step asks one, it may be true or false.
+The properties the machine states in its file (`never F;`, `reachable F;`, `recoverable F;`, \
+optionally named: `property NAME: never F;`) are checked first, then the flags' ones. A formula \
+is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` and \
+parentheses. Guards are free: each time a step asks one, it may be true or false.
 
-Exit status: 0 when every property holds, 1 when one is violated, a `--reachable` formula is \
-unreachable, a result is inconclusive, or the file has errors; 2 for usage errors and files that \
-cannot be read or written.")]
+Exit status: 0 when every property holds, 1 when one is violated, a `reachable` formula is \
+unreachable, a result is inconclusive, or the file has errors; 2 for usage errors (no property \
+at all among them) and files that cannot be read or written.")]
 pub struct VerifyArgs {
     /// The `.fsm` file.
     file: PathBuf,
@@ -53,21 +56,37 @@ pub struct VerifyArgs {
 
 /// Verify the properties; see [`VerifyArgs`] for the exit status.
 pub fn run(args: &VerifyArgs) -> Exit {
-    let model = match checked_source::load_machines(&args.file, "verify") {
-        Ok(model) => model,
+    let (source, model) = match checked_source::load_machines_with_source(&args.file, "verified") {
+        Ok(loaded) => loaded,
         Err(exit) => return exit,
     };
     let machine = match checked_source::chosen_machine(&model, args.machine.as_deref(), &args.file) {
         Ok(machine) => machine,
         Err(exit) => return exit,
     };
+    // The file's properties first, in declaration order, each named with
+    // its place; then the command line's, grouped by kind.
+    let lines = fsm_grammar::LineIndex::new(&source);
+    let mut properties: Vec<Property> = machine.properties.iter().map(Property::from).collect();
+    let mut texts: Vec<String> = machine
+        .properties
+        .iter()
+        .map(|p| {
+            let at = lines.line_col(&source, p.span.start);
+            format!(
+                "{}:{}:{}: {}",
+                args.file.display(),
+                at.line,
+                at.column,
+                p.label(machine)
+            )
+        })
+        .collect();
     let given = [
         (Kind::Never, &args.never),
         (Kind::Reachable, &args.reachable),
         (Kind::Recoverable, &args.recoverable),
     ];
-    let mut properties = Vec::new();
-    let mut texts = Vec::new();
     for (kind, formulas) in given {
         for text in formulas {
             match Formula::parse(machine, text) {
@@ -77,15 +96,15 @@ pub fn run(args: &VerifyArgs) -> Exit {
                             "warning: `{text}` is {value} in every configuration of `{}`, \
                              so `--{} {text}` says nothing about its steps\n",
                             machine.name,
-                            kind_name(kind)
+                            kind.keyword()
                         )));
                     }
-                    texts.push(format!("{} {}", kind_name(kind), formula.display(machine)));
+                    texts.push(format!("{} {}", kind.keyword(), formula.display(machine)));
                     properties.push(Property { kind, formula });
                 }
                 Err(error) => {
                     // A formula of any length is quoted shortened.
-                    let message = format!("in `--{} {text}`: {error}", kind_name(kind));
+                    let message = format!("in `--{} {text}`: {error}", kind.keyword());
                     console::error(fsm_grammar::elide(message));
                     return Exit::Trouble;
                 }
@@ -93,9 +112,13 @@ pub fn run(args: &VerifyArgs) -> Exit {
         }
     }
     if properties.is_empty() {
-        console::error(
-            "no property to verify\nhelp: give one or more of --never, --reachable, --recoverable",
-        );
+        console::error(format_args!(
+            "`{}` states no property of machine `{}`, and none was given on the command line\n\
+             help: state one in the machine, such as `never in(STATE);`, `reachable in(STATE);` or \
+             `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable or --recoverable",
+            args.file.display(),
+            machine.name
+        ));
         return Exit::Trouble;
     }
     let options = Options {
@@ -174,14 +197,6 @@ pub fn run(args: &VerifyArgs) -> Exit {
         }
     }
     exit
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Never => "never",
-        Kind::Reachable => "reachable",
-        Kind::Recoverable => "recoverable",
-    }
 }
 
 fn steps(path: &Path) -> String {

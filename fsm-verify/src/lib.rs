@@ -28,28 +28,18 @@
 //! docs/verifying.md is the guide.
 
 mod cover;
-mod formula;
 mod replay;
 mod search;
 mod step;
 
 pub use cover::{cover, Goal, Suite};
-pub use formula::{Formula, FormulaError};
+/// Formulas and the kinds of property are the front end's: a machine's
+/// `.fsm` file states its properties, and `fsmc verify` reads more from its
+/// command line ([`Formula::parse`]) into the same types.
+pub use fsm_grammar::model::{Formula, FormulaError, PropertyKind as Kind};
 pub use step::{Move, Outcome, NAMED_DELAY_MS};
 
 use fsm_grammar::model::{GuardId, Machine, StateId};
-
-/// What a property asks of every reachable configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `--never F`: no reachable configuration satisfies `F`.
-    Never,
-    /// `--reachable F`: some reachable configuration satisfies `F`.
-    Reachable,
-    /// `--recoverable F`: from every reachable configuration, some path
-    /// reaches one satisfying `F` (CTL `AG EF F`).
-    Recoverable,
-}
 
 /// A property: a kind and its formula.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,6 +48,15 @@ pub struct Property {
     pub kind: Kind,
     /// Of which configurations.
     pub formula: Formula,
+}
+
+impl From<&fsm_grammar::model::Property> for Property {
+    fn from(p: &fsm_grammar::model::Property) -> Property {
+        Property {
+            kind: p.kind,
+            formula: p.formula.clone(),
+        }
+    }
 }
 
 /// Limits of the search.

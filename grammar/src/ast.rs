@@ -75,6 +75,8 @@ pub enum MachineItem {
     State(StateAst),
     /// `any { ... }`.
     Any(AnyAst),
+    /// `never F;`, `reachable F;`, `recoverable F;`, possibly named.
+    Property(PropertyAst),
 }
 
 impl MachineItem {
@@ -85,6 +87,7 @@ impl MachineItem {
             MachineItem::Decl(d) => d.span,
             MachineItem::State(s) => s.span,
             MachineItem::Any(a) => a.span,
+            MachineItem::Property(p) => p.span,
         }
     }
 }
@@ -506,6 +509,110 @@ impl GuardAst {
             GuardAst::And(_, a, b) | GuardAst::Or(_, a, b) => {
                 a.collect_names(out);
                 b.collect_names(out);
+            }
+        }
+    }
+}
+
+/// What a property asks of the configurations a machine can reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PropertyKind {
+    /// `never F`: no reachable configuration satisfies `F`.
+    Never,
+    /// `reachable F`: some reachable configuration satisfies `F`.
+    Reachable,
+    /// `recoverable F`: from every reachable configuration, some path
+    /// reaches one satisfying `F` (CTL `AG EF F`).
+    Recoverable,
+}
+
+impl PropertyKind {
+    /// Every kind, in the order `fsmc verify` lists them.
+    pub const ALL: [PropertyKind; 3] = [
+        PropertyKind::Never,
+        PropertyKind::Reachable,
+        PropertyKind::Recoverable,
+    ];
+
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PropertyKind::Never => "never",
+            PropertyKind::Reachable => "reachable",
+            PropertyKind::Recoverable => "recoverable",
+        }
+    }
+
+    /// The kind a keyword names.
+    pub fn from_keyword(word: &str) -> Option<PropertyKind> {
+        PropertyKind::ALL.into_iter().find(|k| k.keyword() == word)
+    }
+}
+
+/// `property NAME: KIND FORMULA;` or `KIND FORMULA;`: a property of the
+/// machine, which `fsmc verify` checks and nothing runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PropertyAst {
+    /// From `property` (or the kind's keyword) to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+    /// The name after `property`, if written.
+    pub name: Option<Ident>,
+    /// What it asks.
+    pub kind: PropertyKind,
+    /// The kind's keyword.
+    pub keyword: Span,
+    /// Of which configurations.
+    pub formula: FormulaAst,
+}
+
+/// A state formula as written: a guard expression over `in(S)` and
+/// `terminal` only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormulaAst {
+    /// `in(state)`: the span of the whole call, and the state.
+    In(Span, Box<Ident>),
+    /// `terminal`: some active leaf is a terminal state.
+    Terminal(Span),
+    /// `!inner`
+    Not(Span, Box<FormulaAst>),
+    /// `lhs && rhs`
+    And(Span, Box<FormulaAst>, Box<FormulaAst>),
+    /// `lhs || rhs`
+    Or(Span, Box<FormulaAst>, Box<FormulaAst>),
+    /// `(inner)`, kept so the formatter keeps the user's grouping.
+    Paren(Span, Box<FormulaAst>),
+}
+
+impl FormulaAst {
+    /// The span of the whole formula.
+    pub fn span(&self) -> Span {
+        match self {
+            FormulaAst::In(s, _)
+            | FormulaAst::Terminal(s)
+            | FormulaAst::Not(s, _)
+            | FormulaAst::And(s, ..)
+            | FormulaAst::Or(s, ..)
+            | FormulaAst::Paren(s, _) => *s,
+        }
+    }
+
+    /// Each `in(...)`, left to right: the span of the call and the state.
+    pub fn in_calls(&self) -> Vec<(Span, &Ident)> {
+        let mut out = Vec::new();
+        self.collect_in_calls(&mut out);
+        out
+    }
+
+    fn collect_in_calls<'a>(&'a self, out: &mut Vec<(Span, &'a Ident)>) {
+        match self {
+            FormulaAst::In(span, state) => out.push((*span, state)),
+            FormulaAst::Terminal(_) => {}
+            FormulaAst::Not(_, e) | FormulaAst::Paren(_, e) => e.collect_in_calls(out),
+            FormulaAst::And(_, a, b) | FormulaAst::Or(_, a, b) => {
+                a.collect_in_calls(out);
+                b.collect_in_calls(out);
             }
         }
     }

@@ -110,6 +110,8 @@ codes! {
     /// Unguarded `always` or `done` transitions that follow each other for
     /// more steps than one `fire` may take (1,000).
     ChainTooLong = "chain-too-long", Error;
+    /// Two properties of a machine with one name.
+    DuplicateProperty = "duplicate-property", Error;
     /// A state the machine starts in has an `always` transition, or a state
     /// it starts in starts done: creating a machine runs nothing.
     AlwaysAtStart = "always-at-start", Error;
@@ -147,6 +149,9 @@ codes! {
     /// `always` or `done` transitions that can follow each other for as
     /// long as their guards hold: a `fire` stops after 1,000 of them.
     GuardedCycle = "guarded-cycle", Warning;
+    /// A property whose formula the machine's structure fixes: true or
+    /// false in every configuration, whatever the machine does.
+    ConstantProperty = "constant-property", Warning;
 }
 
 impl Code {

@@ -61,8 +61,9 @@
 //!   one level deeper.
 
 use crate::ast::{
-    AnyAst, Attr, Comment, ContextAst, DeclAst, GuardAst, HistoryAst, HookAst, HookKind, Ident, MachineAst,
-    MachineItem, ModifierKind, Priority, StateAst, StateItem, TransitionAst, TriggerAst,
+    AnyAst, Attr, Comment, ContextAst, DeclAst, FormulaAst, GuardAst, HistoryAst, HookAst, HookKind, Ident,
+    MachineAst, MachineItem, ModifierKind, Priority, PropertyAst, StateAst, StateItem, TransitionAst,
+    TriggerAst,
 };
 use crate::diagnostic::Diagnostic;
 use crate::parser;
@@ -311,6 +312,40 @@ impl<'t> Tokens<'t> {
     }
 }
 
+impl Tokens<'_> {
+    /// A property's formula, with the parentheses that were written.
+    fn formula(&mut self, formula: &FormulaAst) {
+        match formula {
+            FormulaAst::In(span, state) => {
+                self.at("in", Span::new(span.start, span.start + "in".len()));
+                self.glued("(");
+                self.ident(state);
+                self.at(")", Span::new(span.end.saturating_sub(1), span.end));
+            }
+            FormulaAst::Terminal(span) => self.at("terminal", *span),
+            FormulaAst::Not(span, inner) => {
+                self.at("!", Span::new(span.start, span.start + 1));
+                self.formula(inner);
+            }
+            FormulaAst::And(_, lhs, rhs) => {
+                self.formula(lhs);
+                self.fixed("&&");
+                self.formula(rhs);
+            }
+            FormulaAst::Or(_, lhs, rhs) => {
+                self.formula(lhs);
+                self.fixed("||");
+                self.formula(rhs);
+            }
+            FormulaAst::Paren(span, inner) => {
+                self.at("(", Span::new(span.start, span.start + 1));
+                self.formula(inner);
+                self.at(")", Span::new(span.end.saturating_sub(1), span.end));
+            }
+        }
+    }
+}
+
 /// The position of the first byte at or after `pos` that is neither
 /// whitespace (as the grammar defines it) nor part of a comment.
 fn skip_blank(text: &str, mut pos: usize) -> usize {
@@ -511,6 +546,7 @@ impl<'t> Printer<'t> {
             Node::Item(MachineItem::Decl(d)) => self.decl(d, depth),
             Node::Item(MachineItem::State(s)) => self.state(s, depth),
             Node::Item(MachineItem::Any(a)) => self.any(a, depth),
+            Node::Item(MachineItem::Property(p)) => self.property(p, depth),
             Node::StateItem(StateItem::Hook(h)) => self.hook(h, depth),
             Node::StateItem(StateItem::Transition(t)) | Node::Transition(t) => self.transition(t, depth),
             // Nested states print like top-level ones, one level deeper; the
@@ -602,6 +638,19 @@ impl<'t> Printer<'t> {
                 tokens.glued(")");
             }
         }
+        tokens.fixed(";");
+        self.item(&[], tokens.list, None, depth)
+    }
+
+    fn property(&mut self, p: &PropertyAst, depth: usize) -> Printed {
+        let mut tokens = Tokens::new(self.text, p.span.start);
+        if let Some(name) = &p.name {
+            tokens.fixed("property");
+            tokens.ident(name);
+            tokens.glued(":");
+        }
+        tokens.at(p.kind.keyword(), p.keyword);
+        tokens.formula(&p.formula);
         tokens.fixed(";");
         self.item(&[], tokens.list, None, depth)
     }
@@ -1153,12 +1202,16 @@ machine Odd {
             .map(|m| {
                 let symbols = m.actions.iter().chain(&m.guards).chain(&m.outputs);
                 format!(
-                    "{}docs {:?}\nstates {:?}\nsymbols {:?}\ntransitions {:?}\n",
+                    "{}docs {:?}\nstates {:?}\nsymbols {:?}\ntransitions {:?}\nproperties {:?}\n",
                     m.canonical(),
                     m.docs,
                     m.states.iter().map(|s| (&s.name, &s.docs)).collect::<Vec<_>>(),
                     symbols.map(|s| (&s.name, &s.docs)).collect::<Vec<_>>(),
                     m.transitions.iter().map(|t| &t.docs).collect::<Vec<_>>(),
+                    m.properties
+                        .iter()
+                        .map(|p| (&p.name, p.kind, &p.formula, &p.docs))
+                        .collect::<Vec<_>>(),
                 )
             })
             .collect();
@@ -1237,6 +1290,20 @@ machine Odd {
     terminal state cancelled;
 }
 "
+        );
+    }
+
+    #[test]
+    fn properties_format_canonically_and_keep_their_comments() {
+        let text = "machine M { initial state a { on go -> b; } terminal state b;\n\
+                    /// docs\n  property   p :never in( a )&&!( in(b)||terminal ) ; // after\n\
+                    recoverable\n// inside\nterminal;reachable ((in(b)));\n}\n";
+        let formatted = assert_round_trip(text);
+        assert_eq!(
+            formatted,
+            "machine M {\n    initial state a {\n        on go -> b;\n    }\n    terminal state b;\n\
+             \x20   /// docs\n    property p: never in(a) && !(in(b) || terminal); // after\n\
+             \x20   // inside\n    recoverable terminal;\n    reachable ((in(b)));\n}\n"
         );
     }
 

@@ -92,12 +92,18 @@ pub(crate) fn oversized_nesting(text: &str) -> Vec<(Diagnostic, Span)> {
 /// Every guard (`[ ... ]`, comments skipped) over a limit: its diagnostic, and
 /// the span of the whole guard from `[` to `]` (or to the next `;` or `}`, or the
 /// end of the text, when it is never closed), for the parser to blank.
+///
+/// A property's formula (`never ...;`, `reachable ...;`, `recoverable ...;`)
+/// is held to the same limits: from its keyword to its `;` (or the next `{`,
+/// `}` or `[`), blanked with the `;`.
 pub(crate) fn oversized_guards(text: &str) -> Vec<(Diagnostic, Span)> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut i = 0;
     // Inside a bracket: (start, paren depth, run of `!`, operators).
     let mut guard: Option<(usize, usize, usize, usize)> = None;
+    // Whether that region is a property's formula rather than a bracket.
+    let mut formula = false;
     // The diagnostic of the current guard, once it is over a limit.
     let mut over: Option<Diagnostic> = None;
     while i < bytes.len() {
@@ -106,8 +112,32 @@ pub(crate) fn oversized_guards(text: &str) -> Vec<(Diagnostic, Span)> {
             i = text[i..].find('\n').map_or(text.len(), |n| i + n);
             continue;
         }
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        if guard.is_none() && b.is_ascii_alphabetic() && (i == 0 || !word(bytes[i - 1])) {
+            let len = bytes[i..].iter().take_while(|&&c| word(c)).count();
+            if matches!(&text[i..i + len], "never" | "reachable" | "recoverable") {
+                guard = Some((i, 0, 0, 0));
+                formula = true;
+                i += len;
+                continue;
+            }
+        }
         match (b, guard.as_mut()) {
             (b'[', None) => guard = Some((i, 0, 0, 0)),
+            (b';', Some(g)) if formula => {
+                if let Some(d) = over.take() {
+                    found.push((d, Span::new(g.0, i + 1)));
+                }
+                guard = None;
+                formula = false;
+            }
+            (b'{' | b'}' | b'[', Some(g)) if formula => {
+                if let Some(d) = over.take() {
+                    found.push((d, Span::new(g.0, i)));
+                }
+                formula = false;
+                guard = (b == b'[').then_some((i, 0, 0, 0));
+            }
             (b']', Some(g)) => {
                 if let Some(d) = over.take() {
                     found.push((d, Span::new(g.0, i + 1)));
@@ -143,13 +173,24 @@ pub(crate) fn oversized_guards(text: &str) -> Vec<(Diagnostic, Span)> {
                 } else {
                     format!("nested more than {MAX_GUARD_DEPTH} levels deep")
                 };
-                over = Some(Diagnostic::new(
-                    Code::Syntax,
-                    Span::new(start, start + 1),
-                    format!("this guard expression is {what}"),
-                    "guard too large",
-                    "split the condition into named guards; the caller can combine them in Rust",
-                ));
+                over = Some(if formula {
+                    let keyword = bytes[start..].iter().take_while(|&&c| word(c)).count();
+                    Diagnostic::new(
+                        Code::Syntax,
+                        Span::new(start, start + keyword),
+                        format!("this property's formula is {what}"),
+                        "formula too large",
+                        "split it into several properties, each with a smaller formula",
+                    )
+                } else {
+                    Diagnostic::new(
+                        Code::Syntax,
+                        Span::new(start, start + 1),
+                        format!("this guard expression is {what}"),
+                        "guard too large",
+                        "split the condition into named guards; the caller can combine them in Rust",
+                    )
+                });
             }
         }
         i += 1;
@@ -170,6 +211,30 @@ mod tests {
             "machine M { initial state a { on x [!(a && b) || !!c] -> a; } } #[allow(dead-end)]"
         )
         .is_empty());
+    }
+
+    #[test]
+    fn deep_or_long_formulas_are_refused_not_overflowed() {
+        for formula in [
+            format!("{}in(a){}", "(".repeat(5000), ")".repeat(5000)),
+            format!("{}terminal", "!".repeat(100_000)),
+            format!("in(a){}", " || in(a)".repeat(100_000)),
+        ] {
+            let text = format!("machine M {{ initial state a; never {formula}; }}");
+            let checked = crate::check(&text);
+            assert_eq!(checked.diagnostics.len(), 1, "{:?}", checked.diagnostics);
+            let d = &checked.diagnostics[0];
+            assert_eq!(d.code, Code::Syntax);
+            assert_eq!(&text[d.span.start..d.span.end], "never");
+            assert!(crate::format::format(&text).is_err());
+        }
+        // A formula within the limits, and words that only look like properties.
+        let text = format!(
+            "machine M {{ initial state never {{ on never [{}g] -> never; }} never {}in(never); }}",
+            "!".repeat(60),
+            "!".repeat(60)
+        );
+        assert!(oversized_guards(&text).is_empty());
     }
 
     #[test]

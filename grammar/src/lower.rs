@@ -347,6 +347,7 @@ impl<'d> Lowerer<'d> {
             any,
         } = lowered;
 
+        let properties = self.properties(m, &by_name, &state_names);
         self.undeclared(declares);
         if context.is_none() {
             self.missing_context();
@@ -367,6 +368,7 @@ impl<'d> Lowerer<'d> {
             eventless,
             initial,
             transitions,
+            properties,
             declares_actions: declares[DeclKind::Action as usize],
             declares_guards: declares[DeclKind::Guard as usize],
             declares_outputs: declares[DeclKind::Output as usize],
@@ -931,11 +933,97 @@ impl<'d> Lowerer<'d> {
         }
     }
 
+    /// The machine's properties, their states resolved. One that names a
+    /// state the machine lacks is reported (`unknown-state`) and left out:
+    /// the file has an error, so nothing is verified. Two with one name are
+    /// `duplicate-property`.
+    fn properties(
+        &mut self,
+        m: &ast::MachineAst,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Vec<Property> {
+        let mut properties = Vec::new();
+        let mut named: HashMap<&str, Span> = HashMap::new();
+        for item in &m.items {
+            let ast::MachineItem::Property(p) = item else {
+                continue;
+            };
+            if let Some(name) = &p.name {
+                if let Some(&first) = named.get(name.name.as_str()) {
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            Code::DuplicateProperty,
+                            name.span,
+                            format!(
+                                "property `{}` is defined more than once in machine `{}`",
+                                name.name, m.name.name
+                            ),
+                            "defined again here",
+                            "rename one of the properties: `fsmc verify` reports each by its name",
+                        )
+                        .with_label(first, "first defined here"),
+                    );
+                } else {
+                    named.insert(&name.name, name.span);
+                }
+            }
+            if let Some(formula) = self.formula(&p.formula, by_name, state_names) {
+                properties.push(Property {
+                    kind: p.kind,
+                    name: p.name.as_ref().map(|n| n.name.clone()),
+                    name_span: p.name.as_ref().map(|n| n.span),
+                    formula,
+                    formula_span: p.formula.span(),
+                    span: p.span,
+                    docs: p.docs.clone(),
+                });
+            }
+        }
+        properties
+    }
+
+    /// A property's formula, every unknown state in it reported; `None` when
+    /// there was one. Chains of one operator nest to the left, as guards'
+    /// do, so the formula's text reads back to the same tree.
+    fn formula(
+        &mut self,
+        f: &ast::FormulaAst,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Option<Formula> {
+        use ast::FormulaAst as F;
+        let sub = |this: &mut Self, e: &F| this.formula(e, by_name, state_names);
+        Some(match f {
+            F::In(_, state) => match by_name.get(state.name.as_str()) {
+                Some(&id) => Formula::In(id),
+                None => {
+                    let d = self.unknown_in_state_diagnostic(state, state_names);
+                    self.diagnostics.push(d);
+                    return None;
+                }
+            },
+            F::Terminal(_) => Formula::Terminal,
+            F::Paren(_, e) => sub(self, e)?,
+            F::Not(_, e) => Formula::Not(Box::new(sub(self, e)?)),
+            F::And(_, a, b) | F::Or(_, a, b) => {
+                let (a, b) = (sub(self, a), sub(self, b));
+                formula_chain(matches!(f, F::And(..)), a?, b?)
+            }
+        })
+    }
+
     /// `unknown-state` for `in(S)` of a state that does not exist. The
     /// guard then reads as never holding; the machine is not generated, and
     /// the checks that would reason about it stay silent.
     fn unknown_in_state(&mut self, state: &ast::Ident, state_names: &[&str]) {
         self.incomplete = true;
+        let diagnostic = self.unknown_in_state_diagnostic(state, state_names);
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// The `unknown-state` diagnostic of `in(S)` (in a guard or a property).
+    fn unknown_in_state_diagnostic(&mut self, state: &ast::Ident, state_names: &[&str]) -> Diagnostic {
         let meant = suggest::closest_within(&state.name, state_names.iter().copied(), self.suggestions);
         let diagnostic = Diagnostic::new(
             Code::UnknownState,
@@ -947,10 +1035,10 @@ impl<'d> Lowerer<'d> {
                 None => "`in(...)` takes the name of a state of this machine".to_string(),
             },
         );
-        self.diagnostics.push(match meant {
+        match meant {
             Some(meant) => diagnostic.with_suggestion(meant),
             None => diagnostic,
-        });
+        }
     }
 
     /// In a machine that declares names of a kind, every use of an undeclared
@@ -1368,6 +1456,34 @@ fn chain(and: bool, left: GuardExpr, right: GuardExpr) -> GuardExpr {
                 first = *l;
             }
             GuardExpr::Or(l, r) if !and => {
+                rest.push(r);
+                first = *l;
+            }
+            _ => break,
+        }
+    }
+    let mut out = join(left, Box::new(first));
+    for operand in rest.into_iter().rev() {
+        out = join(out, operand);
+    }
+    out
+}
+
+/// [`chain`] for formulas: `a && (b && c)` becomes `(a && b) && c`.
+fn formula_chain(and: bool, left: Formula, right: Formula) -> Formula {
+    let join = |a: Formula, b: Box<Formula>| match and {
+        true => Formula::And(Box::new(a), b),
+        false => Formula::Or(Box::new(a), b),
+    };
+    let mut rest = Vec::new();
+    let mut first = right;
+    loop {
+        match first {
+            Formula::And(l, r) if and => {
+                rest.push(r);
+                first = *l;
+            }
+            Formula::Or(l, r) if !and => {
                 rest.push(r);
                 first = *l;
             }

@@ -6,6 +6,7 @@
 mod configuration;
 mod eventless;
 mod hierarchy;
+mod property;
 mod regions;
 mod restore;
 #[cfg(test)]
@@ -16,6 +17,7 @@ use crate::diagnostic::Code;
 use crate::span::Span;
 pub use configuration::{Chosen, Configuration, Domain, MAX_MICROSTEPS};
 pub use eventless::{cycle_order, cycles, longest_path};
+pub use property::{Formula, FormulaError, Property, PropertyKind};
 use std::fmt::Write as _;
 
 macro_rules! ids {
@@ -437,6 +439,10 @@ pub struct Machine {
     pub initial: StateId,
     /// Every `on` transition in declaration order (state bodies and `any` blocks).
     pub transitions: Vec<Transition>,
+    /// The properties `fsmc verify` checks, in declaration order. They are
+    /// no part of the behaviour: no engine reads them, and they are not in
+    /// [`Machine::canonical`] (so not in the fingerprint).
+    pub properties: Vec<Property>,
     /// True when the machine declares actions (so all must be declared).
     pub declares_actions: bool,
     /// True when the machine declares guards.
@@ -842,6 +848,42 @@ mod tests {
         let checked = crate::check(text);
         assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
         checked.model.machines[0].fingerprint()
+    }
+
+    #[test]
+    fn properties_are_no_part_of_the_fingerprint() {
+        let plain = "machine M { initial state s { on a -> t; } state t { on b -> s; } }";
+        let with = "machine M { initial state s { on a -> t; } \
+                    property p: never in(s) && in(t); state t { on b -> s; } \
+                    recoverable in(s); reachable terminal || !in(t); }";
+        let checked = crate::check(with);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        assert_eq!(checked.model.machines[0].properties.len(), 3);
+        assert_eq!(fingerprint(plain), fingerprint(with));
+        // The fingerprint of a machine without properties is what it was
+        // before they existed.
+        assert_eq!(fingerprint(plain), "10e48fe93698b7bc");
+    }
+
+    #[test]
+    fn a_formula_reads_the_same_from_a_file_and_from_text() {
+        let text = "machine M { initial state s { on a -> t; } state t { on b -> s; } \
+                    never in(s) && (in(t) || !terminal) && in(s); recoverable !!(in(s)); }";
+        let checked = crate::check(text);
+        let m = &checked.model.machines[0];
+        for p in &m.properties {
+            let shown = p.formula.display(m).to_string();
+            assert_eq!(
+                super::Formula::parse(m, &shown).as_ref(),
+                Ok(&p.formula),
+                "{shown}"
+            );
+        }
+        assert_eq!(
+            m.properties[0].label(m),
+            "never in(s) && (in(t) || !terminal) && in(s)"
+        );
+        assert_eq!(m.properties[1].label(m), "recoverable !!in(s)");
     }
 
     #[test]

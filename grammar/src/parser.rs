@@ -676,6 +676,9 @@ mod direct {
                     }));
                 }
             }
+            if let Some(property) = self.property(start)? {
+                return Some(MachineItem::Property(property));
+            }
             if let Some(keyword) = self.keyword("any") {
                 self.punct("{")?;
                 let mut transitions = Vec::new();
@@ -1028,6 +1031,78 @@ mod direct {
             Some(Priority { value, span })
         }
 
+        /// A property, if one starts here (`Some(None)` when none does;
+        /// `None` when one is broken).
+        fn property(&mut self, start: usize) -> Option<Option<PropertyAst>> {
+            let name = if self.keyword("property").is_some() {
+                let name = self.ident()?;
+                self.punct(":")?;
+                Some(name)
+            } else {
+                None
+            };
+            let Some((kind, keyword)) = PropertyKind::ALL
+                .into_iter()
+                .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
+            else {
+                return if name.is_some() { None } else { Some(None) };
+            };
+            let formula = self.formula_or()?;
+            let semi = self.punct(";")?;
+            let span = Span::new(start, semi.end);
+            Some(Some(PropertyAst {
+                docs: self.docs.docs_before(span.start),
+                span,
+                name,
+                kind,
+                keyword,
+                formula,
+            }))
+        }
+
+        // A formula's depth is bounded before parsing starts
+        // (`limits::oversized_guards`), so these recursions are too.
+        fn formula_or(&mut self) -> Option<FormulaAst> {
+            let mut lhs = self.formula_and()?;
+            while self.punct("||").is_some() {
+                let rhs = self.formula_and()?;
+                lhs = FormulaAst::Or(lhs.span().to(rhs.span()), Box::new(lhs), Box::new(rhs));
+            }
+            Some(lhs)
+        }
+
+        fn formula_and(&mut self) -> Option<FormulaAst> {
+            let mut lhs = self.formula_unary()?;
+            while self.punct("&&").is_some() {
+                let rhs = self.formula_unary()?;
+                lhs = FormulaAst::And(lhs.span().to(rhs.span()), Box::new(lhs), Box::new(rhs));
+            }
+            Some(lhs)
+        }
+
+        fn formula_unary(&mut self) -> Option<FormulaAst> {
+            let mut nots = Vec::new();
+            while let Some(not) = self.punct("!") {
+                nots.push(not);
+            }
+            let mut expr = if let Some(open) = self.punct("(") {
+                let inner = self.formula_or()?;
+                let close = self.punct(")")?;
+                FormulaAst::Paren(open.to(close), Box::new(inner))
+            } else if let Some(keyword) = self.keyword("in") {
+                self.punct("(")?;
+                let state = self.ident()?;
+                let close = self.punct(")")?;
+                FormulaAst::In(keyword.to(close), Box::new(state))
+            } else {
+                FormulaAst::Terminal(self.keyword("terminal")?)
+            };
+            for not in nots.into_iter().rev() {
+                expr = FormulaAst::Not(not.to(expr.span()), Box::new(expr));
+            }
+            Some(expr)
+        }
+
         fn guard_or(&mut self) -> Option<GuardAst> {
             let mut lhs = self.guard_and()?;
             while self.punct("||").is_some() {
@@ -1256,6 +1331,10 @@ machine Agent {
                     }
                     MachineItem::Any(a) => a.transitions.iter().for_each(|t| transition(t, &mut out)),
                     MachineItem::State(s) => state(s, &mut out),
+                    MachineItem::Property(p) => {
+                        out.extend(p.name.as_ref().map(|n| n.span));
+                        out.extend(p.formula.in_calls().iter().map(|(_, s)| s.span));
+                    }
                 }
             }
         }
@@ -1329,6 +1408,9 @@ machine Agent {
             "machine M { state in { on in [in(in) || in] -> in; } state done { done; always -> done; } state always; state parallel; }",
             "machine M { parallel initial state p; final parallel state q; parallel parallel state r; state s { on x [in()]; on y [in(a, b)]; } }",
             "machine M { state s { done emit; always [g] -> ; } }",
+            "machine M { initial state a; never in(a) && !(in(b) || terminal); property p: reachable !!terminal; recoverable (in(a)); }",
+            "machine M { property never: never in(never); property: never terminal; never; never in; never in(); never a; reachable in(a) in(b); }",
+            "machine M { property p never terminal; property p: state s; recoverable in(a) &&; never terminal }",
         ];
         let mut texts: Vec<String> = fixtures();
         texts.extend(extra.iter().map(|s| s.to_string()));

@@ -78,6 +78,15 @@ pub(crate) fn from_pest(
         None if in_attribute(&text[..pos]) => {
             "an attribute reads `#[allow(CODE, ...)]`; `fsmc explain` lists the codes".into()
         }
+        // A bare name in a property's formula: a state, written without `in(...)`.
+        None if expected.iter().any(|w| w == "`in(STATE)`")
+            && found.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') =>
+        {
+            format!(
+                "a formula names a state as `in({found})`; it holds of configurations, so guards have no place in it"
+            )
+            .into()
+        }
         None => help(&expected, context, statement_keyword(text, pos, comments)).into(),
     };
     let mut diagnostic = Diagnostic::new(Code::Syntax, span, message, label, help);
@@ -229,6 +238,7 @@ const ORDER: &[&str] = &[
     "an action name",
     "an output name",
     "a guard name",
+    "`in(STATE)`",
     "`in`",
     "an effect name",
     "a delay name",
@@ -248,6 +258,11 @@ const ORDER: &[&str] = &[
     "`.`",
     "`history`",
     "`deep_history`",
+    "`property`",
+    "`:`",
+    "`never`",
+    "`reachable`",
+    "`recoverable`",
     "`do`",
     "`emit`",
     "`::`",
@@ -270,6 +285,7 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
             "on" => "an action name",
             "emit" => "an output name",
             "machine" => "a machine name",
+            "property" => "a property name",
             "[" | "!" | "&&" | "||" | "(" => "a guard name",
             "action" => "an action name",
             "guard" => "a guard name",
@@ -342,6 +358,16 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         not_op => vec!["`!`"],
         and_op => vec!["`&&`"],
         or_op => vec!["`||`"],
+        property | property_kind => vec!["`never`", "`reachable`", "`recoverable`"],
+        property_name | kw_property => vec!["`property`"],
+        kw_never => vec!["`never`"],
+        kw_reachable => vec!["`reachable`"],
+        kw_recoverable => vec!["`recoverable`"],
+        formula_or | formula_and | formula_unary | formula_primary => {
+            vec!["`in(STATE)`", "`terminal`", "`!`", "`(`"]
+        }
+        formula_paren => vec!["`(`"],
+        colon => vec!["`:`"],
         machine_item => vec!["`action`", "`guard`", "`output`", "`state`", "`any`"],
         state_item => vec![
             "`on`", "`after`", "`done`", "`always`", "`enter`", "`exit`", "`state`",
@@ -362,7 +388,12 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     let in_type = expects("a Rust type") || expects("`>`") || expects("`::`");
     let in_guard =
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
-    if context == "parallel" {
+    let property = ["property", "never", "reachable", "recoverable"].contains(&statement);
+    if property && (context == "property" || expects("`:`") || expects("`never`")) {
+        "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`)"
+    } else if property {
+        "a property reads `never FORMULA;`, `reachable FORMULA;` or `recoverable FORMULA;`, where a formula combines `in(STATE)` and `terminal` with `!`, `&&`, `||` and `( ... )`"
+    } else if context == "parallel" {
         "`parallel` is followed by `state`; modifiers come before it: `initial parallel state p { ... }`"
     } else if context == "." {
         "after a composite state's name, `.history` enters the child last active in it and `.deep_history` the state last active anywhere inside it"
@@ -393,7 +424,7 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     } else if expects("`on`") {
         "a state body holds transitions (`on ACTION -> TARGET;`, `done -> TARGET;`, `always -> TARGET;`), timers (`after 30s -> TARGET;`), `enter emit ...;` / `exit emit ...;` and nested states"
     } else if expects("`state`") || expects("`any`") {
-        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`) and `any { ... }` blocks"
+        "a machine body holds `context`, `action`/`guard`/`output`/`effect`/`delay` declarations, states (`initial state a { ... }`), `any { ... }` blocks and properties (`never FORMULA;`)"
     } else if expects("`;`") {
         "every declaration, transition, timer and hook ends with `;`"
     } else if expects("`}`") {

@@ -35,6 +35,17 @@
   "always"
 ] @keyword
 
+; Properties `fsmc verify` checks
+[
+  "property"
+  "never"
+  "reachable"
+  "recoverable"
+] @keyword
+
+(property name: (identifier) @label)
+(terminal) @constant.builtin
+
 ; `in(state)` in a guard; a guard named `in` is an identifier.
 "in" @keyword.operator
 

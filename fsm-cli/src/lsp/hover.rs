@@ -8,8 +8,8 @@
 use super::analysis::Analysis;
 use super::documents::Document;
 use super::index::{Keyword, KeywordUse, Kind};
-use fsm_grammar::ast::EventlessKind;
-use fsm_grammar::model::{Delay, Machine, Source, State, StateId, Transition, Trigger};
+use fsm_grammar::ast::{EventlessKind, PropertyKind};
+use fsm_grammar::model::{Delay, Machine, Property, Source, State, StateId, Transition, Trigger};
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use std::fmt::Write as _;
 
@@ -62,7 +62,19 @@ fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
             "An eventless transition: tried after every step that leaves the machine in its state (or inside it), \
              within the same `fire`, until none is enabled."
         }
-        Keyword::In => "`in(S)` holds when state `S` is active, in the configuration before the step.",
+        Keyword::In => "`in(S)` holds when state `S` is active: in a guard, in the configuration before the step; \
+             in a property's formula, in the configuration the machine rests in.",
+        Keyword::Property(PropertyKind::Never) => {
+            "A property `fsmc verify` checks: no configuration the machine can reach satisfies the formula."
+        }
+        Keyword::Property(PropertyKind::Reachable) => {
+            "A property `fsmc verify` checks: some configuration the machine can reach satisfies the formula."
+        }
+        Keyword::Property(PropertyKind::Recoverable) => {
+            "A property `fsmc verify` checks: from every configuration the machine can reach, some path reaches one \
+             satisfying the formula (\"it can always get back\")."
+        }
+        Keyword::Terminal => "In a property's formula, `terminal` holds when some active leaf is a terminal state.",
     });
     let Some(m) = m else { return out };
     let id = m.state_by_name(state);
@@ -91,8 +103,20 @@ fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
                 let _ = write!(out, "\n\nTests `{state}`.");
             }
         }
+        Keyword::Property(_) | Keyword::Terminal => {
+            // `state` is the property's whole text here.
+            if let Some(p) = m.properties.iter().find(|p| p.span == keyword.state) {
+                property(m, p, &mut out);
+            }
+        }
     }
     out
+}
+
+/// A property's kind and formula as `fsmc verify` reads them, and its docs.
+fn property(m: &Machine, p: &Property, out: &mut String) {
+    let _ = write!(out, "\n\n`{} {}`", p.kind.keyword(), p.formula.display(m));
+    docs(&p.docs, out);
 }
 
 /// `` `a`, `b` `` (or "none").
@@ -157,6 +181,21 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 .collect();
             list("Transitions out", &outgoing, out);
             list("Transitions in", &incoming, out);
+            let mut tested = Vec::new();
+            let properties: Vec<String> = m
+                .properties
+                .iter()
+                .filter(|p| {
+                    tested.clear();
+                    p.formula.states(&mut tested);
+                    tested.contains(&id)
+                })
+                .map(|p| format!("`{}`", p.label(m)))
+                .collect();
+            // Only where some property names the state: most name none.
+            if !properties.is_empty() {
+                list("Properties", &properties, out);
+            }
         }
         Kind::Action => {
             let Some(i) = symbol(&m.actions) else { return };
@@ -211,6 +250,11 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 .map(|t| transition(m, t))
                 .collect();
             list("Timers", &timers, out);
+        }
+        Kind::Property => {
+            if let Some(p) = m.properties.iter().find(|p| p.name.as_deref() == Some(name)) {
+                property(m, p, out);
+            }
         }
     }
 }

@@ -7,7 +7,8 @@
 
 use fsm_grammar::ast::visit::{self, Visit};
 use fsm_grammar::ast::{
-    self, DeclKind, DelayAst, EventlessKind, GuardAst, ModifierKind, TransitionAst, TriggerAst,
+    self, DeclKind, DelayAst, EventlessKind, FormulaAst, GuardAst, ModifierKind, PropertyAst, PropertyKind,
+    TransitionAst, TriggerAst,
 };
 use fsm_grammar::Span;
 use std::collections::HashMap;
@@ -29,6 +30,8 @@ pub enum Kind {
     Effect,
     /// A delay.
     Delay,
+    /// A named property (`property NAME: never ...;`).
+    Property,
 }
 
 impl Kind {
@@ -42,6 +45,7 @@ impl Kind {
             Kind::Output => "output",
             Kind::Effect => "effect",
             Kind::Delay => "delay",
+            Kind::Property => "property",
         }
     }
 
@@ -108,8 +112,12 @@ pub enum Keyword {
     Final,
     /// `done ...;` or `always ...;`.
     Eventless(EventlessKind),
-    /// The `in` of `in(S)` in a guard.
+    /// The `in` of `in(S)` in a guard or a property's formula.
     In,
+    /// The kind of a property: `never`, `reachable`, `recoverable`.
+    Property(PropertyKind),
+    /// `terminal` in a property's formula.
+    Terminal,
 }
 
 impl Keyword {
@@ -120,6 +128,8 @@ impl Keyword {
             Keyword::Final => "final",
             Keyword::Eventless(kind) => kind.keyword(),
             Keyword::In => "in",
+            Keyword::Property(kind) => kind.keyword(),
+            Keyword::Terminal => "terminal",
         }
     }
 }
@@ -135,7 +145,7 @@ pub struct KeywordUse {
     pub machine: usize,
     /// The state it is about: the state a `parallel` or `final` modifies,
     /// the state a `done` or `always` is declared in, the state `in(...)`
-    /// tests.
+    /// tests; for a property's kind and `terminal`, the whole property.
     pub state: Span,
 }
 
@@ -295,6 +305,23 @@ impl<'a> Visit<'a> for Builder {
         self.uses(self.machine, Kind::Output, &hook.outputs);
     }
 
+    /// A property's name (declared), the states its formula tests (uses),
+    /// and its keywords: its kind, `in` and `terminal`.
+    fn visit_property(&mut self, p: &'a PropertyAst) {
+        let m = self.machine;
+        if let Some(name) = &p.name {
+            self.add(m, Kind::Property, name, true);
+        }
+        self.keyword(m, p.keyword, Keyword::Property(p.kind), p.span);
+        formula_keywords(&p.formula, &mut |keyword, span, state| match keyword {
+            Keyword::In => self.keyword(m, span, keyword, state.map_or(span, |s| s.span)),
+            _ => self.keyword(m, span, keyword, p.span),
+        });
+        for (_, state) in p.formula.in_calls() {
+            self.add(m, Kind::State, state, false);
+        }
+    }
+
     fn visit_transition(&mut self, t: &'a TransitionAst) {
         let m = self.machine;
         match &t.trigger {
@@ -313,6 +340,27 @@ impl<'a> Visit<'a> for Builder {
         self.uses(m, Kind::State, t.target.as_slice());
         self.uses(m, Kind::Effect, &t.effects);
         self.uses(m, Kind::Output, &t.emits);
+    }
+}
+
+/// The `in` keywords of a formula's `in(...)` tests, with their states, and
+/// its `terminal` keywords.
+fn formula_keywords<'a>(
+    formula: &'a FormulaAst,
+    out: &mut impl FnMut(Keyword, Span, Option<&'a ast::Ident>),
+) {
+    match formula {
+        FormulaAst::In(span, state) => out(
+            Keyword::In,
+            Span::new(span.start, span.start + "in".len()),
+            Some(state),
+        ),
+        FormulaAst::Terminal(span) => out(Keyword::Terminal, *span, None),
+        FormulaAst::Not(_, e) | FormulaAst::Paren(_, e) => formula_keywords(e, out),
+        FormulaAst::And(_, a, b) | FormulaAst::Or(_, a, b) => {
+            formula_keywords(a, out);
+            formula_keywords(b, out);
+        }
     }
 }
 

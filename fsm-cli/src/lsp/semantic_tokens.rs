@@ -3,9 +3,10 @@
 //! declarations carry the `declaration` modifier. Durations and priorities
 //! are numbers, Rust types (the context, payloads) types, comments comments.
 //! Keywords are left to the syntax grammars, except those of parallel states
-//! (`parallel`, `final`, `done`, `always`, and `in` of `in(S)`): each is a
-//! name elsewhere, and `in` is a keyword only before `(`, which a
-//! line-by-line grammar may not see.
+//! (`parallel`, `final`, `done`, `always`, and `in` of `in(S)`) and of
+//! properties (`never`, `reachable`, `recoverable`, `terminal` in a
+//! formula): each is a name elsewhere, and `in` is a keyword only before
+//! `(`, which a line-by-line grammar may not see.
 
 use super::analysis::Analysis;
 use super::documents::Document;
@@ -28,11 +29,13 @@ const TYPES: &[SemanticTokenType] = &[
     SemanticTokenType::TYPE,
     SemanticTokenType::COMMENT,
     SemanticTokenType::KEYWORD,
+    SemanticTokenType::INTERFACE, // property
 ];
 const NUMBER: u32 = 7;
 const TYPE: u32 = 8;
 const COMMENT: u32 = 9;
 const KEYWORD: u32 = 10;
+const PROPERTY: u32 = 11;
 
 /// The modifiers, in legend order (bit `i` is modifier `i`).
 const MODIFIERS: &[SemanticTokenModifier] = &[
@@ -59,6 +62,7 @@ fn type_of(kind: Kind) -> u32 {
         Kind::Output => 4,
         Kind::Effect => 5,
         Kind::Delay => 6,
+        Kind::Property => PROPERTY,
     }
 }
 

@@ -6,7 +6,9 @@
 use super::analysis::Analysis;
 use super::documents::Document;
 use fsm_grammar::ast::visit::{self, Visit};
-use fsm_grammar::ast::{AnyAst, ContextAst, DeclAst, MachineAst, StateAst, TransitionAst, TriggerAst};
+use fsm_grammar::ast::{
+    AnyAst, ContextAst, DeclAst, MachineAst, PropertyAst, StateAst, TransitionAst, TriggerAst,
+};
 use fsm_grammar::Span;
 use lsp_types::{DocumentSymbol, SymbolKind};
 
@@ -66,6 +68,28 @@ impl<'a> Visit<'a> for Outline<'_> {
             SymbolKind::STRUCT,
             c.span,
             c.keyword,
+            Vec::new(),
+        );
+        self.push(entry);
+    }
+
+    /// A property: its name, or else its text; its kind is its detail.
+    fn visit_property(&mut self, p: &'a PropertyAst) {
+        let text = self.document.text();
+        let (name, selection) = match &p.name {
+            Some(name) => (name.name.clone(), name.span),
+            None => {
+                let formula = p.formula.span();
+                (text[formula.start..formula.end].to_string(), p.keyword)
+            }
+        };
+        let entry = symbol(
+            self.document,
+            name,
+            Some(p.kind.keyword().to_string()),
+            SymbolKind::INTERFACE,
+            p.span,
+            selection,
             Vec::new(),
         );
         self.push(entry);

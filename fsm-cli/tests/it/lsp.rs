@@ -658,6 +658,109 @@ fn parallel_states_done_always_and_in_through_the_whole_protocol() {
     client.finish();
 }
 
+const GATE: &str = "\
+machine Gate {
+    initial state closed { on open -> opened; }
+    state opened { on close -> closed; on jam -> locked_out; }
+    terminal state locked_out;
+
+    /// Nobody is ever locked out.
+    property no_lockout: never in(locked_out);
+    recoverable in(closed) || terminal;
+}
+";
+
+#[test]
+fn properties_through_the_whole_protocol() {
+    let dir = Scratch::new();
+    dir.write("gate.fsm", GATE);
+    let uri = uri_of(&dir.path("gate.fsm"));
+    let doc = json!({ "uri": uri });
+    let mut client = Client::start(&dir.path(""), false);
+    assert!(client.open(&uri, GATE).is_empty());
+    let at = |needle: &str, plus: usize| json!({ "textDocument": doc, "position": offset_position(GATE, GATE.find(needle).unwrap() + plus) });
+    let hover = |client: &mut Client, needle: &str, plus: usize| {
+        client.ok("textDocument/hover", at(needle, plus))["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+
+    // Hover: a property's name, its kind's keyword, `terminal`, and a state
+    // named in one.
+    let name = hover(&mut client, "no_lockout", 0);
+    assert_eq!(
+        name, "property `no_lockout`\n\n`never in(locked_out)`\n\nNobody is ever locked out.",
+        "{name}"
+    );
+    let never = hover(&mut client, "never in", 0);
+    assert!(
+        never.starts_with("keyword `never`\n\nA property `fsmc verify` checks"),
+        "{never}"
+    );
+    assert!(
+        never.ends_with("`never in(locked_out)`\n\nNobody is ever locked out."),
+        "{never}"
+    );
+    let terminal = hover(&mut client, "terminal;", 0);
+    assert!(terminal.starts_with("keyword `terminal`"), "{terminal}");
+    assert!(
+        terminal.contains("`recoverable in(closed) || terminal`"),
+        "{terminal}"
+    );
+    let state = hover(&mut client, "locked_out);", 0);
+    assert!(state.starts_with("state `locked_out` (terminal)"), "{state}");
+    assert!(state.contains("`no_lockout`"), "{state}");
+
+    // Definition and references of a state through a property.
+    let in_closed = at("closed) ||", 0);
+    let definition = client.ok("textDocument/definition", in_closed.clone());
+    assert_eq!(
+        definition["range"]["start"],
+        offset_position(GATE, GATE.find("closed {").unwrap())
+    );
+    let mut with_context = in_closed;
+    with_context["context"] = json!({ "includeDeclaration": true });
+    let references = client.ok("textDocument/references", with_context);
+    assert_eq!(references.as_array().unwrap().len(), 3, "{references}");
+
+    // Diagnostics on the property's formula: an unknown state, with its fix.
+    let broken = GATE.replace("in(closed) ||", "in(clsoed) ||");
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": broken }] }),
+    );
+    let diagnostics = client.diagnostics(&uri);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "unknown-state");
+    let start = broken.find("clsoed").unwrap();
+    assert_eq!(diagnostics[0]["range"]["start"], offset_position(&broken, start));
+    assert_eq!(
+        diagnostics[0]["range"]["end"],
+        offset_position(&broken, start + "clsoed".len())
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [{ "text": GATE }] }),
+    );
+    assert!(client.diagnostics(&uri).is_empty());
+
+    // The outline lists the properties, by name or text.
+    let outline = client.ok("textDocument/documentSymbol", json!({ "textDocument": doc }));
+    let entries: Vec<(&str, &str)> = outline[0]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(3)
+        .map(|c| (c["name"].as_str().unwrap(), c["detail"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        entries,
+        [("no_lockout", "never"), ("in(closed) || terminal", "recoverable")]
+    );
+    client.finish();
+}
+
 #[test]
 fn positions_are_utf8_when_the_client_offers_it() {
     let dir = Scratch::new();

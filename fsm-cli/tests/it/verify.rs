@@ -148,7 +148,12 @@ fn bad_formulas_are_usage_errors_that_name_the_problem() {
         "error: in `--never in(opend)`: machine `Gate` has no state `opend` (did you mean `opened`?) (at column 4)\n"
     );
     let run = dir.fsmc(&["verify", "machine.fsm"]).expect(2);
-    assert!(run.stderr().contains("no property to verify"), "{}", run.stderr());
+    assert_eq!(
+        run.stderr(),
+        "error: `machine.fsm` states no property of machine `Gate`, and none was given on the command line\n\
+         help: state one in the machine, such as `never in(STATE);`, `reachable in(STATE);` or \
+         `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable or --recoverable\n"
+    );
     let run = dir
         .fsmc(&["verify", "machine.fsm", "--never", "in(closed) && in(opened)"])
         .expect(0);
@@ -192,4 +197,75 @@ fn a_formula_of_any_length_is_quoted_shortened() {
         stderr.len() < 400 && stderr.contains("…") && stderr.contains("more than 256 operators"),
         "{stderr}"
     );
+}
+
+/// The gate with properties of its own, the first two named.
+fn gate_with_properties() -> String {
+    GATE.replacen(
+        "    terminal state locked_out;\n",
+        "    terminal state locked_out;\n\n    \
+         /// Nobody is ever locked out.\n    \
+         property no_lockout: never in(locked_out);\n    \
+         property can_close: recoverable in(closed) || terminal;\n    \
+         reachable in(opened);\n",
+        1,
+    )
+}
+
+#[test]
+fn the_files_properties_are_checked_without_flags_each_named_with_its_place() {
+    let dir = with_machine(&gate_with_properties());
+    let run = dir.fsmc(&["verify", "machine.fsm"]).expect(1);
+    let stdout = run.stdout();
+    let (_, verdicts) = stdout.split_once('\n').expect("a header line");
+    assert_eq!(
+        verdicts,
+        "machine.fsm:16:5: no_lockout: violated in 2 steps\n  \
+         start in `closed`\n  \
+         1. fire `open` [guards asked: authorized = true] -> `opening`\n  \
+         2. advance 5s (`after 5s` of `opening`) [guards asked: alarm = true] -> `locked_out`\n\
+         machine.fsm:17:5: can_close: holds\n\
+         machine.fsm:18:5: reachable in(opened): reached in 2 steps\n  \
+         start in `closed`\n  \
+         1. fire `open` [guards asked: authorized = true] -> `opening`\n  \
+         2. advance 5s (`after 5s` of `opening`) [guards asked: alarm = false] -> `opened`\n",
+        "{}",
+        run.stderr()
+    );
+    // The flags' properties come after the file's.
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--never", "in(opening) && terminal"])
+        .expect(1);
+    let stdout = run.stdout();
+    let labels: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("machine `"))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "machine.fsm:16:5: no_lockout: violated in 2 steps",
+            "machine.fsm:17:5: can_close: holds",
+            "machine.fsm:18:5: reachable in(opened): reached in 2 steps",
+            "never in(opening) && terminal: holds",
+        ]
+    );
+    // Without the one that fails, every property holds: exit 0.
+    let holding = gate_with_properties().replace("property no_lockout: never in(locked_out);", "");
+    let dir = with_machine(&holding);
+    dir.fsmc(&["verify", "machine.fsm"]).expect(0);
+}
+
+#[test]
+fn an_unknown_state_in_a_files_property_is_an_error_on_its_token() {
+    let dir = with_machine(&gate_with_properties().replace("in(opened);", "in(opend);"));
+    let run = dir.fsmc(&["verify", "machine.fsm"]).expect(1);
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("`in(opend)` tests unknown state `opend`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("machine.fsm:18:18"), "{stderr}");
+    assert!(stderr.contains("did you mean `opened`?"), "{stderr}");
+    assert!(run.stdout().is_empty(), "{}", run.stdout());
 }

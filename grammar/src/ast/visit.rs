@@ -44,7 +44,8 @@
 //! ```
 
 use super::{
-    AnyAst, ContextAst, DeclAst, File, HookAst, MachineAst, MachineItem, StateAst, StateItem, TransitionAst,
+    AnyAst, ContextAst, DeclAst, File, HookAst, MachineAst, MachineItem, PropertyAst, StateAst, StateItem,
+    TransitionAst,
 };
 
 /// A walk over the syntax tree: see the [module](self).
@@ -81,6 +82,9 @@ pub trait Visit<'ast> {
     /// A transition of any kind (`on`, `after`, `done`, `always`), in a
     /// state or an `any` block.
     fn visit_transition(&mut self, _transition: &'ast TransitionAst) {}
+
+    /// A property (`never F;`, `reachable F;`, `recoverable F;`).
+    fn visit_property(&mut self, _property: &'ast PropertyAst) {}
 }
 
 /// Visit each machine of `file`.
@@ -98,6 +102,7 @@ pub fn walk_machine<'ast, V: Visit<'ast> + ?Sized>(visitor: &mut V, machine: &'a
             MachineItem::Decl(decl) => visitor.visit_decl(decl),
             MachineItem::State(state) => visitor.visit_state(state),
             MachineItem::Any(any) => visitor.visit_any(any),
+            MachineItem::Property(property) => visitor.visit_property(property),
         }
     }
 }

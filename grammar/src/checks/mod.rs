@@ -3,6 +3,7 @@
 
 mod ambiguous_priority;
 mod completion;
+mod constant_property;
 mod dead_end;
 mod duplicate_transition;
 mod graph;
@@ -51,6 +52,7 @@ pub(crate) fn run(model: &Model, out: &mut Vec<Diagnostic>) {
         name_collision::check_names(machine, &mut sink);
         regions::check(machine, &mut sink);
         completion::check(machine, &mut sink);
+        constant_property::check(machine, &mut sink);
     }
 }
 

@@ -110,6 +110,24 @@ fn machine_value(machine: &Machine) -> JsonValue {
         .collect();
     doc.put("states", states(machine, &top));
     doc.put_some("any", on(machine, machine.any_transitions()));
+    if !machine.properties.is_empty() {
+        let properties = machine
+            .properties
+            .iter()
+            .map(|p| {
+                let mut members = ObjectBuilder::default();
+                members.put_some("name", p.name.as_ref().map(JsonValue::string));
+                members.put_some("description", description(&p.docs));
+                members.put("kind", JsonValue::string(p.kind.keyword()));
+                members.put(
+                    "formula",
+                    JsonValue::string(p.formula.display(machine).to_string()),
+                );
+                members.into_value()
+            })
+            .collect();
+        doc.put("properties", JsonValue::Array(properties));
+    }
     doc.into_value()
 }
 

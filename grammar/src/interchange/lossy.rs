@@ -135,6 +135,21 @@ pub(super) fn depth_order(machine: &Machine, tool: &str, losses: &mut Losses) {
     }
 }
 
+/// The machine's properties: no other format holds them. Each is reported,
+/// never dropped silently.
+pub(super) fn properties(machine: &Machine, tool: &str, losses: &mut Losses) {
+    for p in &machine.properties {
+        losses.push(
+            p.span,
+            format!(
+                "property `{}` is not written: {tool} has no properties",
+                p.label(machine)
+            ),
+            "it is no part of the machine's behaviour; `fsmc verify` checks it on the .fsm file, and `fsmc export --format json` keeps it",
+        );
+    }
+}
+
 /// Every `on` transition (state bodies and `any`) and every `done` and `always` transition.
 fn own_and_eventless(machine: &Machine) -> impl Iterator<Item = &Transition> {
     machine.transitions.iter().chain(&machine.eventless)

@@ -27,6 +27,7 @@ use crate::model::{Delay, EventlessKind, HistoryKind, Machine, StateId, Symbol, 
 pub fn to_xstate(machine: &Machine) -> Exported {
     let mut losses = Losses::default();
     lossy::depth_order(machine, "XState", &mut losses);
+    lossy::properties(machine, "XState", &mut losses);
     let writer = Writer {
         machine,
         ids: state_ids(machine),

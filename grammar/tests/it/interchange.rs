@@ -94,6 +94,13 @@ pub(crate) fn assert_same_machine(a: &Machine, b: &Machine, context: &str) {
     assert_eq!(symbols(&a.actions), symbols(&b.actions), "{context}: actions");
     assert_eq!(symbols(&a.guards), symbols(&b.guards), "{context}: guards");
     assert_eq!(symbols(&a.outputs), symbols(&b.outputs), "{context}: outputs");
+    let properties = |m: &Machine| {
+        m.properties
+            .iter()
+            .map(|p| (p.name.clone(), p.kind, p.formula.clone(), p.docs.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(properties(a), properties(b), "{context}: properties");
 }
 
 /// `.fsm` → JSON → `.fsm` gives the same model, the imported text is in
@@ -935,5 +942,45 @@ fn false_marks_and_empty_lists_say_nothing() {
     assert_eq!(
         imported.source,
         "machine M {\n    initial state a {\n        on go -> b;\n    }\n\n    state b;\n}\n"
+    );
+}
+
+#[test]
+fn properties_round_trip_and_bad_ones_are_refused_at_their_path() {
+    let source = "machine M {\n    initial state a {\n        on go -> b;\n    }\n\n    terminal state b;\n\n    \
+                  /// Ends.\n    property ends: recoverable terminal;\n    never in(a) && (in(b) || !terminal);\n}\n";
+    assert_round_trip(source, "properties");
+    let json = model_to_json(&model_of(source, "properties"));
+    assert!(
+        json.contains(r#""formula": "in(a) && (in(b) || !terminal)""#),
+        "{json}"
+    );
+    let errors = |from: &str, to: &str| {
+        let bad = json.replacen(from, to, 1);
+        assert_ne!(bad, json, "{from}");
+        let errors = from_json(&bad).expect_err(to);
+        errors.iter().map(ToString::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        errors(r#""kind": "never""#, r#""kind": "always""#),
+        ["$.properties[1].kind: unknown kind of property `always`"]
+    );
+    assert_eq!(
+        errors(r#""formula": "terminal""#, r#""formula": "done""#)[0],
+        "$.properties[0].formula: invalid formula `done`: `done` is not `terminal`, and a state is written \
+         `in(done)`: a formula holds of configurations, and guards are not part of one"
+    );
+    assert_eq!(
+        errors(r#""formula": "terminal""#, r#""formula": "in(c)""#),
+        ["$.properties[0].formula: `in(c)` tests unknown state `c`"]
+    );
+    assert_eq!(
+        errors(r#""name": "ends""#, r#""name": "the end""#),
+        ["$.properties[0].name: `the end` is not a property name"]
+    );
+    assert_eq!(
+        errors(r#""formula": "terminal""#, r#""formula": "terminal; state x""#)[0],
+        "$.properties[0].formula: invalid formula `terminal; state x`: unexpected character `;`; a formula is made of \
+         `in(state)`, `terminal`, `!`, `&&`, `||` and parentheses"
     );
 }

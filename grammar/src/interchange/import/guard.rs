@@ -64,6 +64,30 @@ pub(super) fn parse(text: &str) -> Result<String, String> {
         .join(" "))
 }
 
+/// Check `text` as a property's formula: a guard expression whose only
+/// names are `terminal` (states are written `in(state)`), and return it as
+/// `.fsm` text.
+pub(super) fn formula(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("the formula is empty".into());
+    }
+    let written = parse(text).map_err(|problem| {
+        problem
+            .replace("guard names", "`in(state)`, `terminal`")
+            .replace("guard", "formula")
+    })?;
+    for token in tokenize(text)? {
+        if let Token::Name(name) = token {
+            if name != "terminal" {
+                return Err(format!(
+                    "`{name}` is not `terminal`, and a state is written `in({name})`: a formula holds of configurations, and guards are not part of one"
+                ));
+            }
+        }
+    }
+    Ok(written)
+}
+
 fn tokenize(text: &str) -> Result<Vec<Token<'_>>, String> {
     let mut tokens = Vec::new();
     let mut rest = text;

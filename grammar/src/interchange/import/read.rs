@@ -35,7 +35,10 @@ const MACHINE_FIELDS: &[&str] = &[
     "delays",
     "states",
     "any",
+    "properties",
 ];
+/// The members of a property object.
+const PROPERTY_FIELDS: &[&str] = &["name", "description", "kind", "formula"];
 const STATE_FIELDS: &[&str] = &[
     "description",
     "allow",
@@ -90,6 +93,18 @@ pub(super) struct MachineSpec {
     pub declarations: Vec<Declarations>,
     pub states: Vec<StateSpec>,
     pub any: Vec<ActionSpec>,
+    pub properties: Vec<PropertySpec>,
+}
+
+/// A property object: `.fsm` text for its name, kind and formula (the
+/// formula checked to be one), each with its path.
+#[derive(Debug)]
+pub(super) struct PropertySpec {
+    pub path: JsonPath,
+    pub docs: Vec<String>,
+    pub name: Option<(String, JsonPath)>,
+    pub kind: &'static str,
+    pub formula: (String, JsonPath),
 }
 
 /// An `#[allow(...)]` entry as written.
@@ -520,6 +535,10 @@ impl Reader<'_> {
             Some(value) => self.on(value, &path.key("any"), &mut names),
             None => Vec::new(),
         };
+        let properties = match members.get("properties") {
+            Some(value) => self.properties(value, &path.key("properties")),
+            None => Vec::new(),
+        };
 
         // `initial_state`, `terminal_states` and every `to` refer to states,
         // at any depth (names are unique in the whole machine).
@@ -646,7 +665,98 @@ impl Reader<'_> {
             declarations,
             states,
             any,
+            properties,
         })
+    }
+
+    /// The `properties` array: each property's name, kind and formula.
+    fn properties(&mut self, value: &JsonValue, path: &JsonPath) -> Vec<PropertySpec> {
+        let JsonValue::Array(items) = value else {
+            self.type_error(path, "an array of property objects", value);
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = path.index(i);
+            let Some(members) = self.fields(item, &path, "a property object", PROPERTY_FIELDS) else {
+                continue;
+            };
+            let docs = self.docs(&members, &path);
+            let name = members.get("name").and_then(|value| {
+                let name_path = path.key("name");
+                let text = self.string(value, &name_path)?;
+                let valid = text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid {
+                    self.sink.error(
+                        &name_path,
+                        format!("`{text}` is not a property name"),
+                        "a property's name is an identifier: letters, digits and `_`, not starting with a digit",
+                    );
+                    return None;
+                }
+                Some((text.to_string(), name_path))
+            });
+            let kind = match members.get("kind") {
+                None => {
+                    self.sink.error(
+                        &path,
+                        "missing field `kind`",
+                        "say what the property asks: `\"kind\": \"never\"`, `\"reachable\"` or `\"recoverable\"`",
+                    );
+                    None
+                }
+                Some(value) => {
+                    let kind_path = path.key("kind");
+                    self.string(value, &kind_path).and_then(|text| {
+                        let kind = crate::ast::PropertyKind::from_keyword(text);
+                        if kind.is_none() {
+                            self.sink.error(
+                                &kind_path,
+                                format!("unknown kind of property `{text}`"),
+                                "the kinds are `never`, `reachable` and `recoverable`",
+                            );
+                        }
+                        kind
+                    })
+                }
+            };
+            let formula = match members.get("formula") {
+                None => {
+                    self.sink.error(
+                        &path,
+                        "missing field `formula`",
+                        "give the formula as `.fsm` text: `\"formula\": \"in(done) || terminal\"`",
+                    );
+                    None
+                }
+                Some(value) => {
+                    let formula_path = path.key("formula");
+                    self.string(value, &formula_path)
+                        .and_then(|text| match guard::formula(text) {
+                            Ok(fsm) => Some((fsm, formula_path)),
+                            Err(problem) => {
+                                self.sink.error(
+                                    &formula_path,
+                                    format!("invalid formula `{text}`: {problem}"),
+                                    "formulas use `.fsm` syntax: `in(state)`, `terminal`, `!`, `&&`, `||` and parentheses",
+                                );
+                                None
+                            }
+                        })
+                }
+            };
+            if let (Some(kind), Some(formula)) = (kind, formula) {
+                out.push(PropertySpec {
+                    path,
+                    docs,
+                    name,
+                    kind: kind.keyword(),
+                    formula,
+                });
+            }
+        }
+        out
     }
 
     /// A reference at `path` to the state `text` (identifier `ident`) that

@@ -176,6 +176,24 @@ impl Writer {
                 w.transitions(&spec.any);
                 w.push("    }\n");
             }
+            if !spec.properties.is_empty() {
+                separate(w);
+            }
+            for property in &spec.properties {
+                w.from(&property.path, |w| {
+                    w.docs("    ", &property.docs);
+                    w.push("    ");
+                    if let Some((name, path)) = &property.name {
+                        w.push("property ");
+                        w.push_from(name, path);
+                        w.push(": ");
+                    }
+                    w.push(property.kind);
+                    w.push(" ");
+                    w.push_from(&property.formula.0, &property.formula.1);
+                    w.push(";\n");
+                });
+            }
             w.push("}\n");
         });
         self.push("\n");

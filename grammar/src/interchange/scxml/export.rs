@@ -22,6 +22,7 @@ use std::collections::BTreeSet;
 pub fn to_scxml(machine: &Machine) -> Exported {
     let mut losses = Losses::default();
     lossy::depth_order(machine, "SCXML", &mut losses);
+    lossy::properties(machine, "SCXML", &mut losses);
     for state in machine
         .states
         .iter()

@@ -1,11 +1,48 @@
-//! State formulas: `in(S)`, `terminal`, `!`, `&&`, `||` and parentheses,
-//! read from text against one machine ([`Formula::parse`]).
+//! Properties: what `fsmc verify` checks of the configurations a machine
+//! can reach. They are stated in the machine (`never F;`, `reachable F;`,
+//! `recoverable F;`) or on the command line; nothing runs them, and they
+//! are no part of the machine's behaviour (nor of its fingerprint).
+//!
+//! A [`Formula`] is read from a `.fsm` file by lowering, or from text alone
+//! by [`Formula::parse`] (`fsmc verify --never F`); both read one language.
 
-use fsm_grammar::model::{Machine, StateId};
+use super::{Machine, StateId};
+pub use crate::ast::PropertyKind;
+use crate::span::Span;
 use std::fmt;
 
-/// A formula over one configuration of a machine.
+/// A property stated in a machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Property {
+    /// What it asks.
+    pub kind: PropertyKind,
+    /// The name after `property`, if written.
+    pub name: Option<String>,
+    /// The span of that name.
+    pub name_span: Option<Span>,
+    /// Of which configurations.
+    pub formula: Formula,
+    /// The span of the formula.
+    pub formula_span: Span,
+    /// The whole property, from `property` (or its kind's keyword) to `;`.
+    pub span: Span,
+    /// Doc comment lines.
+    pub docs: Vec<String>,
+}
+
+impl Property {
+    /// The property as `fsmc verify` names it: its name, or else its kind
+    /// and formula (`never in(a) && in(b)`).
+    pub fn label(&self, machine: &Machine) -> String {
+        match &self.name {
+            Some(name) => name.clone(),
+            None => format!("{} {}", self.kind.keyword(), self.formula.display(machine)),
+        }
+    }
+}
+
+/// A formula over one configuration of a machine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Formula {
     /// `in(S)`: state `S` (a leaf or a state holding states) is active.
     In(StateId),
@@ -36,9 +73,10 @@ impl fmt::Display for FormulaError {
 
 impl std::error::Error for FormulaError {}
 
-/// The most operators and atoms a formula holds: deeper ones are refused
-/// before they could exhaust the stack.
-const MAX_NODES: usize = 256;
+/// The most operators and atoms a formula read from text holds: larger
+/// ones are refused before they could exhaust the stack (a file's formulas
+/// are bounded as guards are, by `limits`).
+const MAX_NODES: usize = crate::limits::MAX_GUARD_OPERATORS;
 
 impl Formula {
     /// Read `text` as a formula over `machine`'s states.
@@ -111,6 +149,19 @@ impl Formula {
         seen
     }
 
+    /// Every state tested by `in(...)` in the formula, left to right.
+    pub fn states(&self, out: &mut Vec<StateId>) {
+        match self {
+            Formula::In(s) => out.push(*s),
+            Formula::Terminal => {}
+            Formula::Not(f) => f.states(out),
+            Formula::And(a, b) | Formula::Or(a, b) => {
+                a.states(out);
+                b.states(out);
+            }
+        }
+    }
+
     /// Each distinct atom once: `Some(state)` for `in(state)`, `None` for
     /// `terminal`.
     fn atoms(&self, out: &mut Vec<Option<StateId>>) {
@@ -135,8 +186,8 @@ impl Formula {
 }
 
 /// True unless the states said active and inactive are impossible together:
-/// two active states that exclude each other, or an active state whose
-/// parent is said inactive.
+/// two active states that cannot be active together, or an active state
+/// whose parent is said inactive.
 fn possible(machine: &Machine, states: &[(StateId, bool)]) -> bool {
     let value = |s: StateId| states.iter().find(|&&(t, _)| t == s).map(|&(_, v)| v);
     for &(s, on) in states {
@@ -147,24 +198,12 @@ fn possible(machine: &Machine, states: &[(StateId, bool)]) -> bool {
             return false;
         }
         for &(t, other) in states {
-            if other && t != s && exclusive(machine, s, t) {
+            if other && t != s && !machine.can_be_active_together(s, t) {
                 return false;
             }
         }
     }
     true
-}
-
-/// True when `a` and `b` are never active together: neither holds the
-/// other and the innermost state holding both (if any) is not parallel.
-fn exclusive(machine: &Machine, a: StateId, b: StateId) -> bool {
-    if machine.ancestors(a).any(|x| x == b) || machine.ancestors(b).any(|x| x == a) {
-        return false;
-    }
-    let common = machine
-        .ancestors(a)
-        .find(|&x| machine.ancestors(b).any(|y| y == x));
-    !common.is_some_and(|c| machine.state(c).is_parallel())
 }
 
 struct Shown<'a>(&'a Formula, &'a Machine);
@@ -302,7 +341,7 @@ impl Parser<'_> {
                 let machine = self.machine;
                 let Some(state) = machine.state_by_name(&name) else {
                     let names = machine.states.iter().map(|s| s.name.as_str());
-                    let hint = fsm_grammar::closest(&name, names)
+                    let hint = crate::closest(&name, names)
                         .map(|c| format!(" (did you mean `{c}`?)"))
                         .unwrap_or_default();
                     let message = if name.is_empty() {

@@ -1,0 +1,55 @@
+//! `constant-property`: a property whose formula the machine's structure
+//! fixes (two states never active together, a state active without the
+//! state holding it), so it holds or fails whatever the machine does.
+//! `fsmc verify` warns the same of a formula given on its command line,
+//! with the same rule ([`Formula::constant`]).
+
+use super::{Scope, Sink};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::model::{Formula, Machine, PropertyKind};
+
+pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
+    for p in &m.properties {
+        let Some(value) = p.formula.constant(m) else {
+            continue;
+        };
+        sink.push(
+            Scope::Machine,
+            Diagnostic::new(
+                Code::ConstantProperty,
+                p.formula_span,
+                format!(
+                    "`{}` is {value} in every configuration of `{}`, so `{}` {}",
+                    p.formula.display(m),
+                    m.name,
+                    p.kind.keyword(),
+                    verdict(p.kind, value)
+                ),
+                format!("always {value}"),
+                help(&p.formula),
+            ),
+        );
+    }
+}
+
+/// What the property then says, whatever the machine does.
+fn verdict(kind: PropertyKind, value: bool) -> &'static str {
+    match (kind, value) {
+        (PropertyKind::Never, false) | (PropertyKind::Reachable | PropertyKind::Recoverable, true) => {
+            "holds whatever the machine does"
+        }
+        (PropertyKind::Never, true) | (PropertyKind::Reachable | PropertyKind::Recoverable, false) => {
+            "fails whatever the machine does"
+        }
+    }
+}
+
+fn help(formula: &Formula) -> &'static str {
+    match formula {
+        Formula::Not(_) | Formula::And(..) | Formula::Or(..) => {
+            "two states that are never active together (siblings outside a parallel state), or a state \
+             without the state holding it, cannot both hold: check which states the formula names"
+        }
+        Formula::In(_) | Formula::Terminal => "check which states the formula names",
+    }
+}
