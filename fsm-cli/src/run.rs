@@ -560,7 +560,11 @@ impl Session {
 
     /// Restore `snapshot` with `policy` (`fsmc inspect` after the file
     /// changed), writing nothing.
-    pub(crate) fn restore_quietly(&mut self, snapshot: &Snapshot, policy: RestorePolicy) -> Result<(), String> {
+    pub(crate) fn restore_quietly(
+        &mut self,
+        snapshot: &Snapshot,
+        policy: RestorePolicy,
+    ) -> Result<(), String> {
         self.engine
             .restore_with(snapshot, policy)
             .map(|_| ())
@@ -719,7 +723,18 @@ impl Session {
                 };
                 let steps = eventless_lines(&self.definition, fired.taken());
                 self.out.fired(&step, &fired.to_string(), &steps);
-                let taken = fired.taken().to_vec();
+                // A machine whose `fire` takes exactly one transition
+                // lists none: it is the one from the leaf (or from `any`,
+                // which the page finds by its target and action).
+                let taken = match fired.taken() {
+                    [] => vec![Taken {
+                        kind: TakenKind::Action,
+                        source: Some(fired.from),
+                        target: (!fired.internal).then_some(fired.to),
+                        history: None,
+                    }],
+                    taken => taken.to_vec(),
+                };
                 drop(fired);
                 self.record_taken(&taken, Some(action));
                 Ok(())
@@ -847,7 +862,15 @@ impl Session {
                         };
                         let steps = eventless_lines(&self.definition, fired.taken());
                         self.out.timer_fired(&step, fired, &steps);
-                        taken_here.extend_from_slice(fired.taken());
+                        match fired.taken() {
+                            [] => taken_here.push(Taken {
+                                kind: TakenKind::Timer,
+                                source: Some(fired.declared_in),
+                                target: (!fired.internal).then_some(fired.to),
+                                history: None,
+                            }),
+                            taken => taken_here.extend_from_slice(taken),
+                        }
                     }
                     Err(rejected) => {
                         let refusal = TimerRefusal::of(rejected, self.place(rejected.leaves()));

@@ -190,10 +190,7 @@ impl Simulation {
         if source::defines_no_machine(&checked) {
             return Ok(Err(Broken {
                 diagnostics,
-                text: format!(
-                    "`{name}` defines no machine\nhelp: {}",
-                    source::NO_MACHINE_HELP
-                ),
+                text: format!("`{name}` defines no machine\nhelp: {}", source::NO_MACHINE_HELP),
             }));
         }
         let model = checked.model;
@@ -229,9 +226,8 @@ impl Simulation {
                 }))
             }
         };
-        let svg = fsm_diagram::svg(machine).map_err(|too_large| {
-            format!("machine `{}` is too large to draw: {too_large}", machine.name)
-        });
+        let svg = fsm_diagram::svg(machine)
+            .map_err(|too_large| format!("machine `{}` is too large to draw: {too_large}", machine.name));
         let sink = Sink::default();
         let session = new_session(definition, &context, &delays, &sink);
         Ok(Ok(Box::new(Ready {
@@ -277,8 +273,7 @@ impl Simulation {
             Ok(loaded) => loaded,
             Err(_) => Err(Broken {
                 diagnostics: Vec::new(),
-                text: "the machine cannot start (the terminal running `fsmc inspect` says why)"
-                    .to_owned(),
+                text: "the machine cannot start (the terminal running `fsmc inspect` says why)".to_owned(),
             }),
         };
         let Ok(ready) = &mut self.loaded else {
@@ -351,8 +346,9 @@ impl Simulation {
     /// The snapshot now, as `restore` takes it.
     pub fn snapshot(&self) -> Result<String, String> {
         match &self.loaded {
-            Ok(ready) => serde_json::to_string_pretty(&ready.session.engine().snapshot())
-                .map_err(|e| e.to_string()),
+            Ok(ready) => {
+                serde_json::to_string_pretty(&ready.session.engine().snapshot()).map_err(|e| e.to_string())
+            }
             Err(_) => Err(no_machine()),
         }
     }
@@ -379,10 +375,7 @@ impl Simulation {
 
     /// Everything the page shows, as JSON.
     pub fn state(&self) -> Value {
-        let reload = self
-            .reload
-            .as_ref()
-            .map(|r| json!({"ok": r.ok, "text": r.text}));
+        let reload = self.reload.as_ref().map(|r| json!({"ok": r.ok, "text": r.text}));
         let base = json!({
             "file": self.file_name(),
             "version": self.version,
@@ -432,7 +425,9 @@ fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
         return Err("one line at a time: the step has a line break in it".to_owned());
     }
     if line.trim().is_empty() {
-        return Err("the step is blank: write a line of `fsmc run`'s input, like {\"fire\": \"start\"}".to_owned());
+        return Err(
+            "the step is blank: write a line of `fsmc run`'s input, like {\"fire\": \"start\"}".to_owned(),
+        );
     }
     if ready.steps.len() >= MAX_STEPS {
         return Err(format!(
@@ -441,10 +436,7 @@ fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
     }
     let before = ready.session.checkpoint();
     let number = ready.steps.len() as u64 + 1;
-    let applied = ready
-        .session
-        .apply_line(number, line.as_bytes())
-        .unwrap_or(false);
+    let applied = ready.session.apply_line(number, line.as_bytes()).unwrap_or(false);
     let output = ready.sink.take();
     let timers = serde_json::to_value(ready.session.engine().snapshot())
         .ok()
@@ -537,10 +529,32 @@ fn ready_state(ready: &Ready) -> Value {
         }
         active.push(definition.state_name(leaf));
     }
+    let ancestors: serde_json::Map<String, Value> = definition
+        .states()
+        .map(|s| {
+            let names: Vec<&str> = definition
+                .ancestors(s)
+                .iter()
+                .map(|&a| definition.state_name(a))
+                .collect();
+            (definition.state_name(s).to_owned(), json!(names))
+        })
+        .collect();
     let valid = engine.valid_actions();
     let actions: Vec<Value> = definition
         .actions()
-        .map(|a| json!({"name": definition.action_name(a), "valid": valid.contains(&a)}))
+        .map(|a| {
+            let payload = ready
+                .machine
+                .actions
+                .get(a.index())
+                .and_then(|s| s.payload.as_ref());
+            json!({
+                "name": definition.action_name(a),
+                "valid": valid.contains(&a),
+                "payload": payload.map(|t| t.text.as_str()),
+            })
+        })
         .collect();
     let guards: Vec<Value> = ready
         .machine
@@ -578,6 +592,7 @@ fn ready_state(ready: &Ready) -> Value {
         "diagram_error": ready.svg.as_ref().err(),
         "place": session.place_json(),
         "active": active,
+        "ancestors": ancestors,
         "leaves": leaves.iter().map(|&s| definition.state_name(s)).collect::<Vec<_>>(),
         "terminal": engine.is_terminal(),
         "actions": actions,

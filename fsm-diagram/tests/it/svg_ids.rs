@@ -32,7 +32,9 @@ fn states_and_edges_have_stable_ids() {
     let drawn = draw(MACHINE);
     for state in ["closed", "opened", "locked", "bolted"] {
         assert_eq!(
-            drawn.matches(&format!("id=\"state-{state}\" data-state=\"{state}\"")).count(),
+            drawn
+                .matches(&format!("id=\"state-{state}\" data-state=\"{state}\""))
+                .count(),
             1,
             "state `{state}` in {drawn}"
         );
@@ -52,13 +54,19 @@ fn states_and_edges_have_stable_ids() {
         );
         assert_eq!(drawn.matches(&path).count(), 1, "{path} in {drawn}");
         assert_eq!(
-            drawn.matches(&format!("<g class=\"label\" data-edge=\"edge-{j}\">")).count(),
+            drawn
+                .matches(&format!("<g class=\"label\" data-edge=\"edge-{j}\">"))
+                .count(),
             1
         );
     }
     assert!(!drawn.contains("edge-5"));
     // Ids are unique in the document.
-    let mut ids: Vec<&str> = drawn.split(" id=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect();
+    let mut ids: Vec<&str> = drawn
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
     let count = ids.len();
     ids.sort_unstable();
     ids.dedup();
@@ -68,10 +76,7 @@ fn states_and_edges_have_stable_ids() {
 #[test]
 fn ids_do_not_move_when_a_state_is_added_at_the_end() {
     let before = draw(MACHINE);
-    let after = draw(&MACHINE.replace(
-        "    any {",
-        "    state extra { on close -> closed; }\n    any {",
-    ));
+    let after = draw(&MACHINE.replace("    any {", "    state extra { on close -> closed; }\n    any {"));
     for id in ["edge-0", "edge-1", "edge-2", "state-closed", "state-bolted"] {
         assert!(before.contains(&format!("id=\"{id}\"")) && after.contains(&format!("id=\"{id}\"")));
     }

@@ -150,13 +150,17 @@ function highlight(next) {
             if (from) from.classList.add("internal");
             continue;
         }
-        for (const path of box.querySelectorAll("path.edge[data-from][data-to][data-trigger]")) {
-            const d = path.dataset;
-            if (d.from === t.from && d.to === t.to && d.trigger === t.trigger) {
-                path.classList.add("taken");
-                const label = box.querySelector(`g.label[data-edge="${CSS.escape(path.id)}"]`);
-                if (label) label.classList.add("taken");
-            }
+        // A machine without parallel states names the leaf it left; the
+        // edge may be declared on one of its ancestors, or on `any`.
+        const paths = [...box.querySelectorAll("path.edge[data-from][data-to][data-trigger]")];
+        const matching = (sources) =>
+            paths.filter((p) => sources.has(p.dataset.from) && p.dataset.to === t.to && p.dataset.trigger === t.trigger);
+        let found = matching(new Set([t.from]));
+        if (found.length === 0) found = matching(new Set([...(next.ancestors[t.from] || []), "any"]));
+        for (const path of found) {
+            path.classList.add("taken");
+            const label = box.querySelector(`g.label[data-edge="${CSS.escape(path.id)}"]`);
+            if (label) label.classList.add("taken");
         }
     }
 }
@@ -167,8 +171,13 @@ function placeText(place) {
 
 function showActions(next) {
     const box = $("actions");
+    // Keep what was typed in the payload fields across redraws.
+    const typed = {};
+    for (const input of box.querySelectorAll("input[data-payload-for]")) typed[input.dataset.payloadFor] = input.value;
     box.replaceChildren();
     for (const action of next.actions) {
+        const row = document.createElement("div");
+        row.className = "action";
         const button = document.createElement("button");
         button.type = "button";
         button.textContent = action.name;
@@ -177,19 +186,34 @@ function showActions(next) {
         button.title = action.valid
             ? `fire ${action.name}`
             : `${action.name} is not valid here: firing it is refused`;
-        button.addEventListener("click", () => fire(action.name));
-        box.append(button);
+        row.append(button);
+        let input = null;
+        if (action.payload !== null) {
+            input = document.createElement("input");
+            input.type = "text";
+            input.spellcheck = false;
+            input.dataset.payloadFor = action.name;
+            input.placeholder = `payload: ${action.payload} (JSON)`;
+            input.setAttribute("aria-label", `payload of ${action.name}, ${action.payload}, as JSON`);
+            input.value = typed[action.name] || "";
+            input.addEventListener("keydown", (e) => {
+                if (e.key === "Enter") button.click();
+            });
+            row.append(input);
+        }
+        button.addEventListener("click", () => fire(action.name, input));
+        box.append(row);
     }
 }
 
-async function fire(name) {
+async function fire(name, input) {
     const line = { fire: name };
-    const text = $("payload").value.trim();
+    const text = input ? input.value.trim() : "";
     if (text) {
         try {
             line.payload = JSON.parse(text);
         } catch (e) {
-            say(`the payload is not JSON: ${e.message}`);
+            say(`the payload of ${name} is not JSON: ${e.message}`);
             return;
         }
     }
