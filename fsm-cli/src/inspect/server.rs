@@ -6,7 +6,7 @@
 //!
 //! | method | path | answer |
 //! | --- | --- | --- |
-//! | GET | `` (the page), `app.js`, `app.css` | the page, built into the binary |
+//! | GET | `` (the page), `app.js`, `app.css`, `icon.svg` | the page, built into the binary |
 //! | GET | `api/state` | everything the page shows, as JSON |
 //! | GET | `api/diagram.svg` | the diagram |
 //! | GET | `api/script` | the steps as a `fsmc run` script (a download) |
@@ -333,6 +333,7 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
         ("GET", "") => Reply::bytes(200, "text/html; charset=utf-8", page::INDEX_HTML),
         ("GET", "app.js") => Reply::bytes(200, "text/javascript; charset=utf-8", page::APP_JS),
         ("GET", "app.css") => Reply::bytes(200, "text/css; charset=utf-8", page::APP_CSS),
+        ("GET", "icon.svg") => Reply::bytes(200, "image/svg+xml", page::ICON_SVG),
         ("GET", "api/state") => Reply::json(200, &simulation.state()),
         ("GET", "api/diagram.svg") => match simulation.svg() {
             Ok(svg) => Reply::bytes(200, "image/svg+xml", svg),
@@ -403,7 +404,7 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
                 }
             }
         },
-        (_, "" | "app.js" | "app.css" | "api/state" | "api/diagram.svg" | "api/snapshot") => {
+        (_, "" | "app.js" | "app.css" | "icon.svg" | "api/state" | "api/diagram.svg" | "api/snapshot") => {
             method_not_allowed("GET")
         }
         (_, "api/script") => method_not_allowed("GET, POST"),

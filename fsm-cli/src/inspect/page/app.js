@@ -150,13 +150,19 @@ function highlight(next) {
             if (from) from.classList.add("internal");
             continue;
         }
-        // A machine without parallel states names the leaf it left; the
-        // edge may be declared on one of its ancestors, or on `any`.
+        // A machine without parallel states names the leaves it left and
+        // entered: the edge may be declared on an ancestor of the one (or
+        // on `any`) and target an ancestor of the other.
         const paths = [...box.querySelectorAll("path.edge[data-from][data-to][data-trigger]")];
-        const matching = (sources) =>
-            paths.filter((p) => sources.has(p.dataset.from) && p.dataset.to === t.to && p.dataset.trigger === t.trigger);
-        let found = matching(new Set([t.from]));
-        if (found.length === 0) found = matching(new Set([...(next.ancestors[t.from] || []), "any"]));
+        const matching = (sources, targets) =>
+            paths.filter((p) => sources.has(p.dataset.from) && targets.has(p.dataset.to) && p.dataset.trigger === t.trigger);
+        let found = matching(new Set([t.from]), new Set([t.to]));
+        if (found.length === 0) {
+            found = matching(
+                new Set([t.from, ...(next.ancestors[t.from] || []), "any"]),
+                new Set([t.to, ...(next.ancestors[t.to] || [])]),
+            );
+        }
         for (const path of found) {
             path.classList.add("taken");
             const label = box.querySelector(`g.label[data-edge="${CSS.escape(path.id)}"]`);
