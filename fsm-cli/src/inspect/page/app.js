@@ -265,7 +265,10 @@ function showTimeline(next) {
         const number = row.insertCell();
         number.textContent = String(index + 1);
         for (const text of cells) row.insertCell().textContent = text;
-        const armed = (step.timers || []).map((t) => `${t.state}#${t.timer} due ${t.due}`);
+        // The timers this step armed: those not armed before it.
+        const key = (t) => `${t.state}#${t.timer} due ${t.due}`;
+        const before = new Set(index > 0 ? (next.steps[index - 1].timers || []).map(key) : []);
+        const armed = (step.timers || []).map(key).filter((t) => !before.has(t));
         const timers = row.cells[6];
         timers.textContent = [timers.textContent, armed.length ? `armed: ${armed.join("; ")}` : ""]
             .filter(Boolean)
