@@ -7,7 +7,7 @@
 //! | method | path | answer |
 //! | --- | --- | --- |
 //! | GET | `` (the page), `app.js`, `app.css`, `icon.svg` | the page, built into the binary |
-//! | GET | `api/state` | everything the page shows, as JSON |
+//! | GET | `api/state` | everything the page shows, as JSON (`?since=V`: unless it is still version V) |
 //! | GET | `api/diagram.svg` | the diagram |
 //! | GET | `api/script` | the steps as a `fsmc run` script (a download) |
 //! | GET | `api/snapshot` | the snapshot now (a download) |
@@ -62,6 +62,8 @@ struct Request {
     rest: String,
     /// The whole path, for messages.
     path: String,
+    /// What follows `?`, if anything.
+    query: String,
     body: Vec<u8>,
 }
 
@@ -264,10 +266,15 @@ fn read_request(stream: &mut TcpStream, gate: &Gate) -> Result<Request, Reply> {
         }
         body.extend_from_slice(&chunk[..read]);
     }
+    let query = path
+        .split_once('?')
+        .map(|(_, q)| q.to_owned())
+        .unwrap_or_default();
     Ok(Request {
         method,
         rest,
         path: path_only,
+        query,
         body,
     })
 }
@@ -334,7 +341,18 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
         ("GET", "app.js") => Reply::bytes(200, "text/javascript; charset=utf-8", page::APP_JS),
         ("GET", "app.css") => Reply::bytes(200, "text/css; charset=utf-8", page::APP_CSS),
         ("GET", "icon.svg") => Reply::bytes(200, "image/svg+xml", page::ICON_SVG),
-        ("GET", "api/state") => Reply::json(200, &simulation.state()),
+        // `?since=V`: only whether anything changed since version V, so
+        // that polling costs little however long the timeline is.
+        ("GET", "api/state") => match request
+            .query
+            .strip_prefix("since=")
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            Some(since) if since == simulation.version() => {
+                Reply::json(200, &json!({"version": since, "unchanged": true}))
+            }
+            _ => Reply::json(200, &simulation.state()),
+        },
         ("GET", "api/diagram.svg") => match simulation.svg() {
             Ok(svg) => Reply::bytes(200, "image/svg+xml", svg),
             Err(message) => Reply::text(409, &format!("{message}\n")),

@@ -361,6 +361,11 @@ impl Simulation {
         }
     }
 
+    /// A number that changes whenever [`Simulation::state`] does.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// Note a change.
     pub fn changed(&mut self) {
         self.version += 1;

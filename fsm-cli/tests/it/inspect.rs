@@ -431,6 +431,13 @@ fn steps_are_the_lines_fsmc_run_prints() {
         .map(|s| s["output"].as_str().unwrap())
         .collect();
     assert_eq!(steps, expected);
+    // Polling with the version seen answers only that nothing changed.
+    let version = state["version"].as_u64().unwrap();
+    assert_eq!(
+        inspector.get(&format!("api/state?since={version}")).json(),
+        json!({"version": version, "unchanged": true})
+    );
+    assert!(inspector.get(&format!("api/state?since={}", version - 1)).json()["steps"].is_array());
     // The script downloads as the lines sent.
     let download = inspector.get("api/script");
     assert_eq!(download.body, script);

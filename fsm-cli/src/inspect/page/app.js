@@ -56,8 +56,8 @@ async function post(path, body) {
 
 async function refresh() {
     try {
-        const next = await call("GET", "api/state");
-        if (!state || next.version !== state.version || next.loads !== state.loads) await show(next);
+        const next = await call("GET", state ? `api/state?since=${state.version}` : "api/state");
+        if (!next.unchanged) await show(next);
     } catch (e) {
         say(`the inspector does not answer: ${e.message}`);
     }
