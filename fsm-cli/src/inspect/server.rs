@@ -549,3 +549,35 @@ fn reason(status: u16) -> &'static str {
         _ => "",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_random_hex() {
+        let (a, b) = (token().unwrap(), token().unwrap());
+        assert_eq!(a.len(), 64);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(same(b"abc", b"abc"));
+        assert!(!same(b"abc", b"abd"));
+        assert!(!same(b"abc", b"ab"));
+        assert!(!same(b"", b"a"));
+    }
+
+    #[test]
+    fn replies_carry_the_policy_and_no_line_break_of_a_value() {
+        let mut reply = Reply::text(403, "no\n");
+        reply.extra.push(("Location", "/a\r\nSet-Cookie: x".to_owned()));
+        let text = String::from_utf8(reply.to_bytes()).unwrap();
+        assert!(text.starts_with("HTTP/1.1 403 Forbidden\r\n"));
+        assert!(text.contains(&format!("Content-Security-Policy: {CONTENT_SECURITY_POLICY}\r\n")));
+        assert!(text.contains("Location: /aSet-Cookie: x\r\n"));
+        assert!(text.ends_with("Content-Length: 3\r\n\r\nno\n"));
+    }
+}

@@ -66,7 +66,7 @@ async function refresh() {
 async function show(next) {
     state = next;
     document.title = `${next.machine || "fsmc inspect"} · fsmc inspect`;
-    $("machine").textContent = next.machine || "(no machine)";
+    $("machine").textContent = next.machine || "fsmc inspect";
     $("file").textContent = next.file;
     const reload = $("reload");
     reload.hidden = !next.reload;
