@@ -22,6 +22,11 @@ use std::time::{Duration, SystemTime};
 /// so memory stays bounded.
 pub const MAX_STEPS: usize = 100_000;
 
+/// The most bytes a timeline's steps may hold (their lines, outputs and
+/// snapshots, as JSON): a context is carried in every snapshot, so a large
+/// one fills it in fewer steps.
+pub const MAX_TIMELINE_BYTES: usize = 256 << 20;
+
 /// What `fsmc run` writes, kept for the page instead of printed.
 #[derive(Clone, Default)]
 struct Sink(Rc<RefCell<Vec<u8>>>);
@@ -62,6 +67,8 @@ struct Step {
     taken: Vec<TakenEdge>,
     /// The timers armed after it, as the snapshot lists them.
     timers: Value,
+    /// What it holds, about: its line, output and snapshot as JSON.
+    size: usize,
 }
 
 /// A machine that loaded, and the session that runs it.
@@ -77,6 +84,8 @@ struct Ready {
     session: Session,
     sink: Sink,
     steps: Vec<Step>,
+    /// What the steps hold, about (see [`MAX_TIMELINE_BYTES`]).
+    bytes: usize,
 }
 
 /// Why the file gives no machine to run: its diagnostics, or a message.
@@ -240,6 +249,7 @@ impl Simulation {
             session,
             sink,
             steps: Vec::new(),
+            bytes: 0,
         })))
     }
 
@@ -312,6 +322,7 @@ impl Simulation {
         };
         ready.session.rewind(&step.before)?;
         ready.steps.truncate(index);
+        ready.bytes = ready.steps.iter().map(|s| s.size).sum();
         Ok(())
     }
 
@@ -421,6 +432,7 @@ fn reset(ready: &mut Ready) {
     ready.session = new_session(definition, &ready.context, &ready.delays, &ready.sink);
     ready.sink.take();
     ready.steps.clear();
+    ready.bytes = 0;
 }
 
 fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
@@ -434,18 +446,23 @@ fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
             "the step is blank: write a line of `fsmc run`'s input, like {\"fire\": \"start\"}".to_owned(),
         );
     }
-    if ready.steps.len() >= MAX_STEPS {
+    if ready.steps.len() >= MAX_STEPS || ready.bytes >= MAX_TIMELINE_BYTES {
         return Err(format!(
-            "the timeline holds {MAX_STEPS} steps, the most it keeps; go back, or download the script and start over"
+            "the timeline is full ({} steps, {} MiB with their snapshots, the most it keeps); go back, or download the script and start over",
+            ready.steps.len(),
+            ready.bytes >> 20
         ));
     }
     let before = ready.session.checkpoint();
     let number = ready.steps.len() as u64 + 1;
     let applied = ready.session.apply_line(number, line.as_bytes()).unwrap_or(false);
     let output = ready.sink.take();
-    let timers = serde_json::to_value(ready.session.engine().snapshot())
-        .ok()
-        .and_then(|mut s| s.get_mut("timers").map(Value::take))
+    let mut snapshot = serde_json::to_value(ready.session.engine().snapshot()).unwrap_or(Value::Null);
+    let size = line.len() + output.len() + snapshot.to_string().len();
+    ready.bytes += size;
+    let timers = snapshot
+        .get_mut("timers")
+        .map(Value::take)
         .unwrap_or_else(|| json!([]));
     ready.steps.push(Step {
         line: line.to_owned(),
@@ -454,6 +471,7 @@ fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
         before,
         taken: ready.session.taken_edges().to_vec(),
         timers,
+        size,
     });
     Ok(LineOutcome { output, applied })
 }

@@ -357,7 +357,9 @@ function wire() {
     });
     $("restore-snapshot").addEventListener("change", async (e) => {
         try {
-            const snapshot = JSON.parse(await readFile(e.target));
+            let snapshot = JSON.parse(await readFile(e.target));
+            // What `{"snapshot": true}` prints holds the snapshot under `snapshot`.
+            if (snapshot && typeof snapshot.snapshot === "object" && Object.keys(snapshot).length === 1) snapshot = snapshot.snapshot;
             await send(JSON.stringify({ restore: snapshot }));
         } catch (error) {
             say(`not a snapshot: ${error.message}`);
