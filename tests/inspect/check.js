@@ -128,6 +128,9 @@ async function drive(browser, url) {
     const fire = (name) => page.click(`#actions button[data-action="${name}"]`);
 
     same(await highlighted(), ["idle"], "the start is highlighted");
+    same(await page.$$eval("#actions input[data-payload-for]", (is) => is.map((i) => i.dataset.payloadFor)), ["dial"],
+        "a payload field for the action that takes one, only");
+    same(await page.$$eval("#actions button.valid", (bs) => bs.map((b) => b.dataset.action)), ["dial"], "the valid actions");
     // Refused: the guard is false.
     await page.type('#actions input[data-payload-for="dial"]', '"555-0100"');
     await fire("dial");
@@ -213,6 +216,19 @@ async function drive(browser, url) {
     all = await rows();
     same(all.map((r) => r.output), fsmcRun(replay), "a loaded script replays as fsmc run runs it");
     same(expectedPlace, ["talking"], "the replay ends in talking");
+
+    // Download the snapshot, move on, and restore it from the file.
+    const snapshotFile = path.join(work, "Phone.snapshot.json");
+    fs.writeFileSync(snapshotFile, await page.evaluate(async () => (await fetch("api/snapshot")).text()));
+    await fire("hold");
+    await stepped(6, "hold before the restore");
+    same(expectedPlace, ["held"], "hold");
+    await (await page.$("#restore-snapshot")).uploadFile(snapshotFile);
+    last = await stepped(7, "restore the downloaded snapshot");
+    same(JSON.parse(last.output), { restored: true, state: "talking" }, "the snapshot restores");
+    same(await active(), ["call", "talking"], "the restored configuration is highlighted");
+    all = await rows();
+    same(all.map((r) => r.output), fsmcRun(all.map((r) => r.line)), "the restore is fsmc run's too");
 
     // A file with errors shows its diagnostics with line and column, not the diagram.
     fs.writeFileSync(machineFile, original.replace("on hold -> held;", "on hold -> nowhere;"));
