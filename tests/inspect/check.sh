@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The page of `fsmc inspect` in a real browser: tests/inspect/check.js drives it in headless
 # Chromium (fires actions, toggles a guard, advances the clock, goes back a step, loads a
-# script, restores a downloaded snapshot, breaks and mends the file) and checks the highlighted states and the timeline
-# against `fsmc run` on the same script. It fails, never skips, when Chromium cannot start.
+# script, restores a downloaded snapshot, breaks and mends the file) and checks the
+# highlighted states and the timeline against `fsmc run` on the same script. It fails, never
+# skips, when Chromium cannot start.
 #
 # Usage: tests/inspect/check.sh [path/to/fsmc]   (default: target/debug/fsmc, built if missing)
 # Needs Node.js and npm (for `npm ci` of puppeteer-core, which downloads no browser; install
