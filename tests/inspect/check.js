@@ -1,10 +1,10 @@
 // Drives the page of `fsmc inspect` in headless Chromium, as a user would:
 // fires actions (one with a payload), toggles a guard, advances the clock and
 // jumps to the next deadline, goes back a step, loads a script, restores a
-// downloaded snapshot, and breaks and mends the file. After every step it checks the highlighted states and
-// the last transition against the step's output, and at the end the
-// timeline against `fsmc run` on the same script. Any failure, Chromium
-// that does not start included, exits 1.
+// downloaded snapshot, and breaks and mends the file. After every step it
+// checks the highlighted states and the last transition against the step's
+// output, and at the end the timeline against `fsmc run` on the same script.
+// Any failure, Chromium that does not start included, exits 1.
 //
 // Usage: node check.js FSMC CHROMIUM WORKDIR   (check.sh calls it)
 "use strict";
