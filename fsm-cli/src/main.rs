@@ -18,6 +18,7 @@ mod fmt;
 mod graph;
 mod history;
 mod import;
+mod inspect;
 mod lsp;
 mod run;
 mod table;
@@ -51,6 +52,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Run a machine on JSON lines from stdin: fire actions, set guards, advance time.
     Run(run::RunArgs),
+    /// Simulate a machine in the browser: a local page that draws it and drives it.
+    Inspect(inspect::InspectArgs),
     /// Print the history a stored snapshot carries, as a table.
     History(history::HistoryArgs),
     /// Inspect a fleet's database (its instances, one in full, what is due), and prune it.
@@ -76,6 +79,7 @@ fn main() -> std::process::ExitCode {
         Command::Import(args) => import::run(&args),
         Command::Graph(args) => graph::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
         Command::History(args) => history::run(&args),
         Command::Fleet(args) => fleet::run(&args),
         Command::Verify(args) => verify::run(&args),

@@ -167,12 +167,13 @@ fn start(args: &RunArgs) -> Result<(Session, Box<dyn BufRead>), Exit> {
         console::error(format_args!("`{}`: {error}", args.file.display()));
         Exit::Problems
     })?;
-    let session = Session::new(definition, context, delays, args.format, args.restore_policy());
+    let out = Output::new(args.format, Box::new(io::stdout().lock()));
+    let session = Session::new(definition, context, delays, out, args.restore_policy());
     Ok((session, input))
 }
 
 /// The JSON of `--context FILE`, for a machine that declares a context.
-fn read_context(machine: &Machine, path: &Path) -> Result<Value, Exit> {
+pub(crate) fn read_context(machine: &Machine, path: &Path) -> Result<Value, Exit> {
     if machine.context.is_none() {
         console::error(format_args!(
             "machine `{}` declares no context, so --context has nothing to set\nhelp: declare one \
@@ -196,7 +197,7 @@ fn read_context(machine: &Machine, path: &Path) -> Result<Value, Exit> {
 
 /// The value of each of the machine's named delays, in declaration order,
 /// from `--delay NAME=DURATION` flags. Every delay needs one.
-fn delay_values(machine: &Machine, flags: &[String]) -> Result<Vec<Duration>, Exit> {
+pub(crate) fn delay_values(machine: &Machine, flags: &[String]) -> Result<Vec<Duration>, Exit> {
     let mut values: Vec<Option<Duration>> = vec![None; machine.delays.len()];
     for flag in flags {
         let fail = |message: String| {
@@ -395,7 +396,7 @@ fn parse_line(line: &str) -> Result<Command, String> {
 }
 
 /// A running machine and what its closures read and record.
-struct Session {
+pub(crate) struct Session {
     definition: Arc<Definition>,
     engine: Engine,
     clock: ManualClock,
@@ -411,14 +412,38 @@ struct Session {
     /// What `restore` accepts (`--fingerprint`, `--missing-timers`).
     restore_policy: RestorePolicy,
     out: Output,
+    /// The transitions the last line took (its fire, or its timers), for
+    /// `fsmc inspect` to highlight.
+    taken: Vec<TakenEdge>,
+}
+
+/// A transition a line took, by the names the SVG diagram gives its edges
+/// (`data-from`, `data-to`, `data-trigger`): the declaring state (`any` for
+/// an `any` transition), the target (none for an internal transition), and
+/// the action's name or `after`, `done`, `always`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct TakenEdge {
+    pub from: String,
+    pub to: Option<String>,
+    pub trigger: String,
+}
+
+/// Everything a line can change, so that `fsmc inspect` can go back to
+/// before it: the machine's snapshot, the clock, and the guard and delay
+/// tables.
+pub(crate) struct Checkpoint {
+    snapshot: Snapshot,
+    now: Timestamp,
+    guards: Vec<bool>,
+    delays: Vec<u64>,
 }
 
 impl Session {
-    fn new(
+    pub(crate) fn new(
         definition: Definition,
         context: Value,
         delays: Vec<Duration>,
-        format: RunFormat,
+        out: Output,
         restore_policy: RestorePolicy,
     ) -> Session {
         let definition = Arc::new(definition);
@@ -462,7 +487,128 @@ impl Session {
             effects,
             parallel: machine_parallel,
             restore_policy,
-            out: Output::new(format),
+            out,
+            taken: Vec::new(),
+        }
+    }
+
+    /// The definition it runs.
+    pub(crate) fn definition(&self) -> &Arc<Definition> {
+        &self.definition
+    }
+
+    /// The engine, to read where it is and what it can do.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The clock's time.
+    pub(crate) fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// Each guard's value, in declaration order.
+    pub(crate) fn guard_values(&self) -> Vec<bool> {
+        self.guards.iter().map(|g| g.load(Ordering::Relaxed)).collect()
+    }
+
+    /// Each named delay's value, in declaration order.
+    pub(crate) fn delay_values(&self) -> Vec<Duration> {
+        self.delays
+            .iter()
+            .map(|d| Duration::from_millis(d.load(Ordering::Relaxed)))
+            .collect()
+    }
+
+    /// The transitions the last line took.
+    pub(crate) fn taken_edges(&self) -> &[TakenEdge] {
+        &self.taken
+    }
+
+    /// Where the machine is, as a line's `to` prints it.
+    pub(crate) fn place_json(&self) -> Value {
+        let leaves = self.engine.configuration();
+        serde_json::to_value(self.place(&leaves)).expect("a place serializes")
+    }
+
+    /// What [`Session::rewind`] goes back to.
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            snapshot: self.engine.snapshot(),
+            now: self.clock.now(),
+            guards: self.guard_values(),
+            delays: self.delays.iter().map(|d| d.load(Ordering::Relaxed)).collect(),
+        }
+    }
+
+    /// Go back to `checkpoint`, taken of this session: its clock, tables
+    /// and snapshot.
+    pub(crate) fn rewind(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        self.clock.set(checkpoint.now.to_system_time());
+        for (guard, &value) in self.guards.iter().zip(&checkpoint.guards) {
+            guard.store(value, Ordering::Relaxed);
+        }
+        for (delay, &value) in self.delays.iter().zip(&checkpoint.delays) {
+            delay.store(value, Ordering::Relaxed);
+        }
+        self.taken.clear();
+        self.engine
+            .restore(&checkpoint.snapshot)
+            .map(|_| ())
+            .map_err(|e| restore_error_text(&e))
+    }
+
+    /// Restore `snapshot` with `policy` (`fsmc inspect` after the file
+    /// changed), writing nothing.
+    pub(crate) fn restore_quietly(
+        &mut self,
+        snapshot: &Snapshot,
+        policy: RestorePolicy,
+    ) -> Result<(), String> {
+        self.engine
+            .restore_with(snapshot, policy)
+            .map(|_| ())
+            .map_err(|e| restore_error_text(&e))
+    }
+
+    /// Apply input line `number` (its bytes, without the newline), writing
+    /// its output line: `None` for a blank line (skipped, nothing written),
+    /// else whether it was applied.
+    pub(crate) fn apply_line(&mut self, number: u64, line: &[u8]) -> Option<bool> {
+        self.taken.clear();
+        let outcome = match std::str::from_utf8(line) {
+            Ok(line) if line.trim().is_empty() => return None,
+            Ok(line) => parse_line(line).and_then(|command| self.apply(command)),
+            Err(error) => Err(format!(
+                "the line is not UTF-8 (byte {} is not)",
+                error.valid_up_to() + 1
+            )),
+        };
+        let applied = match outcome {
+            Ok(()) => true,
+            Err(message) => {
+                self.out.error(number, &message);
+                false
+            }
+        };
+        self.out.flush();
+        Some(applied)
+    }
+
+    /// `taken` by the names of the diagram's edges.
+    fn record_taken(&mut self, taken: &[Taken], action: Option<&str>) {
+        for t in taken {
+            let trigger = match t.kind {
+                TakenKind::Action => action.unwrap_or("").to_owned(),
+                TakenKind::Timer => "after".to_owned(),
+                TakenKind::Done => "done".to_owned(),
+                TakenKind::Always => "always".to_owned(),
+            };
+            self.taken.push(TakenEdge {
+                from: t.source_name(&self.definition).to_owned(),
+                to: t.target.map(|s| self.definition.state_name(s).to_owned()),
+                trigger,
+            });
         }
     }
 
@@ -485,19 +631,9 @@ impl Session {
             number += 1;
             let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let outcome = match std::str::from_utf8(line) {
-                Ok(line) if line.trim().is_empty() => continue,
-                Ok(line) => parse_line(line).and_then(|command| self.apply(command)),
-                Err(error) => Err(format!(
-                    "the line is not UTF-8 (byte {} is not)",
-                    error.valid_up_to() + 1
-                )),
-            };
-            if let Err(message) = outcome {
-                self.out.error(number, &message);
+            if self.apply_line(number, line) == Some(false) {
                 exit.raise(Exit::Problems);
             }
-            self.out.flush();
         }
         self.out.flush();
         exit
@@ -587,6 +723,20 @@ impl Session {
                 };
                 let steps = eventless_lines(&self.definition, fired.taken());
                 self.out.fired(&step, &fired.to_string(), &steps);
+                // A machine whose `fire` takes exactly one transition
+                // lists none: it is the one from the leaf (or from `any`,
+                // which the page finds by its target and action).
+                let taken = match fired.taken() {
+                    [] => vec![Taken {
+                        kind: TakenKind::Action,
+                        source: Some(fired.from),
+                        target: (!fired.internal).then_some(fired.to),
+                        history: None,
+                    }],
+                    taken => taken.to_vec(),
+                };
+                drop(fired);
+                self.record_taken(&taken, Some(action));
                 Ok(())
             }
             Err(error) => match Refusal::of(&error, self.parallel) {
@@ -690,6 +840,7 @@ impl Session {
             }
             let effects = self.take_effects();
             let mut effects = effects.as_slice();
+            let mut taken_here: Vec<Taken> = Vec::new();
             for outcome in &outcomes {
                 match outcome {
                     Ok(fired) => {
@@ -711,6 +862,15 @@ impl Session {
                         };
                         let steps = eventless_lines(&self.definition, fired.taken());
                         self.out.timer_fired(&step, fired, &steps);
+                        match fired.taken() {
+                            [] => taken_here.push(Taken {
+                                kind: TakenKind::Timer,
+                                source: Some(fired.declared_in),
+                                target: (!fired.internal).then_some(fired.to),
+                                history: None,
+                            }),
+                            taken => taken_here.extend_from_slice(taken),
+                        }
                     }
                     Err(rejected) => {
                         let refusal = TimerRefusal::of(rejected, self.place(rejected.leaves()));
@@ -718,6 +878,8 @@ impl Session {
                     }
                 }
             }
+            drop(outcomes);
+            self.record_taken(&taken_here, None);
             last = Some(at);
         }
         self.clock.set(end.to_system_time());
@@ -1017,23 +1179,29 @@ struct ErrorOut<'a> {
     line: u64,
 }
 
-/// Standard output, in the format asked for. Writing fails only when
-/// nobody can read the outcome (a closed pipe, a full disk): then the run
-/// stops with status 2, as every command's output does.
-struct Output {
+/// Standard output (or, for `fsmc inspect`, a buffer), in the format asked
+/// for. Writing fails only when nobody can read the outcome (a closed pipe,
+/// a full disk): then the run stops with status 2, as every command's
+/// output does.
+pub(crate) struct Output {
     format: RunFormat,
-    out: BufWriter<io::StdoutLock<'static>>,
+    out: BufWriter<Box<dyn Write>>,
     /// Whether the `fired` list of the advance being written has an entry.
     fired_any: bool,
 }
 
 impl Output {
-    fn new(format: RunFormat) -> Output {
+    fn new(format: RunFormat, sink: Box<dyn Write>) -> Output {
         Output {
             format,
-            out: BufWriter::new(io::stdout().lock()),
+            out: BufWriter::new(sink),
             fired_any: false,
         }
+    }
+
+    /// JSON lines into `sink`, as `fsmc run` prints them.
+    pub(crate) fn json_into(sink: Box<dyn Write>) -> Output {
+        Output::new(RunFormat::Json, sink)
     }
 
     fn json(&self) -> bool {

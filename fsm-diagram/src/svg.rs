@@ -84,6 +84,8 @@ struct Drawing {
     /// The label of each layout edge: `None` for the start edges, which
     /// come first (the machine's, then one per composite state).
     labels: Vec<Option<String>>,
+    /// The view's edge each layout edge draws: `None` for the start edges.
+    edge_of: Vec<Option<usize>>,
     /// The composite states (indices into the view's states), outermost
     /// first, so that inner boxes are drawn over outer ones.
     composites: Vec<usize>,
@@ -96,6 +98,7 @@ impl Drawing {
         let mut graph = Graph::default();
         let mut shapes = Vec::new();
         let mut labels = Vec::new();
+        let mut edge_of = Vec::new();
         graph.nodes.push(START);
         shapes.push(Shape::Start);
         for (i, state) in view.states.iter().enumerate() {
@@ -111,6 +114,7 @@ impl Drawing {
         let state = |i: usize| i + 1;
         graph.edges.push(layout::Edge::new(0, state(view.initial), None));
         labels.push(None);
+        edge_of.push(None);
         // The start marker leads; `any` is searched last, so its edges
         // point down into the machine rather than up out of it.
         graph.roots.push(0);
@@ -145,9 +149,10 @@ impl Drawing {
                     .edges
                     .push(layout::Edge::new(marker, state(child.index()), None));
                 labels.push(None);
+                edge_of.push(None);
             }
         }
-        for edge in &view.edges {
+        for (j, edge) in view.edges.iter().enumerate() {
             let from = match (edge.from, any) {
                 (EdgeSource::State(i), _) => state(i),
                 (EdgeSource::Any, Some(any)) => any,
@@ -160,6 +165,7 @@ impl Drawing {
                 Some(label_size(&edge.label)),
             ));
             labels.push(Some(edge.label.clone()));
+            edge_of.push(Some(j));
         }
         let mut composites: Vec<usize> = machine
             .state_ids()
@@ -183,6 +189,7 @@ impl Drawing {
             graph,
             shapes,
             labels,
+            edge_of,
             composites,
             regions_of,
         }
@@ -219,7 +226,7 @@ impl Drawing {
             out.push_str("</g>\n");
         }
         out.push_str("<g class=\"edges\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.2\">\n");
-        for (route, edge) in placed.edges.iter().zip(&self.graph.edges) {
+        for ((route, edge), of) in placed.edges.iter().zip(&self.graph.edges).zip(&self.edge_of) {
             let d = if edge.from == edge.to {
                 loop_path(&route.points)
             } else {
@@ -232,7 +239,8 @@ impl Drawing {
             } else {
                 " marker-end=\"url(#arrow)\""
             };
-            let _ = writeln!(out, "<path class=\"edge\" d=\"{d}\"{arrow}/>");
+            let ids = of.map(|j| edge_ids(view, j)).unwrap_or_default();
+            let _ = writeln!(out, "<path class=\"edge\"{ids} d=\"{d}\"{arrow}/>");
         }
         out.push_str("</g>\n");
 
@@ -260,22 +268,30 @@ impl Drawing {
                     } else {
                         BoxKind::Plain
                     };
-                    state_box(&mut out, rect, &state.name, &state.lines, kind);
+                    state_box(&mut out, rect, state, kind);
                 }
                 Shape::Any => {
                     let lines = view.any.as_deref().unwrap_or_default();
-                    state_box(&mut out, rect, "any", lines, BoxKind::Any);
+                    let any = StateView {
+                        name: "any".to_owned(),
+                        terminal: false,
+                        final_: false,
+                        parallel: false,
+                        region: false,
+                        lines: lines.to_vec(),
+                    };
+                    state_box(&mut out, rect, &any, BoxKind::Any);
                 }
             }
         }
         out.push_str("</g>\n");
 
         out.push_str("<g class=\"labels\">\n");
-        for (route, text) in placed.edges.iter().zip(&self.labels) {
-            if let (Some(rect), Some(text)) = (route.label, text) {
+        for ((route, text), of) in placed.edges.iter().zip(&self.labels).zip(&self.edge_of) {
+            if let (Some(rect), Some(text), Some(j)) = (route.label, text, of) {
                 let _ = write!(
                     out,
-                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"white\" fill-opacity=\"0.85\"/>\
+                    "<g class=\"label\" data-edge=\"edge-{j}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"white\" fill-opacity=\"0.85\"/>\
                      <text fill=\"#1a4480\" xml:space=\"preserve\">",
                     num(rect.x),
                     num(rect.y),
@@ -295,7 +311,7 @@ impl Drawing {
                         escape(line)
                     );
                 }
-                out.push_str("</text>\n");
+                out.push_str("</text></g>\n");
             }
         }
         out.push_str("</g>\n</svg>\n");
@@ -346,7 +362,7 @@ impl Drawing {
 /// of a parallel state has no border of its own: the dashed lines between
 /// regions divide the parallel state's box.
 fn composite_box(out: &mut String, rect: &Rect, header: &Rect, state: &StateView) {
-    let (name, lines) = (&state.name, &state.lines);
+    let (name, lines) = (&escape(&state.name), &state.lines);
     let stroke = if state.region {
         "fill=\"none\" stroke=\"none\""
     } else {
@@ -354,7 +370,7 @@ fn composite_box(out: &mut String, rect: &Rect, header: &Rect, state: &StateView
     };
     let _ = writeln!(
         out,
-        "<g class=\"state\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\" {stroke}/>",
+        "<g class=\"state\" id=\"state-{name}\" data-state=\"{name}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\" {stroke}/>",
         num(rect.x),
         num(rect.y),
         num(rect.width),
@@ -366,7 +382,7 @@ fn composite_box(out: &mut String, rect: &Rect, header: &Rect, state: &StateView
         "<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>",
         num(header.x + PAD_X),
         num(top + BASELINE),
-        escape(name)
+        name
     );
     let rule = (header.x + PAD_X, header.x + header.width - PAD_X);
     rule_and_lines(out, top, rule, header.x + PAD_X, lines);
@@ -421,13 +437,19 @@ enum BoxKind {
 }
 
 /// A state's box: name in bold, then its inner lines under a rule.
-fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], kind: BoxKind) {
+fn state_box(out: &mut String, rect: &Rect, state: &StateView, kind: BoxKind) {
+    let (name, lines) = (&state.name, &state.lines);
     let dashed = matches!(kind, BoxKind::Any | BoxKind::Region);
     let dash = if dashed { " stroke-dasharray=\"5 3\"" } else { "" };
-    let class = if kind == BoxKind::Any { "any" } else { "state" };
+    let class = if kind == BoxKind::Any {
+        "class=\"any\" id=\"any\"".to_owned()
+    } else {
+        let name = escape(name);
+        format!("class=\"state\" id=\"state-{name}\" data-state=\"{name}\"")
+    };
     let _ = writeln!(
         out,
-        "<g class=\"{class}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\" \
+        "<g {class}><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\" \
          fill=\"#fffdf5\" stroke=\"#333\" stroke-width=\"1.2\"{dash}/>",
         num(rect.x),
         num(rect.y),
@@ -464,6 +486,23 @@ fn state_box(out: &mut String, rect: &Rect, name: &str, lines: &[String], kind: 
     let rule = (rect.x + inset, rect.x + rect.width - inset);
     rule_and_lines(out, top, rule, rect.x + inset + PAD_X, lines);
     out.push_str("</g>\n");
+}
+
+/// ` id="edge-J" data-from=".." data-to=".." data-trigger=".."`: the stable
+/// names of the view's edge `j` (its index among the edges, which come in
+/// declaration order), so that a page can find the transition a step took.
+fn edge_ids(view: &View, j: usize) -> String {
+    let edge = &view.edges[j];
+    let from = match edge.from {
+        EdgeSource::State(i) => view.states[i].name.as_str(),
+        EdgeSource::Any => "any",
+    };
+    format!(
+        " id=\"edge-{j}\" data-from=\"{}\" data-to=\"{}\" data-trigger=\"{}\"",
+        escape(from),
+        escape(&view.states[edge.to].name),
+        escape(&edge.trigger)
+    )
 }
 
 /// The size of a state's box for its text; `double` for a double border.

@@ -54,6 +54,8 @@ pub(crate) struct Edge {
     /// Index of the target state.
     pub to: usize,
     pub label: String,
+    /// What fires it: an action's name, or `after`, `done` or `always`.
+    pub trigger: String,
 }
 
 impl View {
@@ -132,6 +134,7 @@ impl View {
                     from,
                     to: to.index(),
                     label,
+                    trigger: trigger_name(machine, t),
                 }),
                 (None, EdgeSource::State(s)) => states[s].lines.push(label),
                 (None, EdgeSource::Any) => any_lines.push(label),
@@ -144,6 +147,16 @@ impl View {
             any: (!machine.any_transitions().is_empty()).then_some(any_lines),
             edges,
         }
+    }
+}
+
+/// What fires `t`, as the SVG's `data-trigger` names it: the action's
+/// name, or `after`, `done` or `always`.
+fn trigger_name(machine: &Machine, t: &Transition) -> String {
+    match t.trigger {
+        Trigger::On(a) => machine.actions[a.index()].name.clone(),
+        Trigger::After(_) => "after".to_owned(),
+        Trigger::Eventless(kind) => kind.keyword().to_string(),
     }
 }
 

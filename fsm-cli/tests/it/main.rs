@@ -7,6 +7,7 @@ mod build;
 mod cli;
 mod fleet;
 mod history;
+mod inspect;
 mod interchange;
 mod lsp;
 mod run;

@@ -426,8 +426,10 @@ fn picture(svg: &str) -> Picture {
             }
             ("path", "edge") => edges.push(sample_path(node.attribute("d").unwrap())),
             ("g", "labels") => {
-                let children: Vec<_> = node.children().filter(|c| c.is_element()).collect();
-                for pair in children.chunks(2) {
+                // One `<g class="label">` per label: its box, then its text.
+                for label in node.children().filter(|c| c.is_element()) {
+                    assert_eq!(label.attribute("class"), Some("label"));
+                    let pair: Vec<_> = label.children().filter(|c| c.is_element()).collect();
                     // Wrapped labels: one tspan per line.
                     let text: String = pair[1]
                         .descendants()

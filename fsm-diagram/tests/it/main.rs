@@ -3,4 +3,5 @@
 
 mod diagram;
 mod graphviz_render;
+mod svg_ids;
 mod svg_layout;

@@ -1,0 +1,100 @@
+//! `fsmc inspect`: a page in the browser that simulates one machine of a
+//! `.fsm` file, served on loopback.
+//!
+//! The page is built into the binary ([`page`]); the server ([`server`])
+//! answers it and nothing else, behind a random token in the URL; the
+//! simulation ([`simulation`]) is a `fsmc run` session, so that every step
+//! the page shows is a line `fsmc run` would print for the same input.
+//! docs/inspecting.md is the guide.
+
+mod page;
+mod server;
+mod simulation;
+
+use crate::console;
+use crate::exit::Exit;
+use clap::Args;
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+/// Arguments of `fsmc inspect`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Serves a page that draws the machine, highlights where it is, and drives it: buttons for its \
+actions, a table of guard values, a clock, a timeline of steps to go back through, snapshots to \
+download and restore, and the steps as a `fsmc run` script. Every step is a line of `fsmc run`'s \
+protocol, and its output is the line `fsmc run` prints. Editing the file reloads the machine. \
+docs/inspecting.md is the guide.
+
+It listens on 127.0.0.1 only, on a free port unless --port says which, and prints the page's \
+URL, which holds a random token: a request without it is refused. Another address is used only \
+when --bind names it, with a warning when it is not a loopback address.
+
+Exit status:
+  0  never, while serving (stop it with Ctrl-C)
+  2  usage errors, a file that cannot be read, an unknown --machine, and an address that \
+cannot be listened on")]
+pub struct InspectArgs {
+    /// The `.fsm` file that defines the machine.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// The machine to simulate (required when the file has several).
+    #[arg(long, value_name = "NAME")]
+    machine: Option<String>,
+
+    /// The port to listen on (0, the default, takes a free one).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    port: u16,
+
+    /// The address to listen on. Without it, 127.0.0.1. Any address that is not a loopback
+    /// address makes the inspector reachable from other machines, and is warned about.
+    #[arg(long, value_name = "ADDR")]
+    bind: Option<IpAddr>,
+
+    /// The machine's context: a JSON file (the context is `null` without it).
+    #[arg(long, value_name = "FILE")]
+    context: Option<PathBuf>,
+
+    /// The value of a named delay, in fsmc's duration syntax (`--delay backoff=30s`), as for
+    /// `fsmc run`.
+    #[arg(long = "delay", value_name = "NAME=DURATION")]
+    delays: Vec<String>,
+}
+
+/// Serve the page until stopped; see [`InspectArgs`] for the exit status.
+pub fn run(args: &InspectArgs) -> Exit {
+    let simulation = match simulation::Simulation::open(
+        args.file.clone(),
+        args.machine.clone(),
+        args.context.clone(),
+        args.delays.clone(),
+    ) {
+        Ok(simulation) => simulation,
+        Err(exit) => return exit,
+    };
+    let address = args.bind.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+    if !address.is_loopback() {
+        console::stderr(&format!(
+            "warning: listening on {address}, which is not a loopback address: other machines can \
+             reach the inspector, and anyone who learns its URL can drive it\n"
+        ));
+    }
+    let token = match server::token() {
+        Ok(token) => token,
+        Err(error) => {
+            console::error(format_args!("cannot draw a random token: {error}"));
+            return Exit::Trouble;
+        }
+    };
+    match server::Server::bind(address, args.port, token) {
+        Ok(server) => server.serve(simulation),
+        Err(error) => {
+            console::error(format_args!(
+                "cannot listen on {address} port {}: {error}",
+                args.port
+            ));
+            Exit::Trouble
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! The page, built into the binary: no file is read at run time, and
+//! nothing is loaded from anywhere else.
+
+pub const INDEX_HTML: &str = include_str!("page/index.html");
+pub const APP_JS: &str = include_str!("page/app.js");
+pub const APP_CSS: &str = include_str!("page/app.css");
+pub const ICON_SVG: &str = include_str!("page/icon.svg");

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The page of `fsmc inspect` in a real browser: tests/inspect/check.js drives it in headless
+# Chromium (fires actions, toggles a guard, advances the clock, goes back a step, loads a
+# script, restores a downloaded snapshot, breaks and mends the file) and checks the
+# highlighted states and the timeline against `fsmc run` on the same script. It fails, never
+# skips, when Chromium cannot start.
+#
+# Usage: tests/inspect/check.sh [path/to/fsmc]   (default: target/debug/fsmc, built if missing)
+# Needs Node.js and npm (for `npm ci` of puppeteer-core, which downloads no browser; install
+# scripts are off, see .npmrc) and Chromium.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+fsmc="${1:-${CARGO_TARGET_DIR:-$root/target}/debug/fsmc}"
+if [ ! -x "$fsmc" ]; then
+    cargo build --manifest-path "$root/Cargo.toml" -p fsm-cli
+fi
+fsmc="$(cd "$(dirname "$fsmc")" && pwd)/$(basename "$fsmc")"
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+    echo "error: Chromium is not installed (Debian: apt-get install chromium)" >&2
+    exit 1
+fi
+(cd "$here" && npm ci --no-audit --no-fund --silent --prefer-offline)
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp "$here/phone.fsm" "$work/phone.fsm"
+NODE_PATH="$here/node_modules" timeout 120 node "$here/check.js" "$fsmc" "$chromium" "$work"
