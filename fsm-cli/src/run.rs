@@ -23,8 +23,10 @@ use fsm_runtime::{
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, UNIX_EPOCH};
@@ -1177,6 +1179,34 @@ struct RestoredOut<'a> {
 struct ErrorOut<'a> {
     error: &'a str,
     line: u64,
+}
+
+/// What `fsmc run` writes, kept instead of printed: for `fsmc inspect`'s
+/// page and `fsmc test`'s expected outputs.
+#[derive(Clone, Default)]
+pub(crate) struct Sink(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink {
+    /// What was written since the last call, without its last newline.
+    pub(crate) fn take(&self) -> String {
+        let bytes = std::mem::take(&mut *self.0.borrow_mut());
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        text
+    }
 }
 
 /// Standard output (or, for `fsmc inspect`, a buffer), in the format asked

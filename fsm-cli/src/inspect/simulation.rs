@@ -4,17 +4,14 @@
 
 use crate::checked_source;
 use crate::exit::Exit;
-use crate::run::{self, Checkpoint, Output, Session, TakenEdge};
+use crate::run::{self, Checkpoint, Output, Session, Sink, TakenEdge};
 use fsm_dynamic::Definition;
 use fsm_grammar::model::Machine;
 use fsm_grammar::report::{self, JsonDiagnostic};
 use fsm_grammar::source;
 use fsm_runtime::{FingerprintPolicy, MissingTimerPolicy, RestorePolicy, Snapshot};
 use serde_json::{json, Value};
-use std::cell::RefCell;
-use std::io::{self, Write};
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -26,33 +23,6 @@ pub const MAX_STEPS: usize = 100_000;
 /// snapshots, as JSON): a context is carried in every snapshot, so a large
 /// one fills it in fewer steps.
 pub const MAX_TIMELINE_BYTES: usize = 256 << 20;
-
-/// What `fsmc run` writes, kept for the page instead of printed.
-#[derive(Clone, Default)]
-struct Sink(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sink {
-    /// What was written since the last call, without its last newline.
-    fn take(&self) -> String {
-        let bytes = std::mem::take(&mut *self.0.borrow_mut());
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
-        if text.ends_with('\n') {
-            text.pop();
-        }
-        text
-    }
-}
 
 /// One step of the timeline: an input line of `fsmc run` and the line it
 /// printed.

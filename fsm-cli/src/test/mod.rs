@@ -10,16 +10,20 @@ use crate::checked_source;
 use crate::console;
 use crate::exit::Exit;
 use crate::files;
+use crate::run::{Output, Session, Sink};
 use crate::verify::{trace, write_path};
 use clap::Args;
+use fsm_dynamic::Definition;
 use fsm_grammar::model::duration_text;
 use fsm_grammar::model::{Chosen, Machine};
 use fsm_grammar::naming::snake;
 use fsm_grammar::LineIndex;
+use fsm_runtime::RestorePolicy;
 use fsm_verify::{cover, Goal, Options, Suite, NAMED_DELAY_MS};
+use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
 
 /// Arguments of `fsmc test`.
 #[derive(Debug, Args)]
@@ -169,19 +173,18 @@ fn write_suite(args: &TestArgs, machine: &Machine, suite: &Suite, dir: &Path) ->
         .delays
         .iter()
         .map(|d| {
-            let ms = std::time::Duration::from_millis(u64::from(NAMED_DELAY_MS));
+            let ms = Duration::from_millis(u64::from(NAMED_DELAY_MS));
             format!("{}={}", d.name, duration_text(ms))
         })
         .collect();
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
+    let definition = match Definition::try_from_machine(machine) {
+        Ok(definition) => definition,
         Err(error) => {
-            console::error(format_args!(
-                "cannot find fsmc itself to run the scripts: {error}"
-            ));
-            return Exit::Trouble;
+            console::error(format_args!("`{}`: {error}", args.file.display()));
+            return Exit::Problems;
         }
     };
+    let delay = Duration::from_millis(u64::from(NAMED_DELAY_MS));
     for (n, path) in suite.sequences.iter().enumerate() {
         let script = match trace(machine, path) {
             Ok(script) => script,
@@ -198,34 +201,30 @@ fn write_suite(args: &TestArgs, machine: &Machine, suite: &Suite, dir: &Path) ->
             console::error(error);
             return Exit::Trouble;
         }
-        let mut run = Command::new(&exe);
-        run.arg("run")
-            .arg(&args.file)
-            .args(["--machine", &machine.name, "--events"])
-            .arg(&script_path);
-        for delay in &delays {
-            run.args(["--delay", delay]);
-        }
-        let output = match run.output() {
-            Ok(output) => output,
-            Err(error) => {
+        // What `fsmc run` prints for the script: its session, run here.
+        let sink = Sink::default();
+        let mut session = Session::new(
+            definition.clone(),
+            Value::Null,
+            vec![delay; machine.delays.len()],
+            Output::json_into(Box::new(sink.clone())),
+            RestorePolicy::default(),
+        );
+        for (number, line) in script.lines().enumerate() {
+            if session.apply_line(number as u64 + 1, line.as_bytes()) == Some(false) {
                 console::error(format_args!(
-                    "cannot run `fsmc run` on `{}`: {error}",
-                    script_path.display()
+                    "`fsmc run` refuses line {} of `{}`: {}",
+                    number + 1,
+                    script_path.display(),
+                    sink.take()
                 ));
-                return Exit::Trouble;
+                return Exit::Problems;
             }
-        };
-        if !output.status.success() {
-            console::error(format_args!(
-                "`fsmc run` failed on `{}`: {}",
-                script_path.display(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
-            return Exit::Problems;
         }
+        let mut output = sink.take();
+        output.push('\n');
         let out_path = dir.join(format!("{stem}-{}.out", n + 1));
-        if let Err(error) = files::write(&out_path, &String::from_utf8_lossy(&output.stdout)) {
+        if let Err(error) = files::write(&out_path, &output) {
             console::error(error);
             return Exit::Trouble;
         }
