@@ -269,3 +269,36 @@ fn an_unknown_state_in_a_files_property_is_an_error_on_its_token() {
     assert!(stderr.contains("did you mean `opened`?"), "{stderr}");
     assert!(run.stdout().is_empty(), "{}", run.stdout());
 }
+
+/// The examples state what their runs promise (the agent loop's "shutdown
+/// always succeeds", the research pipeline's "every run can end"), and CI
+/// holds them to it: every property of every example holds.
+#[test]
+fn every_property_of_the_examples_holds() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("examples/") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            for inner in std::fs::read_dir(&path).expect("an example's directory") {
+                files.push(inner.expect("an entry").path());
+            }
+        } else {
+            files.push(path);
+        }
+    }
+    let mut checked = Vec::new();
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "fsm")) {
+        let text = std::fs::read_to_string(file).expect("readable");
+        let model = fsm_grammar::check(&text).into_model().expect("an example checks");
+        for machine in model.machines.iter().filter(|m| !m.properties.is_empty()) {
+            let dir = Scratch::new();
+            dir.write("machine.fsm", &text);
+            let run = dir.fsmc(&["verify", "machine.fsm", "--machine", &machine.name]).expect(0);
+            assert!(!run.stdout().contains("violated"), "{}", run.stdout());
+            checked.push(machine.name.clone());
+        }
+    }
+    checked.sort();
+    assert_eq!(checked, ["AgentLoop", "Research"]);
+}
