@@ -417,7 +417,15 @@ pub(crate) struct Session {
     /// The transitions the last line took (its fire, or its timers), for
     /// `fsmc inspect` to highlight.
     taken: Vec<TakenEdge>,
+    /// The most timers one `advance` line fires ([`ADVANCE_LIMIT`]).
+    advance_limit: usize,
 }
+
+/// The most timers one `advance` line fires: past it the advance stops at
+/// the last one's time, says so, and another `advance` goes on. A timer
+/// that re-arms itself every millisecond would otherwise fire billions of
+/// times for `{"advance": "1000h"}` before the line ends.
+pub(crate) const ADVANCE_LIMIT: usize = 1_000_000;
 
 /// A transition a line took, by the names the SVG diagram gives its edges
 /// (`data-from`, `data-to`, `data-trigger`): the declaring state (`any` for
@@ -491,7 +499,14 @@ impl Session {
             restore_policy,
             out,
             taken: Vec::new(),
+            advance_limit: ADVANCE_LIMIT,
         }
+    }
+
+    /// Fire at most `limit` timers per `advance` line, not [`ADVANCE_LIMIT`].
+    pub(crate) fn with_advance_limit(mut self, limit: usize) -> Session {
+        self.advance_limit = limit;
+        self
     }
 
     /// The definition it runs.
@@ -827,7 +842,18 @@ impl Session {
             })?;
         self.out.advance_start(end);
         let mut last: Option<Timestamp> = None;
+        let mut fired_count = 0usize;
         while let Some(deadline) = self.engine.next_deadline() {
+            if fired_count >= self.advance_limit {
+                // Stop at the last timer's time, the line well formed.
+                let at = self.clock.now();
+                self.out.advance_end(at);
+                return Err(format!(
+                    "the advance stopped at {at} after firing {} timers, the most one line \
+                     fires; advance again to go on",
+                    self.advance_limit
+                ));
+            }
             // Every deadline armed here is later than the time it was armed
             // at (`last_time` keeps them from stopping at the last
             // timestamp), so each turn moves the clock forward.
@@ -840,6 +866,7 @@ impl Session {
             if outcomes.is_empty() {
                 break;
             }
+            fired_count += outcomes.len();
             let effects = self.take_effects();
             let mut effects = effects.as_slice();
             let mut taken_here: Vec<Taken> = Vec::new();

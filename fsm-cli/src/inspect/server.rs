@@ -26,7 +26,7 @@ use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What every response carries: nothing but this origin may be loaded or
 /// contacted, and no page may frame this one.
@@ -131,21 +131,52 @@ fn accept(listener: &TcpListener, gate: &Gate, requests: &Sender<(Request, Sende
         token: Arc::clone(&gate.token),
     });
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
+        let Ok(stream) = stream else {
+            // Out of file descriptors, say: wait instead of spinning.
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
         while open.load(Ordering::Acquire) >= MAX_CONNECTIONS {
             std::thread::sleep(Duration::from_millis(5));
         }
-        open.fetch_add(1, Ordering::AcqRel);
-        let (open, gate, requests) = (Arc::clone(&open), Arc::clone(&gate), requests.clone());
-        let spawned = std::thread::Builder::new().spawn(move || {
+        let slot = Slot::take(&open);
+        let (gate, requests) = (Arc::clone(&gate), requests.clone());
+        // Out of threads, the connection is dropped unanswered, and its
+        // slot with it.
+        let _ = std::thread::Builder::new().spawn(move || {
+            let _slot = slot;
             connection(stream, &gate, &requests);
-            open.fetch_sub(1, Ordering::AcqRel);
         });
-        if spawned.is_err() {
-            // Out of threads: this connection is dropped, unanswered.
-            continue;
-        }
     }
+}
+
+/// One of the [`MAX_CONNECTIONS`], given back when dropped: when its thread
+/// ends, panics, or cannot be started.
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(open: &Arc<AtomicUsize>) -> Slot {
+        open.fetch_add(1, Ordering::AcqRel);
+        Slot(Arc::clone(open))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Read into `buffer`, by `deadline` at the latest: each read waits only
+/// for what is left of the time, so a client that sends a byte now and
+/// then cannot hold a connection past it.
+fn read_by(stream: &mut TcpStream, buffer: &mut [u8], deadline: Instant) -> io::Result<usize> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::Error::new(io::ErrorKind::TimedOut, "took too long"));
+    }
+    stream.set_read_timeout(Some(left))?;
+    stream.read(buffer)
 }
 
 /// Read one request, have it answered, write the answer, close.
@@ -171,8 +202,15 @@ fn connection(mut stream: TcpStream, gate: &Gate, requests: &Sender<(Request, Se
     // Let the client read the answer before the socket closes: a little of
     // what it may still send is read and dropped, so the close does not
     // reset the connection.
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
-    let _ = io::copy(&mut (&mut stream).take(1 << 16), &mut io::sink());
+    let deadline = Instant::now() + Duration::from_millis(200);
+    let mut drained = [0u8; 4096];
+    let mut left = 1usize << 14;
+    while left > 0 {
+        match read_by(&mut stream, &mut drained, deadline) {
+            Ok(0) | Err(_) => break,
+            Ok(read) => left = left.saturating_sub(read),
+        }
+    }
 }
 
 /// The request on `stream`, or the reply that refuses it: bad HTTP (400),
@@ -181,9 +219,10 @@ fn connection(mut stream: TcpStream, gate: &Gate, requests: &Sender<(Request, Se
 fn read_request(stream: &mut TcpStream, gate: &Gate) -> Result<Request, Reply> {
     let mut buffer = Vec::with_capacity(2048);
     let mut chunk = [0u8; 4096];
+    // The whole head within TIMEOUT, and then the whole body.
+    let deadline = Instant::now() + TIMEOUT;
     let (head_length, method, path, host, length, chunked) = loop {
-        let read = stream
-            .read(&mut chunk)
+        let read = read_by(stream, &mut chunk, deadline)
             .map_err(|e| Reply::text(400, &format!("cannot read the request: {e}\n")))?;
         if read == 0 {
             return Err(Reply::text(400, "the request ended before its headers did\n"));
@@ -256,10 +295,10 @@ fn read_request(stream: &mut TcpStream, gate: &Gate) -> Result<Request, Reply> {
     }
     let mut body = buffer.split_off(head_length);
     body.truncate(length);
+    let deadline = Instant::now() + TIMEOUT;
     while body.len() < length {
         let want = (length - body.len()).min(chunk.len());
-        let read = stream
-            .read(&mut chunk[..want])
+        let read = read_by(stream, &mut chunk[..want], deadline)
             .map_err(|e| Reply::error(400, &format!("cannot read the body: {e}")))?;
         if read == 0 {
             return Err(Reply::error(400, "the body is shorter than its Content-Length"));
@@ -299,7 +338,9 @@ impl Gate {
             format!("[::1]:{port}"),
             self.address.to_string(),
         ];
-        ours.contains(&host)
+        // A browser leaves out port 80.
+        let bare = port == 80 && ["127.0.0.1", "localhost", "[::1]"].contains(&host.as_str());
+        ours.contains(&host) || bare
     }
 
     /// The path after `/TOKEN/`, or the refusal: 403 without the token,

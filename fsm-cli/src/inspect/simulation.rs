@@ -395,7 +395,13 @@ fn new_session(definition: Definition, context: &Value, delays: &[Duration], sin
         Output::json_into(Box::new(sink.clone())),
         RestorePolicy::default(),
     )
+    // Each step's output is kept for the page: one advance line adds at
+    // most this many timers' lines to it.
+    .with_advance_limit(ADVANCE_LIMIT)
 }
+
+/// The most timers one `advance` of the page fires.
+const ADVANCE_LIMIT: usize = 10_000;
 
 fn reset(ready: &mut Ready) {
     let definition = Definition::clone(ready.session.definition());

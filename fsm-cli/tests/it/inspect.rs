@@ -580,3 +580,60 @@ fn wait_for(inspector: &Inspector, ready: impl Fn(&Value) -> bool) -> Value {
     }
     panic!("the page never saw the edit: {}", inspector.get("api/state").body);
 }
+
+/// A timer that re-arms itself every millisecond: one advance of an hour
+/// stops after the page's 10,000 timers, at the last one's time, and says
+/// so; the server goes on answering.
+#[test]
+fn one_advance_fires_a_bounded_number_of_timers() {
+    let dir = Scratch::new();
+    dir.write(
+        "tick.fsm",
+        "machine Tick {\n    initial state a {\n        after 1ms -> a emit tick;\n    }\n}\n",
+    );
+    let inspector = Inspector::start(dir, &["tick.fsm"]);
+    let answer = inspector.post("api/line", r#"{"advance": "1h"}"#);
+    let output = answer.json()["output"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        output.contains("the advance stopped at 1970-01-01T00:00:10.000Z after firing 10000 timers"),
+        "{}",
+        answer.body
+    );
+    assert_eq!(inspector.get("api/state").status, 200);
+}
+
+/// A client that sends its request a byte at a time cannot keep its
+/// connection past the time a request may take: it is answered 400 then.
+#[test]
+fn a_slow_client_is_cut_off_at_the_deadline() {
+    let inspector = call_inspector(&[]);
+    let mut stream = std::net::TcpStream::connect(inspector.address).expect("connect");
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    for byte in b"GET / HTTP/1.1\r\nX-Slow: "
+        .iter()
+        .chain(std::iter::repeat(&b'a'))
+    {
+        use std::io::Write as _;
+        if stream.write_all(&[*byte]).is_err() || started.elapsed() > std::time::Duration::from_secs(30) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        stream.set_nonblocking(true).expect("nonblocking");
+        let mut buffer = [0u8; 1024];
+        if let Ok(read) = std::io::Read::read(&mut stream, &mut buffer) {
+            answer.extend_from_slice(&buffer[..read]);
+            if read == 0 || !answer.is_empty() {
+                break;
+            }
+        }
+        stream.set_nonblocking(false).expect("blocking");
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 400"),
+        "{:?}",
+        String::from_utf8_lossy(&answer)
+    );
+    assert!(elapsed < std::time::Duration::from_secs(15), "{elapsed:?}");
+}

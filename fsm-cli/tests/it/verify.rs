@@ -294,7 +294,9 @@ fn every_property_of_the_examples_holds() {
         for machine in model.machines.iter().filter(|m| !m.properties.is_empty()) {
             let dir = Scratch::new();
             dir.write("machine.fsm", &text);
-            let run = dir.fsmc(&["verify", "machine.fsm", "--machine", &machine.name]).expect(0);
+            let run = dir
+                .fsmc(&["verify", "machine.fsm", "--machine", &machine.name])
+                .expect(0);
             assert!(!run.stdout().contains("violated"), "{}", run.stdout());
             checked.push(machine.name.clone());
         }
