@@ -239,9 +239,30 @@ fn read_request(stream: &mut TcpStream, gate: &Gate) -> Result<Request, Reply> {
                         .find(|h| h.name.eq_ignore_ascii_case(name))
                         .map(|h| String::from_utf8_lossy(h.value).into_owned())
                 };
+                let lengths: Vec<&[u8]> = parsed
+                    .headers
+                    .iter()
+                    .filter(|h| h.name.eq_ignore_ascii_case("Content-Length"))
+                    .map(|h| h.value)
+                    .collect();
+                if lengths.windows(2).any(|pair| pair[0] != pair[1]) {
+                    return Err(Reply::text(
+                        400,
+                        "the request has two different Content-Lengths\n",
+                    ));
+                }
                 let length = header("Content-Length");
                 let chunked = header("Transfer-Encoding").is_some();
                 let host = header("Host");
+                // A page of another site never drives the inspector, even
+                // one that has learnt its URL: browsers say where a request
+                // comes from.
+                if header("Sec-Fetch-Site").is_some_and(|site| site == "cross-site" || site == "same-site") {
+                    return Err(Reply::text(
+                        403,
+                        "forbidden: the request comes from another site\n",
+                    ));
+                }
                 break (
                     head_length,
                     parsed.method.unwrap_or("").to_owned(),
@@ -282,10 +303,10 @@ fn read_request(stream: &mut TcpStream, gate: &Gate) -> Result<Request, Reply> {
     };
     let length: usize = match length {
         None => 0,
-        Some(text) => text
-            .trim()
-            .parse()
-            .map_err(|_| Reply::error(400, &format!("Content-Length `{text}` is not a number")))?,
+        Some(text) => Some(text.trim())
+            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| Reply::error(400, &format!("Content-Length `{text}` is not a number")))?,
     };
     if length > limit {
         return Err(Reply::error(

@@ -434,7 +434,9 @@ fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
     let applied = ready.session.apply_line(number, line.as_bytes()).unwrap_or(false);
     let output = ready.sink.take();
     let mut snapshot = serde_json::to_value(ready.session.engine().snapshot()).unwrap_or(Value::Null);
-    let size = line.len() + output.len() + snapshot.to_string().len();
+    // The checkpoint before the step holds a snapshot as large, and parsed
+    // values take more than their text: the snapshot counts three times.
+    let size = line.len() + output.len() + 3 * snapshot.to_string().len();
     ready.bytes += size;
     let timers = snapshot
         .get_mut("timers")

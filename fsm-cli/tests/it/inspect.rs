@@ -637,3 +637,34 @@ fn a_slow_client_is_cut_off_at_the_deadline() {
     );
     assert!(elapsed < std::time::Duration::from_secs(15), "{elapsed:?}");
 }
+
+/// A request another site's page makes is refused even with the token, and
+/// so is a request whose length is not one plain number.
+#[test]
+fn other_sites_and_doubtful_lengths_are_refused() {
+    let inspector = call_inspector(&[]);
+    let address = inspector.address;
+    let base = &inspector.base;
+    let body = r#"{"fire": "start"}"#;
+    let request = |extra: &str| {
+        format!("POST {base}api/line HTTP/1.1\r\nHost: {address}\r\n{extra}Connection: close\r\n\r\n{body}")
+    };
+    let n = body.len();
+    let cross = raw(
+        address,
+        request(&format!("Sec-Fetch-Site: cross-site\r\nContent-Length: {n}\r\n")).as_bytes(),
+    );
+    assert_eq!(cross.status, 403, "{}", cross.body);
+    let two = raw(
+        address,
+        request(&format!("Content-Length: {n}\r\nContent-Length: 3\r\n")).as_bytes(),
+    );
+    assert_eq!(two.status, 400, "{}", two.body);
+    let signed = raw(address, request(&format!("Content-Length: +{n}\r\n")).as_bytes());
+    assert_eq!(signed.status, 400, "{}", signed.body);
+    let same = raw(
+        address,
+        request(&format!("Sec-Fetch-Site: same-origin\r\nContent-Length: {n}\r\n")).as_bytes(),
+    );
+    assert_eq!(same.status, 200, "{}", same.body);
+}
