@@ -20,6 +20,14 @@ use std::path::Path;
 #[test]
 fn ui() {
     install_fixtures();
+    // trybuild's project takes no profile from the workspace: its own build
+    // of fsm-macros and every dependency would carry full debug info, which
+    // nothing here reads, and a sixth of this test's time in CI goes to
+    // writing it. The workspace's `debug = "line-tables-only"` instead (the
+    // cargo that trybuild runs inherits this process's environment).
+    if std::env::var_os("CARGO_PROFILE_DEV_DEBUG").is_none() {
+        std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "line-tables-only");
+    }
     let cases = trybuild::TestCases::new();
     // Every code has its case: a new code without one fails here, because
     // trybuild reports a case file that does not exist. But `too-many-states`,

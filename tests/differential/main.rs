@@ -41,7 +41,9 @@
 //! engines.
 //!
 //! `PROPTEST_CASES` overrides the number of random sequences per machine and
-//! `PROPTEST_RNG_SEED` fixes the seed.
+//! `PROPTEST_RNG_SEED` fixes the seed; `TIMED_RUNS` overrides the number of
+//! [`timed`] runs of each machine with timers (512; `TIMED_RUNS=2048` for a
+//! longer search).
 
 mod cases;
 mod data;

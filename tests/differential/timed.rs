@@ -54,12 +54,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Random sequences per machine.
 const RUNS: u64 = 64;
+/// Random sequences per machine with timers, unless `TIMED_RUNS` says
+/// otherwise: they are few, and their sequences are where the engines can
+/// differ most. (Each fires thousands of timers at this count, and the bugs
+/// this test found showed within the first runs; it was 2,048 runs, half of
+/// the CI's test time in this binary.)
+const TIMER_RUNS: u64 = 8 * RUNS;
 /// Steps per sequence.
 const STEPS: usize = 60;
 
 /// The reference interpreter.
 struct Reference<'m> {
     machine: &'m Machine,
+    /// The model's fingerprint, which every snapshot carries: computed once
+    /// per machine (it hashes the machine's canonical text, a third of this
+    /// test's time when taken per snapshot).
+    fingerprint: &'m str,
     /// The current leaf.
     state: StateId,
     memory: Memory,
@@ -107,10 +117,11 @@ fn holds(machine: &Machine, leaf: StateId, expr: &GuardExpr, ctx: &Ctx, payload:
 }
 
 impl<'m> Reference<'m> {
-    fn new(machine: &'m Machine, now: u64) -> Self {
+    fn new(machine: &'m Machine, fingerprint: &'m str, now: u64) -> Self {
         let path = tree::start(machine);
         let mut reference = Reference {
             machine,
+            fingerprint,
             state: *path.last().expect("the initial state"),
             memory: Memory::new(),
             ctx: Ctx::default(),
@@ -328,9 +339,13 @@ impl<'m> Reference<'m> {
                 }
             }
         }
-        let snapshot = Snapshot::new(machine.name.clone(), machine.fingerprint(), self.name(self.state))
-            .with_timers(timers)
-            .with_last_active(tree::last_active(machine, &self.memory));
+        let snapshot = Snapshot::new(
+            machine.name.clone(),
+            self.fingerprint.to_owned(),
+            self.name(self.state),
+        )
+        .with_timers(timers)
+        .with_last_active(tree::last_active(machine, &self.memory));
         match machine.context {
             Some(_) => snapshot
                 .with_context_of(&self.ctx)
@@ -340,7 +355,7 @@ impl<'m> Reference<'m> {
     }
 
     /// The reference restored from `snapshot`, which an engine took.
-    fn restore(machine: &'m Machine, snapshot: &Snapshot) -> Self {
+    fn restore(machine: &'m Machine, fingerprint: &'m str, snapshot: &Snapshot) -> Self {
         let state = machine
             .state_by_name(snapshot.current_state())
             .expect("a snapshot's state exists");
@@ -357,6 +372,7 @@ impl<'m> Reference<'m> {
         }
         Reference {
             machine,
+            fingerprint,
             state,
             memory: tree::memory_of(machine, snapshot).expect("a valid history memory"),
             ctx: match machine.context {
@@ -454,134 +470,109 @@ struct Observed<'a> {
     context: Ctx,
 }
 
+/// One unit of work: a machine and a range of seeds.
+struct Unit<'m> {
+    file: &'m str,
+    text: &'m str,
+    machine: &'m Machine,
+    seeds: std::ops::RangeInclusive<u64>,
+}
+
+/// What the runs of one or more units reached, for the test's final checks.
+#[derive(Default)]
+struct Counts {
+    timers_fired: usize,
+    timers_rejected: usize,
+    effects_run: usize,
+    payload_effects: usize,
+    snapshots: usize,
+}
+
+impl Counts {
+    fn add(&mut self, other: &Counts) {
+        self.timers_fired += other.timers_fired;
+        self.timers_rejected += other.timers_rejected;
+        self.effects_run += other.effects_run;
+        self.payload_effects += other.payload_effects;
+        self.snapshots += other.snapshots;
+    }
+}
+
+/// Seeds per unit: a machine with timers has `TIMER_RUNS` of them, split so
+/// that the units spread evenly over the threads.
+const SEEDS_PER_UNIT: u64 = 2 * RUNS;
+
 #[test]
 fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_payloads_effects_and_timers() {
-    let files = crate::generated::corpus();
-    let mut machines = 0;
-    let mut timers_fired = 0;
-    let mut timers_rejected = 0;
-    let mut effects_run = 0;
-    let mut payload_effects = 0;
-    let mut snapshots = 0;
-    for path in files {
+    let mut sources = Vec::new();
+    for path in crate::generated::corpus() {
         let file = relative_name(&path, workspace_root());
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
         let model = fsm_grammar::check(&text)
             .into_model()
             .unwrap_or_else(|_| panic!("{file} has errors"));
+        sources.push((file, text, model));
+    }
+    let timer_runs = match std::env::var("TIMED_RUNS") {
+        Ok(runs) => runs.parse().expect("TIMED_RUNS is a number of runs"),
+        Err(_) => TIMER_RUNS,
+    };
+    let mut units = Vec::new();
+    let mut machines = 0;
+    for (file, text, model) in &sources {
         for machine in &model.machines {
             machines += 1;
-            let generated = generated_for(&file, &machine.name);
-            let definition = Arc::new(
-                Definition::from_fsm_named(&text, &machine.name)
-                    .unwrap_or_else(|e| panic!("{file}: `{}`: {e}", machine.name)),
-            );
-            // Machines with timers get more runs: they are few, and their
-            // sequences are where the engines can differ most.
             let runs = if machine.timers.is_empty() {
                 RUNS
             } else {
-                32 * RUNS
+                timer_runs
             };
-            for seed in 1..=runs {
-                let title = format!("{file}: machine `{}`, seed {seed}", machine.name);
-                let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-                let clock = ManualClock::new(UNIX_EPOCH + Duration::from_millis(START));
-                let engine = dynamic_engine(&definition, &clock);
-                let mut code = (generated.timed)(&clock);
-                let mut reference = Reference::new(machine, START);
-                let mut trail = Vec::new();
-                for step in 0..STEPS {
-                    let now = || Timestamp::from_system_time(clock_now(&clock)).unix_millis();
-                    let (expected, dynamic, generated) = if machine.actions.is_empty() || rng.below(3) == 0 {
-                        // Mostly short advances, sometimes past every delay.
-                        let by = match rng.below(4) {
-                            0 => rng.below(30_000_000),
-                            _ => rng.below(25_000),
-                        };
-                        clock.advance(Duration::from_millis(by));
-                        trail.push(format!("advance {by}ms"));
-                        (reference.fire_due(now()), dynamic_due(&engine), code.fire_due())
-                    } else {
-                        let action = &machine.actions[rng.below(machine.actions.len() as u64) as usize];
-                        let payload = rng.below(4);
-                        trail.push(match action.payload {
-                            Some(_) => format!("fire {}({payload})", action.name),
-                            None => format!("fire {}", action.name),
-                        });
-                        let json = Value::from(payload);
-                        (
-                            reference.fire(&action.name, &json, now()),
-                            dynamic_step(&engine, &action.name, &json),
-                            code.fire(&action.name, payload),
-                        )
-                    };
-                    if let Step::Timers(fired) = &expected {
-                        let rejected = fired.iter().filter(|d| matches!(d, Due::Rejected { .. })).count();
-                        timers_fired += fired.len() - rejected;
-                        timers_rejected += rejected;
-                    }
-                    let expected = Observed {
-                        step: expected,
-                        state: &reference.machine.states[reference.state.index()].name,
-                        deadline: reference.next_deadline(),
-                        context: reference.ctx.clone(),
-                    };
-                    let dynamic = Observed {
-                        step: dynamic,
-                        state: engine.state_name(),
-                        deadline: engine.next_deadline().map(Timestamp::unix_millis),
-                        context: engine.with_context_ref(Ctx::clone),
-                    };
-                    let generated = Observed {
-                        step: generated,
-                        state: code.state(),
-                        deadline: code.next_deadline(),
-                        context: code.context().clone(),
-                    };
-                    for (kind, actual) in [("dynamic", &dynamic), ("generated", &generated)] {
-                        if *actual != expected {
-                            panic!(
-                                "{title}: step {step}: the {kind} engine disagrees with the reference\n\
-                                 steps: {trail:#?}\nreference: {expected:#?}\n{kind}: {actual:#?}"
-                            );
-                        }
-                    }
-                    if rng.below(6) == 0 {
-                        // Snapshots agree, and each engine goes on restored
-                        // from another's: the generated code from the
-                        // dynamic engine's, the dynamic engine from the
-                        // generated code's, the reference from the dynamic
-                        // engine's.
-                        let expected =
-                            serde_json::to_value(reference.snapshot()).expect("a snapshot serializes");
-                        let from_dynamic = engine.snapshot();
-                        let from_code = code.snapshot();
-                        for (kind, actual) in [("dynamic", &from_dynamic), ("generated", &from_code)] {
-                            let actual = serde_json::to_value(actual).expect("a snapshot serializes");
-                            if actual != expected {
-                                panic!(
-                                    "{title}: step {step}: the {kind} engine's snapshot disagrees with the reference's\n\
-                                     steps: {trail:#?}\nreference: {expected:#}\n{kind}: {actual:#}"
-                                );
-                            }
-                        }
-                        trail.push("snapshot and restore".to_owned());
-                        code = code.restore(&from_dynamic, &clock).unwrap_or_else(|e| {
-                            panic!("{title}: step {step}: the generated code restores: {e}")
-                        });
-                        engine.restore(&from_code).unwrap_or_else(|e| {
-                            panic!("{title}: step {step}: the dynamic engine restores: {e}")
-                        });
-                        reference = Reference::restore(machine, &from_dynamic);
-                        snapshots += 1;
-                    }
-                }
-                effects_run += reference.ctx.log.len();
-                payload_effects += reference.ctx.log.iter().filter(|e| e.ends_with(')')).count();
+            let mut first = 1;
+            while first <= runs {
+                let last = runs.min(first + SEEDS_PER_UNIT - 1);
+                units.push(Unit {
+                    file,
+                    text,
+                    machine,
+                    seeds: first..=last,
+                });
+                first = last + 1;
             }
         }
     }
+    // The units are independent: every thread the machine has takes the
+    // next one until none is left (the runs are this binary's longest test).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts = Counts::default();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut counts = Counts::default();
+                    while let Some(unit) = units.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        counts.add(&run_unit(unit));
+                    }
+                    counts
+                })
+            })
+            .collect();
+        for worker in workers {
+            match worker.join() {
+                Ok(worker) => counts.add(&worker),
+                // The worker printed its panic (the disagreement) already.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    let Counts {
+        timers_fired,
+        timers_rejected,
+        effects_run,
+        payload_effects,
+        snapshots,
+    } = counts;
     eprintln!(
         "{machines} machines, {timers_fired} timers fired, {timers_rejected} timer groups rejected, \
          {effects_run} effects run, \
@@ -610,6 +601,118 @@ fn generated_code_and_the_dynamic_engine_agree_with_the_reference_on_context_pay
         payload_effects > 1_000,
         "only {payload_effects} effects ran with a payload: the test does not reach them"
     );
+}
+
+/// The runs of one unit: the machine's generated code, its dynamic engine
+/// and the reference in lockstep, from each seed.
+fn run_unit(unit: &Unit) -> Counts {
+    let Unit {
+        file, text, machine, ..
+    } = *unit;
+    let mut counts = Counts::default();
+    let generated = generated_for(file, &machine.name);
+    let definition = Arc::new(
+        Definition::from_fsm_named(text, &machine.name)
+            .unwrap_or_else(|e| panic!("{file}: `{}`: {e}", machine.name)),
+    );
+    let fingerprint = machine.fingerprint();
+    for seed in unit.seeds.clone() {
+        let title = format!("{file}: machine `{}`, seed {seed}", machine.name);
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let clock = ManualClock::new(UNIX_EPOCH + Duration::from_millis(START));
+        let engine = dynamic_engine(&definition, &clock);
+        let mut code = (generated.timed)(&clock);
+        let mut reference = Reference::new(machine, &fingerprint, START);
+        let mut trail = Vec::new();
+        for step in 0..STEPS {
+            let now = || Timestamp::from_system_time(clock_now(&clock)).unix_millis();
+            let (expected, dynamic, generated) = if machine.actions.is_empty() || rng.below(3) == 0 {
+                // Mostly short advances, sometimes past every delay.
+                let by = match rng.below(4) {
+                    0 => rng.below(30_000_000),
+                    _ => rng.below(25_000),
+                };
+                clock.advance(Duration::from_millis(by));
+                trail.push(format!("advance {by}ms"));
+                (reference.fire_due(now()), dynamic_due(&engine), code.fire_due())
+            } else {
+                let action = &machine.actions[rng.below(machine.actions.len() as u64) as usize];
+                let payload = rng.below(4);
+                trail.push(match action.payload {
+                    Some(_) => format!("fire {}({payload})", action.name),
+                    None => format!("fire {}", action.name),
+                });
+                let json = Value::from(payload);
+                (
+                    reference.fire(&action.name, &json, now()),
+                    dynamic_step(&engine, &action.name, &json),
+                    code.fire(&action.name, payload),
+                )
+            };
+            if let Step::Timers(fired) = &expected {
+                let rejected = fired.iter().filter(|d| matches!(d, Due::Rejected { .. })).count();
+                counts.timers_fired += fired.len() - rejected;
+                counts.timers_rejected += rejected;
+            }
+            let expected = Observed {
+                step: expected,
+                state: &reference.machine.states[reference.state.index()].name,
+                deadline: reference.next_deadline(),
+                context: reference.ctx.clone(),
+            };
+            let dynamic = Observed {
+                step: dynamic,
+                state: engine.state_name(),
+                deadline: engine.next_deadline().map(Timestamp::unix_millis),
+                context: engine.with_context_ref(Ctx::clone),
+            };
+            let generated = Observed {
+                step: generated,
+                state: code.state(),
+                deadline: code.next_deadline(),
+                context: code.context().clone(),
+            };
+            for (kind, actual) in [("dynamic", &dynamic), ("generated", &generated)] {
+                if *actual != expected {
+                    panic!(
+                        "{title}: step {step}: the {kind} engine disagrees with the reference\n\
+                             steps: {trail:#?}\nreference: {expected:#?}\n{kind}: {actual:#?}"
+                    );
+                }
+            }
+            if rng.below(6) == 0 {
+                // Snapshots agree, and each engine goes on restored
+                // from another's: the generated code from the
+                // dynamic engine's, the dynamic engine from the
+                // generated code's, the reference from the dynamic
+                // engine's.
+                let expected = serde_json::to_value(reference.snapshot()).expect("a snapshot serializes");
+                let from_dynamic = engine.snapshot();
+                let from_code = code.snapshot();
+                for (kind, actual) in [("dynamic", &from_dynamic), ("generated", &from_code)] {
+                    let actual = serde_json::to_value(actual).expect("a snapshot serializes");
+                    if actual != expected {
+                        panic!(
+                                "{title}: step {step}: the {kind} engine's snapshot disagrees with the reference's\n\
+                                 steps: {trail:#?}\nreference: {expected:#}\n{kind}: {actual:#}"
+                            );
+                    }
+                }
+                trail.push("snapshot and restore".to_owned());
+                code = code
+                    .restore(&from_dynamic, &clock)
+                    .unwrap_or_else(|e| panic!("{title}: step {step}: the generated code restores: {e}"));
+                engine
+                    .restore(&from_code)
+                    .unwrap_or_else(|e| panic!("{title}: step {step}: the dynamic engine restores: {e}"));
+                reference = Reference::restore(machine, &fingerprint, &from_dynamic);
+                counts.snapshots += 1;
+            }
+        }
+        counts.effects_run += reference.ctx.log.len();
+        counts.payload_effects += reference.ctx.log.iter().filter(|e| e.ends_with(')')).count();
+    }
+    counts
 }
 
 fn clock_now(clock: &ManualClock) -> SystemTime {

@@ -697,10 +697,15 @@ fn readme_quick_start_runs_and_prints_what_it_shows() {
     // The versions the workspace builds with, so no registry is needed.
     std::fs::copy(workspace_root().join("Cargo.lock"), door.join("Cargo.lock")).unwrap();
     let target = profile_dir().parent().unwrap().join("docs-quick-start");
+    // The door crate has no profile: its build of fsm-runtime, the macro and
+    // every dependency would carry full debug info, nothing reads it, and it
+    // costs a sixth of the build. The workspace's setting instead.
+    const DEBUG: &str = "line-tables-only";
     let output = Command::new(env!("CARGO"))
         .args(["run", "-q", "--offline"])
         .current_dir(&door)
         .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_PROFILE_DEV_DEBUG", DEBUG)
         .output()
         .expect("cargo runs");
     assert!(
@@ -732,6 +737,7 @@ fn readme_quick_start_runs_and_prints_what_it_shows() {
             .args(["build", "-q", "--offline"])
             .current_dir(&door)
             .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_PROFILE_DEV_DEBUG", DEBUG)
             .output()
             .expect("cargo runs");
         assert_eq!(
@@ -756,6 +762,7 @@ fn readme_quick_start_runs_and_prints_what_it_shows() {
         .args(["build", "-q", "--offline"])
         .current_dir(&door)
         .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_PROFILE_DEV_DEBUG", DEBUG)
         .output()
         .expect("cargo runs");
     let said = String::from_utf8_lossy(&output.stderr);

@@ -195,10 +195,11 @@ fn offset_position(text: &str, offset: usize) -> Value {
     position(line, before[start..].encode_utf16().count())
 }
 
-fn fixtures() -> Vec<PathBuf> {
+/// The `.fsm` fixtures of `dirs` (of `tests/fixtures`).
+fn fixtures(dirs: &[&str]) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
     let mut out = Vec::new();
-    for dir in ["ok", "warn", "err"] {
+    for dir in dirs {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "fsm") {
@@ -207,7 +208,7 @@ fn fixtures() -> Vec<PathBuf> {
         }
     }
     out.sort();
-    assert!(out.len() > 50, "fixtures found: {}", out.len());
+    assert!(out.len() > 40, "fixtures found in {dirs:?}: {}", out.len());
     out
 }
 
@@ -251,19 +252,73 @@ fn codes_and_ranges(diagnostics: &[Value]) -> Vec<(String, Value, Value)> {
         .collect()
 }
 
+/// Fixtures with up to this many word starts and ends get every request at
+/// each of them.
+const EVERY_WORD_UP_TO: usize = 1_000;
+
+/// The offsets of `offsets` that get every request: all of them, but in a
+/// long fixture the first and last `EVERY_WORD_UP_TO / 2` and every 16th
+/// between. The one such fixture, `err/chain-too-long.fsm`, repeats one
+/// line 1,100 times: it held a third of the words of all fixtures, and a
+/// request on it costs about eight times one on a small fixture, so it took
+/// over half of this test's time (62 s of CPU in CI, now 34 s).
+fn probed(offsets: &[usize]) -> Vec<usize> {
+    let edge = EVERY_WORD_UP_TO / 2;
+    offsets
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| {
+            offsets.len() <= EVERY_WORD_UP_TO || i < edge || i >= offsets.len() - edge || i % 16 == 0
+        })
+        .map(|(_, &offset)| offset)
+        .collect()
+}
+
 #[test]
-fn every_fixture_through_the_whole_protocol() {
+fn a_long_fixture_is_probed_at_its_ends_and_evenly_between() {
+    let short: Vec<usize> = (0..EVERY_WORD_UP_TO).collect();
+    assert_eq!(probed(&short), short);
+    let long: Vec<usize> = (0..10 * EVERY_WORD_UP_TO).collect();
+    let probed = probed(&long);
+    assert_eq!(probed[..EVERY_WORD_UP_TO / 2], long[..EVERY_WORD_UP_TO / 2]);
+    assert_eq!(
+        probed[probed.len() - EVERY_WORD_UP_TO / 2..],
+        long[long.len() - EVERY_WORD_UP_TO / 2..]
+    );
+    assert!(
+        probed.windows(2).all(|w| w[1] - w[0] <= 16),
+        "a gap wider than 16"
+    );
+    assert!(probed.len() < 2 * EVERY_WORD_UP_TO, "{}", probed.len());
+}
+
+// Two halves of about as many words each, one server each, so that they run
+// side by side.
+#[test]
+fn every_ok_and_warn_fixture_through_the_whole_protocol() {
+    through_the_whole_protocol(&fixtures(&["ok", "warn"]));
+}
+
+#[test]
+fn every_err_fixture_through_the_whole_protocol() {
+    through_the_whole_protocol(&fixtures(&["err"]));
+}
+
+/// Each of `fixtures` opened in one server, diagnosed as `fsmc check` does,
+/// every request at every word (see [`probed`]), an edit and its undo, and
+/// closed.
+fn through_the_whole_protocol(fixtures: &[PathBuf]) {
     let dir = Scratch::new();
     let mut client = Client::start(&dir.path(""), false);
     assert_eq!(client.initialized["capabilities"]["positionEncoding"], "utf-16");
-    for path in fixtures() {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let uri = uri_of(&path);
+    for path in fixtures {
+        let text = std::fs::read_to_string(path).unwrap();
+        let uri = uri_of(path);
         let name = path.display();
         let doc = json!({ "uri": uri });
 
         let diagnostics = client.open(&uri, &text);
-        let expected = check_json(&path, &text);
+        let expected = check_json(path, &text);
         assert_eq!(codes_and_ranges(&diagnostics), expected, "{name}");
         for d in &diagnostics {
             // fsmc has no published URL of its own: no link unless configured.
@@ -281,7 +336,7 @@ fn every_fixture_through_the_whole_protocol() {
             }
             previous_is_word = is_word;
         }
-        for &offset in &offsets {
+        for offset in probed(&offsets) {
             let at = json!({ "textDocument": doc, "position": offset_position(&text, offset) });
             client.ok("textDocument/hover", at.clone());
             client.ok("textDocument/definition", at.clone());
