@@ -202,9 +202,11 @@ fn connection(mut stream: TcpStream, gate: &Gate, requests: &Sender<(Request, Se
     // Let the client read the answer before the socket closes: a little of
     // what it may still send is read and dropped, so the close does not
     // reset the connection.
-    let deadline = Instant::now() + Duration::from_millis(200);
+    // At most a second and 4 MiB: enough for a refused body sent along
+    // with its request (413), bounded for a client that never stops.
+    let deadline = Instant::now() + Duration::from_secs(1);
     let mut drained = [0u8; 4096];
-    let mut left = 1usize << 14;
+    let mut left = 4usize << 20;
     while left > 0 {
         match read_by(&mut stream, &mut drained, deadline) {
             Ok(0) | Err(_) => break,
