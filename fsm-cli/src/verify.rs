@@ -52,6 +52,35 @@ pub struct VerifyArgs {
     /// The most states the search stores before it stops.
     #[arg(long, value_name = "N", default_value_t = Options::default().max_states)]
     max_states: usize,
+
+    /// How to print the verdicts: `human` (numbered steps), `json` (one document), or `github`
+    /// (an annotation on each property that does not hold, for GitHub Actions).
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
+    format: VerifyFormat,
+}
+
+/// The output formats of `fsmc verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum VerifyFormat {
+    /// The verdicts, each counterexample as numbered steps.
+    Human,
+    /// One JSON document: the search's figures, and per property its verdict and path.
+    Json,
+    /// GitHub Actions workflow commands: an error on each property that does not hold.
+    Github,
+}
+
+/// What is printed of one property besides its verdict.
+struct Checked {
+    /// `file:line:col: label` for the file's, `kind formula` for the flags'.
+    text: String,
+    /// The property's name, if it has one.
+    name: Option<String>,
+    kind: Kind,
+    /// The formula as written out.
+    formula: String,
+    /// Where the file states it: its first and last line and column.
+    place: Option<(fsm_grammar::LineCol, fsm_grammar::LineCol)>,
 }
 
 /// Verify the properties; see [`VerifyArgs`] for the exit status.
@@ -68,18 +97,25 @@ pub fn run(args: &VerifyArgs) -> Exit {
     // its place; then the command line's, grouped by kind.
     let lines = fsm_grammar::LineIndex::new(&source);
     let mut properties: Vec<Property> = machine.properties.iter().map(Property::from).collect();
-    let mut texts: Vec<String> = machine
+    let mut checked: Vec<Checked> = machine
         .properties
         .iter()
         .map(|p| {
             let at = lines.line_col(&source, p.span.start);
-            format!(
-                "{}:{}:{}: {}",
-                args.file.display(),
-                at.line,
-                at.column,
-                p.label(machine)
-            )
+            let end = lines.line_col(&source, p.span.end);
+            Checked {
+                text: format!(
+                    "{}:{}:{}: {}",
+                    args.file.display(),
+                    at.line,
+                    at.column,
+                    p.label(machine)
+                ),
+                name: p.name.clone(),
+                kind: p.kind,
+                formula: p.formula.display(machine).to_string(),
+                place: Some((at, end)),
+            }
         })
         .collect();
     let given = [
@@ -99,7 +135,14 @@ pub fn run(args: &VerifyArgs) -> Exit {
                             kind.keyword()
                         )));
                     }
-                    texts.push(format!("{} {}", kind.keyword(), formula.display(machine)));
+                    let written = formula.display(machine).to_string();
+                    checked.push(Checked {
+                        text: format!("{} {written}", kind.keyword()),
+                        name: None,
+                        kind,
+                        formula: written,
+                        place: None,
+                    });
                     properties.push(Property { kind, formula });
                 }
                 Err(error) => {
@@ -132,36 +175,17 @@ pub fn run(args: &VerifyArgs) -> Exit {
             return Exit::Problems;
         }
     };
-    let mut out = format!(
-        "machine `{}`: {} states stored ({} bytes each)\n",
-        machine.name, report.states, report.bytes_per_state,
-    );
     let mut exit = Exit::Clean;
-    for (text, verdict) in texts.iter().zip(&report.verdicts) {
-        match verdict {
-            Verdict::Holds => writeln!(out, "{text}: holds"),
-            Verdict::Unreachable => {
-                exit.raise(Exit::Problems);
-                writeln!(out, "{text}: unreachable")
-            }
-            Verdict::Reached(path) => writeln!(out, "{text}: reached in {}", steps(path))
-                .and_then(|()| write_path(&mut out, machine, path)),
-            Verdict::Violated(path) => {
-                exit.raise(Exit::Problems);
-                writeln!(out, "{text}: violated in {}", steps(path))
-                    .and_then(|()| write_path(&mut out, machine, path))
-            }
-            Verdict::Inconclusive(reasons) => {
-                exit.raise(Exit::Problems);
-                writeln!(out, "{text}: inconclusive").and_then(|()| {
-                    reasons
-                        .iter()
-                        .try_for_each(|reason| writeln!(out, "  because {reason}"))
-                })
-            }
+    for verdict in &report.verdicts {
+        if !matches!(verdict, Verdict::Holds | Verdict::Reached(_)) {
+            exit.raise(Exit::Problems);
         }
-        .expect("writing to a String");
     }
+    let out = match args.format {
+        VerifyFormat::Human => human(machine, &report, &checked),
+        VerifyFormat::Json => json(machine, &report, &checked),
+        VerifyFormat::Github => github(machine, &report, &checked, &args.file.display().to_string()),
+    };
     console::stdout(&out);
     if let Some(file) = &args.emit_trace {
         let path = report.verdicts.iter().find_map(|v| match v {
@@ -197,6 +221,180 @@ pub fn run(args: &VerifyArgs) -> Exit {
         }
     }
     exit
+}
+
+/// The verdicts with each path as numbered steps.
+fn human(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) -> String {
+    let mut out = format!(
+        "machine `{}`: {} states stored ({} bytes each)\n",
+        machine.name, report.states, report.bytes_per_state,
+    );
+    for (property, verdict) in checked.iter().zip(&report.verdicts) {
+        let text = &property.text;
+        match verdict {
+            Verdict::Holds => writeln!(out, "{text}: holds"),
+            Verdict::Unreachable => writeln!(out, "{text}: unreachable"),
+            Verdict::Reached(path) => writeln!(out, "{text}: reached in {}", steps(path))
+                .and_then(|()| write_path(&mut out, machine, path)),
+            Verdict::Violated(path) => writeln!(out, "{text}: violated in {}", steps(path))
+                .and_then(|()| write_path(&mut out, machine, path)),
+            Verdict::Inconclusive(reasons) => writeln!(out, "{text}: inconclusive").and_then(|()| {
+                reasons
+                    .iter()
+                    .try_for_each(|reason| writeln!(out, "  because {reason}"))
+            }),
+        }
+        .expect("writing to a String");
+    }
+    out
+}
+
+/// The verdict's word, as the human format and JSON say it.
+fn verdict_word(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Holds => "holds",
+        Verdict::Unreachable => "unreachable",
+        Verdict::Reached(_) => "reached",
+        Verdict::Violated(_) => "violated",
+        Verdict::Inconclusive(_) => "inconclusive",
+    }
+}
+
+/// One JSON document: the search's figures, then per property its verdict,
+/// its path (states by name, each step's move, guard answers and leaves)
+/// and the reasons of an inconclusive one.
+fn json(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) -> String {
+    let groups = fsm_grammar::plan::Plan::new(machine).timer_groups;
+    let names = |leaves: &[model::StateId]| -> Vec<&str> {
+        leaves.iter().map(|&s| machine.state(s).name.as_str()).collect()
+    };
+    let path_json = |path: &Path| {
+        let steps: Vec<serde_json::Value> = path
+            .steps
+            .iter()
+            .map(|step| {
+                let mv = match step.mv {
+                    Move::Fire(action) => serde_json::json!({"fire": machine.actions[action.index()].name}),
+                    Move::Advance => {
+                        let fired: Vec<serde_json::Value> = step
+                            .outcome
+                            .fired
+                            .iter()
+                            .map(|&(g, taken)| {
+                                serde_json::json!({
+                                    "timer": groups[g].label,
+                                    "state": machine.state(groups[g].state).name,
+                                    "taken": taken,
+                                })
+                            })
+                            .collect();
+                        serde_json::json!({"advance": delay_text(step.outcome.advanced), "fired": fired})
+                    }
+                };
+                let guards: Vec<serde_json::Value> = step
+                    .guards
+                    .iter()
+                    .map(|&(g, value)| serde_json::json!({"guard": machine.guards[g.index()].name, "value": value}))
+                    .collect();
+                serde_json::json!({
+                    "move": mv,
+                    "guards": guards,
+                    "refused": step.outcome.refused,
+                    "runaway": step.outcome.runaway,
+                    "leaves": names(&step.leaves),
+                })
+            })
+            .collect();
+        serde_json::json!({"start": names(&path.start), "steps": steps})
+    };
+    let properties: Vec<serde_json::Value> = checked
+        .iter()
+        .zip(&report.verdicts)
+        .map(|(property, verdict)| {
+            let (path, reasons) = match verdict {
+                Verdict::Violated(path) | Verdict::Reached(path) => (path_json(path), Vec::new()),
+                Verdict::Inconclusive(reasons) => (serde_json::Value::Null, reasons.clone()),
+                _ => (serde_json::Value::Null, Vec::new()),
+            };
+            serde_json::json!({
+                "name": property.name,
+                "kind": property.kind.keyword(),
+                "formula": property.formula,
+                "line": property.place.map(|(at, _)| at.line),
+                "column": property.place.map(|(at, _)| at.column),
+                "verdict": verdict_word(verdict),
+                "path": path,
+                "reasons": reasons,
+            })
+        })
+        .collect();
+    let document = serde_json::json!({
+        "machine": machine.name,
+        "states": report.states,
+        "bytes_per_state": report.bytes_per_state,
+        "complete": report.complete,
+        "properties": properties,
+    });
+    let mut out = serde_json::to_string_pretty(&document).expect("JSON serializes");
+    out.push('\n');
+    out
+}
+
+/// An error annotation on each property that does not hold (violated,
+/// unreachable, inconclusive), on its span for the file's, and with the
+/// path as the message's lines.
+fn github(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked], file: &str) -> String {
+    let escape = |value: &str| {
+        value
+            .replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let escape_property = |value: &str| escape(value).replace(':', "%3A").replace(',', "%2C");
+    let mut out = String::new();
+    for (property, verdict) in checked.iter().zip(&report.verdicts) {
+        if matches!(verdict, Verdict::Holds | Verdict::Reached(_)) {
+            continue;
+        }
+        let mut message = format!(
+            "{} {}: {}",
+            property.kind.keyword(),
+            property.formula,
+            verdict_word(verdict)
+        );
+        match verdict {
+            Verdict::Violated(path) => {
+                message.push_str(&format!(" in {}\n", steps(path)));
+                write_path(&mut message, machine, path).expect("writing to a String");
+            }
+            Verdict::Inconclusive(reasons) => {
+                for reason in reasons {
+                    message.push_str(&format!("\nbecause {reason}"));
+                }
+            }
+            _ => {}
+        }
+        let title = escape_property(&match &property.name {
+            Some(name) => format!("fsmc verify: {name}"),
+            None => "fsmc verify".to_owned(),
+        });
+        let place = match property.place {
+            Some((at, end)) => format!(
+                "file={},line={},col={},endLine={},endColumn={},",
+                escape_property(file),
+                at.line,
+                at.column,
+                end.line,
+                end.column
+            ),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "::error {place}title={title}::{}\n",
+            escape(message.trim_end())
+        ));
+    }
+    out
 }
 
 fn steps(path: &Path) -> String {

@@ -304,3 +304,86 @@ fn every_property_of_the_examples_holds() {
     checked.sort();
     assert_eq!(checked, ["AgentLoop", "Research"]);
 }
+
+const GATE_WITH_PROPERTIES: &str = "\
+machine Gate {
+    initial state closed {
+        on open [authorized] -> opening;
+    }
+    state opening {
+        after 5s -> opened;
+        on close -> closed;
+    }
+    state opened {
+        always [alarm] -> locked_out;
+        on close -> closed;
+    }
+    terminal state locked_out;
+
+    property never_locked: never in(locked_out);
+    reachable in(opened);
+}
+";
+
+#[test]
+fn the_json_format_is_one_document_with_each_verdict_and_path() {
+    let dir = with_machine(GATE_WITH_PROPERTIES);
+    let run = dir.fsmc(&["verify", "machine.fsm", "--format", "json"]).expect(1);
+    let document: serde_json::Value = serde_json::from_str(&run.stdout()).expect("one JSON document");
+    assert_eq!(document["machine"], "Gate");
+    // The search stops once every property is decided.
+    assert!(document["complete"].is_boolean());
+    assert!(document["states"].as_u64().is_some_and(|n| n > 0));
+    let properties = document["properties"].as_array().expect("properties");
+    assert_eq!(properties.len(), 2);
+    let locked = &properties[0];
+    assert_eq!(locked["name"], "never_locked");
+    assert_eq!(
+        (locked["line"].as_u64(), locked["column"].as_u64()),
+        (Some(15), Some(5))
+    );
+    assert_eq!(locked["verdict"], "violated");
+    let moves: Vec<&serde_json::Value> = locked["path"]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| &s["move"])
+        .collect();
+    assert_eq!(moves[0]["fire"], "open");
+    assert_eq!(moves[1]["advance"], "5s");
+    assert_eq!(moves[1]["fired"][0]["state"], "opening");
+    assert_eq!(locked["path"]["steps"][1]["leaves"][0], "locked_out");
+    assert_eq!(properties[1]["verdict"], "reached");
+    assert_eq!(properties[1]["name"], serde_json::Value::Null);
+}
+
+#[test]
+fn the_github_format_annotates_each_property_that_does_not_hold_on_its_span() {
+    let dir = with_machine(GATE_WITH_PROPERTIES);
+    let run = dir
+        .fsmc(&[
+            "verify",
+            "machine.fsm",
+            "--format",
+            "github",
+            "--never",
+            "in(opening)",
+        ])
+        .expect(1);
+    let stdout = run.stdout();
+    let lines: Vec<&str> = stdout.lines().collect();
+    // The file's violated property on its span, the flag's without a place;
+    // the reached one says nothing.
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with(
+            "::error file=machine.fsm,line=15,col=5,endLine=15,endColumn=49,title=fsmc verify%3A never_locked::\
+             never in(locked_out): violated in 2 steps%0A  start in `closed`%0A  1. fire `open`"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("::error title=fsmc verify::never in(opening): violated in 1 step%0A"),
+        "{stdout}"
+    );
+}
