@@ -257,7 +257,16 @@ impl<'m> Tables<'m> {
         let mut outcome = Outcome::default();
         let mut config = before;
         let chart = self.chart();
-        let mut chosen = vec![0u32; self.plan.chart.max_leaves.max(1)];
+        // The transitions chosen, one per active leaf at most: on the stack
+        // for most machines, as a move is taken millions of times.
+        let leaves = self.plan.chart.max_leaves.max(1);
+        let (mut inline, mut spilled) = ([0u32; 64], Vec::new());
+        let chosen: &mut [u32] = if leaves <= inline.len() {
+            &mut inline[..leaves]
+        } else {
+            spilled.resize(leaves, 0);
+            &mut spilled
+        };
         match mv {
             Move::Fire(action) => {
                 let n = select(
@@ -272,7 +281,7 @@ impl<'m> Tables<'m> {
                             })
                     },
                     &mut host,
-                    &mut chosen,
+                    chosen,
                 );
                 if n == 0 {
                     // A refusal by guards is a step of a test: it gives
@@ -283,7 +292,7 @@ impl<'m> Tables<'m> {
                     outcome.refused = true;
                 }
                 if n > 0 {
-                    outcome.runaway = self.take(&mut host, &mut config, &mut memory, &mut chosen, n);
+                    outcome.runaway = self.take(&mut host, &mut config, &mut memory, chosen, n);
                 }
                 let stayed = timers
                     .iter()
@@ -321,7 +330,7 @@ impl<'m> Tables<'m> {
                     outcome.fired.push((group, timer.is_some()));
                     if let Some(t) = timer {
                         chosen[0] = t;
-                        outcome.runaway |= self.take(&mut host, &mut config, &mut memory, &mut chosen, 1);
+                        outcome.runaway |= self.take(&mut host, &mut config, &mut memory, chosen, 1);
                     }
                 }
             }
