@@ -1008,7 +1008,7 @@ impl<'d> Lowerer<'d> {
             F::Not(_, e) => Formula::Not(Box::new(sub(self, e)?)),
             F::And(_, a, b) | F::Or(_, a, b) => {
                 let (a, b) = (sub(self, a), sub(self, b));
-                formula_chain(matches!(f, F::And(..)), a?, b?)
+                chain(matches!(f, F::And(..)), a?, b?)
             }
         })
     }
@@ -1440,59 +1440,69 @@ fn is_reserved_guard_name(name: &str) -> bool {
 /// `a || b || c` parses to. The operands stay in order, so evaluation order
 /// and short-circuiting are unchanged, and the model (so its canonical text
 /// and fingerprint) does not depend on how such a chain was parenthesised.
-fn chain(and: bool, left: GuardExpr, right: GuardExpr) -> GuardExpr {
-    let join = |a: GuardExpr, b: Box<GuardExpr>| match and {
-        true => GuardExpr::And(Box::new(a), b),
-        false => GuardExpr::Or(Box::new(a), b),
-    };
+fn chain<E: Chained>(and: bool, left: E, right: E) -> E {
     // The right operand is already left-nested: take its operands off its
     // left spine, then hang them after `left` in order.
     let mut rest = Vec::new();
     let mut first = right;
     loop {
-        match first {
-            GuardExpr::And(l, r) if and => {
+        match first.split(and) {
+            Ok((l, r)) => {
                 rest.push(r);
-                first = *l;
+                first = l;
             }
-            GuardExpr::Or(l, r) if !and => {
-                rest.push(r);
-                first = *l;
+            Err(operand) => {
+                first = operand;
+                break;
             }
-            _ => break,
         }
     }
-    let mut out = join(left, Box::new(first));
+    let mut out = E::join(and, left, Box::new(first));
     for operand in rest.into_iter().rev() {
-        out = join(out, operand);
+        out = E::join(and, out, operand);
     }
     out
 }
 
-/// [`chain`] for formulas: `a && (b && c)` becomes `(a && b) && c`.
-fn formula_chain(and: bool, left: Formula, right: Formula) -> Formula {
-    let join = |a: Formula, b: Box<Formula>| match and {
-        true => Formula::And(Box::new(a), b),
-        false => Formula::Or(Box::new(a), b),
-    };
-    let mut rest = Vec::new();
-    let mut first = right;
-    loop {
-        match first {
-            Formula::And(l, r) if and => {
-                rest.push(r);
-                first = *l;
-            }
-            Formula::Or(l, r) if !and => {
-                rest.push(r);
-                first = *l;
-            }
-            _ => break,
+/// A tree of `&&` and `||` that [`chain`] keeps left-nested: guards and
+/// property formulas.
+trait Chained: Sized {
+    /// `a && b` (`and`) or `a || b`.
+    fn join(and: bool, a: Self, b: Box<Self>) -> Self;
+    /// The operands of `self` when it is that operator, or `self` back.
+    fn split(self, and: bool) -> Result<(Self, Box<Self>), Self>;
+}
+
+impl Chained for GuardExpr {
+    fn join(and: bool, a: Self, b: Box<Self>) -> Self {
+        match and {
+            true => GuardExpr::And(Box::new(a), b),
+            false => GuardExpr::Or(Box::new(a), b),
         }
     }
-    let mut out = join(left, Box::new(first));
-    for operand in rest.into_iter().rev() {
-        out = join(out, operand);
+
+    fn split(self, and: bool) -> Result<(Self, Box<Self>), Self> {
+        match self {
+            GuardExpr::And(l, r) if and => Ok((*l, r)),
+            GuardExpr::Or(l, r) if !and => Ok((*l, r)),
+            other => Err(other),
+        }
     }
-    out
+}
+
+impl Chained for Formula {
+    fn join(and: bool, a: Self, b: Box<Self>) -> Self {
+        match and {
+            true => Formula::And(Box::new(a), b),
+            false => Formula::Or(Box::new(a), b),
+        }
+    }
+
+    fn split(self, and: bool) -> Result<(Self, Box<Self>), Self> {
+        match self {
+            Formula::And(l, r) if and => Ok((*l, r)),
+            Formula::Or(l, r) if !and => Ok((*l, r)),
+            other => Err(other),
+        }
+    }
 }
