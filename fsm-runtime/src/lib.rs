@@ -59,6 +59,9 @@
 //!   logging compiles to nothing.
 //! - `tokio`: `driver::run`, the async driver, which waits on a tokio
 //!   channel and the next timer's deadline at once.
+//! - `inspect`: [`inspect`], every step of a machine sent to `fsmc inspect
+//!   --listen ADDR` as it happens, from a background thread that never
+//!   blocks the machine: [`inspect::Observed`] wraps a generated machine.
 //!
 //! # Beside this crate
 //!
@@ -130,6 +133,8 @@ mod fire_error;
 mod fired;
 #[cfg(feature = "alloc")]
 mod history;
+#[cfg(feature = "inspect")]
+pub mod inspect;
 mod list;
 mod machine;
 #[cfg(feature = "alloc")]
