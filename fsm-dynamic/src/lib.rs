@@ -144,6 +144,8 @@ mod fired;
 mod ids;
 mod json;
 mod name_index;
+#[cfg(feature = "inspect")]
+mod observed;
 mod tables;
 mod timer_rejected;
 mod trace;
@@ -160,4 +162,6 @@ pub use fired::{Fired, FiredTimer, Taken, TakenKind};
 pub use fsm_grammar::model::HistoryKind;
 pub use fsm_runtime::RestoreError;
 pub use ids::{ActionId, OutputId, StateId};
+#[cfg(feature = "inspect")]
+pub use observed::ObservedEngine;
 pub use timer_rejected::TimerRejected;
