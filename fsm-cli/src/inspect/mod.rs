@@ -7,6 +7,7 @@
 //! the page shows is a line `fsmc run` would print for the same input.
 //! docs/inspecting.md is the guide.
 
+mod live;
 mod page;
 mod server;
 mod simulation;
@@ -14,7 +15,7 @@ mod simulation;
 use crate::console;
 use crate::exit::Exit;
 use clap::Args;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 /// Arguments of `fsmc inspect`.
@@ -35,9 +36,16 @@ Exit status:
   2  usage errors, a file that cannot be read, an unknown --machine, and an address that \
 cannot be listened on")]
 pub struct InspectArgs {
-    /// The `.fsm` file that defines the machine.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// The `.fsm` file that defines the machine (with --listen: the machines the programs run,
+    /// when they do not send their definitions).
+    #[arg(value_name = "FILE", required_unless_present = "listen")]
+    file: Option<PathBuf>,
+
+    /// Watch running programs instead: listen for the steps their machines send (fsm-runtime's
+    /// `inspect` feature) on ADDR, a port (`7171`, on 127.0.0.1) or an address and port. An
+    /// address that is not a loopback address is warned about.
+    #[arg(long, value_name = "ADDR", value_parser = listen_address, conflicts_with_all = ["machine", "context", "delays"])]
+    listen: Option<SocketAddr>,
 
     /// The machine to simulate (required when the file has several).
     #[arg(long, value_name = "NAME")]
@@ -64,8 +72,14 @@ pub struct InspectArgs {
 
 /// Serve the page until stopped; see [`InspectArgs`] for the exit status.
 pub fn run(args: &InspectArgs) -> Exit {
+    if let Some(listen) = args.listen {
+        return watch(args, listen);
+    }
+    let Some(file) = &args.file else {
+        return Exit::Trouble;
+    };
     let simulation = match simulation::Simulation::open(
-        args.file.clone(),
+        file.clone(),
         args.machine.clone(),
         args.context.clone(),
         args.delays.clone(),
@@ -97,4 +111,57 @@ pub fn run(args: &InspectArgs) -> Exit {
             Exit::Trouble
         }
     }
+}
+
+/// `fsmc inspect --listen ADDR [FILE]`: the page of running programs.
+fn watch(args: &InspectArgs, listen: SocketAddr) -> Exit {
+    if !listen.ip().is_loopback() {
+        console::stderr(&format!(
+            "warning: listening for programs on {listen}, which is not a loopback address: programs on \
+             other machines can send steps to the inspector\n"
+        ));
+    }
+    let Some(server) = page_server(args) else {
+        return Exit::Trouble;
+    };
+    live::run(listen, args.file.clone(), server)
+}
+
+/// The page's server, on its own address (127.0.0.1 unless --bind), with
+/// a fresh token; `None` after saying why it cannot listen.
+fn page_server(args: &InspectArgs) -> Option<server::Server> {
+    let address = args.bind.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+    if !address.is_loopback() {
+        console::stderr(&format!(
+            "warning: listening on {address}, which is not a loopback address: other machines can \
+             reach the inspector, and anyone who learns its URL can drive it\n"
+        ));
+    }
+    let token = match server::token() {
+        Ok(token) => token,
+        Err(error) => {
+            console::error(format_args!("cannot draw a random token: {error}"));
+            return None;
+        }
+    };
+    match server::Server::bind(address, args.port, token) {
+        Ok(server) => Some(server),
+        Err(error) => {
+            console::error(format_args!(
+                "cannot listen on {address} port {}: {error}",
+                args.port
+            ));
+            None
+        }
+    }
+}
+
+/// `7171` (on 127.0.0.1) or `ADDRESS:PORT`.
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse::<SocketAddr>().map_err(|_| {
+        format!("`{text}` is not a port (`7171`) or an address and port (`127.0.0.1:7171`, `[::1]:7171`)")
+    })
 }

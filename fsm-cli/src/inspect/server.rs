@@ -25,7 +25,7 @@ use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What every response carries: nothing but this origin may be loaded or
@@ -56,14 +56,14 @@ pub fn token() -> Result<String, getrandom::Error> {
 
 /// A request read in full, its token and host checked: what the thread
 /// that holds the simulation answers.
-struct Request {
-    method: String,
+pub(super) struct Request {
+    pub(super) method: String,
     /// The path under `/TOKEN/`, without the query.
-    rest: String,
+    pub(super) rest: String,
     /// The whole path, for messages.
-    path: String,
+    pub(super) path: String,
     /// What follows `?`, if anything.
-    query: String,
+    pub(super) query: String,
     body: Vec<u8>,
 }
 
@@ -95,25 +95,46 @@ impl Server {
             .machine_name()
             .map(|m| format!(" `{m}`"))
             .unwrap_or_default();
-        console::stdout(&format!(
-            "fsmc inspect: simulating{machine} of `{}` at http://{}/{}/\n",
-            simulation.file_name(),
-            self.address,
-            self.token
-        ));
+        let banner = format!("simulating{machine} of `{}`", simulation.file_name());
         let (requests, incoming) = mpsc::channel::<(Request, Sender<Reply>)>();
-        let gate = Gate {
-            address: self.address,
-            token: Arc::clone(&self.token),
-        };
-        let listener = self.listener;
-        std::thread::spawn(move || accept(&listener, &gate, &requests));
+        let requests = Mutex::new(requests);
+        let handler: Handler = Arc::new(move |request| {
+            let (answer, reply) = mpsc::channel();
+            let sent = lock(&requests).send((request, answer));
+            sent.ok()?;
+            reply.recv().ok()
+        });
+        self.serve_with(&banner, handler);
         for (request, answer) in incoming {
             let reply = route(&mut simulation, &request);
             let _ = answer.send(reply);
         }
         Exit::Trouble
     }
+
+    /// Print `fsmc inspect: BANNER at URL` and answer requests on threads
+    /// of their own, each by `handler` (`None`: close unanswered), once the
+    /// token and host are checked.
+    pub(super) fn serve_with(self, banner: &str, handler: Handler) {
+        console::stdout(&format!(
+            "fsmc inspect: {banner} at http://{}/{}/\n",
+            self.address, self.token
+        ));
+        let gate = Gate {
+            address: self.address,
+            token: Arc::clone(&self.token),
+        };
+        let listener = self.listener;
+        std::thread::spawn(move || accept(&listener, &gate, &handler));
+    }
+}
+
+/// What answers a request whose token and host were checked, on the
+/// connection's own thread.
+pub(super) type Handler = Arc<dyn Fn(Request) -> Option<Reply> + Send + Sync>;
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What a connection's thread checks before it reads a body.
@@ -124,7 +145,7 @@ struct Gate {
 
 /// Accept connections, each on a thread of its own, at most
 /// [`MAX_CONNECTIONS`] at once.
-fn accept(listener: &TcpListener, gate: &Gate, requests: &Sender<(Request, Sender<Reply>)>) {
+fn accept(listener: &TcpListener, gate: &Gate, handler: &Handler) {
     let open = Arc::new(AtomicUsize::new(0));
     let gate = Arc::new(Gate {
         address: gate.address,
@@ -140,12 +161,12 @@ fn accept(listener: &TcpListener, gate: &Gate, requests: &Sender<(Request, Sende
             std::thread::sleep(Duration::from_millis(5));
         }
         let slot = Slot::take(&open);
-        let (gate, requests) = (Arc::clone(&gate), requests.clone());
+        let (gate, handler) = (Arc::clone(&gate), Arc::clone(handler));
         // Out of threads, the connection is dropped unanswered, and its
         // slot with it.
         let _ = std::thread::Builder::new().spawn(move || {
             let _slot = slot;
-            connection(stream, &gate, &requests);
+            connection(stream, &gate, &*handler);
         });
     }
 }
@@ -180,20 +201,14 @@ fn read_by(stream: &mut TcpStream, buffer: &mut [u8], deadline: Instant) -> io::
 }
 
 /// Read one request, have it answered, write the answer, close.
-fn connection(mut stream: TcpStream, gate: &Gate, requests: &Sender<(Request, Sender<Reply>)>) {
+fn connection(mut stream: TcpStream, gate: &Gate, handler: &(dyn Fn(Request) -> Option<Reply> + Send + Sync)) {
     let _ = stream.set_read_timeout(Some(TIMEOUT));
     let _ = stream.set_write_timeout(Some(TIMEOUT));
     let reply = match read_request(&mut stream, gate) {
-        Ok(request) => {
-            let (answer, reply) = mpsc::channel();
-            if requests.send((request, answer)).is_err() {
-                return;
-            }
-            match reply.recv() {
-                Ok(reply) => reply,
-                Err(_) => return,
-            }
-        }
+        Ok(request) => match handler(request) {
+            Some(reply) => reply,
+            None => return,
+        },
         Err(reply) => reply,
     };
     let _ = stream.write_all(&reply.to_bytes());
@@ -530,14 +545,14 @@ fn body(request: &Request, limit: usize) -> Result<String, Reply> {
     })
 }
 
-fn method_not_allowed(allow: &'static str) -> Reply {
+pub(super) fn method_not_allowed(allow: &'static str) -> Reply {
     let mut reply = Reply::error(405, &format!("this path answers {allow} only"));
     reply.extra.push(("Allow", allow.to_owned()));
     reply
 }
 
 /// A response to send.
-struct Reply {
+pub(super) struct Reply {
     status: u16,
     content_type: &'static str,
     body: Vec<u8>,
@@ -545,7 +560,7 @@ struct Reply {
 }
 
 impl Reply {
-    fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
+    pub(super) fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
         Reply {
             status,
             content_type,
@@ -554,16 +569,16 @@ impl Reply {
         }
     }
 
-    fn text(status: u16, body: &str) -> Reply {
+    pub(super) fn text(status: u16, body: &str) -> Reply {
         Reply::bytes(status, "text/plain; charset=utf-8", body)
     }
 
-    fn json(status: u16, value: &Value) -> Reply {
+    pub(super) fn json(status: u16, value: &Value) -> Reply {
         Reply::bytes(status, "application/json", &value.to_string())
     }
 
     /// `{"error": message}`.
-    fn error(status: u16, message: &str) -> Reply {
+    pub(super) fn error(status: u16, message: &str) -> Reply {
         Reply::json(status, &json!({ "error": message }))
     }
 

@@ -1,0 +1,243 @@
+// The page of `fsmc inspect --listen`: the machine instances of running
+// programs, live. Plain JavaScript, nothing loaded from elsewhere. One
+// request is always waiting on `api/live?since=VERSION`, which the server
+// answers as soon as anything changes, so a step shows within milliseconds.
+// Read-only: the page never drives a program.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+/// The most rows the timeline keeps (the server keeps more).
+const MAX_ROWS = 500;
+let version = null;
+let chosen = null;
+let after = 0;
+let lastSeq = null;
+let drawnFor = null;
+let pending = null;
+/// Step-to-screen delays, for the latency benchmark (`#latency` in the URL).
+const latencies = [];
+window.fsmcLatencies = latencies;
+
+function say(message) {
+    const box = $("message");
+    box.textContent = message || "";
+    box.hidden = !message;
+}
+
+async function poll() {
+    for (;;) {
+        const query = new URLSearchParams();
+        if (version !== null) query.set("since", version);
+        if (chosen !== null) {
+            query.set("instance", chosen);
+            query.set("after", after);
+        }
+        pending = new AbortController();
+        const asked = chosen;
+        try {
+            const response = await fetch(`api/live?${query}`, { signal: pending.signal });
+            if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+            const answer = await response.json();
+            say("");
+            // An answer for an instance no longer chosen is only the list's.
+            await show(answer, asked === chosen);
+        } catch (e) {
+            if (e.name === "AbortError") continue;
+            say(`the inspector does not answer: ${e.message}`);
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+    }
+}
+
+function choose(id) {
+    if (id === chosen) return;
+    chosen = id;
+    after = 0;
+    lastSeq = null;
+    version = null;
+    $("timeline").tBodies[0].replaceChildren();
+    if (pending) pending.abort();
+}
+
+async function show(answer, forChosen) {
+    version = answer.version;
+    $("where").textContent = `programs connect to ${answer.listen}` + (answer.file ? ` · definitions from ${answer.file}` : "");
+    const live = answer.instances.filter((i) => i.live).length;
+    $("counts").textContent =
+        `${answer.observers} program${answer.observers === 1 ? "" : "s"} connected · ` +
+        `${live} live instance${live === 1 ? "" : "s"}, ${answer.instances.length} shown (at most ${answer.limits.instances})` +
+        (answer.refused ? ` · ${answer.refused} refused` : "");
+    showMalformed(answer.malformed);
+    if (chosen === null && answer.instances.length > 0) {
+        const first = answer.instances.find((i) => i.live) || answer.instances[0];
+        choose(first.id);
+        return;
+    }
+    showInstances(answer.instances);
+    if (forChosen && answer.selected && answer.selected.id === chosen) await showChosen(answer);
+}
+
+function showMalformed(malformed) {
+    const box = $("malformed");
+    box.hidden = malformed.count === 0;
+    if (malformed.count === 0) return;
+    box.replaceChildren();
+    const title = document.createElement("strong");
+    title.textContent = `${malformed.count} line${malformed.count === 1 ? "" : "s"} from programs could not be read and ${malformed.count === 1 ? "was" : "were"} skipped; the last:`;
+    const list = document.createElement("ul");
+    for (const why of malformed.last) {
+        const item = document.createElement("li");
+        item.textContent = why;
+        list.append(item);
+    }
+    box.append(title, list);
+}
+
+function showInstances(instances) {
+    const body = $("instances").tBodies[0];
+    $("no-instances").hidden = instances.length > 0;
+    const rows = instances.map((i) => {
+        const row = document.createElement("tr");
+        row.dataset.id = i.id;
+        row.dataset.instance = i.instance;
+        row.className = (i.id === chosen ? "chosen " : "") + (i.live ? "" : "ended");
+        row.title = `${i.machine} ${i.instance}, fingerprint ${i.fingerprint}` + (i.ended ? ` (${i.ended})` : "") +
+            (i.last ? `\nlast step: ${i.last.action}` : "");
+        const cells = [
+            i.instance + (i.live ? "" : ` (${i.ended})`),
+            i.machine,
+            i.state.join(", "),
+            String(i.steps),
+            String(i.dropped),
+        ];
+        for (const text of cells) row.insertCell().textContent = text;
+        row.cells[4].className = "dropped" + (i.dropped > 0 ? " some" : "");
+        row.addEventListener("click", () => choose(i.id));
+        return row;
+    });
+    body.replaceChildren(...rows);
+}
+
+async function showChosen(answer) {
+    const selected = answer.selected;
+    const instance = answer.instances.find((i) => i.id === chosen);
+    $("chosen").hidden = false;
+    $("machine").textContent = instance ? instance.machine : "fsmc inspect";
+    document.title = `${instance ? `${instance.machine} ${instance.instance}` : "live"} · fsmc inspect`;
+    $("chosen-name").textContent = instance ? `${instance.machine} ${instance.instance}` : "";
+    $("chosen-fingerprint").textContent = selected.fingerprint;
+    $("place").textContent = selected.leaves.join(", ");
+    const context = $("context");
+    context.hidden = selected.context === null || selected.context === undefined;
+    context.textContent = context.hidden ? "" : JSON.stringify(selected.context, null, 2);
+    const key = `${chosen}/${selected.fingerprint}`;
+    if (drawnFor !== key) {
+        drawnFor = key;
+        await loadDiagram(selected);
+    }
+    appendSteps(selected.steps);
+    highlight(selected);
+    if (location.hash === "#latency" && selected.steps.length) {
+        // When the highlight reaches the screen: the next frame.
+        const steps = selected.steps;
+        requestAnimationFrame(() => {
+            const now = (performance.timeOrigin + performance.now()) * 1000;
+            for (const step of steps) latencies.push((now - step.at_us) / 1000);
+        });
+    }
+}
+
+async function loadDiagram(selected) {
+    const box = $("diagram");
+    const note = $("diagram-note");
+    box.replaceChildren();
+    note.hidden = !selected.diagram_error;
+    note.textContent = selected.diagram_error || "";
+    if (selected.diagram_error) return;
+    const response = await fetch(`api/live/diagram.svg?instance=${chosen}`);
+    const text = await response.text();
+    if (!response.ok) {
+        note.hidden = false;
+        note.textContent = text;
+        return;
+    }
+    const svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    if (svg.nodeName !== "svg") {
+        note.hidden = false;
+        note.textContent = "the diagram could not be read";
+        return;
+    }
+    box.replaceChildren(document.importNode(svg, true));
+}
+
+function appendSteps(steps) {
+    const body = $("timeline").tBodies[0];
+    const list = (xs) => (xs || []).join(", ");
+    for (const step of steps) {
+        after = Math.max(after, step.n);
+        const row = body.insertRow();
+        row.dataset.n = step.n;
+        row.dataset.step = step.step;
+        row.dataset.action = step.action;
+        row.dataset.to = list(step.to);
+        if (step.step === "rejected" || step.step === "timer_rejected") row.className = "refused";
+        const notes = [];
+        if (lastSeq !== null && step.seq > lastSeq + 1) notes.push(`${step.seq - lastSeq - 1} step(s) missed before it`);
+        lastSeq = step.seq;
+        if (step.error) notes.push(step.error);
+        if (step.declared_in) notes.push(`declared in ${step.declared_in}`);
+        if (step.internal) notes.push("internal");
+        const what = step.step === "rejected" ? `${step.action} (refused)` : step.action;
+        const cells = [
+            String(step.n),
+            what,
+            list(step.from),
+            step.step === "fired" || step.step === "timer" ? list(step.to) : "",
+            list(step.outputs),
+            step.payload === undefined ? "" : JSON.stringify(step.payload),
+            notes.join(" · "),
+        ];
+        for (const text of cells) row.insertCell().textContent = text;
+        row.title = new Date(step.at_us / 1000).toISOString();
+    }
+    while (body.rows.length > MAX_ROWS) body.deleteRow(0);
+    if (steps.length) body.rows[body.rows.length - 1].scrollIntoView({ block: "nearest" });
+}
+
+/// The active states, and the transition the last step took, by the
+/// diagram's stable names (as the simulation's page does).
+function highlight(selected) {
+    const box = $("diagram");
+    const active = new Set(selected.active);
+    const leaves = new Set(selected.leaves);
+    for (const g of box.querySelectorAll("g[data-state]")) {
+        const name = g.getAttribute("data-state");
+        g.classList.toggle("active", active.has(name));
+        g.classList.toggle("leaf", leaves.has(name));
+    }
+    const last = selected.steps[selected.steps.length - 1];
+    if (!last) return;
+    for (const element of box.querySelectorAll(".taken, .internal")) element.classList.remove("taken", "internal");
+    if (last.step !== "fired" && last.step !== "timer") return;
+    if (last.internal) {
+        for (const from of last.from) {
+            const g = box.querySelector(`g[data-state="${CSS.escape(from)}"]`);
+            if (g) g.classList.add("internal");
+        }
+        return;
+    }
+    const trigger = last.step === "timer" ? "after" : last.action;
+    const paths = [...box.querySelectorAll("path.edge[data-from][data-to][data-trigger]")];
+    const matching = (sources, targets) =>
+        paths.filter((p) => sources.has(p.dataset.from) && targets.has(p.dataset.to) && p.dataset.trigger === trigger);
+    const up = (names) => names.flatMap((n) => [n, ...(selected.ancestors[n] || [])]);
+    let found = matching(new Set(last.from), new Set(last.to));
+    if (found.length === 0) found = matching(new Set([...up(last.from), "any"]), new Set(up(last.to)));
+    for (const path of found) {
+        path.classList.add("taken");
+        const label = box.querySelector(`g.label[data-edge="${CSS.escape(path.id)}"]`);
+        if (label) label.classList.add("taken");
+    }
+}
+
+poll();
