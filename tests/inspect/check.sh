@@ -5,6 +5,9 @@
 # highlighted states and the timeline against `fsmc run` on the same script. It fails, never
 # skips, when Chromium cannot start.
 #
+# Then tests/inspect/live.js watches a running program (fsm-runtime's `observed` example, built
+# here) through `fsmc inspect --listen`: the page lists its instances and follows one live.
+#
 # Usage: tests/inspect/check.sh [path/to/fsmc]   (default: target/debug/fsmc, built if missing)
 # Needs Node.js and npm (for `npm ci` of puppeteer-core, which downloads no browser; install
 # scripts are off, see .npmrc) and Chromium.
@@ -16,6 +19,10 @@ if [ ! -x "$fsmc" ]; then
     cargo build --manifest-path "$root/Cargo.toml" -p fsm-cli
 fi
 fsmc="$(cd "$(dirname "$fsmc")" && pwd)/$(basename "$fsmc")"
+# The observed program, beside fsmc in the same target directory.
+CARGO_TARGET_DIR="$(dirname "$(dirname "$fsmc")")" cargo build --quiet --manifest-path "$root/Cargo.toml" \
+    -p fsm-runtime --example observed
+observed="$(dirname "$fsmc")/examples/observed"
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ]; then
     echo "error: Chromium is not installed (Debian: apt-get install chromium)" >&2
@@ -27,3 +34,4 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$here/phone.fsm" "$work/phone.fsm"
 NODE_PATH="$here/node_modules" timeout 120 node "$here/check.js" "$fsmc" "$chromium" "$work"
+NODE_PATH="$here/node_modules" timeout 120 node "$here/live.js" "$fsmc" "$observed" "$chromium"

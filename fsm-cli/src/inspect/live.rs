@@ -306,9 +306,13 @@ impl Live {
                 let state = names(object.get("state")).ok_or("`state` is not a list of names")?;
                 let drawn = self.drawn(&machine, &fingerprint, object.get("definition").and_then(Value::as_str));
                 let mut live = lock(self);
-                let id = self.instance(&mut live, &machine, &instance, &fingerprint, drawn)?;
+                let id = self.instance(&mut live, &machine, &instance, &fingerprint, drawn.clone())?;
                 let version = live.version + 1;
                 let entry = live.instances.get_mut(&id).expect("just made");
+                // A later hello may bring the definition an earlier one lacked.
+                if drawn.is_ok() || entry.drawn.is_err() {
+                    entry.drawn = drawn;
+                }
                 entry.connection = Some(connection);
                 entry.ended = None;
                 entry.state = state;

@@ -52,6 +52,7 @@ async function poll() {
 function choose(id) {
     if (id === chosen) return;
     chosen = id;
+    for (const row of $("instances").tBodies[0].rows) row.classList.toggle("chosen", Number(row.dataset.id) === id);
     after = 0;
     lastSeq = null;
     version = null;
@@ -93,13 +94,23 @@ function showMalformed(malformed) {
     box.append(title, list);
 }
 
+/// The rows are updated in place, never replaced, so that a click lands
+/// however fast the instances move.
 function showInstances(instances) {
     const body = $("instances").tBodies[0];
     $("no-instances").hidden = instances.length > 0;
-    const rows = instances.map((i) => {
-        const row = document.createElement("tr");
-        row.dataset.id = i.id;
-        row.dataset.instance = i.instance;
+    const rows = new Map([...body.rows].map((r) => [Number(r.dataset.id), r]));
+    const keep = new Set();
+    for (const i of instances) {
+        keep.add(i.id);
+        let row = rows.get(i.id);
+        if (!row) {
+            row = body.insertRow();
+            row.dataset.id = i.id;
+            row.dataset.instance = i.instance;
+            for (let c = 0; c < 5; c += 1) row.insertCell();
+            row.addEventListener("click", () => choose(i.id));
+        }
         row.className = (i.id === chosen ? "chosen " : "") + (i.live ? "" : "ended");
         row.title = `${i.machine} ${i.instance}, fingerprint ${i.fingerprint}` + (i.ended ? ` (${i.ended})` : "") +
             (i.last ? `\nlast step: ${i.last.action}` : "");
@@ -110,12 +121,12 @@ function showInstances(instances) {
             String(i.steps),
             String(i.dropped),
         ];
-        for (const text of cells) row.insertCell().textContent = text;
+        cells.forEach((text, c) => {
+            if (row.cells[c].textContent !== text) row.cells[c].textContent = text;
+        });
         row.cells[4].className = "dropped" + (i.dropped > 0 ? " some" : "");
-        row.addEventListener("click", () => choose(i.id));
-        return row;
-    });
-    body.replaceChildren(...rows);
+    }
+    for (const [id, row] of rows) if (!keep.has(id)) row.remove();
 }
 
 async function showChosen(answer) {
@@ -130,7 +141,7 @@ async function showChosen(answer) {
     const context = $("context");
     context.hidden = selected.context === null || selected.context === undefined;
     context.textContent = context.hidden ? "" : JSON.stringify(selected.context, null, 2);
-    const key = `${chosen}/${selected.fingerprint}`;
+    const key = `${chosen}/${selected.fingerprint}/${selected.diagram_error || ""}`;
     if (drawnFor !== key) {
         drawnFor = key;
         await loadDiagram(selected);
@@ -201,7 +212,9 @@ function appendSteps(steps) {
         row.title = new Date(step.at_us / 1000).toISOString();
     }
     while (body.rows.length > MAX_ROWS) body.deleteRow(0);
-    if (steps.length) body.rows[body.rows.length - 1].scrollIntoView({ block: "nearest" });
+    // The newest in view, inside the timeline's own box (the page stays put).
+    const box = $("timeline-box");
+    if (steps.length && box.scrollHeight - box.scrollTop - box.clientHeight < 80 + 24 * steps.length) box.scrollTop = box.scrollHeight;
 }
 
 /// The active states, and the transition the last step took, by the
