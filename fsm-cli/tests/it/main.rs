@@ -8,6 +8,7 @@ mod cli;
 mod fleet;
 mod history;
 mod inspect;
+mod inspect_live;
 mod interchange;
 mod lsp;
 mod run;
