@@ -53,8 +53,7 @@ impl<C> ObservedEngine<C> {
         let definition = engine.definition();
         let state = owned(engine.configuration_names());
         let probe = observer
-            .probe(definition.name().to_owned(), instance, definition.fingerprint().to_owned())
-            .with_state(state)
+            .probe(definition.name().to_owned(), instance, definition.fingerprint().to_owned(), state)
             .with_definition(definition.to_json());
         ObservedEngine {
             engine,

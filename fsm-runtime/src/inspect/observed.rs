@@ -69,9 +69,7 @@ impl<M: Machine> Observed<M> {
     /// `machine`, reported to `observer` as instance `instance` of
     /// `M::NAME`, with `M::FINGERPRINT`, from its current state.
     pub fn new(machine: M, observer: &Observer, instance: impl Into<String>) -> Observed<M> {
-        let probe = observer
-            .probe(M::NAME, instance, M::FINGERPRINT)
-            .with_state(leaves::<M>(&machine.state()));
+        let probe = observer.probe(M::NAME, instance, M::FINGERPRINT, leaves::<M>(&machine.state()));
         Observed {
             machine,
             probe,

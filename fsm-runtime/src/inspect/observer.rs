@@ -93,8 +93,11 @@ enum Message {
         at_micros: u64,
         step: Step,
     },
-    /// The registry changed: look at it now.
-    Wake,
+    /// A probe was made, or given its state or definition: announce it,
+    /// before its steps.
+    Hello(Arc<Instance>),
+    /// A probe was dropped: after its last steps, say so.
+    Gone(Arc<Instance>),
 }
 
 impl Observer {
@@ -156,8 +159,8 @@ impl Observer {
     }
 
     /// A probe for one instance of machine `machine` (its name) with
-    /// fingerprint `fingerprint`, known to the inspector as `instance`:
-    /// announced to it (with [`Probe::with_state`]'s state and
+    /// fingerprint `fingerprint`, known to the inspector as `instance`, in
+    /// the state of active leaves `state`: announced to it (with
     /// [`Probe::with_definition`]'s definition, when given) on every
     /// connection until the probe is dropped.
     pub fn probe(
@@ -165,8 +168,10 @@ impl Observer {
         machine: impl Into<Cow<'static, str>>,
         instance: impl Into<String>,
         fingerprint: impl Into<Cow<'static, str>>,
+        state: Vec<Cow<'static, str>>,
     ) -> Probe {
         let probe = Probe {
+            armed: true,
             observer: self.clone(),
             instance: Arc::new(Instance {
                 key: self.shared.next_key.fetch_add(1, Ordering::Relaxed),
@@ -174,7 +179,7 @@ impl Observer {
                 id: instance.into(),
                 fingerprint: fingerprint.into(),
                 definition: None,
-                state: Vec::new(),
+                state,
                 counters: Arc::default(),
             }),
         };
@@ -232,25 +237,22 @@ impl std::fmt::Debug for Observer {
 pub struct Probe {
     observer: Observer,
     instance: Arc<Instance>,
+    /// False for a probe replaced by another with the same key, whose drop
+    /// must not say goodbye.
+    armed: bool,
 }
 
 impl Probe {
     /// This probe announcing `definition`: the machine's `.fsm` text, or its
     /// JSON export (`fsmc export`, `fsm_dynamic::Definition::to_json`), from
     /// which the inspector draws the diagram after checking that it has the
-    /// probe's fingerprint.
+    /// probe's fingerprint. The instance is announced again, with it.
     pub fn with_definition(self, definition: impl Into<Arc<str>>) -> Probe {
         let definition = definition.into();
         self.reregister(|instance| instance.definition = Some(definition))
     }
 
-    /// This probe announcing `leaves` as the instance's state until its
-    /// first step.
-    pub fn with_state(self, leaves: Vec<Cow<'static, str>>) -> Probe {
-        self.reregister(|instance| instance.state = leaves)
-    }
-
-    fn reregister(self, change: impl FnOnce(&mut Instance)) -> Probe {
+    fn reregister(mut self, change: impl FnOnce(&mut Instance)) -> Probe {
         let mut instance = Instance {
             key: self.instance.key,
             machine: self.instance.machine.clone(),
@@ -261,21 +263,34 @@ impl Probe {
             counters: Arc::clone(&self.instance.counters),
         };
         change(&mut instance);
+        // The new probe takes the key: dropping `self` says no goodbye.
+        self.armed = false;
         let probe = Probe {
+            armed: true,
             observer: self.observer.clone(),
             instance: Arc::new(instance),
         };
-        // `self` unregisters when dropped: the new one takes its key.
-        core::mem::forget(self);
         probe.register();
         probe
     }
 
+    /// Keep the instance in the registry (for the hellos of a new
+    /// connection) and announce it through the queue, before its steps;
+    /// when the queue is full, the thread announces it once the queue is
+    /// empty.
     fn register(&self) {
         let shared = &self.observer.shared;
         lock(&shared.registry).insert(self.instance.key, Arc::clone(&self.instance));
         shared.generation.fetch_add(1, Ordering::Release);
-        let _ = self.observer.queue.try_send(Message::Wake);
+        shared.queued.fetch_add(1, Ordering::AcqRel);
+        if self
+            .observer
+            .queue
+            .try_send(Message::Hello(Arc::clone(&self.instance)))
+            .is_err()
+        {
+            shared.queued.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Hand `step` to the observer, stamped with the time now: never waits.
@@ -332,11 +347,24 @@ impl Probe {
 }
 
 impl Drop for Probe {
+    /// The goodbye goes through the queue, after the probe's last steps;
+    /// when the queue is full, the thread says it once the queue is empty.
     fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
         let shared = &self.observer.shared;
         lock(&shared.registry).remove(&self.instance.key);
         shared.generation.fetch_add(1, Ordering::Release);
-        let _ = self.observer.queue.try_send(Message::Wake);
+        shared.queued.fetch_add(1, Ordering::AcqRel);
+        if self
+            .observer
+            .queue
+            .try_send(Message::Gone(Arc::clone(&self.instance)))
+            .is_err()
+        {
+            shared.queued.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 
@@ -360,6 +388,11 @@ struct Sender {
     shared: Arc<Shared>,
     addresses: Vec<SocketAddr>,
     stream: Option<BufWriter<TcpStream>>,
+    /// The counters of the steps written into `stream`'s buffer since it
+    /// was last flushed: when the connection fails, they count as dropped
+    /// (the kernel may have sent a few of them: the count errs on the high
+    /// side).
+    unflushed: Vec<Arc<Counters>>,
     /// The instances announced, with their last known state.
     known: BTreeMap<u64, (Arc<Instance>, Vec<Cow<'static, str>>)>,
     generation: u64,
@@ -373,6 +406,7 @@ impl Sender {
             shared,
             addresses,
             stream: None,
+            unflushed: Vec::new(),
             known: BTreeMap::new(),
             generation: u64::MAX,
             retry_at: Instant::now(),
@@ -389,7 +423,11 @@ impl Sender {
                 Ok(message) => Some(message),
                 Err(mpsc::TryRecvError::Disconnected) => break,
                 Err(mpsc::TryRecvError::Empty) => {
-                    // Nothing more to send now: what is buffered goes out.
+                    // Nothing more to send now: the hellos and goodbyes
+                    // whose message was dropped, then what is buffered goes
+                    // out.
+                    self.sync();
+                    self.goodbyes();
                     self.flush();
                     let wait = match self.stream {
                         Some(_) => IDLE,
@@ -402,20 +440,56 @@ impl Sender {
                     }
                 }
             };
-            self.sync();
-            if let Some(Message::Step {
-                instance,
-                seq,
-                at_micros,
-                step,
-            }) = message
-            {
-                self.send_step(&instance, seq, at_micros, &step);
-                self.shared.queued.fetch_sub(1, Ordering::AcqRel);
+            match message {
+                Some(Message::Step {
+                    instance,
+                    seq,
+                    at_micros,
+                    step,
+                }) => {
+                    self.send_step(&instance, seq, at_micros, &step);
+                    self.shared.queued.fetch_sub(1, Ordering::AcqRel);
+                }
+                Some(Message::Hello(instance)) => {
+                    self.announce(instance);
+                    self.shared.queued.fetch_sub(1, Ordering::AcqRel);
+                }
+                Some(Message::Gone(instance)) => {
+                    self.goodbye(instance.key);
+                    self.shared.queued.fetch_sub(1, Ordering::AcqRel);
+                }
+                None => {}
             }
         }
         self.sync();
+        self.goodbyes();
         self.flush();
+    }
+
+    /// Say goodbye for the instance of `key`, if announced.
+    fn goodbye(&mut self, key: u64) {
+        if let Some((instance, _)) = self.known.remove(&key) {
+            let line = instance
+                .stamp()
+                .gone(instance.counters.dropped.load(Ordering::Relaxed));
+            self.write(&line);
+        }
+    }
+
+    /// Say goodbye for every instance announced and no longer registered:
+    /// only when the queue is empty, so after their last steps.
+    fn goodbyes(&mut self) {
+        let registry = lock(&self.shared.registry);
+        let gone: Vec<u64> = self
+            .known
+            .keys()
+            .filter(|key| !registry.contains_key(key))
+            .copied()
+            .collect();
+        drop(registry);
+        for key in gone {
+            self.goodbye(key);
+        }
     }
 
     fn send_step(&mut self, instance: &Arc<Instance>, seq: u64, at_micros: u64, step: &Step) {
@@ -425,15 +499,36 @@ impl Sender {
         let dropped = instance.counters.dropped.load(Ordering::Relaxed);
         let line = instance.stamp().step(step, seq, at_micros, dropped);
         if self.write(&line) {
-            self.shared.sent.fetch_add(1, Ordering::Relaxed);
+            self.unflushed.push(Arc::clone(&instance.counters));
         } else {
             instance.counters.dropped.fetch_add(1, Ordering::Relaxed);
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// Announce the instances registered since the last look, and say
-    /// goodbye to those dropped.
+    /// Announce `instance`, unless it was announced already (as this
+    /// version: a probe given its definition is announced again), with the
+    /// state it was last seen in.
+    fn announce(&mut self, instance: Arc<Instance>) {
+        if self
+            .known
+            .get(&instance.key)
+            .is_some_and(|(known, _)| Arc::ptr_eq(known, &instance))
+        {
+            return;
+        }
+        let state = self
+            .known
+            .get(&instance.key)
+            .map(|(_, state)| state.clone())
+            .filter(|state| !state.is_empty())
+            .unwrap_or_else(|| instance.state.clone());
+        self.hello(&instance, &state);
+        self.known.insert(instance.key, (instance, state));
+    }
+
+    /// Announce the instances registered whose hello the full queue
+    /// dropped: only when the queue is empty.
     fn sync(&mut self) {
         let generation = self.shared.generation.load(Ordering::Acquire);
         if generation == self.generation {
@@ -441,35 +536,8 @@ impl Sender {
         }
         self.generation = generation;
         let registry: Vec<Arc<Instance>> = lock(&self.shared.registry).values().cloned().collect();
-        let gone: Vec<u64> = self
-            .known
-            .keys()
-            .filter(|key| !registry.iter().any(|i| i.key == **key))
-            .copied()
-            .collect();
-        for key in gone {
-            if let Some((instance, _)) = self.known.remove(&key) {
-                let line = instance
-                    .stamp()
-                    .gone(instance.counters.dropped.load(Ordering::Relaxed));
-                self.write(&line);
-            }
-        }
         for instance in registry {
-            let changed = self
-                .known
-                .get(&instance.key)
-                .is_none_or(|(known, _)| !Arc::ptr_eq(known, &instance));
-            if changed {
-                let state = self
-                    .known
-                    .get(&instance.key)
-                    .map(|(_, state)| state.clone())
-                    .filter(|state| !state.is_empty())
-                    .unwrap_or_else(|| instance.state.clone());
-                self.hello(&instance, &state);
-                self.known.insert(instance.key, (instance, state));
-            }
+            self.announce(instance);
         }
     }
 
@@ -520,11 +588,19 @@ impl Sender {
         if let Some(stream) = &mut self.stream {
             if stream.flush().is_err() {
                 self.disconnect();
+            } else {
+                let sent = self.unflushed.len() as u64;
+                self.shared.sent.fetch_add(sent, Ordering::Relaxed);
+                self.unflushed.clear();
             }
         }
     }
 
     fn disconnect(&mut self) {
+        for counters in self.unflushed.drain(..) {
+            counters.dropped.fetch_add(1, Ordering::Relaxed);
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+        }
         self.stream = None;
         self.shared.connected.store(false, Ordering::Relaxed);
         self.retry_at = Instant::now() + self.backoff;
