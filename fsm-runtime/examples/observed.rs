@@ -29,7 +29,7 @@ const LIFE: [Action; 6] = [
     Action::Cancel,
 ];
 
-fn main() {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let Some(address) = args.next() else {
         eprintln!("usage: observed ADDR [--rate N] [--instances N] [--steps N]");
@@ -48,10 +48,7 @@ fn main() {
             }
         }
     }
-    let observer = Observer::connect(address.as_str()).unwrap_or_else(|e| {
-        eprintln!("observed: cannot use `{address}`: {e}");
-        std::process::exit(2);
-    });
+    let observer = Observer::connect(address.as_str())?;
     let mut orders: Vec<Observed<Order>> = (0..instances)
         .map(|i| {
             Observed::new(Order::new(), &observer, format!("order-{}", i + 1))
@@ -72,4 +69,5 @@ fn main() {
     }
     observer.flush(Duration::from_secs(5));
     println!("sent {} steps, dropped {}", observer.sent(), observer.dropped());
+    Ok(())
 }

@@ -146,6 +146,8 @@ async function main() {
         if (screenshot) {
             await page.click('#instances tbody tr[data-instance="order-1"]');
             await page.waitForFunction(() => document.querySelector("#chosen-name").textContent === "Order order-1");
+            await page.setViewport({ width: 1280, height: 1080 });
+            await page.mouse.move(0, 0);
             await sleep(1500);
             await page.screenshot({ path: screenshot });
         }
