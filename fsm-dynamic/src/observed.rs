@@ -53,7 +53,12 @@ impl<C> ObservedEngine<C> {
         let definition = engine.definition();
         let state = owned(engine.configuration_names());
         let probe = observer
-            .probe(definition.name().to_owned(), instance, definition.fingerprint().to_owned(), state)
+            .probe(
+                definition.name().to_owned(),
+                instance,
+                definition.fingerprint().to_owned(),
+                state,
+            )
             .with_definition(definition.to_json());
         ObservedEngine {
             engine,
@@ -66,7 +71,10 @@ impl<C> ObservedEngine<C> {
     /// What the inspector sees of each payload: the JSON `f` returns for
     /// the action's name and the payload (`None`: nothing). Without a
     /// sanitizer it sees no payload.
-    pub fn sanitize_payload(mut self, f: impl Fn(&str, &Value) -> Option<Value> + Send + Sync + 'static) -> Self {
+    pub fn sanitize_payload(
+        mut self,
+        f: impl Fn(&str, &Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> Self {
         self.payload = Some(Box::new(f));
         self
     }

@@ -76,7 +76,11 @@ fn lines(stream: TcpStream, count: usize) -> Vec<Value> {
 fn without_time(mut line: Value) -> Value {
     let at = line.as_object_mut().unwrap().remove("at_us");
     if line["kind"] == "step" {
-        assert!(at.and_then(|a| a.as_u64()).is_some_and(|a| a > 1_600_000_000_000_000), "{line}");
+        assert!(
+            at.and_then(|a| a.as_u64())
+                .is_some_and(|a| a > 1_600_000_000_000_000),
+            "{line}"
+        );
     }
     line
 }
@@ -118,20 +122,33 @@ fn every_step_is_a_line_stamped_with_machine_instance_and_fingerprint() {
     assert_eq!(
         got,
         [
-            with_stamp(json!({"kind": "hello", "protocol": 1, "state": ["empty"], "definition": "machine Kettle { ... }", "dropped": 0})),
-            with_stamp(json!({"kind": "step", "seq": 0, "step": "fired", "action": "fill", "from": ["empty"], "to": ["full"],
-                "outputs": [], "internal": false, "payload": 2, "context": {"litres": 1}, "dropped": 0})),
-            with_stamp(json!({"kind": "step", "seq": 1, "step": "rejected", "action": "fill", "from": ["full"], "to": ["full"],
+            with_stamp(
+                json!({"kind": "hello", "protocol": 1, "state": ["empty"], "definition": "machine Kettle { ... }", "dropped": 0})
+            ),
+            with_stamp(
+                json!({"kind": "step", "seq": 0, "step": "fired", "action": "fill", "from": ["empty"], "to": ["full"],
+                "outputs": [], "internal": false, "payload": 2, "context": {"litres": 1}, "dropped": 0})
+            ),
+            with_stamp(
+                json!({"kind": "step", "seq": 1, "step": "rejected", "action": "fill", "from": ["full"], "to": ["full"],
                 "outputs": [], "internal": false, "payload": 1, "context": {"litres": 1}, "dropped": 0,
-                "error": "action `fill` is not valid in state `full`; valid actions: `boil`"})),
-            with_stamp(json!({"kind": "step", "seq": 2, "step": "fired", "action": "boil", "from": ["full"], "to": ["boiling"],
-                "outputs": [], "internal": false, "context": {"litres": 1}, "dropped": 0})),
-            with_stamp(json!({"kind": "step", "seq": 3, "step": "timer", "action": "after 3m", "from": ["boiling"], "to": ["full"],
-                "outputs": ["whistle"], "internal": false, "declared_in": "boiling", "context": {"litres": 1}, "dropped": 0})),
+                "error": "action `fill` is not valid in state `full`; valid actions: `boil`"})
+            ),
+            with_stamp(
+                json!({"kind": "step", "seq": 2, "step": "fired", "action": "boil", "from": ["full"], "to": ["boiling"],
+                "outputs": [], "internal": false, "context": {"litres": 1}, "dropped": 0})
+            ),
+            with_stamp(
+                json!({"kind": "step", "seq": 3, "step": "timer", "action": "after 3m", "from": ["boiling"], "to": ["full"],
+                "outputs": ["whistle"], "internal": false, "declared_in": "boiling", "context": {"litres": 1}, "dropped": 0})
+            ),
             with_stamp(json!({"kind": "gone", "dropped": 0})),
         ]
     );
-    assert!(!got.iter().any(|l| l.to_string().contains("secret")), "the context goes out only as sanitized");
+    assert!(
+        !got.iter().any(|l| l.to_string().contains("secret")),
+        "the context goes out only as sanitized"
+    );
     assert_eq!((observer.sent(), observer.dropped()), (4, 0));
 }
 
@@ -143,7 +160,12 @@ fn a_machine_is_never_blocked_when_no_inspector_listens() {
     let observer = Observer::with_capacity(address, 8).unwrap();
     let mut kettle = Observed::new(kettle::Kettle::new(Water::default()), &observer, "alone");
     for _ in 0..50_000 {
-        for event in [kettle::Event::Fill(1), kettle::Event::Boil, kettle::Event::Fill(1), kettle::Event::Boil] {
+        for event in [
+            kettle::Event::Fill(1),
+            kettle::Event::Boil,
+            kettle::Event::Fill(1),
+            kettle::Event::Boil,
+        ] {
             let _ = kettle.fire(event);
         }
     }
@@ -197,7 +219,10 @@ fn a_stalled_inspector_drops_steps_and_counts_them() {
         assert!(dropped >= last_dropped);
         last_dropped = dropped;
     }
-    assert!(received > 0 && received < steps, "{received} of {steps} got through");
+    assert!(
+        received > 0 && received < steps,
+        "{received} of {steps} got through"
+    );
 }
 
 #[test]

@@ -29,7 +29,13 @@ fsm_runtime::fsm!(file = "machines/observed_order.fsm");
 
 use order::{Action, Order};
 
-const LIFE: [Action; 5] = [Action::Place, Action::Pay, Action::Ship, Action::Deliver, Action::Reopen];
+const LIFE: [Action; 5] = [
+    Action::Place,
+    Action::Pay,
+    Action::Ship,
+    Action::Deliver,
+    Action::Reopen,
+];
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -57,7 +63,11 @@ fn main() {
         .unwrap();
     let words: Vec<&str> = banner.split_whitespace().collect();
     let listen = words[words.iter().position(|w| *w == "to").unwrap() + 1].to_owned();
-    let url = words.iter().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let url = words
+        .iter()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
 
     let observer = Observer::connect(listen.as_str()).unwrap();
     let mut order = Observed::new(Order::new(), &observer, "bench")

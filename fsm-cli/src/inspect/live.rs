@@ -201,15 +201,29 @@ fn accept(live: &Arc<Live>, listener: &TcpListener) {
             continue;
         }
         connection += 1;
-        open.fetch_add(1, Ordering::AcqRel);
-        let (live, open, id) = (Arc::clone(live), Arc::clone(&open), connection);
-        let spawned = std::thread::Builder::new().spawn(move || {
+        let slot = Slot::take(&open);
+        let (live, id) = (Arc::clone(live), connection);
+        // Out of threads, the program is dropped unread, and its slot with it.
+        let _ = std::thread::Builder::new().spawn(move || {
+            let _slot = slot;
             live.observe(stream, id);
-            open.fetch_sub(1, Ordering::AcqRel);
         });
-        if spawned.is_err() {
-            // The closure, and the stream with it, was dropped unrun.
-        }
+    }
+}
+
+/// One of the [`MAX_OBSERVERS`], given back when dropped.
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(open: &Arc<AtomicUsize>) -> Slot {
+        open.fetch_add(1, Ordering::AcqRel);
+        Slot(Arc::clone(open))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -259,7 +273,10 @@ impl Live {
             let text = match std::str::from_utf8(&line) {
                 Ok(text) => text.trim_end_matches(['\n', '\r']),
                 Err(error) => {
-                    self.malformed(format!("a line is not UTF-8 (byte {} is not)", error.valid_up_to() + 1));
+                    self.malformed(format!(
+                        "a line is not UTF-8 (byte {} is not)",
+                        error.valid_up_to() + 1
+                    ));
                     continue;
                 }
             };
@@ -304,7 +321,11 @@ impl Live {
         match kind.as_str() {
             "hello" => {
                 let state = names(object.get("state")).ok_or("`state` is not a list of names")?;
-                let drawn = self.drawn(&machine, &fingerprint, object.get("definition").and_then(Value::as_str));
+                let drawn = self.drawn(
+                    &machine,
+                    &fingerprint,
+                    object.get("definition").and_then(Value::as_str),
+                );
                 let mut live = lock(self);
                 let id = self.instance(&mut live, &machine, &instance, &fingerprint, drawn.clone())?;
                 let version = live.version + 1;
@@ -351,7 +372,19 @@ impl Live {
                 for stamp in ["kind", "machine", "instance", "fingerprint"] {
                     object.remove(stamp);
                 }
-                let drawn = self.drawn(&machine, &fingerprint, None);
+                // The diagram is looked for only for an instance not seen
+                // before (or seen with another fingerprint).
+                let seen = {
+                    let live = lock(self);
+                    live.by_key
+                        .get(&(machine.clone(), instance.clone()))
+                        .and_then(|id| live.instances.get(id))
+                        .is_some_and(|i| i.fingerprint == fingerprint)
+                };
+                let drawn = match seen {
+                    true => Err(String::new()),
+                    false => self.drawn(&machine, &fingerprint, None),
+                };
                 let mut live = lock(self);
                 let id = self.instance(&mut live, &machine, &instance, &fingerprint, drawn)?;
                 let version = live.version + 1;
@@ -363,7 +396,8 @@ impl Live {
                 let size = text.len();
                 entry.steps.push_back((size, Value::Object(object)));
                 entry.bytes += size;
-                while entry.steps.len() > MAX_STEPS || (entry.bytes > MAX_STEP_BYTES && entry.steps.len() > 1) {
+                while entry.steps.len() > MAX_STEPS || (entry.bytes > MAX_STEP_BYTES && entry.steps.len() > 1)
+                {
                     if let Some((old, _)) = entry.steps.pop_front() {
                         entry.bytes -= old;
                     }
@@ -454,7 +488,12 @@ impl Live {
     /// The diagram of `machine` with `fingerprint`: from the FILE when it
     /// defines the machine (and has the same fingerprint), else from the
     /// definition the program sent (checked the same way), else why not.
-    fn drawn(&self, machine: &str, fingerprint: &str, definition: Option<&str>) -> Result<Arc<Drawn>, String> {
+    fn drawn(
+        &self,
+        machine: &str,
+        fingerprint: &str,
+        definition: Option<&str>,
+    ) -> Result<Arc<Drawn>, String> {
         if let Some(ours) = self.files.iter().find(|m| m.name == machine) {
             let file = self.file.as_deref().unwrap_or("the file");
             if ours.fingerprint == fingerprint {
@@ -549,7 +588,10 @@ impl Live {
 
     fn svg(&self, id: u64) -> Result<String, String> {
         let state = lock(self);
-        let instance = state.instances.get(&id).ok_or_else(|| format!("no instance {id}"))?;
+        let instance = state
+            .instances
+            .get(&id)
+            .ok_or_else(|| format!("no instance {id}"))?;
         let drawn = instance.drawn.as_ref().map_err(Clone::clone)?;
         drawn.svg.clone()
     }

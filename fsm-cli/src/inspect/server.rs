@@ -201,7 +201,11 @@ fn read_by(stream: &mut TcpStream, buffer: &mut [u8], deadline: Instant) -> io::
 }
 
 /// Read one request, have it answered, write the answer, close.
-fn connection(mut stream: TcpStream, gate: &Gate, handler: &(dyn Fn(Request) -> Option<Reply> + Send + Sync)) {
+fn connection(
+    mut stream: TcpStream,
+    gate: &Gate,
+    handler: &(dyn Fn(Request) -> Option<Reply> + Send + Sync),
+) {
     let _ = stream.set_read_timeout(Some(TIMEOUT));
     let _ = stream.set_write_timeout(Some(TIMEOUT));
     let reply = match read_request(&mut stream, gate) {

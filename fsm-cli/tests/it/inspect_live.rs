@@ -176,20 +176,32 @@ fn a_running_program_is_watched_live() {
 
     let answer = live.until("", |a| {
         a["instances"].as_array().unwrap().len() == 2
-            && a["instances"].as_array().unwrap().iter().map(|i| i["steps"].as_u64().unwrap()).sum::<u64>() == 6
+            && a["instances"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["steps"].as_u64().unwrap())
+                .sum::<u64>()
+                == 6
     });
     assert_eq!(answer["observers"], 1);
     assert_eq!(answer["malformed"]["count"], 0);
     let desk = instance(&answer, "desk");
     assert_eq!(desk["machine"], "Lamp");
-    assert_eq!(desk["fingerprint"], <lamp::Lamp as fsm_runtime::Machine>::FINGERPRINT);
+    assert_eq!(
+        desk["fingerprint"],
+        <lamp::Lamp as fsm_runtime::Machine>::FINGERPRINT
+    );
     assert_eq!(desk["state"], json!(["unplugged"]));
     assert_eq!(desk["live"], true);
     assert_eq!(desk["dropped"], 0);
     assert_eq!(desk["diagram_error"], Value::Null);
     let valve_row = instance(&answer, "valve-7");
     assert_eq!(valve_row["machine"], "Valve");
-    assert_eq!(valve_row["fingerprint"], valve.engine().definition().fingerprint());
+    assert_eq!(
+        valve_row["fingerprint"],
+        valve.engine().definition().fingerprint()
+    );
     assert_eq!(valve_row["state"], json!(["flowing"]));
 
     // The chosen instance: its steps, in order, and what the highlight needs.
@@ -203,7 +215,17 @@ fn a_running_program_is_watched_live() {
         .unwrap()
         .iter()
         .map(|s| {
-            json!([s["n"], s["seq"], s["step"], s["action"], s["from"], s["to"], s["outputs"], s.get("payload"), s.get("error").is_some()])
+            json!([
+                s["n"],
+                s["seq"],
+                s["step"],
+                s["action"],
+                s["from"],
+                s["to"],
+                s["outputs"],
+                s.get("payload"),
+                s.get("error").is_some()
+            ])
         })
         .collect();
     assert_eq!(
@@ -269,7 +291,9 @@ fn malformed_lines_are_counted_and_shown() {
     }
     program.write_all(&[0xff, 0xfe, b'\n']).unwrap();
     program.flush().unwrap();
-    let answer = live.until("", |a| a["malformed"]["count"] == 8 && a["instances"].as_array().unwrap().len() == 1);
+    let answer = live.until("", |a| {
+        a["malformed"]["count"] == 8 && a["instances"].as_array().unwrap().len() == 1
+    });
     let last: Vec<&str> = answer["malformed"]["last"]
         .as_array()
         .unwrap()
@@ -278,14 +302,23 @@ fn malformed_lines_are_counted_and_shown() {
         .collect();
     assert_eq!(last.len(), 5, "the last five are kept: {last:?}");
     assert!(last[0].starts_with("unknown kind `wave`: {"), "{last:?}");
-    assert!(last[1].starts_with("`gone` of an instance never announced"), "{last:?}");
+    assert!(
+        last[1].starts_with("`gone` of an instance never announced"),
+        "{last:?}"
+    );
     assert!(last[2].starts_with("not JSON"), "{last:?}");
     assert_eq!(last[3], "a line longer than 4194304 bytes was skipped");
     assert_eq!(last[4], "a line is not UTF-8 (byte 1 is not)");
     let m = instance(&answer, "a");
     assert_eq!(m["state"], json!(["s"]));
     // No definition from the program, and no file: the page says how to give one.
-    assert!(m["diagram_error"].as_str().unwrap().contains("sent no definition"), "{m}");
+    assert!(
+        m["diagram_error"]
+            .as_str()
+            .unwrap()
+            .contains("sent no definition"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -305,22 +338,39 @@ fn the_file_gives_the_diagram_and_its_fingerprint_is_checked() {
 
     // Another version of the machine in the file: no diagram, and why.
     let dir = Scratch::new();
-    dir.write("lamp.fsm", &LAMP.replace("on toggle -> off", "on toggle -> unplugged"));
+    dir.write(
+        "lamp.fsm",
+        &LAMP.replace("on toggle -> off", "on toggle -> unplugged"),
+    );
     let live = Live::start(dir, Some("lamp.fsm"));
     let observer = Observer::connect(live.listen).unwrap();
     let _lamp = Observed::new(lamp::Lamp::new(), &observer, "desk").with_definition(LAMP);
     let answer = live.until("", |a| a["instances"].as_array().unwrap().len() == 1);
-    let error = instance(&answer, "desk")["diagram_error"].as_str().unwrap().to_owned();
-    assert!(error.starts_with("`lamp.fsm` defines `Lamp` with fingerprint "), "{error}");
-    assert!(error.contains(&format!("the program runs fingerprint {}", <lamp::Lamp as fsm_runtime::Machine>::FINGERPRINT)), "{error}");
+    let error = instance(&answer, "desk")["diagram_error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        error.starts_with("`lamp.fsm` defines `Lamp` with fingerprint "),
+        "{error}"
+    );
+    assert!(
+        error.contains(&format!(
+            "the program runs fingerprint {}",
+            <lamp::Lamp as fsm_runtime::Machine>::FINGERPRINT
+        )),
+        "{error}"
+    );
 
     // A program that sends a definition other than the one it runs.
-    let _valve = Observed::new(lamp::Lamp::new(), &observer, "liar").with_definition(
-        LAMP.replace("emit glow", ""),
-    );
+    let _valve =
+        Observed::new(lamp::Lamp::new(), &observer, "liar").with_definition(LAMP.replace("emit glow", ""));
     let answer = live.until("", |a| a["instances"].as_array().unwrap().len() == 2);
     // The file's `Lamp` wins over what the program sends.
-    assert!(instance(&answer, "liar")["diagram_error"].as_str().unwrap().starts_with("`lamp.fsm` defines"));
+    assert!(instance(&answer, "liar")["diagram_error"]
+        .as_str()
+        .unwrap()
+        .starts_with("`lamp.fsm` defines"));
 }
 
 #[test]
@@ -331,12 +381,18 @@ fn listen_takes_a_port_or_an_address_and_refuses_nonsense() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("`nowhere` is not a port (`7171`) or an address and port"), "{stderr}");
+    assert!(
+        stderr.contains("`nowhere` is not a port (`7171`) or an address and port"),
+        "{stderr}"
+    );
     let output = Command::new(env!("CARGO_BIN_EXE_fsmc"))
         .args(["inspect", "--listen", "7171", "--machine", "M"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    let output = Command::new(env!("CARGO_BIN_EXE_fsmc")).args(["inspect"]).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_fsmc"))
+        .args(["inspect"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }

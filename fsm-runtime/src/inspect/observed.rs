@@ -89,7 +89,10 @@ impl<M: Machine> Observed<M> {
     /// What the inspector sees of each event: the JSON `f` returns (`None`:
     /// nothing). Without a sanitizer it sees the action's name alone, never
     /// the payload.
-    pub fn sanitize_event(mut self, f: impl Fn(&M::Event) -> Option<Value> + Send + Sync + 'static) -> Observed<M> {
+    pub fn sanitize_event(
+        mut self,
+        f: impl Fn(&M::Event) -> Option<Value> + Send + Sync + 'static,
+    ) -> Observed<M> {
         self.event = Some(Box::new(f));
         self
     }
@@ -97,7 +100,10 @@ impl<M: Machine> Observed<M> {
     /// What the inspector sees of the machine's context after each step:
     /// the JSON `f` returns from the machine (`None`: nothing). Without a
     /// sanitizer it sees no context.
-    pub fn sanitize_context(mut self, f: impl Fn(&M) -> Option<Value> + Send + Sync + 'static) -> Observed<M> {
+    pub fn sanitize_context(
+        mut self,
+        f: impl Fn(&M) -> Option<Value> + Send + Sync + 'static,
+    ) -> Observed<M> {
         self.context = Some(Box::new(f));
         self
     }
@@ -165,7 +171,10 @@ impl<M: Machine> Observed<M> {
     }
 
     /// Fire the earliest due timer, if any, with `guards`, and report it.
-    pub fn fire_next_due_with<G: ?Sized>(&mut self, guards: &G) -> Option<Result<TimerFired<M>, TimerRejected<M>>>
+    pub fn fire_next_due_with<G: ?Sized>(
+        &mut self,
+        guards: &G,
+    ) -> Option<Result<TimerFired<M>, TimerRejected<M>>>
     where
         M: TimedWith<G>,
     {
@@ -210,63 +219,63 @@ impl<M: Machine> Observed<M> {
 }
 
 fn step_of_fire<M: Machine>(result: &Result<Fired<M>, FireError<M>>) -> Step {
-        match result {
-            Ok(fired) => {
-                let mut step = Step::new(
-                    StepKind::Fired,
-                    fired.action.name(),
-                    leaves::<M>(&fired.from),
-                    leaves::<M>(&fired.to),
-                );
-                step.outputs = names(&fired.outputs);
-                step.internal = fired.internal;
-                step
-            }
-            Err(error) => {
-                let state = leaves::<M>(&error.state());
-                let mut step = match error {
-                    // A runaway moved the machine; its outputs were emitted.
-                    FireError::Runaway(runaway) => {
-                        let mut step = Step::new(
-                            StepKind::Fired,
-                            error.action().name(),
-                            leaves::<M>(&runaway.from()),
-                            state,
-                        );
-                        step.outputs = names(&runaway.outputs());
-                        step
-                    }
-                    _ => Step::new(StepKind::Rejected, error.action().name(), state.clone(), state),
-                };
-                step.error = Some(error.to_string());
-                step
-            }
+    match result {
+        Ok(fired) => {
+            let mut step = Step::new(
+                StepKind::Fired,
+                fired.action.name(),
+                leaves::<M>(&fired.from),
+                leaves::<M>(&fired.to),
+            );
+            step.outputs = names(&fired.outputs);
+            step.internal = fired.internal;
+            step
+        }
+        Err(error) => {
+            let state = leaves::<M>(&error.state());
+            let mut step = match error {
+                // A runaway moved the machine; its outputs were emitted.
+                FireError::Runaway(runaway) => {
+                    let mut step = Step::new(
+                        StepKind::Fired,
+                        error.action().name(),
+                        leaves::<M>(&runaway.from()),
+                        state,
+                    );
+                    step.outputs = names(&runaway.outputs());
+                    step
+                }
+                _ => Step::new(StepKind::Rejected, error.action().name(), state.clone(), state),
+            };
+            step.error = Some(error.to_string());
+            step
         }
     }
+}
 
 fn step_of_timer<M: Machine>(result: &Option<Result<TimerFired<M>, TimerRejected<M>>>) -> Option<Step> {
-        match result.as_ref()? {
-            Ok(fired) => {
-                let mut step = Step::new(
-                    StepKind::Timer,
-                    fired.label,
-                    leaves::<M>(&fired.from),
-                    leaves::<M>(&fired.to),
-                );
-                step.outputs = names(&fired.outputs);
-                step.internal = fired.internal;
-                step.declared_in = Some(Cow::Borrowed(fired.declared_in));
-                Some(step)
-            }
-            Err(rejected) => {
-                let state = leaves::<M>(&rejected.state);
-                let mut step = Step::new(StepKind::TimerRejected, "timer", state.clone(), state);
-                step.declared_in = Some(Cow::Borrowed(rejected.declared_in));
-                step.error = Some(rejected.to_string());
-                Some(step)
-            }
+    match result.as_ref()? {
+        Ok(fired) => {
+            let mut step = Step::new(
+                StepKind::Timer,
+                fired.label,
+                leaves::<M>(&fired.from),
+                leaves::<M>(&fired.to),
+            );
+            step.outputs = names(&fired.outputs);
+            step.internal = fired.internal;
+            step.declared_in = Some(Cow::Borrowed(fired.declared_in));
+            Some(step)
+        }
+        Err(rejected) => {
+            let state = leaves::<M>(&rejected.state);
+            let mut step = Step::new(StepKind::TimerRejected, "timer", state.clone(), state);
+            step.declared_in = Some(Cow::Borrowed(rejected.declared_in));
+            step.error = Some(rejected.to_string());
+            Some(step)
         }
     }
+}
 
 impl<M: Machine + core::fmt::Debug> core::fmt::Debug for Observed<M> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
