@@ -86,6 +86,8 @@ impl Instance {
     }
 }
 
+// Nearly every message is a step: boxing it would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
 enum Message {
     Step {
         instance: Arc<Instance>,
