@@ -4,6 +4,13 @@
 //! with the machine's name, the instance id and the fingerprint); the page
 //! lists the instances and follows the one chosen, read-only.
 //!
+//! Routes, under `/TOKEN/`: `` (the page), `live.js`, `live.css`,
+//! `app.css`, `icon.svg`; `api/live` (everything the page shows, as JSON;
+//! `?instance=ID&after=N` adds that instance's steps after the `N`th, and
+//! `since=V` waits for a change after version V); `api/live/events` (the
+//! same as server-sent events, one each time something changes);
+//! `api/live/diagram.svg?instance=ID`.
+//!
 //! Memory is bounded: at most [`MAX_INSTANCES`] instances (ended ones are
 //! forgotten first, then new ones are refused and counted), each keeping
 //! its last [`MAX_STEPS`] steps and at most [`MAX_STEP_BYTES`] of them; a
@@ -17,7 +24,7 @@ use crate::exit::Exit;
 use fsm_dynamic::Definition;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,6 +47,8 @@ const MAX_SAMPLES: usize = 5;
 const MAX_DIAGRAMS: usize = 64;
 /// The most steps one answer to the page carries.
 const STEPS_PER_ANSWER: usize = 500;
+/// The least time between two events to the page.
+const EVENT_GAP: Duration = Duration::from_millis(15);
 /// How long the page's request waits for a change before it is answered
 /// anyway.
 const LONG_POLL: Duration = Duration::from_secs(15);
@@ -699,8 +708,37 @@ fn query(text: &str) -> Query {
     query
 }
 
+/// Send the page's view as server-sent events, one each time something
+/// changes (and one every [`LONG_POLL`] when nothing does), each with the
+/// chosen instance's steps since the last, until the page goes.
+fn stream(live: &Live, out: &mut TcpStream, mut query: Query) {
+    query.since = None;
+    let mut sent = std::time::Instant::now() - EVENT_GAP;
+    loop {
+        // Changes that come closer together than this go in one event: the
+        // page draws each event once, and no faster than its frames.
+        std::thread::sleep(EVENT_GAP.saturating_sub(sent.elapsed()));
+        sent = std::time::Instant::now();
+        let answer = live.answer(&query);
+        query.since = answer["version"].as_u64();
+        if let Some(steps) = answer["selected"]["steps"].as_array() {
+            if let Some(n) = steps.last().and_then(|s| s["n"].as_u64()) {
+                query.after = n;
+            }
+        }
+        let event = format!("data: {answer}\n\n");
+        if out
+            .write_all(event.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
 /// The answer to a request whose token was checked.
-fn route(live: &Live, request: &Request) -> Reply {
+fn route(live: &Arc<Live>, request: &Request) -> Reply {
     match (request.method.as_str(), request.rest.as_str()) {
         ("GET", "") => Reply::bytes(200, "text/html; charset=utf-8", page::LIVE_HTML),
         ("GET", "live.js") => Reply::bytes(200, "text/javascript; charset=utf-8", page::LIVE_JS),
@@ -708,6 +746,10 @@ fn route(live: &Live, request: &Request) -> Reply {
         ("GET", "live.css") => Reply::bytes(200, "text/css; charset=utf-8", page::LIVE_CSS),
         ("GET", "icon.svg") => Reply::bytes(200, "image/svg+xml", page::ICON_SVG),
         ("GET", "api/live") => Reply::json(200, &live.answer(&query(&request.query))),
+        ("GET", "api/live/events") => {
+            let (live, query) = (Arc::clone(live), query(&request.query));
+            Reply::events(Box::new(move |out| stream(&live, out, query)))
+        }
         ("GET", "api/live/diagram.svg") => match query(&request.query).instance {
             None => Reply::error(400, "which instance? `?instance=ID`"),
             Some(id) => match live.svg(id) {
@@ -715,9 +757,17 @@ fn route(live: &Live, request: &Request) -> Reply {
                 Err(message) => Reply::text(409, &format!("{message}\n")),
             },
         },
-        (_, "" | "live.js" | "app.css" | "live.css" | "icon.svg" | "api/live" | "api/live/diagram.svg") => {
-            server::method_not_allowed("GET")
-        }
+        (
+            _,
+            ""
+            | "live.js"
+            | "app.css"
+            | "live.css"
+            | "icon.svg"
+            | "api/live"
+            | "api/live/events"
+            | "api/live/diagram.svg",
+        ) => server::method_not_allowed("GET"),
         _ => Reply::text(404, &format!("not found: {}\n", request.path)),
     }
 }

@@ -217,6 +217,11 @@ fn connection(
     };
     let _ = stream.write_all(&reply.to_bytes());
     let _ = stream.flush();
+    if let Some(events) = reply.events {
+        // A stream of events (`text/event-stream`), until the client goes.
+        events(&mut stream);
+        return;
+    }
     let _ = stream.shutdown(std::net::Shutdown::Write);
     // Let the client read the answer before the socket closes: a little of
     // what it may still send is read and dropped, so the close does not
@@ -561,7 +566,13 @@ pub(super) struct Reply {
     content_type: &'static str,
     body: Vec<u8>,
     extra: Vec<(&'static str, String)>,
+    /// For a stream of events: what writes them after the head, until
+    /// the client goes (the head then has no length).
+    events: Option<Events>,
 }
+
+/// What writes a stream of server-sent events.
+pub(super) type Events = Box<dyn FnOnce(&mut TcpStream) + Send>;
 
 impl Reply {
     pub(super) fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
@@ -570,6 +581,7 @@ impl Reply {
             content_type,
             body: body.as_bytes().to_vec(),
             extra: Vec::new(),
+            events: None,
         }
     }
 
@@ -579,6 +591,13 @@ impl Reply {
 
     pub(super) fn json(status: u16, value: &Value) -> Reply {
         Reply::bytes(status, "application/json", &value.to_string())
+    }
+
+    /// A stream of server-sent events, written by `events`.
+    pub(super) fn events(events: Events) -> Reply {
+        let mut reply = Reply::bytes(200, "text/event-stream", "");
+        reply.events = Some(events);
+        reply
     }
 
     /// `{"error": message}`.
@@ -608,7 +627,11 @@ impl Reply {
             let value: String = value.chars().filter(|c| !c.is_control()).collect();
             head.push_str(&format!("{name}: {value}\r\n"));
         }
-        head.push_str(&format!("Content-Length: {}\r\n\r\n", self.body.len()));
+        if self.events.is_some() {
+            head.push_str("\r\n");
+        } else {
+            head.push_str(&format!("Content-Length: {}\r\n\r\n", self.body.len()));
+        }
         let mut bytes = head.into_bytes();
         bytes.extend_from_slice(&self.body);
         bytes

@@ -252,6 +252,45 @@ fn a_running_program_is_watched_live() {
     assert!(waiting["version"].as_u64().unwrap() > version);
     assert_eq!(waiting["selected"]["steps"][0]["n"], 5);
 
+    // The same as events, the page's way: one now, one at the next change.
+    let mut events = TcpStream::connect(live.address).unwrap();
+    events.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        events,
+        "GET {}api/live/events?instance={id}&after=4 HTTP/1.1\r\nHost: {}\r\n\r\n",
+        live.base, live.address
+    )
+    .unwrap();
+    let mut reader = BufReader::new(events);
+    let mut head = String::new();
+    while !head.ends_with("\r\n\r\n") {
+        reader.read_line(&mut head).unwrap();
+    }
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert!(head.contains("Content-Type: text/event-stream\r\n"), "{head}");
+    assert!(
+        head.contains("Content-Security-Policy: default-src 'self'"),
+        "{head}"
+    );
+    let event = |reader: &mut BufReader<TcpStream>| -> Value {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let mut blank = String::new();
+        reader.read_line(&mut blank).unwrap();
+        assert_eq!(blank, "\n");
+        serde_json::from_str(line.strip_prefix("data: ").unwrap()).unwrap()
+    };
+    let first = event(&mut reader);
+    assert_eq!(first["selected"]["steps"][0]["n"], 5);
+    lamp.fire(lamp::Event::Toggle(9)).unwrap_err();
+    let next = event(&mut reader);
+    assert_eq!(
+        next["selected"]["steps"].as_array().unwrap().len(),
+        1,
+        "only the new step"
+    );
+    assert_eq!(next["selected"]["steps"][0]["n"], 6);
+
     // Both diagrams: the `.fsm` text of one and the JSON export of the other.
     let (status, svg) = live.get(&format!("api/live/diagram.svg?instance={id}"));
     assert_eq!(status, 200);

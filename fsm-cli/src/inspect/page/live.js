@@ -1,19 +1,20 @@
 // The page of `fsmc inspect --listen`: the machine instances of running
-// programs, live. Plain JavaScript, nothing loaded from elsewhere. One
-// request is always waiting on `api/live?since=VERSION`, which the server
-// answers as soon as anything changes, so a step shows within milliseconds.
-// Read-only: the page never drives a program.
+// programs, live. Plain JavaScript, nothing loaded from elsewhere. The
+// server sends an event (`api/live/events`) as soon as anything changes, so
+// a step shows within milliseconds. Read-only: the page never drives a
+// program.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 /// The most rows the timeline keeps (the server keeps more).
-const MAX_ROWS = 500;
-let version = null;
+const MAX_ROWS = 200;
 let chosen = null;
 let after = 0;
 let lastSeq = null;
 let drawnFor = null;
-let pending = null;
+let source = null;
+let shown = Promise.resolve();
+let waiting = null;
 /// Step-to-screen delays, for the latency benchmark (`#latency` in the URL).
 const latencies = [];
 window.fsmcLatencies = latencies;
@@ -24,29 +25,40 @@ function say(message) {
     box.hidden = !message;
 }
 
-async function poll() {
-    for (;;) {
-        const query = new URLSearchParams();
-        if (version !== null) query.set("since", version);
-        if (chosen !== null) {
-            query.set("instance", chosen);
-            query.set("after", after);
-        }
-        pending = new AbortController();
-        const asked = chosen;
-        try {
-            const response = await fetch(`api/live?${query}`, { signal: pending.signal });
-            if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-            const answer = await response.json();
-            say("");
-            // An answer for an instance no longer chosen is only the list's.
-            await show(answer, asked === chosen);
-        } catch (e) {
-            if (e.name === "AbortError") continue;
-            say(`the inspector does not answer: ${e.message}`);
-            await new Promise((resolve) => setTimeout(resolve, 1000));
-        }
+/// Follow the server's events: one each time something changes, carrying
+/// the list and the chosen instance's new steps. The browser reconnects by
+/// itself when the stream breaks (steps already shown are skipped).
+function follow() {
+    if (source) source.close();
+    const query = new URLSearchParams();
+    if (chosen !== null) {
+        query.set("instance", chosen);
+        query.set("after", after);
     }
+    const asked = chosen;
+    waiting = null;
+    source = new EventSource(`api/live/events?${query}`);
+    source.onmessage = (event) => {
+        say("");
+        const answer = JSON.parse(event.data);
+        // Events that come while one is drawn are drawn together: the
+        // latest answer, with every event's steps.
+        if (waiting) {
+            const steps = waiting.selected && answer.selected ? waiting.selected.steps : [];
+            if (answer.selected) answer.selected.steps = steps.concat(answer.selected.steps);
+            waiting = answer;
+            return;
+        }
+        waiting = answer;
+        shown = shown
+            .then(() => {
+                const next = waiting;
+                waiting = null;
+                return show(next, asked === chosen);
+            })
+            .catch((e) => say(e.message));
+    };
+    source.onerror = () => say("the inspector does not answer; trying again");
 }
 
 function choose(id) {
@@ -55,13 +67,11 @@ function choose(id) {
     for (const row of $("instances").tBodies[0].rows) row.classList.toggle("chosen", Number(row.dataset.id) === id);
     after = 0;
     lastSeq = null;
-    version = null;
     $("timeline").tBodies[0].replaceChildren();
-    if (pending) pending.abort();
+    follow();
 }
 
 async function show(answer, forChosen) {
-    version = answer.version;
     $("where").textContent = `programs connect to ${answer.listen}` + (answer.file ? ` · definitions from ${answer.file}` : "");
     const live = answer.instances.filter((i) => i.live).length;
     $("counts").textContent =
@@ -183,9 +193,14 @@ async function loadDiagram(selected) {
 
 function appendSteps(steps) {
     const body = $("timeline").tBodies[0];
+    // Read before the rows change (the layout is still clean then): the
+    // newest stays in view only if it was.
+    const box = $("timeline-box");
+    const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     const list = (xs) => (xs || []).join(", ");
     for (const step of steps) {
-        after = Math.max(after, step.n);
+        if (step.n <= after) continue;
+        after = step.n;
         const row = body.insertRow();
         row.dataset.n = step.n;
         row.dataset.step = step.step;
@@ -213,8 +228,7 @@ function appendSteps(steps) {
     }
     while (body.rows.length > MAX_ROWS) body.deleteRow(0);
     // The newest in view, inside the timeline's own box (the page stays put).
-    const box = $("timeline-box");
-    if (steps.length && box.scrollHeight - box.scrollTop - box.clientHeight < 80 + 24 * steps.length) box.scrollTop = box.scrollHeight;
+    if (steps.length && atEnd) box.scrollTop = 1e9;
 }
 
 /// The active states, and the transition the last step took, by the
@@ -253,4 +267,4 @@ function highlight(selected) {
     }
 }
 
-poll();
+follow();
