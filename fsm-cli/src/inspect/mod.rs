@@ -5,6 +5,8 @@
 //! answers it and nothing else, behind a random token in the URL; the
 //! simulation ([`simulation`]) is a `fsmc run` session, so that every step
 //! the page shows is a line `fsmc run` would print for the same input.
+//! With `--listen ADDR`, the page watches running programs instead
+//! ([`live`]).
 //! docs/inspecting.md is the guide.
 
 mod live;
@@ -26,6 +28,10 @@ actions, a table of guard values, a clock, a timeline of steps to go back throug
 download and restore, and the steps as a `fsmc run` script. Every step is a line of `fsmc run`'s \
 protocol, and its output is the line `fsmc run` prints. Editing the file reloads the machine. \
 docs/inspecting.md is the guide.
+
+With --listen ADDR it watches running programs instead: their machines (observed with \
+fsm-runtime's `inspect` feature) send their steps to ADDR, and the page lists the instances and \
+follows the one chosen, live; FILE, if given, draws their machines.
 
 It listens on 127.0.0.1 only, on a free port unless --port says which, and prints the page's \
 URL, which holds a random token: a request without it is refused. Another address is used only \
