@@ -15,6 +15,7 @@ let drawnFor = null;
 let source = null;
 let shown = Promise.resolve();
 let waiting = null;
+let framed = false;
 /// Step-to-screen delays, for the latency benchmark (`#latency` in the URL).
 const latencies = [];
 window.fsmcLatencies = latencies;
@@ -41,22 +42,21 @@ function follow() {
     source.onmessage = (event) => {
         say("");
         const answer = JSON.parse(event.data);
-        // Events that come while one is drawn are drawn together: the
-        // latest answer, with every event's steps.
-        if (waiting) {
-            const steps = waiting.selected && answer.selected ? waiting.selected.steps : [];
-            if (answer.selected) answer.selected.steps = steps.concat(answer.selected.steps);
-            waiting = answer;
-            return;
+        // Drawn once a frame: the events that came since, together (the
+        // latest answer, with every event's steps), so that a page slower
+        // than the events never falls behind.
+        if (waiting && waiting.selected && answer.selected) {
+            answer.selected.steps = waiting.selected.steps.concat(answer.selected.steps);
         }
         waiting = answer;
-        shown = shown
-            .then(() => {
-                const next = waiting;
-                waiting = null;
-                return show(next, asked === chosen);
-            })
-            .catch((e) => say(e.message));
+        if (framed) return;
+        framed = true;
+        requestAnimationFrame(() => {
+            framed = false;
+            const next = waiting;
+            waiting = null;
+            shown = shown.then(() => show(next, asked === chosen)).catch((e) => say(e.message));
+        });
     };
     source.onerror = () => say("the inspector does not answer; trying again");
 }
