@@ -743,6 +743,162 @@ pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError>
     })
 }
 
+/// How many instances of one machine, stored by one definition, are in one
+/// state, as [`tallies`] counts them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// The machine's name.
+    pub machine: String,
+    /// The fingerprint of the definition that stored them.
+    pub fingerprint: String,
+    /// The state, as the fleet keeps it: a leaf's name, or with parallel
+    /// states the active leaves separated by `, `.
+    pub state: String,
+    /// How many instances are in it.
+    pub instances: u64,
+    /// How many of those are parked.
+    pub parked: u64,
+    /// How many of those a worker would step now: a deadline has passed, or
+    /// an event waits for them (as [`DueCounts::instances_due`]).
+    pub due: u64,
+    /// How many of those have a dead event or a dead output.
+    pub dead: u64,
+}
+
+/// The most rows [`tallies`] reads: one per machine, definition and state
+/// held by some instance.
+pub const TALLY_LIMIT: usize = 100_000;
+
+/// Every (machine, definition, state) some instance is in, with its counts
+/// at `now`, by machine, fingerprint and state; at most [`TALLY_LIMIT`],
+/// and `true` beside them when there were more.
+///
+/// It reads the instances' table once, and of the inbox and the outbox only
+/// their pending and dead rows (through their indexes), so its cost follows
+/// the number of instances, not of the events they ever had.
+///
+/// # Errors
+///
+/// A database error.
+pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<(Vec<Tally>, bool), FleetError> {
+    let db = &mut reader.db;
+    let now = i64::try_from(now.unix_millis()).unwrap_or(i64::MAX);
+    let rows = db.query(
+        "SELECT machine, fingerprint, state, COUNT(*), COUNT(error),
+                COUNT(*) FILTER (WHERE error IS NULL AND next_wake <= ?1)
+         FROM fsm_instances GROUP BY machine, fingerprint, state
+         ORDER BY machine, fingerprint, state LIMIT ?2",
+        params![now, sql_limit(TALLY_LIMIT + 1)],
+    )?;
+    let mut tallies = read_rows(rows, |row| {
+        Ok(Tally {
+            machine: row.text(0)?,
+            fingerprint: row.text(1)?,
+            state: row.text(2)?,
+            instances: count(row.int(3)?),
+            parked: count(row.int(4)?),
+            due: count(row.int(5)?),
+            dead: 0,
+        })
+    })?;
+    let truncated = tallies.len() > TALLY_LIMIT;
+    tallies.truncate(TALLY_LIMIT);
+    let key = |row: &mut Row| -> Result<(String, String, String, u64), DatabaseError> {
+        Ok((row.text(0)?, row.text(1)?, row.text(2)?, count(row.int(3)?)))
+    };
+    // Due for an event: not already counted as due for a deadline.
+    let due_for_events = db.query(
+        "SELECT machine, fingerprint, state, COUNT(*) FROM fsm_instances
+         WHERE error IS NULL AND (next_wake IS NULL OR next_wake > ?1)
+           AND id IN (SELECT instance FROM fsm_inbox WHERE status = 'pending' AND sent_at <= ?1)
+         GROUP BY machine, fingerprint, state",
+        params![now],
+    )?;
+    for (machine, fingerprint, state, n) in read_rows(due_for_events, key)? {
+        if let Some(tally) = find_tally(&mut tallies, &machine, &fingerprint, &state) {
+            tally.due += n;
+        }
+    }
+    let dead = db.query(
+        "SELECT machine, fingerprint, state, COUNT(*) FROM fsm_instances
+         WHERE id IN (SELECT instance FROM fsm_inbox WHERE status = 'dead'
+                      UNION SELECT instance FROM fsm_outbox WHERE status = 'dead')
+         GROUP BY machine, fingerprint, state",
+        &[],
+    )?;
+    for (machine, fingerprint, state, n) in read_rows(dead, key)? {
+        if let Some(tally) = find_tally(&mut tallies, &machine, &fingerprint, &state) {
+            tally.dead = n;
+        }
+    }
+    Ok((tallies, truncated))
+}
+
+fn find_tally<'a>(tallies: &'a mut [Tally], machine: &str, fingerprint: &str, state: &str) -> Option<&'a mut Tally> {
+    let at = tallies
+        .binary_search_by(|t| {
+            (t.machine.as_str(), t.fingerprint.as_str(), t.state.as_str()).cmp(&(machine, fingerprint, state))
+        })
+        .ok()?;
+    Some(&mut tallies[at])
+}
+
+/// A number that changes whenever another connection commits a change to an
+/// SQLite fleet (its `PRAGMA data_version`), so that a reader can tell, for
+/// the price of one pragma, whether counting again would find anything new.
+/// `None` for PostgreSQL, which has no such number: count again on a timer.
+///
+/// # Errors
+///
+/// A database error.
+pub fn change_counter(reader: &mut Reader) -> Result<Option<i64>, FleetError> {
+    if !matches!(reader.db, Backend::Sqlite(_)) {
+        return Ok(None);
+    }
+    Ok(Some(reader.db.query_one("PRAGMA data_version", &[])?.int(0)?))
+}
+
+/// Up to `limit` instances of `machine` whose state is one of `states`
+/// (each as the fleet keeps it: see [`Tally::state`]), by id, after `after`
+/// when given: a page of a long list, each page read through the index of
+/// machines and states, however many instances there are.
+///
+/// # Errors
+///
+/// A database error.
+pub fn instances_in(
+    reader: &mut Reader,
+    machine: &str,
+    states: &[&str],
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<InstanceSummary>, FleetError> {
+    let mut found: Vec<InstanceSummary> = Vec::new();
+    for state in states {
+        let rows = reader.db.query(
+            "SELECT id, machine, state, version, next_wake, error,
+                    (SELECT MIN(sent_at) FROM fsm_inbox e WHERE e.instance = i.id AND e.status = 'pending')
+             FROM fsm_instances i
+             WHERE machine = ?1 AND state = ?2 AND (CAST(?3 AS TEXT) IS NULL OR id > ?3)
+             ORDER BY id LIMIT ?4",
+            params![machine, *state, after, sql_limit(limit)],
+        )?;
+        found.extend(read_rows(rows, |row| {
+            Ok(InstanceSummary {
+                id: row.text(0)?,
+                machine: row.text(1)?,
+                state: row.text(2)?,
+                version: row.int(3)?,
+                next_wake: wake(row.opt_int(4)?, row.opt_int(6)?),
+                parked: row.opt_text(5)?,
+            })
+        })?);
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        found.truncate(limit);
+    }
+    Ok(found)
+}
+
 fn count(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }

@@ -1,12 +1,14 @@
 //! `fsmc inspect`: a page in the browser that simulates one machine of a
-//! `.fsm` file, served on loopback.
+//! `.fsm` file, or shows a fleet, served on loopback.
 //!
 //! The page is built into the binary ([`page`]); the server ([`server`])
 //! answers it and nothing else, behind a random token in the URL; the
 //! simulation ([`simulation`]) is a `fsmc run` session, so that every step
-//! the page shows is a line `fsmc run` would print for the same input.
+//! the page shows is a line `fsmc run` would print for the same input; a
+//! fleet ([`fleet`]) is read from its database, read-only.
 //! docs/inspecting.md is the guide.
 
+mod fleet;
 mod page;
 mod server;
 mod simulation;
@@ -26,18 +28,31 @@ download and restore, and the steps as a `fsmc run` script. Every step is a line
 protocol, and its output is the line `fsmc run` prints. Editing the file reloads the machine. \
 docs/inspecting.md is the guide.
 
+With --fleet DB, it shows a fleet instead (an SQLite file, or PostgreSQL `key=value` parameters or \
+URL), read-only: each machine whose .fsm FILE is given is drawn with how many instances are in \
+each state, and how many of them are parked, due and dead; the other machines are listed by \
+state. A state lists its instances, and an instance shows what `fsmc fleet show` prints. The counts \
+refresh while the page is open.
+
 It listens on 127.0.0.1 only, on a free port unless --port says which, and prints the page's \
 URL, which holds a random token: a request without it is refused. Another address is used only \
 when --bind names it, with a warning when it is not a loopback address.
 
 Exit status:
   0  never, while serving (stop it with Ctrl-C)
-  2  usage errors, a file that cannot be read, an unknown --machine, and an address that \
-cannot be listened on")]
+  1  a FILE with errors (with --fleet), a database that is not a fleet's or is of a newer schema
+  2  usage errors, a file that cannot be read, an unknown --machine, a database that cannot be \
+read, and an address that cannot be listened on")]
 pub struct InspectArgs {
-    /// The `.fsm` file that defines the machine.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// The `.fsm` file that defines the machine; with --fleet, any number of files, whose
+    /// machines are drawn.
+    #[arg(value_name = "FILE", required_unless_present = "fleet")]
+    files: Vec<PathBuf>,
+
+    /// Show the fleet in this database instead: an SQLite file, or PostgreSQL `key=value`
+    /// parameters or a `postgres://` URL.
+    #[arg(long, value_name = "DB", conflicts_with_all = ["machine", "context", "delays"])]
+    fleet: Option<String>,
 
     /// The machine to simulate (required when the file has several).
     #[arg(long, value_name = "NAME")]
@@ -64,15 +79,33 @@ pub struct InspectArgs {
 
 /// Serve the page until stopped; see [`InspectArgs`] for the exit status.
 pub fn run(args: &InspectArgs) -> Exit {
-    let simulation = match simulation::Simulation::open(
-        args.file.clone(),
+    if let Some(db) = &args.fleet {
+        return match fleet::FleetView::open(db, &args.files) {
+            Ok(view) => serve(args, view),
+            Err(exit) => exit,
+        };
+    }
+    let [file] = args.files.as_slice() else {
+        console::error(format_args!(
+            "`fsmc inspect` simulates one file, and was given {}; to show a fleet with its \
+             machines drawn, add --fleet DB",
+            args.files.len()
+        ));
+        return Exit::Trouble;
+    };
+    match simulation::Simulation::open(
+        file.clone(),
         args.machine.clone(),
         args.context.clone(),
         args.delays.clone(),
     ) {
-        Ok(simulation) => simulation,
-        Err(exit) => return exit,
-    };
+        Ok(simulation) => serve(args, simulation),
+        Err(exit) => exit,
+    }
+}
+
+/// Listen where `args` say, and serve `app` there.
+fn serve(args: &InspectArgs, app: impl server::App) -> Exit {
     let address = args.bind.unwrap_or(IpAddr::from([127, 0, 0, 1]));
     if !address.is_loopback() {
         console::stderr(&format!(
@@ -88,7 +121,7 @@ pub fn run(args: &InspectArgs) -> Exit {
         }
     };
     match server::Server::bind(address, args.port, token) {
-        Ok(server) => server.serve(simulation),
+        Ok(server) => server.serve(app),
         Err(error) => {
             console::error(format_args!(
                 "cannot listen on {address} port {}: {error}",

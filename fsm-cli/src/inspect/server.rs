@@ -55,15 +55,15 @@ pub fn token() -> Result<String, getrandom::Error> {
 }
 
 /// A request read in full, its token and host checked: what the thread
-/// that holds the simulation answers.
-struct Request {
-    method: String,
+/// that holds the [`App`] answers.
+pub struct Request {
+    pub method: String,
     /// The path under `/TOKEN/`, without the query.
-    rest: String,
+    pub rest: String,
     /// The whole path, for messages.
     path: String,
     /// What follows `?`, if anything.
-    query: String,
+    pub query: String,
     body: Vec<u8>,
 }
 
@@ -89,15 +89,11 @@ impl Server {
     /// Print the URL and answer requests until the process is stopped:
     /// a thread per connection reads its request (within the limits, the
     /// token checked before any body is read), and this thread, which
-    /// holds the simulation, answers them one at a time.
-    pub fn serve(self, mut simulation: Simulation) -> Exit {
-        let machine = simulation
-            .machine_name()
-            .map(|m| format!(" `{m}`"))
-            .unwrap_or_default();
+    /// holds `app`, answers them one at a time.
+    pub fn serve(self, mut app: impl App) -> Exit {
         console::stdout(&format!(
-            "fsmc inspect: simulating{machine} of `{}` at http://{}/{}/\n",
-            simulation.file_name(),
+            "fsmc inspect: {} at http://{}/{}/\n",
+            app.banner(),
             self.address,
             self.token
         ));
@@ -109,10 +105,34 @@ impl Server {
         let listener = self.listener;
         std::thread::spawn(move || accept(&listener, &gate, &requests));
         for (request, answer) in incoming {
-            let reply = route(&mut simulation, &request);
+            let reply = app.answer(&request);
             let _ = answer.send(reply);
         }
         Exit::Trouble
+    }
+}
+
+/// What a server serves: the simulation of a file, or a fleet. It answers
+/// each request whose token was checked, one at a time, and never panics on
+/// what a client sends.
+pub trait App {
+    /// What is served, for the line that prints the URL.
+    fn banner(&self) -> String;
+    /// The answer to `request`.
+    fn answer(&mut self, request: &Request) -> Reply;
+}
+
+impl App for Simulation {
+    fn banner(&self) -> String {
+        let machine = self
+            .machine_name()
+            .map(|m| format!(" `{m}`"))
+            .unwrap_or_default();
+        format!("simulating{machine} of `{}`", self.file_name())
+    }
+
+    fn answer(&mut self, request: &Request) -> Reply {
+        route(self, request)
     }
 }
 
@@ -530,14 +550,14 @@ fn body(request: &Request, limit: usize) -> Result<String, Reply> {
     })
 }
 
-fn method_not_allowed(allow: &'static str) -> Reply {
+pub fn method_not_allowed(allow: &'static str) -> Reply {
     let mut reply = Reply::error(405, &format!("this path answers {allow} only"));
     reply.extra.push(("Allow", allow.to_owned()));
     reply
 }
 
 /// A response to send.
-struct Reply {
+pub struct Reply {
     status: u16,
     content_type: &'static str,
     body: Vec<u8>,
@@ -545,7 +565,7 @@ struct Reply {
 }
 
 impl Reply {
-    fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
+    pub fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
         Reply {
             status,
             content_type,
@@ -554,16 +574,16 @@ impl Reply {
         }
     }
 
-    fn text(status: u16, body: &str) -> Reply {
+    pub fn text(status: u16, body: &str) -> Reply {
         Reply::bytes(status, "text/plain; charset=utf-8", body)
     }
 
-    fn json(status: u16, value: &Value) -> Reply {
+    pub fn json(status: u16, value: &Value) -> Reply {
         Reply::bytes(status, "application/json", &value.to_string())
     }
 
     /// `{"error": message}`.
-    fn error(status: u16, message: &str) -> Reply {
+    pub fn error(status: u16, message: &str) -> Reply {
         Reply::json(status, &json!({ "error": message }))
     }
 

@@ -931,3 +931,98 @@ fn fleet_md_transcripts_are_what_fsmc_prints() {
         "docs/fleet.md:{line}: `fsmc fleet show fleet.db {id} --format json` prints otherwise:\n{printed:#}"
     );
 }
+
+/// `fsmc inspect --fleet`: the fleet of [`build`], with `Order`'s file given
+/// and `Refund`'s not: counts on each state of `Order`'s diagram (and on
+/// the states around them), `Refund` by state, the instances of a state a
+/// page at a time, an instance as `fsmc fleet show` prints it, and counts
+/// that follow the fleet while the page is open.
+#[test]
+fn inspect_shows_the_fleet_by_state() {
+    let dir = Scratch::new();
+    let mut fleet = build(&dir);
+    dir.write("order.fsm", ORDER_FSM);
+    let inspector = crate::inspect::Inspector::start(dir, &["--fleet", "fleet.db", "order.fsm"]);
+    let page = inspector.get("");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<script src=\"fleet.js\""), "{}", page.body);
+    assert_eq!(inspector.get("fleet.js").status, 200);
+
+    let counts = inspector.get("api/fleet").json();
+    assert_eq!(counts["database"], "`fleet.db`");
+    assert_eq!(
+        counts["totals"],
+        json!({"instances": 4, "parked": 1, "due": 1, "dead": 2})
+    );
+    let order = &counts["machines"][0];
+    assert_eq!((order["name"].as_str(), order["drawn"].as_bool()), (Some("Order"), Some(true)));
+    assert_eq!(order["fingerprint"], fingerprint());
+    assert_eq!(
+        order["states"],
+        json!({
+            "paid": {"instances": 1, "parked": 0, "due": 0, "dead": 1},
+            "placed": {"instances": 1, "parked": 0, "due": 1, "dead": 0},
+            "shipped": {"instances": 1, "parked": 0, "due": 0, "dead": 1},
+        })
+    );
+    assert_eq!(order["other_definitions"], json!([]));
+    let refund = &counts["machines"][1];
+    assert_eq!(refund["file"], Value::Null);
+    assert_eq!(
+        refund["rows"],
+        json!([{"state": "requested", "fingerprint": <refund::Refund as Machine>::FINGERPRINT,
+                "instances": 1, "parked": 1, "due": 0, "dead": 0}])
+    );
+
+    let svg = inspector.get("api/diagram.svg?machine=Order");
+    assert_eq!(svg.status, 200);
+    assert!(svg.body.contains("data-state=\"paid\""), "{}", svg.body);
+    let none = inspector.get("api/diagram.svg?machine=Refund");
+    assert_eq!((none.status, none.body.as_str()), (404, "no file given defines machine `Refund`\n"));
+
+    let listed = inspector.get("api/instances?machine=Order&state=paid").json();
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["instances"][0]["id"], "order-1");
+    assert_eq!(listed["more"], false);
+    let unknown = inspector.get("api/instances?machine=Order&state=nowhere");
+    assert_eq!(unknown.status, 409);
+    assert_eq!(unknown.json()["error"], "machine `Order` has no state `nowhere`");
+    let refunds = inspector.get("api/instances?machine=Refund&state=requested").json();
+    assert_eq!(refunds["instances"][0]["parked"], parked());
+
+    let shown = inspector.get("api/instance?id=order-1").json();
+    assert_eq!(shown["leaves"], json!(["paid"]));
+    assert!(
+        shown["text"].as_str().unwrap().starts_with("instance     order-1\n"),
+        "{}",
+        shown["text"]
+    );
+    let missing = inspector.get("api/instance?id=order%2D9");
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["error"], "`fleet.db` has no instance `order-9`");
+
+    // A change: more instances, counted again once the page asks.
+    let version = counts["version"].as_u64().unwrap();
+    let unchanged = inspector.get(&format!("api/fleet?since={version}")).json();
+    assert_eq!(unchanged["unchanged"], true);
+    for n in 0..120 {
+        fleet.create(&format!("order-{}", 100 + n), Order::new(Cart::default())).unwrap();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let counts = loop {
+        let answer = inspector.get(&format!("api/fleet?since={version}")).json();
+        if answer["unchanged"] != true {
+            break answer;
+        }
+        assert!(std::time::Instant::now() < deadline, "the counts never changed");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(counts["machines"][0]["states"]["placed"]["instances"], 121);
+    // Pages of 50, by id.
+    let first = inspector.get("api/instances?machine=Order&state=placed").json();
+    assert_eq!((first["total"].as_u64(), first["more"].as_bool()), (Some(121), Some(true)));
+    let ids: Vec<&str> = first["instances"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!((ids.len(), ids[0], ids[49]), (50, "order-100", "order-149"));
+    let next = inspector.get("api/instances?machine=Order&state=placed&after=order-149").json();
+    assert_eq!(next["instances"][0]["id"], "order-150");
+}

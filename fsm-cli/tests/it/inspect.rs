@@ -50,7 +50,7 @@ const SCRIPT: &[&str] = &[
 ];
 
 /// A running `fsmc inspect`, stopped when dropped.
-struct Inspector {
+pub(crate) struct Inspector {
     child: Child,
     /// `http://127.0.0.1:PORT/TOKEN/`.
     url: String,
@@ -62,7 +62,7 @@ struct Inspector {
 }
 
 impl Inspector {
-    fn start(dir: Scratch, args: &[&str]) -> Inspector {
+    pub(crate) fn start(dir: Scratch, args: &[&str]) -> Inspector {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fsmc"))
             .arg("inspect")
             .args(args)
@@ -107,7 +107,7 @@ impl Inspector {
         raw(self.address, request.as_bytes())
     }
 
-    fn get(&self, path: &str) -> Answer {
+    pub(crate) fn get(&self, path: &str) -> Answer {
         self.call("GET", path, "")
     }
 
@@ -124,10 +124,10 @@ impl Drop for Inspector {
 }
 
 /// A response: its status, headers (names lower-cased) and body.
-struct Answer {
-    status: u16,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Answer {
@@ -138,7 +138,7 @@ impl Answer {
             .map(|(_, v)| v.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
     }
 }
