@@ -40,6 +40,7 @@ use crate::fleet::sql_limit;
 use crate::schema::{check_version, timestamp};
 use fsm_runtime::{Snapshot, Timestamp};
 use rusqlite::OpenFlags;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -743,14 +744,12 @@ pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError>
     })
 }
 
-/// How many instances of one machine, stored by one definition, are in one
-/// state, as [`tallies`] counts them.
+/// How many instances of one machine are in one state, as [`tallies`]
+/// counts them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tally {
     /// The machine's name.
     pub machine: String,
-    /// The fingerprint of the definition that stored them.
-    pub fingerprint: String,
     /// The state, as the fleet keeps it: a leaf's name, or with parallel
     /// states the active leaves separated by `, `.
     pub state: String,
@@ -765,80 +764,156 @@ pub struct Tally {
     pub dead: u64,
 }
 
-/// The most rows [`tallies`] reads: one per machine, definition and state
-/// held by some instance.
+/// How many instances of one machine were saved by one definition of it,
+/// as [`tallies`] counts them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefinitionCount {
+    /// The machine's name.
+    pub machine: String,
+    /// The fingerprint of the definition that saved them.
+    pub fingerprint: String,
+    /// How many instances.
+    pub instances: u64,
+}
+
+/// What [`tallies`] counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tallies {
+    /// Every (machine, state) some instance is in, by machine then state; at
+    /// most [`TALLY_LIMIT`].
+    pub states: Vec<Tally>,
+    /// Every (machine, definition) some instance was saved by, by machine
+    /// then fingerprint; at most [`TALLY_LIMIT`].
+    pub definitions: Vec<DefinitionCount>,
+    /// Whether there were more (machine, state) or (machine, definition)
+    /// pairs than [`TALLY_LIMIT`].
+    pub truncated: bool,
+}
+
+/// The most (machine, state) pairs, and (machine, definition) pairs,
+/// [`tallies`] reads.
 pub const TALLY_LIMIT: usize = 100_000;
 
-/// Every (machine, definition, state) some instance is in, with its counts
-/// at `now`, by machine, fingerprint and state; at most [`TALLY_LIMIT`],
-/// and `true` beside them when there were more.
+/// How many instances each machine has in each state at `now`, and how
+/// many of them are parked, due and dead; and how many each definition of
+/// each machine saved.
 ///
-/// It reads the instances' table once, and of the inbox and the outbox only
-/// their pending and dead rows (through their indexes), so its cost follows
-/// the number of instances, not of the events they ever had.
+/// Every count is read from an index: the machines' states and their
+/// definitions from the indexes of each (a scan of one entry per instance,
+/// not of the rows and their snapshots), the parked ones from the index of
+/// parked instances, the due ones from the index of deadlines (those
+/// passed only) and the pending events, the dead ones from the dead events
+/// and outputs. So a fleet of a million instances is counted in a fraction
+/// of a second, and its cost does not follow the events it ever had. (A
+/// database of schema version 4 or older lacks the indexes of parked
+/// instances and of definitions until a [`Fleet`](crate::Fleet) opens it;
+/// until then it is counted by reading every row.)
 ///
 /// # Errors
 ///
 /// A database error.
-pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<(Vec<Tally>, bool), FleetError> {
+pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<Tallies, FleetError> {
     let db = &mut reader.db;
     let now = i64::try_from(now.unix_millis()).unwrap_or(i64::MAX);
+    let pairs = |row: &mut Row| -> Result<(String, String, u64), DatabaseError> {
+        Ok((row.text(0)?, row.text(1)?, count(row.int(2)?)))
+    };
     let rows = db.query(
-        "SELECT machine, fingerprint, state, COUNT(*), COUNT(error),
-                COUNT(*) FILTER (WHERE error IS NULL AND next_wake <= ?1)
-         FROM fsm_instances GROUP BY machine, fingerprint, state
-         ORDER BY machine, fingerprint, state LIMIT ?2",
-        params![now, sql_limit(TALLY_LIMIT + 1)],
+        "SELECT machine, state, COUNT(*) FROM fsm_instances
+         GROUP BY machine, state ORDER BY machine, state LIMIT ?1",
+        params![sql_limit(TALLY_LIMIT + 1)],
     )?;
-    let mut tallies = read_rows(rows, |row| {
-        Ok(Tally {
-            machine: row.text(0)?,
-            fingerprint: row.text(1)?,
-            state: row.text(2)?,
-            instances: count(row.int(3)?),
-            parked: count(row.int(4)?),
-            due: count(row.int(5)?),
+    let mut states: Vec<Tally> = read_rows(rows, pairs)?
+        .into_iter()
+        .map(|(machine, state, instances)| Tally {
+            machine,
+            state,
+            instances,
+            parked: 0,
+            due: 0,
             dead: 0,
         })
-    })?;
-    let truncated = tallies.len() > TALLY_LIMIT;
-    tallies.truncate(TALLY_LIMIT);
-    let key = |row: &mut Row| -> Result<(String, String, String, u64), DatabaseError> {
-        Ok((row.text(0)?, row.text(1)?, row.text(2)?, count(row.int(3)?)))
-    };
-    // Due for an event: not already counted as due for a deadline.
+        .collect();
+    let rows = db.query(
+        "SELECT machine, fingerprint, COUNT(*) FROM fsm_instances
+         GROUP BY machine, fingerprint ORDER BY machine, fingerprint LIMIT ?1",
+        params![sql_limit(TALLY_LIMIT + 1)],
+    )?;
+    let mut definitions: Vec<DefinitionCount> = read_rows(rows, pairs)?
+        .into_iter()
+        .map(|(machine, fingerprint, instances)| DefinitionCount {
+            machine,
+            fingerprint,
+            instances,
+        })
+        .collect();
+    let truncated = states.len() > TALLY_LIMIT || definitions.len() > TALLY_LIMIT;
+    states.truncate(TALLY_LIMIT);
+    // In this program's order, whatever the database's collation: the
+    // counts below are found in it by binary search.
+    states.sort_by(|a, b| (&a.machine, &a.state).cmp(&(&b.machine, &b.state)));
+    definitions.sort_by(|a, b| (&a.machine, &a.fingerprint).cmp(&(&b.machine, &b.fingerprint)));
+    definitions.truncate(TALLY_LIMIT);
+    let parked = db.query(
+        "SELECT machine, state, COUNT(*) FROM fsm_instances WHERE error IS NOT NULL GROUP BY machine, state",
+        &[],
+    )?;
+    for (machine, state, n) in read_rows(parked, pairs)? {
+        if let Some(tally) = find_tally(&mut states, &machine, &state) {
+            tally.parked = n;
+        }
+    }
+    // Due for a deadline, machine by machine (the index of deadlines starts
+    // with the machine); then due for an event, not counted already.
+    let machines: BTreeSet<String> = states.iter().map(|t| t.machine.clone()).collect();
+    for machine in &machines {
+        let rows = db.query(
+            "SELECT machine, state, COUNT(*) FROM fsm_instances
+             WHERE machine = ?1 AND next_wake <= ?2 AND error IS NULL GROUP BY machine, state",
+            params![machine.as_str(), now],
+        )?;
+        for (machine, state, n) in read_rows(rows, pairs)? {
+            if let Some(tally) = find_tally(&mut states, &machine, &state) {
+                tally.due += n;
+            }
+        }
+    }
     let due_for_events = db.query(
-        "SELECT machine, fingerprint, state, COUNT(*) FROM fsm_instances
+        "SELECT machine, state, COUNT(*) FROM fsm_instances
          WHERE error IS NULL AND (next_wake IS NULL OR next_wake > ?1)
            AND id IN (SELECT instance FROM fsm_inbox WHERE status = 'pending' AND sent_at <= ?1)
-         GROUP BY machine, fingerprint, state",
+         GROUP BY machine, state",
         params![now],
     )?;
-    for (machine, fingerprint, state, n) in read_rows(due_for_events, key)? {
-        if let Some(tally) = find_tally(&mut tallies, &machine, &fingerprint, &state) {
+    for (machine, state, n) in read_rows(due_for_events, pairs)? {
+        if let Some(tally) = find_tally(&mut states, &machine, &state) {
             tally.due += n;
         }
     }
+    // A dead event or output is consumed or settled when it dies, which
+    // puts it in the index of those.
     let dead = db.query(
-        "SELECT machine, fingerprint, state, COUNT(*) FROM fsm_instances
-         WHERE id IN (SELECT instance FROM fsm_inbox WHERE status = 'dead'
-                      UNION SELECT instance FROM fsm_outbox WHERE status = 'dead')
-         GROUP BY machine, fingerprint, state",
+        "SELECT machine, state, COUNT(*) FROM fsm_instances
+         WHERE id IN (SELECT instance FROM fsm_inbox WHERE status = 'dead' AND consumed_at IS NOT NULL
+                      UNION SELECT instance FROM fsm_outbox WHERE status = 'dead' AND settled_at IS NOT NULL)
+         GROUP BY machine, state",
         &[],
     )?;
-    for (machine, fingerprint, state, n) in read_rows(dead, key)? {
-        if let Some(tally) = find_tally(&mut tallies, &machine, &fingerprint, &state) {
+    for (machine, state, n) in read_rows(dead, pairs)? {
+        if let Some(tally) = find_tally(&mut states, &machine, &state) {
             tally.dead = n;
         }
     }
-    Ok((tallies, truncated))
+    Ok(Tallies {
+        states,
+        definitions,
+        truncated,
+    })
 }
 
-fn find_tally<'a>(tallies: &'a mut [Tally], machine: &str, fingerprint: &str, state: &str) -> Option<&'a mut Tally> {
+fn find_tally<'a>(tallies: &'a mut [Tally], machine: &str, state: &str) -> Option<&'a mut Tally> {
     let at = tallies
-        .binary_search_by(|t| {
-            (t.machine.as_str(), t.fingerprint.as_str(), t.state.as_str()).cmp(&(machine, fingerprint, state))
-        })
+        .binary_search_by(|t| (t.machine.as_str(), t.state.as_str()).cmp(&(machine, state)))
         .ok()?;
     Some(&mut tallies[at])
 }

@@ -5,6 +5,8 @@
 # highlighted states and the timeline against `fsmc run` on the same script. It fails, never
 # skips, when Chromium cannot start.
 #
+# Then tests/inspect/fleet.js drives the page of `fsmc inspect --fleet` the same way.
+#
 # Usage: tests/inspect/check.sh [path/to/fsmc]   (default: target/debug/fsmc, built if missing)
 # Needs Node.js and npm (for `npm ci` of puppeteer-core, which downloads no browser; install
 # scripts are off, see .npmrc) and Chromium.
@@ -27,3 +29,12 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$here/phone.fsm" "$work/phone.fsm"
 NODE_PATH="$here/node_modules" timeout 120 node "$here/check.js" "$fsmc" "$chromium" "$work"
+
+# The fleet's page, over the fleet of fsm-fleet's `orders` example (built beside fsmc; `cargo
+# test` builds it, and so does this script when it is missing).
+orders="$(dirname "$fsmc")/examples/orders"
+if [ ! -x "$orders" ]; then
+    cargo build --manifest-path "$root/Cargo.toml" -p fsm-fleet --example orders
+fi
+cp "$root/fsm-fleet/examples/orders.fsm" "$work/orders.fsm"
+NODE_PATH="$here/node_modules" timeout 120 node "$here/fleet.js" "$fsmc" "$chromium" "$work" "$orders"

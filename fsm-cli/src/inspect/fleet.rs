@@ -26,7 +26,7 @@ use super::page;
 use super::server::{method_not_allowed, App, Reply, Request};
 use crate::exit::Exit;
 use crate::{checked_source, console};
-use fsm_fleet::inspect::{self, Reader, Tally};
+use fsm_fleet::inspect::{self, DefinitionCount, Reader, Tallies, Tally};
 use fsm_grammar::model::{Machine, StateId};
 use fsm_runtime::Timestamp;
 use serde_json::{json, Map, Value};
@@ -52,7 +52,7 @@ struct Drawn {
 
 /// The last count.
 struct Counted {
-    tallies: Vec<Tally>,
+    tallies: Tallies,
     json: Value,
     at: Instant,
     took: Duration,
@@ -139,13 +139,12 @@ impl FleetView {
     fn count(&mut self) -> Result<(), fsm_fleet::FleetError> {
         let started = Instant::now();
         let result = inspect::change_counter(&mut self.reader).and_then(|changes| {
-            let (tallies, truncated) = inspect::tallies(&mut self.reader, Timestamp::now())?;
-            Ok((changes, tallies, truncated))
+            Ok((changes, inspect::tallies(&mut self.reader, Timestamp::now())?))
         });
         match result {
-            Ok((changes, tallies, truncated)) => {
+            Ok((changes, tallies)) => {
                 let took = started.elapsed();
-                let json = self.summary(&tallies, truncated, took);
+                let json = self.summary(&tallies, took);
                 let same = self.counted.as_ref().is_some_and(|c| c.json == json);
                 if !same || self.failure.is_some() {
                     self.version += 1;
@@ -175,26 +174,29 @@ impl FleetView {
     }
 
     /// The counts the page shows, by machine.
-    fn summary(&self, tallies: &[Tally], truncated: bool, took: Duration) -> Value {
-        let mut machines: BTreeMap<&str, Vec<&Tally>> = BTreeMap::new();
-        for tally in tallies {
-            machines.entry(&tally.machine).or_default().push(tally);
+    fn summary(&self, tallies: &Tallies, took: Duration) -> Value {
+        let mut machines: BTreeMap<&str, (Vec<&Tally>, Vec<&DefinitionCount>)> = BTreeMap::new();
+        for tally in &tallies.states {
+            machines.entry(&tally.machine).or_default().0.push(tally);
+        }
+        for definition in &tallies.definitions {
+            machines.entry(&definition.machine).or_default().1.push(definition);
         }
         for drawn in &self.drawn {
             machines.entry(&drawn.machine.name).or_default();
         }
         let machines: Vec<Value> = machines
             .into_iter()
-            .map(|(name, rows)| match self.drawn.iter().find(|d| d.machine.name == name) {
-                Some(drawn) => drawn_summary(drawn, &rows),
-                None => rows_summary(name, &rows),
+            .map(|(name, (rows, definitions))| match self.drawn(name) {
+                Some(drawn) => drawn_summary(drawn, &rows, &definitions),
+                None => rows_summary(name, &rows, &definitions),
             })
             .collect();
-        let all: Vec<&Tally> = tallies.iter().collect();
+        let all: Vec<&Tally> = tallies.states.iter().collect();
         json!({
             "database": self.name,
             "took_ms": took.as_millis(),
-            "truncated": truncated.then_some(inspect::TALLY_LIMIT),
+            "truncated": tallies.truncated.then_some(inspect::TALLY_LIMIT),
             "totals": totals(&all),
             "machines": machines,
         })
@@ -221,7 +223,7 @@ impl FleetView {
         let Some(counted) = &self.counted else {
             return Err("the fleet has not been counted yet".to_owned());
         };
-        let rows = counted.tallies.iter().filter(|t| t.machine == machine);
+        let rows = counted.tallies.states.iter().filter(|t| t.machine == machine);
         let matching: BTreeSet<&str> = match self.drawn(machine) {
             Some(drawn) => {
                 let Some(wanted) = drawn.machine.state_by_name(state) else {
@@ -239,6 +241,7 @@ impl FleetView {
         };
         let total: u64 = counted
             .tallies
+            .states
             .iter()
             .filter(|t| t.machine == machine && matching.contains(t.state.as_str()))
             .map(|t| t.instances)
@@ -310,13 +313,11 @@ fn totals(rows: &[&Tally]) -> Value {
 
 /// A drawn machine's counts on each state of its diagram: an instance
 /// counts in each state it is in, its leaves and every state around them.
-fn drawn_summary(drawn: &Drawn, rows: &[&Tally]) -> Value {
+fn drawn_summary(drawn: &Drawn, rows: &[&Tally], definitions: &[&DefinitionCount]) -> Value {
     let m = &drawn.machine;
     let mut by_state: BTreeMap<StateId, [u64; 4]> = BTreeMap::new();
     let mut unknown: BTreeMap<&str, u64> = BTreeMap::new();
-    let mut definitions: BTreeMap<&str, u64> = BTreeMap::new();
     for row in rows {
-        *definitions.entry(&row.fingerprint).or_default() += row.instances;
         let mut states: BTreeSet<StateId> = BTreeSet::new();
         let mut known = true;
         for leaf in leaves(&row.state) {
@@ -347,8 +348,8 @@ fn drawn_summary(drawn: &Drawn, rows: &[&Tally]) -> Value {
         .collect();
     let other_definitions: Vec<Value> = definitions
         .iter()
-        .filter(|(fingerprint, _)| **fingerprint != drawn.fingerprint)
-        .map(|(fingerprint, instances)| json!({"fingerprint": fingerprint, "instances": instances}))
+        .filter(|d| d.fingerprint != drawn.fingerprint)
+        .map(|d| json!({"fingerprint": d.fingerprint, "instances": d.instances}))
         .collect();
     json!({
         "name": m.name,
@@ -366,15 +367,14 @@ fn drawn_summary(drawn: &Drawn, rows: &[&Tally]) -> Value {
     })
 }
 
-/// A machine without a file: its rows, by state and definition.
-fn rows_summary(name: &str, rows: &[&Tally]) -> Value {
+/// A machine without a file: its instances by state, and by definition.
+fn rows_summary(name: &str, rows: &[&Tally], definitions: &[&DefinitionCount]) -> Value {
     let listed: Vec<Value> = rows
         .iter()
         .take(MAX_ROWS)
         .map(|t| {
             json!({
                 "state": t.state,
-                "fingerprint": t.fingerprint,
                 "instances": t.instances,
                 "parked": t.parked,
                 "due": t.due,
@@ -388,6 +388,10 @@ fn rows_summary(name: &str, rows: &[&Tally]) -> Value {
         "totals": totals(rows),
         "rows": listed,
         "rows_skipped": rows.len().saturating_sub(MAX_ROWS),
+        "definitions": definitions
+            .iter()
+            .map(|d| json!({"fingerprint": d.fingerprint, "instances": d.instances}))
+            .collect::<Vec<_>>(),
     })
 }
 

@@ -970,8 +970,11 @@ fn inspect_shows_the_fleet_by_state() {
     assert_eq!(refund["file"], Value::Null);
     assert_eq!(
         refund["rows"],
-        json!([{"state": "requested", "fingerprint": <refund::Refund as Machine>::FINGERPRINT,
-                "instances": 1, "parked": 1, "due": 0, "dead": 0}])
+        json!([{"state": "requested", "instances": 1, "parked": 1, "due": 0, "dead": 0}])
+    );
+    assert_eq!(
+        refund["definitions"],
+        json!([{"fingerprint": <refund::Refund as Machine>::FINGERPRINT, "instances": 1}])
     );
 
     let svg = inspector.get("api/diagram.svg?machine=Order");

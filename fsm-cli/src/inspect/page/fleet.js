@@ -122,11 +122,12 @@ async function loadDiagram(name) {
 
 const SVG = "http://www.w3.org/2000/svg";
 
-/// A badge at the top right of `rect`, `slot` badges from the right.
-function badge(g, rect, text, kind, slot, right) {
+/// A badge just above the top edge of `rect`, ending at `right`; the
+/// left end of the badges so far is returned.
+function badge(g, rect, text, kind, right) {
     const width = 8 + 6.5 * text.length;
     const x = right - width;
-    const y = Number(rect.getAttribute("y")) + 3;
+    const y = Number(rect.getAttribute("y")) - 8;
     const group = document.createElementNS(SVG, "g");
     group.setAttribute("class", `count ${kind}`);
     const back = document.createElementNS(SVG, "rect");
@@ -161,9 +162,9 @@ function showCounts(machine) {
             continue;
         }
         let right = Number(rect.getAttribute("x")) + Number(rect.getAttribute("width")) - 3;
-        right = badge(g, rect, String(counts.instances), "instances", 0, right);
+        right = badge(g, rect, String(counts.instances), "instances", right);
         for (const kind of ["due", "parked", "dead"]) {
-            if (counts[kind] > 0) right = badge(g, rect, `${counts[kind]} ${kind}`, kind, 0, right);
+            if (counts[kind] > 0) right = badge(g, rect, `${counts[kind]} ${kind}`, kind, right);
         }
         if (!title) {
             title = document.createElementNS(SVG, "title");
@@ -195,7 +196,6 @@ function showRows(machine) {
             cell.className = "n";
             cell.textContent = r[k];
         }
-        row.insertCell().textContent = r.fingerprint;
     }
     const skipped = $("rows-skipped");
     skipped.hidden = !machine.rows_skipped;
@@ -206,6 +206,13 @@ function showNotes(machine) {
     const notes = [];
     if (fleet.truncated) notes.push(`Only the first ${fleet.truncated} states of the fleet were counted.`);
     if (machine.diagram_error) notes.push(machine.diagram_error);
+    if (machine.definitions && machine.definitions.length > 1) {
+        notes.push(
+            "Saved by " +
+                machine.definitions.map((d) => `${d.instances} by the definition of fingerprint ${d.fingerprint}`).join(", ") +
+                ".",
+        );
+    }
     for (const d of machine.other_definitions || []) {
         notes.push(
             `${d.instances} instance${d.instances === 1 ? " was" : "s were"} saved by another definition ` +
