@@ -5,12 +5,14 @@
 //! instances, a page at a time; an instance shows what `fsmc fleet show`
 //! prints.
 //!
-//! Counting reads the instances' table once ([`inspect::tallies`]), so the
-//! page never counts more often than the database can afford: again only
-//! when an SQLite fleet changed (`PRAGMA data_version`, one pragma per
-//! poll) or 10 s have passed (deadlines fall due without a write), and
-//! never sooner than four times the last count took (at least 0.5 s; 2 s on
-//! PostgreSQL, which has no such number and is counted on that timer).
+//! Counting reads indexes ([`inspect::tallies`]), on a thread and a
+//! connection of its own, so the page's other requests never wait for it;
+//! and it never counts more often than the database can afford: again only
+//! while a page has asked in the last 30 s, when an SQLite fleet changed
+//! (`PRAGMA data_version`, one pragma per check) or 10 s have passed
+//! (deadlines fall due without a write), and never sooner than four times
+//! the last count took (at least 0.5 s; 2 s on PostgreSQL, which has no
+//! such number and is counted on that timer).
 //!
 //! Routes, under `/TOKEN/`:
 //!
@@ -32,6 +34,7 @@ use fsm_runtime::Timestamp;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How many instances one page of a state's list holds.
@@ -50,29 +53,150 @@ struct Drawn {
     svg: Result<String, String>,
 }
 
-/// The last count.
+/// A count, as the page shows it.
 struct Counted {
     tallies: Tallies,
     json: Value,
+}
+
+/// What the counting thread and the server share.
+struct Latest {
+    counted: Option<Arc<Counted>>,
+    /// The last error of a count, shown on the page until one succeeds.
+    failure: Option<String>,
+    /// Changes whenever `counted` or `failure` do.
+    version: u64,
+    /// When the page last asked: with no page open, nothing is counted.
+    asked: Instant,
+}
+
+/// How long after the page last asked the counts are kept up to date.
+const WATCHED: Duration = Duration::from_secs(30);
+
+/// The counting thread's side: a connection of its own, so that a count,
+/// which may take a second on a large fleet, never holds up the page's
+/// other requests.
+struct Counter {
+    name: String,
+    reader: Reader,
+    drawn: Arc<Vec<Drawn>>,
+    latest: Arc<Mutex<Latest>>,
+    /// When the last count ended, how long it took, and the change counter
+    /// it saw.
     at: Instant,
     took: Duration,
     changes: Option<i64>,
 }
 
+impl Counter {
+    /// Count again whenever it is worth it (see the module's docs) while a
+    /// page is watching.
+    fn run(mut self) {
+        loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let watched = lock(&self.latest).asked.elapsed() < WATCHED;
+            if watched && self.stale() {
+                let _ = self.count();
+            }
+        }
+    }
+
+    fn stale(&mut self) -> bool {
+        let postgres = self.changes.is_none();
+        let floor = if postgres {
+            Duration::from_secs(2)
+        } else {
+            Duration::from_millis(500)
+        };
+        let elapsed = self.at.elapsed();
+        if elapsed < floor.max(self.took * 4) {
+            return false;
+        }
+        postgres
+            || elapsed >= Duration::from_secs(10)
+            || inspect::change_counter(&mut self.reader).ok().flatten() != self.changes
+    }
+
+    fn count(&mut self) -> Result<(), fsm_fleet::FleetError> {
+        let started = Instant::now();
+        let result = inspect::change_counter(&mut self.reader)
+            .and_then(|changes| Ok((changes, inspect::tallies(&mut self.reader, Timestamp::now())?)));
+        self.at = Instant::now();
+        self.took = started.elapsed();
+        match result {
+            Ok((changes, tallies)) => {
+                self.changes = changes;
+                let json = summary(&self.name, &self.drawn, &tallies, self.took);
+                let mut latest = lock(&self.latest);
+                let same = latest.counted.as_ref().is_some_and(|c| c.json == json);
+                if !same || latest.failure.is_some() {
+                    latest.version += 1;
+                }
+                latest.failure = None;
+                latest.counted = Some(Arc::new(Counted { tallies, json }));
+                Ok(())
+            }
+            Err(error) => {
+                let message = error.to_string();
+                let mut latest = lock(&self.latest);
+                if latest.failure.as_deref() != Some(&message) {
+                    latest.version += 1;
+                }
+                latest.failure = Some(message);
+                Err(error)
+            }
+        }
+    }
+}
+
+/// `latest`, locked; a thread that panicked while holding it left nothing
+/// half-written that matters here.
+fn lock(latest: &Mutex<Latest>) -> MutexGuard<'_, Latest> {
+    latest.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The counts the page shows, by machine.
+fn summary(name: &str, drawn: &[Drawn], tallies: &Tallies, took: Duration) -> Value {
+    let mut machines: BTreeMap<&str, (Vec<&Tally>, Vec<&DefinitionCount>)> = BTreeMap::new();
+    for tally in &tallies.states {
+        machines.entry(&tally.machine).or_default().0.push(tally);
+    }
+    for definition in &tallies.definitions {
+        machines.entry(&definition.machine).or_default().1.push(definition);
+    }
+    for one in drawn {
+        machines.entry(&one.machine.name).or_default();
+    }
+    let machines: Vec<Value> = machines
+        .into_iter()
+        .map(|(machine, (rows, definitions))| match drawn.iter().find(|d| d.machine.name == machine) {
+            Some(drawn) => drawn_summary(drawn, &rows, &definitions),
+            None => rows_summary(machine, &rows, &definitions),
+        })
+        .collect();
+    let all: Vec<&Tally> = tallies.states.iter().collect();
+    json!({
+        "database": name,
+        "took_ms": took.as_millis(),
+        "truncated": tallies.truncated.then_some(inspect::TALLY_LIMIT),
+        "totals": totals(&all),
+        "machines": machines,
+    })
+}
+
+
 /// A fleet, served.
 pub struct FleetView {
     name: String,
     reader: Reader,
-    drawn: Vec<Drawn>,
-    counted: Option<Counted>,
-    version: u64,
-    /// The last error of a count, shown on the page until one succeeds.
-    failure: Option<String>,
+    drawn: Arc<Vec<Drawn>>,
+    latest: Arc<Mutex<Latest>>,
 }
 
 impl FleetView {
-    /// Open `db` read-only and check `files`, whose machines it draws.
-    /// Errors are reported; the exit status is returned.
+    /// Open `db` read-only (twice: the counts have a connection of their
+    /// own) and check `files`, whose machines it draws, then count the fleet
+    /// once. Errors are reported; the exit status is returned.
     pub fn open(db: &str, files: &[PathBuf]) -> Result<FleetView, Exit> {
         let mut drawn: Vec<Drawn> = Vec::new();
         for path in files {
@@ -97,118 +221,50 @@ impl FleetView {
                 });
             }
         }
+        let drawn = Arc::new(drawn);
+        let name = crate::fleet::database_name(db);
         let reader = crate::fleet::open(db)?;
-        let mut view = FleetView {
-            name: crate::fleet::database_name(db),
-            reader,
-            drawn,
+        let latest = Arc::new(Mutex::new(Latest {
             counted: None,
-            version: 0,
             failure: None,
+            version: 0,
+            asked: Instant::now(),
+        }));
+        let mut counter = Counter {
+            name: name.clone(),
+            reader: crate::fleet::open(db)?,
+            drawn: Arc::clone(&drawn),
+            latest: Arc::clone(&latest),
+            at: Instant::now(),
+            took: Duration::ZERO,
+            changes: None,
         };
         // The first count, before the URL is printed: a database that
         // cannot be counted is said at once.
-        if let Err(error) = view.count() {
+        if let Err(error) = counter.count() {
             console::error(&error);
             return Err(Exit::Trouble);
         }
-        Ok(view)
-    }
-
-    /// Count again when it is worth it (see the module's docs).
-    fn refresh(&mut self) {
-        let Some(last) = &self.counted else {
-            let _ = self.count();
-            return;
-        };
-        let postgres = last.changes.is_none();
-        let floor = if postgres { Duration::from_secs(2) } else { Duration::from_millis(500) };
-        let elapsed = last.at.elapsed();
-        if elapsed < floor.max(last.took * 4) {
-            return;
-        }
-        let stale = postgres || elapsed >= Duration::from_secs(10) || {
-            let changes = inspect::change_counter(&mut self.reader).ok().flatten();
-            changes != last.changes
-        };
-        if stale {
-            let _ = self.count();
-        }
-    }
-
-    fn count(&mut self) -> Result<(), fsm_fleet::FleetError> {
-        let started = Instant::now();
-        let result = inspect::change_counter(&mut self.reader).and_then(|changes| {
-            Ok((changes, inspect::tallies(&mut self.reader, Timestamp::now())?))
-        });
-        match result {
-            Ok((changes, tallies)) => {
-                let took = started.elapsed();
-                let json = self.summary(&tallies, took);
-                let same = self.counted.as_ref().is_some_and(|c| c.json == json);
-                if !same || self.failure.is_some() {
-                    self.version += 1;
-                }
-                self.failure = None;
-                self.counted = Some(Counted {
-                    tallies,
-                    json,
-                    at: Instant::now(),
-                    took,
-                    changes,
-                });
-                Ok(())
-            }
-            Err(error) => {
-                let message = error.to_string();
-                if self.failure.as_deref() != Some(&message) {
-                    self.version += 1;
-                }
-                self.failure = Some(message);
-                if let Some(counted) = &mut self.counted {
-                    counted.at = Instant::now();
-                }
-                Err(error)
-            }
-        }
-    }
-
-    /// The counts the page shows, by machine.
-    fn summary(&self, tallies: &Tallies, took: Duration) -> Value {
-        let mut machines: BTreeMap<&str, (Vec<&Tally>, Vec<&DefinitionCount>)> = BTreeMap::new();
-        for tally in &tallies.states {
-            machines.entry(&tally.machine).or_default().0.push(tally);
-        }
-        for definition in &tallies.definitions {
-            machines.entry(&definition.machine).or_default().1.push(definition);
-        }
-        for drawn in &self.drawn {
-            machines.entry(&drawn.machine.name).or_default();
-        }
-        let machines: Vec<Value> = machines
-            .into_iter()
-            .map(|(name, (rows, definitions))| match self.drawn(name) {
-                Some(drawn) => drawn_summary(drawn, &rows, &definitions),
-                None => rows_summary(name, &rows, &definitions),
-            })
-            .collect();
-        let all: Vec<&Tally> = tallies.states.iter().collect();
-        json!({
-            "database": self.name,
-            "took_ms": took.as_millis(),
-            "truncated": tallies.truncated.then_some(inspect::TALLY_LIMIT),
-            "totals": totals(&all),
-            "machines": machines,
+        std::thread::spawn(move || counter.run());
+        Ok(FleetView {
+            name,
+            reader,
+            drawn,
+            latest,
         })
     }
 
-    fn state_json(&self) -> Value {
-        let mut value = self
-            .counted
-            .as_ref()
-            .map_or_else(|| json!({}), |c| c.json.clone());
-        value["version"] = json!(self.version);
-        value["error"] = json!(self.failure);
+    /// The counts, as the page asks for them: unchanged since `since`, or
+    /// the whole of them.
+    fn counts(&self, since: Option<u64>) -> Value {
+        let mut latest = lock(&self.latest);
+        latest.asked = Instant::now();
+        if since == Some(latest.version) {
+            return json!({"version": latest.version, "unchanged": true});
+        }
+        let mut value = latest.counted.as_ref().map_or_else(|| json!({}), |c| c.json.clone());
+        value["version"] = json!(latest.version);
+        value["error"] = json!(latest.failure);
         value
     }
 
@@ -220,7 +276,7 @@ impl FleetView {
     /// diagram (any configuration holding it or a state inside it), or, for
     /// a machine without a file, a state as the fleet keeps it.
     fn instances(&mut self, machine: &str, state: &str, after: Option<&str>) -> Result<Value, String> {
-        let Some(counted) = &self.counted else {
+        let Some(counted) = lock(&self.latest).counted.clone() else {
             return Err("the fleet has not been counted yet".to_owned());
         };
         let rows = counted.tallies.states.iter().filter(|t| t.machine == machine);
@@ -419,13 +475,8 @@ impl App for FleetView {
             ("GET", "app.css") => Reply::bytes(200, "text/css; charset=utf-8", page::APP_CSS),
             ("GET", "icon.svg") => Reply::bytes(200, "image/svg+xml", page::ICON_SVG),
             ("GET", "api/fleet") => {
-                self.refresh();
-                match query_value(query, "since").and_then(|v| v.parse::<u64>().ok()) {
-                    Some(since) if since == self.version => {
-                        Reply::json(200, &json!({"version": since, "unchanged": true}))
-                    }
-                    _ => Reply::json(200, &self.state_json()),
-                }
+                let since = query_value(query, "since").and_then(|v| v.parse::<u64>().ok());
+                Reply::json(200, &self.counts(since))
             }
             ("GET", "api/diagram.svg") => {
                 let machine = query_value(query, "machine").unwrap_or_default();
