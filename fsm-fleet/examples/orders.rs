@@ -44,7 +44,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let count: usize = match count {
         None if add => 10,
         None => 1_000,
-        Some(n) => n.parse().map_err(|_| format!("`{n}` is not a number of orders"))?,
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("`{n}` is not a number of orders"))?,
     };
     if add != std::path::Path::new(path).exists() {
         return Err(if add {
@@ -83,7 +85,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             3 => &[(Action::Pay, "pay")],
             4 => &[(Action::Pay, "pay"), (Action::Pack, "pack")],
             5 => &[(Action::Pay, "pay"), (Action::Invoice, "invoice")],
-            6 => &[(Action::Pay, "pay"), (Action::Pack, "pack"), (Action::Invoice, "invoice")],
+            6 => &[
+                (Action::Pay, "pay"),
+                (Action::Pack, "pack"),
+                (Action::Invoice, "invoice"),
+            ],
             _ => &[
                 (Action::Pay, "pay"),
                 (Action::Pack, "pack"),

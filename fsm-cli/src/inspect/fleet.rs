@@ -162,17 +162,23 @@ fn summary(name: &str, drawn: &[Drawn], tallies: &Tallies, took: Duration) -> Va
         machines.entry(&tally.machine).or_default().0.push(tally);
     }
     for definition in &tallies.definitions {
-        machines.entry(&definition.machine).or_default().1.push(definition);
+        machines
+            .entry(&definition.machine)
+            .or_default()
+            .1
+            .push(definition);
     }
     for one in drawn {
         machines.entry(&one.machine.name).or_default();
     }
     let machines: Vec<Value> = machines
         .into_iter()
-        .map(|(machine, (rows, definitions))| match drawn.iter().find(|d| d.machine.name == machine) {
-            Some(drawn) => drawn_summary(drawn, &rows, &definitions),
-            None => rows_summary(machine, &rows, &definitions),
-        })
+        .map(
+            |(machine, (rows, definitions))| match drawn.iter().find(|d| d.machine.name == machine) {
+                Some(drawn) => drawn_summary(drawn, &rows, &definitions),
+                None => rows_summary(machine, &rows, &definitions),
+            },
+        )
         .collect();
     let all: Vec<&Tally> = tallies.states.iter().collect();
     json!({
@@ -183,7 +189,6 @@ fn summary(name: &str, drawn: &[Drawn], tallies: &Tallies, took: Duration) -> Va
         "machines": machines,
     })
 }
-
 
 /// A fleet, served.
 pub struct FleetView {
@@ -211,8 +216,9 @@ impl FleetView {
                     ));
                     return Err(Exit::Trouble);
                 }
-                let svg = fsm_diagram::svg(&machine)
-                    .map_err(|too_large| format!("machine `{}` is too large to draw: {too_large}", machine.name));
+                let svg = fsm_diagram::svg(&machine).map_err(|too_large| {
+                    format!("machine `{}` is too large to draw: {too_large}", machine.name)
+                });
                 drawn.push(Drawn {
                     file: path.display().to_string(),
                     fingerprint: machine.fingerprint(),
@@ -262,7 +268,10 @@ impl FleetView {
         if since == Some(latest.version) {
             return json!({"version": latest.version, "unchanged": true});
         }
-        let mut value = latest.counted.as_ref().map_or_else(|| json!({}), |c| c.json.clone());
+        let mut value = latest
+            .counted
+            .as_ref()
+            .map_or_else(|| json!({}), |c| c.json.clone());
         value["version"] = json!(latest.version);
         value["error"] = json!(latest.failure);
         value
@@ -293,7 +302,10 @@ impl FleetView {
                 .map(|t| t.state.as_str())
                 .collect()
             }
-            None => rows.filter(|t| t.state == state).map(|t| t.state.as_str()).collect(),
+            None => rows
+                .filter(|t| t.state == state)
+                .map(|t| t.state.as_str())
+                .collect(),
         };
         let total: u64 = counted
             .tallies
@@ -388,7 +400,10 @@ fn drawn_summary(drawn: &Drawn, rows: &[&Tally], definitions: &[&DefinitionCount
         }
         for state in states {
             let counts = by_state.entry(state).or_default();
-            for (count, add) in counts.iter_mut().zip([row.instances, row.parked, row.due, row.dead]) {
+            for (count, add) in counts
+                .iter_mut()
+                .zip([row.instances, row.parked, row.due, row.dead])
+            {
                 *count += add;
             }
         }
@@ -457,7 +472,9 @@ fn query_value(query: &str, key: &str) -> Option<String> {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (k == key).then(|| {
             let v = v.replace('+', " ");
-            percent_encoding::percent_decode_str(&v).decode_utf8_lossy().into_owned()
+            percent_encoding::percent_decode_str(&v)
+                .decode_utf8_lossy()
+                .into_owned()
         })
     })
 }
@@ -487,7 +504,8 @@ impl App for FleetView {
                 }
             }
             ("GET", "api/instances") => {
-                let (Some(machine), Some(state)) = (query_value(query, "machine"), query_value(query, "state"))
+                let (Some(machine), Some(state)) =
+                    (query_value(query, "machine"), query_value(query, "state"))
                 else {
                     return Reply::error(400, "`api/instances` takes `machine` and `state`");
                 };
@@ -507,9 +525,11 @@ impl App for FleetView {
                     Err(message) => Reply::error(409, &message),
                 }
             }
-            (_, "" | "fleet.js" | "app.css" | "icon.svg" | "api/fleet" | "api/diagram.svg" | "api/instances" | "api/instance") => {
-                method_not_allowed("GET")
-            }
+            (
+                _,
+                "" | "fleet.js" | "app.css" | "icon.svg" | "api/fleet" | "api/diagram.svg" | "api/instances"
+                | "api/instance",
+            ) => method_not_allowed("GET"),
             (_, rest) => Reply::text(404, &format!("not found: /{rest}\n")),
         }
     }

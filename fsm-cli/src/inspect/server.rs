@@ -124,10 +124,7 @@ pub trait App {
 
 impl App for Simulation {
     fn banner(&self) -> String {
-        let machine = self
-            .machine_name()
-            .map(|m| format!(" `{m}`"))
-            .unwrap_or_default();
+        let machine = self.machine_name().map(|m| format!(" `{m}`")).unwrap_or_default();
         format!("simulating{machine} of `{}`", self.file_name())
     }
 

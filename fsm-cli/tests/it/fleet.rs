@@ -955,7 +955,10 @@ fn inspect_shows_the_fleet_by_state() {
         json!({"instances": 4, "parked": 1, "due": 1, "dead": 2})
     );
     let order = &counts["machines"][0];
-    assert_eq!((order["name"].as_str(), order["drawn"].as_bool()), (Some("Order"), Some(true)));
+    assert_eq!(
+        (order["name"].as_str(), order["drawn"].as_bool()),
+        (Some("Order"), Some(true))
+    );
     assert_eq!(order["fingerprint"], fingerprint());
     assert_eq!(
         order["states"],
@@ -981,7 +984,10 @@ fn inspect_shows_the_fleet_by_state() {
     assert_eq!(svg.status, 200);
     assert!(svg.body.contains("data-state=\"paid\""), "{}", svg.body);
     let none = inspector.get("api/diagram.svg?machine=Refund");
-    assert_eq!((none.status, none.body.as_str()), (404, "no file given defines machine `Refund`\n"));
+    assert_eq!(
+        (none.status, none.body.as_str()),
+        (404, "no file given defines machine `Refund`\n")
+    );
 
     let listed = inspector.get("api/instances?machine=Order&state=paid").json();
     assert_eq!(listed["total"], 1);
@@ -990,13 +996,18 @@ fn inspect_shows_the_fleet_by_state() {
     let unknown = inspector.get("api/instances?machine=Order&state=nowhere");
     assert_eq!(unknown.status, 409);
     assert_eq!(unknown.json()["error"], "machine `Order` has no state `nowhere`");
-    let refunds = inspector.get("api/instances?machine=Refund&state=requested").json();
+    let refunds = inspector
+        .get("api/instances?machine=Refund&state=requested")
+        .json();
     assert_eq!(refunds["instances"][0]["parked"], parked());
 
     let shown = inspector.get("api/instance?id=order-1").json();
     assert_eq!(shown["leaves"], json!(["paid"]));
     assert!(
-        shown["text"].as_str().unwrap().starts_with("instance     order-1\n"),
+        shown["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("instance     order-1\n"),
         "{}",
         shown["text"]
     );
@@ -1009,7 +1020,9 @@ fn inspect_shows_the_fleet_by_state() {
     let unchanged = inspector.get(&format!("api/fleet?since={version}")).json();
     assert_eq!(unchanged["unchanged"], true);
     for n in 0..120 {
-        fleet.create(&format!("order-{}", 100 + n), Order::new(Cart::default())).unwrap();
+        fleet
+            .create(&format!("order-{}", 100 + n), Order::new(Cart::default()))
+            .unwrap();
     }
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let counts = loop {
@@ -1023,9 +1036,19 @@ fn inspect_shows_the_fleet_by_state() {
     assert_eq!(counts["machines"][0]["states"]["placed"]["instances"], 121);
     // Pages of 50, by id.
     let first = inspector.get("api/instances?machine=Order&state=placed").json();
-    assert_eq!((first["total"].as_u64(), first["more"].as_bool()), (Some(121), Some(true)));
-    let ids: Vec<&str> = first["instances"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        (first["total"].as_u64(), first["more"].as_bool()),
+        (Some(121), Some(true))
+    );
+    let ids: Vec<&str> = first["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
     assert_eq!((ids.len(), ids[0], ids[49]), (50, "order-100", "order-149"));
-    let next = inspector.get("api/instances?machine=Order&state=placed&after=order-149").json();
+    let next = inspector
+        .get("api/instances?machine=Order&state=placed&after=order-149")
+        .json();
     assert_eq!(next["instances"][0]["id"], "order-150");
 }
