@@ -5,7 +5,8 @@
 # highlighted states and the timeline against `fsmc run` on the same script. It fails, never
 # skips, when Chromium cannot start.
 #
-# Then tests/inspect/fleet.js drives the page of `fsmc inspect --fleet` the same way.
+# Then tests/inspect/timeline.js checks a long timeline, loaded a page at a time, and
+# tests/inspect/fleet.js drives the page of `fsmc inspect --fleet` the same way.
 #
 # Usage: tests/inspect/check.sh [path/to/fsmc]   (default: target/debug/fsmc, built if missing)
 # Needs Node.js and npm (for `npm ci` of puppeteer-core, which downloads no browser; install
@@ -29,6 +30,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$here/phone.fsm" "$work/phone.fsm"
 NODE_PATH="$here/node_modules" timeout 120 node "$here/check.js" "$fsmc" "$chromium" "$work"
+cp "$here/phone.fsm" "$work/phone.fsm"
+NODE_PATH="$here/node_modules" timeout 120 node "$here/timeline.js" "$fsmc" "$chromium" "$work"
 
 # The fleet's page, over the fleet of fsm-fleet's `orders` example (built beside fsmc; `cargo
 # test` builds it, and so does this script when it is missing).

@@ -9,6 +9,7 @@
 //! | GET | `` (the page), `app.js`, `app.css`, `icon.svg` | the page, built into the binary |
 //! | GET | `api/state` | everything the page shows, as JSON (`?since=V`: unless it is still version V) |
 //! | GET | `api/diagram.svg` | the diagram |
+//! | GET | `api/steps?from=N` | up to 500 steps from step N (the state carries the last 500) |
 //! | GET | `api/script` | the steps as a `fsmc run` script (a download) |
 //! | GET | `api/snapshot` | the snapshot now (a download) |
 //! | POST | `api/line` | apply one `fsmc run` input line: `{"output", "applied", "state"}` |
@@ -438,6 +439,18 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
             Ok(svg) => Reply::bytes(200, "image/svg+xml", svg),
             Err(message) => Reply::text(409, &format!("{message}\n")),
         },
+        ("GET", "api/steps") => match request
+            .query
+            .split('&')
+            .find_map(|p| p.strip_prefix("from="))
+            .and_then(|v| v.parse::<usize>().ok())
+        {
+            None => Reply::error(400, "`api/steps` takes `from=N`, the first step wanted"),
+            Some(from) => match simulation.steps(from) {
+                Ok(value) => Reply::json(200, &value),
+                Err(message) => Reply::error(409, &message),
+            },
+        },
         ("GET", "api/script") => {
             let mut reply = Reply::bytes(200, "application/x-ndjson; charset=utf-8", &simulation.script());
             reply
@@ -503,9 +516,11 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
                 }
             }
         },
-        (_, "" | "app.js" | "app.css" | "icon.svg" | "api/state" | "api/diagram.svg" | "api/snapshot") => {
-            method_not_allowed("GET")
-        }
+        (
+            _,
+            "" | "app.js" | "app.css" | "icon.svg" | "api/state" | "api/diagram.svg" | "api/snapshot"
+            | "api/steps",
+        ) => method_not_allowed("GET"),
         (_, "api/script") => method_not_allowed("GET, POST"),
         (_, "api/line" | "api/back" | "api/reset") => method_not_allowed("POST"),
         _ => Reply::text(404, &format!("not found: {path}\n")),

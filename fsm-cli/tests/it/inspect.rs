@@ -670,3 +670,44 @@ fn other_sites_and_doubtful_lengths_are_refused() {
     );
     assert_eq!(same.status, 200, "{}", same.body);
 }
+
+/// A long timeline: the state carries its last 500 steps, and the earlier
+/// ones come a page at a time, each with the timers it armed.
+#[test]
+fn a_long_timeline_comes_in_pages() {
+    let inspector = call_inspector(&[]);
+    let mut script = String::from("{\"fire\": \"start\"}\n");
+    for n in 0..599 {
+        script.push_str(&format!("{{\"guards\": {{\"urgent\": {}}}}}\n", n % 2 == 0));
+    }
+    assert_eq!(inspector.post("api/script", &script).status, 200);
+    let state = inspector.get("api/state").json();
+    assert_eq!(
+        (state["steps_from"].as_u64(), state["steps_total"].as_u64()),
+        (Some(100), Some(600))
+    );
+    assert_eq!(state["steps"].as_array().unwrap().len(), 500);
+    assert_eq!(state["steps"][499]["line"], r#"{"guards": {"urgent": true}}"#);
+    let first = inspector.get("api/steps?from=0").json();
+    let steps = first["steps"].as_array().unwrap();
+    assert_eq!((first["from"].as_u64(), steps.len()), (Some(0), 500));
+    assert_eq!(steps[0]["line"], r#"{"fire": "start"}"#);
+    // `start` armed `calling`'s two timers; the guards armed none.
+    assert_eq!(steps[0]["armed"].as_array().unwrap().len(), 2);
+    assert_eq!(steps[1]["armed"], json!([]));
+    assert_eq!(steps[100], state["steps"][0]);
+    assert_eq!(inspector.get("api/steps?from=600").json()["steps"], json!([]));
+    let past = inspector.get("api/steps?from=601");
+    assert_eq!(past.status, 409);
+    assert_eq!(
+        past.json()["error"],
+        "there is no step 601: the timeline has 600 steps"
+    );
+    assert_eq!(inspector.get("api/steps").status, 400);
+    // Going back drops steps: the timeline's number changes.
+    let timeline = state["timeline"].as_u64().unwrap();
+    assert_eq!(inspector.post("api/back", r#"{"to": 300}"#).status, 200);
+    let state = inspector.get("api/state").json();
+    assert_eq!(state["steps_total"], 300);
+    assert_eq!(state["timeline"].as_u64(), Some(timeline + 1));
+}
