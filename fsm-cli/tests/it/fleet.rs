@@ -1071,3 +1071,50 @@ fn inspect_shows_the_fleet_by_state() {
         .json();
     assert_eq!(next["instances"][0]["id"], "order-150");
 }
+
+/// `fsmc inspect --fleet`'s errors, before it serves anything: as `fsmc
+/// fleet`'s for the database, as `fsmc check`'s for a file.
+#[test]
+fn inspect_of_a_fleet_names_the_problem() {
+    let dir = Scratch::new();
+    let missing = error(dir.fsmc(&["inspect", "--fleet", "missing.db"]), 2);
+    assert!(
+        missing.starts_with("error: cannot open `missing.db`: "),
+        "{missing}"
+    );
+    dir.write(
+        "notes.txt",
+        "not a database, but long enough to be read as one's header\n",
+    );
+    assert_eq!(
+        error(dir.fsmc(&["inspect", "--fleet", "notes.txt"]), 1),
+        "error: the fleet's database cannot be used: `notes.txt` is not a fleet database: it is not an \
+         SQLite database\n"
+    );
+    let _fleet = build(&dir);
+    dir.write(
+        "broken.fsm",
+        "machine Order { initial state a { on go -> nowhere; } }\n",
+    );
+    let broken = error(dir.fsmc(&["inspect", "--fleet", "fleet.db", "broken.fsm"]), 1);
+    assert!(broken.contains("unknown state `nowhere`"), "{broken}");
+    dir.write("order.fsm", ORDER_FSM);
+    dir.write("again.fsm", ORDER_FSM);
+    assert_eq!(
+        error(
+            dir.fsmc(&["inspect", "--fleet", "fleet.db", "order.fsm", "again.fsm"]),
+            2
+        ),
+        "error: machine `Order` is defined in both `order.fsm` and `again.fsm`; give one of them\n"
+    );
+    assert_eq!(
+        error(dir.fsmc(&["inspect", "order.fsm", "again.fsm"]), 2),
+        "error: `fsmc inspect` simulates one file, and was given 2; to show a fleet with its machines \
+         drawn, add --fleet DB\n"
+    );
+    let both = error(
+        dir.fsmc(&["inspect", "--fleet", "fleet.db", "--machine", "Order"]),
+        2,
+    );
+    assert!(both.contains("cannot be used with"), "{both}");
+}
