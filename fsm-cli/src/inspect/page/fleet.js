@@ -240,7 +240,11 @@ async function list(what, fresh) {
         const params = { machine: what.machine, state: what.state };
         if (what.after) params.after = what.after;
         const page = await call(`api/instances?${q(params)}`);
-        $("instances-of").textContent = `in ${what.state} (${page.total})`;
+        $("instances-of").textContent =
+            `in ${what.state} (${page.total})` +
+            (page.configurations_skipped
+                ? `; only those in its first 256 configurations are listed, not ${page.configurations_skipped} more`
+                : "");
         for (const i of page.instances) {
             const item = document.createElement("li");
             const link = document.createElement("a");
