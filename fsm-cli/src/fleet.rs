@@ -211,7 +211,7 @@ pub fn run(args: &FleetArgs) -> Exit {
 }
 
 /// The database `db` names, read-only; or the error, reported.
-fn open(db: &str) -> Result<inspect::Reader, Exit> {
+pub(crate) fn open(db: &str) -> Result<inspect::Reader, Exit> {
     if inspect::is_postgres(db) {
         return inspect::open(db).map_err(failed);
     }
@@ -232,7 +232,7 @@ fn open(db: &str) -> Result<inspect::Reader, Exit> {
 
 /// `db` for messages: a file's name, quoted; a PostgreSQL database as
 /// such, without its parameters (which may hold a password).
-fn database_name(db: &str) -> String {
+pub(crate) fn database_name(db: &str) -> String {
     if inspect::is_postgres(db) {
         "the PostgreSQL database".to_owned()
     } else {
@@ -370,7 +370,7 @@ fn show(args: &ShowArgs) -> Result<String, Exit> {
     })
 }
 
-fn detail_text(detail: &InstanceDetail) -> String {
+pub(crate) fn detail_text(detail: &InstanceDetail) -> String {
     let mut fields: Vec<(&str, Cow<'_, str>)> = vec![
         ("instance", text(&detail.id)),
         ("machine", text(&detail.machine)),

@@ -40,6 +40,7 @@ use crate::fleet::sql_limit;
 use crate::schema::{check_version, timestamp};
 use fsm_runtime::{Snapshot, Timestamp};
 use rusqlite::OpenFlags;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -741,6 +742,236 @@ pub fn due(reader: &mut Reader, now: Timestamp) -> Result<DueCounts, FleetError>
         outputs_waiting,
         outputs_dead,
     })
+}
+
+/// How many instances of one machine are in one state, as [`tallies`]
+/// counts them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// The machine's name.
+    pub machine: String,
+    /// The state, as the fleet keeps it: a leaf's name, or with parallel
+    /// states the active leaves separated by `, `.
+    pub state: String,
+    /// How many instances are in it.
+    pub instances: u64,
+    /// How many of those are parked.
+    pub parked: u64,
+    /// How many of those a worker would step now: a deadline has passed, or
+    /// an event waits for them (as [`DueCounts::instances_due`]).
+    pub due: u64,
+    /// How many of those have a dead event or a dead output.
+    pub dead: u64,
+}
+
+/// How many instances of one machine were saved by one definition of it,
+/// as [`tallies`] counts them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefinitionCount {
+    /// The machine's name.
+    pub machine: String,
+    /// The fingerprint of the definition that saved them.
+    pub fingerprint: String,
+    /// How many instances.
+    pub instances: u64,
+}
+
+/// What [`tallies`] counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tallies {
+    /// Every (machine, state) some instance is in, by machine then state; at
+    /// most [`TALLY_LIMIT`].
+    pub states: Vec<Tally>,
+    /// Every (machine, definition) some instance was saved by, by machine
+    /// then fingerprint; at most [`TALLY_LIMIT`].
+    pub definitions: Vec<DefinitionCount>,
+    /// Whether there were more (machine, state) or (machine, definition)
+    /// pairs than [`TALLY_LIMIT`].
+    pub truncated: bool,
+}
+
+/// The most (machine, state) pairs, and (machine, definition) pairs,
+/// [`tallies`] reads.
+pub const TALLY_LIMIT: usize = 100_000;
+
+/// How many instances each machine has in each state at `now`, and how
+/// many of them are parked, due and dead; and how many each definition of
+/// each machine saved.
+///
+/// Every count is read from an index: the machines' states and their
+/// definitions from the indexes of each (a scan of one entry per instance,
+/// not of the rows and their snapshots), the parked ones from the index of
+/// parked instances, the due ones from the index of deadlines (those
+/// passed only) and the pending events, the dead ones from the dead events
+/// and outputs. So a fleet of a million instances is counted in a fraction
+/// of a second, and its cost does not follow the events it ever had. (A
+/// database of schema version 4 or older lacks the indexes of parked
+/// instances and of definitions until a [`Fleet`](crate::Fleet) opens it;
+/// until then it is counted by reading every row.)
+///
+/// # Errors
+///
+/// A database error.
+pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<Tallies, FleetError> {
+    let db = &mut reader.db;
+    let now = i64::try_from(now.unix_millis()).unwrap_or(i64::MAX);
+    let pairs = |row: &mut Row| -> Result<(String, String, u64), DatabaseError> {
+        Ok((row.text(0)?, row.text(1)?, count(row.int(2)?)))
+    };
+    let rows = db.query(
+        "SELECT machine, state, COUNT(*) FROM fsm_instances
+         GROUP BY machine, state ORDER BY machine, state LIMIT ?1",
+        params![sql_limit(TALLY_LIMIT + 1)],
+    )?;
+    let mut states: Vec<Tally> = read_rows(rows, pairs)?
+        .into_iter()
+        .map(|(machine, state, instances)| Tally {
+            machine,
+            state,
+            instances,
+            parked: 0,
+            due: 0,
+            dead: 0,
+        })
+        .collect();
+    let rows = db.query(
+        "SELECT machine, fingerprint, COUNT(*) FROM fsm_instances
+         GROUP BY machine, fingerprint ORDER BY machine, fingerprint LIMIT ?1",
+        params![sql_limit(TALLY_LIMIT + 1)],
+    )?;
+    let mut definitions: Vec<DefinitionCount> = read_rows(rows, pairs)?
+        .into_iter()
+        .map(|(machine, fingerprint, instances)| DefinitionCount {
+            machine,
+            fingerprint,
+            instances,
+        })
+        .collect();
+    let truncated = states.len() > TALLY_LIMIT || definitions.len() > TALLY_LIMIT;
+    states.truncate(TALLY_LIMIT);
+    // In this program's order, whatever the database's collation: the
+    // counts below are found in it by binary search.
+    states.sort_by(|a, b| (&a.machine, &a.state).cmp(&(&b.machine, &b.state)));
+    definitions.sort_by(|a, b| (&a.machine, &a.fingerprint).cmp(&(&b.machine, &b.fingerprint)));
+    definitions.truncate(TALLY_LIMIT);
+    let parked = db.query(
+        "SELECT machine, state, COUNT(*) FROM fsm_instances WHERE error IS NOT NULL GROUP BY machine, state",
+        &[],
+    )?;
+    for (machine, state, n) in read_rows(parked, pairs)? {
+        if let Some(tally) = find_tally(&mut states, &machine, &state) {
+            tally.parked = n;
+        }
+    }
+    // Due for a deadline, machine by machine (the index of deadlines starts
+    // with the machine); then due for an event, not counted already.
+    let machines: BTreeSet<String> = states.iter().map(|t| t.machine.clone()).collect();
+    for machine in &machines {
+        let rows = db.query(
+            "SELECT machine, state, COUNT(*) FROM fsm_instances
+             WHERE machine = ?1 AND next_wake <= ?2 AND error IS NULL GROUP BY machine, state",
+            params![machine.as_str(), now],
+        )?;
+        for (machine, state, n) in read_rows(rows, pairs)? {
+            if let Some(tally) = find_tally(&mut states, &machine, &state) {
+                tally.due += n;
+            }
+        }
+    }
+    let due_for_events = db.query(
+        "SELECT machine, state, COUNT(*) FROM fsm_instances
+         WHERE error IS NULL AND (next_wake IS NULL OR next_wake > ?1)
+           AND id IN (SELECT instance FROM fsm_inbox WHERE status = 'pending' AND sent_at <= ?1)
+         GROUP BY machine, state",
+        params![now],
+    )?;
+    for (machine, state, n) in read_rows(due_for_events, pairs)? {
+        if let Some(tally) = find_tally(&mut states, &machine, &state) {
+            tally.due += n;
+        }
+    }
+    // A dead event or output is consumed or settled when it dies, which
+    // puts it in the index of those.
+    let dead = db.query(
+        "SELECT machine, state, COUNT(*) FROM fsm_instances
+         WHERE id IN (SELECT instance FROM fsm_inbox WHERE status = 'dead' AND consumed_at IS NOT NULL
+                      UNION SELECT instance FROM fsm_outbox WHERE status = 'dead' AND settled_at IS NOT NULL)
+         GROUP BY machine, state",
+        &[],
+    )?;
+    for (machine, state, n) in read_rows(dead, pairs)? {
+        if let Some(tally) = find_tally(&mut states, &machine, &state) {
+            tally.dead = n;
+        }
+    }
+    Ok(Tallies {
+        states,
+        definitions,
+        truncated,
+    })
+}
+
+fn find_tally<'a>(tallies: &'a mut [Tally], machine: &str, state: &str) -> Option<&'a mut Tally> {
+    let at = tallies
+        .binary_search_by(|t| (t.machine.as_str(), t.state.as_str()).cmp(&(machine, state)))
+        .ok()?;
+    Some(&mut tallies[at])
+}
+
+/// A number that changes whenever another connection commits a change to an
+/// SQLite fleet (its `PRAGMA data_version`), so that a reader can tell, for
+/// the price of one pragma, whether counting again would find anything new.
+/// `None` for PostgreSQL, which has no such number: count again on a timer.
+///
+/// # Errors
+///
+/// A database error.
+pub fn change_counter(reader: &mut Reader) -> Result<Option<i64>, FleetError> {
+    if !matches!(reader.db, Backend::Sqlite(_)) {
+        return Ok(None);
+    }
+    Ok(Some(reader.db.query_one("PRAGMA data_version", &[])?.int(0)?))
+}
+
+/// Up to `limit` instances of `machine` whose state is one of `states`
+/// (each as the fleet keeps it: see [`Tally::state`]), by id, after `after`
+/// when given: a page of a long list, each page read through the index of
+/// machines and states, however many instances there are.
+///
+/// # Errors
+///
+/// A database error.
+pub fn instances_in(
+    reader: &mut Reader,
+    machine: &str,
+    states: &[&str],
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<InstanceSummary>, FleetError> {
+    let mut found: Vec<InstanceSummary> = Vec::new();
+    for state in states {
+        let rows = reader.db.query(
+            "SELECT id, machine, state, version, next_wake, error,
+                    (SELECT MIN(sent_at) FROM fsm_inbox e WHERE e.instance = i.id AND e.status = 'pending')
+             FROM fsm_instances i
+             WHERE machine = ?1 AND state = ?2 AND (CAST(?3 AS TEXT) IS NULL OR id > ?3)
+             ORDER BY id LIMIT ?4",
+            params![machine, *state, after, sql_limit(limit)],
+        )?;
+        found.extend(read_rows(rows, |row| {
+            Ok(InstanceSummary {
+                id: row.text(0)?,
+                machine: row.text(1)?,
+                state: row.text(2)?,
+                version: row.int(3)?,
+                next_wake: wake(row.opt_int(4)?, row.opt_int(6)?),
+                parked: row.opt_text(5)?,
+            })
+        })?);
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        found.truncate(limit);
+    }
+    Ok(found)
 }
 
 fn count(n: i64) -> u64 {

@@ -31,7 +31,7 @@ use crate::db::{self, params, Db, Dialect};
 use crate::error::FleetError;
 
 /// The schema this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Now, as the tables keep times: Unix milliseconds.
 pub(crate) fn now_millis() -> i64 {
@@ -252,6 +252,24 @@ DROP INDEX fsm_instances_due;
 CREATE INDEX fsm_instances_due ON fsm_instances (machine, next_wake, id) WHERE next_wake IS NOT NULL;
 ";
 
+/// Version 4 to 5, in SQLite: `fsm_instances_parked`, the parked instances
+/// by machine and state (only they are in it: a step writes it only when it
+/// parks an instance or one is fixed), and `fsm_instances_definition`, the
+/// instances by machine and the fingerprint of the definition that saved
+/// them (written when an instance is created or deleted; a step keeps its
+/// fingerprint). With them and `fsm_instances_machine_state`,
+/// [`inspect::tallies`](crate::inspect::tallies) counts a fleet by state,
+/// parked and definition from indexes alone, never reading the rows and
+/// their snapshots.
+const MIGRATE_V5_SQLITE: &str = "
+CREATE INDEX fsm_instances_parked ON fsm_instances (machine, state) WHERE error IS NOT NULL;
+CREATE INDEX fsm_instances_definition ON fsm_instances (machine, fingerprint);
+";
+
+/// Version 4 to 5, in PostgreSQL: as [`MIGRATE_V5_SQLITE`].
+#[cfg(feature = "postgres")]
+const MIGRATE_V5_POSTGRES: &str = MIGRATE_V5_SQLITE;
+
 /// The schema version a database holds: `None` when it has no fleet yet.
 ///
 /// # Errors
@@ -283,13 +301,14 @@ pub(crate) fn check_version(text: Option<String>, name: &str) -> Result<Option<i
 /// so two processes opening a new database at once create them once.
 pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
     db::transaction(db, |tx| {
-        let (meta, create, to_v2, to_v3, to_v4) = match tx.dialect() {
+        let (meta, create, to_v2, to_v3, to_v4, to_v5) = match tx.dialect() {
             Dialect::Sqlite => (
                 "CREATE TABLE IF NOT EXISTS fsm_fleet_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT",
                 CREATE_V1_SQLITE,
                 MIGRATE_V2_SQLITE,
                 MIGRATE_V3_SQLITE,
                 MIGRATE_V4_SQLITE,
+                MIGRATE_V5_SQLITE,
             ),
             #[cfg(feature = "postgres")]
             Dialect::Postgres => {
@@ -302,6 +321,7 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
                     MIGRATE_V2_POSTGRES,
                     MIGRATE_V3_POSTGRES,
                     MIGRATE_V4_POSTGRES,
+                    MIGRATE_V5_POSTGRES,
                 )
             }
         };
@@ -335,6 +355,10 @@ pub(crate) fn migrate(db: &mut impl Db, name: &str) -> Result<(), FleetError> {
         if version == 3 {
             tx.batch(to_v4)?;
             version = 4;
+        }
+        if version == 4 {
+            tx.batch(to_v5)?;
+            version = 5;
         }
         tx.execute(
             "UPDATE fsm_fleet_meta SET value = ?1 WHERE key = 'schema_version'",

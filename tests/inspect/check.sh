@@ -5,7 +5,9 @@
 # highlighted states and the timeline against `fsmc run` on the same script. It fails, never
 # skips, when Chromium cannot start.
 #
-# Then tests/inspect/live.js watches a running program (fsm-runtime's `observed` example, built
+# Then tests/inspect/timeline.js checks a long timeline, loaded a page at a time, and
+# tests/inspect/fleet.js drives the page of `fsmc inspect --fleet` the same way, and
+# tests/inspect/live.js watches a running program (fsm-runtime's `observed` example, built
 # here) through `fsmc inspect --listen`: the page lists its instances and follows one live.
 #
 # Usage: tests/inspect/check.sh [path/to/fsmc]   (default: target/debug/fsmc, built if missing)
@@ -34,4 +36,17 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$here/phone.fsm" "$work/phone.fsm"
 NODE_PATH="$here/node_modules" timeout 120 node "$here/check.js" "$fsmc" "$chromium" "$work"
+cp "$here/phone.fsm" "$work/phone.fsm"
+NODE_PATH="$here/node_modules" timeout 120 node "$here/timeline.js" "$fsmc" "$chromium" "$work"
+
+# The fleet's page, over the fleet of fsm-fleet's `orders` example (built beside fsmc; `cargo
+# test` builds it, and so does this script when it is missing).
+orders="$(dirname "$fsmc")/examples/orders"
+if [ ! -x "$orders" ]; then
+    cargo build --manifest-path "$root/Cargo.toml" -p fsm-fleet --example orders
+fi
+cp "$root/fsm-fleet/examples/orders.fsm" "$work/orders.fsm"
+NODE_PATH="$here/node_modules" timeout 120 node "$here/fleet.js" "$fsmc" "$chromium" "$work" "$orders"
+
+# A running program, watched live.
 NODE_PATH="$here/node_modules" timeout 120 node "$here/live.js" "$fsmc" "$observed" "$chromium"

@@ -60,8 +60,10 @@ struct Drawn {
     ancestors: Map<String, Value>,
 }
 
-/// A machine of the FILE given on the command line.
+/// A machine of a FILE given on the command line.
 struct FileMachine {
+    /// The file, as given.
+    file: String,
     name: String,
     fingerprint: String,
     drawn: Arc<Drawn>,
@@ -113,11 +115,11 @@ pub struct Live {
 }
 
 /// Listen for programs on `listen` and serve the page through `server`;
-/// `file` gives the machines' definitions when the programs do not send
-/// them. Runs until stopped.
-pub fn run(listen: SocketAddr, file: Option<PathBuf>, server: server::Server) -> Exit {
+/// the files at `paths` give the machines' definitions (before what the
+/// programs send). Runs until stopped.
+pub fn run(listen: SocketAddr, paths: Vec<PathBuf>, server: server::Server) -> Exit {
     let mut files = Vec::new();
-    if let Some(path) = &file {
+    for path in &paths {
         let text = match crate::files::read(path) {
             Ok(text) => text,
             Err(error) => {
@@ -139,6 +141,7 @@ pub fn run(listen: SocketAddr, file: Option<PathBuf>, server: server::Server) ->
         }
         for machine in &checked.model.machines {
             files.push(FileMachine {
+                file: name.clone(),
                 name: machine.name.clone(),
                 fingerprint: machine.fingerprint(),
                 drawn: Arc::new(draw(machine)),
@@ -157,7 +160,13 @@ pub fn run(listen: SocketAddr, file: Option<PathBuf>, server: server::Server) ->
         state: Mutex::new(State::default()),
         changed: Condvar::new(),
         listen,
-        file: file.map(|f| f.display().to_string()),
+        file: (!paths.is_empty()).then(|| {
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
         files,
     });
     let handler_live = Arc::clone(&live);
@@ -504,7 +513,7 @@ impl Live {
         definition: Option<&str>,
     ) -> Result<Arc<Drawn>, String> {
         if let Some(ours) = self.files.iter().find(|m| m.name == machine) {
-            let file = self.file.as_deref().unwrap_or("the file");
+            let file = &ours.file;
             if ours.fingerprint == fingerprint {
                 return Ok(Arc::clone(&ours.drawn));
             }

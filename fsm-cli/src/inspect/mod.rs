@@ -1,14 +1,15 @@
 //! `fsmc inspect`: a page in the browser that simulates one machine of a
-//! `.fsm` file, served on loopback.
+//! `.fsm` file, or shows a fleet, served on loopback.
 //!
 //! The page is built into the binary ([`page`]); the server ([`server`])
 //! answers it and nothing else, behind a random token in the URL; the
 //! simulation ([`simulation`]) is a `fsmc run` session, so that every step
-//! the page shows is a line `fsmc run` would print for the same input.
-//! With `--listen ADDR`, the page watches running programs instead
-//! ([`live`]).
+//! the page shows is a line `fsmc run` would print for the same input; a
+//! fleet ([`fleet`]) is read from its database, read-only. With `--listen
+//! ADDR`, the page watches running programs instead ([`live`]).
 //! docs/inspecting.md is the guide.
 
+mod fleet;
 mod live;
 mod page;
 mod server;
@@ -29,9 +30,15 @@ download and restore, and the steps as a `fsmc run` script. Every step is a line
 protocol, and its output is the line `fsmc run` prints. Editing the file reloads the machine. \
 docs/inspecting.md is the guide.
 
+With --fleet DB, it shows a fleet instead (an SQLite file, or PostgreSQL `key=value` parameters or \
+URL), read-only: each machine whose .fsm FILE is given is drawn with how many instances are in \
+each state, and how many of them are parked, due and dead; the other machines are listed by \
+state. A state lists its instances, and an instance shows what `fsmc fleet show` prints. The counts \
+refresh while the page is open.
+
 With --listen ADDR it watches running programs instead: their machines (observed with \
 fsm-runtime's `inspect` feature) send their steps to ADDR, and the page lists the instances and \
-follows the one chosen, live; FILE, if given, draws their machines.
+follows the one chosen, live; the FILEs, if given, draw their machines.
 
 It listens on 127.0.0.1 only, on a free port unless --port says which, and prints the page's \
 URL, which holds a random token: a request without it is refused. Another address is used only \
@@ -39,18 +46,26 @@ when --bind names it, with a warning when it is not a loopback address.
 
 Exit status:
   0  never, while serving (stop it with Ctrl-C)
-  2  usage errors, a file that cannot be read, an unknown --machine, and an address that \
-cannot be listened on")]
+  1  a FILE with errors (with --fleet), a database that is not a fleet's or is of a newer schema
+  2  usage errors, a file that cannot be read, an unknown --machine, a database that cannot be \
+read, and an address that cannot be listened on")]
 pub struct InspectArgs {
-    /// The `.fsm` file that defines the machine (with --listen: the machines the programs run,
-    /// when they do not send their definitions).
-    #[arg(value_name = "FILE", required_unless_present = "listen")]
-    file: Option<PathBuf>,
+    /// The `.fsm` file that defines the machine; with --fleet, any number of files, whose
+    /// machines are drawn; with --listen, the files of the machines the programs run, when they
+    /// do not send their definitions.
+    #[arg(value_name = "FILE", required_unless_present_any = ["fleet", "listen"])]
+    files: Vec<PathBuf>,
+
+    /// Show the fleet in this database instead: an SQLite file, or PostgreSQL `key=value`
+    /// parameters or a `postgres://` URL.
+    #[arg(long, value_name = "DB", conflicts_with_all = ["machine", "context", "delays"])]
+    fleet: Option<String>,
 
     /// Watch running programs instead: listen for the steps their machines send (fsm-runtime's
     /// `inspect` feature) on ADDR, a port (`7171`, on 127.0.0.1) or an address and port. An
     /// address that is not a loopback address is warned about.
-    #[arg(long, value_name = "ADDR", value_parser = listen_address, conflicts_with_all = ["machine", "context", "delays"])]
+    #[arg(long, value_name = "ADDR", value_parser = listen_address,
+          conflicts_with_all = ["machine", "context", "delays", "fleet"])]
     listen: Option<SocketAddr>,
 
     /// The machine to simulate (required when the file has several).
@@ -81,41 +96,36 @@ pub fn run(args: &InspectArgs) -> Exit {
     if let Some(listen) = args.listen {
         return watch(args, listen);
     }
-    let Some(file) = &args.file else {
+    if let Some(db) = &args.fleet {
+        return match fleet::FleetView::open(db, &args.files) {
+            Ok(view) => serve(args, view),
+            Err(exit) => exit,
+        };
+    }
+    let [file] = args.files.as_slice() else {
+        console::error(format_args!(
+            "`fsmc inspect` simulates one file, and was given {}; to show a fleet with its \
+             machines drawn, add --fleet DB",
+            args.files.len()
+        ));
         return Exit::Trouble;
     };
-    let simulation = match simulation::Simulation::open(
+    match simulation::Simulation::open(
         file.clone(),
         args.machine.clone(),
         args.context.clone(),
         args.delays.clone(),
     ) {
-        Ok(simulation) => simulation,
-        Err(exit) => return exit,
-    };
-    let address = args.bind.unwrap_or(IpAddr::from([127, 0, 0, 1]));
-    if !address.is_loopback() {
-        console::stderr(&format!(
-            "warning: listening on {address}, which is not a loopback address: other machines can \
-             reach the inspector, and anyone who learns its URL can drive it\n"
-        ));
+        Ok(simulation) => serve(args, simulation),
+        Err(exit) => exit,
     }
-    let token = match server::token() {
-        Ok(token) => token,
-        Err(error) => {
-            console::error(format_args!("cannot draw a random token: {error}"));
-            return Exit::Trouble;
-        }
-    };
-    match server::Server::bind(address, args.port, token) {
-        Ok(server) => server.serve(simulation),
-        Err(error) => {
-            console::error(format_args!(
-                "cannot listen on {address} port {}: {error}",
-                args.port
-            ));
-            Exit::Trouble
-        }
+}
+
+/// Listen where `args` say, and serve `app` there.
+fn serve(args: &InspectArgs, app: impl server::App) -> Exit {
+    match page_server(args) {
+        Some(server) => server.serve(app),
+        None => Exit::Trouble,
     }
 }
 
@@ -130,7 +140,7 @@ fn watch(args: &InspectArgs, listen: SocketAddr) -> Exit {
     let Some(server) = page_server(args) else {
         return Exit::Trouble;
     };
-    live::run(listen, args.file.clone(), server)
+    live::run(listen, args.files.clone(), server)
 }
 
 /// The page's server, on its own address (127.0.0.1 unless --bind), with

@@ -9,6 +9,7 @@
 //! | GET | `` (the page), `app.js`, `app.css`, `icon.svg` | the page, built into the binary |
 //! | GET | `api/state` | everything the page shows, as JSON (`?since=V`: unless it is still version V) |
 //! | GET | `api/diagram.svg` | the diagram |
+//! | GET | `api/steps?from=N` | up to 500 steps from step N (the state carries the last 500) |
 //! | GET | `api/script` | the steps as a `fsmc run` script (a download) |
 //! | GET | `api/snapshot` | the snapshot now (a download) |
 //! | POST | `api/line` | apply one `fsmc run` input line: `{"output", "applied", "state"}` |
@@ -55,15 +56,15 @@ pub fn token() -> Result<String, getrandom::Error> {
 }
 
 /// A request read in full, its token and host checked: what the thread
-/// that holds the simulation answers.
-pub(super) struct Request {
-    pub(super) method: String,
+/// that holds the [`App`] answers.
+pub struct Request {
+    pub method: String,
     /// The path under `/TOKEN/`, without the query.
-    pub(super) rest: String,
+    pub rest: String,
     /// The whole path, for messages.
     pub(super) path: String,
     /// What follows `?`, if anything.
-    pub(super) query: String,
+    pub query: String,
     body: Vec<u8>,
 }
 
@@ -89,13 +90,9 @@ impl Server {
     /// Print the URL and answer requests until the process is stopped:
     /// a thread per connection reads its request (within the limits, the
     /// token checked before any body is read), and this thread, which
-    /// holds the simulation, answers them one at a time.
-    pub fn serve(self, mut simulation: Simulation) -> Exit {
-        let machine = simulation
-            .machine_name()
-            .map(|m| format!(" `{m}`"))
-            .unwrap_or_default();
-        let banner = format!("simulating{machine} of `{}`", simulation.file_name());
+    /// holds `app`, answers them one at a time.
+    pub fn serve(self, mut app: impl App) -> Exit {
+        let banner = app.banner();
         let (requests, incoming) = mpsc::channel::<(Request, Sender<Reply>)>();
         let requests = Mutex::new(requests);
         let handler: Handler = Arc::new(move |request| {
@@ -106,7 +103,7 @@ impl Server {
         });
         self.serve_with(&banner, handler);
         for (request, answer) in incoming {
-            let reply = route(&mut simulation, &request);
+            let reply = app.answer(&request);
             let _ = answer.send(reply);
         }
         Exit::Trouble
@@ -135,6 +132,27 @@ pub(super) type Handler = Arc<dyn Fn(Request) -> Option<Reply> + Send + Sync>;
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What a server serves: the simulation of a file, or a fleet. It answers
+/// each request whose token was checked, one at a time, and never panics on
+/// what a client sends.
+pub trait App {
+    /// What is served, for the line that prints the URL.
+    fn banner(&self) -> String;
+    /// The answer to `request`.
+    fn answer(&mut self, request: &Request) -> Reply;
+}
+
+impl App for Simulation {
+    fn banner(&self) -> String {
+        let machine = self.machine_name().map(|m| format!(" `{m}`")).unwrap_or_default();
+        format!("simulating{machine} of `{}`", self.file_name())
+    }
+
+    fn answer(&mut self, request: &Request) -> Reply {
+        route(self, request)
+    }
 }
 
 /// What a connection's thread checks before it reads a body.
@@ -445,6 +463,18 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
             Ok(svg) => Reply::bytes(200, "image/svg+xml", svg),
             Err(message) => Reply::text(409, &format!("{message}\n")),
         },
+        ("GET", "api/steps") => match request
+            .query
+            .split('&')
+            .find_map(|p| p.strip_prefix("from="))
+            .and_then(|v| v.parse::<usize>().ok())
+        {
+            None => Reply::error(400, "`api/steps` takes `from=N`, the first step wanted"),
+            Some(from) => match simulation.steps(from) {
+                Ok(value) => Reply::json(200, &value),
+                Err(message) => Reply::error(409, &message),
+            },
+        },
         ("GET", "api/script") => {
             let mut reply = Reply::bytes(200, "application/x-ndjson; charset=utf-8", &simulation.script());
             reply
@@ -510,9 +540,11 @@ fn route(simulation: &mut Simulation, request: &Request) -> Reply {
                 }
             }
         },
-        (_, "" | "app.js" | "app.css" | "icon.svg" | "api/state" | "api/diagram.svg" | "api/snapshot") => {
-            method_not_allowed("GET")
-        }
+        (
+            _,
+            "" | "app.js" | "app.css" | "icon.svg" | "api/state" | "api/diagram.svg" | "api/snapshot"
+            | "api/steps",
+        ) => method_not_allowed("GET"),
         (_, "api/script") => method_not_allowed("GET, POST"),
         (_, "api/line" | "api/back" | "api/reset") => method_not_allowed("POST"),
         _ => Reply::text(404, &format!("not found: {path}\n")),
@@ -554,14 +586,14 @@ fn body(request: &Request, limit: usize) -> Result<String, Reply> {
     })
 }
 
-pub(super) fn method_not_allowed(allow: &'static str) -> Reply {
+pub fn method_not_allowed(allow: &'static str) -> Reply {
     let mut reply = Reply::error(405, &format!("this path answers {allow} only"));
     reply.extra.push(("Allow", allow.to_owned()));
     reply
 }
 
 /// A response to send.
-pub(super) struct Reply {
+pub struct Reply {
     status: u16,
     content_type: &'static str,
     body: Vec<u8>,
@@ -575,7 +607,7 @@ pub(super) struct Reply {
 pub(super) type Events = Box<dyn FnOnce(&mut TcpStream) + Send>;
 
 impl Reply {
-    pub(super) fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
+    pub fn bytes(status: u16, content_type: &'static str, body: &str) -> Reply {
         Reply {
             status,
             content_type,
@@ -585,11 +617,11 @@ impl Reply {
         }
     }
 
-    pub(super) fn text(status: u16, body: &str) -> Reply {
+    pub fn text(status: u16, body: &str) -> Reply {
         Reply::bytes(status, "text/plain; charset=utf-8", body)
     }
 
-    pub(super) fn json(status: u16, value: &Value) -> Reply {
+    pub fn json(status: u16, value: &Value) -> Reply {
         Reply::bytes(status, "application/json", &value.to_string())
     }
 
@@ -601,7 +633,7 @@ impl Reply {
     }
 
     /// `{"error": message}`.
-    pub(super) fn error(status: u16, message: &str) -> Reply {
+    pub fn error(status: u16, message: &str) -> Reply {
         Reply::json(status, &json!({ "error": message }))
     }
 

@@ -24,6 +24,11 @@ pub const MAX_STEPS: usize = 100_000;
 /// one fills it in fewer steps.
 pub const MAX_TIMELINE_BYTES: usize = 256 << 20;
 
+/// How many of the last steps the page's state carries; the earlier ones
+/// are asked for a page at a time ([`Simulation::steps`]), so that a step
+/// costs the same however long the timeline is.
+pub const TIMELINE_WINDOW: usize = 500;
+
 /// One step of the timeline: an input line of `fsmc run` and the line it
 /// printed.
 struct Step {
@@ -56,6 +61,9 @@ struct Ready {
     steps: Vec<Step>,
     /// What the steps hold, about (see [`MAX_TIMELINE_BYTES`]).
     bytes: usize,
+    /// Counts the times steps were dropped (going back, starting over), so
+    /// that the page knows when the steps it asked for earlier may be gone.
+    epoch: u64,
 }
 
 /// Why the file gives no machine to run: its diagnostics, or a message.
@@ -220,6 +228,7 @@ impl Simulation {
             sink,
             steps: Vec::new(),
             bytes: 0,
+            epoch: 0,
         })))
     }
 
@@ -292,6 +301,7 @@ impl Simulation {
         };
         ready.session.rewind(&step.before)?;
         ready.steps.truncate(index);
+        ready.epoch += 1;
         ready.bytes = ready.steps.iter().map(|s| s.size).sum();
         Ok(())
     }
@@ -340,6 +350,28 @@ impl Simulation {
             Ok(ready) => ready.svg.as_deref().map_err(Clone::clone),
             Err(_) => Err(no_machine()),
         }
+    }
+
+    /// Up to [`TIMELINE_WINDOW`] steps of the timeline from step `from`
+    /// (counting from 0), for a page going back further than
+    /// [`Simulation::state`]'s last steps.
+    pub fn steps(&self, from: usize) -> Result<Value, String> {
+        let ready = match &self.loaded {
+            Ok(ready) => ready,
+            Err(_) => return Err(no_machine()),
+        };
+        let total = ready.steps.len();
+        if from > total {
+            return Err(format!("there is no step {from}: the timeline has {total} steps"));
+        }
+        let to = (from + TIMELINE_WINDOW).min(total);
+        Ok(json!({
+            "from": from,
+            "steps": steps_json(ready, from, to),
+            "steps_total": total,
+            "timeline": ready.epoch,
+            "loads": self.loads,
+        }))
     }
 
     /// A number that changes whenever [`Simulation::state`] does.
@@ -409,6 +441,7 @@ fn reset(ready: &mut Ready) {
     ready.sink.take();
     ready.steps.clear();
     ready.bytes = 0;
+    ready.epoch += 1;
 }
 
 fn apply(ready: &mut Ready, line: &str) -> Result<LineOutcome, String> {
@@ -573,19 +606,8 @@ fn ready_state(ready: &Ready) -> Value {
         .collect();
     let now = session.now();
     let deadline = engine.next_deadline();
-    let steps: Vec<Value> = ready
-        .steps
-        .iter()
-        .map(|s| {
-            json!({
-                "line": s.line,
-                "output": s.output,
-                "applied": s.applied,
-                "taken": s.taken,
-                "timers": s.timers,
-            })
-        })
-        .collect();
+    let from = ready.steps.len().saturating_sub(TIMELINE_WINDOW);
+    let steps = steps_json(ready, from, ready.steps.len());
     json!({
         "machine": ready.machine.name,
         "machines": ready.machines,
@@ -604,5 +626,29 @@ fn ready_state(ready: &Ready) -> Value {
         "next_deadline": deadline.map(|d| d.to_string()),
         "next_deadline_in_ms": deadline.map(|d| d.unix_millis().saturating_sub(now.unix_millis())),
         "steps": steps,
+        "steps_from": from,
+        "steps_total": ready.steps.len(),
+        "timeline": ready.epoch,
     })
+}
+
+/// Steps `from` to `to` (not included), as the page shows them: each with
+/// the timers it armed (those armed after it and not before it).
+fn steps_json(ready: &Ready, from: usize, to: usize) -> Vec<Value> {
+    let timers = |i: usize| -> &[Value] { ready.steps[i].timers.as_array().map_or(&[], Vec::as_slice) };
+    (from..to)
+        .map(|i| {
+            let step = &ready.steps[i];
+            let before = i.checked_sub(1).map_or(&[][..], timers);
+            let armed: Vec<&Value> = timers(i).iter().filter(|t| !before.contains(t)).collect();
+            json!({
+                "line": step.line,
+                "output": step.output,
+                "applied": step.applied,
+                "taken": step.taken,
+                "timers": step.timers,
+                "armed": armed,
+            })
+        })
+        .collect()
 }

@@ -258,6 +258,20 @@ fn a_fleet_in_postgres_is_listed_and_counted_the_same() {
         (pruned["events"].as_u64(), pruned["dead_events"].as_u64()),
         (Some(0), Some(0))
     );
+    // Drawn by `fsmc inspect --fleet` with the same counts as in SQLite.
+    let drawn = Scratch::new();
+    drawn.write("order.fsm", ORDER_FSM);
+    let inspector = crate::inspect::Inspector::start(drawn, &["--fleet", &params, "order.fsm"]);
+    let counts = inspector.get("api/fleet").json();
+    assert_eq!(counts["database"], "the PostgreSQL database");
+    assert_eq!(
+        counts["totals"],
+        json!({"instances": 4, "parked": 1, "due": 1, "dead": 2})
+    );
+    assert_eq!(counts["machines"][0]["states"]["paid"]["dead"], 1);
+    let listed = inspector.get("api/instances?machine=Order&state=placed").json();
+    assert_eq!(listed["instances"][0]["id"], "order-2");
+    drop(inspector);
     drop(fleet);
     admin
         .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
@@ -930,4 +944,177 @@ fn fleet_md_transcripts_are_what_fsmc_prints() {
         json_shows(&printed, &shown),
         "docs/fleet.md:{line}: `fsmc fleet show fleet.db {id} --format json` prints otherwise:\n{printed:#}"
     );
+}
+
+/// `fsmc inspect --fleet`: the fleet of [`build`], with `Order`'s file given
+/// and `Refund`'s not: counts on each state of `Order`'s diagram (and on
+/// the states around them), `Refund` by state, the instances of a state a
+/// page at a time, an instance as `fsmc fleet show` prints it, and counts
+/// that follow the fleet while the page is open.
+#[test]
+fn inspect_shows_the_fleet_by_state() {
+    let dir = Scratch::new();
+    let mut fleet = build(&dir);
+    dir.write("order.fsm", ORDER_FSM);
+    let inspector = crate::inspect::Inspector::start(dir, &["--fleet", "fleet.db", "order.fsm"]);
+    let page = inspector.get("");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<script src=\"fleet.js\""), "{}", page.body);
+    assert_eq!(inspector.get("fleet.js").status, 200);
+
+    let counts = inspector.get("api/fleet").json();
+    assert_eq!(counts["database"], "`fleet.db`");
+    assert_eq!(
+        counts["totals"],
+        json!({"instances": 4, "parked": 1, "due": 1, "dead": 2})
+    );
+    let order = &counts["machines"][0];
+    assert_eq!(
+        (order["name"].as_str(), order["drawn"].as_bool()),
+        (Some("Order"), Some(true))
+    );
+    assert_eq!(order["fingerprint"], fingerprint());
+    assert_eq!(
+        order["states"],
+        json!({
+            "paid": {"instances": 1, "parked": 0, "due": 0, "dead": 1},
+            "placed": {"instances": 1, "parked": 0, "due": 1, "dead": 0},
+            "shipped": {"instances": 1, "parked": 0, "due": 0, "dead": 1},
+        })
+    );
+    assert_eq!(order["other_definitions"], json!([]));
+    let refund = &counts["machines"][1];
+    assert_eq!(refund["file"], Value::Null);
+    assert_eq!(
+        refund["rows"],
+        json!([{"state": "requested", "instances": 1, "parked": 1, "due": 0, "dead": 0}])
+    );
+    assert_eq!(
+        refund["definitions"],
+        json!([{"fingerprint": <refund::Refund as Machine>::FINGERPRINT, "instances": 1}])
+    );
+
+    let svg = inspector.get("api/diagram.svg?machine=Order");
+    assert_eq!(svg.status, 200);
+    assert!(svg.body.contains("data-state=\"paid\""), "{}", svg.body);
+    let none = inspector.get("api/diagram.svg?machine=Refund");
+    assert_eq!(
+        (none.status, none.body.as_str()),
+        (404, "no file given defines machine `Refund`\n")
+    );
+
+    let listed = inspector.get("api/instances?machine=Order&state=paid").json();
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["instances"][0]["id"], "order-1");
+    assert_eq!(listed["more"], false);
+    let unknown = inspector.get("api/instances?machine=Order&state=nowhere");
+    assert_eq!(unknown.status, 409);
+    assert_eq!(unknown.json()["error"], "machine `Order` has no state `nowhere`");
+    let refunds = inspector
+        .get("api/instances?machine=Refund&state=requested")
+        .json();
+    assert_eq!(refunds["instances"][0]["parked"], parked());
+
+    let shown = inspector.get("api/instance?id=order-1").json();
+    assert_eq!(shown["leaves"], json!(["paid"]));
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("instance     order-1\n"),
+        "{}",
+        shown["text"]
+    );
+    let missing = inspector.get("api/instance?id=order%2D9");
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["error"], "`fleet.db` has no instance `order-9`");
+
+    // A change: more instances, counted again once the page asks.
+    let version = counts["version"].as_u64().unwrap();
+    let unchanged = inspector.get(&format!("api/fleet?since={version}")).json();
+    assert_eq!(unchanged["unchanged"], true);
+    for n in 0..120 {
+        fleet
+            .create(&format!("order-{}", 100 + n), Order::new(Cart::default()))
+            .unwrap();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    // (A count may see some of them first: the page is told of each.)
+    let mut seen = version;
+    loop {
+        let answer = inspector.get(&format!("api/fleet?since={seen}")).json();
+        if answer["unchanged"] != true {
+            assert!(answer["version"].as_u64().unwrap() > seen);
+            seen = answer["version"].as_u64().unwrap();
+            if answer["machines"][0]["states"]["placed"]["instances"] == 121 {
+                break;
+            }
+        }
+        assert!(std::time::Instant::now() < deadline, "the counts never caught up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Pages of 50, by id.
+    let first = inspector.get("api/instances?machine=Order&state=placed").json();
+    assert_eq!(
+        (first["total"].as_u64(), first["more"].as_bool()),
+        (Some(121), Some(true))
+    );
+    let ids: Vec<&str> = first["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!((ids.len(), ids[0], ids[49]), (50, "order-100", "order-149"));
+    let next = inspector
+        .get("api/instances?machine=Order&state=placed&after=order-149")
+        .json();
+    assert_eq!(next["instances"][0]["id"], "order-150");
+}
+
+/// `fsmc inspect --fleet`'s errors, before it serves anything: as `fsmc
+/// fleet`'s for the database, as `fsmc check`'s for a file.
+#[test]
+fn inspect_of_a_fleet_names_the_problem() {
+    let dir = Scratch::new();
+    let missing = error(dir.fsmc(&["inspect", "--fleet", "missing.db"]), 2);
+    assert!(
+        missing.starts_with("error: cannot open `missing.db`: "),
+        "{missing}"
+    );
+    dir.write(
+        "notes.txt",
+        "not a database, but long enough to be read as one's header\n",
+    );
+    assert_eq!(
+        error(dir.fsmc(&["inspect", "--fleet", "notes.txt"]), 1),
+        "error: the fleet's database cannot be used: `notes.txt` is not a fleet database: it is not an \
+         SQLite database\n"
+    );
+    let _fleet = build(&dir);
+    dir.write(
+        "broken.fsm",
+        "machine Order { initial state a { on go -> nowhere; } }\n",
+    );
+    let broken = error(dir.fsmc(&["inspect", "--fleet", "fleet.db", "broken.fsm"]), 1);
+    assert!(broken.contains("unknown state `nowhere`"), "{broken}");
+    dir.write("order.fsm", ORDER_FSM);
+    dir.write("again.fsm", ORDER_FSM);
+    assert_eq!(
+        error(
+            dir.fsmc(&["inspect", "--fleet", "fleet.db", "order.fsm", "again.fsm"]),
+            2
+        ),
+        "error: machine `Order` is defined in both `order.fsm` and `again.fsm`; give one of them\n"
+    );
+    assert_eq!(
+        error(dir.fsmc(&["inspect", "order.fsm", "again.fsm"]), 2),
+        "error: `fsmc inspect` simulates one file, and was given 2; to show a fleet with its machines \
+         drawn, add --fleet DB\n"
+    );
+    let both = error(
+        dir.fsmc(&["inspect", "--fleet", "fleet.db", "--machine", "Order"]),
+        2,
+    );
+    assert!(both.contains("cannot be used with"), "{both}");
 }

@@ -50,7 +50,7 @@ const SCRIPT: &[&str] = &[
 ];
 
 /// A running `fsmc inspect`, stopped when dropped.
-struct Inspector {
+pub(crate) struct Inspector {
     child: Child,
     /// `http://127.0.0.1:PORT/TOKEN/`.
     url: String,
@@ -62,7 +62,7 @@ struct Inspector {
 }
 
 impl Inspector {
-    fn start(dir: Scratch, args: &[&str]) -> Inspector {
+    pub(crate) fn start(dir: Scratch, args: &[&str]) -> Inspector {
         let mut child = Command::new(env!("CARGO_BIN_EXE_fsmc"))
             .arg("inspect")
             .args(args)
@@ -107,7 +107,7 @@ impl Inspector {
         raw(self.address, request.as_bytes())
     }
 
-    fn get(&self, path: &str) -> Answer {
+    pub(crate) fn get(&self, path: &str) -> Answer {
         self.call("GET", path, "")
     }
 
@@ -124,10 +124,10 @@ impl Drop for Inspector {
 }
 
 /// A response: its status, headers (names lower-cased) and body.
-struct Answer {
-    status: u16,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Answer {
@@ -138,7 +138,7 @@ impl Answer {
             .map(|(_, v)| v.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
     }
 }
@@ -669,4 +669,45 @@ fn other_sites_and_doubtful_lengths_are_refused() {
         request(&format!("Sec-Fetch-Site: same-origin\r\nContent-Length: {n}\r\n")).as_bytes(),
     );
     assert_eq!(same.status, 200, "{}", same.body);
+}
+
+/// A long timeline: the state carries its last 500 steps, and the earlier
+/// ones come a page at a time, each with the timers it armed.
+#[test]
+fn a_long_timeline_comes_in_pages() {
+    let inspector = call_inspector(&[]);
+    let mut script = String::from("{\"fire\": \"start\"}\n");
+    for n in 0..599 {
+        script.push_str(&format!("{{\"guards\": {{\"urgent\": {}}}}}\n", n % 2 == 0));
+    }
+    assert_eq!(inspector.post("api/script", &script).status, 200);
+    let state = inspector.get("api/state").json();
+    assert_eq!(
+        (state["steps_from"].as_u64(), state["steps_total"].as_u64()),
+        (Some(100), Some(600))
+    );
+    assert_eq!(state["steps"].as_array().unwrap().len(), 500);
+    assert_eq!(state["steps"][499]["line"], r#"{"guards": {"urgent": true}}"#);
+    let first = inspector.get("api/steps?from=0").json();
+    let steps = first["steps"].as_array().unwrap();
+    assert_eq!((first["from"].as_u64(), steps.len()), (Some(0), 500));
+    assert_eq!(steps[0]["line"], r#"{"fire": "start"}"#);
+    // `start` armed `calling`'s two timers; the guards armed none.
+    assert_eq!(steps[0]["armed"].as_array().unwrap().len(), 2);
+    assert_eq!(steps[1]["armed"], json!([]));
+    assert_eq!(steps[100], state["steps"][0]);
+    assert_eq!(inspector.get("api/steps?from=600").json()["steps"], json!([]));
+    let past = inspector.get("api/steps?from=601");
+    assert_eq!(past.status, 409);
+    assert_eq!(
+        past.json()["error"],
+        "there is no step 601: the timeline has 600 steps"
+    );
+    assert_eq!(inspector.get("api/steps").status, 400);
+    // Going back drops steps: the timeline's number changes.
+    let timeline = state["timeline"].as_u64().unwrap();
+    assert_eq!(inspector.post("api/back", r#"{"to": 300}"#).status, 200);
+    let state = inspector.get("api/state").json();
+    assert_eq!(state["steps_total"], 300);
+    assert_eq!(state["timeline"].as_u64(), Some(timeline + 1));
 }

@@ -670,6 +670,8 @@ fn a_write_refused_parks_its_instance_and_the_rest_of_the_batch_is_saved(db: &Te
 /// Versions 4 and 3 undone: the indexes of deadlines as they were, no time
 /// an output was settled, none of the indexes a prune reads.
 const UNDO_V3: &str = "
+    DROP INDEX fsm_instances_parked;
+    DROP INDEX fsm_instances_definition;
     CREATE INDEX fsm_instances_wake ON fsm_instances (next_wake) WHERE next_wake IS NOT NULL;
     DROP INDEX fsm_instances_due;
     CREATE INDEX fsm_instances_due ON fsm_instances (machine, next_wake) WHERE next_wake IS NOT NULL;

@@ -247,10 +247,34 @@ function showGuards(next) {
 }
 
 /// One row per step: what the line did, read from `fsmc run`'s output.
+/// The steps the page knows, by index: the state's last ones, and earlier
+/// ones asked for with "earlier steps". Forgotten when the timeline loses
+/// steps (going back, starting over, a reload).
+let known = { key: null, steps: new Map() };
+
 function showTimeline(next) {
+    const key = `${next.loads}:${next.timeline}`;
+    if (known.key !== key) known = { key, steps: new Map() };
+    next.steps.forEach((step, i) => known.steps.set(next.steps_from + i, step));
+    for (const index of [...known.steps.keys()]) if (index >= next.steps_total) known.steps.delete(index);
+    let first = next.steps_total;
+    while (first > 0 && known.steps.has(first - 1)) first -= 1;
     const body = $("timeline").tBodies[0];
     body.replaceChildren();
-    next.steps.forEach((step, index) => {
+    if (first > 0) {
+        const row = body.insertRow();
+        row.className = "earlier";
+        const cell = row.insertCell();
+        cell.colSpan = 8;
+        const more = document.createElement("button");
+        more.type = "button";
+        more.id = "earlier";
+        more.textContent = `earlier steps (${first} more)`;
+        more.addEventListener("click", () => loadEarlier(first, key));
+        cell.append(more);
+    }
+    for (let index = first; index < next.steps_total; index++) {
+        const step = known.steps.get(index);
         const row = body.insertRow();
         row.dataset.output = step.output;
         row.dataset.line = step.line;
@@ -265,10 +289,7 @@ function showTimeline(next) {
         const number = row.insertCell();
         number.textContent = String(index + 1);
         for (const text of cells) row.insertCell().textContent = text;
-        // The timers this step armed: those not armed before it.
-        const key = (t) => `${t.state}#${t.timer} due ${t.due}`;
-        const before = new Set(index > 0 ? (next.steps[index - 1].timers || []).map(key) : []);
-        const armed = (step.timers || []).map(key).filter((t) => !before.has(t));
+        const armed = (step.armed || []).map((t) => `${t.state}#${t.timer} due ${t.due}`);
         const timers = row.cells[6];
         timers.textContent = [timers.textContent, armed.length ? `armed: ${armed.join("; ")}` : ""]
             .filter(Boolean)
@@ -281,7 +302,19 @@ function showTimeline(next) {
         back.addEventListener("click", () => post("api/back", JSON.stringify({ to: index })));
         row.insertCell().append(back);
         row.title = `${step.line}\n→ ${step.output}`;
-    });
+    }
+}
+
+/// The page of steps before step `first`, then the timeline again.
+async function loadEarlier(first, key) {
+    try {
+        const page = await call("GET", `api/steps?from=${Math.max(0, first - 500)}`);
+        if (known.key !== key || `${page.loads}:${page.timeline}` !== key) return refresh();
+        page.steps.forEach((step, i) => known.steps.set(page.from + i, step));
+        showTimeline(state);
+    } catch (e) {
+        say(e.message);
+    }
 }
 
 /// [step, from, to, outputs, effects, timers fired] of a step.
