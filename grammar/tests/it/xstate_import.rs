@@ -212,3 +212,335 @@ proptest! {
         assert_xstate_round_trip(&text, &text);
     }
 }
+
+/// The diagnostics of importing `text`, `severity place: message` each.
+fn import_problems(text: &str) -> Vec<String> {
+    let diagnostics = match from_xstate(text) {
+        Ok(imported) => imported.diagnostics,
+        Err(diagnostics) => diagnostics,
+    };
+    diagnostics
+        .iter()
+        .map(|d| format!("{} {d}", if d.is_error() { "error" } else { "warning" }))
+        .collect()
+}
+
+/// A door whose `closed` state has `closed_extra` members and whose
+/// `open` transition is `open`.
+fn door(closed_extra: &str, open: &str) -> String {
+    format!(
+        r##"{{
+  "id": "door",
+  "initial": "closed",
+  "states": {{
+    "closed": {{{closed_extra}"on": {{"open": {open}}}}},
+    "opened": {{"on": {{"close": "closed"}}}}
+  }}
+}}"##
+    )
+}
+
+#[test]
+fn a_hand_written_config_imports() {
+    let config = r##"{
+  "id": "player",
+  "description": "A media player.",
+  "initial": "stopped",
+  "states": {
+    "stopped": {"on": {"play": {"target": "playing", "actions": ["load", {"type": "emit", "params": {"output": "started"}}]}}},
+    "playing": {
+      "id": "on_air",
+      "initial": "normal",
+      "entry": [{"type": "emit", "params": {"output": "lamp_on"}}],
+      "exit": "unload",
+      "states": {
+        "normal": {"on": {"fast": "fast"}, "after": {"1500": {"target": "#player.playing.fast", "guard": "auto_fast"}}},
+        "fast": {"on": {"slow": "normal"}},
+        "hist": {"type": "history", "history": "deep"}
+      },
+      "on": {
+        "pause": [{"target": "paused", "guard": {"type": "can_pause"}, "description": "Only when allowed."}, {"target": "#player.stopped"}]
+      },
+      "always": {"target": "stopped", "guard": "ended && !looping"}
+    },
+    "paused": {"on": {"resume": "#on_air.hist", "stop": "stopped"}},
+    "done": {"type": "final"}
+  },
+  "on": {"eject": ".done"}
+}"##;
+    let imported = from_xstate(config).unwrap_or_else(|d| panic!("{}", render("player.json", &d)));
+    assert_eq!(
+        imported.source,
+        "/// A media player.
+machine player {
+    context Context;
+
+    initial state stopped {
+        on play -> playing do load emit started;
+    }
+
+    state playing {
+        enter emit lamp_on;
+        exit do unload;
+        /// Only when allowed.
+        on pause [can_pause] -> paused;
+        on pause -> stopped;
+        always [ended && !looping] -> stopped;
+        initial state normal {
+            on fast -> fast;
+            after 1500ms [auto_fast] -> fast;
+        }
+        state fast {
+            on slow -> normal;
+        }
+    }
+
+    state paused {
+        on resume -> playing.deep_history;
+        on stop -> stopped;
+    }
+
+    terminal state done;
+
+    any {
+        on eject -> done;
+    }
+}
+"
+    );
+    assert_eq!(
+        import_problems(config),
+        ["warning $.states.stopped.on.play.actions[0]: effects and named delays need a context type, which an XState config does not hold; the machine is imported with `context Context;`"]
+    );
+}
+
+#[test]
+fn what_fsmc_cannot_express_is_refused_where_it_is() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            r#""invoke": {"src": "fetch"}, "#,
+            r#""opened""#,
+            "error $.states.closed.invoke: `invoke` is not supported by fsmc",
+        ),
+        (
+            "",
+            r#"{"target": "opened", "actions": {"type": "xstate.assign", "assignment": {}}}"#,
+            "error $.states.closed.on.open.actions: the built-in action `xstate.assign` is not supported by fsmc",
+        ),
+        (
+            "",
+            r#"{"target": "opened", "actions": [{"type": "xstate.raise"}]}"#,
+            "error $.states.closed.on.open.actions[0]: the built-in action `xstate.raise` is not supported by fsmc",
+        ),
+        (
+            "",
+            r#"{"target": "opened", "guard": {"type": "xstate.and", "guards": ["a", "b"]}}"#,
+            "error $.states.closed.on.open.guard: the built-in guard `xstate.and` is not supported by fsmc",
+        ),
+        (
+            "",
+            r#"{"target": ["opened", "closed"]}"#,
+            "error $.states.closed.on.open.target: the transition has 2 targets",
+        ),
+        (
+            "",
+            r#""opend""#,
+            "error $.states.closed.on.open: unknown target `opend`",
+        ),
+        (
+            "",
+            r##""#door.nowhere""##,
+            "error $.states.closed.on.open: unknown target `#door.nowhere`",
+        ),
+        (
+            r#""type": "parallal", "#,
+            r#""opened""#,
+            "error $.states.closed.type: unknown state type `parallal`",
+        ),
+        (
+            r#""after": {"1.5": "opened"}, "#,
+            r#""opened""#,
+            "error $.states.closed.after[\"1.5\"]: delay `1.5` is not a whole number of milliseconds",
+        ),
+        (
+            r#""on": {"*": "opened"}, "#,
+            r#""opened""#,
+            "error $.states.closed.on: `on` is given more than once in this object",
+        ),
+        (
+            "",
+            r#"{"target": "opened", "actions": [{"type": "emit", "params": {"event": "x"}}]}"#,
+            "error $.states.closed.on.open.actions[0]: an `emit` action without `params.output`",
+        ),
+        (
+            "",
+            "42",
+            "error $.states.closed.on.open: expected a target or a transition object, found a number",
+        ),
+    ];
+    for (extra, open, expected) in cases {
+        let problems = import_problems(&door(extra, open));
+        assert!(
+            problems.iter().any(|p| p == expected),
+            "{extra} {open}: expected `{expected}` in {problems:#?}"
+        );
+        assert!(from_xstate(&door(extra, open)).is_err(), "{extra} {open}");
+    }
+    let wildcard = door("", r#""opened""#).replace(r#""close": "closed""#, r#""*": "closed""#);
+    assert_eq!(
+        import_problems(&wildcard),
+        ["error $.states.opened.on[\"*\"]: event `*` is a wildcard"]
+    );
+    let root = door("", r#""opened""#).replace(
+        r#""initial": "closed","#,
+        r#""initial": "closed", "on": {"reset": "closed"},"#,
+    );
+    assert_eq!(
+        import_problems(&root),
+        ["error $.on.reset: target `closed` is not valid from the machine's root; did you mean `.closed`?"]
+    );
+    let parallel = door("", r#""opened""#).replace(r#""initial": "closed","#, r#""type": "parallel","#);
+    let problems = import_problems(&parallel);
+    assert!(
+        problems.contains(&"error $.type: a parallel machine is not supported by fsmc".to_string()),
+        "{problems:#?}"
+    );
+}
+
+#[test]
+fn what_fsmc_has_no_place_for_is_reported_and_skipped() {
+    let config = r##"{
+  "id": "door",
+  "version": "2",
+  "context": {"count": 0},
+  "initial": "closed",
+  "states": {
+    "closed": {
+      "tags": ["resting"],
+      "meta": {"x": 1},
+      "on": {"open": {"target": "opened", "guard": {"type": "allowed", "params": {"who": "me"}}, "actions": [{"type": "log_it", "params": {"level": 1}}], "meta": {}}}
+    },
+    "opened": {"on": {"close": {"target": "closed", "actions": {"type": "emit", "params": {"output": "closing", "extra": true}}}}}
+  }
+}"##;
+    let imported = from_xstate(config).unwrap_or_else(|d| panic!("{}", render("door.json", &d)));
+    assert!(
+        imported.source.contains("on open [allowed] -> opened do log_it;"),
+        "{}",
+        imported.source
+    );
+    assert!(
+        imported.source.contains("on close -> closed emit closing;"),
+        "{}",
+        imported.source
+    );
+    assert_eq!(
+        import_problems(config),
+        [
+            "warning $.context: the `context` values are not imported",
+            "warning $.version: the machine's `version` is not imported",
+            "warning $.states.closed.tags: field `tags` of state `closed` is not imported",
+            "warning $.states.closed.meta: field `meta` of state `closed` is not imported",
+            "warning $.states.closed.on.open.meta: field `meta` of a transition is not imported",
+            "warning $.states.closed.on.open.guard.params: the `params` of this guard are not imported",
+            "warning $.states.closed.on.open.actions[0].params: the `params` of action `log_it` are not imported",
+            "warning $.states.opened.on.close.actions.params.extra: parameter `extra` of an `emit` is not imported",
+            "warning $.states.closed.on.open.actions[0]: effects and named delays need a context type, which an XState config does not hold; the machine is imported with `context Context;`",
+        ]
+    );
+}
+
+#[test]
+fn reentering_that_differs_from_fsmc_is_reported() {
+    let config = r##"{
+  "id": "m",
+  "initial": "outer",
+  "states": {
+    "outer": {
+      "initial": "inner",
+      "on": {"reset": {"target": ".inner", "reenter": true}, "again": "outer"},
+      "states": {"inner": {"on": {"up": {"target": "#m.outer", "reenter": true}}}}
+    }
+  }
+}"##;
+    assert_eq!(
+        import_problems(config),
+        [
+            "warning $.states.outer.on.reset.target: this transition from `outer` to `inner` inside it with `reenter: true` is imported as one that stays in `outer`",
+            "warning $.states.outer.on.again: this transition from `outer` to `outer` without `reenter: true` is imported as one that exits and re-enters `outer`",
+            "warning $.states.outer.states.inner: state `inner` has no transition to another state",
+        ]
+    );
+}
+
+#[test]
+fn check_diagnostics_point_into_the_config() {
+    // A state nobody reaches, and an `always` loop: the `.fsm` checks'
+    // diagnostics, at the config's paths.
+    let config = door("", r#""opened""#).replace(
+        r#""opened": {"on": {"close": "closed"}}"#,
+        r#""opened": {"on": {"close": "closed"}}, "lost": {"on": {"go": {"target": "opened", "guard": "g"}}}"#,
+    );
+    let problems = import_problems(&config);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p
+                == "warning $.states.lost: state `lost` cannot be reached from the initial state `closed`"),
+        "{problems:#?}"
+    );
+    let guard = door("", r#"{"target": "opened", "guard": "a &&"}"#);
+    let problems = import_problems(&guard);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("error $.states.closed.on.open.guard: invalid guard `a &&`")),
+        "{problems:#?}"
+    );
+}
+
+#[test]
+fn bad_input_is_an_error_never_a_panic() {
+    assert_eq!(
+        import_problems("{\"id\": "),
+        ["error $: invalid JSON: EOF while parsing a value at line 1 column 7"]
+    );
+    assert_eq!(
+        import_problems("[]"),
+        ["error $: expected an XState machine config (an object), found an array"]
+    );
+    assert_eq!(
+        import_problems(r#"{"id": 1, "initial": [], "states": "x"}"#),
+        [
+            "error $.id: expected a string, found a number",
+            "error $.states: expected an object of states, found a string",
+            "error $.initial: expected a string, found an array",
+        ]
+    );
+    // States nested deeper than fsmc allows.
+    let depth = fsm_grammar::MAX_STATE_DEPTH + 1;
+    let mut states = String::from("{}");
+    for i in (0..depth).rev() {
+        states = format!(r#"{{"s{i}": {{"initial": "s{}", "states": {states}}}}}"#, i + 1);
+    }
+    let deep = format!(r#"{{"id": "m", "initial": "s0", "states": {states}}}"#);
+    let problems = import_problems(&deep);
+    assert!(
+        problems.iter().any(|p| p.contains(&format!(
+            "state `s{}` is nested more than {} levels deep",
+            depth - 1,
+            depth - 1
+        ))),
+        "{problems:#?}"
+    );
+    // Far deeper than the JSON reader keeps: still one clear error.
+    let n = 100_000;
+    let text = format!(
+        r#"{{"id": "m", "initial": "a", "states": {{"a": {{"on": {{"x": {}{}}}}}}}}}"#,
+        "[".repeat(n),
+        "]".repeat(n)
+    );
+    let problems = import_problems(&text);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(problems[0].starts_with("error $.states.a.on.x"), "{problems:#?}");
+}
