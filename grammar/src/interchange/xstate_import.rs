@@ -386,7 +386,7 @@ impl<'v> Reader<'v> {
             self.warning(
                 &path.key("version"),
                 "the machine's `version` is not imported".into(),
-                "a `.fsm` machine has no version; its fingerprint (`fsmc fingerprint`) tells versions apart",
+                "a `.fsm` machine has no version; its fingerprint, which changes with its behaviour, tells versions apart",
             );
         }
         match get("initial") {
