@@ -121,8 +121,15 @@ struct Node<'v> {
 struct Reader<'v> {
     /// Node 0 is the machine.
     nodes: Vec<Node<'v>>,
-    /// State ids (`Machine.a.b`, and the `id`s the config gives) to nodes.
+    /// The machine's id: a state's default id is it and the state's path,
+    /// `Machine.a.b`.
+    machine_id: String,
+    /// The `id`s the config gives state nodes, and the machine's, to nodes.
+    /// Default ids are not kept (they would repeat every ancestor's key):
+    /// they are walked.
     ids: HashMap<String, usize>,
+    /// Each node's children by key.
+    children: HashMap<(usize, String), usize>,
     /// Paths of the fsmc document to the config's paths they came from.
     locations: HashMap<String, String>,
     problems: Vec<Problem>,
@@ -257,9 +264,10 @@ impl<'v> Reader<'v> {
             children: Vec::new(),
             history: None,
         });
+        self.machine_id = machine_id.to_string();
         self.ids.insert(machine_id.to_string(), 0);
-        let mut stack: Vec<(usize, String, usize)> = vec![(0, machine_id.to_string(), 0)];
-        while let Some((index, id, depth)) = stack.pop() {
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        while let Some((index, depth)) = stack.pop() {
             let JsonValue::Object(fields) = self.nodes[index].value else {
                 continue;
             };
@@ -294,8 +302,7 @@ impl<'v> Reader<'v> {
                     }
                     _ => None,
                 };
-                let child_id = format!("{id}.{key}");
-                self.ids.entry(child_id.clone()).or_insert(child);
+                self.children.insert((index, key.to_string()), child);
                 if let JsonValue::Object(f) = value {
                     if let Some((_, JsonValue::String(custom))) = f.iter().find(|(k, _)| k == "id") {
                         if let Some(&other) = self.ids.get(custom.as_str()) {
@@ -321,7 +328,7 @@ impl<'v> Reader<'v> {
                     history,
                 });
                 self.nodes[index].children.push(child);
-                stack.push((child, child_id, depth + 1));
+                stack.push((child, depth + 1));
             }
         }
     }
@@ -404,7 +411,7 @@ impl<'v> Reader<'v> {
         }
         // Top-level final states end the machine: fsmc's terminal states.
         let mut terminals = Vec::new();
-        for (i, &child) in self.nodes[0].children.clone().iter().enumerate() {
+        for &child in &self.nodes[0].children.clone() {
             let node = &self.nodes[child];
             if let JsonValue::Object(f) = node.value {
                 if f.iter()
@@ -416,7 +423,6 @@ impl<'v> Reader<'v> {
                     self.locate(&fsmc, &at);
                 }
             }
-            let _ = i;
         }
         members.push((
             "terminal_states".into(),
@@ -429,7 +435,7 @@ impl<'v> Reader<'v> {
                 "list the states: `\"states\": {\"idle\": {}}`",
             );
         }
-        let states = self.states(0, &path.key("states"), true);
+        let states = self.states(0, &path.key("states"));
         members.push(("states".into(), states));
         if let Some(on) = get("on") {
             if let Some(any) = self.on(on, &path.key("on"), 0, &path.key("any")) {
@@ -474,7 +480,7 @@ impl<'v> Reader<'v> {
 
     /// The `states` object of fsmc's document for node `parent`'s children,
     /// history nodes left out (transitions name them by their state).
-    fn states(&mut self, parent: usize, fsmc_path: &JsonPath, _top: bool) -> JsonValue {
+    fn states(&mut self, parent: usize, fsmc_path: &JsonPath) -> JsonValue {
         let children = self.nodes[parent].children.clone();
         let mut values = Vec::new();
         for child in children {
@@ -651,7 +657,7 @@ impl<'v> Reader<'v> {
             .iter()
             .any(|&c| self.nodes[c].history.is_none())
         {
-            let states = self.states(index, &fsmc.key("states"), false);
+            let states = self.states(index, &fsmc.key("states"));
             self.locate(&fsmc.key("states"), &path.key("states"));
             members.push(("states".into(), states));
         } else {
@@ -1029,17 +1035,19 @@ impl<'v> Reader<'v> {
                 if key.is_empty() {
                     continue;
                 }
-                at = self.nodes[at]
-                    .children
-                    .iter()
-                    .copied()
-                    .find(|&c| self.nodes[c].key == key)
-                    .ok_or_else(unknown)?;
+                at = *self.children.get(&(at, key.to_string())).ok_or_else(unknown)?;
             }
             Ok(at)
         };
         if let Some(id) = text.strip_prefix('#') {
             if let Some(&node) = self.ids.get(id) {
+                return Ok(node);
+            }
+            // A default id: the machine's id and a path.
+            let in_machine = id
+                .strip_prefix(self.machine_id.as_str())
+                .and_then(|rest| rest.strip_prefix('.'));
+            if let Some(Ok(node)) = in_machine.map(|path| walk(0, path)) {
                 return Ok(node);
             }
             let (first, rest) = id.split_once('.').unwrap_or((id, ""));
