@@ -174,7 +174,8 @@ const STATE_FIELDS: &[&str] = &[
     "entry",
     "exit",
 ];
-const HISTORY_FIELDS: &[&str] = &["id", "description", "type", "history", "target"];
+/// A history node's fields; its `description` has no place in fsmc.
+const HISTORY_FIELDS: &[&str] = &["id", "type", "history", "target"];
 const TRANSITION_FIELDS: &[&str] = &["target", "guard", "actions", "description", "reenter"];
 
 impl<'v> Reader<'v> {

@@ -256,7 +256,7 @@ fn a_hand_written_config_imports() {
       "states": {
         "normal": {"on": {"fast": "fast"}, "after": {"1500": {"target": "#player.playing.fast", "guard": "auto_fast"}}},
         "fast": {"on": {"slow": "normal"}},
-        "hist": {"type": "history", "history": "deep"}
+        "hist": {"type": "history", "history": "deep", "description": "Where it was."}
       },
       "on": {
         "pause": [{"target": "paused", "guard": {"type": "can_pause"}, "description": "Only when allowed."}, {"target": "#player.stopped"}]
@@ -310,7 +310,10 @@ machine player {
     );
     assert_eq!(
         import_problems(config),
-        ["warning $.states.stopped.on.play.actions[0]: effects and named delays need a context type, which an XState config does not hold; the machine is imported with `context Context;`"]
+        [
+            "warning $.states.playing.states.hist.description: field `description` of history `hist` is not imported",
+            "warning $.states.stopped.on.play.actions[0]: effects and named delays need a context type, which an XState config does not hold; the machine is imported with `context Context;`",
+        ]
     );
 }
 
