@@ -126,3 +126,43 @@ fn one_long_name_is_not_copied_over_and_over() {
     let check = peak_ratio(fsm.len(), || !fsm_grammar::check(&fsm).has_errors());
     assert!(check < 8.0, "check peaks at {check:.1}× its input");
 }
+
+#[test]
+fn xstate_configs_import_in_proportion() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // A chain of states.
+    let n = 20_000;
+    let mut config = String::from(r#"{"id": "Chain", "initial": "s0", "states": {"#);
+    for i in 0..n - 1 {
+        let _ = write!(config, r#""s{i}": {{"on": {{"next": "s{}"}}}}, "#, i + 1);
+    }
+    let _ = write!(config, r#""s{}": {{"type": "final"}}}}}}"#, n - 1);
+    let import = peak_ratio(config.len(), || {
+        fsm_grammar::interchange::from_xstate(&config).is_ok()
+    });
+    // About 100×: a config is terser than the JSON document it becomes
+    // (`"next": "s1"` for `"next": {"to": "s1"}`), and while it is read the
+    // config, its state nodes, the document and where each of its paths
+    // came from are alive together.
+    assert!(
+        import < 120.0,
+        "the XState import peaks at {import:.1}× its input"
+    );
+    // A state with a long key and many children: a child's id
+    // (`Big.<key>.c7`) holds the key, and is not built for each.
+    let key = "k".repeat(100_000);
+    let mut config =
+        format!(r#"{{"id": "Big", "initial": "{key}", "states": {{"{key}": {{"initial": "c0", "states": {{"#);
+    drop(key);
+    let children = 200;
+    for i in 0..children {
+        let next = (i + 1) % children;
+        let comma = if i + 1 < children { ", " } else { "" };
+        let _ = write!(config, r#""c{i}": {{"on": {{"next": "c{next}"}}}}{comma}"#);
+    }
+    config.push_str("}}}}");
+    let import = peak_ratio(config.len(), || {
+        fsm_grammar::interchange::from_xstate(&config).is_ok()
+    });
+    assert!(import < 12.0, "the XState import peaks at {import:.1}× its input");
+}

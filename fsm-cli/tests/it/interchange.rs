@@ -454,3 +454,67 @@ fn scxml_and_xstate_need_one_machine() {
             .expect(0);
     }
 }
+
+const DOOR: &str = "/// A door.
+machine Door {
+    initial state closed {
+        on open -> opened emit creak;
+        on lock [has_key] -> locked;
+    }
+
+    state opened {
+        on close -> closed;
+        after 30s -> closed;
+    }
+
+    state locked {
+        on unlock -> closed;
+    }
+}
+";
+
+#[test]
+fn xstate_export_and_import_give_back_the_same_machine() {
+    let dir = Scratch::new();
+    dir.write("door.fsm", DOOR);
+    let run = dir
+        .fsmc(&["export", "--format", "xstate", "door.fsm", "-o", "door.json"])
+        .expect(0);
+    assert_eq!(run.stderr(), "");
+    // Told from fsmc's JSON by its content; `--format` says it too.
+    let run = dir.fsmc(&["import", "door.json", "-o", "back.fsm"]).expect(0);
+    assert_eq!(run.stderr(), "");
+    assert_eq!(dir.read("back.fsm"), DOOR);
+    dir.write("door.txt", &dir.read("door.json"));
+    assert_eq!(
+        dir.fsmc(&["import", "--format", "xstate", "door.txt"])
+            .expect(0)
+            .stdout(),
+        DOOR
+    );
+    // fsmc's own JSON is still read as such.
+    let json = dir.fsmc(&["export", "door.fsm"]).expect(0).stdout();
+    dir.write("door-fsmc.json", &json);
+    assert_eq!(dir.fsmc(&["import", "door-fsmc.json"]).expect(0).stdout(), DOOR);
+}
+
+#[test]
+fn import_refuses_xstate_it_cannot_express_at_its_json_path() {
+    let dir = Scratch::new();
+    dir.write(
+        "door.json",
+        r#"{"id": "door", "initial": "closed", "context": {"n": 0}, "states": {"closed": {"invoke": {"src": "fetch"}, "on": {"open": "opend"}}, "opened": {}}}"#,
+    );
+    let run = dir.fsmc(&["import", "door.json", "-o", "door.fsm"]).expect(1);
+    assert_eq!(
+        run.stderr(),
+        "warning: the `context` values are not imported\n  --> door.json: $.context\n  \
+         help: an fsmc machine holds no data: the program owns the context, whose type the .fsm file names with `context Type;`\n\n\
+         error: `invoke` is not supported by fsmc\n  --> door.json: $.states.closed.invoke\n  \
+         help: fsmc machines invoke nothing; run the actor, promise or callback from the program, and fire its results as actions\n\n\
+         error: unknown target `opend`\n  --> door.json: $.states.closed.on.open\n  \
+         help: targets are state ids (`#Machine.parent.child`), the names of sibling states, or `.child` for a state's own children\n\n\
+         error: `door.json` has 2 errors; nothing imported\n"
+    );
+    assert!(!dir.exists("door.fsm"));
+}

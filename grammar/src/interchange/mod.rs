@@ -7,8 +7,8 @@
 //!   another tool) and returns the equivalent `.fsm` source in canonical
 //!   form, or diagnostics located by JSON path.
 //! - [`to_scxml`] / [`from_scxml`] do the same with W3C SCXML, and
-//!   [`to_xstate`] writes an XState v5 machine config; each export reports
-//!   what the format cannot hold ([`Exported::warnings`]).
+//!   [`to_xstate`] / [`from_xstate`] an XState v5 machine config; each
+//!   export reports what the format cannot hold ([`Exported::warnings`]).
 //!
 //! The round trip `.fsm` → JSON → `.fsm` keeps the model: the same
 //! [`Machine::canonical`](crate::model::Machine::canonical) text and so the
@@ -22,12 +22,14 @@ mod json_value;
 mod lossy;
 mod scxml;
 mod xstate;
+mod xstate_import;
 
 pub use export::{model_to_json, to_json};
 pub use import::{from_json, render, ImportDiagnostic, Imported};
 pub use lossy::{ExportWarning, Exported};
 pub use scxml::{from_scxml, to_scxml, FSM_NS, SCXML_NS};
 pub use xstate::to_xstate;
+pub use xstate_import::{from_xstate, looks_like_xstate};
 
 /// The version of the JSON format that [`to_json`] writes in `version`.
 /// [`from_json`] reads every `1.x` version.

@@ -9,3 +9,4 @@ mod hostile;
 mod interchange;
 mod scxml;
 mod xstate;
+mod xstate_import;
