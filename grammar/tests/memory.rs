@@ -148,13 +148,15 @@ fn xstate_configs_import_in_proportion() {
         import < 120.0,
         "the XState import peaks at {import:.1}× its input"
     );
-    // A state with a long key and many children: a child's id
-    // (`Big.<key>.c7`) holds the key, and is not built for each.
-    let key = "k".repeat(100_000);
+    // A state with a 1 MB key and 2,000 children: a child's id
+    // (`Big.<key>.c7`) holds the key, and is not built for each; nor is
+    // the key read again each time a child's path is written (its path
+    // segment knows whether it is an identifier: this took 6 minutes).
+    let key = "k".repeat(1_000_000);
     let mut config =
         format!(r#"{{"id": "Big", "initial": "{key}", "states": {{"{key}": {{"initial": "c0", "states": {{"#);
     drop(key);
-    let children = 200;
+    let children = 2_000;
     for i in 0..children {
         let next = (i + 1) % children;
         let comma = if i + 1 < children { ", " } else { "" };

@@ -21,7 +21,9 @@ struct Node {
 
 #[derive(Debug, PartialEq, Eq)]
 enum Segment {
-    Key(Box<str>),
+    /// A key, and whether it is an identifier (written after a dot): found
+    /// once, as a key may be long and its path written many times.
+    Key(Box<str>, bool),
     Index(usize),
 }
 
@@ -33,7 +35,7 @@ impl JsonPath {
 
     /// This path followed by the member `key`.
     pub(crate) fn key(&self, key: &str) -> JsonPath {
-        self.then(Segment::Key(key.into()))
+        self.then(Segment::Key(key.into(), is_plain(key)))
     }
 
     /// This path followed by the element `index`.
@@ -71,8 +73,10 @@ impl fmt::Display for JsonPath {
         f.write_str("$")?;
         for segment in self.segments() {
             match segment {
-                Segment::Key(key) if is_plain(key) => write!(f, ".{}", crate::elide::name(key))?,
-                Segment::Key(key) => write!(f, "[{}]", serde_json::Value::from(&*crate::elide::name(key)))?,
+                Segment::Key(key, true) => write!(f, ".{}", crate::elide::name(key))?,
+                Segment::Key(key, false) => {
+                    write!(f, "[{}]", serde_json::Value::from(&*crate::elide::name(key)))?
+                }
                 Segment::Index(i) => write!(f, "[{i}]")?,
             }
         }
