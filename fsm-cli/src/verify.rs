@@ -127,7 +127,8 @@ pub fn run(args: &VerifyArgs) -> Exit {
         for text in formulas {
             match Formula::parse(machine, text) {
                 Ok(formula) => {
-                    if let Some(value) = formula.constant(machine) {
+                    let constant = formula.constant(machine);
+                    if let Some(value) = constant.filter(|&v| kind.holds_when_constant(v).is_some()) {
                         console::stderr(&fsm_grammar::elide(format!(
                             "warning: `{text}` is {value} in every configuration of `{}`, \
                              so `--{} {text}` says nothing about its steps\n",

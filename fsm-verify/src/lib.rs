@@ -93,23 +93,30 @@ pub struct Step {
     pub leaves: Vec<StateId>,
 }
 
-/// A path from the start, replayed on the dynamic engine.
+/// A path from the start, replayed on the dynamic engine; a lasso when it
+/// ends in a cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Path {
     /// The active leaves at the start.
     pub start: Vec<StateId>,
     /// The steps.
     pub steps: Vec<Step>,
+    /// For a lasso: the index in `steps` where the cycle begins. After the
+    /// last step the machine is in the very stored state (configuration,
+    /// history, remaining time of each timer) it was in before that step,
+    /// so `steps[cycle..]` repeat forever.
+    pub cycle: Option<usize>,
 }
 
 /// The verdict on one property.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The property holds (`never`, `recoverable`).
+    /// The property holds (`never`, `recoverable`, `escapable`).
     Holds,
     /// A shortest path to a configuration that breaks it: one satisfying a
     /// `never` formula, or one from which a `recoverable` formula cannot be
-    /// reached.
+    /// reached. For `escapable`, a lasso: a shortest path into a loop of
+    /// death, then the cycle of timer steps it repeats forever.
     Violated(Path),
     /// A shortest path to a configuration satisfying a `reachable` formula.
     Reached(Path),

@@ -524,14 +524,21 @@ pub enum PropertyKind {
     /// `recoverable F`: from every reachable configuration, some path
     /// reaches one satisfying `F` (CTL `AG EF F`).
     Recoverable,
+    /// `escapable F`: no loop of death inside `F`. From every reachable
+    /// configuration, some path leaves `F` or comes to rest (no timer
+    /// armed: the machine waits for an event); a state where a timer is
+    /// always armed and `F` always holds, whatever happens, is a loop of
+    /// death.
+    Escapable,
 }
 
 impl PropertyKind {
     /// Every kind, in the order `fsmc verify` lists them.
-    pub const ALL: [PropertyKind; 3] = [
+    pub const ALL: [PropertyKind; 4] = [
         PropertyKind::Never,
         PropertyKind::Reachable,
         PropertyKind::Recoverable,
+        PropertyKind::Escapable,
     ];
 
     /// The keyword.
@@ -540,6 +547,20 @@ impl PropertyKind {
             PropertyKind::Never => "never",
             PropertyKind::Reachable => "reachable",
             PropertyKind::Recoverable => "recoverable",
+            PropertyKind::Escapable => "escapable",
+        }
+    }
+
+    /// Whether a property of this kind holds when its formula has `value`
+    /// in every configuration, whatever the machine does; `None` when it
+    /// still depends on the machine's steps (`escapable` of a formula
+    /// always true asks about the whole machine).
+    pub fn holds_when_constant(self, value: bool) -> Option<bool> {
+        match (self, value) {
+            (PropertyKind::Never, v) => Some(!v),
+            (PropertyKind::Reachable | PropertyKind::Recoverable, v) => Some(v),
+            (PropertyKind::Escapable, false) => Some(true),
+            (PropertyKind::Escapable, true) => None,
         }
     }
 

@@ -74,6 +74,11 @@ fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
             "A property `fsmc verify` checks: from every configuration the machine can reach, some path reaches one \
              satisfying the formula (\"it can always get back\")."
         }
+        Keyword::Property(PropertyKind::Escapable) => {
+            "A property `fsmc verify` checks: no loop of death while the formula holds. From every configuration the \
+             machine can reach, some path leaves the formula or comes to rest (no timer armed, waiting for an event); \
+             a cycle of timer steps that no event and no guard can leave is reported as a lasso."
+        }
         Keyword::Terminal => "In a property's formula, `terminal` holds when some active leaf is a terminal state.",
     });
     let Some(m) = m else { return out };

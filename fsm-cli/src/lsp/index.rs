@@ -114,7 +114,8 @@ pub enum Keyword {
     Eventless(EventlessKind),
     /// The `in` of `in(S)` in a guard or a property's formula.
     In,
-    /// The kind of a property: `never`, `reachable`, `recoverable`.
+    /// The kind of a property: `never`, `reachable`, `recoverable`,
+    /// `escapable`.
     Property(PropertyKind),
     /// `terminal` in a property's formula.
     Terminal,

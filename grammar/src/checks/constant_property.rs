@@ -6,11 +6,14 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::{Formula, Machine, PropertyKind};
+use crate::model::{Formula, Machine};
 
 pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
     for p in &m.properties {
         let Some(value) = p.formula.constant(m) else {
+            continue;
+        };
+        let Some(holds) = p.kind.holds_when_constant(value) else {
             continue;
         };
         sink.push(
@@ -23,7 +26,7 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
                     p.formula.display(m),
                     m.name,
                     p.kind.keyword(),
-                    verdict(p.kind, value)
+                    verdict(holds)
                 ),
                 format!("always {value}"),
                 help(&p.formula),
@@ -33,14 +36,11 @@ pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
 }
 
 /// What the property then says, whatever the machine does.
-fn verdict(kind: PropertyKind, value: bool) -> &'static str {
-    match (kind, value) {
-        (PropertyKind::Never, false) | (PropertyKind::Reachable | PropertyKind::Recoverable, true) => {
-            "holds whatever the machine does"
-        }
-        (PropertyKind::Never, true) | (PropertyKind::Reachable | PropertyKind::Recoverable, false) => {
-            "fails whatever the machine does"
-        }
+fn verdict(holds: bool) -> &'static str {
+    if holds {
+        "holds whatever the machine does"
+    } else {
+        "fails whatever the machine does"
     }
 }
 

@@ -702,7 +702,7 @@ impl Reader<'_> {
                     self.sink.error(
                         &path,
                         "missing field `kind`",
-                        "say what the property asks: `\"kind\": \"never\"`, `\"reachable\"` or `\"recoverable\"`",
+                        "say what the property asks: `\"kind\": \"never\"`, `\"reachable\"`, `\"recoverable\"` or `\"escapable\"`",
                     );
                     None
                 }
@@ -714,7 +714,7 @@ impl Reader<'_> {
                             self.sink.error(
                                 &kind_path,
                                 format!("unknown kind of property `{text}`"),
-                                "the kinds are `never`, `reachable` and `recoverable`",
+                                "the kinds are `never`, `reachable`, `recoverable` and `escapable`",
                             );
                         }
                         kind

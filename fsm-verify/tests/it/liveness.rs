@@ -1,0 +1,336 @@
+//! Loops of death (`escapable F`): machines with planted loops and ones
+//! without, each with its known verdict; the lassos reported; and random
+//! machines whose verdicts an explorer written here, independently of the
+//! search, decides too.
+
+use fsm_grammar::model::Machine;
+use fsm_verify::{verify, Formula, Kind, Move, Options, Path, Property, Verdict};
+
+fn machine(text: &str) -> Machine {
+    let checked = fsm_grammar::check(text);
+    assert!(!checked.has_errors(), "{text}");
+    checked.into_model().expect("a model").machines.remove(0)
+}
+
+fn verdict(m: &Machine, kind: Kind, formula: &str) -> Verdict {
+    let formula = Formula::parse(m, formula).expect("a formula");
+    let report = verify(m, &[Property { kind, formula }], &Options::default()).expect("searchable");
+    report.verdicts.into_iter().next().expect("one verdict")
+}
+
+/// A lasso as `a b [c d]`: its moves, the cycle in brackets.
+fn lasso(m: &Machine, path: &Path) -> String {
+    let mut words = Vec::new();
+    for (n, s) in path.steps.iter().enumerate() {
+        let word = match s.mv {
+            Move::Fire(a) => m.actions[a.index()].name.clone(),
+            Move::Advance => format!("advance {}", s.outcome.advanced),
+        };
+        let open = if path.cycle == Some(n) { "[" } else { "" };
+        words.push(format!("{open}{word}"));
+    }
+    let close = if path.cycle.is_some() { "]" } else { "" };
+    format!("{}{close}", words.join(", "))
+}
+
+fn violated(m: &Machine, kind: Kind, formula: &str) -> String {
+    match verdict(m, kind, formula) {
+        Verdict::Violated(path) => lasso(m, &path),
+        other => panic!("`{formula}` is not violated: {other:?}"),
+    }
+}
+
+#[test]
+fn a_retry_loop_with_no_way_out_is_a_loop_of_death() {
+    let m = machine(
+        "machine M {
+            initial state idle { on start -> retrying; }
+            state retrying { after 1s -> retrying; }
+            terminal state done;
+        }",
+    );
+    assert_eq!(violated(&m, Kind::Escapable, "!terminal"), "start, [advance 1000]");
+    // Inside `idle` alone there is no loop.
+    assert_eq!(verdict(&m, Kind::Escapable, "in(idle)"), Verdict::Holds);
+}
+
+#[test]
+fn a_guarded_exit_is_a_way_out_as_guards_are_free() {
+    let m = machine(
+        "machine M {
+            guard gave_up;
+            initial state retrying {
+                after 1s [gave_up] priority 1 -> failed;
+                after 1s -> retrying;
+            }
+            terminal state failed;
+        }",
+    );
+    assert_eq!(verdict(&m, Kind::Escapable, "!terminal"), Verdict::Holds);
+}
+
+#[test]
+fn an_event_that_ends_the_loop_is_a_way_out() {
+    let m = machine(
+        "machine M {
+            initial state retrying {
+                after 1s -> retrying;
+                on cancel -> idle;
+            }
+            state idle { on retry -> retrying; }
+        }",
+    );
+    assert_eq!(verdict(&m, Kind::Escapable, "!terminal"), Verdict::Holds);
+}
+
+#[test]
+fn events_that_keep_the_machine_in_the_loop_do_not_end_it() {
+    let m = machine(
+        "machine M {
+            initial state idle { on start -> waiting; }
+            state waiting {
+                after 2s -> polling;
+                on poke -> polling;
+            }
+            state polling {
+                after 1s -> waiting;
+                on status;
+            }
+        }",
+    );
+    assert_eq!(violated(&m, Kind::Escapable, "!terminal"), "start, [advance 2000, advance 1000]");
+    // The loop passes through `polling`, so it is not inside `in(polling)`.
+    assert_eq!(verdict(&m, Kind::Escapable, "in(polling)"), Verdict::Holds);
+}
+
+#[test]
+fn a_loop_of_death_inside_a_parallel_state() {
+    let m = machine(
+        "machine M {
+            initial parallel state both {
+                state beat {
+                    initial state tick { after 1s -> tock; }
+                    state tock { after 1s -> tick; }
+                }
+                state work {
+                    initial state busy { on finish -> over; }
+                    state over;
+                }
+            }
+        }",
+    );
+    assert_eq!(violated(&m, Kind::Escapable, "in(over)"), "finish, [advance 1000, advance 1000]");
+    // While `busy`, `finish` leaves it.
+    assert_eq!(verdict(&m, Kind::Escapable, "in(busy)"), Verdict::Holds);
+}
+
+#[test]
+fn the_agent_loop_and_the_research_run_have_no_loop_of_death() {
+    for file in ["agent_loop.fsm", "research/research.fsm"] {
+        let text = std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR")))
+            .expect("an example");
+        let m = machine(&text);
+        assert_eq!(verdict(&m, Kind::Escapable, "!terminal"), Verdict::Holds, "{file}");
+    }
+}
+
+#[test]
+fn without_its_exit_the_agent_loop_retries_forever() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/agent_loop.fsm"))
+        .expect("the agent loop");
+    // The backoff leads back to a state that waits for the LLM: no loop.
+    // Planted: the retry goes to `error` again on its own, and the turn can
+    // neither be cancelled, paused nor shut down.
+    let planted = text
+        .replace("after backoff -> calling_llm", "after backoff -> error")
+        .replace("on pause -> paused emit suspend_work;", "")
+        .replace("on cancel -> waiting_for_user_input do abandon_turn emit abort_work;\n\n", "\n")
+        .replace("on shutdown_requested -> shutting_down emit shutdown;", "");
+    let m = machine(&planted);
+    let found = violated(&m, Kind::Escapable, "in(working)");
+    assert_eq!(found, "user_input, llm_error, [advance 1000]");
+}
+
+// Random machines, decided twice: by the search, and by the explorer below.
+
+/// A flat machine: for each state, its transitions on actions (action,
+/// guarded, target) in trial order, and at most one timer (delay, guarded,
+/// target).
+struct Random {
+    terminal: Vec<bool>,
+    on: Vec<Vec<(usize, bool, usize)>>,
+    timer: Vec<Option<(u32, bool, usize)>>,
+    actions: usize,
+}
+
+/// A small deterministic generator (xorshift), so that a failure is
+/// reproducible from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+impl Random {
+    fn new(seed: u64) -> Random {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let states = 2 + rng.below(5);
+        let actions = 1 + rng.below(3);
+        let terminal: Vec<bool> = (0..states).map(|s| s > 0 && rng.below(5) == 0).collect();
+        let mut on = vec![Vec::new(); states];
+        let mut timer = vec![None; states];
+        for s in 0..states {
+            if terminal[s] {
+                continue;
+            }
+            // Per action, guarded candidates and at most one unguarded
+            // one, last: an earlier unguarded one would shadow the rest.
+            for a in 0..actions {
+                let count = rng.below(3);
+                for k in 0..count {
+                    let guarded = k + 1 < count || rng.below(2) == 0;
+                    on[s].push((a, guarded, rng.below(states)));
+                }
+            }
+            if rng.below(3) > 0 {
+                timer[s] = Some((100 * (1 + rng.below(3)) as u32, rng.below(3) == 0, rng.below(states)));
+            }
+        }
+        Random {
+            terminal,
+            on,
+            timer,
+            actions,
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::from("machine R {\n");
+        for a in 0..self.actions {
+            text += &format!("    action a{a};\n");
+        }
+        // Each guarded transition has a guard of its own: a guard is asked
+        // once per step, so two candidates of one guard are one answer.
+        let mut guards = 0;
+        let mut guard = |guarded: bool, text: &mut String| {
+            if !guarded {
+                return String::new();
+            }
+            guards += 1;
+            text.insert_str("machine R {\n".len(), &format!("    guard g{guards};\n"));
+            format!(" [g{guards}]")
+        };
+        for (s, &terminal) in self.terminal.iter().enumerate() {
+            let kind = match (s, terminal) {
+                (0, _) => "initial state",
+                (_, true) => "terminal state",
+                _ => "state",
+            };
+            text += &format!("    {kind} s{s} {{\n");
+            for &(a, guarded, t) in &self.on[s] {
+                let guard = guard(guarded, &mut text);
+                text += &format!("        on a{a}{guard} -> s{t};\n");
+            }
+            if let Some((delay, guarded, t)) = self.timer[s] {
+                let guard = guard(guarded, &mut text);
+                text += &format!("        after {delay}ms{guard} -> s{t};\n");
+            }
+            text += "    }\n";
+        }
+        text + "}\n"
+    }
+
+    /// The successors of (state, timer armed): on each action, the
+    /// candidates tried in order up to the first unguarded one, each
+    /// possibly taken; when every one can be refused, nothing changes (no
+    /// move). Taking a transition enters its target afresh, arming its
+    /// timer. On time passing, the armed timer fires: taken, or refused by
+    /// its guard (and then disarmed).
+    fn successors(&self, (s, armed): (usize, bool)) -> Vec<((usize, bool), bool)> {
+        let enter = |t: usize| (t, self.timer[t].is_some());
+        let mut out = Vec::new();
+        for a in 0..self.actions {
+            for &(b, guarded, t) in self.on[s].iter().filter(|c| c.0 == a) {
+                debug_assert_eq!(a, b);
+                out.push((enter(t), false));
+                if !guarded {
+                    break;
+                }
+            }
+        }
+        if armed {
+            let (_, guarded, t) = self.timer[s].expect("armed");
+            out.push((enter(t), true));
+            if guarded {
+                out.push(((s, false), true));
+            }
+        }
+        out
+    }
+
+    /// Whether a loop of death lies inside `inside`: the states reachable
+    /// from the start, cut down to those where a timer is armed and
+    /// `inside` holds, then, again and again, to those all of whose
+    /// successors are left; some state is left at the end.
+    fn loop_of_death(&self, inside: impl Fn(usize) -> bool) -> bool {
+        let start = (0, self.timer[0].is_some());
+        let mut seen = vec![start];
+        let mut at = 0;
+        while at < seen.len() {
+            for (next, _) in self.successors(seen[at]) {
+                if !seen.contains(&next) {
+                    seen.push(next);
+                }
+            }
+            at += 1;
+        }
+        let mut trap: Vec<(usize, bool)> = seen.into_iter().filter(|&(s, armed)| armed && inside(s)).collect();
+        loop {
+            let before = trap.len();
+            let kept: Vec<_> = trap
+                .iter()
+                .copied()
+                .filter(|&x| self.successors(x).iter().all(|(next, _)| trap.contains(next)))
+                .collect();
+            trap = kept;
+            if trap.len() == before {
+                return !trap.is_empty();
+            }
+        }
+    }
+}
+
+#[test]
+fn random_machines_agree_with_an_independent_explorer() {
+    let (mut violations, mut holds) = (0, 0);
+    for seed in 0..400u64 {
+        let r = Random::new(seed);
+        let text = r.text();
+        let m = machine(&text);
+        let states = r.terminal.len();
+        let target = seed as usize % states;
+        let questions: [(String, Box<dyn Fn(usize) -> bool>); 2] = [
+            ("!terminal".into(), Box::new(|s| !r.terminal[s])),
+            (format!("!in(s{target})"), Box::new(move |s| s != target)),
+        ];
+        for (formula, inside) in questions {
+            let expected = r.loop_of_death(inside);
+            let got = verdict(&m, Kind::Escapable, &formula);
+            match (&got, expected) {
+                (Verdict::Holds, false) => holds += 1,
+                (Verdict::Violated(path), true) => {
+                    assert!(path.cycle.is_some(), "seed {seed}: {text}");
+                    violations += 1;
+                }
+                _ => panic!("seed {seed}: `escapable {formula}`: {got:?}, expected a loop: {expected}\n{text}"),
+            }
+        }
+    }
+    // Both verdicts are common among the machines drawn.
+    assert!(violations > 50 && holds > 50, "{violations} violated, {holds} held");
+}
