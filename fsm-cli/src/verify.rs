@@ -18,7 +18,7 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 The properties the machine states in its file (`never F;`, `reachable F;`, `recoverable F;`, \
-optionally named: `property NAME: never F;`) are checked first, then the flags' ones. A formula \
+`escapable F;`, optionally named: `property NAME: never F;`) are checked first, then the flags' ones. A formula \
 is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` and \
 parentheses. Guards are free: each time a step asks one, it may be true or false.
 
@@ -44,6 +44,11 @@ pub struct VerifyArgs {
     /// From every reachable configuration, some path reaches one satisfying FORMULA.
     #[arg(long, value_name = "FORMULA")]
     recoverable: Vec<String>,
+
+    /// No loop of death while FORMULA holds: from every reachable configuration, some path leaves
+    /// FORMULA or comes to rest (no timer armed).
+    #[arg(long, value_name = "FORMULA")]
+    escapable: Vec<String>,
 
     /// Write the first counterexample or witness as `fsmc run` input lines to FILE.
     #[arg(long, value_name = "FILE")]
@@ -122,6 +127,7 @@ pub fn run(args: &VerifyArgs) -> Exit {
         (Kind::Never, &args.never),
         (Kind::Reachable, &args.reachable),
         (Kind::Recoverable, &args.recoverable),
+        (Kind::Escapable, &args.escapable),
     ];
     for (kind, formulas) in given {
         for text in formulas {
@@ -159,7 +165,7 @@ pub fn run(args: &VerifyArgs) -> Exit {
         console::error(format_args!(
             "`{}` states no property of machine `{}`, and none was given on the command line\n\
              help: state one in the machine, such as `never in(STATE);`, `reachable in(STATE);` or \
-             `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable or --recoverable",
+             `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable, --recoverable or --escapable",
             args.file.display(),
             machine.name
         ));
@@ -237,7 +243,7 @@ fn human(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) ->
             Verdict::Unreachable => writeln!(out, "{text}: unreachable"),
             Verdict::Reached(path) => writeln!(out, "{text}: reached in {}", steps(path))
                 .and_then(|()| write_path(&mut out, machine, path)),
-            Verdict::Violated(path) => writeln!(out, "{text}: violated in {}", steps(path))
+            Verdict::Violated(path) => writeln!(out, "{text}: violated {}", violation(path))
                 .and_then(|()| write_path(&mut out, machine, path)),
             Verdict::Inconclusive(reasons) => writeln!(out, "{text}: inconclusive").and_then(|()| {
                 reasons
@@ -306,7 +312,7 @@ fn json(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) -> 
                 })
             })
             .collect();
-        serde_json::json!({"start": names(&path.start), "steps": steps})
+        serde_json::json!({"start": names(&path.start), "steps": steps, "cycle": path.cycle})
     };
     let properties: Vec<serde_json::Value> = checked
         .iter()
@@ -365,7 +371,7 @@ fn github(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked], f
         );
         match verdict {
             Verdict::Violated(path) => {
-                message.push_str(&format!(" in {}\n", steps(path)));
+                message.push_str(&format!(" {}\n", violation(path)));
                 write_path(&mut message, machine, path).expect("writing to a String");
             }
             Verdict::Inconclusive(reasons) => {
@@ -399,9 +405,26 @@ fn github(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked], f
 }
 
 fn steps(path: &Path) -> String {
-    match path.steps.len() {
+    count(path.steps.len())
+}
+
+fn count(n: usize) -> String {
+    match n {
         1 => "1 step".into(),
         n => format!("{n} steps"),
+    }
+}
+
+/// How a violation is reached: `in 3 steps`, or for a lasso `in a loop of
+/// 2 steps, after 1`.
+fn violation(path: &Path) -> String {
+    match path.cycle {
+        None => format!("in {}", steps(path)),
+        Some(start) => format!(
+            "in a loop of {} repeated forever, after {}",
+            count(path.steps.len() - start),
+            count(start)
+        ),
     }
 }
 
@@ -423,6 +446,9 @@ pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> st
     let groups = fsm_grammar::plan::Plan::new(machine).timer_groups;
     writeln!(out, "  start in {}", leaves(machine, &path.start))?;
     for (n, step) in path.steps.iter().enumerate() {
+        if path.cycle == Some(n) {
+            writeln!(out, "  the loop, repeated forever:")?;
+        }
         write!(out, "  {}. ", n + 1)?;
         match step.mv {
             Move::Fire(action) => write!(out, "fire `{}`", machine.actions[action.index()].name)?,
@@ -481,7 +507,7 @@ pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> st
 }
 
 /// The path as `fsmc run` input: before each step, a `guards` line setting
-/// the guards it asks whose value changes.
+/// the guards it asks whose value changes. A lasso's cycle is written once.
 ///
 /// # Errors
 ///
