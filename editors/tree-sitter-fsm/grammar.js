@@ -176,8 +176,9 @@ module.exports = grammar({
     // in(STATE): the state is active.
     in_expression: ($) => seq('in', '(', field('state', $.identifier), ')'),
 
-    // never FORMULA; reachable FORMULA; recoverable FORMULA;, optionally
-    // named: property NAME: recoverable FORMULA;. `fsmc verify` checks them.
+    // never FORMULA; reachable FORMULA; recoverable FORMULA; escapable
+    // FORMULA;, optionally named: property NAME: recoverable FORMULA;.
+    // `fsmc verify` checks them.
     property: ($) =>
       seq(
         optional(seq('property', field('name', $.identifier), ':')),
@@ -185,7 +186,7 @@ module.exports = grammar({
         field('formula', $._formula),
         ';',
       ),
-    property_kind: (_) => choice('never', 'reachable', 'recoverable'),
+    property_kind: (_) => choice('never', 'reachable', 'recoverable', 'escapable'),
     // A guard expression over in(STATE) and `terminal` only.
     _formula: ($) =>
       choice(

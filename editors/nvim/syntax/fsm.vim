@@ -62,11 +62,11 @@ syn match fsmGuardOperator contained "&&\|||\|!\|[()]"
 " fsmGuardName, so that they win where both match.
 syn match fsmIn contained "\<in\>\ze\s*("
 syn match fsmInState contained "\(\<in\s*(\s*\)\@<=\h\w*"
-" Properties: `property NAME: never FORMULA;` (or reachable, recoverable), the
+" Properties: `property NAME: never FORMULA;` (or reachable, recoverable, escapable), the
 " name optional; the formula is a guard over in(state) and `terminal` only.
 syn match fsmPropertyKeyword "^\s*\zsproperty\>\ze\s\+\h" nextgroup=fsmPropertyName skipwhite
 syn match fsmPropertyName contained "\h\w*"
-syn region fsmProperty matchgroup=fsmPropertyKeyword start="\<\(never\|reachable\|recoverable\)\>\ze\s*[!(]\|\<\(never\|reachable\|recoverable\)\>\ze\s\+\(in\|terminal\)\>" matchgroup=NONE end=";" contains=fsmGuardOperator,fsmIn,fsmInState,fsmTerminal,fsmComment
+syn region fsmProperty matchgroup=fsmPropertyKeyword start="\<\(never\|reachable\|recoverable\|escapable\)\>\ze\s*[!(]\|\<\(never\|reachable\|recoverable\|escapable\)\>\ze\s\+\(in\|terminal\)\>" matchgroup=NONE end=";" contains=fsmGuardOperator,fsmIn,fsmInState,fsmTerminal,fsmComment
 syn match fsmTerminal contained "\<terminal\>"
 " done ...; and always ...;: transitions without an action.
 syn match fsmKeyword "\<\(done\|always\)\>\ze\s*\([[;]\|->\|\<\(priority\|do\|emit\)\>\)"

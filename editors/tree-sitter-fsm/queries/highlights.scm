@@ -41,6 +41,7 @@
   "never"
   "reachable"
   "recoverable"
+  "escapable"
 ] @keyword
 
 (property name: (identifier) @label)

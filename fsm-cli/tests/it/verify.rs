@@ -302,7 +302,7 @@ fn every_property_of_the_examples_holds() {
         }
     }
     checked.sort();
-    assert_eq!(checked, ["AgentLoop", "Research"]);
+    assert_eq!(checked, ["AgentLoop", "Research", "Router"]);
 }
 
 const GATE_WITH_PROPERTIES: &str = "\
