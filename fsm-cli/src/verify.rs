@@ -150,7 +150,7 @@ pub fn run(args: &VerifyArgs) -> Exit {
                         formula: written,
                         place: None,
                     });
-                    properties.push(Property { kind, formula });
+                    properties.push(Property::new(kind, formula));
                 }
                 Err(error) => {
                     // A formula of any length is quoted shortened.

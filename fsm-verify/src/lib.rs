@@ -28,6 +28,7 @@
 //! docs/verifying.md is the guide.
 
 mod cover;
+mod liveness;
 mod replay;
 mod search;
 mod step;
@@ -39,7 +40,7 @@ pub use cover::{cover, Goal, Suite};
 pub use fsm_grammar::model::{Formula, FormulaError, PropertyKind as Kind};
 pub use step::{Move, Outcome, NAMED_DELAY_MS};
 
-use fsm_grammar::model::{GuardId, Machine, StateId};
+use fsm_grammar::model::{ActionId, GuardId, Machine, StateId};
 
 /// A property: a kind and its formula.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +49,30 @@ pub struct Property {
     pub kind: Kind,
     /// Of which configurations.
     pub formula: Formula,
+    /// For `F leads to G` ([`Kind::LeadsTo`]): `G`, and the fairness.
+    pub leads_to: Option<LeadsTo>,
+}
+
+/// What `F leads to G assuming a, b` asks after `F`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadsTo {
+    /// `G`.
+    pub formula: Formula,
+    /// The actions the environment keeps sending: on a run that comes
+    /// back again and again to configurations accepting one, it is taken
+    /// again and again (strong fairness).
+    pub assuming: Vec<ActionId>,
+}
+
+impl Property {
+    /// A property of a kind written before its formula (`never F`).
+    pub fn new(kind: Kind, formula: Formula) -> Property {
+        Property {
+            kind,
+            formula,
+            leads_to: None,
+        }
+    }
 }
 
 impl From<&fsm_grammar::model::Property> for Property {
@@ -55,6 +80,10 @@ impl From<&fsm_grammar::model::Property> for Property {
         Property {
             kind: p.kind,
             formula: p.formula.clone(),
+            leads_to: p.leads_to.as_ref().map(|l| LeadsTo {
+                formula: l.formula.clone(),
+                assuming: l.assuming.iter().map(|&(a, _)| a).collect(),
+            }),
         }
     }
 }
@@ -116,7 +145,10 @@ pub enum Verdict {
     /// A shortest path to a configuration that breaks it: one satisfying a
     /// `never` formula, or one from which a `recoverable` formula cannot be
     /// reached. For `escapable`, a lasso: a shortest path into a loop of
-    /// death, then the cycle of timer steps it repeats forever.
+    /// death, then the cycle of timer steps it repeats forever. For
+    /// `leads to`, a fair run on which `F` holds and `G` never does after:
+    /// a lasso, or a path that ends where the machine rests (no timer
+    /// armed, no assumed action accepted) for ever.
     Violated(Path),
     /// A shortest path to a configuration satisfying a `reachable` formula.
     Reached(Path),

@@ -119,15 +119,15 @@ pub(crate) fn search<const W: usize>(
         let is_terminal = terminal.iter().any(|&s| tables.active(row, s));
         p.formula.holds(&|s| tables.active(row, s), is_terminal)
     };
-    // `recoverable` and `escapable` are decided on the graph of moves,
-    // kept only when one is asked.
+    // `recoverable`, `escapable` and `leads to` are decided on the graph
+    // of moves, kept only when one is asked.
     let graph = properties
         .iter()
-        .any(|p| matches!(p.kind, Kind::Recoverable | Kind::Escapable));
+        .any(|p| matches!(p.kind, Kind::Recoverable | Kind::Escapable | Kind::LeadsTo));
     let moves: Vec<u32> = (0..machine.actions.len() as u32).chain([ADVANCE]).collect();
 
     let mut store = Store::new(tables.stride);
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
     // For `never` and `reachable`: the first state (so, the nearest) where
     // the formula holds.
     let mut first: Vec<Option<u32>> = vec![None; properties.len()];
@@ -190,7 +190,7 @@ pub(crate) fn search<const W: usize>(
                         check(&mut first, index, &next);
                     }
                     if graph {
-                        edges.push((at as u32, index));
+                        edges.push((at as u32, index, via));
                     }
                 }
                 runs += 1;
@@ -228,10 +228,19 @@ pub(crate) fn search<const W: usize>(
     let mut into: Vec<Vec<u32>> = Vec::new();
     if graph {
         into = vec![Vec::new(); store.len()];
-        for &(from, to) in &edges {
+        for &(from, to, _) in &edges {
             into[to as usize].push(from);
         }
     }
+    // And forward, with each move, for `leads to`.
+    let mut out = crate::liveness::Graph { out: Vec::new() };
+    if properties.iter().any(|p| p.kind == Kind::LeadsTo) {
+        out.out = vec![Vec::new(); store.len()];
+        for &(from, to, via) in &edges {
+            out.out[from as usize].push((to, via));
+        }
+    }
+    drop(edges);
     let reaching = |target: &dyn Fn(&[u64]) -> bool| {
         let mut reaches = vec![false; store.len()];
         let mut queue: VecDeque<u32> = (0..store.len() as u32)
@@ -317,6 +326,33 @@ pub(crate) fn search<const W: usize>(
                         None => undecided(),
                     }
                 }
+                Kind::LeadsTo => {
+                    let Some(l) = &p.leads_to else {
+                        return Verdict::Inconclusive(vec!["a `leads to` property without its target".into()]);
+                    };
+                    if !exact {
+                        // Missing moves could make a run fair or end it.
+                        return undecided();
+                    }
+                    let f = |row: &[u64]| holds(p, row);
+                    let g = |row: &[u64]| {
+                        let is_terminal = terminal.iter().any(|&s| tables.active(row, s));
+                        l.formula.holds(&|s| tables.active(row, s), is_terminal)
+                    };
+                    let assumed: Vec<u32> = l.assuming.iter().map(|a| a.index() as u32).collect();
+                    match crate::liveness::leads_to::<W>(&tables, &store, &out, &f, &g, &assumed, options.max_answers) {
+                        crate::liveness::Found::Nothing => Verdict::Holds,
+                        crate::liveness::Found::Path(path) => match replay(machine, &path) {
+                            Ok(()) => Verdict::Violated(path),
+                            Err(why) => Verdict::Inconclusive(vec![format!(
+                                "a run was found but did not replay on the dynamic engine: {why}"
+                            )]),
+                        },
+                        crate::liveness::Found::Lost => Verdict::Inconclusive(vec![
+                            "a run was found but one of its steps could not be followed again".into(),
+                        ]),
+                    }
+                }
             }
         })
         .collect();
@@ -348,7 +384,7 @@ pub(crate) fn find(store: &Store, row: &[u64]) -> Option<u32> {
 
 /// The way to stored state `index`, each step run again to find the guard
 /// answers that lead to the next state.
-fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_answers: usize) -> Path {
+pub(crate) fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_answers: usize) -> Path {
     let mut chain = vec![index];
     while let Some(&i) = chain.last() {
         match store.parent[i as usize] {
@@ -374,7 +410,7 @@ fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_a
 
 /// The step `mv` from `from` to `to`: the first sequence of guard answers
 /// that leads there.
-fn step_between<const W: usize>(
+pub(crate) fn step_between<const W: usize>(
     tables: &Tables<'_>,
     from: &[u64],
     mv: Move,

@@ -530,16 +530,27 @@ pub enum PropertyKind {
     /// always armed and `F` always holds, whatever happens, is a loop of
     /// death.
     Escapable,
+    /// `F leads to G`: on every path, under the stated fairness, a
+    /// configuration satisfying `F` is followed (then or later) by one
+    /// satisfying `G`. Written `property NAME: F leads to G;`.
+    LeadsTo,
 }
 
 impl PropertyKind {
     /// Every kind, in the order `fsmc verify` lists them.
-    pub const ALL: [PropertyKind; 4] = [
+    pub const ALL: [PropertyKind; 5] = [
         PropertyKind::Never,
         PropertyKind::Reachable,
         PropertyKind::Recoverable,
         PropertyKind::Escapable,
+        PropertyKind::LeadsTo,
     ];
+
+    /// True for the kinds written before their formula (`never F`); false
+    /// for `F leads to G`.
+    pub fn is_prefix(self) -> bool {
+        self != PropertyKind::LeadsTo
+    }
 
     /// The keyword.
     pub fn keyword(self) -> &'static str {
@@ -548,6 +559,7 @@ impl PropertyKind {
             PropertyKind::Reachable => "reachable",
             PropertyKind::Recoverable => "recoverable",
             PropertyKind::Escapable => "escapable",
+            PropertyKind::LeadsTo => "leads to",
         }
     }
 
@@ -561,6 +573,9 @@ impl PropertyKind {
             (PropertyKind::Reachable | PropertyKind::Recoverable, v) => Some(v),
             (PropertyKind::Escapable, false) => Some(true),
             (PropertyKind::Escapable, true) => None,
+            // `F leads to G` with `F` never true.
+            (PropertyKind::LeadsTo, false) => Some(true),
+            (PropertyKind::LeadsTo, true) => None,
         }
     }
 
@@ -586,6 +601,19 @@ pub struct PropertyAst {
     pub keyword: Span,
     /// Of which configurations.
     pub formula: FormulaAst,
+    /// For `F leads to G`: `G`, and the actions after `assuming`.
+    pub leads_to: Option<LeadsToAst>,
+}
+
+/// The part of `F leads to G assuming a, b` after `F`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadsToAst {
+    /// `G`.
+    pub formula: FormulaAst,
+    /// The actions the environment keeps sending, each once.
+    pub assuming: Vec<Ident>,
+    /// The `assuming` keyword, if written.
+    pub assuming_keyword: Option<Span>,
 }
 
 /// A state formula as written: a guard expression over `in(S)` and

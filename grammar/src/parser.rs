@@ -1041,13 +1041,32 @@ mod direct {
             } else {
                 None
             };
-            let Some((kind, keyword)) = PropertyKind::ALL
+            let prefix = PropertyKind::ALL
                 .into_iter()
-                .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
-            else {
-                return if name.is_some() { None } else { Some(None) };
+                .filter(|kind| kind.is_prefix())
+                .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)));
+            let (kind, keyword, formula, leads_to) = match prefix {
+                Some((kind, keyword)) => (kind, keyword, self.formula_or()?, None),
+                // `property NAME: F leads to G assuming a, b;`
+                None if name.is_some() => {
+                    let formula = self.formula_or()?;
+                    let leads = self.keyword("leads")?;
+                    let keyword = leads.to(self.keyword("to")?);
+                    let target = self.formula_or()?;
+                    let assuming_keyword = self.keyword("assuming");
+                    let assuming = match assuming_keyword {
+                        Some(_) => self.ident_list()?,
+                        None => Vec::new(),
+                    };
+                    let leads_to = LeadsToAst {
+                        formula: target,
+                        assuming,
+                        assuming_keyword,
+                    };
+                    (PropertyKind::LeadsTo, keyword, formula, Some(leads_to))
+                }
+                None => return Some(None),
             };
-            let formula = self.formula_or()?;
             let semi = self.punct(";")?;
             let span = Span::new(start, semi.end);
             Some(Some(PropertyAst {
@@ -1057,6 +1076,7 @@ mod direct {
                 kind,
                 keyword,
                 formula,
+                leads_to,
             }))
         }
 

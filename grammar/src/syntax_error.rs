@@ -264,6 +264,9 @@ const ORDER: &[&str] = &[
     "`reachable`",
     "`recoverable`",
     "`escapable`",
+    "`leads to`",
+    "`to`",
+    "`assuming`",
     "`do`",
     "`emit`",
     "`::`",
@@ -365,6 +368,9 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         kw_reachable => vec!["`reachable`"],
         kw_recoverable => vec!["`recoverable`"],
         kw_escapable => vec!["`escapable`"],
+        leads_to | kw_leads => vec!["`leads to`"],
+        kw_to => vec!["`to`"],
+        kw_assuming => vec!["`assuming`"],
         formula_or | formula_and | formula_unary | formula_primary => {
             vec!["`in(STATE)`", "`terminal`", "`!`", "`(`"]
         }
@@ -392,7 +398,7 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
     let property = ["property", "never", "reachable", "recoverable", "escapable"].contains(&statement);
     if property && (context == "property" || expects("`:`") || expects("`never`")) {
-        "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`, `escapable`)"
+        "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`, `escapable`), or `property NAME: FORMULA leads to FORMULA;`"
     } else if property {
         "a property reads `never FORMULA;`, `reachable FORMULA;`, `recoverable FORMULA;` or `escapable FORMULA;`, where a formula combines `in(STATE)` and `terminal` with `!`, `&&`, `||` and `( ... )`"
     } else if context == "parallel" {

@@ -72,10 +72,7 @@ fn promela_model(regions: usize, states: usize) -> String {
 /// fsmc: seconds and states stored.
 fn fsmc_run(machine: &fsm_grammar::model::Machine) -> (f64, usize) {
     let formula = Formula::parse(machine, "in(r0_stuck)").expect("a formula");
-    let property = Property {
-        kind: Kind::Never,
-        formula,
-    };
+    let property = Property::new(Kind::Never, formula);
     let start = Instant::now();
     let report = verify(machine, &[property], &Options::default()).expect("searchable");
     let seconds = start.elapsed().as_secs_f64();

@@ -14,7 +14,7 @@ fn machine(text: &str) -> Machine {
 
 fn verdict(m: &Machine, kind: Kind, formula: &str) -> Verdict {
     let formula = Formula::parse(m, formula).expect("a formula");
-    let report = verify(m, &[Property { kind, formula }], &Options::default()).expect("searchable");
+    let report = verify(m, &[Property::new(kind, formula)], &Options::default()).expect("searchable");
     report.verdicts.into_iter().next().expect("one verdict")
 }
 
@@ -333,4 +333,166 @@ fn random_machines_agree_with_an_independent_explorer() {
     }
     // Both verdicts are common among the machines drawn.
     assert!(violations > 50 && holds > 50, "{violations} violated, {holds} held");
+}
+
+// `F leads to G`: fair runs, lassos and runs that rest.
+
+/// The verdict on the file's property named `name`.
+fn stated(m: &Machine, name: &str) -> Verdict {
+    let p = m
+        .properties
+        .iter()
+        .find(|p| p.name.as_deref() == Some(name))
+        .expect("the property");
+    let report = verify(m, &[Property::from(p)], &Options::default()).expect("searchable");
+    report.verdicts.into_iter().next().expect("one verdict")
+}
+
+fn stated_violation(m: &Machine, name: &str) -> String {
+    match stated(m, name) {
+        Verdict::Violated(path) => lasso(m, &path),
+        other => panic!("`{name}` is not violated: {other:?}"),
+    }
+}
+
+const JOB: &str = "
+machine Job {
+    guard retry_left;
+    initial state queued { on start -> running; }
+    state running {
+        on finish -> done;
+        on fail -> waiting;
+        on ping;
+    }
+    state waiting {
+        after 5s [retry_left] priority 1 -> running;
+        after 5s -> failed;
+    }
+    terminal state done;
+    terminal state failed;
+
+    property ends: in(running) leads to terminal;
+    property ends_if_finished: in(running) leads to terminal assuming finish;
+    property ends_if_failed: in(running) leads to terminal assuming fail;
+    property ends_if_both: in(running) leads to terminal assuming finish, fail;
+    property waits_end: in(waiting) leads to !in(waiting);
+}
+";
+
+#[test]
+fn without_assumptions_the_environment_may_stop_and_the_run_rests() {
+    let m = machine(JOB);
+    // The run waits in `running` for an event that never comes.
+    assert_eq!(stated_violation(&m, "ends"), "start");
+}
+
+#[test]
+fn an_assumed_action_is_taken_where_it_keeps_being_accepted() {
+    let m = machine(JOB);
+    // `finish` ends the run whenever it comes.
+    assert_eq!(stated(&m, "ends_if_finished"), Verdict::Holds);
+    // With only `fail` assumed, the retries may go on for ever: `fail`,
+    // the backoff, the retry guard true, again. `ping` on the way is an
+    // event the environment may send or not.
+    assert_eq!(stated_violation(&m, "ends_if_failed"), "start, [fail, advance 5000]");
+    assert_eq!(stated(&m, "ends_if_both"), Verdict::Holds);
+}
+
+#[test]
+fn an_armed_timer_fires_while_its_state_stays_active() {
+    let m = machine(JOB);
+    // Nothing can keep the machine in `waiting`: its timers fire.
+    assert_eq!(stated(&m, "waits_end"), Verdict::Holds);
+}
+
+#[test]
+fn a_timer_cycle_with_a_guarded_exit_may_go_on_for_ever() {
+    let m = machine(
+        "machine M {
+            guard gave_up;
+            initial state retrying {
+                after 1s [gave_up] priority 1 -> failed;
+                after 1s -> retrying;
+            }
+            terminal state failed;
+            property ends: in(retrying) leads to terminal;
+        }",
+    );
+    // `escapable` holds (the guard may say yes), but nothing makes it.
+    assert_eq!(verdict(&m, Kind::Escapable, "!terminal"), Verdict::Holds);
+    assert_eq!(stated_violation(&m, "ends"), "[advance 1000]");
+}
+
+#[test]
+fn a_run_that_never_lets_time_pass_is_not_fair() {
+    let m = machine(
+        "machine M {
+            initial state waiting {
+                after 1s -> done;
+                on poll;
+            }
+            terminal state done;
+            property ends: in(waiting) leads to terminal;
+        }",
+    );
+    // Polling for ever at one instant would starve the timer.
+    assert_eq!(stated(&m, "ends"), Verdict::Holds);
+}
+
+#[test]
+fn strong_fairness_on_an_action_accepted_only_now_and_then() {
+    let m = machine(
+        "machine M {
+            initial state a { on tick -> b; }
+            state b {
+                on tick -> a;
+                on go -> done;
+            }
+            terminal state done;
+            property ends: in(a) leads to terminal assuming go, tick;
+            property rests: in(a) leads to terminal assuming go;
+            property ends_with_ticks: in(a) leads to terminal assuming tick;
+        }",
+    );
+    // `go` is accepted in `b`, visited again and again, so it is taken,
+    // though `b` is left on each visit (weak fairness would not do).
+    assert_eq!(stated(&m, "ends"), Verdict::Holds);
+    // Without `tick` assumed, the run may rest in `a`.
+    assert_eq!(stated_violation(&m, "rests"), "");
+    // Assuming only `tick`, the run goes round `a`, `b` for ever.
+    assert_eq!(stated_violation(&m, "ends_with_ticks"), "[tick, tick]");
+}
+
+#[test]
+fn the_research_run_ends_when_the_researchers_report() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/research/research.fsm"
+    ))
+    .expect("the research example");
+    let m = machine(&text);
+    let formula = |t: &str| Formula::parse(&m, t).expect("a formula");
+    let action = |name: &str| {
+        fsm_grammar::model::ActionId::from_index(m.actions.iter().position(|a| a.name == name).expect("an action"))
+    };
+    let ends = |assuming: &[&str]| {
+        let p = Property {
+            kind: Kind::LeadsTo,
+            formula: formula("in(collect)"),
+            leads_to: Some(fsm_verify::LeadsTo {
+                formula: formula("terminal"),
+                assuming: assuming.iter().map(|a| action(a)).collect(),
+            }),
+        };
+        let report = verify(&m, &[p], &Options::default()).expect("searchable");
+        report.verdicts.into_iter().next().expect("one verdict")
+    };
+    // Without assumptions, the synthesizer may never report.
+    match ends(&[]) {
+        Verdict::Violated(path) => assert_eq!(lasso(&m, &path), "start, a_written, b_written"),
+        other => panic!("{other:?}"),
+    }
+    // Once the synthesizer reports, every run ends: the ten-minute limit
+    // ends `collect` if the researchers never do.
+    assert_eq!(ends(&["s_written"]), Verdict::Holds);
 }
