@@ -84,6 +84,11 @@ struct Checked {
     kind: Kind,
     /// The formula as written out.
     formula: String,
+    /// The whole property as written out, without its name: `never F`,
+    /// `F leads to G assuming a`.
+    written: String,
+    /// For `leads to`: `G` and the actions assumed.
+    leads_to: Option<(String, Vec<String>)>,
     /// Where the file states it: its first and last line and column.
     place: Option<(fsm_grammar::LineCol, fsm_grammar::LineCol)>,
 }
@@ -119,6 +124,15 @@ pub fn run(args: &VerifyArgs) -> Exit {
                 name: p.name.clone(),
                 kind: p.kind,
                 formula: p.formula.display(machine).to_string(),
+                written: p.text(machine),
+                leads_to: p.leads_to.as_ref().map(|l| {
+                    let names = l
+                        .assuming
+                        .iter()
+                        .map(|&(a, _)| machine.actions[a.index()].name.clone())
+                        .collect();
+                    (l.formula.display(machine).to_string(), names)
+                }),
                 place: Some((at, end)),
             }
         })
@@ -147,7 +161,9 @@ pub fn run(args: &VerifyArgs) -> Exit {
                         text: format!("{} {written}", kind.keyword()),
                         name: None,
                         kind,
+                        written: format!("{} {written}", kind.keyword()),
                         formula: written,
+                        leads_to: None,
                         place: None,
                     });
                     properties.push(Property::new(kind, formula));
@@ -244,7 +260,8 @@ fn human(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) ->
             Verdict::Reached(path) => writeln!(out, "{text}: reached in {}", steps(path))
                 .and_then(|()| write_path(&mut out, machine, path)),
             Verdict::Violated(path) => writeln!(out, "{text}: violated {}", violation(path))
-                .and_then(|()| write_path(&mut out, machine, path)),
+                .and_then(|()| write_path(&mut out, machine, path))
+                .and_then(|()| rests(&mut out, property, path)),
             Verdict::Inconclusive(reasons) => writeln!(out, "{text}: inconclusive").and_then(|()| {
                 reasons
                     .iter()
@@ -323,10 +340,16 @@ fn json(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) -> 
                 Verdict::Inconclusive(reasons) => (serde_json::Value::Null, reasons.clone()),
                 _ => (serde_json::Value::Null, Vec::new()),
             };
+            let (target, assuming) = match &property.leads_to {
+                Some((target, names)) => (serde_json::json!(target), serde_json::json!(names)),
+                None => (serde_json::Value::Null, serde_json::Value::Null),
+            };
             serde_json::json!({
                 "name": property.name,
                 "kind": property.kind.keyword(),
                 "formula": property.formula,
+                "target": target,
+                "assuming": assuming,
                 "line": property.place.map(|(at, _)| at.line),
                 "column": property.place.map(|(at, _)| at.column),
                 "verdict": verdict_word(verdict),
@@ -363,16 +386,12 @@ fn github(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked], f
         if matches!(verdict, Verdict::Holds | Verdict::Reached(_)) {
             continue;
         }
-        let mut message = format!(
-            "{} {}: {}",
-            property.kind.keyword(),
-            property.formula,
-            verdict_word(verdict)
-        );
+        let mut message = format!("{}: {}", property.written, verdict_word(verdict));
         match verdict {
             Verdict::Violated(path) => {
                 message.push_str(&format!(" {}\n", violation(path)));
                 write_path(&mut message, machine, path).expect("writing to a String");
+                rests(&mut message, property, path).expect("writing to a String");
             }
             Verdict::Inconclusive(reasons) => {
                 for reason in reasons {
@@ -413,6 +432,21 @@ fn count(n: usize) -> String {
         1 => "1 step".into(),
         n => format!("{n} steps"),
     }
+}
+
+/// After a `leads to` run that is not a lasso: why it ends there.
+fn rests(out: &mut String, property: &Checked, path: &Path) -> std::fmt::Result {
+    if property.kind == Kind::LeadsTo && path.cycle.is_none() {
+        let assumed = match &property.leads_to {
+            Some((_, names)) if !names.is_empty() => ", no assumed action is accepted,",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "  then it may wait here for ever: no timer is armed{assumed} and no event need come"
+        )?;
+    }
+    Ok(())
 }
 
 /// How a violation is reached: `in 3 steps`, or for a lasso `in a loop of
