@@ -42,7 +42,12 @@
   "reachable"
   "recoverable"
   "escapable"
+  "leads"
+  "to"
+  "assuming"
 ] @keyword
+
+(property assuming: (identifier) @function)
 
 (property name: (identifier) @label)
 (terminal) @constant.builtin
