@@ -1354,6 +1354,10 @@ machine Agent {
                     MachineItem::Property(p) => {
                         out.extend(p.name.as_ref().map(|n| n.span));
                         out.extend(p.formula.in_calls().iter().map(|(_, s)| s.span));
+                        if let Some(l) = &p.leads_to {
+                            out.extend(l.formula.in_calls().iter().map(|(_, s)| s.span));
+                            out.extend(l.assuming.iter().map(|i| i.span));
+                        }
                     }
                 }
             }
@@ -1431,6 +1435,8 @@ machine Agent {
             "machine M { initial state a; never in(a) && !(in(b) || terminal); property p: reachable !!terminal; recoverable (in(a)); }",
             "machine M { property never: never in(never); property: never terminal; never; never in; never in(); never a; reachable in(a) in(b); }",
             "machine M { property p never terminal; property p: state s; recoverable in(a) &&; never terminal }",
+            "machine M { property p: in(a) leads to !terminal assuming x, y; property q: (terminal) leads to in(b); escapable in(a); }",
+            "machine M { in(a) leads to in(b); property p: leads to in(b); property p: in(a) leads in(b); property p: in(a) leads to in(b) assuming; terminal leads to terminal; }",
         ];
         let mut texts: Vec<String> = fixtures();
         texts.extend(extra.iter().map(|s| s.to_string()));
