@@ -251,13 +251,15 @@ impl Random {
     /// move). Taking a transition enters its target afresh, arming its
     /// timer. On time passing, the armed timer fires: taken, or refused by
     /// its guard (and then disarmed).
-    fn successors(&self, (s, armed): (usize, bool)) -> Vec<((usize, bool), bool)> {
+    /// Each successor comes with its move: `Some(action)`, or `None` for
+    /// time passing.
+    fn successors(&self, (s, armed): (usize, bool)) -> Vec<((usize, bool), Option<usize>)> {
         let enter = |t: usize| (t, self.timer[t].is_some());
         let mut out = Vec::new();
         for a in 0..self.actions {
             for &(b, guarded, t) in self.on[s].iter().filter(|c| c.0 == a) {
                 debug_assert_eq!(a, b);
-                out.push((enter(t), false));
+                out.push((enter(t), Some(a)));
                 if !guarded {
                     break;
                 }
@@ -265,21 +267,17 @@ impl Random {
         }
         if armed {
             let (_, guarded, t) = self.timer[s].expect("armed");
-            out.push((enter(t), true));
+            out.push((enter(t), None));
             if guarded {
-                out.push(((s, false), true));
+                out.push(((s, false), None));
             }
         }
         out
     }
 
-    /// Whether a loop of death lies inside `inside`: the states reachable
-    /// from the start, cut down to those where a timer is armed and
-    /// `inside` holds, then, again and again, to those all of whose
-    /// successors are left; some state is left at the end.
-    fn loop_of_death(&self, inside: impl Fn(usize) -> bool) -> bool {
-        let start = (0, self.timer[0].is_some());
-        let mut seen = vec![start];
+    /// Every state reachable from the start.
+    fn reachable(&self) -> Vec<(usize, bool)> {
+        let mut seen = vec![(0, self.timer[0].is_some())];
         let mut at = 0;
         while at < seen.len() {
             for (next, _) in self.successors(seen[at]) {
@@ -289,6 +287,78 @@ impl Random {
             }
             at += 1;
         }
+        seen
+    }
+
+    /// Whether `f leads to g assuming assumed` is violated, by brute
+    /// force: some state where `f` holds and `g` does not reaches, through
+    /// states without `g`, either one where the run may rest (no timer
+    /// armed, no assumed action accepted), or some *set* of such states
+    /// (every subset is tried) that a fair cycle can go round: strongly
+    /// connected by its own moves, time passing on it (a move of time, or
+    /// a state with no timer armed), and each assumed action accepted in it
+    /// taken inside it.
+    fn leads_to_violated(&self, f: &dyn Fn(usize) -> bool, g: &dyn Fn(usize) -> bool, assumed: &[usize]) -> bool {
+        let all = self.reachable();
+        let inside: Vec<(usize, bool)> = all.iter().copied().filter(|x| !g(x.0)).collect();
+        let accepts = |x: (usize, bool), a: usize| self.successors(x).iter().any(|&(_, m)| m == Some(a));
+        let rests = |x: (usize, bool)| !x.1 && !assumed.iter().any(|&a| accepts(x, a));
+        let mut fair_sets: Vec<Vec<(usize, bool)>> = Vec::new();
+        for mask in 1u32..1 << inside.len() {
+            let set: Vec<(usize, bool)> = (0..inside.len()).filter(|&i| mask >> i & 1 == 1).map(|i| inside[i]).collect();
+            let moves: Vec<((usize, bool), (usize, bool), Option<usize>)> = set
+                .iter()
+                .flat_map(|&x| self.successors(x).into_iter().map(move |(y, m)| (x, y, m)))
+                .filter(|(_, y, _)| set.contains(y))
+                .collect();
+            // Strongly connected: every state reaches every other inside.
+            let reach_from = |x: (usize, bool)| {
+                let mut seen = vec![x];
+                let mut at = 0;
+                while at < seen.len() {
+                    for &(from, to, _) in &moves {
+                        if from == seen[at] && !seen.contains(&to) {
+                            seen.push(to);
+                        }
+                    }
+                    at += 1;
+                }
+                seen
+            };
+            let connected = !moves.is_empty() && set.iter().all(|&x| reach_from(x).len() == set.len());
+            let time = set.iter().any(|x| !x.1) || moves.iter().any(|m| m.2.is_none());
+            let fair = assumed
+                .iter()
+                .all(|&a| !set.iter().any(|&x| accepts(x, a)) || moves.iter().any(|m| m.2 == Some(a)));
+            if connected && time && fair {
+                fair_sets.push(set);
+            }
+        }
+        inside.iter().filter(|x| f(x.0)).any(|&start| {
+            let mut seen = vec![start];
+            let mut at = 0;
+            while at < seen.len() {
+                let x = seen[at];
+                if rests(x) || fair_sets.iter().any(|s| s.contains(&x)) {
+                    return true;
+                }
+                for (y, _) in self.successors(x) {
+                    if !g(y.0) && !seen.contains(&y) {
+                        seen.push(y);
+                    }
+                }
+                at += 1;
+            }
+            false
+        })
+    }
+
+    /// Whether a loop of death lies inside `inside`: the states reachable
+    /// from the start, cut down to those where a timer is armed and
+    /// `inside` holds, then, again and again, to those all of whose
+    /// successors are left; some state is left at the end.
+    fn loop_of_death(&self, inside: impl Fn(usize) -> bool) -> bool {
+        let seen = self.reachable();
         let mut trap: Vec<(usize, bool)> = seen.into_iter().filter(|&(s, armed)| armed && inside(s)).collect();
         loop {
             let before = trap.len();
@@ -495,4 +565,56 @@ fn the_research_run_ends_when_the_researchers_report() {
     // Once the synthesizer reports, every run ends: the ten-minute limit
     // ends `collect` if the researchers never do.
     assert_eq!(ends(&["s_written"]), Verdict::Holds);
+}
+
+#[test]
+fn random_leads_to_agrees_with_a_brute_force_over_every_set_of_states() {
+    let (mut violations, mut holds) = (0, 0);
+    for seed in 0..300u64 {
+        let r = Random::new(seed + 1_000);
+        let text = r.text();
+        let m = machine(&text);
+        let states = r.terminal.len();
+        let (from, to) = (seed as usize % states, (seed as usize / 3) % states);
+        let assumed: Vec<usize> = (0..r.actions).filter(|a| (seed >> a) & 1 == 1).collect();
+        let action = |a: usize| {
+            let name = format!("a{a}");
+            fsm_grammar::model::ActionId::from_index(m.actions.iter().position(|x| x.name == name).expect("an action"))
+        };
+        let questions: [(String, String, Box<dyn Fn(usize) -> bool>, Box<dyn Fn(usize) -> bool>); 2] = [
+            (
+                format!("in(s{from})"),
+                "terminal".into(),
+                Box::new(move |s| s == from),
+                Box::new(|s| r.terminal[s]),
+            ),
+            (
+                "!terminal".into(),
+                format!("in(s{to})"),
+                Box::new(|s| !r.terminal[s]),
+                Box::new(move |s| s == to),
+            ),
+        ];
+        for (f, g, f_holds, g_holds) in questions {
+            let expected = r.leads_to_violated(&*f_holds, &*g_holds, &assumed);
+            let property = Property {
+                kind: Kind::LeadsTo,
+                formula: Formula::parse(&m, &f).expect("a formula"),
+                leads_to: Some(fsm_verify::LeadsTo {
+                    formula: Formula::parse(&m, &g).expect("a formula"),
+                    assuming: assumed.iter().map(|&a| action(a)).collect(),
+                }),
+            };
+            let report = verify(&m, &[property], &Options::default()).expect("searchable");
+            let got = &report.verdicts[0];
+            match (got, expected) {
+                (Verdict::Holds, false) => holds += 1,
+                (Verdict::Violated(_), true) => violations += 1,
+                _ => panic!(
+                    "seed {seed}: `{f} leads to {g}` assuming {assumed:?}: {got:?}, expected violated: {expected}\n{text}"
+                ),
+            }
+        }
+    }
+    assert!(violations > 50 && holds > 50, "{violations} violated, {holds} held");
 }
