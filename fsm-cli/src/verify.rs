@@ -54,6 +54,11 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     emit_trace: Option<PathBuf>,
 
+    /// Write the first counterexample or witness as an ITF trace (the Informal Trace Format of
+    /// Apalache and Quint) to FILE, with `loop` marking where a lasso's cycle starts.
+    #[arg(long, value_name = "FILE")]
+    emit_itf: Option<PathBuf>,
+
     /// The most states the search stores before it stops.
     #[arg(long, value_name = "N", default_value_t = Options::default().max_states)]
     max_states: usize,
@@ -210,11 +215,26 @@ pub fn run(args: &VerifyArgs) -> Exit {
         VerifyFormat::Github => github(machine, &report, &checked, &args.file.display().to_string()),
     };
     console::stdout(&out);
+    let first_path = report.verdicts.iter().find_map(|v| match v {
+        Verdict::Violated(path) | Verdict::Reached(path) => Some(path),
+        _ => None,
+    });
+    if let Some(file) = &args.emit_itf {
+        match first_path {
+            None => console::stderr(&format!(
+                "note: no counterexample or witness, so `{}` was not written\n",
+                file.display()
+            )),
+            Some(path) => {
+                if let Err(error) = files::write(file, &itf(machine, path, &args.file.display().to_string())) {
+                    console::error(error);
+                    exit.raise(Exit::Trouble);
+                }
+            }
+        }
+    }
     if let Some(file) = &args.emit_trace {
-        let path = report.verdicts.iter().find_map(|v| match v {
-            Verdict::Violated(path) | Verdict::Reached(path) => Some(path),
-            _ => None,
-        });
+        let path = first_path;
         match path.map(|path| trace(machine, path)) {
             None => console::stderr(&format!(
                 "note: no counterexample or witness, so `{}` was not written\n",
@@ -538,6 +558,55 @@ pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> st
         writeln!(out, " -> {}", leaves(machine, &step.leaves))?;
     }
     Ok(())
+}
+
+/// The path as an ITF trace: one state per configuration the machine rests
+/// in (the start, then after each step), each with its active leaves (a
+/// set), the event that led to it (`init` for the start, an action's name,
+/// or `advance`), and the milliseconds elapsed since the start; `loop` is
+/// the index of the state a lasso's last step returns to.
+pub(crate) fn itf(machine: &Machine, path: &Path, source: &str) -> String {
+    let names = |leaves: &[model::StateId]| -> Vec<&str> {
+        leaves.iter().map(|&s| machine.state(s).name.as_str()).collect()
+    };
+    let mut elapsed = 0u64;
+    let mut states = vec![serde_json::json!({
+        "#meta": {"index": 0},
+        "leaves": {"#set": names(&path.start)},
+        "event": "init",
+        "elapsed_ms": 0,
+    })];
+    for (n, step) in path.steps.iter().enumerate() {
+        let event = match step.mv {
+            Move::Fire(action) => machine.actions[action.index()].name.clone(),
+            Move::Advance => {
+                elapsed += u64::from(step.outcome.advanced);
+                "advance".to_owned()
+            }
+        };
+        states.push(serde_json::json!({
+            "#meta": {"index": n + 1},
+            "leaves": {"#set": names(&step.leaves)},
+            "event": event,
+            "elapsed_ms": elapsed,
+        }));
+    }
+    let mut document = serde_json::json!({
+        "#meta": {
+            "format": "ITF",
+            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+            "source": source,
+            "description": format!("fsmc verify: a run of machine `{}`", machine.name),
+        },
+        "vars": ["leaves", "event", "elapsed_ms"],
+        "states": states,
+    });
+    if let Some(cycle) = path.cycle {
+        document["loop"] = serde_json::json!(cycle);
+    }
+    let mut out = serde_json::to_string_pretty(&document).expect("JSON serializes");
+    out.push('\n');
+    out
 }
 
 /// The path as `fsmc run` input: before each step, a `guards` line setting

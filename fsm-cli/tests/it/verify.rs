@@ -446,6 +446,17 @@ fn a_loop_of_death_is_a_lasso_in_every_format() {
         .fsmc_with_stdin(&["run", "machine.fsm"], dir.read("trace.jsonl"))
         .expect(0);
     assert!(run.stdout().lines().last().unwrap_or_default().contains("backing_off"), "{}", run.stdout());
+    // The ITF trace: five states, looping back to the third.
+    dir.fsmc(&["verify", "machine.fsm", "--emit-itf", "trace.itf.json"]).expect(1);
+    let itf: serde_json::Value = serde_json::from_str(&dir.read("trace.itf.json")).expect("JSON");
+    assert_eq!(itf["vars"], serde_json::json!(["leaves", "event", "elapsed_ms"]));
+    assert_eq!(itf["loop"], 2);
+    let states = itf["states"].as_array().expect("states");
+    let events: Vec<&str> = states.iter().map(|s| s["event"].as_str().unwrap_or_default()).collect();
+    assert_eq!(events, ["init", "fetch", "failed", "advance", "advance"]);
+    assert_eq!(states[2]["leaves"], serde_json::json!({"#set": ["backing_off"]}));
+    assert_eq!(states[4]["leaves"], states[2]["leaves"]);
+    assert_eq!(states[4]["elapsed_ms"], 6000);
     let json = dir.fsmc(&["verify", "machine.fsm", "--format", "json"]).expect(1);
     let document: serde_json::Value = serde_json::from_str(&json.stdout()).expect("JSON");
     let fetches = &document["properties"][1];
