@@ -226,7 +226,8 @@ pub fn run(args: &VerifyArgs) -> Exit {
                 file.display()
             )),
             Some(path) => {
-                if let Err(error) = files::write(file, &itf(machine, path, &args.file.display().to_string())) {
+                if let Err(error) = files::write(file, &itf(machine, path, &args.file.display().to_string()))
+                {
                     console::error(error);
                     exit.raise(Exit::Trouble);
                 }

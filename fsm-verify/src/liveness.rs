@@ -59,7 +59,11 @@ pub(crate) fn leads_to<const W: usize>(
     let mut component = vec![u32::MAX; n];
     let mut fair: Vec<Vec<u32>> = Vec::new();
     let mut tarjan = Tarjan::new(n);
-    let mut work = tarjan.run(&graph.out, &|i| inside[i as usize], (0..n as u32).filter(|&i| inside[i as usize]));
+    let mut work = tarjan.run(
+        &graph.out,
+        &|i| inside[i as usize],
+        (0..n as u32).filter(|&i| inside[i as usize]),
+    );
     // Which component a state is in while it is looked at: a stamp per
     // component, so that no array is allocated per component.
     let mut stamp = vec![u32::MAX; n];
@@ -85,11 +89,14 @@ pub(crate) fn leads_to<const W: usize>(
             .iter()
             .copied()
             .filter(|&a| {
-                c.iter().any(|&i| accepts(i as usize, a)) && !c.iter().any(|&i| internal(i).any(|via| via == a))
+                c.iter().any(|&i| accepts(i as usize, a))
+                    && !c.iter().any(|&i| internal(i).any(|via| via == a))
             })
             .collect();
         if unfair.is_empty() {
-            let time_passes = c.iter().any(|&i| !armed[i as usize] || internal(i).any(|via| via == ADVANCE));
+            let time_passes = c
+                .iter()
+                .any(|&i| !armed[i as usize] || internal(i).any(|via| via == ADVANCE));
             if time_passes {
                 for &i in &c {
                     end[i as usize] = true;
@@ -227,7 +234,12 @@ fn push<const W: usize>(
 
 /// The edges of a shortest way from `from` to a state `goal` accepts,
 /// through states `within` accepts; empty when `from` is one.
-fn shortest(graph: &Graph, from: u32, within: &dyn Fn(u32) -> bool, goal: &dyn Fn(u32) -> bool) -> Option<Vec<(u32, u32, u32)>> {
+fn shortest(
+    graph: &Graph,
+    from: u32,
+    within: &dyn Fn(u32) -> bool,
+    goal: &dyn Fn(u32) -> bool,
+) -> Option<Vec<(u32, u32, u32)>> {
     if goal(from) {
         return Some(Vec::new());
     }
@@ -277,7 +289,12 @@ impl Tarjan {
 
     /// The strongly connected components of the graph cut down to the
     /// states `keep` accepts, found from `roots` (each accepted).
-    fn run(&mut self, out: &[Vec<(u32, u32)>], keep: &dyn Fn(u32) -> bool, roots: impl Iterator<Item = u32>) -> Vec<Vec<u32>> {
+    fn run(
+        &mut self,
+        out: &[Vec<(u32, u32)>],
+        keep: &dyn Fn(u32) -> bool,
+        roots: impl Iterator<Item = u32>,
+    ) -> Vec<Vec<u32>> {
         let Tarjan { index, low, on_stack } = self;
         let mut stack: Vec<u32> = Vec::new();
         let mut found: Vec<Vec<u32>> = Vec::new();

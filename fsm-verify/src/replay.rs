@@ -32,7 +32,10 @@ pub(crate) fn replay(machine: &Machine, path: &Path) -> Result<(), String> {
     let mut steps: Vec<&crate::Step> = path.steps.iter().collect();
     if let Some(cycle) = path.cycle {
         if cycle >= path.steps.len() {
-            return Err(format!("the cycle starts at step {}, past the path's end", cycle + 1));
+            return Err(format!(
+                "the cycle starts at step {}, past the path's end",
+                cycle + 1
+            ));
         }
         let before = match cycle {
             0 => &path.start,

@@ -308,7 +308,13 @@ pub(crate) fn search<const W: usize>(
                     match reaches.iter().position(|&r| !r) {
                         Some(_) if !exact => undecided(),
                         Some(index) => {
-                            match loop_of_death::<W>(&tables, &store, index as u32, &reaches, options.max_answers) {
+                            match loop_of_death::<W>(
+                                &tables,
+                                &store,
+                                index as u32,
+                                &reaches,
+                                options.max_answers,
+                            ) {
                                 Some(path) => match replay(machine, &path) {
                                     Ok(()) => Verdict::Violated(path),
                                     Err(why) => Verdict::Inconclusive(vec![format!(
@@ -328,7 +334,9 @@ pub(crate) fn search<const W: usize>(
                 }
                 Kind::LeadsTo => {
                     let Some(l) = &p.leads_to else {
-                        return Verdict::Inconclusive(vec!["a `leads to` property without its target".into()]);
+                        return Verdict::Inconclusive(
+                            vec!["a `leads to` property without its target".into()],
+                        );
                     };
                     if !exact {
                         // Missing moves could make a run fair or end it.
@@ -340,7 +348,15 @@ pub(crate) fn search<const W: usize>(
                         l.formula.holds(&|s| tables.active(row, s), is_terminal)
                     };
                     let assumed: Vec<u32> = l.assuming.iter().map(|a| a.index() as u32).collect();
-                    match crate::liveness::leads_to::<W>(&tables, &store, &out, &f, &g, &assumed, options.max_answers) {
+                    match crate::liveness::leads_to::<W>(
+                        &tables,
+                        &store,
+                        &out,
+                        &f,
+                        &g,
+                        &assumed,
+                        options.max_answers,
+                    ) {
                         crate::liveness::Found::Nothing => Verdict::Holds,
                         crate::liveness::Found::Path(path) => match replay(machine, &path) {
                             Ok(()) => Verdict::Violated(path),
@@ -384,7 +400,12 @@ pub(crate) fn find(store: &Store, row: &[u64]) -> Option<u32> {
 
 /// The way to stored state `index`, each step run again to find the guard
 /// answers that lead to the next state.
-pub(crate) fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_answers: usize) -> Path {
+pub(crate) fn path_to<const W: usize>(
+    tables: &Tables<'_>,
+    store: &Store,
+    index: u32,
+    max_answers: usize,
+) -> Path {
     let mut chain = vec![index];
     while let Some(&i) = chain.last() {
         match store.parent[i as usize] {
@@ -458,7 +479,10 @@ fn loop_of_death<const W: usize>(
         let mut answers = Answers::default();
         let mut found = None;
         for _ in 0..max_answers {
-            if tables.run::<W>(row, Move::Advance, &mut answers, &mut next).is_some() {
+            if tables
+                .run::<W>(row, Move::Advance, &mut answers, &mut next)
+                .is_some()
+            {
                 if let Some(to) = find(store, &next).filter(|&to| !reaches[to as usize]) {
                     found = Some(to);
                     break;
@@ -469,7 +493,13 @@ fn loop_of_death<const W: usize>(
             }
         }
         let to = found?;
-        path.steps.push(step_between::<W>(tables, row, Move::Advance, store.row(to as usize), max_answers)?);
+        path.steps.push(step_between::<W>(
+            tables,
+            row,
+            Move::Advance,
+            store.row(to as usize),
+            max_answers,
+        )?);
         if let Some(k) = chain.iter().position(|&c| c == to) {
             break k;
         }

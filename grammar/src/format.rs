@@ -1226,7 +1226,8 @@ machine Odd {
                         .iter()
                         .map(|p| {
                             let l = p.leads_to.as_ref();
-                            let target = l.map(|l| (&l.formula, l.assuming.iter().map(|a| a.0).collect::<Vec<_>>()));
+                            let target =
+                                l.map(|l| (&l.formula, l.assuming.iter().map(|a| a.0).collect::<Vec<_>>()));
                             (&p.name, p.kind, &p.formula, target, &p.docs)
                         })
                         .collect::<Vec<_>>(),

@@ -116,7 +116,10 @@ pub(crate) fn oversized_guards(text: &str) -> Vec<(Diagnostic, Span)> {
         let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
         if guard.is_none() && b.is_ascii_alphabetic() && (i == 0 || !word(bytes[i - 1])) {
             let len = bytes[i..].iter().take_while(|&&c| word(c)).count();
-            if matches!(&text[i..i + len], "property" | "never" | "reachable" | "recoverable" | "escapable") {
+            if matches!(
+                &text[i..i + len],
+                "property" | "never" | "reachable" | "recoverable" | "escapable"
+            ) {
                 guard = Some((i, 0, 0, 0));
                 formula = true;
                 i += len;

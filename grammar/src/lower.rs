@@ -969,7 +969,10 @@ impl<'d> Lowerer<'d> {
                 }
             }
             let formula = self.formula(&p.formula, by_name, state_names);
-            let leads_to = p.leads_to.as_ref().map(|l| self.leads_to(l, by_name, state_names));
+            let leads_to = p
+                .leads_to
+                .as_ref()
+                .map(|l| self.leads_to(l, by_name, state_names));
             let leads_to = match leads_to {
                 None => Some(None),
                 Some(lowered) => lowered.map(Some),

@@ -445,14 +445,26 @@ fn a_loop_of_death_is_a_lasso_in_every_format() {
     let run = dir
         .fsmc_with_stdin(&["run", "machine.fsm"], dir.read("trace.jsonl"))
         .expect(0);
-    assert!(run.stdout().lines().last().unwrap_or_default().contains("backing_off"), "{}", run.stdout());
+    assert!(
+        run.stdout()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .contains("backing_off"),
+        "{}",
+        run.stdout()
+    );
     // The ITF trace: five states, looping back to the third.
-    dir.fsmc(&["verify", "machine.fsm", "--emit-itf", "trace.itf.json"]).expect(1);
+    dir.fsmc(&["verify", "machine.fsm", "--emit-itf", "trace.itf.json"])
+        .expect(1);
     let itf: serde_json::Value = serde_json::from_str(&dir.read("trace.itf.json")).expect("JSON");
     assert_eq!(itf["vars"], serde_json::json!(["leaves", "event", "elapsed_ms"]));
     assert_eq!(itf["loop"], 2);
     let states = itf["states"].as_array().expect("states");
-    let events: Vec<&str> = states.iter().map(|s| s["event"].as_str().unwrap_or_default()).collect();
+    let events: Vec<&str> = states
+        .iter()
+        .map(|s| s["event"].as_str().unwrap_or_default())
+        .collect();
     assert_eq!(events, ["init", "fetch", "failed", "advance", "advance"]);
     assert_eq!(states[2]["leaves"], serde_json::json!({"#set": ["backing_off"]}));
     assert_eq!(states[4]["leaves"], states[2]["leaves"]);
@@ -465,7 +477,9 @@ fn a_loop_of_death_is_a_lasso_in_every_format() {
     assert_eq!(fetches["assuming"], serde_json::json!(["ok"]));
     assert_eq!(fetches["path"]["cycle"], 2);
     assert_eq!(document["properties"][0]["path"]["cycle"], 2);
-    let github = dir.fsmc(&["verify", "machine.fsm", "--format", "github"]).expect(1);
+    let github = dir
+        .fsmc(&["verify", "machine.fsm", "--format", "github"])
+        .expect(1);
     assert!(
         github.stdout().contains(
             "title=fsmc verify%3A fetches_end::in(requesting) leads to in(idle) assuming ok: violated in a loop"
@@ -507,6 +521,9 @@ fn an_unknown_action_after_assuming_is_an_error() {
     let run = dir.fsmc(&["check", "machine.fsm"]).expect(1);
     let text = run.stdout() + &run.stderr();
     assert!(text.contains("undeclared-action"), "{text}");
-    assert!(text.contains("`assuming finsh` names no action of this machine"), "{text}");
+    assert!(
+        text.contains("`assuming finsh` names no action of this machine"),
+        "{text}"
+    );
     assert!(text.contains("did you mean `finish`?"), "{text}");
 }

@@ -49,7 +49,10 @@ fn a_retry_loop_with_no_way_out_is_a_loop_of_death() {
             terminal state done;
         }",
     );
-    assert_eq!(violated(&m, Kind::Escapable, "!terminal"), "start, [advance 1000]");
+    assert_eq!(
+        violated(&m, Kind::Escapable, "!terminal"),
+        "start, [advance 1000]"
+    );
     // Inside `idle` alone there is no loop.
     assert_eq!(verdict(&m, Kind::Escapable, "in(idle)"), Verdict::Holds);
 }
@@ -98,7 +101,10 @@ fn events_that_keep_the_machine_in_the_loop_do_not_end_it() {
             }
         }",
     );
-    assert_eq!(violated(&m, Kind::Escapable, "!terminal"), "start, [advance 2000, advance 1000]");
+    assert_eq!(
+        violated(&m, Kind::Escapable, "!terminal"),
+        "start, [advance 2000, advance 1000]"
+    );
     // The loop passes through `polling`, so it is not inside `in(polling)`.
     assert_eq!(verdict(&m, Kind::Escapable, "in(polling)"), Verdict::Holds);
 }
@@ -119,7 +125,10 @@ fn a_loop_of_death_inside_a_parallel_state() {
             }
         }",
     );
-    assert_eq!(violated(&m, Kind::Escapable, "in(over)"), "finish, [advance 1000, advance 1000]");
+    assert_eq!(
+        violated(&m, Kind::Escapable, "in(over)"),
+        "finish, [advance 1000, advance 1000]"
+    );
     // While `busy`, `finish` leaves it.
     assert_eq!(verdict(&m, Kind::Escapable, "in(busy)"), Verdict::Holds);
 }
@@ -130,7 +139,11 @@ fn the_agent_loop_and_the_research_run_have_no_loop_of_death() {
         let text = std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR")))
             .expect("an example");
         let m = machine(&text);
-        assert_eq!(verdict(&m, Kind::Escapable, "!terminal"), Verdict::Holds, "{file}");
+        assert_eq!(
+            verdict(&m, Kind::Escapable, "!terminal"),
+            Verdict::Holds,
+            "{file}"
+        );
     }
 }
 
@@ -144,7 +157,10 @@ fn without_its_exit_the_agent_loop_retries_forever() {
     let planted = text
         .replace("after backoff -> calling_llm", "after backoff -> error")
         .replace("on pause -> paused emit suspend_work;", "")
-        .replace("on cancel -> waiting_for_user_input do abandon_turn emit abort_work;\n\n", "\n")
+        .replace(
+            "on cancel -> waiting_for_user_input do abandon_turn emit abort_work;\n\n",
+            "\n",
+        )
         .replace("on shutdown_requested -> shutting_down emit shutdown;", "");
     let m = machine(&planted);
     let found = violated(&m, Kind::Escapable, "in(working)");
@@ -162,6 +178,13 @@ struct Random {
     timer: Vec<Option<(u32, bool, usize)>>,
     actions: usize,
 }
+
+/// A state of the explorer: a state of the machine, and whether its timer
+/// is armed.
+type At = (usize, bool);
+
+/// Whether a formula holds in a state of the machine.
+type StateTest<'a> = Box<dyn Fn(usize) -> bool + 'a>;
 
 /// A small deterministic generator (xorshift), so that a failure is
 /// reproducible from its seed.
@@ -198,7 +221,11 @@ impl Random {
                 }
             }
             if rng.below(3) > 0 {
-                timer[s] = Some((100 * (1 + rng.below(3)) as u32, rng.below(3) == 0, rng.below(states)));
+                timer[s] = Some((
+                    100 * (1 + rng.below(3)) as u32,
+                    rng.below(3) == 0,
+                    rng.below(states),
+                ));
             }
         }
         Random {
@@ -298,15 +325,23 @@ impl Random {
     /// connected by its own moves, time passing on it (a move of time, or
     /// a state with no timer armed), and each assumed action accepted in it
     /// taken inside it.
-    fn leads_to_violated(&self, f: &dyn Fn(usize) -> bool, g: &dyn Fn(usize) -> bool, assumed: &[usize]) -> bool {
+    fn leads_to_violated(
+        &self,
+        f: &dyn Fn(usize) -> bool,
+        g: &dyn Fn(usize) -> bool,
+        assumed: &[usize],
+    ) -> bool {
         let all = self.reachable();
         let inside: Vec<(usize, bool)> = all.iter().copied().filter(|x| !g(x.0)).collect();
         let accepts = |x: (usize, bool), a: usize| self.successors(x).iter().any(|&(_, m)| m == Some(a));
         let rests = |x: (usize, bool)| !x.1 && !assumed.iter().any(|&a| accepts(x, a));
         let mut fair_sets: Vec<Vec<(usize, bool)>> = Vec::new();
         for mask in 1u32..1 << inside.len() {
-            let set: Vec<(usize, bool)> = (0..inside.len()).filter(|&i| mask >> i & 1 == 1).map(|i| inside[i]).collect();
-            let moves: Vec<((usize, bool), (usize, bool), Option<usize>)> = set
+            let set: Vec<(usize, bool)> = (0..inside.len())
+                .filter(|&i| mask >> i & 1 == 1)
+                .map(|i| inside[i])
+                .collect();
+            let moves: Vec<(At, At, Option<usize>)> = set
                 .iter()
                 .flat_map(|&x| self.successors(x).into_iter().map(move |(y, m)| (x, y, m)))
                 .filter(|(_, y, _)| set.contains(y))
@@ -359,7 +394,10 @@ impl Random {
     /// successors are left; some state is left at the end.
     fn loop_of_death(&self, inside: impl Fn(usize) -> bool) -> bool {
         let seen = self.reachable();
-        let mut trap: Vec<(usize, bool)> = seen.into_iter().filter(|&(s, armed)| armed && inside(s)).collect();
+        let mut trap: Vec<(usize, bool)> = seen
+            .into_iter()
+            .filter(|&(s, armed)| armed && inside(s))
+            .collect();
         loop {
             let before = trap.len();
             let kept: Vec<_> = trap
@@ -384,7 +422,7 @@ fn random_machines_agree_with_an_independent_explorer() {
         let m = machine(&text);
         let states = r.terminal.len();
         let target = seed as usize % states;
-        let questions: [(String, Box<dyn Fn(usize) -> bool>); 2] = [
+        let questions: [(String, StateTest<'_>); 2] = [
             ("!terminal".into(), Box::new(|s| !r.terminal[s])),
             (format!("!in(s{target})"), Box::new(move |s| s != target)),
         ];
@@ -397,12 +435,17 @@ fn random_machines_agree_with_an_independent_explorer() {
                     assert!(path.cycle.is_some(), "seed {seed}: {text}");
                     violations += 1;
                 }
-                _ => panic!("seed {seed}: `escapable {formula}`: {got:?}, expected a loop: {expected}\n{text}"),
+                _ => {
+                    panic!("seed {seed}: `escapable {formula}`: {got:?}, expected a loop: {expected}\n{text}")
+                }
             }
         }
     }
     // Both verdicts are common among the machines drawn.
-    assert!(violations > 50 && holds > 50, "{violations} violated, {holds} held");
+    assert!(
+        violations > 50 && holds > 50,
+        "{violations} violated, {holds} held"
+    );
 }
 
 // `F leads to G`: fair runs, lassos and runs that rest.
@@ -464,7 +507,10 @@ fn an_assumed_action_is_taken_where_it_keeps_being_accepted() {
     // With only `fail` assumed, the retries may go on for ever: `fail`,
     // the backoff, the retry guard true, again. `ping` on the way is an
     // event the environment may send or not.
-    assert_eq!(stated_violation(&m, "ends_if_failed"), "start, [fail, advance 5000]");
+    assert_eq!(
+        stated_violation(&m, "ends_if_failed"),
+        "start, [fail, advance 5000]"
+    );
     assert_eq!(stated(&m, "ends_if_both"), Verdict::Holds);
 }
 
@@ -543,7 +589,9 @@ fn the_research_run_ends_when_the_researchers_report() {
     let m = machine(&text);
     let formula = |t: &str| Formula::parse(&m, t).expect("a formula");
     let action = |name: &str| {
-        fsm_grammar::model::ActionId::from_index(m.actions.iter().position(|a| a.name == name).expect("an action"))
+        fsm_grammar::model::ActionId::from_index(
+            m.actions.iter().position(|a| a.name == name).expect("an action"),
+        )
     };
     let ends = |assuming: &[&str]| {
         let p = Property {
@@ -579,9 +627,11 @@ fn random_leads_to_agrees_with_a_brute_force_over_every_set_of_states() {
         let assumed: Vec<usize> = (0..r.actions).filter(|a| (seed >> a) & 1 == 1).collect();
         let action = |a: usize| {
             let name = format!("a{a}");
-            fsm_grammar::model::ActionId::from_index(m.actions.iter().position(|x| x.name == name).expect("an action"))
+            fsm_grammar::model::ActionId::from_index(
+                m.actions.iter().position(|x| x.name == name).expect("an action"),
+            )
         };
-        let questions: [(String, String, Box<dyn Fn(usize) -> bool>, Box<dyn Fn(usize) -> bool>); 2] = [
+        let questions: [(String, String, StateTest<'_>, StateTest<'_>); 2] = [
             (
                 format!("in(s{from})"),
                 "terminal".into(),
@@ -616,5 +666,8 @@ fn random_leads_to_agrees_with_a_brute_force_over_every_set_of_states() {
             }
         }
     }
-    assert!(violations > 50 && holds > 50, "{violations} violated, {holds} held");
+    assert!(
+        violations > 50 && holds > 50,
+        "{violations} violated, {holds} held"
+    );
 }

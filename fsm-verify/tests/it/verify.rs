@@ -202,12 +202,7 @@ fn the_search_stops_at_its_limit_and_says_so() {
         max_states: 2,
         ..Options::default()
     };
-    let report = verify(
-        &m,
-        &[Property::new(Kind::Recoverable, formula)],
-        &options,
-    )
-    .expect("searchable");
+    let report = verify(&m, &[Property::new(Kind::Recoverable, formula)], &options).expect("searchable");
     assert_eq!(report.states, 2);
     let Verdict::Inconclusive(why) = &report.verdicts[0] else {
         panic!("{:?}", report.verdicts)

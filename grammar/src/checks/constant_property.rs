@@ -11,14 +11,17 @@ use crate::model::{Formula, Machine};
 pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
     for p in &m.properties {
         // `F leads to G` says nothing when `G` always holds.
-        let target = p
-            .leads_to
-            .as_ref()
-            .and_then(|l| l.formula.constant(m).filter(|&v| v).map(|v| (&l.formula, l.formula_span, v, true)));
-        let own = p
-            .formula
-            .constant(m)
-            .and_then(|v| p.kind.holds_when_constant(v).map(|holds| (&p.formula, p.formula_span, v, holds)));
+        let target = p.leads_to.as_ref().and_then(|l| {
+            l.formula
+                .constant(m)
+                .filter(|&v| v)
+                .map(|v| (&l.formula, l.formula_span, v, true))
+        });
+        let own = p.formula.constant(m).and_then(|v| {
+            p.kind
+                .holds_when_constant(v)
+                .map(|holds| (&p.formula, p.formula_span, v, holds))
+        });
         for (formula, span, value, holds) in own.into_iter().chain(target) {
             sink.push(
                 Scope::Machine,

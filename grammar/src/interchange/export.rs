@@ -124,7 +124,10 @@ fn machine_value(machine: &Machine) -> JsonValue {
                     JsonValue::string(p.formula.display(machine).to_string()),
                 );
                 if let Some(l) = &p.leads_to {
-                    members.put("target", JsonValue::string(l.formula.display(machine).to_string()));
+                    members.put(
+                        "target",
+                        JsonValue::string(l.formula.display(machine).to_string()),
+                    );
                     if !l.assuming.is_empty() {
                         let names = l
                             .assuming

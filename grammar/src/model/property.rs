@@ -60,7 +60,11 @@ impl Property {
         match &self.leads_to {
             None => format!("{} {}", self.kind.keyword(), self.formula.display(machine)),
             Some(l) => {
-                let mut text = format!("{} leads to {}", self.formula.display(machine), l.formula.display(machine));
+                let mut text = format!(
+                    "{} leads to {}",
+                    self.formula.display(machine),
+                    l.formula.display(machine)
+                );
                 if !l.assuming.is_empty() {
                     let names: Vec<&str> = l
                         .assuming

@@ -107,8 +107,11 @@ pub(super) struct PropertySpec {
     pub formula: (String, JsonPath),
     /// For `leads to`: the target formula, and the actions assumed, each
     /// with its path.
-    pub leads_to: Option<((String, JsonPath), Vec<(String, JsonPath)>)>,
+    pub leads_to: Option<(Located, Vec<Located>)>,
 }
+
+/// A text of the document and where it was.
+pub(super) type Located = (String, JsonPath);
 
 /// An `#[allow(...)]` entry as written.
 #[derive(Debug)]
@@ -776,17 +779,17 @@ impl Reader<'_> {
         key: &str,
     ) -> Option<(String, JsonPath)> {
         match members.get(key) {
-                None => {
-                    self.sink.error(
-                        &path,
-                        format!("missing field `{key}`"),
-                        "give the formula as `.fsm` text: `\"formula\": \"in(done) || terminal\"`",
-                    );
-                    None
-                }
-                Some(value) => {
-                    let formula_path = path.key(key);
-                    self.string(value, &formula_path)
+            None => {
+                self.sink.error(
+                    path,
+                    format!("missing field `{key}`"),
+                    "give the formula as `.fsm` text: `\"formula\": \"in(done) || terminal\"`",
+                );
+                None
+            }
+            Some(value) => {
+                let formula_path = path.key(key);
+                self.string(value, &formula_path)
                         .and_then(|text| match guard::formula(text) {
                             Ok(fsm) => Some((fsm, formula_path)),
                             Err(problem) => {
@@ -798,8 +801,8 @@ impl Reader<'_> {
                                 None
                             }
                         })
-                }
             }
+        }
     }
 
     /// The `assuming` array of a `leads to` property: action names.
