@@ -601,8 +601,9 @@ pub struct PropertyAst {
     pub keyword: Span,
     /// Of which configurations.
     pub formula: FormulaAst,
-    /// For `F leads to G`: `G`, and the actions after `assuming`.
-    pub leads_to: Option<LeadsToAst>,
+    /// For `F leads to G`: `G`, and the actions after `assuming` (boxed:
+    /// a machine's items are as large as their largest kind).
+    pub leads_to: Option<Box<LeadsToAst>>,
 }
 
 /// The part of `F leads to G assuming a, b` after `F`.

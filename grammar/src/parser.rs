@@ -1063,7 +1063,7 @@ mod direct {
                         assuming,
                         assuming_keyword,
                     };
-                    (PropertyKind::LeadsTo, keyword, formula, Some(leads_to))
+                    (PropertyKind::LeadsTo, keyword, formula, Some(Box::new(leads_to)))
                 }
                 None => return Some(None),
             };
