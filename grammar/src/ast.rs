@@ -75,8 +75,10 @@ pub enum MachineItem {
     State(StateAst),
     /// `any { ... }`.
     Any(AnyAst),
-    /// `never F;`, `reachable F;`, `recoverable F;`, possibly named.
-    Property(PropertyAst),
+    /// `never F;`, `reachable F;`, `recoverable F;`, `escapable F;`,
+    /// possibly named, or `property NAME: F leads to G;`. Boxed: properties are few, and a machine's items are as large as
+    /// their largest kind.
+    Property(Box<PropertyAst>),
 }
 
 impl MachineItem {
@@ -601,9 +603,8 @@ pub struct PropertyAst {
     pub keyword: Span,
     /// Of which configurations.
     pub formula: FormulaAst,
-    /// For `F leads to G`: `G`, and the actions after `assuming` (boxed:
-    /// a machine's items are as large as their largest kind).
-    pub leads_to: Option<Box<LeadsToAst>>,
+    /// For `F leads to G`: `G`, and the actions after `assuming`.
+    pub leads_to: Option<LeadsToAst>,
 }
 
 /// The part of `F leads to G assuming a, b` after `F`.

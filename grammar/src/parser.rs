@@ -1033,7 +1033,7 @@ mod direct {
 
         /// A property, if one starts here (`Some(None)` when none does;
         /// `None` when one is broken).
-        fn property(&mut self, start: usize) -> Option<Option<PropertyAst>> {
+        fn property(&mut self, start: usize) -> Option<Option<Box<PropertyAst>>> {
             let name = if self.keyword("property").is_some() {
                 let name = self.ident()?;
                 self.punct(":")?;
@@ -1063,13 +1063,13 @@ mod direct {
                         assuming,
                         assuming_keyword,
                     };
-                    (PropertyKind::LeadsTo, keyword, formula, Some(Box::new(leads_to)))
+                    (PropertyKind::LeadsTo, keyword, formula, Some(leads_to))
                 }
                 None => return Some(None),
             };
             let semi = self.punct(";")?;
             let span = Span::new(start, semi.end);
-            Some(Some(PropertyAst {
+            Some(Some(Box::new(PropertyAst {
                 docs: self.docs.docs_before(span.start),
                 span,
                 name,
@@ -1077,7 +1077,7 @@ mod direct {
                 keyword,
                 formula,
                 leads_to,
-            }))
+            })))
         }
 
         // A formula's depth is bounded before parsing starts
