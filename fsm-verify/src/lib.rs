@@ -23,7 +23,12 @@
 //!   delay races another timer.
 //! - Every path reported is replayed on the dynamic engine
 //!   ([`fsm_dynamic::Engine`], a manual clock, guards bound to the path's
-//!   answers) before it is reported.
+//!   answers) before it is reported; a lasso's cycle twice.
+//! - `never` and `reachable` are decided as states are found (a shortest
+//!   path); `recoverable`, `escapable` (no loop of death) and `leads to`
+//!   on the graph of moves once the search is complete, the last over the
+//!   strongly connected components of the states where its target does
+//!   not hold, under the fairness docs/dsl.md states.
 //!
 //! docs/verifying.md is the guide.
 

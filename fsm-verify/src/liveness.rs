@@ -35,7 +35,6 @@ pub(crate) enum Found {
 /// Decide `F leads to G` on the graph; `f` and `g` tell the formulas'
 /// values per stored state, `assumed` the actions the environment keeps
 /// sending.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn leads_to<const W: usize>(
     tables: &Tables<'_>,
     store: &Store,
