@@ -310,9 +310,8 @@ fn describe(m: &Machine) -> String {
     for p in &m.properties {
         let name = p.name.as_deref().map(|n| format!(" {n}:")).unwrap_or_default();
         properties.push(format!(
-            "property{name} {} {} at {}..{}",
-            p.kind.keyword(),
-            p.formula.display(m),
+            "property{name} {} at {}..{}",
+            p.text(m),
             p.span.start,
             p.span.end
         ));

@@ -176,16 +176,31 @@ module.exports = grammar({
     // in(STATE): the state is active.
     in_expression: ($) => seq('in', '(', field('state', $.identifier), ')'),
 
-    // never FORMULA; reachable FORMULA; recoverable FORMULA;, optionally
-    // named: property NAME: recoverable FORMULA;. `fsmc verify` checks them.
+    // never FORMULA; reachable FORMULA; recoverable FORMULA; escapable
+    // FORMULA;, optionally named: property NAME: recoverable FORMULA;.
+    // `fsmc verify` checks them.
     property: ($) =>
-      seq(
-        optional(seq('property', field('name', $.identifier), ':')),
-        field('kind', $.property_kind),
-        field('formula', $._formula),
-        ';',
+      choice(
+        seq(
+          optional(seq('property', field('name', $.identifier), ':')),
+          field('kind', $.property_kind),
+          field('formula', $._formula),
+          ';',
+        ),
+        // property NAME: FORMULA leads to FORMULA assuming ACTIONS;
+        seq(
+          'property',
+          field('name', $.identifier),
+          ':',
+          field('formula', $._formula),
+          'leads',
+          'to',
+          field('target', $._formula),
+          optional(seq('assuming', commaSep1(field('assuming', $.identifier)))),
+          ';',
+        ),
       ),
-    property_kind: (_) => choice('never', 'reachable', 'recoverable'),
+    property_kind: (_) => choice('never', 'reachable', 'recoverable', 'escapable'),
     // A guard expression over in(STATE) and `terminal` only.
     _formula: ($) =>
       choice(

@@ -18,7 +18,7 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 The properties the machine states in its file (`never F;`, `reachable F;`, `recoverable F;`, \
-optionally named: `property NAME: never F;`) are checked first, then the flags' ones. A formula \
+`escapable F;`, optionally named: `property NAME: never F;`) are checked first, then the flags' ones. A formula \
 is built from `in(STATE)`, `terminal` (some active leaf is terminal), `!`, `&&`, `||` and \
 parentheses. Guards are free: each time a step asks one, it may be true or false.
 
@@ -45,9 +45,19 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FORMULA")]
     recoverable: Vec<String>,
 
+    /// No loop of death while FORMULA holds: from every reachable configuration, some path leaves
+    /// FORMULA or comes to rest (no timer armed).
+    #[arg(long, value_name = "FORMULA")]
+    escapable: Vec<String>,
+
     /// Write the first counterexample or witness as `fsmc run` input lines to FILE.
     #[arg(long, value_name = "FILE")]
     emit_trace: Option<PathBuf>,
+
+    /// Write the first counterexample or witness as an ITF trace (the Informal Trace Format of
+    /// Apalache and Quint) to FILE, with `loop` marking where a lasso's cycle starts.
+    #[arg(long, value_name = "FILE")]
+    emit_itf: Option<PathBuf>,
 
     /// The most states the search stores before it stops.
     #[arg(long, value_name = "N", default_value_t = Options::default().max_states)]
@@ -79,6 +89,11 @@ struct Checked {
     kind: Kind,
     /// The formula as written out.
     formula: String,
+    /// The whole property as written out, without its name: `never F`,
+    /// `F leads to G assuming a`.
+    written: String,
+    /// For `leads to`: `G` and the actions assumed.
+    leads_to: Option<(String, Vec<String>)>,
     /// Where the file states it: its first and last line and column.
     place: Option<(fsm_grammar::LineCol, fsm_grammar::LineCol)>,
 }
@@ -114,6 +129,15 @@ pub fn run(args: &VerifyArgs) -> Exit {
                 name: p.name.clone(),
                 kind: p.kind,
                 formula: p.formula.display(machine).to_string(),
+                written: p.text(machine),
+                leads_to: p.leads_to.as_ref().map(|l| {
+                    let names = l
+                        .assuming
+                        .iter()
+                        .map(|&(a, _)| machine.actions[a.index()].name.clone())
+                        .collect();
+                    (l.formula.display(machine).to_string(), names)
+                }),
                 place: Some((at, end)),
             }
         })
@@ -122,12 +146,14 @@ pub fn run(args: &VerifyArgs) -> Exit {
         (Kind::Never, &args.never),
         (Kind::Reachable, &args.reachable),
         (Kind::Recoverable, &args.recoverable),
+        (Kind::Escapable, &args.escapable),
     ];
     for (kind, formulas) in given {
         for text in formulas {
             match Formula::parse(machine, text) {
                 Ok(formula) => {
-                    if let Some(value) = formula.constant(machine) {
+                    let constant = formula.constant(machine);
+                    if let Some(value) = constant.filter(|&v| kind.holds_when_constant(v).is_some()) {
                         console::stderr(&fsm_grammar::elide(format!(
                             "warning: `{text}` is {value} in every configuration of `{}`, \
                              so `--{} {text}` says nothing about its steps\n",
@@ -140,10 +166,12 @@ pub fn run(args: &VerifyArgs) -> Exit {
                         text: format!("{} {written}", kind.keyword()),
                         name: None,
                         kind,
+                        written: format!("{} {written}", kind.keyword()),
                         formula: written,
+                        leads_to: None,
                         place: None,
                     });
-                    properties.push(Property { kind, formula });
+                    properties.push(Property::new(kind, formula));
                 }
                 Err(error) => {
                     // A formula of any length is quoted shortened.
@@ -158,7 +186,7 @@ pub fn run(args: &VerifyArgs) -> Exit {
         console::error(format_args!(
             "`{}` states no property of machine `{}`, and none was given on the command line\n\
              help: state one in the machine, such as `never in(STATE);`, `reachable in(STATE);` or \
-             `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable or --recoverable",
+             `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable, --recoverable or --escapable",
             args.file.display(),
             machine.name
         ));
@@ -187,11 +215,27 @@ pub fn run(args: &VerifyArgs) -> Exit {
         VerifyFormat::Github => github(machine, &report, &checked, &args.file.display().to_string()),
     };
     console::stdout(&out);
+    let first_path = report.verdicts.iter().find_map(|v| match v {
+        Verdict::Violated(path) | Verdict::Reached(path) => Some(path),
+        _ => None,
+    });
+    if let Some(file) = &args.emit_itf {
+        match first_path {
+            None => console::stderr(&format!(
+                "note: no counterexample or witness, so `{}` was not written\n",
+                file.display()
+            )),
+            Some(path) => {
+                if let Err(error) = files::write(file, &itf(machine, path, &args.file.display().to_string()))
+                {
+                    console::error(error);
+                    exit.raise(Exit::Trouble);
+                }
+            }
+        }
+    }
     if let Some(file) = &args.emit_trace {
-        let path = report.verdicts.iter().find_map(|v| match v {
-            Verdict::Violated(path) | Verdict::Reached(path) => Some(path),
-            _ => None,
-        });
+        let path = first_path;
         match path.map(|path| trace(machine, path)) {
             None => console::stderr(&format!(
                 "note: no counterexample or witness, so `{}` was not written\n",
@@ -236,8 +280,9 @@ fn human(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) ->
             Verdict::Unreachable => writeln!(out, "{text}: unreachable"),
             Verdict::Reached(path) => writeln!(out, "{text}: reached in {}", steps(path))
                 .and_then(|()| write_path(&mut out, machine, path)),
-            Verdict::Violated(path) => writeln!(out, "{text}: violated in {}", steps(path))
-                .and_then(|()| write_path(&mut out, machine, path)),
+            Verdict::Violated(path) => writeln!(out, "{text}: violated {}", violation(path))
+                .and_then(|()| write_path(&mut out, machine, path))
+                .and_then(|()| rests(&mut out, property, path)),
             Verdict::Inconclusive(reasons) => writeln!(out, "{text}: inconclusive").and_then(|()| {
                 reasons
                     .iter()
@@ -305,7 +350,7 @@ fn json(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) -> 
                 })
             })
             .collect();
-        serde_json::json!({"start": names(&path.start), "steps": steps})
+        serde_json::json!({"start": names(&path.start), "steps": steps, "cycle": path.cycle})
     };
     let properties: Vec<serde_json::Value> = checked
         .iter()
@@ -316,10 +361,16 @@ fn json(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked]) -> 
                 Verdict::Inconclusive(reasons) => (serde_json::Value::Null, reasons.clone()),
                 _ => (serde_json::Value::Null, Vec::new()),
             };
+            let (target, assuming) = match &property.leads_to {
+                Some((target, names)) => (serde_json::json!(target), serde_json::json!(names)),
+                None => (serde_json::Value::Null, serde_json::Value::Null),
+            };
             serde_json::json!({
                 "name": property.name,
                 "kind": property.kind.keyword(),
                 "formula": property.formula,
+                "target": target,
+                "assuming": assuming,
                 "line": property.place.map(|(at, _)| at.line),
                 "column": property.place.map(|(at, _)| at.column),
                 "verdict": verdict_word(verdict),
@@ -356,16 +407,12 @@ fn github(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked], f
         if matches!(verdict, Verdict::Holds | Verdict::Reached(_)) {
             continue;
         }
-        let mut message = format!(
-            "{} {}: {}",
-            property.kind.keyword(),
-            property.formula,
-            verdict_word(verdict)
-        );
+        let mut message = format!("{}: {}", property.written, verdict_word(verdict));
         match verdict {
             Verdict::Violated(path) => {
-                message.push_str(&format!(" in {}\n", steps(path)));
+                message.push_str(&format!(" {}\n", violation(path)));
                 write_path(&mut message, machine, path).expect("writing to a String");
+                rests(&mut message, property, path).expect("writing to a String");
             }
             Verdict::Inconclusive(reasons) => {
                 for reason in reasons {
@@ -398,9 +445,41 @@ fn github(machine: &Machine, report: &fsm_verify::Report, checked: &[Checked], f
 }
 
 fn steps(path: &Path) -> String {
-    match path.steps.len() {
+    count(path.steps.len())
+}
+
+fn count(n: usize) -> String {
+    match n {
         1 => "1 step".into(),
         n => format!("{n} steps"),
+    }
+}
+
+/// After a `leads to` run that is not a lasso: why it ends there.
+fn rests(out: &mut String, property: &Checked, path: &Path) -> std::fmt::Result {
+    if property.kind == Kind::LeadsTo && path.cycle.is_none() {
+        let assumed = match &property.leads_to {
+            Some((_, names)) if !names.is_empty() => ", no assumed action is accepted,",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "  then it may wait here for ever: no timer is armed{assumed} and no event need come"
+        )?;
+    }
+    Ok(())
+}
+
+/// How a violation is reached: `in 3 steps`, or for a lasso `in a loop of
+/// 2 steps, after 1`.
+fn violation(path: &Path) -> String {
+    match path.cycle {
+        None => format!("in {}", steps(path)),
+        Some(start) => format!(
+            "in a loop of {} repeated forever, after {}",
+            count(path.steps.len() - start),
+            count(start)
+        ),
     }
 }
 
@@ -422,6 +501,9 @@ pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> st
     let groups = fsm_grammar::plan::Plan::new(machine).timer_groups;
     writeln!(out, "  start in {}", leaves(machine, &path.start))?;
     for (n, step) in path.steps.iter().enumerate() {
+        if path.cycle == Some(n) {
+            writeln!(out, "  the loop, repeated forever:")?;
+        }
         write!(out, "  {}. ", n + 1)?;
         match step.mv {
             Move::Fire(action) => write!(out, "fire `{}`", machine.actions[action.index()].name)?,
@@ -479,8 +561,57 @@ pub(crate) fn write_path(out: &mut String, machine: &Machine, path: &Path) -> st
     Ok(())
 }
 
+/// The path as an ITF trace: one state per configuration the machine rests
+/// in (the start, then after each step), each with its active leaves (a
+/// set), the event that led to it (`init` for the start, an action's name,
+/// or `advance`), and the milliseconds elapsed since the start; `loop` is
+/// the index of the state a lasso's last step returns to.
+pub(crate) fn itf(machine: &Machine, path: &Path, source: &str) -> String {
+    let names = |leaves: &[model::StateId]| -> Vec<&str> {
+        leaves.iter().map(|&s| machine.state(s).name.as_str()).collect()
+    };
+    let mut elapsed = 0u64;
+    let mut states = vec![serde_json::json!({
+        "#meta": {"index": 0},
+        "leaves": {"#set": names(&path.start)},
+        "event": "init",
+        "elapsed_ms": 0,
+    })];
+    for (n, step) in path.steps.iter().enumerate() {
+        let event = match step.mv {
+            Move::Fire(action) => machine.actions[action.index()].name.clone(),
+            Move::Advance => {
+                elapsed += u64::from(step.outcome.advanced);
+                "advance".to_owned()
+            }
+        };
+        states.push(serde_json::json!({
+            "#meta": {"index": n + 1},
+            "leaves": {"#set": names(&step.leaves)},
+            "event": event,
+            "elapsed_ms": elapsed,
+        }));
+    }
+    let mut document = serde_json::json!({
+        "#meta": {
+            "format": "ITF",
+            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+            "source": source,
+            "description": format!("fsmc verify: a run of machine `{}`", machine.name),
+        },
+        "vars": ["leaves", "event", "elapsed_ms"],
+        "states": states,
+    });
+    if let Some(cycle) = path.cycle {
+        document["loop"] = serde_json::json!(cycle);
+    }
+    let mut out = serde_json::to_string_pretty(&document).expect("JSON serializes");
+    out.push('\n');
+    out
+}
+
 /// The path as `fsmc run` input: before each step, a `guards` line setting
-/// the guards it asks whose value changes.
+/// the guards it asks whose value changes. A lasso's cycle is written once.
 ///
 /// # Errors
 ///

@@ -150,6 +150,7 @@ fn cover_in<const W: usize>(machine: &Machine, options: &Options) -> Suite {
                         }
                     })
                     .collect(),
+                cycle: None,
             };
             if let Err(why) = replay(machine, &path) {
                 unreplayed.push((n, why));

@@ -23,11 +23,17 @@
 //!   delay races another timer.
 //! - Every path reported is replayed on the dynamic engine
 //!   ([`fsm_dynamic::Engine`], a manual clock, guards bound to the path's
-//!   answers) before it is reported.
+//!   answers) before it is reported; a lasso's cycle twice.
+//! - `never` and `reachable` are decided as states are found (a shortest
+//!   path); `recoverable`, `escapable` (no loop of death) and `leads to`
+//!   on the graph of moves once the search is complete, the last over the
+//!   strongly connected components of the states where its target does
+//!   not hold, under the fairness docs/dsl.md states.
 //!
 //! docs/verifying.md is the guide.
 
 mod cover;
+mod liveness;
 mod replay;
 mod search;
 mod step;
@@ -39,7 +45,7 @@ pub use cover::{cover, Goal, Suite};
 pub use fsm_grammar::model::{Formula, FormulaError, PropertyKind as Kind};
 pub use step::{Move, Outcome, NAMED_DELAY_MS};
 
-use fsm_grammar::model::{GuardId, Machine, StateId};
+use fsm_grammar::model::{ActionId, GuardId, Machine, StateId};
 
 /// A property: a kind and its formula.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +54,30 @@ pub struct Property {
     pub kind: Kind,
     /// Of which configurations.
     pub formula: Formula,
+    /// For `F leads to G` ([`Kind::LeadsTo`]): `G`, and the fairness.
+    pub leads_to: Option<LeadsTo>,
+}
+
+/// What `F leads to G assuming a, b` asks after `F`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadsTo {
+    /// `G`.
+    pub formula: Formula,
+    /// The actions the environment keeps sending: on a run that comes
+    /// back again and again to configurations accepting one, it is taken
+    /// again and again (strong fairness).
+    pub assuming: Vec<ActionId>,
+}
+
+impl Property {
+    /// A property of a kind written before its formula (`never F`).
+    pub fn new(kind: Kind, formula: Formula) -> Property {
+        Property {
+            kind,
+            formula,
+            leads_to: None,
+        }
+    }
 }
 
 impl From<&fsm_grammar::model::Property> for Property {
@@ -55,6 +85,10 @@ impl From<&fsm_grammar::model::Property> for Property {
         Property {
             kind: p.kind,
             formula: p.formula.clone(),
+            leads_to: p.leads_to.as_ref().map(|l| LeadsTo {
+                formula: l.formula.clone(),
+                assuming: l.assuming.iter().map(|&(a, _)| a).collect(),
+            }),
         }
     }
 }
@@ -93,23 +127,33 @@ pub struct Step {
     pub leaves: Vec<StateId>,
 }
 
-/// A path from the start, replayed on the dynamic engine.
+/// A path from the start, replayed on the dynamic engine; a lasso when it
+/// ends in a cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Path {
     /// The active leaves at the start.
     pub start: Vec<StateId>,
     /// The steps.
     pub steps: Vec<Step>,
+    /// For a lasso: the index in `steps` where the cycle begins. After the
+    /// last step the machine is in the very stored state (configuration,
+    /// history, remaining time of each timer) it was in before that step,
+    /// so `steps[cycle..]` repeat forever.
+    pub cycle: Option<usize>,
 }
 
 /// The verdict on one property.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The property holds (`never`, `recoverable`).
+    /// The property holds (`never`, `recoverable`, `escapable`).
     Holds,
     /// A shortest path to a configuration that breaks it: one satisfying a
     /// `never` formula, or one from which a `recoverable` formula cannot be
-    /// reached.
+    /// reached. For `escapable`, a lasso: a shortest path into a loop of
+    /// death, then the cycle of timer steps it repeats forever. For
+    /// `leads to`, a fair run on which `F` holds and `G` never does after:
+    /// a lasso, or a path that ends where the machine rests (no timer
+    /// armed, no assumed action accepted) for ever.
     Violated(Path),
     /// A shortest path to a configuration satisfying a `reachable` formula.
     Reached(Path),

@@ -22,12 +22,36 @@ struct Script {
     wrong: Option<String>,
 }
 
-/// Replay `path` from the start on the dynamic engine.
+/// Replay `path` from the start on the dynamic engine; a lasso's cycle is
+/// replayed twice, and must come back to the leaves it started from.
 ///
 /// # Errors
 ///
 /// The first step the engine took otherwise, in words.
 pub(crate) fn replay(machine: &Machine, path: &Path) -> Result<(), String> {
+    let mut steps: Vec<&crate::Step> = path.steps.iter().collect();
+    if let Some(cycle) = path.cycle {
+        if cycle >= path.steps.len() {
+            return Err(format!(
+                "the cycle starts at step {}, past the path's end",
+                cycle + 1
+            ));
+        }
+        let before = match cycle {
+            0 => &path.start,
+            n => &path.steps[n - 1].leaves,
+        };
+        let after = &path.steps[path.steps.len() - 1].leaves;
+        if before != after {
+            return Err(format!(
+                "the cycle from step {} ends in {}, not where it started ({})",
+                cycle + 1,
+                leaves_text(machine, after),
+                leaves_text(machine, before)
+            ));
+        }
+        steps.extend(&path.steps[cycle..]);
+    }
     let definition = Arc::new(Definition::try_from_machine(machine).map_err(|e| e.to_string())?);
     let clock = ManualClock::new(UNIX_EPOCH);
     let script = Arc::new(Mutex::new(Script::default()));
@@ -58,7 +82,7 @@ pub(crate) fn replay(machine: &Machine, path: &Path) -> Result<(), String> {
     }
     let engine = builder.build().map_err(|e| e.to_string())?;
     let mut now = 0u64;
-    for (n, step) in path.steps.iter().enumerate() {
+    for (n, step) in steps.into_iter().enumerate() {
         let at = |what: String| format!("step {}: {what}", n + 1);
         {
             let mut s = script.lock().unwrap_or_else(PoisonError::into_inner);

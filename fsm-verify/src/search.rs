@@ -2,7 +2,7 @@
 //! paths to them.
 
 use crate::replay::replay;
-use crate::step::{Answers, Move, Outcome, Tables};
+use crate::step::{Answers, Move, Tables};
 use crate::{Kind, Options, Path, Property, Report, Step, Verdict};
 use fsm_grammar::model::{ActionId, Machine, StateId};
 use std::collections::VecDeque;
@@ -119,11 +119,15 @@ pub(crate) fn search<const W: usize>(
         let is_terminal = terminal.iter().any(|&s| tables.active(row, s));
         p.formula.holds(&|s| tables.active(row, s), is_terminal)
     };
-    let recoverable = properties.iter().any(|p| p.kind == Kind::Recoverable);
+    // `recoverable`, `escapable` and `leads to` are decided on the graph
+    // of moves, kept only when one is asked.
+    let graph = properties
+        .iter()
+        .any(|p| matches!(p.kind, Kind::Recoverable | Kind::Escapable | Kind::LeadsTo));
     let moves: Vec<u32> = (0..machine.actions.len() as u32).chain([ADVANCE]).collect();
 
     let mut store = Store::new(tables.stride);
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
     // For `never` and `reachable`: the first state (so, the nearest) where
     // the formula holds.
     let mut first: Vec<Option<u32>> = vec![None; properties.len()];
@@ -139,13 +143,14 @@ pub(crate) fn search<const W: usize>(
     store.insert(&tables.initial(), ROOT, ROOT);
     let check = |first: &mut Vec<Option<u32>>, index: u32, row: &[u64]| {
         for (slot, p) in first.iter_mut().zip(properties) {
-            if slot.is_none() && p.kind != Kind::Recoverable && holds(p, row) {
+            let first_found = matches!(p.kind, Kind::Never | Kind::Reachable);
+            if slot.is_none() && first_found && holds(p, row) {
                 *slot = Some(index);
             }
         }
     };
     check(&mut first, 0, store.row(0));
-    let settled = |first: &[Option<u32>]| !recoverable && first.iter().all(Option::is_some);
+    let settled = |first: &[Option<u32>]| !graph && first.iter().all(Option::is_some);
 
     let mut row = Vec::new();
     let mut next = Vec::new();
@@ -184,8 +189,8 @@ pub(crate) fn search<const W: usize>(
                     if new {
                         check(&mut first, index, &next);
                     }
-                    if recoverable {
-                        edges.push((at as u32, index));
+                    if graph {
+                        edges.push((at as u32, index, via));
                     }
                 }
                 runs += 1;
@@ -219,15 +224,41 @@ pub(crate) fn search<const W: usize>(
     let exact = complete && inexact.is_empty();
     let undecided = || Verdict::Inconclusive(inexact.clone());
 
-    // From which states a state satisfying each `recoverable` formula can
-    // be reached, over the edges reversed.
+    // The edges reversed: from which states a target can be reached.
     let mut into: Vec<Vec<u32>> = Vec::new();
-    if recoverable {
+    if graph {
         into = vec![Vec::new(); store.len()];
-        for &(from, to) in &edges {
+        for &(from, to, _) in &edges {
             into[to as usize].push(from);
         }
     }
+    // And forward, with each move, for `leads to`.
+    let mut out = crate::liveness::Graph { out: Vec::new() };
+    if properties.iter().any(|p| p.kind == Kind::LeadsTo) {
+        out.out = vec![Vec::new(); store.len()];
+        for &(from, to, via) in &edges {
+            out.out[from as usize].push((to, via));
+        }
+    }
+    drop(edges);
+    let reaching = |target: &dyn Fn(&[u64]) -> bool| {
+        let mut reaches = vec![false; store.len()];
+        let mut queue: VecDeque<u32> = (0..store.len() as u32)
+            .filter(|&i| target(store.row(i as usize)))
+            .collect();
+        for &i in &queue {
+            reaches[i as usize] = true;
+        }
+        while let Some(i) = queue.pop_front() {
+            for &from in &into[i as usize] {
+                if !reaches[from as usize] {
+                    reaches[from as usize] = true;
+                    queue.push_back(from);
+                }
+            }
+        }
+        reaches
+    };
     let verdicts = properties
         .iter()
         .zip(&first)
@@ -257,27 +288,85 @@ pub(crate) fn search<const W: usize>(
                     if !complete {
                         return undecided();
                     }
-                    let mut reaches = vec![false; store.len()];
-                    let mut queue: VecDeque<u32> = (0..store.len() as u32)
-                        .filter(|&i| holds(p, store.row(i as usize)))
-                        .collect();
-                    for &i in &queue {
-                        reaches[i as usize] = true;
-                    }
-                    while let Some(i) = queue.pop_front() {
-                        for &from in &into[i as usize] {
-                            if !reaches[from as usize] {
-                                reaches[from as usize] = true;
-                                queue.push_back(from);
-                            }
-                        }
-                    }
+                    let reaches = reaching(&|row| holds(p, row));
                     match reaches.iter().position(|&r| !r) {
                         // Missing successors could be the way out.
                         Some(_) if !exact => undecided(),
                         Some(index) => proven(index as u32, Verdict::Violated),
                         None if exact => Verdict::Holds,
                         None => undecided(),
+                    }
+                }
+                Kind::Escapable => {
+                    if !complete {
+                        return undecided();
+                    }
+                    // A loop of death: a state from which no path leaves
+                    // the formula or comes to rest (no timer armed). Every
+                    // move from it leads to another such state.
+                    let reaches = reaching(&|row| !holds(p, row) || !tables.any_armed(row));
+                    match reaches.iter().position(|&r| !r) {
+                        Some(_) if !exact => undecided(),
+                        Some(index) => {
+                            match loop_of_death::<W>(
+                                &tables,
+                                &store,
+                                index as u32,
+                                &reaches,
+                                options.max_answers,
+                            ) {
+                                Some(path) => match replay(machine, &path) {
+                                    Ok(()) => Verdict::Violated(path),
+                                    Err(why) => Verdict::Inconclusive(vec![format!(
+                                        "a loop was found but did not replay on the dynamic engine: {why}"
+                                    )]),
+                                },
+                                None => Verdict::Inconclusive(vec![
+                                    "a loop of death was found but its cycle of timer steps could not be \
+                                     followed again"
+                                        .into(),
+                                ]),
+                            }
+                        }
+                        None if exact => Verdict::Holds,
+                        None => undecided(),
+                    }
+                }
+                Kind::LeadsTo => {
+                    let Some(l) = &p.leads_to else {
+                        return Verdict::Inconclusive(
+                            vec!["a `leads to` property without its target".into()],
+                        );
+                    };
+                    if !exact {
+                        // Missing moves could make a run fair or end it.
+                        return undecided();
+                    }
+                    let f = |row: &[u64]| holds(p, row);
+                    let g = |row: &[u64]| {
+                        let is_terminal = terminal.iter().any(|&s| tables.active(row, s));
+                        l.formula.holds(&|s| tables.active(row, s), is_terminal)
+                    };
+                    let assumed: Vec<u32> = l.assuming.iter().map(|a| a.index() as u32).collect();
+                    match crate::liveness::leads_to::<W>(
+                        &tables,
+                        &store,
+                        &out,
+                        &f,
+                        &g,
+                        &assumed,
+                        options.max_answers,
+                    ) {
+                        crate::liveness::Found::Nothing => Verdict::Holds,
+                        crate::liveness::Found::Path(path) => match replay(machine, &path) {
+                            Ok(()) => Verdict::Violated(path),
+                            Err(why) => Verdict::Inconclusive(vec![format!(
+                                "a run was found but did not replay on the dynamic engine: {why}"
+                            )]),
+                        },
+                        crate::liveness::Found::Lost => Verdict::Inconclusive(vec![
+                            "a run was found but one of its steps could not be followed again".into(),
+                        ]),
                     }
                 }
             }
@@ -293,12 +382,17 @@ pub(crate) fn search<const W: usize>(
 }
 
 pub(crate) fn contains(store: &Store, row: &[u64]) -> bool {
+    find(store, row).is_some()
+}
+
+/// The index of `row` in `store`, if stored.
+pub(crate) fn find(store: &Store, row: &[u64]) -> Option<u32> {
     let mask = store.table.len() - 1;
     let mut at = hash(row) as usize & mask;
     loop {
         match store.table[at] {
-            EMPTY => return false,
-            i if store.row(i as usize) == row => return true,
+            EMPTY => return None,
+            i if store.row(i as usize) == row => return Some(i),
             _ => at = (at + 1) & mask,
         }
     }
@@ -306,7 +400,12 @@ pub(crate) fn contains(store: &Store, row: &[u64]) -> bool {
 
 /// The way to stored state `index`, each step run again to find the guard
 /// answers that lead to the next state.
-fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_answers: usize) -> Path {
+pub(crate) fn path_to<const W: usize>(
+    tables: &Tables<'_>,
+    store: &Store,
+    index: u32,
+    max_answers: usize,
+) -> Path {
     let mut chain = vec![index];
     while let Some(&i) = chain.last() {
         match store.parent[i as usize] {
@@ -315,36 +414,99 @@ fn path_to<const W: usize>(tables: &Tables<'_>, store: &Store, index: u32, max_a
         }
     }
     chain.reverse();
-    let mut steps = Vec::new();
-    let mut next = Vec::new();
-    for pair in chain.windows(2) {
-        let (from, to) = (store.row(pair[0] as usize), store.row(pair[1] as usize));
-        let mv = move_of(store.via[pair[1] as usize]);
-        let mut answers = Answers::default();
-        let mut runs = 0;
-        let found: Outcome = loop {
-            if let Some(outcome) = tables.run::<W>(from, mv, &mut answers, &mut next) {
-                if next == to {
-                    break outcome;
-                }
-            }
-            runs += 1;
-            assert!(
-                runs <= max_answers && answers.next(),
-                "the step the search took runs again"
-            );
-        };
-        steps.push(Step {
-            mv,
-            guards: answers.asked.clone(),
-            outcome: found,
-            leaves: tables.leaves(to),
-        });
-    }
+    let steps = chain
+        .windows(2)
+        .map(|pair| {
+            let (from, to) = (store.row(pair[0] as usize), store.row(pair[1] as usize));
+            let mv = move_of(store.via[pair[1] as usize]);
+            step_between::<W>(tables, from, mv, to, max_answers).expect("the step the search took runs again")
+        })
+        .collect();
     Path {
         start: tables.leaves(store.row(0)),
         steps,
+        cycle: None,
     }
+}
+
+/// The step `mv` from `from` to `to`: the first sequence of guard answers
+/// that leads there.
+pub(crate) fn step_between<const W: usize>(
+    tables: &Tables<'_>,
+    from: &[u64],
+    mv: Move,
+    to: &[u64],
+    max_answers: usize,
+) -> Option<Step> {
+    let mut answers = Answers::default();
+    let mut next = Vec::new();
+    for _ in 0..max_answers {
+        if let Some(outcome) = tables.run::<W>(from, mv, &mut answers, &mut next) {
+            if next == to {
+                return Some(Step {
+                    mv,
+                    guards: answers.asked.clone(),
+                    outcome,
+                    leaves: tables.leaves(to),
+                });
+            }
+        }
+        if !answers.next() {
+            break;
+        }
+    }
+    None
+}
+
+/// A lasso into the loop of death around stored state `index`: the
+/// shortest path to it, then timer steps through states that cannot come
+/// to rest (`trapped`: not `reaches`) until one repeats. `None` when a
+/// step cannot be run again (it always can: every move from such a state
+/// stays among them).
+fn loop_of_death<const W: usize>(
+    tables: &Tables<'_>,
+    store: &Store,
+    index: u32,
+    reaches: &[bool],
+    max_answers: usize,
+) -> Option<Path> {
+    let mut path = path_to::<W>(tables, store, index, max_answers);
+    let mut chain = vec![index];
+    let mut next = Vec::new();
+    let cycle_at = loop {
+        let at = *chain.last()?;
+        let row = store.row(at as usize);
+        let mut answers = Answers::default();
+        let mut found = None;
+        for _ in 0..max_answers {
+            if tables
+                .run::<W>(row, Move::Advance, &mut answers, &mut next)
+                .is_some()
+            {
+                if let Some(to) = find(store, &next).filter(|&to| !reaches[to as usize]) {
+                    found = Some(to);
+                    break;
+                }
+            }
+            if !answers.next() {
+                break;
+            }
+        }
+        let to = found?;
+        path.steps.push(step_between::<W>(
+            tables,
+            row,
+            Move::Advance,
+            store.row(to as usize),
+            max_answers,
+        )?);
+        if let Some(k) = chain.iter().position(|&c| c == to) {
+            break k;
+        }
+        chain.push(to);
+    };
+    path.cycle = Some(path.steps.len() - (chain.len() - cycle_at));
+    Some(path)
 }
 
 pub(crate) fn label(machine: &Machine, mv: Move) -> String {

@@ -205,6 +205,14 @@ impl<'m> Tables<'m> {
         }
     }
 
+    /// True when some timer group is armed in the stored state `row`: left
+    /// alone, the machine does not rest there.
+    pub fn any_armed(&self, row: &[u64]) -> bool {
+        row[self.words * (1 + self.plan.history.len())..]
+            .iter()
+            .any(|&w| w != 0)
+    }
+
     /// True when `s` is active in the stored state `row`.
     pub fn active(&self, row: &[u64], s: StateId) -> bool {
         row[s.index() / 64] >> (s.index() % 64) & 1 == 1

@@ -75,8 +75,10 @@ pub enum MachineItem {
     State(StateAst),
     /// `any { ... }`.
     Any(AnyAst),
-    /// `never F;`, `reachable F;`, `recoverable F;`, possibly named.
-    Property(PropertyAst),
+    /// `never F;`, `reachable F;`, `recoverable F;`, `escapable F;`,
+    /// possibly named, or `property NAME: F leads to G;`. Boxed: properties are few, and a machine's items are as large as
+    /// their largest kind.
+    Property(Box<PropertyAst>),
 }
 
 impl MachineItem {
@@ -524,15 +526,33 @@ pub enum PropertyKind {
     /// `recoverable F`: from every reachable configuration, some path
     /// reaches one satisfying `F` (CTL `AG EF F`).
     Recoverable,
+    /// `escapable F`: no loop of death inside `F`. From every reachable
+    /// configuration, some path leaves `F` or comes to rest (no timer
+    /// armed: the machine waits for an event); a state where a timer is
+    /// always armed and `F` always holds, whatever happens, is a loop of
+    /// death.
+    Escapable,
+    /// `F leads to G`: on every path, under the stated fairness, a
+    /// configuration satisfying `F` is followed (then or later) by one
+    /// satisfying `G`. Written `property NAME: F leads to G;`.
+    LeadsTo,
 }
 
 impl PropertyKind {
     /// Every kind, in the order `fsmc verify` lists them.
-    pub const ALL: [PropertyKind; 3] = [
+    pub const ALL: [PropertyKind; 5] = [
         PropertyKind::Never,
         PropertyKind::Reachable,
         PropertyKind::Recoverable,
+        PropertyKind::Escapable,
+        PropertyKind::LeadsTo,
     ];
+
+    /// True for the kinds written before their formula (`never F`); false
+    /// for `F leads to G`.
+    pub fn is_prefix(self) -> bool {
+        self != PropertyKind::LeadsTo
+    }
 
     /// The keyword.
     pub fn keyword(self) -> &'static str {
@@ -540,6 +560,24 @@ impl PropertyKind {
             PropertyKind::Never => "never",
             PropertyKind::Reachable => "reachable",
             PropertyKind::Recoverable => "recoverable",
+            PropertyKind::Escapable => "escapable",
+            PropertyKind::LeadsTo => "leads to",
+        }
+    }
+
+    /// Whether a property of this kind holds when its formula has `value`
+    /// in every configuration, whatever the machine does; `None` when it
+    /// still depends on the machine's steps (`escapable` of a formula
+    /// always true asks about the whole machine).
+    pub fn holds_when_constant(self, value: bool) -> Option<bool> {
+        match (self, value) {
+            (PropertyKind::Never, v) => Some(!v),
+            (PropertyKind::Reachable | PropertyKind::Recoverable, v) => Some(v),
+            (PropertyKind::Escapable, false) => Some(true),
+            (PropertyKind::Escapable, true) => None,
+            // `F leads to G` with `F` never true.
+            (PropertyKind::LeadsTo, false) => Some(true),
+            (PropertyKind::LeadsTo, true) => None,
         }
     }
 
@@ -565,6 +603,19 @@ pub struct PropertyAst {
     pub keyword: Span,
     /// Of which configurations.
     pub formula: FormulaAst,
+    /// For `F leads to G`: `G`, and the actions after `assuming`.
+    pub leads_to: Option<LeadsToAst>,
+}
+
+/// The part of `F leads to G assuming a, b` after `F`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadsToAst {
+    /// `G`.
+    pub formula: FormulaAst,
+    /// The actions the environment keeps sending, each once.
+    pub assuming: Vec<Ident>,
+    /// The `assuming` keyword, if written.
+    pub assuming_keyword: Option<Span>,
 }
 
 /// A state formula as written: a guard expression over `in(S)` and

@@ -649,8 +649,22 @@ impl<'t> Printer<'t> {
             tokens.ident(name);
             tokens.glued(":");
         }
-        tokens.at(p.kind.keyword(), p.keyword);
-        tokens.formula(&p.formula);
+        match &p.leads_to {
+            None => {
+                tokens.at(p.kind.keyword(), p.keyword);
+                tokens.formula(&p.formula);
+            }
+            Some(l) => {
+                tokens.formula(&p.formula);
+                tokens.clause("leads");
+                tokens.fixed("to");
+                tokens.formula(&l.formula);
+                if !l.assuming.is_empty() {
+                    tokens.clause("assuming");
+                    tokens.ident_list(&l.assuming);
+                }
+            }
+        }
         tokens.fixed(";");
         self.item(&[], tokens.list, None, depth)
     }
@@ -1210,7 +1224,12 @@ machine Odd {
                     m.transitions.iter().map(|t| &t.docs).collect::<Vec<_>>(),
                     m.properties
                         .iter()
-                        .map(|p| (&p.name, p.kind, &p.formula, &p.docs))
+                        .map(|p| {
+                            let l = p.leads_to.as_ref();
+                            let target =
+                                l.map(|l| (&l.formula, l.assuming.iter().map(|a| a.0).collect::<Vec<_>>()));
+                            (&p.name, p.kind, &p.formula, target, &p.docs)
+                        })
                         .collect::<Vec<_>>(),
                 )
             })
@@ -1304,6 +1323,18 @@ machine Odd {
             "machine M {\n    initial state a {\n        on go -> b;\n    }\n    terminal state b;\n\
              \x20   /// docs\n    property p: never in(a) && !(in(b) || terminal); // after\n\
              \x20   // inside\n    recoverable terminal;\n    reachable ((in(b)));\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_leads_to_property_formats_canonically() {
+        let text = "machine M { initial state a { on go -> b; on stop -> b; } terminal state b;\n\
+                    property ends :in( a )leads\n// between\nto terminal assuming go ,stop;escapable in(a);\n}\n";
+        let formatted = assert_round_trip(text);
+        assert_eq!(
+            formatted,
+            "machine M {\n    initial state a {\n        on go -> b;\n        on stop -> b;\n    }\n    terminal state b;\n\
+             \x20   // between\n    property ends: in(a) leads to terminal assuming go, stop;\n    escapable in(a);\n}\n"
         );
     }
 

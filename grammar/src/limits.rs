@@ -93,9 +93,10 @@ pub(crate) fn oversized_nesting(text: &str) -> Vec<(Diagnostic, Span)> {
 /// the span of the whole guard from `[` to `]` (or to the next `;` or `}`, or the
 /// end of the text, when it is never closed), for the parser to blank.
 ///
-/// A property's formula (`never ...;`, `reachable ...;`, `recoverable ...;`)
-/// is held to the same limits: from its keyword to its `;` (or the next `{`,
-/// `}` or `[`), blanked with the `;`.
+/// A property's formulas (`never ...;`, `reachable ...;`, `recoverable ...;`,
+/// `escapable ...;`, `property NAME: ... leads to ...;`) are held to the
+/// same limits: from `property` or the kind's keyword to its `;` (or the next
+/// `{`, `}` or `[`), blanked with the `;`.
 pub(crate) fn oversized_guards(text: &str) -> Vec<(Diagnostic, Span)> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
@@ -115,7 +116,10 @@ pub(crate) fn oversized_guards(text: &str) -> Vec<(Diagnostic, Span)> {
         let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
         if guard.is_none() && b.is_ascii_alphabetic() && (i == 0 || !word(bytes[i - 1])) {
             let len = bytes[i..].iter().take_while(|&&c| word(c)).count();
-            if matches!(&text[i..i + len], "never" | "reachable" | "recoverable") {
+            if matches!(
+                &text[i..i + len],
+                "property" | "never" | "reachable" | "recoverable" | "escapable"
+            ) {
                 guard = Some((i, 0, 0, 0));
                 formula = true;
                 i += len;

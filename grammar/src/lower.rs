@@ -968,7 +968,16 @@ impl<'d> Lowerer<'d> {
                     named.insert(&name.name, name.span);
                 }
             }
-            if let Some(formula) = self.formula(&p.formula, by_name, state_names) {
+            let formula = self.formula(&p.formula, by_name, state_names);
+            let leads_to = p
+                .leads_to
+                .as_ref()
+                .map(|l| self.leads_to(l, by_name, state_names));
+            let leads_to = match leads_to {
+                None => Some(None),
+                Some(lowered) => lowered.map(Some),
+            };
+            if let (Some(formula), Some(leads_to)) = (formula, leads_to) {
                 properties.push(Property {
                     kind: p.kind,
                     name: p.name.as_ref().map(|n| n.name.clone()),
@@ -977,10 +986,55 @@ impl<'d> Lowerer<'d> {
                     formula_span: p.formula.span(),
                     span: p.span,
                     docs: p.docs.clone(),
+                    leads_to,
                 });
             }
         }
         properties
+    }
+
+    /// `leads to G assuming a, b`: `G` and the actions, each unknown state
+    /// and action reported; `None` when there was one. An action named
+    /// twice is kept once.
+    fn leads_to(
+        &mut self,
+        l: &ast::LeadsToAst,
+        by_name: &HashMap<&str, StateId>,
+        state_names: &[&str],
+    ) -> Option<LeadsTo> {
+        let formula = self.formula(&l.formula, by_name, state_names);
+        let mut assuming: Vec<(ActionId, Span)> = Vec::new();
+        let mut known = true;
+        for name in &l.assuming {
+            match self.actions.index.get(&name.name) {
+                Some(&i) => {
+                    let id = ActionId::from_index(i);
+                    if !assuming.iter().any(|&(a, _)| a == id) {
+                        assuming.push((id, name.span));
+                    }
+                }
+                None => {
+                    known = false;
+                    let names: Vec<&str> = self.actions.list.iter().map(|s| s.name.as_str()).collect();
+                    let meant = suggest::closest_within(&name.name, names.iter().copied(), self.suggestions);
+                    self.diagnostics.push(Diagnostic::new(
+                        Code::UndeclaredAction,
+                        name.span,
+                        format!("`assuming {}` names no action of this machine", name.name),
+                        "no action with this name",
+                        match meant {
+                            Some(meant) => format!("did you mean `{meant}`?"),
+                            None => "`assuming` names actions the machine takes with `on`".to_string(),
+                        },
+                    ));
+                }
+            }
+        }
+        Some(LeadsTo {
+            formula: formula?,
+            formula_span: l.formula.span(),
+            assuming: known.then_some(assuming)?,
+        })
     }
 
     /// A property's formula, every unknown state in it reported; `None` when

@@ -17,7 +17,7 @@ use crate::diagnostic::Code;
 use crate::span::Span;
 pub use configuration::{Chosen, Configuration, Domain, MAX_MICROSTEPS};
 pub use eventless::{cycle_order, cycles, longest_path};
-pub use property::{Formula, FormulaError, Property, PropertyKind};
+pub use property::{Formula, FormulaError, LeadsTo, Property, PropertyKind};
 use std::fmt::Write as _;
 
 macro_rules! ids {

@@ -1033,7 +1033,7 @@ mod direct {
 
         /// A property, if one starts here (`Some(None)` when none does;
         /// `None` when one is broken).
-        fn property(&mut self, start: usize) -> Option<Option<PropertyAst>> {
+        fn property(&mut self, start: usize) -> Option<Option<Box<PropertyAst>>> {
             let name = if self.keyword("property").is_some() {
                 let name = self.ident()?;
                 self.punct(":")?;
@@ -1041,23 +1041,43 @@ mod direct {
             } else {
                 None
             };
-            let Some((kind, keyword)) = PropertyKind::ALL
+            let prefix = PropertyKind::ALL
                 .into_iter()
-                .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)))
-            else {
-                return if name.is_some() { None } else { Some(None) };
+                .filter(|kind| kind.is_prefix())
+                .find_map(|kind| self.keyword(kind.keyword()).map(|span| (kind, span)));
+            let (kind, keyword, formula, leads_to) = match prefix {
+                Some((kind, keyword)) => (kind, keyword, self.formula_or()?, None),
+                // `property NAME: F leads to G assuming a, b;`
+                None if name.is_some() => {
+                    let formula = self.formula_or()?;
+                    let leads = self.keyword("leads")?;
+                    let keyword = leads.to(self.keyword("to")?);
+                    let target = self.formula_or()?;
+                    let assuming_keyword = self.keyword("assuming");
+                    let assuming = match assuming_keyword {
+                        Some(_) => self.ident_list()?,
+                        None => Vec::new(),
+                    };
+                    let leads_to = LeadsToAst {
+                        formula: target,
+                        assuming,
+                        assuming_keyword,
+                    };
+                    (PropertyKind::LeadsTo, keyword, formula, Some(leads_to))
+                }
+                None => return Some(None),
             };
-            let formula = self.formula_or()?;
             let semi = self.punct(";")?;
             let span = Span::new(start, semi.end);
-            Some(Some(PropertyAst {
+            Some(Some(Box::new(PropertyAst {
                 docs: self.docs.docs_before(span.start),
                 span,
                 name,
                 kind,
                 keyword,
                 formula,
-            }))
+                leads_to,
+            })))
         }
 
         // A formula's depth is bounded before parsing starts
@@ -1334,6 +1354,10 @@ machine Agent {
                     MachineItem::Property(p) => {
                         out.extend(p.name.as_ref().map(|n| n.span));
                         out.extend(p.formula.in_calls().iter().map(|(_, s)| s.span));
+                        if let Some(l) = &p.leads_to {
+                            out.extend(l.formula.in_calls().iter().map(|(_, s)| s.span));
+                            out.extend(l.assuming.iter().map(|i| i.span));
+                        }
                     }
                 }
             }
@@ -1411,6 +1435,8 @@ machine Agent {
             "machine M { initial state a; never in(a) && !(in(b) || terminal); property p: reachable !!terminal; recoverable (in(a)); }",
             "machine M { property never: never in(never); property: never terminal; never; never in; never in(); never a; reachable in(a) in(b); }",
             "machine M { property p never terminal; property p: state s; recoverable in(a) &&; never terminal }",
+            "machine M { property p: in(a) leads to !terminal assuming x, y; property q: (terminal) leads to in(b); escapable in(a); }",
+            "machine M { in(a) leads to in(b); property p: leads to in(b); property p: in(a) leads in(b); property p: in(a) leads to in(b) assuming; terminal leads to terminal; }",
         ];
         let mut texts: Vec<String> = fixtures();
         texts.extend(extra.iter().map(|s| s.to_string()));

@@ -263,6 +263,10 @@ const ORDER: &[&str] = &[
     "`never`",
     "`reachable`",
     "`recoverable`",
+    "`escapable`",
+    "`leads to`",
+    "`to`",
+    "`assuming`",
     "`do`",
     "`emit`",
     "`::`",
@@ -358,11 +362,15 @@ fn describe(rule: Rule, context: &str) -> Vec<&'static str> {
         not_op => vec!["`!`"],
         and_op => vec!["`&&`"],
         or_op => vec!["`||`"],
-        property | property_kind => vec!["`never`", "`reachable`", "`recoverable`"],
+        property | property_kind => vec!["`never`", "`reachable`", "`recoverable`", "`escapable`"],
         property_name | kw_property => vec!["`property`"],
         kw_never => vec!["`never`"],
         kw_reachable => vec!["`reachable`"],
         kw_recoverable => vec!["`recoverable`"],
+        kw_escapable => vec!["`escapable`"],
+        leads_to | kw_leads => vec!["`leads to`"],
+        kw_to => vec!["`to`"],
+        kw_assuming => vec!["`assuming`"],
         formula_or | formula_and | formula_unary | formula_primary => {
             vec!["`in(STATE)`", "`terminal`", "`!`", "`(`"]
         }
@@ -388,11 +396,11 @@ fn help(expected: &[String], context: &str, statement: &str) -> &'static str {
     let in_type = expects("a Rust type") || expects("`>`") || expects("`::`");
     let in_guard =
         ["[", "!", "&&", "||", "("].contains(&context) || expects("`&&`") || expects("a guard name");
-    let property = ["property", "never", "reachable", "recoverable"].contains(&statement);
+    let property = ["property", "never", "reachable", "recoverable", "escapable"].contains(&statement);
     if property && (context == "property" || expects("`:`") || expects("`never`")) {
-        "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`)"
+        "a named property reads `property NAME: never FORMULA;` (or `reachable`, `recoverable`, `escapable`), or `property NAME: FORMULA leads to FORMULA;`"
     } else if property {
-        "a property reads `never FORMULA;`, `reachable FORMULA;` or `recoverable FORMULA;`, where a formula combines `in(STATE)` and `terminal` with `!`, `&&`, `||` and `( ... )`"
+        "a property reads `never FORMULA;`, `reachable FORMULA;`, `recoverable FORMULA;` or `escapable FORMULA;`, where a formula combines `in(STATE)` and `terminal` with `!`, `&&`, `||` and `( ... )`"
     } else if context == "parallel" {
         "`parallel` is followed by `state`; modifiers come before it: `initial parallel state p { ... }`"
     } else if context == "." {

@@ -62,11 +62,16 @@ syn match fsmGuardOperator contained "&&\|||\|!\|[()]"
 " fsmGuardName, so that they win where both match.
 syn match fsmIn contained "\<in\>\ze\s*("
 syn match fsmInState contained "\(\<in\s*(\s*\)\@<=\h\w*"
-" Properties: `property NAME: never FORMULA;` (or reachable, recoverable), the
+" Properties: `property NAME: never FORMULA;` (or reachable, recoverable, escapable), the
 " name optional; the formula is a guard over in(state) and `terminal` only.
 syn match fsmPropertyKeyword "^\s*\zsproperty\>\ze\s\+\h" nextgroup=fsmPropertyName skipwhite
-syn match fsmPropertyName contained "\h\w*"
-syn region fsmProperty matchgroup=fsmPropertyKeyword start="\<\(never\|reachable\|recoverable\)\>\ze\s*[!(]\|\<\(never\|reachable\|recoverable\)\>\ze\s\+\(in\|terminal\)\>" matchgroup=NONE end=";" contains=fsmGuardOperator,fsmIn,fsmInState,fsmTerminal,fsmComment
+syn match fsmPropertyName contained "\h\w*" nextgroup=fsmPropertyColon skipwhite
+" `property NAME: F leads to G assuming a, b;`: the formula right after the colon.
+syn match fsmPropertyColon contained ":" nextgroup=fsmLeadsTo skipwhite skipnl
+syn region fsmLeadsTo contained start="\ze\(!\|(\|\<in\s*(\|\<terminal\>\)" end=";" contains=fsmGuardOperator,fsmIn,fsmInState,fsmTerminal,fsmComment,fsmLeadsKeyword,fsmAssuming
+syn match fsmLeadsKeyword contained "\<leads\s\+to\>"
+syn region fsmAssuming contained matchgroup=fsmLeadsKeyword start="\<assuming\>" end="\ze;" contains=fsmActionName,fsmComment
+syn region fsmProperty matchgroup=fsmPropertyKeyword start="\<\(never\|reachable\|recoverable\|escapable\)\>\ze\s*[!(]\|\<\(never\|reachable\|recoverable\|escapable\)\>\ze\s\+\(in\|terminal\)\>" matchgroup=NONE end=";" contains=fsmGuardOperator,fsmIn,fsmInState,fsmTerminal,fsmComment
 syn match fsmTerminal contained "\<terminal\>"
 " done ...; and always ...;: transitions without an action.
 syn match fsmKeyword "\<\(done\|always\)\>\ze\s*\([[;]\|->\|\<\(priority\|do\|emit\)\>\)"
@@ -102,6 +107,7 @@ hi def link fsmGuardOperator Operator
 hi def link fsmIn Keyword
 hi def link fsmPropertyKeyword Keyword
 hi def link fsmPropertyName Label
+hi def link fsmLeadsKeyword Keyword
 hi def link fsmTerminal Constant
 hi def link fsmInState Constant
 hi def link fsmMachineName Type

@@ -41,7 +41,13 @@
   "never"
   "reachable"
   "recoverable"
+  "escapable"
+  "leads"
+  "to"
+  "assuming"
 ] @keyword
+
+(property assuming: (identifier) @function)
 
 (property name: (identifier) @label)
 (terminal) @constant.builtin

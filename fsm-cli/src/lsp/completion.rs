@@ -152,7 +152,9 @@ fn position(depth: usize, statement: &[&str]) -> Position {
         }
         (_, "->") => Position::Name(Kind::State),
         _ if open_guard && in_call => Position::Name(Kind::State),
-        ("never" | "reachable" | "recoverable" | "property", _) if in_call => Position::Name(Kind::State),
+        ("never" | "reachable" | "recoverable" | "escapable" | "property", _) if in_call => {
+            Position::Name(Kind::State)
+        }
         _ if open_guard && matches!(last, "[" | "!" | "&&" | "||" | "(") => Position::Name(Kind::Guard),
         _ if open_guard => Position::Keywords(&[]),
         ("on", "on") => Position::Name(Kind::Action),

@@ -74,6 +74,17 @@ fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
             "A property `fsmc verify` checks: from every configuration the machine can reach, some path reaches one \
              satisfying the formula (\"it can always get back\")."
         }
+        Keyword::Property(PropertyKind::LeadsTo) => {
+            "A property `fsmc verify` checks: on every run, a configuration satisfying the first formula is followed, \
+             then or later, by one satisfying the second. Timers whose state stays active fire, and the actions after \
+             `assuming` keep coming (each is taken again and again where it keeps being accepted); any other event may \
+             never come, so a run may stop and wait for ever."
+        }
+        Keyword::Property(PropertyKind::Escapable) => {
+            "A property `fsmc verify` checks: no loop of death while the formula holds. From every configuration the \
+             machine can reach, some path leaves the formula or comes to rest (no timer armed, waiting for an event); \
+             a cycle of timer steps that no event and no guard can leave is reported as a lasso."
+        }
         Keyword::Terminal => "In a property's formula, `terminal` holds when some active leaf is a terminal state.",
     });
     let Some(m) = m else { return out };
@@ -115,7 +126,7 @@ fn explain(m: Option<&Machine>, keyword: KeywordUse, state: &str) -> String {
 
 /// A property's kind and formula as `fsmc verify` reads them, and its docs.
 fn property(m: &Machine, p: &Property, out: &mut String) {
-    let _ = write!(out, "\n\n`{} {}`", p.kind.keyword(), p.formula.display(m));
+    let _ = write!(out, "\n\n`{}`", p.text(m));
     docs(&p.docs, out);
 }
 
@@ -188,6 +199,9 @@ fn describe(m: &Machine, kind: Kind, name: &str, out: &mut String) {
                 .filter(|p| {
                     tested.clear();
                     p.formula.states(&mut tested);
+                    if let Some(l) = &p.leads_to {
+                        l.formula.states(&mut tested);
+                    }
                     tested.contains(&id)
                 })
                 .map(|p| format!("`{}`", p.label(m)))

@@ -114,7 +114,8 @@ pub enum Keyword {
     Eventless(EventlessKind),
     /// The `in` of `in(S)` in a guard or a property's formula.
     In,
-    /// The kind of a property: `never`, `reachable`, `recoverable`.
+    /// The kind of a property: `never`, `reachable`, `recoverable`,
+    /// `escapable`.
     Property(PropertyKind),
     /// `terminal` in a property's formula.
     Terminal,
@@ -305,20 +306,27 @@ impl<'a> Visit<'a> for Builder {
         self.uses(self.machine, Kind::Output, &hook.outputs);
     }
 
-    /// A property's name (declared), the states its formula tests (uses),
-    /// and its keywords: its kind, `in` and `terminal`.
+    /// A property's name (declared), the states its formulas test and the
+    /// actions it assumes (uses), and its keywords: its kind, `in` and
+    /// `terminal`.
     fn visit_property(&mut self, p: &'a PropertyAst) {
         let m = self.machine;
         if let Some(name) = &p.name {
             self.add(m, Kind::Property, name, true);
         }
         self.keyword(m, p.keyword, Keyword::Property(p.kind), p.span);
-        formula_keywords(&p.formula, &mut |keyword, span, state| match keyword {
-            Keyword::In => self.keyword(m, span, keyword, state.map_or(span, |s| s.span)),
-            _ => self.keyword(m, span, keyword, p.span),
-        });
-        for (_, state) in p.formula.in_calls() {
-            self.add(m, Kind::State, state, false);
+        let target = p.leads_to.as_ref().map(|l| &l.formula);
+        for formula in std::iter::once(&p.formula).chain(target) {
+            formula_keywords(formula, &mut |keyword, span, state| match keyword {
+                Keyword::In => self.keyword(m, span, keyword, state.map_or(span, |s| s.span)),
+                _ => self.keyword(m, span, keyword, p.span),
+            });
+            for (_, state) in formula.in_calls() {
+                self.add(m, Kind::State, state, false);
+            }
+        }
+        for action in p.leads_to.iter().flat_map(|l| &l.assuming) {
+            self.add(m, Kind::Action, action, false);
         }
     }
 

@@ -4,7 +4,7 @@
 //! are numbers, Rust types (the context, payloads) types, comments comments.
 //! Keywords are left to the syntax grammars, except those of parallel states
 //! (`parallel`, `final`, `done`, `always`, and `in` of `in(S)`) and of
-//! properties (`never`, `reachable`, `recoverable`, `terminal` in a
+//! properties (`never`, `reachable`, `recoverable`, `escapable`, `terminal` in a
 //! formula): each is a name elsewhere, and `in` is a keyword only before
 //! `(`, which a line-by-line grammar may not see.
 

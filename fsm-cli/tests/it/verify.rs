@@ -152,7 +152,8 @@ fn bad_formulas_are_usage_errors_that_name_the_problem() {
         run.stderr(),
         "error: `machine.fsm` states no property of machine `Gate`, and none was given on the command line\n\
          help: state one in the machine, such as `never in(STATE);`, `reachable in(STATE);` or \
-         `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable or --recoverable\n"
+         `recoverable in(STATE);` (docs/dsl.md), or give --never, --reachable, --recoverable or \
+         --escapable\n"
     );
     let run = dir
         .fsmc(&["verify", "machine.fsm", "--never", "in(closed) && in(opened)"])
@@ -302,7 +303,7 @@ fn every_property_of_the_examples_holds() {
         }
     }
     checked.sort();
-    assert_eq!(checked, ["AgentLoop", "Research"]);
+    assert_eq!(checked, ["AgentLoop", "Research", "Router"]);
 }
 
 const GATE_WITH_PROPERTIES: &str = "\
@@ -386,4 +387,143 @@ fn the_github_format_annotates_each_property_that_does_not_hold_on_its_span() {
         lines[1].starts_with("::error title=fsmc verify::never in(opening): violated in 1 step%0A"),
         "{stdout}"
     );
+}
+
+const RETRIES: &str = "\
+machine Retries {
+    guard retry_left;
+    initial state idle {
+        on fetch -> requesting;
+    }
+    state requesting {
+        on ok -> idle;
+        on failed -> backing_off;
+    }
+    state backing_off {
+        after 1s -> retrying;
+    }
+    state retrying {
+        after 5s [retry_left] priority 1 -> backing_off;
+        after 5s -> backing_off;
+    }
+
+    property retries_end: escapable in(backing_off) || in(retrying);
+    property fetches_end: in(requesting) leads to in(idle) assuming ok;
+}
+";
+
+#[test]
+fn a_loop_of_death_is_a_lasso_in_every_format() {
+    let dir = with_machine(RETRIES);
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--emit-trace", "trace.jsonl"])
+        .expect(1);
+    let stdout = run.stdout();
+    let (_, verdicts) = stdout.split_once('\n').expect("a header line");
+    assert_eq!(
+        verdicts,
+        "machine.fsm:18:5: retries_end: violated in a loop of 2 steps repeated forever, after 2 steps\n  \
+         start in `idle`\n  \
+         1. fire `fetch` -> `requesting`\n  \
+         2. fire `failed` -> `backing_off`\n  \
+         the loop, repeated forever:\n  \
+         3. advance 1s (`after 1s` of `backing_off`) -> `retrying`\n  \
+         4. advance 5s (`after 5s` of `retrying`) [guards asked: retry_left = false] -> `backing_off`\n\
+         machine.fsm:19:5: fetches_end: violated in a loop of 2 steps repeated forever, after 2 steps\n  \
+         start in `idle`\n  \
+         1. fire `fetch` -> `requesting`\n  \
+         2. fire `failed` -> `backing_off`\n  \
+         the loop, repeated forever:\n  \
+         3. advance 1s (`after 1s` of `backing_off`) -> `retrying`\n  \
+         4. advance 5s (`after 5s` of `retrying`) [guards asked: retry_left = false] -> `backing_off`\n"
+    );
+    // The trace replays the path with the loop once.
+    assert_eq!(
+        dir.read("trace.jsonl"),
+        "{\"fire\": \"fetch\"}\n{\"fire\": \"failed\"}\n{\"advance\": \"1s\"}\n{\"advance\": \"5s\"}\n"
+    );
+    let run = dir
+        .fsmc_with_stdin(&["run", "machine.fsm"], dir.read("trace.jsonl"))
+        .expect(0);
+    assert!(
+        run.stdout()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .contains("backing_off"),
+        "{}",
+        run.stdout()
+    );
+    // The ITF trace: five states, looping back to the third.
+    dir.fsmc(&["verify", "machine.fsm", "--emit-itf", "trace.itf.json"])
+        .expect(1);
+    let itf: serde_json::Value = serde_json::from_str(&dir.read("trace.itf.json")).expect("JSON");
+    assert_eq!(itf["vars"], serde_json::json!(["leaves", "event", "elapsed_ms"]));
+    assert_eq!(itf["loop"], 2);
+    let states = itf["states"].as_array().expect("states");
+    let events: Vec<&str> = states
+        .iter()
+        .map(|s| s["event"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(events, ["init", "fetch", "failed", "advance", "advance"]);
+    assert_eq!(states[2]["leaves"], serde_json::json!({"#set": ["backing_off"]}));
+    assert_eq!(states[4]["leaves"], states[2]["leaves"]);
+    assert_eq!(states[4]["elapsed_ms"], 6000);
+    let json = dir.fsmc(&["verify", "machine.fsm", "--format", "json"]).expect(1);
+    let document: serde_json::Value = serde_json::from_str(&json.stdout()).expect("JSON");
+    let fetches = &document["properties"][1];
+    assert_eq!(fetches["kind"], "leads to");
+    assert_eq!(fetches["target"], "in(idle)");
+    assert_eq!(fetches["assuming"], serde_json::json!(["ok"]));
+    assert_eq!(fetches["path"]["cycle"], 2);
+    assert_eq!(document["properties"][0]["path"]["cycle"], 2);
+    let github = dir
+        .fsmc(&["verify", "machine.fsm", "--format", "github"])
+        .expect(1);
+    assert!(
+        github.stdout().contains(
+            "title=fsmc verify%3A fetches_end::in(requesting) leads to in(idle) assuming ok: violated in a loop"
+        ),
+        "{}",
+        github.stdout()
+    );
+}
+
+#[test]
+fn escapable_on_the_command_line_and_a_run_that_rests() {
+    let dir = with_machine(
+        "machine Job {\n    initial state queued { on start -> running; }\n    state running { on finish -> done; }\n    \
+         terminal state done;\n    property ends: in(running) leads to terminal;\n}\n",
+    );
+    let run = dir
+        .fsmc(&["verify", "machine.fsm", "--escapable", "!terminal"])
+        .expect(1);
+    let stdout = run.stdout();
+    let (_, verdicts) = stdout.split_once('\n').expect("a header line");
+    assert_eq!(
+        verdicts,
+        "machine.fsm:5:5: ends: violated in 1 step\n  \
+         start in `queued`\n  \
+         1. fire `start` -> `running`\n  \
+         then it may wait here for ever: no timer is armed and no event need come\n\
+         escapable !terminal: holds\n"
+    );
+    // A leads to property checks clean.
+    dir.fsmc(&["check", "machine.fsm"]).expect(0);
+}
+
+#[test]
+fn an_unknown_action_after_assuming_is_an_error() {
+    let dir = with_machine(
+        "machine Job {\n    initial state running { on finish -> done; }\n    terminal state done;\n    \
+         property ends: in(running) leads to terminal assuming finsh;\n}\n",
+    );
+    let run = dir.fsmc(&["check", "machine.fsm"]).expect(1);
+    let text = run.stdout() + &run.stderr();
+    assert!(text.contains("undeclared-action"), "{text}");
+    assert!(
+        text.contains("`assuming finsh` names no action of this machine"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `finish`?"), "{text}");
 }

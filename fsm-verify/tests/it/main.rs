@@ -1,2 +1,3 @@
 mod cover;
+mod liveness;
 mod verify;

@@ -23,7 +23,7 @@ fn research() -> Machine {
 /// The verdict on `kind formula` in `m`.
 fn verdict(m: &Machine, kind: Kind, formula: &str) -> Verdict {
     let formula = Formula::parse(m, formula).expect("a formula");
-    let report = verify(m, &[Property { kind, formula }], &Options::default()).expect("searchable");
+    let report = verify(m, &[Property::new(kind, formula)], &Options::default()).expect("searchable");
     report.verdicts.into_iter().next().expect("one verdict")
 }
 
@@ -202,15 +202,7 @@ fn the_search_stops_at_its_limit_and_says_so() {
         max_states: 2,
         ..Options::default()
     };
-    let report = verify(
-        &m,
-        &[Property {
-            kind: Kind::Recoverable,
-            formula,
-        }],
-        &options,
-    )
-    .expect("searchable");
+    let report = verify(&m, &[Property::new(Kind::Recoverable, formula)], &options).expect("searchable");
     assert_eq!(report.states, 2);
     let Verdict::Inconclusive(why) = &report.verdicts[0] else {
         panic!("{:?}", report.verdicts)

@@ -6,41 +6,49 @@
 
 use super::{Scope, Sink};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::model::{Formula, Machine, PropertyKind};
+use crate::model::{Formula, Machine};
 
 pub(crate) fn check(m: &Machine, sink: &mut Sink<'_>) {
     for p in &m.properties {
-        let Some(value) = p.formula.constant(m) else {
-            continue;
-        };
-        sink.push(
-            Scope::Machine,
-            Diagnostic::new(
-                Code::ConstantProperty,
-                p.formula_span,
-                format!(
-                    "`{}` is {value} in every configuration of `{}`, so `{}` {}",
-                    p.formula.display(m),
-                    m.name,
-                    p.kind.keyword(),
-                    verdict(p.kind, value)
+        // `F leads to G` says nothing when `G` always holds.
+        let target = p.leads_to.as_ref().and_then(|l| {
+            l.formula
+                .constant(m)
+                .filter(|&v| v)
+                .map(|v| (&l.formula, l.formula_span, v, true))
+        });
+        let own = p.formula.constant(m).and_then(|v| {
+            p.kind
+                .holds_when_constant(v)
+                .map(|holds| (&p.formula, p.formula_span, v, holds))
+        });
+        for (formula, span, value, holds) in own.into_iter().chain(target) {
+            sink.push(
+                Scope::Machine,
+                Diagnostic::new(
+                    Code::ConstantProperty,
+                    span,
+                    format!(
+                        "`{}` is {value} in every configuration of `{}`, so `{}` {}",
+                        formula.display(m),
+                        m.name,
+                        p.kind.keyword(),
+                        verdict(holds)
+                    ),
+                    format!("always {value}"),
+                    help(formula),
                 ),
-                format!("always {value}"),
-                help(&p.formula),
-            ),
-        );
+            );
+        }
     }
 }
 
 /// What the property then says, whatever the machine does.
-fn verdict(kind: PropertyKind, value: bool) -> &'static str {
-    match (kind, value) {
-        (PropertyKind::Never, false) | (PropertyKind::Reachable | PropertyKind::Recoverable, true) => {
-            "holds whatever the machine does"
-        }
-        (PropertyKind::Never, true) | (PropertyKind::Reachable | PropertyKind::Recoverable, false) => {
-            "fails whatever the machine does"
-        }
+fn verdict(holds: bool) -> &'static str {
+    if holds {
+        "holds whatever the machine does"
+    } else {
+        "fails whatever the machine does"
     }
 }
 

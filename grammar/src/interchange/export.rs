@@ -123,6 +123,20 @@ fn machine_value(machine: &Machine) -> JsonValue {
                     "formula",
                     JsonValue::string(p.formula.display(machine).to_string()),
                 );
+                if let Some(l) = &p.leads_to {
+                    members.put(
+                        "target",
+                        JsonValue::string(l.formula.display(machine).to_string()),
+                    );
+                    if !l.assuming.is_empty() {
+                        let names = l
+                            .assuming
+                            .iter()
+                            .map(|&(a, _)| JsonValue::string(&machine.actions[a.index()].name))
+                            .collect();
+                        members.put("assuming", JsonValue::Array(names));
+                    }
+                }
                 members.into_value()
             })
             .collect();

@@ -6,7 +6,7 @@
 //! A [`Formula`] is read from a `.fsm` file by lowering, or from text alone
 //! by [`Formula::parse`] (`fsmc verify --never F`); both read one language.
 
-use super::{Machine, StateId};
+use super::{ActionId, Machine, StateId};
 pub use crate::ast::PropertyKind;
 use crate::span::Span;
 use std::fmt;
@@ -28,6 +28,20 @@ pub struct Property {
     pub span: Span,
     /// Doc comment lines.
     pub docs: Vec<String>,
+    /// For `F leads to G`: `G` and the fairness assumed.
+    pub leads_to: Option<LeadsTo>,
+}
+
+/// What `F leads to G assuming a, b` says after `F`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeadsTo {
+    /// `G`.
+    pub formula: Formula,
+    /// The span of `G`.
+    pub formula_span: Span,
+    /// The actions the environment keeps sending (strong fairness), each
+    /// with the span of its name.
+    pub assuming: Vec<(ActionId, Span)>,
 }
 
 impl Property {
@@ -36,7 +50,31 @@ impl Property {
     pub fn label(&self, machine: &Machine) -> String {
         match &self.name {
             Some(name) => name.clone(),
+            None => self.text(machine),
+        }
+    }
+
+    /// The property as written, without its name: `never in(a)`, or
+    /// `in(a) leads to in(b) assuming go`.
+    pub fn text(&self, machine: &Machine) -> String {
+        match &self.leads_to {
             None => format!("{} {}", self.kind.keyword(), self.formula.display(machine)),
+            Some(l) => {
+                let mut text = format!(
+                    "{} leads to {}",
+                    self.formula.display(machine),
+                    l.formula.display(machine)
+                );
+                if !l.assuming.is_empty() {
+                    let names: Vec<&str> = l
+                        .assuming
+                        .iter()
+                        .map(|&(a, _)| machine.actions[a.index()].name.as_str())
+                        .collect();
+                    text += &format!(" assuming {}", names.join(", "));
+                }
+                text
+            }
         }
     }
 }

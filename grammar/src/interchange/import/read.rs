@@ -38,7 +38,7 @@ const MACHINE_FIELDS: &[&str] = &[
     "properties",
 ];
 /// The members of a property object.
-const PROPERTY_FIELDS: &[&str] = &["name", "description", "kind", "formula"];
+const PROPERTY_FIELDS: &[&str] = &["name", "description", "kind", "formula", "target", "assuming"];
 const STATE_FIELDS: &[&str] = &[
     "description",
     "allow",
@@ -105,7 +105,13 @@ pub(super) struct PropertySpec {
     pub name: Option<(String, JsonPath)>,
     pub kind: &'static str,
     pub formula: (String, JsonPath),
+    /// For `leads to`: the target formula, and the actions assumed, each
+    /// with its path.
+    pub leads_to: Option<(Located, Vec<Located>)>,
 }
+
+/// A text of the document and where it was.
+pub(super) type Located = (String, JsonPath);
 
 /// An `#[allow(...)]` entry as written.
 #[derive(Debug)]
@@ -702,7 +708,7 @@ impl Reader<'_> {
                     self.sink.error(
                         &path,
                         "missing field `kind`",
-                        "say what the property asks: `\"kind\": \"never\"`, `\"reachable\"` or `\"recoverable\"`",
+                        "say what the property asks: `\"kind\": \"never\"`, `\"reachable\"`, `\"recoverable\"`, `\"escapable\"` or `\"leads to\"`",
                     );
                     None
                 }
@@ -714,25 +720,76 @@ impl Reader<'_> {
                             self.sink.error(
                                 &kind_path,
                                 format!("unknown kind of property `{text}`"),
-                                "the kinds are `never`, `reachable` and `recoverable`",
+                                "the kinds are `never`, `reachable`, `recoverable`, `escapable` and `leads to`",
                             );
                         }
                         kind
                     })
                 }
             };
-            let formula = match members.get("formula") {
-                None => {
-                    self.sink.error(
-                        &path,
-                        "missing field `formula`",
-                        "give the formula as `.fsm` text: `\"formula\": \"in(done) || terminal\"`",
-                    );
-                    None
+            let formula = self.property_formula(&members, &path, "formula");
+            let leads_to = match kind {
+                Some(crate::ast::PropertyKind::LeadsTo) => {
+                    if name.is_none() && members.get("name").is_none() {
+                        self.sink.error(
+                            &path,
+                            "a `leads to` property has no `name`",
+                            "a `leads to` property is always named: `\"name\": \"every_run_ends\"`",
+                        );
+                    }
+                    let target = self.property_formula(&members, &path, "target");
+                    let assuming = self.assuming(&members, &path);
+                    match (target, assuming) {
+                        (Some(target), Some(assuming)) if name.is_some() => Some(Some((target, assuming))),
+                        _ => None,
+                    }
                 }
-                Some(value) => {
-                    let formula_path = path.key("formula");
-                    self.string(value, &formula_path)
+                _ => {
+                    for key in ["target", "assuming"] {
+                        if members.get(key).is_some() {
+                            self.sink.error(
+                                &path.key(key),
+                                format!("`{key}` belongs to a `leads to` property"),
+                                "only `\"kind\": \"leads to\"` has a `target` and `assuming`",
+                            );
+                        }
+                    }
+                    Some(None)
+                }
+            };
+            if let (Some(kind), Some(formula), Some(leads_to)) = (kind, formula, leads_to) {
+                out.push(PropertySpec {
+                    path,
+                    docs,
+                    name,
+                    kind: kind.keyword(),
+                    formula,
+                    leads_to,
+                });
+            }
+        }
+        out
+    }
+
+    /// The formula in member `key` of a property object, checked to be one.
+    fn property_formula(
+        &mut self,
+        members: &Members<'_>,
+        path: &JsonPath,
+        key: &str,
+    ) -> Option<(String, JsonPath)> {
+        match members.get(key) {
+            None => {
+                self.sink.error(
+                    path,
+                    format!("missing field `{key}`"),
+                    "give the formula as `.fsm` text: `\"formula\": \"in(done) || terminal\"`",
+                );
+                None
+            }
+            Some(value) => {
+                let formula_path = path.key(key);
+                self.string(value, &formula_path)
                         .and_then(|text| match guard::formula(text) {
                             Ok(fsm) => Some((fsm, formula_path)),
                             Err(problem) => {
@@ -744,19 +801,37 @@ impl Reader<'_> {
                                 None
                             }
                         })
-                }
-            };
-            if let (Some(kind), Some(formula)) = (kind, formula) {
-                out.push(PropertySpec {
-                    path,
-                    docs,
-                    name,
-                    kind: kind.keyword(),
-                    formula,
-                });
             }
         }
-        out
+    }
+
+    /// The `assuming` array of a `leads to` property: action names.
+    fn assuming(&mut self, members: &Members<'_>, path: &JsonPath) -> Option<Vec<(String, JsonPath)>> {
+        let Some(value) = members.get("assuming") else {
+            return Some(Vec::new());
+        };
+        let list_path = path.key("assuming");
+        let JsonValue::Array(items) = value else {
+            self.type_error(&list_path, "an array of action names", value);
+            return None;
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let item_path = list_path.index(i);
+            let text = self.string(item, &item_path)?;
+            let valid = text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                self.sink.error(
+                    &item_path,
+                    format!("`{text}` is not an action name"),
+                    "an action's name is an identifier: letters, digits and `_`, not starting with a digit",
+                );
+                return None;
+            }
+            out.push((text.to_string(), item_path));
+        }
+        Some(out)
     }
 
     /// A reference at `path` to the state `text` (identifier `ident`) that

@@ -188,9 +188,22 @@ impl Writer {
                         w.push_from(name, path);
                         w.push(": ");
                     }
-                    w.push(property.kind);
-                    w.push(" ");
-                    w.push_from(&property.formula.0, &property.formula.1);
+                    match &property.leads_to {
+                        None => {
+                            w.push(property.kind);
+                            w.push(" ");
+                            w.push_from(&property.formula.0, &property.formula.1);
+                        }
+                        Some((target, assuming)) => {
+                            w.push_from(&property.formula.0, &property.formula.1);
+                            w.push(" leads to ");
+                            w.push_from(&target.0, &target.1);
+                            for (i, (name, path)) in assuming.iter().enumerate() {
+                                w.push(if i == 0 { " assuming " } else { ", " });
+                                w.push_from(name, path);
+                            }
+                        }
+                    }
                     w.push(";\n");
                 });
             }
