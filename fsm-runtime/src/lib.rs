@@ -59,9 +59,10 @@
 //!   logging compiles to nothing.
 //! - `tokio`: `driver::run`, the async driver, which waits on a tokio
 //!   channel and the next timer's deadline at once.
-//! - `inspect`: [`inspect`], every step of a machine sent to `fsmc inspect
-//!   --listen ADDR` as it happens, from a background thread that never
-//!   blocks the machine: [`inspect::Observed`] wraps a generated machine.
+//! - `inspect`: the module `inspect`, every step of a machine sent to
+//!   `fsmc inspect --listen ADDR` as it happens, from a background thread
+//!   that never blocks the machine: `inspect::Observed` wraps a generated
+//!   machine.
 //!
 //! # Beside this crate
 //!
