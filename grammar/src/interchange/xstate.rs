@@ -156,6 +156,18 @@ impl Writer<'_> {
                     members.push(("description".into(), JsonValue::string(state.docs.join("\n"))));
                 }
                 if state.is_terminal() || state.is_final() {
+                    if let (true, Some(parent)) = (state.is_terminal(), state.parent) {
+                        losses.push(
+                            state.span,
+                            format!(
+                                "terminal state `{}` is written as a `final` state of `{}`, which XState takes as `{}` being done, not as the machine's end",
+                                state.name,
+                                m.state(parent).name,
+                                m.state(parent).name
+                            ),
+                            "XState ends a machine only in a `final` state at its top level; move the terminal state there for both to agree",
+                        );
+                    }
                     members.push(("type".into(), JsonValue::string("final")));
                 } else if state.is_parallel() {
                     members.push(("type".into(), JsonValue::string("parallel")));
@@ -293,6 +305,16 @@ impl Writer<'_> {
     fn transition(&self, source: Option<StateId>, t: &Transition, losses: &mut Losses) -> JsonValue {
         let m = self.machine;
         let mut members: Vec<(String, JsonValue)> = Vec::new();
+        if t.priority != 0 {
+            losses.push(
+                t.span,
+                format!(
+                    "the priority of {} is not written: XState has no priorities",
+                    lossy::describe(m, t)
+                ),
+                "the candidates of each state are written in fsmc's order, so the machine behaves the same; read back, it has that order without the numbers",
+            );
+        }
         if let Some(target) = t.target {
             let text = match t.history {
                 Some(kind) => format!("{}.{}", self.target(target), self.history_key(target, kind)),

@@ -114,6 +114,7 @@ fn guard_expressions_and_interrupts_are_reported() {
         [
             "warning 2:13: the context type `Ctx` is not exported",
             "warning 4:9: `on abort priority 1` in `outer` is tried before the candidates of the states inside it in fsmc, but XState tries the innermost state's first",
+            "warning 4:9: the priority of `on abort priority 1` in `outer` is not written: XState has no priorities",
             "warning 6:23: the guard `a && !in(outer)` is exported as one guard named by its text",
         ]
     );
@@ -122,5 +123,25 @@ fn guard_expressions_and_interrupts_are_reported() {
     assert_eq!(
         config["states"]["outer"]["states"]["inner"]["on"]["abort"][0]["reenter"],
         true
+    );
+}
+
+/// A terminal state inside another is a `final` state of it in XState,
+/// which completes that state instead of ending the machine: said, never
+/// silent.
+#[test]
+fn a_nested_terminal_state_is_reported() {
+    let source = "machine M {
+    initial state job {
+        initial state running { on fail -> failed; }
+        terminal state failed;
+    }
+}
+";
+    let text = export_text(source, "nested");
+    let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning")).collect();
+    assert_eq!(
+        warnings,
+        ["warning 4:24: terminal state `failed` is written as a `final` state of `job`, which XState takes as `job` being done, not as the machine's end"]
     );
 }
