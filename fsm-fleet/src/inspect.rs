@@ -251,16 +251,20 @@ pub fn instances(
          ORDER BY id LIMIT ?3",
         params![machine, state, sql_limit(limit)],
     )?;
-    Ok(read_rows(rows, |row| {
-        Ok(InstanceSummary {
-            id: row.text(0)?,
-            machine: row.text(1)?,
-            state: row.text(2)?,
-            version: row.int(3)?,
-            next_wake: wake(row.opt_int(4)?, row.opt_int(6)?),
-            parked: row.opt_text(5)?,
-        })
-    })?)
+    Ok(read_rows(rows, summary)?)
+}
+
+/// An [`InstanceSummary`] from a row of `id, machine, state, version,
+/// next_wake, error` and the time of the oldest pending event.
+fn summary(row: &mut Row) -> Result<InstanceSummary, DatabaseError> {
+    Ok(InstanceSummary {
+        id: row.text(0)?,
+        machine: row.text(1)?,
+        state: row.text(2)?,
+        version: row.int(3)?,
+        next_wake: wake(row.opt_int(4)?, row.opt_int(6)?),
+        parked: row.opt_text(5)?,
+    })
 }
 
 /// When a worker should next step an instance: its earliest deadline, or
@@ -858,11 +862,7 @@ pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<Tallies, FleetErro
         "SELECT machine, state, COUNT(*) FROM fsm_instances WHERE error IS NOT NULL GROUP BY machine, state",
         &[],
     )?;
-    for (machine, state, n) in read_rows(parked, pairs)? {
-        if let Some(tally) = find_tally(&mut states, &machine, &state) {
-            tally.parked = n;
-        }
-    }
+    add(&mut states, read_rows(parked, pairs)?, |t| &mut t.parked);
     // Due for a deadline, machine by machine (the index of deadlines starts
     // with the machine); then due for an event, not counted already.
     let machines: BTreeSet<String> = states.iter().map(|t| t.machine.clone()).collect();
@@ -872,11 +872,7 @@ pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<Tallies, FleetErro
              WHERE machine = ?1 AND next_wake <= ?2 AND error IS NULL GROUP BY machine, state",
             params![machine.as_str(), now],
         )?;
-        for (machine, state, n) in read_rows(rows, pairs)? {
-            if let Some(tally) = find_tally(&mut states, &machine, &state) {
-                tally.due += n;
-            }
-        }
+        add(&mut states, read_rows(rows, pairs)?, |t| &mut t.due);
     }
     let due_for_events = db.query(
         "SELECT machine, state, COUNT(*) FROM fsm_instances
@@ -885,11 +881,7 @@ pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<Tallies, FleetErro
          GROUP BY machine, state",
         params![now],
     )?;
-    for (machine, state, n) in read_rows(due_for_events, pairs)? {
-        if let Some(tally) = find_tally(&mut states, &machine, &state) {
-            tally.due += n;
-        }
-    }
+    add(&mut states, read_rows(due_for_events, pairs)?, |t| &mut t.due);
     // A dead event or output is consumed or settled when it dies, which
     // puts it in the index of those.
     let dead = db.query(
@@ -899,16 +891,23 @@ pub fn tallies(reader: &mut Reader, now: Timestamp) -> Result<Tallies, FleetErro
          GROUP BY machine, state",
         &[],
     )?;
-    for (machine, state, n) in read_rows(dead, pairs)? {
-        if let Some(tally) = find_tally(&mut states, &machine, &state) {
-            tally.dead = n;
-        }
-    }
+    add(&mut states, read_rows(dead, pairs)?, |t| &mut t.dead);
     Ok(Tallies {
         states,
         definitions,
         truncated,
     })
+}
+
+/// Add each (machine, state, n) of `rows` to the count `field` picks of
+/// that state's tally; a state counted in no tally (past the limit) is
+/// left out.
+fn add(states: &mut [Tally], rows: Vec<(String, String, u64)>, field: fn(&mut Tally) -> &mut u64) {
+    for (machine, state, n) in rows {
+        if let Some(tally) = find_tally(states, &machine, &state) {
+            *field(tally) += n;
+        }
+    }
 }
 
 fn find_tally<'a>(tallies: &'a mut [Tally], machine: &str, state: &str) -> Option<&'a mut Tally> {
@@ -958,19 +957,10 @@ pub fn instances_in(
              ORDER BY id LIMIT ?4",
             params![machine, *state, after, sql_limit(limit)],
         )?;
-        found.extend(read_rows(rows, |row| {
-            Ok(InstanceSummary {
-                id: row.text(0)?,
-                machine: row.text(1)?,
-                state: row.text(2)?,
-                version: row.int(3)?,
-                next_wake: wake(row.opt_int(4)?, row.opt_int(6)?),
-                parked: row.opt_text(5)?,
-            })
-        })?);
-        found.sort_by(|a, b| a.id.cmp(&b.id));
-        found.truncate(limit);
+        found.extend(read_rows(rows, summary)?);
     }
+    found.sort_by(|a, b| a.id.cmp(&b.id));
+    found.truncate(limit);
     Ok(found)
 }
 
